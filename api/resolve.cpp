@@ -1,0 +1,116 @@
+#include <mutex>
+
+#include "db/records.hpp"
+#include "hetlu/hetlu.hpp"
+#include "model/gepp_cpu.hpp"
+#include "probes/probes.hpp"
+
+namespace hetlu {
+namespace {
+
+// The tuned plan for this machine, or nothing; explains a miss in `why`.
+std::optional<Plan> tuned_plan(Solver solver, Precision precision, Target target, int m, int n,
+                               const Options& options, MachineProfile& profile, std::string& why,
+                               std::vector<std::string>& warnings) {
+  if (!options.use_database) {
+    why = "database not used";
+    return std::nullopt;
+  }
+  try {
+    const std::string path = options.db_path.empty() ? db::default_path() : options.db_path;
+    auto database = db::Database::open(path, db::Database::Mode::read_only);
+    const auto machine = db::find_machine(database, db::fingerprint(profile).hash);
+    if (!machine) {
+      why = db::list_machines(database).empty()
+                ? "database '" + path + "' has no calibration yet"
+                : "database '" + path + "' has entries for other machines only (fingerprint mismatch)";
+      return std::nullopt;
+    }
+    db::load_probe_rates(database, machine->id, profile);  // measured rates feed the model on a miss
+    const auto found =
+        db::lookup_best_plan(database, machine->id, solver, precision, target, m, n, options.min_level);
+    if (!found.best) {
+      why = found.detail;
+      return std::nullopt;
+    }
+    Plan plan = found.best->plan;
+    plan.source = PlanSource::tuned;
+    plan.source_detail = found.detail;
+    plan.predicted_seconds = found.best->predicted_s;
+    return plan;
+  } catch (const db::DatabaseError& e) {
+    // A missing, unreadable or corrupt database is a miss, never a failed solve.
+    why = e.what();
+    if (std::string(e.what()).find("no database at") == std::string::npos) warnings.push_back(e.what());
+    return std::nullopt;
+  }
+}
+
+std::optional<Plan> model_plan(Solver solver, Target target, int m, int n, const MachineProfile& profile,
+                               std::string& why) {
+  if (solver != Solver::gepp || target != Target::cpu) {
+    why = "the model has no " + to_string(solver) + " " + to_string(target) + " plan yet";
+    return std::nullopt;
+  }
+  if (model::cpu_gemm_rate(profile, {}) <= 0) {
+    why = "the machine profile has neither a measured nor a datasheet CPU rate";
+    return std::nullopt;
+  }
+  return model::plan_gepp_cpu(profile, m, n);
+}
+
+void apply_overrides(Plan& plan, const PlanOverrides& o) {
+  auto take = [&](const std::optional<int>& value, int& field, const char* name) {
+    if (!value) return;
+    field = *value;
+    plan.overridden.emplace_back(name);
+  };
+  take(o.nb, plan.nb, "nb");
+  take(o.ib, plan.ib, "ib");
+  take(o.cpu_block_columns, plan.cpu_block_columns, "cpu_block_columns");
+  take(o.panel_threads, plan.panel_threads, "panel_threads");
+  take(o.lookahead, plan.lookahead, "lookahead");
+  if (plan.overridden.empty()) return;
+  std::string fields;
+  for (const auto& f : plan.overridden) fields += (fields.empty() ? "" : ", ") + f;
+  plan.source_detail = "caller set " + fields + "; the rest from " + to_string(plan.source) + ": " + plan.source_detail;
+  plan.source = PlanSource::override_;
+}
+
+}  // namespace
+
+const MachineProfile& this_machine() {
+  static std::once_flag once;
+  static MachineProfile profile;
+  std::call_once(once, [] {
+    profile = probes::topology();
+    profile.gpus = probes::gpus(false).gpus;
+  });
+  return profile;
+}
+
+Resolution resolve_plan(Solver solver, Precision precision, Target target, int m, int n, const Options& options) {
+  if (m < 0 || n < 0)
+    throw InvalidArgument("problem size m = " + std::to_string(m) + ", n = " + std::to_string(n) + " must be >= 0");
+  Resolution r;
+  MachineProfile profile = this_machine();
+  std::string why_not_tuned, why_not_model;
+  std::optional<Plan> plan = tuned_plan(solver, precision, target, m, n, options, profile, why_not_tuned, r.warnings);
+  if (!plan) {
+    plan = model_plan(solver, target, m, n, profile, why_not_model);
+    if (plan) plan->source_detail += " (not tuned: " + why_not_tuned + ")";
+  }
+  if (!plan) {
+    plan = Plan{};
+    plan->source = PlanSource::default_;
+    plan->source_detail = "built-in default (not tuned: " + why_not_tuned + "; no model: " + why_not_model + ")";
+  }
+  plan->solver = solver;
+  plan->precision = precision;
+  plan->target = target;
+  apply_overrides(*plan, options.overrides);
+  r.plan = std::move(*plan);
+  return r;
+}
+
+}  // namespace hetlu

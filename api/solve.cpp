@@ -1,0 +1,47 @@
+#include <chrono>
+#include <type_traits>
+
+#include "hetlu/hetlu.hpp"
+#include "model/gepp_cpu.hpp"
+#include "solvers/lu.hpp"
+
+namespace hetlu {
+namespace {
+template <class T>
+constexpr Precision precision_of() {
+  return std::is_same_v<T, double> ? Precision::double_ : Precision::single;
+}
+
+template <class Body>
+double timed(Body&& body) {
+  const auto t0 = std::chrono::steady_clock::now();
+  body();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace
+
+template <class T>
+SolveReport getrf(Solver solver, int m, int n, T* A, int lda, int* ipiv, const Options& options) {
+  Resolution r = resolve_plan(solver, precision_of<T>(), Target::cpu, m, n, options);
+  SolveReport report{r.plan, 0, 0, 0, r.warnings};
+  report.seconds = timed([&] { report.info = solvers::getrf(report.plan, m, n, A, lda, ipiv); });
+  report.gflops = report.seconds > 0 ? model::getrf_flops(m, n) / report.seconds / 1e9 : 0;
+  return report;
+}
+
+template <class T>
+SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, const Options& options) {
+  Resolution r = resolve_plan(solver, precision_of<T>(), Target::cpu, n, n, options);
+  SolveReport report{r.plan, 0, 0, 0, r.warnings};
+  report.seconds = timed([&] { report.info = solvers::gesv(report.plan, n, nrhs, A, lda, ipiv, B, ldb); });
+  const double flops = model::getrf_flops(n, n) + 2.0 * n * double(n) * nrhs;
+  report.gflops = report.seconds > 0 ? flops / report.seconds / 1e9 : 0;
+  return report;
+}
+
+template SolveReport getrf<float>(Solver, int, int, float*, int, int*, const Options&);
+template SolveReport getrf<double>(Solver, int, int, double*, int, int*, const Options&);
+template SolveReport gesv<float>(Solver, int, int, float*, int, int*, float*, int, const Options&);
+template SolveReport gesv<double>(Solver, int, int, double*, int, int*, double*, int, const Options&);
+
+}  // namespace hetlu

@@ -1,0 +1,60 @@
+#include <fmt/core.h>
+
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/report.hpp"
+#include "db/records.hpp"
+
+namespace hetlu::cli {
+
+void register_db(CLI::App& app, CommandState&) {
+  auto* db_cmd = app.add_subcommand("db", "Inspect the tuning database");
+  db_cmd->require_subcommand(1);
+  struct Args {
+    std::string db;
+    bool json = false;
+  };
+  auto args = std::make_shared<Args>();
+  auto* show = db_cmd->add_subcommand("show", "Show machines, trial counts and best plans");
+  add_db_option(*show, args->db);
+  show->add_flag("--json", args->json, "print one JSON object");
+  show->callback([args] {
+    const std::string path = args->db.empty() ? db::default_path() : args->db;
+    auto database = db::Database::open(path, db::Database::Mode::read_only);
+    const auto machines = db::list_machines(database);
+    const auto plans = db::list_best_plans(database);
+    const auto trials = db::count_trials(database);
+    if (args->json) {
+      nlohmann::ordered_json jm = nlohmann::ordered_json::array(), jp = nlohmann::ordered_json::array();
+      for (const auto& m : machines)
+        jm.push_back({{"id", m.id}, {"fingerprint", m.fingerprint.hash},
+                      {"hard_key", nlohmann::json::parse(m.fingerprint.hard_key)},
+                      {"soft_attributes", nlohmann::json::parse(m.fingerprint.soft_attributes)},
+                      {"first_seen", m.first_seen}, {"last_seen", m.last_seen}});
+      for (const auto& b : plans) {
+        auto plan = to_json(b.plan);
+        jp.push_back({{"machine_id", b.machine_id}, {"m", b.m}, {"n", b.n}, {"level", to_string(b.level)},
+                      {"plan", plan}, {"median_seconds", b.median_s}, {"gflops", b.gflops},
+                      {"updated_at", b.updated_at}});
+      }
+      print_json({{"database", path}, {"schema_version", database.user_version()}, {"machines", jm},
+                  {"trials", trials}, {"best_plans", jp}});
+      return;
+    }
+    std::cout << fmt::format("database {} (schema version {})\n", path, database.user_version());
+    std::cout << fmt::format("{} machine(s), {} trial(s), {} best plan(s)\n", machines.size(), trials, plans.size());
+    for (const auto& m : machines)
+      std::cout << fmt::format("  machine {} {} (first seen {}, last seen {})\n    {}\n", m.id, m.fingerprint.hash,
+                               m.first_seen, m.last_seen, m.fingerprint.hard_key);
+    if (plans.empty()) return;
+    std::cout << fmt::format("\n{:>7} {:>6} {:>7} {:>4} {:>6} {:>6} {:>5} {:>8} {:>10} {:>8}\n", "machine", "solver",
+                             "prec", "tgt", "m", "n", "nb", "level", "seconds", "GFlop/s");
+    for (const auto& b : plans)
+      std::cout << fmt::format("{:>7} {:>6} {:>7} {:>4} {:>6} {:>6} {:>5} {:>8} {:>10.4f} {:>8.1f}\n", b.machine_id,
+                               to_string(b.plan.solver), to_string(b.plan.precision), to_string(b.plan.target), b.m,
+                               b.n, b.plan.nb, to_string(b.level), b.median_s, b.gflops);
+  });
+}
+
+}  // namespace hetlu::cli

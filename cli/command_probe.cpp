@@ -1,0 +1,38 @@
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/report.hpp"
+#include "probes/probes.hpp"
+
+namespace hetlu::cli {
+
+void register_probe(CLI::App& app, CommandState&) {
+  struct Args {
+    bool json = false;
+    bool no_timing = false;
+    int gemm_size = 1024;
+  };
+  auto args = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand("probe", "Show what the probes find on this machine (topology, BLAS, DGEMM rates, GPUs)");
+  cmd->add_flag("--json", args->json, "print one JSON object");
+  cmd->add_flag("--no-timing", args->no_timing, "topology and datasheet peaks only; time nothing");
+  cmd->add_option("--gemm-size", args->gemm_size, "order of the timed DGEMM")->check(CLI::Range(16, 16384));
+  cmd->callback([args] {
+    probes::ProbeOptions options;
+    options.measure = !args->no_timing;
+    options.gemm_size = args->gemm_size;
+    const auto gpu = probes::gpus(false);
+    MachineProfile profile = probes::probe_machine(options);
+    if (args->json) {
+      auto j = to_json(profile);
+      j["cuda_built"] = probes::built_with_cuda();
+      j["gpu_note"] = gpu.note;
+      print_json(j);
+    } else {
+      std::cout << describe(profile);
+      if (!gpu.note.empty()) std::cout << "           (" << gpu.note << ")\n";
+    }
+  });
+}
+
+}  // namespace hetlu::cli

@@ -1,0 +1,85 @@
+#include <fmt/core.h>
+
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/matrix_market.hpp"
+#include "cli/report.hpp"
+#include "hetlu/hetlu.hpp"
+#include "solvers/accuracy.hpp"
+
+namespace hetlu::cli {
+
+void register_solve(CLI::App& app, CommandState& state) {
+  struct Args {
+    std::string db, a_path, b_path, x_path, solver = "gepp";
+    std::optional<int> nb;
+    bool json = false;
+  };
+  auto args = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand("solve", "Solve A X = B from Matrix Market files");
+  add_db_option(*cmd, args->db);
+  cmd->add_option("A", args->a_path, "the square matrix A (.mtx)")->required();
+  cmd->add_option("B", args->b_path, "right-hand sides B (.mtx; default: a vector of ones)");
+  cmd->add_option("-o,--output", args->x_path, "write X here in Matrix Market array format");
+  cmd->add_option("--solver", args->solver, "gepp, calu or prbt")->capture_default_str();
+  cmd->add_option("--nb", args->nb, "panel width (overrides the tuned or model value)")->check(CLI::PositiveNumber);
+  cmd->add_flag("--json", args->json, "print one JSON object instead of text");
+  cmd->callback([args, &state] {
+    const Solver solver = from_string<Solver>(args->solver);
+    DenseMatrix A = read_matrix_market(args->a_path);
+    if (A.rows != A.cols)
+      throw InvalidArgument(fmt::format("{}: A is {} x {}; it must be square", args->a_path, A.rows, A.cols));
+    DenseMatrix B;
+    if (args->b_path.empty()) {
+      B.rows = A.rows, B.cols = 1, B.values.assign(A.rows, 1.0);
+    } else {
+      B = read_matrix_market(args->b_path);
+      if (B.rows != A.rows)
+        throw InvalidArgument(fmt::format("{}: B has {} rows but A is {} x {}; they must match", args->b_path, B.rows,
+                                          A.rows, A.cols));
+    }
+    const int n = A.rows, nrhs = B.cols;
+    const DenseMatrix A_original = A, B_original = B;
+    std::vector<int> ipiv(n);
+    Options options;
+    options.db_path = args->db;
+    options.overrides.nb = args->nb;
+    const SolveReport report =
+        gesv(solver, n, nrhs, A.values.data(), std::max(1, n), ipiv.data(), B.values.data(), std::max(1, n), options);
+    warn_all(report.warnings);
+    if (report.info > 0) {
+      std::cerr << fmt::format("hetlu: error: {}: the matrix is singular: U({},{}) is exactly zero (zero pivot at "
+                               "column {}); no solution written\n",
+                               args->a_path, report.info, report.info, report.info);
+      state.exit_code = exit_singular;
+      return;
+    }
+    const double omega = accuracy::backward_error(n, nrhs, A_original.values.data(), std::max(1, n), B.values.data(),
+                                                  std::max(1, n), B_original.values.data(), std::max(1, n));
+    if (!args->x_path.empty()) write_matrix_market(args->x_path, B);
+
+    if (args->json) {
+      nlohmann::ordered_json j = {{"n", n},           {"nrhs", nrhs},  {"plan", to_json(report.plan)},
+                                  {"seconds", report.seconds},     {"gflops", report.gflops},
+                                  {"backward_error", omega},       {"info", report.info}};
+      if (!args->x_path.empty())
+        j["output"] = args->x_path;
+      else
+        j["x"] = B.values;
+      print_json(j);
+      return;
+    }
+    std::cerr << fmt::format("hetlu: {} n = {}, nrhs = {}: {:.4f} s, {:.2f} GFlop/s, backward error {:.2e}; nb = {} "
+                             "({})\n",
+                             to_string(report.plan.solver), n, nrhs, report.seconds, report.gflops, omega,
+                             report.plan.nb, to_string(report.plan.source));
+    if (args->x_path.empty()) {
+      // The solution goes to stdout in Matrix Market array format, ready to redirect.
+      std::cout << "%%MatrixMarket matrix array real general\n" << n << " " << nrhs << "\n";
+      for (double x : B.values) std::cout << fmt::format("{:.17g}\n", x);
+    }
+  });
+}
+
+}  // namespace hetlu::cli

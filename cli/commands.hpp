@@ -1,0 +1,32 @@
+// The subcommands of `hetlu`. Each registers itself on the app; its callback throws on error.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace hetlu::cli {
+
+// Exit codes of the hetlu command.
+inline constexpr int exit_ok = 0;
+inline constexpr int exit_error = 1;     // bad input, unreadable files, failed database
+inline constexpr int exit_usage = 2;     // bad command line (CLI11)
+inline constexpr int exit_singular = 3;  // the matrix is exactly singular
+
+// The result of the subcommand that ran (callbacks cannot return values through CLI11).
+struct CommandState {
+  int exit_code = exit_ok;
+};
+
+void register_probe(CLI::App& app, CommandState& state);
+void register_calibrate(CLI::App& app, CommandState& state);
+void register_recommend(CLI::App& app, CommandState& state);
+void register_solve(CLI::App& app, CommandState& state);
+void register_db(CLI::App& app, CommandState& state);
+
+// --db PATH, on every subcommand that touches the database.
+void add_db_option(CLI::App& command, std::string& path);
+
+// Runs hetlu with these arguments; returns the exit code. Errors go to stderr as one line.
+int run(int argc, char** argv);
+
+}  // namespace hetlu::cli

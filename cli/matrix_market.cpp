@@ -1,0 +1,185 @@
+#include "cli/matrix_market.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace hetlu::cli {
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+class Reader {
+ public:
+  explicit Reader(const std::string& path) : path_(path), in_(path) {
+    if (!in_) {
+      std::error_code ec;
+      const bool exists = std::filesystem::exists(path, ec);
+      throw InvalidArgument(path + ": " + (exists ? "cannot be read" : "no such file"));
+    }
+  }
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw InvalidArgument(path_ + ":" + std::to_string(line_number_) + ": " + what);
+  }
+
+  // Next line that is not a comment or blank; false at end of file.
+  bool next_data_line(std::string& line) {
+    while (std::getline(in_, line)) {
+      ++line_number_;
+      const auto first = line.find_first_not_of(" \t\r");
+      if (first == std::string::npos || line[first] == '%') continue;
+      return true;
+    }
+    return false;
+  }
+
+  bool header(std::string& line) {
+    if (!std::getline(in_, line)) return false;
+    ++line_number_;
+    return true;
+  }
+
+  long long parse_int(std::istringstream& fields, const char* what) {
+    std::string token;
+    if (!(fields >> token)) fail(std::string("missing ") + what);
+    char* end = nullptr;
+    errno = 0;
+    long long v = std::strtoll(token.c_str(), &end, 10);
+    if (*end != '\0' || errno == ERANGE) fail(std::string("bad ") + what + " '" + token + "'");
+    return v;
+  }
+
+  double parse_value(std::istringstream& fields, const std::string& where) {
+    std::string token;
+    if (!(fields >> token)) fail("missing value" + where);
+    char* end = nullptr;
+    double v = std::strtod(token.c_str(), &end);
+    if (*end != '\0') fail("bad value '" + token + "'" + where);
+    if (std::isnan(v)) fail("NaN" + where + "; the input must be finite");
+    if (std::isinf(v)) fail("Inf or overflow ('" + token + "')" + where + "; the input must be finite");
+    return v;
+  }
+
+  void expect_end(std::istringstream& fields) {
+    std::string extra;
+    if (fields >> extra) fail("unexpected extra field '" + extra + "'");
+  }
+
+  int line_number() const { return line_number_; }
+
+ private:
+  std::string path_;
+  std::ifstream in_;
+  int line_number_ = 0;
+};
+
+}  // namespace
+
+DenseMatrix read_matrix_market(const std::string& path) {
+  Reader reader(path);
+  std::string line;
+  if (!reader.header(line)) reader.fail("empty file (expected a %%MatrixMarket header)");
+  std::istringstream header(line);
+  std::string banner, object, format, field, symmetry;
+  header >> banner >> object >> format >> field >> symmetry;
+  if (banner != "%%MatrixMarket")
+    reader.fail("not a Matrix Market file (the first line must start with %%MatrixMarket)");
+  object = lower(object), format = lower(format), field = lower(field), symmetry = lower(symmetry);
+  if (object != "matrix") reader.fail("object '" + object + "' is not supported (expected matrix)");
+  if (format != "array" && format != "coordinate")
+    reader.fail("format '" + format + "' is not supported (expected array or coordinate)");
+  if (field != "real" && field != "integer" && field != "double")
+    reader.fail("field '" + field + "' is not supported (expected real or integer)");
+  if (symmetry != "general" && symmetry != "symmetric")
+    reader.fail("symmetry '" + symmetry + "' is not supported (expected general or symmetric)");
+  const bool symmetric = symmetry == "symmetric";
+
+  if (!reader.next_data_line(line)) reader.fail("missing size line");
+  std::istringstream sizes(line);
+  const long long rows = reader.parse_int(sizes, "row count");
+  const long long cols = reader.parse_int(sizes, "column count");
+  const long long entries = format == "coordinate" ? reader.parse_int(sizes, "entry count") : rows * cols;
+  reader.expect_end(sizes);
+  if (rows < 0 || cols < 0 || entries < 0) reader.fail("sizes must be >= 0");
+  if (rows > 100000 || cols > 100000 || rows * cols > (1LL << 31))
+    reader.fail("matrix of " + std::to_string(rows) + " x " + std::to_string(cols) + " is too large");
+  if (symmetric && rows != cols) reader.fail("a symmetric matrix must be square");
+
+  DenseMatrix M;
+  M.rows = static_cast<int>(rows);
+  M.cols = static_cast<int>(cols);
+  M.values.assign(static_cast<size_t>(rows * cols), 0.0);
+
+  if (format == "array") {
+    // Column-major; a symmetric array stores the lower triangle only.
+    for (int j = 0; j < M.cols; ++j)
+      for (int i = symmetric ? j : 0; i < M.rows; ++i) {
+        if (!reader.next_data_line(line))
+          reader.fail("file ends before entry (" + std::to_string(i + 1) + "," + std::to_string(j + 1) + ")");
+        std::istringstream fields(line);
+        const std::string where = " in entry (" + std::to_string(i + 1) + "," + std::to_string(j + 1) + ")";
+        M.at(i, j) = reader.parse_value(fields, where);
+        if (symmetric) M.at(j, i) = M.at(i, j);
+        reader.expect_end(fields);
+      }
+  } else {
+    for (long long k = 0; k < entries; ++k) {
+      if (!reader.next_data_line(line))
+        reader.fail("file ends after " + std::to_string(k) + " of " + std::to_string(entries) + " entries");
+      std::istringstream fields(line);
+      const long long i = reader.parse_int(fields, "row index");
+      const long long j = reader.parse_int(fields, "column index");
+      if (i < 1 || i > rows) reader.fail("row index " + std::to_string(i) + " out of range 1.." + std::to_string(rows));
+      if (j < 1 || j > cols)
+        reader.fail("column index " + std::to_string(j) + " out of range 1.." + std::to_string(cols));
+      const std::string where = " in entry (" + std::to_string(i) + "," + std::to_string(j) + ")";
+      const double v = reader.parse_value(fields, where);
+      reader.expect_end(fields);
+      M.at(static_cast<int>(i - 1), static_cast<int>(j - 1)) += v;  // duplicates add, as in the format
+      if (symmetric && i != j) M.at(static_cast<int>(j - 1), static_cast<int>(i - 1)) += v;
+    }
+  }
+  if (reader.next_data_line(line)) reader.fail("more entries than the size line declares");
+  return M;
+}
+
+void write_matrix_market(const std::string& path, const DenseMatrix& M) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  const fs::path temp = target.parent_path() / (".tmp." + target.filename().string() + "." + std::to_string(::getpid()));
+  {
+    std::ofstream out(temp);
+    if (!out) throw InvalidArgument(path + ": cannot write (cannot create a file in its folder)");
+    out << "%%MatrixMarket matrix array real general\n% written by hetlu\n" << M.rows << " " << M.cols << "\n";
+    char buffer[32];
+    for (int j = 0; j < M.cols; ++j)
+      for (int i = 0; i < M.rows; ++i) {
+        std::snprintf(buffer, sizeof buffer, "%.17g\n", M.values[i + static_cast<size_t>(j) * M.rows]);
+        out << buffer;
+      }
+    out.flush();
+    if (!out) {
+      out.close();
+      fs::remove(temp);
+      throw InvalidArgument(path + ": write failed (disk full?)");
+    }
+  }
+  std::error_code ec;
+  fs::rename(temp, target, ec);
+  if (ec) {
+    fs::remove(temp);
+    throw InvalidArgument(path + ": cannot write: " + ec.message());
+  }
+}
+
+}  // namespace hetlu::cli

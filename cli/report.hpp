@@ -1,0 +1,21 @@
+// Shared output helpers: plans, profiles and warnings as text and as JSON.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "hetlu/types.hpp"
+
+namespace hetlu::cli {
+
+nlohmann::ordered_json to_json(const Plan& plan);
+nlohmann::ordered_json to_json(const MachineProfile& profile);
+
+std::string describe(const MachineProfile& profile);  // several lines of text
+
+void print_json(const nlohmann::ordered_json& object);  // one object, one line, on stdout
+void warn(const std::string& message);                  // "hetlu: warning: ..." on stderr
+void warn_all(const std::vector<std::string>& messages);
+
+}  // namespace hetlu::cli

@@ -1,0 +1,117 @@
+#include <cmath>
+#include <limits>
+
+#include "db/records.hpp"
+
+namespace hetlu::db {
+namespace {
+
+constexpr const char* best_columns =
+    "SELECT machine_id, solver, precision, target, m, n, level, nb, ib, cpu_block_columns, "
+    "panel_threads, lookahead, median_s, gflops, predicted_s, trial_id, updated_at FROM best_plans";
+
+BestPlan read_best(Statement& s) {
+  BestPlan b;
+  b.machine_id = s.column_int(0);
+  b.plan.solver = from_string<Solver>(s.column_text(1));
+  b.plan.precision = from_string<Precision>(s.column_text(2));
+  b.plan.target = from_string<Target>(s.column_text(3));
+  b.m = static_cast<int>(s.column_int(4));
+  b.n = static_cast<int>(s.column_int(5));
+  b.level = from_string<CalibrationLevel>(s.column_text(6));
+  b.plan.nb = static_cast<int>(s.column_int(7));
+  b.plan.ib = static_cast<int>(s.column_int(8));
+  b.plan.cpu_block_columns = static_cast<int>(s.column_int(9));
+  b.plan.panel_threads = static_cast<int>(s.column_int(10));
+  b.plan.lookahead = static_cast<int>(s.column_int(11));
+  b.median_s = s.column_double(12);
+  b.gflops = s.column_double(13);
+  b.predicted_s = s.column_optional_double(14);
+  b.trial_id = s.column_int(15);
+  b.updated_at = s.column_text(16);
+  b.plan.source = PlanSource::tuned;
+  return b;
+}
+
+}  // namespace
+
+void upsert_best_plan(Database& db, const BestPlan& b) {
+  db.transaction([&] {
+    db.prepare(
+          "INSERT INTO best_plans (machine_id, solver, precision, target, m, n, level, nb, ib, "
+          "cpu_block_columns, panel_threads, lookahead, median_s, gflops, predicted_s, trial_id) "
+          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) "
+          "ON CONFLICT (machine_id, solver, precision, target, m, n) DO UPDATE SET "
+          "level = excluded.level, nb = excluded.nb, ib = excluded.ib, "
+          "cpu_block_columns = excluded.cpu_block_columns, panel_threads = excluded.panel_threads, "
+          "lookahead = excluded.lookahead, median_s = excluded.median_s, gflops = excluded.gflops, "
+          "predicted_s = excluded.predicted_s, trial_id = excluded.trial_id, updated_at = datetime('now')")
+        .bind(1, b.machine_id)
+        .bind(2, to_string(b.plan.solver))
+        .bind(3, to_string(b.plan.precision))
+        .bind(4, to_string(b.plan.target))
+        .bind(5, b.m)
+        .bind(6, b.n)
+        .bind(7, to_string(b.level))
+        .bind(8, b.plan.nb)
+        .bind(9, b.plan.ib)
+        .bind(10, b.plan.cpu_block_columns)
+        .bind(11, b.plan.panel_threads)
+        .bind(12, b.plan.lookahead)
+        .bind(13, b.median_s)
+        .bind(14, b.gflops)
+        .bind(15, b.predicted_s)
+        .bind(16, b.trial_id)
+        .run();
+  });
+}
+
+std::vector<BestPlan> list_best_plans(Database& db) {
+  auto s = db.prepare(std::string(best_columns) + " ORDER BY machine_id, solver, precision, target, m, n");
+  std::vector<BestPlan> rows;
+  while (s.step()) rows.push_back(read_best(s));
+  return rows;
+}
+
+Lookup lookup_best_plan(Database& db, std::int64_t machine_id, Solver solver, Precision precision,
+                        Target target, int m, int n, CalibrationLevel min_level) {
+  auto s = db.prepare(std::string(best_columns) +
+                      " WHERE machine_id = ?1 AND solver = ?2 AND precision = ?3 AND target = ?4");
+  s.bind(1, machine_id).bind(2, to_string(solver)).bind(3, to_string(precision)).bind(4, to_string(target));
+
+  // Distance in log-size: a plan tuned at twice the size is as far as one tuned at half.
+  auto distance = [&](const BestPlan& b) {
+    return std::abs(std::log2(double(b.m) / std::max(1, m))) + std::abs(std::log2(double(b.n) / std::max(1, n)));
+  };
+  Lookup result;
+  double best_distance = std::numeric_limits<double>::infinity();
+  int rows = 0;
+  while (s.step()) {
+    BestPlan b = read_best(s);
+    if (b.level < min_level) continue;
+    ++rows;
+    const bool within = std::abs(std::log2(double(b.m) / std::max(1, m))) <= 1 &&
+                        std::abs(std::log2(double(b.n) / std::max(1, n))) <= 1;
+    if (!within) continue;
+    const double dist = distance(b);
+    if (dist < best_distance) {
+      best_distance = dist;
+      result.best = b;
+    }
+  }
+  const std::string what = to_string(solver) + " " + to_string(precision) + " " + to_string(target);
+  if (!result.best) {
+    result.detail = rows == 0 ? "no tuned " + what + " plan for this machine at level " +
+                                    to_string(min_level) + " or higher"
+                              : "no tuned " + what + " plan within a factor of 2 of m=" +
+                                    std::to_string(m) + ", n=" + std::to_string(n);
+    return result;
+  }
+  result.exact = result.best->m == m && result.best->n == n;
+  result.detail = "tuned at m=" + std::to_string(result.best->m) + ", n=" + std::to_string(result.best->n) +
+                  " (" + (result.exact ? "exact" : "nearest tuned size") + ", level " +
+                  to_string(result.best->level) + ")";
+  return result;
+}
+
+}  // namespace hetlu::db

@@ -1,0 +1,204 @@
+#include "db/database.hpp"
+
+#include <sqlite3.h>
+
+#include <filesystem>
+
+namespace hetlu::db {
+namespace {
+
+// Each entry brings the schema from version i to i + 1. Never edit a released entry: append.
+const char* const migrations[] = {
+    R"sql(
+CREATE TABLE machines (
+  id               INTEGER PRIMARY KEY,
+  fingerprint      TEXT NOT NULL UNIQUE,  -- hash of hard_key
+  hard_key         TEXT NOT NULL,         -- JSON: what decides whether rows apply
+  soft_attributes  TEXT NOT NULL,         -- JSON: hostname, hetlu version; a change marks rows stale
+  first_seen       TEXT NOT NULL DEFAULT (datetime('now')),
+  last_seen        TEXT NOT NULL DEFAULT (datetime('now'))
+);
+CREATE TABLE probe_results (
+  id          INTEGER PRIMARY KEY,
+  machine_id  INTEGER NOT NULL REFERENCES machines(id),
+  name        TEXT NOT NULL,
+  value       REAL NOT NULL,
+  unit        TEXT NOT NULL,
+  detail      TEXT NOT NULL DEFAULT '',
+  measured_at TEXT NOT NULL DEFAULT (datetime('now'))
+);
+CREATE TABLE trials (
+  id                INTEGER PRIMARY KEY,
+  machine_id        INTEGER NOT NULL REFERENCES machines(id),
+  level             TEXT NOT NULL,
+  solver            TEXT NOT NULL,
+  precision         TEXT NOT NULL,
+  target            TEXT NOT NULL,
+  m                 INTEGER NOT NULL,
+  n                 INTEGER NOT NULL,
+  nb                INTEGER NOT NULL,
+  ib                INTEGER NOT NULL,
+  cpu_block_columns INTEGER NOT NULL,
+  panel_threads     INTEGER NOT NULL,
+  lookahead         INTEGER NOT NULL,
+  status            TEXT NOT NULL CHECK (status IN ('ok', 'noisy', 'failed')),
+  error             TEXT NOT NULL DEFAULT '',
+  repetitions       INTEGER NOT NULL DEFAULT 0,
+  median_s          REAL,
+  min_s             REAL,
+  spread            REAL,     -- median absolute deviation / median
+  gflops            REAL,
+  predicted_s       REAL,     -- the model's prediction for this configuration
+  samples           TEXT NOT NULL DEFAULT '[]',  -- JSON array of every timed sample, seconds
+  measured_at       TEXT NOT NULL DEFAULT (datetime('now')),
+  UNIQUE (machine_id, level, solver, precision, target, m, n, nb, ib, cpu_block_columns,
+          panel_threads, lookahead)
+);
+CREATE TABLE best_plans (
+  machine_id        INTEGER NOT NULL REFERENCES machines(id),
+  solver            TEXT NOT NULL,
+  precision         TEXT NOT NULL,
+  target            TEXT NOT NULL,
+  m                 INTEGER NOT NULL,
+  n                 INTEGER NOT NULL,
+  level             TEXT NOT NULL,
+  nb                INTEGER NOT NULL,
+  ib                INTEGER NOT NULL,
+  cpu_block_columns INTEGER NOT NULL,
+  panel_threads     INTEGER NOT NULL,
+  lookahead         INTEGER NOT NULL,
+  median_s          REAL NOT NULL,
+  gflops            REAL NOT NULL,
+  predicted_s       REAL,
+  trial_id          INTEGER REFERENCES trials(id),
+  updated_at        TEXT NOT NULL DEFAULT (datetime('now')),
+  PRIMARY KEY (machine_id, solver, precision, target, m, n)
+);
+)sql",
+};
+constexpr int migration_count = sizeof migrations / sizeof migrations[0];
+static_assert(migration_count == schema_version);
+
+}  // namespace
+
+Database Database::open(const std::string& path, Mode mode) {
+  if (path.empty()) throw DatabaseError("database path is empty");
+  if (mode == Mode::read_write) {
+    std::error_code ec;
+    auto parent = std::filesystem::path(path).parent_path();
+    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+    if (ec) throw DatabaseError("cannot create the folder of database '" + path + "': " + ec.message());
+  } else if (!std::filesystem::exists(path)) {
+    throw DatabaseError("no database at '" + path + "' (run 'hetlu calibrate' first)");
+  }
+  sqlite3* handle = nullptr;
+  int flags = mode == Mode::read_write ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
+  int rc = sqlite3_open_v2(path.c_str(), &handle, flags, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string message = handle ? sqlite3_errmsg(handle) : sqlite3_errstr(rc);
+    sqlite3_close(handle);
+    throw DatabaseError("cannot open database '" + path + "': " + message);
+  }
+  Database db(handle, path);
+  sqlite3_busy_timeout(handle, 5000);
+  // Reading user_version is the first access to the file: a non-database fails here.
+  const int version = db.user_version();
+  if (version > schema_version)
+    throw DatabaseError("database '" + path + "' has schema version " + std::to_string(version) +
+                        ", newer than this hetlu (" + std::to_string(schema_version) + ")");
+  if (mode == Mode::read_write) {
+    db.exec("PRAGMA journal_mode=WAL");
+    db.exec("PRAGMA foreign_keys=ON");
+    db.migrate();
+  } else if (version < schema_version) {
+    throw DatabaseError("database '" + path + "' has schema version " + std::to_string(version) +
+                        "; run 'hetlu calibrate' to migrate it to " + std::to_string(schema_version));
+  }
+  return db;
+}
+
+Database::Database(Database&& other) noexcept : handle_(other.handle_), path_(std::move(other.path_)) {
+  other.handle_ = nullptr;
+}
+Database& Database::operator=(Database&& other) noexcept {
+  std::swap(handle_, other.handle_);
+  std::swap(path_, other.path_);
+  return *this;
+}
+Database::~Database() { sqlite3_close_v2(handle_); }
+
+void Database::fail(const std::string& what) {
+  throw DatabaseError("database '" + path_ + "': " + what + ": " + sqlite3_errmsg(handle_));
+}
+
+int Database::user_version() {
+  auto stmt = prepare("PRAGMA user_version");
+  stmt.step();
+  return static_cast<int>(stmt.column_int(0));
+}
+
+void Database::exec(const std::string& sql) {
+  char* message = nullptr;
+  if (sqlite3_exec(handle_, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
+    std::string text = message ? message : "unknown error";
+    sqlite3_free(message);
+    throw DatabaseError("database '" + path_ + "': " + text);
+  }
+}
+
+Statement Database::prepare(const std::string& sql) {
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(handle_, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) fail("cannot prepare SQL");
+  return Statement(*this, stmt);
+}
+
+std::int64_t Database::last_insert_id() { return sqlite3_last_insert_rowid(handle_); }
+
+void Database::migrate() {
+  for (int version = user_version(); version < schema_version; ++version) {
+    transaction([&] {
+      exec(migrations[version]);
+      exec("PRAGMA user_version = " + std::to_string(version + 1));
+    });
+  }
+}
+
+Statement::~Statement() { sqlite3_finalize(stmt_); }
+
+Statement& Statement::bind(int index, std::int64_t value) {
+  if (sqlite3_bind_int64(stmt_, index, value) != SQLITE_OK) db_->fail("cannot bind");
+  return *this;
+}
+Statement& Statement::bind(int index, double value) {
+  if (sqlite3_bind_double(stmt_, index, value) != SQLITE_OK) db_->fail("cannot bind");
+  return *this;
+}
+Statement& Statement::bind(int index, const std::string& value) {
+  if (sqlite3_bind_text(stmt_, index, value.c_str(), static_cast<int>(value.size()), SQLITE_TRANSIENT) != SQLITE_OK)
+    db_->fail("cannot bind");
+  return *this;
+}
+Statement& Statement::bind_null(int index) {
+  if (sqlite3_bind_null(stmt_, index) != SQLITE_OK) db_->fail("cannot bind");
+  return *this;
+}
+
+bool Statement::step() {
+  int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  db_->fail("query failed");
+}
+
+std::int64_t Statement::column_int(int index) { return sqlite3_column_int64(stmt_, index); }
+double Statement::column_double(int index) { return sqlite3_column_double(stmt_, index); }
+std::optional<double> Statement::column_optional_double(int index) {
+  if (sqlite3_column_type(stmt_, index) == SQLITE_NULL) return std::nullopt;
+  return sqlite3_column_double(stmt_, index);
+}
+std::string Statement::column_text(int index) {
+  const unsigned char* text = sqlite3_column_text(stmt_, index);
+  return text ? reinterpret_cast<const char*>(text) : "";
+}
+
+}  // namespace hetlu::db

@@ -1,0 +1,104 @@
+// A connection to hetlu's SQLite database, with the schema created or migrated on open.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "hetlu/types.hpp"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace hetlu::db {
+
+// Anything wrong with the database file: unreadable, unwritable, corrupt, too new.
+struct DatabaseError : Error {
+  using Error::Error;
+};
+
+// The schema version this build writes (PRAGMA user_version).
+inline constexpr int schema_version = 1;
+
+// $HETLU_DB, else $XDG_DATA_HOME/hetlu/tuning.db, else ~/.local/share/hetlu/tuning.db.
+std::string default_path();
+
+class Statement;
+
+class Database {
+ public:
+  enum class Mode { read_only, read_write };
+
+  // read_write creates the file (and its folder) and brings the schema up to date; read_only
+  // requires an existing database of a schema this build knows.
+  static Database open(const std::string& path, Mode mode);
+
+  Database(Database&&) noexcept;
+  Database& operator=(Database&&) noexcept;
+  ~Database();
+
+  const std::string& path() const { return path_; }
+  int user_version();
+  void exec(const std::string& sql);
+  Statement prepare(const std::string& sql);
+  std::int64_t last_insert_id();
+
+  // Runs body inside one transaction: commits when it returns, rolls back when it throws.
+  template <class Body>
+  void transaction(Body&& body) {
+    exec("BEGIN IMMEDIATE");
+    try {
+      body();
+    } catch (...) {
+      exec("ROLLBACK");
+      throw;
+    }
+    exec("COMMIT");
+  }
+
+  [[noreturn]] void fail(const std::string& what);
+
+ private:
+  Database(sqlite3* handle, std::string path) : handle_(handle), path_(std::move(path)) {}
+  void migrate();
+
+  sqlite3* handle_ = nullptr;
+  std::string path_;
+};
+
+// A prepared statement; bind is 1-based, column is 0-based, as in SQLite.
+class Statement {
+ public:
+  Statement(Database& db, sqlite3_stmt* stmt) : db_(&db), stmt_(stmt) {}
+  Statement(Statement&& other) noexcept : db_(other.db_), stmt_(other.stmt_) { other.stmt_ = nullptr; }
+  Statement(const Statement&) = delete;
+  ~Statement();
+
+  Statement& bind(int index, std::int64_t value);
+  Statement& bind(int index, int value) { return bind(index, static_cast<std::int64_t>(value)); }
+  Statement& bind(int index, double value);
+  Statement& bind(int index, const std::string& value);
+  Statement& bind(int index, const char* value) { return bind(index, std::string(value)); }
+  Statement& bind_null(int index);
+  Statement& bind(int index, std::optional<double> value) {
+    return value ? bind(index, *value) : bind_null(index);
+  }
+
+  bool step();  // true while a row is available
+  void run() {
+    while (step()) {
+    }
+  }
+
+  std::int64_t column_int(int index);
+  double column_double(int index);
+  std::optional<double> column_optional_double(int index);
+  std::string column_text(int index);
+
+ private:
+  Database* db_;
+  sqlite3_stmt* stmt_;
+};
+
+}  // namespace hetlu::db

@@ -1,0 +1,100 @@
+// What the database stores: machines by fingerprint, probe results, tuning trials and best plans.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "db/database.hpp"
+
+namespace hetlu::db {
+
+// ---- machines ------------------------------------------------------------------------------------
+
+// The hard key decides whether stored rows apply to this machine: CPU model; package, core,
+// thread and NUMA counts; each GPU's name, compute capability, SMs and memory; the BLAS library.
+// Soft attributes (hostname, hetlu version) only mark rows stale.
+struct Fingerprint {
+  std::string hash;       // 16 hex digits of FNV-1a over hard_key
+  std::string hard_key;   // JSON
+  std::string soft_attributes;  // JSON
+};
+
+Fingerprint fingerprint(const MachineProfile& profile);
+
+struct MachineRow {
+  std::int64_t id = 0;
+  Fingerprint fingerprint;
+  std::string first_seen, last_seen;
+};
+
+// Inserts the machine or refreshes its soft attributes; returns its id.
+std::int64_t ensure_machine(Database& db, const Fingerprint& fp);
+std::optional<MachineRow> find_machine(Database& db, const std::string& hash);
+std::vector<MachineRow> list_machines(Database& db);
+
+// ---- probe results -------------------------------------------------------------------------------
+
+// Stores the measured rates of the profile (one transaction).
+void store_probe_results(Database& db, std::int64_t machine_id, const MachineProfile& profile);
+// Fills the profile's rates with the newest stored ones; false when none are stored.
+bool load_probe_rates(Database& db, std::int64_t machine_id, MachineProfile& profile);
+
+// ---- trials --------------------------------------------------------------------------------------
+
+enum class TrialStatus { ok, noisy, failed };
+std::string to_string(TrialStatus status);
+TrialStatus trial_status_from_string(const std::string& text);
+
+struct Trial {
+  std::int64_t id = 0;
+  std::int64_t machine_id = 0;
+  CalibrationLevel level = CalibrationLevel::quick;
+  Plan plan;  // solver, precision, target and the tuned parameters
+  int m = 0, n = 0;
+  TrialStatus status = TrialStatus::ok;
+  std::string error;
+  int repetitions = 0;
+  std::optional<double> median_s, min_s, spread, gflops, predicted_s;
+  std::vector<double> samples;
+  std::string measured_at;
+};
+
+// Stores one trial in its own transaction: a killed calibration loses at most the trial in hand.
+std::int64_t insert_trial(Database& db, const Trial& trial);
+// The stored trial with the same machine, level, problem and parameters, if any.
+std::optional<Trial> find_trial(Database& db, const Trial& key);
+// Trials of one problem at one level, oldest first.
+std::vector<Trial> list_trials(Database& db, std::int64_t machine_id, const Plan& kind, int m, int n,
+                               CalibrationLevel level);
+std::int64_t count_trials(Database& db);
+
+// ---- best plans ----------------------------------------------------------------------------------
+
+struct BestPlan {
+  std::int64_t machine_id = 0;
+  Plan plan;
+  int m = 0, n = 0;
+  CalibrationLevel level = CalibrationLevel::quick;
+  double median_s = 0, gflops = 0;
+  std::optional<double> predicted_s;
+  std::int64_t trial_id = 0;
+  std::string updated_at;
+};
+
+void upsert_best_plan(Database& db, const BestPlan& best);
+std::vector<BestPlan> list_best_plans(Database& db);
+
+struct Lookup {
+  std::optional<BestPlan> best;  // empty: a miss
+  bool exact = false;
+  std::string detail;            // what answered, or why nothing did
+};
+
+// The best plan for this machine and problem from rows at min_level or higher: the exact size,
+// else the nearest tuned size within a factor of 2 in m and in n.
+Lookup lookup_best_plan(Database& db, std::int64_t machine_id, Solver solver, Precision precision,
+                        Target target, int m, int n, CalibrationLevel min_level);
+
+}  // namespace hetlu::db

@@ -1,0 +1,135 @@
+#include <nlohmann/json.hpp>
+
+#include "db/records.hpp"
+
+namespace hetlu::db {
+
+std::string to_string(TrialStatus status) {
+  switch (status) {
+    case TrialStatus::ok: return "ok";
+    case TrialStatus::noisy: return "noisy";
+    case TrialStatus::failed: return "failed";
+  }
+  return "?";
+}
+
+TrialStatus trial_status_from_string(const std::string& text) {
+  if (text == "ok") return TrialStatus::ok;
+  if (text == "noisy") return TrialStatus::noisy;
+  if (text == "failed") return TrialStatus::failed;
+  throw DatabaseError("unknown trial status '" + text + "'");
+}
+
+namespace {
+
+constexpr const char* trial_columns =
+    "SELECT id, machine_id, level, solver, precision, target, m, n, nb, ib, cpu_block_columns, "
+    "panel_threads, lookahead, status, error, repetitions, median_s, min_s, spread, gflops, "
+    "predicted_s, samples, measured_at FROM trials";
+
+// The columns that identify a configuration, bound at ?1 .. ?12 in this order.
+constexpr const char* trial_key_where =
+    " WHERE machine_id = ?1 AND level = ?2 AND solver = ?3 AND precision = ?4 AND target = ?5 "
+    "AND m = ?6 AND n = ?7 AND nb = ?8 AND ib = ?9 AND cpu_block_columns = ?10 "
+    "AND panel_threads = ?11 AND lookahead = ?12";
+
+void bind_key(Statement& s, const Trial& t) {
+  s.bind(1, t.machine_id)
+      .bind(2, to_string(t.level))
+      .bind(3, to_string(t.plan.solver))
+      .bind(4, to_string(t.plan.precision))
+      .bind(5, to_string(t.plan.target))
+      .bind(6, t.m)
+      .bind(7, t.n)
+      .bind(8, t.plan.nb)
+      .bind(9, t.plan.ib)
+      .bind(10, t.plan.cpu_block_columns)
+      .bind(11, t.plan.panel_threads)
+      .bind(12, t.plan.lookahead);
+}
+
+Trial read_trial(Statement& s) {
+  Trial t;
+  t.id = s.column_int(0);
+  t.machine_id = s.column_int(1);
+  t.level = from_string<CalibrationLevel>(s.column_text(2));
+  t.plan.solver = from_string<Solver>(s.column_text(3));
+  t.plan.precision = from_string<Precision>(s.column_text(4));
+  t.plan.target = from_string<Target>(s.column_text(5));
+  t.m = static_cast<int>(s.column_int(6));
+  t.n = static_cast<int>(s.column_int(7));
+  t.plan.nb = static_cast<int>(s.column_int(8));
+  t.plan.ib = static_cast<int>(s.column_int(9));
+  t.plan.cpu_block_columns = static_cast<int>(s.column_int(10));
+  t.plan.panel_threads = static_cast<int>(s.column_int(11));
+  t.plan.lookahead = static_cast<int>(s.column_int(12));
+  t.status = trial_status_from_string(s.column_text(13));
+  t.error = s.column_text(14);
+  t.repetitions = static_cast<int>(s.column_int(15));
+  t.median_s = s.column_optional_double(16);
+  t.min_s = s.column_optional_double(17);
+  t.spread = s.column_optional_double(18);
+  t.gflops = s.column_optional_double(19);
+  t.predicted_s = s.column_optional_double(20);
+  t.samples = nlohmann::json::parse(s.column_text(21)).get<std::vector<double>>();
+  t.measured_at = s.column_text(22);
+  return t;
+}
+
+}  // namespace
+
+std::int64_t insert_trial(Database& db, const Trial& t) {
+  std::int64_t id = 0;
+  db.transaction([&] {
+    auto s = db.prepare(
+        "INSERT INTO trials (machine_id, level, solver, precision, target, m, n, nb, ib, "
+        "cpu_block_columns, panel_threads, lookahead, status, error, repetitions, median_s, min_s, "
+        "spread, gflops, predicted_s, samples) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
+        "?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)");
+    bind_key(s, t);
+    s.bind(13, to_string(t.status))
+        .bind(14, t.error)
+        .bind(15, t.repetitions)
+        .bind(16, t.median_s)
+        .bind(17, t.min_s)
+        .bind(18, t.spread)
+        .bind(19, t.gflops)
+        .bind(20, t.predicted_s)
+        .bind(21, nlohmann::json(t.samples).dump());
+    s.run();
+    id = db.last_insert_id();
+  });
+  return id;
+}
+
+std::optional<Trial> find_trial(Database& db, const Trial& key) {
+  auto s = db.prepare(std::string(trial_columns) + trial_key_where);
+  bind_key(s, key);
+  if (!s.step()) return std::nullopt;
+  return read_trial(s);
+}
+
+std::vector<Trial> list_trials(Database& db, std::int64_t machine_id, const Plan& kind, int m, int n,
+                               CalibrationLevel level) {
+  auto s = db.prepare(std::string(trial_columns) +
+                      " WHERE machine_id = ?1 AND level = ?2 AND solver = ?3 AND precision = ?4 "
+                      "AND target = ?5 AND m = ?6 AND n = ?7 ORDER BY id");
+  s.bind(1, machine_id)
+      .bind(2, to_string(level))
+      .bind(3, to_string(kind.solver))
+      .bind(4, to_string(kind.precision))
+      .bind(5, to_string(kind.target))
+      .bind(6, m)
+      .bind(7, n);
+  std::vector<Trial> trials;
+  while (s.step()) trials.push_back(read_trial(s));
+  return trials;
+}
+
+std::int64_t count_trials(Database& db) {
+  auto s = db.prepare("SELECT count(*) FROM trials");
+  s.step();
+  return s.column_int(0);
+}
+
+}  // namespace hetlu::db

@@ -1,0 +1,50 @@
+// hetlu's C++ API: auto-tuned LU factorization and solve.
+//
+// Each call resolves its plan (caller override > tuned entry in the database > model > built-in
+// default), runs the solver, and reports the plan it used and where that plan came from.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "hetlu/types.hpp"
+
+namespace hetlu {
+
+struct Options {
+  PlanOverrides overrides;
+  std::string db_path;       // empty: $HETLU_DB, else $XDG_DATA_HOME/hetlu/tuning.db, else ~/.local/share/...
+  bool use_database = true;  // false: skip the database (model, then default)
+  CalibrationLevel min_level = CalibrationLevel::quick;  // tuned rows below this level are ignored
+};
+
+struct Resolution {
+  Plan plan;
+  std::vector<std::string> warnings;  // e.g. an unreadable database; the plan is still usable
+};
+
+// The plan hetlu would use for an m x n problem on this machine.
+Resolution resolve_plan(Solver solver, Precision precision, Target target, int m, int n,
+                        const Options& options = {});
+
+// This machine as the probes see it without timing (topology, BLAS, GPUs); probed once per process.
+const MachineProfile& this_machine();
+
+struct SolveReport {
+  Plan plan;
+  int info = 0;          // LAPACK info: > 0 is the 1-based index of an exactly-zero pivot
+  double seconds = 0;
+  double gflops = 0;
+  std::vector<std::string> warnings;
+};
+
+// P A = L U in place, LAPACK getrf semantics (column-major, 1-based ipiv).
+template <class T>
+SolveReport getrf(Solver solver, int m, int n, T* A, int lda, int* ipiv, const Options& options = {});
+
+// Solves A X = B: A is overwritten by its LU factors, B by X (unless info > 0).
+template <class T>
+SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb,
+                 const Options& options = {});
+
+}  // namespace hetlu

@@ -1,0 +1,174 @@
+// Types shared by every layer of hetlu: the enums of a plan, the Plan itself, the machine profile
+// the probes measure and the model reads, and the exceptions hetlu throws.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hetlu {
+
+// ---- errors -------------------------------------------------------------------------------------
+
+// Base of every exception hetlu throws.
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// A bad argument from the caller: the message names the argument and what is wrong with it.
+struct InvalidArgument : Error {
+  using Error::Error;
+};
+
+// ---- enums, each with one to_string / from_string used by YAML, CLI, DB and logs ----------------
+
+enum class Solver { gepp, calu, prbt };
+enum class Precision { single, double_ };
+enum class Target { cpu, hybrid };
+// Where a plan's values came from, strongest first in the resolution chain.
+enum class PlanSource { override_, tuned, model, default_ };
+enum class CalibrationLevel { estimate, quick, measure, patient, exhaustive };
+
+namespace detail {
+template <class E, std::size_t N>
+struct EnumNames {
+  std::string_view kind;
+  std::array<std::pair<E, std::string_view>, N> names;
+
+  constexpr std::string_view to_string(E value) const {
+    for (const auto& [e, name] : names)
+      if (e == value) return name;
+    return "?";
+  }
+  E from_string(std::string_view text) const {
+    for (const auto& [e, name] : names)
+      if (name == text) return e;
+    std::string allowed;
+    for (const auto& [e, name] : names) allowed += (allowed.empty() ? "" : ", ") + std::string(name);
+    throw InvalidArgument("unknown " + std::string(kind) + " '" + std::string(text) +
+                          "' (expected one of: " + allowed + ")");
+  }
+  std::vector<std::string> all() const {
+    std::vector<std::string> out;
+    for (const auto& [e, name] : names) out.emplace_back(name);
+    return out;
+  }
+};
+
+inline constexpr EnumNames<Solver, 3> solver_names{
+    "solver", {{{Solver::gepp, "gepp"}, {Solver::calu, "calu"}, {Solver::prbt, "prbt"}}}};
+inline constexpr EnumNames<Precision, 2> precision_names{
+    "precision", {{{Precision::single, "single"}, {Precision::double_, "double"}}}};
+inline constexpr EnumNames<Target, 2> target_names{
+    "target", {{{Target::cpu, "cpu"}, {Target::hybrid, "hybrid"}}}};
+inline constexpr EnumNames<PlanSource, 4> plan_source_names{
+    "plan source",
+    {{{PlanSource::override_, "override"},
+      {PlanSource::tuned, "tuned"},
+      {PlanSource::model, "model"},
+      {PlanSource::default_, "default"}}}};
+inline constexpr EnumNames<CalibrationLevel, 5> level_names{
+    "calibration level",
+    {{{CalibrationLevel::estimate, "estimate"},
+      {CalibrationLevel::quick, "quick"},
+      {CalibrationLevel::measure, "measure"},
+      {CalibrationLevel::patient, "patient"},
+      {CalibrationLevel::exhaustive, "exhaustive"}}}};
+}  // namespace detail
+
+inline std::string to_string(Solver v) { return std::string(detail::solver_names.to_string(v)); }
+inline std::string to_string(Precision v) { return std::string(detail::precision_names.to_string(v)); }
+inline std::string to_string(Target v) { return std::string(detail::target_names.to_string(v)); }
+inline std::string to_string(PlanSource v) { return std::string(detail::plan_source_names.to_string(v)); }
+inline std::string to_string(CalibrationLevel v) { return std::string(detail::level_names.to_string(v)); }
+
+template <class E>
+E from_string(std::string_view text);
+template <>
+inline Solver from_string<Solver>(std::string_view t) { return detail::solver_names.from_string(t); }
+template <>
+inline Precision from_string<Precision>(std::string_view t) { return detail::precision_names.from_string(t); }
+template <>
+inline Target from_string<Target>(std::string_view t) { return detail::target_names.from_string(t); }
+template <>
+inline PlanSource from_string<PlanSource>(std::string_view t) { return detail::plan_source_names.from_string(t); }
+template <>
+inline CalibrationLevel from_string<CalibrationLevel>(std::string_view t) {
+  return detail::level_names.from_string(t);
+}
+
+// ---- the plan ------------------------------------------------------------------------------------
+
+// Everything a solver needs to know about how to run. Solvers take a resolved Plan and never look
+// anywhere else for parameters.
+struct Plan {
+  Solver solver = Solver::gepp;
+  Precision precision = Precision::double_;
+  Target target = Target::cpu;
+  int nb = 128;               // outer panel width B (columns per block column)
+  int ib = 32;                // inner panel width b (CALU's CPU-cache blocking)
+  int cpu_block_columns = 0;  // d: block columns kept by the CPUs (hybrid only)
+  int panel_threads = 1;      // P_r: row blocks of the TSLU panel (CALU)
+  int lookahead = 1;          // panels factored ahead of the trailing update
+
+  PlanSource source = PlanSource::default_;  // where the plan as a whole came from
+  std::string source_detail;                 // e.g. "tuned at m=n=2000 (exact)"
+  std::vector<std::string> overridden;       // fields the caller set explicitly
+  std::optional<double> predicted_seconds;   // the model's prediction, when it made one
+};
+
+// Caller overrides: every set field wins over the DB, the model and the defaults.
+struct PlanOverrides {
+  std::optional<int> nb;
+  std::optional<int> ib;
+  std::optional<int> cpu_block_columns;
+  std::optional<int> panel_threads;
+  std::optional<int> lookahead;
+};
+
+// ---- the machine -----------------------------------------------------------------------------------
+
+struct CacheInfo {
+  int level = 0;
+  long long bytes = 0;
+  int count = 0;  // how many instances of this cache the machine has
+};
+
+struct GpuInfo {
+  std::string name;
+  int compute_capability_major = 0;
+  int compute_capability_minor = 0;
+  int multiprocessors = 0;
+  long long memory_bytes = 0;
+  double dgemm_gflops = 0;  // measured with cuBLAS; 0 when not measured
+};
+
+// What the probes found. Rates are measured unless the name says otherwise.
+struct MachineProfile {
+  std::string cpu_model;
+  std::string hostname;
+  int packages = 0;
+  int cores = 0;
+  int hardware_threads = 0;
+  int numa_nodes = 0;
+  std::vector<CacheInfo> caches;
+  std::string blas_library;  // e.g. "OpenBLAS 0.3.21"
+  std::vector<GpuInfo> gpus;
+
+  double dgemm_gflops_one_core = 0;    // 0 when not measured (estimate level)
+  double dgemm_gflops_all_cores = 0;
+  int dgemm_probe_size = 0;            // n of the square DGEMM that was timed
+  bool rates_measured = false;         // false: the rates above were not measured
+  double peak_gflops_per_core = 0;     // datasheet-style: flops per cycle x clock; 0 if unknown
+
+  long long cache_bytes(int level) const {
+    for (const auto& c : caches)
+      if (c.level == level) return c.bytes;
+    return 0;
+  }
+};
+
+}  // namespace hetlu

@@ -1,0 +1,21 @@
+// Argument checks shared by the solver front ends. Each throws hetlu::InvalidArgument with a
+// message that names the argument and says what is wrong.
+#pragma once
+
+#include "hetlu/types.hpp"
+
+namespace hetlu::checks {
+
+void non_negative(const char* name, long long value);
+void at_least(const char* name, long long value, const char* bound_name, long long bound);
+void not_null(const char* name, const void* pointer, long long elements);
+
+// Every entry of the m x n matrix must be finite; names the first offender as name(i,j), 1-based.
+template <class T>
+void finite(const char* name, int m, int n, const T* A, int lda);
+
+// The plan must ask for the precision of the data it is given.
+template <class T>
+void precision_matches(const Plan& plan);
+
+}  // namespace hetlu::checks

@@ -1,0 +1,66 @@
+#include <algorithm>
+#include <string>
+
+#include "solvers/checks.hpp"
+#include "solvers/lu.hpp"
+#include "solvers/variants.hpp"
+
+namespace hetlu::solvers {
+namespace {
+
+void check_plan(const Plan& plan) {
+  checks::at_least("plan.nb", plan.nb, "1", 1);
+  if (plan.target != Target::cpu)
+    throw Error("target '" + to_string(plan.target) + "' is not available in this build yet");
+  if (plan.solver != Solver::gepp)
+    throw Error("solver '" + to_string(plan.solver) + "' is not available in this build yet");
+}
+
+}  // namespace
+
+template <class T>
+int getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv) {
+  checks::non_negative("m", m);
+  checks::non_negative("n", n);
+  checks::at_least("lda", lda, "max(1, m)", std::max(1, m));
+  checks::not_null("A", A, static_cast<long long>(m) * n);
+  checks::not_null("ipiv", ipiv, std::min(m, n));
+  checks::precision_matches<T>(plan);
+  check_plan(plan);
+  checks::finite("A", m, n, A, lda);
+  return variants::gepp_cpu_getrf(plan, m, n, A, lda, ipiv);
+}
+
+template <class T>
+void getrs(const Plan& plan, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb) {
+  checks::non_negative("n", n);
+  checks::non_negative("nrhs", nrhs);
+  checks::at_least("lda", lda, "max(1, n)", std::max(1, n));
+  checks::at_least("ldb", ldb, "max(1, n)", std::max(1, n));
+  checks::not_null("LU", LU, static_cast<long long>(n) * n);
+  checks::not_null("ipiv", ipiv, n);
+  checks::not_null("B", B, static_cast<long long>(n) * nrhs);
+  checks::precision_matches<T>(plan);
+  checks::finite("B", n, nrhs, B, ldb);
+  variants::lu_getrs(n, nrhs, LU, lda, ipiv, B, ldb);
+}
+
+template <class T>
+int gesv(const Plan& plan, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb) {
+  checks::non_negative("nrhs", nrhs);
+  checks::at_least("ldb", ldb, "max(1, n)", std::max(1, n));
+  checks::not_null("B", B, static_cast<long long>(n) * nrhs);
+  checks::finite("B", n, nrhs, B, ldb);  // before any work on A
+  int info = getrf(plan, n, n, A, lda, ipiv);
+  if (info == 0) variants::lu_getrs(n, nrhs, A, lda, ipiv, B, ldb);
+  return info;
+}
+
+template int getrf<float>(const Plan&, int, int, float*, int, int*);
+template int getrf<double>(const Plan&, int, int, double*, int, int*);
+template void getrs<float>(const Plan&, int, int, const float*, int, const int*, float*, int);
+template void getrs<double>(const Plan&, int, int, const double*, int, const int*, double*, int);
+template int gesv<float>(const Plan&, int, int, float*, int, int*, float*, int);
+template int gesv<double>(const Plan&, int, int, double*, int, int*, double*, int);
+
+}  // namespace hetlu::solvers

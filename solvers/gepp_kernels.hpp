@@ -1,0 +1,21 @@
+// Sequential building blocks of GEPP: row interchanges and the recursive panel factorization.
+#pragma once
+
+namespace hetlu::kernels {
+
+// Applies the interchanges ipiv[k1..k2) (1-based row numbers, LAPACK style) to the rows of an
+// ncols-wide column-major block, in order.
+template <class T>
+void laswp(int ncols, T* A, int lda, int k1, int k2, const int* ipiv);
+
+// Same interchanges in reverse order: undoes laswp.
+template <class T>
+void laswp_reverse(int ncols, T* A, int lda, int k1, int k2, const int* ipiv);
+
+// Recursive LU with partial pivoting of an m x n panel (Toledo's algorithm, as LAPACK's getrf2):
+// most of its flops are in GEMM, so a tall panel runs near Level-3 speed. ipiv is relative to the
+// panel (1-based). Returns 0, or the 1-based column of the first exactly-zero pivot.
+template <class T>
+int getrf_recursive(int m, int n, T* A, int lda, int* ipiv);
+
+}  // namespace hetlu::kernels

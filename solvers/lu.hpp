@@ -1,0 +1,22 @@
+// Front ends of the LU solvers: check arguments, then dispatch on the plan's solver and target.
+// Column-major storage, LAPACK conventions: ipiv is 1-based, info > 0 is the 1-based index of the
+// first exactly-zero pivot (the factorization is finished anyway, U is singular).
+#pragma once
+
+#include "hetlu/types.hpp"
+
+namespace hetlu::solvers {
+
+// P A = L U of the m x n matrix A, in place. Returns info.
+template <class T>
+int getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv);
+
+// Solves A X = B with the factors from getrf; B (n x nrhs) is overwritten by X.
+template <class T>
+void getrs(const Plan& plan, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb);
+
+// getrf then getrs. Returns info; when info > 0, B is left untouched.
+template <class T>
+int gesv(const Plan& plan, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb);
+
+}  // namespace hetlu::solvers

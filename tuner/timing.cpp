@@ -1,0 +1,58 @@
+#include "tuner/timing.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "hetlu/types.hpp"
+
+namespace hetlu::tuner {
+namespace {
+double median_of(std::vector<double> v) {
+  const size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + mid, v.end());
+  if (v.size() % 2) return v[mid];
+  const double upper = v[mid];
+  return (*std::max_element(v.begin(), v.begin() + mid) + upper) / 2;
+}
+}  // namespace
+
+Measurement summarize(std::vector<double> samples, double target_spread) {
+  if (samples.empty()) throw Error("no timing samples to summarize");
+  Measurement m;
+  m.median = median_of(samples);
+  m.minimum = *std::min_element(samples.begin(), samples.end());
+  std::vector<double> deviations;
+  for (double s : samples) deviations.push_back(std::abs(s - m.median));
+  m.spread = m.median > 0 ? median_of(deviations) / m.median : 0;
+  m.noisy = m.spread > target_spread;
+  m.samples = std::move(samples);
+  return m;
+}
+
+Measurement measure(const std::function<void()>& prepare, const std::function<void()>& run,
+                    const TimingOptions& options) {
+  using clock = std::chrono::steady_clock;
+  if (options.min_samples < 1 || options.max_samples < options.min_samples)
+    throw InvalidArgument("timing needs 1 <= min_samples <= max_samples");
+  const auto start = clock::now();
+  for (int i = 0; i < options.warmup; ++i) {
+    prepare();
+    run();
+  }
+  std::vector<double> samples;
+  while (true) {
+    prepare();
+    const auto t0 = clock::now();
+    run();
+    samples.push_back(std::chrono::duration<double>(clock::now() - t0).count());
+    if (static_cast<int>(samples.size()) < options.min_samples) continue;
+    const Measurement m = summarize(samples, options.target_spread);
+    const double spent = std::chrono::duration<double>(clock::now() - start).count();
+    if (!m.noisy || static_cast<int>(samples.size()) >= options.max_samples ||
+        spent >= options.time_cap_seconds)
+      return m;
+  }
+}
+
+}  // namespace hetlu::tuner
