@@ -61,7 +61,7 @@ void upsert_best_plan(Database& db, const BestPlan& b) {
         .bind(13, b.median_s)
         .bind(14, b.gflops)
         .bind(15, b.predicted_s)
-        .bind(16, b.trial_id)
+        .bind(16, b.trial_id > 0 ? std::optional<std::int64_t>(b.trial_id) : std::nullopt)
         .run();
   });
 }

@@ -84,6 +84,9 @@ class Statement {
   Statement& bind(int index, std::optional<double> value) {
     return value ? bind(index, *value) : bind_null(index);
   }
+  Statement& bind(int index, std::optional<std::int64_t> value) {
+    return value ? bind(index, *value) : bind_null(index);
+  }
 
   bool step();  // true while a row is available
   void run() {

@@ -10,6 +10,10 @@ void non_negative(const char* name, long long value) {
     throw InvalidArgument(std::string(name) + " = " + std::to_string(value) + " must be >= 0");
 }
 
+void positive(const char* name, long long value) {
+  if (value < 1) throw InvalidArgument(std::string(name) + " = " + std::to_string(value) + " must be >= 1");
+}
+
 void at_least(const char* name, long long value, const char* bound_name, long long bound) {
   if (value < bound)
     throw InvalidArgument(std::string(name) + " = " + std::to_string(value) + " must be >= " +

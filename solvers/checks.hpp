@@ -7,6 +7,7 @@
 namespace hetlu::checks {
 
 void non_negative(const char* name, long long value);
+void positive(const char* name, long long value);
 void at_least(const char* name, long long value, const char* bound_name, long long bound);
 void not_null(const char* name, const void* pointer, long long elements);
 

@@ -9,7 +9,7 @@ namespace hetlu::solvers {
 namespace {
 
 void check_plan(const Plan& plan) {
-  checks::at_least("plan.nb", plan.nb, "1", 1);
+  checks::positive("plan.nb", plan.nb);
   if (plan.target != Target::cpu)
     throw Error("target '" + to_string(plan.target) + "' is not available in this build yet");
   if (plan.solver != Solver::gepp)

@@ -1,0 +1,117 @@
+// The resolution chain: override > tuned (database) > model > default, each reported.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "../common/temp_dir.hpp"
+#include "db/records.hpp"
+#include "hetlu/hetlu.hpp"
+
+using namespace hetlu;
+
+namespace {
+Options with_db(const std::string& path) {
+  Options o;
+  o.db_path = path;
+  return o;
+}
+}  // namespace
+
+TEST(Resolve, WithoutADatabaseTheModelAnswers) {
+  test_support::TempDir dir;
+  const auto r = resolve_plan(Solver::gepp, Precision::double_, Target::cpu, 1000, 1000, with_db(dir.file("none.db")));
+  EXPECT_EQ(r.plan.source, PlanSource::model);
+  EXPECT_TRUE(r.warnings.empty());  // no database yet is normal, not a warning
+  EXPECT_NE(r.plan.source_detail.find("no database"), std::string::npos) << r.plan.source_detail;
+}
+
+TEST(Resolve, TunedEntryForThisMachineWins) {
+  test_support::TempDir dir;
+  const auto path = dir.file("t.db");
+  {
+    auto database = db::Database::open(path, db::Database::Mode::read_write);
+    const auto id = db::ensure_machine(database, db::fingerprint(this_machine()));
+    db::BestPlan b;
+    b.machine_id = id;
+    b.m = b.n = 1000;
+    b.plan.nb = 72;  // a value the model never picks
+    b.median_s = 0.1;
+    b.gflops = 6;
+    db::upsert_best_plan(database, b);
+  }
+  const auto r = resolve_plan(Solver::gepp, Precision::double_, Target::cpu, 1000, 1000, with_db(path));
+  EXPECT_EQ(r.plan.source, PlanSource::tuned);
+  EXPECT_EQ(r.plan.nb, 72);
+  // Another size far away falls back to the model; a single-precision query finds nothing tuned.
+  EXPECT_EQ(resolve_plan(Solver::gepp, Precision::double_, Target::cpu, 9000, 9000, with_db(path)).plan.source,
+            PlanSource::model);
+  EXPECT_EQ(resolve_plan(Solver::gepp, Precision::single, Target::cpu, 1000, 1000, with_db(path)).plan.source,
+            PlanSource::model);
+}
+
+TEST(Resolve, AnotherMachinesEntriesAreNotUsed) {
+  test_support::TempDir dir;
+  const auto path = dir.file("t.db");
+  {
+    auto database = db::Database::open(path, db::Database::Mode::read_write);
+    MachineProfile other = this_machine();
+    other.cpu_model += " (another one)";
+    const auto id = db::ensure_machine(database, db::fingerprint(other));
+    db::BestPlan b;
+    b.machine_id = id;
+    b.m = b.n = 1000;
+    b.plan.nb = 72;
+    db::upsert_best_plan(database, b);
+  }
+  const auto r = resolve_plan(Solver::gepp, Precision::double_, Target::cpu, 1000, 1000, with_db(path));
+  EXPECT_EQ(r.plan.source, PlanSource::model);
+  EXPECT_NE(r.plan.source_detail.find("fingerprint mismatch"), std::string::npos) << r.plan.source_detail;
+}
+
+TEST(Resolve, OverrideWinsAndSaysWhich) {
+  Options o;
+  o.use_database = false;
+  o.overrides.nb = 40;
+  const auto r = resolve_plan(Solver::gepp, Precision::double_, Target::cpu, 1000, 1000, o);
+  EXPECT_EQ(r.plan.source, PlanSource::override_);
+  EXPECT_EQ(r.plan.nb, 40);
+  EXPECT_EQ(r.plan.overridden, std::vector<std::string>{"nb"});
+}
+
+TEST(Resolve, WithoutAModelTheDefaultAnswers) {
+  Options o;
+  o.use_database = false;
+  const auto r = resolve_plan(Solver::prbt, Precision::double_, Target::cpu, 1000, 1000, o);
+  EXPECT_EQ(r.plan.source, PlanSource::default_);
+  EXPECT_EQ(r.plan.solver, Solver::prbt);
+  EXPECT_EQ(r.plan.nb, Plan{}.nb);
+}
+
+TEST(Resolve, CorruptDatabaseIsAWarningNotAFailure) {
+  test_support::TempDir dir;
+  const auto path = dir.file("corrupt.db");
+  std::ofstream(path) << std::string(4096, 'x');
+  const auto r = resolve_plan(Solver::gepp, Precision::double_, Target::cpu, 500, 500, with_db(path));
+  EXPECT_EQ(r.plan.source, PlanSource::model);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].find(path), std::string::npos);
+}
+
+TEST(Solve, GesvReportsPlanAndSolves) {
+  const int n = 64;
+  std::vector<double> A(n * n), B(n, 1.0);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) A[i + j * n] = (i == j ? n : 0) + 1.0 / (1 + i + j);
+  const auto A0 = A;
+  std::vector<int> ipiv(n);
+  Options o;
+  o.use_database = false;
+  const auto report = gesv(Solver::gepp, n, 1, A.data(), n, ipiv.data(), B.data(), n, o);
+  EXPECT_EQ(report.info, 0);
+  EXPECT_EQ(report.plan.source, PlanSource::model);
+  for (int i = 0; i < n; ++i) {
+    double r = -1;
+    for (int j = 0; j < n; ++j) r += A0[i + j * n] * B[j];
+    EXPECT_NEAR(r, 0, 1e-12);
+  }
+}

@@ -1,0 +1,185 @@
+// The hetlu command as a user runs it: exit codes, one-line errors, no partial output files.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "../common/temp_dir.hpp"
+
+namespace {
+
+struct Result {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+// Runs hetlu with the arguments (already shell-quoted where needed); captures stdout and stderr.
+Result run_hetlu(const std::string& args, const hetlu::test_support::TempDir& dir) {
+  const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
+  const std::string command = std::string("'") + HETLU_COMMAND + "' " + args + " >'" + out + "' 2>'" + err + "'";
+  const int status = std::system(command.c_str());
+  Result r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  auto slurp = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  r.out = slurp(out);
+  r.err = slurp(err);
+  std::filesystem::remove(out);
+  std::filesystem::remove(err);
+  return r;
+}
+
+std::string write(const hetlu::test_support::TempDir& dir, const std::string& name, const std::string& text) {
+  std::ofstream(dir.file(name)) << text;
+  return dir.file(name);
+}
+
+const std::string array_header = "%%MatrixMarket matrix array real general\n";
+
+// One line on stderr, starting "hetlu: error:", containing every piece.
+void expect_one_line_error(const Result& r, std::initializer_list<std::string> pieces) {
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_LT(r.exit_code, 128) << "crashed: " << r.err;
+  EXPECT_EQ(r.err.rfind("hetlu: error: ", 0), 0u) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  for (const auto& p : pieces) EXPECT_NE(r.err.find(p), std::string::npos) << "missing '" << p << "' in " << r.err;
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  hetlu::test_support::TempDir dir;
+  std::string db() const { return "--db '" + dir.file("t.db") + "'"; }
+};
+
+}  // namespace
+
+TEST_F(Cli, HelpOnEverySubcommand) {
+  for (const char* sub : {"", "probe", "calibrate", "recommend", "solve", "db", "db show"}) {
+    const auto r = run_hetlu(std::string(sub) + " --help", dir);
+    EXPECT_EQ(r.exit_code, 0) << sub;
+    EXPECT_NE(r.out.find("Usage"), std::string::npos) << sub;
+  }
+}
+
+TEST_F(Cli, SolveWritesTheSolution) {
+  const auto A = write(dir, "A.mtx", array_header + "2 2\n4\n1\n2\n3\n");  // [[4 2] [1 3]]
+  const auto B = write(dir, "B.mtx", array_header + "2 1\n8\n7\n");
+  const auto r = run_hetlu("solve '" + A + "' '" + B + "' -o '" + dir.file("X.mtx") + "' --json " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["plan"]["solver"], "gepp");
+  EXPECT_LT(j["backward_error"].get<double>(), 1e-15);
+  std::ifstream x(dir.file("X.mtx"));
+  std::string line;
+  std::vector<std::string> lines;
+  while (std::getline(x, line)) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 5u);
+  EXPECT_EQ(lines[2], "2 1");
+  EXPECT_NEAR(std::stod(lines[3]), 1.0, 1e-15);  // 4*1 + 2*2 = 8
+  EXPECT_NEAR(std::stod(lines[4]), 2.0, 1e-15);  // 1*1 + 3*2 = 7
+}
+
+TEST_F(Cli, SolveDefaultsToOnesAndPrintsX) {
+  const auto A = write(dir, "A.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 2\n2 2 4\n");
+  const auto r = run_hetlu("solve '" + A + "' " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("2 1\n0.5\n0.25\n"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, MissingFile) {
+  expect_one_line_error(run_hetlu("solve '" + dir.file("nope.mtx") + "' " + db(), dir), {"nope.mtx", "no such file"});
+}
+
+TEST_F(Cli, MalformedFileNamesTheLine) {
+  const auto A = write(dir, "A.mtx", array_header + "2 2\n1\n2\nthree\n4\n");
+  expect_one_line_error(run_hetlu("solve '" + A + "' " + db(), dir), {"A.mtx:5:", "bad value 'three'"});
+}
+
+TEST_F(Cli, NonSquareA) {
+  const auto A = write(dir, "A.mtx", array_header + "2 3\n1\n2\n3\n4\n5\n6\n");
+  expect_one_line_error(run_hetlu("solve '" + A + "' " + db(), dir), {"A is 2 x 3", "square"});
+}
+
+TEST_F(Cli, WrongNumberOfRowsInB) {
+  const auto A = write(dir, "A.mtx", array_header + "2 2\n1\n0\n0\n1\n");
+  const auto B = write(dir, "B.mtx", array_header + "3 1\n1\n1\n1\n");
+  expect_one_line_error(run_hetlu("solve '" + A + "' '" + B + "' " + db(), dir), {"B has 3 rows", "2 x 2"});
+}
+
+TEST_F(Cli, NanAndInfInTheInput) {
+  const auto nan = write(dir, "nan.mtx", array_header + "2 2\n1\nNaN\n0\n1\n");
+  expect_one_line_error(run_hetlu("solve '" + nan + "' " + db(), dir), {"nan.mtx:4:", "NaN", "(2,1)"});
+  const auto inf = write(dir, "inf.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n2 2 -inf\n");
+  expect_one_line_error(run_hetlu("solve '" + inf + "' " + db(), dir), {"inf.mtx:3:", "Inf", "(2,2)"});
+}
+
+TEST_F(Cli, SingularMatrixNamesTheZeroPivotAndWritesNothing) {
+  // The second column is twice the first: U(2,2) is exactly zero.
+  const auto A = write(dir, "A.mtx", array_header + "3 3\n1\n2\n4\n2\n4\n8\n0\n1\n1\n");
+  const auto r = run_hetlu("solve '" + A + "' -o '" + dir.file("X.mtx") + "' " + db(), dir);
+  expect_one_line_error(r, {"singular", "U(2,2)", "zero pivot"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("X.mtx")));
+}
+
+TEST_F(Cli, UnwritableOutputLeavesNoPartialFile) {
+  const auto A = write(dir, "A.mtx", array_header + "1 1\n2\n");
+  const auto r = run_hetlu("solve '" + A + "' -o '" + dir.file("missing/X.mtx") + "' " + db(), dir);
+  expect_one_line_error(r, {"missing/X.mtx", "cannot write"});
+  EXPECT_FALSE(std::filesystem::exists(dir.file("missing")));
+}
+
+TEST_F(Cli, UnwritableDatabasePath) {
+  write(dir, "a_file", "x");
+  const auto r = run_hetlu("calibrate --level estimate --db '" + dir.file("a_file/t.db") + "'", dir);
+  expect_one_line_error(r, {"a_file/t.db"});
+}
+
+TEST_F(Cli, CorruptDatabaseIsAnErrorForDbShowAndAWarningForSolve) {
+  const auto bad = write(dir, "bad.db", std::string(4096, 'x'));
+  expect_one_line_error(run_hetlu("db show --db '" + bad + "'", dir), {"bad.db"});
+  const auto A = write(dir, "A.mtx", array_header + "1 1\n2\n");
+  const auto r = run_hetlu("solve '" + A + "' --db '" + bad + "'", dir);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.err.find("hetlu: warning:"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, BadArgumentsAreUsageErrors) {
+  EXPECT_EQ(run_hetlu("recommend -n -5", dir).exit_code, 2);
+  EXPECT_EQ(run_hetlu("frobnicate", dir).exit_code, 2);
+  expect_one_line_error(run_hetlu("recommend -n 10 --solver fastest " + db(), dir), {"unknown solver 'fastest'"});
+  expect_one_line_error(run_hetlu("calibrate --level ludicrous " + db(), dir), {"unknown calibration level"});
+}
+
+TEST_F(Cli, CalibrateThenRecommendIsTuned) {
+  auto r = run_hetlu("calibrate --level quick --sizes 48,96 " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run_hetlu("recommend --solver gepp -m 96 -n 96 --json " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["source"], "tuned");
+  EXPECT_EQ(j["m"], 96);
+  // A second calibration reuses every trial.
+  r = run_hetlu("calibrate --level quick --sizes 48,96 --json " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const auto& row : nlohmann::json::parse(r.out)["results"]) EXPECT_EQ(row["trials_measured"], 0);
+  r = run_hetlu("db show --json " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto shown = nlohmann::json::parse(r.out);
+  EXPECT_EQ(shown["schema_version"], 1);
+  EXPECT_EQ(shown["best_plans"].size(), 2u);
+}
+
+TEST_F(Cli, ProbeJson) {
+  const auto r = run_hetlu("probe --json --no-timing", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_GE(j["cores"].get<int>(), 1);
+  EXPECT_FALSE(j["rates_measured"].get<bool>());
+}

@@ -1,0 +1,86 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "../common/temp_dir.hpp"
+#include "cli/matrix_market.hpp"
+
+using namespace hetlu;
+
+namespace {
+std::string write(const test_support::TempDir& dir, const std::string& text) {
+  const auto path = dir.file("m.mtx");
+  std::ofstream(path) << text;
+  return path;
+}
+
+std::string error_of(const std::string& path) {
+  try {
+    cli::read_matrix_market(path);
+  } catch (const InvalidArgument& e) {
+    return e.what();
+  }
+  return "no error";
+}
+}  // namespace
+
+TEST(MatrixMarket, ReadsArrayColumnMajor) {
+  test_support::TempDir dir;
+  const auto M = cli::read_matrix_market(
+      write(dir, "%%MatrixMarket matrix array real general\n% comment\n\n2 3\n1\n2\n3\n4\n5\n6.5e0\n"));
+  EXPECT_EQ(M.rows, 2);
+  EXPECT_EQ(M.cols, 3);
+  EXPECT_EQ(M.values, (std::vector<double>{1, 2, 3, 4, 5, 6.5}));
+}
+
+TEST(MatrixMarket, ReadsCoordinateWithZerosFilledIn) {
+  test_support::TempDir dir;
+  const auto M = cli::read_matrix_market(
+      write(dir, "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 4.0\n3 2 -1\n"));
+  EXPECT_EQ(M.values, (std::vector<double>{4, 0, 0, 0, 0, -1, 0, 0, 0}));
+}
+
+TEST(MatrixMarket, ReadsSymmetricAndInteger) {
+  test_support::TempDir dir;
+  const auto M = cli::read_matrix_market(
+      write(dir, "%%MatrixMarket matrix coordinate integer symmetric\n2 2 2\n1 1 3\n2 1 7\n"));
+  EXPECT_EQ(M.values, (std::vector<double>{3, 7, 7, 0}));
+}
+
+TEST(MatrixMarket, ErrorsNameTheLine) {
+  test_support::TempDir dir;
+  const std::string header = "%%MatrixMarket matrix coordinate real general\n";
+  EXPECT_EQ(error_of(write(dir, header + "2 2 2\n1 1 1\n1 x 2\n")), dir.file("m.mtx") + ":4: bad column index 'x'");
+  EXPECT_EQ(error_of(write(dir, header + "2 2 1\n3 1 1\n")), dir.file("m.mtx") + ":3: row index 3 out of range 1..2");
+  EXPECT_EQ(error_of(write(dir, header + "2 2 3\n1 1 1\n")), dir.file("m.mtx") + ":3: file ends after 1 of 3 entries");
+  EXPECT_EQ(error_of(write(dir, header + "2 2 1\n1 1 nan\n")),
+            dir.file("m.mtx") + ":3: NaN in entry (1,1); the input must be finite");
+  EXPECT_NE(error_of(write(dir, header + "2 2 1\n1 1 1e400\n")).find(":3: Inf or overflow"), std::string::npos);
+  EXPECT_EQ(error_of(write(dir, header + "2 2 1\n1 1 1\n2 2 2\n")),
+            dir.file("m.mtx") + ":4: more entries than the size line declares");
+  EXPECT_EQ(error_of(write(dir, "hello\n")),
+            dir.file("m.mtx") + ":1: not a Matrix Market file (the first line must start with %%MatrixMarket)");
+  EXPECT_EQ(error_of(write(dir, "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n")),
+            dir.file("m.mtx") + ":1: field 'complex' is not supported (expected real or integer)");
+  EXPECT_EQ(error_of(write(dir, "")), dir.file("m.mtx") + ":0: empty file (expected a %%MatrixMarket header)");
+  EXPECT_EQ(error_of(dir.file("missing.mtx")), dir.file("missing.mtx") + ": no such file");
+}
+
+TEST(MatrixMarket, WriteRoundTripsExactly) {
+  test_support::TempDir dir;
+  cli::DenseMatrix M;
+  M.rows = 2, M.cols = 2, M.values = {1.0 / 3, -2e-300, 1e300, 0.1};
+  cli::write_matrix_market(dir.file("x.mtx"), M);
+  EXPECT_EQ(cli::read_matrix_market(dir.file("x.mtx")).values, M.values);
+  // Nothing but the file itself is left behind.
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), {}), 1);
+}
+
+TEST(MatrixMarket, UnwritableOutputLeavesNoFile) {
+  test_support::TempDir dir;
+  cli::DenseMatrix M;
+  M.rows = M.cols = 1, M.values = {1};
+  EXPECT_THROW(cli::write_matrix_market(dir.file("no/such/folder/x.mtx"), M), InvalidArgument);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("no")));
+}

@@ -1,0 +1,175 @@
+#include <gtest/gtest.h>
+
+#include "../common/temp_dir.hpp"
+#include "db/records.hpp"
+
+using namespace hetlu;
+using db::Database;
+
+namespace {
+MachineProfile profile(const std::string& cpu = "Test CPU") {
+  MachineProfile p;
+  p.cpu_model = cpu;
+  p.cores = 8;
+  p.packages = 1;
+  p.hardware_threads = 16;
+  p.numa_nodes = 1;
+  p.blas_library = "OpenBLAS 0.3.21";
+  p.hostname = "host-a";
+  return p;
+}
+
+db::Trial trial(std::int64_t machine, int n, int nb, double seconds, CalibrationLevel level = CalibrationLevel::quick) {
+  db::Trial t;
+  t.machine_id = machine;
+  t.level = level;
+  t.m = t.n = n;
+  t.plan.nb = nb;
+  t.repetitions = 3;
+  t.median_s = seconds;
+  t.min_s = seconds * 0.99;
+  t.spread = 0.01;
+  t.gflops = 1.0 / seconds;
+  t.predicted_s = seconds * 1.1;
+  t.samples = {seconds, seconds * 0.99, seconds * 1.01};
+  return t;
+}
+
+db::BestPlan best(std::int64_t machine, int n, int nb, CalibrationLevel level = CalibrationLevel::quick) {
+  db::BestPlan b;
+  b.machine_id = machine;
+  b.m = b.n = n;
+  b.plan.nb = nb;
+  b.level = level;
+  b.median_s = 0.5;
+  b.gflops = 10;
+  return b;
+}
+}  // namespace
+
+TEST(Fingerprint, HardKeyDecidesSoftDoesNot) {
+  auto a = profile(), b = profile();
+  b.hostname = "host-b";
+  EXPECT_EQ(db::fingerprint(a).hash, db::fingerprint(b).hash);
+  EXPECT_NE(db::fingerprint(a).soft_attributes, db::fingerprint(b).soft_attributes);
+  b = profile();
+  b.cores = 4;
+  EXPECT_NE(db::fingerprint(a).hash, db::fingerprint(b).hash);
+  b = profile();
+  b.gpus.push_back({"NVIDIA H100", 9, 0, 132, 80LL << 30, 0});
+  EXPECT_NE(db::fingerprint(a).hash, db::fingerprint(b).hash);
+  EXPECT_EQ(db::fingerprint(a).hash.size(), 16u);
+}
+
+TEST(Machines, EnsureIsIdempotent) {
+  test_support::TempDir dir;
+  auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
+  const auto fp = db::fingerprint(profile());
+  const auto id = db::ensure_machine(database, fp);
+  EXPECT_EQ(db::ensure_machine(database, fp), id);
+  EXPECT_EQ(db::list_machines(database).size(), 1u);
+  ASSERT_TRUE(db::find_machine(database, fp.hash));
+  EXPECT_EQ(db::find_machine(database, fp.hash)->id, id);
+  EXPECT_FALSE(db::find_machine(database, "0000000000000000"));
+}
+
+TEST(ProbeResults, NewestRatesAreLoaded) {
+  test_support::TempDir dir;
+  auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
+  const auto id = db::ensure_machine(database, db::fingerprint(profile()));
+  MachineProfile measured = profile();
+  measured.rates_measured = true;
+  measured.dgemm_probe_size = 512;
+  measured.dgemm_gflops_one_core = 10;
+  measured.dgemm_gflops_all_cores = 70;
+  db::store_probe_results(database, id, measured);
+  measured.dgemm_gflops_all_cores = 75;
+  db::store_probe_results(database, id, measured);
+
+  MachineProfile loaded = profile();
+  ASSERT_TRUE(db::load_probe_rates(database, id, loaded));
+  EXPECT_TRUE(loaded.rates_measured);
+  EXPECT_DOUBLE_EQ(loaded.dgemm_gflops_one_core, 10);
+  EXPECT_DOUBLE_EQ(loaded.dgemm_gflops_all_cores, 75);
+  EXPECT_EQ(loaded.dgemm_probe_size, 512);
+}
+
+TEST(Trials, RoundTripIncludingFailures) {
+  test_support::TempDir dir;
+  auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
+  const auto id = db::ensure_machine(database, db::fingerprint(profile()));
+  const auto ok = trial(id, 100, 32, 0.25);
+  db::insert_trial(database, ok);
+  auto failed = trial(id, 100, 64, 0);
+  failed.status = db::TrialStatus::failed;
+  failed.error = "out of memory";
+  failed.median_s = failed.min_s = failed.spread = failed.gflops = std::nullopt;
+  failed.samples.clear();
+  db::insert_trial(database, failed);
+
+  auto found = db::find_trial(database, ok);
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->status, db::TrialStatus::ok);
+  EXPECT_DOUBLE_EQ(*found->median_s, 0.25);
+  EXPECT_EQ(found->samples, ok.samples);
+  EXPECT_EQ(found->plan.solver, Solver::gepp);
+
+  found = db::find_trial(database, failed);
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->status, db::TrialStatus::failed);
+  EXPECT_EQ(found->error, "out of memory");
+  EXPECT_FALSE(found->median_s);
+
+  EXPECT_FALSE(db::find_trial(database, trial(id, 100, 128, 1)));
+  EXPECT_FALSE(db::find_trial(database, trial(id, 100, 32, 1, CalibrationLevel::measure)));  // other level
+  EXPECT_EQ(db::list_trials(database, id, Plan{}, 100, 100, CalibrationLevel::quick).size(), 2u);
+  EXPECT_EQ(db::count_trials(database), 2);
+  EXPECT_THROW(db::insert_trial(database, ok), db::DatabaseError);  // the same configuration twice
+}
+
+TEST(BestPlans, LookupExactNearestAndMiss) {
+  test_support::TempDir dir;
+  auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
+  const auto id = db::ensure_machine(database, db::fingerprint(profile()));
+  db::upsert_best_plan(database, best(id, 1000, 96));
+  db::upsert_best_plan(database, best(id, 4000, 256));
+  db::upsert_best_plan(database, best(id, 4000, 192));  // replaces the row for 4000
+
+  auto exact = db::lookup_best_plan(database, id, Solver::gepp, Precision::double_, Target::cpu, 1000, 1000,
+                                    CalibrationLevel::quick);
+  ASSERT_TRUE(exact.best);
+  EXPECT_TRUE(exact.exact);
+  EXPECT_EQ(exact.best->plan.nb, 96);
+  EXPECT_EQ(exact.best->plan.source, PlanSource::tuned);
+
+  auto nearest = db::lookup_best_plan(database, id, Solver::gepp, Precision::double_, Target::cpu, 3000, 3000,
+                                      CalibrationLevel::quick);
+  ASSERT_TRUE(nearest.best);
+  EXPECT_FALSE(nearest.exact);
+  EXPECT_EQ(nearest.best->plan.nb, 192);
+  EXPECT_NE(nearest.detail.find("nearest"), std::string::npos);
+
+  auto far = db::lookup_best_plan(database, id, Solver::gepp, Precision::double_, Target::cpu, 20000, 20000,
+                                  CalibrationLevel::quick);
+  EXPECT_FALSE(far.best);
+  auto other_solver = db::lookup_best_plan(database, id, Solver::calu, Precision::double_, Target::cpu, 1000, 1000,
+                                           CalibrationLevel::quick);
+  EXPECT_FALSE(other_solver.best);
+  auto single = db::lookup_best_plan(database, id, Solver::gepp, Precision::single, Target::cpu, 1000, 1000,
+                                     CalibrationLevel::quick);
+  EXPECT_FALSE(single.best);
+  EXPECT_EQ(db::list_best_plans(database).size(), 2u);
+}
+
+TEST(BestPlans, LowerLevelRowsDoNotAnswerHigherQueries) {
+  test_support::TempDir dir;
+  auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
+  const auto id = db::ensure_machine(database, db::fingerprint(profile()));
+  db::upsert_best_plan(database, best(id, 1000, 96, CalibrationLevel::quick));
+  EXPECT_FALSE(db::lookup_best_plan(database, id, Solver::gepp, Precision::double_, Target::cpu, 1000, 1000,
+                                    CalibrationLevel::measure)
+                   .best);
+  EXPECT_TRUE(db::lookup_best_plan(database, id, Solver::gepp, Precision::double_, Target::cpu, 1000, 1000,
+                                   CalibrationLevel::estimate)
+                  .best);
+}

@@ -1,0 +1,92 @@
+// Argument checks of the solver front ends: each bad argument is named in the exception.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "solvers/lu.hpp"
+
+using namespace hetlu;
+
+namespace {
+template <class F>
+std::string message_of(F&& f) {
+  try {
+    f();
+  } catch (const InvalidArgument& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("wrong exception type: ") + e.what();
+  }
+  return "no exception";
+}
+}  // namespace
+
+TEST(FrontEnd, NegativeSizesAreNamed) {
+  std::vector<double> A(4);
+  std::vector<int> ipiv(2);
+  EXPECT_EQ(message_of([&] { solvers::getrf(Plan{}, -1, 2, A.data(), 2, ipiv.data()); }), "m = -1 must be >= 0");
+  EXPECT_EQ(message_of([&] { solvers::getrf(Plan{}, 2, -3, A.data(), 2, ipiv.data()); }), "n = -3 must be >= 0");
+}
+
+TEST(FrontEnd, LeadingDimensionIsChecked) {
+  std::vector<double> A(25);
+  std::vector<int> ipiv(5);
+  EXPECT_EQ(message_of([&] { solvers::getrf(Plan{}, 5, 5, A.data(), 3, ipiv.data()); }),
+            "lda = 3 must be >= max(1, m) = 5");
+  std::vector<double> B(5);
+  EXPECT_EQ(message_of([&] { solvers::gesv(Plan{}, 5, 1, A.data(), 5, ipiv.data(), B.data(), 2); }),
+            "ldb = 2 must be >= max(1, n) = 5");
+}
+
+TEST(FrontEnd, NanAndInfAreRejectedBeforeAnyWork) {
+  std::vector<double> A = {1, 2, 3, 4};
+  const auto original = A;
+  std::vector<int> ipiv(2);
+  A[3] = std::nan("");
+  EXPECT_EQ(message_of([&] { solvers::getrf(Plan{}, 2, 2, A.data(), 2, ipiv.data()); }),
+            "A(2,2) is NaN; the input must be finite");
+  A[3] = 4;
+  A[1] = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(message_of([&] { solvers::getrf(Plan{}, 2, 2, A.data(), 2, ipiv.data()); }),
+            "A(2,1) is Inf; the input must be finite");
+  A[1] = 2;
+  std::vector<double> B = {1, -std::numeric_limits<double>::infinity()};
+  EXPECT_EQ(message_of([&] { solvers::gesv(Plan{}, 2, 1, A.data(), 2, ipiv.data(), B.data(), 2); }),
+            "B(2,1) is Inf; the input must be finite");
+  EXPECT_EQ(A, original);  // nothing was factored
+}
+
+TEST(FrontEnd, PlanMustMatchThePrecision) {
+  std::vector<float> A = {1, 2, 3, 4};
+  std::vector<int> ipiv(2);
+  EXPECT_EQ(message_of([&] { solvers::getrf(Plan{}, 2, 2, A.data(), 2, ipiv.data()); }),
+            "plan.precision is double but the matrix is single");
+}
+
+TEST(FrontEnd, BadPanelWidthIsNamed) {
+  std::vector<double> A = {1, 2, 3, 4};
+  std::vector<int> ipiv(2);
+  Plan p;
+  p.nb = 0;
+  EXPECT_EQ(message_of([&] { solvers::getrf(p, 2, 2, A.data(), 2, ipiv.data()); }), "plan.nb = 0 must be >= 1");
+}
+
+TEST(FrontEnd, EmptyMatricesAreFine) {
+  std::vector<int> ipiv(1);
+  EXPECT_EQ(solvers::getrf<double>(Plan{}, 0, 0, nullptr, 1, nullptr), 0);
+  EXPECT_EQ(solvers::getrf<double>(Plan{}, 0, 5, nullptr, 1, nullptr), 0);
+}
+
+TEST(FrontEnd, UnavailableSolverSaysSo) {
+  std::vector<double> A = {1, 2, 3, 4};
+  std::vector<int> ipiv(2);
+  Plan p;
+  p.solver = Solver::calu;
+  try {
+    solvers::getrf(p, 2, 2, A.data(), 2, ipiv.data());
+    FAIL() << "no exception";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("calu"), std::string::npos);
+  }
+}

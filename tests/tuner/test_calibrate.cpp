@@ -1,0 +1,85 @@
+#include <gtest/gtest.h>
+
+#include "../common/temp_dir.hpp"
+#include "db/records.hpp"
+#include "tuner/calibrate.hpp"
+
+using namespace hetlu;
+
+namespace {
+MachineProfile measured_profile() {
+  MachineProfile p;
+  p.cpu_model = "Test CPU";
+  p.cores = 2;
+  p.dgemm_gflops_all_cores = 50;
+  p.dgemm_gflops_one_core = 25;
+  p.rates_measured = true;
+  return p;
+}
+
+tuner::LevelSettings tiny_settings() {
+  tuner::LevelSettings s;
+  s.sizes = {40, 96};
+  s.space.nb = {8, 16, 32};
+  s.timing.min_samples = 2;
+  s.timing.max_samples = 3;
+  return s;
+}
+}  // namespace
+
+TEST(Calibrate, StoresEveryTrialAndTheBestPlan) {
+  test_support::TempDir dir;
+  auto database = db::Database::open(dir.file("t.db"), db::Database::Mode::read_write);
+  const auto profile = measured_profile();
+  const auto id = db::ensure_machine(database, db::fingerprint(profile));
+  std::vector<std::string> lines;
+  const auto results = tuner::tune_gepp_cpu(database, id, profile, tiny_settings(), {},
+                                            [&](const std::string& l) { lines.push_back(l); });
+  ASSERT_EQ(results.size(), 2u);
+  int trials = 0;
+  for (const auto& r : results) {
+    EXPECT_EQ(r.best.source, PlanSource::tuned);
+    EXPECT_GT(r.gflops, 0);
+    EXPECT_EQ(r.reused, 0);
+    EXPECT_EQ(r.failed, 0);
+    trials += r.measured;
+  }
+  EXPECT_EQ(db::count_trials(database), trials);
+  EXPECT_EQ(lines.size(), static_cast<size_t>(trials));
+  EXPECT_EQ(db::list_best_plans(database).size(), 2u);
+
+  // The best plan is the fastest measured trial or, within noise of it, the model's choice.
+  for (const auto& b : db::list_best_plans(database)) {
+    double fastest = 1e9;
+    for (const auto& t : db::list_trials(database, id, Plan{}, b.m, b.n, CalibrationLevel::quick))
+      fastest = std::min(fastest, *t.median_s);
+    EXPECT_LE(b.median_s, fastest * 1.5);
+  }
+}
+
+TEST(Calibrate, ResumesWithoutRemeasuring) {
+  test_support::TempDir dir;
+  auto database = db::Database::open(dir.file("t.db"), db::Database::Mode::read_write);
+  const auto profile = measured_profile();
+  const auto id = db::ensure_machine(database, db::fingerprint(profile));
+  auto settings = tiny_settings();
+  settings.sizes = {40};
+  tuner::tune_gepp_cpu(database, id, profile, settings, {}, nullptr);
+  const auto stored = db::count_trials(database);
+
+  settings.sizes = {40, 64};  // as if the first run had been killed after n = 40
+  const auto results = tuner::tune_gepp_cpu(database, id, profile, settings, {}, nullptr);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].measured, 0);
+  EXPECT_EQ(results[0].reused, stored);
+  EXPECT_GT(results[1].measured, 0);
+}
+
+TEST(Calibrate, UnknownStrategyFailsBeforeTiming) {
+  test_support::TempDir dir;
+  auto database = db::Database::open(dir.file("t.db"), db::Database::Mode::read_write);
+  auto settings = tiny_settings();
+  settings.strategy = "nope";
+  EXPECT_THROW(tuner::tune_gepp_cpu(database, 1, measured_profile(), settings, {}, nullptr), InvalidArgument);
+  EXPECT_EQ(db::count_trials(database), 0);
+}

@@ -1,0 +1,48 @@
+#include <gtest/gtest.h>
+
+#include "hetlu/types.hpp"
+#include "tuner/timing.hpp"
+
+using namespace hetlu;
+
+TEST(Summarize, MedianMinimumAndSpread) {
+  const auto m = tuner::summarize({3.0, 1.0, 2.0, 2.0, 10.0}, 0.03);
+  EXPECT_DOUBLE_EQ(m.median, 2.0);
+  EXPECT_DOUBLE_EQ(m.minimum, 1.0);
+  // deviations 1, 1, 0, 0, 8: MAD 1, relative 0.5
+  EXPECT_DOUBLE_EQ(m.spread, 0.5);
+  EXPECT_TRUE(m.noisy);
+  EXPECT_EQ(m.samples.size(), 5u);
+  EXPECT_DOUBLE_EQ(tuner::summarize({1.0, 3.0}, 0.03).median, 2.0);
+  EXPECT_THROW(tuner::summarize({}, 0.03), Error);
+}
+
+TEST(Measure, PreparesBeforeEveryRunAndTakesAtLeastMinSamples) {
+  int prepared = 0, ran = 0;
+  bool ready = false;
+  tuner::TimingOptions options;
+  options.warmup = 2;
+  options.min_samples = 5;
+  options.max_samples = 7;
+  const auto m = tuner::measure(
+      [&] {
+        ++prepared;
+        ready = true;
+      },
+      [&] {
+        EXPECT_TRUE(ready);  // never runs on a used input
+        ready = false;
+        ++ran;
+      },
+      options);
+  EXPECT_GE(m.samples.size(), 5u);
+  EXPECT_LE(m.samples.size(), 7u);
+  EXPECT_EQ(prepared, ran);
+  EXPECT_EQ(ran, 2 + static_cast<int>(m.samples.size()));
+}
+
+TEST(Measure, RejectsBadOptions) {
+  tuner::TimingOptions options;
+  options.min_samples = 0;
+  EXPECT_THROW(tuner::measure([] {}, [] {}, options), InvalidArgument);
+}
