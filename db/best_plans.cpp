@@ -37,6 +37,17 @@ BestPlan read_best(Statement& s) {
 
 void upsert_best_plan(Database& db, const BestPlan& b) {
   db.transaction([&] {
+    // A row from a higher level is better informed: a lower-level run does not replace it.
+    auto existing = db.prepare(
+        "SELECT level FROM best_plans WHERE machine_id = ?1 AND solver = ?2 AND precision = ?3 AND target = ?4 "
+        "AND m = ?5 AND n = ?6");
+    existing.bind(1, b.machine_id)
+        .bind(2, to_string(b.plan.solver))
+        .bind(3, to_string(b.plan.precision))
+        .bind(4, to_string(b.plan.target))
+        .bind(5, b.m)
+        .bind(6, b.n);
+    if (existing.step() && from_string<CalibrationLevel>(existing.column_text(0)) > b.level) return;
     db.prepare(
           "INSERT INTO best_plans (machine_id, solver, precision, target, m, n, level, nb, ib, "
           "cpu_block_columns, panel_threads, lookahead, median_s, gflops, predicted_s, trial_id) "

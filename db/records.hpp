@@ -83,6 +83,7 @@ struct BestPlan {
   std::string updated_at;
 };
 
+// Stores the best plan of one problem, unless a row from a higher level is already there.
 void upsert_best_plan(Database& db, const BestPlan& best);
 std::vector<BestPlan> list_best_plans(Database& db);
 

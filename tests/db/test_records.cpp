@@ -173,3 +173,17 @@ TEST(BestPlans, LowerLevelRowsDoNotAnswerHigherQueries) {
                                    CalibrationLevel::estimate)
                   .best);
 }
+
+TEST(BestPlans, ALowerLevelDoesNotReplaceAHigherOne) {
+  test_support::TempDir dir;
+  auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
+  const auto id = db::ensure_machine(database, db::fingerprint(profile()));
+  db::upsert_best_plan(database, best(id, 1000, 96, CalibrationLevel::measure));
+  db::upsert_best_plan(database, best(id, 1000, 32, CalibrationLevel::quick));
+  auto rows = db::list_best_plans(database);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].plan.nb, 96);
+  EXPECT_EQ(rows[0].level, CalibrationLevel::measure);
+  db::upsert_best_plan(database, best(id, 1000, 128, CalibrationLevel::measure));  // same level: replaced
+  EXPECT_EQ(db::list_best_plans(database)[0].plan.nb, 128);
+}
