@@ -9,9 +9,8 @@ namespace hetlu {
 namespace {
 
 // The tuned plan for this machine, or nothing; explains a miss in `why`.
-std::optional<Plan> tuned_plan(Solver solver, Precision precision, Target target, int m, int n,
-                               const Options& options, MachineProfile& profile, std::string& why,
-                               std::vector<std::string>& warnings) {
+std::optional<Plan> tuned_plan(Solver solver, Precision precision, Target target, int m, int n, const Options& options,
+                               MachineProfile& profile, std::string& why, std::vector<std::string>& warnings) {
   if (!options.use_database) {
     why = "database not used";
     return std::nullopt;
@@ -27,8 +26,7 @@ std::optional<Plan> tuned_plan(Solver solver, Precision precision, Target target
       return std::nullopt;
     }
     db::load_probe_rates(database, machine->id, profile);  // measured rates feed the model on a miss
-    const auto found =
-        db::lookup_best_plan(database, machine->id, solver, precision, target, m, n, options.min_level);
+    const auto found = db::lookup_best_plan(database, machine->id, solver, precision, target, m, n, options.min_level);
     if (!found.best) {
       why = found.detail;
       return std::nullopt;

@@ -46,7 +46,9 @@ int main(int argc, char** argv) {
   if (sizes.empty()) sizes = {1000, 2000, 4000};
   const int reps = 5;
 
-  std::printf("| n | nb (source) | hetlu s | hetlu GFlop/s | OpenBLAS s | OpenBLAS GFlop/s | ratio | residual hetlu | residual OpenBLAS |\n");
+  std::printf(
+      "| n | nb (source) | hetlu s | hetlu GFlop/s | OpenBLAS s | OpenBLAS GFlop/s | ratio | residual hetlu | residual "
+      "OpenBLAS |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|\n");
   for (int n : sizes) {
     if (n < 1) {
@@ -60,11 +62,13 @@ int main(int argc, char** argv) {
     std::vector<int> ipiv(n);
     std::vector<lapack_int> lapack_ipiv(n);
 
-    const hetlu::Plan plan = hetlu::resolve_plan(hetlu::Solver::gepp, hetlu::Precision::double_, hetlu::Target::cpu,
-                                                 n, n, options).plan;
-    const double t_hetlu = median_seconds(A, work, [&] { hetlu::solvers::getrf(plan, n, n, work.data(), n, ipiv.data()); }, reps);
+    const hetlu::Plan plan =
+        hetlu::resolve_plan(hetlu::Solver::gepp, hetlu::Precision::double_, hetlu::Target::cpu, n, n, options).plan;
+    const double t_hetlu = median_seconds(
+        A, work, [&] { hetlu::solvers::getrf(plan, n, n, work.data(), n, ipiv.data()); }, reps);
     const double r_hetlu = hetlu::accuracy::factorization_residual(n, n, A.data(), n, work.data(), n, ipiv.data());
-    const double t_blas = median_seconds(A, work, [&] { LAPACKE_dgetrf(LAPACK_COL_MAJOR, n, n, work.data(), n, lapack_ipiv.data()); }, reps);
+    const double t_blas = median_seconds(
+        A, work, [&] { LAPACKE_dgetrf(LAPACK_COL_MAJOR, n, n, work.data(), n, lapack_ipiv.data()); }, reps);
     std::vector<int> blas_ipiv(lapack_ipiv.begin(), lapack_ipiv.end());
     const double r_blas = hetlu::accuracy::factorization_residual(n, n, A.data(), n, work.data(), n, blas_ipiv.data());
 

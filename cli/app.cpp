@@ -6,8 +6,9 @@
 namespace hetlu::cli {
 
 void add_db_option(CLI::App& command, std::string& path) {
-  command.add_option("--db", path, "tuning database (default: $HETLU_DB, else $XDG_DATA_HOME/hetlu/tuning.db, "
-                                   "else ~/.local/share/hetlu/tuning.db)");
+  command.add_option("--db", path,
+                     "tuning database (default: $HETLU_DB, else $XDG_DATA_HOME/hetlu/tuning.db, "
+                     "else ~/.local/share/hetlu/tuning.db)");
 }
 
 int run(int argc, char** argv) {

@@ -23,7 +23,8 @@ void register_calibrate(CLI::App& app, CommandState&) {
   add_db_option(*cmd, args->db);
   cmd->add_option("--level", args->level, "estimate, quick or measure")->capture_default_str();
   cmd->add_option("--config", args->config, "calibration YAML to use instead of the built-in one");
-  cmd->add_option("--sizes", args->sizes, "square sizes to tune instead of the level's")->delimiter(',')
+  cmd->add_option("--sizes", args->sizes, "square sizes to tune instead of the level's")
+      ->delimiter(',')
       ->check(CLI::Range(1, 100000));
   cmd->add_flag("--json", args->json, "print one JSON object (progress still goes to stderr)");
   cmd->callback([args] {
@@ -49,11 +50,20 @@ void register_calibrate(CLI::App& app, CommandState&) {
     if (args->json) {
       nlohmann::ordered_json rows = nlohmann::ordered_json::array();
       for (const auto& r : results)
-        rows.push_back({{"m", r.m}, {"n", r.n}, {"plan", to_json(r.best)}, {"median_seconds", r.median_s},
-                        {"gflops", r.gflops}, {"model_predicted_seconds", r.predicted_s ? *r.predicted_s : 0.0},
-                        {"trials_measured", r.measured}, {"trials_reused", r.reused}, {"trials_failed", r.failed}});
-      print_json({{"database", path}, {"level", to_string(level)}, {"machine", fp.hash},
-                  {"profile", to_json(profile)}, {"results", rows}});
+        rows.push_back({{"m", r.m},
+                        {"n", r.n},
+                        {"plan", to_json(r.best)},
+                        {"median_seconds", r.median_s},
+                        {"gflops", r.gflops},
+                        {"model_predicted_seconds", r.predicted_s ? *r.predicted_s : 0.0},
+                        {"trials_measured", r.measured},
+                        {"trials_reused", r.reused},
+                        {"trials_failed", r.failed}});
+      print_json({{"database", path},
+                  {"level", to_string(level)},
+                  {"machine", fp.hash},
+                  {"profile", to_json(profile)},
+                  {"results", rows}});
       return;
     }
     std::cout << describe(profile);

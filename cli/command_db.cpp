@@ -28,18 +28,28 @@ void register_db(CLI::App& app, CommandState&) {
     if (args->json) {
       nlohmann::ordered_json jm = nlohmann::ordered_json::array(), jp = nlohmann::ordered_json::array();
       for (const auto& m : machines)
-        jm.push_back({{"id", m.id}, {"fingerprint", m.fingerprint.hash},
+        jm.push_back({{"id", m.id},
+                      {"fingerprint", m.fingerprint.hash},
                       {"hard_key", nlohmann::json::parse(m.fingerprint.hard_key)},
                       {"soft_attributes", nlohmann::json::parse(m.fingerprint.soft_attributes)},
-                      {"first_seen", m.first_seen}, {"last_seen", m.last_seen}});
+                      {"first_seen", m.first_seen},
+                      {"last_seen", m.last_seen}});
       for (const auto& b : plans) {
         auto plan = to_json(b.plan);
-        jp.push_back({{"machine_id", b.machine_id}, {"m", b.m}, {"n", b.n}, {"level", to_string(b.level)},
-                      {"plan", plan}, {"median_seconds", b.median_s}, {"gflops", b.gflops},
+        jp.push_back({{"machine_id", b.machine_id},
+                      {"m", b.m},
+                      {"n", b.n},
+                      {"level", to_string(b.level)},
+                      {"plan", plan},
+                      {"median_seconds", b.median_s},
+                      {"gflops", b.gflops},
                       {"updated_at", b.updated_at}});
       }
-      print_json({{"database", path}, {"schema_version", database.user_version()}, {"machines", jm},
-                  {"trials", trials}, {"best_plans", jp}});
+      print_json({{"database", path},
+                  {"schema_version", database.user_version()},
+                  {"machines", jm},
+                  {"trials", trials},
+                  {"best_plans", jp}});
       return;
     }
     std::cout << fmt::format("database {} (schema version {})\n", path, database.user_version());

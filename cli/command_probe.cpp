@@ -2,18 +2,22 @@
 
 #include "cli/commands.hpp"
 #include "cli/report.hpp"
+#include "db/records.hpp"
 #include "probes/probes.hpp"
 
 namespace hetlu::cli {
 
 void register_probe(CLI::App& app, CommandState&) {
   struct Args {
+    std::string db;
     bool json = false;
     bool no_timing = false;
     int gemm_size = 1024;
   };
   auto args = std::make_shared<Args>();
-  auto* cmd = app.add_subcommand("probe", "Show what the probes find on this machine (topology, BLAS, DGEMM rates, GPUs)");
+  auto* cmd =
+      app.add_subcommand("probe", "Show what the probes find on this machine (topology, BLAS, DGEMM rates, GPUs)");
+  cmd->add_option("--db", args->db, "also store the measured rates in this tuning database");
   cmd->add_flag("--json", args->json, "print one JSON object");
   cmd->add_flag("--no-timing", args->no_timing, "topology and datasheet peaks only; time nothing");
   cmd->add_option("--gemm-size", args->gemm_size, "order of the timed DGEMM")->check(CLI::Range(16, 16384));
@@ -23,6 +27,10 @@ void register_probe(CLI::App& app, CommandState&) {
     options.gemm_size = args->gemm_size;
     const auto gpu = probes::gpus(false);
     MachineProfile profile = probes::probe_machine(options);
+    if (!args->db.empty()) {
+      auto database = db::Database::open(args->db, db::Database::Mode::read_write);
+      db::store_probe_results(database, db::ensure_machine(database, db::fingerprint(profile)), profile);
+    }
     if (args->json) {
       auto j = to_json(profile);
       j["cuda_built"] = probes::built_with_cuda();

@@ -36,8 +36,8 @@ void register_solve(CLI::App& app, CommandState& state) {
     } else {
       B = read_matrix_market(args->b_path);
       if (B.rows != A.rows)
-        throw InvalidArgument(fmt::format("{}: B has {} rows but A is {} x {}; they must match", args->b_path, B.rows,
-                                          A.rows, A.cols));
+        throw InvalidArgument(
+            fmt::format("{}: B has {} rows but A is {} x {}; they must match", args->b_path, B.rows, A.rows, A.cols));
     }
     const int n = A.rows, nrhs = B.cols;
     const DenseMatrix A_original = A, B_original = B;
@@ -49,9 +49,10 @@ void register_solve(CLI::App& app, CommandState& state) {
         gesv(solver, n, nrhs, A.values.data(), std::max(1, n), ipiv.data(), B.values.data(), std::max(1, n), options);
     warn_all(report.warnings);
     if (report.info > 0) {
-      std::cerr << fmt::format("hetlu: error: {}: the matrix is singular: U({},{}) is exactly zero (zero pivot at "
-                               "column {}); no solution written\n",
-                               args->a_path, report.info, report.info, report.info);
+      std::cerr << fmt::format(
+          "hetlu: error: {}: the matrix is singular: U({},{}) is exactly zero (zero pivot at "
+          "column {}); no solution written\n",
+          args->a_path, report.info, report.info, report.info);
       state.exit_code = exit_singular;
       return;
     }
@@ -60,9 +61,13 @@ void register_solve(CLI::App& app, CommandState& state) {
     if (!args->x_path.empty()) write_matrix_market(args->x_path, B);
 
     if (args->json) {
-      nlohmann::ordered_json j = {{"n", n},           {"nrhs", nrhs},  {"plan", to_json(report.plan)},
-                                  {"seconds", report.seconds},     {"gflops", report.gflops},
-                                  {"backward_error", omega},       {"info", report.info}};
+      nlohmann::ordered_json j = {{"n", n},
+                                  {"nrhs", nrhs},
+                                  {"plan", to_json(report.plan)},
+                                  {"seconds", report.seconds},
+                                  {"gflops", report.gflops},
+                                  {"backward_error", omega},
+                                  {"info", report.info}};
       if (!args->x_path.empty())
         j["output"] = args->x_path;
       else
@@ -70,10 +75,11 @@ void register_solve(CLI::App& app, CommandState& state) {
       print_json(j);
       return;
     }
-    std::cerr << fmt::format("hetlu: {} n = {}, nrhs = {}: {:.4f} s, {:.2f} GFlop/s, backward error {:.2e}; nb = {} "
-                             "({})\n",
-                             to_string(report.plan.solver), n, nrhs, report.seconds, report.gflops, omega,
-                             report.plan.nb, to_string(report.plan.source));
+    std::cerr << fmt::format(
+        "hetlu: {} n = {}, nrhs = {}: {:.4f} s, {:.2f} GFlop/s, backward error {:.2e}; nb = {} "
+        "({})\n",
+        to_string(report.plan.solver), n, nrhs, report.seconds, report.gflops, omega, report.plan.nb,
+        to_string(report.plan.source));
     if (args->x_path.empty()) {
       // The solution goes to stdout in Matrix Market array format, ready to redirect.
       std::cout << "%%MatrixMarket matrix array real general\n" << n << " " << nrhs << "\n";

@@ -1,3 +1,5 @@
 #include "cli/commands.hpp"
 
-int main(int argc, char** argv) { return hetlu::cli::run(argc, argv); }
+int main(int argc, char** argv) {
+  return hetlu::cli::run(argc, argv);
+}

@@ -1,5 +1,7 @@
 #include "cli/matrix_market.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -8,7 +10,6 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 namespace hetlu::cli {
 namespace {
@@ -156,7 +157,8 @@ DenseMatrix read_matrix_market(const std::string& path) {
 void write_matrix_market(const std::string& path, const DenseMatrix& M) {
   namespace fs = std::filesystem;
   const fs::path target(path);
-  const fs::path temp = target.parent_path() / (".tmp." + target.filename().string() + "." + std::to_string(::getpid()));
+  const fs::path temp =
+      target.parent_path() / (".tmp." + target.filename().string() + "." + std::to_string(::getpid()));
   {
     std::ofstream out(temp);
     if (!out) throw InvalidArgument(path + ": cannot write (cannot create a file in its folder)");

@@ -28,11 +28,12 @@ nlohmann::ordered_json to_json(const MachineProfile& p) {
   for (const auto& c : p.caches) caches.push_back({{"level", c.level}, {"bytes", c.bytes}, {"count", c.count}});
   nlohmann::ordered_json gpus = nlohmann::ordered_json::array();
   for (const auto& g : p.gpus)
-    gpus.push_back({{"name", g.name},
-                    {"compute_capability", fmt::format("{}.{}", g.compute_capability_major, g.compute_capability_minor)},
-                    {"multiprocessors", g.multiprocessors},
-                    {"memory_bytes", g.memory_bytes},
-                    {"dgemm_gflops", g.dgemm_gflops}});
+    gpus.push_back(
+        {{"name", g.name},
+         {"compute_capability", fmt::format("{}.{}", g.compute_capability_major, g.compute_capability_minor)},
+         {"multiprocessors", g.multiprocessors},
+         {"memory_bytes", g.memory_bytes},
+         {"dgemm_gflops", g.dgemm_gflops}});
   return {{"cpu_model", p.cpu_model},
           {"hostname", p.hostname},
           {"packages", p.packages},
@@ -74,9 +75,13 @@ std::string describe(const MachineProfile& p) {
   return text;
 }
 
-void print_json(const nlohmann::ordered_json& object) { std::cout << object.dump() << std::endl; }
+void print_json(const nlohmann::ordered_json& object) {
+  std::cout << object.dump() << std::endl;
+}
 
-void warn(const std::string& message) { std::cerr << "hetlu: warning: " << message << std::endl; }
+void warn(const std::string& message) {
+  std::cerr << "hetlu: warning: " << message << std::endl;
+}
 
 void warn_all(const std::vector<std::string>& messages) {
   for (const auto& m : messages) warn(m);

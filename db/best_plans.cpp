@@ -84,8 +84,8 @@ std::vector<BestPlan> list_best_plans(Database& db) {
   return rows;
 }
 
-Lookup lookup_best_plan(Database& db, std::int64_t machine_id, Solver solver, Precision precision,
-                        Target target, int m, int n, CalibrationLevel min_level) {
+Lookup lookup_best_plan(Database& db, std::int64_t machine_id, Solver solver, Precision precision, Target target, int m,
+                        int n, CalibrationLevel min_level) {
   auto s = db.prepare(std::string(best_columns) +
                       " WHERE machine_id = ?1 AND solver = ?2 AND precision = ?3 AND target = ?4");
   s.bind(1, machine_id).bind(2, to_string(solver)).bind(3, to_string(precision)).bind(4, to_string(target));
@@ -112,16 +112,15 @@ Lookup lookup_best_plan(Database& db, std::int64_t machine_id, Solver solver, Pr
   }
   const std::string what = to_string(solver) + " " + to_string(precision) + " " + to_string(target);
   if (!result.best) {
-    result.detail = rows == 0 ? "no tuned " + what + " plan for this machine at level " +
-                                    to_string(min_level) + " or higher"
-                              : "no tuned " + what + " plan within a factor of 2 of m=" +
-                                    std::to_string(m) + ", n=" + std::to_string(n);
+    result.detail =
+        rows == 0
+            ? "no tuned " + what + " plan for this machine at level " + to_string(min_level) + " or higher"
+            : "no tuned " + what + " plan within a factor of 2 of m=" + std::to_string(m) + ", n=" + std::to_string(n);
     return result;
   }
   result.exact = result.best->m == m && result.best->n == n;
-  result.detail = "tuned at m=" + std::to_string(result.best->m) + ", n=" + std::to_string(result.best->n) +
-                  " (" + (result.exact ? "exact" : "nearest tuned size") + ", level " +
-                  to_string(result.best->level) + ")";
+  result.detail = "tuned at m=" + std::to_string(result.best->m) + ", n=" + std::to_string(result.best->n) + " (" +
+                  (result.exact ? "exact" : "nearest tuned size") + ", level " + to_string(result.best->level) + ")";
   return result;
 }
 

@@ -125,7 +125,9 @@ Database& Database::operator=(Database&& other) noexcept {
   std::swap(path_, other.path_);
   return *this;
 }
-Database::~Database() { sqlite3_close_v2(handle_); }
+Database::~Database() {
+  sqlite3_close_v2(handle_);
+}
 
 void Database::fail(const std::string& what) {
   throw DatabaseError("database '" + path_ + "': " + what + ": " + sqlite3_errmsg(handle_));
@@ -152,7 +154,9 @@ Statement Database::prepare(const std::string& sql) {
   return Statement(*this, stmt);
 }
 
-std::int64_t Database::last_insert_id() { return sqlite3_last_insert_rowid(handle_); }
+std::int64_t Database::last_insert_id() {
+  return sqlite3_last_insert_rowid(handle_);
+}
 
 void Database::migrate() {
   for (int version = user_version(); version < schema_version; ++version) {
@@ -163,7 +167,9 @@ void Database::migrate() {
   }
 }
 
-Statement::~Statement() { sqlite3_finalize(stmt_); }
+Statement::~Statement() {
+  sqlite3_finalize(stmt_);
+}
 
 Statement& Statement::bind(int index, std::int64_t value) {
   if (sqlite3_bind_int64(stmt_, index, value) != SQLITE_OK) db_->fail("cannot bind");
@@ -190,8 +196,12 @@ bool Statement::step() {
   db_->fail("query failed");
 }
 
-std::int64_t Statement::column_int(int index) { return sqlite3_column_int64(stmt_, index); }
-double Statement::column_double(int index) { return sqlite3_column_double(stmt_, index); }
+std::int64_t Statement::column_int(int index) {
+  return sqlite3_column_int64(stmt_, index);
+}
+double Statement::column_double(int index) {
+  return sqlite3_column_double(stmt_, index);
+}
 std::optional<double> Statement::column_optional_double(int index) {
   if (sqlite3_column_type(stmt_, index) == SQLITE_NULL) return std::nullopt;
   return sqlite3_column_double(stmt_, index);

@@ -81,9 +81,7 @@ class Statement {
   Statement& bind(int index, const std::string& value);
   Statement& bind(int index, const char* value) { return bind(index, std::string(value)); }
   Statement& bind_null(int index);
-  Statement& bind(int index, std::optional<double> value) {
-    return value ? bind(index, *value) : bind_null(index);
-  }
+  Statement& bind(int index, std::optional<double> value) { return value ? bind(index, *value) : bind_null(index); }
   Statement& bind(int index, std::optional<std::int64_t> value) {
     return value ? bind(index, *value) : bind_null(index);
   }

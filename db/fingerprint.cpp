@@ -24,16 +24,13 @@ Fingerprint fingerprint(const MachineProfile& profile) {
   nlohmann::ordered_json gpus = nlohmann::json::array();
   for (const auto& g : profile.gpus)
     gpus.push_back({{"name", g.name},
-                    {"compute_capability", std::to_string(g.compute_capability_major) + "." +
-                                               std::to_string(g.compute_capability_minor)},
+                    {"compute_capability",
+                     std::to_string(g.compute_capability_major) + "." + std::to_string(g.compute_capability_minor)},
                     {"multiprocessors", g.multiprocessors},
                     {"memory_bytes", g.memory_bytes}});
-  nlohmann::ordered_json hard = {{"cpu_model", profile.cpu_model},
-                                 {"packages", profile.packages},
-                                 {"cores", profile.cores},
-                                 {"hardware_threads", profile.hardware_threads},
-                                 {"numa_nodes", profile.numa_nodes},
-                                 {"gpus", gpus},
+  nlohmann::ordered_json hard = {{"cpu_model", profile.cpu_model},   {"packages", profile.packages},
+                                 {"cores", profile.cores},           {"hardware_threads", profile.hardware_threads},
+                                 {"numa_nodes", profile.numa_nodes}, {"gpus", gpus},
                                  {"blas", profile.blas_library}};
   nlohmann::ordered_json soft = {{"hostname", profile.hostname}, {"hetlu_version", HETLU_VERSION}};
   Fingerprint fp;

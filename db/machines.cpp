@@ -78,8 +78,7 @@ bool load_probe_rates(Database& db, std::int64_t machine_id, MachineProfile& pro
   bool found = false;
   while (s.step()) {  // later rows overwrite earlier ones: the newest wins
     const std::string name = s.column_text(0);
-    (name == "dgemm_one_core" ? profile.dgemm_gflops_one_core : profile.dgemm_gflops_all_cores) =
-        s.column_double(1);
+    (name == "dgemm_one_core" ? profile.dgemm_gflops_one_core : profile.dgemm_gflops_all_cores) = s.column_double(1);
     const std::string detail = s.column_text(2);
     if (detail.rfind("n=", 0) == 0) profile.dgemm_probe_size = std::stoi(detail.substr(2));
     found = true;

@@ -16,8 +16,8 @@ namespace hetlu::db {
 // thread and NUMA counts; each GPU's name, compute capability, SMs and memory; the BLAS library.
 // Soft attributes (hostname, hetlu version) only mark rows stale.
 struct Fingerprint {
-  std::string hash;       // 16 hex digits of FNV-1a over hard_key
-  std::string hard_key;   // JSON
+  std::string hash;             // 16 hex digits of FNV-1a over hard_key
+  std::string hard_key;         // JSON
   std::string soft_attributes;  // JSON
 };
 
@@ -90,12 +90,12 @@ std::vector<BestPlan> list_best_plans(Database& db);
 struct Lookup {
   std::optional<BestPlan> best;  // empty: a miss
   bool exact = false;
-  std::string detail;            // what answered, or why nothing did
+  std::string detail;  // what answered, or why nothing did
 };
 
 // The best plan for this machine and problem from rows at min_level or higher: the exact size,
 // else the nearest tuned size within a factor of 2 in m and in n.
-Lookup lookup_best_plan(Database& db, std::int64_t machine_id, Solver solver, Precision precision,
-                        Target target, int m, int n, CalibrationLevel min_level);
+Lookup lookup_best_plan(Database& db, std::int64_t machine_id, Solver solver, Precision precision, Target target, int m,
+                        int n, CalibrationLevel min_level);
 
 }  // namespace hetlu::db

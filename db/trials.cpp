@@ -6,9 +6,12 @@ namespace hetlu::db {
 
 std::string to_string(TrialStatus status) {
   switch (status) {
-    case TrialStatus::ok: return "ok";
-    case TrialStatus::noisy: return "noisy";
-    case TrialStatus::failed: return "failed";
+    case TrialStatus::ok:
+      return "ok";
+    case TrialStatus::noisy:
+      return "noisy";
+    case TrialStatus::failed:
+      return "failed";
   }
   return "?";
 }

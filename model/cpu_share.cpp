@@ -13,12 +13,10 @@ void check_rates(double cpu_rate, double device_rate) {
 }
 }  // namespace
 
-double cpu_block_columns(double cpu_rate, double device_rate, double block_columns_left,
-                         double panel_to_update_work) {
+double cpu_block_columns(double cpu_rate, double device_rate, double block_columns_left, double panel_to_update_work) {
   check_rates(cpu_rate, device_rate);
   const double total = cpu_rate + device_rate;
-  return (cpu_rate * block_columns_left + device_rate) / total -
-         panel_to_update_work * device_rate / total;
+  return (cpu_rate * block_columns_left + device_rate) / total - panel_to_update_work * device_rate / total;
 }
 
 double cpu_fraction(double cpu_rate, double device_rate) {
@@ -26,8 +24,7 @@ double cpu_fraction(double cpu_rate, double device_rate) {
   return cpu_rate / (cpu_rate + device_rate);
 }
 
-double cpu_fraction_from_peaks(double cpu_peak, double device_peak, double cpu_efficiency,
-                               double device_efficiency) {
+double cpu_fraction_from_peaks(double cpu_peak, double device_peak, double cpu_efficiency, double device_efficiency) {
   return cpu_fraction(cpu_peak * cpu_efficiency, device_peak * device_efficiency);
 }
 

@@ -8,8 +8,7 @@ namespace hetlu::model {
 //   d = (P g1 N_K + g2)/(P g1 + g2) - (W_panel/W_update) g2/(P g1 + g2)
 // cpu_rate = P g1 (all cores), device_rate = g2, in the same unit; block_columns_left = N_K;
 // panel_to_update_work = W_panel / W_update for one block column.
-double cpu_block_columns(double cpu_rate, double device_rate, double block_columns_left,
-                         double panel_to_update_work);
+double cpu_block_columns(double cpu_rate, double device_rate, double block_columns_left, double panel_to_update_work);
 
 // The asymptotic share d / N_K = P g1 / (P g1 + g2), independent of the matrix size.
 double cpu_fraction(double cpu_rate, double device_rate);

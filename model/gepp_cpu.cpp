@@ -27,8 +27,7 @@ double getrf_flops(double m, double n) {
   return muls + adds;
 }
 
-double predict_gepp_cpu_seconds(const MachineProfile& profile, int m, int n, int nb,
-                                const ModelParams& params) {
+double predict_gepp_cpu_seconds(const MachineProfile& profile, int m, int n, int nb, const ModelParams& params) {
   const double rate = cpu_gemm_rate(profile, params) * 1e9;  // flop/s
   if (rate <= 0) throw Error("the machine profile has no CPU rate to predict from");
   if (nb < 1) throw InvalidArgument("nb = " + std::to_string(nb) + " must be >= 1");

@@ -12,8 +12,7 @@ namespace hetlu::model {
 double cpu_gemm_rate(const MachineProfile& profile, const ModelParams& params);
 
 // Predicted seconds of GEPP (getrf) on an m x n matrix with panel width nb.
-double predict_gepp_cpu_seconds(const MachineProfile& profile, int m, int n, int nb,
-                                const ModelParams& params = {});
+double predict_gepp_cpu_seconds(const MachineProfile& profile, int m, int n, int nb, const ModelParams& params = {});
 
 // The plan for CPU GEPP of an m x n matrix: nb from the candidates with the least predicted time,
 // source = model. Throws hetlu::Error when the profile has no rate to predict from.

@@ -23,8 +23,7 @@ GemmRate measure_dgemm(int n, int threads, int repetitions) {
   std::vector<double> seconds;
   for (int r = 0; r <= std::max(1, repetitions); ++r) {
     auto t0 = std::chrono::steady_clock::now();
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, A.data(), n, B.data(), n, 0.0,
-                C.data(), n);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, A.data(), n, B.data(), n, 0.0, C.data(), n);
     auto t1 = std::chrono::steady_clock::now();
     if (r > 0) seconds.push_back(std::chrono::duration<double>(t1 - t0).count());  // r = 0 warms up
   }

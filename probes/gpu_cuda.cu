@@ -72,7 +72,9 @@ double measure_cublas_dgemm(int device, int n) {
 
 }  // namespace
 
-bool built_with_cuda() { return true; }
+bool built_with_cuda() {
+  return true;
+}
 
 GpuProbe gpus(bool measure_rates) {
   GpuProbe probe;

@@ -3,7 +3,11 @@
 
 namespace hetlu::probes {
 
-GpuProbe gpus(bool) { return {{}, "hetlu was built without CUDA"}; }
-bool built_with_cuda() { return false; }
+GpuProbe gpus(bool) {
+  return {{}, "hetlu was built without CUDA"};
+}
+bool built_with_cuda() {
+  return false;
+}
 
 }  // namespace hetlu::probes

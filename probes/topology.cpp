@@ -2,9 +2,9 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <memory>
 #include <set>
 #include <sstream>
-#include <memory>
 #include <string>
 
 #include "probes/probes.hpp"

@@ -36,16 +36,17 @@ double factorization_residual(int m, int n, const T* A, int lda, const T* LU, in
   std::vector<double> PA(static_cast<size_t>(m) * n);
   for (int j = 0; j < k; ++j)
     for (int i = 0; i < m; ++i)
-      L[i + static_cast<size_t>(j) * m] = i == j ? 1.0 : (i > j ? double(LU[i + static_cast<long long>(j) * ldlu]) : 0.0);
+      L[i + static_cast<size_t>(j) * m] =
+          i == j ? 1.0 : (i > j ? double(LU[i + static_cast<long long>(j) * ldlu]) : 0.0);
   for (int j = 0; j < n; ++j)
-    for (int i = 0; i <= std::min(j, k - 1); ++i) U[i + static_cast<size_t>(j) * k] = LU[i + static_cast<long long>(j) * ldlu];
+    for (int i = 0; i <= std::min(j, k - 1); ++i)
+      U[i + static_cast<size_t>(j) * k] = LU[i + static_cast<long long>(j) * ldlu];
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < m; ++i) PA[i + static_cast<size_t>(j) * m] = A[i + static_cast<long long>(j) * lda];
   kernels::laswp(n, PA.data(), m, 0, k, ipiv);
 
   const double a_norm = norm1(m, n, PA.data(), m);
-  blas::gemm(blas::Op::no_trans, blas::Op::no_trans, m, n, k, -1.0, L.data(), m, U.data(), k, 1.0,
-             PA.data(), m);
+  blas::gemm(blas::Op::no_trans, blas::Op::no_trans, m, n, k, -1.0, L.data(), m, U.data(), k, 1.0, PA.data(), m);
   const double r_norm = norm1(m, n, PA.data(), m);
   const double eps = unit_roundoff<T>();
   if (a_norm == 0) return r_norm == 0 ? 0 : 1 / eps;

@@ -4,38 +4,48 @@
 
 namespace hetlu::blas {
 namespace {
-CBLAS_TRANSPOSE cblas(Op op) { return op == Op::no_trans ? CblasNoTrans : CblasTrans; }
-CBLAS_SIDE cblas(Side s) { return s == Side::left ? CblasLeft : CblasRight; }
-CBLAS_UPLO cblas(Uplo u) { return u == Uplo::lower ? CblasLower : CblasUpper; }
-CBLAS_DIAG cblas(Diag d) { return d == Diag::unit ? CblasUnit : CblasNonUnit; }
+CBLAS_TRANSPOSE cblas(Op op) {
+  return op == Op::no_trans ? CblasNoTrans : CblasTrans;
+}
+CBLAS_SIDE cblas(Side s) {
+  return s == Side::left ? CblasLeft : CblasRight;
+}
+CBLAS_UPLO cblas(Uplo u) {
+  return u == Uplo::lower ? CblasLower : CblasUpper;
+}
+CBLAS_DIAG cblas(Diag d) {
+  return d == Diag::unit ? CblasUnit : CblasNonUnit;
+}
 }  // namespace
 
-void gemm(Op ta, Op tb, int m, int n, int k, double alpha, const double* A, int lda, const double* B,
-          int ldb, double beta, double* C, int ldc) {
+void gemm(Op ta, Op tb, int m, int n, int k, double alpha, const double* A, int lda, const double* B, int ldb,
+          double beta, double* C, int ldc) {
   if (m == 0 || n == 0) return;
   cblas_dgemm(CblasColMajor, cblas(ta), cblas(tb), m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
-void gemm(Op ta, Op tb, int m, int n, int k, float alpha, const float* A, int lda, const float* B,
-          int ldb, float beta, float* C, int ldc) {
+void gemm(Op ta, Op tb, int m, int n, int k, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
+          float* C, int ldc) {
   if (m == 0 || n == 0) return;
   cblas_sgemm(CblasColMajor, cblas(ta), cblas(tb), m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
-void trsm(Side side, Uplo uplo, Op op, Diag diag, int m, int n, double alpha, const double* A, int lda,
-          double* B, int ldb) {
+void trsm(Side side, Uplo uplo, Op op, Diag diag, int m, int n, double alpha, const double* A, int lda, double* B,
+          int ldb) {
   if (m == 0 || n == 0) return;
-  cblas_dtrsm(CblasColMajor, cblas(side), cblas(uplo), cblas(op), cblas(diag), m, n, alpha, A, lda, B,
-              ldb);
+  cblas_dtrsm(CblasColMajor, cblas(side), cblas(uplo), cblas(op), cblas(diag), m, n, alpha, A, lda, B, ldb);
 }
-void trsm(Side side, Uplo uplo, Op op, Diag diag, int m, int n, float alpha, const float* A, int lda,
-          float* B, int ldb) {
+void trsm(Side side, Uplo uplo, Op op, Diag diag, int m, int n, float alpha, const float* A, int lda, float* B,
+          int ldb) {
   if (m == 0 || n == 0) return;
-  cblas_strsm(CblasColMajor, cblas(side), cblas(uplo), cblas(op), cblas(diag), m, n, alpha, A, lda, B,
-              ldb);
+  cblas_strsm(CblasColMajor, cblas(side), cblas(uplo), cblas(op), cblas(diag), m, n, alpha, A, lda, B, ldb);
 }
 
-int iamax(int n, const double* x, int incx) { return n > 0 ? static_cast<int>(cblas_idamax(n, x, incx)) : 0; }
-int iamax(int n, const float* x, int incx) { return n > 0 ? static_cast<int>(cblas_isamax(n, x, incx)) : 0; }
+int iamax(int n, const double* x, int incx) {
+  return n > 0 ? static_cast<int>(cblas_idamax(n, x, incx)) : 0;
+}
+int iamax(int n, const float* x, int incx) {
+  return n > 0 ? static_cast<int>(cblas_isamax(n, x, incx)) : 0;
+}
 
 void scal(int n, double alpha, double* x, int incx) {
   if (n > 0) cblas_dscal(n, alpha, x, incx);

@@ -6,8 +6,7 @@
 namespace hetlu::checks {
 
 void non_negative(const char* name, long long value) {
-  if (value < 0)
-    throw InvalidArgument(std::string(name) + " = " + std::to_string(value) + " must be >= 0");
+  if (value < 0) throw InvalidArgument(std::string(name) + " = " + std::to_string(value) + " must be >= 0");
 }
 
 void positive(const char* name, long long value) {
@@ -16,13 +15,12 @@ void positive(const char* name, long long value) {
 
 void at_least(const char* name, long long value, const char* bound_name, long long bound) {
   if (value < bound)
-    throw InvalidArgument(std::string(name) + " = " + std::to_string(value) + " must be >= " +
-                          bound_name + " = " + std::to_string(bound));
+    throw InvalidArgument(std::string(name) + " = " + std::to_string(value) + " must be >= " + bound_name + " = " +
+                          std::to_string(bound));
 }
 
 void not_null(const char* name, const void* pointer, long long elements) {
-  if (pointer == nullptr && elements > 0)
-    throw InvalidArgument(std::string(name) + " is a null pointer");
+  if (pointer == nullptr && elements > 0) throw InvalidArgument(std::string(name) + " is a null pointer");
 }
 
 template <class T>
@@ -31,9 +29,8 @@ void finite(const char* name, int m, int n, const T* A, int lda) {
     for (int i = 0; i < m; ++i) {
       T v = A[i + static_cast<long long>(j) * lda];
       if (!std::isfinite(v))
-        throw InvalidArgument(std::string(name) + "(" + std::to_string(i + 1) + "," +
-                              std::to_string(j + 1) + ") is " + (std::isnan(v) ? "NaN" : "Inf") +
-                              "; the input must be finite");
+        throw InvalidArgument(std::string(name) + "(" + std::to_string(i + 1) + "," + std::to_string(j + 1) + ") is " +
+                              (std::isnan(v) ? "NaN" : "Inf") + "; the input must be finite");
     }
 }
 
@@ -41,8 +38,7 @@ template <class T>
 void precision_matches(const Plan& plan) {
   Precision data = sizeof(T) == sizeof(double) ? Precision::double_ : Precision::single;
   if (plan.precision != data)
-    throw InvalidArgument("plan.precision is " + to_string(plan.precision) + " but the matrix is " +
-                          to_string(data));
+    throw InvalidArgument("plan.precision is " + to_string(plan.precision) + " but the matrix is " + to_string(data));
 }
 
 template void finite<float>(const char*, int, int, const float*, int);

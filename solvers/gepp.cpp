@@ -31,10 +31,9 @@ int gepp_cpu_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv) {
     const int right = n - j - jb;
     if (right > 0) {
       kernels::laswp(right, at(0, j + jb), lda, j, j + jb, ipiv);
-      blas::trsm(Side::left, Uplo::lower, Op::no_trans, Diag::unit, jb, right, T(1), at(j, j), lda,
-                 at(j, j + jb), lda);
-      blas::gemm(Op::no_trans, Op::no_trans, m - j - jb, right, jb, T(-1), at(j + jb, j), lda,
-                 at(j, j + jb), lda, T(1), at(j + jb, j + jb), lda);
+      blas::trsm(Side::left, Uplo::lower, Op::no_trans, Diag::unit, jb, right, T(1), at(j, j), lda, at(j, j + jb), lda);
+      blas::gemm(Op::no_trans, Op::no_trans, m - j - jb, right, jb, T(-1), at(j + jb, j), lda, at(j, j + jb), lda, T(1),
+                 at(j + jb, j + jb), lda);
     }
   }
   return info;

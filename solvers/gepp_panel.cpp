@@ -16,7 +16,7 @@ using blas::Uplo;
 template <class T>
 void laswp(int ncols, T* A, int lda, int k1, int k2, const int* ipiv) {
   // Columns outermost: the swaps of one column touch one contiguous column.
-#pragma omp parallel for schedule(static) if (static_cast<long long>(ncols) * (k2 - k1) > 65536)
+#pragma omp parallel for schedule(static) if (static_cast <long long>(ncols) * (k2 - k1) > 65536)
   for (int j = 0; j < ncols; ++j) {
     T* column = A + static_cast<long long>(j) * lda;
     for (int i = k1; i < k2; ++i) {
@@ -28,7 +28,7 @@ void laswp(int ncols, T* A, int lda, int k1, int k2, const int* ipiv) {
 
 template <class T>
 void laswp_reverse(int ncols, T* A, int lda, int k1, int k2, const int* ipiv) {
-#pragma omp parallel for schedule(static) if (static_cast<long long>(ncols) * (k2 - k1) > 65536)
+#pragma omp parallel for schedule(static) if (static_cast <long long>(ncols) * (k2 - k1) > 65536)
   for (int j = 0; j < ncols; ++j) {
     T* column = A + static_cast<long long>(j) * lda;
     for (int i = k2 - 1; i >= k1; --i) {

@@ -21,8 +21,7 @@ std::vector<double> random_matrix(int n, unsigned seed) {
   return A;
 }
 
-db::Trial time_candidate(const Plan& plan, int n, const std::vector<double>& original,
-                         const TimingOptions& timing) {
+db::Trial time_candidate(const Plan& plan, int n, const std::vector<double>& original, const TimingOptions& timing) {
   db::Trial trial;
   trial.plan = plan;
   trial.m = trial.n = n;
@@ -100,8 +99,8 @@ std::vector<TuneResult> tune_gepp_cpu(db::Database& db, std::int64_t machine_id,
         if (trial.status == db::TrialStatus::failed)
           line << "FAILED (" << trial.error << ")";
         else
-          line << *trial.median_s << " s, " << *trial.gflops << " GFlop/s, model " << *trial.predicted_s
-               << " s" << (trial.status == db::TrialStatus::noisy ? " (noisy)" : "");
+          line << *trial.median_s << " s, " << *trial.gflops << " GFlop/s, model " << *trial.predicted_s << " s"
+               << (trial.status == db::TrialStatus::noisy ? " (noisy)" : "");
         progress(line.str());
       }
     }

@@ -19,9 +19,9 @@ namespace hetlu::tuner {
 // What one calibration level does; filled from configs/calibration.yaml.
 struct LevelSettings {
   CalibrationLevel level = CalibrationLevel::quick;
-  bool measure_rates = true;   // false: topology and datasheet peaks only, no timing at all
+  bool measure_rates = true;  // false: topology and datasheet peaks only, no timing at all
   int probe_gemm_size = 1024;
-  std::vector<int> sizes;      // square problems to tune
+  std::vector<int> sizes;  // square problems to tune
   std::string strategy = "grid";
   SearchSpace space;
   TimingOptions timing;

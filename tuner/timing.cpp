@@ -49,8 +49,7 @@ Measurement measure(const std::function<void()>& prepare, const std::function<vo
     if (static_cast<int>(samples.size()) < options.min_samples) continue;
     const Measurement m = summarize(samples, options.target_spread);
     const double spent = std::chrono::duration<double>(clock::now() - start).count();
-    if (!m.noisy || static_cast<int>(samples.size()) >= options.max_samples ||
-        spent >= options.time_cap_seconds)
+    if (!m.noisy || static_cast<int>(samples.size()) >= options.max_samples || spent >= options.time_cap_seconds)
       return m;
   }
 }

@@ -24,15 +24,14 @@ struct Resolution {
 };
 
 // The plan hetlu would use for an m x n problem on this machine.
-Resolution resolve_plan(Solver solver, Precision precision, Target target, int m, int n,
-                        const Options& options = {});
+Resolution resolve_plan(Solver solver, Precision precision, Target target, int m, int n, const Options& options = {});
 
 // This machine as the probes see it without timing (topology, BLAS, GPUs); probed once per process.
 const MachineProfile& this_machine();
 
 struct SolveReport {
   Plan plan;
-  int info = 0;          // LAPACK info: > 0 is the 1-based index of an exactly-zero pivot
+  int info = 0;  // LAPACK info: > 0 is the 1-based index of an exactly-zero pivot
   double seconds = 0;
   double gflops = 0;
   std::vector<std::string> warnings;
@@ -44,7 +43,6 @@ SolveReport getrf(Solver solver, int m, int n, T* A, int lda, int* ipiv, const O
 
 // Solves A X = B: A is overwritten by its LU factors, B by X (unless info > 0).
 template <class T>
-SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb,
-                 const Options& options = {});
+SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, const Options& options = {});
 
 }  // namespace hetlu

@@ -48,8 +48,8 @@ struct EnumNames {
       if (name == text) return e;
     std::string allowed;
     for (const auto& [e, name] : names) allowed += (allowed.empty() ? "" : ", ") + std::string(name);
-    throw InvalidArgument("unknown " + std::string(kind) + " '" + std::string(text) +
-                          "' (expected one of: " + allowed + ")");
+    throw InvalidArgument("unknown " + std::string(kind) + " '" + std::string(text) + "' (expected one of: " + allowed +
+                          ")");
   }
   std::vector<std::string> all() const {
     std::vector<std::string> out;
@@ -62,39 +62,54 @@ inline constexpr EnumNames<Solver, 3> solver_names{
     "solver", {{{Solver::gepp, "gepp"}, {Solver::calu, "calu"}, {Solver::prbt, "prbt"}}}};
 inline constexpr EnumNames<Precision, 2> precision_names{
     "precision", {{{Precision::single, "single"}, {Precision::double_, "double"}}}};
-inline constexpr EnumNames<Target, 2> target_names{
-    "target", {{{Target::cpu, "cpu"}, {Target::hybrid, "hybrid"}}}};
-inline constexpr EnumNames<PlanSource, 4> plan_source_names{
-    "plan source",
-    {{{PlanSource::override_, "override"},
-      {PlanSource::tuned, "tuned"},
-      {PlanSource::model, "model"},
-      {PlanSource::default_, "default"}}}};
-inline constexpr EnumNames<CalibrationLevel, 5> level_names{
-    "calibration level",
-    {{{CalibrationLevel::estimate, "estimate"},
-      {CalibrationLevel::quick, "quick"},
-      {CalibrationLevel::measure, "measure"},
-      {CalibrationLevel::patient, "patient"},
-      {CalibrationLevel::exhaustive, "exhaustive"}}}};
+inline constexpr EnumNames<Target, 2> target_names{"target", {{{Target::cpu, "cpu"}, {Target::hybrid, "hybrid"}}}};
+inline constexpr EnumNames<PlanSource, 4> plan_source_names{"plan source",
+                                                            {{{PlanSource::override_, "override"},
+                                                              {PlanSource::tuned, "tuned"},
+                                                              {PlanSource::model, "model"},
+                                                              {PlanSource::default_, "default"}}}};
+inline constexpr EnumNames<CalibrationLevel, 5> level_names{"calibration level",
+                                                            {{{CalibrationLevel::estimate, "estimate"},
+                                                              {CalibrationLevel::quick, "quick"},
+                                                              {CalibrationLevel::measure, "measure"},
+                                                              {CalibrationLevel::patient, "patient"},
+                                                              {CalibrationLevel::exhaustive, "exhaustive"}}}};
 }  // namespace detail
 
-inline std::string to_string(Solver v) { return std::string(detail::solver_names.to_string(v)); }
-inline std::string to_string(Precision v) { return std::string(detail::precision_names.to_string(v)); }
-inline std::string to_string(Target v) { return std::string(detail::target_names.to_string(v)); }
-inline std::string to_string(PlanSource v) { return std::string(detail::plan_source_names.to_string(v)); }
-inline std::string to_string(CalibrationLevel v) { return std::string(detail::level_names.to_string(v)); }
+inline std::string to_string(Solver v) {
+  return std::string(detail::solver_names.to_string(v));
+}
+inline std::string to_string(Precision v) {
+  return std::string(detail::precision_names.to_string(v));
+}
+inline std::string to_string(Target v) {
+  return std::string(detail::target_names.to_string(v));
+}
+inline std::string to_string(PlanSource v) {
+  return std::string(detail::plan_source_names.to_string(v));
+}
+inline std::string to_string(CalibrationLevel v) {
+  return std::string(detail::level_names.to_string(v));
+}
 
 template <class E>
 E from_string(std::string_view text);
 template <>
-inline Solver from_string<Solver>(std::string_view t) { return detail::solver_names.from_string(t); }
+inline Solver from_string<Solver>(std::string_view t) {
+  return detail::solver_names.from_string(t);
+}
 template <>
-inline Precision from_string<Precision>(std::string_view t) { return detail::precision_names.from_string(t); }
+inline Precision from_string<Precision>(std::string_view t) {
+  return detail::precision_names.from_string(t);
+}
 template <>
-inline Target from_string<Target>(std::string_view t) { return detail::target_names.from_string(t); }
+inline Target from_string<Target>(std::string_view t) {
+  return detail::target_names.from_string(t);
+}
 template <>
-inline PlanSource from_string<PlanSource>(std::string_view t) { return detail::plan_source_names.from_string(t); }
+inline PlanSource from_string<PlanSource>(std::string_view t) {
+  return detail::plan_source_names.from_string(t);
+}
 template <>
 inline CalibrationLevel from_string<CalibrationLevel>(std::string_view t) {
   return detail::level_names.from_string(t);
@@ -158,11 +173,11 @@ struct MachineProfile {
   std::string blas_library;  // e.g. "OpenBLAS 0.3.21"
   std::vector<GpuInfo> gpus;
 
-  double dgemm_gflops_one_core = 0;    // 0 when not measured (estimate level)
+  double dgemm_gflops_one_core = 0;  // 0 when not measured (estimate level)
   double dgemm_gflops_all_cores = 0;
-  int dgemm_probe_size = 0;            // n of the square DGEMM that was timed
-  bool rates_measured = false;         // false: the rates above were not measured
-  double peak_gflops_per_core = 0;     // datasheet-style: flops per cycle x clock; 0 if unknown
+  int dgemm_probe_size = 0;         // n of the square DGEMM that was timed
+  bool rates_measured = false;      // false: the rates above were not measured
+  double peak_gflops_per_core = 0;  // datasheet-style: flops per cycle x clock; 0 if unknown
 
   long long cache_bytes(int level) const {
     for (const auto& c : caches)

@@ -183,3 +183,17 @@ TEST_F(Cli, ProbeJson) {
   EXPECT_GE(j["cores"].get<int>(), 1);
   EXPECT_FALSE(j["rates_measured"].get<bool>());
 }
+
+TEST_F(Cli, ProbeStoresItsRatesWhenGivenADatabase) {
+  auto r = run_hetlu("probe --gemm-size 64 " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run_hetlu("db show --json " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["machines"].size(), 1u);
+  // The model now works from the measured rate: the recommendation says so.
+  r = run_hetlu("recommend -n 500 --json " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["source"], "model");
+  EXPECT_NE(j["source_detail"].get<std::string>().find("measured"), std::string::npos) << j.dump();
+}

@@ -36,15 +36,15 @@ TEST(MatrixMarket, ReadsArrayColumnMajor) {
 
 TEST(MatrixMarket, ReadsCoordinateWithZerosFilledIn) {
   test_support::TempDir dir;
-  const auto M = cli::read_matrix_market(
-      write(dir, "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 4.0\n3 2 -1\n"));
+  const auto M =
+      cli::read_matrix_market(write(dir, "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 4.0\n3 2 -1\n"));
   EXPECT_EQ(M.values, (std::vector<double>{4, 0, 0, 0, 0, -1, 0, 0, 0}));
 }
 
 TEST(MatrixMarket, ReadsSymmetricAndInteger) {
   test_support::TempDir dir;
-  const auto M = cli::read_matrix_market(
-      write(dir, "%%MatrixMarket matrix coordinate integer symmetric\n2 2 2\n1 1 3\n2 1 7\n"));
+  const auto M =
+      cli::read_matrix_market(write(dir, "%%MatrixMarket matrix coordinate integer symmetric\n2 2 2\n1 1 3\n2 1 7\n"));
   EXPECT_EQ(M.values, (std::vector<double>{3, 7, 7, 0}));
 }
 

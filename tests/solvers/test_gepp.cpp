@@ -23,7 +23,8 @@ Plan plan_for(int nb) {
 
 template <class T>
 void check_factorization(Kind kind, int m, int n, int nb) {
-  SCOPED_TRACE(test_support::name(kind) + " " + std::to_string(m) + "x" + std::to_string(n) + " nb=" + std::to_string(nb));
+  SCOPED_TRACE(test_support::name(kind) + " " + std::to_string(m) + "x" + std::to_string(n) +
+               " nb=" + std::to_string(nb));
   const auto A = test_support::make_matrix<T>(kind, m, n);
   auto LU = A;
   std::vector<int> ipiv(std::max(1, std::min(m, n)));
@@ -53,15 +54,16 @@ TEST_P(GeppSquare, SingleResidualBelow30) {
   check_factorization<float>(kind, n, n, nb);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    AwkwardSizes, GeppSquare,
-    ::testing::Combine(::testing::Values(Kind::random, Kind::diagonal, Kind::upper, Kind::lower, Kind::permutation,
-                                         Kind::diagonally_dominant, Kind::graded, Kind::ill_conditioned),
-                       ::testing::Values(1, 7, 100, 513), ::testing::Values(1, 32, 128)),
-    [](const auto& test) {
-      return test_support::name(std::get<0>(test.param)) + "_n" + std::to_string(std::get<1>(test.param)) + "_nb" +
-             std::to_string(std::get<2>(test.param));
-    });
+INSTANTIATE_TEST_SUITE_P(AwkwardSizes, GeppSquare,
+                         ::testing::Combine(::testing::Values(Kind::random, Kind::diagonal, Kind::upper, Kind::lower,
+                                                              Kind::permutation, Kind::diagonally_dominant,
+                                                              Kind::graded, Kind::ill_conditioned),
+                                            ::testing::Values(1, 7, 100, 513), ::testing::Values(1, 32, 128)),
+                         [](const auto& test) {
+                           return test_support::name(std::get<0>(test.param)) + "_n" +
+                                  std::to_string(std::get<1>(test.param)) + "_nb" +
+                                  std::to_string(std::get<2>(test.param));
+                         });
 
 TEST(GeppRectangular, TallAndWide) {
   for (int nb : {1, 16, 64, 600}) {
