@@ -1,3 +1,4 @@
+#include <map>
 #include <mutex>
 
 #include "db/records.hpp"
@@ -87,9 +88,11 @@ const MachineProfile& this_machine() {
   return profile;
 }
 
-Resolution resolve_plan(Solver solver, Precision precision, Target target, int m, int n, const Options& options) {
-  if (m < 0 || n < 0)
-    throw InvalidArgument("problem size m = " + std::to_string(m) + ", n = " + std::to_string(n) + " must be >= 0");
+namespace {
+std::mutex cache_mutex;
+std::map<std::string, Resolution> cache;  // key: problem, database and level; value: before overrides
+
+Resolution resolve_uncached(Solver solver, Precision precision, Target target, int m, int n, const Options& options) {
   Resolution r;
   MachineProfile profile = this_machine();
   std::string why_not_tuned, why_not_model;
@@ -106,9 +109,42 @@ Resolution resolve_plan(Solver solver, Precision precision, Target target, int m
   plan->solver = solver;
   plan->precision = precision;
   plan->target = target;
-  apply_overrides(*plan, options.overrides);
   r.plan = std::move(*plan);
   return r;
+}
+}  // namespace
+
+void clear_plan_cache() {
+  std::lock_guard lock(cache_mutex);
+  cache.clear();
+}
+
+Resolution resolve_plan(Solver solver, Precision precision, Target target, int m, int n, const Options& options) {
+  if (m < 0 || n < 0)
+    throw InvalidArgument("problem size m = " + std::to_string(m) + ", n = " + std::to_string(n) + " must be >= 0");
+  std::string db_key = "-";
+  if (options.use_database) {
+    try {
+      db_key = options.db_path.empty() ? db::default_path() : options.db_path;
+    } catch (const db::DatabaseError&) {
+      db_key = "?";  // no default path: the uncached resolution reports it
+    }
+  }
+  const std::string key = to_string(solver) + "|" + to_string(precision) + "|" + to_string(target) + "|" +
+                          std::to_string(m) + "|" + std::to_string(n) + "|" + to_string(options.min_level) + "|" +
+                          db_key;
+  std::optional<Resolution> r;
+  {
+    std::lock_guard lock(cache_mutex);
+    if (auto hit = cache.find(key); hit != cache.end()) r = hit->second;
+  }
+  if (!r) {
+    r = resolve_uncached(solver, precision, target, m, n, options);
+    std::lock_guard lock(cache_mutex);
+    cache.emplace(key, *r);
+  }
+  apply_overrides(r->plan, options.overrides);
+  return *r;
 }
 
 }  // namespace hetlu

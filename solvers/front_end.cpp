@@ -19,7 +19,7 @@ void check_plan(const Plan& plan) {
 }  // namespace
 
 template <class T>
-int getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv) {
+int getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, InputCheck check) {
   checks::non_negative("m", m);
   checks::non_negative("n", n);
   checks::at_least("lda", lda, "max(1, m)", std::max(1, m));
@@ -27,12 +27,13 @@ int getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv) {
   checks::not_null("ipiv", ipiv, std::min(m, n));
   checks::precision_matches<T>(plan);
   check_plan(plan);
-  checks::finite("A", m, n, A, lda);
+  if (check == InputCheck::finite) checks::finite("A", m, n, A, lda);
   return variants::gepp_cpu_getrf(plan, m, n, A, lda, ipiv);
 }
 
 template <class T>
-void getrs(const Plan& plan, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb) {
+void getrs(const Plan& plan, Transpose trans, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb,
+           InputCheck check) {
   checks::non_negative("n", n);
   checks::non_negative("nrhs", nrhs);
   checks::at_least("lda", lda, "max(1, n)", std::max(1, n));
@@ -41,26 +42,26 @@ void getrs(const Plan& plan, int n, int nrhs, const T* LU, int lda, const int* i
   checks::not_null("ipiv", ipiv, n);
   checks::not_null("B", B, static_cast<long long>(n) * nrhs);
   checks::precision_matches<T>(plan);
-  checks::finite("B", n, nrhs, B, ldb);
-  variants::lu_getrs(n, nrhs, LU, lda, ipiv, B, ldb);
+  if (check == InputCheck::finite) checks::finite("B", n, nrhs, B, ldb);
+  variants::lu_getrs(trans, n, nrhs, LU, lda, ipiv, B, ldb);
 }
 
 template <class T>
-int gesv(const Plan& plan, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb) {
+int gesv(const Plan& plan, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, InputCheck check) {
   checks::non_negative("nrhs", nrhs);
   checks::at_least("ldb", ldb, "max(1, n)", std::max(1, n));
   checks::not_null("B", B, static_cast<long long>(n) * nrhs);
-  checks::finite("B", n, nrhs, B, ldb);  // before any work on A
-  int info = getrf(plan, n, n, A, lda, ipiv);
-  if (info == 0) variants::lu_getrs(n, nrhs, A, lda, ipiv, B, ldb);
+  if (check == InputCheck::finite) checks::finite("B", n, nrhs, B, ldb);  // before any work on A
+  int info = getrf(plan, n, n, A, lda, ipiv, check);
+  if (info == 0) variants::lu_getrs(Transpose::no, n, nrhs, A, lda, ipiv, B, ldb);
   return info;
 }
 
-template int getrf<float>(const Plan&, int, int, float*, int, int*);
-template int getrf<double>(const Plan&, int, int, double*, int, int*);
-template void getrs<float>(const Plan&, int, int, const float*, int, const int*, float*, int);
-template void getrs<double>(const Plan&, int, int, const double*, int, const int*, double*, int);
-template int gesv<float>(const Plan&, int, int, float*, int, int*, float*, int);
-template int gesv<double>(const Plan&, int, int, double*, int, int*, double*, int);
+template int getrf<float>(const Plan&, int, int, float*, int, int*, InputCheck);
+template int getrf<double>(const Plan&, int, int, double*, int, int*, InputCheck);
+template void getrs<float>(const Plan&, Transpose, int, int, const float*, int, const int*, float*, int, InputCheck);
+template void getrs<double>(const Plan&, Transpose, int, int, const double*, int, const int*, double*, int, InputCheck);
+template int gesv<float>(const Plan&, int, int, float*, int, int*, float*, int, InputCheck);
+template int gesv<double>(const Plan&, int, int, double*, int, int*, double*, int, InputCheck);
 
 }  // namespace hetlu::solvers

@@ -10,13 +10,22 @@ using blas::Side;
 using blas::Uplo;
 
 template <class T>
-void lu_getrs(int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb) {
-  kernels::laswp(nrhs, B, ldb, 0, n, ipiv);
-  blas::trsm(Side::left, Uplo::lower, Op::no_trans, Diag::unit, n, nrhs, T(1), LU, lda, B, ldb);
-  blas::trsm(Side::left, Uplo::upper, Op::no_trans, Diag::non_unit, n, nrhs, T(1), LU, lda, B, ldb);
+void lu_getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb) {
+  if (n == 0 || nrhs == 0) return;
+  if (trans == Transpose::no) {
+    // A = P^T L U: X = U^-1 L^-1 P B
+    kernels::laswp(nrhs, B, ldb, 0, n, ipiv);
+    blas::trsm(Side::left, Uplo::lower, Op::no_trans, Diag::unit, n, nrhs, T(1), LU, lda, B, ldb);
+    blas::trsm(Side::left, Uplo::upper, Op::no_trans, Diag::non_unit, n, nrhs, T(1), LU, lda, B, ldb);
+  } else {
+    // A^T = U^T L^T P: X = P^T L^-T U^-T B
+    blas::trsm(Side::left, Uplo::upper, Op::trans, Diag::non_unit, n, nrhs, T(1), LU, lda, B, ldb);
+    blas::trsm(Side::left, Uplo::lower, Op::trans, Diag::unit, n, nrhs, T(1), LU, lda, B, ldb);
+    kernels::laswp_reverse(nrhs, B, ldb, 0, n, ipiv);
+  }
 }
 
-template void lu_getrs<float>(int, int, const float*, int, const int*, float*, int);
-template void lu_getrs<double>(int, int, const double*, int, const int*, double*, int);
+template void lu_getrs<float>(Transpose, int, int, const float*, int, const int*, float*, int);
+template void lu_getrs<double>(Transpose, int, int, const double*, int, const int*, double*, int);
 
 }  // namespace hetlu::variants

@@ -9,14 +9,16 @@ namespace hetlu::solvers {
 
 // P A = L U of the m x n matrix A, in place. Returns info.
 template <class T>
-int getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv);
+int getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, InputCheck check = InputCheck::finite);
 
-// Solves A X = B with the factors from getrf; B (n x nrhs) is overwritten by X.
+// Solves A X = B (or A^T X = B) with the factors from getrf; B (n x nrhs) is overwritten by X.
 template <class T>
-void getrs(const Plan& plan, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb);
+void getrs(const Plan& plan, Transpose trans, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb,
+           InputCheck check = InputCheck::finite);
 
 // getrf then getrs. Returns info; when info > 0, B is left untouched.
 template <class T>
-int gesv(const Plan& plan, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb);
+int gesv(const Plan& plan, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb,
+         InputCheck check = InputCheck::finite);
 
 }  // namespace hetlu::solvers

@@ -16,6 +16,7 @@ struct Options {
   std::string db_path;       // empty: $HETLU_DB, else $XDG_DATA_HOME/hetlu/tuning.db, else ~/.local/share/...
   bool use_database = true;  // false: skip the database (model, then default)
   CalibrationLevel min_level = CalibrationLevel::quick;  // tuned rows below this level are ignored
+  InputCheck input_check = InputCheck::finite;           // none: NaN and Inf propagate, as in LAPACK
 };
 
 struct Resolution {
@@ -23,8 +24,12 @@ struct Resolution {
   std::vector<std::string> warnings;  // e.g. an unreadable database; the plan is still usable
 };
 
-// The plan hetlu would use for an m x n problem on this machine.
+// The plan hetlu would use for an m x n problem on this machine. Answers are cached per process
+// (problem, database path, level), as MAGMA caches its block sizes; overrides apply on top.
 Resolution resolve_plan(Solver solver, Precision precision, Target target, int m, int n, const Options& options = {});
+
+// Forgets the cached answers, e.g. after a calibration in the same process.
+void clear_plan_cache();
 
 // This machine as the probes see it without timing (topology, BLAS, GPUs); probed once per process.
 const MachineProfile& this_machine();
@@ -40,6 +45,11 @@ struct SolveReport {
 // P A = L U in place, LAPACK getrf semantics (column-major, 1-based ipiv).
 template <class T>
 SolveReport getrf(Solver solver, int m, int n, T* A, int lda, int* ipiv, const Options& options = {});
+
+// Solves A X = B or A^T X = B with the factors from getrf; B is overwritten by X.
+template <class T>
+SolveReport getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb,
+                  const Options& options = {});
 
 // Solves A X = B: A is overwritten by its LU factors, B by X (unless info > 0).
 template <class T>

@@ -31,6 +31,11 @@ enum class Target { cpu, hybrid };
 // Where a plan's values came from, strongest first in the resolution chain.
 enum class PlanSource { override_, tuned, model, default_ };
 enum class CalibrationLevel { estimate, quick, measure, patient, exhaustive };
+// Which system getrs solves with the factors of A: A X = B or A^T X = B.
+enum class Transpose { no, yes };
+// Whether a front end checks that every input value is finite before any work. The LAPACK drop-in
+// turns it off: LAPACK propagates NaN and Inf instead of refusing them.
+enum class InputCheck { finite, none };
 
 namespace detail {
 template <class E, std::size_t N>

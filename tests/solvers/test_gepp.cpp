@@ -2,6 +2,7 @@
 // of awkward sizes, square and rectangular, several panel widths, both precisions.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <tuple>
 
 #include "matrices.hpp"
@@ -135,8 +136,33 @@ TEST(GeppSolve, GetrsReusesTheFactors) {
   for (unsigned seed : {1u, 2u}) {
     const auto b = test_support::make_matrix<float>(Kind::random, n, 1, seed);
     auto x = b;
-    solvers::getrs(plan_for<float>(16), n, 1, LU.data(), n, ipiv.data(), x.data(), n);
+    solvers::getrs(plan_for<float>(16), Transpose::no, n, 1, LU.data(), n, ipiv.data(), x.data(), n);
     EXPECT_LT(accuracy::backward_error(n, 1, A.data(), n, x.data(), n, b.data(), n),
               (n + 1) * 64 * accuracy::unit_roundoff<float>());
   }
+}
+
+TEST(GeppSolve, TransposedSolve) {
+  for (int n : {1, 9, 130}) {
+    const auto A = test_support::make_matrix<double>(Kind::random, n, n, 5);
+    std::vector<double> At(A.size());
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i) At[j + i * n] = A[i + j * n];
+    auto LU = A;
+    std::vector<int> ipiv(n);
+    ASSERT_EQ(solvers::getrf(plan_for<double>(8), n, n, LU.data(), n, ipiv.data()), 0);
+    const auto B = test_support::make_matrix<double>(Kind::random, n, 2, 6);
+    auto X = B;
+    solvers::getrs(plan_for<double>(8), Transpose::yes, n, 2, LU.data(), n, ipiv.data(), X.data(), n);
+    EXPECT_LT(accuracy::backward_error(n, 2, At.data(), n, X.data(), n, B.data(), n),
+              (n + 1) * 64 * accuracy::unit_roundoff<double>())
+        << "n=" << n;
+  }
+}
+
+TEST(GeppSolve, UncheckedInputPropagatesNanLikeLapack) {
+  std::vector<double> A = {1, 2, 3, std::nan("")};
+  std::vector<int> ipiv(2);
+  EXPECT_NO_THROW(solvers::getrf(plan_for<double>(2), 2, 2, A.data(), 2, ipiv.data(), InputCheck::none));
+  EXPECT_TRUE(std::isnan(A[3]));
 }
