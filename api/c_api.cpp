@@ -1,0 +1,178 @@
+// The C API of include/hetlu/hetlu.h: every C++ exception becomes a status and a per-thread message.
+#include "hetlu/hetlu.h"
+
+#include <cstdio>
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "hetlu/hetlu.hpp"
+
+namespace {
+
+thread_local std::string last_error;
+
+template <class Body>
+hetlu_status guarded(Body&& body) {
+  last_error.clear();
+  try {
+    return body();
+  } catch (const hetlu::InvalidArgument& e) {
+    last_error = e.what();
+    return HETLU_ERROR_INVALID_ARGUMENT;
+  } catch (const std::bad_alloc&) {
+    last_error = "out of memory";
+    return HETLU_ERROR_OUT_OF_MEMORY;
+  } catch (const hetlu::Error& e) {
+    last_error = e.what();
+    const bool unavailable = std::strstr(e.what(), "not available") != nullptr;
+    return unavailable ? HETLU_ERROR_NOT_AVAILABLE : HETLU_ERROR_INTERNAL;
+  } catch (const std::exception& e) {
+    last_error = e.what();
+    return HETLU_ERROR_INTERNAL;
+  }
+}
+
+hetlu::Solver solver_of(hetlu_solver s) {
+  switch (s) {
+    case HETLU_SOLVER_GEPP: return hetlu::Solver::gepp;
+    case HETLU_SOLVER_CALU: return hetlu::Solver::calu;
+    case HETLU_SOLVER_PRBT: return hetlu::Solver::prbt;
+  }
+  throw hetlu::InvalidArgument("options->solver = " + std::to_string(static_cast<int>(s)) + " is not a hetlu_solver");
+}
+
+hetlu::Options options_of(const hetlu_options* c) {
+  hetlu::Options o;
+  if (!c) return o;
+  if (c->db_path) o.db_path = c->db_path;
+  if (c->nb < 0) throw hetlu::InvalidArgument("options->nb = " + std::to_string(c->nb) + " must be >= 0");
+  if (c->nb > 0) o.overrides.nb = c->nb;
+  return o;
+}
+
+void copy_plan(const hetlu::Plan& p, hetlu_plan* out) {
+  if (!out) return;
+  out->solver = static_cast<hetlu_solver>(static_cast<int>(p.solver));
+  out->nb = p.nb;
+  out->ib = p.ib;
+  out->cpu_block_columns = p.cpu_block_columns;
+  out->panel_threads = p.panel_threads;
+  out->lookahead = p.lookahead;
+  std::snprintf(out->source, sizeof out->source, "%s", hetlu::to_string(p.source).c_str());
+  std::snprintf(out->source_detail, sizeof out->source_detail, "%s", p.source_detail.c_str());
+  out->predicted_seconds = p.predicted_seconds ? *p.predicted_seconds : -1.0;
+}
+
+hetlu_status finish(const hetlu::SolveReport& r, int* info, hetlu_report* report) {
+  if (info) *info = r.info;
+  if (report) {
+    copy_plan(r.plan, &report->plan);
+    report->seconds = r.seconds;
+    report->gflops = r.gflops;
+  }
+  if (r.info > 0) {
+    last_error = "the matrix is singular: U(" + std::to_string(r.info) + "," + std::to_string(r.info) +
+                 ") is exactly zero";
+    return HETLU_ERROR_SINGULAR;
+  }
+  return HETLU_SUCCESS;
+}
+
+hetlu::Transpose transpose_of(char trans) {
+  if (trans == 'N' || trans == 'n') return hetlu::Transpose::no;
+  if (trans == 'T' || trans == 't' || trans == 'C' || trans == 'c') return hetlu::Transpose::yes;
+  throw hetlu::InvalidArgument(std::string("trans = '") + trans + "' must be 'N', 'T' or 'C'");
+}
+
+template <class T>
+hetlu_status getrf_c(int m, int n, T* A, int lda, int* ipiv, int* info, const hetlu_options* o, hetlu_report* r) {
+  return guarded([&] {
+    const auto solver = o ? solver_of(o->solver) : hetlu::Solver::gepp;
+    return finish(hetlu::getrf(solver, m, n, A, lda, ipiv, options_of(o)), info, r);
+  });
+}
+
+template <class T>
+hetlu_status getrs_c(char trans, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb) {
+  return guarded([&] {
+    hetlu::getrs(transpose_of(trans), n, nrhs, LU, lda, ipiv, B, ldb);
+    return HETLU_SUCCESS;
+  });
+}
+
+template <class T>
+hetlu_status gesv_c(int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, int* info, const hetlu_options* o,
+                    hetlu_report* r) {
+  return guarded([&] {
+    const auto solver = o ? solver_of(o->solver) : hetlu::Solver::gepp;
+    return finish(hetlu::gesv(solver, n, nrhs, A, lda, ipiv, B, ldb, options_of(o)), info, r);
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+void hetlu_options_init(hetlu_options* options) {
+  if (!options) return;
+  options->solver = HETLU_SOLVER_GEPP;
+  options->db_path = nullptr;
+  options->nb = 0;
+}
+
+hetlu_status hetlu_dgetrf(int m, int n, double* A, int lda, int* ipiv, int* info, const hetlu_options* options,
+                          hetlu_report* report) {
+  return getrf_c(m, n, A, lda, ipiv, info, options, report);
+}
+hetlu_status hetlu_sgetrf(int m, int n, float* A, int lda, int* ipiv, int* info, const hetlu_options* options,
+                          hetlu_report* report) {
+  return getrf_c(m, n, A, lda, ipiv, info, options, report);
+}
+hetlu_status hetlu_dgetrs(char trans, int n, int nrhs, const double* LU, int lda, const int* ipiv, double* B,
+                          int ldb) {
+  return getrs_c(trans, n, nrhs, LU, lda, ipiv, B, ldb);
+}
+hetlu_status hetlu_sgetrs(char trans, int n, int nrhs, const float* LU, int lda, const int* ipiv, float* B, int ldb) {
+  return getrs_c(trans, n, nrhs, LU, lda, ipiv, B, ldb);
+}
+hetlu_status hetlu_dgesv(int n, int nrhs, double* A, int lda, int* ipiv, double* B, int ldb, int* info,
+                         const hetlu_options* options, hetlu_report* report) {
+  return gesv_c(n, nrhs, A, lda, ipiv, B, ldb, info, options, report);
+}
+hetlu_status hetlu_sgesv(int n, int nrhs, float* A, int lda, int* ipiv, float* B, int ldb, int* info,
+                         const hetlu_options* options, hetlu_report* report) {
+  return gesv_c(n, nrhs, A, lda, ipiv, B, ldb, info, options, report);
+}
+
+hetlu_status hetlu_recommend(char precision, int m, int n, const hetlu_options* options, hetlu_plan* plan) {
+  return guarded([&] {
+    if (!plan) throw hetlu::InvalidArgument("plan is a null pointer");
+    hetlu::Precision p;
+    if (precision == 'd' || precision == 'D')
+      p = hetlu::Precision::double_;
+    else if (precision == 's' || precision == 'S')
+      p = hetlu::Precision::single;
+    else
+      throw hetlu::InvalidArgument(std::string("precision = '") + precision + "' must be 'd' or 's'");
+    const auto solver = options ? solver_of(options->solver) : hetlu::Solver::gepp;
+    copy_plan(hetlu::resolve_plan(solver, p, hetlu::Target::cpu, m, n, options_of(options)).plan, plan);
+    return HETLU_SUCCESS;
+  });
+}
+
+const char* hetlu_strerror(hetlu_status status) {
+  switch (status) {
+    case HETLU_SUCCESS: return "success";
+    case HETLU_ERROR_INVALID_ARGUMENT: return "invalid argument";
+    case HETLU_ERROR_SINGULAR: return "the matrix is singular";
+    case HETLU_ERROR_NOT_AVAILABLE: return "not available in this build";
+    case HETLU_ERROR_OUT_OF_MEMORY: return "out of memory";
+    case HETLU_ERROR_INTERNAL: return "internal error";
+  }
+  return "unknown status";
+}
+
+const char* hetlu_last_error(void) { return last_error.c_str(); }
+
+}  // extern "C"

@@ -1,0 +1,76 @@
+/* hetlu's C API: auto-tuned LU factorization and solve, usable from C without C++ headers.
+ *
+ * Matrices are column-major with a leading dimension, as in LAPACK; ipiv is 1-based. Every function
+ * returns a hetlu_status; on failure hetlu_last_error() says what and where (per thread). A singular
+ * matrix is HETLU_ERROR_SINGULAR with *info the 1-based index of the exactly-zero pivot U(info,info),
+ * and the factorization completed, as LAPACK does. */
+#ifndef HETLU_H
+#define HETLU_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum hetlu_status {
+  HETLU_SUCCESS = 0,
+  HETLU_ERROR_INVALID_ARGUMENT = 1, /* a bad size, leading dimension, pointer, NaN or Inf */
+  HETLU_ERROR_SINGULAR = 2,         /* an exactly-zero pivot; *info says which */
+  HETLU_ERROR_NOT_AVAILABLE = 3,    /* the solver or target is not built in this version */
+  HETLU_ERROR_OUT_OF_MEMORY = 4,
+  HETLU_ERROR_INTERNAL = 5
+} hetlu_status;
+
+typedef enum hetlu_solver { HETLU_SOLVER_GEPP = 0, HETLU_SOLVER_CALU = 1, HETLU_SOLVER_PRBT = 2 } hetlu_solver;
+
+/* Optional settings; pass NULL for the defaults (GEPP, the default database, no override). */
+typedef struct hetlu_options {
+  hetlu_solver solver;
+  const char* db_path; /* NULL: $HETLU_DB, else $XDG_DATA_HOME/hetlu/tuning.db, else ~/.local/share/... */
+  int nb;              /* > 0 overrides the panel width */
+} hetlu_options;
+
+/* The plan a call used (or would use) and where it came from. */
+typedef struct hetlu_plan {
+  hetlu_solver solver;
+  int nb, ib, cpu_block_columns, panel_threads, lookahead;
+  char source[16];          /* "override", "tuned", "model" or "default" */
+  char source_detail[256];  /* e.g. "tuned at m=2000, n=2000 (exact, level quick)" */
+  double predicted_seconds; /* the model's prediction; < 0 when there is none */
+} hetlu_plan;
+
+typedef struct hetlu_report {
+  hetlu_plan plan;
+  double seconds;
+  double gflops;
+} hetlu_report;
+
+void hetlu_options_init(hetlu_options* options);
+
+/* P A = L U of the m x n matrix A. report may be NULL. */
+hetlu_status hetlu_dgetrf(int m, int n, double* A, int lda, int* ipiv, int* info, const hetlu_options* options,
+                          hetlu_report* report);
+hetlu_status hetlu_sgetrf(int m, int n, float* A, int lda, int* ipiv, int* info, const hetlu_options* options,
+                          hetlu_report* report);
+
+/* Solves A X = B (trans 'N') or A^T X = B (trans 'T' or 'C') with the factors from getrf. */
+hetlu_status hetlu_dgetrs(char trans, int n, int nrhs, const double* LU, int lda, const int* ipiv, double* B, int ldb);
+hetlu_status hetlu_sgetrs(char trans, int n, int nrhs, const float* LU, int lda, const int* ipiv, float* B, int ldb);
+
+/* Solves A X = B; A is overwritten by its factors and B by X (B untouched when singular). */
+hetlu_status hetlu_dgesv(int n, int nrhs, double* A, int lda, int* ipiv, double* B, int ldb, int* info,
+                         const hetlu_options* options, hetlu_report* report);
+hetlu_status hetlu_sgesv(int n, int nrhs, float* A, int lda, int* ipiv, float* B, int ldb, int* info,
+                         const hetlu_options* options, hetlu_report* report);
+
+/* The plan for an m x n problem in precision 'd' or 's'. */
+hetlu_status hetlu_recommend(char precision, int m, int n, const hetlu_options* options, hetlu_plan* plan);
+
+/* A fixed description of a status, and the message of this thread's last failure ("" if none). */
+const char* hetlu_strerror(hetlu_status status);
+const char* hetlu_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HETLU_H */

@@ -1,0 +1,143 @@
+// LAPACK's getrf / getrs / gesv with its Fortran ABI and semantics: arguments checked in LAPACK's
+// order, a bad one reported through xerbla_ with LAPACK's INFO number; info > 0 for an exactly-zero
+// pivot; 1-based pivots, applied row interchanges; NaN and Inf propagate rather than being refused.
+// Plans come from the tuning database like any hetlu call (cached per process and size).
+#include <algorithm>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "hetlu/hetlu.hpp"
+
+extern "C" void xerbla_(const char* srname, const int* info, std::size_t srname_len);
+
+namespace {
+
+// Reports a bad argument the LAPACK way; returns the negative INFO.
+int illegal(const char* routine, int argument) {
+  xerbla_(routine, &argument, std::char_traits<char>::length(routine));
+  return -argument;
+}
+
+// Set HETLU_LAPACK_VERBOSE=1 to see, once per routine, that calls reach hetlu (e.g. under LD_PRELOAD).
+void announce(const char* routine) {
+  static const bool verbose = [] {
+    const char* v = std::getenv("HETLU_LAPACK_VERBOSE");
+    return v && *v && *v != '0';
+  }();
+  if (!verbose) return;
+  static std::mutex mutex;
+  static std::set<std::string> announced;
+  std::lock_guard lock(mutex);
+  if (announced.insert(routine).second) std::fprintf(stderr, "hetlu: LAPACK %s served by libhetlu_lapack\n", routine);
+}
+
+hetlu::Options lapack_options() {
+  hetlu::Options o;
+  o.input_check = hetlu::InputCheck::none;
+  return o;
+}
+
+// A failure that is not the caller's (out of memory, a broken installation) has no LAPACK INFO
+// value: say what it was and stop, as reference LAPACK stops in xerbla.
+[[noreturn]] void fatal(const char* routine, const std::exception& e) {
+  std::fprintf(stderr, "hetlu: %s failed: %s\n", routine, e.what());
+  std::abort();
+}
+
+template <class T>
+void getrf(const char* routine, const int* m, const int* n, T* A, const int* lda, int* ipiv, int* info) {
+  announce(routine);
+  if (*m < 0)
+    *info = illegal(routine, 1);
+  else if (*n < 0)
+    *info = illegal(routine, 2);
+  else if (*lda < std::max(1, *m))
+    *info = illegal(routine, 4);
+  else {
+    try {
+      *info = hetlu::getrf(hetlu::Solver::gepp, *m, *n, A, *lda, ipiv, lapack_options()).info;
+    } catch (const std::exception& e) {
+      fatal(routine, e);
+    }
+  }
+}
+
+template <class T>
+void getrs(const char* routine, const char* trans, const int* n, const int* nrhs, const T* A, const int* lda,
+           const int* ipiv, T* B, const int* ldb, int* info) {
+  announce(routine);
+  const char t = *trans;
+  const bool no = t == 'N' || t == 'n', yes = t == 'T' || t == 't' || t == 'C' || t == 'c';
+  if (!no && !yes)
+    *info = illegal(routine, 1);
+  else if (*n < 0)
+    *info = illegal(routine, 2);
+  else if (*nrhs < 0)
+    *info = illegal(routine, 3);
+  else if (*lda < std::max(1, *n))
+    *info = illegal(routine, 5);
+  else if (*ldb < std::max(1, *n))
+    *info = illegal(routine, 8);
+  else {
+    *info = 0;
+    try {
+      hetlu::getrs(no ? hetlu::Transpose::no : hetlu::Transpose::yes, *n, *nrhs, A, *lda, ipiv, B, *ldb,
+                   lapack_options());
+    } catch (const std::exception& e) {
+      fatal(routine, e);
+    }
+  }
+}
+
+template <class T>
+void gesv(const char* routine, const int* n, const int* nrhs, T* A, const int* lda, int* ipiv, T* B, const int* ldb,
+          int* info) {
+  announce(routine);
+  if (*n < 0)
+    *info = illegal(routine, 1);
+  else if (*nrhs < 0)
+    *info = illegal(routine, 2);
+  else if (*lda < std::max(1, *n))
+    *info = illegal(routine, 4);
+  else if (*ldb < std::max(1, *n))
+    *info = illegal(routine, 7);
+  else {
+    try {
+      *info = hetlu::gesv(hetlu::Solver::gepp, *n, *nrhs, A, *lda, ipiv, B, *ldb, lapack_options()).info;
+    } catch (const std::exception& e) {
+      fatal(routine, e);
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info) {
+  getrf("DGETRF", m, n, a, lda, ipiv, info);
+}
+void sgetrf_(const int* m, const int* n, float* a, const int* lda, int* ipiv, int* info) {
+  getrf("SGETRF", m, n, a, lda, ipiv, info);
+}
+void dgetrs_(const char* trans, const int* n, const int* nrhs, const double* a, const int* lda, const int* ipiv,
+             double* b, const int* ldb, int* info, std::size_t /*trans_len*/) {
+  getrs("DGETRS", trans, n, nrhs, a, lda, ipiv, b, ldb, info);
+}
+void sgetrs_(const char* trans, const int* n, const int* nrhs, const float* a, const int* lda, const int* ipiv,
+             float* b, const int* ldb, int* info, std::size_t /*trans_len*/) {
+  getrs("SGETRS", trans, n, nrhs, a, lda, ipiv, b, ldb, info);
+}
+void dgesv_(const int* n, const int* nrhs, double* a, const int* lda, int* ipiv, double* b, const int* ldb, int* info) {
+  gesv("DGESV", n, nrhs, a, lda, ipiv, b, ldb, info);
+}
+void sgesv_(const int* n, const int* nrhs, float* a, const int* lda, int* ipiv, float* b, const int* ldb, int* info) {
+  gesv("SGESV", n, nrhs, a, lda, ipiv, b, ldb, info);
+}
+
+}  // extern "C"
