@@ -1,0 +1,22 @@
+"""hetlu: auto-tuned dense LU solvers.
+
+    >>> import numpy as np, hetlu
+    >>> A = np.random.rand(500, 500); b = np.ones(500)
+    >>> result = hetlu.solve(A, b)
+    >>> result.x, result.plan["nb"], result.plan["source"], result.backward_error
+
+Matrices may be float32 or float64 in either memory order; other real types are converted to
+float64. Errors raise ValueError (bad input, with the same message as the hetlu command) and
+numpy.linalg.LinAlgError (a singular matrix).
+"""
+from ._hetlu import (  # noqa: F401
+    LUFactorization,
+    SolveResult,
+    calibrate,
+    lu_factor,
+    lu_solve,
+    recommend,
+    solve,
+)
+
+__all__ = ["solve", "lu_factor", "lu_solve", "recommend", "calibrate", "SolveResult", "LUFactorization"]

@@ -1,0 +1,287 @@
+// Python bindings: NumPy arrays in, results with the plan and the backward error out.
+//
+// Copies: A is factored in place, so it is copied once unless overwrite_a=True and it already is a
+// Fortran-ordered array of the right type; a C-ordered A (A^T in column-major) with overwrite_a is
+// factored as it lies and solved with the transposed solve, so that it is not copied either.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+
+#include "configs/configs.hpp"
+#include "db/records.hpp"
+#include "hetlu/hetlu.hpp"
+#include "probes/probes.hpp"
+#include "solvers/accuracy.hpp"
+#include "tuner/calibrate.hpp"
+
+namespace py = pybind11;
+using namespace hetlu;
+using namespace pybind11::literals;
+
+namespace {
+
+py::dict plan_dict(const Plan& p) {
+  py::dict d;
+  d["solver"] = to_string(p.solver);
+  d["precision"] = to_string(p.precision);
+  d["target"] = to_string(p.target);
+  d["nb"] = p.nb;
+  d["ib"] = p.ib;
+  d["cpu_block_columns"] = p.cpu_block_columns;
+  d["panel_threads"] = p.panel_threads;
+  d["lookahead"] = p.lookahead;
+  d["source"] = to_string(p.source);
+  d["source_detail"] = p.source_detail;
+  d["overridden"] = p.overridden;
+  d["predicted_seconds"] = p.predicted_seconds ? py::cast(*p.predicted_seconds) : py::none();
+  return d;
+}
+
+Solver solver_of(const std::string& name) {
+  // "auto" lets the database and model choose; in this build GEPP is the only solver they know.
+  return name == "auto" ? Solver::gepp : from_string<Solver>(name);
+}
+
+Options options_of(const std::optional<std::string>& db, std::optional<int> nb) {
+  Options o;
+  if (db) o.db_path = *db;
+  if (nb) o.overrides.nb = *nb;
+  return o;
+}
+
+[[noreturn]] void raise_singular(int info) {
+  const std::string message = "the matrix is singular: U(" + std::to_string(info) + "," + std::to_string(info) +
+                              ") is exactly zero (zero pivot at column " + std::to_string(info) + ")";
+  PyErr_SetString(py::module_::import("numpy.linalg").attr("LinAlgError").ptr(), message.c_str());
+  throw py::error_already_set();
+}
+
+struct SolveResult {
+  py::array x;
+  py::dict plan;
+  double backward_error = 0, seconds = 0, gflops = 0;
+  std::vector<std::string> warnings;
+};
+
+struct LUFactorization {
+  py::array lu;   // L (unit, below the diagonal) and U, Fortran order
+  py::array piv;  // 0-based: row i was interchanged with row piv[i], as SciPy's lu_factor
+  py::dict plan;
+  double seconds = 0, gflops = 0;
+};
+
+// A as a float array of type T: Fortran order and writable. Copies unless overwrite and it already is.
+template <class T>
+py::array_t<T, py::array::f_style> fortran_copy(const py::array& A, bool overwrite) {
+  if (overwrite && py::isinstance<py::array_t<T, py::array::f_style>>(A) && A.writeable())
+    return py::reinterpret_borrow<py::array_t<T, py::array::f_style>>(A);
+  py::array_t<T, py::array::f_style> out({A.shape(0), A.ndim() > 1 ? A.shape(1) : py::ssize_t(1)});
+  py::object numpy = py::module_::import("numpy");
+  py::object source = A.ndim() == 1 ? A.attr("reshape")(A.shape(0), 1) : py::object(A);
+  numpy.attr("copyto")(out, source, "casting"_a = "same_kind");
+  return out;
+}
+
+void check_matrix(const py::array& A, const char* name) {
+  if (A.ndim() != 2) throw InvalidArgument(std::string(name) + " must be 2-dimensional, not " + std::to_string(A.ndim()) + "-dimensional");
+  if (py::module_::import("numpy").attr("iscomplexobj")(A).cast<bool>())
+    throw InvalidArgument(std::string(name) + " is complex; hetlu solves real systems");
+}
+
+template <class T>
+SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std::string& solver,
+                        const std::optional<std::string>& db, std::optional<int> nb, bool overwrite_a) {
+  const int n = static_cast<int>(A_in.shape(0));
+  if (A_in.shape(1) != A_in.shape(0))
+    throw InvalidArgument("A is " + std::to_string(A_in.shape(0)) + " x " + std::to_string(A_in.shape(1)) +
+                          "; it must be square");
+  if (b_in.ndim() < 1 || b_in.ndim() > 2 || b_in.shape(0) != A_in.shape(0))
+    throw InvalidArgument("b has " + std::to_string(b_in.ndim() ? b_in.shape(0) : 0) + " rows but A is " +
+                          std::to_string(n) + " x " + std::to_string(n) + "; they must match");
+  const int nrhs = b_in.ndim() == 2 ? static_cast<int>(b_in.shape(1)) : 1;
+  auto X = fortran_copy<T>(b_in, false);
+
+  // A C-ordered A is A^T in column-major: factor that in place and solve transposed (no copy).
+  const bool transposed = overwrite_a && py::isinstance<py::array_t<T, py::array::c_style>>(A_in) &&
+                          A_in.writeable() && !py::isinstance<py::array_t<T, py::array::f_style>>(A_in);
+  py::array_t<T, py::array::f_style> LU;
+  T* a = nullptr;
+  if (transposed) {
+    a = static_cast<T*>(py::array(A_in).mutable_data());
+  } else {
+    LU = fortran_copy<T>(A_in, overwrite_a);
+    a = LU.mutable_data();
+  }
+  // Keep the original for the backward error: the A the caller passed, read through numpy.
+  py::array_t<T, py::array::f_style> A_ref = fortran_copy<T>(A_in, false);
+  py::array_t<T, py::array::f_style> B_ref = fortran_copy<T>(b_in, false);
+
+  std::vector<int> ipiv(std::max(1, n));
+  const int ld = std::max(1, n);
+  SolveReport report;
+  {
+    py::gil_scoped_release release;
+    const Options options = options_of(db, nb);
+    report = getrf(solver_of(solver), n, n, a, ld, ipiv.data(), options);
+    if (report.info == 0) {
+      const SolveReport solve = getrs(transposed ? Transpose::yes : Transpose::no, n, nrhs, a, ld, ipiv.data(),
+                                      X.mutable_data(), ld, options);
+      report.seconds += solve.seconds;
+    }
+  }
+  if (report.info > 0) raise_singular(report.info);
+
+  SolveResult r;
+  r.backward_error = accuracy::backward_error(n, nrhs, A_ref.data(), ld, X.data(), ld, B_ref.data(), ld);
+  r.plan = plan_dict(report.plan);
+  r.seconds = report.seconds;
+  r.gflops = report.seconds > 0 ? (2.0 / 3.0 * n * double(n) * n + 2.0 * n * double(n) * nrhs) / report.seconds / 1e9 : 0;
+  r.warnings = report.warnings;
+  r.x = b_in.ndim() == 1 ? py::array(X.attr("reshape")(n)) : py::array(X);
+  return r;
+}
+
+template <class Body>
+auto dispatch(const py::array& A, Body&& body) {
+  const auto kind = A.dtype().kind();
+  if (kind != 'f' && kind != 'i' && kind != 'u' && kind != 'b')
+    throw InvalidArgument(std::string("A has dtype ") + py::str(A.dtype()).cast<std::string>() +
+                          "; hetlu solves real systems (float32 or float64)");
+  if (A.dtype().is(py::dtype::of<float>())) return body(float{});
+  return body(double{});
+}
+
+SolveResult solve(const py::array& A, const py::array& b, const std::string& solver,
+                  const std::optional<std::string>& db, std::optional<int> nb, bool overwrite_a) {
+  check_matrix(A, "A");
+  return dispatch(A, [&](auto t) {
+    using T = decltype(t);
+    return solve_typed<T>(A, b, solver, db, nb, overwrite_a);
+  });
+}
+
+LUFactorization lu_factor(const py::array& A, const std::string& solver, const std::optional<std::string>& db,
+                          std::optional<int> nb, bool overwrite_a) {
+  check_matrix(A, "A");
+  return dispatch(A, [&](auto t) {
+    using T = decltype(t);
+    auto LU = fortran_copy<T>(A, overwrite_a);
+    const int m = static_cast<int>(A.shape(0)), n = static_cast<int>(A.shape(1));
+    std::vector<int> ipiv(std::max(1, std::min(m, n)));
+    SolveReport report;
+    {
+      py::gil_scoped_release release;
+      report = getrf(solver_of(solver), m, n, LU.mutable_data(), std::max(1, m), ipiv.data(), options_of(db, nb));
+    }
+    if (report.info > 0) raise_singular(report.info);
+    py::array_t<int> piv(std::min(m, n));
+    for (int i = 0; i < std::min(m, n); ++i) piv.mutable_at(i) = ipiv[i] - 1;
+    return LUFactorization{LU, piv, plan_dict(report.plan), report.seconds, report.gflops};
+  });
+}
+
+py::array lu_solve(const LUFactorization& f, const py::array& b, bool trans) {
+  const int n = static_cast<int>(f.lu.shape(0));
+  if (f.lu.ndim() != 2 || f.lu.shape(1) != n) throw InvalidArgument("lu_solve needs the factors of a square matrix");
+  if (b.ndim() < 1 || b.ndim() > 2 || b.shape(0) != n)
+    throw InvalidArgument("b has " + std::to_string(b.ndim() ? b.shape(0) : 0) + " rows but the factors are " +
+                          std::to_string(n) + " x " + std::to_string(n));
+  std::vector<int> ipiv(std::max(1, n));
+  auto piv = f.piv.cast<py::array_t<int>>();
+  for (int i = 0; i < n; ++i) ipiv[i] = piv.at(i) + 1;
+  return dispatch(f.lu, [&](auto t) -> py::array {
+    using T = decltype(t);
+    auto LU = f.lu.cast<py::array_t<T, py::array::f_style | py::array::forcecast>>();
+    auto X = fortran_copy<T>(b, false);
+    const int nrhs = b.ndim() == 2 ? static_cast<int>(b.shape(1)) : 1;
+    getrs(trans ? Transpose::yes : Transpose::no, n, nrhs, LU.data(), std::max(1, n), ipiv.data(), X.mutable_data(),
+          std::max(1, n));
+    return b.ndim() == 1 ? py::array(X.attr("reshape")(n)) : py::array(X);
+  });
+}
+
+py::dict recommend(int m, int n, const std::string& solver, const std::string& precision,
+                   const std::optional<std::string>& db) {
+  const Resolution r = resolve_plan(solver_of(solver), from_string<Precision>(precision), Target::cpu, m, n,
+                                    options_of(db, std::nullopt));
+  py::dict d = plan_dict(r.plan);
+  d["m"] = m;
+  d["n"] = n;
+  d["warnings"] = r.warnings;
+  return d;
+}
+
+py::list calibrate(const std::string& level_name, const std::optional<std::vector<int>>& sizes,
+                   const std::optional<std::string>& db_path) {
+  const auto level = from_string<CalibrationLevel>(level_name);
+  tuner::LevelSettings settings = configs::calibration_level(level);
+  if (sizes) settings.sizes = *sizes;
+  auto database = db::Database::open(db_path ? *db_path : db::default_path(), db::Database::Mode::read_write);
+  probes::ProbeOptions probe_options;
+  probe_options.measure = settings.measure_rates;
+  probe_options.gemm_size = settings.probe_gemm_size;
+  std::vector<tuner::TuneResult> results;
+  {
+    py::gil_scoped_release release;
+    const MachineProfile profile = probes::probe_machine(probe_options);
+    const auto machine = db::ensure_machine(database, db::fingerprint(profile));
+    db::store_probe_results(database, machine, profile);
+    results = tuner::tune_gepp_cpu(database, machine, profile, settings, {}, nullptr);
+  }
+  clear_plan_cache();  // later calls in this process must see the new entries
+  py::list out;
+  for (const auto& r : results) {
+    py::dict d;
+    d["m"] = r.m;
+    d["n"] = r.n;
+    d["plan"] = plan_dict(r.best);
+    d["median_seconds"] = r.median_s;
+    d["gflops"] = r.gflops;
+    d["trials_measured"] = r.measured;
+    d["trials_reused"] = r.reused;
+    out.append(d);
+  }
+  return out;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_hetlu, m) {
+  m.doc() = "hetlu: auto-tuned dense LU solvers";
+  // pybind11 tries the translator registered last first: the most derived exceptions come last.
+  py::register_exception<Error>(m, "Error", PyExc_RuntimeError);
+  py::register_exception<db::DatabaseError>(m, "DatabaseError", PyExc_OSError);
+  py::register_exception<InvalidArgument>(m, "InvalidArgument", PyExc_ValueError);
+
+  py::class_<SolveResult>(m, "SolveResult")
+      .def_readonly("x", &SolveResult::x)
+      .def_readonly("plan", &SolveResult::plan)
+      .def_readonly("backward_error", &SolveResult::backward_error)
+      .def_readonly("seconds", &SolveResult::seconds)
+      .def_readonly("gflops", &SolveResult::gflops)
+      .def_readonly("warnings", &SolveResult::warnings)
+      .def("__repr__", [](const SolveResult& r) {
+        return "SolveResult(solver=" + py::str(r.plan["solver"]).cast<std::string>() +
+               ", source=" + py::str(r.plan["source"]).cast<std::string>() +
+               ", backward_error=" + std::to_string(r.backward_error) + ")";
+      });
+  py::class_<LUFactorization>(m, "LUFactorization")
+      .def_readonly("lu", &LUFactorization::lu)
+      .def_readonly("piv", &LUFactorization::piv)
+      .def_readonly("plan", &LUFactorization::plan)
+      .def_readonly("seconds", &LUFactorization::seconds)
+      .def_readonly("gflops", &LUFactorization::gflops);
+
+  m.def("solve", &solve, "Solve A x = b; returns x with the plan and the componentwise backward error", "A"_a, "b"_a,
+        "solver"_a = "auto", "db"_a = py::none(), "nb"_a = py::none(), "overwrite_a"_a = false);
+  m.def("lu_factor", &lu_factor, "P A = L U; piv is 0-based as in SciPy", "A"_a, "solver"_a = "gepp",
+        "db"_a = py::none(), "nb"_a = py::none(), "overwrite_a"_a = false);
+  m.def("lu_solve", &lu_solve, "Solve with the factors of lu_factor (trans=True: A^T x = b)", "factorization"_a,
+        "b"_a, "trans"_a = false);
+  m.def("recommend", &recommend, "The plan hetlu would use for an m x n problem", "m"_a, "n"_a,
+        "solver"_a = "gepp", "precision"_a = "double", "db"_a = py::none());
+  m.def("calibrate", &calibrate, "Probe and tune this machine into the database", "level"_a = "quick",
+        "sizes"_a = py::none(), "db"_a = py::none());
+}

@@ -1,0 +1,122 @@
+"""The Python module, as a NumPy user calls it."""
+import numpy as np
+import pytest
+
+import hetlu
+
+
+@pytest.fixture
+def db(tmp_path):
+    return str(tmp_path / "t.db")
+
+
+def random_system(n, dtype=np.float64, order="C", seed=0):
+    rng = np.random.default_rng(seed)
+    A = np.asarray(rng.standard_normal((n, n)), dtype=dtype, order=order)
+    b = np.asarray(rng.standard_normal(n), dtype=dtype)
+    return A, b
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_solve_any_order_and_precision(dtype, order, db):
+    A, b = random_system(60, dtype, order)
+    A0, b0 = A.copy(), b.copy()
+    r = hetlu.solve(A, b, db=db)
+    assert r.x.dtype == dtype and r.x.shape == (60,)
+    tol = 1e-10 if dtype == np.float64 else 1e-3
+    np.testing.assert_allclose(A0.astype(np.float64) @ r.x, b0, atol=tol * 60)
+    eps = np.finfo(dtype).eps / 2
+    assert r.backward_error < 61 * 64 * eps
+    assert r.plan["solver"] == "gepp"
+    assert r.plan["source"] in ("model", "tuned")
+    np.testing.assert_array_equal(A, A0)  # overwrite_a=False leaves A alone
+    np.testing.assert_array_equal(b, b0)
+
+
+def test_several_right_hand_sides(db):
+    A, _ = random_system(30)
+    B = np.arange(90.0).reshape(30, 3)
+    r = hetlu.solve(A, B, db=db)
+    assert r.x.shape == (30, 3)
+    np.testing.assert_allclose(A @ r.x, B, atol=1e-9)
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_overwrite_a_factors_in_place(order, db):
+    A, b = random_system(40, order=order)
+    A0 = A.copy()
+    r = hetlu.solve(A, b, overwrite_a=True, db=db)
+    np.testing.assert_allclose(A0 @ r.x, b, atol=1e-10)
+    assert not np.array_equal(A, A0)  # no copy was made: the factors are in A
+
+
+def test_integers_are_converted(db):
+    r = hetlu.solve(np.array([[2, 0], [0, 4]]), np.array([2, 4]), db=db)
+    np.testing.assert_allclose(r.x, [1.0, 1.0])
+
+
+def test_nb_override_is_reported(db):
+    A, b = random_system(50)
+    r = hetlu.solve(A, b, nb=8, db=db)
+    assert r.plan["nb"] == 8 and r.plan["source"] == "override" and r.plan["overridden"] == ["nb"]
+
+
+def test_lu_factor_matches_scipy_convention(db):
+    A, b = random_system(25, order="F")
+    f = hetlu.lu_factor(A, db=db)
+    L = np.tril(f.lu, -1) + np.eye(25)
+    U = np.triu(f.lu)
+    PA = A.copy()
+    for i, p in enumerate(f.piv):  # 0-based interchanges, applied in order
+        PA[[i, p]] = PA[[p, i]]
+    np.testing.assert_allclose(L @ U, PA, atol=1e-12)
+    np.testing.assert_allclose(A @ hetlu.lu_solve(f, b), b, atol=1e-10)
+    np.testing.assert_allclose(A.T @ hetlu.lu_solve(f, b, trans=True), b, atol=1e-10)
+
+
+def test_rectangular_lu_factor(db):
+    A = np.random.default_rng(3).standard_normal((40, 7))
+    f = hetlu.lu_factor(A, db=db)
+    assert f.lu.shape == (40, 7) and f.piv.shape == (7,)
+
+
+def test_singular_matrix_raises_linalgerror(db):
+    A = np.array([[1.0, 2.0], [2.0, 4.0]])
+    with pytest.raises(np.linalg.LinAlgError, match=r"singular: U\(2,2\) is exactly zero"):
+        hetlu.solve(A, np.ones(2), db=db)
+
+
+@pytest.mark.parametrize(
+    "A, b, message",
+    [
+        (np.ones((2, 3)), np.ones(2), "A is 2 x 3; it must be square"),
+        (np.eye(3), np.ones(2), "b has 2 rows but A is 3 x 3"),
+        (np.array([[1.0, np.nan], [0.0, 1.0]]), np.ones(2), r"A\(1,2\) is NaN"),
+        (np.eye(2), np.array([1.0, np.inf]), r"B\(2,1\) is Inf"),
+        (np.eye(2, dtype=complex), np.ones(2), "complex"),
+        (np.ones(3), np.ones(3), "2-dimensional"),
+    ],
+)
+def test_bad_input_raises_valueerror_with_the_clis_message(A, b, message, db):
+    with pytest.raises(ValueError, match=message):
+        hetlu.solve(A, b, db=db)
+
+
+def test_unknown_solver(db):
+    with pytest.raises(ValueError, match="unknown solver 'fast'"):
+        hetlu.solve(np.eye(2), np.ones(2), solver="fast", db=db)
+
+
+def test_calibrate_then_recommend_is_tuned(db):
+    rows = hetlu.calibrate(level="quick", sizes=[48], db=db)
+    assert len(rows) == 1 and rows[0]["n"] == 48 and rows[0]["gflops"] > 0
+    plan = hetlu.recommend(48, 48, db=db)
+    assert plan["source"] == "tuned" and plan["nb"] == rows[0]["plan"]["nb"]
+    r = hetlu.solve(*random_system(48), db=db)
+    assert r.plan["source"] == "tuned"
+
+
+def test_recommend_without_database_uses_the_model(db):
+    plan = hetlu.recommend(1000, 1000, db=db)
+    assert plan["source"] == "model" and plan["predicted_seconds"] > 0
