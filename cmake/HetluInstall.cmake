@@ -1,0 +1,26 @@
+# cmake --install: headers, libhetlu.so, libhetlu_lapack.so, the hetlu command, configs, and a
+# hetluConfig.cmake so that find_package(hetlu) + target_link_libraries(app hetlu::hetlu) works.
+include(CMakePackageConfigHelpers)
+
+set_target_properties(hetlu_headers PROPERTIES EXPORT_NAME headers)
+set_target_properties(hetlu PROPERTIES EXPORT_NAME hetlu)
+set_target_properties(hetlu_lapack PROPERTIES EXPORT_NAME lapack)
+
+install(TARGETS hetlu hetlu_headers hetlu_lapack EXPORT hetluTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS hetlu_command RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(FILES include/hetlu/types.hpp include/hetlu/hetlu.hpp include/hetlu/hetlu.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hetlu)
+install(FILES configs/calibration.yaml DESTINATION ${CMAKE_INSTALL_DATADIR}/hetlu/configs)
+
+set(HETLU_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/hetlu)
+install(EXPORT hetluTargets NAMESPACE hetlu:: DESTINATION ${HETLU_CMAKE_DIR})
+configure_package_config_file(cmake/hetluConfig.cmake.in ${CMAKE_BINARY_DIR}/hetluConfig.cmake
+  INSTALL_DESTINATION ${HETLU_CMAKE_DIR})
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/hetluConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_BINARY_DIR}/hetluConfig.cmake ${CMAKE_BINARY_DIR}/hetluConfigVersion.cmake
+  DESTINATION ${HETLU_CMAKE_DIR})
