@@ -61,7 +61,8 @@ Options options_of(const std::optional<std::string>& db, std::optional<int> nb) 
 struct SolveResult {
   py::array x;
   py::dict plan;
-  double backward_error = 0, seconds = 0, gflops = 0;
+  std::optional<double> backward_error;  // None after overwrite_a=True factored A in place
+  double seconds = 0, gflops = 0;
   std::vector<std::string> warnings;
 };
 
@@ -90,6 +91,12 @@ void check_matrix(const py::array& A, const char* name) {
     throw InvalidArgument(std::string(name) + " is complex; hetlu solves real systems");
 }
 
+// True when A already holds T values contiguously in the given order.
+template <class T, int order>
+bool is_contiguous_as(const py::array& A) {
+  return py::isinstance<py::array_t<T, order>>(A) && A.dtype().is(py::dtype::of<T>());
+}
+
 template <class T>
 SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std::string& solver,
                         const std::optional<std::string>& db, std::optional<int> nb, bool overwrite_a) {
@@ -101,25 +108,39 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
     throw InvalidArgument("b has " + std::to_string(b_in.ndim() ? b_in.shape(0) : 0) + " rows but A is " +
                           std::to_string(n) + " x " + std::to_string(n) + "; they must match");
   const int nrhs = b_in.ndim() == 2 ? static_cast<int>(b_in.shape(1)) : 1;
+  const int ld = std::max(1, n);
   auto X = fortran_copy<T>(b_in, false);
 
-  // A C-ordered A is A^T in column-major: factor that in place and solve transposed (no copy).
-  const bool transposed = overwrite_a && py::isinstance<py::array_t<T, py::array::c_style>>(A_in) &&
-                          A_in.writeable() && !py::isinstance<py::array_t<T, py::array::f_style>>(A_in);
-  py::array_t<T, py::array::f_style> LU;
+  const bool f_order = is_contiguous_as<T, py::array::f_style>(A_in);
+  const bool c_order = !f_order && is_contiguous_as<T, py::array::c_style>(A_in);
+  // The factors: A itself when the caller allows it and it has the right type and layout (a C-ordered A
+  // is A^T column-major: factored as it lies and solved transposed); otherwise one Fortran-ordered copy.
+  const bool in_place = overwrite_a && (f_order || c_order) && A_in.writeable();
+  const bool transposed = in_place && c_order;
+  py::array_t<T, py::array::f_style> copy;
   T* a = nullptr;
-  if (transposed) {
+  if (in_place) {
     a = static_cast<T*>(py::array(A_in).mutable_data());
   } else {
-    LU = fortran_copy<T>(A_in, overwrite_a);
-    a = LU.mutable_data();
+    copy = fortran_copy<T>(A_in, false);
+    a = copy.mutable_data();
   }
-  // Keep the original for the backward error: the A the caller passed, read through numpy.
-  py::array_t<T, py::array::f_style> A_ref = fortran_copy<T>(A_in, false);
-  py::array_t<T, py::array::f_style> B_ref = fortran_copy<T>(b_in, false);
+  // The backward error needs the original A: read it where it lies; after an in-place factorization
+  // it is gone, and the result says so (backward_error is None).
+  const T* a_original = nullptr;
+  py::array_t<T, py::array::f_style> converted;
+  if (!in_place) {
+    if (f_order || c_order) {
+      a_original = static_cast<const T*>(A_in.data());
+    } else {
+      converted = fortran_copy<T>(A_in, false);  // another type or strided: convert once more
+      a_original = converted.data();
+    }
+  }
+  const bool original_transposed = c_order;
+  py::array_t<T, py::array::f_style> B = fortran_copy<T>(b_in, true);  // no copy when b is already T, F-ordered
 
-  std::vector<int> ipiv(std::max(1, n));
-  const int ld = std::max(1, n);
+  std::vector<int> ipiv(ld);
   SolveReport report;
   {
     py::gil_scoped_release release;
@@ -134,7 +155,9 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
   if (report.info > 0) raise_singular(report.info);
 
   SolveResult r;
-  r.backward_error = accuracy::backward_error(n, nrhs, A_ref.data(), ld, X.data(), ld, B_ref.data(), ld);
+  if (a_original)
+    r.backward_error =
+        accuracy::backward_error(n, nrhs, a_original, ld, X.data(), ld, B.data(), ld, original_transposed);
   r.plan = plan_dict(report.plan);
   r.seconds = report.seconds;
   r.gflops = report.seconds > 0 ? (2.0 / 3.0 * n * double(n) * n + 2.0 * n * double(n) * nrhs) / report.seconds / 1e9 : 0;
@@ -265,7 +288,7 @@ PYBIND11_MODULE(_hetlu, m) {
       .def("__repr__", [](const SolveResult& r) {
         return "SolveResult(solver=" + py::str(r.plan["solver"]).cast<std::string>() +
                ", source=" + py::str(r.plan["source"]).cast<std::string>() +
-               ", backward_error=" + std::to_string(r.backward_error) + ")";
+               ", backward_error=" + (r.backward_error ? std::to_string(*r.backward_error) : "None") + ")";
       });
   py::class_<LUFactorization>(m, "LUFactorization")
       .def_readonly("lu", &LUFactorization::lu)

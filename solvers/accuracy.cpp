@@ -54,7 +54,8 @@ double factorization_residual(int m, int n, const T* A, int lda, const T* LU, in
 }
 
 template <class T>
-double backward_error(int n, int nrhs, const T* A, int lda, const T* X, int ldx, const T* B, int ldb) {
+double backward_error(int n, int nrhs, const T* A, int lda, const T* X, int ldx, const T* B, int ldb,
+                      bool a_stored_transposed) {
   double omega = 0;
   std::vector<double> residual(n), scale(n);
   for (int r = 0; r < nrhs; ++r) {
@@ -64,12 +65,22 @@ double backward_error(int n, int nrhs, const T* A, int lda, const T* X, int ldx,
       residual[i] = b[i];
       scale[i] = std::abs(double(b[i]));
     }
-    for (int j = 0; j < n; ++j) {
-      const T* a = A + static_cast<long long>(j) * lda;
-      const double xj = x[j];
-      for (int i = 0; i < n; ++i) {
-        residual[i] -= double(a[i]) * xj;
-        scale[i] += std::abs(double(a[i]) * xj);
+    if (!a_stored_transposed) {
+      for (int j = 0; j < n; ++j) {  // column by column: contiguous in A
+        const T* a = A + static_cast<long long>(j) * lda;
+        const double xj = x[j];
+        for (int i = 0; i < n; ++i) {
+          residual[i] -= double(a[i]) * xj;
+          scale[i] += std::abs(double(a[i]) * xj);
+        }
+      }
+    } else {
+      for (int i = 0; i < n; ++i) {  // row i of A is contiguous
+        const T* a = A + static_cast<long long>(i) * lda;
+        for (int j = 0; j < n; ++j) {
+          residual[i] -= double(a[j]) * x[j];
+          scale[i] += std::abs(double(a[j]) * x[j]);
+        }
       }
     }
     for (int i = 0; i < n; ++i) {
@@ -87,7 +98,7 @@ template double unit_roundoff<float>();
 template double unit_roundoff<double>();
 template double factorization_residual<float>(int, int, const float*, int, const float*, int, const int*);
 template double factorization_residual<double>(int, int, const double*, int, const double*, int, const int*);
-template double backward_error<float>(int, int, const float*, int, const float*, int, const float*, int);
-template double backward_error<double>(int, int, const double*, int, const double*, int, const double*, int);
+template double backward_error<float>(int, int, const float*, int, const float*, int, const float*, int, bool);
+template double backward_error<double>(int, int, const double*, int, const double*, int, const double*, int, bool);
 
 }  // namespace hetlu::accuracy

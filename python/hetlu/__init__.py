@@ -7,7 +7,9 @@
 
 Matrices may be float32 or float64 in either memory order; other real types are converted to
 float64. Errors raise ValueError (bad input, with the same message as the hetlu command) and
-numpy.linalg.LinAlgError (a singular matrix).
+numpy.linalg.LinAlgError (a singular matrix). A is copied once, because it is factored in place;
+with overwrite_a=True an A of the right type and layout is factored where it lies, and the result's
+backward_error is then None, since the original A is gone.
 """
 from ._hetlu import (  # noqa: F401
     LUFactorization,

@@ -49,11 +49,22 @@ def test_overwrite_a_factors_in_place(order, db):
     r = hetlu.solve(A, b, overwrite_a=True, db=db)
     np.testing.assert_allclose(A0 @ r.x, b, atol=1e-10)
     assert not np.array_equal(A, A0)  # no copy was made: the factors are in A
+    assert r.backward_error is None  # the original A is gone
 
 
 def test_integers_are_converted(db):
     r = hetlu.solve(np.array([[2, 0], [0, 4]]), np.array([2, 4]), db=db)
     np.testing.assert_allclose(r.x, [1.0, 1.0])
+    assert r.backward_error == 0
+
+
+def test_strided_views_are_read_correctly(db):
+    big, _ = random_system(80)
+    A = big[::2, ::2]  # neither C- nor F-contiguous
+    b = np.ones(40)
+    r = hetlu.solve(A, b, db=db)
+    np.testing.assert_allclose(A @ r.x, b, atol=1e-9)
+    assert r.backward_error < 1e-13
 
 
 def test_nb_override_is_reported(db):
