@@ -1,11 +1,10 @@
 // The C API of include/hetlu/hetlu.h: every C++ exception becomes a status and a per-thread message.
-#include "hetlu/hetlu.h"
-
 #include <cstdio>
 #include <cstring>
 #include <new>
 #include <string>
 
+#include "hetlu/hetlu.h"
 #include "hetlu/hetlu.hpp"
 
 namespace {
@@ -35,9 +34,12 @@ hetlu_status guarded(Body&& body) {
 
 hetlu::Solver solver_of(hetlu_solver s) {
   switch (s) {
-    case HETLU_SOLVER_GEPP: return hetlu::Solver::gepp;
-    case HETLU_SOLVER_CALU: return hetlu::Solver::calu;
-    case HETLU_SOLVER_PRBT: return hetlu::Solver::prbt;
+    case HETLU_SOLVER_GEPP:
+      return hetlu::Solver::gepp;
+    case HETLU_SOLVER_CALU:
+      return hetlu::Solver::calu;
+    case HETLU_SOLVER_PRBT:
+      return hetlu::Solver::prbt;
   }
   throw hetlu::InvalidArgument("options->solver = " + std::to_string(static_cast<int>(s)) + " is not a hetlu_solver");
 }
@@ -72,8 +74,8 @@ hetlu_status finish(const hetlu::SolveReport& r, int* info, hetlu_report* report
     report->gflops = r.gflops;
   }
   if (r.info > 0) {
-    last_error = "the matrix is singular: U(" + std::to_string(r.info) + "," + std::to_string(r.info) +
-                 ") is exactly zero";
+    last_error =
+        "the matrix is singular: U(" + std::to_string(r.info) + "," + std::to_string(r.info) + ") is exactly zero";
     return HETLU_ERROR_SINGULAR;
   }
   return HETLU_SUCCESS;
@@ -129,8 +131,7 @@ hetlu_status hetlu_sgetrf(int m, int n, float* A, int lda, int* ipiv, int* info,
                           hetlu_report* report) {
   return getrf_c(m, n, A, lda, ipiv, info, options, report);
 }
-hetlu_status hetlu_dgetrs(char trans, int n, int nrhs, const double* LU, int lda, const int* ipiv, double* B,
-                          int ldb) {
+hetlu_status hetlu_dgetrs(char trans, int n, int nrhs, const double* LU, int lda, const int* ipiv, double* B, int ldb) {
   return getrs_c(trans, n, nrhs, LU, lda, ipiv, B, ldb);
 }
 hetlu_status hetlu_sgetrs(char trans, int n, int nrhs, const float* LU, int lda, const int* ipiv, float* B, int ldb) {
@@ -163,16 +164,24 @@ hetlu_status hetlu_recommend(char precision, int m, int n, const hetlu_options* 
 
 const char* hetlu_strerror(hetlu_status status) {
   switch (status) {
-    case HETLU_SUCCESS: return "success";
-    case HETLU_ERROR_INVALID_ARGUMENT: return "invalid argument";
-    case HETLU_ERROR_SINGULAR: return "the matrix is singular";
-    case HETLU_ERROR_NOT_AVAILABLE: return "not available in this build";
-    case HETLU_ERROR_OUT_OF_MEMORY: return "out of memory";
-    case HETLU_ERROR_INTERNAL: return "internal error";
+    case HETLU_SUCCESS:
+      return "success";
+    case HETLU_ERROR_INVALID_ARGUMENT:
+      return "invalid argument";
+    case HETLU_ERROR_SINGULAR:
+      return "the matrix is singular";
+    case HETLU_ERROR_NOT_AVAILABLE:
+      return "not available in this build";
+    case HETLU_ERROR_OUT_OF_MEMORY:
+      return "out of memory";
+    case HETLU_ERROR_INTERNAL:
+      return "internal error";
   }
   return "unknown status";
 }
 
-const char* hetlu_last_error(void) { return last_error.c_str(); }
+const char* hetlu_last_error(void) {
+  return last_error.c_str();
+}
 
 }  // extern "C"

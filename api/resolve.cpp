@@ -1,9 +1,10 @@
 #include <map>
 #include <mutex>
 
+#include "configs/configs.hpp"
 #include "db/records.hpp"
 #include "hetlu/hetlu.hpp"
-#include "model/gepp_cpu.hpp"
+#include "model/predict.hpp"
 #include "probes/probes.hpp"
 
 namespace hetlu {
@@ -45,17 +46,21 @@ std::optional<Plan> tuned_plan(Solver solver, Precision precision, Target target
   }
 }
 
-std::optional<Plan> model_plan(Solver solver, Target target, int m, int n, const MachineProfile& profile,
-                               std::string& why) {
-  if (solver != Solver::gepp || target != Target::cpu) {
-    why = "the model has no " + to_string(solver) + " " + to_string(target) + " plan yet";
+// The model's plan for this machine (measured rates when the database has them, else datasheet
+// estimates); fills the explanation. Nothing when the profile has no rate at all.
+std::optional<Plan> model_plan(Solver solver, Precision precision, Target target, int m, int n,
+                               const MachineProfile& profile, std::string& why, Resolution& r) {
+  try {
+    const auto prediction =
+        model::predict(profile, model::Problem{solver, precision, target, m, n}, configs::model_params());
+    r.explanation = prediction.reasoning;
+    r.cpu_fraction = prediction.d_fraction;
+    r.predicted_gflops = prediction.gflops;
+    return prediction.plan;
+  } catch (const Error& e) {
+    why = e.what();
     return std::nullopt;
   }
-  if (model::cpu_gemm_rate(profile, {}) <= 0) {
-    why = "the machine profile has neither a measured nor a datasheet CPU rate";
-    return std::nullopt;
-  }
-  return model::plan_gepp_cpu(profile, m, n);
 }
 
 void apply_overrides(Plan& plan, const PlanOverrides& o) {
@@ -97,9 +102,17 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
   MachineProfile profile = this_machine();
   std::string why_not_tuned, why_not_model;
   std::optional<Plan> plan = tuned_plan(solver, precision, target, m, n, options, profile, why_not_tuned, r.warnings);
-  if (!plan) {
-    plan = model_plan(solver, target, m, n, profile, why_not_model);
-    if (plan) plan->source_detail += " (not tuned: " + why_not_tuned + ")";
+  // The model is consulted either way: its reasoning explains a tuned plan too.
+  std::optional<Plan> predicted = model_plan(solver, precision, target, m, n, profile, why_not_model, r);
+  if (plan && predicted) {
+    r.explanation.push_back("the database answered instead: " + plan->source_detail + ", nb = " +
+                            std::to_string(plan->nb) + " (the model's nb = " + std::to_string(predicted->nb) + ")");
+    plan->cpu_block_columns = predicted->cpu_block_columns;  // not tuned yet: the model's split
+    plan->panel_location = predicted->panel_location;
+  }
+  if (!plan && predicted) {
+    plan = predicted;
+    plan->source_detail += " (not tuned: " + why_not_tuned + ")";
   }
   if (!plan) {
     plan = Plan{};

@@ -46,8 +46,8 @@ template <class T>
 SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, const Options& options) {
   Resolution r = resolve_plan(solver, precision_of<T>(), Target::cpu, n, n, options);
   SolveReport report{r.plan, 0, 0, 0, r.warnings};
-  report.seconds = timed([&] { report.info = solvers::gesv(report.plan, n, nrhs, A, lda, ipiv, B, ldb, options.input_check);
-  });
+  report.seconds =
+      timed([&] { report.info = solvers::gesv(report.plan, n, nrhs, A, lda, ipiv, B, ldb, options.input_check); });
   const double flops = model::getrf_flops(n, n) + 2.0 * n * double(n) * nrhs;
   report.gflops = report.seconds > 0 ? flops / report.seconds / 1e9 : 0;
   return report;
@@ -56,8 +56,7 @@ SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B,
 template SolveReport getrf<float>(Solver, int, int, float*, int, int*, const Options&);
 template SolveReport getrf<double>(Solver, int, int, double*, int, int*, const Options&);
 template SolveReport getrs<float>(Transpose, int, int, const float*, int, const int*, float*, int, const Options&);
-template SolveReport getrs<double>(Transpose, int, int, const double*, int, const int*, double*, int,
-                                   const Options&);
+template SolveReport getrs<double>(Transpose, int, int, const double*, int, const int*, double*, int, const Options&);
 template SolveReport gesv<float>(Solver, int, int, float*, int, int*, float*, int, const Options&);
 template SolveReport gesv<double>(Solver, int, int, double*, int, int*, double*, int, const Options&);
 

@@ -1,6 +1,6 @@
-// bench_getrf [--db PATH] [--nb NB] [--lookahead L] N [N ...]: hetlu GEPP getrf (plan resolved as in a user's call) against
-// OpenBLAS dgetrf through LAPACKE, on the same matrix, in the same run, alternating. Median of 7.
-// Prints one Markdown row per size: times, GFlop/s, the ratio (> 1: hetlu faster), both residuals.
+// bench_getrf [--db PATH] [--nb NB] [--lookahead L] N [N ...]: hetlu GEPP getrf (plan resolved as in a user's call)
+// against OpenBLAS dgetrf through LAPACKE, on the same matrix, in the same run, alternating. Median of 7. Prints one
+// Markdown row per size: times, GFlop/s, the ratio (> 1: hetlu faster), both residuals.
 #include <lapacke.h>
 
 #include <algorithm>
@@ -21,8 +21,8 @@ namespace {
 // Times two runs on the same input, alternating them so that drift on a shared machine hits both
 // alike; median of each after one warm-up of each.
 template <class RunA, class RunB>
-std::pair<double, double> median_seconds(const std::vector<double>& original, std::vector<double>& work_a,
-                                         RunA&& a, std::vector<double>& work_b, RunB&& b, int reps) {
+std::pair<double, double> median_seconds(const std::vector<double>& original, std::vector<double>& work_a, RunA&& a,
+                                         std::vector<double>& work_b, RunB&& b, int reps) {
   auto time = [&](auto&& run, std::vector<double>& work) {
     std::copy(original.begin(), original.end(), work.begin());
     const auto t0 = std::chrono::steady_clock::now();
@@ -83,7 +83,8 @@ int main(int argc, char** argv) {
         [&] { LAPACKE_dgetrf(LAPACK_COL_MAJOR, n, n, lu_blas.data(), n, lapack_ipiv.data()); }, reps);
     const double r_hetlu = hetlu::accuracy::factorization_residual(n, n, A.data(), n, lu_hetlu.data(), n, ipiv.data());
     std::vector<int> blas_ipiv(lapack_ipiv.begin(), lapack_ipiv.end());
-    const double r_blas = hetlu::accuracy::factorization_residual(n, n, A.data(), n, lu_blas.data(), n, blas_ipiv.data());
+    const double r_blas =
+        hetlu::accuracy::factorization_residual(n, n, A.data(), n, lu_blas.data(), n, blas_ipiv.data());
 
     const double flops = hetlu::model::getrf_flops(n, n);
     std::printf("| %d | %d (%s) | %.4f | %.1f | %.4f | %.1f | %.2f | %.2f | %.2f |\n", n, plan.nb,

@@ -1,30 +1,83 @@
 #include <fmt/core.h>
 
+#include <cmath>
 #include <iostream>
 
 #include "cli/commands.hpp"
 #include "cli/report.hpp"
 #include "db/records.hpp"
+#include "hetlu/detail/statistics.hpp"
 
 namespace hetlu::cli {
+
+namespace {
+
+// Relative error |predicted - measured| / measured of every tuned entry that has a prediction.
+void show_accuracy(const std::vector<db::BestPlan>& plans, bool json, const std::string& path) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  std::vector<double> errors;
+  for (const auto& b : plans) {
+    if (!b.predicted_s || b.median_s <= 0) continue;
+    const double error = std::abs(*b.predicted_s - b.median_s) / b.median_s;
+    errors.push_back(error);
+    rows.push_back({{"machine_id", b.machine_id},
+                    {"solver", to_string(b.plan.solver)},
+                    {"precision", to_string(b.plan.precision)},
+                    {"target", to_string(b.plan.target)},
+                    {"m", b.m},
+                    {"n", b.n},
+                    {"nb", b.plan.nb},
+                    {"predicted_seconds", *b.predicted_s},
+                    {"measured_seconds", b.median_s},
+                    {"relative_error", error}});
+  }
+  const double median = detail::median(errors);
+  if (json) {
+    print_json(
+        {{"database", path},
+         {"entries", rows},
+         {"median_relative_error", errors.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(median)}});
+    return;
+  }
+  if (errors.empty()) {
+    std::cout << "no tuned entry with a prediction in " << path << " (run 'hetlu calibrate')\n";
+    return;
+  }
+  std::cout << fmt::format("{:>6} {:>6} {:>6} {:>5} {:>12} {:>12} {:>8}\n", "solver", "m", "n", "nb", "predicted s",
+                           "measured s", "error");
+  for (const auto& r : rows)
+    std::cout << fmt::format("{:>6} {:>6} {:>6} {:>5} {:>12.4f} {:>12.4f} {:>7.1f}%\n", r["solver"].get<std::string>(),
+                             r["m"].get<int>(), r["n"].get<int>(), r["nb"].get<int>(),
+                             r["predicted_seconds"].get<double>(), r["measured_seconds"].get<double>(),
+                             100 * r["relative_error"].get<double>());
+  std::cout << fmt::format("median relative error {:.1f} % over {} entries\n", 100 * median, errors.size());
+}
+
+}  // namespace
 
 void register_db(CLI::App& app, CommandState&) {
   auto* db_cmd = app.add_subcommand("db", "Inspect the tuning database");
   db_cmd->require_subcommand(1);
   struct Args {
     std::string db;
-    bool json = false;
+    bool json = false, accuracy = false;
   };
   auto args = std::make_shared<Args>();
   auto* show = db_cmd->add_subcommand("show", "Show machines, trial counts and best plans");
   add_db_option(*show, args->db);
   show->add_flag("--json", args->json, "print one JSON object");
+  show->add_flag("--accuracy", args->accuracy,
+                 "the model's predicted time against the measured time of every tuned entry, and the median error");
   show->callback([args] {
     const std::string path = args->db.empty() ? db::default_path() : args->db;
     auto database = db::Database::open(path, db::Database::Mode::read_only);
     const auto machines = db::list_machines(database);
     const auto plans = db::list_best_plans(database);
     const auto trials = db::count_trials(database);
+    if (args->accuracy) {
+      show_accuracy(plans, args->json, path);
+      return;
+    }
     if (args->json) {
       nlohmann::ordered_json jm = nlohmann::ordered_json::array(), jp = nlohmann::ordered_json::array();
       for (const auto& m : machines)

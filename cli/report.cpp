@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -33,7 +34,21 @@ nlohmann::ordered_json to_json(const MachineProfile& p) {
          {"compute_capability", fmt::format("{}.{}", g.compute_capability_major, g.compute_capability_minor)},
          {"multiprocessors", g.multiprocessors},
          {"memory_bytes", g.memory_bytes},
-         {"dgemm_gflops", g.dgemm_gflops}});
+         {"dgemm_gflops", g.dgemm_gflops},
+         {"sgemm_gflops", g.sgemm_gflops},
+         {"dgemm_peak_gflops", g.dgemm_peak_gflops},
+         {"h2d_bandwidth_gbs", g.h2d_bandwidth_gbs},
+         {"d2h_bandwidth_gbs", g.d2h_bandwidth_gbs},
+         {"h2d_latency_us", g.h2d_latency_us},
+         {"d2h_latency_us", g.d2h_latency_us}});
+  nlohmann::ordered_json panels = nlohmann::ordered_json::array();
+  for (const auto& r : p.panel_rates)
+    panels.push_back(
+        {{"kind", r.kind}, {"rows", r.rows}, {"width", r.width}, {"threads", r.threads}, {"gflops", r.gflops}});
+  nlohmann::ordered_json measurements = nlohmann::ordered_json::array();
+  for (const auto& m : p.measurements)
+    measurements.push_back(
+        {{"name", m.name}, {"median", m.median}, {"spread", m.spread}, {"unit", m.unit}, {"detail", m.detail}});
   return {{"cpu_model", p.cpu_model},
           {"hostname", p.hostname},
           {"packages", p.packages},
@@ -41,37 +56,61 @@ nlohmann::ordered_json to_json(const MachineProfile& p) {
           {"hardware_threads", p.hardware_threads},
           {"numa_nodes", p.numa_nodes},
           {"caches", caches},
-          {"blas", p.blas_library},
+          {"isa", p.isa},
+          {"flops_per_cycle", p.flops_per_cycle},
+          {"frequency_ghz", p.frequency_ghz},
           {"peak_gflops_per_core", p.peak_gflops_per_core},
+          {"blas", p.blas_library},
           {"rates_measured", p.rates_measured},
           {"dgemm_probe_size", p.dgemm_probe_size},
           {"dgemm_gflops_one_core", p.dgemm_gflops_one_core},
           {"dgemm_gflops_all_cores", p.dgemm_gflops_all_cores},
-          {"gpus", gpus}};
+          {"sgemm_gflops_one_core", p.sgemm_gflops_one_core},
+          {"sgemm_gflops_all_cores", p.sgemm_gflops_all_cores},
+          {"memory_bandwidth_gbs", p.memory_bandwidth_gbs},
+          {"panel_rates", panels},
+          {"gpus", gpus},
+          {"measurements", measurements}};
 }
 
 std::string describe(const MachineProfile& p) {
   std::string caches;
   for (const auto& c : p.caches)
-    caches += fmt::format("{}L{} {} KiB", caches.empty() ? "" : ", ", c.level, c.bytes / 1024);
+    caches += fmt::format("{}L{} {} KiB x {}", caches.empty() ? "" : ", ", c.level, c.bytes / 1024, c.count);
   std::string text = fmt::format(
       "CPU        {}\n"
       "topology   {} package(s), {} core(s), {} hardware thread(s), {} NUMA node(s)\n"
       "caches     {}\n"
-      "BLAS       {}\n"
-      "peak       {:.1f} GFlop/s per core (datasheet-style: ISA x clock)\n",
+      "ISA        {}, {} double flops/cycle/core at {:.2f} GHz: datasheet peak {:.1f} GFlop/s per core, {:.1f} in all\n"
+      "BLAS       {}\n",
       p.cpu_model, p.packages, p.cores, p.hardware_threads, p.numa_nodes, caches.empty() ? "unknown" : caches,
-      p.blas_library, p.peak_gflops_per_core);
-  if (p.rates_measured)
-    text += fmt::format("DGEMM      {:.1f} GFlop/s on one core, {:.1f} GFlop/s on all cores (n = {})\n",
+      p.isa.empty() ? "unknown" : p.isa, p.flops_per_cycle, p.frequency_ghz, p.peak_gflops_per_core,
+      p.peak_gflops_per_core * p.cores, p.blas_library);
+  if (p.rates_measured) {
+    text += fmt::format("DGEMM      {:.1f} GFlop/s on one core, {:.1f} on all cores (plateau at n = {})\n",
                         p.dgemm_gflops_one_core, p.dgemm_gflops_all_cores, p.dgemm_probe_size);
-  else
-    text += "DGEMM      not measured\n";
+    text += fmt::format("SGEMM      {:.1f} GFlop/s on one core, {:.1f} on all cores\n", p.sgemm_gflops_one_core,
+                        p.sgemm_gflops_all_cores);
+    text += fmt::format("memory     {:.1f} GB/s (STREAM triad, all cores)\n", p.memory_bandwidth_gbs);
+    for (const auto& r : p.panel_rates)
+      text += fmt::format("panel      {} {} x {} on {} thread(s): {:.1f} GFlop/s\n", r.kind, r.rows, r.width, r.threads,
+                          r.gflops);
+    double worst = 0;
+    for (const auto& m : p.measurements) worst = std::max(worst, m.spread);
+    text += fmt::format("spread     {} probes, largest MAD/median {:.1f} %\n", p.measurements.size(), 100 * worst);
+  } else {
+    text += "rates      not measured\n";
+  }
   if (p.gpus.empty()) text += "GPUs       none\n";
-  for (const auto& g : p.gpus)
-    text += fmt::format("GPU        {} (sm_{}{}, {} SMs, {:.1f} GiB){}\n", g.name, g.compute_capability_major,
-                        g.compute_capability_minor, g.multiprocessors, g.memory_bytes / 1073741824.0,
-                        g.dgemm_gflops > 0 ? fmt::format(", cuBLAS DGEMM {:.0f} GFlop/s", g.dgemm_gflops) : "");
+  for (const auto& g : p.gpus) {
+    text += fmt::format("GPU        {} (sm_{}{}, {} SMs, {:.1f} GiB)\n", g.name, g.compute_capability_major,
+                        g.compute_capability_minor, g.multiprocessors, g.memory_bytes / 1073741824.0);
+    if (g.dgemm_gflops > 0)
+      text += fmt::format(
+          "           cuBLAS DGEMM {:.0f}, SGEMM {:.0f} GFlop/s; host->device {:.1f} GB/s {:.1f} us, "
+          "device->host {:.1f} GB/s {:.1f} us\n",
+          g.dgemm_gflops, g.sgemm_gflops, g.h2d_bandwidth_gbs, g.h2d_latency_us, g.d2h_bandwidth_gbs, g.d2h_latency_us);
+  }
   return text;
 }
 

@@ -75,6 +75,12 @@ CREATE TABLE best_plans (
   PRIMARY KEY (machine_id, solver, precision, target, m, n)
 );
 )sql",
+    // 2: probe results keep their spread (MAD / median), as the tuning trials do, and which probe
+    // run they belong to, so that a model reads one consistent run.
+    R"sql(
+ALTER TABLE probe_results ADD COLUMN spread REAL NOT NULL DEFAULT 0;
+ALTER TABLE probe_results ADD COLUMN run INTEGER NOT NULL DEFAULT 0;
+)sql",
 };
 constexpr int migration_count = sizeof migrations / sizeof migrations[0];
 static_assert(migration_count == schema_version);

@@ -1,3 +1,6 @@
+#include <algorithm>
+#include <cstdlib>
+
 #include "db/records.hpp"
 
 namespace hetlu::db {
@@ -52,39 +55,74 @@ std::vector<MachineRow> list_machines(Database& db) {
 void store_probe_results(Database& db, std::int64_t machine_id, const MachineProfile& profile) {
   if (!profile.rates_measured) return;
   db.transaction([&] {
-    auto insert = [&](const char* name, double value, const char* unit, const std::string& detail) {
-      db.prepare("INSERT INTO probe_results (machine_id, name, value, unit, detail) VALUES (?1, ?2, ?3, ?4, ?5)")
+    auto last = db.prepare("SELECT coalesce(max(run), 0) FROM probe_results WHERE machine_id = ?1");
+    last.bind(1, machine_id);
+    last.step();
+    const std::int64_t run = last.column_int(0) + 1;
+    for (const auto& m : profile.measurements)
+      db.prepare(
+            "INSERT INTO probe_results (machine_id, name, value, unit, detail, spread, run) "
+            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
           .bind(1, machine_id)
-          .bind(2, name)
-          .bind(3, value)
-          .bind(4, unit)
-          .bind(5, detail)
+          .bind(2, m.name)
+          .bind(3, m.median)
+          .bind(4, m.unit)
+          .bind(5, m.detail)
+          .bind(6, m.spread)
+          .bind(7, run)
           .run();
-    };
-    const std::string size = "n=" + std::to_string(profile.dgemm_probe_size);
-    insert("dgemm_one_core", profile.dgemm_gflops_one_core, "GFlop/s", size);
-    insert("dgemm_all_cores", profile.dgemm_gflops_all_cores, "GFlop/s", size);
-    for (size_t g = 0; g < profile.gpus.size(); ++g)
-      if (profile.gpus[g].dgemm_gflops > 0)
-        insert("gpu_dgemm", profile.gpus[g].dgemm_gflops, "GFlop/s", "gpu=" + std::to_string(g));
   });
 }
 
+namespace {
+// "rows=4096 width=128 threads=1" -> the value of one key, or -1.
+int detail_int(const std::string& detail, const std::string& key) {
+  const auto at = detail.find(key + "=");
+  return at == std::string::npos ? -1 : std::atoi(detail.c_str() + at + key.size() + 1);
+}
+}  // namespace
+
 bool load_probe_rates(Database& db, std::int64_t machine_id, MachineProfile& profile) {
+  // The newest probe run only, so that every rate the model reads was measured together.
   auto s = db.prepare(
-      "SELECT name, value, detail FROM probe_results WHERE machine_id = ?1 "
-      "AND name IN ('dgemm_one_core', 'dgemm_all_cores') ORDER BY id");
+      "SELECT name, value, unit, detail, spread FROM probe_results WHERE machine_id = ?1 AND run = "
+      "(SELECT max(run) FROM probe_results WHERE machine_id = ?1) ORDER BY id");
   s.bind(1, machine_id);
+  MachineProfile loaded = profile;
+  loaded.measurements.clear();
+  loaded.panel_rates.clear();
   bool found = false;
-  while (s.step()) {  // later rows overwrite earlier ones: the newest wins
-    const std::string name = s.column_text(0);
-    (name == "dgemm_one_core" ? profile.dgemm_gflops_one_core : profile.dgemm_gflops_all_cores) = s.column_double(1);
-    const std::string detail = s.column_text(2);
-    if (detail.rfind("n=", 0) == 0) profile.dgemm_probe_size = std::stoi(detail.substr(2));
+  while (s.step()) {
+    ProbeMeasurement m{s.column_text(0), s.column_double(1), s.column_double(4), s.column_text(2), s.column_text(3)};
+    auto keep_max = [&](double& field) { field = std::max(field, m.median); };
+    if (m.name == "dgemm_one_core") keep_max(loaded.dgemm_gflops_one_core);
+    if (m.name == "dgemm_all_cores") {
+      if (m.median > loaded.dgemm_gflops_all_cores) loaded.dgemm_probe_size = detail_int(m.detail, "n");
+      keep_max(loaded.dgemm_gflops_all_cores);
+    }
+    if (m.name == "sgemm_one_core") keep_max(loaded.sgemm_gflops_one_core);
+    if (m.name == "sgemm_all_cores") keep_max(loaded.sgemm_gflops_all_cores);
+    if (m.name == "triad_bandwidth") loaded.memory_bandwidth_gbs = m.median;
+    if (m.name == "panel_gepp" || m.name == "panel_tslu")
+      loaded.panel_rates.push_back({m.name.substr(6), detail_int(m.detail, "rows"), detail_int(m.detail, "width"),
+                                    detail_int(m.detail, "threads"), m.median});
+    const int gpu = detail_int(m.detail, "gpu");
+    if (gpu >= 0 && gpu < static_cast<int>(loaded.gpus.size())) {
+      auto& g = loaded.gpus[gpu];
+      if (m.name == "gpu_dgemm") g.dgemm_gflops = m.median;
+      if (m.name == "gpu_sgemm") g.sgemm_gflops = m.median;
+      if (m.name == "gpu_h2d_bandwidth") g.h2d_bandwidth_gbs = m.median;
+      if (m.name == "gpu_d2h_bandwidth") g.d2h_bandwidth_gbs = m.median;
+      if (m.name == "gpu_h2d_latency") g.h2d_latency_us = m.median;
+      if (m.name == "gpu_d2h_latency") g.d2h_latency_us = m.median;
+    }
+    loaded.measurements.push_back(std::move(m));
     found = true;
   }
-  if (found) profile.rates_measured = true;
-  return found;
+  if (!found) return false;
+  loaded.rates_measured = true;
+  profile = std::move(loaded);
+  return true;
 }
 
 }  // namespace hetlu::db

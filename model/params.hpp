@@ -1,4 +1,5 @@
-// Efficiency factors and shape constants of the model, with their defaults and why.
+// Efficiency factors and shape constants of the model, with their defaults and why. The defaults
+// are also written in configs/model.yaml, which `hetlu` reads; change them there.
 #pragma once
 
 #include <vector>
@@ -8,20 +9,34 @@ namespace hetlu::model {
 struct ModelParams {
   // Fraction of peak a real factorization sustains (async-calu §4: 0.8 of CPU peak and 0.9 of
   // device peak gave reliable d on their machines). Applied to datasheet peaks only; measured
-  // DGEMM rates are already real.
+  // GEMM rates are already real.
   double cpu_efficiency = 0.8;
   double device_efficiency = 0.9;
 
-  // A GEMM whose inner dimension is k runs at rate * k / (k + gemm_half_rate_k): thin updates
-  // cannot reuse cache. 24 fits OpenBLAS on AVX2/AVX-512 cores within a few percent at k >= 32.
+  // A GEMM whose inner dimension is k runs at rate * k / (k + half_rate_k): thin updates cannot
+  // reuse cache. 24 fits OpenBLAS on AVX2/AVX-512 cores; GPUs need far wider updates (128).
   double gemm_half_rate_k = 24;
+  double device_gemm_half_rate_k = 128;
 
-  // The recursive panel is GEMM-bound but thin and poorly parallel: it runs at this fraction of
-  // the all-cores rate of a GEMM of its inner width.
+  // Without a measured panel rate: the recursive panel runs at this fraction of one core's GEMM
+  // rate of its inner width, a TSLU panel at tslu_efficiency of that per thread (it does the
+  // block factorizations and the tournament on top of the GEPP flops), and a device panel at
+  // device_panel_efficiency of the device's GEMM rate (latency-bound column by column).
   double panel_efficiency = 0.5;
+  double tslu_efficiency = 0.5;
+  double device_panel_efficiency = 0.02;
+
+  // PRBT: the expected number of refinement steps (hybrid-calu-prbt-gepp §4.3: one or two), and
+  // GENP's panel speed-up over GEPP's (no pivot search, no interchanges).
+  double prbt_refinement_steps = 2;
+  double genp_panel_speedup = 1.5;
 
   // Fixed cost of one panel step (synchronisation, BLAS call overhead), seconds.
   double step_overhead_seconds = 20e-6;
+
+  // Without a measured host<->device link: bandwidth (GB/s) and latency (us), PCIe 3 x16 class.
+  double default_link_gbs = 12;
+  double default_link_latency_us = 10;
 
   // Panel widths the model chooses from.
   std::vector<int> nb_candidates = {16, 24, 32, 48, 64, 96, 128, 160, 192, 256, 320, 384, 512};

@@ -20,54 +20,97 @@ void check(cublasStatus_t status, const char* what) {
     throw Error(std::string("cuBLAS: ") + what + ": " + cublasGetStatusString(status));
 }
 
-// Fills x with a deterministic pattern so the timed GEMM works on finite, non-trivial data.
-__global__ void fill(double* x, size_t count) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x)
-    x[i] = double((i * 2654435761u) % 1000) / 1000.0 - 0.5;
+cublasStatus_t gemm(cublasHandle_t h, int n, const double* A, const double* B, double* C) {
+  const double one = 1, zero = 0;
+  return cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, A, n, B, n, &zero, C, n);
+}
+cublasStatus_t gemm(cublasHandle_t h, int n, const float* A, const float* B, float* C) {
+  const float one = 1, zero = 0;
+  return cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, A, n, B, n, &zero, C, n);
 }
 
-double measure_cublas_dgemm(int device, int n) {
-  check(cudaSetDevice(device), "cudaSetDevice");
-  const size_t count = size_t(n) * n;
-  double *A = nullptr, *B = nullptr, *C = nullptr;
+template <class T>
+__global__ void fill_typed(T* x, size_t count) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x)
+    x[i] = T((i * 2654435761u) % 1000) / T(1000) - T(0.5);
+}
+
+// Releases whatever was acquired, also when a check throws half-way.
+struct DeviceScratch {
+  std::vector<void*> device;
+  void* pinned = nullptr;
   cublasHandle_t handle = nullptr;
   cudaEvent_t start = nullptr, stop = nullptr;
-  float best_ms = 0;
-  auto release = [&] {
+  ~DeviceScratch() {
     if (start) cudaEventDestroy(start);
     if (stop) cudaEventDestroy(stop);
     if (handle) cublasDestroy(handle);
-    cudaFree(A);
-    cudaFree(B);
-    cudaFree(C);
-  };
-  try {
-    check(cudaMalloc(&A, count * sizeof(double)), "cudaMalloc A");
-    check(cudaMalloc(&B, count * sizeof(double)), "cudaMalloc B");
-    check(cudaMalloc(&C, count * sizeof(double)), "cudaMalloc C");
-    fill<<<256, 256>>>(A, count);
-    check(cudaGetLastError(), "fill kernel launch");
-    fill<<<256, 256>>>(B, count);
-    check(cudaGetLastError(), "fill kernel launch");
-    check(cublasCreate(&handle), "cublasCreate");
+    for (void* p : device) cudaFree(p);
+    if (pinned) cudaFreeHost(pinned);
+  }
+  template <class T>
+  T* alloc(size_t count) {
+    void* p = nullptr;
+    check(cudaMalloc(&p, count * sizeof(T)), "cudaMalloc");
+    device.push_back(p);
+    return static_cast<T*>(p);
+  }
+  void events() {
     check(cudaEventCreate(&start), "cudaEventCreate");
     check(cudaEventCreate(&stop), "cudaEventCreate");
-    const double one = 1, zero = 0;
-    for (int r = 0; r < 6; ++r) {  // the first run warms up
+  }
+  // Median milliseconds of `runs` timed runs after one warm-up.
+  template <class Run>
+  float time_ms(Run&& run, int runs) {
+    std::vector<float> ms;
+    for (int r = 0; r <= runs; ++r) {
       check(cudaEventRecord(start), "cudaEventRecord");
-      check(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, A, n, B, n, &zero, C, n), "cublasDgemm");
+      run();
       check(cudaEventRecord(stop), "cudaEventRecord");
       check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-      float ms = 0;
-      check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-      if (r > 0) best_ms = best_ms == 0 ? ms : std::min(best_ms, ms);
+      float t = 0;
+      check(cudaEventElapsedTime(&t, start, stop), "cudaEventElapsedTime");
+      if (r > 0) ms.push_back(t);
     }
-  } catch (...) {
-    release();
-    throw;
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
   }
-  release();
-  return 2.0 * n * double(n) * n / (best_ms * 1e-3) / 1e9;
+};
+
+template <class T>
+double measure_cublas_gemm(int device, int n) {
+  check(cudaSetDevice(device), "cudaSetDevice");
+  DeviceScratch s;
+  const size_t count = size_t(n) * n;
+  T* A = s.alloc<T>(count);
+  T* B = s.alloc<T>(count);
+  T* C = s.alloc<T>(count);
+  fill_typed<<<256, 256>>>(A, count);
+  check(cudaGetLastError(), "fill kernel launch");
+  fill_typed<<<256, 256>>>(B, count);
+  check(cudaGetLastError(), "fill kernel launch");
+  check(cublasCreate(&s.handle), "cublasCreate");
+  s.events();
+  const float ms = s.time_ms([&] { check(gemm(s.handle, n, A, B, C), "cublas gemm"); }, 5);
+  return 2.0 * n * double(n) * n / (ms * 1e-3) / 1e9;
+}
+
+// Pinned host <-> device: bandwidth from a 256 MiB copy, latency from an 8-byte one, both ways.
+void measure_transfers(int device, GpuInfo& info) {
+  check(cudaSetDevice(device), "cudaSetDevice");
+  DeviceScratch s;
+  const size_t bytes = size_t(256) << 20;
+  char* d = s.alloc<char>(bytes);
+  check(cudaMallocHost(&s.pinned, bytes), "cudaMallocHost");
+  s.events();
+  const float h2d = s.time_ms([&] { check(cudaMemcpy(d, s.pinned, bytes, cudaMemcpyHostToDevice), "cudaMemcpy"); }, 5);
+  const float d2h = s.time_ms([&] { check(cudaMemcpy(s.pinned, d, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy"); }, 5);
+  info.h2d_bandwidth_gbs = bytes / (h2d * 1e-3) / 1e9;
+  info.d2h_bandwidth_gbs = bytes / (d2h * 1e-3) / 1e9;
+  info.h2d_latency_us =
+      1e3 * s.time_ms([&] { check(cudaMemcpy(d, s.pinned, 8, cudaMemcpyHostToDevice), "cudaMemcpy"); }, 20);
+  info.d2h_latency_us =
+      1e3 * s.time_ms([&] { check(cudaMemcpy(s.pinned, d, 8, cudaMemcpyDeviceToHost), "cudaMemcpy"); }, 20);
 }
 
 }  // namespace
@@ -95,7 +138,11 @@ GpuProbe gpus(bool measure_rates) {
       info.compute_capability_minor = prop.minor;
       info.multiprocessors = prop.multiProcessorCount;
       info.memory_bytes = static_cast<long long>(prop.totalGlobalMem);
-      if (measure_rates) info.dgemm_gflops = measure_cublas_dgemm(d, 4096);
+      if (measure_rates) {
+        info.dgemm_gflops = measure_cublas_gemm<double>(d, 8192);
+        info.sgemm_gflops = measure_cublas_gemm<float>(d, 8192);
+        measure_transfers(d, info);
+      }
       probe.gpus.push_back(info);
     }
   } catch (const Error& e) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "hetlu/types.hpp"
+#include "probes/timed.hpp"
 
 namespace hetlu::probes {
 
@@ -19,11 +20,24 @@ struct GemmRate {
   double gflops = 0;
   int size = 0;
   int threads = 0;
+  double spread = 0;
 };
 
 // Times a square DGEMM of order n with the given number of threads; median of `repetitions`
 // after one warm-up run.
 GemmRate measure_dgemm(int n, int threads, int repetitions = 5);
+
+// The same for T = float or double, as GFlop/s with its spread.
+template <class T>
+Rate measure_gemm(int n, int threads, int repetitions = 5);
+
+// STREAM triad a = b + s c on arrays of `doubles` elements each, all cores: GB/s moved.
+Rate measure_triad(long long doubles, int repetitions = 5);
+
+// GFlop/s of one panel factorization of rows x width: "gepp" (recursive LU with partial
+// pivoting) or "tslu" (tournament pivoting over `threads` row blocks). threads = 1 runs the panel
+// on one core, as the look-ahead schedule does.
+Rate measure_panel(const std::string& kind, int rows, int width, int threads, int repetitions = 5);
 
 struct GpuProbe {
   std::vector<GpuInfo> gpus;
@@ -39,8 +53,10 @@ bool built_with_cuda();
 
 struct ProbeOptions {
   bool measure = true;   // false: topology and datasheet peaks only (the `estimate` level)
-  int gemm_size = 1024;  // order of the timed DGEMM
+  int gemm_size = 1024;  // largest order of the timed GEMMs (half of it is timed too: the plateau)
   int repetitions = 5;
+  int panel_rows = 4096;                           // panel-rate probes: rows,
+  std::vector<int> panel_widths = {64, 128, 256};  // and widths
 };
 
 MachineProfile probe_machine(const ProbeOptions& options);

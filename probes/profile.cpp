@@ -1,5 +1,8 @@
 #include <cblas.h>
 
+#include <algorithm>
+#include <string>
+
 #include "probes/probes.hpp"
 
 namespace hetlu::probes {
@@ -8,13 +11,66 @@ MachineProfile probe_machine(const ProbeOptions& options) {
   MachineProfile profile = topology();
   GpuProbe gpu = gpus(options.measure);
   profile.gpus = gpu.gpus;
-  if (options.measure) {
-    profile.dgemm_probe_size = options.gemm_size;
-    profile.dgemm_gflops_one_core = measure_dgemm(options.gemm_size, 1, options.repetitions).gflops;
-    profile.dgemm_gflops_all_cores =
-        measure_dgemm(options.gemm_size, openblas_get_num_threads(), options.repetitions).gflops;
-    profile.rates_measured = true;
+  if (!options.measure) return profile;
+
+  const int all = std::max(1, openblas_get_num_threads());
+  auto record = [&](const std::string& name, const Rate& r, const char* unit, const std::string& detail) {
+    profile.measurements.push_back({name, r.median, r.spread, unit, detail});
+    return r.median;
+  };
+
+  // GEMM at two sizes: the larger rate is the plateau the model works from.
+  const int sizes[] = {std::max(16, options.gemm_size / 2), options.gemm_size};
+  auto plateau = [&](auto type_tag, const std::string& name, int threads) {
+    using T = decltype(type_tag);
+    double best = 0;
+    for (int n : sizes) {
+      const double rate = record(name, measure_gemm<T>(n, threads, options.repetitions), "GFlop/s",
+                                 "n=" + std::to_string(n) + " threads=" + std::to_string(threads));
+      if (rate > best) {
+        best = rate;
+        if constexpr (std::is_same_v<T, double>) profile.dgemm_probe_size = n;
+      }
+    }
+    return best;
+  };
+  profile.dgemm_gflops_one_core = plateau(double{}, "dgemm_one_core", 1);
+  profile.dgemm_gflops_all_cores = plateau(double{}, "dgemm_all_cores", all);
+  profile.sgemm_gflops_one_core = plateau(float{}, "sgemm_one_core", 1);
+  profile.sgemm_gflops_all_cores = plateau(float{}, "sgemm_all_cores", all);
+
+  // Triad arrays four times the last-level cache, so that memory, not cache, is measured.
+  long long cache = 0;
+  for (const auto& c : profile.caches) cache = std::max(cache, c.bytes * std::max(1, c.count));
+  const long long doubles = std::max(4 * cache / 8, 1LL << 23);
+  profile.memory_bandwidth_gbs = record("triad_bandwidth", measure_triad(doubles, options.repetitions), "GB/s",
+                                        "doubles=" + std::to_string(doubles));
+
+  for (int width : options.panel_widths) {
+    if (width > options.panel_rows) continue;
+    for (const auto& [kind, threads] : {std::pair<std::string, int>{"gepp", 1}, {"gepp", all}, {"tslu", all}}) {
+      if (kind == "gepp" && threads == all && all == 1) continue;  // the same as one thread
+      const std::string detail = "rows=" + std::to_string(options.panel_rows) + " width=" + std::to_string(width) +
+                                 " threads=" + std::to_string(threads);
+      const double rate =
+          record("panel_" + kind, measure_panel(kind, options.panel_rows, width, threads, options.repetitions),
+                 "GFlop/s", detail);
+      profile.panel_rates.push_back({kind, options.panel_rows, width, threads, rate});
+    }
   }
+  for (size_t g = 0; g < profile.gpus.size(); ++g) {
+    const auto& d = profile.gpus[g];
+    const std::string detail = "gpu=" + std::to_string(g);
+    if (d.dgemm_gflops > 0) profile.measurements.push_back({"gpu_dgemm", d.dgemm_gflops, 0, "GFlop/s", detail});
+    if (d.sgemm_gflops > 0) profile.measurements.push_back({"gpu_sgemm", d.sgemm_gflops, 0, "GFlop/s", detail});
+    if (d.h2d_bandwidth_gbs > 0)
+      profile.measurements.push_back({"gpu_h2d_bandwidth", d.h2d_bandwidth_gbs, 0, "GB/s", detail});
+    if (d.d2h_bandwidth_gbs > 0)
+      profile.measurements.push_back({"gpu_d2h_bandwidth", d.d2h_bandwidth_gbs, 0, "GB/s", detail});
+    if (d.h2d_latency_us > 0) profile.measurements.push_back({"gpu_h2d_latency", d.h2d_latency_us, 0, "us", detail});
+    if (d.d2h_latency_us > 0) profile.measurements.push_back({"gpu_d2h_latency", d.d2h_latency_us, 0, "us", detail});
+  }
+  profile.rates_measured = true;
   return profile;
 }
 

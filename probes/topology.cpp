@@ -37,16 +37,30 @@ std::string cpuinfo_field(const std::string& key) {
   return "";
 }
 
-// Double-precision flops per cycle per core from the ISA: two FMA pipes of the widest vectors.
-double flops_per_cycle(const std::string& flag_list) {
+struct Isa {
+  std::string name;
+  int flops_per_cycle;  // double precision: 2 (multiply-add) x doubles per vector x FMA pipes
+};
+
+// The widest vector extension and its datasheet rate. Two FMA pipes is what server cores with
+// AVX2 or AVX-512 have had since Haswell and Skylake-SP; the measured GEMM rate says what is real.
+Isa isa_of(const std::string& flag_list) {
   std::set<std::string> flags;
   std::istringstream words(flag_list);
   for (std::string w; words >> w;) flags.insert(w);
   auto has = [&](const char* f) { return flags.count(f) > 0; };
-  if (has("avx512f")) return 32;
-  if (has("avx2") && has("fma")) return 16;
-  if (has("avx")) return 8;
-  return 4;
+  if (has("avx512f")) return {"avx512", 2 * 8 * 2};
+  if (has("avx2") && has("fma")) return {"avx2", 2 * 4 * 2};
+  if (has("avx")) return {"avx", 4 * 2};  // separate multiply and add pipes, 4 doubles each
+  return {"sse", 2 * 2};
+}
+
+// Nominal clock: the OS's maximum frequency when it tells it, else what /proc/cpuinfo reports now.
+double frequency_ghz() {
+  std::ifstream max_freq("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
+  double khz = 0;
+  if (max_freq >> khz && khz > 0) return khz / 1e6;
+  return std::atof(cpuinfo_field("cpu MHz").c_str()) / 1000;
 }
 
 }  // namespace
@@ -80,8 +94,11 @@ MachineProfile topology() {
   char host[256] = {};
   if (gethostname(host, sizeof host - 1) == 0) profile.hostname = host;
 
-  const double mhz = std::atof(cpuinfo_field("cpu MHz").c_str());
-  if (mhz > 0) profile.peak_gflops_per_core = flops_per_cycle(cpuinfo_field("flags")) * mhz / 1000;
+  const Isa isa = isa_of(cpuinfo_field("flags"));
+  profile.isa = isa.name;
+  profile.flops_per_cycle = isa.flops_per_cycle;
+  profile.frequency_ghz = frequency_ghz();
+  profile.peak_gflops_per_core = profile.flops_per_cycle * profile.frequency_ghz;
   profile.blas_library = blas_library();
   return profile;
 }

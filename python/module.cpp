@@ -86,7 +86,9 @@ py::array_t<T, py::array::f_style> fortran_copy(const py::array& A, bool overwri
 }
 
 void check_matrix(const py::array& A, const char* name) {
-  if (A.ndim() != 2) throw InvalidArgument(std::string(name) + " must be 2-dimensional, not " + std::to_string(A.ndim()) + "-dimensional");
+  if (A.ndim() != 2)
+    throw InvalidArgument(std::string(name) + " must be 2-dimensional, not " + std::to_string(A.ndim()) +
+                          "-dimensional");
   if (py::module_::import("numpy").attr("iscomplexobj")(A).cast<bool>())
     throw InvalidArgument(std::string(name) + " is complex; hetlu solves real systems");
 }
@@ -160,7 +162,8 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
         accuracy::backward_error(n, nrhs, a_original, ld, X.data(), ld, B.data(), ld, original_transposed);
   r.plan = plan_dict(report.plan);
   r.seconds = report.seconds;
-  r.gflops = report.seconds > 0 ? (2.0 / 3.0 * n * double(n) * n + 2.0 * n * double(n) * nrhs) / report.seconds / 1e9 : 0;
+  r.gflops =
+      report.seconds > 0 ? (2.0 / 3.0 * n * double(n) * n + 2.0 * n * double(n) * nrhs) / report.seconds / 1e9 : 0;
   r.warnings = report.warnings;
   r.x = b_in.ndim() == 1 ? py::array(X.attr("reshape")(n)) : py::array(X);
   return r;
@@ -301,10 +304,10 @@ PYBIND11_MODULE(_hetlu, m) {
         "solver"_a = "auto", "db"_a = py::none(), "nb"_a = py::none(), "overwrite_a"_a = false);
   m.def("lu_factor", &lu_factor, "P A = L U; piv is 0-based as in SciPy", "A"_a, "solver"_a = "gepp",
         "db"_a = py::none(), "nb"_a = py::none(), "overwrite_a"_a = false);
-  m.def("lu_solve", &lu_solve, "Solve with the factors of lu_factor (trans=True: A^T x = b)", "factorization"_a,
-        "b"_a, "trans"_a = false);
-  m.def("recommend", &recommend, "The plan hetlu would use for an m x n problem", "m"_a, "n"_a,
-        "solver"_a = "gepp", "precision"_a = "double", "db"_a = py::none());
+  m.def("lu_solve", &lu_solve, "Solve with the factors of lu_factor (trans=True: A^T x = b)", "factorization"_a, "b"_a,
+        "trans"_a = false);
+  m.def("recommend", &recommend, "The plan hetlu would use for an m x n problem", "m"_a, "n"_a, "solver"_a = "gepp",
+        "precision"_a = "double", "db"_a = py::none());
   m.def("calibrate", &calibrate, "Probe and tune this machine into the database", "level"_a = "quick",
         "sizes"_a = py::none(), "db"_a = py::none());
 }

@@ -18,4 +18,15 @@ void laswp_reverse(int ncols, T* A, int lda, int k1, int k2, const int* ipiv);
 template <class T>
 int getrf_recursive(int m, int n, T* A, int lda, int* ipiv);
 
+// LU without pivoting (GENP), recursive. Returns 0, or the 1-based column of the first exactly-zero
+// pivot; without pivoting, the factors right of that column are then meaningless.
+template <class T>
+int getrf_nopivot_recursive(int m, int n, T* A, int lda);
+
+// TSLU panel of CALU: tournament pivoting over `panel_threads` row blocks (binary tree), the
+// winning rows moved to the top (ipiv, 1-based, LAPACK style), then LU without pivoting.
+// Returns 0, or the 1-based column of the first exactly-zero pivot.
+template <class T>
+int tslu_panel(int m, int width, T* A, int lda, int* ipiv, int panel_threads);
+
 }  // namespace hetlu::kernels

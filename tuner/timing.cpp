@@ -4,27 +4,16 @@
 #include <chrono>
 #include <cmath>
 
+#include "hetlu/detail/statistics.hpp"
 #include "hetlu/types.hpp"
 
 namespace hetlu::tuner {
-namespace {
-double median_of(std::vector<double> v) {
-  const size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + mid, v.end());
-  if (v.size() % 2) return v[mid];
-  const double upper = v[mid];
-  return (*std::max_element(v.begin(), v.begin() + mid) + upper) / 2;
-}
-}  // namespace
-
 Measurement summarize(std::vector<double> samples, double target_spread) {
   if (samples.empty()) throw Error("no timing samples to summarize");
   Measurement m;
-  m.median = median_of(samples);
+  m.median = detail::median(samples);
   m.minimum = *std::min_element(samples.begin(), samples.end());
-  std::vector<double> deviations;
-  for (double s : samples) deviations.push_back(std::abs(s - m.median));
-  m.spread = m.median > 0 ? median_of(deviations) / m.median : 0;
+  m.spread = detail::relative_spread(samples);
   m.noisy = m.spread > target_spread;
   m.samples = std::move(samples);
   return m;

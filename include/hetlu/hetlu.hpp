@@ -4,6 +4,7 @@
 // default), runs the solver, and reports the plan it used and where that plan came from.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,10 @@ struct Options {
 
 struct Resolution {
   Plan plan;
-  std::vector<std::string> warnings;  // e.g. an unreadable database; the plan is still usable
+  std::vector<std::string> warnings;     // e.g. an unreadable database; the plan is still usable
+  std::vector<std::string> explanation;  // the model's reasoning: rates, split, time (recommend --explain)
+  double cpu_fraction = 1;               // hybrid: the CPUs' share of the block columns, d / N
+  std::optional<double> predicted_gflops;
 };
 
 // The plan hetlu would use for an m x n problem on this machine. Answers are cached per process

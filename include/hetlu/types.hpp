@@ -31,6 +31,9 @@ enum class Target { cpu, hybrid };
 // Where a plan's values came from, strongest first in the resolution chain.
 enum class PlanSource { override_, tuned, model, default_ };
 enum class CalibrationLevel { estimate, quick, measure, patient, exhaustive };
+// Where the hybrid algorithms factor the panel: on the CPUs (MAGMA's choice) or on the device,
+// when the device is so much faster that a CPU panel would stall it.
+enum class PanelLocation { cpu, device };
 // Which system getrs solves with the factors of A: A X = B or A^T X = B.
 enum class Transpose { no, yes };
 // Whether a front end checks that every input value is finite before any work. The LAPACK drop-in
@@ -73,6 +76,8 @@ inline constexpr EnumNames<PlanSource, 4> plan_source_names{"plan source",
                                                               {PlanSource::tuned, "tuned"},
                                                               {PlanSource::model, "model"},
                                                               {PlanSource::default_, "default"}}}};
+inline constexpr EnumNames<PanelLocation, 2> panel_location_names{
+    "panel location", {{{PanelLocation::cpu, "cpu"}, {PanelLocation::device, "device"}}}};
 inline constexpr EnumNames<CalibrationLevel, 5> level_names{"calibration level",
                                                             {{{CalibrationLevel::estimate, "estimate"},
                                                               {CalibrationLevel::quick, "quick"},
@@ -92,6 +97,9 @@ inline std::string to_string(Target v) {
 }
 inline std::string to_string(PlanSource v) {
   return std::string(detail::plan_source_names.to_string(v));
+}
+inline std::string to_string(PanelLocation v) {
+  return std::string(detail::panel_location_names.to_string(v));
 }
 inline std::string to_string(CalibrationLevel v) {
   return std::string(detail::level_names.to_string(v));
@@ -116,6 +124,10 @@ inline PlanSource from_string<PlanSource>(std::string_view t) {
   return detail::plan_source_names.from_string(t);
 }
 template <>
+inline PanelLocation from_string<PanelLocation>(std::string_view t) {
+  return detail::panel_location_names.from_string(t);
+}
+template <>
 inline CalibrationLevel from_string<CalibrationLevel>(std::string_view t) {
   return detail::level_names.from_string(t);
 }
@@ -128,11 +140,12 @@ struct Plan {
   Solver solver = Solver::gepp;
   Precision precision = Precision::double_;
   Target target = Target::cpu;
-  int nb = 128;               // outer panel width B (columns per block column)
-  int ib = 32;                // inner panel width b (CALU's CPU-cache blocking)
-  int cpu_block_columns = 0;  // d: block columns kept by the CPUs (hybrid only)
-  int panel_threads = 1;      // P_r: row blocks of the TSLU panel (CALU)
-  int lookahead = 1;          // panels factored ahead of the trailing update
+  int nb = 128;                                       // outer panel width B (columns per block column)
+  int ib = 32;                                        // inner panel width b (CALU's CPU-cache blocking)
+  int cpu_block_columns = 0;                          // d: block columns kept by the CPUs (hybrid only)
+  int panel_threads = 1;                              // P_r: row blocks of the TSLU panel (CALU)
+  int lookahead = 1;                                  // panels factored ahead of the trailing update
+  PanelLocation panel_location = PanelLocation::cpu;  // hybrid only
 
   PlanSource source = PlanSource::default_;  // where the plan as a whole came from
   std::string source_detail;                 // e.g. "tuned at m=n=2000 (exact)"
@@ -164,6 +177,28 @@ struct GpuInfo {
   int multiprocessors = 0;
   long long memory_bytes = 0;
   double dgemm_gflops = 0;  // measured with cuBLAS; 0 when not measured
+  double sgemm_gflops = 0;
+  double dgemm_peak_gflops = 0;  // datasheet; what-if machines give this instead of a measurement
+  double h2d_bandwidth_gbs = 0;  // pinned host to device
+  double d2h_bandwidth_gbs = 0;
+  double h2d_latency_us = 0;
+  double d2h_latency_us = 0;
+};
+
+// One timed probe: the median of its samples and their spread (median absolute deviation / median).
+struct ProbeMeasurement {
+  std::string name;  // e.g. "dgemm_all_cores", "triad_bandwidth", "panel_gepp"
+  double median = 0;
+  double spread = 0;
+  std::string unit;    // "GFlop/s", "GB/s", "us"
+  std::string detail;  // e.g. "n=2048", "rows=4096 width=128 threads=1"
+};
+
+// Measured rate of a panel factorization kernel: GEPP (recursive) or TSLU (tournament).
+struct PanelRate {
+  std::string kind;  // "gepp" or "tslu"
+  int rows = 0, width = 0, threads = 0;
+  double gflops = 0;
 };
 
 // What the probes found. Rates are measured unless the name says otherwise.
@@ -178,11 +213,20 @@ struct MachineProfile {
   std::string blas_library;  // e.g. "OpenBLAS 0.3.21"
   std::vector<GpuInfo> gpus;
 
+  std::string isa;                  // widest vector extension: "avx512", "avx2", "avx", "sse"
+  int flops_per_cycle = 0;          // double precision per core: 2 (FMA) x vector doubles x FMA pipes
+  double frequency_ghz = 0;         // nominal (maximum where the OS tells it)
+  double peak_gflops_per_core = 0;  // datasheet-style: flops per cycle x clock; 0 if unknown
+
   double dgemm_gflops_one_core = 0;  // 0 when not measured (estimate level)
   double dgemm_gflops_all_cores = 0;
-  int dgemm_probe_size = 0;         // n of the square DGEMM that was timed
-  bool rates_measured = false;      // false: the rates above were not measured
-  double peak_gflops_per_core = 0;  // datasheet-style: flops per cycle x clock; 0 if unknown
+  double sgemm_gflops_one_core = 0;
+  double sgemm_gflops_all_cores = 0;
+  int dgemm_probe_size = 0;         // n of the square DGEMM that reached the plateau
+  double memory_bandwidth_gbs = 0;  // STREAM triad on all cores
+  std::vector<PanelRate> panel_rates;
+  bool rates_measured = false;                 // false: the rates above were not measured
+  std::vector<ProbeMeasurement> measurements;  // every timed probe, with its spread
 
   long long cache_bytes(int level) const {
     for (const auto& c : caches)

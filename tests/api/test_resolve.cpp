@@ -78,13 +78,19 @@ TEST(Resolve, OverrideWinsAndSaysWhich) {
   EXPECT_EQ(r.plan.overridden, std::vector<std::string>{"nb"});
 }
 
-TEST(Resolve, WithoutAModelTheDefaultAnswers) {
+TEST(Resolve, EverySolverAndTargetHasAModelPlan) {
   Options o;
   o.use_database = false;
-  const auto r = resolve_plan(Solver::prbt, Precision::double_, Target::cpu, 1000, 1000, o);
-  EXPECT_EQ(r.plan.source, PlanSource::default_);
-  EXPECT_EQ(r.plan.solver, Solver::prbt);
-  EXPECT_EQ(r.plan.nb, Plan{}.nb);
+  for (Solver solver : {Solver::gepp, Solver::calu, Solver::prbt})
+    for (Target target : {Target::cpu, Target::hybrid}) {
+      const auto r = resolve_plan(solver, Precision::double_, target, 1000, 1000, o);
+      EXPECT_EQ(r.plan.source, PlanSource::model) << to_string(solver);
+      EXPECT_EQ(r.plan.solver, solver);
+      EXPECT_EQ(r.plan.target, target);
+      EXPECT_FALSE(r.explanation.empty());
+      ASSERT_TRUE(r.predicted_gflops);
+      EXPECT_GT(*r.predicted_gflops, 0);
+    }
 }
 
 TEST(Resolve, CorruptDatabaseIsAWarningNotAFailure) {

@@ -172,7 +172,7 @@ TEST_F(Cli, CalibrateThenRecommendIsTuned) {
   r = run_hetlu("db show --json " + db(), dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto shown = nlohmann::json::parse(r.out);
-  EXPECT_EQ(shown["schema_version"], 1);
+  EXPECT_EQ(shown["schema_version"], 2);
   EXPECT_EQ(shown["best_plans"].size(), 2u);
 }
 
@@ -196,4 +196,54 @@ TEST_F(Cli, ProbeStoresItsRatesWhenGivenADatabase) {
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["source"], "model");
   EXPECT_NE(j["source_detail"].get<std::string>().find("measured"), std::string::npos) << j.dump();
+}
+
+TEST_F(Cli, WhatIfMachinesReproduceThePaper) {
+  const std::string machines = std::string(HETLU_SOURCE_DIR) + "/configs/machines/";
+  auto r = run_hetlu(
+      "recommend --machine '" + machines + "xeon-e5-2670-m2090.yaml' --target hybrid -m 10000 -n 10000 --json", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_NEAR(j["d_fraction"].get<double>(), 0.30, 0.01);
+  EXPECT_GT(j["d"].get<int>(), 0);
+  EXPECT_GT(j["predicted_seconds"].get<double>(), 0);
+  EXPECT_EQ(j["source"], "model");
+  r = run_hetlu("recommend --machine '" + machines + "xeon-e5-2670x48-m2090.yaml' --target hybrid -n 10000 --json",
+                dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NEAR(nlohmann::json::parse(r.out)["d_fraction"].get<double>(), 0.57, 0.01);
+  for (const char* file : {"opteron-6172-s2050.yaml", "opteron-6180-s2050.yaml"}) {
+    r = run_hetlu("recommend --machine '" + machines + file + "' --target hybrid -n 10000 --json", dir);
+    EXPECT_EQ(r.exit_code, 0) << file << r.err;
+  }
+}
+
+TEST_F(Cli, ExplainSaysWhy) {
+  const auto r = run_hetlu("recommend -n 2000 --explain " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("CPU GEMM rate"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("predicted"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("nb = "), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, BadMachineFileIsNamed) {
+  const auto bad = write(dir, "m.yaml", "cpu:\n  cores: 0\n");
+  expect_one_line_error(run_hetlu("recommend -n 100 --machine '" + bad + "'", dir), {"m.yaml", "cores"});
+  expect_one_line_error(run_hetlu("recommend -n 100 --machine '" + dir.file("none.yaml") + "'", dir), {"none.yaml"});
+}
+
+TEST_F(Cli, AccuracyComparesPredictedAndMeasured) {
+  auto r = run_hetlu("calibrate --level quick --sizes 64,128 " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run_hetlu("db show --accuracy --json " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["entries"].size(), 2u);
+  for (const auto& e : j["entries"]) {
+    EXPECT_GT(e["predicted_seconds"].get<double>(), 0);
+    EXPECT_GT(e["measured_seconds"].get<double>(), 0);
+  }
+  EXPECT_TRUE(j["median_relative_error"].is_number());
+  r = run_hetlu("db show --accuracy " + db(), dir);
+  EXPECT_NE(r.out.find("median relative error"), std::string::npos) << r.out;
 }

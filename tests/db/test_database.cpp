@@ -69,6 +69,30 @@ TEST(Database, UnwritablePathIsAClearError) {
   }
 }
 
+TEST(Database, MigratesAVersionOneFile) {
+  test_support::TempDir dir;
+  const auto path = dir.file("v1.db");
+  {
+    // A database as the first release wrote it: version 1, probe results without spread or run.
+    auto v1 = Database::open(path, Database::Mode::read_write);
+    v1.exec("DROP TABLE probe_results");
+    v1.exec(
+        "CREATE TABLE probe_results (id INTEGER PRIMARY KEY, machine_id INTEGER NOT NULL, name TEXT NOT NULL, "
+        "value REAL NOT NULL, unit TEXT NOT NULL, detail TEXT NOT NULL DEFAULT '', "
+        "measured_at TEXT NOT NULL DEFAULT (datetime('now')))");
+    v1.exec("INSERT INTO probe_results (machine_id, name, value, unit) VALUES (1, 'dgemm_one_core', 42, 'GFlop/s')");
+    v1.exec("PRAGMA user_version = 1");
+  }
+  EXPECT_THROW(Database::open(path, Database::Mode::read_only), db::DatabaseError);  // read-only cannot migrate
+  auto migrated = Database::open(path, Database::Mode::read_write);
+  EXPECT_EQ(migrated.user_version(), 2);
+  auto s = migrated.prepare("SELECT value, spread, run FROM probe_results");
+  ASSERT_TRUE(s.step());
+  EXPECT_DOUBLE_EQ(s.column_double(0), 42);  // kept
+  EXPECT_DOUBLE_EQ(s.column_double(1), 0);
+  EXPECT_EQ(s.column_int(2), 0);
+}
+
 TEST(Database, NewerSchemaIsRefused) {
   test_support::TempDir dir;
   const auto path = dir.file("t.db");

@@ -73,17 +73,20 @@ TEST(Machines, EnsureIsIdempotent) {
   EXPECT_FALSE(db::find_machine(database, "0000000000000000"));
 }
 
-TEST(ProbeResults, NewestRatesAreLoaded) {
+TEST(ProbeResults, TheNewestRunIsLoadedWithItsSpreads) {
   test_support::TempDir dir;
   auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
   const auto id = db::ensure_machine(database, db::fingerprint(profile()));
   MachineProfile measured = profile();
   measured.rates_measured = true;
-  measured.dgemm_probe_size = 512;
-  measured.dgemm_gflops_one_core = 10;
-  measured.dgemm_gflops_all_cores = 70;
+  measured.measurements = {{"dgemm_one_core", 10, 0.01, "GFlop/s", "n=256 threads=1"},
+                           {"dgemm_all_cores", 60, 0.02, "GFlop/s", "n=256 threads=8"},
+                           {"dgemm_all_cores", 70, 0.03, "GFlop/s", "n=512 threads=8"},  // the plateau
+                           {"triad_bandwidth", 20, 0.05, "GB/s", "doubles=1000"},
+                           {"panel_gepp", 5, 0.1, "GFlop/s", "rows=4096 width=128 threads=1"}};
   db::store_probe_results(database, id, measured);
-  measured.dgemm_gflops_all_cores = 75;
+  measured.measurements[2].median = 75;  // a later run
+  measured.measurements.pop_back();
   db::store_probe_results(database, id, measured);
 
   MachineProfile loaded = profile();
@@ -92,6 +95,31 @@ TEST(ProbeResults, NewestRatesAreLoaded) {
   EXPECT_DOUBLE_EQ(loaded.dgemm_gflops_one_core, 10);
   EXPECT_DOUBLE_EQ(loaded.dgemm_gflops_all_cores, 75);
   EXPECT_EQ(loaded.dgemm_probe_size, 512);
+  EXPECT_DOUBLE_EQ(loaded.memory_bandwidth_gbs, 20);
+  EXPECT_TRUE(loaded.panel_rates.empty());  // only in the older run
+  ASSERT_EQ(loaded.measurements.size(), 4u);
+  EXPECT_DOUBLE_EQ(loaded.measurements[3].spread, 0.05);
+
+  MachineProfile nothing = profile();
+  EXPECT_FALSE(db::load_probe_rates(database, id + 1, nothing));
+}
+
+TEST(ProbeResults, PanelRatesRoundTrip) {
+  test_support::TempDir dir;
+  auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
+  const auto id = db::ensure_machine(database, db::fingerprint(profile()));
+  MachineProfile measured = profile();
+  measured.rates_measured = true;
+  measured.measurements = {{"panel_tslu", 7.5, 0.1, "GFlop/s", "rows=4096 width=64 threads=8"}};
+  db::store_probe_results(database, id, measured);
+  MachineProfile loaded = profile();
+  ASSERT_TRUE(db::load_probe_rates(database, id, loaded));
+  ASSERT_EQ(loaded.panel_rates.size(), 1u);
+  EXPECT_EQ(loaded.panel_rates[0].kind, "tslu");
+  EXPECT_EQ(loaded.panel_rates[0].rows, 4096);
+  EXPECT_EQ(loaded.panel_rates[0].width, 64);
+  EXPECT_EQ(loaded.panel_rates[0].threads, 8);
+  EXPECT_DOUBLE_EQ(loaded.panel_rates[0].gflops, 7.5);
 }
 
 TEST(Trials, RoundTripIncludingFailures) {

@@ -1,8 +1,7 @@
 // Solves a 3 x 3 system through the installed C++ API.
-#include <hetlu/hetlu.hpp>
-
 #include <cmath>
 #include <cstdio>
+#include <hetlu/hetlu.hpp>
 
 int main() {
   double A[9] = {4, 1, 0, 2, 3, 1, 0, 1, 5}, B[3] = {6, 5, 6};

@@ -1,0 +1,327 @@
+#include "model/predict.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "model/cpu_share.hpp"
+#include "model/gepp_cpu.hpp"
+
+namespace hetlu::model {
+namespace {
+
+std::string fmt1(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.1f", v);
+  return buffer;
+}
+std::string fmt_seconds(double s) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, s < 1 ? "%.4f s" : "%.2f s", s);
+  return buffer;
+}
+
+double efficiency(double k, double half_k) {
+  return k / (k + half_k);
+}
+
+// One step of a blocked right-looking LU: the panel of columns [j, j + jb), rows [j, m).
+struct Step {
+  double rows, jb, right;  // panel rows, panel width, columns right of the panel
+  double panel_flops() const { return rows * jb * jb - jb * jb * jb / 3.0; }
+  double update_flops(double columns) const { return jb * jb * columns + 2.0 * (rows - jb) * columns * jb; }
+};
+
+template <class Visit>
+void for_each_step(int m, int n, int nb, Visit&& visit) {
+  const int k = std::min(m, n);
+  for (int j = 0; j < k; j += nb) {
+    const double jb = std::min(k - j, nb);
+    visit(Step{double(m - j), jb, double(n - j) - jb});
+  }
+}
+
+struct CpuTimes {
+  double panel = 0, update = 0, swaps = 0, overhead = 0, total = 0;
+};
+
+// Row interchanges of one step on `columns` columns: two rows of jb entries read and written per
+// column, memory-bound (the rows are far apart in column-major storage).
+double swap_seconds(const Step& s, double columns, double word, double memory_gbs) {
+  return 4 * word * s.jb * columns / ((memory_gbs > 0 ? memory_gbs : 10) * 1e9);
+}
+
+// Blocked LU on the CPUs. With look-ahead, one thread factors the next panel while the others
+// (and it, afterwards) update the rest; without, the panel runs on all threads, then the update.
+CpuTimes cpu_lu_seconds(const MachineProfile& profile, const Rates& rates, Solver solver, int m, int n,
+                        const Plan& plan, const ModelParams& params, double word) {
+  const int nb = std::max(1, plan.nb);
+  const int cores = std::max(1, rates.cores);
+  const bool lookahead = plan.lookahead > 0 && cores > 1;
+  const double one = rates.cpu_one.gflops * 1e9, all = rates.cpu_all.gflops * 1e9;
+  const int panel_threads = solver == Solver::calu ? std::max(1, plan.panel_threads) : (lookahead ? 1 : cores);
+  double panel_rate = cpu_panel_gflops(profile, rates, solver, nb, panel_threads, params) * 1e9;
+  if (solver == Solver::prbt) panel_rate *= params.genp_panel_speedup;
+  CpuTimes t;
+  for_each_step(m, n, nb, [&](const Step& s) {
+    const double panel = s.panel_flops() / panel_rate;
+    // GENP (PRBT) swaps nothing; GEPP and CALU interchange rows across the whole width.
+    const double swaps = solver == Solver::prbt ? 0 : swap_seconds(s, n, word, rates.memory_gbs);
+    t.panel += panel;
+    t.swaps += swaps;
+    t.overhead += params.step_overhead_seconds;
+    if (!lookahead) {
+      const double update = s.update_flops(s.right) / (all * efficiency(s.jb, params.gemm_half_rate_k));
+      t.update += update;
+      t.total += panel + update + swaps + params.step_overhead_seconds;
+      return;
+    }
+    // Thread 0: the next block column's update and panel; everyone: the rest of the update.
+    const double rate_one = one * efficiency(s.jb, params.gemm_half_rate_k);
+    const double next = std::min(s.right, s.jb);
+    const double critical = panel + s.update_flops(next) / rate_one;
+    const double shared = (critical + s.update_flops(s.right - next) / rate_one) / cores;
+    t.update += s.update_flops(s.right) / (rate_one * cores);
+    t.total += std::max(critical, shared) + swaps + params.step_overhead_seconds;
+  });
+  return t;
+}
+
+// PRBT's extra work, all O(n^2) and memory-bound: the depth-2 butterflies on both sides of A, the
+// transformed right-hand side, and the refinement steps (a residual with A and two solves each).
+double prbt_extra_seconds(const Rates& rates, int n, Precision precision, const ModelParams& params) {
+  const double word = precision == Precision::double_ ? 8 : 4;
+  const double bandwidth = (rates.memory_gbs > 0 ? rates.memory_gbs : 10) * 1e9;
+  const double butterflies = 2 /*depth*/ * 2 /*sides*/ * 2 /*read+write*/ * word * double(n) * n / bandwidth;
+  const double refinement =
+      params.prbt_refinement_steps * (word * double(n) * n /*A*/ + 2 * word * double(n) * n /*LU*/) / bandwidth;
+  return butterflies + refinement;
+}
+
+struct HybridTimes {
+  double cpu = 0, device = 0, transfer = 0, total = 0;
+  double d_fraction = 0;
+};
+
+// Hybrid LU: the CPUs own the first d block columns of what is left (async-calu Alg. 2) and
+// factor the panels; the device updates the rest. Each step the panel goes to the device and back
+// (O(m nb) bytes at the link's bandwidth and latency). With the panel on the device, the CPUs
+// take no columns and the device does everything.
+HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates, Solver solver, int m, int n,
+                              const Plan& plan, const ModelParams& params, double word) {
+  const int nb = std::max(1, plan.nb);
+  const double cpu_all = rates.cpu_all.gflops * 1e9, device = rates.device.gflops * 1e9;
+  const double link = rates.link_gbs * 1e9, latency = rates.link_latency_us * 1e-6;
+  HybridTimes t;
+  t.d_fraction = plan.panel_location == PanelLocation::device ? 0 : cpu_fraction(cpu_all, device);
+  const double cpu_panel_rate =
+      cpu_panel_gflops(profile, rates, solver, nb, solver == Solver::calu ? plan.panel_threads : rates.cores, params) *
+      1e9;
+  for_each_step(m, n, nb, [&](const Step& s) {
+    const double columns_left = s.right / nb;  // N_K after this panel
+    const double dev_gemm = device * efficiency(s.jb, params.device_gemm_half_rate_k);
+    if (plan.panel_location == PanelLocation::device) {
+      const double panel = s.panel_flops() / (device * params.device_panel_efficiency);
+      const double update = s.update_flops(s.right) / dev_gemm;
+      t.device += panel + update;
+      t.total += panel + update + params.step_overhead_seconds;
+      return;
+    }
+    // d block columns stay on the CPUs (at least the next panel's), the rest go to the device.
+    const double d = std::min(columns_left, std::max(1.0, std::round(t.d_fraction * columns_left)));
+    const double cpu_columns = std::min(s.right, d * nb);
+    const double cpu = s.panel_flops() / cpu_panel_rate +
+                       s.update_flops(cpu_columns) / (cpu_all * efficiency(s.jb, params.gemm_half_rate_k));
+    const double transfer = 2 * (latency + word * s.rows * s.jb / link);  // panel out and the next one back
+    const double dev = s.update_flops(s.right - cpu_columns) / dev_gemm;
+    t.cpu += cpu;
+    t.device += dev;
+    t.transfer += transfer;
+    t.total += std::max(cpu + transfer, dev) + params.step_overhead_seconds;
+  });
+  return t;
+}
+
+}  // namespace
+
+Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& params) {
+  Rates r;
+  r.cores = std::max(1, p.cores);
+  const bool single = precision == Precision::single;
+  const double measured_all = single ? p.sgemm_gflops_all_cores : p.dgemm_gflops_all_cores;
+  const double measured_one = single ? p.sgemm_gflops_one_core : p.dgemm_gflops_one_core;
+  const double peak_core = p.peak_gflops_per_core * (single ? 2 : 1);
+  const std::string eff = " x " + fmt1(params.cpu_efficiency);
+  if (measured_all > 0)
+    r.cpu_all = {measured_all, "measured"};
+  else if (peak_core > 0)
+    r.cpu_all = {peak_core * r.cores * params.cpu_efficiency, "datasheet" + eff};
+  if (measured_one > 0)
+    r.cpu_one = {measured_one, "measured"};
+  else if (peak_core > 0)
+    r.cpu_one = {peak_core * params.cpu_efficiency, "datasheet" + eff};
+  else
+    r.cpu_one = {r.cpu_all.gflops / r.cores, r.cpu_all.source + " / cores"};
+
+  std::vector<double> device_rates;
+  bool all_measured = true;
+  r.link_gbs = std::numeric_limits<double>::infinity();
+  for (const auto& g : p.gpus) {
+    const double measured = single ? g.sgemm_gflops : g.dgemm_gflops;
+    const double peak = g.dgemm_peak_gflops * (single ? 2 : 1);
+    double rate = measured;
+    if (rate <= 0) {
+      rate = peak * params.device_efficiency;
+      all_measured = false;
+    }
+    device_rates.push_back(rate);
+    const double link = std::min(g.h2d_bandwidth_gbs, g.d2h_bandwidth_gbs);
+    r.link_gbs = std::min(r.link_gbs, link > 0 ? link : params.default_link_gbs);
+    r.link_latency_us = std::max(r.link_latency_us, std::max(g.h2d_latency_us, g.d2h_latency_us) > 0
+                                                        ? std::max(g.h2d_latency_us, g.d2h_latency_us)
+                                                        : params.default_link_latency_us);
+  }
+  if (device_rates.empty()) r.link_gbs = 0;
+  double total = 0;
+  for (double d : device_rates) total += d;
+  for (double d : device_rates) r.device_shares.push_back(total > 0 ? d / total : 0);
+  r.device = {total, device_rates.empty() ? "no device"
+                     : all_measured       ? "measured"
+                                          : "datasheet x " + fmt1(params.device_efficiency)};
+  r.memory_gbs = p.memory_bandwidth_gbs;
+  return r;
+}
+
+double cpu_panel_gflops(const MachineProfile& profile, const Rates& rates, Solver solver, int width, int threads,
+                        const ModelParams& params) {
+  const std::string kind = solver == Solver::calu ? "tslu" : "gepp";
+  // The measured rate of the nearest width (in ratio) for this kind and thread count, if any.
+  const PanelRate* best = nullptr;
+  for (const auto& r : profile.panel_rates)
+    if (r.kind == kind && r.threads == threads && r.gflops > 0 &&
+        (!best || std::abs(std::log(double(r.width) / width)) < std::abs(std::log(double(best->width) / width))))
+      best = &r;
+  if (best) return best->gflops;
+  const double one = rates.cpu_one.gflops * efficiency(std::max(1.0, width / 4.0), params.gemm_half_rate_k);
+  if (kind == "tslu") return one * params.panel_efficiency * params.tslu_efficiency * std::max(1, threads);
+  return one * params.panel_efficiency * (threads > 1 ? std::sqrt(double(threads)) : 1.0);
+}
+
+double solve_flops(const Problem& p) {
+  return getrf_flops(p.m, p.n);
+}
+
+double predict_seconds(const MachineProfile& profile, const Problem& problem, const Plan& plan,
+                       const ModelParams& params, std::vector<Term>* terms) {
+  if (plan.nb < 1) throw InvalidArgument("nb = " + std::to_string(plan.nb) + " must be >= 1");
+  const Rates rates = rates_of(profile, problem.precision, params);
+  if (rates.cpu_all.gflops <= 0 && rates.device.gflops <= 0)
+    throw Error("the machine profile has no CPU or device rate to predict from");
+  const double word = problem.precision == Precision::double_ ? 8 : 4;
+  double seconds = 0;
+  if (problem.target == Target::hybrid && rates.device.gflops > 0) {
+    if (rates.cpu_all.gflops <= 0) throw Error("the machine profile has no CPU rate to predict from");
+    const HybridTimes t = hybrid_lu_seconds(profile, rates, problem.solver, problem.m, problem.n, plan, params, word);
+    seconds = t.total;
+    if (terms) *terms = {{"cpu panels and updates", t.cpu}, {"device updates", t.device}, {"transfers", t.transfer}};
+  } else {
+    if (rates.cpu_all.gflops <= 0) throw Error("the machine profile has no CPU rate to predict from");
+    const CpuTimes t = cpu_lu_seconds(profile, rates, problem.solver, problem.m, problem.n, plan, params, word);
+    seconds = t.total;
+    if (terms)
+      *terms = {
+          {"panels", t.panel}, {"updates", t.update}, {"row interchanges", t.swaps}, {"step overheads", t.overhead}};
+  }
+  if (problem.solver == Solver::prbt) {
+    const double extra = prbt_extra_seconds(rates, problem.n, problem.precision, params);
+    seconds += extra;
+    if (terms) terms->push_back({"butterflies and refinement", extra});
+  }
+  return seconds;
+}
+
+Prediction predict(const MachineProfile& profile, const Problem& problem, const ModelParams& params) {
+  if (problem.m < 0 || problem.n < 0) throw InvalidArgument("problem sizes must be >= 0");
+  Prediction best;
+  best.rates = rates_of(profile, problem.precision, params);
+  const Rates& r = best.rates;
+  const bool hybrid = problem.target == Target::hybrid && r.device.gflops > 0;
+  const int k = std::max(1, std::min(problem.m, problem.n));
+
+  std::vector<PanelLocation> locations = {PanelLocation::cpu};
+  if (hybrid) locations.push_back(PanelLocation::device);
+  best.seconds = std::numeric_limits<double>::infinity();
+  for (PanelLocation where : locations)
+    for (int nb : params.nb_candidates) {
+      // At least four panels, so that look-ahead (or the device) has an update to overlap the panel
+      // with; this also keeps nb from shrinking as the matrix grows (tiny matrices would otherwise
+      // take a few wide panels only to save the per-step overhead).
+      if (nb > std::max(params.nb_candidates.front(), k / 4)) continue;
+      Plan plan;
+      plan.solver = problem.solver;
+      plan.precision = problem.precision;
+      plan.target = problem.target;
+      plan.nb = nb;
+      plan.ib = std::min(nb, 32);  // CALU's inner width: 32 columns of a row block stay in L2
+      plan.panel_threads = problem.solver == Solver::calu ? r.cores : 1;
+      plan.lookahead = r.cores > 1 ? 1 : 0;
+      plan.panel_location = where;
+      std::vector<Term> terms;
+      const double t = predict_seconds(profile, problem, plan, params, &terms);
+      if (t < best.seconds) {
+        best.seconds = t;
+        best.plan = plan;
+        best.terms = terms;
+      }
+    }
+
+  Plan& plan = best.plan;
+  const double flops = solve_flops(problem);
+  best.gflops = best.seconds > 0 ? flops / best.seconds / 1e9 : 0;
+  plan.source = PlanSource::model;
+  plan.predicted_seconds = best.seconds;
+  const int blocks = (problem.n + plan.nb - 1) / std::max(1, plan.nb);
+  auto& why = best.reasoning;
+  why.push_back("CPU GEMM rate " + fmt1(r.cpu_all.gflops) + " GFlop/s on " + std::to_string(r.cores) + " core(s) (" +
+                r.cpu_all.source + "), " + fmt1(r.cpu_one.gflops) + " on one (" + r.cpu_one.source + ")");
+  if (problem.target == Target::hybrid && !hybrid)
+    why.push_back("no device on this machine: the hybrid plan runs on the CPUs alone");
+  if (hybrid) {
+    best.d_fraction =
+        plan.panel_location == PanelLocation::device ? 0 : cpu_fraction(r.cpu_all.gflops, r.device.gflops);
+    plan.cpu_block_columns = plan.panel_location == PanelLocation::device
+                                 ? 0
+                                 : std::max(1, static_cast<int>(std::lround(best.d_fraction * blocks)));
+    why.push_back("device GEMM rate " + fmt1(r.device.gflops) + " GFlop/s (" + r.device.source + "), link " +
+                  fmt1(r.link_gbs) + " GB/s with " + fmt1(r.link_latency_us) + " us latency");
+    if (r.device_shares.size() > 1) {
+      std::string shares;
+      for (double s : r.device_shares) shares += (shares.empty() ? "" : " : ") + fmt1(100 * s) + " %";
+      why.push_back("device columns dealt in proportion to the devices' rates: " + shares);
+    }
+    why.push_back(
+        "CPU share d/N = P g1 / (P g1 + g2) = " + fmt1(100 * cpu_fraction(r.cpu_all.gflops, r.device.gflops)) +
+        " % of the block columns (async-calu §4, Eq. 1)");
+    if (plan.panel_location == PanelLocation::device)
+      why.push_back(
+          "panel on the device: the device is so much faster that a CPU panel (and its transfers) "
+          "would stall it; the CPUs take no block columns");
+    else
+      why.push_back("panel on the CPUs, overlapped with the device's update; d = " +
+                    std::to_string(plan.cpu_block_columns) + " of " + std::to_string(blocks) + " block columns");
+  } else {
+    best.d_fraction = 1;
+    plan.cpu_block_columns = blocks;
+  }
+  why.push_back("nb = " + std::to_string(plan.nb) + " minimizes the predicted time over " +
+                std::to_string(params.nb_candidates.size()) + " candidate widths" +
+                (plan.lookahead ? ", with look-ahead (one thread factors the next panel)" : ""));
+  std::string parts;
+  for (const auto& t : best.terms) parts += (parts.empty() ? "" : ", ") + t.name + " " + fmt_seconds(t.seconds);
+  why.push_back("predicted " + fmt_seconds(best.seconds) + " = " + fmt1(best.gflops) + " GFlop/s (" + parts + ")");
+  plan.source_detail = std::string("model: least predicted time at ") +
+                       (r.cpu_all.source == "measured" ? "measured" : "estimated") + " rates";
+  return best;
+}
+
+}  // namespace hetlu::model

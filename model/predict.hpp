@@ -1,0 +1,67 @@
+// The model's predictions: the time of a plan, and the plan with the least predicted time, with the
+// terms and the reasoning that produced it (hetlu recommend --explain).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "hetlu/types.hpp"
+#include "model/params.hpp"
+
+namespace hetlu::model {
+
+struct Problem {
+  Solver solver = Solver::gepp;
+  Precision precision = Precision::double_;
+  Target target = Target::cpu;
+  int m = 0, n = 0;
+};
+
+// A rate the model works from, and where it came from ("measured", "datasheet x 0.8", ...).
+struct RateUsed {
+  double gflops = 0;
+  std::string source;
+};
+
+// The rates of a machine as the model sees them.
+struct Rates {
+  RateUsed cpu_all;                   // GEMM, all cores (P g1)
+  RateUsed cpu_one;                   // GEMM, one core (g1)
+  RateUsed device;                    // GEMM, all devices together (g2); 0 without a device
+  std::vector<double> device_shares;  // each device's share of the device columns (heterogeneous-column-block §3.2)
+  double link_gbs = 0, link_latency_us = 0;  // host <-> device, the slowest direction
+  double memory_gbs = 0;                     // STREAM triad; 0 when unknown
+  int cores = 1;
+};
+Rates rates_of(const MachineProfile& profile, Precision precision, const ModelParams& params);
+
+// GFlop/s of one panel factorization of width w on the CPU: measured (nearest width) or modelled.
+double cpu_panel_gflops(const MachineProfile& profile, const Rates& rates, Solver solver, int width, int threads,
+                        const ModelParams& params);
+
+struct Term {
+  std::string name;
+  double seconds = 0;
+};
+
+struct Prediction {
+  Plan plan;  // predicted_seconds set, source = model
+  double seconds = 0, gflops = 0;
+  double d_fraction = 1;    // the CPUs' share of the block columns: 1 on the CPU target
+  std::vector<Term> terms;  // the parts of the time (they overlap in the hybrid schedule)
+  std::vector<std::string> reasoning;
+  Rates rates;
+};
+
+// Predicted seconds of `plan` on the problem; terms filled when given.
+double predict_seconds(const MachineProfile& profile, const Problem& problem, const Plan& plan,
+                       const ModelParams& params, std::vector<Term>* terms = nullptr);
+
+// The plan with the least predicted time over the parameters the model chooses (nb; for hybrid
+// also where the panel runs and d). Throws hetlu::Error when the profile has no rate at all.
+Prediction predict(const MachineProfile& profile, const Problem& problem, const ModelParams& params = {});
+
+// Operation counts used for every GFlop/s hetlu reports.
+double solve_flops(const Problem& problem);
+
+}  // namespace hetlu::model

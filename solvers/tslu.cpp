@@ -1,0 +1,101 @@
+// TSLU: the panel factorization of CALU with tournament pivoting (hybrid-calu-prbt-gepp §3.1,
+// async-calu §2.4). The rows are split into row blocks; each block is factored with partial
+// pivoting to nominate `width` candidate pivot rows; candidates meet pairwise up a binary tree, each
+// match a GEPP of the 2 x width stacked candidates; the winners become the pivot rows, are moved to
+// the top, and the panel is factored without further pivoting.
+#include <omp.h>
+
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+#include "solvers/blas.hpp"
+#include "solvers/gepp_kernels.hpp"
+
+namespace hetlu::kernels {
+namespace {
+
+// GEPP of the rows `candidates` of the panel (copied into a workspace); returns the rows it picks,
+// in pivot order (the first min(#candidates, width) of them).
+template <class T>
+std::vector<int> play_round(const std::vector<int>& candidates, int width, const T* A, int lda) {
+  const int rows = static_cast<int>(candidates.size());
+  std::vector<T> work(static_cast<size_t>(rows) * width);
+  for (int j = 0; j < width; ++j)
+    for (int i = 0; i < rows; ++i)
+      work[i + static_cast<size_t>(j) * rows] = A[candidates[i] + static_cast<long long>(j) * lda];
+  const int k = std::min(rows, width);
+  std::vector<int> ipiv(std::max(1, k));
+  getrf_recursive(rows, width, work.data(), rows, ipiv.data());  // a zero pivot still ranks the rows
+  std::vector<int> order = candidates;
+  for (int i = 0; i < k; ++i) std::swap(order[i], order[ipiv[i] - 1]);
+  order.resize(k);
+  return order;
+}
+
+}  // namespace
+
+template <class T>
+int tslu_panel(int m, int width, T* A, int lda, int* ipiv, int panel_threads) {
+  if (m == 0 || width == 0) return 0;
+  const int k = std::min(m, width);
+  // Row blocks of at least `width` rows, so that each can nominate a full set of candidates.
+  const int blocks = std::max(1, std::min(panel_threads, m / std::max(1, width)));
+  std::vector<std::vector<int>> winners(blocks);
+#pragma omp parallel for schedule(static) num_threads(blocks) if (blocks > 1)
+  for (int b = 0; b < blocks; ++b) {
+    const int first = static_cast<int>(static_cast<long long>(m) * b / blocks);
+    const int last = static_cast<int>(static_cast<long long>(m) * (b + 1) / blocks);
+    std::vector<int> rows(last - first);
+    std::iota(rows.begin(), rows.end(), first);
+    winners[b] = play_round(rows, width, A, lda);
+  }
+  // Binary reduction tree: log2(blocks) rounds of pairwise matches.
+  for (int stride = 1; stride < blocks; stride *= 2)
+    for (int b = 0; b + stride < blocks; b += 2 * stride) {
+      std::vector<int> stacked = winners[b];
+      stacked.insert(stacked.end(), winners[b + stride].begin(), winners[b + stride].end());
+      winners[b] = play_round(stacked, width, A, lda);
+    }
+  const std::vector<int>& pivots = winners[0];
+
+  // The winners as LAPACK interchanges: row i swaps with the current position of winner i.
+  std::vector<int> position(m), row_at(m);
+  std::iota(position.begin(), position.end(), 0);
+  std::iota(row_at.begin(), row_at.end(), 0);
+  for (int i = 0; i < k; ++i) {
+    const int p = position[pivots[i]];
+    ipiv[i] = p + 1;
+    std::swap(row_at[i], row_at[p]);
+    position[row_at[i]] = i;
+    position[row_at[p]] = p;
+  }
+  laswp(width, A, lda, 0, k, ipiv);
+  return getrf_nopivot_recursive(m, width, A, lda);
+}
+
+template <class T>
+int getrf_nopivot_recursive(int m, int n, T* A, int lda) {
+  if (m == 0 || n == 0) return 0;
+  if (n == 1) {
+    if (A[0] == T(0)) return 1;
+    blas::scal(m - 1, T(1) / A[0], A + 1, 1);
+    return 0;
+  }
+  const int n1 = std::min(m, n) / 2, n2 = n - n1;
+  if (n1 == 0) return A[0] == T(0) ? 1 : 0;  // m == 1: the row is U
+  T* A12 = A + static_cast<long long>(n1) * lda;
+  int info = getrf_nopivot_recursive(m, n1, A, lda);
+  blas::trsm(blas::Side::left, blas::Uplo::lower, blas::Op::no_trans, blas::Diag::unit, n1, n2, T(1), A, lda, A12, lda);
+  blas::gemm(blas::Op::no_trans, blas::Op::no_trans, m - n1, n2, n1, T(-1), A + n1, lda, A12, lda, T(1), A12 + n1, lda);
+  const int info2 = getrf_nopivot_recursive(m - n1, n2, A12 + n1, lda);
+  if (info == 0 && info2 > 0) info = info2 + n1;
+  return info;
+}
+
+template int tslu_panel<float>(int, int, float*, int, int*, int);
+template int tslu_panel<double>(int, int, double*, int, int*, int);
+template int getrf_nopivot_recursive<float>(int, int, float*, int);
+template int getrf_nopivot_recursive<double>(int, int, double*, int);
+
+}  // namespace hetlu::kernels

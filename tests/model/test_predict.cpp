@@ -1,0 +1,134 @@
+// The model's predictions: monotone in the machine, consistent with the paper, explained.
+#include <gtest/gtest.h>
+
+#include "hetlu/types.hpp"
+#include "model/cpu_share.hpp"
+#include "model/predict.hpp"
+
+using namespace hetlu;
+
+namespace {
+
+MachineProfile machine(int cores, double peak_per_core, double device_peak = 0, int devices = 1) {
+  MachineProfile p;
+  p.cores = cores;
+  p.peak_gflops_per_core = peak_per_core;
+  p.memory_bandwidth_gbs = 50;
+  if (device_peak > 0)
+    for (int d = 0; d < devices; ++d) {
+      GpuInfo g;
+      g.name = "device";
+      g.dgemm_peak_gflops = device_peak;
+      p.gpus.push_back(g);
+    }
+  return p;
+}
+
+model::Prediction hybrid(const MachineProfile& p, int n, Solver solver = Solver::gepp) {
+  return model::predict(p, model::Problem{solver, Precision::double_, Target::hybrid, n, n});
+}
+
+}  // namespace
+
+TEST(Predict, PaperMachinesThroughTheFullModel) {
+  // async-calu §4: 16 x 20.8 GFlop/s Xeon cores and a 665 GFlop/s M2090: about 30 %; 48 cores: 57 %.
+  EXPECT_NEAR(hybrid(machine(16, 20.8, 665), 10000).d_fraction, 0.30, 0.01);
+  EXPECT_NEAR(hybrid(machine(48, 20.8, 665), 10000).d_fraction, 0.57, 0.01);
+  // The 6180 (480 GFlop/s) gets a larger share than the 6172 (403.2 GFlop/s) with the same S2050.
+  EXPECT_GT(hybrid(machine(48, 10.0, 504), 10000).d_fraction, hybrid(machine(48, 8.4, 504), 10000).d_fraction);
+}
+
+TEST(Predict, MoreCoresNeverGiveASmallerShare) {
+  double previous = 0;
+  for (int cores : {1, 2, 4, 8, 16, 32, 64}) {
+    const auto p = hybrid(machine(cores, 20, 600), 8000);
+    EXPECT_GE(p.d_fraction, previous) << cores;
+    EXPECT_GE(p.plan.cpu_block_columns, 0);
+    previous = p.d_fraction;
+  }
+}
+
+TEST(Predict, AFasterDeviceNeverGivesALargerShare) {
+  double previous = 1;
+  for (double device : {100.0, 300.0, 1000.0, 3000.0, 10000.0}) {
+    const auto p = hybrid(machine(16, 20, device), 8000);
+    EXPECT_LE(p.d_fraction, previous) << device;
+    previous = p.d_fraction;
+  }
+}
+
+TEST(Predict, LargerMatricesNeverGetASmallerNb) {
+  const auto p = machine(8, 40);
+  int previous = 0;
+  for (int n : {100, 500, 1000, 2000, 4000, 8000, 16000}) {
+    const int nb = model::predict(p, model::Problem{Solver::gepp, Precision::double_, Target::cpu, n, n}).plan.nb;
+    EXPECT_GE(nb, previous) << n;
+    previous = nb;
+  }
+}
+
+TEST(Predict, AFarFasterDeviceTakesThePanel) {
+  // Two slow cores beside a 60 TFlop/s device: a CPU panel would stall the device.
+  const auto fast = hybrid(machine(2, 10, 60000), 32768);
+  EXPECT_EQ(fast.plan.panel_location, PanelLocation::device);
+  EXPECT_EQ(fast.plan.cpu_block_columns, 0);
+  bool said = false;
+  for (const auto& line : fast.reasoning) said |= line.find("panel on the device") != std::string::npos;
+  EXPECT_TRUE(said);
+  // Balanced machines keep it on the CPUs, as MAGMA does.
+  EXPECT_EQ(hybrid(machine(16, 20.8, 665), 10000).plan.panel_location, PanelLocation::cpu);
+}
+
+TEST(Predict, SeveralDevicesAreDealtInProportionToTheirRates) {
+  auto p = machine(8, 20, 600, 2);
+  p.gpus[1].dgemm_peak_gflops = 1800;
+  const auto prediction = hybrid(p, 8000);
+  ASSERT_EQ(prediction.rates.device_shares.size(), 2u);
+  EXPECT_NEAR(prediction.rates.device_shares[0], 0.25, 1e-12);
+  EXPECT_NEAR(prediction.rates.device_shares[1], 0.75, 1e-12);
+  EXPECT_NEAR(prediction.rates.device.gflops, 2400 * 0.9, 1e-9);
+}
+
+TEST(Predict, MeasuredRatesWinOverDatasheet) {
+  auto p = machine(4, 50);
+  p.dgemm_gflops_all_cores = 100;
+  p.dgemm_gflops_one_core = 30;
+  const auto r = model::rates_of(p, Precision::double_, {});
+  EXPECT_DOUBLE_EQ(r.cpu_all.gflops, 100);
+  EXPECT_EQ(r.cpu_all.source, "measured");
+  EXPECT_DOUBLE_EQ(model::rates_of(machine(4, 50), Precision::double_, {}).cpu_all.gflops, 4 * 50 * 0.8);
+}
+
+TEST(Predict, MeasuredPanelRateIsUsed) {
+  auto p = machine(4, 50);
+  const auto without = model::cpu_panel_gflops(p, model::rates_of(p, Precision::double_, {}), Solver::gepp, 128, 1, {});
+  p.panel_rates.push_back({"gepp", 4096, 128, 1, 3.0});
+  EXPECT_DOUBLE_EQ(model::cpu_panel_gflops(p, model::rates_of(p, Precision::double_, {}), Solver::gepp, 128, 1, {}),
+                   3.0);
+  EXPECT_NE(without, 3.0);
+}
+
+TEST(Predict, EverySolverIsPredictedAndExplained) {
+  const auto p = machine(8, 40, 1000);
+  for (Solver solver : {Solver::gepp, Solver::calu, Solver::prbt})
+    for (Target target : {Target::cpu, Target::hybrid}) {
+      const auto prediction = model::predict(p, model::Problem{solver, Precision::double_, target, 4000, 4000});
+      EXPECT_GT(prediction.seconds, 0);
+      EXPECT_GT(prediction.gflops, 0);
+      EXPECT_FALSE(prediction.terms.empty());
+      EXPECT_GE(prediction.reasoning.size(), 3u);
+      ASSERT_TRUE(prediction.plan.predicted_seconds);
+      EXPECT_DOUBLE_EQ(*prediction.plan.predicted_seconds, prediction.seconds);
+    }
+  // The hybrid plan beats the CPUs alone when the device is faster than them.
+  EXPECT_LT(hybrid(p, 8000).seconds,
+            model::predict(p, model::Problem{Solver::gepp, Precision::double_, Target::cpu, 8000, 8000}).seconds);
+}
+
+TEST(Predict, HybridWithoutADeviceRunsOnTheCpus) {
+  const auto p = hybrid(machine(8, 40), 4000);
+  EXPECT_DOUBLE_EQ(p.d_fraction, 1.0);
+  bool said = false;
+  for (const auto& line : p.reasoning) said |= line.find("no device") != std::string::npos;
+  EXPECT_TRUE(said);
+}
