@@ -14,7 +14,8 @@ install(TARGETS hetlu hetlu_headers hetlu_lapack EXPORT hetluTargets
 install(TARGETS hetlu_command RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES include/hetlu/types.hpp include/hetlu/hetlu.hpp include/hetlu/hetlu.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hetlu)
-install(FILES configs/calibration.yaml DESTINATION ${CMAKE_INSTALL_DATADIR}/hetlu/configs)
+install(FILES configs/calibration.yaml configs/model.yaml DESTINATION ${CMAKE_INSTALL_DATADIR}/hetlu/configs)
+install(DIRECTORY configs/machines DESTINATION ${CMAKE_INSTALL_DATADIR}/hetlu/configs)
 
 set(HETLU_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/hetlu)
 install(EXPORT hetluTargets NAMESPACE hetlu:: DESTINATION ${HETLU_CMAKE_DIR})

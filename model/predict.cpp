@@ -60,10 +60,10 @@ CpuTimes cpu_lu_seconds(const MachineProfile& profile, const Rates& rates, Solve
   const bool lookahead = plan.lookahead > 0 && cores > 1;
   const double one = rates.cpu_one.gflops * 1e9, all = rates.cpu_all.gflops * 1e9;
   const int panel_threads = solver == Solver::calu ? std::max(1, plan.panel_threads) : (lookahead ? 1 : cores);
-  double panel_rate = cpu_panel_gflops(profile, rates, solver, nb, panel_threads, params) * 1e9;
-  if (solver == Solver::prbt) panel_rate *= params.genp_panel_speedup;
+  const double genp = solver == Solver::prbt ? params.genp_panel_speedup : 1.0;
   CpuTimes t;
   for_each_step(m, n, nb, [&](const Step& s) {
+    const double panel_rate = cpu_panel_gflops(profile, rates, solver, s.rows, nb, panel_threads, params) * 1e9 * genp;
     const double panel = s.panel_flops() / panel_rate;
     // GENP (PRBT) swaps nothing; GEPP and CALU interchange rows across the whole width.
     const double swaps = solver == Solver::prbt ? 0 : swap_seconds(s, n, word, rates.memory_gbs);
@@ -114,10 +114,9 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
   const double link = rates.link_gbs * 1e9, latency = rates.link_latency_us * 1e-6;
   HybridTimes t;
   t.d_fraction = plan.panel_location == PanelLocation::device ? 0 : cpu_fraction(cpu_all, device);
-  const double cpu_panel_rate =
-      cpu_panel_gflops(profile, rates, solver, nb, solver == Solver::calu ? plan.panel_threads : rates.cores, params) *
-      1e9;
+  const int panel_threads = solver == Solver::calu ? plan.panel_threads : rates.cores;
   for_each_step(m, n, nb, [&](const Step& s) {
+    const double cpu_panel_rate = cpu_panel_gflops(profile, rates, solver, s.rows, nb, panel_threads, params) * 1e9;
     const double columns_left = s.right / nb;  // N_K after this panel
     const double dev_gemm = device * efficiency(s.jb, params.device_gemm_half_rate_k);
     if (plan.panel_location == PanelLocation::device) {
@@ -192,14 +191,16 @@ Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& 
   return r;
 }
 
-double cpu_panel_gflops(const MachineProfile& profile, const Rates& rates, Solver solver, int width, int threads,
-                        const ModelParams& params) {
+double cpu_panel_gflops(const MachineProfile& profile, const Rates& rates, Solver solver, double rows, int width,
+                        int threads, const ModelParams& params) {
   const std::string kind = solver == Solver::calu ? "tslu" : "gepp";
-  // The measured rate of the nearest width (in ratio) for this kind and thread count, if any.
+  auto distance = [&](const PanelRate& r) {
+    return std::abs(std::log(r.rows / std::max(1.0, rows))) + std::abs(std::log(double(r.width) / width));
+  };
   const PanelRate* best = nullptr;
   for (const auto& r : profile.panel_rates)
-    if (r.kind == kind && r.threads == threads && r.gflops > 0 &&
-        (!best || std::abs(std::log(double(r.width) / width)) < std::abs(std::log(double(best->width) / width))))
+    if (r.kind == kind && r.threads == threads && r.gflops > 0 && r.rows > 0 &&
+        (!best || distance(r) < distance(*best)))
       best = &r;
   if (best) return best->gflops;
   const double one = rates.cpu_one.gflops * efficiency(std::max(1.0, width / 4.0), params.gemm_half_rate_k);

@@ -35,9 +35,10 @@ struct Rates {
 };
 Rates rates_of(const MachineProfile& profile, Precision precision, const ModelParams& params);
 
-// GFlop/s of one panel factorization of width w on the CPU: measured (nearest width) or modelled.
-double cpu_panel_gflops(const MachineProfile& profile, const Rates& rates, Solver solver, int width, int threads,
-                        const ModelParams& params);
+// GFlop/s of one rows x width panel factorization on the CPU: the measured rate of the nearest
+// probed shape (in log rows + log width) for this kind and thread count, or modelled.
+double cpu_panel_gflops(const MachineProfile& profile, const Rates& rates, Solver solver, double rows, int width,
+                        int threads, const ModelParams& params);
 
 struct Term {
   std::string name;

@@ -55,7 +55,7 @@ struct ProbeOptions {
   bool measure = true;   // false: topology and datasheet peaks only (the `estimate` level)
   int gemm_size = 1024;  // largest order of the timed GEMMs (half of it is timed too: the plateau)
   int repetitions = 5;
-  int panel_rows = 4096;                           // panel-rate probes: rows,
+  std::vector<int> panel_rows = {1024, 4096};      // panel-rate probes: rows,
   std::vector<int> panel_widths = {64, 128, 256};  // and widths
 };
 

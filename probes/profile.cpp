@@ -46,18 +46,18 @@ MachineProfile probe_machine(const ProbeOptions& options) {
   profile.memory_bandwidth_gbs = record("triad_bandwidth", measure_triad(doubles, options.repetitions), "GB/s",
                                         "doubles=" + std::to_string(doubles));
 
-  for (int width : options.panel_widths) {
-    if (width > options.panel_rows) continue;
-    for (const auto& [kind, threads] : {std::pair<std::string, int>{"gepp", 1}, {"gepp", all}, {"tslu", all}}) {
-      if (kind == "gepp" && threads == all && all == 1) continue;  // the same as one thread
-      const std::string detail = "rows=" + std::to_string(options.panel_rows) + " width=" + std::to_string(width) +
-                                 " threads=" + std::to_string(threads);
-      const double rate =
-          record("panel_" + kind, measure_panel(kind, options.panel_rows, width, threads, options.repetitions),
-                 "GFlop/s", detail);
-      profile.panel_rates.push_back({kind, options.panel_rows, width, threads, rate});
+  for (int rows : options.panel_rows)
+    for (int width : options.panel_widths) {
+      if (width > rows) continue;
+      for (const auto& [kind, threads] : {std::pair<std::string, int>{"gepp", 1}, {"gepp", all}, {"tslu", all}}) {
+        if (kind == "gepp" && threads == all && all == 1) continue;  // the same as one thread
+        const std::string detail =
+            "rows=" + std::to_string(rows) + " width=" + std::to_string(width) + " threads=" + std::to_string(threads);
+        const double rate =
+            record("panel_" + kind, measure_panel(kind, rows, width, threads, options.repetitions), "GFlop/s", detail);
+        profile.panel_rates.push_back({kind, rows, width, threads, rate});
+      }
     }
-  }
   for (size_t g = 0; g < profile.gpus.size(); ++g) {
     const auto& d = profile.gpus[g];
     const std::string detail = "gpu=" + std::to_string(g);

@@ -101,11 +101,17 @@ TEST(Predict, MeasuredRatesWinOverDatasheet) {
 
 TEST(Predict, MeasuredPanelRateIsUsed) {
   auto p = machine(4, 50);
-  const auto without = model::cpu_panel_gflops(p, model::rates_of(p, Precision::double_, {}), Solver::gepp, 128, 1, {});
+  const auto without =
+      model::cpu_panel_gflops(p, model::rates_of(p, Precision::double_, {}), Solver::gepp, 4096, 128, 1, {});
   p.panel_rates.push_back({"gepp", 4096, 128, 1, 3.0});
-  EXPECT_DOUBLE_EQ(model::cpu_panel_gflops(p, model::rates_of(p, Precision::double_, {}), Solver::gepp, 128, 1, {}),
-                   3.0);
+  p.panel_rates.push_back({"gepp", 512, 128, 1, 1.0});
+  p.panel_rates.push_back({"gepp", 4096, 16, 1, 0.5});
+  EXPECT_DOUBLE_EQ(
+      model::cpu_panel_gflops(p, model::rates_of(p, Precision::double_, {}), Solver::gepp, 4096, 128, 1, {}), 3.0);
   EXPECT_NE(without, 3.0);
+  // The nearest probed shape answers: short panels get the short panel's rate.
+  EXPECT_DOUBLE_EQ(
+      model::cpu_panel_gflops(p, model::rates_of(p, Precision::double_, {}), Solver::gepp, 600, 128, 1, {}), 1.0);
 }
 
 TEST(Predict, EverySolverIsPredictedAndExplained) {

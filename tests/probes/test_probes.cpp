@@ -31,7 +31,7 @@ TEST(ProbeMachine, MeasuredProfileIsPlausible) {
   probes::ProbeOptions options;
   options.gemm_size = 256;
   options.repetitions = 3;
-  options.panel_rows = 512;
+  options.panel_rows = {256, 512};
   options.panel_widths = {32};
   const auto p = probes::probe_machine(options);
   EXPECT_TRUE(p.rates_measured);
