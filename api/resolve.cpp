@@ -1,3 +1,4 @@
+#include <limits>
 #include <map>
 #include <mutex>
 
@@ -74,6 +75,10 @@ void apply_overrides(Plan& plan, const PlanOverrides& o) {
   take(o.cpu_block_columns, plan.cpu_block_columns, "cpu_block_columns");
   take(o.panel_threads, plan.panel_threads, "panel_threads");
   take(o.lookahead, plan.lookahead, "lookahead");
+  if (o.refinement) {
+    plan.refinement = *o.refinement;
+    plan.overridden.emplace_back("refinement");
+  }
   if (plan.overridden.empty()) return;
   std::string fields;
   for (const auto& f : plan.overridden) fields += (fields.empty() ? "" : ", ") + f;
@@ -105,6 +110,13 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
   // The model is consulted either way: its reasoning explains a tuned plan too.
   std::optional<Plan> predicted = model_plan(solver, precision, target, m, n, profile, why_not_model, r);
   if (plan && predicted) {
+    // The stored prediction was for the tuned size: predict this size with the tuned parameters.
+    try {
+      plan->predicted_seconds = model::predict_seconds(profile, model::Problem{solver, precision, target, m, n}, *plan,
+                                                       configs::model_params());
+    } catch (const Error&) {
+      plan->predicted_seconds.reset();
+    }
     r.explanation.push_back("the database answered instead: " + plan->source_detail + ", nb = " +
                             std::to_string(plan->nb) + " (the model's nb = " + std::to_string(predicted->nb) + ")");
     plan->cpu_block_columns = predicted->cpu_block_columns;  // not tuned yet: the model's split
@@ -158,6 +170,22 @@ Resolution resolve_plan(Solver solver, Precision precision, Target target, int m
   }
   apply_overrides(r->plan, options.overrides);
   return *r;
+}
+
+Solver choose_solver(Precision precision, Target target, int m, int n, const Options& options, std::string* why) {
+  Solver best = Solver::gepp;
+  double best_seconds = std::numeric_limits<double>::infinity();
+  std::string summary;
+  for (Solver s : {Solver::gepp, Solver::calu, Solver::prbt}) {
+    if (s == Solver::prbt && m != n) continue;  // PRBT solves square systems only
+    const Plan p = resolve_plan(s, precision, target, m, n, options).plan;
+    const double t = p.predicted_seconds.value_or(std::numeric_limits<double>::infinity());
+    summary += (summary.empty() ? "" : ", ") + to_string(s) + " " +
+               (p.predicted_seconds ? std::to_string(t).substr(0, 8) + " s" : "no prediction");
+    if (t < best_seconds) best_seconds = t, best = s;
+  }
+  if (why) *why = "auto chose " + to_string(best) + ", the least predicted time (" + summary + ")";
+  return best;
 }
 
 }  // namespace hetlu

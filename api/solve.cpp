@@ -23,7 +23,9 @@ double timed(Body&& body) {
 template <class T>
 SolveReport getrf(Solver solver, int m, int n, T* A, int lda, int* ipiv, const Options& options) {
   Resolution r = resolve_plan(solver, precision_of<T>(), Target::cpu, m, n, options);
-  SolveReport report{r.plan, 0, 0, 0, r.warnings};
+  SolveReport report;
+  report.plan = r.plan;
+  report.warnings = r.warnings;
   report.seconds = timed([&] { report.info = solvers::getrf(report.plan, m, n, A, lda, ipiv, options.input_check); });
   report.gflops = report.seconds > 0 ? model::getrf_flops(m, n) / report.seconds / 1e9 : 0;
   return report;
@@ -36,7 +38,8 @@ SolveReport getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const 
   Plan plan;
   plan.precision = precision_of<T>();
   plan.source_detail = "getrs takes no tuned parameters";
-  SolveReport report{plan, 0, 0, 0, {}};
+  SolveReport report;
+  report.plan = plan;
   report.seconds = timed([&] { solvers::getrs(plan, trans, n, nrhs, LU, lda, ipiv, B, ldb, options.input_check); });
   report.gflops = report.seconds > 0 ? 2.0 * n * double(n) * nrhs / report.seconds / 1e9 : 0;
   return report;
@@ -45,9 +48,17 @@ SolveReport getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const 
 template <class T>
 SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, const Options& options) {
   Resolution r = resolve_plan(solver, precision_of<T>(), Target::cpu, n, n, options);
-  SolveReport report{r.plan, 0, 0, 0, r.warnings};
-  report.seconds =
-      timed([&] { report.info = solvers::gesv(report.plan, n, nrhs, A, lda, ipiv, B, ldb, options.input_check); });
+  SolveReport report;
+  report.plan = r.plan;
+  report.warnings = r.warnings;
+  report.seconds = timed([&] {
+    SolveDetails details;
+    report.info = solvers::gesv(report.plan, n, nrhs, A, lda, ipiv, B, ldb, options.input_check, &details);
+    report.refinement_steps = details.refinement_steps;
+    report.backward_error = details.backward_error;
+    report.fell_back_to_gepp = details.fell_back_to_gepp;
+    report.note = details.note;
+  });
   const double flops = model::getrf_flops(n, n) + 2.0 * n * double(n) * nrhs;
   report.gflops = report.seconds > 0 ? flops / report.seconds / 1e9 : 0;
   return report;

@@ -14,7 +14,7 @@ void register_solve(CLI::App& app, CommandState& state) {
   struct Args {
     std::string db, a_path, b_path, x_path, solver = "gepp";
     std::optional<int> nb;
-    bool json = false;
+    bool json = false, refine = false;
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("solve", "Solve A X = B from Matrix Market files");
@@ -22,11 +22,13 @@ void register_solve(CLI::App& app, CommandState& state) {
   cmd->add_option("A", args->a_path, "the square matrix A (.mtx)")->required();
   cmd->add_option("B", args->b_path, "right-hand sides B (.mtx; default: a vector of ones)");
   cmd->add_option("-o,--output", args->x_path, "write X here in Matrix Market array format");
-  cmd->add_option("--solver", args->solver, "gepp, calu or prbt")->capture_default_str();
+  cmd->add_option("--solver", args->solver, "gepp, calu, prbt, or auto (the least predicted time)")
+      ->capture_default_str();
+  cmd->add_flag("--refine", args->refine, "GEPP and CALU: refine in working precision (PRBT always does)");
   cmd->add_option("--nb", args->nb, "panel width (overrides the tuned or model value)")->check(CLI::PositiveNumber);
   cmd->add_flag("--json", args->json, "print one JSON object instead of text");
   cmd->callback([args, &state] {
-    const Solver solver = from_string<Solver>(args->solver);
+    if (args->solver != "auto") from_string<Solver>(args->solver);  // a misspelt solver fails before any reading
     DenseMatrix A = read_matrix_market(args->a_path);
     if (A.rows != A.cols)
       throw InvalidArgument(fmt::format("{}: A is {} x {}; it must be square", args->a_path, A.rows, A.cols));
@@ -40,11 +42,16 @@ void register_solve(CLI::App& app, CommandState& state) {
             fmt::format("{}: B has {} rows but A is {} x {}; they must match", args->b_path, B.rows, A.rows, A.cols));
     }
     const int n = A.rows, nrhs = B.cols;
-    const DenseMatrix A_original = A, B_original = B;
-    std::vector<int> ipiv(n);
     Options options;
     options.db_path = args->db;
     options.overrides.nb = args->nb;
+    if (args->refine) options.overrides.refinement = Refinement::working;
+    std::string auto_reason;
+    const Solver solver = args->solver == "auto"
+                              ? choose_solver(Precision::double_, Target::cpu, n, n, options, &auto_reason)
+                              : from_string<Solver>(args->solver);
+    const DenseMatrix A_original = A, B_original = B;
+    std::vector<int> ipiv(std::max(1, n));
     const SolveReport report =
         gesv(solver, n, nrhs, A.values.data(), std::max(1, n), ipiv.data(), B.values.data(), std::max(1, n), options);
     warn_all(report.warnings);
@@ -63,11 +70,16 @@ void register_solve(CLI::App& app, CommandState& state) {
     if (args->json) {
       nlohmann::ordered_json j = {{"n", n},
                                   {"nrhs", nrhs},
+                                  {"solver", to_string(report.plan.solver)},
                                   {"plan", to_json(report.plan)},
                                   {"seconds", report.seconds},
                                   {"gflops", report.gflops},
                                   {"backward_error", omega},
+                                  {"refinement_steps", report.refinement_steps},
+                                  {"fell_back_to_gepp", report.fell_back_to_gepp},
+                                  {"note", report.note},
                                   {"info", report.info}};
+      if (!auto_reason.empty()) j["auto"] = auto_reason;
       if (!args->x_path.empty())
         j["output"] = args->x_path;
       else
@@ -75,11 +87,13 @@ void register_solve(CLI::App& app, CommandState& state) {
       print_json(j);
       return;
     }
+    if (!auto_reason.empty()) std::cerr << "hetlu: " << auto_reason << "\n";
     std::cerr << fmt::format(
-        "hetlu: {} n = {}, nrhs = {}: {:.4f} s, {:.2f} GFlop/s, backward error {:.2e}; nb = {} "
-        "({})\n",
-        to_string(report.plan.solver), n, nrhs, report.seconds, report.gflops, omega, report.plan.nb,
-        to_string(report.plan.source));
+        "hetlu: {} n = {}, nrhs = {}: {:.4f} s, {:.2f} GFlop/s, backward error {:.2e}, {} refinement step(s); "
+        "nb = {} ({}){}\n",
+        to_string(report.plan.solver), n, nrhs, report.seconds, report.gflops, omega, report.refinement_steps,
+        report.plan.nb, to_string(report.plan.source),
+        report.fell_back_to_gepp ? "; fell back to GEPP: " + report.note : "");
     if (args->x_path.empty()) {
       // The solution goes to stdout in Matrix Market array format, ready to redirect.
       std::cout << "%%MatrixMarket matrix array real general\n" << n << " " << nrhs << "\n";

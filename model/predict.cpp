@@ -59,7 +59,8 @@ CpuTimes cpu_lu_seconds(const MachineProfile& profile, const Rates& rates, Solve
   const int cores = std::max(1, rates.cores);
   const bool lookahead = plan.lookahead > 0 && cores > 1;
   const double one = rates.cpu_one.gflops * 1e9, all = rates.cpu_all.gflops * 1e9;
-  const int panel_threads = solver == Solver::calu ? std::max(1, plan.panel_threads) : (lookahead ? 1 : cores);
+  // Under look-ahead the panel runs on one thread (a TSLU's row blocks too: nested parallelism is off).
+  const int panel_threads = lookahead ? 1 : (solver == Solver::calu ? std::max(1, plan.panel_threads) : cores);
   const double genp = solver == Solver::prbt ? params.genp_panel_speedup : 1.0;
   CpuTimes t;
   for_each_step(m, n, nb, [&](const Step& s) {
@@ -267,6 +268,7 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
       plan.panel_threads = problem.solver == Solver::calu ? r.cores : 1;
       plan.lookahead = r.cores > 1 ? 1 : 0;
       plan.panel_location = where;
+      plan.refinement = problem.solver == Solver::prbt ? Refinement::working : Refinement::none;
       std::vector<Term> terms;
       const double t = predict_seconds(profile, problem, plan, params, &terms);
       if (t < best.seconds) {

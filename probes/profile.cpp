@@ -49,8 +49,9 @@ MachineProfile probe_machine(const ProbeOptions& options) {
   for (int rows : options.panel_rows)
     for (int width : options.panel_widths) {
       if (width > rows) continue;
-      for (const auto& [kind, threads] : {std::pair<std::string, int>{"gepp", 1}, {"gepp", all}, {"tslu", all}}) {
-        if (kind == "gepp" && threads == all && all == 1) continue;  // the same as one thread
+      for (const auto& [kind, threads] :
+           {std::pair<std::string, int>{"gepp", 1}, {"gepp", all}, {"tslu", 1}, {"tslu", all}}) {
+        if (threads == all && all == 1) continue;  // the same as one thread
         const std::string detail =
             "rows=" + std::to_string(rows) + " width=" + std::to_string(width) + " threads=" + std::to_string(threads);
         const double rate =

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "solvers/checks.hpp"
 #include "solvers/lu.hpp"
@@ -10,10 +11,12 @@ namespace {
 
 void check_plan(const Plan& plan) {
   checks::positive("plan.nb", plan.nb);
+  if (plan.solver == Solver::calu) {
+    checks::positive("plan.ib", plan.ib);
+    checks::positive("plan.panel_threads", plan.panel_threads);
+  }
   if (plan.target != Target::cpu)
     throw Error("target '" + to_string(plan.target) + "' is not available in this build yet");
-  if (plan.solver != Solver::gepp)
-    throw Error("solver '" + to_string(plan.solver) + "' is not available in this build yet");
 }
 
 }  // namespace
@@ -28,7 +31,7 @@ int getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, InputCheck c
   checks::precision_matches<T>(plan);
   check_plan(plan);
   if (check == InputCheck::finite) checks::finite("A", m, n, A, lda);
-  return variants::gepp_cpu_getrf(plan, m, n, A, lda, ipiv);
+  return variants::lu_getrf(plan, m, n, A, lda, ipiv);
 }
 
 template <class T>
@@ -47,21 +50,39 @@ void getrs(const Plan& plan, Transpose trans, int n, int nrhs, const T* LU, int 
 }
 
 template <class T>
-int gesv(const Plan& plan, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, InputCheck check) {
+int gesv(const Plan& plan, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, InputCheck check,
+         SolveDetails* details) {
+  // LAPACK's order: n, nrhs, lda, ldb.
+  checks::non_negative("n", n);
   checks::non_negative("nrhs", nrhs);
+  checks::at_least("lda", lda, "max(1, n)", std::max(1, n));
   checks::at_least("ldb", ldb, "max(1, n)", std::max(1, n));
+  checks::not_null("A", A, static_cast<long long>(n) * n);
   checks::not_null("B", B, static_cast<long long>(n) * nrhs);
-  if (check == InputCheck::finite) checks::finite("B", n, nrhs, B, ldb);  // before any work on A
-  int info = getrf(plan, n, n, A, lda, ipiv, check);
-  if (info == 0) variants::lu_getrs(Transpose::no, n, nrhs, A, lda, ipiv, B, ldb);
-  return info;
+  checks::not_null("ipiv", ipiv, n);
+  checks::precision_matches<T>(plan);
+  check_plan(plan);
+  if (check == InputCheck::finite) {  // before any work
+    checks::finite("A", n, n, A, lda);
+    checks::finite("B", n, nrhs, B, ldb);
+  }
+  if (plan.solver == Solver::prbt) return variants::prbt_gesv(plan, n, nrhs, A, lda, ipiv, B, ldb, details);
+  std::vector<T> original;  // refinement needs A itself; the factors overwrite it
+  if (plan.refinement == Refinement::working) {
+    original.resize(static_cast<size_t>(std::max(1, n)) * n);
+    for (int j = 0; j < n; ++j)
+      std::copy(A + static_cast<long long>(j) * lda, A + static_cast<long long>(j) * lda + n,
+                original.begin() + static_cast<size_t>(j) * n);
+  }
+  return variants::lu_gesv(plan, n, nrhs, A, lda, ipiv, original.empty() ? nullptr : original.data(), std::max(1, n), B,
+                           ldb, details);
 }
 
 template int getrf<float>(const Plan&, int, int, float*, int, int*, InputCheck);
 template int getrf<double>(const Plan&, int, int, double*, int, int*, InputCheck);
 template void getrs<float>(const Plan&, Transpose, int, int, const float*, int, const int*, float*, int, InputCheck);
 template void getrs<double>(const Plan&, Transpose, int, int, const double*, int, const int*, double*, int, InputCheck);
-template int gesv<float>(const Plan&, int, int, float*, int, int*, float*, int, InputCheck);
-template int gesv<double>(const Plan&, int, int, double*, int, int*, double*, int, InputCheck);
+template int gesv<float>(const Plan&, int, int, float*, int, int*, float*, int, InputCheck, SolveDetails*);
+template int gesv<double>(const Plan&, int, int, double*, int, int*, double*, int, InputCheck, SolveDetails*);
 
 }  // namespace hetlu::solvers

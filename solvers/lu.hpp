@@ -3,7 +3,23 @@
 // first exactly-zero pivot (the factorization is finished anyway, U is singular).
 #pragma once
 
+#include <optional>
+#include <string>
+
 #include "hetlu/types.hpp"
+
+namespace hetlu {
+
+// What a solve did beyond LAPACK's info: refinement steps, the componentwise backward error when
+// it was computed, and whether PRBT fell back to GEPP (and why).
+struct SolveDetails {
+  int refinement_steps = 0;
+  std::optional<double> backward_error;
+  bool fell_back_to_gepp = false;
+  std::string note;
+};
+
+}  // namespace hetlu
 
 namespace hetlu::solvers {
 
@@ -16,9 +32,11 @@ template <class T>
 void getrs(const Plan& plan, Transpose trans, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb,
            InputCheck check = InputCheck::finite);
 
-// getrf then getrs. Returns info; when info > 0, B is left untouched.
+// Solves A X = B. GEPP and CALU: getrf then getrs (A overwritten by its factors), refined when
+// plan.refinement asks. PRBT: A is left unchanged, ipiv is the identity, always refined.
+// Returns info; when info > 0, B is left untouched.
 template <class T>
 int gesv(const Plan& plan, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb,
-         InputCheck check = InputCheck::finite);
+         InputCheck check = InputCheck::finite, SolveDetails* details = nullptr);
 
 }  // namespace hetlu::solvers

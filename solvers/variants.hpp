@@ -2,14 +2,31 @@
 #pragma once
 
 #include "hetlu/types.hpp"
+#include "solvers/lu.hpp"
 
 namespace hetlu::variants {
 
 template <class T>
 int gepp_cpu_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv);
 
-// Solves A X = B with the factors of any LU variant that leaves P A = L U in place.
+template <class T>
+int calu_cpu_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv);
+
+// P A = L U by the plan's solver (GEPP or CALU).
+template <class T>
+int lu_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv);
+
+// Solves A X = B (or A^T X = B) with the factors of any LU variant that leaves P A = L U in place.
 template <class T>
 void lu_getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb);
+
+// Factors LU in place (GEPP or CALU) and solves into B; refines with A_original when the plan asks.
+template <class T>
+int lu_gesv(const Plan& plan, int n, int nrhs, T* LU, int ldlu, int* ipiv, const T* A_original, int lda, T* B, int ldb,
+            SolveDetails* details);
+
+// PRBT solve; A is left unchanged, ipiv set to the identity (or GEPP's, after a fallback).
+template <class T>
+int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv, T* B, int ldb, SolveDetails* details);
 
 }  // namespace hetlu::variants

@@ -44,7 +44,15 @@ struct SolveReport {
   double seconds = 0;
   double gflops = 0;
   std::vector<std::string> warnings;
+  int refinement_steps = 0;
+  std::optional<double> backward_error;  // when the solve computed it (refinement)
+  bool fell_back_to_gepp = false;        // PRBT could not finish on its own
+  std::string note;                      // why it fell back, or why refinement stopped
 };
+
+// The solver `--solver auto` means: the one whose plan (tuned, else modelled) predicts the least
+// time for this problem; `why` says so.
+Solver choose_solver(Precision precision, Target target, int m, int n, const Options& options, std::string* why);
 
 // P A = L U in place, LAPACK getrf semantics (column-major, 1-based ipiv).
 template <class T>

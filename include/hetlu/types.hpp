@@ -34,6 +34,9 @@ enum class CalibrationLevel { estimate, quick, measure, patient, exhaustive };
 // Where the hybrid algorithms factor the panel: on the CPUs (MAGMA's choice) or on the device,
 // when the device is so much faster that a CPU panel would stall it.
 enum class PanelLocation { cpu, device };
+// Iterative refinement after a solve: none, or in working precision (PRBT always refines: it is
+// how GENP's accuracy is restored; GEPP and CALU refine when the plan asks).
+enum class Refinement { none, working };
 // Which system getrs solves with the factors of A: A X = B or A^T X = B.
 enum class Transpose { no, yes };
 // Whether a front end checks that every input value is finite before any work. The LAPACK drop-in
@@ -78,6 +81,8 @@ inline constexpr EnumNames<PlanSource, 4> plan_source_names{"plan source",
                                                               {PlanSource::default_, "default"}}}};
 inline constexpr EnumNames<PanelLocation, 2> panel_location_names{
     "panel location", {{{PanelLocation::cpu, "cpu"}, {PanelLocation::device, "device"}}}};
+inline constexpr EnumNames<Refinement, 2> refinement_names{
+    "refinement", {{{Refinement::none, "none"}, {Refinement::working, "working"}}}};
 inline constexpr EnumNames<CalibrationLevel, 5> level_names{"calibration level",
                                                             {{{CalibrationLevel::estimate, "estimate"},
                                                               {CalibrationLevel::quick, "quick"},
@@ -100,6 +105,9 @@ inline std::string to_string(PlanSource v) {
 }
 inline std::string to_string(PanelLocation v) {
   return std::string(detail::panel_location_names.to_string(v));
+}
+inline std::string to_string(Refinement v) {
+  return std::string(detail::refinement_names.to_string(v));
 }
 inline std::string to_string(CalibrationLevel v) {
   return std::string(detail::level_names.to_string(v));
@@ -128,6 +136,10 @@ inline PanelLocation from_string<PanelLocation>(std::string_view t) {
   return detail::panel_location_names.from_string(t);
 }
 template <>
+inline Refinement from_string<Refinement>(std::string_view t) {
+  return detail::refinement_names.from_string(t);
+}
+template <>
 inline CalibrationLevel from_string<CalibrationLevel>(std::string_view t) {
   return detail::level_names.from_string(t);
 }
@@ -146,6 +158,7 @@ struct Plan {
   int panel_threads = 1;                              // P_r: row blocks of the TSLU panel (CALU)
   int lookahead = 1;                                  // panels factored ahead of the trailing update
   PanelLocation panel_location = PanelLocation::cpu;  // hybrid only
+  Refinement refinement = Refinement::none;           // GEPP and CALU; PRBT always refines
 
   PlanSource source = PlanSource::default_;  // where the plan as a whole came from
   std::string source_detail;                 // e.g. "tuned at m=n=2000 (exact)"
@@ -160,6 +173,7 @@ struct PlanOverrides {
   std::optional<int> cpu_block_columns;
   std::optional<int> panel_threads;
   std::optional<int> lookahead;
+  std::optional<Refinement> refinement;
 };
 
 // ---- the machine -----------------------------------------------------------------------------------

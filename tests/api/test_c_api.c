@@ -61,10 +61,14 @@ int main(void) {
   check(s == HETLU_SUCCESS && plan.nb == 48 && strcmp(plan.source, "override") == 0, "recommend with an nb override");
   check(hetlu_recommend('x', 10, 10, NULL, &plan) == HETLU_ERROR_INVALID_ARGUMENT, "recommend rejects precision 'x'");
   options.nb = 0;
-  options.solver = HETLU_SOLVER_CALU;
-  double C[1] = {2}, bc[1] = {2};
-  check(hetlu_dgesv(1, 1, C, 1, ipiv, bc, 1, &info, &options, NULL) == HETLU_ERROR_NOT_AVAILABLE,
-        "an unbuilt solver is HETLU_ERROR_NOT_AVAILABLE");
+  const hetlu_solver others[2] = {HETLU_SOLVER_CALU, HETLU_SOLVER_PRBT};
+  for (int k = 0; k < 2; ++k) {
+    double C[9] = {4, 1, 0, 2, 3, 1, 0, 1, 5}, bc[3] = {6, 5, 6};
+    options.solver = others[k];
+    s = hetlu_dgesv(3, 1, C, 3, ipiv, bc, 3, &info, &options, &report);
+    check(s == HETLU_SUCCESS && fabs(bc[0] - 1) < 1e-14 && fabs(bc[2] - 1) < 1e-14,
+          k == 0 ? "CALU solves through the C API" : "PRBT solves through the C API");
+  }
   check(strcmp(hetlu_strerror(HETLU_ERROR_SINGULAR), "the matrix is singular") == 0, "hetlu_strerror");
 
   printf("%d passed, %d failed\n", passed, failed);

@@ -78,15 +78,23 @@ TEST(FrontEnd, EmptyMatricesAreFine) {
   EXPECT_EQ(solvers::getrf<double>(Plan{}, 0, 5, nullptr, 1, nullptr), 0);
 }
 
-TEST(FrontEnd, UnavailableSolverSaysSo) {
+TEST(FrontEnd, UnavailableTargetSaysSo) {
   std::vector<double> A = {1, 2, 3, 4};
   std::vector<int> ipiv(2);
   Plan p;
-  p.solver = Solver::calu;
+  p.target = Target::hybrid;
   try {
     solvers::getrf(p, 2, 2, A.data(), 2, ipiv.data());
     FAIL() << "no exception";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("calu"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("hybrid"), std::string::npos);
   }
+}
+
+TEST(FrontEnd, PrbtHasNoGetrf) {
+  std::vector<double> A = {1, 2, 3, 4};
+  std::vector<int> ipiv(2);
+  Plan p;
+  p.solver = Solver::prbt;
+  EXPECT_THROW(solvers::getrf(p, 2, 2, A.data(), 2, ipiv.data()), InvalidArgument);
 }

@@ -1,0 +1,58 @@
+// getrf + getrs for the pivoting variants, with optional refinement in working precision.
+#include <string>
+
+#include "solvers/refinement.hpp"
+#include "solvers/variants.hpp"
+
+namespace hetlu::variants {
+
+template <class T>
+int lu_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv) {
+  switch (plan.solver) {
+    case Solver::gepp:
+      return gepp_cpu_getrf(plan, m, n, A, lda, ipiv);
+    case Solver::calu:
+      return calu_cpu_getrf(plan, m, n, A, lda, ipiv);
+    case Solver::prbt:
+      break;
+  }
+  throw InvalidArgument("solver prbt has no P A = L U factorization of A (it factors a randomized A): use gesv");
+}
+
+template <class T>
+int lu_gesv(const Plan& plan, int n, int nrhs, T* LU, int ldlu, int* ipiv, const T* A_original, int lda, T* B, int ldb,
+            SolveDetails* details) {
+  const int info = lu_getrf(plan, n, n, LU, ldlu, ipiv);
+  if (info > 0) return info;
+  const bool refine_it = plan.refinement == Refinement::working && A_original;
+  if (!refine_it) {
+    lu_getrs(Transpose::no, n, nrhs, LU, ldlu, ipiv, B, ldb);
+    return 0;
+  }
+  std::vector<T> X(static_cast<size_t>(std::max(1, n)) * nrhs);
+  const int ld = std::max(1, n);
+  for (int j = 0; j < nrhs; ++j)
+    std::copy(B + static_cast<long long>(j) * ldb, B + static_cast<long long>(j) * ldb + n,
+              X.begin() + static_cast<size_t>(j) * ld);
+  auto solve_in_place = [&](T* R, int ldr) { lu_getrs(Transpose::no, n, nrhs, LU, ldlu, ipiv, R, ldr); };
+  solve_in_place(X.data(), ld);
+  const RefinementResult r = refine(n, nrhs, A_original, lda, B, ldb, X.data(), ld, solve_in_place);
+  for (int j = 0; j < nrhs; ++j)
+    std::copy(X.begin() + static_cast<size_t>(j) * ld, X.begin() + static_cast<size_t>(j) * ld + n,
+              B + static_cast<long long>(j) * ldb);
+  if (details) {
+    details->refinement_steps = r.steps;
+    details->backward_error = r.backward_error;
+    if (!r.converged && details->note.empty())
+      details->note = "refinement stopped after " + std::to_string(r.steps) + " steps above (n+1) eps";
+  }
+  return 0;
+}
+
+template int lu_getrf<float>(const Plan&, int, int, float*, int, int*);
+template int lu_getrf<double>(const Plan&, int, int, double*, int, int*);
+template int lu_gesv<float>(const Plan&, int, int, float*, int, int*, const float*, int, float*, int, SolveDetails*);
+template int lu_gesv<double>(const Plan&, int, int, double*, int, int*, const double*, int, double*, int,
+                             SolveDetails*);
+
+}  // namespace hetlu::variants

@@ -1,0 +1,119 @@
+// PRBT: randomize with recursive butterflies of depth 2 (A_r = U^T A V, O(n^2)), factor A_r without
+// pivoting (GENP, the blocked LU driver with a non-pivoting panel), solve A_r y = U^T b, x = V y,
+// then refine in working precision (hybrid-calu-prbt-gepp §2.2, §4.3). When refinement does not
+// reach omega <= (n + 1) eps in 5 steps, or GENP meets an exactly zero pivot, the solve falls back
+// to GEPP and says so. A matrix with an exactly zero row or column is singular whatever the
+// randomization does: it goes to GEPP at once, which reports LAPACK's info.
+#include <algorithm>
+#include <vector>
+
+#include "solvers/blocked_lu.hpp"
+#include "solvers/butterfly.hpp"
+#include "solvers/refinement.hpp"
+#include "solvers/variants.hpp"
+
+namespace hetlu::variants {
+namespace {
+
+template <class T>
+bool has_zero_row_or_column(int n, const T* A, int lda) {
+  std::vector<char> row_nonzero(n, 0);
+  for (int j = 0; j < n; ++j) {
+    bool column_nonzero = false;
+    for (int i = 0; i < n; ++i)
+      if (A[i + static_cast<long long>(j) * lda] != T(0)) column_nonzero = true, row_nonzero[i] = 1;
+    if (!column_nonzero) return true;
+  }
+  return std::find(row_nonzero.begin(), row_nonzero.end(), 0) != row_nonzero.end();
+}
+
+template <class T>
+int gepp_fallback(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv, T* B, int ldb,
+                  SolveDetails* details, const char* why) {
+  std::vector<T> LU(static_cast<size_t>(std::max(1, n)) * n);
+  for (int j = 0; j < n; ++j)
+    std::copy(A + static_cast<long long>(j) * lda, A + static_cast<long long>(j) * lda + n,
+              LU.begin() + static_cast<size_t>(j) * n);
+  Plan gepp = plan;
+  gepp.solver = Solver::gepp;
+  gepp.refinement = Refinement::working;
+  if (details) {
+    details->fell_back_to_gepp = true;
+    details->note = why;
+  }
+  return lu_gesv(gepp, n, nrhs, LU.data(), std::max(1, n), ipiv, A, lda, B, ldb, details);
+}
+
+}  // namespace
+
+template <class T>
+int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv, T* B, int ldb, SolveDetails* details) {
+  if (n == 0) return 0;
+  if (has_zero_row_or_column(n, A, lda))
+    return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, "a row or column is exactly zero");
+
+  // Pad to a multiple of 4 with the identity: diag(A, I) keeps the solution in the first n entries.
+  const int np = (n + 3) / 4 * 4;
+  std::vector<T> Ar(static_cast<size_t>(np) * np, T(0));
+  for (int j = 0; j < n; ++j)
+    std::copy(A + static_cast<long long>(j) * lda, A + static_cast<long long>(j) * lda + n,
+              Ar.begin() + static_cast<size_t>(j) * np);
+  for (int i = n; i < np; ++i) Ar[i + static_cast<size_t>(i) * np] = T(1);
+
+  // Fixed seeds: the same input gives the same answer, run after run.
+  const auto U = kernels::Butterfly<T>::random(np, 2012u + 2u * static_cast<unsigned>(np));
+  const auto V = kernels::Butterfly<T>::random(np, 2013u + 2u * static_cast<unsigned>(np));
+  kernels::apply_transpose_left(U, np, Ar.data(), np);
+  kernels::apply_right(V, np, Ar.data(), np);
+
+  std::vector<int> identity(np);
+  const int info = blocked_lu(np, np, Ar.data(), np, identity.data(), plan.nb, plan.lookahead > 0,
+                              [](int rows, int width, T* panel, int ld, int* panel_ipiv) {
+                                for (int i = 0; i < std::min(rows, width); ++i) panel_ipiv[i] = i + 1;
+                                return kernels::getrf_nopivot_recursive(rows, width, panel, ld);
+                              });
+  if (info > 0) return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, "GENP met an exactly zero pivot");
+
+  // x = V (L U)^-1 U^T [r; 0] for each right-hand side r, on a padded copy.
+  std::vector<T> work(static_cast<size_t>(np) * std::max(1, nrhs));
+  auto solve_in_place = [&](T* R, int ldr) {
+    std::fill(work.begin(), work.end(), T(0));
+    for (int j = 0; j < nrhs; ++j)
+      std::copy(R + static_cast<long long>(j) * ldr, R + static_cast<long long>(j) * ldr + n,
+                work.begin() + static_cast<size_t>(j) * np);
+    kernels::apply_transpose_left(U, nrhs, work.data(), np);
+    blas::trsm(blas::Side::left, blas::Uplo::lower, blas::Op::no_trans, blas::Diag::unit, np, nrhs, T(1), Ar.data(), np,
+               work.data(), np);
+    blas::trsm(blas::Side::left, blas::Uplo::upper, blas::Op::no_trans, blas::Diag::non_unit, np, nrhs, T(1), Ar.data(),
+               np, work.data(), np);
+    kernels::apply_left(V, nrhs, work.data(), np);
+    for (int j = 0; j < nrhs; ++j)
+      std::copy(work.begin() + static_cast<size_t>(j) * np, work.begin() + static_cast<size_t>(j) * np + n,
+                R + static_cast<long long>(j) * ldr);
+  };
+
+  const int ld = std::max(1, n);
+  std::vector<T> X(static_cast<size_t>(ld) * nrhs);
+  for (int j = 0; j < nrhs; ++j)
+    std::copy(B + static_cast<long long>(j) * ldb, B + static_cast<long long>(j) * ldb + n,
+              X.begin() + static_cast<size_t>(j) * ld);
+  solve_in_place(X.data(), ld);
+  const RefinementResult refined = refine(n, nrhs, A, lda, B, ldb, X.data(), ld, solve_in_place);
+  if (!refined.converged)
+    return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, "refinement did not converge in 5 steps");
+
+  for (int j = 0; j < nrhs; ++j)
+    std::copy(X.begin() + static_cast<size_t>(j) * ld, X.begin() + static_cast<size_t>(j) * ld + n,
+              B + static_cast<long long>(j) * ldb);
+  for (int i = 0; i < n; ++i) ipiv[i] = i + 1;  // no interchanges: the randomization replaced them
+  if (details) {
+    details->refinement_steps = refined.steps;
+    details->backward_error = refined.backward_error;
+  }
+  return 0;
+}
+
+template int prbt_gesv<float>(const Plan&, int, int, const float*, int, int*, float*, int, SolveDetails*);
+template int prbt_gesv<double>(const Plan&, int, int, const double*, int, int*, double*, int, SolveDetails*);
+
+}  // namespace hetlu::variants

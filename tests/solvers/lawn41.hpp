@@ -1,0 +1,91 @@
+// The 11 test-matrix types of LAPACK's linear-equation tests (LAWN 41, dchkge/dlatb4), for n x n:
+//  1 diagonal, 2 upper triangular, 3 lower triangular, 4 random with condition 2,
+//  5 first column zero, 6 last column zero, 7 last n/2 columns zero (5-7 singular),
+//  8 condition sqrt(0.1/eps), 9 condition 0.1/eps, 10 scaled near underflow, 11 near overflow.
+// Random types are U diag(sigma) V^T with random orthogonal U, V (QR of Gaussian matrices) and
+// singular values spread geometrically from 1 to 1/condition, as dlatms does.
+#pragma once
+
+#include <lapacke.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace hetlu::test_support {
+
+inline std::string lawn41_name(int type) {
+  static const char* names[] = {"",
+                                "diagonal",
+                                "upper",
+                                "lower",
+                                "random_cond2",
+                                "col1_zero",
+                                "last_col_zero",
+                                "last_half_zero",
+                                "cond_sqrt_0.1_over_eps",
+                                "cond_0.1_over_eps",
+                                "near_underflow",
+                                "near_overflow"};
+  return names[type];
+}
+
+inline bool lawn41_singular(int type) {
+  return type >= 5 && type <= 7;
+}
+
+// The first zero column (1-based) of a singular type, as LAPACK's tests expect info to be.
+inline int lawn41_zero_column(int type, int n) {
+  return type == 5 ? 1 : type == 6 ? n : n / 2 + 1;
+}
+
+inline std::vector<double> random_orthogonal(int n, std::mt19937_64& rng) {
+  std::normal_distribution<double> g;
+  std::vector<double> Q(static_cast<size_t>(n) * n), tau(n);
+  for (auto& q : Q) q = g(rng);
+  LAPACKE_dgeqrf(LAPACK_COL_MAJOR, n, n, Q.data(), n, tau.data());
+  LAPACKE_dorgqr(LAPACK_COL_MAJOR, n, n, n, Q.data(), n, tau.data());
+  return Q;
+}
+
+inline std::vector<double> lawn41_matrix(int type, int n, unsigned seed = 41) {
+  std::mt19937_64 rng(seed + 1000u * type);
+  std::uniform_real_distribution<double> u(-1, 1);
+  const double eps = std::numeric_limits<double>::epsilon() / 2;
+  std::vector<double> A(static_cast<size_t>(n) * n, 0.0);
+  auto at = [&](int i, int j) -> double& { return A[i + static_cast<size_t>(j) * n]; };
+  if (type == 1) {
+    for (int i = 0; i < n; ++i) at(i, i) = (u(rng) < 0 ? -1 : 1) * std::pow(0.5, double(i) / std::max(1, n - 1));
+    return A;
+  }
+  if (type == 2 || type == 3) {
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i)
+        if (type == 2 ? i <= j : i >= j) at(i, j) = i == j ? 1 + 0.5 * u(rng) : u(rng) / n;
+    return A;
+  }
+  const double cond = type == 8 ? std::sqrt(0.1 / eps) : type == 9 ? 0.1 / eps : 2.0;
+  // dlatb4's scales: just above underflow and just below overflow, divided by eps and shrunk.
+  const double small = 0.25 * std::numeric_limits<double>::min() / eps;
+  const double scale = type == 10 ? small : type == 11 ? 1 / small : 1.0;
+  const auto U = random_orthogonal(n, rng), V = random_orthogonal(n, rng);
+  for (int k = 0; k < n; ++k) {
+    const double sigma = scale * std::pow(cond, -double(k) / std::max(1, n - 1));
+    for (int j = 0; j < n; ++j) {
+      const double vs = sigma * V[j + static_cast<size_t>(k) * n];
+      for (int i = 0; i < n; ++i) at(i, j) += U[i + static_cast<size_t>(k) * n] * vs;
+    }
+  }
+  auto zero_column = [&](int j) {
+    for (int i = 0; i < n; ++i) at(i, j) = 0;
+  };
+  if (type == 5) zero_column(0);
+  if (type == 6) zero_column(n - 1);
+  if (type == 7)
+    for (int j = n / 2; j < n; ++j) zero_column(j);
+  return A;
+}
+
+}  // namespace hetlu::test_support
