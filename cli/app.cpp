@@ -21,6 +21,7 @@ int run(int argc, char** argv) {
   register_recommend(app, state);
   register_solve(app, state);
   register_db(app, state);
+  register_bench(app, state);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

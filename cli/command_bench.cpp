@@ -1,0 +1,177 @@
+// hetlu bench: each solver against OpenBLAS in the same run, on the same matrix, runs alternating so
+// that drift on a shared machine hits both alike; median of --reps after one warm-up of each.
+// GEPP and CALU are timed as getrf against dgetrf; PRBT as gesv (refinement included) against dgesv.
+#include <fmt/core.h>
+#include <lapacke.h>
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <random>
+
+#include "cli/commands.hpp"
+#include "cli/report.hpp"
+#include "hetlu/detail/statistics.hpp"
+#include "hetlu/hetlu.hpp"
+#include "model/gepp_cpu.hpp"
+#include "solvers/accuracy.hpp"
+#include "solvers/lu.hpp"
+
+namespace hetlu::cli {
+namespace {
+
+struct Row {
+  Solver solver;
+  Plan plan;
+  double seconds = 0, reference_seconds = 0, flops = 0;
+  double accuracy = 0, reference_accuracy = 0;  // factor residual (getrf) or backward error (gesv)
+  std::string accuracy_kind;
+  std::string note;
+};
+
+template <class Run>
+double seconds_of(Run&& run) {
+  const auto t0 = std::chrono::steady_clock::now();
+  run();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+Row bench_getrf(Solver solver, int m, int n, int reps, const std::vector<double>& A, const Options& options) {
+  Row row;
+  row.solver = solver;
+  row.plan = resolve_plan(solver, Precision::double_, Target::cpu, m, n, options).plan;
+  std::vector<double> ours(A.size()), theirs(A.size());
+  std::vector<int> ipiv(std::max(1, std::min(m, n)));
+  std::vector<lapack_int> lapack_ipiv(ipiv.size());
+  std::vector<double> a, b;
+  for (int r = 0; r <= reps; ++r) {  // r = 0 warms both up
+    std::copy(A.begin(), A.end(), ours.begin());
+    const double t_ours = seconds_of([&] { solvers::getrf(row.plan, m, n, ours.data(), m, ipiv.data()); });
+    std::copy(A.begin(), A.end(), theirs.begin());
+    const double t_theirs =
+        seconds_of([&] { LAPACKE_dgetrf(LAPACK_COL_MAJOR, m, n, theirs.data(), m, lapack_ipiv.data()); });
+    if (r > 0) a.push_back(t_ours), b.push_back(t_theirs);
+  }
+  row.seconds = detail::median(a);
+  row.reference_seconds = detail::median(b);
+  row.flops = model::getrf_flops(m, n);
+  row.accuracy_kind = "residual";
+  row.accuracy = accuracy::factorization_residual(m, n, A.data(), m, ours.data(), m, ipiv.data());
+  std::vector<int> reference_ipiv(lapack_ipiv.begin(), lapack_ipiv.end());
+  row.reference_accuracy = accuracy::factorization_residual(m, n, A.data(), m, theirs.data(), m, reference_ipiv.data());
+  return row;
+}
+
+Row bench_gesv(Solver solver, int n, int reps, const std::vector<double>& A, const std::vector<double>& b,
+               const Options& options) {
+  Row row;
+  row.solver = solver;
+  row.plan = resolve_plan(solver, Precision::double_, Target::cpu, n, n, options).plan;
+  std::vector<double> ours(A.size()), theirs(A.size()), x(b.size()), y(b.size());
+  std::vector<int> ipiv(std::max(1, n));
+  std::vector<lapack_int> lapack_ipiv(ipiv.size());
+  std::vector<double> ta, tb;
+  SolveDetails details;
+  for (int r = 0; r <= reps; ++r) {
+    std::copy(A.begin(), A.end(), ours.begin());
+    std::copy(b.begin(), b.end(), x.begin());
+    details = {};
+    const double t_ours = seconds_of(
+        [&] { solvers::gesv(row.plan, n, 1, ours.data(), n, ipiv.data(), x.data(), n, InputCheck::finite, &details); });
+    std::copy(A.begin(), A.end(), theirs.begin());
+    std::copy(b.begin(), b.end(), y.begin());
+    const double t_theirs =
+        seconds_of([&] { LAPACKE_dgesv(LAPACK_COL_MAJOR, n, 1, theirs.data(), n, lapack_ipiv.data(), y.data(), n); });
+    if (r > 0) ta.push_back(t_ours), tb.push_back(t_theirs);
+  }
+  row.seconds = detail::median(ta);
+  row.reference_seconds = detail::median(tb);
+  row.flops = model::getrf_flops(n, n) + 2.0 * n * n;
+  row.accuracy_kind = "backward error";
+  row.accuracy = accuracy::backward_error(n, 1, A.data(), n, x.data(), n, b.data(), n);
+  row.reference_accuracy = accuracy::backward_error(n, 1, A.data(), n, y.data(), n, b.data(), n);
+  row.note = fmt::format("{} refinement step(s){}", details.refinement_steps,
+                         details.fell_back_to_gepp ? ", fell back to GEPP: " + details.note : "");
+  return row;
+}
+
+}  // namespace
+
+void register_bench(CLI::App& app, CommandState&) {
+  struct Args {
+    std::string db, solver = "all";
+    int m = -1, n = 0, reps = 5;
+    std::optional<int> nb, ib;
+    bool json = false;
+  };
+  auto args = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand("bench", "Time the solvers against OpenBLAS in the same run (ratio > 1: hetlu faster)");
+  add_db_option(*cmd, args->db);
+  cmd->add_option("-m", args->m, "rows (default: n)")->check(CLI::PositiveNumber);
+  cmd->add_option("-n", args->n, "columns")->required()->check(CLI::PositiveNumber);
+  cmd->add_option("--solver", args->solver, "gepp, calu, prbt or all")->capture_default_str();
+  cmd->add_option("--reps", args->reps, "timed runs of each, after one warm-up")->check(CLI::Range(1, 1000))->capture_default_str();
+  cmd->add_option("--nb", args->nb, "panel width (overrides the tuned or model value)")->check(CLI::PositiveNumber);
+  cmd->add_option("--ib", args->ib, "CALU's inner panel width (overrides)")->check(CLI::PositiveNumber);
+  cmd->add_flag("--json", args->json, "print one JSON object");
+  cmd->callback([args] {
+    const int m = args->m < 0 ? args->n : args->m, n = args->n;
+    std::vector<Solver> solvers;
+    if (args->solver == "all")
+      solvers = {Solver::gepp, Solver::calu, Solver::prbt};
+    else
+      solvers = {from_string<Solver>(args->solver)};
+    if (static_cast<double>(m) * n > 2e9) throw InvalidArgument(fmt::format("{} x {} is too large to benchmark here", m, n));
+    Options options;
+    options.db_path = args->db;
+    options.overrides.nb = args->nb;
+    options.overrides.ib = args->ib;
+
+    std::mt19937_64 rng(2026);
+    std::uniform_real_distribution<double> u(-1, 1);
+    std::vector<double> A(static_cast<size_t>(m) * n), b(m);
+    for (auto& a : A) a = u(rng);
+    for (auto& x : b) x = u(rng);
+
+    std::vector<Row> rows;
+    for (Solver s : solvers) {
+      if (s == Solver::prbt && m != n) {
+        if (args->solver != "all") throw InvalidArgument("prbt solves square systems only: give m = n");
+        continue;
+      }
+      rows.push_back(s == Solver::prbt ? bench_gesv(s, n, args->reps, A, b, options)
+                                       : bench_getrf(s, m, n, args->reps, A, options));
+    }
+
+    if (args->json) {
+      nlohmann::ordered_json out = nlohmann::ordered_json::array();
+      for (const auto& r : rows)
+        out.push_back({{"solver", to_string(r.solver)},
+                       {"routine", r.solver == Solver::prbt ? "gesv" : "getrf"},
+                       {"plan", to_json(r.plan)},
+                       {"seconds", r.seconds},
+                       {"gflops", r.flops / r.seconds / 1e9},
+                       {"openblas_seconds", r.reference_seconds},
+                       {"openblas_gflops", r.flops / r.reference_seconds / 1e9},
+                       {"ratio", r.reference_seconds / r.seconds},
+                       {r.accuracy_kind == "residual" ? "residual" : "backward_error", r.accuracy},
+                       {r.accuracy_kind == "residual" ? "openblas_residual" : "openblas_backward_error",
+                        r.reference_accuracy},
+                       {"note", r.note}});
+      print_json({{"m", m}, {"n", n}, {"reps", args->reps}, {"rows", out}});
+      return;
+    }
+    std::cout << fmt::format("m = {}, n = {}, median of {} (alternating runs); ratio = OpenBLAS time / hetlu time\n\n",
+                             m, n, args->reps);
+    std::cout << "| solver | routine | nb (source) | hetlu s | GFlop/s | OpenBLAS s | GFlop/s | ratio | accuracy hetlu | "
+                 "OpenBLAS | note |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+    for (const auto& r : rows)
+      std::cout << fmt::format("| {} | {} | {} ({}) | {:.4f} | {:.1f} | {:.4f} | {:.1f} | {:.2f} | {:.2e} | {:.2e} | {} |\n",
+                               to_string(r.solver), r.solver == Solver::prbt ? "gesv vs dgesv" : "getrf vs dgetrf",
+                               r.plan.nb, to_string(r.plan.source), r.seconds, r.flops / r.seconds / 1e9,
+                               r.reference_seconds, r.flops / r.reference_seconds / 1e9,
+                               r.reference_seconds / r.seconds, r.accuracy, r.reference_accuracy, r.note);
+  });
+}
+
+}  // namespace hetlu::cli
