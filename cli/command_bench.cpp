@@ -105,12 +105,15 @@ void register_bench(CLI::App& app, CommandState&) {
     bool json = false;
   };
   auto args = std::make_shared<Args>();
-  auto* cmd = app.add_subcommand("bench", "Time the solvers against OpenBLAS in the same run (ratio > 1: hetlu faster)");
+  auto* cmd =
+      app.add_subcommand("bench", "Time the solvers against OpenBLAS in the same run (ratio > 1: hetlu faster)");
   add_db_option(*cmd, args->db);
   cmd->add_option("-m", args->m, "rows (default: n)")->check(CLI::PositiveNumber);
   cmd->add_option("-n", args->n, "columns")->required()->check(CLI::PositiveNumber);
   cmd->add_option("--solver", args->solver, "gepp, calu, prbt or all")->capture_default_str();
-  cmd->add_option("--reps", args->reps, "timed runs of each, after one warm-up")->check(CLI::Range(1, 1000))->capture_default_str();
+  cmd->add_option("--reps", args->reps, "timed runs of each, after one warm-up")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
   cmd->add_option("--nb", args->nb, "panel width (overrides the tuned or model value)")->check(CLI::PositiveNumber);
   cmd->add_option("--ib", args->ib, "CALU's inner panel width (overrides)")->check(CLI::PositiveNumber);
   cmd->add_flag("--json", args->json, "print one JSON object");
@@ -121,7 +124,8 @@ void register_bench(CLI::App& app, CommandState&) {
       solvers = {Solver::gepp, Solver::calu, Solver::prbt};
     else
       solvers = {from_string<Solver>(args->solver)};
-    if (static_cast<double>(m) * n > 2e9) throw InvalidArgument(fmt::format("{} x {} is too large to benchmark here", m, n));
+    if (static_cast<double>(m) * n > 2e9)
+      throw InvalidArgument(fmt::format("{} x {} is too large to benchmark here", m, n));
     Options options;
     options.db_path = args->db;
     options.overrides.nb = args->nb;
@@ -146,31 +150,33 @@ void register_bench(CLI::App& app, CommandState&) {
     if (args->json) {
       nlohmann::ordered_json out = nlohmann::ordered_json::array();
       for (const auto& r : rows)
-        out.push_back({{"solver", to_string(r.solver)},
-                       {"routine", r.solver == Solver::prbt ? "gesv" : "getrf"},
-                       {"plan", to_json(r.plan)},
-                       {"seconds", r.seconds},
-                       {"gflops", r.flops / r.seconds / 1e9},
-                       {"openblas_seconds", r.reference_seconds},
-                       {"openblas_gflops", r.flops / r.reference_seconds / 1e9},
-                       {"ratio", r.reference_seconds / r.seconds},
-                       {r.accuracy_kind == "residual" ? "residual" : "backward_error", r.accuracy},
-                       {r.accuracy_kind == "residual" ? "openblas_residual" : "openblas_backward_error",
-                        r.reference_accuracy},
-                       {"note", r.note}});
+        out.push_back(
+            {{"solver", to_string(r.solver)},
+             {"routine", r.solver == Solver::prbt ? "gesv" : "getrf"},
+             {"plan", to_json(r.plan)},
+             {"seconds", r.seconds},
+             {"gflops", r.flops / r.seconds / 1e9},
+             {"openblas_seconds", r.reference_seconds},
+             {"openblas_gflops", r.flops / r.reference_seconds / 1e9},
+             {"ratio", r.reference_seconds / r.seconds},
+             {r.accuracy_kind == "residual" ? "residual" : "backward_error", r.accuracy},
+             {r.accuracy_kind == "residual" ? "openblas_residual" : "openblas_backward_error", r.reference_accuracy},
+             {"note", r.note}});
       print_json({{"m", m}, {"n", n}, {"reps", args->reps}, {"rows", out}});
       return;
     }
     std::cout << fmt::format("m = {}, n = {}, median of {} (alternating runs); ratio = OpenBLAS time / hetlu time\n\n",
                              m, n, args->reps);
-    std::cout << "| solver | routine | nb (source) | hetlu s | GFlop/s | OpenBLAS s | GFlop/s | ratio | accuracy hetlu | "
-                 "OpenBLAS | note |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+    std::cout
+        << "| solver | routine | nb (source) | hetlu s | GFlop/s | OpenBLAS s | GFlop/s | ratio | accuracy hetlu | "
+           "OpenBLAS | note |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (const auto& r : rows)
-      std::cout << fmt::format("| {} | {} | {} ({}) | {:.4f} | {:.1f} | {:.4f} | {:.1f} | {:.2f} | {:.2e} | {:.2e} | {} |\n",
-                               to_string(r.solver), r.solver == Solver::prbt ? "gesv vs dgesv" : "getrf vs dgetrf",
-                               r.plan.nb, to_string(r.plan.source), r.seconds, r.flops / r.seconds / 1e9,
-                               r.reference_seconds, r.flops / r.reference_seconds / 1e9,
-                               r.reference_seconds / r.seconds, r.accuracy, r.reference_accuracy, r.note);
+      std::cout << fmt::format(
+          "| {} | {} | {} ({}) | {:.4f} | {:.1f} | {:.4f} | {:.1f} | {:.2f} | {:.2e} | {:.2e} | {} |\n",
+          to_string(r.solver), r.solver == Solver::prbt ? "gesv vs dgesv" : "getrf vs dgetrf", r.plan.nb,
+          to_string(r.plan.source), r.seconds, r.flops / r.seconds / 1e9, r.reference_seconds,
+          r.flops / r.reference_seconds / 1e9, r.reference_seconds / r.seconds, r.accuracy, r.reference_accuracy,
+          r.note);
   });
 }
 

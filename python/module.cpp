@@ -39,9 +39,10 @@ py::dict plan_dict(const Plan& p) {
   return d;
 }
 
-Solver solver_of(const std::string& name) {
-  // "auto" lets the database and model choose; in this build GEPP is the only solver they know.
-  return name == "auto" ? Solver::gepp : from_string<Solver>(name);
+// "auto": the solver whose plan predicts the least time for this problem (as hetlu solve --solver auto).
+Solver solver_of(const std::string& name, int m = 0, int n = 0, const Options& options = {}) {
+  return name == "auto" ? choose_solver(Precision::double_, Target::cpu, m, n, options, nullptr)
+                        : from_string<Solver>(name);
 }
 
 Options options_of(const std::optional<std::string>& db, std::optional<int> nb) {
@@ -63,6 +64,8 @@ struct SolveResult {
   py::dict plan;
   std::optional<double> backward_error;  // None after overwrite_a=True factored A in place
   double seconds = 0, gflops = 0;
+  int refinement_steps = 0;
+  bool fell_back_to_gepp = false;
   std::vector<std::string> warnings;
 };
 
@@ -147,11 +150,26 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
   {
     py::gil_scoped_release release;
     const Options options = options_of(db, nb);
-    report = getrf(solver_of(solver), n, n, a, ld, ipiv.data(), options);
-    if (report.info == 0) {
-      const SolveReport solve = getrs(transposed ? Transpose::yes : Transpose::no, n, nrhs, a, ld, ipiv.data(),
-                                      X.mutable_data(), ld, options);
-      report.seconds += solve.seconds;
+    const Solver chosen = solver_of(solver, n, n, options);
+    if (chosen == Solver::prbt) {
+      // PRBT solves from A itself (unchanged) and refines; it has no factorization to reuse.
+      const T* a_in = transposed ? nullptr : a;
+      std::vector<T> column_major;
+      if (!a_in) {  // a C-ordered A given in place: PRBT needs it column-major
+        column_major.resize(static_cast<size_t>(ld) * n);
+        for (int j = 0; j < n; ++j)
+          for (int i = 0; i < n; ++i)
+            column_major[i + static_cast<size_t>(j) * ld] = a[j + static_cast<size_t>(i) * ld];
+        a_in = column_major.data();
+      }
+      report = gesv(Solver::prbt, n, nrhs, const_cast<T*>(a_in), ld, ipiv.data(), X.mutable_data(), ld, options);
+    } else {
+      report = getrf(chosen, n, n, a, ld, ipiv.data(), options);
+      if (report.info == 0) {
+        const SolveReport solve = getrs(transposed ? Transpose::yes : Transpose::no, n, nrhs, a, ld, ipiv.data(),
+                                        X.mutable_data(), ld, options);
+        report.seconds += solve.seconds;
+      }
     }
   }
   if (report.info > 0) raise_singular(report.info);
@@ -165,6 +183,8 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
   r.gflops =
       report.seconds > 0 ? (2.0 / 3.0 * n * double(n) * n + 2.0 * n * double(n) * nrhs) / report.seconds / 1e9 : 0;
   r.warnings = report.warnings;
+  r.refinement_steps = report.refinement_steps;
+  r.fell_back_to_gepp = report.fell_back_to_gepp;
   r.x = b_in.ndim() == 1 ? py::array(X.attr("reshape")(n)) : py::array(X);
   return r;
 }
@@ -288,6 +308,8 @@ PYBIND11_MODULE(_hetlu, m) {
       .def_readonly("seconds", &SolveResult::seconds)
       .def_readonly("gflops", &SolveResult::gflops)
       .def_readonly("warnings", &SolveResult::warnings)
+      .def_readonly("refinement_steps", &SolveResult::refinement_steps)
+      .def_readonly("fell_back_to_gepp", &SolveResult::fell_back_to_gepp)
       .def("__repr__", [](const SolveResult& r) {
         return "SolveResult(solver=" + py::str(r.plan["solver"]).cast<std::string>() +
                ", source=" + py::str(r.plan["source"]).cast<std::string>() +

@@ -247,3 +247,49 @@ TEST_F(Cli, AccuracyComparesPredictedAndMeasured) {
   r = run_hetlu("db show --accuracy " + db(), dir);
   EXPECT_NE(r.out.find("median relative error"), std::string::npos) << r.out;
 }
+
+TEST_F(Cli, EverySolverSolvesAndReports) {
+  // A 3 x 3 system whose solution is (1, 1, 1).
+  const auto A = write(dir, "A.mtx", array_header + "3 3\n4\n1\n0\n2\n3\n1\n0\n1\n5\n");
+  const auto B = write(dir, "B.mtx", array_header + "3 1\n6\n5\n6\n");
+  for (const char* solver : {"gepp", "calu", "prbt", "auto"}) {
+    const auto r = run_hetlu("solve '" + A + "' '" + B + "' --json --solver " + solver + " " + db(), dir);
+    ASSERT_EQ(r.exit_code, 0) << solver << ": " << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    for (double x : j["x"]) EXPECT_NEAR(x, 1.0, 1e-14) << solver;
+    EXPECT_LE(j["backward_error"].get<double>(), 4 * 1.2e-16) << solver;
+    EXPECT_TRUE(j.contains("refinement_steps"));
+    if (std::string(solver) == "auto") {
+      EXPECT_NE(j["auto"].get<std::string>().find("least predicted time"), std::string::npos);
+    } else {
+      EXPECT_EQ(j["solver"], solver);
+    }
+  }
+  const auto refined = run_hetlu("solve '" + A + "' --refine --json " + db(), dir);
+  ASSERT_EQ(refined.exit_code, 0) << refined.err;
+  EXPECT_EQ(nlohmann::json::parse(refined.out)["plan"]["overridden"][0], "refinement");
+}
+
+TEST_F(Cli, PrbtRejectsASingularMatrixToo) {
+  const auto A = write(dir, "A.mtx", array_header + "3 3\n1\n2\n4\n0\n0\n0\n0\n1\n1\n");
+  const auto r = run_hetlu("solve '" + A + "' --solver prbt " + db(), dir);
+  expect_one_line_error(r, {"singular", "U(2,2)"});
+  EXPECT_EQ(r.exit_code, 3);
+}
+
+TEST_F(Cli, BenchComparesWithOpenBlas) {
+  const auto r = run_hetlu("bench -n 64 --reps 1 --json " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["rows"].size(), 3u);
+  for (const auto& row : j["rows"]) {
+    EXPECT_GT(row["ratio"].get<double>(), 0);
+    EXPECT_GT(row["openblas_gflops"].get<double>(), 0);
+  }
+  EXPECT_LT(j["rows"][0]["residual"].get<double>(), 30);
+  EXPECT_LT(j["rows"][2]["backward_error"].get<double>(), 65 * 1.2e-16);
+  const auto tall = run_hetlu("bench -m 200 -n 40 --solver all --reps 1 --json " + db(), dir);
+  ASSERT_EQ(tall.exit_code, 0) << tall.err;
+  EXPECT_EQ(nlohmann::json::parse(tall.out)["rows"].size(), 2u);  // PRBT solves square systems only
+  expect_one_line_error(run_hetlu("bench -m 200 -n 40 --solver prbt " + db(), dir), {"square"});
+}

@@ -131,3 +131,22 @@ def test_calibrate_then_recommend_is_tuned(db):
 def test_recommend_without_database_uses_the_model(db):
     plan = hetlu.recommend(1000, 1000, db=db)
     assert plan["source"] == "model" and plan["predicted_seconds"] > 0
+
+
+@pytest.mark.parametrize("solver", ["gepp", "calu", "prbt", "auto"])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_every_solver(solver, order, db):
+    A, b = random_system(70, order=order)
+    A0 = A.copy()
+    r = hetlu.solve(A, b, solver=solver, db=db)
+    np.testing.assert_allclose(A0 @ r.x, b, atol=1e-10)
+    assert r.plan["solver"] in ("gepp", "calu", "prbt")
+    if r.plan["solver"] == "prbt":
+        assert r.backward_error <= 71 * np.finfo(float).eps / 2
+
+
+def test_prbt_in_place_c_order(db):
+    A, b = random_system(33, order="C")
+    A0 = A.copy()
+    r = hetlu.solve(A, b, solver="prbt", overwrite_a=True, db=db)
+    np.testing.assert_allclose(A0 @ r.x, b, atol=1e-10)
