@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "hetlu/detail/statistics.hpp"
 #include "probes/probes.hpp"
 
 namespace hetlu::probes {
@@ -59,10 +60,10 @@ struct DeviceScratch {
     check(cudaEventCreate(&start), "cudaEventCreate");
     check(cudaEventCreate(&stop), "cudaEventCreate");
   }
-  // Median milliseconds of `runs` timed runs after one warm-up.
+  // Median milliseconds of `runs` timed runs after one warm-up; their spread in *spread.
   template <class Run>
-  float time_ms(Run&& run, int runs) {
-    std::vector<float> ms;
+  float time_ms(Run&& run, int runs, double* spread = nullptr) {
+    std::vector<double> ms;
     for (int r = 0; r <= runs; ++r) {
       check(cudaEventRecord(start), "cudaEventRecord");
       run();
@@ -72,13 +73,13 @@ struct DeviceScratch {
       check(cudaEventElapsedTime(&t, start, stop), "cudaEventElapsedTime");
       if (r > 0) ms.push_back(t);
     }
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
+    if (spread) *spread = detail::relative_spread(ms);
+    return float(detail::median(ms));
   }
 };
 
 template <class T>
-double measure_cublas_gemm(int device, int n) {
+double measure_cublas_gemm(int device, int n, double* spread) {
   check(cudaSetDevice(device), "cudaSetDevice");
   DeviceScratch s;
   const size_t count = size_t(n) * n;
@@ -91,7 +92,7 @@ double measure_cublas_gemm(int device, int n) {
   check(cudaGetLastError(), "fill kernel launch");
   check(cublasCreate(&s.handle), "cublasCreate");
   s.events();
-  const float ms = s.time_ms([&] { check(gemm(s.handle, n, A, B, C), "cublas gemm"); }, 5);
+  const float ms = s.time_ms([&] { check(gemm(s.handle, n, A, B, C), "cublas gemm"); }, 5, spread);
   return 2.0 * n * double(n) * n / (ms * 1e-3) / 1e9;
 }
 
@@ -103,14 +104,21 @@ void measure_transfers(int device, GpuInfo& info) {
   char* d = s.alloc<char>(bytes);
   check(cudaMallocHost(&s.pinned, bytes), "cudaMallocHost");
   s.events();
-  const float h2d = s.time_ms([&] { check(cudaMemcpy(d, s.pinned, bytes, cudaMemcpyHostToDevice), "cudaMemcpy"); }, 5);
-  const float d2h = s.time_ms([&] { check(cudaMemcpy(s.pinned, d, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy"); }, 5);
-  info.h2d_bandwidth_gbs = bytes / (h2d * 1e-3) / 1e9;
-  info.d2h_bandwidth_gbs = bytes / (d2h * 1e-3) / 1e9;
-  info.h2d_latency_us =
-      1e3 * s.time_ms([&] { check(cudaMemcpy(d, s.pinned, 8, cudaMemcpyHostToDevice), "cudaMemcpy"); }, 20);
-  info.d2h_latency_us =
-      1e3 * s.time_ms([&] { check(cudaMemcpy(s.pinned, d, 8, cudaMemcpyDeviceToHost), "cudaMemcpy"); }, 20);
+  // Each measurement with the spread of its own samples.
+  double spread = 0;
+  auto record = [&](const char* name, double value, const char* unit) {
+    info.measurements.push_back({name, value, spread, unit, ""});
+    return value;
+  };
+  auto copy_ms = [&](void* to, const void* from, size_t size, cudaMemcpyKind kind, int runs) {
+    return s.time_ms([&] { check(cudaMemcpy(to, from, size, kind), "cudaMemcpy"); }, runs, &spread);
+  };
+  const double h2d = copy_ms(d, s.pinned, bytes, cudaMemcpyHostToDevice, 5);
+  info.h2d_bandwidth_gbs = record("gpu_h2d_bandwidth", bytes / (h2d * 1e-3) / 1e9, "GB/s");
+  const double d2h = copy_ms(s.pinned, d, bytes, cudaMemcpyDeviceToHost, 5);
+  info.d2h_bandwidth_gbs = record("gpu_d2h_bandwidth", bytes / (d2h * 1e-3) / 1e9, "GB/s");
+  info.h2d_latency_us = record("gpu_h2d_latency", 1e3 * copy_ms(d, s.pinned, 8, cudaMemcpyHostToDevice, 20), "us");
+  info.d2h_latency_us = record("gpu_d2h_latency", 1e3 * copy_ms(s.pinned, d, 8, cudaMemcpyDeviceToHost, 20), "us");
 }
 
 }  // namespace
@@ -139,8 +147,11 @@ GpuProbe gpus(bool measure_rates) {
       info.multiprocessors = prop.multiProcessorCount;
       info.memory_bytes = static_cast<long long>(prop.totalGlobalMem);
       if (measure_rates) {
-        info.dgemm_gflops = measure_cublas_gemm<double>(d, 8192);
-        info.sgemm_gflops = measure_cublas_gemm<float>(d, 8192);
+        double spread = 0;
+        info.dgemm_gflops = measure_cublas_gemm<double>(d, 8192, &spread);
+        info.measurements.push_back({"gpu_dgemm", info.dgemm_gflops, spread, "GFlop/s", "n=8192"});
+        info.sgemm_gflops = measure_cublas_gemm<float>(d, 8192, &spread);
+        info.measurements.push_back({"gpu_sgemm", info.sgemm_gflops, spread, "GFlop/s", "n=8192"});
         measure_transfers(d, info);
       }
       probe.gpus.push_back(info);

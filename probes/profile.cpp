@@ -59,18 +59,12 @@ MachineProfile probe_machine(const ProbeOptions& options) {
         profile.panel_rates.push_back({kind, rows, width, threads, rate});
       }
     }
-  for (size_t g = 0; g < profile.gpus.size(); ++g) {
-    const auto& d = profile.gpus[g];
-    const std::string detail = "gpu=" + std::to_string(g);
-    if (d.dgemm_gflops > 0) profile.measurements.push_back({"gpu_dgemm", d.dgemm_gflops, 0, "GFlop/s", detail});
-    if (d.sgemm_gflops > 0) profile.measurements.push_back({"gpu_sgemm", d.sgemm_gflops, 0, "GFlop/s", detail});
-    if (d.h2d_bandwidth_gbs > 0)
-      profile.measurements.push_back({"gpu_h2d_bandwidth", d.h2d_bandwidth_gbs, 0, "GB/s", detail});
-    if (d.d2h_bandwidth_gbs > 0)
-      profile.measurements.push_back({"gpu_d2h_bandwidth", d.d2h_bandwidth_gbs, 0, "GB/s", detail});
-    if (d.h2d_latency_us > 0) profile.measurements.push_back({"gpu_h2d_latency", d.h2d_latency_us, 0, "us", detail});
-    if (d.d2h_latency_us > 0) profile.measurements.push_back({"gpu_d2h_latency", d.d2h_latency_us, 0, "us", detail});
-  }
+  // The GPU probes keep their own medians and spreads; here they are tagged with the device.
+  for (size_t g = 0; g < profile.gpus.size(); ++g)
+    for (ProbeMeasurement m : profile.gpus[g].measurements) {
+      m.detail = "gpu=" + std::to_string(g) + (m.detail.empty() ? "" : " " + m.detail);
+      profile.measurements.push_back(m);
+    }
   profile.rates_measured = true;
   return profile;
 }

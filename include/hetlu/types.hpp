@@ -184,6 +184,15 @@ struct CacheInfo {
   int count = 0;  // how many instances of this cache the machine has
 };
 
+// One timed probe: the median of its samples and their spread (median absolute deviation / median).
+struct ProbeMeasurement {
+  std::string name;  // e.g. "dgemm_all_cores", "triad_bandwidth", "panel_gepp"
+  double median = 0;
+  double spread = 0;
+  std::string unit;    // "GFlop/s", "GB/s", "us"
+  std::string detail;  // e.g. "n=2048", "rows=4096 width=128 threads=1"
+};
+
 struct GpuInfo {
   std::string name;
   int compute_capability_major = 0;
@@ -197,15 +206,7 @@ struct GpuInfo {
   double d2h_bandwidth_gbs = 0;
   double h2d_latency_us = 0;
   double d2h_latency_us = 0;
-};
-
-// One timed probe: the median of its samples and their spread (median absolute deviation / median).
-struct ProbeMeasurement {
-  std::string name;  // e.g. "dgemm_all_cores", "triad_bandwidth", "panel_gepp"
-  double median = 0;
-  double spread = 0;
-  std::string unit;    // "GFlop/s", "GB/s", "us"
-  std::string detail;  // e.g. "n=2048", "rows=4096 width=128 threads=1"
+  std::vector<ProbeMeasurement> measurements;  // the timed probes above, with their spreads
 };
 
 // Measured rate of a panel factorization kernel: GEPP (recursive) or TSLU (tournament).
