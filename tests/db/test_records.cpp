@@ -56,7 +56,12 @@ TEST(Fingerprint, HardKeyDecidesSoftDoesNot) {
   b.cores = 4;
   EXPECT_NE(db::fingerprint(a).hash, db::fingerprint(b).hash);
   b = profile();
-  b.gpus.push_back({"NVIDIA H100", 9, 0, 132, 80LL << 30, 0});
+  GpuInfo h100;
+  h100.name = "NVIDIA H100";
+  h100.compute_capability_major = 9;
+  h100.multiprocessors = 132;
+  h100.memory_bytes = 80LL << 30;
+  b.gpus.push_back(h100);
   EXPECT_NE(db::fingerprint(a).hash, db::fingerprint(b).hash);
   EXPECT_EQ(db::fingerprint(a).hash.size(), 16u);
 }
