@@ -9,12 +9,9 @@
 
 #include <optional>
 
-#include "configs/configs.hpp"
-#include "db/records.hpp"
+#include "db/database.hpp"  // DatabaseError, mapped to OSError
 #include "hetlu/hetlu.hpp"
-#include "probes/probes.hpp"
 #include "solvers/accuracy.hpp"
-#include "tuner/calibrate.hpp"
 
 namespace py = pybind11;
 using namespace hetlu;
@@ -259,34 +256,27 @@ py::dict recommend(int m, int n, const std::string& solver, const std::string& p
   return d;
 }
 
-py::list calibrate(const std::string& level_name, const std::optional<std::vector<int>>& sizes,
-                   const std::optional<std::string>& db_path) {
-  const auto level = from_string<CalibrationLevel>(level_name);
-  tuner::LevelSettings settings = configs::calibration_level(level);
-  if (sizes) settings.sizes = *sizes;
-  auto database = db::Database::open(db_path ? *db_path : db::default_path(), db::Database::Mode::read_write);
-  probes::ProbeOptions probe_options;
-  probe_options.measure = settings.measure_rates;
-  probe_options.gemm_size = settings.probe_gemm_size;
-  std::vector<tuner::TuneResult> results;
+py::list calibrate_py(const std::string& level_name, const std::optional<std::vector<int>>& sizes,
+                      const std::optional<std::string>& db_path) {
+  CalibrationOptions options;
+  options.level = from_string<CalibrationLevel>(level_name);
+  if (sizes) options.sizes = *sizes;
+  if (db_path) options.db_path = *db_path;
+  CalibrationReport report;
   {
     py::gil_scoped_release release;
-    const MachineProfile profile = probes::probe_machine(probe_options);
-    const auto machine = db::ensure_machine(database, db::fingerprint(profile));
-    db::store_probe_results(database, machine, profile);
-    results = tuner::tune_gepp_cpu(database, machine, profile, settings, {}, nullptr);
+    report = hetlu::calibrate(options);
   }
-  clear_plan_cache();  // later calls in this process must see the new entries
   py::list out;
-  for (const auto& r : results) {
+  for (const auto& e : report.entries) {
     py::dict d;
-    d["m"] = r.m;
-    d["n"] = r.n;
-    d["plan"] = plan_dict(r.best);
-    d["median_seconds"] = r.median_s;
-    d["gflops"] = r.gflops;
-    d["trials_measured"] = r.measured;
-    d["trials_reused"] = r.reused;
+    d["m"] = e.m;
+    d["n"] = e.n;
+    d["plan"] = plan_dict(e.plan);
+    d["median_seconds"] = e.median_seconds;
+    d["gflops"] = e.gflops;
+    d["trials_measured"] = e.trials_measured;
+    d["trials_reused"] = e.trials_reused;
     out.append(d);
   }
   return out;
@@ -330,6 +320,6 @@ PYBIND11_MODULE(_hetlu, m) {
         "trans"_a = false);
   m.def("recommend", &recommend, "The plan hetlu would use for an m x n problem", "m"_a, "n"_a, "solver"_a = "gepp",
         "precision"_a = "double", "db"_a = py::none());
-  m.def("calibrate", &calibrate, "Probe and tune this machine into the database", "level"_a = "quick",
+  m.def("calibrate", &calibrate_py, "Probe and tune this machine into the database", "level"_a = "quick",
         "sizes"_a = py::none(), "db"_a = py::none());
 }

@@ -4,6 +4,7 @@
 // default), runs the solver, and reports the plan it used and where that plan came from.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -66,5 +67,34 @@ SolveReport getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const 
 // Solves A X = B: A is overwritten by its LU factors, B by X (unless info > 0).
 template <class T>
 SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, const Options& options = {});
+
+// ---- calibration -------------------------------------------------------------------------------
+
+struct CalibrationOptions {
+  CalibrationLevel level = CalibrationLevel::quick;
+  std::string db_path;                               // empty: the default database
+  std::string config_path;                           // empty: the built-in configs/calibration.yaml
+  std::vector<int> sizes;                            // empty: the level's sizes
+  std::function<void(const std::string&)> progress;  // one line per trial; may be empty
+};
+
+struct CalibrationEntry {
+  int m = 0, n = 0;
+  Plan plan;  // the best plan stored for this size
+  double median_seconds = 0, gflops = 0;
+  std::optional<double> predicted_seconds;
+  int trials_measured = 0, trials_reused = 0, trials_failed = 0;
+};
+
+struct CalibrationReport {
+  std::string db_path;
+  std::string machine;  // the fingerprint the entries are stored under
+  MachineProfile profile;
+  std::vector<CalibrationEntry> entries;
+};
+
+// Probes this machine, stores the probe results, tunes at the level's sizes (resuming: trials
+// already stored are reused) and stores the best plans. Forgets this process's cached plans.
+CalibrationReport calibrate(const CalibrationOptions& options);
 
 }  // namespace hetlu

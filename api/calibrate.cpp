@@ -1,0 +1,39 @@
+// hetlu::calibrate: the one calibration sequence that the command, the Python module and C++ users
+// share: probe, store the probe run under this machine's fingerprint, tune, store the best plans.
+#include "tuner/calibrate.hpp"
+
+#include "configs/configs.hpp"
+#include "db/records.hpp"
+#include "hetlu/hetlu.hpp"
+#include "probes/probes.hpp"
+
+namespace hetlu {
+
+CalibrationReport calibrate(const CalibrationOptions& options) {
+  tuner::LevelSettings settings = configs::calibration_level(options.level, options.config_path);
+  if (!options.sizes.empty()) settings.sizes = options.sizes;
+
+  CalibrationReport report;
+  report.db_path = options.db_path.empty() ? db::default_path() : options.db_path;
+  auto database = db::Database::open(report.db_path, db::Database::Mode::read_write);
+
+  probes::ProbeOptions probe_options;
+  probe_options.measure = settings.measure_rates;
+  probe_options.gemm_size = settings.probe_gemm_size;
+  if (options.progress)
+    options.progress(std::string("probing this machine") + (settings.measure_rates ? " (timing)" : ""));
+  report.profile = probes::probe_machine(probe_options);
+  const auto fingerprint = db::fingerprint(report.profile);
+  report.machine = fingerprint.hash;
+  const auto machine_id = db::ensure_machine(database, fingerprint);
+  db::store_probe_results(database, machine_id, report.profile);
+
+  const auto results =
+      tuner::tune_gepp_cpu(database, machine_id, report.profile, settings, configs::model_params(), options.progress);
+  for (const auto& r : results)
+    report.entries.push_back({r.m, r.n, r.best, r.median_s, r.gflops, r.predicted_s, r.measured, r.reused, r.failed});
+  clear_plan_cache();  // later calls in this process must see the new entries
+  return report;
+}
+
+}  // namespace hetlu
