@@ -71,7 +71,13 @@ int tslu_panel(int m, int width, T* A, int lda, int* ipiv, int panel_threads) {
     position[row_at[p]] = p;
   }
   laswp(width, A, lda, 0, k, ipiv);
-  return getrf_nopivot_recursive(m, width, A, lda);
+  // The winners on top: A11 = L11 U11 without pivoting, then L21 = A21 U11^-1 in one triangular
+  // solve over all the rows below (one wide BLAS-3 call rather than a recursion of thin ones).
+  const int info = getrf_nopivot_recursive(k, width, A, lda);
+  if (m > k && info == 0)
+    blas::trsm(blas::Side::right, blas::Uplo::upper, blas::Op::no_trans, blas::Diag::non_unit, m - k, k, T(1), A, lda,
+               A + k, lda);
+  return info;
 }
 
 template <class T>
