@@ -55,9 +55,62 @@ void show_accuracy(const std::vector<db::BestPlan>& plans, bool json, const std:
 
 }  // namespace
 
-void register_db(CLI::App& app, CommandState&) {
+void register_db_check(CLI::App& db_cmd, CommandState& state) {
+  struct Args {
+    std::string db;
+    bool json = false;
+  };
+  auto args = std::make_shared<Args>();
+  auto* check = db_cmd.add_subcommand("check", "Check the database: integrity, foreign keys, schema version");
+  add_db_option(*check, args->db);
+  check->add_flag("--json", args->json, "print one JSON object");
+  check->callback([args, &state] {
+    const std::string path = args->db.empty() ? db::default_path() : args->db;
+    auto database = db::Database::open(path, db::Database::Mode::read_only);
+    const auto r = db::check(database);
+    if (args->json) {
+      print_json({{"database", path},
+                  {"ok", r.problems.empty()},
+                  {"problems", r.problems},
+                  {"schema_version", r.schema_version},
+                  {"machines", r.machines},
+                  {"probe_results", r.probe_results},
+                  {"trials", r.trials},
+                  {"best_plans", r.best_plans}});
+    } else {
+      std::cout << fmt::format(
+          "database {}: schema {}, {} machine(s), {} probe result(s), {} trial(s), {} best plan(s)\n", path,
+          r.schema_version, r.machines, r.probe_results, r.trials, r.best_plans);
+      for (const auto& p : r.problems) std::cout << "problem: " << p << "\n";
+      std::cout << (r.problems.empty() ? "ok\n" : "NOT ok\n");
+    }
+    if (!r.problems.empty()) state.exit_code = exit_error;
+  });
+}
+
+void register_db_forget(CLI::App& db_cmd, CommandState&) {
+  struct Args {
+    std::string db, machine;
+  };
+  auto args = std::make_shared<Args>();
+  auto* forget = db_cmd.add_subcommand("forget", "Delete everything stored for one machine (its fingerprint)");
+  add_db_option(*forget, args->db);
+  forget->add_option("--machine", args->machine, "the machine's fingerprint, as 'hetlu db show' prints it")->required();
+  forget->callback([args] {
+    const std::string path = args->db.empty() ? db::default_path() : args->db;
+    auto database = db::Database::open(path, db::Database::Mode::read_write);
+    if (!db::find_machine(database, args->machine))
+      throw InvalidArgument("no machine with fingerprint '" + args->machine + "' in " + path);
+    const auto removed = db::forget_machine(database, args->machine);
+    std::cout << fmt::format("forgot machine {}: {} row(s) deleted from {}\n", args->machine, removed, path);
+  });
+}
+
+void register_db(CLI::App& app, CommandState& state) {
   auto* db_cmd = app.add_subcommand("db", "Inspect the tuning database");
   db_cmd->require_subcommand(1);
+  register_db_check(*db_cmd, state);
+  register_db_forget(*db_cmd, state);
   struct Args {
     std::string db;
     bool json = false, accuracy = false;

@@ -107,8 +107,23 @@ Database Database::open(const std::string& path, Mode mode) {
   }
   Database db(handle, path);
   sqlite3_busy_timeout(handle, 5000);
-  // Reading user_version is the first access to the file: a non-database fails here.
-  const int version = db.user_version();
+  // Reading user_version is the first access to the file: a non-database fails here. A WAL
+  // database on read-only storage cannot get its shared-memory file: read it as immutable then
+  // (nobody can be writing to read-only storage).
+  int version = 0;
+  try {
+    version = db.user_version();
+  } catch (const DatabaseError&) {
+    if (mode != Mode::read_only) throw;
+    sqlite3* immutable = nullptr;
+    const std::string uri = "file:" + path + "?immutable=1";
+    if (sqlite3_open_v2(uri.c_str(), &immutable, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr) != SQLITE_OK) {
+      sqlite3_close(immutable);
+      throw;
+    }
+    db = Database(immutable, path);
+    version = db.user_version();
+  }
   if (version > schema_version)
     throw DatabaseError("database '" + path + "' has schema version " + std::to_string(version) +
                         ", newer than this hetlu (" + std::to_string(schema_version) + ")");
@@ -162,6 +177,10 @@ Statement Database::prepare(const std::string& sql) {
 
 std::int64_t Database::last_insert_id() {
   return sqlite3_last_insert_rowid(handle_);
+}
+
+std::int64_t Database::changes() {
+  return sqlite3_changes64(handle_);
 }
 
 void Database::migrate() {

@@ -43,6 +43,7 @@ class Database {
   void exec(const std::string& sql);
   Statement prepare(const std::string& sql);
   std::int64_t last_insert_id();
+  std::int64_t changes();  // rows changed by the last statement
 
   // Runs body inside one transaction: commits when it returns, rolls back when it throws.
   template <class Body>

@@ -99,3 +99,20 @@ Lookup lookup_best_plan(Database& db, std::int64_t machine_id, Solver solver, Pr
                         int n, CalibrationLevel min_level);
 
 }  // namespace hetlu::db
+
+namespace hetlu::db {
+
+struct CheckReport {
+  std::vector<std::string> problems;  // empty: the database is sound
+  int schema_version = 0;
+  std::int64_t machines = 0, probe_results = 0, trials = 0, best_plans = 0;
+};
+
+// PRAGMA integrity_check and foreign_key_check, the schema version, and the row counts.
+CheckReport check(Database& db);
+
+// Deletes everything stored for the machine with this fingerprint, in one transaction; returns
+// how many rows went (0 when the fingerprint is unknown).
+std::int64_t forget_machine(Database& db, const std::string& fingerprint);
+
+}  // namespace hetlu::db

@@ -293,3 +293,19 @@ TEST_F(Cli, BenchComparesWithOpenBlas) {
   EXPECT_EQ(nlohmann::json::parse(tall.out)["rows"].size(), 2u);  // PRBT solves square systems only
   expect_one_line_error(run_hetlu("bench -m 200 -n 40 --solver prbt " + db(), dir), {"square"});
 }
+
+TEST_F(Cli, DbCheckAndForget) {
+  ASSERT_EQ(run_hetlu("calibrate --level estimate " + db(), dir).exit_code, 0);
+  auto r = run_hetlu("db check --json " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(nlohmann::json::parse(r.out)["ok"].get<bool>());
+  r = run_hetlu("db show --json " + db(), dir);
+  const std::string fingerprint = nlohmann::json::parse(r.out)["machines"][0]["fingerprint"];
+  r = run_hetlu("db forget --machine " + fingerprint + " " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("forgot machine"), std::string::npos);
+  EXPECT_EQ(nlohmann::json::parse(run_hetlu("db show --json " + db(), dir).out)["machines"].size(), 0u);
+  expect_one_line_error(run_hetlu("db forget --machine nope " + db(), dir), {"no machine with fingerprint 'nope'"});
+  const auto bad = write(dir, "bad.db", std::string(4096, 'x'));
+  expect_one_line_error(run_hetlu("db check --db '" + bad + "'", dir), {"bad.db"});
+}

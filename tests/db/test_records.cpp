@@ -220,3 +220,29 @@ TEST(BestPlans, ALowerLevelDoesNotReplaceAHigherOne) {
   db::upsert_best_plan(database, best(id, 1000, 128, CalibrationLevel::measure));  // same level: replaced
   EXPECT_EQ(db::list_best_plans(database)[0].plan.nb, 128);
 }
+
+TEST(Maintenance, CheckAndForget) {
+  test_support::TempDir dir;
+  auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
+  const auto fp_a = db::fingerprint(profile("CPU A")), fp_b = db::fingerprint(profile("CPU B"));
+  const auto a = db::ensure_machine(database, fp_a), b = db::ensure_machine(database, fp_b);
+  for (auto id : {a, b}) {
+    db::insert_trial(database, trial(id, 100, 32, 0.5));
+    db::upsert_best_plan(database, best(id, 100, 32));
+  }
+  auto report = db::check(database);
+  EXPECT_TRUE(report.problems.empty());
+  EXPECT_EQ(report.schema_version, db::schema_version);
+  EXPECT_EQ(report.machines, 2);
+  EXPECT_EQ(report.trials, 2);
+
+  EXPECT_EQ(db::forget_machine(database, fp_a.hash), 3);  // one trial, one best plan, the machine
+  EXPECT_EQ(db::forget_machine(database, "0000000000000000"), 0);
+  report = db::check(database);
+  EXPECT_TRUE(report.problems.empty());
+  EXPECT_EQ(report.machines, 1);
+  EXPECT_EQ(report.trials, 1);
+  EXPECT_EQ(report.best_plans, 1);
+  EXPECT_FALSE(db::find_machine(database, fp_a.hash));
+  EXPECT_TRUE(db::find_machine(database, fp_b.hash));
+}

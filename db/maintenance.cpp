@@ -1,0 +1,47 @@
+#include "db/records.hpp"
+
+namespace hetlu::db {
+namespace {
+std::int64_t count(Database& db, const char* table) {
+  auto s = db.prepare(std::string("SELECT count(*) FROM ") + table);
+  s.step();
+  return s.column_int(0);
+}
+}  // namespace
+
+CheckReport check(Database& db) {
+  CheckReport report;
+  report.schema_version = db.user_version();
+  if (report.schema_version != schema_version)
+    report.problems.push_back("schema version " + std::to_string(report.schema_version) + ", expected " +
+                              std::to_string(schema_version));
+  auto integrity = db.prepare("PRAGMA integrity_check");
+  while (integrity.step())
+    if (const auto line = integrity.column_text(0); line != "ok") report.problems.push_back("integrity: " + line);
+  auto foreign = db.prepare("PRAGMA foreign_key_check");
+  while (foreign.step())
+    report.problems.push_back("table " + foreign.column_text(0) + " row " + std::to_string(foreign.column_int(1)) +
+                              " refers to a missing " + foreign.column_text(2) + " row");
+  report.machines = count(db, "machines");
+  report.probe_results = count(db, "probe_results");
+  report.trials = count(db, "trials");
+  report.best_plans = count(db, "best_plans");
+  return report;
+}
+
+std::int64_t forget_machine(Database& db, const std::string& fingerprint) {
+  const auto machine = find_machine(db, fingerprint);
+  if (!machine) return 0;
+  std::int64_t removed = 0;
+  db.transaction([&] {
+    for (const char* table : {"best_plans", "trials", "probe_results"}) {
+      db.prepare(std::string("DELETE FROM ") + table + " WHERE machine_id = ?1").bind(1, machine->id).run();
+      removed += db.changes();
+    }
+    db.prepare("DELETE FROM machines WHERE id = ?1").bind(1, machine->id).run();
+    removed += db.changes();
+  });
+  return removed;
+}
+
+}  // namespace hetlu::db
