@@ -12,6 +12,8 @@ namespace hetlu {
 CalibrationReport calibrate(const CalibrationOptions& options) {
   tuner::LevelSettings settings = configs::calibration_level(options.level, options.config_path);
   if (!options.sizes.empty()) settings.sizes = options.sizes;
+  if (!options.solvers.empty()) settings.solvers = options.solvers;
+  if (options.budget_seconds > 0) settings.budget_seconds = options.budget_seconds;
 
   CalibrationReport report;
   report.db_path = options.db_path.empty() ? db::default_path() : options.db_path;
@@ -29,9 +31,10 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
   db::store_probe_results(database, machine_id, report.profile);
 
   const auto results =
-      tuner::tune_gepp_cpu(database, machine_id, report.profile, settings, configs::model_params(), options.progress);
+      tuner::tune(database, machine_id, report.profile, settings, configs::model_params(), options.progress);
   for (const auto& r : results)
-    report.entries.push_back({r.m, r.n, r.best, r.median_s, r.gflops, r.predicted_s, r.measured, r.reused, r.failed});
+    report.entries.push_back(
+        {r.solver, r.m, r.n, r.best, r.median_s, r.gflops, r.predicted_s, r.measured, r.reused, r.failed});
   clear_plan_cache();  // later calls in this process must see the new entries
   return report;
 }

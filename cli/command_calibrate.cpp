@@ -12,6 +12,8 @@ void register_calibrate(CLI::App& app, CommandState&) {
   struct Args {
     std::string db, level = "quick", config;
     std::vector<int> sizes;
+    std::vector<std::string> solvers;
+    double budget = 0;
     bool json = false;
   };
   auto args = std::make_shared<Args>();
@@ -22,6 +24,10 @@ void register_calibrate(CLI::App& app, CommandState&) {
   cmd->add_option("--sizes", args->sizes, "square sizes to tune instead of the level's")
       ->delimiter(',')
       ->check(CLI::Range(1, 100000));
+  cmd->add_option("--solver", args->solvers, "solvers to tune instead of the level's (gepp, calu, prbt)")
+      ->delimiter(',');
+  cmd->add_option("--budget", args->budget, "seconds after which no new measurement starts (run again to resume)")
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--json", args->json, "print one JSON object (progress still goes to stderr)");
   cmd->callback([args] {
     CalibrationOptions options;
@@ -29,6 +35,8 @@ void register_calibrate(CLI::App& app, CommandState&) {
     options.db_path = args->db;
     options.config_path = args->config;
     options.sizes = args->sizes;
+    for (const auto& name : args->solvers) options.solvers.push_back(from_string<Solver>(name));
+    options.budget_seconds = args->budget;
     options.progress = [](const std::string& line) { std::cerr << "  " << line << "\n"; };
     const CalibrationReport report = calibrate(options);
     const auto& results = report.entries;
@@ -39,7 +47,8 @@ void register_calibrate(CLI::App& app, CommandState&) {
     if (args->json) {
       nlohmann::ordered_json rows = nlohmann::ordered_json::array();
       for (const auto& r : results)
-        rows.push_back({{"m", r.m},
+        rows.push_back({{"solver", to_string(r.solver)},
+                        {"m", r.m},
                         {"n", r.n},
                         {"plan", to_json(r.plan)},
                         {"median_seconds", r.median_seconds},
@@ -64,9 +73,9 @@ void register_calibrate(CLI::App& app, CommandState&) {
     std::cout << fmt::format("\n{:>6} {:>6} {:>6} {:>10} {:>9} {:>12} {:>9}\n", "solver", "n", "nb", "seconds",
                              "GFlop/s", "model (s)", "trials");
     for (const auto& r : results)
-      std::cout << fmt::format("{:>6} {:>6} {:>6} {:>10.4f} {:>9.1f} {:>12.4f} {:>4}+{:<4}\n", "gepp", r.n, r.plan.nb,
-                               r.median_seconds, r.gflops, r.predicted_seconds.value_or(0), r.trials_measured,
-                               r.trials_reused);
+      std::cout << fmt::format("{:>6} {:>6} {:>6} {:>10.4f} {:>9.1f} {:>12.4f} {:>4}+{:<4}\n", to_string(r.solver), r.n,
+                               r.plan.nb, r.median_seconds, r.gflops, r.predicted_seconds.value_or(0),
+                               r.trials_measured, r.trials_reused);
     std::cout << "(trials: measured now + reused from earlier runs)\n";
   });
 }

@@ -39,6 +39,14 @@ tuner::LevelSettings calibration_level(CalibrationLevel level, const std::string
   s.sizes = get(node, "sizes", s.sizes, where);
   s.strategy = get(node, "strategy", s.strategy, where);
   s.space.nb = get(node, "nb", s.space.nb, where);
+  s.space.ib = get(node, "ib", s.space.ib, where);
+  s.space.lookahead = get(node, "lookahead", s.space.lookahead, where);
+  s.budget_seconds = get(node, "budget_seconds", s.budget_seconds, where);
+  if (node["solvers"]) {
+    s.solvers.clear();
+    for (const auto& name : get<std::vector<std::string>>(node, "solvers", {}, where))
+      s.solvers.push_back(from_string<Solver>(name));
+  }
   if (const YAML::Node t = node["timing"]) {
     const std::string twhere = where + ".timing";
     s.timing.warmup = get(t, "warmup", s.timing.warmup, twhere);

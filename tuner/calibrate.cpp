@@ -1,6 +1,7 @@
 #include "tuner/calibrate.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <random>
 #include <sstream>
@@ -8,30 +9,48 @@
 
 #include "db/records.hpp"
 #include "model/gepp_cpu.hpp"
+#include "model/predict.hpp"
 #include "solvers/lu.hpp"
 
 namespace hetlu::tuner {
 namespace {
 
-std::vector<double> random_matrix(int n, unsigned seed) {
-  std::mt19937_64 rng(seed);
+struct Problem {
+  int n;
+  std::vector<double> A, b;  // the same random system for every candidate
+};
+
+Problem random_problem(int n) {
+  std::mt19937_64 rng(1234u + static_cast<unsigned>(n));
   std::uniform_real_distribution<double> dist(-1, 1);
-  std::vector<double> A(static_cast<size_t>(n) * n);
-  for (auto& a : A) a = dist(rng);
-  return A;
+  Problem p{n, std::vector<double>(static_cast<size_t>(n) * n), std::vector<double>(n)};
+  for (auto& a : p.A) a = dist(rng);
+  for (auto& x : p.b) x = dist(rng);
+  return p;
 }
 
-db::Trial time_candidate(const Plan& plan, int n, const std::vector<double>& original, const TimingOptions& timing) {
+// Times one plan: getrf for GEPP and CALU, gesv (refinement included) for PRBT.
+db::Trial time_candidate(const Plan& plan, const Problem& problem, const TimingOptions& timing) {
+  const int n = problem.n;
   db::Trial trial;
   trial.plan = plan;
   trial.m = trial.n = n;
-  std::vector<double> work(original.size());
+  std::vector<double> work(problem.A.size()), x(problem.b.size());
   std::vector<int> ipiv(n);
   try {
     int info = 0;
-    Measurement m = measure([&] { std::copy(original.begin(), original.end(), work.begin()); },
-                            [&] { info = solvers::getrf(plan, n, n, work.data(), n, ipiv.data()); }, timing);
-    if (info != 0) throw Error("getrf returned info = " + std::to_string(info) + " on a random matrix");
+    const bool prbt = plan.solver == Solver::prbt;
+    Measurement m = measure(
+        [&] {
+          std::copy(problem.A.begin(), problem.A.end(), work.begin());
+          std::copy(problem.b.begin(), problem.b.end(), x.begin());
+        },
+        [&] {
+          info = prbt ? solvers::gesv(plan, n, 1, work.data(), n, ipiv.data(), x.data(), n)
+                      : solvers::getrf(plan, n, n, work.data(), n, ipiv.data());
+        },
+        timing);
+    if (info != 0) throw Error("info = " + std::to_string(info) + " on a random matrix");
     trial.status = m.noisy ? db::TrialStatus::noisy : db::TrialStatus::ok;
     trial.repetitions = static_cast<int>(m.samples.size());
     trial.median_s = m.median;
@@ -46,89 +65,121 @@ db::Trial time_candidate(const Plan& plan, int n, const std::vector<double>& ori
   return trial;
 }
 
+bool same_parameters(const Plan& a, const Plan& b) {
+  return a.nb == b.nb && a.ib == b.ib && a.lookahead == b.lookahead && a.panel_threads == b.panel_threads &&
+         a.cpu_block_columns == b.cpu_block_columns;
+}
+
 // The fastest trial; among those within noise of it, the model's own plan wins, so that ties are
 // decided the same way every time.
-const db::Trial* choose_best(const std::vector<db::Trial>& trials, int model_nb) {
+const db::Trial* choose_best(const std::vector<db::Trial>& trials, const Plan& model_plan) {
   const db::Trial* best = nullptr;
   for (const auto& t : trials)
     if (t.status != db::TrialStatus::failed && (!best || *t.median_s < *best->median_s)) best = &t;
   if (!best) return nullptr;
   const double noise = std::max(0.02, best->spread.value_or(0));
   for (const auto& t : trials)
-    if (t.status != db::TrialStatus::failed && t.plan.nb == model_nb && *t.median_s <= *best->median_s * (1 + noise))
+    if (t.status != db::TrialStatus::failed && same_parameters(t.plan, model_plan) &&
+        *t.median_s <= *best->median_s * (1 + noise))
       return &t;
   return best;
 }
 
+std::string describe(const db::Trial& t) {
+  std::ostringstream line;
+  line.precision(3);
+  line << to_string(t.plan.solver) << " n=" << t.n << " nb=" << t.plan.nb;
+  if (t.plan.solver == Solver::calu) line << " ib=" << t.plan.ib;
+  line << " lookahead=" << t.plan.lookahead << ": ";
+  if (t.status == db::TrialStatus::failed)
+    line << "FAILED (" << t.error << ")";
+  else
+    line << *t.median_s << " s, " << *t.gflops << " GFlop/s, model " << t.predicted_s.value_or(0) << " s"
+         << (t.status == db::TrialStatus::noisy ? " (noisy)" : "");
+  return line.str();
+}
+
 }  // namespace
 
-std::vector<TuneResult> tune_gepp_cpu(db::Database& db, std::int64_t machine_id, const MachineProfile& profile,
-                                      const LevelSettings& settings, const model::ModelParams& params,
-                                      const Progress& progress) {
+std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const MachineProfile& profile,
+                             const LevelSettings& settings, const model::ModelParams& params,
+                             const Progress& progress) {
   const Strategy strategy = find_strategy(settings.strategy);
+  const auto start = std::chrono::steady_clock::now();
+  auto over_budget = [&] {
+    return settings.budget_seconds > 0 &&
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= settings.budget_seconds;
+  };
   std::vector<TuneResult> results;
-  for (int n : settings.sizes) {
-    const Plan model_plan = model::plan_gepp_cpu(profile, n, n, params);
-    const std::vector<Plan> candidates = strategy(settings.space, model_plan, n, n);
-    const std::vector<double> original = random_matrix(n, 1234u + static_cast<unsigned>(n));
+  bool budget_said = false;
+  for (Solver solver : settings.solvers)
+    for (int n : settings.sizes) {
+      const model::Problem problem{solver, Precision::double_, Target::cpu, n, n};
+      const Plan model_plan = model::predict(profile, problem, params).plan;
+      std::optional<Problem> system;  // made on first use: a resumed size needs none
+      TuneResult result;
+      result.solver = solver;
+      result.m = result.n = n;
 
-    TuneResult result;
-    result.m = result.n = n;
-    for (const Plan& candidate : candidates) {
-      db::Trial key;
-      key.machine_id = machine_id;
-      key.level = settings.level;
-      key.plan = candidate;
-      key.m = key.n = n;
-      if (auto stored = db::find_trial(db, key)) {
-        ++result.reused;
-        if (stored->status == db::TrialStatus::failed) ++result.failed;
+      Evaluate evaluate = [&](const Plan& candidate) -> std::optional<double> {
+        db::Trial key;
+        key.machine_id = machine_id;
+        key.level = settings.level;
+        key.plan = candidate;
+        key.m = key.n = n;
+        if (auto stored = db::find_trial(db, key)) {
+          ++result.reused;
+          if (stored->status == db::TrialStatus::failed) {
+            ++result.failed;
+            return std::nullopt;
+          }
+          return stored->median_s;
+        }
+        if (over_budget()) {
+          if (progress && !budget_said) progress("budget of " + std::to_string(settings.budget_seconds) + " s spent");
+          budget_said = true;
+          return std::nullopt;
+        }
+        if (!system) system = random_problem(n);
+        db::Trial trial = time_candidate(candidate, *system, settings.timing);
+        trial.machine_id = machine_id;
+        trial.level = settings.level;
+        trial.predicted_s = model::predict_seconds(profile, problem, candidate, params);
+        trial.id = db::insert_trial(db, trial);
+        ++result.measured;
+        if (progress) progress(describe(trial));
+        if (trial.status == db::TrialStatus::failed) {
+          ++result.failed;
+          return std::nullopt;
+        }
+        return trial.median_s;
+      };
+      strategy(settings.space, model_plan, n, n, evaluate, 2026u + static_cast<unsigned>(n));
+
+      const auto trials = db::list_trials(db, machine_id, model_plan, n, n, settings.level);
+      const db::Trial* best = choose_best(trials, model_plan);
+      if (!best) {
+        if (progress) progress(to_string(solver) + " n=" + std::to_string(n) + ": no successful trial; no plan stored");
         continue;
       }
-      db::Trial trial = time_candidate(candidate, n, original, settings.timing);
-      trial.machine_id = machine_id;
-      trial.level = settings.level;
-      trial.predicted_s = model::predict_gepp_cpu_seconds(profile, n, n, candidate.nb, params);
-      db::insert_trial(db, trial);
-      ++result.measured;
-      if (trial.status == db::TrialStatus::failed) ++result.failed;
-      if (progress) {
-        std::ostringstream line;
-        line.precision(3);
-        line << "gepp n=" << n << " nb=" << candidate.nb << ": ";
-        if (trial.status == db::TrialStatus::failed)
-          line << "FAILED (" << trial.error << ")";
-        else
-          line << *trial.median_s << " s, " << *trial.gflops << " GFlop/s, model " << *trial.predicted_s << " s"
-               << (trial.status == db::TrialStatus::noisy ? " (noisy)" : "");
-        progress(line.str());
-      }
-    }
+      db::BestPlan row;
+      row.machine_id = machine_id;
+      row.plan = best->plan;
+      row.m = row.n = n;
+      row.level = settings.level;
+      row.median_s = *best->median_s;
+      row.gflops = *best->gflops;
+      row.predicted_s = best->predicted_s;
+      row.trial_id = best->id;
+      db::upsert_best_plan(db, row);
 
-    const auto trials = db::list_trials(db, machine_id, model_plan, n, n, settings.level);
-    const db::Trial* best = choose_best(trials, std::min(model_plan.nb, n));
-    if (!best) {
-      if (progress) progress("gepp n=" + std::to_string(n) + ": every candidate failed; no plan stored");
-      continue;
+      result.best = best->plan;
+      result.best.source = PlanSource::tuned;
+      result.median_s = row.median_s;
+      result.gflops = row.gflops;
+      result.predicted_s = row.predicted_s;
+      results.push_back(result);
     }
-    db::BestPlan row;
-    row.machine_id = machine_id;
-    row.plan = best->plan;
-    row.m = row.n = n;
-    row.level = settings.level;
-    row.median_s = *best->median_s;
-    row.gflops = *best->gflops;
-    row.predicted_s = best->predicted_s;
-    row.trial_id = best->id;
-    db::upsert_best_plan(db, row);
-
-    result.best = best->plan;
-    result.best.source = PlanSource::tuned;
-    result.median_s = row.median_s;
-    result.gflops = row.gflops;
-    result.predicted_s = row.predicted_s;
-    results.push_back(result);
-  }
   return results;
 }
 

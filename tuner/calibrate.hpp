@@ -1,6 +1,7 @@
-// Tuning runs: for each problem size, time the strategy's candidate plans around the model's plan,
-// store every trial (failed ones too) and the best plan. Trials already in the database at the same
-// level are reused, never re-measured, so a killed calibration resumes where it stopped.
+// Tuning runs: for each solver and problem size, the strategy walks the search space from the
+// model's plan; every configuration it asks for is timed (or taken from a trial already stored at
+// the same level: never re-measured, so a killed calibration resumes where it stopped) and stored,
+// failed ones too; the best plan is stored per size.
 #pragma once
 
 #include <cstdint>
@@ -21,13 +22,16 @@ struct LevelSettings {
   CalibrationLevel level = CalibrationLevel::quick;
   bool measure_rates = true;  // false: topology and datasheet peaks only, no timing at all
   int probe_gemm_size = 1024;
+  std::vector<Solver> solvers = {Solver::gepp};
   std::vector<int> sizes;  // square problems to tune
   std::string strategy = "grid";
   SearchSpace space;
   TimingOptions timing;
+  double budget_seconds = 0;  // 0: no limit; else no new measurement starts after this long
 };
 
 struct TuneResult {
+  Solver solver = Solver::gepp;
   int m = 0, n = 0;
   Plan best;
   double median_s = 0, gflops = 0;
@@ -37,8 +41,7 @@ struct TuneResult {
 
 using Progress = std::function<void(const std::string& line)>;
 
-std::vector<TuneResult> tune_gepp_cpu(db::Database& db, std::int64_t machine_id, const MachineProfile& profile,
-                                      const LevelSettings& settings, const model::ModelParams& params,
-                                      const Progress& progress);
+std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const MachineProfile& profile,
+                             const LevelSettings& settings, const model::ModelParams& params, const Progress& progress);
 
 }  // namespace hetlu::tuner

@@ -75,10 +75,13 @@ struct CalibrationOptions {
   std::string db_path;                               // empty: the default database
   std::string config_path;                           // empty: the built-in configs/calibration.yaml
   std::vector<int> sizes;                            // empty: the level's sizes
+  std::vector<Solver> solvers;                       // empty: the level's solvers
+  double budget_seconds = 0;                         // > 0: start no new measurement after this long (resume later)
   std::function<void(const std::string&)> progress;  // one line per trial; may be empty
 };
 
 struct CalibrationEntry {
+  Solver solver = Solver::gepp;
   int m = 0, n = 0;
   Plan plan;  // the best plan stored for this size
   double median_seconds = 0, gflops = 0;

@@ -21,6 +21,7 @@ tuner::LevelSettings tiny_settings() {
   tuner::LevelSettings s;
   s.sizes = {40, 96};
   s.space.nb = {8, 16, 32};
+  s.space.lookahead = {1};
   s.timing.min_samples = 2;
   s.timing.max_samples = 3;
   return s;
@@ -33,8 +34,8 @@ TEST(Calibrate, StoresEveryTrialAndTheBestPlan) {
   const auto profile = measured_profile();
   const auto id = db::ensure_machine(database, db::fingerprint(profile));
   std::vector<std::string> lines;
-  const auto results = tuner::tune_gepp_cpu(database, id, profile, tiny_settings(), {},
-                                            [&](const std::string& l) { lines.push_back(l); });
+  const auto results =
+      tuner::tune(database, id, profile, tiny_settings(), {}, [&](const std::string& l) { lines.push_back(l); });
   ASSERT_EQ(results.size(), 2u);
   int trials = 0;
   for (const auto& r : results) {
@@ -64,11 +65,11 @@ TEST(Calibrate, ResumesWithoutRemeasuring) {
   const auto id = db::ensure_machine(database, db::fingerprint(profile));
   auto settings = tiny_settings();
   settings.sizes = {40};
-  tuner::tune_gepp_cpu(database, id, profile, settings, {}, nullptr);
+  tuner::tune(database, id, profile, settings, {}, nullptr);
   const auto stored = db::count_trials(database);
 
   settings.sizes = {40, 64};  // as if the first run had been killed after n = 40
-  const auto results = tuner::tune_gepp_cpu(database, id, profile, settings, {}, nullptr);
+  const auto results = tuner::tune(database, id, profile, settings, {}, nullptr);
   ASSERT_EQ(results.size(), 2u);
   EXPECT_EQ(results[0].measured, 0);
   EXPECT_EQ(results[0].reused, stored);
@@ -80,6 +81,50 @@ TEST(Calibrate, UnknownStrategyFailsBeforeTiming) {
   auto database = db::Database::open(dir.file("t.db"), db::Database::Mode::read_write);
   auto settings = tiny_settings();
   settings.strategy = "nope";
-  EXPECT_THROW(tuner::tune_gepp_cpu(database, 1, measured_profile(), settings, {}, nullptr), InvalidArgument);
+  EXPECT_THROW(tuner::tune(database, 1, measured_profile(), settings, {}, nullptr), InvalidArgument);
   EXPECT_EQ(db::count_trials(database), 0);
+}
+
+TEST(Calibrate, EverySolverAndTheBudget) {
+  test_support::TempDir dir;
+  auto database = db::Database::open(dir.file("t.db"), db::Database::Mode::read_write);
+  const auto profile = measured_profile();
+  const auto id = db::ensure_machine(database, db::fingerprint(profile));
+  auto settings = tiny_settings();
+  settings.sizes = {48};
+  settings.solvers = {Solver::gepp, Solver::calu, Solver::prbt};
+  settings.space.ib = {8, 16};
+  const auto results = tuner::tune(database, id, profile, settings, {}, nullptr);
+  ASSERT_EQ(results.size(), 3u);
+  for (const auto& r : results) {
+    EXPECT_EQ(r.failed, 0) << to_string(r.solver);
+    EXPECT_EQ(r.best.solver, r.solver);
+  }
+  // A spent budget starts no new measurement: nothing is timed, nothing is lost.
+  settings.sizes = {64};
+  settings.budget_seconds = 1e-9;
+  std::vector<std::string> lines;
+  const auto none = tuner::tune(database, id, profile, settings, {}, [&](const std::string& l) { lines.push_back(l); });
+  EXPECT_TRUE(none.empty());
+  ASSERT_FALSE(lines.empty());
+  EXPECT_NE(lines.front().find("budget"), std::string::npos);
+}
+
+TEST(Calibrate, TunedPlanIsWithinFivePercentOfTheExhaustiveBest) {
+  // The figure of issue 5 on a small real grid: the stored plan against the fastest trial.
+  test_support::TempDir dir;
+  auto database = db::Database::open(dir.file("t.db"), db::Database::Mode::read_write);
+  const auto profile = measured_profile();
+  const auto id = db::ensure_machine(database, db::fingerprint(profile));
+  auto settings = tiny_settings();
+  settings.sizes = {160};
+  settings.space.nb = {8, 16, 32, 40};
+  settings.timing.min_samples = 5;
+  settings.timing.max_samples = 9;
+  const auto results = tuner::tune(database, id, profile, settings, {}, nullptr);
+  ASSERT_EQ(results.size(), 1u);
+  double fastest = 1e300;
+  for (const auto& t : db::list_trials(database, id, Plan{}, 160, 160, CalibrationLevel::quick))
+    if (t.median_s) fastest = std::min(fastest, *t.median_s);
+  EXPECT_LE(results[0].median_s, fastest * 1.05);
 }

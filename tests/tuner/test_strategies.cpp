@@ -1,44 +1,114 @@
+// Strategies on a synthetic cost surface: what each one evaluates, and how close it gets to the best.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
 
 #include "tuner/strategies/strategy.hpp"
 
 using namespace hetlu;
 
 namespace {
-std::vector<int> nbs(const std::vector<Plan>& plans) {
-  std::vector<int> out;
-  for (const auto& p : plans) out.push_back(p.nb);
-  return out;
-}
-Plan model_plan(int nb) {
+
+Plan model_plan(int nb, Solver solver = Solver::gepp) {
   Plan p;
+  p.solver = solver;
   p.nb = nb;
+  p.ib = std::min(32, nb);
   p.source = PlanSource::model;
   return p;
 }
+
+// Records every plan a strategy asks for; the time is a smooth bowl around (nb 160, ib 32, lookahead 1).
+struct Recorder {
+  std::vector<Plan> asked;
+  tuner::Evaluate evaluate() {
+    return [this](const Plan& p) -> std::optional<double> {
+      asked.push_back(p);
+      return 1 + std::pow(std::log2(p.nb / 160.0), 2) + 0.1 * std::pow(std::log2(p.ib / 32.0), 2) +
+             (p.lookahead ? 0 : 0.3);
+    };
+  }
+  std::vector<int> nbs() const {
+    std::vector<int> out;
+    for (const auto& p : asked) out.push_back(p.nb);
+    return out;
+  }
+  double best() {
+    double b = 1e300;
+    auto f = evaluate();
+    for (const auto& p : std::vector<Plan>(asked)) b = std::min(b, *f(p));
+    return b;
+  }
+};
+
 }  // namespace
 
-TEST(GridStrategy, EveryValueThatFitsPlusTheModels) {
-  tuner::SearchSpace space{{32, 64, 128, 256}};
-  EXPECT_EQ(nbs(tuner::grid_strategy(space, model_plan(96), 1000, 1000)), (std::vector<int>{32, 64, 96, 128, 256}));
-  EXPECT_EQ(nbs(tuner::grid_strategy(space, model_plan(64), 100, 100)), (std::vector<int>{32, 64}));
-  EXPECT_EQ(nbs(tuner::grid_strategy(space, model_plan(64), 10, 10)), (std::vector<int>{10}));
+TEST(SearchSpace, RestrictionsAndTheModelFirst) {
+  tuner::SearchSpace space{{32, 64, 128, 256}, {16, 32, 64}, {0, 1}};
+  EXPECT_TRUE(space.allows(model_plan(64), 1000, 1000));
+  EXPECT_FALSE(space.allows(model_plan(256), 100, 100));  // wider than the matrix
+  Plan calu = model_plan(32, Solver::calu);
+  calu.ib = 64;
+  EXPECT_FALSE(space.allows(calu, 1000, 1000));  // ib > nb
+  const auto all = space.all(model_plan(96), 1000, 1000);
+  EXPECT_EQ(all.front().nb, 96);      // the model's plan, measured first even though 96 is not listed
+  EXPECT_EQ(all.size(), 1u + 4 * 2);  // GEPP ignores ib
+  EXPECT_EQ(space.all(model_plan(96, Solver::calu), 1000, 1000).size(), 1u + (2 + 3 + 3 + 3) * 2);  // ib <= nb
+}
+
+TEST(GridStrategy, EvaluatesEveryAllowedPlan) {
+  tuner::SearchSpace space{{32, 64, 128, 256}, {32}, {1}};
+  Recorder r;
+  tuner::grid_strategy(space, model_plan(96), 1000, 1000, r.evaluate(), 1);
+  auto nbs = r.nbs();
+  std::sort(nbs.begin(), nbs.end());
+  EXPECT_EQ(nbs, (std::vector<int>{32, 64, 96, 128, 256}));
+  Recorder small;
+  tuner::grid_strategy(space, model_plan(64), 10, 10, small.evaluate(), 1);
+  EXPECT_EQ(small.nbs(), (std::vector<int>{10}));  // only the model's plan, clamped, fits
 }
 
 TEST(NeighbourhoodStrategy, TheModelsNbAndTwoEachSide) {
-  tuner::SearchSpace space{{16, 32, 48, 64, 96, 128, 192, 256}};
-  EXPECT_EQ(nbs(tuner::neighbourhood_strategy(space, model_plan(96), 4000, 4000)),
-            (std::vector<int>{48, 64, 96, 128, 192}));
-  EXPECT_EQ(nbs(tuner::neighbourhood_strategy(space, model_plan(16), 4000, 4000)), (std::vector<int>{16, 32, 48}));
+  tuner::SearchSpace space{{16, 32, 48, 64, 96, 128, 192, 256}, {32}, {1}};
+  Recorder r;
+  tuner::neighbourhood_strategy(space, model_plan(96), 4000, 4000, r.evaluate(), 1);
+  auto nbs = r.nbs();
+  std::sort(nbs.begin(), nbs.end());
+  EXPECT_EQ(nbs, (std::vector<int>{48, 64, 96, 128, 192}));
+}
+
+TEST(CoordinateDescent, ReachesTheBestOfTheGridWithFewerEvaluations) {
+  tuner::SearchSpace space{{16, 32, 48, 64, 96, 128, 160, 192, 256, 320, 384, 512}, {8, 16, 32, 64}, {0, 1}};
+  Recorder grid, descent;
+  tuner::grid_strategy(space, model_plan(32, Solver::calu), 4000, 4000, grid.evaluate(), 1);
+  Plan start = model_plan(32, Solver::calu);
+  start.lookahead = 0;
+  tuner::coordinate_descent_strategy(space, start, 4000, 4000, descent.evaluate(), 1);
+  EXPECT_LE(descent.best(), grid.best() * 1.05);  // within 5 % of the exhaustive best
+  EXPECT_LT(descent.asked.size(), grid.asked.size() / 2);
+}
+
+TEST(RandomStrategy, SeededAndIncludesTheModel) {
+  tuner::SearchSpace space{{16, 32, 48, 64, 96, 128, 160, 192, 256}, {32}, {0, 1}};
+  Recorder a, b;
+  tuner::random_strategy(space, model_plan(64), 4000, 4000, a.evaluate(), 7);
+  tuner::random_strategy(space, model_plan(64), 4000, 4000, b.evaluate(), 7);
+  EXPECT_EQ(a.nbs(), b.nbs());
+  EXPECT_EQ(a.asked.front().nb, 64);
+  EXPECT_GE(a.asked.size(), 4u);
+  EXPECT_LT(a.asked.size(), space.all(model_plan(64), 4000, 4000).size());
 }
 
 TEST(StrategyRegistry, FindsByNameAndNamesTheKnownOnes) {
   EXPECT_EQ(tuner::find_strategy("grid"), &tuner::grid_strategy);
-  EXPECT_EQ(tuner::find_strategy("neighbourhood"), &tuner::neighbourhood_strategy);
+  EXPECT_EQ(tuner::find_strategy("coordinate_descent"), &tuner::coordinate_descent_strategy);
   try {
     tuner::find_strategy("annealing");
     FAIL();
   } catch (const InvalidArgument& e) {
-    EXPECT_EQ(std::string(e.what()), "unknown search strategy 'annealing' (known: grid, neighbourhood)");
+    EXPECT_EQ(std::string(e.what()),
+              "unknown search strategy 'annealing' (known: grid, neighbourhood, coordinate_descent, random)");
   }
 }

@@ -1,18 +1,24 @@
 #include <algorithm>
+#include <cstdlib>
 
 #include "tuner/strategies/strategy.hpp"
 
 namespace hetlu::tuner {
 
-std::vector<Plan> neighbourhood_strategy(const SearchSpace& space, const Plan& model_plan, int m, int n) {
-  // The grid, narrowed to the model's nb and its two nearest neighbours on each side.
-  std::vector<Plan> all = grid_strategy(space, model_plan, m, n);
-  const int k = std::max(1, std::min(m, n));
-  auto centre = std::find_if(all.begin(), all.end(), [&](const Plan& p) { return p.nb == std::min(model_plan.nb, k); });
-  const auto index = centre - all.begin();
-  const auto first = std::max<std::ptrdiff_t>(0, index - 2);
-  const auto last = std::min<std::ptrdiff_t>(static_cast<std::ptrdiff_t>(all.size()), index + 3);
-  return {all.begin() + first, all.begin() + last};
+void neighbourhood_strategy(const SearchSpace& space, const Plan& model_plan, int m, int n, const Evaluate& evaluate,
+                            std::uint64_t) {
+  // The allowed plans ordered by how far their nb is from the model's; the model's and the two
+  // nearest on each side in the nb list.
+  std::vector<Plan> plans = space.all(model_plan, m, n);
+  std::vector<int> widths;
+  for (const Plan& p : plans) widths.push_back(p.nb);
+  std::sort(widths.begin(), widths.end());
+  widths.erase(std::unique(widths.begin(), widths.end()), widths.end());
+  const auto centre = std::find(widths.begin(), widths.end(), plans.front().nb) - widths.begin();
+  for (const Plan& p : plans) {
+    const auto at = std::find(widths.begin(), widths.end(), p.nb) - widths.begin();
+    if (std::abs(at - centre) <= 2) evaluate(p);
+  }
 }
 
 }  // namespace hetlu::tuner

@@ -7,6 +7,8 @@ namespace {
 const std::pair<const char*, Strategy> registry[] = {
     {"grid", grid_strategy},
     {"neighbourhood", neighbourhood_strategy},
+    {"coordinate_descent", coordinate_descent_strategy},
+    {"random", random_strategy},
 };
 }  // namespace
 

@@ -1,7 +1,12 @@
-// Search strategies: each proposes the candidate plans to time for one problem, from the search
-// space and the model's plan. One file per strategy, all with this signature, found by name.
+// Search strategies, Kernel Tuner style: one file each, all with the same signature, found by name.
+// A strategy walks the search space from the model's plan and asks `evaluate` for the time of each
+// plan it wants; evaluate measures it (or reuses a stored trial) and answers nothing for a failed
+// trial or once the budget is spent, after which the strategy should stop.
 #pragma once
 
+#include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,16 +14,34 @@
 
 namespace hetlu::tuner {
 
+// The values each tuned parameter may take, and the restrictions that tie them to the problem.
 struct SearchSpace {
-  std::vector<int> nb;  // panel widths to consider
+  std::vector<int> nb;         // panel widths
+  std::vector<int> ib = {32};  // CALU's inner widths (ignored by the other solvers)
+  std::vector<int> lookahead = {1};
+
+  // Whether a plan is allowed for an m x n problem: nb <= min(m, n), ib <= nb, values from the lists.
+  bool allows(const Plan& plan, int m, int n) const;
+  // Every allowed plan, the model's plan's other fields kept; the model's own plan first.
+  std::vector<Plan> all(const Plan& model_plan, int m, int n) const;
 };
 
-using Strategy = std::vector<Plan> (*)(const SearchSpace& space, const Plan& model_plan, int m, int n);
+using Evaluate = std::function<std::optional<double>(const Plan&)>;
+using Strategy = void (*)(const SearchSpace& space, const Plan& model_plan, int m, int n, const Evaluate& evaluate,
+                          std::uint64_t seed);
 
-// Every space value that fits the problem.
-std::vector<Plan> grid_strategy(const SearchSpace& space, const Plan& model_plan, int m, int n);
-// The model's nb and its two neighbours on each side in the space.
-std::vector<Plan> neighbourhood_strategy(const SearchSpace& space, const Plan& model_plan, int m, int n);
+// Every allowed plan.
+void grid_strategy(const SearchSpace& space, const Plan& model_plan, int m, int n, const Evaluate& evaluate,
+                   std::uint64_t seed);
+// The model's nb and its two nearest neighbours on each side.
+void neighbourhood_strategy(const SearchSpace& space, const Plan& model_plan, int m, int n, const Evaluate& evaluate,
+                            std::uint64_t seed);
+// From the model's plan, one parameter at a time to its best neighbouring value, until no move helps.
+void coordinate_descent_strategy(const SearchSpace& space, const Plan& model_plan, int m, int n,
+                                 const Evaluate& evaluate, std::uint64_t seed);
+// The model's plan and a seeded random third of the rest (at least three).
+void random_strategy(const SearchSpace& space, const Plan& model_plan, int m, int n, const Evaluate& evaluate,
+                     std::uint64_t seed);
 
 // Looks a strategy up by name; throws InvalidArgument naming the known ones.
 Strategy find_strategy(const std::string& name);

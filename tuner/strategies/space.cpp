@@ -1,0 +1,43 @@
+#include <algorithm>
+
+#include "tuner/strategies/strategy.hpp"
+
+namespace hetlu::tuner {
+namespace {
+bool contains(const std::vector<int>& values, int v) {
+  return std::find(values.begin(), values.end(), v) != values.end();
+}
+}  // namespace
+
+bool SearchSpace::allows(const Plan& plan, int m, int n) const {
+  const int k = std::max(1, std::min(m, n));
+  if (plan.nb < 1 || plan.nb > k || !contains(nb, plan.nb)) return false;
+  if (!lookahead.empty() && !contains(lookahead, plan.lookahead)) return false;
+  if (plan.solver == Solver::calu && (plan.ib > plan.nb || (!ib.empty() && !contains(ib, plan.ib)))) return false;
+  return true;
+}
+
+std::vector<Plan> SearchSpace::all(const Plan& model_plan, int m, int n) const {
+  std::vector<Plan> plans;
+  const std::vector<int> ibs = model_plan.solver == Solver::calu && !ib.empty() ? ib : std::vector<int>{model_plan.ib};
+  const std::vector<int> lookaheads = lookahead.empty() ? std::vector<int>{model_plan.lookahead} : lookahead;
+  for (int w : nb)
+    for (int inner : ibs)
+      for (int ahead : lookaheads) {
+        Plan p = model_plan;
+        p.nb = w, p.ib = inner, p.lookahead = ahead;
+        if (allows(p, m, n)) plans.push_back(p);
+      }
+  // The model's plan is measured first, even where it lies outside the lists.
+  auto same = [&](const Plan& p) {
+    return p.nb == model_plan.nb && p.ib == model_plan.ib && p.lookahead == model_plan.lookahead;
+  };
+  plans.erase(std::remove_if(plans.begin(), plans.end(), same), plans.end());
+  Plan model = model_plan;
+  model.nb = std::min(model.nb, std::max(1, std::min(m, n)));
+  model.ib = std::min(model.ib, model.nb);
+  plans.insert(plans.begin(), model);
+  return plans;
+}
+
+}  // namespace hetlu::tuner
