@@ -44,8 +44,8 @@ tuner::LevelSettings calibration_level(CalibrationLevel level, const std::string
   s.budget_seconds = get(node, "budget_seconds", s.budget_seconds, where);
   if (node["solvers"]) {
     s.solvers.clear();
-    for (const auto& name : get<std::vector<std::string>>(node, "solvers", {}, where))
-      s.solvers.push_back(from_string<Solver>(name));
+    for (const auto& solver : get<std::vector<std::string>>(node, "solvers", {}, where))
+      s.solvers.push_back(from_string<Solver>(solver));
   }
   if (const YAML::Node t = node["timing"]) {
     const std::string twhere = where + ".timing";
