@@ -1,12 +1,16 @@
 #include <fmt/core.h>
 
 #include <cmath>
+#include <fstream>
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/matrix_market.hpp"
 #include "cli/report.hpp"
+#include "db/exchange.hpp"
 #include "db/records.hpp"
 #include "hetlu/detail/statistics.hpp"
+#include "hetlu/hetlu.hpp"
 
 namespace hetlu::cli {
 
@@ -106,11 +110,54 @@ void register_db_forget(CLI::App& db_cmd, CommandState&) {
   });
 }
 
+void register_db_exchange(CLI::App& db_cmd, CommandState&) {
+  struct Args {
+    std::string db, file;
+    bool force = false;
+  };
+  auto args = std::make_shared<Args>();
+  auto* out = db_cmd.add_subcommand("export", "Write the whole database as JSON");
+  add_db_option(*out, args->db);
+  out->add_option("-o,--output", args->file, "the JSON file (default: stdout)");
+  out->callback([args] {
+    const std::string path = args->db.empty() ? db::default_path() : args->db;
+    auto database = db::Database::open(path, db::Database::Mode::read_only);
+    const std::string text = db::export_json(database).dump(1);
+    if (args->file.empty()) {
+      std::cout << text << "\n";
+      return;
+    }
+    write_text_file(args->file, text + "\n");
+  });
+  auto* in = db_cmd.add_subcommand("import", "Add the rows of an export; refuses another machine's without --force");
+  add_db_option(*in, args->db);
+  in->add_option("FILE", args->file, "a JSON file from 'hetlu db export'")->required();
+  in->add_flag("--force", args->force, "import rows of other machines too (they apply only on those machines)");
+  in->callback([args] {
+    std::ifstream input(args->file);
+    if (!input) throw InvalidArgument(args->file + ": cannot be read");
+    nlohmann::json document;
+    try {
+      document = nlohmann::json::parse(input);
+    } catch (const nlohmann::json::parse_error& e) {
+      throw InvalidArgument(args->file + ": not JSON: " + e.what());
+    }
+    const std::string path = args->db.empty() ? db::default_path() : args->db;
+    auto database = db::Database::open(path, db::Database::Mode::read_write);
+    const auto r = db::import_json(database, document, db::fingerprint(this_machine()).hash, args->force);
+    std::cout << fmt::format(
+        "imported {} machine(s): {} probe result(s), {} trial(s), {} best plan(s); {} row(s) "
+        "already there\n",
+        r.machines, r.probe_results, r.trials, r.best_plans, r.skipped);
+  });
+}
+
 void register_db(CLI::App& app, CommandState& state) {
   auto* db_cmd = app.add_subcommand("db", "Inspect the tuning database");
   db_cmd->require_subcommand(1);
   register_db_check(*db_cmd, state);
   register_db_forget(*db_cmd, state);
+  register_db_exchange(*db_cmd, state);
   struct Args {
     std::string db;
     bool json = false, accuracy = false;

@@ -154,7 +154,11 @@ DenseMatrix read_matrix_market(const std::string& path) {
   return M;
 }
 
-void write_matrix_market(const std::string& path, const DenseMatrix& M) {
+namespace {
+
+// Writes through a temporary file beside path, renamed into place once complete: never a partial file.
+template <class Write>
+void write_atomically(const std::string& path, Write&& write) {
   namespace fs = std::filesystem;
   const fs::path target(path);
   const fs::path temp =
@@ -162,13 +166,7 @@ void write_matrix_market(const std::string& path, const DenseMatrix& M) {
   {
     std::ofstream out(temp);
     if (!out) throw InvalidArgument(path + ": cannot write (cannot create a file in its folder)");
-    out << "%%MatrixMarket matrix array real general\n% written by hetlu\n" << M.rows << " " << M.cols << "\n";
-    char buffer[32];
-    for (int j = 0; j < M.cols; ++j)
-      for (int i = 0; i < M.rows; ++i) {
-        std::snprintf(buffer, sizeof buffer, "%.17g\n", M.values[i + static_cast<size_t>(j) * M.rows]);
-        out << buffer;
-      }
+    write(out);
     out.flush();
     if (!out) {
       out.close();
@@ -182,6 +180,24 @@ void write_matrix_market(const std::string& path, const DenseMatrix& M) {
     fs::remove(temp);
     throw InvalidArgument(path + ": cannot write: " + ec.message());
   }
+}
+
+}  // namespace
+
+void write_matrix_market(const std::string& path, const DenseMatrix& M) {
+  write_atomically(path, [&](std::ofstream& out) {
+    out << "%%MatrixMarket matrix array real general\n% written by hetlu\n" << M.rows << " " << M.cols << "\n";
+    char buffer[32];
+    for (int j = 0; j < M.cols; ++j)
+      for (int i = 0; i < M.rows; ++i) {
+        std::snprintf(buffer, sizeof buffer, "%.17g\n", M.values[i + static_cast<size_t>(j) * M.rows]);
+        out << buffer;
+      }
+  });
+}
+
+void write_text_file(const std::string& path, const std::string& text) {
+  write_atomically(path, [&](std::ofstream& out) { out << text; });
 }
 
 }  // namespace hetlu::cli

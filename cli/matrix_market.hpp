@@ -21,4 +21,7 @@ DenseMatrix read_matrix_market(const std::string& path);
 // Writes to a temporary file beside path and renames it into place: never a partial file.
 void write_matrix_market(const std::string& path, const DenseMatrix& matrix);
 
+// The same for any text.
+void write_text_file(const std::string& path, const std::string& text);
+
 }  // namespace hetlu::cli

@@ -179,6 +179,10 @@ std::int64_t Database::last_insert_id() {
   return sqlite3_last_insert_rowid(handle_);
 }
 
+bool Database::in_transaction() {
+  return sqlite3_get_autocommit(handle_) == 0;
+}
+
 std::int64_t Database::changes() {
   return sqlite3_changes64(handle_);
 }
@@ -234,6 +238,22 @@ std::optional<double> Statement::column_optional_double(int index) {
 std::string Statement::column_text(int index) {
   const unsigned char* text = sqlite3_column_text(stmt_, index);
   return text ? reinterpret_cast<const char*>(text) : "";
+}
+
+int Statement::column_count() {
+  return sqlite3_column_count(stmt_);
+}
+std::string Statement::column_name(int index) {
+  return sqlite3_column_name(stmt_, index);
+}
+bool Statement::column_is_null(int index) {
+  return sqlite3_column_type(stmt_, index) == SQLITE_NULL;
+}
+bool Statement::column_is_integer(int index) {
+  return sqlite3_column_type(stmt_, index) == SQLITE_INTEGER;
+}
+bool Statement::column_is_real(int index) {
+  return sqlite3_column_type(stmt_, index) == SQLITE_FLOAT;
 }
 
 }  // namespace hetlu::db

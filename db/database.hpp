@@ -46,17 +46,20 @@ class Database {
   std::int64_t changes();  // rows changed by the last statement
 
   // Runs body inside one transaction: commits when it returns, rolls back when it throws.
+  // Nested calls become savepoints inside the outer transaction.
   template <class Body>
   void transaction(Body&& body) {
-    exec("BEGIN IMMEDIATE");
+    const bool nested = in_transaction();
+    exec(nested ? "SAVEPOINT nested" : "BEGIN IMMEDIATE");
     try {
       body();
     } catch (...) {
-      exec("ROLLBACK");
+      exec(nested ? "ROLLBACK TO nested; RELEASE nested" : "ROLLBACK");
       throw;
     }
-    exec("COMMIT");
+    exec(nested ? "RELEASE nested" : "COMMIT");
   }
+  bool in_transaction();
 
   [[noreturn]] void fail(const std::string& what);
 
@@ -97,6 +100,11 @@ class Statement {
   double column_double(int index);
   std::optional<double> column_optional_double(int index);
   std::string column_text(int index);
+  int column_count();
+  std::string column_name(int index);
+  bool column_is_null(int index);
+  bool column_is_integer(int index);
+  bool column_is_real(int index);
 
  private:
   Database* db_;

@@ -309,3 +309,42 @@ TEST_F(Cli, DbCheckAndForget) {
   const auto bad = write(dir, "bad.db", std::string(4096, 'x'));
   expect_one_line_error(run_hetlu("db check --db '" + bad + "'", dir), {"bad.db"});
 }
+
+TEST_F(Cli, ExportImportRoundTripAndForeignMachines) {
+  ASSERT_EQ(run_hetlu("calibrate --level quick --sizes 48 " + db(), dir).exit_code, 0);
+  auto r = run_hetlu("db export -o '" + dir.file("export.json") + "' " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string other = "--db '" + dir.file("other.db") + "'";
+  r = run_hetlu("db import '" + dir.file("export.json") + "' " + other, dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run_hetlu("recommend -n 48 --json " + other, dir);
+  EXPECT_EQ(nlohmann::json::parse(r.out)["source"], "tuned");  // the imported entry answers
+  r = run_hetlu("db import '" + dir.file("export.json") + "' " + other, dir);
+  EXPECT_NE(r.out.find("0 trial(s)"), std::string::npos) << r.out;  // nothing twice
+
+  // The same export as if from another machine: refused unless forced.
+  std::ifstream in(dir.file("export.json"));
+  auto document = nlohmann::json::parse(in);
+  document["machines"][0]["fingerprint"] = "00000000deadbeef";
+  document["machines"][0]["hard_key"]["cpu_model"] = "another CPU";
+  std::ofstream(dir.file("foreign.json")) << document.dump();
+  expect_one_line_error(run_hetlu("db import '" + dir.file("foreign.json") + "' " + other, dir),
+                        {"00000000deadbeef", "not this machine", "--force"});
+  r = run_hetlu("db import --force '" + dir.file("foreign.json") + "' " + other, dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(run_hetlu("db show --json " + other, dir).out)["machines"].size(), 2u);
+  expect_one_line_error(run_hetlu("db import '" + write(dir, "x.json", "{}") + "' " + other, dir), {"not a hetlu"});
+}
+
+TEST_F(Cli, TwoCalibrationsAtOnceBothFinish) {
+  // Two processes on one database: the busy timeout serializes their transactions; both finish and
+  // every size has its best plan.
+  const std::string command = std::string("'") + HETLU_COMMAND + "' calibrate --level quick --sizes ";
+  const std::string both = "(" + command + "40,56 " + db() + " >/dev/null 2>&1 & " + command + "48,64 " + db() +
+                           " >/dev/null 2>&1; wait $!; r1=$?; wait; exit $r1)";
+  ASSERT_EQ(std::system(("bash -c \"" + both + "\"").c_str()), 0);
+  const auto shown = nlohmann::json::parse(run_hetlu("db show --json " + db(), dir).out);
+  EXPECT_EQ(shown["best_plans"].size(), 4u);
+  const auto check = run_hetlu("db check --json " + db(), dir);
+  EXPECT_TRUE(nlohmann::json::parse(check.out)["ok"].get<bool>()) << check.out;
+}
