@@ -1,6 +1,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 
 #include "configs/configs.hpp"
 #include "db/records.hpp"
@@ -37,6 +38,19 @@ std::optional<Plan> tuned_plan(Solver solver, Precision precision, Target target
     Plan plan = found.best->plan;
     plan.source = PlanSource::tuned;
     plan.source_detail = found.detail;
+    // Soft attributes (hostname, hetlu version) do not decide whether rows apply, but a change
+    // means they were measured under other conditions: say so.
+    const auto now = nlohmann::json::parse(db::fingerprint(profile).soft_attributes);
+    const auto then = nlohmann::json::parse(machine->fingerprint.soft_attributes);
+    std::string changed;
+    for (auto it = now.begin(); it != now.end(); ++it)
+      if (!then.contains(it.key()) || then[it.key()] != it.value())
+        changed += (changed.empty() ? "" : ", ") + it.key() + " was " +
+                   (then.contains(it.key()) ? then[it.key()].dump() : "unknown") + ", now " + it.value().dump();
+    if (!changed.empty()) {
+      plan.source_detail += " [stale: " + changed + "]";
+      warnings.push_back("tuned entries in '" + path + "' are stale (" + changed + "): run 'hetlu calibrate' again");
+    }
     plan.predicted_seconds = found.best->predicted_s;
     return plan;
   } catch (const db::DatabaseError& e) {

@@ -1,5 +1,6 @@
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "db/records.hpp"
 
@@ -97,10 +98,12 @@ Lookup lookup_best_plan(Database& db, std::int64_t machine_id, Solver solver, Pr
   Lookup result;
   double best_distance = std::numeric_limits<double>::infinity();
   int rows = 0;
+  std::vector<BestPlan> square;  // tuned square sizes, for interpolation
   while (s.step()) {
     BestPlan b = read_best(s);
     if (b.level < min_level) continue;
     ++rows;
+    if (b.m == b.n) square.push_back(b);
     const bool within = std::abs(std::log2(double(b.m) / std::max(1, m))) <= 1 &&
                         std::abs(std::log2(double(b.n) / std::max(1, n))) <= 1;
     if (!within) continue;
@@ -108,6 +111,28 @@ Lookup lookup_best_plan(Database& db, std::int64_t machine_id, Solver solver, Pr
     if (dist < best_distance) {
       best_distance = dist;
       result.best = b;
+    }
+  }
+  // A square problem between two tuned square sizes: nb interpolated geometrically in log n.
+  if (m == n && result.best && !(result.best->m == m && result.best->n == n)) {
+    const BestPlan* below = nullptr;
+    const BestPlan* above = nullptr;
+    for (const auto& b : square) {
+      if (b.n < n && (!below || b.n > below->n)) below = &b;
+      if (b.n > n && (!above || b.n < above->n)) above = &b;
+    }
+    if (below && above) {
+      const double t = std::log(double(n) / below->n) / std::log(double(above->n) / below->n);
+      BestPlan interpolated = t < 0.5 ? *below : *above;  // the other parameters from the nearer size
+      interpolated.plan.nb = std::max(
+          1,
+          static_cast<int>(std::lround(std::exp((1 - t) * std::log(below->plan.nb) + t * std::log(above->plan.nb)))));
+      interpolated.m = interpolated.n = n;
+      result.best = interpolated;
+      result.detail = "tuned, interpolated between n=" + std::to_string(below->n) + " (nb " +
+                      std::to_string(below->plan.nb) + ") and n=" + std::to_string(above->n) + " (nb " +
+                      std::to_string(above->plan.nb) + "), level " + to_string(interpolated.level);
+      return result;
     }
   }
   const std::string what = to_string(solver) + " " + to_string(precision) + " " + to_string(target);

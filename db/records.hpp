@@ -93,8 +93,9 @@ struct Lookup {
   std::string detail;  // what answered, or why nothing did
 };
 
-// The best plan for this machine and problem from rows at min_level or higher: the exact size,
-// else the nearest tuned size within a factor of 2 in m and in n.
+// The best plan for this machine and problem from rows at min_level or higher: the exact size;
+// else, for a square problem between two tuned square sizes, nb interpolated geometrically between
+// them; else the nearest tuned size within a factor of 2 in m and in n.
 Lookup lookup_best_plan(Database& db, std::int64_t machine_id, Solver solver, Precision precision, Target target, int m,
                         int n, CalibrationLevel min_level);
 

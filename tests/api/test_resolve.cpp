@@ -121,3 +121,26 @@ TEST(Solve, GesvReportsPlanAndSolves) {
     EXPECT_NEAR(r, 0, 1e-12);
   }
 }
+
+TEST(Resolve, ChangedSoftAttributesMarkTunedRowsStale) {
+  test_support::TempDir dir;
+  const auto path = dir.file("t.db");
+  {
+    auto database = db::Database::open(path, db::Database::Mode::read_write);
+    auto fp = db::fingerprint(this_machine());
+    fp.soft_attributes = R"({"hostname":"another-host","hetlu_version":"0.0.1"})";
+    const auto id = db::ensure_machine(database, fp);
+    db::BestPlan b;
+    b.machine_id = id;
+    b.m = b.n = 777;
+    b.plan.nb = 72;
+    b.median_s = 0.1;
+    b.gflops = 1;
+    db::upsert_best_plan(database, b);
+  }
+  const auto r = resolve_plan(Solver::gepp, Precision::double_, Target::cpu, 777, 777, with_db(path));
+  EXPECT_EQ(r.plan.source, PlanSource::tuned);  // same hard key: the rows still apply
+  EXPECT_NE(r.plan.source_detail.find("stale"), std::string::npos) << r.plan.source_detail;
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].find("hostname"), std::string::npos);
+}

@@ -175,12 +175,19 @@ TEST(BestPlans, LookupExactNearestAndMiss) {
   EXPECT_EQ(exact.best->plan.nb, 96);
   EXPECT_EQ(exact.best->plan.source, PlanSource::tuned);
 
-  auto nearest = db::lookup_best_plan(database, id, Solver::gepp, Precision::double_, Target::cpu, 3000, 3000,
+  auto nearest = db::lookup_best_plan(database, id, Solver::gepp, Precision::double_, Target::cpu, 6000, 6000,
                                       CalibrationLevel::quick);
   ASSERT_TRUE(nearest.best);
   EXPECT_FALSE(nearest.exact);
   EXPECT_EQ(nearest.best->plan.nb, 192);
   EXPECT_NE(nearest.detail.find("nearest"), std::string::npos);
+
+  // Between 1000 (nb 96) and 4000 (nb 192), n = 2000 is half-way in log n: nb = sqrt(96 * 192).
+  auto between = db::lookup_best_plan(database, id, Solver::gepp, Precision::double_, Target::cpu, 2000, 2000,
+                                      CalibrationLevel::quick);
+  ASSERT_TRUE(between.best);
+  EXPECT_EQ(between.best->plan.nb, 136);
+  EXPECT_NE(between.detail.find("interpolated"), std::string::npos) << between.detail;
 
   auto far = db::lookup_best_plan(database, id, Solver::gepp, Precision::double_, Target::cpu, 20000, 20000,
                                   CalibrationLevel::quick);
