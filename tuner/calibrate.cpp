@@ -77,7 +77,8 @@ const db::Trial* choose_best(const std::vector<db::Trial>& trials, const Plan& m
   for (const auto& t : trials)
     if (t.status != db::TrialStatus::failed && (!best || *t.median_s < *best->median_s)) best = &t;
   if (!best) return nullptr;
-  const double noise = std::max(0.02, best->spread.value_or(0));
+  // Within noise, but never more than 5 %: the stored plan is always within 5 % of the fastest.
+  const double noise = std::min(0.05, std::max(0.02, best->spread.value_or(0)));
   for (const auto& t : trials)
     if (t.status != db::TrialStatus::failed && same_parameters(t.plan, model_plan) &&
         *t.median_s <= *best->median_s * (1 + noise))

@@ -117,14 +117,14 @@ TEST(Calibrate, TunedPlanIsWithinFivePercentOfTheExhaustiveBest) {
   const auto profile = measured_profile();
   const auto id = db::ensure_machine(database, db::fingerprint(profile));
   auto settings = tiny_settings();
-  settings.sizes = {160};
-  settings.space.nb = {8, 16, 32, 40};
+  settings.sizes = {300};
+  settings.space.nb = {8, 16, 32, 48, 64};
   settings.timing.min_samples = 5;
   settings.timing.max_samples = 9;
   const auto results = tuner::tune(database, id, profile, settings, {}, nullptr);
   ASSERT_EQ(results.size(), 1u);
   double fastest = 1e300;
-  for (const auto& t : db::list_trials(database, id, Plan{}, 160, 160, CalibrationLevel::quick))
+  for (const auto& t : db::list_trials(database, id, Plan{}, 300, 300, CalibrationLevel::quick))
     if (t.median_s) fastest = std::min(fastest, *t.median_s);
   EXPECT_LE(results[0].median_s, fastest * 1.05);
 }
