@@ -22,6 +22,7 @@ int run(int argc, char** argv) {
   register_solve(app, state);
   register_db(app, state);
   register_bench(app, state);
+  register_report(app, state);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -23,6 +23,7 @@ void register_recommend(CLI::App& app, CommandState& state);
 void register_solve(CLI::App& app, CommandState& state);
 void register_db(CLI::App& app, CommandState& state);
 void register_bench(CLI::App& app, CommandState& state);
+void register_report(CLI::App& app, CommandState& state);
 
 // --db PATH, on every subcommand that touches the database.
 void add_db_option(CLI::App& command, std::string& path);

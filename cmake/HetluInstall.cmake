@@ -16,6 +16,7 @@ install(FILES include/hetlu/types.hpp include/hetlu/hetlu.hpp include/hetlu/hetl
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hetlu)
 install(FILES configs/calibration.yaml configs/model.yaml DESTINATION ${CMAKE_INSTALL_DATADIR}/hetlu/configs)
 install(DIRECTORY configs/machines DESTINATION ${CMAKE_INSTALL_DATADIR}/hetlu/configs)
+install(PROGRAMS report/hetlu_report.py DESTINATION ${CMAKE_INSTALL_DATADIR}/hetlu)
 
 set(HETLU_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/hetlu)
 install(EXPORT hetluTargets NAMESPACE hetlu:: DESTINATION ${HETLU_CMAKE_DIR})

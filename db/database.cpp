@@ -188,12 +188,14 @@ std::int64_t Database::changes() {
 }
 
 void Database::migrate() {
-  for (int version = user_version(); version < schema_version; ++version) {
-    transaction([&] {
+  // One immediate transaction for all steps, the version read inside it: two processes opening a
+  // new database at once take turns, and the second finds the schema already current.
+  transaction([&] {
+    for (int version = user_version(); version < schema_version; ++version) {
       exec(migrations[version]);
       exec("PRAGMA user_version = " + std::to_string(version + 1));
-    });
-  }
+    }
+  });
 }
 
 Statement::~Statement() {

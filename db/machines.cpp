@@ -74,6 +74,20 @@ void store_probe_results(Database& db, std::int64_t machine_id, const MachinePro
   });
 }
 
+void store_reference(Database& db, std::int64_t machine_id, const std::string& name, int n, double seconds,
+                     double gflops) {
+  db.transaction([&] {
+    db.prepare(
+          "INSERT INTO probe_results (machine_id, name, value, unit, detail, spread, run) VALUES (?1, ?2, ?3, "
+          "'GFlop/s', ?4, 0, (SELECT coalesce(max(run), 0) FROM probe_results WHERE machine_id = ?1))")
+        .bind(1, machine_id)
+        .bind(2, name)
+        .bind(3, gflops)
+        .bind(4, "n=" + std::to_string(n) + " seconds=" + std::to_string(seconds))
+        .run();
+  });
+}
+
 namespace {
 // "rows=4096 width=128 threads=1" -> the value of one key, or -1.
 int detail_int(const std::string& detail, const std::string& key) {

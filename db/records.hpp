@@ -38,6 +38,10 @@ std::vector<MachineRow> list_machines(Database& db);
 
 // Stores the measured rates of the profile (one transaction).
 void store_probe_results(Database& db, std::int64_t machine_id, const MachineProfile& profile);
+// A reference timing (e.g. "openblas_dgetrf" at n), stored with the newest probe run.
+void store_reference(Database& db, std::int64_t machine_id, const std::string& name, int n, double seconds,
+                     double gflops);
+
 // Fills the profile's rates with the newest stored ones; false when none are stored.
 bool load_probe_rates(Database& db, std::int64_t machine_id, MachineProfile& profile);
 

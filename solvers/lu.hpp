@@ -39,4 +39,7 @@ template <class T>
 int gesv(const Plan& plan, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb,
          InputCheck check = InputCheck::finite, SolveDetails* details = nullptr);
 
+// LAPACK's dgetrf from the BLAS library (OpenBLAS), the reference hetlu is measured against.
+int reference_getrf(int m, int n, double* A, int lda, int* ipiv);
+
 }  // namespace hetlu::solvers

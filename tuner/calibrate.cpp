@@ -163,6 +163,16 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
         if (progress) progress(to_string(solver) + " n=" + std::to_string(n) + ": no successful trial; no plan stored");
         continue;
       }
+      // OpenBLAS's dgetrf on the same matrix, for the report's comparison (once per size, GEPP's turn).
+      if (solver == Solver::gepp && system) {
+        std::vector<double> work(system->A.size());
+        std::vector<int> ipiv(n);
+        const Measurement reference =
+            measure([&] { std::copy(system->A.begin(), system->A.end(), work.begin()); },
+                    [&] { solvers::reference_getrf(n, n, work.data(), n, ipiv.data()); }, settings.timing);
+        db::store_reference(db, machine_id, "openblas_dgetrf", n, reference.median,
+                            model::getrf_flops(n, n) / reference.median / 1e9);
+      }
       db::BestPlan row;
       row.machine_id = machine_id;
       row.plan = best->plan;

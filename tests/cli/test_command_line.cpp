@@ -348,3 +348,16 @@ TEST_F(Cli, TwoCalibrationsAtOnceBothFinish) {
   const auto check = run_hetlu("db check --json " + db(), dir);
   EXPECT_TRUE(nlohmann::json::parse(check.out)["ok"].get<bool>()) << check.out;
 }
+
+TEST_F(Cli, ReportWritesPlotsAndSummary) {
+  ASSERT_EQ(run_hetlu("calibrate --level quick --sizes 64,96 --solver gepp,prbt " + db(), dir).exit_code, 0);
+  const auto r = run_hetlu("report --out '" + dir.file("report") + "' " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* file : {"report.md", "gflops_vs_n.png", "predicted_vs_measured.png"})
+    EXPECT_GT(std::filesystem::file_size(dir.file(std::string("report/") + file)), 100u) << file;
+  std::ifstream md(dir.file("report/report.md"));
+  const std::string text((std::istreambuf_iterator<char>(md)), {});
+  EXPECT_NE(text.find("| gepp | 96 |"), std::string::npos) << text;
+  EXPECT_NE(text.find("median relative error"), std::string::npos);
+  expect_one_line_error(run_hetlu("report --db '" + dir.file("none.db") + "'", dir), {"no database"});
+}

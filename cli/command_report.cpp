@@ -1,0 +1,55 @@
+// hetlu report: plots and a Markdown summary from the database, drawn by report/hetlu_report.py
+// with matplotlib (Python is where the plotting library is; the command only finds and runs it).
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "db/database.hpp"
+
+namespace hetlu::cli {
+namespace {
+
+std::string shell_quoted(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// The script beside an installed hetlu (share/hetlu), else in the source tree it was built from.
+std::string report_script() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path installed = self.parent_path().parent_path() / "share" / "hetlu" / "hetlu_report.py";
+    if (fs::exists(installed)) return installed.string();
+  }
+  return HETLU_REPORT_SCRIPT;
+}
+
+}  // namespace
+
+void register_report(CLI::App& app, CommandState& state) {
+  struct Args {
+    std::string db, out = "hetlu-report";
+  };
+  auto args = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand("report", "Write PNG plots and a Markdown summary of the database (matplotlib)");
+  add_db_option(*cmd, args->db);
+  cmd->add_option("--out", args->out, "folder for report.md and the plots")->capture_default_str();
+  cmd->callback([args, &state] {
+    const std::string path = args->db.empty() ? db::default_path() : args->db;
+    if (!std::filesystem::exists(path))
+      throw InvalidArgument("no database at '" + path + "' (run 'hetlu calibrate' first)");
+    // Debian's python3 has Debian's matplotlib; another python3 first on PATH may not.
+    const std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+    const std::string command = python + " " + shell_quoted(report_script()) + " --db " + shell_quoted(path) +
+                                " --out " + shell_quoted(args->out);
+    const int status = std::system(command.c_str());
+    if (status != 0) state.exit_code = exit_error;  // the script said why on stderr
+  });
+}
+
+}  // namespace hetlu::cli

@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Plots and a Markdown summary from a hetlu tuning database (run by `hetlu report`).
+
+Writes into OUT: gflops_vs_n.png (every tuned solver against OpenBLAS's dgetrf measured in the same
+calibration), predicted_vs_measured.png (the model against every successful trial), and, when the
+database holds hybrid trials, gflops_vs_d.png (async-calu Figure 5, model's and tuned d marked);
+report.md links them. Needs Python 3 with matplotlib (Debian: python3-matplotlib).
+"""
+import argparse
+import json
+import os
+import sqlite3
+import statistics
+import sys
+
+
+def fail(message):
+    print(f"hetlu report: error: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--db", required=True)
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    if not os.path.exists(args.db):
+        fail(f"no database at '{args.db}' (run 'hetlu calibrate' first)")
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        fail("matplotlib is not installed (Debian: python3-matplotlib; scripts/setup.sh installs it)")
+    try:
+        db = sqlite3.connect(f"file:{args.db}?mode=ro", uri=True)
+        best = db.execute(
+            "SELECT machine_id, solver, precision, target, m, n, nb, gflops, median_s, predicted_s, level "
+            "FROM best_plans ORDER BY solver, n").fetchall()
+        trials = db.execute(
+            "SELECT solver, n, nb, median_s, predicted_s, target, cpu_block_columns FROM trials "
+            "WHERE status != 'failed' AND median_s IS NOT NULL").fetchall()
+        references = db.execute(
+            "SELECT detail, value FROM probe_results WHERE name = 'openblas_dgetrf' ORDER BY id").fetchall()
+        machines = db.execute("SELECT fingerprint, hard_key FROM machines").fetchall()
+    except sqlite3.Error as e:
+        fail(f"cannot read '{args.db}': {e}")
+    os.makedirs(args.out, exist_ok=True)
+    figures = []
+
+    # GFlop/s against n, every solver, beside OpenBLAS.
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for solver in sorted({row[1] for row in best}):
+        rows = [r for r in best if r[1] == solver and r[4] == r[5] and r[3] == "cpu"]
+        if rows:
+            what = "gesv, refinement included" if solver == "prbt" else "getrf"
+            ax.plot([r[5] for r in rows], [r[7] for r in rows], "o-", label=f"hetlu {solver} ({what}, tuned)")
+    openblas = {}
+    for detail, gflops in references:
+        n = int(detail.split()[0].split("=")[1])
+        openblas[n] = gflops  # the latest measurement of each size
+    if openblas:
+        ns = sorted(openblas)
+        ax.plot(ns, [openblas[n] for n in ns], "k--", label="OpenBLAS dgetrf (same run)")
+    ax.set_xscale("log")
+    ax.set_xlabel("n")
+    ax.set_ylabel("GFlop/s")
+    ax.set_title("LU factorization rate")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(os.path.join(args.out, "gflops_vs_n.png"), dpi=110)
+    plt.close(fig)
+    figures.append(("GFlop/s against n", "gflops_vs_n.png"))
+
+    # Predicted against measured time.
+    pairs = [(t[4], t[3]) for t in trials if t[4] is not None and t[3] > 0]
+    errors = [abs(p - m) / m for p, m in pairs]
+    fig, ax = plt.subplots(figsize=(5.5, 5))
+    if pairs:
+        ax.loglog([m for _, m in pairs], [p for p, _ in pairs], "o", alpha=0.6)
+        low = min(min(pairs)) * 0.8
+        high = max(max(pairs)) * 1.2
+        ax.plot([low, high], [low, high], "k-", lw=1, label="predicted = measured")
+        ax.set_title(f"model against {len(pairs)} trials: median error {100 * statistics.median(errors):.1f} %")
+        ax.legend()
+    ax.set_xlabel("measured seconds")
+    ax.set_ylabel("predicted seconds")
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(os.path.join(args.out, "predicted_vs_measured.png"), dpi=110)
+    plt.close(fig)
+    figures.append(("Predicted against measured time", "predicted_vs_measured.png"))
+
+    hybrid = [t for t in trials if t[5] == "hybrid"]
+    if hybrid:
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        for n in sorted({t[1] for t in hybrid}):
+            rows = sorted((t[6], t[1] ** 3 * 2 / 3 / t[3] / 1e9) for t in hybrid if t[1] == n)
+            ax.plot([d for d, _ in rows], [g for _, g in rows], "o-", label=f"n = {n}")
+        ax.set_xlabel("d (block columns on the CPUs)")
+        ax.set_ylabel("GFlop/s")
+        ax.legend()
+        fig.savefig(os.path.join(args.out, "gflops_vs_d.png"), dpi=110)
+        plt.close(fig)
+        figures.append(("GFlop/s against d", "gflops_vs_d.png"))
+
+    lines = ["# hetlu tuning report", "", f"Database: `{args.db}`", ""]
+    for fingerprint, hard_key in machines:
+        key = json.loads(hard_key)
+        lines.append(f"- machine `{fingerprint}`: {key.get('cpu_model')}, {key.get('cores')} cores, "
+                     f"{len(key.get('gpus', []))} GPU(s), {key.get('blas')}")
+    lines += ["", "| solver | n | nb | GFlop/s | OpenBLAS GFlop/s | ratio | level |", "|---|---|---|---|---|---|---|"]
+    for r in best:
+        ref = openblas.get(r[5]) if r[4] == r[5] else None
+        ratio = f"{r[7] / ref:.2f}" if ref else "-"
+        lines.append(f"| {r[1]} | {r[5]} | {r[6]} | {r[7]:.1f} | {ref:.1f} | {ratio} | {r[10]} |" if ref else
+                     f"| {r[1]} | {r[5]} | {r[6]} | {r[7]:.1f} | - | - | {r[10]} |")
+    if errors:
+        lines += ["", f"Model: median relative error {100 * statistics.median(errors):.1f} % over {len(errors)} trials."]
+    if not hybrid:
+        lines += ["", "No hybrid trials in this database (no device, or none tuned): no GFlop/s-against-d figure."]
+    lines.append("")
+    for title, name in figures:
+        lines += [f"## {title}", "", f"![{title}]({name})", ""]
+    with open(os.path.join(args.out, "report.md"), "w") as f:
+        f.write("\n".join(lines))
+    print(os.path.join(args.out, "report.md"))
+
+
+if __name__ == "__main__":
+    main()
