@@ -30,8 +30,8 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
   const auto machine_id = db::ensure_machine(database, fingerprint);
   db::store_probe_results(database, machine_id, report.profile);
 
-  const auto results =
-      tuner::tune(database, machine_id, report.profile, settings, configs::model_params(), options.progress);
+  const auto results = tuner::tune(database, machine_id, report.profile, settings, configs::model_params(),
+                                   options.progress, options.on_trial);
   for (const auto& r : results)
     report.entries.push_back(
         {r.solver, r.m, r.n, r.best, r.median_s, r.gflops, r.predicted_s, r.measured, r.reused, r.failed});

@@ -1,5 +1,7 @@
 #include <fmt/core.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <iostream>
 
 #include "cli/commands.hpp"
@@ -37,8 +39,28 @@ void register_calibrate(CLI::App& app, CommandState&) {
     options.sizes = args->sizes;
     for (const auto& name : args->solvers) options.solvers.push_back(from_string<Solver>(name));
     options.budget_seconds = args->budget;
-    options.progress = [](const std::string& line) { std::cerr << "  " << line << "\n"; };
+    // On a terminal, a progress bar with an ETA; otherwise (a log, CI) one plain line per trial.
+    const bool terminal = ::isatty(STDERR_FILENO) == 1;
+    const auto start = std::chrono::steady_clock::now();
+    if (terminal) {
+      options.on_trial = [start](int done, int at_most) {
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const int width = 30, filled = at_most > 0 ? std::min(width, width * done / at_most) : 0;
+        const double eta = done > 0 ? elapsed / done * std::max(0, at_most - done) : 0;
+        std::cerr << fmt::format("\r  [{}{}] {}/{} configurations, {:.0f} s, at most {:.0f} s left ",
+                                 std::string(filled, '#'), std::string(width - filled, '.'), done, at_most, elapsed,
+                                 eta)
+                  << std::flush;
+      };
+      options.progress = [](const std::string& line) {
+        if (line.find("budget") != std::string::npos || line.find("probing") != std::string::npos)
+          std::cerr << "\r  " << line << "\n";
+      };
+    } else {
+      options.progress = [](const std::string& line) { std::cerr << "  " << line << "\n"; };
+    }
     const CalibrationReport report = calibrate(options);
+    if (terminal) std::cerr << "\n";
     const auto& results = report.entries;
     const auto& profile = report.profile;
     const auto& path = report.db_path;

@@ -103,8 +103,8 @@ std::string describe(const db::Trial& t) {
 }  // namespace
 
 std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const MachineProfile& profile,
-                             const LevelSettings& settings, const model::ModelParams& params,
-                             const Progress& progress) {
+                             const LevelSettings& settings, const model::ModelParams& params, const Progress& progress,
+                             const Count& count) {
   const Strategy strategy = find_strategy(settings.strategy);
   const auto start = std::chrono::steady_clock::now();
   auto over_budget = [&] {
@@ -113,16 +113,32 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
   };
   std::vector<TuneResult> results;
   bool budget_said = false;
+  int done = 0, at_most = 0;
   for (Solver solver : settings.solvers)
     for (int n : settings.sizes) {
       const model::Problem problem{solver, Precision::double_, Target::cpu, n, n};
-      const Plan model_plan = model::predict(profile, problem, params).plan;
+      at_most += static_cast<int>(
+          settings.space.all(settings.space.snapped(model::predict(profile, problem, params).plan), n, n).size());
+    }
+  for (Solver solver : settings.solvers)
+    for (int n : settings.sizes) {
+      const model::Problem problem{solver, Precision::double_, Target::cpu, n, n};
+      const Plan model_plan = settings.space.snapped(model::predict(profile, problem, params).plan);
       std::optional<Problem> system;  // made on first use: a resumed size needs none
       TuneResult result;
       result.solver = solver;
       result.m = result.n = n;
 
       Evaluate evaluate = [&](const Plan& candidate) -> std::optional<double> {
+        struct Counted {  // reports the count when this evaluation ends, whichever way
+          int& evaluated;
+          int bound;
+          const Count& report;
+          ~Counted() {
+            ++evaluated;
+            if (report) report(evaluated, bound);
+          }
+        } counted{done, at_most, count};
         db::Trial key;
         key.machine_id = machine_id;
         key.level = settings.level;

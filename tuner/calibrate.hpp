@@ -40,8 +40,12 @@ struct TuneResult {
 };
 
 using Progress = std::function<void(const std::string& line)>;
+// After each configuration: how many were evaluated (measured or reused) and how many the search
+// may evaluate at most (the whole space for the grid; an upper bound for the other strategies).
+using Count = std::function<void(int done, int at_most)>;
 
 std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const MachineProfile& profile,
-                             const LevelSettings& settings, const model::ModelParams& params, const Progress& progress);
+                             const LevelSettings& settings, const model::ModelParams& params, const Progress& progress,
+                             const Count& count = nullptr);
 
 }  // namespace hetlu::tuner

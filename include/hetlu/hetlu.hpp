@@ -72,12 +72,13 @@ SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B,
 
 struct CalibrationOptions {
   CalibrationLevel level = CalibrationLevel::quick;
-  std::string db_path;                               // empty: the default database
-  std::string config_path;                           // empty: the built-in configs/calibration.yaml
-  std::vector<int> sizes;                            // empty: the level's sizes
-  std::vector<Solver> solvers;                       // empty: the level's solvers
-  double budget_seconds = 0;                         // > 0: start no new measurement after this long (resume later)
-  std::function<void(const std::string&)> progress;  // one line per trial; may be empty
+  std::string db_path;                                  // empty: the default database
+  std::string config_path;                              // empty: the built-in configs/calibration.yaml
+  std::vector<int> sizes;                               // empty: the level's sizes
+  std::vector<Solver> solvers;                          // empty: the level's solvers
+  double budget_seconds = 0;                            // > 0: start no new measurement after this long (resume later)
+  std::function<void(const std::string&)> progress;     // one line per trial; may be empty
+  std::function<void(int done, int at_most)> on_trial;  // configurations evaluated so far; may be empty
 };
 
 struct CalibrationEntry {

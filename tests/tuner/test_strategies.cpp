@@ -58,6 +58,19 @@ TEST(SearchSpace, RestrictionsAndTheModelFirst) {
   EXPECT_EQ(space.all(model_plan(96, Solver::calu), 1000, 1000).size(), 1u + (2 + 3 + 3 + 3) * 2);  // ib <= nb
 }
 
+TEST(SearchSpace, SnapsTheModelsPlanIntoTheSpace) {
+  tuner::SearchSpace space{{32, 64, 128, 256}, {16, 32}, {1}};
+  EXPECT_EQ(space.snapped(model_plan(96)).nb, 128);  // 96/64 > 128/96
+  EXPECT_EQ(space.snapped(model_plan(40)).nb, 32);
+  auto calu = model_plan(200, Solver::calu);
+  calu.ib = 24;
+  calu.lookahead = 0;
+  const auto s = space.snapped(calu);
+  EXPECT_EQ(s.nb, 256);
+  EXPECT_EQ(s.ib, 32);
+  EXPECT_EQ(s.lookahead, 1);
+}
+
 TEST(GridStrategy, EvaluatesEveryAllowedPlan) {
   tuner::SearchSpace space{{32, 64, 128, 256}, {32}, {1}};
   Recorder r;

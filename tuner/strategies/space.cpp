@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 
 #include "tuner/strategies/strategy.hpp"
 
@@ -8,6 +9,21 @@ bool contains(const std::vector<int>& values, int v) {
   return std::find(values.begin(), values.end(), v) != values.end();
 }
 }  // namespace
+
+Plan SearchSpace::snapped(const Plan& plan) const {
+  auto nearest = [](const std::vector<int>& values, int v) {
+    if (values.empty() || v < 1) return v;
+    int best = values.front();
+    for (int x : values)
+      if (std::abs(std::log(double(x) / v)) < std::abs(std::log(double(best) / v))) best = x;
+    return best;
+  };
+  Plan p = plan;
+  p.nb = nearest(nb, plan.nb);
+  if (plan.solver == Solver::calu) p.ib = std::min(p.nb, nearest(ib, plan.ib));
+  if (!lookahead.empty() && !contains(lookahead, plan.lookahead)) p.lookahead = lookahead.front();
+  return p;
+}
 
 bool SearchSpace::allows(const Plan& plan, int m, int n) const {
   const int k = std::max(1, std::min(m, n));

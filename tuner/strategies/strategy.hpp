@@ -22,6 +22,10 @@ struct SearchSpace {
 
   // Whether a plan is allowed for an m x n problem: nb <= min(m, n), ib <= nb, values from the lists.
   bool allows(const Plan& plan, int m, int n) const;
+  // The plan with each parameter moved to the nearest listed value (in ratio), so that the model's
+  // plan is a point of the space: a later calibration with slightly different measured rates then
+  // finds it among the stored trials instead of measuring a new neighbour.
+  Plan snapped(const Plan& plan) const;
   // Every allowed plan, the model's plan's other fields kept; the model's own plan first.
   std::vector<Plan> all(const Plan& model_plan, int m, int n) const;
 };
