@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "solvers/checks.hpp"
+#include "solvers/copy_block.hpp"
 #include "solvers/lu.hpp"
 #include "solvers/variants.hpp"
 
@@ -70,9 +71,7 @@ int gesv(const Plan& plan, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int 
   std::vector<T> original;  // refinement needs A itself; the factors overwrite it
   if (plan.refinement == Refinement::working) {
     original.resize(static_cast<size_t>(std::max(1, n)) * n);
-    for (int j = 0; j < n; ++j)
-      std::copy(A + static_cast<long long>(j) * lda, A + static_cast<long long>(j) * lda + n,
-                original.begin() + static_cast<size_t>(j) * n);
+    kernels::copy_block(n, n, A, lda, original.data(), n);
   }
   return variants::lu_gesv(plan, n, nrhs, A, lda, ipiv, original.empty() ? nullptr : original.data(), std::max(1, n), B,
                            ldb, details);

@@ -1,6 +1,7 @@
 // getrf + getrs for the pivoting variants, with optional refinement in working precision.
 #include <string>
 
+#include "solvers/copy_block.hpp"
 #include "solvers/refinement.hpp"
 #include "solvers/variants.hpp"
 
@@ -31,15 +32,11 @@ int lu_gesv(const Plan& plan, int n, int nrhs, T* LU, int ldlu, int* ipiv, const
   }
   std::vector<T> X(static_cast<size_t>(std::max(1, n)) * nrhs);
   const int ld = std::max(1, n);
-  for (int j = 0; j < nrhs; ++j)
-    std::copy(B + static_cast<long long>(j) * ldb, B + static_cast<long long>(j) * ldb + n,
-              X.begin() + static_cast<size_t>(j) * ld);
+  kernels::copy_block(n, nrhs, B, ldb, X.data(), ld);
   auto solve_in_place = [&](T* R, int ldr) { lu_getrs(Transpose::no, n, nrhs, LU, ldlu, ipiv, R, ldr); };
   solve_in_place(X.data(), ld);
   const RefinementResult r = refine(n, nrhs, A_original, lda, B, ldb, X.data(), ld, solve_in_place);
-  for (int j = 0; j < nrhs; ++j)
-    std::copy(X.begin() + static_cast<size_t>(j) * ld, X.begin() + static_cast<size_t>(j) * ld + n,
-              B + static_cast<long long>(j) * ldb);
+  kernels::copy_block(n, nrhs, X.data(), ld, B, ldb);
   if (details) {
     details->refinement_steps = r.steps;
     details->backward_error = r.backward_error;

@@ -9,6 +9,7 @@
 
 #include "solvers/blocked_lu.hpp"
 #include "solvers/butterfly.hpp"
+#include "solvers/copy_block.hpp"
 #include "solvers/refinement.hpp"
 #include "solvers/variants.hpp"
 
@@ -31,9 +32,7 @@ template <class T>
 int gepp_fallback(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv, T* B, int ldb,
                   SolveDetails* details, const char* why) {
   std::vector<T> LU(static_cast<size_t>(std::max(1, n)) * n);
-  for (int j = 0; j < n; ++j)
-    std::copy(A + static_cast<long long>(j) * lda, A + static_cast<long long>(j) * lda + n,
-              LU.begin() + static_cast<size_t>(j) * n);
+  kernels::copy_block(n, n, A, lda, LU.data(), n);
   Plan gepp = plan;
   gepp.solver = Solver::gepp;
   gepp.refinement = Refinement::working;
@@ -55,9 +54,7 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
   // Pad to a multiple of 4 with the identity: diag(A, I) keeps the solution in the first n entries.
   const int np = (n + 3) / 4 * 4;
   std::vector<T> Ar(static_cast<size_t>(np) * np, T(0));
-  for (int j = 0; j < n; ++j)
-    std::copy(A + static_cast<long long>(j) * lda, A + static_cast<long long>(j) * lda + n,
-              Ar.begin() + static_cast<size_t>(j) * np);
+  kernels::copy_block(n, n, A, lda, Ar.data(), np);
   for (int i = n; i < np; ++i) Ar[i + static_cast<size_t>(i) * np] = T(1);
 
   // Fixed seeds: the same input gives the same answer, run after run.
@@ -78,33 +75,25 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
   std::vector<T> work(static_cast<size_t>(np) * std::max(1, nrhs));
   auto solve_in_place = [&](T* R, int ldr) {
     std::fill(work.begin(), work.end(), T(0));
-    for (int j = 0; j < nrhs; ++j)
-      std::copy(R + static_cast<long long>(j) * ldr, R + static_cast<long long>(j) * ldr + n,
-                work.begin() + static_cast<size_t>(j) * np);
+    kernels::copy_block(n, nrhs, R, ldr, work.data(), np);
     kernels::apply_transpose_left(U, nrhs, work.data(), np);
     blas::trsm(blas::Side::left, blas::Uplo::lower, blas::Op::no_trans, blas::Diag::unit, np, nrhs, T(1), Ar.data(), np,
                work.data(), np);
     blas::trsm(blas::Side::left, blas::Uplo::upper, blas::Op::no_trans, blas::Diag::non_unit, np, nrhs, T(1), Ar.data(),
                np, work.data(), np);
     kernels::apply_left(V, nrhs, work.data(), np);
-    for (int j = 0; j < nrhs; ++j)
-      std::copy(work.begin() + static_cast<size_t>(j) * np, work.begin() + static_cast<size_t>(j) * np + n,
-                R + static_cast<long long>(j) * ldr);
+    kernels::copy_block(n, nrhs, work.data(), np, R, ldr);
   };
 
   const int ld = std::max(1, n);
   std::vector<T> X(static_cast<size_t>(ld) * nrhs);
-  for (int j = 0; j < nrhs; ++j)
-    std::copy(B + static_cast<long long>(j) * ldb, B + static_cast<long long>(j) * ldb + n,
-              X.begin() + static_cast<size_t>(j) * ld);
+  kernels::copy_block(n, nrhs, B, ldb, X.data(), ld);
   solve_in_place(X.data(), ld);
   const RefinementResult refined = refine(n, nrhs, A, lda, B, ldb, X.data(), ld, solve_in_place);
   if (!refined.converged)
     return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, "refinement did not converge in 5 steps");
 
-  for (int j = 0; j < nrhs; ++j)
-    std::copy(X.begin() + static_cast<size_t>(j) * ld, X.begin() + static_cast<size_t>(j) * ld + n,
-              B + static_cast<long long>(j) * ldb);
+  kernels::copy_block(n, nrhs, X.data(), ld, B, ldb);
   for (int i = 0; i < n; ++i) ipiv[i] = i + 1;  // no interchanges: the randomization replaced them
   if (details) {
     details->refinement_steps = refined.steps;

@@ -7,6 +7,7 @@
 
 #include "solvers/accuracy.hpp"
 #include "solvers/blas.hpp"
+#include "solvers/copy_block.hpp"
 
 namespace hetlu::variants {
 
@@ -31,9 +32,7 @@ RefinementResult refine(int n, int nrhs, const T* A, int lda, const T* B, int ld
       return result;
     }
     if (result.steps == max_steps) return result;
-    for (int j = 0; j < nrhs; ++j)
-      std::copy(B + static_cast<long long>(j) * ldb, B + static_cast<long long>(j) * ldb + n,
-                R.data() + static_cast<size_t>(j) * ld);
+    kernels::copy_block(n, nrhs, B, ldb, R.data(), ld);
     blas::gemm(blas::Op::no_trans, blas::Op::no_trans, n, nrhs, n, T(-1), A, lda, X, ldx, T(1), R.data(), ld);
     solve_in_place(R.data(), ld);
     for (int j = 0; j < nrhs; ++j)
