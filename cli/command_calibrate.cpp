@@ -40,7 +40,7 @@ void register_calibrate(CLI::App& app, CommandState&) {
     for (const auto& name : args->solvers) options.solvers.push_back(from_string<Solver>(name));
     options.budget_seconds = args->budget;
     // On a terminal, a progress bar with an ETA; otherwise (a log, CI) one plain line per trial.
-    const bool terminal = ::isatty(STDERR_FILENO) == 1;
+    const bool terminal = ::isatty(STDOUT_FILENO) == 1 && ::isatty(STDERR_FILENO) == 1;
     const auto start = std::chrono::steady_clock::now();
     if (terminal) {
       options.on_trial = [start](int done, int at_most) {

@@ -99,6 +99,13 @@ def main():
         for n in sorted({t[1] for t in hybrid}):
             rows = sorted((t[6], t[1] ** 3 * 2 / 3 / t[3] / 1e9) for t in hybrid if t[1] == n)
             ax.plot([d for d, _ in rows], [g for _, g in rows], "o-", label=f"n = {n}")
+        for r in best:  # the tuned d of each hybrid size, marked on its curve
+            if r[3] == "hybrid":
+                tuned_d = db.execute("SELECT cpu_block_columns FROM best_plans WHERE machine_id = ? AND solver = ? "
+                                     "AND target = 'hybrid' AND n = ?", (r[0], r[1], r[5])).fetchone()
+                if tuned_d:
+                    ax.axvline(tuned_d[0], linestyle=":", color="grey")
+                    ax.annotate(f"tuned d (n = {r[5]})", (tuned_d[0], ax.get_ylim()[1]), rotation=90, va="top")
         ax.set_xlabel("d (block columns on the CPUs)")
         ax.set_ylabel("GFlop/s")
         ax.legend()
