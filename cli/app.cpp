@@ -1,6 +1,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "db/database.hpp"
 #include "hetlu/types.hpp"
 
 namespace hetlu::cli {
@@ -9,6 +10,10 @@ void add_db_option(CLI::App& command, std::string& path) {
   command.add_option("--db", path,
                      "tuning database (default: $HETLU_DB, else $XDG_DATA_HOME/hetlu/tuning.db, "
                      "else ~/.local/share/hetlu/tuning.db)");
+}
+
+std::string database_path(const std::string& db_option) {
+  return db_option.empty() ? db::default_path() : db_option;
 }
 
 int run(int argc, char** argv) {

@@ -69,7 +69,7 @@ void register_db_check(CLI::App& db_cmd, CommandState& state) {
   add_db_option(*check, args->db);
   check->add_flag("--json", args->json, "print one JSON object");
   check->callback([args, &state] {
-    const std::string path = args->db.empty() ? db::default_path() : args->db;
+    const std::string path = database_path(args->db);
     auto database = db::Database::open(path, db::Database::Mode::read_only);
     const auto r = db::check(database);
     if (args->json) {
@@ -101,7 +101,7 @@ void register_db_forget(CLI::App& db_cmd, CommandState&) {
   add_db_option(*forget, args->db);
   forget->add_option("--machine", args->machine, "the machine's fingerprint, as 'hetlu db show' prints it")->required();
   forget->callback([args] {
-    const std::string path = args->db.empty() ? db::default_path() : args->db;
+    const std::string path = database_path(args->db);
     auto database = db::Database::open(path, db::Database::Mode::read_write);
     if (!db::find_machine(database, args->machine))
       throw InvalidArgument("no machine with fingerprint '" + args->machine + "' in " + path);
@@ -120,7 +120,7 @@ void register_db_exchange(CLI::App& db_cmd, CommandState&) {
   add_db_option(*out, args->db);
   out->add_option("-o,--output", args->file, "the JSON file (default: stdout)");
   out->callback([args] {
-    const std::string path = args->db.empty() ? db::default_path() : args->db;
+    const std::string path = database_path(args->db);
     auto database = db::Database::open(path, db::Database::Mode::read_only);
     const std::string text = db::export_json(database).dump(1);
     if (args->file.empty()) {
@@ -142,7 +142,7 @@ void register_db_exchange(CLI::App& db_cmd, CommandState&) {
     } catch (const nlohmann::json::parse_error& e) {
       throw InvalidArgument(args->file + ": not JSON: " + e.what());
     }
-    const std::string path = args->db.empty() ? db::default_path() : args->db;
+    const std::string path = database_path(args->db);
     auto database = db::Database::open(path, db::Database::Mode::read_write);
     const auto r = db::import_json(database, document, db::fingerprint(this_machine()).hash, args->force);
     std::cout << fmt::format(
@@ -169,7 +169,7 @@ void register_db(CLI::App& app, CommandState& state) {
   show->add_flag("--accuracy", args->accuracy,
                  "the model's predicted time against the measured time of every tuned entry, and the median error");
   show->callback([args] {
-    const std::string path = args->db.empty() ? db::default_path() : args->db;
+    const std::string path = database_path(args->db);
     auto database = db::Database::open(path, db::Database::Mode::read_only);
     const auto machines = db::list_machines(database);
     const auto plans = db::list_best_plans(database);

@@ -40,7 +40,7 @@ void register_report(CLI::App& app, CommandState& state) {
   add_db_option(*cmd, args->db);
   cmd->add_option("--out", args->out, "folder for report.md and the plots")->capture_default_str();
   cmd->callback([args, &state] {
-    const std::string path = args->db.empty() ? db::default_path() : args->db;
+    const std::string path = database_path(args->db);
     if (!std::filesystem::exists(path))
       throw InvalidArgument("no database at '" + path + "' (run 'hetlu calibrate' first)");
     // Debian's python3 has Debian's matplotlib; another python3 first on PATH may not.

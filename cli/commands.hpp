@@ -27,6 +27,8 @@ void register_report(CLI::App& app, CommandState& state);
 
 // --db PATH, on every subcommand that touches the database.
 void add_db_option(CLI::App& command, std::string& path);
+// The database a command uses: --db when given, else the default path.
+std::string database_path(const std::string& db_option);
 
 // Runs hetlu with these arguments; returns the exit code. Errors go to stderr as one line.
 int run(int argc, char** argv);
