@@ -4,23 +4,22 @@
 
 namespace hetlu::db {
 
+namespace {
+// The one name table of TrialStatus, as every enum of hetlu has (hetlu/types.hpp).
+constexpr hetlu::detail::EnumNames<TrialStatus, 3> trial_status_names{
+    "trial status", {{{TrialStatus::ok, "ok"}, {TrialStatus::noisy, "noisy"}, {TrialStatus::failed, "failed"}}}};
+}  // namespace
+
 std::string to_string(TrialStatus status) {
-  switch (status) {
-    case TrialStatus::ok:
-      return "ok";
-    case TrialStatus::noisy:
-      return "noisy";
-    case TrialStatus::failed:
-      return "failed";
-  }
-  return "?";
+  return std::string(trial_status_names.to_string(status));
 }
 
 TrialStatus trial_status_from_string(const std::string& text) {
-  if (text == "ok") return TrialStatus::ok;
-  if (text == "noisy") return TrialStatus::noisy;
-  if (text == "failed") return TrialStatus::failed;
-  throw DatabaseError("unknown trial status '" + text + "'");
+  try {
+    return trial_status_names.from_string(text);
+  } catch (const InvalidArgument& e) {
+    throw DatabaseError(e.what());  // read from the file: the database is what is wrong
+  }
 }
 
 namespace {

@@ -10,10 +10,7 @@
 namespace hetlu::model {
 
 double cpu_gemm_rate(const MachineProfile& profile, const ModelParams& params) {
-  if (profile.dgemm_gflops_all_cores > 0) return profile.dgemm_gflops_all_cores;
-  if (profile.peak_gflops_per_core > 0 && profile.cores > 0)
-    return profile.peak_gflops_per_core * profile.cores * params.cpu_efficiency;
-  return 0;
+  return rates_of(profile, Precision::double_, params).cpu_all.gflops;  // the rule predict() uses
 }
 
 double getrf_flops(double m, double n) {
