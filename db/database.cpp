@@ -2,7 +2,9 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 namespace hetlu::db {
 namespace {
@@ -161,11 +163,18 @@ int Database::user_version() {
 }
 
 void Database::exec(const std::string& sql) {
-  char* message = nullptr;
-  if (sqlite3_exec(handle_, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
-    std::string text = message ? message : "unknown error";
+  // SQLite answers SQLITE_BUSY without calling the busy handler in some cases (switching to WAL
+  // while another connection reads, a deadlock it avoids): back off and retry for up to 30 s, so
+  // that two calibrations on one database both finish.
+  for (int attempt = 0;; ++attempt) {
+    char* message = nullptr;
+    const int rc = sqlite3_exec(handle_, sql.c_str(), nullptr, nullptr, &message);
+    if (rc == SQLITE_OK) return;
+    std::string text = message ? message : sqlite3_errstr(rc);
     sqlite3_free(message);
-    throw DatabaseError("database '" + path_ + "': " + text);
+    const bool busy = (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
+    if (!busy || attempt >= 600) throw DatabaseError("database '" + path_ + "': " + text);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
 }
 
