@@ -7,25 +7,23 @@
 #include "solvers/blocked_lu.hpp"
 #include "solvers/variants.hpp"
 
-namespace hetlu::variants {
-
-namespace {
+namespace hetlu::kernels {
 
 // The B-wide panel, factored recursively (as getrf_recursive, so that most updates are wide GEMMs
 // with inner dimension B/2, B/4, ...) down to leaves of width b, each a TSLU.
 template <class T>
-int calu_panel_recursive(int m, int n, T* A, int lda, int* ipiv, int inner, int panel_threads) {
+int calu_panel(int m, int n, T* A, int lda, int* ipiv, int inner, int panel_threads) {
   if (m == 0 || n == 0) return 0;
   if (n <= inner || m <= inner) return kernels::tslu_panel(m, n, A, lda, ipiv, panel_threads);
   const int half = std::min(m, n) / 2;
   const int n1 = std::max(inner, half / inner * inner);  // leaves stay b wide
   const int n2 = n - n1;
   T* A12 = A + static_cast<long long>(n1) * lda;
-  int info = calu_panel_recursive(m, n1, A, lda, ipiv, inner, panel_threads);
+  int info = calu_panel(m, n1, A, lda, ipiv, inner, panel_threads);
   kernels::laswp(n2, A12, lda, 0, n1, ipiv);
   blas::trsm(blas::Side::left, blas::Uplo::lower, blas::Op::no_trans, blas::Diag::unit, n1, n2, T(1), A, lda, A12, lda);
   blas::gemm(blas::Op::no_trans, blas::Op::no_trans, m - n1, n2, n1, T(-1), A + n1, lda, A12, lda, T(1), A12 + n1, lda);
-  const int info2 = calu_panel_recursive(m - n1, n2, A12 + n1, lda, ipiv + n1, inner, panel_threads);
+  const int info2 = calu_panel(m - n1, n2, A12 + n1, lda, ipiv + n1, inner, panel_threads);
   if (info == 0 && info2 > 0) info = info2 + n1;
   const int k = std::min(m, n);
   for (int i = n1; i < k; ++i) ipiv[i] += n1;
@@ -33,14 +31,19 @@ int calu_panel_recursive(int m, int n, T* A, int lda, int* ipiv, int inner, int 
   return info;
 }
 
-}  // namespace
+template int calu_panel<float>(int, int, float*, int, int*, int, int);
+template int calu_panel<double>(int, int, double*, int, int*, int, int);
+
+}  // namespace hetlu::kernels
+
+namespace hetlu::variants {
 
 template <class T>
 int calu_cpu_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv) {
   const int inner = std::max(1, std::min(plan.ib, plan.nb));
   const int panel_threads = std::max(1, plan.panel_threads);
   auto calu_panel = [inner, panel_threads](int rows, int width, T* panel, int ld, int* panel_ipiv) {
-    return calu_panel_recursive(rows, width, panel, ld, panel_ipiv, inner, panel_threads);
+    return kernels::calu_panel(rows, width, panel, ld, panel_ipiv, inner, panel_threads);
   };
   return blocked_lu(m, n, A, lda, ipiv, plan.nb, plan.lookahead > 0, calu_panel);
 }

@@ -2,6 +2,7 @@
 #include <string>
 #include <vector>
 
+#include "solvers/backend.hpp"
 #include "solvers/checks.hpp"
 #include "solvers/copy_block.hpp"
 #include "solvers/lu.hpp"
@@ -16,8 +17,12 @@ void check_plan(const Plan& plan) {
     checks::positive("plan.ib", plan.ib);
     checks::positive("plan.panel_threads", plan.panel_threads);
   }
-  if (plan.target != Target::cpu)
-    throw Error("target '" + to_string(plan.target) + "' is not available in this build yet");
+  if (plan.target == Target::hybrid) {
+    checks::non_negative("plan.cpu_block_columns", plan.cpu_block_columns);
+    std::string why;
+    if (!backends::available(plan.backend, &why))
+      throw Error("backend '" + to_string(plan.backend) + "' is not available: " + why);
+  }
 }
 
 }  // namespace

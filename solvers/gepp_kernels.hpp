@@ -29,4 +29,9 @@ int getrf_nopivot_recursive(int m, int n, T* A, int lda);
 template <class T>
 int tslu_panel(int m, int width, T* A, int lda, int* ipiv, int panel_threads);
 
+// CALU's B-wide panel: factored recursively (most updates are wide GEMMs) down to leaves of
+// width `inner` (b), each a TSLU over `panel_threads` row blocks. Same conventions as above.
+template <class T>
+int calu_panel(int m, int n, T* A, int lda, int* ipiv, int inner, int panel_threads);
+
 }  // namespace hetlu::kernels

@@ -11,9 +11,11 @@ template <class T>
 int lu_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv) {
   switch (plan.solver) {
     case Solver::gepp:
-      return gepp_cpu_getrf(plan, m, n, A, lda, ipiv);
+      return plan.target == Target::hybrid ? gepp_hybrid_getrf(plan, m, n, A, lda, ipiv)
+                                           : gepp_cpu_getrf(plan, m, n, A, lda, ipiv);
     case Solver::calu:
-      return calu_cpu_getrf(plan, m, n, A, lda, ipiv);
+      return plan.target == Target::hybrid ? calu_async_getrf(plan, m, n, A, lda, ipiv)
+                                           : calu_cpu_getrf(plan, m, n, A, lda, ipiv);
     case Solver::prbt:
       break;
   }

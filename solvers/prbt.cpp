@@ -60,15 +60,19 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
   // Fixed seeds: the same input gives the same answer, run after run.
   const auto U = kernels::Butterfly<T>::random(np, 2012u + 2u * static_cast<unsigned>(np));
   const auto V = kernels::Butterfly<T>::random(np, 2013u + 2u * static_cast<unsigned>(np));
-  kernels::apply_transpose_left(U, np, Ar.data(), np);
-  kernels::apply_right(V, np, Ar.data(), np);
-
-  std::vector<int> identity(np);
-  const int info = blocked_lu(np, np, Ar.data(), np, identity.data(), plan.nb, plan.lookahead > 0,
-                              [](int rows, int width, T* panel, int ld, int* panel_ipiv) {
-                                for (int i = 0; i < std::min(rows, width); ++i) panel_ipiv[i] = i + 1;
-                                return kernels::getrf_nopivot_recursive(rows, width, panel, ld);
-                              });
+  int info = 0;
+  if (plan.target == Target::hybrid) {
+    info = prbt_hybrid_factor(plan, np, Ar.data(), np, U.values.data(), V.values.data());
+  } else {
+    kernels::apply_transpose_left(U, np, Ar.data(), np);
+    kernels::apply_right(V, np, Ar.data(), np);
+    std::vector<int> identity(np);
+    info = blocked_lu(np, np, Ar.data(), np, identity.data(), plan.nb, plan.lookahead > 0,
+                      [](int rows, int width, T* panel, int ld, int* panel_ipiv) {
+                        for (int i = 0; i < std::min(rows, width); ++i) panel_ipiv[i] = i + 1;
+                        return kernels::getrf_nopivot_recursive(rows, width, panel, ld);
+                      });
+  }
   if (info > 0) return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, "GENP met an exactly zero pivot");
 
   // x = V (L U)^-1 U^T [r; 0] for each right-hand side r, on a padded copy.

@@ -34,6 +34,9 @@ enum class CalibrationLevel { estimate, quick, measure, patient, exhaustive };
 // Where the hybrid algorithms factor the panel: on the CPUs (MAGMA's choice) or on the device,
 // when the device is so much faster that a CPU panel would stall it.
 enum class PanelLocation { cpu, device };
+// What stands in for "the device" of the hybrid algorithms: a CUDA GPU, or a second team of CPU
+// threads with its own queues and memory (machines without a GPU; tests).
+enum class BackendKind { host, cuda };
 // Iterative refinement after a solve: none, or in working precision (PRBT always refines: it is
 // how GENP's accuracy is restored; GEPP and CALU refine when the plan asks).
 enum class Refinement { none, working };
@@ -81,6 +84,8 @@ inline constexpr EnumNames<PlanSource, 4> plan_source_names{"plan source",
                                                               {PlanSource::default_, "default"}}}};
 inline constexpr EnumNames<PanelLocation, 2> panel_location_names{
     "panel location", {{{PanelLocation::cpu, "cpu"}, {PanelLocation::device, "device"}}}};
+inline constexpr EnumNames<BackendKind, 2> backend_names{"backend",
+                                                         {{{BackendKind::host, "host"}, {BackendKind::cuda, "cuda"}}}};
 inline constexpr EnumNames<Refinement, 2> refinement_names{
     "refinement", {{{Refinement::none, "none"}, {Refinement::working, "working"}}}};
 inline constexpr EnumNames<CalibrationLevel, 5> level_names{"calibration level",
@@ -105,6 +110,9 @@ inline std::string to_string(PlanSource v) {
 }
 inline std::string to_string(PanelLocation v) {
   return std::string(detail::panel_location_names.to_string(v));
+}
+inline std::string to_string(BackendKind v) {
+  return std::string(detail::backend_names.to_string(v));
 }
 inline std::string to_string(Refinement v) {
   return std::string(detail::refinement_names.to_string(v));
@@ -136,6 +144,10 @@ inline PanelLocation from_string<PanelLocation>(std::string_view t) {
   return detail::panel_location_names.from_string(t);
 }
 template <>
+inline BackendKind from_string<BackendKind>(std::string_view t) {
+  return detail::backend_names.from_string(t);
+}
+template <>
 inline Refinement from_string<Refinement>(std::string_view t) {
   return detail::refinement_names.from_string(t);
 }
@@ -157,7 +169,8 @@ struct Plan {
   int cpu_block_columns = 0;                          // d: block columns kept by the CPUs (hybrid only)
   int panel_threads = 1;                              // P_r: row blocks of the TSLU panel (CALU)
   int lookahead = 1;                                  // panels factored ahead of the trailing update
-  PanelLocation panel_location = PanelLocation::cpu;  // hybrid only
+  PanelLocation panel_location = PanelLocation::cpu;  // hybrid only; device means d = 0
+  BackendKind backend = BackendKind::host;            // hybrid only: what runs the device's part
   Refinement refinement = Refinement::none;           // GEPP and CALU; PRBT always refines
 
   PlanSource source = PlanSource::default_;  // where the plan as a whole came from
@@ -174,6 +187,8 @@ struct PlanOverrides {
   std::optional<int> panel_threads;
   std::optional<int> lookahead;
   std::optional<Refinement> refinement;
+  std::optional<PanelLocation> panel_location;
+  std::optional<BackendKind> backend;
 };
 
 // ---- the machine -----------------------------------------------------------------------------------

@@ -1,0 +1,46 @@
+// One backend of each kind per process and precision, made on first use: a CUDA context and
+// cuBLAS handle take long to create, and the host backend's threads should not be respawned per
+// solve.
+#include <map>
+
+#include "solvers/backend_host.hpp"
+
+namespace hetlu::backends {
+
+bool available(BackendKind kind, std::string* why) {
+  if (kind == BackendKind::host) return true;
+#ifdef HETLU_HAVE_CUDA
+  return cuda_device_present(why);
+#else
+  if (why) *why = "this build of hetlu has no CUDA support (configure with HETLU_WITH_CUDA=ON where nvcc exists)";
+  return false;
+#endif
+}
+
+template <class T>
+Backend<T>& backend(BackendKind kind) {
+  static std::mutex mutex;
+  static std::map<BackendKind, std::unique_ptr<Backend<T>>> made;
+  std::lock_guard lock(mutex);
+  auto& slot = made[kind];
+  if (!slot) {
+    std::string why;
+    if (!available(kind, &why)) throw Error("backend '" + to_string(kind) + "' is not available: " + why);
+#ifdef HETLU_HAVE_CUDA
+    slot = kind == BackendKind::cuda ? make_cuda_backend<T>() : make_host_backend<T>(host_backend_threads());
+#else
+    slot = make_host_backend<T>(host_backend_threads());
+#endif
+  }
+  return *slot;
+}
+
+std::unique_lock<std::mutex> lock_backend(BackendKind kind) {
+  static std::mutex mutexes[2];
+  return std::unique_lock(mutexes[static_cast<int>(kind)]);
+}
+
+template Backend<float>& backend<float>(BackendKind);
+template Backend<double>& backend<double>(BackendKind);
+
+}  // namespace hetlu::backends

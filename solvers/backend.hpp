@@ -1,0 +1,95 @@
+// The narrow interface the hybrid algorithms are written against (DESIGN.md, "The backends"):
+// device memory, asynchronous 2-D copies both ways, the BLAS-3 steps of a blocked LU and the
+// butterflies of PRBT on ordered queues, and events between queues and with the host.
+//
+// Two implementations: `cuda` (cuBLAS and cuSOLVER on streams, pinned host memory, events) and
+// `host` (a separate team of CPU threads with its own queues and memory; copies are real copies),
+// so that every hybrid code path runs and is tested on machines without a GPU.
+//
+// Operations on one queue run in order; different queues run concurrently and are ordered only
+// by events. Host pointers handed to an asynchronous copy must stay valid, and unmodified (or
+// unread, for a copy to the host), until an event recorded after the copy has completed.
+// Every failure (out of memory, a CUDA error) throws hetlu::Error with what failed.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "hetlu/types.hpp"
+
+namespace hetlu::backends {
+
+// compute: BLAS and kernels; to_device / to_host: copies, so that both directions overlap the
+// compute queue (async-calu §3.3, "overlapping communications in both directions").
+enum class Queue { compute = 0, to_device = 1, to_host = 2 };
+inline constexpr int queue_count = 3;
+
+// A point in a queue's order; completes when everything enqueued before it has run.
+class Event {
+ public:
+  virtual ~Event() = default;
+};
+using EventPtr = std::shared_ptr<Event>;
+
+// A column-major rows x cols matrix in device memory, freed when the last copy goes.
+template <class T>
+struct DeviceMatrix {
+  std::shared_ptr<T> storage;
+  int rows = 0, cols = 0, ld = 1;
+  T* data() const { return storage.get(); }
+  T* at(int i, int j) const { return storage.get() + i + static_cast<long long>(j) * ld; }
+};
+
+template <class T>
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual BackendKind kind() const = 0;
+  virtual std::string device_name() const = 0;
+
+  // Throws Error naming the size when the device has not enough memory.
+  virtual DeviceMatrix<T> allocate(int rows, int cols) = 0;
+
+  // Makes [host, host + count) eligible for asynchronous copies (CUDA: page-locks it) until the
+  // returned handle goes. A no-op for the host backend.
+  virtual std::shared_ptr<void> register_host(T* host, std::size_t count) = 0;
+
+  virtual void copy_to_device(Queue q, int rows, int cols, const T* host, int ldh, T* device, int ldd) = 0;
+  virtual void copy_to_host(Queue q, int rows, int cols, const T* device, int ldd, T* host, int ldh) = 0;
+
+  // The interchanges ipiv[k1..k2) (1-based, LAPACK style) applied to the rows of a device block.
+  // ipiv is read when the call is made, not when the queue runs it.
+  virtual void laswp(Queue q, int cols, T* A, int lda, int k1, int k2, const int* ipiv) = 0;
+  // B <- L^-1 B, L unit lower triangular m x m (the block row of U).
+  virtual void trsm_lower_unit(Queue q, int m, int n, const T* L, int ldl, T* B, int ldb) = 0;
+  // C <- C - A B (the trailing update).
+  virtual void gemm_minus(Queue q, int m, int n, int k, const T* A, int lda, const T* B, int ldb, T* C, int ldc) = 0;
+  // LU of the rows x cols device panel, with partial pivoting or none; waits for it and returns
+  // LAPACK's info (ipiv, panel-relative and 1-based, is written on the host; untouched without
+  // pivoting).
+  virtual int getrf_panel(Queue q, int rows, int cols, T* A, int lda, int* ipiv, bool pivoting) = 0;
+  // PRBT's randomization A <- U^T A V of the n x n device matrix (n a multiple of 4); u and v are
+  // the packed butterflies (2n values each, solvers/butterfly.hpp), read when the call is made.
+  virtual void butterflies_two_sided(Queue q, int n, const T* u, const T* v, T* A, int lda) = 0;
+
+  virtual EventPtr record(Queue q) = 0;
+  virtual void wait(Queue q, const EventPtr& event) = 0;  // q runs nothing more until event completes
+  virtual void host_wait(const EventPtr& event) = 0;
+  virtual void synchronize() = 0;  // every queue drained; rethrows the first failure of any
+};
+
+// This process's backend of the kind asked for. Throws Error when it cannot exist here (a build
+// without CUDA, no GPU, a failed context). One hybrid solve at a time uses it: hold the lock.
+template <class T>
+Backend<T>& backend(BackendKind kind);
+std::unique_lock<std::mutex> lock_backend(BackendKind kind);
+
+// Whether `kind` can run on this machine, and if not, why not.
+bool available(BackendKind kind, std::string* why = nullptr);
+
+// The host backend's team size: $HETLU_HOST_BACKEND_THREADS, else half the OpenMP threads.
+int host_backend_threads();
+
+}  // namespace hetlu::backends

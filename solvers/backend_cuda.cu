@@ -1,0 +1,339 @@
+// The cuda backend: cuBLAS for trsm and gemm, cuSOLVER for a panel on the device, hetlu's own
+// kernels for row interchanges and PRBT's butterflies; one CUDA stream per queue, events between
+// them, page-locked host memory for asynchronous copies. Every CUDA, cuBLAS and cuSOLVER call and
+// every kernel launch is checked; a failure throws hetlu::Error saying what failed.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cusolverDn.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "solvers/backend_host.hpp"
+
+namespace hetlu::backends {
+namespace {
+
+void check(cudaError_t status, const char* what) {
+  if (status != cudaSuccess) throw Error(std::string("cuda backend: ") + what + ": " + cudaGetErrorString(status));
+}
+void check(cublasStatus_t status, const char* what) {
+  if (status != CUBLAS_STATUS_SUCCESS)
+    throw Error(std::string("cuda backend: ") + what + ": " + cublasGetStatusString(status));
+}
+void check(cusolverStatus_t status, const char* what) {
+  if (status != CUSOLVER_STATUS_SUCCESS)
+    throw Error(std::string("cuda backend: ") + what + ": cuSOLVER status " + std::to_string(int(status)));
+}
+void check_launch(const char* kernel) {
+  check(cudaGetLastError(), kernel);
+}
+
+// ---- kernels --------------------------------------------------------------------------------------
+
+// Row interchanges: one thread per column applies ipiv[k1..k2) in order (pivots relative to k1).
+template <class T>
+__global__ void laswp_kernel(int cols, T* A, long long lda, int k1, int count, const int* pivots) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= cols) return;
+  T* column = A + j * lda;
+  for (int t = 0; t < count; ++t) {
+    const int i = k1 + t, p = pivots[t] - 1;
+    if (p != i) {
+      const T a = column[i];
+      column[i] = column[p];
+      column[p] = a;
+    }
+  }
+}
+
+// One butterfly mixing of a pair (a, b): [r (a + b); s (a - b)] / sqrt(2), the same for the rows
+// (B^T from the left) and the columns (B from the right); see solvers/butterfly.cpp.
+template <class T>
+__device__ void mix(T& a, T& b, T r, T s) {
+  const T c = T(0.70710678118654752440);
+  const T x = a, y = b;
+  a = c * r * (x + y);
+  b = c * s * (x - y);
+}
+
+// The four indices {i, i + q, i + h, i + h + q} (q = n/4, h = n/2) are closed under a depth-2
+// butterfly, so A <- U^T A V is a 4 x 4 transform of each such group of rows and columns: one
+// thread per group, all in registers, in place, O(n^2) in one pass over A.
+template <class T>
+__device__ void depth2(T x[4], const T* w, int n, int i) {
+  const int q = n / 4, h = n / 2;
+  mix(x[0], x[1], w[n + i], w[n + q + i]);          // B_1 on the first half
+  mix(x[2], x[3], w[n + h + i], w[n + h + q + i]);  // B_2 on the second half
+  mix(x[0], x[2], w[i], w[h + i]);                  // B_0 on the whole
+  mix(x[1], x[3], w[q + i], w[h + q + i]);
+}
+
+template <class T>
+__global__ void butterflies_kernel(int n, const T* u, const T* v, T* A, long long lda) {
+  const int q = n / 4;
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;  // row group: consecutive threads, consecutive rows
+  const int j = blockIdx.y * blockDim.y + threadIdx.y;  // column group
+  if (i >= q || j >= q) return;
+  const int rows[4] = {i, i + q, i + 2 * q, i + 3 * q};
+  const int cols[4] = {j, j + q, j + 2 * q, j + 3 * q};
+  T a[4][4];  // a[c][r]
+  for (int c = 0; c < 4; ++c)
+    for (int r = 0; r < 4; ++r) a[c][r] = A[rows[r] + cols[c] * lda];
+  for (int c = 0; c < 4; ++c) depth2(a[c], u, n, i);  // U^T from the left, on each column
+  for (int r = 0; r < 4; ++r) {                       // V from the right, on each row
+    T x[4] = {a[0][r], a[1][r], a[2][r], a[3][r]};
+    depth2(x, v, n, j);
+    for (int c = 0; c < 4; ++c) a[c][r] = x[c];
+  }
+  for (int c = 0; c < 4; ++c)
+    for (int r = 0; r < 4; ++r) A[rows[r] + cols[c] * lda] = a[c][r];
+}
+
+// ---- typed library calls ---------------------------------------------------------------------------
+
+cublasStatus_t trsm(cublasHandle_t h, int m, int n, const double* L, int ldl, double* B, int ldb) {
+  const double one = 1;
+  return cublasDtrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, m, n, &one, L, ldl, B,
+                     ldb);
+}
+cublasStatus_t trsm(cublasHandle_t h, int m, int n, const float* L, int ldl, float* B, int ldb) {
+  const float one = 1;
+  return cublasStrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, m, n, &one, L, ldl, B,
+                     ldb);
+}
+cublasStatus_t gemm_minus(cublasHandle_t h, int m, int n, int k, const double* A, int lda, const double* B, int ldb,
+                          double* C, int ldc) {
+  const double minus_one = -1, one = 1;
+  return cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &minus_one, A, lda, B, ldb, &one, C, ldc);
+}
+cublasStatus_t gemm_minus(cublasHandle_t h, int m, int n, int k, const float* A, int lda, const float* B, int ldb,
+                          float* C, int ldc) {
+  const float minus_one = -1, one = 1;
+  return cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &minus_one, A, lda, B, ldb, &one, C, ldc);
+}
+cusolverStatus_t getrf_buffer(cusolverDnHandle_t h, int m, int n, double* A, int lda, int* size) {
+  return cusolverDnDgetrf_bufferSize(h, m, n, A, lda, size);
+}
+cusolverStatus_t getrf_buffer(cusolverDnHandle_t h, int m, int n, float* A, int lda, int* size) {
+  return cusolverDnSgetrf_bufferSize(h, m, n, A, lda, size);
+}
+cusolverStatus_t getrf(cusolverDnHandle_t h, int m, int n, double* A, int lda, double* work, int* ipiv, int* info) {
+  return cusolverDnDgetrf(h, m, n, A, lda, work, ipiv, info);
+}
+cusolverStatus_t getrf(cusolverDnHandle_t h, int m, int n, float* A, int lda, float* work, int* ipiv, int* info) {
+  return cusolverDnSgetrf(h, m, n, A, lda, work, ipiv, info);
+}
+
+// ---- the backend ------------------------------------------------------------------------------------
+
+struct CudaEvent : Event {
+  cudaEvent_t event = nullptr;
+  ~CudaEvent() override {
+    if (event) cudaEventDestroy(event);
+  }
+};
+
+// Device scratch that grows on demand and is freed with the backend.
+struct Scratch {
+  void* pointer = nullptr;
+  std::size_t bytes = 0;
+  void* reserve(std::size_t want, const char* what) {
+    if (want <= bytes) return pointer;
+    if (pointer) check(cudaFree(pointer), what);
+    pointer = nullptr, bytes = 0;
+    check(cudaMalloc(&pointer, want), what);
+    bytes = want;
+    return pointer;
+  }
+  ~Scratch() {
+    if (pointer) cudaFree(pointer);
+  }
+};
+
+template <class T>
+class CudaBackend final : public Backend<T> {
+ public:
+  CudaBackend() {
+    check(cudaGetDevice(&device_), "cudaGetDevice");
+    cudaDeviceProp properties{};
+    check(cudaGetDeviceProperties(&properties, device_), "cudaGetDeviceProperties");
+    name_ = properties.name;
+    for (auto& s : streams_) check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+    check(cublasCreate(&blas_), "cublasCreate");
+    check(cusolverDnCreate(&solver_), "cusolverDnCreate");
+  }
+  ~CudaBackend() override {
+    for (auto s : streams_)
+      if (s) cudaStreamSynchronize(s);
+    if (solver_) cusolverDnDestroy(solver_);
+    if (blas_) cublasDestroy(blas_);
+    for (auto s : streams_)
+      if (s) cudaStreamDestroy(s);
+  }
+
+  BackendKind kind() const override { return BackendKind::cuda; }
+  std::string device_name() const override { return name_; }
+
+  DeviceMatrix<T> allocate(int rows, int cols) override {
+    DeviceMatrix<T> m;
+    m.rows = rows, m.cols = cols, m.ld = std::max(1, rows);
+    const std::size_t bytes = sizeof(T) * static_cast<std::size_t>(m.ld) * std::max(1, cols);
+    void* p = nullptr;
+    const cudaError_t status = cudaMalloc(&p, bytes);
+    if (status == cudaErrorMemoryAllocation) {
+      cudaGetLastError();  // not sticky: clear it
+      std::size_t free_bytes = 0, total = 0;
+      cudaMemGetInfo(&free_bytes, &total);
+      throw Error("cuda backend: out of device memory: a " + std::to_string(rows) + " x " + std::to_string(cols) +
+                  " matrix needs " + std::to_string(bytes >> 20) + " MiB, " + std::to_string(free_bytes >> 20) +
+                  " MiB free on " + name_);
+    }
+    check(status, "cudaMalloc");
+    m.storage = std::shared_ptr<T>(static_cast<T*>(p), [](T* q) { cudaFree(q); });
+    return m;
+  }
+
+  std::shared_ptr<void> register_host(T* host, std::size_t count) override {
+    const cudaError_t status = cudaHostRegister(host, count * sizeof(T), cudaHostRegisterDefault);
+    if (status == cudaErrorHostMemoryAlreadyRegistered) {  // the caller pinned it already
+      cudaGetLastError();
+      return nullptr;
+    }
+    check(status, "cudaHostRegister (page-locking the matrix)");
+    return std::shared_ptr<void>(host, [](void* p) { cudaHostUnregister(p); });
+  }
+
+  void copy_to_device(Queue q, int rows, int cols, const T* host, int ldh, T* device, int ldd) override {
+    if (rows <= 0 || cols <= 0) return;
+    check(cudaMemcpy2DAsync(device, sizeof(T) * ldd, host, sizeof(T) * ldh, sizeof(T) * rows, cols,
+                            cudaMemcpyHostToDevice, stream(q)),
+          "cudaMemcpy2DAsync to the device");
+  }
+  void copy_to_host(Queue q, int rows, int cols, const T* device, int ldd, T* host, int ldh) override {
+    if (rows <= 0 || cols <= 0) return;
+    check(cudaMemcpy2DAsync(host, sizeof(T) * ldh, device, sizeof(T) * ldd, sizeof(T) * rows, cols,
+                            cudaMemcpyDeviceToHost, stream(q)),
+          "cudaMemcpy2DAsync to the host");
+  }
+
+  void laswp(Queue q, int cols, T* A, int lda, int k1, int k2, const int* ipiv) override {
+    const int count = k2 - k1;
+    if (cols <= 0 || count <= 0) return;
+    // One pivot buffer per queue: calls on one queue are ordered, so it is reused safely.
+    int* pivots = static_cast<int*>(pivot_buffers_[int(q)].reserve(sizeof(int) * count, "cudaMalloc (pivots)"));
+    check(cudaMemcpyAsync(pivots, ipiv + k1, sizeof(int) * count, cudaMemcpyHostToDevice, stream(q)),
+          "cudaMemcpyAsync (pivots)");
+    // Pageable source: cudaMemcpyAsync returns once ipiv is read, as the interface promises.
+    const int threads = 128;
+    laswp_kernel<<<(cols + threads - 1) / threads, threads, 0, stream(q)>>>(cols, A, lda, k1, count, pivots);
+    check_launch("laswp kernel");
+  }
+
+  void trsm_lower_unit(Queue q, int m, int n, const T* L, int ldl, T* B, int ldb) override {
+    if (m <= 0 || n <= 0) return;
+    check(cublasSetStream(blas_, stream(q)), "cublasSetStream");
+    check(trsm(blas_, m, n, L, ldl, B, ldb), "trsm");
+  }
+  void gemm_minus(Queue q, int m, int n, int k, const T* A, int lda, const T* B, int ldb, T* C, int ldc) override {
+    if (m <= 0 || n <= 0 || k <= 0) return;
+    check(cublasSetStream(blas_, stream(q)), "cublasSetStream");
+    check(backends::gemm_minus(blas_, m, n, k, A, lda, B, ldb, C, ldc), "gemm");
+  }
+
+  int getrf_panel(Queue q, int rows, int cols, T* A, int lda, int* ipiv, bool pivoting) override {
+    if (rows <= 0 || cols <= 0) return 0;
+    check(cusolverDnSetStream(solver_, stream(q)), "cusolverDnSetStream");
+    int lwork = 0;
+    check(getrf_buffer(solver_, rows, cols, A, lda, &lwork), "getrf_bufferSize");
+    T* work = static_cast<T*>(work_.reserve(sizeof(T) * std::max(1, lwork), "cudaMalloc (getrf workspace)"));
+    const int k = std::min(rows, cols);
+    int* device_ints = static_cast<int*>(panel_ints_.reserve(sizeof(int) * (k + 1), "cudaMalloc (getrf pivots)"));
+    int* device_info = device_ints + k;
+    // A null pivot array asks cuSOLVER for LU without pivoting (PRBT's GENP).
+    check(getrf(solver_, rows, cols, A, lda, work, pivoting ? device_ints : nullptr, device_info), "getrf (panel)");
+    int info = 0;
+    check(cudaMemcpyAsync(&info, device_info, sizeof(int), cudaMemcpyDeviceToHost, stream(q)),
+          "cudaMemcpyAsync (info)");
+    if (pivoting)
+      check(cudaMemcpyAsync(ipiv, device_ints, sizeof(int) * k, cudaMemcpyDeviceToHost, stream(q)),
+            "cudaMemcpyAsync (pivots)");
+    check(cudaStreamSynchronize(stream(q)), "getrf (panel)");
+    if (info < 0) throw Error("cuda backend: getrf (panel) rejected argument " + std::to_string(-info));
+    return info;
+  }
+
+  void butterflies_two_sided(Queue q, int n, const T* u, const T* v, T* A, int lda) override {
+    if (n <= 0) return;
+    if (n % 4 != 0) throw InvalidArgument("butterflies: n = " + std::to_string(n) + " is not a multiple of 4");
+    T* values = static_cast<T*>(butterfly_values_.reserve(sizeof(T) * 4 * n, "cudaMalloc (butterflies)"));
+    check(cudaMemcpyAsync(values, u, sizeof(T) * 2 * n, cudaMemcpyHostToDevice, stream(q)), "cudaMemcpyAsync (U)");
+    check(cudaMemcpyAsync(values + 2 * n, v, sizeof(T) * 2 * n, cudaMemcpyHostToDevice, stream(q)),
+          "cudaMemcpyAsync (V)");
+    const dim3 threads(64, 4);
+    const int q4 = n / 4;
+    const dim3 blocks((q4 + threads.x - 1) / threads.x, (q4 + threads.y - 1) / threads.y);
+    butterflies_kernel<<<blocks, threads, 0, stream(q)>>>(n, values, values + 2 * n, A, lda);
+    check_launch("butterflies kernel");
+  }
+
+  EventPtr record(Queue q) override {
+    auto e = std::make_shared<CudaEvent>();
+    check(cudaEventCreateWithFlags(&e->event, cudaEventDisableTiming), "cudaEventCreate");
+    check(cudaEventRecord(e->event, stream(q)), "cudaEventRecord");
+    return e;
+  }
+  void wait(Queue q, const EventPtr& event) override {
+    check(cudaStreamWaitEvent(stream(q), cuda_event(event), 0), "cudaStreamWaitEvent");
+  }
+  void host_wait(const EventPtr& event) override {
+    check(cudaEventSynchronize(cuda_event(event)), "cudaEventSynchronize");
+  }
+  void synchronize() override {
+    for (auto s : streams_) check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+    check(cudaGetLastError(), "a kernel on the device");
+  }
+
+ private:
+  cudaStream_t stream(Queue q) const { return streams_[int(q)]; }
+  static cudaEvent_t cuda_event(const EventPtr& event) {
+    auto e = std::dynamic_pointer_cast<CudaEvent>(event);
+    if (!e) throw Error("cuda backend: waiting on an event of another backend");
+    return e->event;
+  }
+
+  int device_ = 0;
+  std::string name_;
+  cudaStream_t streams_[queue_count] = {};
+  cublasHandle_t blas_ = nullptr;
+  cusolverDnHandle_t solver_ = nullptr;
+  Scratch pivot_buffers_[queue_count], work_, panel_ints_, butterfly_values_;
+};
+
+}  // namespace
+
+bool cuda_device_present(std::string* why) {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess) {
+    cudaGetLastError();
+    if (why) *why = std::string("no usable CUDA device (") + cudaGetErrorString(status) + ")";
+    return false;
+  }
+  if (count == 0) {
+    if (why) *why = "no CUDA device";
+    return false;
+  }
+  return true;
+}
+
+template <class T>
+std::unique_ptr<Backend<T>> make_cuda_backend() {
+  return std::make_unique<CudaBackend<T>>();
+}
+
+template std::unique_ptr<Backend<float>> make_cuda_backend<float>();
+template std::unique_ptr<Backend<double>> make_cuda_backend<double>();
+
+}  // namespace hetlu::backends

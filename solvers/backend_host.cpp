@@ -1,0 +1,238 @@
+// The host backend: "the device" is a second team of CPU threads. Each queue is a worker thread
+// that runs its tasks in order; the compute queue's BLAS calls are split over the team's threads
+// (each calling single-threaded BLAS inside an OpenMP parallel region). Device memory is separate
+// heap memory, so every copy is a real copy, as over a PCIe link.
+#include "solvers/backend_host.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdlib>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <new>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "solvers/blas.hpp"
+#include "solvers/butterfly.hpp"
+#include "solvers/copy_block.hpp"
+#include "solvers/gepp_kernels.hpp"
+
+namespace hetlu::backends {
+namespace {
+
+// One in-order queue served by its own thread.
+class Worker {
+ public:
+  explicit Worker(int omp_threads) : thread_([this, omp_threads] { serve(omp_threads); }) {}
+  ~Worker() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+
+  // Returns the task's ticket: it has run once completed() >= ticket.
+  std::uint64_t push(std::function<void()> task) {
+    std::lock_guard lock(mutex_);
+    tasks_.push_back(std::move(task));
+    wake_.notify_all();
+    return ++enqueued_;
+  }
+  std::uint64_t enqueued() {
+    std::lock_guard lock(mutex_);
+    return enqueued_;
+  }
+  void wait_for(std::uint64_t ticket) {
+    std::unique_lock lock(mutex_);
+    done_.wait(lock, [&] { return completed_ >= ticket; });
+  }
+  // The first exception a task threw since the last call, if any.
+  std::exception_ptr take_failure() {
+    std::lock_guard lock(mutex_);
+    return std::exchange(failure_, nullptr);
+  }
+
+ private:
+  void serve(int omp_threads) {
+    omp_set_num_threads(std::max(1, omp_threads));  // this thread's OpenMP team: the device's cores
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      wake_.wait(lock, [&] { return stopping_ || !tasks_.empty(); });
+      if (tasks_.empty()) return;
+      auto task = std::move(tasks_.front());
+      tasks_.pop_front();
+      lock.unlock();
+      std::exception_ptr failed;
+      try {
+        task();
+      } catch (...) {
+        failed = std::current_exception();
+      }
+      lock.lock();
+      if (failed && !failure_) failure_ = failed;
+      ++completed_;
+      done_.notify_all();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  std::deque<std::function<void()>> tasks_;
+  std::uint64_t enqueued_ = 0, completed_ = 0;
+  bool stopping_ = false;
+  std::exception_ptr failure_;
+  std::thread thread_;  // last: starts once the members above exist
+};
+
+struct HostEvent : Event {
+  Worker* worker;
+  std::uint64_t ticket;
+  HostEvent(Worker* w, std::uint64_t t) : worker(w), ticket(t) {}
+};
+
+// Splits [0, n) into `parts` contiguous column ranges and runs f(first, count) on each, in parallel.
+template <class F>
+void split_columns(int n, int parts, F&& f) {
+  parts = std::max(1, std::min(parts, n));
+  if (parts == 1) return f(0, n);
+#pragma omp parallel for num_threads(parts) schedule(static, 1)
+  for (int p = 0; p < parts; ++p) {
+    const int first = static_cast<int>(static_cast<long long>(n) * p / parts);
+    const int last = static_cast<int>(static_cast<long long>(n) * (p + 1) / parts);
+    if (last > first) f(first, last - first);
+  }
+}
+
+template <class T>
+class HostBackend final : public Backend<T> {
+ public:
+  explicit HostBackend(int threads) : threads_(std::max(1, threads)) {
+    for (auto& w : workers_) w = std::make_unique<Worker>(threads_);
+  }
+  ~HostBackend() override = default;
+
+  BackendKind kind() const override { return BackendKind::host; }
+  std::string device_name() const override {
+    return "host backend (" + std::to_string(threads_) + " CPU thread" + (threads_ == 1 ? "" : "s") + ")";
+  }
+
+  DeviceMatrix<T> allocate(int rows, int cols) override {
+    DeviceMatrix<T> m;
+    m.rows = rows, m.cols = cols, m.ld = std::max(1, rows);
+    const std::size_t count = static_cast<std::size_t>(m.ld) * std::max(1, cols);
+    try {
+      m.storage = std::shared_ptr<T>(new T[count], std::default_delete<T[]>());
+    } catch (const std::bad_alloc&) {
+      throw Error("host backend: out of memory allocating a " + std::to_string(rows) + " x " + std::to_string(cols) +
+                  " matrix");
+    }
+    return m;
+  }
+  std::shared_ptr<void> register_host(T*, std::size_t) override { return nullptr; }
+
+  void copy_to_device(Queue q, int rows, int cols, const T* host, int ldh, T* device, int ldd) override {
+    worker(q).push([=] { kernels::copy_block(rows, cols, host, ldh, device, ldd); });
+  }
+  void copy_to_host(Queue q, int rows, int cols, const T* device, int ldd, T* host, int ldh) override {
+    worker(q).push([=] { kernels::copy_block(rows, cols, device, ldd, host, ldh); });
+  }
+
+  void laswp(Queue q, int cols, T* A, int lda, int k1, int k2, const int* ipiv) override {
+    std::vector<int> pivots(ipiv, ipiv + std::max(0, k2));  // read now, as documented
+    const int team = threads_;
+    worker(q).push([=, pivots = std::move(pivots)] {
+      split_columns(cols, team, [&](int c, int w) {
+        kernels::laswp(w, A + static_cast<long long>(c) * lda, lda, k1, k2, pivots.data());
+      });
+    });
+  }
+  void trsm_lower_unit(Queue q, int m, int n, const T* L, int ldl, T* B, int ldb) override {
+    const int team = threads_;
+    worker(q).push([=] {
+      split_columns(n, team, [&](int c, int w) {
+        blas::trsm(blas::Side::left, blas::Uplo::lower, blas::Op::no_trans, blas::Diag::unit, m, w, T(1), L, ldl,
+                   B + static_cast<long long>(c) * ldb, ldb);
+      });
+    });
+  }
+  void gemm_minus(Queue q, int m, int n, int k, const T* A, int lda, const T* B, int ldb, T* C, int ldc) override {
+    const int team = threads_;
+    worker(q).push([=] {
+      split_columns(n, team, [&](int c, int w) {
+        blas::gemm(blas::Op::no_trans, blas::Op::no_trans, m, w, k, T(-1), A, lda, B + static_cast<long long>(c) * ldb,
+                   ldb, T(1), C + static_cast<long long>(c) * ldc, ldc);
+      });
+    });
+  }
+  int getrf_panel(Queue q, int rows, int cols, T* A, int lda, int* ipiv, bool pivoting) override {
+    int info = 0;
+    const std::uint64_t ticket = worker(q).push([&, rows, cols, A, lda, ipiv, pivoting] {
+      info = pivoting ? kernels::getrf_recursive(rows, cols, A, lda, ipiv)
+                      : kernels::getrf_nopivot_recursive(rows, cols, A, lda);
+    });
+    worker(q).wait_for(ticket);
+    rethrow_failure();
+    return info;
+  }
+  void butterflies_two_sided(Queue q, int n, const T* u, const T* v, T* A, int lda) override {
+    kernels::Butterfly<T> U{n, std::vector<T>(u, u + 2 * n)}, V{n, std::vector<T>(v, v + 2 * n)};
+    worker(q).push([=, U = std::move(U), V = std::move(V)] {
+      kernels::apply_transpose_left(U, n, A, lda);
+      kernels::apply_right(V, n, A, lda);
+    });
+  }
+
+  EventPtr record(Queue q) override { return std::make_shared<HostEvent>(&worker(q), worker(q).enqueued()); }
+  void wait(Queue q, const EventPtr& event) override {
+    auto e = std::dynamic_pointer_cast<HostEvent>(event);
+    if (!e) throw Error("host backend: waiting on an event of another backend");
+    if (e->worker == &worker(q)) return;  // a queue is in order with itself
+    worker(q).push([e] { e->worker->wait_for(e->ticket); });
+  }
+  void host_wait(const EventPtr& event) override {
+    auto e = std::dynamic_pointer_cast<HostEvent>(event);
+    if (!e) throw Error("host backend: waiting on an event of another backend");
+    e->worker->wait_for(e->ticket);
+  }
+  void synchronize() override {
+    for (auto& w : workers_) w->wait_for(w->enqueued());
+    rethrow_failure();
+  }
+
+ private:
+  Worker& worker(Queue q) { return *workers_[static_cast<int>(q)]; }
+  void rethrow_failure() {
+    for (auto& w : workers_)
+      if (auto failure = w->take_failure()) std::rethrow_exception(failure);
+  }
+
+  int threads_;
+  std::unique_ptr<Worker> workers_[queue_count];
+};
+
+}  // namespace
+
+int host_backend_threads() {
+  if (const char* env = std::getenv("HETLU_HOST_BACKEND_THREADS")) {
+    const int t = std::atoi(env);
+    if (t > 0) return t;
+  }
+  return std::max(1, omp_get_max_threads() / 2);
+}
+
+template <class T>
+std::unique_ptr<Backend<T>> make_host_backend(int threads) {
+  return std::make_unique<HostBackend<T>>(threads);
+}
+
+template std::unique_ptr<Backend<float>> make_host_backend<float>(int);
+template std::unique_ptr<Backend<double>> make_host_backend<double>(int);
+
+}  // namespace hetlu::backends

@@ -1,0 +1,20 @@
+// Hybrid GEPP (MAGMA's algorithm with look-ahead, async-calu §2.2 Algorithm 1, generalized to d
+// block columns on the CPUs): the CPUs factor each panel with the recursive GEPP kernel, the
+// device updates the trailing matrix, the next panel's block column first. See hybrid_lu.hpp.
+#include "solvers/hybrid_lu.hpp"
+#include "solvers/variants.hpp"
+
+namespace hetlu::variants {
+
+template <class T>
+int gepp_hybrid_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv) {
+  return hybrid_lu(plan, m, n, A, lda, ipiv, /*pivoting=*/true,
+                   [](int rows, int width, T* panel, int ld, int* panel_ipiv) {
+                     return kernels::getrf_recursive(rows, width, panel, ld, panel_ipiv);
+                   });
+}
+
+template int gepp_hybrid_getrf<float>(const Plan&, int, int, float*, int, int*);
+template int gepp_hybrid_getrf<double>(const Plan&, int, int, double*, int, int*);
+
+}  // namespace hetlu::variants

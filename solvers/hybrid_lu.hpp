@@ -1,0 +1,263 @@
+// The hybrid blocked LU that GEPP, CALU and PRBT's GENP share: CPUs and a device (any Backend)
+// work on one factorization. The variants differ only in how the CPUs factor a panel.
+//
+// Panel on the CPUs, d >= 1 block columns on the CPUs (async-calu §3, Algorithm 2; with d = 1 it is
+// MAGMA's hybrid GEPP with look-ahead, async-calu Algorithm 1):
+//   - the CPUs own a window of d block columns [K, K + d); the device owns the block columns right
+//     of it, resident in device memory;
+//   - step K: the CPUs factor panel K and send it to the device; the device applies its row
+//     interchanges, block row of U and trailing GEMM to its columns, block column K + d first,
+//     which it then sends back to the CPUs (the window moves right by one block column) while it
+//     updates the rest; the CPUs meanwhile update their window with panel K, column K + 1 first,
+//     and factor panel K + 1 (look-ahead);
+//   - once fewer than d block columns remain, the device has nothing left and drops out.
+// Every block column passes through the CPUs' window, so the factors end on the host; the row
+// interchanges left of each panel are applied there at the end.
+//
+// Panel on the device (d = 0): the whole matrix stays on the device; the device factors each
+// panel (Backend::getrf_panel) and updates the rest; the factors come back at the end. This is the
+// plan for a device so much faster than the CPUs that a CPU panel would stall it.
+#pragma once
+
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <vector>
+
+#include "solvers/backend.hpp"
+#include "solvers/blas.hpp"
+#include "solvers/blocked_lu.hpp"
+#include "solvers/gepp_kernels.hpp"
+
+namespace hetlu::variants {
+
+// PanelFactor: as for BlockedLu, int(int rows, int width, T* A, int lda, int* ipiv).
+template <class T, class PanelFactor>
+class HybridLu {
+ public:
+  // resident: the matrix is already in device memory (m x n), its host copy A_ is only a workspace
+  // (PRBT randomizes on the device); otherwise A_ holds it.
+  HybridLu(backends::Backend<T>& device, const Matrix<T>& A, int nb, int cpu_block_columns, int* ipiv, bool pivoting,
+           PanelFactor panel, const backends::DeviceMatrix<T>* resident = nullptr)
+      : dev_(device),
+        A_(A),
+        nb_(std::max(1, nb)),
+        d_(std::max(0, cpu_block_columns)),
+        ipiv_(ipiv),
+        pivoting_(pivoting),
+        panel_(panel),
+        resident_(resident != nullptr) {
+    if (resident) dA_ = *resident;
+    k_ = std::min(A_.m, A_.n);
+    blocks_ = (A_.n + nb_ - 1) / nb_;
+    panels_ = (k_ + nb_ - 1) / nb_;
+  }
+
+  int run() {
+    if (k_ == 0) return 0;
+    using backends::Queue;
+    pinned_ = dev_.register_host(A_.data, static_cast<std::size_t>(A_.lda) * (A_.n - 1) + A_.m);
+    if (!resident_) dA_ = dev_.allocate(A_.m, A_.n);
+    try {
+      const int info = d_ == 0 ? device_panels() : cpu_panels();
+      pinned_.reset();
+      return info;
+    } catch (...) {
+      // Nothing may still run on dA_ or on the caller's A once this returns.
+      try {
+        dev_.synchronize();
+      } catch (...) {
+      }
+      throw;
+    }
+  }
+
+ private:
+  using Queue = backends::Queue;
+
+  int col(int block) const { return std::min(A_.n, block * nb_); }
+  int panel_width(int K) const { return std::min(nb_, k_ - K * nb_); }
+
+  // ---- the CPUs' side ---------------------------------------------------------------------------
+
+  int factor_host_panel(int K) {
+    const int j = K * nb_, jb = panel_width(K);
+    const int info = panel_(A_.m - j, jb, A_.at(j, j), A_.lda, ipiv_ + j);
+    if (!pivoting_)
+      for (int i = 0; i < jb; ++i) ipiv_[j + i] = i + 1;
+    for (int i = j; i < j + jb; ++i) ipiv_[i] += j;
+    return info > 0 ? info + j : 0;
+  }
+
+  // Panel K's interchanges, block row of U and trailing GEMM applied to host columns [c0, c1).
+  void update_host(int K, int c0, int c1) {
+    if (c1 <= c0) return;
+    using namespace blas;
+    const int j = K * nb_, jb = panel_width(K), w = c1 - c0;
+    kernels::laswp(w, A_.at(0, c0), A_.lda, j, j + jb, ipiv_);
+    trsm(Side::left, Uplo::lower, Op::no_trans, Diag::unit, jb, w, T(1), A_.at(j, j), A_.lda, A_.at(j, c0), A_.lda);
+    gemm(Op::no_trans, Op::no_trans, A_.m - j - jb, w, jb, T(-1), A_.at(j + jb, j), A_.lda, A_.at(j, c0), A_.lda, T(1),
+         A_.at(j + jb, c0), A_.lda);
+  }
+
+  // The same on the device's copy of columns [c0, c1), on the compute queue.
+  void update_device(int K, int c0, int c1) {
+    if (c1 <= c0) return;
+    const int j = K * nb_, jb = panel_width(K), w = c1 - c0;
+    dev_.laswp(Queue::compute, w, dA_.at(0, c0), dA_.ld, j, j + jb, ipiv_);
+    dev_.trsm_lower_unit(Queue::compute, jb, w, dA_.at(j, j), dA_.ld, dA_.at(j, c0), dA_.ld);
+    if (A_.m - j - jb > 0)
+      dev_.gemm_minus(Queue::compute, A_.m - j - jb, w, jb, dA_.at(j + jb, j), dA_.ld, dA_.at(j, c0), dA_.ld,
+                      dA_.at(j + jb, c0), dA_.ld);
+  }
+
+  void download_block(int J) {
+    const auto computed = dev_.record(Queue::compute);
+    dev_.wait(Queue::to_host, computed);
+    dev_.copy_to_host(Queue::to_host, A_.m, col(J + 1) - col(J), dA_.at(0, col(J)), dA_.ld, A_.at(0, col(J)), A_.lda);
+    arrived_[J] = dev_.record(Queue::to_host);
+  }
+
+  void wait_arrival(int J) {
+    if (arrived_[J]) dev_.host_wait(arrived_[J]);
+  }
+
+  int cpu_panels() {
+    const int d = std::min(d_, blocks_);
+    arrived_.assign(blocks_, nullptr);
+    if (resident_) {  // the CPUs' first d block columns come from the device
+      dev_.wait(Queue::to_host, dev_.record(Queue::compute));
+      dev_.copy_to_host(Queue::to_host, A_.m, col(d), dA_.data(), dA_.ld, A_.data, A_.lda);
+      dev_.host_wait(dev_.record(Queue::to_host));
+    } else if (d < blocks_) {  // the device's columns: uploaded once, resident from then on
+      dev_.copy_to_device(Queue::to_device, A_.m, A_.n - col(d), A_.at(0, col(d)), A_.lda, dA_.at(0, col(d)), dA_.ld);
+      dev_.wait(Queue::compute, dev_.record(Queue::to_device));
+    }
+    const int cpu_threads = std::max(1, omp_get_max_threads());
+    int info = factor_host_panel(0);
+    for (int K = 0; K < panels_; ++K) {
+      const int j = K * nb_, jb = panel_width(K);
+      const int first_device_block = K + d;
+      if (first_device_block < blocks_) {
+        dev_.copy_to_device(Queue::to_device, A_.m - j, jb, A_.at(j, j), A_.lda, dA_.at(j, j), dA_.ld);
+        dev_.wait(Queue::compute, dev_.record(Queue::to_device));
+        update_device(K, col(first_device_block), col(first_device_block + 1));
+        download_block(first_device_block);  // the window moves right by one block column
+        update_device(K, col(first_device_block + 1), A_.n);
+      }
+      // The CPUs' window: block columns K + 1 .. K + d - 1 (K + d, if it came back, is updated).
+      const int next = K + 1;
+      const bool factor_next = next < panels_;
+      const int window_end = std::min(K + d, blocks_);
+      const int first_other = factor_next ? next + 1 : next;
+      std::atomic<int> claim{first_other};
+      int next_info = 0;
+      std::exception_ptr failure;  // an exception may not leave an OpenMP region
+      auto guarded = [&](auto&& work) {
+        try {
+          work();
+        } catch (...) {
+#pragma omp critical(hetlu_hybrid_failure)
+          if (!failure) failure = std::current_exception();
+        }
+      };
+      auto lookahead = [&] {
+        wait_arrival(next);
+        if (next < window_end) update_host(K, col(next), col(next + 1));
+        next_info = factor_host_panel(next);
+      };
+      auto others = [&] {
+        for (int J = claim++; J < window_end; J = claim++) {
+          wait_arrival(J);
+          update_host(K, col(J), col(J + 1));
+        }
+      };
+      if (cpu_threads == 1 || window_end - first_other <= 0) {
+        if (factor_next) lookahead();
+        others();
+      } else {
+#pragma omp parallel num_threads(cpu_threads)
+        {
+          if (omp_get_thread_num() == 0 && factor_next) guarded(lookahead);
+          guarded(others);
+        }
+        if (failure) std::rethrow_exception(failure);
+      }
+      if (info == 0) info = next_info;
+    }
+    // A wide matrix: the last panel's block column may be wider than the panel.
+    const int last = panels_ - 1;
+    update_host(last, k_, std::min(A_.n, col(last + 1)));
+    // Block columns that never reached the window (wide matrices) come back updated.
+    for (int J = std::max(d, last + d + 1); J < blocks_; ++J) download_block(J);
+    dev_.synchronize();
+    swap_left_columns();
+    return info;
+  }
+
+  // Each panel's interchanges applied to the columns left of it: in parallel over block columns
+  // (disjoint), each taking the later panels' interchanges in order.
+  void swap_left_columns() {
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int b = 0; b < panels_ - 1; ++b) {
+      const int c = b * nb_, w = panel_width(b);
+      for (int K = b + 1; K < panels_; ++K)
+        kernels::laswp(w, A_.at(0, c), A_.lda, K * nb_, K * nb_ + panel_width(K), ipiv_);
+    }
+  }
+
+  // ---- everything on the device -----------------------------------------------------------------
+
+  int device_panels() {
+    if (!resident_) {
+      dev_.copy_to_device(Queue::to_device, A_.m, A_.n, A_.data, A_.lda, dA_.data(), dA_.ld);
+      dev_.wait(Queue::compute, dev_.record(Queue::to_device));
+    }
+    int info = 0;
+    for (int K = 0; K < panels_; ++K) {
+      const int j = K * nb_, jb = panel_width(K);
+      const int panel_info = dev_.getrf_panel(Queue::compute, A_.m - j, jb, dA_.at(j, j), dA_.ld, ipiv_ + j, pivoting_);
+      if (!pivoting_)
+        for (int i = 0; i < jb; ++i) ipiv_[j + i] = i + 1;
+      for (int i = j; i < j + jb; ++i) ipiv_[i] += j;
+      if (info == 0 && panel_info > 0) info = panel_info + j;
+      if (pivoting_ && j > 0) dev_.laswp(Queue::compute, j, dA_.data(), dA_.ld, j, j + jb, ipiv_);
+      update_device(K, j + jb, A_.n);
+    }
+    dev_.wait(Queue::to_host, dev_.record(Queue::compute));
+    dev_.copy_to_host(Queue::to_host, A_.m, A_.n, dA_.data(), dA_.ld, A_.data, A_.lda);
+    dev_.synchronize();
+    return info;
+  }
+
+  backends::Backend<T>& dev_;
+  Matrix<T> A_;
+  int nb_, d_;
+  int* ipiv_;
+  bool pivoting_;
+  PanelFactor panel_;
+  bool resident_;
+  int k_ = 0, blocks_ = 0, panels_ = 0;
+  backends::DeviceMatrix<T> dA_;
+  std::shared_ptr<void> pinned_;
+  std::vector<backends::EventPtr> arrived_;  // per block column: its copy back from the device
+};
+
+// The plan's CPU share: 0 with the panel on the device, else at least the panel's block column.
+inline int hybrid_cpu_block_columns(const Plan& plan) {
+  return plan.panel_location == PanelLocation::device ? 0 : std::max(1, plan.cpu_block_columns);
+}
+
+// Runs the hybrid LU on the plan's backend (its lock held), returning info.
+template <class T, class PanelFactor>
+int hybrid_lu(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, bool pivoting, PanelFactor panel) {
+  auto lock = backends::lock_backend(plan.backend);
+  auto& device = backends::backend<T>(plan.backend);
+  return HybridLu<T, PanelFactor>(device, Matrix<T>{m, n, lda, A}, plan.nb, hybrid_cpu_block_columns(plan), ipiv,
+                                  pivoting, panel)
+      .run();
+}
+
+}  // namespace hetlu::variants

@@ -1,0 +1,138 @@
+// The Backend interface on each backend this machine has: copies are real copies, queues are
+// ordered by events, and each operation agrees with the CPU BLAS and kernels.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "matrices.hpp"
+#include "solvers/backend.hpp"
+#include "solvers/blas.hpp"
+#include "solvers/butterfly.hpp"
+#include "solvers/gepp_kernels.hpp"
+
+using namespace hetlu;
+using backends::Queue;
+using test_support::Kind;
+
+namespace {
+
+class BackendTest : public ::testing::TestWithParam<BackendKind> {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (!backends::available(GetParam(), &why)) GTEST_SKIP() << why;
+  }
+  backends::Backend<double>& device() { return backends::backend<double>(GetParam()); }
+
+  // Round trip: host -> device, op, device -> host.
+  template <class Op>
+  std::vector<double> on_device(std::vector<double> host, int rows, int cols, Op op) {
+    auto& dev = device();
+    auto dA = dev.allocate(rows, cols);
+    dev.copy_to_device(Queue::to_device, rows, cols, host.data(), rows, dA.data(), dA.ld);
+    dev.wait(Queue::compute, dev.record(Queue::to_device));
+    op(dev, dA);
+    dev.wait(Queue::to_host, dev.record(Queue::compute));
+    dev.copy_to_host(Queue::to_host, rows, cols, dA.data(), dA.ld, host.data(), rows);
+    dev.synchronize();
+    return host;
+  }
+};
+
+double max_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  double d = 0;
+  for (size_t i = 0; i < a.size(); ++i) d = std::max(d, std::abs(a[i] - b[i]));
+  return d;
+}
+
+TEST_P(BackendTest, CopiesAreRealCopies) {
+  auto& dev = device();
+  std::vector<double> host = test_support::make_matrix<double>(Kind::random, 7, 5);
+  const auto original = host;
+  auto dA = dev.allocate(7, 5);
+  dev.copy_to_device(Queue::to_device, 7, 5, host.data(), 7, dA.data(), dA.ld);
+  dev.host_wait(dev.record(Queue::to_device));
+  for (auto& x : host) x = -1;  // the device's copy must not see this
+  dev.copy_to_host(Queue::to_host, 7, 5, dA.data(), dA.ld, host.data(), 7);
+  dev.synchronize();
+  EXPECT_EQ(host, original);
+}
+
+TEST_P(BackendTest, GemmTrsmLaswpMatchTheCpu) {
+  const int m = 37, n = 23, k = 9;
+  auto M = test_support::make_matrix<double>(Kind::random, m, n + k);
+  for (int i = 0; i < k; ++i) M[i + static_cast<size_t>(i) * m] += 4;
+  std::vector<int> ipiv = {3, 5, 3, 9, 5, 37, 7, 8, 20};
+  auto expected = M;
+  double* E = expected.data();
+  kernels::laswp(n, E + k * m, m, 0, k, ipiv.data());
+  blas::trsm(blas::Side::left, blas::Uplo::lower, blas::Op::no_trans, blas::Diag::unit, k, n, 1.0, E, m, E + k * m, m);
+  blas::gemm(blas::Op::no_trans, blas::Op::no_trans, m - k, n, k, -1.0, E + k, m, E + k * m, m, 1.0, E + k + k * m, m);
+  const auto got = on_device(M, m, n + k, [&](backends::Backend<double>& dev, const backends::DeviceMatrix<double>& d) {
+    dev.laswp(Queue::compute, n, d.at(0, k), d.ld, 0, k, ipiv.data());
+    dev.trsm_lower_unit(Queue::compute, k, n, d.at(0, 0), d.ld, d.at(0, k), d.ld);
+    dev.gemm_minus(Queue::compute, m - k, n, k, d.at(k, 0), d.ld, d.at(0, k), d.ld, d.at(k, k), d.ld);
+  });
+  EXPECT_LT(max_difference(got, expected), 1e-12);
+}
+
+TEST_P(BackendTest, PanelLuMatchesTheCpuKernel) {
+  const int m = 41, n = 8;
+  const auto A = test_support::make_matrix<double>(Kind::random, m, n);
+  auto expected = A;
+  std::vector<int> expected_ipiv(n), ipiv(n);
+  kernels::getrf_recursive(m, n, expected.data(), m, expected_ipiv.data());
+  const auto got = on_device(A, m, n, [&](backends::Backend<double>& dev, const backends::DeviceMatrix<double>& d) {
+    EXPECT_EQ(dev.getrf_panel(Queue::compute, m, n, d.data(), d.ld, ipiv.data(), true), 0);
+  });
+  EXPECT_EQ(ipiv, expected_ipiv);
+  EXPECT_LT(max_difference(got, expected), 1e-12);
+}
+
+TEST_P(BackendTest, ButterfliesMatchTheCpuKernels) {
+  const int n = 24;
+  const auto U = kernels::Butterfly<double>::random(n, 1), V = kernels::Butterfly<double>::random(n, 2);
+  const auto A = test_support::make_matrix<double>(Kind::random, n, n);
+  auto expected = A;
+  kernels::apply_transpose_left(U, n, expected.data(), n);
+  kernels::apply_right(V, n, expected.data(), n);
+  const auto got = on_device(A, n, n, [&](backends::Backend<double>& dev, const backends::DeviceMatrix<double>& d) {
+    dev.butterflies_two_sided(Queue::compute, n, U.values.data(), V.values.data(), d.data(), d.ld);
+  });
+  EXPECT_LT(max_difference(got, expected), 1e-13);
+}
+
+TEST_P(BackendTest, EventsOrderTheQueues) {
+  // The copy back waits for the compute queue's update through an event; without it, it could
+  // copy the matrix before the update.
+  const int n = 300;
+  const auto A = test_support::make_matrix<double>(Kind::random, n, n);
+  auto expected = A;
+  blas::gemm(blas::Op::no_trans, blas::Op::no_trans, n, n, n, -1.0, A.data(), n, A.data(), n, 1.0, expected.data(), n);
+  auto& dev = device();
+  auto dA = dev.allocate(n, n), dC = dev.allocate(n, n);
+  dev.copy_to_device(Queue::to_device, n, n, A.data(), n, dA.data(), dA.ld);
+  dev.copy_to_device(Queue::to_device, n, n, A.data(), n, dC.data(), dC.ld);
+  dev.wait(Queue::compute, dev.record(Queue::to_device));
+  dev.gemm_minus(Queue::compute, n, n, n, dA.data(), dA.ld, dA.data(), dA.ld, dC.data(), dC.ld);
+  dev.wait(Queue::to_host, dev.record(Queue::compute));
+  std::vector<double> got(A.size());
+  dev.copy_to_host(Queue::to_host, n, n, dC.data(), dC.ld, got.data(), n);
+  dev.synchronize();
+  EXPECT_LT(max_difference(got, expected), 1e-10);
+}
+
+TEST_P(BackendTest, OutOfMemoryIsAClearError) {
+  try {
+    device().allocate(1 << 30, 1 << 30);  // 8 EiB
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("out of"), std::string::npos) << e.what();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Kinds, BackendTest, ::testing::Values(BackendKind::host, BackendKind::cuda),
+                         [](const auto& param_info) { return to_string(param_info.param); });
+
+}  // namespace
