@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -8,6 +9,7 @@
 #include "hetlu/hetlu.hpp"
 #include "model/predict.hpp"
 #include "probes/probes.hpp"
+#include "solvers/backend.hpp"
 
 namespace hetlu {
 namespace {
@@ -78,6 +80,33 @@ std::optional<Plan> model_plan(Solver solver, Precision precision, Target target
   }
 }
 
+// The backend a hybrid plan runs on: the caller's, else a GPU when this build and machine have one,
+// else the host backend.
+BackendKind backend_for(const Options& options) {
+  if (options.overrides.backend) return *options.overrides.backend;
+  return backends::available(BackendKind::cuda) ? BackendKind::cuda : BackendKind::host;
+}
+
+// The host backend is a team of this machine's own cores: to the model it is a "device" with their
+// GEMM rate and main memory as its link, and the CPUs keep the remaining cores.
+void as_host_backend(MachineProfile& p) {
+  const int cores = std::max(1, p.cores);
+  const int team = std::max(1, std::min(backends::host_backend_threads(), cores - 1));
+  const int left = std::max(1, cores - team);
+  const double share = double(team) / cores, kept = double(left) / cores;
+  GpuInfo g;
+  g.name = "host backend (" + std::to_string(team) + " thread" + (team == 1 ? "" : "s") + ")";
+  g.dgemm_gflops = p.dgemm_gflops_all_cores * share;
+  g.sgemm_gflops = p.sgemm_gflops_all_cores * share;
+  g.dgemm_peak_gflops = p.peak_gflops_per_core * team;
+  g.h2d_bandwidth_gbs = g.d2h_bandwidth_gbs = p.memory_bandwidth_gbs > 0 ? p.memory_bandwidth_gbs : 10;
+  g.h2d_latency_us = g.d2h_latency_us = 5;  // a queue hand-over between threads
+  p.gpus = {g};
+  p.cores = left;
+  p.dgemm_gflops_all_cores *= kept;
+  p.sgemm_gflops_all_cores *= kept;
+}
+
 void apply_overrides(Plan& plan, const PlanOverrides& o) {
   auto take = [&](const std::optional<int>& value, int& field, const char* name) {
     if (!value) return;
@@ -92,6 +121,19 @@ void apply_overrides(Plan& plan, const PlanOverrides& o) {
   if (o.refinement) {
     plan.refinement = *o.refinement;
     plan.overridden.emplace_back("refinement");
+  }
+  if (o.backend) {
+    plan.backend = *o.backend;
+    plan.overridden.emplace_back("backend");
+  }
+  // d = 0 and a panel on the device are one choice: the CPUs then own no block column.
+  if (o.panel_location) {
+    plan.panel_location = *o.panel_location;
+    plan.overridden.emplace_back("panel_location");
+    if (plan.panel_location == PanelLocation::device) plan.cpu_block_columns = 0;
+    if (plan.panel_location == PanelLocation::cpu && plan.cpu_block_columns == 0) plan.cpu_block_columns = 1;
+  } else if (o.cpu_block_columns) {
+    plan.panel_location = *o.cpu_block_columns == 0 ? PanelLocation::device : PanelLocation::cpu;
   }
   if (plan.overridden.empty()) return;
   std::string fields;
@@ -121,6 +163,8 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
   MachineProfile profile = this_machine();
   std::string why_not_tuned, why_not_model;
   std::optional<Plan> plan = tuned_plan(solver, precision, target, m, n, options, profile, why_not_tuned, r.warnings);
+  const BackendKind backend = backend_for(options);
+  if (target == Target::hybrid && backend == BackendKind::host) as_host_backend(profile);
   // The model is consulted either way: its reasoning explains a tuned plan too.
   std::optional<Plan> predicted = model_plan(solver, precision, target, m, n, profile, why_not_model, r);
   if (plan && predicted) {
@@ -148,6 +192,14 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
   plan->solver = solver;
   plan->precision = precision;
   plan->target = target;
+  plan->backend = backend;
+  if (target == Target::hybrid)
+    r.explanation.insert(
+        r.explanation.begin(),
+        "backend " + to_string(backend) +
+            (backend == BackendKind::host ? ": the device's part runs on a second team of this machine's cores (" +
+                                                profile.gpus.front().name + ")"
+                                          : ": the GPU"));
   r.plan = std::move(*plan);
   return r;
 }
@@ -171,7 +223,7 @@ Resolution resolve_plan(Solver solver, Precision precision, Target target, int m
   }
   const std::string key = to_string(solver) + "|" + to_string(precision) + "|" + to_string(target) + "|" +
                           std::to_string(m) + "|" + std::to_string(n) + "|" + to_string(options.min_level) + "|" +
-                          db_key;
+                          db_key + "|" + to_string(backend_for(options));
   std::optional<Resolution> r;
   {
     std::lock_guard lock(cache_mutex);

@@ -22,7 +22,7 @@ double timed(Body&& body) {
 
 template <class T>
 SolveReport getrf(Solver solver, int m, int n, T* A, int lda, int* ipiv, const Options& options) {
-  Resolution r = resolve_plan(solver, precision_of<T>(), Target::cpu, m, n, options);
+  Resolution r = resolve_plan(solver, precision_of<T>(), options.target, m, n, options);
   SolveReport report;
   report.plan = r.plan;
   report.warnings = r.warnings;
@@ -47,7 +47,7 @@ SolveReport getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const 
 
 template <class T>
 SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, const Options& options) {
-  Resolution r = resolve_plan(solver, precision_of<T>(), Target::cpu, n, n, options);
+  Resolution r = resolve_plan(solver, precision_of<T>(), options.target, n, n, options);
   SolveReport report;
   report.plan = r.plan;
   report.warnings = r.warnings;

@@ -12,6 +12,25 @@ void add_db_option(CLI::App& command, std::string& path) {
                      "else ~/.local/share/hetlu/tuning.db)");
 }
 
+void add_hybrid_options(CLI::App& command, HybridArgs& args) {
+  command.add_option("--target", args.target, "cpu, or hybrid (CPUs and a device)")->capture_default_str();
+  command.add_option("--backend", args.backend, "hybrid: cuda or host (default: cuda when a GPU is present)");
+  command
+      .add_option("--d", args.d, "hybrid: block columns the CPUs own (0: everything, panel included, on the device)")
+      ->check(CLI::NonNegativeNumber);
+  command.add_option("--panel", args.panel, "hybrid: where panels are factored, cpu or device");
+}
+
+void apply_hybrid_options(const HybridArgs& args, Options& options) {
+  options.target = from_string<Target>(args.target);
+  const bool hybrid_only = !args.backend.empty() || args.d || !args.panel.empty();
+  if (options.target != Target::hybrid && hybrid_only)
+    throw InvalidArgument("--backend, --d and --panel apply to --target hybrid only");
+  if (!args.backend.empty()) options.overrides.backend = from_string<BackendKind>(args.backend);
+  if (!args.panel.empty()) options.overrides.panel_location = from_string<PanelLocation>(args.panel);
+  options.overrides.cpu_block_columns = args.d;
+}
+
 std::string database_path(const std::string& db_option) {
   return db_option.empty() ? db::default_path() : db_option;
 }

@@ -15,6 +15,7 @@
 #include "hetlu/hetlu.hpp"
 #include "model/gepp_cpu.hpp"
 #include "solvers/accuracy.hpp"
+#include "solvers/backend.hpp"
 #include "solvers/lu.hpp"
 
 namespace hetlu::cli {
@@ -27,7 +28,20 @@ struct Row {
   double accuracy = 0, reference_accuracy = 0;  // factor residual (getrf) or backward error (gesv)
   std::string accuracy_kind;
   std::string note;
+  std::string reference = "OpenBLAS";
 };
+
+// With the cuda backend the reference is cuSOLVER on the device (timed once per bench, matrix
+// resident, device time only: the stricter comparison); otherwise OpenBLAS through LAPACKE, timed
+// alternately with hetlu.
+std::optional<backends::VendorLuTiming> vendor_reference(const Options& options, int m, int n, int reps,
+                                                         const std::vector<double>& A) {
+  if (options.target != Target::hybrid) return std::nullopt;
+  const BackendKind kind = options.overrides.backend.value_or(
+      backends::available(BackendKind::cuda) ? BackendKind::cuda : BackendKind::host);
+  if (kind != BackendKind::cuda) return std::nullopt;
+  return backends::time_vendor_lu(m, n, A.data(), m, 1, reps);
+}
 
 template <class Run>
 double seconds_of(Run&& run) {
@@ -36,10 +50,11 @@ double seconds_of(Run&& run) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-Row bench_getrf(Solver solver, int m, int n, int reps, const std::vector<double>& A, const Options& options) {
+Row bench_getrf(Solver solver, int m, int n, int reps, const std::vector<double>& A, const Options& options,
+                const std::optional<backends::VendorLuTiming>& vendor) {
   Row row;
   row.solver = solver;
-  row.plan = resolve_plan(solver, Precision::double_, Target::cpu, m, n, options).plan;
+  row.plan = resolve_plan(solver, Precision::double_, options.target, m, n, options).plan;
   std::vector<double> ours(A.size()), theirs(A.size());
   std::vector<int> ipiv(std::max(1, std::min(m, n)));
   std::vector<lapack_int> lapack_ipiv(ipiv.size());
@@ -47,12 +62,25 @@ Row bench_getrf(Solver solver, int m, int n, int reps, const std::vector<double>
   for (int r = 0; r <= reps; ++r) {  // r = 0 warms both up
     std::copy(A.begin(), A.end(), ours.begin());
     const double t_ours = seconds_of([&] { solvers::getrf(row.plan, m, n, ours.data(), m, ipiv.data()); });
+    if (vendor) {
+      if (r > 0) a.push_back(t_ours);
+      continue;
+    }
     std::copy(A.begin(), A.end(), theirs.begin());
     const double t_theirs =
         seconds_of([&] { LAPACKE_dgetrf(LAPACK_COL_MAJOR, m, n, theirs.data(), m, lapack_ipiv.data()); });
     if (r > 0) a.push_back(t_ours), b.push_back(t_theirs);
   }
   row.seconds = detail::median(a);
+  if (vendor) {
+    row.reference = vendor->library + " getrf";
+    row.reference_seconds = vendor->getrf_seconds;
+    row.flops = model::getrf_flops(m, n);
+    row.accuracy_kind = "residual";
+    row.accuracy = accuracy::factorization_residual(m, n, A.data(), m, ours.data(), m, ipiv.data());
+    row.reference_accuracy = std::nan("");
+    return row;
+  }
   row.reference_seconds = detail::median(b);
   row.flops = model::getrf_flops(m, n);
   row.accuracy_kind = "residual";
@@ -63,10 +91,10 @@ Row bench_getrf(Solver solver, int m, int n, int reps, const std::vector<double>
 }
 
 Row bench_gesv(Solver solver, int n, int reps, const std::vector<double>& A, const std::vector<double>& b,
-               const Options& options) {
+               const Options& options, const std::optional<backends::VendorLuTiming>& vendor) {
   Row row;
   row.solver = solver;
-  row.plan = resolve_plan(solver, Precision::double_, Target::cpu, n, n, options).plan;
+  row.plan = resolve_plan(solver, Precision::double_, options.target, n, n, options).plan;
   std::vector<double> ours(A.size()), theirs(A.size()), x(b.size()), y(b.size());
   std::vector<int> ipiv(std::max(1, n));
   std::vector<lapack_int> lapack_ipiv(ipiv.size());
@@ -78,6 +106,10 @@ Row bench_gesv(Solver solver, int n, int reps, const std::vector<double>& A, con
     details = {};
     const double t_ours = seconds_of(
         [&] { solvers::gesv(row.plan, n, 1, ours.data(), n, ipiv.data(), x.data(), n, InputCheck::finite, &details); });
+    if (vendor) {
+      if (r > 0) ta.push_back(t_ours);
+      continue;
+    }
     std::copy(A.begin(), A.end(), theirs.begin());
     std::copy(b.begin(), b.end(), y.begin());
     const double t_theirs =
@@ -85,14 +117,76 @@ Row bench_gesv(Solver solver, int n, int reps, const std::vector<double>& A, con
     if (r > 0) ta.push_back(t_ours), tb.push_back(t_theirs);
   }
   row.seconds = detail::median(ta);
-  row.reference_seconds = detail::median(tb);
+  if (vendor) {
+    row.reference = vendor->library + " getrf+getrs";
+    row.reference_seconds = vendor->getrf_seconds + vendor->getrs_seconds;
+    y.assign(b.size(), std::nan(""));
+  } else {
+    row.reference_seconds = detail::median(tb);
+  }
   row.flops = model::getrf_flops(n, n) + 2.0 * n * n;
   row.accuracy_kind = "backward error";
   row.accuracy = accuracy::backward_error(n, 1, A.data(), n, x.data(), n, b.data(), n);
-  row.reference_accuracy = accuracy::backward_error(n, 1, A.data(), n, y.data(), n, b.data(), n);
+  row.reference_accuracy =
+      vendor ? std::nan("") : accuracy::backward_error(n, 1, A.data(), n, y.data(), n, b.data(), n);
   row.note = fmt::format("{} refinement step(s){}", details.refinement_steps,
                          details.fell_back_to_gepp ? ", fell back to GEPP: " + details.note : "");
   return row;
+}
+
+// GFlop/s for each CPU share d from 0 (all on the device) to N block columns: the curve of
+// async-calu Figure 5, with the model's d marked. Hybrid plans are not tuned yet, so there is no
+// tuned d to mark; the table says so.
+void sweep_d(Solver solver, int m, int n, int reps, const std::vector<double>& A, const std::vector<double>& b,
+             Options options, bool json) {
+  options.overrides.cpu_block_columns.reset();
+  options.overrides.panel_location.reset();
+  const Resolution model = resolve_plan(solver, Precision::double_, Target::hybrid, m, n, options);
+  const int nb = model.plan.nb;
+  const int blocks = (n + nb - 1) / nb;
+  const int step = std::max(1, (blocks + 31) / 32);  // at most about 33 points
+  std::vector<int> ds;
+  for (int d = 0; d <= blocks; d += step) ds.push_back(d);
+  if (ds.back() != blocks) ds.push_back(blocks);
+  const int model_d = model.plan.cpu_block_columns;
+  if (std::find(ds.begin(), ds.end(), model_d) == ds.end()) ds.push_back(model_d), std::sort(ds.begin(), ds.end());
+  options.overrides.nb = nb;
+  nlohmann::ordered_json points = nlohmann::ordered_json::array();
+  if (!json)
+    std::cout << fmt::format(
+        "{} {} x {} on the {} backend, nb = {}, N = {} block columns; median of {}\n\n| d | d/N | seconds | GFlop/s | "
+        "accuracy | |\n|---|---|---|---|---|---|\n",
+        to_string(solver), m, n, to_string(model.plan.backend), nb, blocks, reps);
+  const backends::VendorLuTiming no_reference;  // the sweep times hetlu alone: skip the reference runs
+  for (int d : ds) {
+    options.overrides.cpu_block_columns = d;
+    const Row row = solver == Solver::prbt ? bench_gesv(solver, n, reps, A, b, options, no_reference)
+                                           : bench_getrf(solver, m, n, reps, A, options, no_reference);
+    const double gflops = row.flops / row.seconds / 1e9;
+    const std::string mark = d == model_d ? "model's d" : "";
+    if (json)
+      points.push_back(
+          {{"d", d}, {"seconds", row.seconds}, {"gflops", gflops}, {"accuracy", row.accuracy}, {"mark", mark}});
+    else
+      std::cout << fmt::format("| {} | {:.2f} | {:.4f} | {:.2f} | {:.2e} | {} |\n", d, double(d) / blocks, row.seconds,
+                               gflops, row.accuracy, mark);
+  }
+  if (json) {
+    print_json({{"solver", to_string(solver)},
+                {"m", m},
+                {"n", n},
+                {"nb", nb},
+                {"block_columns", blocks},
+                {"backend", to_string(model.plan.backend)},
+                {"model_d", model_d},
+                {"tuned_d", nullptr},
+                {"points", points}});
+    return;
+  }
+  std::cout << fmt::format(
+      "\nmodel's d = {} ({:.1f} % of the block columns); tuned d: none (hybrid plans are not tuned "
+      "yet)\n",
+      model_d, 100.0 * model_d / blocks);
 }
 
 }  // namespace
@@ -102,7 +196,8 @@ void register_bench(CLI::App& app, CommandState&) {
     std::string db, solver = "all";
     int m = -1, n = 0, reps = 5;
     std::optional<int> nb, ib;
-    bool json = false;
+    bool json = false, sweep_d = false;
+    HybridArgs hybrid;
   };
   auto args = std::make_shared<Args>();
   auto* cmd =
@@ -116,6 +211,8 @@ void register_bench(CLI::App& app, CommandState&) {
       ->capture_default_str();
   cmd->add_option("--nb", args->nb, "panel width (overrides the tuned or model value)")->check(CLI::PositiveNumber);
   cmd->add_option("--ib", args->ib, "CALU's inner panel width (overrides)")->check(CLI::PositiveNumber);
+  add_hybrid_options(*cmd, args->hybrid);
+  cmd->add_flag("--sweep-d", args->sweep_d, "hybrid: GFlop/s for each CPU share d, the model's d marked");
   cmd->add_flag("--json", args->json, "print one JSON object");
   cmd->callback([args] {
     const int m = args->m < 0 ? args->n : args->m, n = args->n;
@@ -127,6 +224,8 @@ void register_bench(CLI::App& app, CommandState&) {
     if (static_cast<double>(m) * n > 2e9)
       throw InvalidArgument(fmt::format("{} x {} is too large to benchmark here", m, n));
     Options options;
+    apply_hybrid_options(args->hybrid, options);
+    if (args->sweep_d && options.target != Target::hybrid) throw InvalidArgument("--sweep-d needs --target hybrid");
     options.db_path = args->db;
     options.overrides.nb = args->nb;
     options.overrides.ib = args->ib;
@@ -137,14 +236,20 @@ void register_bench(CLI::App& app, CommandState&) {
     for (auto& a : A) a = u(rng);
     for (auto& x : b) x = u(rng);
 
+    if (args->sweep_d) {
+      for (Solver s : solvers)
+        if (s != Solver::prbt || m == n) sweep_d(s, m, n, args->reps, A, b, options, args->json);
+      return;
+    }
+    const auto vendor = vendor_reference(options, m, n, args->reps, A);
     std::vector<Row> rows;
     for (Solver s : solvers) {
       if (s == Solver::prbt && m != n) {
         if (args->solver != "all") throw InvalidArgument("prbt solves square systems only: give m = n");
         continue;
       }
-      rows.push_back(s == Solver::prbt ? bench_gesv(s, n, args->reps, A, b, options)
-                                       : bench_getrf(s, m, n, args->reps, A, options));
+      rows.push_back(s == Solver::prbt ? bench_gesv(s, n, args->reps, A, b, options, vendor)
+                                       : bench_getrf(s, m, n, args->reps, A, options, vendor));
     }
 
     if (args->json) {
@@ -156,6 +261,7 @@ void register_bench(CLI::App& app, CommandState&) {
              {"plan", to_json(r.plan)},
              {"seconds", r.seconds},
              {"gflops", r.flops / r.seconds / 1e9},
+             {"reference", r.reference},
              {"openblas_seconds", r.reference_seconds},
              {"openblas_gflops", r.flops / r.reference_seconds / 1e9},
              {"ratio", r.reference_seconds / r.seconds},
@@ -165,18 +271,21 @@ void register_bench(CLI::App& app, CommandState&) {
       print_json({{"m", m}, {"n", n}, {"reps", args->reps}, {"rows", out}});
       return;
     }
-    std::cout << fmt::format("m = {}, n = {}, median of {} (alternating runs); ratio = OpenBLAS time / hetlu time\n\n",
-                             m, n, args->reps);
-    std::cout
-        << "| solver | routine | nb (source) | hetlu s | GFlop/s | OpenBLAS s | GFlop/s | ratio | accuracy hetlu | "
-           "OpenBLAS | note |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+    std::cout << fmt::format("m = {}, n = {}, target {}, median of {}; ratio = reference time / hetlu time\n\n", m, n,
+                             to_string(options.target), args->reps);
+    std::cout << "| solver | routine vs reference | nb (source) | hetlu s | GFlop/s | reference s | GFlop/s | ratio | "
+                 "accuracy hetlu | reference | note |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (const auto& r : rows)
       std::cout << fmt::format(
-          "| {} | {} | {} ({}) | {:.4f} | {:.1f} | {:.4f} | {:.1f} | {:.2f} | {:.2e} | {:.2e} | {} |\n",
-          to_string(r.solver), r.solver == Solver::prbt ? "gesv vs dgesv" : "getrf vs dgetrf", r.plan.nb,
+          "| {} | {} vs {} | {} ({}) | {:.4f} | {:.1f} | {:.4f} | {:.1f} | {:.2f} | {:.2e} | {:.2e} | {} |\n",
+          to_string(r.solver), r.solver == Solver::prbt ? "gesv" : "getrf",
+          r.reference == "OpenBLAS" ? (r.solver == Solver::prbt ? "dgesv" : "dgetrf") : r.reference, r.plan.nb,
           to_string(r.plan.source), r.seconds, r.flops / r.seconds / 1e9, r.reference_seconds,
           r.flops / r.reference_seconds / 1e9, r.reference_seconds / r.seconds, r.accuracy, r.reference_accuracy,
-          r.note);
+          r.plan.target == Target::hybrid
+              ? fmt::format("{} backend, d = {}, panel on the {}; {}", to_string(r.plan.backend),
+                            r.plan.cpu_block_columns, to_string(r.plan.panel_location), r.note)
+              : r.note);
   });
 }
 

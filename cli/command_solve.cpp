@@ -15,6 +15,7 @@ void register_solve(CLI::App& app, CommandState& state) {
     std::string db, a_path, b_path, x_path, solver = "gepp";
     std::optional<int> nb;
     bool json = false, refine = false;
+    HybridArgs hybrid;
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("solve", "Solve A X = B from Matrix Market files");
@@ -26,9 +27,12 @@ void register_solve(CLI::App& app, CommandState& state) {
       ->capture_default_str();
   cmd->add_flag("--refine", args->refine, "GEPP and CALU: refine in working precision (PRBT always does)");
   cmd->add_option("--nb", args->nb, "panel width (overrides the tuned or model value)")->check(CLI::PositiveNumber);
+  add_hybrid_options(*cmd, args->hybrid);
   cmd->add_flag("--json", args->json, "print one JSON object instead of text");
   cmd->callback([args, &state] {
     if (args->solver != "auto") from_string<Solver>(args->solver);  // a misspelt solver fails before any reading
+    Options options;
+    apply_hybrid_options(args->hybrid, options);
     DenseMatrix A = read_matrix_market(args->a_path);
     if (A.rows != A.cols)
       throw InvalidArgument(fmt::format("{}: A is {} x {}; it must be square", args->a_path, A.rows, A.cols));
@@ -42,13 +46,12 @@ void register_solve(CLI::App& app, CommandState& state) {
             fmt::format("{}: B has {} rows but A is {} x {}; they must match", args->b_path, B.rows, A.rows, A.cols));
     }
     const int n = A.rows, nrhs = B.cols;
-    Options options;
     options.db_path = args->db;
     options.overrides.nb = args->nb;
     if (args->refine) options.overrides.refinement = Refinement::working;
     std::string auto_reason;
     const Solver solver = args->solver == "auto"
-                              ? choose_solver(Precision::double_, Target::cpu, n, n, options, &auto_reason)
+                              ? choose_solver(Precision::double_, options.target, n, n, options, &auto_reason)
                               : from_string<Solver>(args->solver);
     const DenseMatrix A_original = A, B_original = B;
     std::vector<int> ipiv(std::max(1, n));
@@ -90,9 +93,13 @@ void register_solve(CLI::App& app, CommandState& state) {
     if (!auto_reason.empty()) std::cerr << "hetlu: " << auto_reason << "\n";
     std::cerr << fmt::format(
         "hetlu: {} n = {}, nrhs = {}: {:.4f} s, {:.2f} GFlop/s, backward error {:.2e}, {} refinement step(s); "
-        "nb = {} ({}){}\n",
+        "nb = {} ({}){}{}\n",
         to_string(report.plan.solver), n, nrhs, report.seconds, report.gflops, omega, report.refinement_steps,
         report.plan.nb, to_string(report.plan.source),
+        report.plan.target == Target::hybrid
+            ? fmt::format("; hybrid on {}, d = {}, panel on the {}", to_string(report.plan.backend),
+                          report.plan.cpu_block_columns, to_string(report.plan.panel_location))
+            : "",
         report.fell_back_to_gepp ? "; fell back to GEPP: " + report.note : "");
     if (args->x_path.empty()) {
       // The solution goes to stdout in Matrix Market array format, ready to redirect.

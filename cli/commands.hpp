@@ -2,7 +2,10 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
+
+#include "hetlu/hetlu.hpp"
 
 namespace hetlu::cli {
 
@@ -29,6 +32,17 @@ void register_report(CLI::App& app, CommandState& state);
 void add_db_option(CLI::App& command, std::string& path);
 // The database a command uses: --db when given, else the default path.
 std::string database_path(const std::string& db_option);
+
+// --target, --backend, --d and --panel: where a solve runs (solve, bench).
+struct HybridArgs {
+  std::string target = "cpu";
+  std::string backend;  // empty: a GPU when there is one, else host
+  std::optional<int> d;
+  std::string panel;  // empty: the plan's
+};
+void add_hybrid_options(CLI::App& command, HybridArgs& args);
+// Applies them to options (checking the names; a misspelt one is a usage error naming it).
+void apply_hybrid_options(const HybridArgs& args, Options& options);
 
 // Runs hetlu with these arguments; returns the exit code. Errors go to stderr as one line.
 int run(int argc, char** argv);

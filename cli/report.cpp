@@ -17,6 +17,8 @@ nlohmann::ordered_json to_json(const Plan& plan) {
                               {"cpu_block_columns", plan.cpu_block_columns},
                               {"panel_threads", plan.panel_threads},
                               {"lookahead", plan.lookahead},
+                              {"panel_location", to_string(plan.panel_location)},
+                              {"backend", to_string(plan.backend)},
                               {"source", to_string(plan.source)},
                               {"source_detail", plan.source_detail},
                               {"overridden", plan.overridden}};

@@ -17,6 +17,12 @@ bool available(BackendKind kind, std::string* why) {
 #endif
 }
 
+#ifndef HETLU_HAVE_CUDA
+VendorLuTiming time_vendor_lu(int, int, const double*, int, int, int) {
+  throw Error("cuSOLVER is not available: this build of hetlu has no CUDA support");
+}
+#endif
+
 template <class T>
 Backend<T>& backend(BackendKind kind) {
   static std::mutex mutex;

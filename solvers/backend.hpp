@@ -86,6 +86,15 @@ template <class T>
 Backend<T>& backend(BackendKind kind);
 std::unique_lock<std::mutex> lock_backend(BackendKind kind);
 
+// The vendor's LU on the device, the reference hybrid runs are measured against: cuSOLVER getrf
+// of the resident m x n matrix and getrs with nrhs right-hand sides, device time only (events),
+// median of reps. Throws Error where there is no GPU.
+struct VendorLuTiming {
+  std::string library;  // e.g. "cuSOLVER 12.0"
+  double getrf_seconds = 0, getrs_seconds = 0;
+};
+VendorLuTiming time_vendor_lu(int m, int n, const double* A, int lda, int nrhs, int reps);
+
 // Whether `kind` can run on this machine, and if not, why not.
 bool available(BackendKind kind, std::string* why = nullptr);
 

@@ -15,8 +15,9 @@ namespace hetlu {
 
 struct Options {
   PlanOverrides overrides;
-  std::string db_path;       // empty: $HETLU_DB, else $XDG_DATA_HOME/hetlu/tuning.db, else ~/.local/share/...
-  bool use_database = true;  // false: skip the database (model, then default)
+  Target target = Target::cpu;  // hybrid: CPUs and a device (overrides.backend, else a GPU, else host)
+  std::string db_path;          // empty: $HETLU_DB, else $XDG_DATA_HOME/hetlu/tuning.db, else ~/.local/share/...
+  bool use_database = true;     // false: skip the database (model, then default)
   CalibrationLevel min_level = CalibrationLevel::quick;  // tuned rows below this level are ignored
   InputCheck input_check = InputCheck::finite;           // none: NaN and Inf propagate, as in LAPACK
 };
