@@ -1,6 +1,7 @@
 // The resolution chain: override > tuned (database) > model > default, each reported.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 
 #include "../common/temp_dir.hpp"
@@ -143,4 +144,60 @@ TEST(Resolve, ChangedSoftAttributesMarkTunedRowsStale) {
   EXPECT_NE(r.plan.source_detail.find("stale"), std::string::npos) << r.plan.source_detail;
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_NE(r.warnings[0].find("hostname"), std::string::npos);
+}
+
+// Without a GPU the hybrid target runs on the host backend, modelled as a device made of some of
+// this machine's cores: the model then gives the CPUs a share strictly between none and all.
+TEST(Resolve, HybridWithoutAGpuUsesTheHostBackendAndTheModelsShare) {
+  Options o;
+  o.use_database = false;
+  o.overrides.backend = BackendKind::host;
+  const Resolution r = resolve_plan(Solver::calu, Precision::double_, Target::hybrid, 4000, 4000, o);
+  EXPECT_EQ(r.plan.backend, BackendKind::host);
+  const int blocks = (4000 + r.plan.nb - 1) / r.plan.nb;
+  if (r.plan.panel_location == PanelLocation::cpu) {
+    EXPECT_GE(r.plan.cpu_block_columns, 1);
+    EXPECT_LT(r.plan.cpu_block_columns, blocks);
+  } else {
+    EXPECT_EQ(r.plan.cpu_block_columns, 0);
+  }
+  EXPECT_GT(r.cpu_fraction, 0.0);
+  EXPECT_LT(r.cpu_fraction, 1.0);
+  ASSERT_FALSE(r.explanation.empty());
+  EXPECT_NE(r.explanation.front().find("backend host"), std::string::npos) << r.explanation.front();
+}
+
+TEST(Resolve, PanelOnTheDeviceMeansNoCpuColumns) {
+  Options o;
+  o.use_database = false;
+  o.overrides.backend = BackendKind::host;
+  o.overrides.panel_location = PanelLocation::device;
+  EXPECT_EQ(resolve_plan(Solver::gepp, Precision::double_, Target::hybrid, 1000, 1000, o).plan.cpu_block_columns, 0);
+  o.overrides.panel_location.reset();
+  o.overrides.cpu_block_columns = 0;
+  EXPECT_EQ(resolve_plan(Solver::gepp, Precision::double_, Target::hybrid, 1000, 1000, o).plan.panel_location,
+            PanelLocation::device);
+}
+
+TEST(Solve, HybridGesvOnTheHostBackend) {
+  const int n = 200;
+  std::vector<double> A(n * n), B(n, 1.0);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) A[i + j * n] = (i == j ? n : 0) + std::sin(1.0 + i * 7 + j * 13);
+  const auto A0 = A;
+  std::vector<int> ipiv(n);
+  Options o;
+  o.use_database = false;
+  o.target = Target::hybrid;
+  o.overrides.backend = BackendKind::host;
+  const SolveReport r = gesv(Solver::gepp, n, 1, A.data(), n, ipiv.data(), B.data(), n, o);
+  EXPECT_EQ(r.info, 0);
+  EXPECT_EQ(r.plan.target, Target::hybrid);
+  double worst = 0;  // A0 x should be ones
+  for (int i = 0; i < n; ++i) {
+    double s = 0;
+    for (int j = 0; j < n; ++j) s += A0[i + j * n] * B[j];
+    worst = std::max(worst, std::abs(s - 1));
+  }
+  EXPECT_LT(worst, 1e-12);
 }

@@ -361,3 +361,55 @@ TEST_F(Cli, ReportWritesPlotsAndSummary) {
   EXPECT_NE(text.find("median relative error"), std::string::npos);
   expect_one_line_error(run_hetlu("report --db '" + dir.file("none.db") + "'", dir), {"no database"});
 }
+
+// A 6 x 6 tridiagonal system whose solution is all ones, solved hybrid on the host backend for
+// every solver and CPU share d, and with the panel on the device.
+TEST_F(Cli, SolveHybridOnTheHostBackend) {
+  std::string text = array_header + "6 6\n";
+  for (int j = 0; j < 6; ++j)
+    for (int i = 0; i < 6; ++i) text += (i == j ? "4" : (i - j == 1 || j - i == 1) ? "-1" : "0") + std::string("\n");
+  const auto A = write(dir, "A.mtx", text);
+  const auto B = write(dir, "B.mtx", array_header + "6 1\n3\n2\n2\n2\n2\n3\n");
+  for (const char* solver : {"gepp", "calu", "prbt"})
+    for (const char* placement : {"--d 1", "--d 2", "--d 0", "--panel device", ""}) {
+      SCOPED_TRACE(std::string(solver) + " " + placement);
+      const auto r = run_hetlu("solve '" + A + "' '" + B + "' --json --target hybrid --backend host --nb 2 --solver " +
+                                   solver + " " + placement + " " + db(),
+                               dir);
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      const auto j = nlohmann::json::parse(r.out);
+      EXPECT_EQ(j["plan"]["target"], "hybrid");
+      EXPECT_EQ(j["plan"]["backend"], "host");
+      if (std::string(placement).find("0") != std::string::npos ||
+          std::string(placement).find("device") != std::string::npos) {
+        EXPECT_EQ(j["plan"]["cpu_block_columns"], 0);
+        EXPECT_EQ(j["plan"]["panel_location"], "device");
+      }
+      for (double x : j["x"]) EXPECT_NEAR(x, 1.0, 1e-14);
+      EXPECT_FALSE(j["fell_back_to_gepp"].get<bool>());
+    }
+}
+
+TEST_F(Cli, HybridOptionsNeedTheHybridTarget) {
+  const auto A = write(dir, "A.mtx", array_header + "1 1\n2\n");
+  expect_one_line_error(run_hetlu("solve '" + A + "' --d 2 " + db(), dir), {"--target hybrid"});
+  expect_one_line_error(run_hetlu("solve '" + A + "' --target hybrid --backend gpu " + db(), dir),
+                        {"unknown backend 'gpu'", "host, cuda"});
+  expect_one_line_error(run_hetlu("bench -n 8 --sweep-d " + db(), dir), {"--sweep-d needs --target hybrid"});
+}
+
+TEST_F(Cli, BenchSweepsTheCpuShare) {
+  const auto r = run_hetlu(
+      "bench -n 96 --solver gepp --target hybrid --backend host --nb 16 --sweep-d --reps 1 --json " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["block_columns"], 6);
+  ASSERT_EQ(j["points"].size(), 7u);  // d = 0 .. 6
+  int marked = 0;
+  for (const auto& p : j["points"]) {
+    EXPECT_GT(p["gflops"].get<double>(), 0);
+    EXPECT_LT(p["accuracy"].get<double>(), 30);
+    marked += p["mark"] == "model's d";
+  }
+  EXPECT_EQ(marked, 1);
+}

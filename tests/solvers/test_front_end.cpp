@@ -78,16 +78,18 @@ TEST(FrontEnd, EmptyMatricesAreFine) {
   EXPECT_EQ(solvers::getrf<double>(Plan{}, 0, 5, nullptr, 1, nullptr), 0);
 }
 
-TEST(FrontEnd, UnavailableTargetSaysSo) {
+TEST(FrontEnd, HybridPlanWithNegativeCpuShareIsRejected) {
   std::vector<double> A = {1, 2, 3, 4};
   std::vector<int> ipiv(2);
   Plan p;
   p.target = Target::hybrid;
+  p.backend = BackendKind::host;
+  p.cpu_block_columns = -1;
   try {
     solvers::getrf(p, 2, 2, A.data(), 2, ipiv.data());
     FAIL() << "no exception";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("hybrid"), std::string::npos);
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("plan.cpu_block_columns"), std::string::npos) << e.what();
   }
 }
 

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The GPU run, in two halves (the GPU machine has CUDA, CMake and Python but no Debian packages and
+# no network):
+#   scripts/device_run.sh fetch   on the dev machine: download the .debs the build needs into .debs/
+#                                 (git-ignored; carry it to the GPU machine)
+#   scripts/device_run.sh run     on the GPU machine: unpack them into .debs/root, build with CUDA,
+#                                 run the cuda tests and the benchmarks against cuSOLVER, print a table.
+# Logs and JSON go to $OUT (or build-device/out) for bench/results/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DEBS=.debs
+PACKAGES=(libopenblas0-openmp libopenblas-openmp-dev libopenblas-dev libopenblas0 liblapacke liblapacke-dev
+  libblas3 liblapack3 libgfortran5 libhwloc15 libhwloc-dev libudev1 libsqlite3-0 libsqlite3-dev libyaml-cpp0.7
+  libyaml-cpp-dev libgtest-dev libcli11-dev nlohmann-json3-dev libfmt9 libfmt-dev pkg-config libpkgconf3 pkgconf
+  pkgconf-bin)
+
+case "${1:-}" in
+fetch)
+  mkdir -p "$DEBS"
+  (cd "$DEBS" && apt-get download "${PACKAGES[@]}")
+  du -sh "$DEBS"
+  ;;
+run)
+  ROOT=$PWD/$DEBS/root
+  OUT=${OUT:-$PWD/build-device/out}
+  mkdir -p "$ROOT" "$OUT"
+  for deb in "$DEBS"/*.deb; do dpkg-deb -x "$deb" "$ROOT" 2>/dev/null || dpkg -x "$deb" "$ROOT"; done
+  MULTIARCH=$ROOT/usr/lib/x86_64-linux-gnu
+  export LD_LIBRARY_PATH=$MULTIARCH:$MULTIARCH/openblas-openmp:${LD_LIBRARY_PATH:-}
+  export PKG_CONFIG_PATH=$MULTIARCH/pkgconfig:$ROOT/usr/share/pkgconfig
+  export PKG_CONFIG_SYSROOT_DIR=$ROOT
+  export PATH=$ROOT/usr/bin:$PATH
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT/gpu.txt"
+  cmake -B build-device -S . -DHETLU_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_PREFIX_PATH="$ROOT/usr" \
+    -DCMAKE_LIBRARY_PATH="$MULTIARCH;$MULTIARCH/openblas-openmp" -DCMAKE_INCLUDE_PATH="$ROOT/usr/include" \
+    -DPython_EXECUTABLE=/nonexistent >"$OUT/configure.log" 2>&1 || { tail -40 "$OUT/configure.log"; exit 1; }
+  cmake --build build-device -j"$(nproc)" --target test_solvers hetlu_command >"$OUT/build.log" 2>&1 ||
+    { tail -40 "$OUT/build.log"; exit 1; }
+  export OMP_WAIT_POLICY=passive
+  # The cuda tests: the backend's operations, and every hybrid algorithm for every d on the GPU.
+  build-device/bin/test_solvers --gtest_filter='*cuda*:*Cuda*' --gtest_brief=1 2>&1 | tee "$OUT/cuda_tests.txt" | tail -5
+  H=build-device/bin/hetlu
+  DB=(--db "$OUT/tuning.db")
+  for n in 16384 32768; do
+    $H bench -n $n --target hybrid --backend cuda --reps 3 --json "${DB[@]}" >"$OUT/bench_$n.json"
+    $H bench -n $n --target hybrid --backend cuda --reps 3 "${DB[@]}" | tee "$OUT/bench_$n.md"
+  done
+  $H bench -n 16384 --solver calu --target hybrid --backend cuda --sweep-d --reps 2 "${DB[@]}" | tee "$OUT/sweep_d.md"
+  echo
+  echo "== summary (ratio = cuSOLVER time / hetlu time) =="
+  grep -h "^| gepp\|^| calu\|^| prbt" "$OUT"/bench_*.md | cut -d'|' -f2-10
+  ;;
+*)
+  echo "usage: $0 fetch|run" >&2
+  exit 2
+  ;;
+esac
