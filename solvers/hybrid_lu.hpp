@@ -135,7 +135,9 @@ class HybridLu {
       dev_.copy_to_device(Queue::to_device, A_.m, A_.n - col(d), A_.at(0, col(d)), A_.lda, dA_.at(0, col(d)), dA_.ld);
       dev_.wait(Queue::compute, dev_.record(Queue::to_device));
     }
-    const int cpu_threads = std::max(1, omp_get_max_threads());
+    // The host backend's team runs on this machine's cores too: the CPUs' side keeps the rest.
+    const int cpu_threads =
+        std::max(1, omp_get_max_threads() - (dev_.kind() == BackendKind::host ? backends::host_backend_threads() : 0));
     int info = factor_host_panel(0);
     for (int K = 0; K < panels_; ++K) {
       const int j = K * nb_, jb = panel_width(K);
