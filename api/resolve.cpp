@@ -84,7 +84,7 @@ std::optional<Plan> model_plan(Solver solver, Precision precision, Target target
 // else the host backend.
 BackendKind backend_for(const Options& options) {
   if (options.overrides.backend) return *options.overrides.backend;
-  return backends::available(BackendKind::cuda) ? BackendKind::cuda : BackendKind::host;
+  return backends::preferred();
 }
 
 // The host backend is a team of this machine's own cores: to the model it is a "device" with their

@@ -37,8 +37,7 @@ struct Row {
 std::optional<backends::VendorLuTiming> vendor_reference(const Options& options, int m, int n, int reps,
                                                          const std::vector<double>& A) {
   if (options.target != Target::hybrid) return std::nullopt;
-  const BackendKind kind = options.overrides.backend.value_or(
-      backends::available(BackendKind::cuda) ? BackendKind::cuda : BackendKind::host);
+  const BackendKind kind = options.overrides.backend.value_or(backends::preferred());
   if (kind != BackendKind::cuda) return std::nullopt;
   return backends::time_vendor_lu(m, n, A.data(), m, 1, reps);
 }

@@ -9,17 +9,12 @@
 
 #include "hetlu/detail/statistics.hpp"
 #include "probes/probes.hpp"
+#include "solvers/cuda_check.hpp"
 
 namespace hetlu::probes {
 namespace {
 
-void check(cudaError_t status, const char* what) {
-  if (status != cudaSuccess) throw Error(std::string("CUDA: ") + what + ": " + cudaGetErrorString(status));
-}
-void check(cublasStatus_t status, const char* what) {
-  if (status != CUBLAS_STATUS_SUCCESS)
-    throw Error(std::string("cuBLAS: ") + what + ": " + cublasGetStatusString(status));
-}
+using cuda::check;
 
 cublasStatus_t gemm(cublasHandle_t h, int n, const double* A, const double* B, double* C) {
   const double one = 1, zero = 0;

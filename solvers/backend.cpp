@@ -17,6 +17,10 @@ bool available(BackendKind kind, std::string* why) {
 #endif
 }
 
+BackendKind preferred() {
+  return available(BackendKind::cuda) ? BackendKind::cuda : BackendKind::host;
+}
+
 #ifndef HETLU_HAVE_CUDA
 VendorLuTiming time_vendor_lu(int, int, const double*, int, int, int) {
   throw Error("cuSOLVER is not available: this build of hetlu has no CUDA support");

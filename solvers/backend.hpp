@@ -98,6 +98,9 @@ VendorLuTiming time_vendor_lu(int m, int n, const double* A, int lda, int nrhs, 
 // Whether `kind` can run on this machine, and if not, why not.
 bool available(BackendKind kind, std::string* why = nullptr);
 
+// The backend a hybrid run takes when the caller names none: a GPU when there is one, else host.
+BackendKind preferred();
+
 // The host backend's team size: $HETLU_HOST_BACKEND_THREADS, else half the OpenMP threads.
 int host_backend_threads();
 

@@ -1,7 +1,8 @@
 // The cuda backend: cuBLAS for trsm and gemm, cuSOLVER for a panel on the device, hetlu's own
 // kernels for row interchanges and PRBT's butterflies; one CUDA stream per queue, events between
 // them, page-locked host memory for asynchronous copies. Every CUDA, cuBLAS and cuSOLVER call and
-// every kernel launch is checked; a failure throws hetlu::Error saying what failed.
+// every kernel launch is checked (solvers/cuda_check.hpp); a failure throws hetlu::Error saying what
+// failed.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
@@ -11,24 +12,13 @@
 #include <vector>
 
 #include "solvers/backend_host.hpp"
+#include "solvers/cuda_check.hpp"
 
 namespace hetlu::backends {
 namespace {
 
-void check(cudaError_t status, const char* what) {
-  if (status != cudaSuccess) throw Error(std::string("cuda backend: ") + what + ": " + cudaGetErrorString(status));
-}
-void check(cublasStatus_t status, const char* what) {
-  if (status != CUBLAS_STATUS_SUCCESS)
-    throw Error(std::string("cuda backend: ") + what + ": " + cublasGetStatusString(status));
-}
-void check(cusolverStatus_t status, const char* what) {
-  if (status != CUSOLVER_STATUS_SUCCESS)
-    throw Error(std::string("cuda backend: ") + what + ": cuSOLVER status " + std::to_string(int(status)));
-}
-void check_launch(const char* kernel) {
-  check(cudaGetLastError(), kernel);
-}
+using cuda::check;
+using cuda::check_launch;
 
 // ---- kernels --------------------------------------------------------------------------------------
 

@@ -27,6 +27,40 @@ struct Matrix {
   T* at(int i, int j) const { return data + i + static_cast<long long>(j) * lda; }
 };
 
+// The steps every blocked LU driver shares (this one and hybrid_lu.hpp's CPU side).
+
+// Factors the panel of columns [j, j + jb) with `panel` (see BlockedLu); returns its info and
+// leaves its interchanges in ipiv, both shifted to the whole matrix.
+template <class T, class PanelFactor>
+int factor_panel(const Matrix<T>& A, int* ipiv, int j, int jb, PanelFactor& panel) {
+  const int info = panel(A.m - j, jb, A.at(j, j), A.lda, ipiv + j);
+  for (int i = j; i < j + std::min(jb, A.m - j); ++i) ipiv[i] += j;
+  return info > 0 ? info + j : 0;
+}
+
+// Applies the panel [j, j + jb)'s interchanges, block row of U and trailing GEMM to columns [c, c + w).
+template <class T>
+void update_columns(const Matrix<T>& A, const int* ipiv, int j, int jb, int c, int w) {
+  if (w <= 0) return;
+  using namespace blas;
+  kernels::laswp(w, A.at(0, c), A.lda, j, j + jb, ipiv);
+  trsm(Side::left, Uplo::lower, Op::no_trans, Diag::unit, jb, w, T(1), A.at(j, j), A.lda, A.at(j, c), A.lda);
+  gemm(Op::no_trans, Op::no_trans, A.m - j - jb, w, jb, T(-1), A.at(j + jb, j), A.lda, A.at(j, c), A.lda, T(1),
+       A.at(j + jb, c), A.lda);
+}
+
+// The interchanges of every nb-wide panel of the first k columns applied to the columns left of
+// it: in parallel over block columns (disjoint), each taking the later panels' in order.
+template <class T>
+void swap_left_columns(const Matrix<T>& A, int k, int nb, const int* ipiv) {
+  const int blocks = (k + nb - 1) / nb;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int b = 0; b < blocks - 1; ++b) {
+    const int c = b * nb, w = std::min(nb, k - c);
+    for (int j = c + w; j < k; j += nb) kernels::laswp(w, A.at(0, c), A.lda, j, std::min(k, j + nb), ipiv);
+  }
+}
+
 // PanelFactor: int(int rows, int width, T* A, int lda, int* ipiv), ipiv relative to the panel,
 // returns 0 or the panel-relative 1-based column of the first zero pivot.
 template <class T, class PanelFactor>
@@ -37,38 +71,15 @@ class BlockedLu {
   int run(bool lookahead) {
     if (std::min(A_.m, A_.n) == 0) return 0;
     const int info = lookahead && omp_get_max_threads() > 1 ? with_lookahead() : without_lookahead();
-    swap_left_columns();
+    swap_left_columns(A_, std::min(A_.m, A_.n), nb_, ipiv_);
     return info;
   }
 
  private:
   // Factors the panel of columns [j, j + jb): returns its info, shifted to the whole matrix.
-  int factor_panel(int j, int jb) {
-    const int info = panel_(A_.m - j, jb, A_.at(j, j), A_.lda, ipiv_ + j);
-    for (int i = j; i < j + std::min(jb, A_.m - j); ++i) ipiv_[i] += j;
-    return info > 0 ? info + j : 0;
-  }
+  int factor_panel(int j, int jb) { return variants::factor_panel(A_, ipiv_, j, jb, panel_); }
 
-  // Applies panel [j, j + jb)'s interchanges, block row of U and trailing GEMM to columns [c, c + w).
-  void update_columns(int j, int jb, int c, int w) {
-    if (w <= 0) return;
-    using namespace blas;
-    kernels::laswp(w, A_.at(0, c), A_.lda, j, j + jb, ipiv_);
-    trsm(Side::left, Uplo::lower, Op::no_trans, Diag::unit, jb, w, T(1), A_.at(j, j), A_.lda, A_.at(j, c), A_.lda);
-    gemm(Op::no_trans, Op::no_trans, A_.m - j - jb, w, jb, T(-1), A_.at(j + jb, j), A_.lda, A_.at(j, c), A_.lda, T(1),
-         A_.at(j + jb, c), A_.lda);
-  }
-
-  // The interchanges of every panel applied to the columns left of it.
-  void swap_left_columns() {
-    const int k = std::min(A_.m, A_.n);
-    const int blocks = (k + nb_ - 1) / nb_;
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int b = 0; b < blocks - 1; ++b) {
-      const int c = b * nb_, w = std::min(nb_, k - c);
-      for (int j = c + w; j < k; j += nb_) kernels::laswp(w, A_.at(0, c), A_.lda, j, std::min(k, j + nb_), ipiv_);
-    }
-  }
+  void update_columns(int j, int jb, int c, int w) { variants::update_columns(A_, ipiv_, j, jb, c, w); }
 
   int without_lookahead() {
     const int k = std::min(A_.m, A_.n);

@@ -27,13 +27,13 @@
 #include <vector>
 
 #include "solvers/backend.hpp"
-#include "solvers/blas.hpp"
 #include "solvers/blocked_lu.hpp"
 #include "solvers/gepp_kernels.hpp"
 
 namespace hetlu::variants {
 
-// PanelFactor: as for BlockedLu, int(int rows, int width, T* A, int lda, int* ipiv).
+// PanelFactor: as for BlockedLu, int(int rows, int width, T* A, int lda, int* ipiv); a panel
+// without pivoting writes the identity. `pivoting` tells the device panel (Backend::getrf_panel).
 template <class T, class PanelFactor>
 class HybridLu {
  public:
@@ -82,25 +82,10 @@ class HybridLu {
 
   // ---- the CPUs' side ---------------------------------------------------------------------------
 
-  int factor_host_panel(int K) {
-    const int j = K * nb_, jb = panel_width(K);
-    const int info = panel_(A_.m - j, jb, A_.at(j, j), A_.lda, ipiv_ + j);
-    if (!pivoting_)
-      for (int i = 0; i < jb; ++i) ipiv_[j + i] = i + 1;
-    for (int i = j; i < j + jb; ++i) ipiv_[i] += j;
-    return info > 0 ? info + j : 0;
-  }
+  int factor_host_panel(int K) { return factor_panel(A_, ipiv_, K * nb_, panel_width(K), panel_); }
 
   // Panel K's interchanges, block row of U and trailing GEMM applied to host columns [c0, c1).
-  void update_host(int K, int c0, int c1) {
-    if (c1 <= c0) return;
-    using namespace blas;
-    const int j = K * nb_, jb = panel_width(K), w = c1 - c0;
-    kernels::laswp(w, A_.at(0, c0), A_.lda, j, j + jb, ipiv_);
-    trsm(Side::left, Uplo::lower, Op::no_trans, Diag::unit, jb, w, T(1), A_.at(j, j), A_.lda, A_.at(j, c0), A_.lda);
-    gemm(Op::no_trans, Op::no_trans, A_.m - j - jb, w, jb, T(-1), A_.at(j + jb, j), A_.lda, A_.at(j, c0), A_.lda, T(1),
-         A_.at(j + jb, c0), A_.lda);
-  }
+  void update_host(int K, int c0, int c1) { update_columns(A_, ipiv_, K * nb_, panel_width(K), c0, c1 - c0); }
 
   // The same on the device's copy of columns [c0, c1), on the compute queue.
   void update_device(int K, int c0, int c1) {
@@ -195,19 +180,8 @@ class HybridLu {
     // Block columns that never reached the window (wide matrices) come back updated.
     for (int J = std::max(d, last + d + 1); J < blocks_; ++J) download_block(J);
     dev_.synchronize();
-    swap_left_columns();
+    swap_left_columns(A_, k_, nb_, ipiv_);
     return info;
-  }
-
-  // Each panel's interchanges applied to the columns left of it: in parallel over block columns
-  // (disjoint), each taking the later panels' interchanges in order.
-  void swap_left_columns() {
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int b = 0; b < panels_ - 1; ++b) {
-      const int c = b * nb_, w = panel_width(b);
-      for (int K = b + 1; K < panels_; ++K)
-        kernels::laswp(w, A_.at(0, c), A_.lda, K * nb_, K * nb_ + panel_width(K), ipiv_);
-    }
   }
 
   // ---- everything on the device -----------------------------------------------------------------

@@ -1,6 +1,7 @@
 // PRBT on the device: the padded matrix goes to the device once, the butterflies are applied there
 // (CUDA kernels, or the host backend's team), and GENP runs on the hybrid driver from that
 // device-resident matrix, with the panel on the CPUs or on the device as the plan says.
+#include <algorithm>
 #include <vector>
 
 #include "solvers/hybrid_lu.hpp"
@@ -13,7 +14,8 @@ int prbt_hybrid_factor(const Plan& plan, int n, T* A, int lda, const T* u, const
   using backends::Queue;
   auto lock = backends::lock_backend(plan.backend);
   auto& device = backends::backend<T>(plan.backend);
-  auto nopivot = [](int rows, int width, T* panel, int ld, int*) {
+  auto nopivot = [](int rows, int width, T* panel, int ld, int* panel_ipiv) {
+    for (int i = 0; i < std::min(rows, width); ++i) panel_ipiv[i] = i + 1;
     return kernels::getrf_nopivot_recursive(rows, width, panel, ld);
   };
   std::vector<int> identity(n);
