@@ -4,6 +4,7 @@
 #include "hetlu/hetlu.hpp"
 #include "model/gepp_cpu.hpp"
 #include "solvers/lu.hpp"
+#include "solvers/workspace.hpp"
 
 namespace hetlu {
 namespace {
@@ -19,6 +20,10 @@ double timed(Body&& body) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 }  // namespace
+
+void release_workspace() {
+  kernels::release_workspace();
+}
 
 template <class T>
 SolveReport getrf(Solver solver, int m, int n, T* A, int lda, int* ipiv, const Options& options) {

@@ -17,4 +17,11 @@ template <class T>
 double backward_error(int n, int nrhs, const T* A, int lda, const T* X, int ldx, const T* B, int ldb,
                       bool a_stored_transposed = false);
 
+// The same omega in one parallel pass over A that also leaves the residual B - A X in R (n x nrhs,
+// leading dimension ldr), as iterative refinement needs both. Sums run in double, row by row in a
+// fixed order: the result does not depend on the number of threads.
+template <class T>
+double residual_and_backward_error(int n, int nrhs, const T* A, int lda, const T* X, int ldx, const T* B, int ldb, T* R,
+                                   int ldr);
+
 }  // namespace hetlu::accuracy

@@ -32,11 +32,15 @@ void gemm(Op ta, Op tb, int m, int n, int k, float alpha, const float* A, int ld
 void trsm(Side side, Uplo uplo, Op op, Diag diag, int m, int n, double alpha, const double* A, int lda, double* B,
           int ldb) {
   if (m == 0 || n == 0) return;
+  if (side == Side::left && n == 1 && alpha == 1.0)  // OpenBLAS's trsv is about 1.7x faster here
+    return cblas_dtrsv(CblasColMajor, cblas(uplo), cblas(op), cblas(diag), m, A, lda, B, 1);
   cblas_dtrsm(CblasColMajor, cblas(side), cblas(uplo), cblas(op), cblas(diag), m, n, alpha, A, lda, B, ldb);
 }
 void trsm(Side side, Uplo uplo, Op op, Diag diag, int m, int n, float alpha, const float* A, int lda, float* B,
           int ldb) {
   if (m == 0 || n == 0) return;
+  if (side == Side::left && n == 1 && alpha == 1.0f)
+    return cblas_strsv(CblasColMajor, cblas(uplo), cblas(op), cblas(diag), m, A, lda, B, 1);
   cblas_strsm(CblasColMajor, cblas(side), cblas(uplo), cblas(op), cblas(diag), m, n, alpha, A, lda, B, ldb);
 }
 

@@ -1,5 +1,8 @@
 #include "solvers/butterfly.hpp"
 
+#include <omp.h>
+
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <stdexcept>
@@ -26,14 +29,43 @@ Diagonals<T> level1(const Butterfly<T>& W, int half) {
 
 constexpr double inv_sqrt2 = 0.70710678118654752440;
 
-// x <- B^T x on `size` entries of one column: [R (x1 + x2); S (x1 - x2)] / sqrt(2).
+// x <- W^T x on one column of W's size n, W of depth 2, in one pass: rows i, i + n/4, i + n/2 and
+// i + 3n/4 meet only one another (the halves' butterflies first, then the whole one).
 template <class T>
-void transpose_on_column(Diagonals<T> d, int size, T* x) {
-  const int k = size / 2;
-  for (int i = 0; i < k; ++i) {
-    const T a = x[i], b = x[i + k];
-    x[i] = T(inv_sqrt2) * d.R[i] * (a + b);
-    x[i + k] = T(inv_sqrt2) * d.S[i] * (a - b);
+void transpose_depth2_on_column(const Butterfly<T>& W, T* x) {
+  const int n = W.n, q = n / 4;
+  const T* v = W.values.data();
+  const T *R0 = v, *S0 = v + n / 2, *R1 = v + n, *S1 = R1 + q, *R2 = S1 + q, *S2 = R2 + q;
+  const T h = T(inv_sqrt2);
+  for (int i = 0; i < q; ++i) {
+    const T a = x[i], b = x[i + q], c = x[i + 2 * q], d = x[i + 3 * q];
+    const T a1 = h * R1[i] * (a + b), b1 = h * S1[i] * (a - b);
+    const T c1 = h * R2[i] * (c + d), d1 = h * S2[i] * (c - d);
+    x[i] = h * R0[i] * (a1 + c1);
+    x[i + 2 * q] = h * S0[i] * (a1 - c1);
+    x[i + q] = h * R0[i + q] * (b1 + d1);
+    x[i + 3 * q] = h * S0[i + q] * (b1 - d1);
+  }
+}
+
+// The four columns g + k n/4 (k = 0..3) of A <- A W, W of depth 2, in one pass over their rows.
+template <class T>
+void right_depth2_on_group(const Butterfly<T>& W, int g, int rows, T* const* col) {
+  const int n = W.n, q = n / 4;
+  const T* v = W.values.data();
+  const T h = T(inv_sqrt2);
+  const T r1 = h * v[n + g], s1 = h * v[n + q + g], r2 = h * v[n + 2 * q + g], s2 = h * v[n + 3 * q + g];
+  const T r0a = h * v[g], s0a = h * v[n / 2 + g], r0b = h * v[g + q], s0b = h * v[n / 2 + g + q];
+  T *c0 = col[0], *c1 = col[1], *c2 = col[2], *c3 = col[3];
+  for (int i = 0; i < rows; ++i) {
+    // diag(B_1, B_2) pairs g with g + n/4 and g + n/2 with g + 3n/4; B_0 then g with g + n/2 and
+    // g + n/4 with g + 3n/4.
+    const T a = c0[i], b = c1[i], c = c2[i], d = c3[i];
+    const T a1 = r1 * (a + b), b1 = s1 * (a - b), c1v = r2 * (c + d), d1 = s2 * (c - d);
+    c0[i] = r0a * (a1 + c1v);
+    c2[i] = s0a * (a1 - c1v);
+    c1[i] = r0b * (b1 + d1);
+    c3[i] = s0b * (b1 - d1);
   }
 }
 
@@ -65,6 +97,27 @@ void on_columns(Diagonals<T> d, int size, int nrows, T* A, int lda) {
   }
 }
 
+// Column c of diag(A, I) (a x a A padded to n) into `to`; marks the nonzero rows of A it meets
+// and returns whether the column is nonzero.
+template <class T>
+bool load_padded_column(int a, const T* A, int lda, int n, int c, T* to, unsigned char* row_nonzero) {
+  if (c >= a) {
+    std::fill(to, to + n, T(0));
+    to[c] = T(1);
+    return true;
+  }
+  const T* from = A + static_cast<long long>(c) * lda;
+  bool nonzero = false;
+  for (int i = 0; i < a; ++i) {
+    const bool here = from[i] != T(0);
+    row_nonzero[i] |= here;
+    nonzero |= here;
+  }
+  if (from != to) std::copy(from, from + a, to);
+  std::fill(to + a, to + n, T(0));
+  return nonzero;
+}
+
 }  // namespace
 
 template <class T>
@@ -85,10 +138,7 @@ void apply_transpose_left(const Butterfly<T>& W, int ncols, T* A, int lda) {
   const int n = W.n;
 #pragma omp parallel for schedule(static) if (static_cast <long long>(n) * ncols > 65536)
   for (int j = 0; j < ncols; ++j) {
-    T* x = A + static_cast<long long>(j) * lda;
-    transpose_on_column(level1(W, 0), n / 2, x);
-    transpose_on_column(level1(W, 1), n / 2, x + n / 2);
-    transpose_on_column(level0(W), n, x);
+    transpose_depth2_on_column(W, A + static_cast<long long>(j) * lda);
   }
 }
 
@@ -99,6 +149,69 @@ void apply_right(const Butterfly<T>& W, int nrows, T* A, int lda) {
   on_columns(level1(W, 0), n / 2, nrows, A, lda);
   on_columns(level1(W, 1), n / 2, nrows, A + static_cast<long long>(n / 2) * lda, lda);
   on_columns(level0(W), n, nrows, A, lda);
+}
+
+namespace {
+
+// Loads diag(A, I) into Ar group by group (columns g + k n/4, k = 0..3) in parallel, calling
+// transform(col) on each loaded group; false when a row or column of diag(A, I) is exactly zero.
+template <class T, class GroupTransform>
+bool pass_over_groups(int a, const T* A, int lda, int n, T* Ar, int ldar, GroupTransform transform) {
+  const int q = n / 4;
+  bool zero_column = false;
+  std::vector<unsigned char> row_nonzero;  // per thread, a bytes each
+#pragma omp parallel
+  {
+#pragma omp single
+    row_nonzero.assign(static_cast<size_t>(a) * omp_get_num_threads(), 0);
+    unsigned char* mine = row_nonzero.data() + static_cast<size_t>(a) * omp_get_thread_num();
+    bool my_zero_column = false;
+#pragma omp for schedule(static)
+    for (int g = 0; g < q; ++g) {
+      T* col[4];
+      for (int k = 0; k < 4; ++k) {
+        col[k] = Ar + static_cast<long long>(g + k * q) * ldar;
+        if (!load_padded_column(a, A, lda, n, g + k * q, col[k], mine)) my_zero_column = true;
+      }
+      transform(g, col);
+    }
+    if (my_zero_column) {
+#pragma omp atomic write
+      zero_column = true;
+    }
+  }
+  if (zero_column) return false;
+  const int threads = a == 0 ? 0 : static_cast<int>(row_nonzero.size() / a);
+  for (int i = 0; i < a; ++i) {
+    bool nonzero = false;
+    for (int t = 0; t < threads && !nonzero; ++t) nonzero = row_nonzero[i + static_cast<size_t>(t) * a];
+    if (!nonzero) return false;
+  }
+  return true;
+}
+
+void check_sizes(int a, int n, bool in_place, int lda, int ldar) {
+  if (n % 4 != 0 || a > n || (in_place && (a != n || ldar != lda)))
+    throw std::invalid_argument("butterfly pass: an a x a matrix with a <= n, n a multiple of 4, is needed");
+}
+
+}  // namespace
+
+template <class T>
+bool randomize_two_sided(const Butterfly<T>& U, const Butterfly<T>& V, int a, const T* A, int lda, T* Ar, int ldar) {
+  const int n = U.n;
+  if (V.n != n) throw std::invalid_argument("randomize_two_sided: U and V differ in size");
+  check_sizes(a, n, Ar == A, lda, ldar);
+  return pass_over_groups(a, A, lda, n, Ar, ldar, [&](int g, T* const* col) {
+    for (int k = 0; k < 4; ++k) transpose_depth2_on_column(U, col[k]);
+    right_depth2_on_group(V, g, n, col);
+  });
+}
+
+template <class T>
+bool copy_padded(int a, const T* A, int lda, int n, T* Ar, int ldar) {
+  check_sizes(a, n, Ar == A, lda, ldar);
+  return pass_over_groups(a, A, lda, n, Ar, ldar, [](int, T* const*) {});
 }
 
 template <class T>
@@ -119,6 +232,12 @@ template void apply_transpose_left<float>(const Butterfly<float>&, int, float*, 
 template void apply_transpose_left<double>(const Butterfly<double>&, int, double*, int);
 template void apply_right<float>(const Butterfly<float>&, int, float*, int);
 template void apply_right<double>(const Butterfly<double>&, int, double*, int);
+template bool randomize_two_sided<float>(const Butterfly<float>&, const Butterfly<float>&, int, const float*, int,
+                                         float*, int);
+template bool randomize_two_sided<double>(const Butterfly<double>&, const Butterfly<double>&, int, const double*, int,
+                                          double*, int);
+template bool copy_padded<float>(int, const float*, int, int, float*, int);
+template bool copy_padded<double>(int, const double*, int, int, double*, int);
 template void apply_left<float>(const Butterfly<float>&, int, float*, int);
 template void apply_left<double>(const Butterfly<double>&, int, double*, int);
 

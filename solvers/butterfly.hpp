@@ -25,6 +25,20 @@ void apply_transpose_left(const Butterfly<T>& W, int ncols, T* A, int lda);
 template <class T>
 void apply_right(const Butterfly<T>& W, int nrows, T* A, int lda);
 
+// Ar <- U^T diag(A, I) V in one pass over A (PRBT's randomization): U and V are n x n, A is
+// a x a with a <= n (the identity pads it to n). Columns g, g + n/4, g + n/2 and g + 3n/4 meet only
+// one another in both products, so each such group is read once, transformed in cache and written
+// once; the groups run in parallel (and first-touch Ar's pages from the thread that uses them).
+// In place when Ar == A (then a == n and ldar == lda). Returns false when diag(A, I) has an exactly
+// zero row or column (A is singular however it is randomized).
+template <class T>
+bool randomize_two_sided(const Butterfly<T>& U, const Butterfly<T>& V, int a, const T* A, int lda, T* Ar, int ldar);
+
+// Ar <- diag(A, I) (n x n) without randomizing, for a device that randomizes it itself; the same
+// pass, the same parallel first touch and the same zero row or column check as above.
+template <class T>
+bool copy_padded(int a, const T* A, int lda, int n, T* Ar, int ldar);
+
 // X <- W X for n x ncols X (e.g. x = V y).
 template <class T>
 void apply_left(const Butterfly<T>& W, int ncols, T* X, int ldx);

@@ -7,6 +7,7 @@
 #include "solvers/copy_block.hpp"
 #include "solvers/lu.hpp"
 #include "solvers/variants.hpp"
+#include "solvers/workspace.hpp"
 
 namespace hetlu::solvers {
 namespace {
@@ -73,13 +74,12 @@ int gesv(const Plan& plan, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int 
     checks::finite("B", n, nrhs, B, ldb);
   }
   if (plan.solver == Solver::prbt) return variants::prbt_gesv(plan, n, nrhs, A, lda, ipiv, B, ldb, details);
-  std::vector<T> original;  // refinement needs A itself; the factors overwrite it
-  if (plan.refinement == Refinement::working) {
-    original.resize(static_cast<size_t>(std::max(1, n)) * n);
-    kernels::copy_block(n, n, A, lda, original.data(), n);
-  }
-  return variants::lu_gesv(plan, n, nrhs, A, lda, ipiv, original.empty() ? nullptr : original.data(), std::max(1, n), B,
-                           ldb, details);
+  // Refinement needs A itself; the factors overwrite it.
+  const bool refine = plan.refinement == Refinement::working;
+  kernels::Workspace<T> original(refine ? static_cast<size_t>(n) * n : 0);
+  if (refine) kernels::copy_block(n, n, A, lda, original.data(), std::max(1, n));
+  return variants::lu_gesv(plan, n, nrhs, A, lda, ipiv, refine ? original.data() : nullptr, std::max(1, n), B, ldb,
+                           details);
 }
 
 template int getrf<float>(const Plan&, int, int, float*, int, int*, InputCheck);

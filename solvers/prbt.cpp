@@ -12,21 +12,10 @@
 #include "solvers/copy_block.hpp"
 #include "solvers/refinement.hpp"
 #include "solvers/variants.hpp"
+#include "solvers/workspace.hpp"
 
 namespace hetlu::variants {
 namespace {
-
-template <class T>
-bool has_zero_row_or_column(int n, const T* A, int lda) {
-  std::vector<char> row_nonzero(n, 0);
-  for (int j = 0; j < n; ++j) {
-    bool column_nonzero = false;
-    for (int i = 0; i < n; ++i)
-      if (A[i + static_cast<long long>(j) * lda] != T(0)) column_nonzero = true, row_nonzero[i] = 1;
-    if (!column_nonzero) return true;
-  }
-  return std::find(row_nonzero.begin(), row_nonzero.end(), 0) != row_nonzero.end();
-}
 
 template <class T>
 int gepp_fallback(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv, T* B, int ldb,
@@ -48,24 +37,24 @@ int gepp_fallback(const Plan& plan, int n, int nrhs, const T* A, int lda, int* i
 template <class T>
 int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv, T* B, int ldb, SolveDetails* details) {
   if (n == 0) return 0;
-  if (has_zero_row_or_column(n, A, lda))
-    return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, "a row or column is exactly zero");
-
   // Pad to a multiple of 4 with the identity: diag(A, I) keeps the solution in the first n entries.
   const int np = (n + 3) / 4 * 4;
-  std::vector<T> Ar(static_cast<size_t>(np) * np, T(0));
-  kernels::copy_block(n, n, A, lda, Ar.data(), np);
-  for (int i = n; i < np; ++i) Ar[i + static_cast<size_t>(i) * np] = T(1);
-
+  kernels::Workspace<T> Ar(static_cast<size_t>(np) * np);
   // Fixed seeds: the same input gives the same answer, run after run.
   const auto U = kernels::Butterfly<T>::random(np, 2012u + 2u * static_cast<unsigned>(np));
   const auto V = kernels::Butterfly<T>::random(np, 2013u + 2u * static_cast<unsigned>(np));
+  // One pass reads A: copies it (randomized on the CPU target; the device randomizes its own copy)
+  // and finds exactly zero rows and columns, which make A singular however it is randomized.
+  const bool hybrid = plan.target == Target::hybrid;
+  const bool nonsingular_lines = hybrid ? kernels::copy_padded(n, A, lda, np, Ar.data(), np)
+                                        : kernels::randomize_two_sided(U, V, n, A, lda, Ar.data(), np);
+  if (!nonsingular_lines)
+    return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, "a row or column is exactly zero");
+
   int info = 0;
-  if (plan.target == Target::hybrid) {
+  if (hybrid) {
     info = prbt_hybrid_factor(plan, np, Ar.data(), np, U.values.data(), V.values.data());
   } else {
-    kernels::apply_transpose_left(U, np, Ar.data(), np);
-    kernels::apply_right(V, np, Ar.data(), np);
     std::vector<int> identity(np);
     info = blocked_lu(np, np, Ar.data(), np, identity.data(), plan.nb, plan.lookahead > 0,
                       [](int rows, int width, T* panel, int ld, int* panel_ipiv) {

@@ -69,6 +69,11 @@ SolveReport getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const 
 template <class T>
 SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, const Options& options = {});
 
+// Solves that need an n x n work array (PRBT, refinement's copy of A) keep the largest one between
+// calls, so that repeated solves do not pay its page faults again (as MKL keeps its buffers).
+// This gives it back to the system.
+void release_workspace();
+
 // ---- calibration -------------------------------------------------------------------------------
 
 struct CalibrationOptions {

@@ -48,3 +48,55 @@ TEST(Butterfly, IsWellConditionedAndDeterministic) {
   }
   EXPECT_THROW(kernels::Butterfly<double>::random(10, 1), std::invalid_argument);
 }
+
+namespace {
+// diag(A, I): the a x a A padded with the identity to n x n.
+std::vector<double> padded(int a, const std::vector<double>& A, int n) {
+  std::vector<double> P(static_cast<size_t>(n) * n, 0.0);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) P[i + j * n] = i < a && j < a ? A[i + j * a] : (i == j ? 1.0 : 0.0);
+  return P;
+}
+}  // namespace
+
+TEST(Butterfly, OnePassRandomizationMatchesTheSeparateProducts) {
+  for (int a : {20, 17, 18, 19}) {  // padded by 0, 3, 2 and 1 rows and columns of the identity
+    const int n = (a + 3) / 4 * 4;
+    const auto U = kernels::Butterfly<double>::random(n, 3), V = kernels::Butterfly<double>::random(n, 4);
+    std::vector<double> A(static_cast<size_t>(a) * a);
+    for (size_t i = 0; i < A.size(); ++i) A[i] = std::cos(0.3 + i);
+    auto expected = padded(a, A, n);
+    kernels::apply_transpose_left(U, n, expected.data(), n);
+    kernels::apply_right(V, n, expected.data(), n);
+    std::vector<double> Ar(static_cast<size_t>(n + 2) * n, -7.0);  // ldar = n + 2: the gap stays untouched
+    ASSERT_TRUE(kernels::randomize_two_sided(U, V, a, A.data(), a, Ar.data(), n + 2));
+    for (int j = 0; j < n; ++j) {
+      for (int i = 0; i < n; ++i)
+        EXPECT_NEAR(Ar[i + j * (n + 2)], expected[i + j * n], 1e-14) << a << " " << i << " " << j;
+      EXPECT_EQ(Ar[n + j * (n + 2)], -7.0);
+    }
+    if (a == n) {  // in place
+      auto B = A;
+      ASSERT_TRUE(kernels::randomize_two_sided(U, V, a, B.data(), a, B.data(), a));
+      for (int i = 0; i < n * n; ++i) EXPECT_NEAR(B[i], expected[i], 1e-14);
+    }
+    std::vector<double> copy(static_cast<size_t>(n) * n);
+    ASSERT_TRUE(kernels::copy_padded(a, A.data(), a, n, copy.data(), n));
+    EXPECT_EQ(copy, padded(a, A, n));
+  }
+}
+
+TEST(Butterfly, OnePassRandomizationFindsZeroRowsAndColumns) {
+  const int a = 13, n = 16;
+  const auto U = kernels::Butterfly<double>::random(n, 3), V = kernels::Butterfly<double>::random(n, 4);
+  std::vector<double> Ar(static_cast<size_t>(n) * n);
+  for (int line = 0; line < a; ++line) {
+    std::vector<double> zero_row(a * a, 1.5), zero_column(a * a, 1.5);
+    for (int k = 0; k < a; ++k) zero_row[line + k * a] = 0, zero_column[k + line * a] = 0;
+    EXPECT_FALSE(kernels::randomize_two_sided(U, V, a, zero_row.data(), a, Ar.data(), n)) << "row " << line;
+    EXPECT_FALSE(kernels::randomize_two_sided(U, V, a, zero_column.data(), a, Ar.data(), n)) << "column " << line;
+    EXPECT_FALSE(kernels::copy_padded(a, zero_row.data(), a, n, Ar.data(), n)) << "row " << line;
+    EXPECT_FALSE(kernels::copy_padded(a, zero_column.data(), a, n, Ar.data(), n)) << "column " << line;
+  }
+  EXPECT_THROW(kernels::randomize_two_sided(U, V, 17, Ar.data(), 17, Ar.data() + 1, 17), std::invalid_argument);
+}

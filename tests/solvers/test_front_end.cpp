@@ -57,6 +57,20 @@ TEST(FrontEnd, NanAndInfAreRejectedBeforeAnyWork) {
   EXPECT_EQ(A, original);  // nothing was factored
 }
 
+TEST(FrontEnd, TheFirstBadEntryIsNamedInALargeMatrix) {  // the parallel check
+  const int n = 400;
+  std::vector<double> A(static_cast<size_t>(n) * n, 1.0);
+  std::vector<int> ipiv(n);
+  A[399 + 300 * n] = std::nan("");
+  A[5 + 301 * n] = std::numeric_limits<double>::infinity();
+  A[7 + 250 * n] = -std::numeric_limits<double>::infinity();
+  EXPECT_EQ(message_of([&] { solvers::getrf(Plan{}, n, n, A.data(), n, ipiv.data()); }),
+            "A(8,251) is Inf; the input must be finite");
+  A[7 + 250 * n] = 1;
+  EXPECT_EQ(message_of([&] { solvers::getrf(Plan{}, n, n, A.data(), n, ipiv.data()); }),
+            "A(400,301) is NaN; the input must be finite");
+}
+
 TEST(FrontEnd, PlanMustMatchThePrecision) {
   std::vector<float> A = {1, 2, 3, 4};
   std::vector<int> ipiv(2);

@@ -1,0 +1,104 @@
+// The parallel residual and backward error against a plain loop; the kept work array.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "solvers/accuracy.hpp"
+#include "solvers/workspace.hpp"
+
+using namespace hetlu;
+
+namespace {
+
+struct Problem {
+  int n, nrhs, ld;
+  std::vector<double> A, X, B;
+};
+
+Problem make_problem(int n, int nrhs) {
+  Problem p{n, nrhs, n + 3, {}, {}, {}};
+  p.A.resize(static_cast<size_t>(p.ld) * n);
+  p.X.resize(static_cast<size_t>(p.ld) * nrhs);
+  p.B.resize(static_cast<size_t>(p.ld) * nrhs);
+  for (size_t i = 0; i < p.A.size(); ++i) p.A[i] = std::sin(0.7 * i);
+  for (size_t i = 0; i < p.X.size(); ++i) p.X[i] = std::cos(0.3 * i);
+  for (size_t i = 0; i < p.B.size(); ++i) p.B[i] = std::sin(1.1 * i + 2);
+  return p;
+}
+
+// max_i |b - A x|_i / (|A| |x| + |b|)_i by the textbook loop, and the residual.
+double plain_omega(const Problem& p, std::vector<double>* residual) {
+  double omega = 0;
+  residual->assign(static_cast<size_t>(p.n) * p.nrhs, 0);
+  for (int r = 0; r < p.nrhs; ++r)
+    for (int i = 0; i < p.n; ++i) {
+      double res = p.B[i + r * p.ld], scale = std::abs(res);
+      for (int j = 0; j < p.n; ++j) {
+        res -= p.A[i + j * p.ld] * p.X[j + r * p.ld];
+        scale += std::abs(p.A[i + j * p.ld] * p.X[j + r * p.ld]);
+      }
+      (*residual)[i + r * p.n] = res;
+      omega = std::max(omega, std::abs(res) / scale);
+    }
+  return omega;
+}
+
+}  // namespace
+
+TEST(Accuracy, ResidualAndBackwardErrorMatchThePlainLoop) {
+  for (int n : {1, 3, 7, 301, 1030}) {  // column tails of 1..3 and row chunks that do not divide n
+    for (int nrhs : {1, 3}) {
+      const Problem p = make_problem(n, nrhs);
+      std::vector<double> expected_residual;
+      const double expected = plain_omega(p, &expected_residual);
+      std::vector<double> residual(static_cast<size_t>(n) * nrhs, -1);
+      const double omega = accuracy::residual_and_backward_error(n, nrhs, p.A.data(), p.ld, p.X.data(), p.ld,
+                                                                 p.B.data(), p.ld, residual.data(), n);
+      EXPECT_NEAR(omega, expected, 1e-12 * expected) << n << " " << nrhs;
+      for (size_t i = 0; i < residual.size(); ++i) EXPECT_NEAR(residual[i], expected_residual[i], 1e-9) << n;
+      EXPECT_EQ(accuracy::backward_error(n, nrhs, p.A.data(), p.ld, p.X.data(), p.ld, p.B.data(), p.ld), omega);
+    }
+  }
+}
+
+TEST(Accuracy, BackwardErrorDoesNotDependOnTheThreadCount) {
+  const Problem p = make_problem(700, 2);
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const double one = accuracy::backward_error(p.n, p.nrhs, p.A.data(), p.ld, p.X.data(), p.ld, p.B.data(), p.ld);
+  omp_set_num_threads(2);
+  const double two = accuracy::backward_error(p.n, p.nrhs, p.A.data(), p.ld, p.X.data(), p.ld, p.B.data(), p.ld);
+  omp_set_num_threads(threads);
+  EXPECT_EQ(one, two);
+}
+
+TEST(Accuracy, ANanSolutionHasAnInfiniteBackwardError) {
+  Problem p = make_problem(300, 1);
+  p.X[17] = std::nan("");
+  EXPECT_EQ(accuracy::backward_error(p.n, 1, p.A.data(), p.ld, p.X.data(), p.ld, p.B.data(), p.ld),
+            std::numeric_limits<double>::infinity());
+}
+
+TEST(Workspace, ALargeArrayIsKeptAndHandedOutAgain) {
+  kernels::release_workspace();
+  const double* first = nullptr;
+  {
+    kernels::Workspace<double> w(1 << 20);  // 8 MiB
+    first = w.data();
+    w.data()[(1 << 20) - 1] = 1;  // all of it is usable
+  }
+  {
+    kernels::Workspace<double> again(1 << 20);
+    EXPECT_EQ(again.data(), first);  // the kept one
+    kernels::Workspace<double> second(1 << 20);
+    EXPECT_NE(second.data(), first);  // in use: a new one
+  }
+  {
+    kernels::Workspace<double> much_smaller(1000);  // not worth 8 MiB of the kept array
+    EXPECT_NE(much_smaller.data(), first);
+  }
+  kernels::release_workspace();
+}
