@@ -57,15 +57,15 @@ CpuTimes cpu_lu_seconds(const MachineProfile& profile, const Rates& rates, Solve
                         const Plan& plan, const ModelParams& params, double word) {
   const int nb = std::max(1, plan.nb);
   const int cores = std::max(1, rates.cores);
-  const bool lookahead = plan.lookahead > 0 && cores > 1;
+  // One panel (nb >= min(m, n)) leaves nothing to look ahead to: it runs on all threads.
+  const bool lookahead = plan.lookahead > 0 && cores > 1 && nb < std::min(m, n);
   const double one = rates.cpu_one.gflops * 1e9, all = rates.cpu_all.gflops * 1e9;
   // Under look-ahead the panel runs on one thread (a TSLU's row blocks too: nested parallelism is off).
   const int panel_threads = lookahead ? 1 : (solver == Solver::calu ? std::max(1, plan.panel_threads) : cores);
   const double genp = solver == Solver::prbt ? params.genp_panel_speedup : 1.0;
   CpuTimes t;
   for_each_step(m, n, nb, [&](const Step& s) {
-    const double panel_rate = cpu_panel_gflops(profile, rates, solver, s.rows, nb, panel_threads, params) * 1e9 * genp;
-    const double panel = s.panel_flops() / panel_rate;
+    const double panel = cpu_panel_seconds(profile, rates, solver, s.rows, int(s.jb), panel_threads, params) / genp;
     // GENP (PRBT) swaps nothing; GEPP and CALU interchange rows across the whole width.
     const double swaps = solver == Solver::prbt ? 0 : swap_seconds(s, n, word, rates.memory_gbs);
     t.panel += panel;
@@ -209,6 +209,23 @@ double cpu_panel_gflops(const MachineProfile& profile, const Rates& rates, Solve
   return one * params.panel_efficiency * (threads > 1 ? std::sqrt(double(threads)) : 1.0);
 }
 
+double cpu_panel_seconds(const MachineProfile& profile, const Rates& rates, Solver solver, double rows, int width,
+                         int threads, const ModelParams& params) {
+  const std::string kind = solver == Solver::calu ? "tslu" : "gepp";
+  int widest = 0;
+  for (const auto& r : profile.panel_rates)
+    if (r.kind == kind && r.threads == threads && r.gflops > 0) widest = std::max(widest, r.width);
+  if (widest > 0 && width > widest && rows > width) {
+    // Wider than any probe: as the recursive panel runs it, two halves and a GEMM between them.
+    const int n1 = width / 2, n2 = width - n1;
+    const double gemm = (threads > 1 ? rates.cpu_all : rates.cpu_one).gflops * 1e9 * efficiency(n1, params.gemm_half_rate_k);
+    return cpu_panel_seconds(profile, rates, solver, rows, n1, threads, params) + 2.0 * (rows - n1) * n2 * n1 / gemm +
+           cpu_panel_seconds(profile, rates, solver, rows - n1, n2, threads, params);
+  }
+  const double flops = rows * width * width - double(width) * width * width / 3.0;
+  return flops / (cpu_panel_gflops(profile, rates, solver, rows, width, threads, params) * 1e9);
+}
+
 double solve_flops(const Problem& p) {
   return getrf_flops(p.m, p.n);
 }
@@ -257,14 +274,17 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
     for (int nb : params.nb_candidates) {
       // At least four panels, so that look-ahead (or the device) has an update to overlap the panel
       // with; this also keeps nb from shrinking as the matrix grows (tiny matrices would otherwise
-      // take a few wide panels only to save the per-step overhead).
-      if (nb > std::max(params.nb_candidates.front(), k / 4)) continue;
+      // take a few wide panels only to save the per-step overhead). A tall and skinny matrix on
+      // the CPUs may also be one panel (nb = n): a recursive LU whose updates are all wide GEMMs.
+      const bool one_panel = nb == params.nb_candidates.back() && !hybrid && problem.m >= 4 * problem.n;
+      const int width = one_panel ? k : nb;
+      if (!one_panel && nb > std::max(params.nb_candidates.front(), k / 4)) continue;
       Plan plan;
       plan.solver = problem.solver;
       plan.precision = problem.precision;
       plan.target = problem.target;
-      plan.nb = nb;
-      plan.ib = std::min(nb, 32);  // CALU's inner width: 32 columns of a row block stay in L2
+      plan.nb = width;
+      plan.ib = std::min(width, Plan{}.ib);  // CALU's inner width, as the panel probe measured it
       plan.panel_threads = problem.solver == Solver::calu ? r.cores : 1;
       plan.lookahead = r.cores > 1 ? 1 : 0;
       plan.panel_location = where;
@@ -318,7 +338,9 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
   }
   why.push_back("nb = " + std::to_string(plan.nb) + " minimizes the predicted time over " +
                 std::to_string(params.nb_candidates.size()) + " candidate widths" +
-                (plan.lookahead ? ", with look-ahead (one thread factors the next panel)" : ""));
+                (plan.nb >= k ? ": one panel, a recursive LU of the whole matrix on all threads (tall and skinny)"
+                 : plan.lookahead ? ", with look-ahead (one thread factors the next panel)"
+                                  : ""));
   std::string parts;
   for (const auto& t : best.terms) parts += (parts.empty() ? "" : ", ") + t.name + " " + fmt_seconds(t.seconds);
   why.push_back("predicted " + fmt_seconds(best.seconds) + " = " + fmt1(best.gflops) + " GFlop/s (" + parts + ")");

@@ -40,6 +40,11 @@ Rates rates_of(const MachineProfile& profile, Precision precision, const ModelPa
 double cpu_panel_gflops(const MachineProfile& profile, const Rates& rates, Solver solver, double rows, int width,
                         int threads, const ModelParams& params);
 
+// Seconds of one CPU panel of rows x width on `threads` threads: at the probed panel rate, and for
+// widths beyond the widest probe, recursively (two halves and a GEMM of inner dimension width/2).
+double cpu_panel_seconds(const MachineProfile& profile, const Rates& rates, Solver solver, double rows, int width,
+                         int threads, const ModelParams& params);
+
 struct Term {
   std::string name;
   double seconds = 0;

@@ -31,7 +31,7 @@ Rate measure_panel(const std::string& kind, int rows, int width, int threads, in
     if (kind == "gepp")
       kernels::getrf_recursive(rows, width, work.data(), rows, ipiv.data());
     else
-      kernels::tslu_panel(rows, width, work.data(), rows, ipiv.data(), threads);
+      kernels::calu_panel(rows, width, work.data(), rows, ipiv.data(), std::min(width, Plan{}.ib), threads);
     if (r > 0) seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   openblas_set_num_threads(saved_threads);

@@ -35,8 +35,9 @@ Rate measure_gemm(int n, int threads, int repetitions = 5);
 Rate measure_triad(long long doubles, int repetitions = 5);
 
 // GFlop/s of one panel factorization of rows x width: "gepp" (recursive LU with partial
-// pivoting) or "tslu" (tournament pivoting over `threads` row blocks). threads = 1 runs the panel
-// on one core, as the look-ahead schedule does.
+// pivoting) or "tslu" (CALU's panel as the solver runs it: recursive down to TSLU leaves of the
+// default inner width Plan{}.ib, each a tournament over `threads` row blocks). threads = 1 runs
+// the panel on one core, as the look-ahead schedule does.
 Rate measure_panel(const std::string& kind, int rows, int width, int threads, int repetitions = 5);
 
 struct GpuProbe {

@@ -15,6 +15,9 @@
 namespace hetlu::kernels {
 namespace {
 
+// A leaf's share of the panel: half of a 1 MiB L2 (the dev machine's; 512 KiB to 2 MiB is common).
+constexpr long long leaf_bytes = 512 * 1024;
+
 // GEPP of the rows `candidates` of the panel (copied into a workspace); returns the rows it picks,
 // in pivot order (the first min(#candidates, width) of them).
 template <class T>
@@ -39,24 +42,34 @@ template <class T>
 int tslu_panel(int m, int width, T* A, int lda, int* ipiv, int panel_threads) {
   if (m == 0 || width == 0) return 0;
   const int k = std::min(m, width);
-  // Row blocks of at least `width` rows, so that each can nominate a full set of candidates.
-  const int blocks = std::max(1, std::min(panel_threads, m / std::max(1, width)));
-  std::vector<std::vector<int>> winners(blocks);
-#pragma omp parallel for schedule(static) num_threads(blocks) if (blocks > 1)
-  for (int b = 0; b < blocks; ++b) {
-    const int first = static_cast<int>(static_cast<long long>(m) * b / blocks);
-    const int last = static_cast<int>(static_cast<long long>(m) * (b + 1) / blocks);
+  // Leaves: at least one per panel thread, and small enough that a leaf's GEPP runs in cache (a
+  // GEPP of a panel taller than the cache streams it from memory once per recursion level), but
+  // each with at least `width` rows, so that it can nominate a full set of candidates.
+  const long long rows_in_cache = std::max<long long>(width, leaf_bytes / (static_cast<long long>(width) * sizeof(T)));
+  const int leaves = static_cast<int>(std::max<long long>(
+      1, std::min<long long>(m / std::max(1, width), std::max<long long>(panel_threads, (m + rows_in_cache - 1) / rows_in_cache))));
+  std::vector<std::vector<int>> winners(leaves);
+  const int threads = std::max(1, std::min(panel_threads, leaves));
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+  for (int b = 0; b < leaves; ++b) {
+    const int first = static_cast<int>(static_cast<long long>(m) * b / leaves);
+    const int last = static_cast<int>(static_cast<long long>(m) * (b + 1) / leaves);
     std::vector<int> rows(last - first);
     std::iota(rows.begin(), rows.end(), first);
     winners[b] = play_round(rows, width, A, lda);
   }
-  // Binary reduction tree: log2(blocks) rounds of pairwise matches.
-  for (int stride = 1; stride < blocks; stride *= 2)
-    for (int b = 0; b + stride < blocks; b += 2 * stride) {
+  // Binary reduction tree: log2(leaves) rounds of pairwise matches, each round's in parallel.
+  for (int stride = 1; stride < leaves; stride *= 2) {
+    const int matches = (leaves + 2 * stride - 1) / (2 * stride);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1 && matches > 1)
+    for (int match = 0; match < matches; ++match) {
+      const int b = match * 2 * stride;
+      if (b + stride >= leaves) continue;  // no opponent this round
       std::vector<int> stacked = winners[b];
       stacked.insert(stacked.end(), winners[b + stride].begin(), winners[b + stride].end());
       winners[b] = play_round(stacked, width, A, lda);
     }
+  }
   const std::vector<int>& pivots = winners[0];
 
   // The winners as LAPACK interchanges: row i swaps with the current position of winner i.
