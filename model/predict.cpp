@@ -218,7 +218,8 @@ double cpu_panel_seconds(const MachineProfile& profile, const Rates& rates, Solv
   if (widest > 0 && width > widest && rows > width) {
     // Wider than any probe: as the recursive panel runs it, two halves and a GEMM between them.
     const int n1 = width / 2, n2 = width - n1;
-    const double gemm = (threads > 1 ? rates.cpu_all : rates.cpu_one).gflops * 1e9 * efficiency(n1, params.gemm_half_rate_k);
+    const double gemm =
+        (threads > 1 ? rates.cpu_all : rates.cpu_one).gflops * 1e9 * efficiency(n1, params.gemm_half_rate_k);
     return cpu_panel_seconds(profile, rates, solver, rows, n1, threads, params) + 2.0 * (rows - n1) * n2 * n1 / gemm +
            cpu_panel_seconds(profile, rates, solver, rows - n1, n2, threads, params);
   }
@@ -338,7 +339,7 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
   }
   why.push_back("nb = " + std::to_string(plan.nb) + " minimizes the predicted time over " +
                 std::to_string(params.nb_candidates.size()) + " candidate widths" +
-                (plan.nb >= k ? ": one panel, a recursive LU of the whole matrix on all threads (tall and skinny)"
+                (plan.nb >= k     ? ": one panel, a recursive LU of the whole matrix on all threads (tall and skinny)"
                  : plan.lookahead ? ", with look-ahead (one thread factors the next panel)"
                                   : ""));
   std::string parts;

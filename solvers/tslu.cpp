@@ -47,7 +47,8 @@ int tslu_panel(int m, int width, T* A, int lda, int* ipiv, int panel_threads) {
   // each with at least `width` rows, so that it can nominate a full set of candidates.
   const long long rows_in_cache = std::max<long long>(width, leaf_bytes / (static_cast<long long>(width) * sizeof(T)));
   const int leaves = static_cast<int>(std::max<long long>(
-      1, std::min<long long>(m / std::max(1, width), std::max<long long>(panel_threads, (m + rows_in_cache - 1) / rows_in_cache))));
+      1, std::min<long long>(m / std::max(1, width),
+                             std::max<long long>(panel_threads, (m + rows_in_cache - 1) / rows_in_cache))));
   std::vector<std::vector<int>> winners(leaves);
   const int threads = std::max(1, std::min(panel_threads, leaves));
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
