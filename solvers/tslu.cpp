@@ -18,6 +18,20 @@ namespace {
 // A leaf's share of the panel: half of a 1 MiB L2 (the dev machine's; 512 KiB to 2 MiB is common).
 constexpr long long leaf_bytes = 512 * 1024;
 
+// body(0 .. count-1) in parallel. Inside a task graph (the look-ahead schedule runs panels as
+// tasks) the iterations become child tasks that idle threads pick up, so the panel on the critical
+// path is not left to one thread; elsewhere, a parallel loop over `threads` threads.
+template <class Body>
+void for_each_in_parallel(int count, int threads, Body&& body) {
+  if (omp_in_parallel()) {
+#pragma omp taskloop grainsize(1) if (count > 1)
+    for (int i = 0; i < count; ++i) body(i);
+    return;
+  }
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1 && count > 1)
+  for (int i = 0; i < count; ++i) body(i);
+}
+
 // GEPP of the rows `candidates` of the panel (copied into a workspace); returns the rows it picks,
 // in pivot order (the first min(#candidates, width) of them).
 template <class T>
@@ -51,25 +65,23 @@ int tslu_panel(int m, int width, T* A, int lda, int* ipiv, int panel_threads) {
                              std::max<long long>(panel_threads, (m + rows_in_cache - 1) / rows_in_cache))));
   std::vector<std::vector<int>> winners(leaves);
   const int threads = std::max(1, std::min(panel_threads, leaves));
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
-  for (int b = 0; b < leaves; ++b) {
+  for_each_in_parallel(leaves, threads, [&](int b) {
     const int first = static_cast<int>(static_cast<long long>(m) * b / leaves);
     const int last = static_cast<int>(static_cast<long long>(m) * (b + 1) / leaves);
     std::vector<int> rows(last - first);
     std::iota(rows.begin(), rows.end(), first);
     winners[b] = play_round(rows, width, A, lda);
-  }
+  });
   // Binary reduction tree: log2(leaves) rounds of pairwise matches, each round's in parallel.
   for (int stride = 1; stride < leaves; stride *= 2) {
     const int matches = (leaves + 2 * stride - 1) / (2 * stride);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1 && matches > 1)
-    for (int match = 0; match < matches; ++match) {
+    for_each_in_parallel(matches, threads, [&](int match) {
       const int b = match * 2 * stride;
-      if (b + stride >= leaves) continue;  // no opponent this round
+      if (b + stride >= leaves) return;  // no opponent this round
       std::vector<int> stacked = winners[b];
       stacked.insert(stacked.end(), winners[b + stride].begin(), winners[b + stride].end());
       winners[b] = play_round(stacked, width, A, lda);
-    }
+    });
   }
   const std::vector<int>& pivots = winners[0];
 
