@@ -15,8 +15,8 @@ namespace hetlu {
 namespace {
 
 // The tuned plan for this machine, or nothing; explains a miss in `why`.
-std::optional<Plan> tuned_plan(Solver solver, Precision precision, Target target, int m, int n, const Options& options,
-                               MachineProfile& profile, std::string& why, std::vector<std::string>& warnings) {
+std::optional<Plan> tuned_plan(const Plan& kind, int m, int n, const Options& options, MachineProfile& profile,
+                               std::string& why, std::vector<std::string>& warnings) {
   if (!options.use_database) {
     why = "database not used";
     return std::nullopt;
@@ -32,12 +32,19 @@ std::optional<Plan> tuned_plan(Solver solver, Precision precision, Target target
       return std::nullopt;
     }
     db::load_probe_rates(database, machine->id, profile);  // measured rates feed the model on a miss
-    const auto found = db::lookup_best_plan(database, machine->id, solver, precision, target, m, n, options.min_level);
+    const auto found = db::lookup_best_plan(database, machine->id, kind, m, n, options.min_level);
     if (!found.best) {
       why = found.detail;
       return std::nullopt;
     }
     Plan plan = found.best->plan;
+    if (kind.target == Target::hybrid && plan.cpu_block_columns > 0) {
+      // Tuned at another size: the same share of the block columns (at least one; 0 is "all on the device").
+      const int nb = std::max(1, plan.nb), tuned_n = (found.best->n + nb - 1) / nb, here = (n + nb - 1) / nb;
+      plan.cpu_block_columns =
+          std::clamp(static_cast<int>(std::lround(double(plan.cpu_block_columns) * here / std::max(1, tuned_n))), 1,
+                     std::max(1, here));
+    }
     plan.source = PlanSource::tuned;
     plan.source_detail = found.detail;
     // Soft attributes (hostname, hetlu version) do not decide whether rows apply, but a change
@@ -162,8 +169,16 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
   Resolution r;
   MachineProfile profile = this_machine();
   std::string why_not_tuned, why_not_model;
-  std::optional<Plan> plan = tuned_plan(solver, precision, target, m, n, options, profile, why_not_tuned, r.warnings);
   const BackendKind backend = backend_for(options);
+  Plan kind;
+  kind.solver = solver;
+  kind.precision = precision;
+  kind.target = target;
+  kind.backend = backend;
+  std::optional<Plan> plan = tuned_plan(kind, m, n, options, profile, why_not_tuned, r.warnings);
+  if (plan)  // d = 0 and "panels on the device" are one choice (the database stores d)
+    plan->panel_location = target == Target::hybrid && plan->cpu_block_columns == 0 ? PanelLocation::device
+                                                                                    : PanelLocation::cpu;
   if (target == Target::hybrid && backend == BackendKind::host) as_host_backend(profile);
   // The model is consulted either way: its reasoning explains a tuned plan too.
   std::optional<Plan> predicted = model_plan(solver, precision, target, m, n, profile, why_not_model, r);
@@ -177,8 +192,10 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
     }
     r.explanation.push_back("the database answered instead: " + plan->source_detail + ", nb = " +
                             std::to_string(plan->nb) + " (the model's nb = " + std::to_string(predicted->nb) + ")");
-    plan->cpu_block_columns = predicted->cpu_block_columns;  // not tuned yet: the model's split
-    plan->panel_location = predicted->panel_location;
+    if (target == Target::hybrid)
+      r.explanation.push_back("tuned d = " + std::to_string(plan->cpu_block_columns) + " block column(s) on the CPUs" +
+                              (plan->cpu_block_columns == 0 ? " (everything, panels too, on the device)" : "") +
+                              " (the model's d = " + std::to_string(predicted->cpu_block_columns) + ")");
   }
   if (!plan && predicted) {
     plan = predicted;

@@ -9,7 +9,7 @@ namespace {
 
 constexpr const char* best_columns =
     "SELECT machine_id, solver, precision, target, m, n, level, nb, ib, cpu_block_columns, "
-    "panel_threads, lookahead, median_s, gflops, predicted_s, trial_id, updated_at FROM best_plans";
+    "panel_threads, lookahead, median_s, gflops, predicted_s, trial_id, updated_at, backend FROM best_plans";
 
 BestPlan read_best(Statement& s) {
   BestPlan b;
@@ -30,6 +30,7 @@ BestPlan read_best(Statement& s) {
   b.predicted_s = s.column_optional_double(14);
   b.trial_id = s.column_int(15);
   b.updated_at = s.column_text(16);
+  read_backend_column(s.column_text(17), b.plan);
   b.plan.source = PlanSource::tuned;
   return b;
 }
@@ -41,19 +42,20 @@ void upsert_best_plan(Database& db, const BestPlan& b) {
     // A row from a higher level is better informed: a lower-level run does not replace it.
     auto existing = db.prepare(
         "SELECT level FROM best_plans WHERE machine_id = ?1 AND solver = ?2 AND precision = ?3 AND target = ?4 "
-        "AND m = ?5 AND n = ?6");
+        "AND m = ?5 AND n = ?6 AND backend = ?7");
     existing.bind(1, b.machine_id)
         .bind(2, to_string(b.plan.solver))
         .bind(3, to_string(b.plan.precision))
         .bind(4, to_string(b.plan.target))
         .bind(5, b.m)
-        .bind(6, b.n);
+        .bind(6, b.n)
+        .bind(7, backend_column(b.plan));
     if (existing.step() && from_string<CalibrationLevel>(existing.column_text(0)) > b.level) return;
     db.prepare(
           "INSERT INTO best_plans (machine_id, solver, precision, target, m, n, level, nb, ib, "
-          "cpu_block_columns, panel_threads, lookahead, median_s, gflops, predicted_s, trial_id) "
-          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) "
-          "ON CONFLICT (machine_id, solver, precision, target, m, n) DO UPDATE SET "
+          "cpu_block_columns, panel_threads, lookahead, median_s, gflops, predicted_s, trial_id, backend) "
+          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17) "
+          "ON CONFLICT (machine_id, solver, precision, target, backend, m, n) DO UPDATE SET "
           "level = excluded.level, nb = excluded.nb, ib = excluded.ib, "
           "cpu_block_columns = excluded.cpu_block_columns, panel_threads = excluded.panel_threads, "
           "lookahead = excluded.lookahead, median_s = excluded.median_s, gflops = excluded.gflops, "
@@ -74,6 +76,7 @@ void upsert_best_plan(Database& db, const BestPlan& b) {
         .bind(14, b.gflops)
         .bind(15, b.predicted_s)
         .bind(16, b.trial_id > 0 ? std::optional<std::int64_t>(b.trial_id) : std::nullopt)
+        .bind(17, backend_column(b.plan))
         .run();
   });
 }
@@ -85,11 +88,15 @@ std::vector<BestPlan> list_best_plans(Database& db) {
   return rows;
 }
 
-Lookup lookup_best_plan(Database& db, std::int64_t machine_id, Solver solver, Precision precision, Target target, int m,
-                        int n, CalibrationLevel min_level) {
+Lookup lookup_best_plan(Database& db, std::int64_t machine_id, const Plan& kind, int m, int n,
+                        CalibrationLevel min_level) {
   auto s = db.prepare(std::string(best_columns) +
-                      " WHERE machine_id = ?1 AND solver = ?2 AND precision = ?3 AND target = ?4");
-  s.bind(1, machine_id).bind(2, to_string(solver)).bind(3, to_string(precision)).bind(4, to_string(target));
+                      " WHERE machine_id = ?1 AND solver = ?2 AND precision = ?3 AND target = ?4 AND backend = ?5");
+  s.bind(1, machine_id)
+      .bind(2, to_string(kind.solver))
+      .bind(3, to_string(kind.precision))
+      .bind(4, to_string(kind.target))
+      .bind(5, backend_column(kind));
 
   // Distance in log-size: a plan tuned at twice the size is as far as one tuned at half.
   auto distance = [&](const BestPlan& b) {
@@ -135,7 +142,8 @@ Lookup lookup_best_plan(Database& db, std::int64_t machine_id, Solver solver, Pr
       return result;
     }
   }
-  const std::string what = to_string(solver) + " " + to_string(precision) + " " + to_string(target);
+  const std::string what = to_string(kind.solver) + " " + to_string(kind.precision) + " " + to_string(kind.target) +
+                           (kind.target == Target::hybrid ? " (" + to_string(kind.backend) + " backend)" : "");
   if (!result.best) {
     result.detail =
         rows == 0

@@ -83,6 +83,76 @@ CREATE TABLE best_plans (
 ALTER TABLE probe_results ADD COLUMN spread REAL NOT NULL DEFAULT 0;
 ALTER TABLE probe_results ADD COLUMN run INTEGER NOT NULL DEFAULT 0;
 )sql",
+    // 3: hybrid trials and plans say which backend ran the device's part (host or cuda; '' for the
+    // CPU target), and it is part of their keys: the tuned d of a GPU is not the host backend's.
+    // SQLite cannot change a key in place: both tables are rebuilt, best_plans' reference to
+    // trials following the rename.
+    R"sql(
+CREATE TABLE trials_v3 (
+  id                INTEGER PRIMARY KEY,
+  machine_id        INTEGER NOT NULL REFERENCES machines(id),
+  level             TEXT NOT NULL,
+  solver            TEXT NOT NULL,
+  precision         TEXT NOT NULL,
+  target            TEXT NOT NULL,
+  backend           TEXT NOT NULL DEFAULT '',
+  m                 INTEGER NOT NULL,
+  n                 INTEGER NOT NULL,
+  nb                INTEGER NOT NULL,
+  ib                INTEGER NOT NULL,
+  cpu_block_columns INTEGER NOT NULL,
+  panel_threads     INTEGER NOT NULL,
+  lookahead         INTEGER NOT NULL,
+  status            TEXT NOT NULL CHECK (status IN ('ok', 'noisy', 'failed')),
+  error             TEXT NOT NULL DEFAULT '',
+  repetitions       INTEGER NOT NULL DEFAULT 0,
+  median_s          REAL,
+  min_s             REAL,
+  spread            REAL,
+  gflops            REAL,
+  predicted_s       REAL,
+  samples           TEXT NOT NULL DEFAULT '[]',
+  measured_at       TEXT NOT NULL DEFAULT (datetime('now')),
+  UNIQUE (machine_id, level, solver, precision, target, backend, m, n, nb, ib, cpu_block_columns,
+          panel_threads, lookahead)
+);
+INSERT INTO trials_v3 (id, machine_id, level, solver, precision, target, backend, m, n, nb, ib,
+  cpu_block_columns, panel_threads, lookahead, status, error, repetitions, median_s, min_s, spread,
+  gflops, predicted_s, samples, measured_at)
+SELECT id, machine_id, level, solver, precision, target, CASE target WHEN 'hybrid' THEN 'host' ELSE '' END,
+  m, n, nb, ib, cpu_block_columns, panel_threads, lookahead, status, error, repetitions, median_s,
+  min_s, spread, gflops, predicted_s, samples, measured_at FROM trials;
+CREATE TABLE best_plans_v3 (
+  machine_id        INTEGER NOT NULL REFERENCES machines(id),
+  solver            TEXT NOT NULL,
+  precision         TEXT NOT NULL,
+  target            TEXT NOT NULL,
+  backend           TEXT NOT NULL DEFAULT '',
+  m                 INTEGER NOT NULL,
+  n                 INTEGER NOT NULL,
+  level             TEXT NOT NULL,
+  nb                INTEGER NOT NULL,
+  ib                INTEGER NOT NULL,
+  cpu_block_columns INTEGER NOT NULL,
+  panel_threads     INTEGER NOT NULL,
+  lookahead         INTEGER NOT NULL,
+  median_s          REAL NOT NULL,
+  gflops            REAL NOT NULL,
+  predicted_s       REAL,
+  trial_id          INTEGER REFERENCES trials_v3(id),
+  updated_at        TEXT NOT NULL DEFAULT (datetime('now')),
+  PRIMARY KEY (machine_id, solver, precision, target, backend, m, n)
+);
+INSERT INTO best_plans_v3 (machine_id, solver, precision, target, backend, m, n, level, nb, ib,
+  cpu_block_columns, panel_threads, lookahead, median_s, gflops, predicted_s, trial_id, updated_at)
+SELECT machine_id, solver, precision, target, CASE target WHEN 'hybrid' THEN 'host' ELSE '' END, m, n,
+  level, nb, ib, cpu_block_columns, panel_threads, lookahead, median_s, gflops, predicted_s, trial_id,
+  updated_at FROM best_plans;
+DROP TABLE best_plans;
+DROP TABLE trials;
+ALTER TABLE trials_v3 RENAME TO trials;
+ALTER TABLE best_plans_v3 RENAME TO best_plans;
+)sql",
 };
 constexpr int migration_count = sizeof migrations / sizeof migrations[0];
 static_assert(migration_count == schema_version);

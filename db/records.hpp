@@ -45,6 +45,11 @@ void store_reference(Database& db, std::int64_t machine_id, const std::string& n
 // Fills the profile's rates with the newest stored ones; false when none are stored.
 bool load_probe_rates(Database& db, std::int64_t machine_id, MachineProfile& profile);
 
+// The backend column of trials and best plans: the hybrid target's backend, empty for the CPU.
+std::string backend_column(const Plan& plan);
+// Sets plan.backend from a stored backend column (nothing for an empty one).
+void read_backend_column(const std::string& text, Plan& plan);
+
 // ---- trials --------------------------------------------------------------------------------------
 
 enum class TrialStatus { ok, noisy, failed };
@@ -69,7 +74,7 @@ struct Trial {
 std::int64_t insert_trial(Database& db, const Trial& trial);
 // The stored trial with the same machine, level, problem and parameters, if any.
 std::optional<Trial> find_trial(Database& db, const Trial& key);
-// Trials of one problem at one level, oldest first.
+// Trials of one problem (kind's solver, precision, target and backend) at one level, oldest first.
 std::vector<Trial> list_trials(Database& db, std::int64_t machine_id, const Plan& kind, int m, int n,
                                CalibrationLevel level);
 std::int64_t count_trials(Database& db);
@@ -100,8 +105,9 @@ struct Lookup {
 // The best plan for this machine and problem from rows at min_level or higher: the exact size;
 // else, for a square problem between two tuned square sizes, nb interpolated geometrically between
 // them; else the nearest tuned size within a factor of 2 in m and in n.
-Lookup lookup_best_plan(Database& db, std::int64_t machine_id, Solver solver, Precision precision, Target target, int m,
-                        int n, CalibrationLevel min_level);
+// kind: the solver, precision, target and (hybrid) backend asked for.
+Lookup lookup_best_plan(Database& db, std::int64_t machine_id, const Plan& kind, int m, int n,
+                        CalibrationLevel min_level);
 
 }  // namespace hetlu::db
 

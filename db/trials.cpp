@@ -10,6 +10,19 @@ constexpr hetlu::detail::EnumNames<TrialStatus, 3> trial_status_names{
     "trial status", {{{TrialStatus::ok, "ok"}, {TrialStatus::noisy, "noisy"}, {TrialStatus::failed, "failed"}}}};
 }  // namespace
 
+std::string backend_column(const Plan& plan) {
+  return plan.target == Target::hybrid ? to_string(plan.backend) : std::string();
+}
+
+void read_backend_column(const std::string& text, Plan& plan) {
+  if (text.empty()) return;
+  try {
+    plan.backend = from_string<BackendKind>(text);
+  } catch (const InvalidArgument& e) {
+    throw DatabaseError(e.what());
+  }
+}
+
 std::string to_string(TrialStatus status) {
   return std::string(trial_status_names.to_string(status));
 }
@@ -27,13 +40,13 @@ namespace {
 constexpr const char* trial_columns =
     "SELECT id, machine_id, level, solver, precision, target, m, n, nb, ib, cpu_block_columns, "
     "panel_threads, lookahead, status, error, repetitions, median_s, min_s, spread, gflops, "
-    "predicted_s, samples, measured_at FROM trials";
+    "predicted_s, samples, measured_at, backend FROM trials";
 
-// The columns that identify a configuration, bound at ?1 .. ?12 in this order.
+// The columns that identify a configuration, bound at ?1 .. ?12 and ?22 (the backend).
 constexpr const char* trial_key_where =
     " WHERE machine_id = ?1 AND level = ?2 AND solver = ?3 AND precision = ?4 AND target = ?5 "
     "AND m = ?6 AND n = ?7 AND nb = ?8 AND ib = ?9 AND cpu_block_columns = ?10 "
-    "AND panel_threads = ?11 AND lookahead = ?12";
+    "AND panel_threads = ?11 AND lookahead = ?12 AND backend = ?22";
 
 void bind_key(Statement& s, const Trial& t) {
   s.bind(1, t.machine_id)
@@ -47,7 +60,8 @@ void bind_key(Statement& s, const Trial& t) {
       .bind(9, t.plan.ib)
       .bind(10, t.plan.cpu_block_columns)
       .bind(11, t.plan.panel_threads)
-      .bind(12, t.plan.lookahead);
+      .bind(12, t.plan.lookahead)
+      .bind(22, backend_column(t.plan));
 }
 
 Trial read_trial(Statement& s) {
@@ -75,6 +89,7 @@ Trial read_trial(Statement& s) {
   t.predicted_s = s.column_optional_double(20);
   t.samples = nlohmann::json::parse(s.column_text(21)).get<std::vector<double>>();
   t.measured_at = s.column_text(22);
+  read_backend_column(s.column_text(23), t.plan);
   return t;
 }
 
@@ -86,8 +101,8 @@ std::int64_t insert_trial(Database& db, const Trial& t) {
     auto s = db.prepare(
         "INSERT INTO trials (machine_id, level, solver, precision, target, m, n, nb, ib, "
         "cpu_block_columns, panel_threads, lookahead, status, error, repetitions, median_s, min_s, "
-        "spread, gflops, predicted_s, samples) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
-        "?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)");
+        "spread, gflops, predicted_s, samples, backend) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+        "?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)");
     bind_key(s, t);
     s.bind(13, to_string(t.status))
         .bind(14, t.error)
@@ -115,14 +130,15 @@ std::vector<Trial> list_trials(Database& db, std::int64_t machine_id, const Plan
                                CalibrationLevel level) {
   auto s = db.prepare(std::string(trial_columns) +
                       " WHERE machine_id = ?1 AND level = ?2 AND solver = ?3 AND precision = ?4 "
-                      "AND target = ?5 AND m = ?6 AND n = ?7 ORDER BY id");
+                      "AND target = ?5 AND m = ?6 AND n = ?7 AND backend = ?8 ORDER BY id");
   s.bind(1, machine_id)
       .bind(2, to_string(level))
       .bind(3, to_string(kind.solver))
       .bind(4, to_string(kind.precision))
       .bind(5, to_string(kind.target))
       .bind(6, m)
-      .bind(7, n);
+      .bind(7, n)
+      .bind(8, backend_column(kind));
   std::vector<Trial> trials;
   while (s.step()) trials.push_back(read_trial(s));
   return trials;

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../common/temp_dir.hpp"
+#include "db/database.hpp"
 
 namespace {
 
@@ -172,7 +173,7 @@ TEST_F(Cli, CalibrateThenRecommendIsTuned) {
   r = run_hetlu("db show --json " + db(), dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto shown = nlohmann::json::parse(r.out);
-  EXPECT_EQ(shown["schema_version"], 2);
+  EXPECT_EQ(shown["schema_version"], db::schema_version);
   EXPECT_EQ(shown["best_plans"].size(), 2u);
 }
 

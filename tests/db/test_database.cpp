@@ -85,12 +85,65 @@ TEST(Database, MigratesAVersionOneFile) {
   }
   EXPECT_THROW(Database::open(path, Database::Mode::read_only), db::DatabaseError);  // read-only cannot migrate
   auto migrated = Database::open(path, Database::Mode::read_write);
-  EXPECT_EQ(migrated.user_version(), 2);
+  EXPECT_EQ(migrated.user_version(), db::schema_version);
   auto s = migrated.prepare("SELECT value, spread, run FROM probe_results");
   ASSERT_TRUE(s.step());
   EXPECT_DOUBLE_EQ(s.column_double(0), 42);  // kept
   EXPECT_DOUBLE_EQ(s.column_double(1), 0);
   EXPECT_EQ(s.column_int(2), 0);
+}
+
+TEST(Database, MigratesAVersionTwoFileKeepingTrialsAndPlans) {
+  test_support::TempDir dir;
+  const auto path = dir.file("v2.db");
+  {
+    // Version 2: trials and best plans without a backend column.
+    auto v2 = Database::open(path, Database::Mode::read_write);
+    v2.exec("DROP TABLE best_plans");
+    v2.exec("DROP TABLE trials");
+    v2.exec(
+        "CREATE TABLE trials (id INTEGER PRIMARY KEY, machine_id INTEGER NOT NULL REFERENCES machines(id), "
+        "level TEXT NOT NULL, solver TEXT NOT NULL, precision TEXT NOT NULL, target TEXT NOT NULL, m INTEGER NOT NULL, "
+        "n INTEGER NOT NULL, nb INTEGER NOT NULL, ib INTEGER NOT NULL, cpu_block_columns INTEGER NOT NULL, "
+        "panel_threads INTEGER NOT NULL, lookahead INTEGER NOT NULL, status TEXT NOT NULL, error TEXT NOT NULL "
+        "DEFAULT '', repetitions INTEGER NOT NULL DEFAULT 0, median_s REAL, min_s REAL, spread REAL, gflops REAL, "
+        "predicted_s REAL, samples TEXT NOT NULL DEFAULT '[]', measured_at TEXT NOT NULL DEFAULT (datetime('now')), "
+        "UNIQUE (machine_id, level, solver, precision, target, m, n, nb, ib, cpu_block_columns, panel_threads, "
+        "lookahead))");
+    v2.exec(
+        "CREATE TABLE best_plans (machine_id INTEGER NOT NULL REFERENCES machines(id), solver TEXT NOT NULL, "
+        "precision TEXT NOT NULL, target TEXT NOT NULL, m INTEGER NOT NULL, n INTEGER NOT NULL, level TEXT NOT NULL, "
+        "nb INTEGER NOT NULL, ib INTEGER NOT NULL, cpu_block_columns INTEGER NOT NULL, panel_threads INTEGER NOT "
+        "NULL, lookahead INTEGER NOT NULL, median_s REAL NOT NULL, gflops REAL NOT NULL, predicted_s REAL, trial_id "
+        "INTEGER REFERENCES trials(id), updated_at TEXT NOT NULL DEFAULT (datetime('now')), PRIMARY KEY (machine_id, "
+        "solver, precision, target, m, n))");
+    v2.exec("INSERT INTO machines (id, fingerprint, hard_key, soft_attributes) VALUES (1, 'f', '{}', '{}')");
+    v2.exec(
+        "INSERT INTO trials (id, machine_id, level, solver, precision, target, m, n, nb, ib, cpu_block_columns, "
+        "panel_threads, lookahead, status, median_s) VALUES (7, 1, 'quick', 'gepp', 'double', 'cpu', 100, 100, 32, "
+        "32, 1, 1, 1, 'ok', 0.25)");
+    v2.exec(
+        "INSERT INTO best_plans (machine_id, solver, precision, target, m, n, level, nb, ib, cpu_block_columns, "
+        "panel_threads, lookahead, median_s, gflops, trial_id) VALUES (1, 'gepp', 'double', 'cpu', 100, 100, "
+        "'quick', 32, 32, 1, 1, 1, 0.25, 2.7, 7)");
+    v2.exec("PRAGMA user_version = 2");
+  }
+  auto migrated = Database::open(path, Database::Mode::read_write);
+  EXPECT_EQ(migrated.user_version(), db::schema_version);
+  auto s = migrated.prepare("SELECT t.id, t.backend, t.median_s, b.backend, b.nb FROM best_plans b JOIN trials t "
+                            "ON b.trial_id = t.id");
+  ASSERT_TRUE(s.step());
+  EXPECT_EQ(s.column_int(0), 7);
+  EXPECT_EQ(s.column_text(1), "");  // the CPU target has no backend
+  EXPECT_DOUBLE_EQ(s.column_double(2), 0.25);
+  EXPECT_EQ(s.column_text(3), "");
+  EXPECT_EQ(s.column_int(4), 32);
+  // best_plans still refers to trials (the rename carried the reference along).
+  auto fk = migrated.prepare("SELECT \"table\" FROM pragma_foreign_key_list('best_plans') WHERE \"from\" = 'trial_id'");
+  ASSERT_TRUE(fk.step());
+  EXPECT_EQ(fk.column_text(0), "trials");
+  auto check = migrated.prepare("PRAGMA foreign_key_check");
+  EXPECT_FALSE(check.step());
 }
 
 TEST(Database, NewerSchemaIsRefused) {

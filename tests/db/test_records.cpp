@@ -19,6 +19,15 @@ MachineProfile profile(const std::string& cpu = "Test CPU") {
   return p;
 }
 
+Plan kind(Solver solver, Precision precision, Target target, BackendKind backend = BackendKind::host) {
+  Plan p;
+  p.solver = solver;
+  p.precision = precision;
+  p.target = target;
+  p.backend = backend;
+  return p;
+}
+
 db::Trial trial(std::int64_t machine, int n, int nb, double seconds, CalibrationLevel level = CalibrationLevel::quick) {
   db::Trial t;
   t.machine_id = machine;
@@ -168,14 +177,14 @@ TEST(BestPlans, LookupExactNearestAndMiss) {
   db::upsert_best_plan(database, best(id, 4000, 256));
   db::upsert_best_plan(database, best(id, 4000, 192));  // replaces the row for 4000
 
-  auto exact = db::lookup_best_plan(database, id, Solver::gepp, Precision::double_, Target::cpu, 1000, 1000,
+  auto exact = db::lookup_best_plan(database, id, kind(Solver::gepp, Precision::double_, Target::cpu), 1000, 1000,
                                     CalibrationLevel::quick);
   ASSERT_TRUE(exact.best);
   EXPECT_TRUE(exact.exact);
   EXPECT_EQ(exact.best->plan.nb, 96);
   EXPECT_EQ(exact.best->plan.source, PlanSource::tuned);
 
-  auto nearest = db::lookup_best_plan(database, id, Solver::gepp, Precision::double_, Target::cpu, 6000, 6000,
+  auto nearest = db::lookup_best_plan(database, id, kind(Solver::gepp, Precision::double_, Target::cpu), 6000, 6000,
                                       CalibrationLevel::quick);
   ASSERT_TRUE(nearest.best);
   EXPECT_FALSE(nearest.exact);
@@ -183,19 +192,19 @@ TEST(BestPlans, LookupExactNearestAndMiss) {
   EXPECT_NE(nearest.detail.find("nearest"), std::string::npos);
 
   // Between 1000 (nb 96) and 4000 (nb 192), n = 2000 is half-way in log n: nb = sqrt(96 * 192).
-  auto between = db::lookup_best_plan(database, id, Solver::gepp, Precision::double_, Target::cpu, 2000, 2000,
+  auto between = db::lookup_best_plan(database, id, kind(Solver::gepp, Precision::double_, Target::cpu), 2000, 2000,
                                       CalibrationLevel::quick);
   ASSERT_TRUE(between.best);
   EXPECT_EQ(between.best->plan.nb, 136);
   EXPECT_NE(between.detail.find("interpolated"), std::string::npos) << between.detail;
 
-  auto far = db::lookup_best_plan(database, id, Solver::gepp, Precision::double_, Target::cpu, 20000, 20000,
+  auto far = db::lookup_best_plan(database, id, kind(Solver::gepp, Precision::double_, Target::cpu), 20000, 20000,
                                   CalibrationLevel::quick);
   EXPECT_FALSE(far.best);
-  auto other_solver = db::lookup_best_plan(database, id, Solver::calu, Precision::double_, Target::cpu, 1000, 1000,
+  auto other_solver = db::lookup_best_plan(database, id, kind(Solver::calu, Precision::double_, Target::cpu), 1000, 1000,
                                            CalibrationLevel::quick);
   EXPECT_FALSE(other_solver.best);
-  auto single = db::lookup_best_plan(database, id, Solver::gepp, Precision::single, Target::cpu, 1000, 1000,
+  auto single = db::lookup_best_plan(database, id, kind(Solver::gepp, Precision::single, Target::cpu), 1000, 1000,
                                      CalibrationLevel::quick);
   EXPECT_FALSE(single.best);
   EXPECT_EQ(db::list_best_plans(database).size(), 2u);
@@ -206,10 +215,10 @@ TEST(BestPlans, LowerLevelRowsDoNotAnswerHigherQueries) {
   auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
   const auto id = db::ensure_machine(database, db::fingerprint(profile()));
   db::upsert_best_plan(database, best(id, 1000, 96, CalibrationLevel::quick));
-  EXPECT_FALSE(db::lookup_best_plan(database, id, Solver::gepp, Precision::double_, Target::cpu, 1000, 1000,
+  EXPECT_FALSE(db::lookup_best_plan(database, id, kind(Solver::gepp, Precision::double_, Target::cpu), 1000, 1000,
                                     CalibrationLevel::measure)
                    .best);
-  EXPECT_TRUE(db::lookup_best_plan(database, id, Solver::gepp, Precision::double_, Target::cpu, 1000, 1000,
+  EXPECT_TRUE(db::lookup_best_plan(database, id, kind(Solver::gepp, Precision::double_, Target::cpu), 1000, 1000,
                                    CalibrationLevel::estimate)
                   .best);
 }
@@ -252,4 +261,39 @@ TEST(Maintenance, CheckAndForget) {
   EXPECT_EQ(report.best_plans, 1);
   EXPECT_FALSE(db::find_machine(database, fp_a.hash));
   EXPECT_TRUE(db::find_machine(database, fp_b.hash));
+}
+
+TEST(BestPlans, HybridPlansAreKeptApartByBackend) {
+  test_support::TempDir dir;
+  auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
+  const auto id = db::ensure_machine(database, db::fingerprint(profile()));
+  for (BackendKind backend : {BackendKind::host, BackendKind::cuda}) {
+    db::Trial t = trial(id, 1000, 128, backend == BackendKind::host ? 0.5 : 0.1);
+    t.plan.target = Target::hybrid;
+    t.plan.backend = backend;
+    t.plan.cpu_block_columns = backend == BackendKind::host ? 4 : 1;
+    const auto trial_id = db::insert_trial(database, t);  // same parameters, other backend: a new row
+    db::BestPlan b = best(id, 1000, 128);
+    b.plan = t.plan;
+    b.trial_id = trial_id;
+    db::upsert_best_plan(database, b);
+  }
+  EXPECT_EQ(db::list_best_plans(database).size(), 2u);
+  for (BackendKind backend : {BackendKind::host, BackendKind::cuda}) {
+    const auto found = db::lookup_best_plan(database, id, kind(Solver::gepp, Precision::double_, Target::hybrid, backend),
+                                            1000, 1000, CalibrationLevel::quick);
+    ASSERT_TRUE(found.best);
+    EXPECT_EQ(found.best->plan.backend, backend);
+    EXPECT_EQ(found.best->plan.cpu_block_columns, backend == BackendKind::host ? 4 : 1);
+    db::Trial key = trial(id, 1000, 128, 0);
+    key.plan = found.best->plan;
+    const auto stored = db::find_trial(database, key);
+    ASSERT_TRUE(stored);
+    EXPECT_EQ(stored->plan.backend, backend);
+    EXPECT_EQ(db::list_trials(database, id, key.plan, 1000, 1000, CalibrationLevel::quick).size(), 1u);
+  }
+  // The CPU target sees neither.
+  EXPECT_FALSE(db::lookup_best_plan(database, id, kind(Solver::gepp, Precision::double_, Target::cpu), 1000, 1000,
+                                    CalibrationLevel::quick)
+                   .best);
 }
