@@ -173,7 +173,7 @@ TEST_F(Cli, CalibrateThenRecommendIsTuned) {
   r = run_hetlu("db show --json " + db(), dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto shown = nlohmann::json::parse(r.out);
-  EXPECT_EQ(shown["schema_version"], db::schema_version);
+  EXPECT_EQ(shown["schema_version"], hetlu::db::schema_version);
   EXPECT_EQ(shown["best_plans"].size(), 2u);
 }
 
