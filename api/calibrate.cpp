@@ -6,11 +6,22 @@
 #include "db/records.hpp"
 #include "hetlu/hetlu.hpp"
 #include "probes/probes.hpp"
+#include "solvers/backend.hpp"
 
 namespace hetlu {
 
 CalibrationReport calibrate(const CalibrationOptions& options) {
   tuner::LevelSettings settings = configs::calibration_level(options.level, options.config_path);
+  if (options.target == Target::hybrid) {
+    settings.target = Target::hybrid;
+    settings.backend = options.backend.value_or(backends::preferred());
+    std::string why;
+    if (!backends::available(settings.backend, &why))
+      throw Error("cannot tune the hybrid target on backend '" + to_string(settings.backend) + "': " + why);
+    settings.sizes = settings.hybrid_sizes;
+    if (settings.sizes.empty() && options.sizes.empty() && settings.measure_rates)
+      throw InvalidArgument("level " + to_string(options.level) + " lists no hybrid_sizes: give the sizes to tune");
+  }
   if (!options.sizes.empty()) settings.sizes = options.sizes;
   if (!options.solvers.empty()) settings.solvers = options.solvers;
   if (options.budget_seconds > 0) settings.budget_seconds = options.budget_seconds;

@@ -94,26 +94,6 @@ BackendKind backend_for(const Options& options) {
   return backends::preferred();
 }
 
-// The host backend is a team of this machine's own cores: to the model it is a "device" with their
-// GEMM rate and main memory as its link, and the CPUs keep the remaining cores.
-void as_host_backend(MachineProfile& p) {
-  const int cores = std::max(1, p.cores);
-  const int team = std::max(1, std::min(backends::host_backend_threads(), cores - 1));
-  const int left = std::max(1, cores - team);
-  const double share = double(team) / cores, kept = double(left) / cores;
-  GpuInfo g;
-  g.name = "host backend (" + std::to_string(team) + " thread" + (team == 1 ? "" : "s") + ")";
-  g.dgemm_gflops = p.dgemm_gflops_all_cores * share;
-  g.sgemm_gflops = p.sgemm_gflops_all_cores * share;
-  g.dgemm_peak_gflops = p.peak_gflops_per_core * team;
-  g.h2d_bandwidth_gbs = g.d2h_bandwidth_gbs = p.memory_bandwidth_gbs > 0 ? p.memory_bandwidth_gbs : 10;
-  g.h2d_latency_us = g.d2h_latency_us = 5;  // a queue hand-over between threads
-  p.gpus = {g};
-  p.cores = left;
-  p.dgemm_gflops_all_cores *= kept;
-  p.sgemm_gflops_all_cores *= kept;
-}
-
 void apply_overrides(Plan& plan, const PlanOverrides& o) {
   auto take = [&](const std::optional<int>& value, int& field, const char* name) {
     if (!value) return;
@@ -129,10 +109,8 @@ void apply_overrides(Plan& plan, const PlanOverrides& o) {
     plan.refinement = *o.refinement;
     plan.overridden.emplace_back("refinement");
   }
-  if (o.backend) {
-    plan.backend = *o.backend;
-    plan.overridden.emplace_back("backend");
-  }
+  // The backend is not a tuned parameter: it chose which plan (tuned for it, or modelled) applies.
+  if (o.backend) plan.backend = *o.backend;
   // d = 0 and a panel on the device are one choice: the CPUs then own no block column.
   if (o.panel_location) {
     plan.panel_location = *o.panel_location;
@@ -177,9 +155,10 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
   kind.backend = backend;
   std::optional<Plan> plan = tuned_plan(kind, m, n, options, profile, why_not_tuned, r.warnings);
   if (plan)  // d = 0 and "panels on the device" are one choice (the database stores d)
-    plan->panel_location = target == Target::hybrid && plan->cpu_block_columns == 0 ? PanelLocation::device
-                                                                                    : PanelLocation::cpu;
-  if (target == Target::hybrid && backend == BackendKind::host) as_host_backend(profile);
+    plan->panel_location =
+        target == Target::hybrid && plan->cpu_block_columns == 0 ? PanelLocation::device : PanelLocation::cpu;
+  if (target == Target::hybrid && backend == BackendKind::host)
+    profile = model::with_host_backend(profile, backends::host_backend_threads());
   // The model is consulted either way: its reasoning explains a tuned plan too.
   std::optional<Plan> predicted = model_plan(solver, precision, target, m, n, profile, why_not_model, r);
   if (plan && predicted) {
@@ -192,6 +171,10 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
     }
     r.explanation.push_back("the database answered instead: " + plan->source_detail + ", nb = " +
                             std::to_string(plan->nb) + " (the model's nb = " + std::to_string(predicted->nb) + ")");
+    if (target == Target::hybrid) {
+      const int blocks = (n + std::max(1, plan->nb) - 1) / std::max(1, plan->nb);
+      r.cpu_fraction = blocks > 0 ? double(plan->cpu_block_columns) / blocks : 0;
+    }
     if (target == Target::hybrid)
       r.explanation.push_back("tuned d = " + std::to_string(plan->cpu_block_columns) + " block column(s) on the CPUs" +
                               (plan->cpu_block_columns == 0 ? " (everything, panels too, on the device)" : "") +

@@ -134,21 +134,33 @@ Row bench_gesv(Solver solver, int n, int reps, const std::vector<double>& A, con
 }
 
 // GFlop/s for each CPU share d from 0 (all on the device) to N block columns: the curve of
-// async-calu Figure 5, with the model's d marked. Hybrid plans are not tuned yet, so there is no
-// tuned d to mark; the table says so.
+// async-calu Figure 5, with the model's d and the tuned d (hetlu calibrate --target hybrid) marked.
+// The sweep runs at the nb hetlu would use (tuned, else the model's); the model's d is its share of
+// the block columns at that nb.
 void sweep_d(Solver solver, int m, int n, int reps, const std::vector<double>& A, const std::vector<double>& b,
              Options options, bool json) {
   options.overrides.cpu_block_columns.reset();
   options.overrides.panel_location.reset();
-  const Resolution model = resolve_plan(solver, Precision::double_, Target::hybrid, m, n, options);
-  const int nb = model.plan.nb;
-  const int blocks = (n + nb - 1) / nb;
+  Options model_only = options;
+  model_only.use_database = false;
+  const Resolution model = resolve_plan(solver, Precision::double_, Target::hybrid, m, n, model_only);
+  const Resolution chosen = resolve_plan(solver, Precision::double_, Target::hybrid, m, n, options);
+  const bool tuned = chosen.plan.source == PlanSource::tuned;
+  const int nb = chosen.plan.nb;
+  const int blocks = (n + nb - 1) / nb, model_blocks = (n + model.plan.nb - 1) / model.plan.nb;
+  const int model_d =
+      model.plan.cpu_block_columns == 0
+          ? 0
+          : std::clamp(static_cast<int>(std::lround(double(model.plan.cpu_block_columns) * blocks / model_blocks)), 1,
+                       blocks);
+  const int tuned_d = tuned ? chosen.plan.cpu_block_columns : -1;
   const int step = std::max(1, (blocks + 31) / 32);  // at most about 33 points
   std::vector<int> ds;
   for (int d = 0; d <= blocks; d += step) ds.push_back(d);
   if (ds.back() != blocks) ds.push_back(blocks);
-  const int model_d = model.plan.cpu_block_columns;
-  if (std::find(ds.begin(), ds.end(), model_d) == ds.end()) ds.push_back(model_d), std::sort(ds.begin(), ds.end());
+  for (int marked : {model_d, tuned_d})
+    if (marked >= 0 && std::find(ds.begin(), ds.end(), marked) == ds.end()) ds.push_back(marked);
+  std::sort(ds.begin(), ds.end());
   options.overrides.nb = nb;
   nlohmann::ordered_json points = nlohmann::ordered_json::array();
   if (!json)
@@ -162,7 +174,10 @@ void sweep_d(Solver solver, int m, int n, int reps, const std::vector<double>& A
     const Row row = solver == Solver::prbt ? bench_gesv(solver, n, reps, A, b, options, no_reference)
                                            : bench_getrf(solver, m, n, reps, A, options, no_reference);
     const double gflops = row.flops / row.seconds / 1e9;
-    const std::string mark = d == model_d ? "model's d" : "";
+    const std::string mark = d == model_d && d == tuned_d ? "model's d, tuned d"
+                             : d == model_d               ? "model's d"
+                             : d == tuned_d               ? "tuned d"
+                                                          : "";
     if (json)
       points.push_back(
           {{"d", d}, {"seconds", row.seconds}, {"gflops", gflops}, {"accuracy", row.accuracy}, {"mark", mark}});
@@ -178,14 +193,13 @@ void sweep_d(Solver solver, int m, int n, int reps, const std::vector<double>& A
                 {"block_columns", blocks},
                 {"backend", to_string(model.plan.backend)},
                 {"model_d", model_d},
-                {"tuned_d", nullptr},
+                {"tuned_d", tuned ? nlohmann::ordered_json(tuned_d) : nlohmann::ordered_json(nullptr)},
                 {"points", points}});
     return;
   }
-  std::cout << fmt::format(
-      "\nmodel's d = {} ({:.1f} % of the block columns); tuned d: none (hybrid plans are not tuned "
-      "yet)\n",
-      model_d, 100.0 * model_d / blocks);
+  std::cout << fmt::format("\nmodel's d = {} ({:.1f} % of the block columns); ", model_d, 100.0 * model_d / blocks)
+            << (tuned ? fmt::format("tuned d = {} ({})\n", tuned_d, chosen.plan.source_detail)
+                      : "tuned d: none (run hetlu calibrate --target hybrid)\n");
 }
 
 }  // namespace

@@ -12,7 +12,7 @@ namespace hetlu::cli {
 
 void register_calibrate(CLI::App& app, CommandState&) {
   struct Args {
-    std::string db, level = "quick", config;
+    std::string db, level = "quick", config, target = "cpu", backend;
     std::vector<int> sizes;
     std::vector<std::string> solvers;
     double budget = 0;
@@ -28,6 +28,9 @@ void register_calibrate(CLI::App& app, CommandState&) {
       ->check(CLI::Range(1, 100000));
   cmd->add_option("--solver", args->solvers, "solvers to tune instead of the level's (gepp, calu, prbt)")
       ->delimiter(',');
+  cmd->add_option("--target", args->target, "cpu, or hybrid: tune the CPU share d and nb of the hybrid target")
+      ->capture_default_str();
+  cmd->add_option("--backend", args->backend, "hybrid: cuda or host (default: cuda when a GPU is present)");
   cmd->add_option("--budget", args->budget, "seconds after which no new measurement starts (run again to resume)")
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--json", args->json, "print one JSON object (progress still goes to stderr)");
@@ -39,6 +42,11 @@ void register_calibrate(CLI::App& app, CommandState&) {
     options.sizes = args->sizes;
     for (const auto& name : args->solvers) options.solvers.push_back(from_string<Solver>(name));
     options.budget_seconds = args->budget;
+    options.target = from_string<Target>(args->target);
+    if (!args->backend.empty()) {
+      if (options.target != Target::hybrid) throw InvalidArgument("--backend needs --target hybrid");
+      options.backend = from_string<BackendKind>(args->backend);
+    }
     // On a terminal, a progress bar with an ETA; otherwise (a log, CI) one plain line per trial.
     const bool terminal = ::isatty(STDOUT_FILENO) == 1 && ::isatty(STDERR_FILENO) == 1;
     const auto start = std::chrono::steady_clock::now();
@@ -92,12 +100,15 @@ void register_calibrate(CLI::App& app, CommandState&) {
       std::cout << "level " << to_string(level) << ": nothing was timed; recommendations come from the model\n";
       return;
     }
-    std::cout << fmt::format("\n{:>6} {:>6} {:>6} {:>10} {:>9} {:>12} {:>9}\n", "solver", "n", "nb", "seconds",
-                             "GFlop/s", "model (s)", "trials");
+    const bool hybrid = options.target == Target::hybrid;
+    if (hybrid) std::cout << "hybrid target on the " << to_string(results.front().plan.backend) << " backend\n";
+    std::cout << fmt::format("\n{:>6} {:>6} {:>6} {:>6} {:>10} {:>9} {:>12} {:>9}\n", "solver", "n", "nb",
+                             hybrid ? "d" : "", "seconds", "GFlop/s", "model (s)", "trials");
     for (const auto& r : results)
-      std::cout << fmt::format("{:>6} {:>6} {:>6} {:>10.4f} {:>9.1f} {:>12.4f} {:>4}+{:<4}\n", to_string(r.solver), r.n,
-                               r.plan.nb, r.median_seconds, r.gflops, r.predicted_seconds.value_or(0),
-                               r.trials_measured, r.trials_reused);
+      std::cout << fmt::format("{:>6} {:>6} {:>6} {:>6} {:>10.4f} {:>9.1f} {:>12.4f} {:>4}+{:<4}\n",
+                               to_string(r.solver), r.n, r.plan.nb,
+                               hybrid ? std::to_string(r.plan.cpu_block_columns) : "", r.median_seconds, r.gflops,
+                               r.predicted_seconds.value_or(0), r.trials_measured, r.trials_reused);
     std::cout << "(trials: measured now + reused from earlier runs)\n";
   });
 }

@@ -41,6 +41,8 @@ tuner::LevelSettings calibration_level(CalibrationLevel level, const std::string
   s.space.nb = get(node, "nb", s.space.nb, where);
   s.space.ib = get(node, "ib", s.space.ib, where);
   s.space.lookahead = get(node, "lookahead", s.space.lookahead, where);
+  s.hybrid_sizes = get(node, "hybrid_sizes", s.hybrid_sizes, where);
+  s.space.cpu_share = get(node, "cpu_share", s.space.cpu_share, where);
   s.budget_seconds = get(node, "budget_seconds", s.budget_seconds, where);
   if (node["solvers"]) {
     s.solvers.clear();
@@ -57,6 +59,11 @@ tuner::LevelSettings calibration_level(CalibrationLevel level, const std::string
   }
   for (int n : s.sizes)
     if (n < 1) throw InvalidArgument(where + ".sizes: " + std::to_string(n) + " must be >= 1");
+  for (int n : s.hybrid_sizes)
+    if (n < 1) throw InvalidArgument(where + ".hybrid_sizes: " + std::to_string(n) + " must be >= 1");
+  for (double share : s.space.cpu_share)
+    if (!(share >= 0 && share <= 1))
+      throw InvalidArgument(where + ".cpu_share: " + std::to_string(share) + " must be in [0, 1]");
   if (!s.sizes.empty()) tuner::find_strategy(s.strategy);  // fail early on a misspelt name
   return s;
 }

@@ -209,6 +209,26 @@ double cpu_panel_gflops(const MachineProfile& profile, const Rates& rates, Solve
   return one * params.panel_efficiency * (threads > 1 ? std::sqrt(double(threads)) : 1.0);
 }
 
+MachineProfile with_host_backend(const MachineProfile& profile, int team_threads) {
+  MachineProfile p = profile;
+  const int cores = std::max(1, p.cores);
+  const int team = std::max(1, std::min(team_threads, cores - 1));
+  const int left = std::max(1, cores - team);
+  const double share = double(team) / cores, kept = double(left) / cores;
+  GpuInfo g;
+  g.name = "host backend (" + std::to_string(team) + " thread" + (team == 1 ? "" : "s") + ")";
+  g.dgemm_gflops = p.dgemm_gflops_all_cores * share;
+  g.sgemm_gflops = p.sgemm_gflops_all_cores * share;
+  g.dgemm_peak_gflops = p.peak_gflops_per_core * team;
+  g.h2d_bandwidth_gbs = g.d2h_bandwidth_gbs = p.memory_bandwidth_gbs > 0 ? p.memory_bandwidth_gbs : 10;
+  g.h2d_latency_us = g.d2h_latency_us = 5;  // a queue hand-over between threads
+  p.gpus = {g};
+  p.cores = left;
+  p.dgemm_gflops_all_cores *= kept;
+  p.sgemm_gflops_all_cores *= kept;
+  return p;
+}
+
 double cpu_panel_seconds(const MachineProfile& profile, const Rates& rates, Solver solver, double rows, int width,
                          int threads, const ModelParams& params) {
   const std::string kind = solver == Solver::calu ? "tslu" : "gepp";

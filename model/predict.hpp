@@ -35,6 +35,11 @@ struct Rates {
 };
 Rates rates_of(const MachineProfile& profile, Precision precision, const ModelParams& params);
 
+// The host backend (a second team of `team_threads` of this machine's cores standing in for a
+// device) as the model sees it: a "device" with those cores' GEMM rate and main memory as its
+// link; the CPUs keep the remaining cores.
+MachineProfile with_host_backend(const MachineProfile& profile, int team_threads);
+
 // GFlop/s of one rows x width panel factorization on the CPU: the measured rate of the nearest
 // probed shape (in log rows + log width) for this kind and thread count, or modelled.
 double cpu_panel_gflops(const MachineProfile& profile, const Rates& rates, Solver solver, double rows, int width,

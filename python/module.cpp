@@ -257,9 +257,12 @@ py::dict recommend(int m, int n, const std::string& solver, const std::string& p
 }
 
 py::list calibrate_py(const std::string& level_name, const std::optional<std::vector<int>>& sizes,
-                      const std::optional<std::string>& db_path) {
+                      const std::optional<std::string>& db_path, const std::string& target,
+                      const std::optional<std::string>& backend) {
   CalibrationOptions options;
   options.level = from_string<CalibrationLevel>(level_name);
+  options.target = from_string<Target>(target);
+  if (backend) options.backend = from_string<BackendKind>(*backend);
   if (sizes) options.sizes = *sizes;
   if (db_path) options.db_path = *db_path;
   CalibrationReport report;
@@ -320,6 +323,8 @@ PYBIND11_MODULE(_hetlu, m) {
         "trans"_a = false);
   m.def("recommend", &recommend, "The plan hetlu would use for an m x n problem", "m"_a, "n"_a, "solver"_a = "gepp",
         "precision"_a = "double", "db"_a = py::none());
-  m.def("calibrate", &calibrate_py, "Probe and tune this machine into the database", "level"_a = "quick",
-        "sizes"_a = py::none(), "db"_a = py::none());
+  m.def("calibrate", &calibrate_py,
+        "Probe and tune this machine into the database (target='hybrid': the CPU share d and nb of the hybrid "
+        "target, on backend 'cuda' or 'host')",
+        "level"_a = "quick", "sizes"_a = py::none(), "db"_a = py::none(), "target"_a = "cpu", "backend"_a = py::none());
 }

@@ -10,6 +10,7 @@
 #include "db/records.hpp"
 #include "model/gepp_cpu.hpp"
 #include "model/predict.hpp"
+#include "solvers/backend.hpp"
 #include "solvers/lu.hpp"
 
 namespace hetlu::tuner {
@@ -91,7 +92,11 @@ std::string describe(const db::Trial& t) {
   line.precision(3);
   line << to_string(t.plan.solver) << " n=" << t.n << " nb=" << t.plan.nb;
   if (t.plan.solver == Solver::calu) line << " ib=" << t.plan.ib;
-  line << " lookahead=" << t.plan.lookahead << ": ";
+  if (t.plan.target == Target::hybrid)
+    line << " d=" << t.plan.cpu_block_columns << " (" << to_string(t.plan.backend) << ")";
+  else
+    line << " lookahead=" << t.plan.lookahead;
+  line << ": ";
   if (t.status == db::TrialStatus::failed)
     line << "FAILED (" << t.error << ")";
   else
@@ -102,9 +107,19 @@ std::string describe(const db::Trial& t) {
 
 }  // namespace
 
-std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const MachineProfile& profile,
+std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const MachineProfile& probed,
                              const LevelSettings& settings, const model::ModelParams& params, const Progress& progress,
                              const Count& count) {
+  const Target target = settings.target;
+  const bool host_backend = target == Target::hybrid && settings.backend == BackendKind::host;
+  const MachineProfile profile =
+      host_backend ? model::with_host_backend(probed, backends::host_backend_threads()) : probed;
+  // The model's plan, snapped into the space, for this target and backend.
+  auto model_plan_for = [&](const model::Problem& problem) {
+    Plan plan = model::predict(profile, problem, params).plan;
+    plan.backend = settings.backend;
+    return settings.space.snapped(plan, problem.n);
+  };
   const Strategy strategy = find_strategy(settings.strategy);
   const auto start = std::chrono::steady_clock::now();
   auto over_budget = [&] {
@@ -116,14 +131,13 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
   int done = 0, at_most = 0;
   for (Solver solver : settings.solvers)
     for (int n : settings.sizes) {
-      const model::Problem problem{solver, Precision::double_, Target::cpu, n, n};
-      at_most += static_cast<int>(
-          settings.space.all(settings.space.snapped(model::predict(profile, problem, params).plan), n, n).size());
+      const model::Problem problem{solver, Precision::double_, target, n, n};
+      at_most += static_cast<int>(settings.space.all(model_plan_for(problem), n, n).size());
     }
   for (Solver solver : settings.solvers)
     for (int n : settings.sizes) {
-      const model::Problem problem{solver, Precision::double_, Target::cpu, n, n};
-      const Plan model_plan = settings.space.snapped(model::predict(profile, problem, params).plan);
+      const model::Problem problem{solver, Precision::double_, target, n, n};
+      const Plan model_plan = model_plan_for(problem);
       std::optional<Problem> system;  // made on first use: a resumed size needs none
       TuneResult result;
       result.solver = solver;
@@ -180,7 +194,7 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
         continue;
       }
       // OpenBLAS's dgetrf on the same matrix, for the report's comparison (once per size, GEPP's turn).
-      if (solver == Solver::gepp && system) {
+      if (solver == Solver::gepp && target == Target::cpu && system) {
         std::vector<double> work(system->A.size());
         std::vector<int> ipiv(n);
         const Measurement reference =

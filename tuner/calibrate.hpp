@@ -1,7 +1,8 @@
 // Tuning runs: for each solver and problem size, the strategy walks the search space from the
 // model's plan; every configuration it asks for is timed (or taken from a trial already stored at
 // the same level: never re-measured, so a killed calibration resumes where it stopped) and stored,
-// failed ones too; the best plan is stored per size.
+// failed ones too; the best plan is stored per size. `profile` is this machine as probed; for the
+// hybrid target on the host backend the model sees part of its cores as the device.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +25,10 @@ struct LevelSettings {
   int probe_gemm_size = 1024;
   std::vector<Solver> solvers = {Solver::gepp};
   std::vector<int> sizes;  // square problems to tune
+  // The target tuned: cpu, or hybrid on `backend` (d and nb; the space's cpu_share gives the d tried).
+  Target target = Target::cpu;
+  BackendKind backend = BackendKind::host;
+  std::vector<int> hybrid_sizes;  // the square sizes a hybrid calibration tunes (the device needs larger ones)
   std::string strategy = "grid";
   SearchSpace space;
   TimingOptions timing;

@@ -82,6 +82,8 @@ struct CalibrationOptions {
   std::string config_path;                              // empty: the built-in configs/calibration.yaml
   std::vector<int> sizes;                               // empty: the level's sizes
   std::vector<Solver> solvers;                          // empty: the level's solvers
+  Target target = Target::cpu;                          // hybrid: tune d and nb (sizes: the level's hybrid_sizes)
+  std::optional<BackendKind> backend;                   // hybrid: empty means a GPU when present, else host
   double budget_seconds = 0;                            // > 0: start no new measurement after this long (resume later)
   std::function<void(const std::string&)> progress;     // one line per trial; may be empty
   std::function<void(int done, int at_most)> on_trial;  // configurations evaluated so far; may be empty

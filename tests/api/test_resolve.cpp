@@ -201,3 +201,50 @@ TEST(Solve, HybridGesvOnTheHostBackend) {
   }
   EXPECT_LT(worst, 1e-12);
 }
+
+TEST(Resolve, ATunedHybridShareAnswersForItsBackendAndScalesWithTheSize) {
+  test_support::TempDir dir;
+  const auto path = dir.file("t.db");
+  {
+    auto database = db::Database::open(path, db::Database::Mode::read_write);
+    const auto id = db::ensure_machine(database, db::fingerprint(this_machine()));
+    db::BestPlan b;
+    b.machine_id = id;
+    b.m = b.n = 1000;
+    b.plan.target = Target::hybrid;
+    b.plan.backend = BackendKind::host;
+    b.plan.nb = 100;               // N = 10
+    b.plan.cpu_block_columns = 3;  // a share the model does not pick
+    b.median_s = 0.1;
+    b.gflops = 6;
+    db::upsert_best_plan(database, b);
+    b.plan.nb = 50;
+    b.plan.cpu_block_columns = 0;  // on the device, all of it
+    b.m = b.n = 3000;
+    db::upsert_best_plan(database, b);
+  }
+  Options o = with_db(path);
+  o.overrides.backend = BackendKind::host;
+  auto r = resolve_plan(Solver::gepp, Precision::double_, Target::hybrid, 1000, 1000, o);
+  EXPECT_EQ(r.plan.source, PlanSource::tuned) << r.plan.source_detail;
+  EXPECT_EQ(r.plan.cpu_block_columns, 3);
+  EXPECT_EQ(r.plan.panel_location, PanelLocation::cpu);
+  EXPECT_DOUBLE_EQ(r.cpu_fraction, 0.3);
+  // Between the tuned sizes: nb interpolated, d the same share of the block columns at that nb.
+  r = resolve_plan(Solver::gepp, Precision::double_, Target::hybrid, 1500, 1500, o);
+  EXPECT_NEAR(r.plan.cpu_block_columns / std::ceil(1500.0 / r.plan.nb), 0.3, 0.03) << r.plan.nb;
+  // Beyond them, the nearest (1000, 1.4 times smaller): the same share of 14 block columns.
+  r = resolve_plan(Solver::gepp, Precision::double_, Target::hybrid, 700, 700, o);
+  EXPECT_EQ(r.plan.nb, 100);
+  EXPECT_EQ(r.plan.cpu_block_columns, 2);  // 3 * 7 / 10 = 2.1
+  // d = 0 is the panel on the device.
+  r = resolve_plan(Solver::gepp, Precision::double_, Target::hybrid, 3000, 3000, o);
+  EXPECT_EQ(r.plan.cpu_block_columns, 0);
+  EXPECT_EQ(r.plan.panel_location, PanelLocation::device);
+  // Another backend's query finds nothing tuned; nor does the CPU target.
+  o.overrides.backend = BackendKind::cuda;
+  EXPECT_EQ(resolve_plan(Solver::gepp, Precision::double_, Target::hybrid, 1000, 1000, o).plan.source,
+            PlanSource::model);
+  EXPECT_EQ(resolve_plan(Solver::gepp, Precision::double_, Target::cpu, 1000, 1000, with_db(path)).plan.source,
+            PlanSource::model);
+}

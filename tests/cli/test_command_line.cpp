@@ -414,3 +414,40 @@ TEST_F(Cli, BenchSweepsTheCpuShare) {
   }
   EXPECT_EQ(marked, 1);
 }
+
+TEST_F(Cli, CalibrateTheHybridTargetThenSweepMarksTheTunedD) {
+  const auto tuned =
+      run_hetlu("calibrate --level estimate --target hybrid --backend host --sizes 128 --json " + db(), dir);
+  // The estimate level times nothing: no tuned d yet.
+  ASSERT_EQ(tuned.exit_code, 0) << tuned.err;
+  const auto quick =
+      run_hetlu("calibrate --level quick --target hybrid --backend host --sizes 128 --json " + db(), dir);
+  ASSERT_EQ(quick.exit_code, 0) << quick.err;
+  const auto results = nlohmann::json::parse(quick.out)["results"];
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0]["plan"]["target"], "hybrid");
+  EXPECT_EQ(results[0]["plan"]["backend"], "host");
+  const int d = results[0]["plan"]["cpu_block_columns"];
+
+  const auto sweep =
+      run_hetlu("bench -n 128 --solver gepp --target hybrid --backend host --sweep-d --reps 1 --json " + db(), dir);
+  ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
+  const auto j = nlohmann::json::parse(sweep.out);
+  EXPECT_EQ(j["tuned_d"], d);
+  EXPECT_EQ(j["nb"], results[0]["plan"]["nb"]);
+  int tuned_marks = 0;
+  for (const auto& p : j["points"])
+    tuned_marks += p["mark"].get<std::string>().find("tuned d") != std::string::npos && p["d"] == d;
+  EXPECT_EQ(tuned_marks, 1);
+
+  const auto plan = run_hetlu("recommend -n 128 --solver gepp --target hybrid --json " + db(), dir);
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  EXPECT_EQ(nlohmann::json::parse(plan.out)["cpu_block_columns"], d);
+  EXPECT_EQ(nlohmann::json::parse(plan.out)["source"], "tuned");
+}
+
+TEST_F(Cli, CalibrateBackendNeedsTheHybridTarget) {
+  const auto r = run_hetlu("calibrate --level estimate --backend host " + db(), dir);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("--backend needs --target hybrid"), std::string::npos) << r.err;
+}

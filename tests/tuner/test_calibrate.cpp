@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "../common/temp_dir.hpp"
 #include "db/records.hpp"
 #include "tuner/calibrate.hpp"
@@ -127,4 +129,42 @@ TEST(Calibrate, TunedPlanIsWithinFivePercentOfTheExhaustiveBest) {
   for (const auto& t : db::list_trials(database, id, Plan{}, 300, 300, CalibrationLevel::quick))
     if (t.median_s) fastest = std::min(fastest, *t.median_s);
   EXPECT_LE(results[0].median_s, fastest * 1.05);
+}
+
+TEST(Calibrate, TunesTheHybridTargetsCpuShareOnTheHostBackend) {
+  test_support::TempDir dir;
+  auto database = db::Database::open(dir.file("t.db"), db::Database::Mode::read_write);
+  const auto profile = measured_profile();
+  const auto id = db::ensure_machine(database, db::fingerprint(profile));
+  auto settings = tiny_settings();
+  settings.target = Target::hybrid;
+  settings.backend = BackendKind::host;
+  settings.sizes = {96};
+  settings.space.nb = {16, 32};
+  settings.space.cpu_share = {0, 0.5, 1};
+  const auto results = tuner::tune(database, id, profile, settings, {}, nullptr);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].failed, 0);
+
+  Plan kind;
+  kind.target = Target::hybrid;
+  kind.backend = BackendKind::host;
+  const auto trials = db::list_trials(database, id, kind, 96, 96, CalibrationLevel::quick);
+  std::set<std::pair<int, int>> tried;  // (nb, d)
+  for (const auto& t : trials) {
+    EXPECT_EQ(t.plan.target, Target::hybrid);
+    EXPECT_EQ(t.plan.backend, BackendKind::host);
+    tried.insert({t.plan.nb, t.plan.cpu_block_columns});
+  }
+  // Every share at each nb: N = 6 and 3 block columns, d = 0 (all on the device), half, all.
+  for (auto point : {std::pair{16, 0}, {16, 3}, {16, 6}, {32, 0}, {32, 2}, {32, 3}})
+    EXPECT_TRUE(tried.count(point)) << "nb " << point.first << " d " << point.second;
+  EXPECT_TRUE(db::list_trials(database, id, Plan{}, 96, 96, CalibrationLevel::quick).empty());  // no CPU trial
+
+  const auto found = db::lookup_best_plan(database, id, kind, 96, 96, CalibrationLevel::quick);
+  ASSERT_TRUE(found.best);
+  EXPECT_EQ(found.best->plan.target, Target::hybrid);
+  EXPECT_EQ(found.best->plan.cpu_block_columns, results[0].best.cpu_block_columns);
+  kind.backend = BackendKind::cuda;  // tuned on the host backend: says nothing about a GPU
+  EXPECT_FALSE(db::lookup_best_plan(database, id, kind, 96, 96, CalibrationLevel::quick).best);
 }

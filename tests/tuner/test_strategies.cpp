@@ -125,3 +125,54 @@ TEST(StrategyRegistry, FindsByNameAndNamesTheKnownOnes) {
               "unknown search strategy 'annealing' (known: grid, neighbourhood, coordinate_descent, random)");
   }
 }
+
+TEST(SearchSpace, TheHybridTargetSearchesTheCpuShare) {
+  tuner::SearchSpace space{{32, 64}, {32}, {0, 1}};
+  space.cpu_share = {0, 0.25, 0.5, 1};
+  EXPECT_EQ(space.cpu_block_columns(32, 1000), (std::vector<int>{0, 8, 16, 32}));  // N = 32
+  EXPECT_EQ(space.cpu_block_columns(64, 100), (std::vector<int>{0, 1, 2}));        // N = 2: shares collapse
+  Plan hybrid = model_plan(64);
+  hybrid.target = Target::hybrid;
+  hybrid.cpu_block_columns = 5;
+  // Each nb with each d; look-ahead is the CPU target's: not searched here.
+  const auto all = space.all(hybrid, 1000, 1000);
+  EXPECT_EQ(all.size(), 1u + 4 + 4);
+  for (const auto& p : all) {
+    EXPECT_EQ(p.lookahead, hybrid.lookahead);
+    EXPECT_EQ(p.panel_location == PanelLocation::device, p.cpu_block_columns == 0);
+  }
+  Plan too_many = hybrid;
+  too_many.cpu_block_columns = 17;  // N = 16 at nb 64
+  EXPECT_FALSE(space.allows(too_many, 1000, 1000));
+  Plan inconsistent = hybrid;
+  inconsistent.cpu_block_columns = 0;  // d = 0 is the panel on the device
+  EXPECT_FALSE(space.allows(inconsistent, 1000, 1000));
+  // Snapping nb keeps the share: 5 of 16 block columns at nb 64 is 10 of 32 at nb 32.
+  hybrid.nb = 40;
+  hybrid.cpu_block_columns = 8;  // of 25
+  EXPECT_EQ(space.snapped(hybrid, 1000).nb, 32);
+  EXPECT_EQ(space.snapped(hybrid, 1000).cpu_block_columns, 10);
+}
+
+TEST(Strategies, CoordinateDescentMovesTheCpuShare) {
+  tuner::SearchSpace space{{64, 128}, {32}, {1}};
+  space.cpu_share = {0, 0.25, 0.5, 0.75, 1};
+  Plan hybrid = model_plan(128);
+  hybrid.target = Target::hybrid;
+  hybrid.cpu_block_columns = 2;  // of 8
+  std::vector<Plan> asked;
+  // Fastest at d = 6 of 8 (nb 128).
+  tuner::coordinate_descent_strategy(
+      space, hybrid, 1024, 1024,
+      [&](const Plan& p) -> std::optional<double> {
+        asked.push_back(p);
+        return 1 + std::abs(p.cpu_block_columns / double((1024 + p.nb - 1) / p.nb) - 0.75) + (p.nb == 128 ? 0 : 0.5);
+      },
+      1);
+  const auto best = std::min_element(asked.begin(), asked.end(), [](const Plan& a, const Plan& b) {
+    return std::abs(a.cpu_block_columns / double((1024 + a.nb - 1) / a.nb) - 0.75) + (a.nb == 128 ? 0 : 0.5) <
+           std::abs(b.cpu_block_columns / double((1024 + b.nb - 1) / b.nb) - 0.75) + (b.nb == 128 ? 0 : 0.5);
+  });
+  EXPECT_EQ(best->nb, 128);
+  EXPECT_EQ(best->cpu_block_columns, 6);
+}

@@ -27,13 +27,24 @@ void coordinate_descent_strategy(const SearchSpace& space, const Plan& model_pla
   if (!best_time) return;
   for (bool moved = true; moved;) {
     moved = false;
-    for (int dimension = 0; dimension < 3; ++dimension) {
-      const std::vector<int>& values = dimension == 0 ? space.nb : dimension == 1 ? space.ib : space.lookahead;
+    // nb, ib (CALU), look-ahead (CPU target), d (hybrid target).
+    const bool hybrid = best.target == Target::hybrid;
+    for (int dimension = 0; dimension < 4; ++dimension) {
       if (dimension == 1 && best.solver != Solver::calu) continue;
-      const int current = dimension == 0 ? best.nb : dimension == 1 ? best.ib : best.lookahead;
-      for (int v : neighbours(values, current)) {
+      if (dimension == 2 && hybrid) continue;
+      if (dimension == 3 && !hybrid) continue;
+      const std::vector<int> values = dimension == 0   ? space.nb
+                                      : dimension == 1 ? space.ib
+                                      : dimension == 2 ? space.lookahead
+                                                       : space.cpu_block_columns(best.nb, n);
+      int Plan::*field = dimension == 0   ? &Plan::nb
+                         : dimension == 1 ? &Plan::ib
+                         : dimension == 2 ? &Plan::lookahead
+                                          : &Plan::cpu_block_columns;
+      for (int v : neighbours(values, best.*field)) {
         Plan p = best;
-        (dimension == 0 ? p.nb : dimension == 1 ? p.ib : p.lookahead) = v;
+        p.*field = v;
+        if (dimension == 3) p.panel_location = v == 0 ? PanelLocation::device : PanelLocation::cpu;
         if (!space.allows(p, m, n)) continue;
         const auto t = evaluate(p);
         if (t && *t < *best_time) best = p, best_time = t, moved = true;

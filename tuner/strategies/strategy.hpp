@@ -16,16 +16,23 @@ namespace hetlu::tuner {
 
 // The values each tuned parameter may take, and the restrictions that tie them to the problem.
 struct SearchSpace {
-  std::vector<int> nb;         // panel widths
-  std::vector<int> ib = {32};  // CALU's inner widths (ignored by the other solvers)
-  std::vector<int> lookahead = {1};
+  std::vector<int> nb;               // panel widths
+  std::vector<int> ib = {32};        // CALU's inner widths (ignored by the other solvers)
+  std::vector<int> lookahead = {1};  // (the hybrid target has its own schedule: ignored there)
+  // Hybrid target: the CPUs' share of the block columns, d / N (0: everything on the device).
+  std::vector<double> cpu_share = {0, 0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875, 1};
 
-  // Whether a plan is allowed for an m x n problem: nb <= min(m, n), ib <= nb, values from the lists.
+  // The CPU shares as block-column counts d for panels `width` wide on an n-column problem, ascending.
+  std::vector<int> cpu_block_columns(int width, int n) const;
+
+  // Whether a plan is allowed for an m x n problem: nb <= min(m, n), ib <= nb, values from the lists,
+  // and for the hybrid target 0 <= d <= N with the panel on the device exactly when d = 0.
   bool allows(const Plan& plan, int m, int n) const;
   // The plan with each parameter moved to the nearest listed value (in ratio), so that the model's
   // plan is a point of the space: a later calibration with slightly different measured rates then
   // finds it among the stored trials instead of measuring a new neighbour.
-  Plan snapped(const Plan& plan) const;
+  // For the hybrid target, d keeps its share of the block columns of the n-column problem (n > 0).
+  Plan snapped(const Plan& plan, int n = 0) const;
   // Every allowed plan, the model's plan's other fields kept; the model's own plan first.
   std::vector<Plan> all(const Plan& model_plan, int m, int n) const;
 };
