@@ -1,6 +1,7 @@
 #include "db/database.hpp"
 
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -204,6 +205,13 @@ Database Database::open(const std::string& path, Mode mode) {
     db.exec("PRAGMA foreign_keys=ON");
     db.migrate();
   } else if (version < schema_version) {
+    // A newer hetlu reading an older database: migrate it when the file may be written, so that
+    // an upgrade does not hide the tuned plans until the next calibration.
+    if (::access(path.c_str(), W_OK) == 0) {
+      { Database closed = std::move(db); }  // this read-only handle goes first
+      open(path, Mode::read_write);
+      return open(path, Mode::read_only);
+    }
     throw DatabaseError("database '" + path + "' has schema version " + std::to_string(version) +
                         "; run 'hetlu calibrate' to migrate it to " + std::to_string(schema_version));
   }
