@@ -26,9 +26,10 @@ struct ModelParams {
   double tslu_efficiency = 0.5;
   double device_panel_efficiency = 0.02;
 
-  // PRBT: the expected number of refinement steps (hybrid-calu-prbt-gepp §4.3: one or two), and
-  // GENP's panel speed-up over GEPP's (no pivot search, no interchanges).
-  double prbt_refinement_steps = 2;
+  // PRBT: the expected number of refinement steps (hybrid-calu-prbt-gepp §4.3: one or two; one on
+  // random matrices at n = 2000 and 4000 on the dev machine), and GENP's panel speed-up over GEPP's
+  // (no pivot search, no interchanges).
+  double prbt_refinement_steps = 1;
   double genp_panel_speedup = 1.5;
 
   // Fixed cost of one panel step (synchronisation, BLAS call overhead), seconds.

@@ -88,15 +88,16 @@ CpuTimes cpu_lu_seconds(const MachineProfile& profile, const Rates& rates, Solve
   return t;
 }
 
-// PRBT's extra work, all O(n^2) and memory-bound: the depth-2 butterflies on both sides of A, the
-// transformed right-hand side, and the refinement steps (a residual with A and two solves each).
+// PRBT's extra work, all O(n^2) and memory-bound, as prbt.cpp does it: one pass reads A and writes
+// U^T A V (the butterflies of both sides fused); then, for the first solution and after each
+// refinement step, a solve reads L and U and a pass over A gives omega and the residual together.
 double prbt_extra_seconds(const Rates& rates, int n, Precision precision, const ModelParams& params) {
   const double word = precision == Precision::double_ ? 8 : 4;
   const double bandwidth = (rates.memory_gbs > 0 ? rates.memory_gbs : 10) * 1e9;
-  const double butterflies = 2 /*depth*/ * 2 /*sides*/ * 2 /*read+write*/ * word * double(n) * n / bandwidth;
-  const double refinement =
-      params.prbt_refinement_steps * (word * double(n) * n /*A*/ + 2 * word * double(n) * n /*LU*/) / bandwidth;
-  return butterflies + refinement;
+  const double matrix = word * double(n) * n;
+  const double randomize = 2 * matrix;
+  const double solves_and_checks = (params.prbt_refinement_steps + 1) * (matrix /*L and U*/ + matrix /*A*/);
+  return (randomize + solves_and_checks) / bandwidth;
 }
 
 struct HybridTimes {
