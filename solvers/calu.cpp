@@ -1,7 +1,7 @@
 // CALU on the CPU: the blocked LU driver with tournament pivoting in the panel (hybrid-calu-prbt-
 // gepp §3.1, async-calu §2.4). Two levels of blocking: the outer panel of width plan.nb (B) is
-// itself factored recursively down to inner panels of width plan.ib (b), each a TSLU over
-// plan.panel_threads row blocks.
+// itself factored recursively down to inner panels of width plan.ib (b), each a TSLU run by
+// plan.panel_threads threads (over at least that many row blocks; see tslu.cpp).
 #include <algorithm>
 
 #include "solvers/blocked_lu.hpp"

@@ -23,8 +23,9 @@ int getrf_recursive(int m, int n, T* A, int lda, int* ipiv);
 template <class T>
 int getrf_nopivot_recursive(int m, int n, T* A, int lda);
 
-// TSLU panel of CALU: tournament pivoting over `panel_threads` row blocks (binary tree), the
-// winning rows moved to the top (ipiv, 1-based, LAPACK style), then LU without pivoting.
+// TSLU panel of CALU: tournament pivoting over at least `panel_threads` row blocks, each small
+// enough for its GEPP to run in cache (binary tree, `panel_threads` threads outside a task graph),
+// the winning rows moved to the top (ipiv, 1-based, LAPACK style), then LU without pivoting.
 // Returns 0, or the 1-based column of the first exactly-zero pivot.
 template <class T>
 int tslu_panel(int m, int width, T* A, int lda, int* ipiv, int panel_threads);

@@ -167,7 +167,7 @@ struct Plan {
   int nb = 128;                                       // outer panel width B (columns per block column)
   int ib = 32;                                        // inner panel width b (CALU's CPU-cache blocking)
   int cpu_block_columns = 0;                          // d: block columns kept by the CPUs (hybrid only)
-  int panel_threads = 1;                              // P_r: row blocks of the TSLU panel (CALU)
+  int panel_threads = 1;                              // P_r: threads (and least row blocks) of the TSLU panel (CALU)
   int lookahead = 1;                                  // panels factored ahead of the trailing update
   PanelLocation panel_location = PanelLocation::cpu;  // hybrid only; device means d = 0
   BackendKind backend = BackendKind::host;            // hybrid only: what runs the device's part
