@@ -31,15 +31,20 @@ struct Row {
   std::string reference = "OpenBLAS";
 };
 
-// With the cuda backend the reference is cuSOLVER on the device (timed once per bench, matrix
-// resident, device time only: the stricter comparison); otherwise OpenBLAS through LAPACKE, timed
-// alternately with hetlu.
-std::optional<backends::VendorLuTiming> vendor_reference(const Options& options, int m, int n, int reps,
-                                                         const std::vector<double>& A) {
-  if (options.target != Target::hybrid) return std::nullopt;
+// What hetlu's timings are compared with. With the cuda backend, cuSOLVER on the device (timed once
+// per bench, matrix resident, device time only: the stricter comparison); otherwise OpenBLAS through
+// LAPACKE, timed alternately with hetlu; or nothing (bench --sweep-d times hetlu alone).
+struct Reference {
+  enum class Kind { openblas, vendor, none } kind = Kind::openblas;
+  backends::VendorLuTiming vendor;  // kind == vendor
+  bool alternates() const { return kind == Kind::openblas; }
+};
+
+Reference reference_for(const Options& options, int m, int n, int reps, const std::vector<double>& A) {
+  if (options.target != Target::hybrid) return {};
   const BackendKind kind = options.overrides.backend.value_or(backends::preferred());
-  if (kind != BackendKind::cuda) return std::nullopt;
-  return backends::time_vendor_lu(m, n, A.data(), m, 1, reps);
+  if (kind != BackendKind::cuda) return {};
+  return {Reference::Kind::vendor, backends::time_vendor_lu(m, n, A.data(), m, 1, reps)};
 }
 
 template <class Run>
@@ -50,7 +55,7 @@ double seconds_of(Run&& run) {
 }
 
 Row bench_getrf(Solver solver, int m, int n, int reps, const std::vector<double>& A, const Options& options,
-                const std::optional<backends::VendorLuTiming>& vendor) {
+                const Reference& reference) {
   Row row;
   row.solver = solver;
   row.plan = resolve_plan(solver, Precision::double_, options.target, m, n, options).plan;
@@ -61,7 +66,7 @@ Row bench_getrf(Solver solver, int m, int n, int reps, const std::vector<double>
   for (int r = 0; r <= reps; ++r) {  // r = 0 warms both up
     std::copy(A.begin(), A.end(), ours.begin());
     const double t_ours = seconds_of([&] { solvers::getrf(row.plan, m, n, ours.data(), m, ipiv.data()); });
-    if (vendor) {
+    if (!reference.alternates()) {
       if (r > 0) a.push_back(t_ours);
       continue;
     }
@@ -71,9 +76,10 @@ Row bench_getrf(Solver solver, int m, int n, int reps, const std::vector<double>
     if (r > 0) a.push_back(t_ours), b.push_back(t_theirs);
   }
   row.seconds = detail::median(a);
-  if (vendor) {
-    row.reference = vendor->library + " getrf";
-    row.reference_seconds = vendor->getrf_seconds;
+  if (!reference.alternates()) {
+    const bool vendor = reference.kind == Reference::Kind::vendor;
+    row.reference = vendor ? reference.vendor.library + " getrf" : "";
+    row.reference_seconds = vendor ? reference.vendor.getrf_seconds : std::nan("");
     row.flops = model::getrf_flops(m, n);
     row.accuracy_kind = "residual";
     row.accuracy = accuracy::factorization_residual(m, n, A.data(), m, ours.data(), m, ipiv.data());
@@ -90,7 +96,7 @@ Row bench_getrf(Solver solver, int m, int n, int reps, const std::vector<double>
 }
 
 Row bench_gesv(Solver solver, int n, int reps, const std::vector<double>& A, const std::vector<double>& b,
-               const Options& options, const std::optional<backends::VendorLuTiming>& vendor) {
+               const Options& options, const Reference& reference) {
   Row row;
   row.solver = solver;
   row.plan = resolve_plan(solver, Precision::double_, options.target, n, n, options).plan;
@@ -105,7 +111,7 @@ Row bench_gesv(Solver solver, int n, int reps, const std::vector<double>& A, con
     details = {};
     const double t_ours = seconds_of(
         [&] { solvers::gesv(row.plan, n, 1, ours.data(), n, ipiv.data(), x.data(), n, InputCheck::finite, &details); });
-    if (vendor) {
+    if (!reference.alternates()) {
       if (r > 0) ta.push_back(t_ours);
       continue;
     }
@@ -116,9 +122,10 @@ Row bench_gesv(Solver solver, int n, int reps, const std::vector<double>& A, con
     if (r > 0) ta.push_back(t_ours), tb.push_back(t_theirs);
   }
   row.seconds = detail::median(ta);
-  if (vendor) {
-    row.reference = vendor->library + " getrf+getrs";
-    row.reference_seconds = vendor->getrf_seconds + vendor->getrs_seconds;
+  if (!reference.alternates()) {
+    const bool vendor = reference.kind == Reference::Kind::vendor;
+    row.reference = vendor ? reference.vendor.library + " getrf+getrs" : "";
+    row.reference_seconds = vendor ? reference.vendor.getrf_seconds + reference.vendor.getrs_seconds : std::nan("");
     y.assign(b.size(), std::nan(""));
   } else {
     row.reference_seconds = detail::median(tb);
@@ -127,7 +134,7 @@ Row bench_gesv(Solver solver, int n, int reps, const std::vector<double>& A, con
   row.accuracy_kind = "backward error";
   row.accuracy = accuracy::backward_error(n, 1, A.data(), n, x.data(), n, b.data(), n);
   row.reference_accuracy =
-      vendor ? std::nan("") : accuracy::backward_error(n, 1, A.data(), n, y.data(), n, b.data(), n);
+      reference.alternates() ? accuracy::backward_error(n, 1, A.data(), n, y.data(), n, b.data(), n) : std::nan("");
   row.note = fmt::format("{} refinement step(s){}", details.refinement_steps,
                          details.fell_back_to_gepp ? ", fell back to GEPP: " + details.note : "");
   return row;
@@ -168,7 +175,7 @@ void sweep_d(Solver solver, int m, int n, int reps, const std::vector<double>& A
         "{} {} x {} on the {} backend, nb = {}, N = {} block columns; median of {}\n\n| d | d/N | seconds | GFlop/s | "
         "accuracy | |\n|---|---|---|---|---|---|\n",
         to_string(solver), m, n, to_string(model.plan.backend), nb, blocks, reps);
-  const backends::VendorLuTiming no_reference;  // the sweep times hetlu alone: skip the reference runs
+  const Reference no_reference{Reference::Kind::none, {}};  // the sweep times hetlu alone
   for (int d : ds) {
     options.overrides.cpu_block_columns = d;
     const Row row = solver == Solver::prbt ? bench_gesv(solver, n, reps, A, b, options, no_reference)
@@ -254,15 +261,15 @@ void register_bench(CLI::App& app, CommandState&) {
         if (s != Solver::prbt || m == n) sweep_d(s, m, n, args->reps, A, b, options, args->json);
       return;
     }
-    const auto vendor = vendor_reference(options, m, n, args->reps, A);
+    const Reference reference = reference_for(options, m, n, args->reps, A);
     std::vector<Row> rows;
     for (Solver s : solvers) {
       if (s == Solver::prbt && m != n) {
         if (args->solver != "all") throw InvalidArgument("prbt solves square systems only: give m = n");
         continue;
       }
-      rows.push_back(s == Solver::prbt ? bench_gesv(s, n, args->reps, A, b, options, vendor)
-                                       : bench_getrf(s, m, n, args->reps, A, options, vendor));
+      rows.push_back(s == Solver::prbt ? bench_gesv(s, n, args->reps, A, b, options, reference)
+                                       : bench_getrf(s, m, n, args->reps, A, options, reference));
     }
 
     if (args->json) {
