@@ -41,8 +41,10 @@ run)
   build-device/bin/test_solvers --gtest_filter='*cuda*:*Cuda*' --gtest_brief=1 2>&1 | tee "$OUT/cuda_tests.txt" | tail -5
   H=build-device/bin/hetlu
   DB=(--db "$OUT/tuning.db")
+  # Tune nb and d for the GPU at 16384 (probes included; at most 150 s of trials, rerun to resume).
+  $H calibrate --level quick --target hybrid --backend cuda --sizes 16384 --budget 150 "${DB[@]}" 2>&1 |
+    tee "$OUT/calibrate_hybrid.txt" | tail -4
   for n in 16384 32768; do
-    $H bench -n $n --target hybrid --backend cuda --reps 3 --json "${DB[@]}" >"$OUT/bench_$n.json"
     $H bench -n $n --target hybrid --backend cuda --reps 3 "${DB[@]}" | tee "$OUT/bench_$n.md"
   done
   $H bench -n 16384 --solver calu --target hybrid --backend cuda --sweep-d --reps 2 "${DB[@]}" | tee "$OUT/sweep_d.md"
