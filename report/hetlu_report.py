@@ -95,23 +95,27 @@ def main():
 
     hybrid = [t for t in trials if t[5] == "hybrid"]
     if hybrid:
+        # One curve per solver, n and nb, against the CPUs' share d / N of the block columns (d counts
+        # block columns of width nb, so shares compare across nb); the tuned plan starred on its curve.
         fig, ax = plt.subplots(figsize=(7, 4.5))
-        for n in sorted({t[1] for t in hybrid}):
-            rows = sorted((t[6], t[1] ** 3 * 2 / 3 / t[3] / 1e9) for t in hybrid if t[1] == n)
-            ax.plot([d for d, _ in rows], [g for _, g in rows], "o-", label=f"n = {n}")
-        for r in best:  # the tuned d of each hybrid size, marked on its curve
-            if r[3] == "hybrid":
-                tuned_d = db.execute("SELECT cpu_block_columns FROM best_plans WHERE machine_id = ? AND solver = ? "
-                                     "AND target = 'hybrid' AND n = ?", (r[0], r[1], r[5])).fetchone()
-                if tuned_d:
-                    ax.axvline(tuned_d[0], linestyle=":", color="grey")
-                    ax.annotate(f"tuned d (n = {r[5]})", (tuned_d[0], ax.get_ylim()[1]), rotation=90, va="top")
-        ax.set_xlabel("d (block columns on the CPUs)")
+        blocks = lambda n, nb: -(-n // nb)
+        for solver, n, nb in sorted({(t[0], t[1], t[2]) for t in hybrid}):
+            rows = sorted((t[6] / blocks(n, nb), t[1] ** 3 * 2 / 3 / t[3] / 1e9) for t in hybrid
+                          if (t[0], t[1], t[2]) == (solver, n, nb))
+            line, = ax.plot([x for x, _ in rows], [g for _, g in rows], "o-", markersize=3,
+                            label=f"{solver} n = {n}, nb = {nb}")
+            tuned = db.execute("SELECT cpu_block_columns, gflops FROM best_plans WHERE solver = ? AND target = 'hybrid' "
+                               "AND n = ? AND nb = ?", (solver, n, nb)).fetchone()
+            if tuned:
+                ax.plot([tuned[0] / blocks(n, nb)], [tuned[1]], "*", markersize=14, color=line.get_color())
+        ax.set_xlabel("d / N (share of the block columns on the CPUs; 0: all on the device)")
         ax.set_ylabel("GFlop/s")
-        ax.legend()
+        ax.set_title("hybrid target; star: the tuned plan")
+        ax.legend(fontsize="small")
+        fig.tight_layout()
         fig.savefig(os.path.join(args.out, "gflops_vs_d.png"), dpi=110)
         plt.close(fig)
-        figures.append(("GFlop/s against d", "gflops_vs_d.png"))
+        figures.append(("GFlop/s against the CPU share d / N", "gflops_vs_d.png"))
 
     lines = ["# hetlu tuning report", "", f"Database: `{args.db}`", ""]
     for fingerprint, hard_key in machines:
