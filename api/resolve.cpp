@@ -38,13 +38,9 @@ std::optional<Plan> tuned_plan(const Plan& kind, int m, int n, const Options& op
       return std::nullopt;
     }
     Plan plan = found.best->plan;
-    if (kind.target == Target::hybrid && plan.cpu_block_columns > 0) {
-      // Tuned at another size: the same share of the block columns (at least one; 0 is "all on the device").
-      const int nb = std::max(1, plan.nb), tuned_n = (found.best->n + nb - 1) / nb, here = (n + nb - 1) / nb;
+    if (kind.target == Target::hybrid)  // tuned at another size: the same share of the block columns
       plan.cpu_block_columns =
-          std::clamp(static_cast<int>(std::lround(double(plan.cpu_block_columns) * here / std::max(1, tuned_n))), 1,
-                     std::max(1, here));
-    }
+          same_cpu_share(plan.cpu_block_columns, block_columns(found.best->n, plan.nb), block_columns(n, plan.nb));
     plan.source = PlanSource::tuned;
     plan.source_detail = found.detail;
     // Soft attributes (hostname, hetlu version) do not decide whether rows apply, but a change
@@ -172,13 +168,12 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
     r.explanation.push_back("the database answered instead: " + plan->source_detail + ", nb = " +
                             std::to_string(plan->nb) + " (the model's nb = " + std::to_string(predicted->nb) + ")");
     if (target == Target::hybrid) {
-      const int blocks = (n + std::max(1, plan->nb) - 1) / std::max(1, plan->nb);
+      const int blocks = block_columns(n, plan->nb);
       r.cpu_fraction = blocks > 0 ? double(plan->cpu_block_columns) / blocks : 0;
-    }
-    if (target == Target::hybrid)
       r.explanation.push_back("tuned d = " + std::to_string(plan->cpu_block_columns) + " block column(s) on the CPUs" +
                               (plan->cpu_block_columns == 0 ? " (everything, panels too, on the device)" : "") +
                               " (the model's d = " + std::to_string(predicted->cpu_block_columns) + ")");
+    }
   }
   if (!plan && predicted) {
     plan = predicted;

@@ -154,12 +154,8 @@ void sweep_d(Solver solver, int m, int n, int reps, const std::vector<double>& A
   const Resolution chosen = resolve_plan(solver, Precision::double_, Target::hybrid, m, n, options);
   const bool tuned = chosen.plan.source == PlanSource::tuned;
   const int nb = chosen.plan.nb;
-  const int blocks = (n + nb - 1) / nb, model_blocks = (n + model.plan.nb - 1) / model.plan.nb;
-  const int model_d =
-      model.plan.cpu_block_columns == 0
-          ? 0
-          : std::clamp(static_cast<int>(std::lround(double(model.plan.cpu_block_columns) * blocks / model_blocks)), 1,
-                       blocks);
+  const int blocks = block_columns(n, nb);
+  const int model_d = same_cpu_share(model.plan.cpu_block_columns, block_columns(n, model.plan.nb), blocks);
   const int tuned_d = tuned ? chosen.plan.cpu_block_columns : -1;
   const int step = std::max(1, (blocks + 31) / 32);  // at most about 33 points
   std::vector<int> ds;

@@ -135,12 +135,10 @@ Lookup lookup_best_plan(Database& db, std::int64_t machine_id, const Plan& kind,
       interpolated.plan.nb = std::max(
           1,
           static_cast<int>(std::lround(std::exp((1 - t) * std::log(below->plan.nb) + t * std::log(above->plan.nb)))));
-      if (interpolated.plan.target == Target::hybrid && interpolated.plan.cpu_block_columns > 0) {
-        // The same share of the block columns at the interpolated nb (0 stays "all on the device").
-        const int from_nb = t < 0.5 ? below->plan.nb : above->plan.nb, from_n = t < 0.5 ? below->n : above->n;
-        const double share = double(interpolated.plan.cpu_block_columns) / ((from_n + from_nb - 1) / from_nb);
-        const int blocks = (n + interpolated.plan.nb - 1) / interpolated.plan.nb;
-        interpolated.plan.cpu_block_columns = std::clamp(static_cast<int>(std::lround(share * blocks)), 1, blocks);
+      if (interpolated.plan.target == Target::hybrid) {  // the same share of the block columns at the new nb
+        const BestPlan& from = t < 0.5 ? *below : *above;
+        interpolated.plan.cpu_block_columns = same_cpu_share(
+            from.plan.cpu_block_columns, block_columns(from.n, from.plan.nb), block_columns(n, interpolated.plan.nb));
       }
       interpolated.m = interpolated.n = n;
       result.best = interpolated;

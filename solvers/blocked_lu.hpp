@@ -41,6 +41,14 @@ int factor_panel(const Matrix<T>& A, int* ipiv, int j, int jb, PanelFactor& pane
   return info > 0 ? info + j : 0;
 }
 
+// GENP's panel (PRBT) in the PanelFactor form below: LU without pivoting, the identity as its
+// interchanges. (GEPP's is kernels::getrf_recursive itself.)
+template <class T>
+int genp_panel(int rows, int width, T* A, int lda, int* ipiv) {
+  for (int i = 0; i < std::min(rows, width); ++i) ipiv[i] = i + 1;
+  return kernels::getrf_nopivot_recursive(rows, width, A, lda);
+}
+
 // Applies the panel [j, j + jb)'s interchanges, block row of U and trailing GEMM to columns [c, c + w).
 template <class T>
 void update_columns(const Matrix<T>& A, const int* ipiv, int j, int jb, int c, int w) {

@@ -7,10 +7,7 @@ namespace hetlu::variants {
 
 template <class T>
 int gepp_cpu_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv) {
-  return blocked_lu(m, n, A, lda, ipiv, plan.nb, plan.lookahead > 0,
-                    [](int rows, int width, T* panel, int ld, int* panel_ipiv) {
-                      return kernels::getrf_recursive(rows, width, panel, ld, panel_ipiv);
-                    });
+  return blocked_lu(m, n, A, lda, ipiv, plan.nb, plan.lookahead > 0, kernels::getrf_recursive<T>);
 }
 
 template int gepp_cpu_getrf<float>(const Plan&, int, int, float*, int, int*);

@@ -8,10 +8,7 @@ namespace hetlu::variants {
 
 template <class T>
 int gepp_hybrid_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv) {
-  return hybrid_lu(plan, m, n, A, lda, ipiv, /*pivoting=*/true,
-                   [](int rows, int width, T* panel, int ld, int* panel_ipiv) {
-                     return kernels::getrf_recursive(rows, width, panel, ld, panel_ipiv);
-                   });
+  return hybrid_lu(plan, m, n, A, lda, ipiv, /*pivoting=*/true, kernels::getrf_recursive<T>);
 }
 
 template int gepp_hybrid_getrf<float>(const Plan&, int, int, float*, int, int*);

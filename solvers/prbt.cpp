@@ -56,11 +56,7 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
     info = prbt_hybrid_factor(plan, np, Ar.data(), np, U.values.data(), V.values.data());
   } else {
     std::vector<int> identity(np);
-    info = blocked_lu(np, np, Ar.data(), np, identity.data(), plan.nb, plan.lookahead > 0,
-                      [](int rows, int width, T* panel, int ld, int* panel_ipiv) {
-                        for (int i = 0; i < std::min(rows, width); ++i) panel_ipiv[i] = i + 1;
-                        return kernels::getrf_nopivot_recursive(rows, width, panel, ld);
-                      });
+    info = blocked_lu(np, np, Ar.data(), np, identity.data(), plan.nb, plan.lookahead > 0, genp_panel<T>);
   }
   if (info > 0) return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, "GENP met an exactly zero pivot");
 

@@ -14,10 +14,6 @@ int prbt_hybrid_factor(const Plan& plan, int n, T* A, int lda, const T* u, const
   using backends::Queue;
   auto lock = backends::lock_backend(plan.backend);
   auto& device = backends::backend<T>(plan.backend);
-  auto nopivot = [](int rows, int width, T* panel, int ld, int* panel_ipiv) {
-    for (int i = 0; i < std::min(rows, width); ++i) panel_ipiv[i] = i + 1;
-    return kernels::getrf_nopivot_recursive(rows, width, panel, ld);
-  };
   std::vector<int> identity(n);
   auto dA = device.allocate(n, n);
   {
@@ -35,8 +31,8 @@ int prbt_hybrid_factor(const Plan& plan, int n, T* A, int lda, const T* u, const
       throw;
     }
   }
-  return HybridLu<T, decltype(nopivot)>(device, Matrix<T>{n, n, lda, A}, plan.nb, hybrid_cpu_block_columns(plan),
-                                        identity.data(), /*pivoting=*/false, nopivot, &dA)
+  return HybridLu<T, decltype(&genp_panel<T>)>(device, Matrix<T>{n, n, lda, A}, plan.nb, hybrid_cpu_block_columns(plan),
+                                               identity.data(), /*pivoting=*/false, genp_panel<T>, &dA)
       .run();
 }
 

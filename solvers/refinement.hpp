@@ -1,13 +1,12 @@
-// Iterative refinement in working precision: r = b - A x (summed in double), stop when the componentwise backward
-// error omega <= (n + 1) eps, else x += A^-1 r with the factors at hand; at most max_steps.
+// Iterative refinement in working precision: r = b - A x (summed in double), stop when the
+// componentwise backward error omega <= (n + 1) eps, else x += A^-1 r with the factors at hand;
+// at most max_steps.
 #pragma once
 
 #include <algorithm>
 #include <vector>
 
 #include "solvers/accuracy.hpp"
-#include "solvers/blas.hpp"
-#include "solvers/copy_block.hpp"
 
 namespace hetlu::variants {
 

@@ -2,7 +2,9 @@
 // the probes measure and the model reads, and the exceptions hetlu throws.
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -180,6 +182,21 @@ struct Plan {
 };
 
 // Caller overrides: every set field wins over the DB, the model and the defaults.
+// Block columns of width nb in n columns (the N of the hybrid split d / N).
+inline int block_columns(int n, int nb) {
+  nb = nb < 1 ? 1 : nb;
+  return ((n < 0 ? 0 : n) + nb - 1) / nb;
+}
+
+// The CPUs' share d of `from` block columns carried over to `to` block columns (another nb or
+// another n): 0 stays 0 (everything on the device); any other share keeps at least one block column
+// and at most all of them.
+inline int same_cpu_share(int d, int from, int to) {
+  if (d <= 0) return 0;
+  const int scaled = static_cast<int>(std::lround(double(d) * to / (from < 1 ? 1 : from)));
+  return std::clamp(scaled, 1, to < 1 ? 1 : to);
+}
+
 struct PlanOverrides {
   std::optional<int> nb;
   std::optional<int> ib;

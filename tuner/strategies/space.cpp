@@ -8,10 +8,13 @@ namespace {
 bool contains(const std::vector<int>& values, int v) {
   return std::find(values.begin(), values.end(), v) != values.end();
 }
+bool hybrid(const Plan& p) {
+  return p.target == Target::hybrid;
+}
 }  // namespace
 
 std::vector<int> SearchSpace::cpu_block_columns(int width, int n) const {
-  const int blocks = (std::max(0, n) + std::max(1, width) - 1) / std::max(1, width);
+  const int blocks = block_columns(n, width);
   std::vector<int> d;
   for (double share : cpu_share) {
     const int count = static_cast<int>(std::lround(std::clamp(share, 0.0, 1.0) * blocks));
@@ -21,19 +24,6 @@ std::vector<int> SearchSpace::cpu_block_columns(int width, int n) const {
   d.erase(std::unique(d.begin(), d.end()), d.end());
   return d;
 }
-
-namespace {
-// The same share of the block columns after nb changed.
-int rescaled_cpu_block_columns(int d, int old_nb, int new_nb, int n) {
-  if (d <= 0) return 0;
-  const int before = (n + old_nb - 1) / old_nb, after = (n + new_nb - 1) / new_nb;
-  return std::clamp(static_cast<int>(std::lround(double(d) * after / std::max(1, before))), 1, std::max(1, after));
-}
-
-bool hybrid(const Plan& p) {
-  return p.target == Target::hybrid;
-}
-}  // namespace
 
 Plan SearchSpace::snapped(const Plan& plan, int n) const {
   auto nearest = [](const std::vector<int>& values, int v) {
@@ -46,7 +36,7 @@ Plan SearchSpace::snapped(const Plan& plan, int n) const {
   Plan p = plan;
   p.nb = nearest(nb, plan.nb);
   if (hybrid(plan) && n > 0 && plan.nb > 0)
-    p.cpu_block_columns = rescaled_cpu_block_columns(plan.cpu_block_columns, plan.nb, p.nb, n);
+    p.cpu_block_columns = same_cpu_share(plan.cpu_block_columns, block_columns(n, plan.nb), block_columns(n, p.nb));
   if (plan.solver == Solver::calu) p.ib = std::min(p.nb, nearest(ib, plan.ib));
   if (!lookahead.empty() && !contains(lookahead, plan.lookahead)) p.lookahead = lookahead.front();
   return p;
@@ -58,8 +48,7 @@ bool SearchSpace::allows(const Plan& plan, int m, int n) const {
   if (!lookahead.empty() && !contains(lookahead, plan.lookahead)) return false;
   if (plan.solver == Solver::calu && (plan.ib > plan.nb || (!ib.empty() && !contains(ib, plan.ib)))) return false;
   if (hybrid(plan)) {
-    const int blocks = (n + plan.nb - 1) / plan.nb;
-    if (plan.cpu_block_columns < 0 || plan.cpu_block_columns > blocks) return false;
+    if (plan.cpu_block_columns < 0 || plan.cpu_block_columns > block_columns(n, plan.nb)) return false;
     if ((plan.cpu_block_columns == 0) != (plan.panel_location == PanelLocation::device)) return false;
   }
   return true;
