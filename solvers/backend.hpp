@@ -62,8 +62,13 @@ class Backend {
   // The interchanges ipiv[k1..k2) (1-based, LAPACK style) applied to the rows of a device block.
   // ipiv is read when the call is made, not when the queue runs it.
   virtual void laswp(Queue q, int cols, T* A, int lda, int k1, int k2, const int* ipiv) = 0;
-  // B <- L^-1 B, L unit lower triangular m x m (the block row of U).
+  // A copy within device memory.
+  virtual void copy_on_device(Queue q, int rows, int cols, const T* from, int ldf, T* to, int ldt) = 0;
+
+  // B <- L^-1 B, L unit lower triangular m x m (the block row of U; the first half of a solve).
   virtual void trsm_lower_unit(Queue q, int m, int n, const T* L, int ldl, T* B, int ldb) = 0;
+  // B <- U^-1 B, U upper triangular m x m with its diagonal (the second half of a solve).
+  virtual void trsm_upper(Queue q, int m, int n, const T* U, int ldu, T* B, int ldb) = 0;
   // C <- C - A B (the trailing update).
   virtual void gemm_minus(Queue q, int m, int n, int k, const T* A, int lda, const T* B, int ldb, T* C, int ldc) = 0;
   // LU of the rows x cols device panel, with partial pivoting or none; waits for it and returns
@@ -73,6 +78,12 @@ class Backend {
   // PRBT's randomization A <- U^T A V of the n x n device matrix (n a multiple of 4); u and v are
   // the packed butterflies (2n values each, solvers/butterfly.hpp), read when the call is made.
   virtual void butterflies_two_sided(Queue q, int n, const T* u, const T* v, T* A, int lda) = 0;
+  // Iterative refinement's residual, so that A and the factors never leave the device: for the
+  // n x n A and n x nrhs X, R holds B on entry and B - A X on return, and S gets |B| + |A| |X|
+  // (the denominator of the componentwise backward error). Sums run in double, in an order that
+  // does not depend on timing.
+  virtual void residual(Queue q, int n, int nrhs, const T* A, int lda, const T* X, int ldx, T* R, int ldr, T* S,
+                        int lds) = 0;
 
   virtual EventPtr record(Queue q) = 0;
   virtual void wait(Queue q, const EventPtr& event) = 0;  // q runs nothing more until event completes
@@ -103,5 +114,8 @@ BackendKind preferred();
 
 // The host backend's team size: $HETLU_HOST_BACKEND_THREADS, else half the OpenMP threads.
 int host_backend_threads();
+// The host backend's "device memory": $HETLU_HOST_BACKEND_MEMORY_MIB (read at each allocation), so
+// that running out of device memory can be tried without a device; else unlimited.
+std::size_t host_backend_memory_limit();
 
 }  // namespace hetlu::backends

@@ -81,17 +81,52 @@ __global__ void butterflies_kernel(int n, const T* u, const T* v, T* A, long lon
     for (int r = 0; r < 4; ++r) A[rows[r] + cols[c] * lda] = a[c][r];
 }
 
+// Refinement's residual in two passes, so that every SM has work and the sums keep a fixed order.
+// First: block (x, y) = (256 rows, one chunk of columns); each thread sums its row of the chunk
+// in double, in column order (consecutive threads read consecutive rows of a column).
+template <class T>
+__global__ void residual_chunks_kernel(int n, int chunk_width, const T* A, long long lda, const T* x, double* sums,
+                                       double* magnitudes) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const int first = blockIdx.y * chunk_width, last = min(n, first + chunk_width);
+  double sum = 0, magnitude = 0;
+  for (int j = first; j < last; ++j) {
+    const double term = double(A[i + j * lda]) * double(x[j]);
+    sum += term;
+    magnitude += fabs(term);
+  }
+  const long long slot = static_cast<long long>(blockIdx.y) * n + i;
+  sums[slot] = sum;
+  magnitudes[slot] = magnitude;
+}
+
+// Second: r = b - (the chunks' sums, in chunk order) and s = |b| + (their magnitudes), r over b.
+template <class T>
+__global__ void residual_finish_kernel(int n, int chunks, const double* sums, const double* magnitudes, T* r, T* s) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const double b = r[i];
+  double residual = b, scale = fabs(b);
+  for (int c = 0; c < chunks; ++c) {
+    residual -= sums[static_cast<long long>(c) * n + i];
+    scale += magnitudes[static_cast<long long>(c) * n + i];
+  }
+  r[i] = T(residual);
+  s[i] = T(scale);
+}
+
 // ---- typed library calls ---------------------------------------------------------------------------
 
-cublasStatus_t trsm(cublasHandle_t h, int m, int n, const double* L, int ldl, double* B, int ldb) {
+cublasStatus_t trsm(cublasHandle_t h, cublasFillMode_t uplo, cublasDiagType_t diag, int m, int n, const double* L,
+                    int ldl, double* B, int ldb) {
   const double one = 1;
-  return cublasDtrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, m, n, &one, L, ldl, B,
-                     ldb);
+  return cublasDtrsm(h, CUBLAS_SIDE_LEFT, uplo, CUBLAS_OP_N, diag, m, n, &one, L, ldl, B, ldb);
 }
-cublasStatus_t trsm(cublasHandle_t h, int m, int n, const float* L, int ldl, float* B, int ldb) {
+cublasStatus_t trsm(cublasHandle_t h, cublasFillMode_t uplo, cublasDiagType_t diag, int m, int n, const float* L,
+                    int ldl, float* B, int ldb) {
   const float one = 1;
-  return cublasStrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, m, n, &one, L, ldl, B,
-                     ldb);
+  return cublasStrsm(h, CUBLAS_SIDE_LEFT, uplo, CUBLAS_OP_N, diag, m, n, &one, L, ldl, B, ldb);
 }
 cublasStatus_t gemm_minus(cublasHandle_t h, int m, int n, int k, const double* A, int lda, const double* B, int ldb,
                           double* C, int ldc) {
@@ -208,6 +243,13 @@ class CudaBackend final : public Backend<T> {
           "cudaMemcpy2DAsync to the host");
   }
 
+  void copy_on_device(Queue q, int rows, int cols, const T* from, int ldf, T* to, int ldt) override {
+    if (rows <= 0 || cols <= 0) return;
+    check(cudaMemcpy2DAsync(to, sizeof(T) * ldt, from, sizeof(T) * ldf, sizeof(T) * rows, cols,
+                            cudaMemcpyDeviceToDevice, stream(q)),
+          "cudaMemcpy2DAsync within the device");
+  }
+
   void laswp(Queue q, int cols, T* A, int lda, int k1, int k2, const int* ipiv) override {
     const int count = k2 - k1;
     if (cols <= 0 || count <= 0) return;
@@ -224,7 +266,12 @@ class CudaBackend final : public Backend<T> {
   void trsm_lower_unit(Queue q, int m, int n, const T* L, int ldl, T* B, int ldb) override {
     if (m <= 0 || n <= 0) return;
     check(cublasSetStream(blas_, stream(q)), "cublasSetStream");
-    check(trsm(blas_, m, n, L, ldl, B, ldb), "trsm");
+    check(trsm(blas_, CUBLAS_FILL_MODE_LOWER, CUBLAS_DIAG_UNIT, m, n, L, ldl, B, ldb), "trsm (L)");
+  }
+  void trsm_upper(Queue q, int m, int n, const T* U, int ldu, T* B, int ldb) override {
+    if (m <= 0 || n <= 0) return;
+    check(cublasSetStream(blas_, stream(q)), "cublasSetStream");
+    check(trsm(blas_, CUBLAS_FILL_MODE_UPPER, CUBLAS_DIAG_NON_UNIT, m, n, U, ldu, B, ldb), "trsm (U)");
   }
   void gemm_minus(Queue q, int m, int n, int k, const T* A, int lda, const T* B, int ldb, T* C, int ldc) override {
     if (m <= 0 || n <= 0 || k <= 0) return;
@@ -268,6 +315,27 @@ class CudaBackend final : public Backend<T> {
     check_launch("butterflies kernel");
   }
 
+  void residual(Queue q, int n, int nrhs, const T* A, int lda, const T* X, int ldx, T* R, int ldr, T* S,
+                int lds) override {
+    if (n <= 0 || nrhs <= 0) return;
+    // About 64 chunks of at least 256 columns: n = 32768 gives 128 x 64 blocks of 256 threads.
+    const int chunks = std::max(1, std::min(64, n / 256));
+    const int width = (n + chunks - 1) / chunks;
+    double* sums = static_cast<double*>(
+        residual_sums_[int(q)].reserve(sizeof(double) * 2 * chunks * static_cast<std::size_t>(n), "cudaMalloc (sums)"));
+    double* magnitudes = sums + static_cast<long long>(chunks) * n;
+    const int threads = 256, row_blocks = (n + threads - 1) / threads;
+    for (int r = 0; r < nrhs; ++r) {  // one right-hand side at a time: the sums' buffer is reused in order
+      const long long column = static_cast<long long>(r);
+      residual_chunks_kernel<<<dim3(row_blocks, chunks), threads, 0, stream(q)>>>(n, width, A, lda, X + column * ldx,
+                                                                                  sums, magnitudes);
+      check_launch("residual kernel (chunks)");
+      residual_finish_kernel<<<row_blocks, threads, 0, stream(q)>>>(n, chunks, sums, magnitudes, R + column * ldr,
+                                                                    S + column * lds);
+      check_launch("residual kernel (finish)");
+    }
+  }
+
   EventPtr record(Queue q) override {
     auto e = std::make_shared<CudaEvent>();
     check(cudaEventCreateWithFlags(&e->event, cudaEventDisableTiming), "cudaEventCreate");
@@ -298,7 +366,7 @@ class CudaBackend final : public Backend<T> {
   cudaStream_t streams_[queue_count] = {};
   cublasHandle_t blas_ = nullptr;
   cusolverDnHandle_t solver_ = nullptr;
-  Scratch pivot_buffers_[queue_count], work_, panel_ints_, butterfly_values_;
+  Scratch pivot_buffers_[queue_count], residual_sums_[queue_count], work_, panel_ints_, butterfly_values_;
 };
 
 }  // namespace

@@ -7,16 +7,19 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
 #include <exception>
 #include <functional>
+#include <limits>
 #include <new>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "solvers/accuracy.hpp"
 #include "solvers/blas.hpp"
 #include "solvers/butterfly.hpp"
 #include "solvers/copy_block.hpp"
@@ -127,11 +130,21 @@ class HostBackend final : public Backend<T> {
     DeviceMatrix<T> m;
     m.rows = rows, m.cols = cols, m.ld = std::max(1, rows);
     const std::size_t count = static_cast<std::size_t>(m.ld) * std::max(1, cols);
+    const std::size_t bytes = count * sizeof(T), limit = host_backend_memory_limit();
+    auto out_of_memory = [&] {
+      return Error("host backend: out of memory allocating a " + std::to_string(rows) + " x " + std::to_string(cols) +
+                   " matrix (" + std::to_string(bytes >> 20) + " MiB)");
+    };
+    if (bytes > limit || *allocated_ > limit - bytes) throw out_of_memory();
     try {
-      m.storage = std::shared_ptr<T>(new T[count], std::default_delete<T[]>());
+      auto allocated = allocated_;
+      m.storage = std::shared_ptr<T>(new T[count], [allocated, bytes](T* p) {
+        delete[] p;
+        *allocated -= bytes;
+      });
+      *allocated_ += bytes;
     } catch (const std::bad_alloc&) {
-      throw Error("host backend: out of memory allocating a " + std::to_string(rows) + " x " + std::to_string(cols) +
-                  " matrix");
+      throw out_of_memory();
     }
     return m;
   }
@@ -142,6 +155,10 @@ class HostBackend final : public Backend<T> {
   }
   void copy_to_host(Queue q, int rows, int cols, const T* device, int ldd, T* host, int ldh) override {
     worker(q).push([=] { kernels::copy_block(rows, cols, device, ldd, host, ldh); });
+  }
+
+  void copy_on_device(Queue q, int rows, int cols, const T* from, int ldf, T* to, int ldt) override {
+    worker(q).push([=] { kernels::copy_block(rows, cols, from, ldf, to, ldt); });
   }
 
   void laswp(Queue q, int cols, T* A, int lda, int k1, int k2, const int* ipiv) override {
@@ -158,6 +175,15 @@ class HostBackend final : public Backend<T> {
     worker(q).push([=] {
       split_columns(n, team, [&](int c, int w) {
         blas::trsm(blas::Side::left, blas::Uplo::lower, blas::Op::no_trans, blas::Diag::unit, m, w, T(1), L, ldl,
+                   B + static_cast<long long>(c) * ldb, ldb);
+      });
+    });
+  }
+  void trsm_upper(Queue q, int m, int n, const T* U, int ldu, T* B, int ldb) override {
+    const int team = threads_;
+    worker(q).push([=] {
+      split_columns(n, team, [&](int c, int w) {
+        blas::trsm(blas::Side::left, blas::Uplo::upper, blas::Op::no_trans, blas::Diag::non_unit, m, w, T(1), U, ldu,
                    B + static_cast<long long>(c) * ldb, ldb);
       });
     });
@@ -188,6 +214,12 @@ class HostBackend final : public Backend<T> {
     });
   }
 
+  void residual(Queue q, int n, int nrhs, const T* A, int lda, const T* X, int ldx, T* R, int ldr, T* S,
+                int lds) override {
+    // The CPU's pass (row blocks over the worker's OpenMP team); B is R itself.
+    worker(q).push([=] { accuracy::residual_and_backward_error(n, nrhs, A, lda, X, ldx, R, ldr, R, ldr, S, lds); });
+  }
+
   EventPtr record(Queue q) override { return std::make_shared<HostEvent>(&worker(q), worker(q).enqueued()); }
   void wait(Queue q, const EventPtr& event) override {
     auto e = std::dynamic_pointer_cast<HostEvent>(event);
@@ -214,9 +246,20 @@ class HostBackend final : public Backend<T> {
 
   int threads_;
   std::unique_ptr<Worker> workers_[queue_count];
+  // Bytes of "device memory" in use; shared with the deleters, which may outlive the backend.
+  std::shared_ptr<std::atomic<std::size_t>> allocated_ = std::make_shared<std::atomic<std::size_t>>(0);
 };
 
 }  // namespace
+
+std::size_t host_backend_memory_limit() {
+  if (const char* env = std::getenv("HETLU_HOST_BACKEND_MEMORY_MIB")) {
+    char* end = nullptr;
+    const unsigned long long mib = std::strtoull(env, &end, 10);
+    if (end != env && *end == '\0') return static_cast<std::size_t>(mib) << 20;
+  }
+  return std::numeric_limits<std::size_t>::max();
+}
 
 int host_backend_threads() {
   if (const char* env = std::getenv("HETLU_HOST_BACKEND_THREADS")) {

@@ -17,6 +17,10 @@
 // Panel on the device (d = 0): the whole matrix stays on the device; the device factors each
 // panel (Backend::getrf_panel) and updates the rest; the factors come back at the end. This is the
 // plan for a device so much faster than the CPUs that a CPU panel would stall it.
+//
+// A caller that solves on the device (PRBT) asks for the factors to stay there
+// (leave_factors_on_device): each finished block column then goes up whole, its U rows included,
+// the last d at the end, and with d = 0 nothing comes back.
 #pragma once
 
 #include <omp.h>
@@ -54,6 +58,16 @@ class HybridLu {
     blocks_ = (A_.n + nb_ - 1) / nb_;
     panels_ = (k_ + nb_ - 1) / nb_;
   }
+
+  // The caller solves on the device: when run() returns, device_factors() holds the complete
+  // factors (rows interchanged as on the host); with d = 0 they do not come back to the host.
+  // Square matrices only.
+  HybridLu& leave_factors_on_device() {
+    if (A_.m != A_.n) throw InvalidArgument("hybrid LU: factors stay on the device for square matrices only");
+    keep_on_device_ = true;
+    return *this;
+  }
+  const backends::DeviceMatrix<T>& device_factors() const { return dA_; }
 
   int run() {
     if (k_ == 0) return 0;
@@ -128,7 +142,8 @@ class HybridLu {
       const int j = K * nb_, jb = panel_width(K);
       const int first_device_block = K + d;
       if (first_device_block < blocks_) {
-        dev_.copy_to_device(Queue::to_device, A_.m - j, jb, A_.at(j, j), A_.lda, dA_.at(j, j), dA_.ld);
+        const int top = keep_on_device_ ? 0 : j;  // the device's copy of U rows is stale otherwise
+        dev_.copy_to_device(Queue::to_device, A_.m - top, jb, A_.at(top, j), A_.lda, dA_.at(top, j), dA_.ld);
         dev_.wait(Queue::compute, dev_.record(Queue::to_device));
         update_device(K, col(first_device_block), col(first_device_block + 1));
         download_block(first_device_block);  // the window moves right by one block column
@@ -179,9 +194,22 @@ class HybridLu {
     update_host(last, k_, std::min(A_.n, col(last + 1)));
     // Block columns that never reached the window (wide matrices) come back updated.
     for (int J = std::max(d, last + d + 1); J < blocks_; ++J) download_block(J);
+    if (keep_on_device_) send_last_block_columns(d);
     dev_.synchronize();
     swap_left_columns(A_, k_, nb_, ipiv_);
     return info;
+  }
+
+  // The block columns that were still in the CPUs' window at the end (square: the last d) go to
+  // the device, and the device applies each panel's interchanges left of it, as
+  // swap_left_columns does on the host.
+  void send_last_block_columns(int d) {
+    const int c = col(std::max(0, blocks_ - d));
+    dev_.copy_to_device(Queue::to_device, A_.m, A_.n - c, A_.at(0, c), A_.lda, dA_.at(0, c), dA_.ld);
+    dev_.wait(Queue::compute, dev_.record(Queue::to_device));
+    if (pivoting_)
+      for (int K = 1; K < panels_; ++K)
+        dev_.laswp(Queue::compute, K * nb_, dA_.data(), dA_.ld, K * nb_, K * nb_ + panel_width(K), ipiv_);
   }
 
   // ---- everything on the device -----------------------------------------------------------------
@@ -202,6 +230,10 @@ class HybridLu {
       if (pivoting_ && j > 0) dev_.laswp(Queue::compute, j, dA_.data(), dA_.ld, j, j + jb, ipiv_);
       update_device(K, j + jb, A_.n);
     }
+    if (keep_on_device_) {
+      dev_.synchronize();
+      return info;
+    }
     dev_.wait(Queue::to_host, dev_.record(Queue::compute));
     dev_.copy_to_host(Queue::to_host, A_.m, A_.n, dA_.data(), dA_.ld, A_.data, A_.lda);
     dev_.synchronize();
@@ -215,6 +247,7 @@ class HybridLu {
   bool pivoting_;
   PanelFactor panel_;
   bool resident_;
+  bool keep_on_device_ = false;
   int k_ = 0, blocks_ = 0, panels_ = 0;
   backends::DeviceMatrix<T> dA_;
   std::shared_ptr<void> pinned_;

@@ -37,7 +37,8 @@ int lu_gesv(const Plan& plan, int n, int nrhs, T* LU, int ldlu, int* ipiv, const
   kernels::copy_block(n, nrhs, B, ldb, X.data(), ld);
   auto solve_in_place = [&](T* R, int ldr) { lu_getrs(Transpose::no, n, nrhs, LU, ldlu, ipiv, R, ldr); };
   solve_in_place(X.data(), ld);
-  const RefinementResult r = refine(n, nrhs, A_original, lda, B, ldb, X.data(), ld, solve_in_place);
+  const RefinementResult r =
+      refine(n, nrhs, X.data(), ld, host_residual(n, nrhs, A_original, lda, B, ldb), solve_in_place);
   kernels::copy_block(n, nrhs, X.data(), ld, B, ldb);
   if (details) {
     details->refinement_steps = r.steps;

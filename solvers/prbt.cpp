@@ -3,13 +3,15 @@
 // then refine in working precision (hybrid-calu-prbt-gepp §2.2, §4.3). When refinement does not
 // reach omega <= (n + 1) eps in 5 steps, or GENP meets an exactly zero pivot, the solve falls back
 // to GEPP and says so. A matrix with an exactly zero row or column is singular whatever the
-// randomization does: it goes to GEPP at once, which reports LAPACK's info.
+// randomization does: it goes to GEPP at once, which reports LAPACK's info. On the hybrid target
+// the matrix, its factors and the refinement's residuals stay on the device (prbt_device.hpp).
 #include <algorithm>
 #include <vector>
 
 #include "solvers/blocked_lu.hpp"
 #include "solvers/butterfly.hpp"
 #include "solvers/copy_block.hpp"
+#include "solvers/prbt_device.hpp"
 #include "solvers/refinement.hpp"
 #include "solvers/variants.hpp"
 #include "solvers/workspace.hpp"
@@ -32,6 +34,26 @@ int gepp_fallback(const Plan& plan, int n, int nrhs, const T* A, int lda, int* i
   return lu_gesv(gepp, n, nrhs, LU.data(), std::max(1, n), ipiv, A, lda, B, ldb, details);
 }
 
+// x = V (L U)^-1 U^T [b; 0] for each right-hand side b, then refinement. triangular(W, ldw)
+// applies (L U)^-1 to the padded np x nrhs W wherever the factors are; residual is refine()'s.
+template <class T, class Triangular, class Residual>
+RefinementResult solve_and_refine(const kernels::Butterfly<T>& U, const kernels::Butterfly<T>& V, int n, int nrhs,
+                                  const T* B, int ldb, T* X, int ldx, Triangular&& triangular, Residual&& residual) {
+  const int np = U.n;
+  std::vector<T> work(static_cast<size_t>(np) * std::max(1, nrhs));
+  auto solve_in_place = [&](T* R, int ldr) {
+    std::fill(work.begin(), work.end(), T(0));
+    kernels::copy_block(n, nrhs, R, ldr, work.data(), np);
+    kernels::apply_transpose_left(U, nrhs, work.data(), np);
+    triangular(work.data(), np);
+    kernels::apply_left(V, nrhs, work.data(), np);
+    kernels::copy_block(n, nrhs, work.data(), np, R, ldr);
+  };
+  kernels::copy_block(n, nrhs, B, ldb, X, ldx);
+  solve_in_place(X, ldx);
+  return refine(n, nrhs, X, ldx, residual, solve_in_place);
+}
+
 }  // namespace
 
 template <class T>
@@ -51,34 +73,37 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
   if (!nonsingular_lines)
     return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, "a row or column is exactly zero");
 
+  // The factors in Ar (host memory).
+  auto host_triangular = [&](T* W, int ldw) {
+    blas::trsm(blas::Side::left, blas::Uplo::lower, blas::Op::no_trans, blas::Diag::unit, np, nrhs, T(1), Ar.data(), np,
+               W, ldw);
+    blas::trsm(blas::Side::left, blas::Uplo::upper, blas::Op::no_trans, blas::Diag::non_unit, np, nrhs, T(1), Ar.data(),
+               np, W, ldw);
+  };
+  const int ld = std::max(1, n);
+  std::vector<T> X(static_cast<size_t>(ld) * nrhs);
   int info = 0;
+  RefinementResult refined;
+  std::string note;
   if (hybrid) {
-    info = prbt_hybrid_factor(plan, np, Ar.data(), np, U.values.data(), V.values.data());
+    PrbtDevice<T> device(plan, np, Ar.data(), np, U, V);  // holds the backend until the scope ends
+    info = device.factor();
+    note = device.note();
+    if (info == 0 && device.solves_on_device())
+      refined = solve_and_refine(
+          U, V, n, nrhs, B, ldb, X.data(), ld, [&](T* W, int ldw) { device.triangular_solves(nrhs, W, ldw); },
+          [&](const T* Xk, int ldx, T* R, int ldr) { return device.residual(n, nrhs, Xk, ldx, B, ldb, R, ldr); });
+    else if (info == 0)
+      refined = solve_and_refine(U, V, n, nrhs, B, ldb, X.data(), ld, host_triangular,
+                                 host_residual(n, nrhs, A, lda, B, ldb));
   } else {
     std::vector<int> identity(np);
     info = blocked_lu(np, np, Ar.data(), np, identity.data(), plan.nb, plan.lookahead > 0, genp_panel<T>);
+    if (info == 0)
+      refined = solve_and_refine(U, V, n, nrhs, B, ldb, X.data(), ld, host_triangular,
+                                 host_residual(n, nrhs, A, lda, B, ldb));
   }
   if (info > 0) return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, "GENP met an exactly zero pivot");
-
-  // x = V (L U)^-1 U^T [r; 0] for each right-hand side r, on a padded copy.
-  std::vector<T> work(static_cast<size_t>(np) * std::max(1, nrhs));
-  auto solve_in_place = [&](T* R, int ldr) {
-    std::fill(work.begin(), work.end(), T(0));
-    kernels::copy_block(n, nrhs, R, ldr, work.data(), np);
-    kernels::apply_transpose_left(U, nrhs, work.data(), np);
-    blas::trsm(blas::Side::left, blas::Uplo::lower, blas::Op::no_trans, blas::Diag::unit, np, nrhs, T(1), Ar.data(), np,
-               work.data(), np);
-    blas::trsm(blas::Side::left, blas::Uplo::upper, blas::Op::no_trans, blas::Diag::non_unit, np, nrhs, T(1), Ar.data(),
-               np, work.data(), np);
-    kernels::apply_left(V, nrhs, work.data(), np);
-    kernels::copy_block(n, nrhs, work.data(), np, R, ldr);
-  };
-
-  const int ld = std::max(1, n);
-  std::vector<T> X(static_cast<size_t>(ld) * nrhs);
-  kernels::copy_block(n, nrhs, B, ldb, X.data(), ld);
-  solve_in_place(X.data(), ld);
-  const RefinementResult refined = refine(n, nrhs, A, lda, B, ldb, X.data(), ld, solve_in_place);
   if (!refined.converged)
     return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, "refinement did not converge in 5 steps");
 
@@ -87,6 +112,7 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
   if (details) {
     details->refinement_steps = refined.steps;
     details->backward_error = refined.backward_error;
+    if (details->note.empty()) details->note = note;
   }
   return 0;
 }

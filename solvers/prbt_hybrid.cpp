@@ -1,42 +1,94 @@
-// PRBT on the device: the padded matrix goes to the device once, the butterflies are applied there
-// (CUDA kernels, or the host backend's team), and GENP runs on the hybrid driver from that
-// device-resident matrix, with the panel on the CPUs or on the device as the plan says.
+// PRBT on the device; see prbt_device.hpp.
 #include <algorithm>
-#include <vector>
 
+#include "solvers/accuracy.hpp"
 #include "solvers/hybrid_lu.hpp"
-#include "solvers/variants.hpp"
+#include "solvers/prbt_device.hpp"
 
 namespace hetlu::variants {
 
+using backends::Queue;
+
 template <class T>
-int prbt_hybrid_factor(const Plan& plan, int n, T* A, int lda, const T* u, const T* v) {
-  using backends::Queue;
-  auto lock = backends::lock_backend(plan.backend);
-  auto& device = backends::backend<T>(plan.backend);
-  std::vector<int> identity(n);
-  auto dA = device.allocate(n, n);
+PrbtDevice<T>::PrbtDevice(const Plan& plan, int np, T* Ar, int ldar, const kernels::Butterfly<T>& U,
+                          const kernels::Butterfly<T>& V)
+    : plan_(plan),
+      np_(np),
+      Ar_(Ar),
+      ldar_(ldar),
+      U_(U),
+      V_(V),
+      lock_(backends::lock_backend(plan.backend)),
+      device_(backends::backend<T>(plan.backend)) {}
+
+template <class T>
+int PrbtDevice<T>::factor() {
+  factors_ = device_.allocate(np_, np_);
+  try {
+    original_ = device_.allocate(np_, np_);
+  } catch (const Error& e) {
+    note_ = std::string("solve and refinement on the CPUs: ") + e.what();
+  }
+  auto* first = solves_on_device() ? &original_ : &factors_;
   {
-    auto pinned = device.register_host(A, static_cast<std::size_t>(lda) * (n - 1) + n);
+    auto pinned = device_.register_host(Ar_, static_cast<std::size_t>(ldar_) * (np_ - 1) + np_);
     try {
-      device.copy_to_device(Queue::to_device, n, n, A, lda, dA.data(), dA.ld);
-      device.wait(Queue::compute, device.record(Queue::to_device));
-      device.butterflies_two_sided(Queue::compute, n, u, v, dA.data(), dA.ld);
-      device.synchronize();  // A (host) is the driver's workspace from here on
+      device_.copy_to_device(Queue::to_device, np_, np_, Ar_, ldar_, first->data(), first->ld);
+      device_.wait(Queue::compute, device_.record(Queue::to_device));
+      if (solves_on_device())
+        device_.copy_on_device(Queue::compute, np_, np_, original_.data(), original_.ld, factors_.data(), factors_.ld);
+      device_.butterflies_two_sided(Queue::compute, np_, U_.values.data(), V_.values.data(), factors_.data(),
+                                    factors_.ld);
+      device_.synchronize();  // Ar (host) is the driver's workspace from here on
     } catch (...) {
       try {
-        device.synchronize();
+        device_.synchronize();
       } catch (...) {
       }
       throw;
     }
   }
-  return HybridLu<T, decltype(&genp_panel<T>)>(device, Matrix<T>{n, n, lda, A}, plan.nb, hybrid_cpu_block_columns(plan),
-                                               identity.data(), /*pivoting=*/false, genp_panel<T>, &dA)
-      .run();
+  std::vector<int> identity(np_);
+  HybridLu<T, decltype(&genp_panel<T>)> lu(device_, Matrix<T>{np_, np_, ldar_, Ar_}, plan_.nb,
+                                           hybrid_cpu_block_columns(plan_), identity.data(), /*pivoting=*/false,
+                                           genp_panel<T>, &factors_);
+  if (solves_on_device()) lu.leave_factors_on_device();
+  return lu.run();
 }
 
-template int prbt_hybrid_factor<float>(const Plan&, int, float*, int, const float*, const float*);
-template int prbt_hybrid_factor<double>(const Plan&, int, double*, int, const double*, const double*);
+template <class T>
+void PrbtDevice<T>::triangular_solves(int nrhs, T* W, int ldw) {
+  if (solve_work_.cols != nrhs) solve_work_ = device_.allocate(np_, nrhs);
+  auto& w = solve_work_;
+  device_.copy_to_device(Queue::to_device, np_, nrhs, W, ldw, w.data(), w.ld);
+  device_.wait(Queue::compute, device_.record(Queue::to_device));
+  device_.trsm_lower_unit(Queue::compute, np_, nrhs, factors_.data(), factors_.ld, w.data(), w.ld);
+  device_.trsm_upper(Queue::compute, np_, nrhs, factors_.data(), factors_.ld, w.data(), w.ld);
+  device_.wait(Queue::to_host, device_.record(Queue::compute));
+  device_.copy_to_host(Queue::to_host, np_, nrhs, w.data(), w.ld, W, ldw);
+  device_.synchronize();
+}
+
+template <class T>
+double PrbtDevice<T>::residual(int n, int nrhs, const T* X, int ldx, const T* B, int ldb, T* R, int ldr) {
+  if (x_.cols != nrhs) {
+    x_ = device_.allocate(n, nrhs), r_ = device_.allocate(n, nrhs), s_ = device_.allocate(n, nrhs);
+    scale_.resize(static_cast<std::size_t>(std::max(1, n)) * nrhs);
+  }
+  const int lds = std::max(1, n);
+  device_.copy_to_device(Queue::to_device, n, nrhs, X, ldx, x_.data(), x_.ld);
+  device_.copy_to_device(Queue::to_device, n, nrhs, B, ldb, r_.data(), r_.ld);
+  device_.wait(Queue::compute, device_.record(Queue::to_device));
+  device_.residual(Queue::compute, n, nrhs, original_.data(), original_.ld, x_.data(), x_.ld, r_.data(), r_.ld,
+                   s_.data(), s_.ld);
+  device_.wait(Queue::to_host, device_.record(Queue::compute));
+  device_.copy_to_host(Queue::to_host, n, nrhs, r_.data(), r_.ld, R, ldr);
+  device_.copy_to_host(Queue::to_host, n, nrhs, s_.data(), s_.ld, scale_.data(), lds);
+  device_.synchronize();
+  return accuracy::backward_error_of_residual(n, nrhs, R, ldr, scale_.data(), lds);
+}
+
+template class PrbtDevice<float>;
+template class PrbtDevice<double>;
 
 }  // namespace hetlu::variants

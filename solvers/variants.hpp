@@ -19,12 +19,6 @@ int gepp_hybrid_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv);
 template <class T>
 int calu_async_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv);
 
-// PRBT's device part: A (n x n, n a multiple of 4) is sent to the device, randomized there as
-// U^T A V (u, v: packed butterflies) and factored by hybrid GENP; the factors end in A. Returns
-// the first exactly-zero pivot, or 0.
-template <class T>
-int prbt_hybrid_factor(const Plan& plan, int n, T* A, int lda, const T* u, const T* v);
-
 // P A = L U by the plan's solver (GEPP or CALU).
 template <class T>
 int lu_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "matrices.hpp"
+#include "solvers/accuracy.hpp"
 #include "solvers/backend.hpp"
 #include "solvers/blas.hpp"
 #include "solvers/butterfly.hpp"
@@ -75,6 +76,54 @@ TEST_P(BackendTest, GemmTrsmLaswpMatchTheCpu) {
     dev.gemm_minus(Queue::compute, m - k, n, k, d.at(k, 0), d.ld, d.at(0, k), d.ld, d.at(k, k), d.ld);
   });
   EXPECT_LT(max_difference(got, expected), 1e-12);
+}
+
+TEST_P(BackendTest, CopyOnDeviceAndTrsmUpperMatchTheCpu) {
+  const int m = 29, n = 5;
+  auto M = test_support::make_matrix<double>(Kind::random, m, m + n);
+  for (int i = 0; i < m; ++i) M[i + static_cast<size_t>(i) * m] += 6;
+  auto expected = M;
+  blas::trsm(blas::Side::left, blas::Uplo::upper, blas::Op::no_trans, blas::Diag::non_unit, m, n, 1.0, expected.data(),
+             m, expected.data() + m * m, m);
+  // The right-hand sides go through a second device matrix: copy there, solve there, copy back.
+  const auto got = on_device(M, m, m + n, [&](backends::Backend<double>& dev, const backends::DeviceMatrix<double>& d) {
+    auto rhs = dev.allocate(m, n);
+    dev.copy_on_device(Queue::compute, m, n, d.at(0, m), d.ld, rhs.data(), rhs.ld);
+    dev.trsm_upper(Queue::compute, m, n, d.data(), d.ld, rhs.data(), rhs.ld);
+    dev.copy_on_device(Queue::compute, m, n, rhs.data(), rhs.ld, d.at(0, m), d.ld);
+    dev.synchronize();  // rhs goes out of scope
+  });
+  EXPECT_LT(max_difference(got, expected), 1e-13);
+}
+
+TEST_P(BackendTest, ResidualMatchesTheCpu) {
+  // Enough rows and columns for several chunks of the device's two-pass sum.
+  const int n = 1100, nrhs = 2;
+  const auto A = test_support::make_matrix<double>(Kind::random, n, n, 3);
+  const auto X = test_support::make_matrix<double>(Kind::random, n, nrhs, 4);
+  const auto B = test_support::make_matrix<double>(Kind::random, n, nrhs, 5);
+  std::vector<double> expected_r(n * nrhs), expected_s(n * nrhs);
+  const double expected_omega = accuracy::residual_and_backward_error(n, nrhs, A.data(), n, X.data(), n, B.data(), n,
+                                                                      expected_r.data(), n, expected_s.data(), n);
+  auto& dev = device();
+  auto dA = dev.allocate(n, n), dX = dev.allocate(n, nrhs), dR = dev.allocate(n, nrhs), dS = dev.allocate(n, nrhs);
+  dev.copy_to_device(Queue::to_device, n, n, A.data(), n, dA.data(), dA.ld);
+  dev.copy_to_device(Queue::to_device, n, nrhs, X.data(), n, dX.data(), dX.ld);
+  dev.copy_to_device(Queue::to_device, n, nrhs, B.data(), n, dR.data(), dR.ld);
+  dev.wait(Queue::compute, dev.record(Queue::to_device));
+  dev.residual(Queue::compute, n, nrhs, dA.data(), dA.ld, dX.data(), dX.ld, dR.data(), dR.ld, dS.data(), dS.ld);
+  dev.wait(Queue::to_host, dev.record(Queue::compute));
+  std::vector<double> r(n * nrhs), s(n * nrhs);
+  dev.copy_to_host(Queue::to_host, n, nrhs, dR.data(), dR.ld, r.data(), n);
+  dev.copy_to_host(Queue::to_host, n, nrhs, dS.data(), dS.ld, s.data(), n);
+  dev.synchronize();
+  // Sums in double in another order: equal to a few units in the last place of the sums' size.
+  double scale = 0;
+  for (double v : expected_s) scale = std::max(scale, v);
+  EXPECT_LT(max_difference(r, expected_r), 1e-14 * scale);
+  EXPECT_LT(max_difference(s, expected_s), 1e-14 * scale);
+  EXPECT_NEAR(accuracy::backward_error_of_residual(n, nrhs, r.data(), n, s.data(), n), expected_omega,
+              1e-6 * expected_omega);
 }
 
 TEST_P(BackendTest, PanelLuMatchesTheCpuKernel) {

@@ -4,12 +4,14 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <cstdlib>
 #include <string>
 #include <tuple>
 
 #include "matrices.hpp"
 #include "solvers/accuracy.hpp"
 #include "solvers/backend.hpp"
+#include "solvers/hybrid_lu.hpp"
 #include "solvers/lu.hpp"
 
 using namespace hetlu;
@@ -69,6 +71,7 @@ void check_gesv(const Plan& plan, int n, int nrhs) {
   refined.refinement = Refinement::working;
   ASSERT_EQ(solvers::gesv(refined, n, nrhs, LU.data(), n, ipiv.data(), X.data(), n, InputCheck::finite, &details), 0);
   EXPECT_FALSE(details.fell_back_to_gepp) << details.note;
+  if (plan.solver == Solver::prbt) EXPECT_EQ(details.note, "") << "PRBT solves and refines on the device";
   EXPECT_LE(accuracy::backward_error(n, nrhs, A.data(), n, X.data(), n, B.data(), n),
             (n + 1) * accuracy::unit_roundoff<T>());
 }
@@ -126,6 +129,80 @@ INSTANTIATE_TEST_SUITE_P(Backends, HybridEveryD,
                                             ::testing::Values(Solver::gepp, Solver::calu, Solver::prbt),
                                             ::testing::Values(0, 1, 2, 3, 4, 5, 9)),
                          case_name);
+
+// Factors left on the device (for a solve there) equal those that come back to the host, for
+// every d, with pivoting (GEPP) and without (PRBT's GENP).
+TEST(Hybrid, FactorsLeftOnTheDeviceEqualTheHostFactors) {
+  const int n = 157, nb = 32;
+  auto& device = backends::backend<double>(BackendKind::host);
+  const auto A = test_support::make_matrix<double>(Kind::random, n, n, 21);
+  for (bool pivoting : {true, false}) {
+    for (int d : {0, 1, 2, 4, 5, 9}) {
+      SCOPED_TRACE("pivoting=" + std::to_string(pivoting) + " d=" + std::to_string(d));
+      auto run = [&](std::vector<double>& LU, std::vector<int>& ipiv, bool keep) {
+        auto panel = [pivoting](int rows, int width, double* P, int ld, int* piv) {
+          return pivoting ? kernels::getrf_recursive(rows, width, P, ld, piv)
+                          : variants::genp_panel<double>(rows, width, P, ld, piv);
+        };
+        variants::HybridLu<double, decltype(panel)> lu(device, variants::Matrix<double>{n, n, n, LU.data()}, nb, d,
+                                                       ipiv.data(), pivoting, panel);
+        if (keep) lu.leave_factors_on_device();
+        ASSERT_EQ(lu.run(), 0);
+        if (!keep) return;
+        const auto& dLU = lu.device_factors();
+        device.copy_to_host(backends::Queue::to_host, n, n, dLU.data(), dLU.ld, LU.data(), n);
+        device.synchronize();
+      };
+      std::vector<double> on_host = A, on_device = A;
+      std::vector<int> host_ipiv(n), device_ipiv(n);
+      run(on_host, host_ipiv, false);
+      run(on_device, device_ipiv, true);
+      EXPECT_EQ(device_ipiv, host_ipiv);
+      double difference = 0;
+      for (int i = 0; i < n * n; ++i) difference = std::max(difference, std::abs(on_device[i] - on_host[i]));
+      EXPECT_LT(difference, 1e-12);
+      EXPECT_LT(accuracy::factorization_residual(n, n, A.data(), n, on_device.data(), n, device_ipiv.data()), 30.0);
+    }
+  }
+}
+
+// Device memory for one copy of the matrix but not two: PRBT factors on the device, brings the
+// factors back and solves on the CPUs, and says so.
+TEST(Hybrid, PrbtSolvesOnTheCpusWhenTheDeviceHoldsOneCopy) {
+  const int n = 400;  // 1.28 MB a copy, 2 MiB of device memory
+  ::setenv("HETLU_HOST_BACKEND_MEMORY_MIB", "2", 1);
+  struct Unset {
+    ~Unset() { ::unsetenv("HETLU_HOST_BACKEND_MEMORY_MIB"); }
+  } unset;
+  const auto A = test_support::make_matrix<double>(Kind::random, n, n, 31);
+  const auto B = test_support::make_matrix<double>(Kind::random, n, 2, 32);
+  for (int d : {0, 2}) {
+    SCOPED_TRACE("d=" + std::to_string(d));
+    auto LU = A;
+    auto X = B;
+    std::vector<int> ipiv(n);
+    SolveDetails details;
+    Plan plan = hybrid_plan<double>(Solver::prbt, BackendKind::host, 64, d);
+    ASSERT_EQ(solvers::gesv(plan, n, 2, LU.data(), n, ipiv.data(), X.data(), n, InputCheck::finite, &details), 0);
+    EXPECT_FALSE(details.fell_back_to_gepp);
+    EXPECT_NE(details.note.find("solve and refinement on the CPUs: host backend: out of memory"), std::string::npos)
+        << details.note;
+    EXPECT_LE(accuracy::backward_error(n, 2, A.data(), n, X.data(), n, B.data(), n),
+              (n + 1) * accuracy::unit_roundoff<double>());
+  }
+  // Not even one copy: a clear error.
+  ::setenv("HETLU_HOST_BACKEND_MEMORY_MIB", "1", 1);
+  auto LU = A;
+  auto X = B;
+  std::vector<int> ipiv(n);
+  try {
+    solvers::gesv(hybrid_plan<double>(Solver::prbt, BackendKind::host, 64, 2), n, 1, LU.data(), n, ipiv.data(),
+                  X.data(), n);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("out of memory"), std::string::npos) << e.what();
+  }
+}
 
 TEST(Hybrid, SingularMatrixGivesLapackInfo) {
   Plan plan = hybrid_plan<double>(Solver::gepp, BackendKind::host, 16, 2);

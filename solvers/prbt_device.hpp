@@ -1,0 +1,60 @@
+// PRBT on the device (the hybrid target). The padded matrix crosses the link once. On the device
+// one copy stays as it is, for refinement's residuals, and a second is randomized (U^T A V) and
+// factored by hybrid GENP, with the panel on the CPUs or on the device as the plan says. The
+// factors stay in device memory: the triangular solves and the residuals run there too. Only
+// right-hand sides, solutions and residuals cross the link, O(n nrhs) a step, and the butterflies
+// on them are applied on the host, where they are O(n nrhs) as well.
+//
+// When device memory holds only one copy, the factors come back to the host and the solve and
+// refinement run on the CPUs (solves_on_device() is false; note() says why).
+//
+// The object holds the backend's lock from construction to destruction: nothing else may run a
+// hybrid solve on it meanwhile (a fallback to GEPP waits until the object is gone).
+#pragma once
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "solvers/backend.hpp"
+#include "solvers/butterfly.hpp"
+
+namespace hetlu::variants {
+
+template <class T>
+class PrbtDevice {
+ public:
+  // Ar: np x np (np a multiple of 4), A padded with the identity, not randomized; it becomes the
+  // driver's workspace (and holds the factors when they come back to the host).
+  PrbtDevice(const Plan& plan, int np, T* Ar, int ldar, const kernels::Butterfly<T>& U, const kernels::Butterfly<T>& V);
+  PrbtDevice(const PrbtDevice&) = delete;
+  PrbtDevice& operator=(const PrbtDevice&) = delete;
+
+  // Uploads, randomizes and factors; returns the first exactly-zero pivot, or 0.
+  int factor();
+
+  bool solves_on_device() const { return original_.data() != nullptr; }
+  const std::string& note() const { return note_; }
+
+  // W <- (L U)^-1 W for the np x nrhs W in host memory, with the factors on the device.
+  void triangular_solves(int nrhs, T* W, int ldw);
+
+  // refine()'s residual: R <- B - A X for the leading n x n block of the matrix kept on the device
+  // (the original A); returns the componentwise backward error.
+  double residual(int n, int nrhs, const T* X, int ldx, const T* B, int ldb, T* R, int ldr);
+
+ private:
+  const Plan plan_;
+  const int np_;
+  T* Ar_;
+  const int ldar_;
+  const kernels::Butterfly<T>&U_, &V_;
+  std::unique_lock<std::mutex> lock_;
+  backends::Backend<T>& device_;
+  backends::DeviceMatrix<T> factors_, original_;
+  backends::DeviceMatrix<T> solve_work_, x_, r_, s_;  // sized for the right-hand sides on first use
+  std::vector<T> scale_;                              // s_ on the host
+  std::string note_;
+};
+
+}  // namespace hetlu::variants
