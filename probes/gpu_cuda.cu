@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -36,10 +37,8 @@ struct DeviceScratch {
   std::vector<void*> device;
   void* pinned = nullptr;
   cublasHandle_t handle = nullptr;
-  cudaEvent_t start = nullptr, stop = nullptr;
+  std::unique_ptr<cuda::EventTimer> timer;
   ~DeviceScratch() {
-    if (start) cudaEventDestroy(start);
-    if (stop) cudaEventDestroy(stop);
     if (handle) cublasDestroy(handle);
     for (void* p : device) cudaFree(p);
     if (pinned) cudaFreeHost(pinned);
@@ -51,21 +50,13 @@ struct DeviceScratch {
     device.push_back(p);
     return static_cast<T*>(p);
   }
-  void events() {
-    check(cudaEventCreate(&start), "cudaEventCreate");
-    check(cudaEventCreate(&stop), "cudaEventCreate");
-  }
+  void events() { timer = std::make_unique<cuda::EventTimer>(); }
   // Median milliseconds of `runs` timed runs after one warm-up; their spread in *spread.
   template <class Run>
   float time_ms(Run&& run, int runs, double* spread = nullptr) {
     std::vector<double> ms;
     for (int r = 0; r <= runs; ++r) {
-      check(cudaEventRecord(start), "cudaEventRecord");
-      run();
-      check(cudaEventRecord(stop), "cudaEventRecord");
-      check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-      float t = 0;
-      check(cudaEventElapsedTime(&t, start, stop), "cudaEventElapsedTime");
+      const double t = 1e3 * timer->seconds(run);
       if (r > 0) ms.push_back(t);
     }
     if (spread) *spread = detail::relative_spread(ms);

@@ -50,7 +50,7 @@ run)
   $H bench -n 16384 --solver calu --target hybrid --backend cuda --sweep-d --reps 2 "${DB[@]}" | tee "$OUT/sweep_d.md"
   echo
   echo "== summary (ratio = cuSOLVER time / hetlu time) =="
-  grep -h "^| gepp\|^| calu\|^| prbt" "$OUT"/bench_*.md | cut -d'|' -f2-10
+  grep -h "^| gepp\|^| calu\|^| prbt" "$OUT"/bench_*.md | cut -d'|' -f2-10,12
   ;;
 *)
   echo "usage: $0 fetch|run" >&2

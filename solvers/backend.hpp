@@ -100,9 +100,12 @@ std::unique_lock<std::mutex> lock_backend(BackendKind kind);
 // The vendor's LU on the device, the reference hybrid runs are measured against: cuSOLVER getrf
 // of the resident m x n matrix and getrs with nrhs right-hand sides, device time only (events),
 // median of reps. Throws Error where there is no GPU.
+// Also the copies a caller whose matrix is in host memory adds: A up and the factors back, from
+// and to pageable memory (cudaMemcpy2D), as hetlu's own hybrid runs start and end there.
 struct VendorLuTiming {
   std::string library;  // e.g. "cuSOLVER 12.0"
   double getrf_seconds = 0, getrs_seconds = 0;
+  double upload_seconds = 0, download_seconds = 0;  // A (m x n) to the device, the factors back
 };
 VendorLuTiming time_vendor_lu(int m, int n, const double* A, int lda, int nrhs, int reps);
 

@@ -375,39 +375,30 @@ VendorLuTiming time_vendor_lu(int m, int n, const double* A, int lda, int nrhs, 
   std::string why;
   if (!cuda_device_present(&why)) throw Error("cuSOLVER reference: " + why);
   CudaBackend<double> device;  // its own handles and memory, freed on return
-  auto dA = device.allocate(m, n), dLU = device.allocate(m, n), dB = device.allocate(std::max(1, n), nrhs);
-  device.copy_to_device(Queue::compute, m, n, A, lda, dA.data(), dA.ld);
+  // A goes up again before each getrf (timed: the upload a host caller pays).
+  auto dLU = device.allocate(m, n), dB = device.allocate(std::max(1, n), nrhs);
   std::vector<double> ones(static_cast<std::size_t>(std::max(1, n)) * nrhs, 1.0);
   device.copy_to_device(Queue::compute, n, nrhs, ones.data(), std::max(1, n), dB.data(), dB.ld);
   device.synchronize();
   cusolverDnHandle_t solver = nullptr;
   check(cusolverDnCreate(&solver), "cusolverDnCreate");
   std::shared_ptr<void> release(nullptr, [solver](void*) { cusolverDnDestroy(solver); });
-  cudaEvent_t start = nullptr, stop = nullptr;
-  check(cudaEventCreate(&start), "cudaEventCreate");
-  std::shared_ptr<void> release_start(nullptr, [start](void*) { cudaEventDestroy(start); });
-  check(cudaEventCreate(&stop), "cudaEventCreate");
-  std::shared_ptr<void> release_stop(nullptr, [stop](void*) { cudaEventDestroy(stop); });
   int lwork = 0;
   check(cusolverDnDgetrf_bufferSize(solver, m, n, dLU.data(), dLU.ld, &lwork), "getrf_bufferSize");
   auto work = device.allocate(std::max(1, lwork), 1);
   int* ints = nullptr;
   check(cudaMalloc(&ints, sizeof(int) * (std::min(m, n) + 1)), "cudaMalloc");
   std::shared_ptr<void> release_ints(nullptr, [ints](void*) { cudaFree(ints); });
-  auto elapsed = [&](auto&& run) {
-    check(cudaEventRecord(start), "cudaEventRecord");
-    run();
-    check(cudaEventRecord(stop), "cudaEventRecord");
-    check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-    return ms / 1e3;
-  };
-  std::vector<double> factor, solve;
-  for (int r = 0; r <= reps; ++r) {  // r = 0 warms up
-    check(cudaMemcpy2D(dLU.data(), sizeof(double) * dLU.ld, dA.data(), sizeof(double) * dA.ld, sizeof(double) * m, n,
-                       cudaMemcpyDeviceToDevice),
-          "cudaMemcpy2D");
+  cuda::EventTimer timer;
+  auto elapsed = [&](auto&& run) { return timer.seconds(run); };
+  std::vector<double> factor, solve, upload, download;
+  std::vector<double> factors(static_cast<std::size_t>(std::max(1, m)) * n);  // pageable, as a caller's
+  for (int r = 0; r <= reps; ++r) {                                           // r = 0 warms up
+    const double up = elapsed([&] {
+      check(cudaMemcpy2D(dLU.data(), sizeof(double) * dLU.ld, A, sizeof(double) * lda, sizeof(double) * m, n,
+                         cudaMemcpyHostToDevice),
+            "cudaMemcpy2D to the device");
+    });
     const double f = elapsed([&] {
       check(cusolverDnDgetrf(solver, m, n, dLU.data(), dLU.ld, work.data(), ints, ints + std::min(m, n)), "getrf");
     });
@@ -417,13 +408,20 @@ VendorLuTiming time_vendor_lu(int m, int n, const double* A, int lda, int nrhs, 
             "getrs");
     })
                             : 0.0;
-    if (r > 0) factor.push_back(f), solve.push_back(s);
+    const double down = elapsed([&] {
+      check(cudaMemcpy2D(factors.data(), sizeof(double) * std::max(1, m), dLU.data(), sizeof(double) * dLU.ld,
+                         sizeof(double) * m, n, cudaMemcpyDeviceToHost),
+            "cudaMemcpy2D to the host");
+    });
+    if (r > 0) factor.push_back(f), solve.push_back(s), upload.push_back(up), download.push_back(down);
   }
-  std::sort(factor.begin(), factor.end());
-  std::sort(solve.begin(), solve.end());
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
   int version = 0;
   cusolverGetVersion(&version);
-  return {"cuSOLVER " + std::to_string(version), factor[factor.size() / 2], solve[solve.size() / 2]};
+  return {"cuSOLVER " + std::to_string(version), median(factor), median(solve), median(upload), median(download)};
 }
 
 bool cuda_device_present(std::string* why) {
