@@ -63,6 +63,7 @@ SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B,
     report.backward_error = details.backward_error;
     report.fell_back_to_gepp = details.fell_back_to_gepp;
     report.note = details.note;
+    report.phase_seconds = details.phase_seconds;
   });
   const double flops = model::getrf_flops(n, n) + 2.0 * n * double(n) * nrhs;
   report.gflops = report.seconds > 0 ? flops / report.seconds / 1e9 : 0;

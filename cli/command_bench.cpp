@@ -151,7 +151,7 @@ Row bench_gesv(Solver solver, int n, int reps, const std::vector<double>& A, con
   row.accuracy = accuracy::backward_error(n, 1, A.data(), n, x.data(), n, b.data(), n);
   row.reference_accuracy =
       reference.alternates() ? accuracy::backward_error(n, 1, A.data(), n, y.data(), n, b.data(), n) : std::nan("");
-  row.note = fmt::format("{} refinement step(s){}{}", details.refinement_steps,
+  row.note = fmt::format("{} refinement step(s) ({}){}{}", details.refinement_steps, describe(details.phase_seconds),
                          details.fell_back_to_gepp ? ", fell back to GEPP: " + details.note
                          : details.note.empty()    ? ""
                                                    : "; " + details.note,

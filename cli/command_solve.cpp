@@ -81,6 +81,7 @@ void register_solve(CLI::App& app, CommandState& state) {
                                   {"refinement_steps", report.refinement_steps},
                                   {"fell_back_to_gepp", report.fell_back_to_gepp},
                                   {"note", report.note},
+                                  {"phases", to_json(report.phase_seconds)},
                                   {"info", report.info}};
       if (!auto_reason.empty()) j["auto"] = auto_reason;
       if (!args->x_path.empty())
@@ -93,14 +94,15 @@ void register_solve(CLI::App& app, CommandState& state) {
     if (!auto_reason.empty()) std::cerr << "hetlu: " << auto_reason << "\n";
     std::cerr << fmt::format(
         "hetlu: {} n = {}, nrhs = {}: {:.4f} s, {:.2f} GFlop/s, backward error {:.2e}, {} refinement step(s); "
-        "nb = {} ({}){}{}\n",
+        "nb = {} ({}){}{}{}\n",
         to_string(report.plan.solver), n, nrhs, report.seconds, report.gflops, omega, report.refinement_steps,
         report.plan.nb, to_string(report.plan.source),
         report.plan.target == Target::hybrid
             ? fmt::format("; hybrid on {}, d = {}, panel on the {}", to_string(report.plan.backend),
                           report.plan.cpu_block_columns, to_string(report.plan.panel_location))
             : "",
-        report.fell_back_to_gepp ? "; fell back to GEPP: " + report.note : "");
+        report.fell_back_to_gepp ? "; fell back to GEPP: " + report.note : "",
+        report.phase_seconds.empty() ? "" : "; " + describe(report.phase_seconds));
     if (args->x_path.empty()) {
       // The solution goes to stdout in Matrix Market array format, ready to redirect.
       std::cout << "%%MatrixMarket matrix array real general\n" << n << " " << nrhs << "\n";

@@ -116,6 +116,19 @@ std::string describe(const MachineProfile& p) {
   return text;
 }
 
+std::string describe(const PhaseSeconds& phases) {
+  std::string text;
+  for (const auto& [phase, seconds] : phases)
+    text += fmt::format("{}{} {:.3g} s", text.empty() ? "" : ", ", phase, seconds);
+  return text;
+}
+
+nlohmann::ordered_json to_json(const PhaseSeconds& phases) {
+  nlohmann::ordered_json object = nlohmann::ordered_json::object();
+  for (const auto& [phase, seconds] : phases) object[phase] = seconds;
+  return object;
+}
+
 void print_json(const nlohmann::ordered_json& object) {
   std::cout << object.dump() << std::endl;
 }

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hetlu/types.hpp"
@@ -13,6 +14,11 @@ nlohmann::ordered_json to_json(const Plan& plan);
 nlohmann::ordered_json to_json(const MachineProfile& profile);
 
 std::string describe(const MachineProfile& profile);  // several lines of text
+
+// A solve's phases: "copy 0.012 s, factorization 0.41 s, ..." and {"copy": 0.012, ...}.
+using PhaseSeconds = std::vector<std::pair<std::string, double>>;
+std::string describe(const PhaseSeconds& phases);
+nlohmann::ordered_json to_json(const PhaseSeconds& phases);
 
 void print_json(const nlohmann::ordered_json& object);  // one object, one line, on stdout
 void warn(const std::string& message);                  // "hetlu: warning: ..." on stderr

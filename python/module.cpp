@@ -64,6 +64,7 @@ struct SolveResult {
   int refinement_steps = 0;
   bool fell_back_to_gepp = false;
   std::vector<std::string> warnings;
+  std::vector<std::pair<std::string, double>> phase_seconds;  // (phase, seconds), in order
 };
 
 struct LUFactorization {
@@ -182,6 +183,7 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
   r.warnings = report.warnings;
   r.refinement_steps = report.refinement_steps;
   r.fell_back_to_gepp = report.fell_back_to_gepp;
+  r.phase_seconds = report.phase_seconds;
   r.x = b_in.ndim() == 1 ? py::array(X.attr("reshape")(n)) : py::array(X);
   return r;
 }
@@ -303,6 +305,7 @@ PYBIND11_MODULE(_hetlu, m) {
       .def_readonly("warnings", &SolveResult::warnings)
       .def_readonly("refinement_steps", &SolveResult::refinement_steps)
       .def_readonly("fell_back_to_gepp", &SolveResult::fell_back_to_gepp)
+      .def_readonly("phase_seconds", &SolveResult::phase_seconds)
       .def("__repr__", [](const SolveResult& r) {
         return "SolveResult(solver=" + py::str(r.plan["solver"]).cast<std::string>() +
                ", source=" + py::str(r.plan["source"]).cast<std::string>() +

@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 DEBS=.debs
 PACKAGES=(libopenblas0-openmp libopenblas-openmp-dev libopenblas-dev libopenblas0 liblapacke liblapacke-dev
-  libblas3 liblapack3 libgfortran5 libhwloc15 libhwloc-dev libudev1 libsqlite3-0 libsqlite3-dev libyaml-cpp0.7
+  libblas3 liblapack3 libtmglib3 libgfortran5 libquadmath0 libhwloc15 libhwloc-dev libudev1 libsqlite3-0 libsqlite3-dev libyaml-cpp0.7
   libyaml-cpp-dev libgtest-dev libcli11-dev nlohmann-json3-dev libfmt9 libfmt-dev pkg-config libpkgconf3 pkgconf
   pkgconf-bin)
 
@@ -33,7 +33,7 @@ run)
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT/gpu.txt"
   cmake -B build-device -S . -DHETLU_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_PREFIX_PATH="$ROOT/usr" \
     -DCMAKE_LIBRARY_PATH="$MULTIARCH;$MULTIARCH/openblas-openmp" -DCMAKE_INCLUDE_PATH="$ROOT/usr/include" \
-    -DPython_EXECUTABLE=/nonexistent >"$OUT/configure.log" 2>&1 || { tail -40 "$OUT/configure.log"; exit 1; }
+    -DCMAKE_DISABLE_FIND_PACKAGE_pybind11=ON -DCMAKE_DISABLE_FIND_PACKAGE_Python=ON >"$OUT/configure.log" 2>&1 || { tail -40 "$OUT/configure.log"; exit 1; }
   cmake --build build-device -j"$(nproc)" --target test_solvers hetlu_command >"$OUT/build.log" 2>&1 ||
     { tail -40 "$OUT/build.log"; exit 1; }
   export OMP_WAIT_POLICY=passive

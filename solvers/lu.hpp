@@ -5,18 +5,23 @@
 
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "hetlu/types.hpp"
 
 namespace hetlu {
 
 // What a solve did beyond LAPACK's info: refinement steps, the componentwise backward error when
-// it was computed, and whether PRBT fell back to GEPP (and why).
+// it was computed, whether PRBT fell back to GEPP (and why), and where the time went.
 struct SolveDetails {
   int refinement_steps = 0;
   std::optional<double> backward_error;
   bool fell_back_to_gepp = false;
   std::string note;
+  // Seconds per phase, in order, e.g. PRBT on a device: "copy", "upload and randomization",
+  // "factorization", "solve and refinement".
+  std::vector<std::pair<std::string, double>> phase_seconds;
 };
 
 }  // namespace hetlu

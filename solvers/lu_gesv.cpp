@@ -2,6 +2,7 @@
 #include <string>
 
 #include "solvers/copy_block.hpp"
+#include "solvers/phases.hpp"
 #include "solvers/refinement.hpp"
 #include "solvers/variants.hpp"
 
@@ -25,11 +26,14 @@ int lu_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv) {
 template <class T>
 int lu_gesv(const Plan& plan, int n, int nrhs, T* LU, int ldlu, int* ipiv, const T* A_original, int lda, T* B, int ldb,
             SolveDetails* details) {
+  PhaseClock clock(details);
   const int info = lu_getrf(plan, n, n, LU, ldlu, ipiv);
+  clock.mark("factorization");
   if (info > 0) return info;
   const bool refine_it = plan.refinement == Refinement::working && A_original;
   if (!refine_it) {
     lu_getrs(Transpose::no, n, nrhs, LU, ldlu, ipiv, B, ldb);
+    clock.mark("solve");
     return 0;
   }
   std::vector<T> X(static_cast<size_t>(std::max(1, n)) * nrhs);
@@ -40,6 +44,7 @@ int lu_gesv(const Plan& plan, int n, int nrhs, T* LU, int ldlu, int* ipiv, const
   const RefinementResult r =
       refine(n, nrhs, X.data(), ld, host_residual(n, nrhs, A_original, lda, B, ldb), solve_in_place);
   kernels::copy_block(n, nrhs, X.data(), ld, B, ldb);
+  clock.mark("solve and refinement");
   if (details) {
     details->refinement_steps = r.steps;
     details->backward_error = r.backward_error;

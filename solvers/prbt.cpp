@@ -11,6 +11,7 @@
 #include "solvers/blocked_lu.hpp"
 #include "solvers/butterfly.hpp"
 #include "solvers/copy_block.hpp"
+#include "solvers/phases.hpp"
 #include "solvers/prbt_device.hpp"
 #include "solvers/refinement.hpp"
 #include "solvers/variants.hpp"
@@ -31,7 +32,12 @@ int gepp_fallback(const Plan& plan, int n, int nrhs, const T* A, int lda, int* i
     details->fell_back_to_gepp = true;
     details->note = why;
   }
-  return lu_gesv(gepp, n, nrhs, LU.data(), std::max(1, n), ipiv, A, lda, B, ldb, details);
+  const std::size_t phases_before = details ? details->phase_seconds.size() : 0;
+  const int info = lu_gesv(gepp, n, nrhs, LU.data(), std::max(1, n), ipiv, A, lda, B, ldb, details);
+  if (details)
+    for (std::size_t i = phases_before; i < details->phase_seconds.size(); ++i)
+      details->phase_seconds[i].first = "GEPP " + details->phase_seconds[i].first;
+  return info;
 }
 
 // x = V (L U)^-1 U^T [b; 0] for each right-hand side b, then refinement. triangular(W, ldw)
@@ -59,6 +65,7 @@ RefinementResult solve_and_refine(const kernels::Butterfly<T>& U, const kernels:
 template <class T>
 int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv, T* B, int ldb, SolveDetails* details) {
   if (n == 0) return 0;
+  PhaseClock clock(details);
   // Pad to a multiple of 4 with the identity: diag(A, I) keeps the solution in the first n entries.
   const int np = (n + 3) / 4 * 4;
   kernels::Workspace<T> Ar(static_cast<size_t>(np) * np);
@@ -72,6 +79,7 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
                                         : kernels::randomize_two_sided(U, V, n, A, lda, Ar.data(), np);
   if (!nonsingular_lines)
     return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, "a row or column is exactly zero");
+  clock.mark(hybrid ? "copy" : "randomization");
 
   // The factors in Ar (host memory).
   auto host_triangular = [&](T* W, int ldw) {
@@ -87,7 +95,10 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
   std::string note;
   if (hybrid) {
     PrbtDevice<T> device(plan, np, Ar.data(), np, U, V);  // holds the backend until the scope ends
+    device.upload_and_randomize();
+    clock.mark("upload and randomization");
     info = device.factor();
+    clock.mark("factorization");
     note = device.note();
     if (info == 0 && device.solves_on_device())
       refined = solve_and_refine(
@@ -99,10 +110,12 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
   } else {
     std::vector<int> identity(np);
     info = blocked_lu(np, np, Ar.data(), np, identity.data(), plan.nb, plan.lookahead > 0, genp_panel<T>);
+    clock.mark("factorization");
     if (info == 0)
       refined = solve_and_refine(U, V, n, nrhs, B, ldb, X.data(), ld, host_triangular,
                                  host_residual(n, nrhs, A, lda, B, ldb));
   }
+  if (info == 0) clock.mark("solve and refinement");
   if (info > 0) return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, "GENP met an exactly zero pivot");
   if (!refined.converged)
     return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, "refinement did not converge in 5 steps");

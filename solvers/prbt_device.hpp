@@ -30,7 +30,9 @@ class PrbtDevice {
   PrbtDevice(const PrbtDevice&) = delete;
   PrbtDevice& operator=(const PrbtDevice&) = delete;
 
-  // Uploads, randomizes and factors; returns the first exactly-zero pivot, or 0.
+  // Sends the matrix to the device and randomizes it there (copies and allocations included).
+  void upload_and_randomize();
+  // Hybrid GENP of the randomized matrix; returns the first exactly-zero pivot, or 0.
   int factor();
 
   bool solves_on_device() const { return original_.data() != nullptr; }

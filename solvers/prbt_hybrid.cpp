@@ -22,7 +22,7 @@ PrbtDevice<T>::PrbtDevice(const Plan& plan, int np, T* Ar, int ldar, const kerne
       device_(backends::backend<T>(plan.backend)) {}
 
 template <class T>
-int PrbtDevice<T>::factor() {
+void PrbtDevice<T>::upload_and_randomize() {
   factors_ = device_.allocate(np_, np_);
   try {
     original_ = device_.allocate(np_, np_);
@@ -48,6 +48,10 @@ int PrbtDevice<T>::factor() {
       throw;
     }
   }
+}
+
+template <class T>
+int PrbtDevice<T>::factor() {
   std::vector<int> identity(np_);
   HybridLu<T, decltype(&genp_panel<T>)> lu(device_, Matrix<T>{np_, np_, ldar_, Ar_}, plan_.nb,
                                            hybrid_cpu_block_columns(plan_), identity.data(), /*pivoting=*/false,

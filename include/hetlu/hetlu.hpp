@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hetlu/types.hpp"
@@ -50,6 +51,8 @@ struct SolveReport {
   std::optional<double> backward_error;  // when the solve computed it (refinement)
   bool fell_back_to_gepp = false;        // PRBT could not finish on its own
   std::string note;                      // why it fell back, or why refinement stopped
+  // gesv: seconds per phase, in order (e.g. "factorization", "solve and refinement").
+  std::vector<std::pair<std::string, double>> phase_seconds;
 };
 
 // The solver `--solver auto` means: the one whose plan (tuned, else modelled) predicts the least

@@ -378,7 +378,7 @@ TEST_F(Cli, SolveHybridOnTheHostBackend) {
                                    solver + " " + placement + " " + db(),
                                dir);
       ASSERT_EQ(r.exit_code, 0) << r.err;
-      const auto j = nlohmann::json::parse(r.out);
+      const auto j = nlohmann::ordered_json::parse(r.out);  // ordered: the phases keep their order
       EXPECT_EQ(j["plan"]["target"], "hybrid");
       EXPECT_EQ(j["plan"]["backend"], "host");
       if (std::string(placement).find("0") != std::string::npos ||
@@ -388,6 +388,17 @@ TEST_F(Cli, SolveHybridOnTheHostBackend) {
       }
       for (double x : j["x"]) EXPECT_NEAR(x, 1.0, 1e-14);
       EXPECT_FALSE(j["fell_back_to_gepp"].get<bool>());
+      // Where the time went: PRBT's device phases, or GEPP's and CALU's factorization and solve.
+      std::vector<std::string> phases;
+      for (const auto& [phase, seconds] : j["phases"].items()) {
+        phases.push_back(phase);
+        EXPECT_GE(seconds.get<double>(), 0.0);
+      }
+      if (std::string(solver) == "prbt")
+        EXPECT_EQ(phases, (std::vector<std::string>{"copy", "upload and randomization", "factorization",
+                                                    "solve and refinement"}));
+      else
+        EXPECT_EQ(phases.front(), "factorization");
     }
 }
 

@@ -71,7 +71,11 @@ void check_gesv(const Plan& plan, int n, int nrhs) {
   refined.refinement = Refinement::working;
   ASSERT_EQ(solvers::gesv(refined, n, nrhs, LU.data(), n, ipiv.data(), X.data(), n, InputCheck::finite, &details), 0);
   EXPECT_FALSE(details.fell_back_to_gepp) << details.note;
-  if (plan.solver == Solver::prbt) EXPECT_EQ(details.note, "") << "PRBT solves and refines on the device";
+  if (plan.solver == Solver::prbt) {
+    EXPECT_EQ(details.note, "") << "PRBT solves and refines on the device";
+    ASSERT_EQ(details.phase_seconds.size(), 4u);
+    EXPECT_EQ(details.phase_seconds[1].first, "upload and randomization");
+  }
   EXPECT_LE(accuracy::backward_error(n, nrhs, A.data(), n, X.data(), n, B.data(), n),
             (n + 1) * accuracy::unit_roundoff<T>());
 }
