@@ -166,6 +166,7 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
       if (report.info == 0) {
         const SolveReport solve = getrs(transposed ? Transpose::yes : Transpose::no, n, nrhs, a, ld, ipiv.data(),
                                         X.mutable_data(), ld, options);
+        report.phase_seconds = {{"factorization", report.seconds}, {"solve", solve.seconds}};
         report.seconds += solve.seconds;
       }
     }

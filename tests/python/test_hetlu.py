@@ -143,6 +143,9 @@ def test_every_solver(solver, order, db):
     assert r.plan["solver"] in ("gepp", "calu", "prbt")
     if r.plan["solver"] == "prbt":
         assert r.backward_error <= 71 * np.finfo(float).eps / 2
+    # Where the time went, in order: the factorization always comes before the solve.
+    phases = [name for name, seconds in r.phase_seconds if seconds >= 0]
+    assert "factorization" in phases and phases.index("factorization") < len(phases) - 1
 
 
 def test_prbt_in_place_c_order(db):
