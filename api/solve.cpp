@@ -19,6 +19,28 @@ double timed(Body&& body) {
   body();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
+
+// Runs the report's plan; when it is hybrid and its device cannot hold the problem (thrown before
+// A or B changes), runs the CPU plan instead and says so in the warnings.
+template <class Run>
+void run_or_fall_back_to_cpus(SolveReport& report, Solver solver, Precision precision, int m, int n,
+                              const Options& options, Run&& run) {
+  try {
+    run(report.plan);
+  } catch (const DeviceOutOfMemory& e) {
+    if (report.plan.target != Target::hybrid) throw;
+    Options cpus = options;
+    cpus.target = Target::cpu;
+    cpus.overrides.backend.reset();
+    cpus.overrides.cpu_block_columns.reset();
+    cpus.overrides.panel_location.reset();
+    Resolution r = resolve_plan(solver, precision, Target::cpu, m, n, cpus);
+    report.plan = r.plan;
+    report.warnings.push_back(std::string(e.what()) + ": solved on the CPUs instead");
+    report.warnings.insert(report.warnings.end(), r.warnings.begin(), r.warnings.end());
+    run(report.plan);
+  }
+}
 }  // namespace
 
 void release_workspace() {
@@ -31,7 +53,11 @@ SolveReport getrf(Solver solver, int m, int n, T* A, int lda, int* ipiv, const O
   SolveReport report;
   report.plan = r.plan;
   report.warnings = r.warnings;
-  report.seconds = timed([&] { report.info = solvers::getrf(report.plan, m, n, A, lda, ipiv, options.input_check); });
+  report.seconds = timed([&] {
+    run_or_fall_back_to_cpus(report, solver, precision_of<T>(), m, n, options, [&](const Plan& plan) {
+      report.info = solvers::getrf(plan, m, n, A, lda, ipiv, options.input_check);
+    });
+  });
   report.gflops = report.seconds > 0 ? model::getrf_flops(m, n) / report.seconds / 1e9 : 0;
   return report;
 }
@@ -58,7 +84,10 @@ SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B,
   report.warnings = r.warnings;
   report.seconds = timed([&] {
     SolveDetails details;
-    report.info = solvers::gesv(report.plan, n, nrhs, A, lda, ipiv, B, ldb, options.input_check, &details);
+    run_or_fall_back_to_cpus(report, solver, precision_of<T>(), n, n, options, [&](const Plan& plan) {
+      details = {};
+      report.info = solvers::gesv(plan, n, nrhs, A, lda, ipiv, B, ldb, options.input_check, &details);
+    });
     report.refinement_steps = details.refinement_steps;
     report.backward_error = details.backward_error;
     report.fell_back_to_gepp = details.fell_back_to_gepp;

@@ -1,11 +1,23 @@
 // One backend of each kind per process and precision, made on first use: a CUDA context and
 // cuBLAS handle take long to create, and the host backend's threads should not be respawned per
 // solve.
+#include <cstdio>
 #include <map>
 
 #include "solvers/backend_host.hpp"
 
 namespace hetlu::backends {
+
+std::string describe_bytes(std::size_t bytes) {
+  char text[32];
+  if (bytes >= (std::size_t(1) << 30))
+    std::snprintf(text, sizeof text, "%.1f GiB", bytes / double(1 << 30));
+  else if (bytes >= (std::size_t(1) << 20))
+    std::snprintf(text, sizeof text, "%.1f MiB", bytes / double(1 << 20));
+  else
+    std::snprintf(text, sizeof text, "%zu KiB", (bytes + 1023) >> 10);
+  return text;
+}
 
 bool available(BackendKind kind, std::string* why) {
   if (kind == BackendKind::host) return true;

@@ -49,7 +49,7 @@ class Backend {
   virtual BackendKind kind() const = 0;
   virtual std::string device_name() const = 0;
 
-  // Throws Error naming the size when the device has not enough memory.
+  // Throws DeviceOutOfMemory naming the size when the device has not enough memory.
   virtual DeviceMatrix<T> allocate(int rows, int cols) = 0;
 
   // Makes [host, host + count) eligible for asynchronous copies (CUDA: page-locks it) until the
@@ -108,6 +108,9 @@ struct VendorLuTiming {
   double upload_seconds = 0, download_seconds = 0;  // A (m x n) to the device, the factors back
 };
 VendorLuTiming time_vendor_lu(int m, int n, const double* A, int lda, int nrhs, int reps);
+
+// "1.3 GiB", "12.0 MiB", "720 KiB": sizes in out-of-memory messages.
+std::string describe_bytes(std::size_t bytes);
 
 // Whether `kind` can run on this machine, and if not, why not.
 bool available(BackendKind kind, std::string* why = nullptr);

@@ -211,9 +211,9 @@ class CudaBackend final : public Backend<T> {
       cudaGetLastError();  // not sticky: clear it
       std::size_t free_bytes = 0, total = 0;
       cudaMemGetInfo(&free_bytes, &total);
-      throw Error("cuda backend: out of device memory: a " + std::to_string(rows) + " x " + std::to_string(cols) +
-                  " matrix needs " + std::to_string(bytes >> 20) + " MiB, " + std::to_string(free_bytes >> 20) +
-                  " MiB free on " + name_);
+      throw DeviceOutOfMemory("cuda backend: out of device memory: a " + std::to_string(rows) + " x " +
+                              std::to_string(cols) + " matrix needs " + describe_bytes(bytes) + ", " +
+                              describe_bytes(free_bytes) + " free on " + name_);
     }
     check(status, "cudaMalloc");
     m.storage = std::shared_ptr<T>(static_cast<T*>(p), [](T* q) { cudaFree(q); });

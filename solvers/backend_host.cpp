@@ -132,8 +132,8 @@ class HostBackend final : public Backend<T> {
     const std::size_t count = static_cast<std::size_t>(m.ld) * std::max(1, cols);
     const std::size_t bytes = count * sizeof(T), limit = host_backend_memory_limit();
     auto out_of_memory = [&] {
-      return Error("host backend: out of memory allocating a " + std::to_string(rows) + " x " + std::to_string(cols) +
-                   " matrix (" + std::to_string(bytes >> 20) + " MiB)");
+      return DeviceOutOfMemory("host backend: out of memory allocating a " + std::to_string(rows) + " x " +
+                               std::to_string(cols) + " matrix (" + describe_bytes(bytes) + ")");
     };
     if (bytes > limit || *allocated_ > limit - bytes) throw out_of_memory();
     try {

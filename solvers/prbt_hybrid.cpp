@@ -26,7 +26,7 @@ void PrbtDevice<T>::upload_and_randomize() {
   factors_ = device_.allocate(np_, np_);
   try {
     original_ = device_.allocate(np_, np_);
-  } catch (const Error& e) {
+  } catch (const DeviceOutOfMemory& e) {
     note_ = std::string("solve and refinement on the CPUs: ") + e.what();
   }
   auto* first = solves_on_device() ? &original_ : &factors_;

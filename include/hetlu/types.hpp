@@ -25,6 +25,12 @@ struct InvalidArgument : Error {
   using Error::Error;
 };
 
+// A hybrid run's device cannot hold what it needs. Thrown before the run changes A or B, so the
+// caller may run the same problem on the CPUs instead (the API does, and says so).
+struct DeviceOutOfMemory : Error {
+  using Error::Error;
+};
+
 // ---- enums, each with one to_string / from_string used by YAML, CLI, DB and logs ----------------
 
 enum class Solver { gepp, calu, prbt };

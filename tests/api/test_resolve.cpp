@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 
 #include "../common/temp_dir.hpp"
@@ -200,6 +201,52 @@ TEST(Solve, HybridGesvOnTheHostBackend) {
     worst = std::max(worst, std::abs(s - 1));
   }
   EXPECT_LT(worst, 1e-12);
+}
+
+// A device too small for the matrix: every solver's hybrid getrf and gesv run on the CPUs instead,
+// say so, and still solve (the allocation fails before A or B changes).
+TEST(Solve, DeviceOutOfMemoryFallsBackToTheCpus) {
+  const int n = 400;  // 1.28 MB; the host backend gets 1 MiB of "device memory"
+  ::setenv("HETLU_HOST_BACKEND_MEMORY_MIB", "1", 1);
+  struct Unset {
+    ~Unset() { ::unsetenv("HETLU_HOST_BACKEND_MEMORY_MIB"); }
+  } unset;
+  std::vector<double> A0(n * n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) A0[i + j * n] = (i == j ? n : 0) + std::sin(1.0 + i * 7 + j * 13);
+  Options o;
+  o.use_database = false;
+  o.target = Target::hybrid;
+  o.overrides.backend = BackendKind::host;
+  o.overrides.cpu_block_columns = 2;
+  auto fell_back = [](const SolveReport& r) {
+    for (const auto& w : r.warnings)
+      if (w.find("out of memory") != std::string::npos && w.find("solved on the CPUs instead") != std::string::npos)
+        return true;
+    return false;
+  };
+  for (Solver solver : {Solver::gepp, Solver::calu, Solver::prbt}) {
+    SCOPED_TRACE(to_string(solver));
+    auto A = A0;
+    std::vector<double> B(n, 1.0);
+    std::vector<int> ipiv(n);
+    const SolveReport r = gesv(solver, n, 1, A.data(), n, ipiv.data(), B.data(), n, o);
+    EXPECT_EQ(r.info, 0);
+    EXPECT_EQ(r.plan.target, Target::cpu);
+    EXPECT_TRUE(fell_back(r));
+    double worst = 0;  // A0 x should be ones
+    for (int i = 0; i < n; ++i) {
+      double s = 0;
+      for (int j = 0; j < n; ++j) s += A0[i + j * n] * B[j];
+      worst = std::max(worst, std::abs(s - 1));
+    }
+    EXPECT_LT(worst, 1e-12);
+    if (solver == Solver::prbt) continue;
+    A = A0;
+    const SolveReport f = getrf(solver, n, n, A.data(), n, ipiv.data(), o);
+    EXPECT_EQ(f.info, 0);
+    EXPECT_TRUE(fell_back(f));
+  }
 }
 
 TEST(Resolve, ATunedHybridShareAnswersForItsBackendAndScalesWithTheSize) {

@@ -208,6 +208,13 @@ TEST(Hybrid, PrbtSolvesOnTheCpusWhenTheDeviceHoldsOneCopy) {
   }
 }
 
+// Systems smaller than one panel, and PRBT's padding of 1 to 3 rows, for each placement.
+TEST(Hybrid, TinySystems) {
+  for (Solver solver : {Solver::gepp, Solver::calu, Solver::prbt})
+    for (int n = 1; n <= 9; ++n)
+      for (int d : {0, 1, 3}) check_gesv<double>(hybrid_plan<double>(solver, BackendKind::host, 4, d), n, 2);
+}
+
 TEST(Hybrid, SingularMatrixGivesLapackInfo) {
   Plan plan = hybrid_plan<double>(Solver::gepp, BackendKind::host, 16, 2);
   for (int d : {0, 1, 2}) {
