@@ -93,6 +93,9 @@ model::ModelParams model_params(const std::string& yaml_path) {
   p.tslu_efficiency = get(section("panel"), "tslu_efficiency", p.tslu_efficiency, source + ": panel");
   p.device_panel_efficiency = get(section("panel"), "device_efficiency", p.device_panel_efficiency, source + ": panel");
   p.genp_panel_speedup = get(section("panel"), "genp_speedup", p.genp_panel_speedup, source + ": panel");
+  p.panel_leaf_width = get(section("panel"), "leaf_width", p.panel_leaf_width, source + ": panel");
+  if (p.panel_leaf_width < 1)
+    throw InvalidArgument(source + ": panel: leaf_width = " + std::to_string(p.panel_leaf_width) + " must be >= 1");
   p.prbt_refinement_steps = get(root, "prbt_refinement_steps", p.prbt_refinement_steps, source);
   p.step_overhead_seconds = get(root, "step_overhead_seconds", p.step_overhead_seconds, source);
   p.default_link_gbs = get(section("link_default"), "bandwidth_gbs", p.default_link_gbs, source + ": link_default");

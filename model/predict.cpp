@@ -233,10 +233,13 @@ MachineProfile with_host_backend(const MachineProfile& profile, int team_threads
 double cpu_panel_seconds(const MachineProfile& profile, const Rates& rates, Solver solver, double rows, int width,
                          int threads, const ModelParams& params) {
   const std::string kind = solver == Solver::calu ? "tslu" : "gepp";
+  // The widest panel a rate is known for: a probe's, else the leaf of the recursive panel, which
+  // the generic rate below describes (a wider panel is mostly GEMM, which it does not).
   int widest = 0;
   for (const auto& r : profile.panel_rates)
     if (r.kind == kind && r.threads == threads && r.gflops > 0) widest = std::max(widest, r.width);
-  if (widest > 0 && width > widest && rows > width) {
+  if (widest == 0) widest = params.panel_leaf_width;
+  if (width > widest && rows > width) {
     // Wider than any probe: as the recursive panel runs it, two halves and a GEMM between them.
     const int n1 = width / 2, n2 = width - n1;
     const double gemm =

@@ -138,3 +138,17 @@ TEST(Predict, HybridWithoutADeviceRunsOnTheCpus) {
   for (const auto& line : p.reasoning) said |= line.find("no device") != std::string::npos;
   EXPECT_TRUE(said);
 }
+
+TEST(Predict, TallAndSkinnyIsOnePanelWithoutPanelProbes) {
+  // A wide panel is modelled as the recursive panel runs it (mostly GEMM), also from datasheet
+  // rates alone: on 100000 x 512 the whole matrix is one panel (measured on the dev machine:
+  // GEPP at 1.06-1.15x dgetrf with one panel, 0.82x with nb = 48).
+  for (Solver solver : {Solver::gepp, Solver::calu}) {
+    const auto p = model::predict(machine(2, 83), model::Problem{solver, Precision::double_, Target::cpu, 100000, 512});
+    EXPECT_EQ(p.plan.nb, 512) << to_string(solver);
+  }
+  // A square matrix still takes panels narrower than a quarter of it.
+  const auto square =
+      model::predict(machine(2, 83), model::Problem{Solver::gepp, Precision::double_, Target::cpu, 4000, 4000});
+  EXPECT_LE(square.plan.nb, 1000);
+}
