@@ -25,8 +25,8 @@ struct ModelParams {
   double panel_efficiency = 0.5;
   double tslu_efficiency = 0.5;
   double device_panel_efficiency = 0.02;
-  // ... for panels up to this width; a wider one is modelled as the recursive panel runs: two
-  // halves and a GEMM between them.
+  // ... and, for the one-panel plan (the whole matrix as one recursive LU), for its leaves up to
+  // this width: the wider levels are modelled as it recurses, two halves and a GEMM between them.
   int panel_leaf_width = 32;
 
   // PRBT: the expected number of refinement steps (hybrid-calu-prbt-gepp §4.3: one or two; one on

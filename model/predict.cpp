@@ -63,9 +63,13 @@ CpuTimes cpu_lu_seconds(const MachineProfile& profile, const Rates& rates, Solve
   // Under look-ahead the panel runs on one thread (a TSLU's row blocks too: nested parallelism is off).
   const int panel_threads = lookahead ? 1 : (solver == Solver::calu ? std::max(1, plan.panel_threads) : cores);
   const double genp = solver == Solver::prbt ? params.genp_panel_speedup : 1.0;
+  // The generic panel rate was chosen for the narrow panels of the blocked algorithm; one panel
+  // over the whole matrix is the recursive LU itself, mostly GEMM: modelled as it recurses.
+  const int leaf_width = nb >= std::min(m, n) ? params.panel_leaf_width : 0;
   CpuTimes t;
   for_each_step(m, n, nb, [&](const Step& s) {
-    const double panel = cpu_panel_seconds(profile, rates, solver, s.rows, int(s.jb), panel_threads, params) / genp;
+    const double panel =
+        cpu_panel_seconds(profile, rates, solver, s.rows, int(s.jb), panel_threads, params, leaf_width) / genp;
     // GENP (PRBT) swaps nothing; GEPP and CALU interchange rows across the whole width.
     const double swaps = solver == Solver::prbt ? 0 : swap_seconds(s, n, word, rates.memory_gbs);
     t.panel += panel;
@@ -231,21 +235,22 @@ MachineProfile with_host_backend(const MachineProfile& profile, int team_threads
 }
 
 double cpu_panel_seconds(const MachineProfile& profile, const Rates& rates, Solver solver, double rows, int width,
-                         int threads, const ModelParams& params) {
+                         int threads, const ModelParams& params, int leaf_width) {
   const std::string kind = solver == Solver::calu ? "tslu" : "gepp";
-  // The widest panel a rate is known for: a probe's, else the leaf of the recursive panel, which
-  // the generic rate below describes (a wider panel is mostly GEMM, which it does not).
+  // The widest panel a rate is known for: a probe's, else (when asked) the leaf of the recursive
+  // panel, which the generic rate below describes.
   int widest = 0;
   for (const auto& r : profile.panel_rates)
     if (r.kind == kind && r.threads == threads && r.gflops > 0) widest = std::max(widest, r.width);
-  if (widest == 0) widest = params.panel_leaf_width;
-  if (width > widest && rows > width) {
+  if (widest == 0) widest = leaf_width;
+  if (widest > 0 && width > widest && rows > width) {
     // Wider than any probe: as the recursive panel runs it, two halves and a GEMM between them.
     const int n1 = width / 2, n2 = width - n1;
     const double gemm =
         (threads > 1 ? rates.cpu_all : rates.cpu_one).gflops * 1e9 * efficiency(n1, params.gemm_half_rate_k);
-    return cpu_panel_seconds(profile, rates, solver, rows, n1, threads, params) + 2.0 * (rows - n1) * n2 * n1 / gemm +
-           cpu_panel_seconds(profile, rates, solver, rows - n1, n2, threads, params);
+    return cpu_panel_seconds(profile, rates, solver, rows, n1, threads, params, leaf_width) +
+           2.0 * (rows - n1) * n2 * n1 / gemm +
+           cpu_panel_seconds(profile, rates, solver, rows - n1, n2, threads, params, leaf_width);
   }
   const double flops = rows * width * width - double(width) * width * width / 3.0;
   return flops / (cpu_panel_gflops(profile, rates, solver, rows, width, threads, params) * 1e9);

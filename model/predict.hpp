@@ -47,8 +47,10 @@ double cpu_panel_gflops(const MachineProfile& profile, const Rates& rates, Solve
 
 // Seconds of one CPU panel of rows x width on `threads` threads: at the probed panel rate, and for
 // widths beyond the widest probe, recursively (two halves and a GEMM of inner dimension width/2).
+// Without a probe, the generic rate holds for the whole panel, unless leaf_width > 0: then it holds
+// up to that width and wider panels recurse (the one-panel plan, a recursive LU of the matrix).
 double cpu_panel_seconds(const MachineProfile& profile, const Rates& rates, Solver solver, double rows, int width,
-                         int threads, const ModelParams& params);
+                         int threads, const ModelParams& params, int leaf_width = 0);
 
 struct Term {
   std::string name;
