@@ -17,6 +17,25 @@ Options with_db(const std::string& path) {
   o.db_path = path;
   return o;
 }
+
+// A diagonally dominant n x n matrix, column-major.
+std::vector<double> dominant_matrix(int n) {
+  std::vector<double> A(n * n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) A[i + j * n] = (i == j ? n : 0) + std::sin(1.0 + i * 7 + j * 13);
+  return A;
+}
+
+// max_i |(A x)_i - 1|: how far x is from solving A x = ones.
+double distance_from_ones(int n, const std::vector<double>& A, const std::vector<double>& x) {
+  double worst = 0;
+  for (int i = 0; i < n; ++i) {
+    double s = 0;
+    for (int j = 0; j < n; ++j) s += A[i + j * n] * x[j];
+    worst = std::max(worst, std::abs(s - 1));
+  }
+  return worst;
+}
 }  // namespace
 
 TEST(Resolve, WithoutADatabaseTheModelAnswers) {
@@ -182,10 +201,9 @@ TEST(Resolve, PanelOnTheDeviceMeansNoCpuColumns) {
 
 TEST(Solve, HybridGesvOnTheHostBackend) {
   const int n = 200;
-  std::vector<double> A(n * n), B(n, 1.0);
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i) A[i + j * n] = (i == j ? n : 0) + std::sin(1.0 + i * 7 + j * 13);
-  const auto A0 = A;
+  const auto A0 = dominant_matrix(n);
+  auto A = A0;
+  std::vector<double> B(n, 1.0);
   std::vector<int> ipiv(n);
   Options o;
   o.use_database = false;
@@ -194,13 +212,7 @@ TEST(Solve, HybridGesvOnTheHostBackend) {
   const SolveReport r = gesv(Solver::gepp, n, 1, A.data(), n, ipiv.data(), B.data(), n, o);
   EXPECT_EQ(r.info, 0);
   EXPECT_EQ(r.plan.target, Target::hybrid);
-  double worst = 0;  // A0 x should be ones
-  for (int i = 0; i < n; ++i) {
-    double s = 0;
-    for (int j = 0; j < n; ++j) s += A0[i + j * n] * B[j];
-    worst = std::max(worst, std::abs(s - 1));
-  }
-  EXPECT_LT(worst, 1e-12);
+  EXPECT_LT(distance_from_ones(n, A0, B), 1e-12);
 }
 
 // A device too small for the matrix: every solver's hybrid getrf and gesv run on the CPUs instead,
@@ -211,9 +223,7 @@ TEST(Solve, DeviceOutOfMemoryFallsBackToTheCpus) {
   struct Unset {
     ~Unset() { ::unsetenv("HETLU_HOST_BACKEND_MEMORY_MIB"); }
   } unset;
-  std::vector<double> A0(n * n);
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i) A0[i + j * n] = (i == j ? n : 0) + std::sin(1.0 + i * 7 + j * 13);
+  const auto A0 = dominant_matrix(n);
   Options o;
   o.use_database = false;
   o.target = Target::hybrid;
@@ -234,13 +244,7 @@ TEST(Solve, DeviceOutOfMemoryFallsBackToTheCpus) {
     EXPECT_EQ(r.info, 0);
     EXPECT_EQ(r.plan.target, Target::cpu);
     EXPECT_TRUE(fell_back(r));
-    double worst = 0;  // A0 x should be ones
-    for (int i = 0; i < n; ++i) {
-      double s = 0;
-      for (int j = 0; j < n; ++j) s += A0[i + j * n] * B[j];
-      worst = std::max(worst, std::abs(s - 1));
-    }
-    EXPECT_LT(worst, 1e-12);
+    EXPECT_LT(distance_from_ones(n, A0, B), 1e-12);
     if (solver == Solver::prbt) continue;
     A = A0;
     const SolveReport f = getrf(solver, n, n, A.data(), n, ipiv.data(), o);
