@@ -2,7 +2,8 @@
 // block sizes nor of PRBT's 4), with 1 and 2 threads: after refinement the componentwise backward
 // error is at most (n + 1) eps (1e-12 for condition 0.1/eps and near underflow); the singular types
 // give info > 0 from every solver (randomization must not hide a zero column); GEPP's and CALU's
-// factorizations have ||PA - LU|| / (n ||A|| eps) < 30.
+// factorizations have ||PA - LU|| / (n ||A|| eps) < 30. The same for the hybrid target on every
+// backend this machine has (host always; cuda with a GPU), the panel on the CPUs and on the device.
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -13,6 +14,7 @@
 
 #include "lawn41.hpp"
 #include "solvers/accuracy.hpp"
+#include "solvers/backend.hpp"
 #include "solvers/lu.hpp"
 
 using namespace hetlu;
@@ -37,12 +39,10 @@ const std::vector<double>& matrix(int type, int n) {
   return A;
 }
 
-using Case = std::tuple<int, Solver, int, int>;  // type, solver, n, threads
-
-class Lawn41 : public ::testing::TestWithParam<Case> {};
-
-TEST_P(Lawn41, SolvesOrRejects) {
-  const auto [type, solver, n, threads] = GetParam();
+// Solves A x = b for LAWN 41's type `type` with the plan on `threads` threads, and checks the
+// result: rejected if singular, else omega within the bound and (GEPP, CALU) a small residual.
+void check_solves_or_rejects(const Plan& plan, int type, int n, int threads) {
+  const Solver solver = plan.solver;
   omp_set_num_threads(threads);
   const auto& A = matrix(type, n);
   std::mt19937_64 rng(type);
@@ -56,8 +56,7 @@ TEST_P(Lawn41, SolvesOrRejects) {
   auto x = b;
   std::vector<int> ipiv(n);
   SolveDetails details;
-  const int info =
-      solvers::gesv(plan_for(solver), n, 1, LU.data(), n, ipiv.data(), x.data(), n, InputCheck::finite, &details);
+  const int info = solvers::gesv(plan, n, 1, LU.data(), n, ipiv.data(), x.data(), n, InputCheck::finite, &details);
   omp_set_num_threads(omp_get_num_procs());
 
   if (test_support::lawn41_singular(type)) {
@@ -78,6 +77,15 @@ TEST_P(Lawn41, SolvesOrRejects) {
   }
 }
 
+using Case = std::tuple<int, Solver, int, int>;  // type, solver, n, threads
+
+class Lawn41 : public ::testing::TestWithParam<Case> {};
+
+TEST_P(Lawn41, SolvesOrRejects) {
+  const auto [type, solver, n, threads] = GetParam();
+  check_solves_or_rejects(plan_for(solver), type, n, threads);
+}
+
 std::string case_name(const ::testing::TestParamInfo<Case>& param) {
   const int type = std::get<0>(param.param);
   std::string name = test_support::lawn41_name(type);
@@ -92,5 +100,38 @@ INSTANTIATE_TEST_SUITE_P(AllTypes, Lawn41,
                                             ::testing::Values(Solver::gepp, Solver::calu, Solver::prbt),
                                             ::testing::Values(512, 509), ::testing::Values(1, 2)),
                          case_name);
+
+using HybridCase = std::tuple<int, Solver, BackendKind, int>;  // type, solver, backend, d
+
+class HybridLawn41 : public ::testing::TestWithParam<HybridCase> {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (!backends::available(std::get<2>(GetParam()), &why)) GTEST_SKIP() << why;
+  }
+};
+
+// n = 509 with nb = 100: 6 block columns; d = 0 puts the panel on the device, d = 2 on the CPUs.
+TEST_P(HybridLawn41, SolvesOrRejects) {
+  const auto [type, solver, backend, d] = GetParam();
+  Plan plan = plan_for(solver);
+  plan.target = Target::hybrid;
+  plan.backend = backend;
+  plan.cpu_block_columns = d;
+  plan.panel_location = d == 0 ? PanelLocation::device : PanelLocation::cpu;
+  check_solves_or_rejects(plan, type, 509, 2);
+}
+
+std::string hybrid_case_name(const ::testing::TestParamInfo<HybridCase>& param) {
+  const auto [type, solver, backend, d] = param.param;
+  return "type" + std::to_string(type) + "_" + to_string(solver) + "_" + to_string(backend) + "_d" + std::to_string(d);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllTypes, HybridLawn41,
+                         ::testing::Combine(::testing::Range(1, 12),
+                                            ::testing::Values(Solver::gepp, Solver::calu, Solver::prbt),
+                                            ::testing::Values(BackendKind::host, BackendKind::cuda),
+                                            ::testing::Values(0, 2)),
+                         hybrid_case_name);
 
 }  // namespace
