@@ -56,6 +56,7 @@ class PrbtDevice {
   backends::DeviceMatrix<T> factors_, original_;
   backends::DeviceMatrix<T> solve_work_, x_, r_, s_;  // sized for the right-hand sides on first use
   std::vector<T> scale_;                              // s_ on the host
+  std::shared_ptr<void> pinned_;                      // Ar page-locked while the object lives
   std::string note_;
 };
 

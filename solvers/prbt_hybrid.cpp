@@ -30,23 +30,23 @@ void PrbtDevice<T>::upload_and_randomize() {
     note_ = std::string("solve and refinement on the CPUs: ") + e.what();
   }
   auto* first = solves_on_device() ? &original_ : &factors_;
-  {
-    auto pinned = device_.register_host(Ar_, static_cast<std::size_t>(ldar_) * (np_ - 1) + np_);
-    try {
-      device_.copy_to_device(Queue::to_device, np_, np_, Ar_, ldar_, first->data(), first->ld);
-      device_.wait(Queue::compute, device_.record(Queue::to_device));
-      if (solves_on_device())
-        device_.copy_on_device(Queue::compute, np_, np_, original_.data(), original_.ld, factors_.data(), factors_.ld);
-      device_.butterflies_two_sided(Queue::compute, np_, U_.values.data(), V_.values.data(), factors_.data(),
-                                    factors_.ld);
-      device_.synchronize();  // Ar (host) is the driver's workspace from here on
+  // Page-locked once for the upload and the driver's copies both ways (registering a large
+  // array is not free: twice would cost twice).
+  pinned_ = device_.register_host(Ar_, static_cast<std::size_t>(ldar_) * (np_ - 1) + np_);
+  try {
+    device_.copy_to_device(Queue::to_device, np_, np_, Ar_, ldar_, first->data(), first->ld);
+    device_.wait(Queue::compute, device_.record(Queue::to_device));
+    if (solves_on_device())
+      device_.copy_on_device(Queue::compute, np_, np_, original_.data(), original_.ld, factors_.data(), factors_.ld);
+    device_.butterflies_two_sided(Queue::compute, np_, U_.values.data(), V_.values.data(), factors_.data(),
+                                  factors_.ld);
+    device_.synchronize();  // Ar (host) is the driver's workspace from here on
+  } catch (...) {
+    try {  // nothing may still read Ar once this throws
+      device_.synchronize();
     } catch (...) {
-      try {
-        device_.synchronize();
-      } catch (...) {
-      }
-      throw;
     }
+    throw;
   }
 }
 
