@@ -42,7 +42,8 @@ nlohmann::ordered_json to_json(const MachineProfile& p) {
          {"h2d_bandwidth_gbs", g.h2d_bandwidth_gbs},
          {"d2h_bandwidth_gbs", g.d2h_bandwidth_gbs},
          {"h2d_latency_us", g.h2d_latency_us},
-         {"d2h_latency_us", g.d2h_latency_us}});
+         {"d2h_latency_us", g.d2h_latency_us},
+         {"memory_bandwidth_gbs", g.memory_bandwidth_gbs}});
   nlohmann::ordered_json panels = nlohmann::ordered_json::array();
   for (const auto& r : p.panel_rates)
     panels.push_back(
@@ -110,8 +111,9 @@ std::string describe(const MachineProfile& p) {
     if (g.dgemm_gflops > 0)
       text += fmt::format(
           "           cuBLAS DGEMM {:.0f}, SGEMM {:.0f} GFlop/s; host->device {:.1f} GB/s {:.1f} us, "
-          "device->host {:.1f} GB/s {:.1f} us\n",
-          g.dgemm_gflops, g.sgemm_gflops, g.h2d_bandwidth_gbs, g.h2d_latency_us, g.d2h_bandwidth_gbs, g.d2h_latency_us);
+          "device->host {:.1f} GB/s {:.1f} us; device memory {:.0f} GB/s\n",
+          g.dgemm_gflops, g.sgemm_gflops, g.h2d_bandwidth_gbs, g.h2d_latency_us, g.d2h_bandwidth_gbs, g.d2h_latency_us,
+          g.memory_bandwidth_gbs);
   }
   return text;
 }

@@ -146,6 +146,7 @@ MachineProfile machine_from_yaml(const std::string& yaml_path) {
       g.memory_bytes = static_cast<long long>(get(d, "memory_gb", 0.0, dwhere) * 1e9);
       g.h2d_bandwidth_gbs = g.d2h_bandwidth_gbs = get(d, "link_gbs", 0.0, dwhere);
       g.h2d_latency_us = g.d2h_latency_us = get(d, "latency_us", 0.0, dwhere);
+      g.memory_bandwidth_gbs = get(d, "memory_gbs", 0.0, dwhere);
       if (g.dgemm_peak_gflops <= 0 && g.dgemm_gflops <= 0)
         throw InvalidArgument(dwhere + ": give dgemm_peak_gflops or dgemm_gflops");
       p.gpus.push_back(g);

@@ -41,6 +41,8 @@ struct ModelParams {
   // Without a measured host<->device link: bandwidth (GB/s) and latency (us), PCIe 3 x16 class.
   double default_link_gbs = 12;
   double default_link_latency_us = 10;
+  // Without a measured device memory bandwidth (GB/s, bytes read + written): GDDR5 class.
+  double default_device_memory_gbs = 150;
 
   // Panel widths the model chooses from.
   std::vector<int> nb_candidates = {16, 24, 32, 48, 64, 96, 128, 160, 192, 256, 320, 384, 512};

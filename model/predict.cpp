@@ -104,6 +104,20 @@ double prbt_extra_seconds(const Rates& rates, int n, Precision precision, const 
   return (randomize + solves_and_checks) / bandwidth;
 }
 
+// The same on the hybrid target, as prbt_device.hpp does it: the host copies A into a padded array
+// (one pass), the device keeps a copy and randomizes the other (two passes over device memory),
+// and each solve and residual reads the factors and A in device memory.
+double prbt_hybrid_extra_seconds(const Rates& rates, int n, Precision precision, const ModelParams& params) {
+  const double word = precision == Precision::double_ ? 8 : 4;
+  const double host = (rates.memory_gbs > 0 ? rates.memory_gbs : 10) * 1e9;
+  const double device =
+      (rates.device_memory_gbs > 0 ? rates.device_memory_gbs : params.default_device_memory_gbs) * 1e9;
+  const double matrix = word * double(n) * n;
+  const double copy = 2 * matrix / host;
+  const double on_device = (2 * matrix + 2 * matrix + (params.prbt_refinement_steps + 1) * 2 * matrix) / device;
+  return copy + on_device;
+}
+
 struct HybridTimes {
   double cpu = 0, device = 0, transfer = 0, total = 0;
   double d_fraction = 0;
@@ -120,6 +134,23 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
   const double link = rates.link_gbs * 1e9, latency = rates.link_latency_us * 1e-6;
   HybridTimes t;
   t.d_fraction = plan.panel_location == PanelLocation::device ? 0 : cpu_fraction(cpu_all, device);
+  // The matrix crosses the link before the first step and (d = 0) after the last, overlapping
+  // nothing. The device's columns go up (PRBT: the whole matrix, randomized there, and the CPUs'
+  // first d columns come back); with d = 0 the factors come back, except PRBT's, solved on the
+  // device. With d >= 1 every block column comes back through the CPUs' window during the steps.
+  const double matrix = word * double(m) * n;
+  const int blocks = (n + nb - 1) / nb;
+  const double first_d = std::min<double>(blocks, std::max(1.0, std::round(t.d_fraction * blocks)));
+  const double cpu_share = std::min(1.0, first_d * nb / std::max(1, n));
+  double once = 0;
+  if (plan.panel_location == PanelLocation::device)
+    once = matrix * (solver == Solver::prbt ? 1 : 2) / link + 2 * latency;
+  else if (solver == Solver::prbt)
+    once = matrix * (1 + cpu_share) / link + 2 * latency;
+  else
+    once = matrix * (1 - cpu_share) / link + latency;
+  t.transfer += once;
+  t.total += once;
   const int panel_threads = solver == Solver::calu ? plan.panel_threads : rates.cores;
   for_each_step(m, n, nb, [&](const Step& s) {
     const double cpu_panel_rate = cpu_panel_gflops(profile, rates, solver, s.rows, nb, panel_threads, params) * 1e9;
@@ -171,7 +202,10 @@ Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& 
   std::vector<double> device_rates;
   bool all_measured = true;
   r.link_gbs = std::numeric_limits<double>::infinity();
+  r.device_memory_gbs = std::numeric_limits<double>::infinity();
   for (const auto& g : p.gpus) {
+    r.device_memory_gbs = std::min(
+        r.device_memory_gbs, g.memory_bandwidth_gbs > 0 ? g.memory_bandwidth_gbs : params.default_device_memory_gbs);
     const double measured = single ? g.sgemm_gflops : g.dgemm_gflops;
     const double peak = g.dgemm_peak_gflops * (single ? 2 : 1);
     double rate = measured;
@@ -186,7 +220,7 @@ Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& 
                                                         ? std::max(g.h2d_latency_us, g.d2h_latency_us)
                                                         : params.default_link_latency_us);
   }
-  if (device_rates.empty()) r.link_gbs = 0;
+  if (device_rates.empty()) r.link_gbs = r.device_memory_gbs = 0;
   double total = 0;
   for (double d : device_rates) total += d;
   for (double d : device_rates) r.device_shares.push_back(total > 0 ? d / total : 0);
@@ -227,6 +261,7 @@ MachineProfile with_host_backend(const MachineProfile& profile, int team_threads
   g.dgemm_peak_gflops = p.peak_gflops_per_core * team;
   g.h2d_bandwidth_gbs = g.d2h_bandwidth_gbs = p.memory_bandwidth_gbs > 0 ? p.memory_bandwidth_gbs : 10;
   g.h2d_latency_us = g.d2h_latency_us = 5;  // a queue hand-over between threads
+  g.memory_bandwidth_gbs = g.h2d_bandwidth_gbs;
   p.gpus = {g};
   p.cores = left;
   p.dgemm_gflops_all_cores *= kept;
@@ -282,7 +317,9 @@ double predict_seconds(const MachineProfile& profile, const Problem& problem, co
           {"panels", t.panel}, {"updates", t.update}, {"row interchanges", t.swaps}, {"step overheads", t.overhead}};
   }
   if (problem.solver == Solver::prbt) {
-    const double extra = prbt_extra_seconds(rates, problem.n, problem.precision, params);
+    const bool on_device = problem.target == Target::hybrid && rates.device.gflops > 0;
+    const double extra = on_device ? prbt_hybrid_extra_seconds(rates, problem.n, problem.precision, params)
+                                   : prbt_extra_seconds(rates, problem.n, problem.precision, params);
     seconds += extra;
     if (terms) terms->push_back({"butterflies and refinement", extra});
   }

@@ -31,6 +31,7 @@ struct Rates {
   std::vector<double> device_shares;  // each device's share of the device columns (heterogeneous-column-block §3.2)
   double link_gbs = 0, link_latency_us = 0;  // host <-> device, the slowest direction
   double memory_gbs = 0;                     // STREAM triad; 0 when unknown
+  double device_memory_gbs = 0;              // the slowest device's memory; 0 without a device
   int cores = 1;
 };
 Rates rates_of(const MachineProfile& profile, Precision precision, const ModelParams& params);

@@ -103,6 +103,10 @@ void measure_transfers(int device, GpuInfo& info) {
   info.h2d_bandwidth_gbs = record("gpu_h2d_bandwidth", bytes / (h2d * 1e-3) / 1e9, "GB/s");
   const double d2h = copy_ms(s.pinned, d, bytes, cudaMemcpyDeviceToHost, 5);
   info.d2h_bandwidth_gbs = record("gpu_d2h_bandwidth", bytes / (d2h * 1e-3) / 1e9, "GB/s");
+  // Device memory: a copy within the device reads and writes each byte (METHOD.md's ceiling).
+  char* d2 = s.alloc<char>(bytes);
+  const double d2d = copy_ms(d2, d, bytes, cudaMemcpyDeviceToDevice, 5);
+  info.memory_bandwidth_gbs = record("gpu_memory_bandwidth", 2.0 * bytes / (d2d * 1e-3) / 1e9, "GB/s");
   info.h2d_latency_us = record("gpu_h2d_latency", 1e3 * copy_ms(d, s.pinned, 8, cudaMemcpyHostToDevice, 20), "us");
   info.d2h_latency_us = record("gpu_d2h_latency", 1e3 * copy_ms(s.pinned, d, 8, cudaMemcpyDeviceToHost, 20), "us");
 }

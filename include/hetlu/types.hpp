@@ -244,6 +244,7 @@ struct GpuInfo {
   double d2h_bandwidth_gbs = 0;
   double h2d_latency_us = 0;
   double d2h_latency_us = 0;
+  double memory_bandwidth_gbs = 0;  // device memory: a large device-to-device copy, bytes read + written
   std::vector<ProbeMeasurement> measurements;  // the timed probes above, with their spreads
 };
 

@@ -152,3 +152,19 @@ TEST(Predict, TallAndSkinnyIsOnePanelWithoutPanelProbes) {
       model::predict(machine(2, 83), model::Problem{Solver::gepp, Precision::double_, Target::cpu, 4000, 4000});
   EXPECT_LE(square.plan.nb, 1000);
 }
+
+TEST(Predict, TheMatrixCrossesTheLinkBeforeAndAfter) {
+  // Panel on the device: GEPP's matrix goes up and its factors come back; PRBT's factors stay on
+  // the device, where it solves. At 12 GB/s (the default link) 32768^2 doubles take 0.72 s a way.
+  const int n = 32768;
+  const double one_way = 8.0 * n * n / 12e9;
+  auto transfers = [&](Solver solver) {
+    const auto p = hybrid(machine(2, 10, 60000), n, solver);
+    EXPECT_EQ(p.plan.panel_location, PanelLocation::device);
+    for (const auto& t : p.terms)
+      if (t.name == "transfers") return t.seconds;
+    return -1.0;
+  };
+  EXPECT_NEAR(transfers(Solver::gepp), 2 * one_way, 0.01 * one_way);
+  EXPECT_NEAR(transfers(Solver::prbt), one_way, 0.01 * one_way);
+}
