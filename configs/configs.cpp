@@ -92,6 +92,7 @@ model::ModelParams model_params(const std::string& yaml_path) {
   p.panel_efficiency = get(section("panel"), "cpu_efficiency", p.panel_efficiency, source + ": panel");
   p.tslu_efficiency = get(section("panel"), "tslu_efficiency", p.tslu_efficiency, source + ": panel");
   p.device_panel_efficiency = get(section("panel"), "device_efficiency", p.device_panel_efficiency, source + ": panel");
+  p.device_lu_efficiency = get(section("panel"), "device_lu_efficiency", p.device_lu_efficiency, source + ": panel");
   p.genp_panel_speedup = get(section("panel"), "genp_speedup", p.genp_panel_speedup, source + ": panel");
   p.panel_leaf_width = get(section("panel"), "leaf_width", p.panel_leaf_width, source + ": panel");
   if (p.panel_leaf_width < 1)
@@ -102,8 +103,8 @@ model::ModelParams model_params(const std::string& yaml_path) {
   p.default_link_latency_us =
       get(section("link_default"), "latency_us", p.default_link_latency_us, source + ": link_default");
   p.nb_candidates = get(root, "nb_candidates", p.nb_candidates, source);
-  for (double f :
-       {p.cpu_efficiency, p.device_efficiency, p.panel_efficiency, p.tslu_efficiency, p.device_panel_efficiency})
+  for (double f : {p.cpu_efficiency, p.device_efficiency, p.panel_efficiency, p.tslu_efficiency,
+                   p.device_panel_efficiency, p.device_lu_efficiency})
     if (!(f > 0 && f <= 1))
       throw InvalidArgument(source + ": efficiency factors must be in (0, 1], got " + std::to_string(f));
   if (p.nb_candidates.empty()) throw InvalidArgument(source + ": nb_candidates is empty");
@@ -143,6 +144,7 @@ MachineProfile machine_from_yaml(const std::string& yaml_path) {
       g.name = get<std::string>(d, "name", "device", dwhere);
       g.dgemm_peak_gflops = get(d, "dgemm_peak_gflops", 0.0, dwhere);
       g.dgemm_gflops = get(d, "dgemm_gflops", 0.0, dwhere);
+      g.dgetrf_gflops = get(d, "dgetrf_gflops", 0.0, dwhere);
       g.memory_bytes = static_cast<long long>(get(d, "memory_gb", 0.0, dwhere) * 1e9);
       g.h2d_bandwidth_gbs = g.d2h_bandwidth_gbs = get(d, "link_gbs", 0.0, dwhere);
       g.h2d_latency_us = g.d2h_latency_us = get(d, "latency_us", 0.0, dwhere);

@@ -125,6 +125,7 @@ bool load_probe_rates(Database& db, std::int64_t machine_id, MachineProfile& pro
       auto& g = loaded.gpus[gpu];
       if (m.name == "gpu_dgemm") g.dgemm_gflops = m.median;
       if (m.name == "gpu_sgemm") g.sgemm_gflops = m.median;
+      if (m.name == "gpu_dgetrf") g.dgetrf_gflops = m.median;
       if (m.name == "gpu_h2d_bandwidth") g.h2d_bandwidth_gbs = m.median;
       if (m.name == "gpu_d2h_bandwidth") g.d2h_bandwidth_gbs = m.median;
       if (m.name == "gpu_h2d_latency") g.h2d_latency_us = m.median;

@@ -25,6 +25,9 @@ struct ModelParams {
   double panel_efficiency = 0.5;
   double tslu_efficiency = 0.5;
   double device_panel_efficiency = 0.02;
+  // Without a measured cuSOLVER getrf rate: the vendor's LU of a whole resident matrix at this
+  // fraction of the device's GEMM rate.
+  double device_lu_efficiency = 0.7;
   // ... and, for the one-panel plan (the whole matrix as one recursive LU), for its leaves up to
   // this width: the wider levels are modelled as it recurses, two halves and a GEMM between them.
   int panel_leaf_width = 32;

@@ -151,6 +151,13 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
     once = matrix * (1 - cpu_share) / link + latency;
   t.transfer += once;
   t.total += once;
+  if (plan.panel_location == PanelLocation::device && nb >= std::min(m, n)) {
+    // One panel on the device: the vendor's LU of the whole resident matrix (cuSOLVER getrf).
+    const double lu = getrf_flops(m, n) / (rates.device_lu.gflops * 1e9);
+    t.device += lu;
+    t.total += lu;
+    return t;
+  }
   const int panel_threads = solver == Solver::calu ? plan.panel_threads : rates.cores;
   for_each_step(m, n, nb, [&](const Step& s) {
     const double cpu_panel_rate = cpu_panel_gflops(profile, rates, solver, s.rows, nb, panel_threads, params) * 1e9;
@@ -214,6 +221,10 @@ Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& 
       all_measured = false;
     }
     device_rates.push_back(rate);
+    const double lu = !single && g.dgetrf_gflops > 0 ? g.dgetrf_gflops : rate * params.device_lu_efficiency;
+    if (lu > r.device_lu.gflops)
+      r.device_lu = {
+          lu, !single && g.dgetrf_gflops > 0 ? "measured" : "device GEMM x " + fmt1(params.device_lu_efficiency)};
     const double link = std::min(g.h2d_bandwidth_gbs, g.d2h_bandwidth_gbs);
     r.link_gbs = std::min(r.link_gbs, link > 0 ? link : params.default_link_gbs);
     r.link_latency_us = std::max(r.link_latency_us, std::max(g.h2d_latency_us, g.d2h_latency_us) > 0
@@ -343,7 +354,9 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
       // with; this also keeps nb from shrinking as the matrix grows (tiny matrices would otherwise
       // take a few wide panels only to save the per-step overhead). A tall and skinny matrix on
       // the CPUs may also be one panel (nb = n): a recursive LU whose updates are all wide GEMMs.
-      const bool one_panel = nb == params.nb_candidates.back() && !hybrid && problem.m >= 4 * problem.n;
+      // With the panel on the device, one panel is the vendor's LU of the whole matrix.
+      const bool one_panel =
+          nb == params.nb_candidates.back() && (hybrid ? where == PanelLocation::device : problem.m >= 4 * problem.n);
       const int width = one_panel ? k : nb;
       if (!one_panel && nb > std::max(params.nb_candidates.front(), k / 4)) continue;
       Plan plan;
@@ -405,7 +418,10 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
   }
   why.push_back("nb = " + std::to_string(plan.nb) + " minimizes the predicted time over " +
                 std::to_string(params.nb_candidates.size()) + " candidate widths" +
-                (plan.nb >= k     ? ": one panel, a recursive LU of the whole matrix on all threads (tall and skinny)"
+                (plan.nb >= k && hybrid && plan.panel_location == PanelLocation::device
+                     ? ": one panel, the vendor's LU of the whole matrix on the device (" + fmt1(r.device_lu.gflops) +
+                           " GFlop/s, " + r.device_lu.source + ")"
+                 : plan.nb >= k   ? ": one panel, a recursive LU of the whole matrix on all threads (tall and skinny)"
                  : plan.lookahead ? ", with look-ahead (one thread factors the next panel)"
                                   : ""));
   std::string parts;

@@ -28,6 +28,7 @@ struct Rates {
   RateUsed cpu_all;                   // GEMM, all cores (P g1)
   RateUsed cpu_one;                   // GEMM, one core (g1)
   RateUsed device;                    // GEMM, all devices together (g2); 0 without a device
+  RateUsed device_lu;                 // the vendor's LU of a resident matrix on the fastest device
   std::vector<double> device_shares;  // each device's share of the device columns (heterogeneous-column-block §3.2)
   double link_gbs = 0, link_latency_us = 0;  // host <-> device, the slowest direction
   double memory_gbs = 0;                     // STREAM triad; 0 when unknown

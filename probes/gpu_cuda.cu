@@ -2,6 +2,7 @@
 // driver the probe reports none rather than failing.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include <cusolverDn.h>
 
 #include <algorithm>
 #include <memory>
@@ -82,6 +83,35 @@ double measure_cublas_gemm(int device, int n, double* spread) {
   return 2.0 * n * double(n) * n / (ms * 1e-3) / 1e9;
 }
 
+// cuSOLVER's dgetrf of a resident n x n matrix: the rate of the best device-only LU, which a plan
+// of one panel on the device (d = 0, nb = n) runs. The matrix is restored (untimed) before each run.
+double measure_cusolver_getrf(int device, int n, double* spread) {
+  check(cudaSetDevice(device), "cudaSetDevice");
+  DeviceScratch s;
+  const size_t count = size_t(n) * n;
+  double* pristine = s.alloc<double>(count);
+  double* A = s.alloc<double>(count);
+  fill_typed<<<256, 256>>>(pristine, count);
+  check(cudaGetLastError(), "fill kernel launch");
+  cusolverDnHandle_t solver = nullptr;
+  check(cusolverDnCreate(&solver), "cusolverDnCreate");
+  std::shared_ptr<void> release(nullptr, [solver](void*) { cusolverDnDestroy(solver); });
+  int lwork = 0;
+  check(cusolverDnDgetrf_bufferSize(solver, n, n, A, n, &lwork), "getrf_bufferSize");
+  double* work = s.alloc<double>(std::max(1, lwork));
+  int* ints = s.alloc<int>(n + 1);
+  cuda::EventTimer timer;
+  std::vector<double> ms;
+  for (int r = 0; r <= 3; ++r) {  // r = 0 warms up
+    check(cudaMemcpy(A, pristine, count * sizeof(double), cudaMemcpyDeviceToDevice), "cudaMemcpy");
+    const double t =
+        1e3 * timer.seconds([&] { check(cusolverDnDgetrf(solver, n, n, A, n, work, ints, ints + n), "getrf"); });
+    if (r > 0) ms.push_back(t);
+  }
+  *spread = detail::relative_spread(ms);
+  return 2.0 / 3.0 * n * double(n) * n / (detail::median(ms) * 1e-3) / 1e9;
+}
+
 // Pinned host <-> device: bandwidth from a 256 MiB copy, latency from an 8-byte one, both ways.
 void measure_transfers(int device, GpuInfo& info) {
   check(cudaSetDevice(device), "cudaSetDevice");
@@ -142,6 +172,8 @@ GpuProbe gpus(bool measure_rates) {
         info.measurements.push_back({"gpu_dgemm", info.dgemm_gflops, spread, "GFlop/s", "n=8192"});
         info.sgemm_gflops = measure_cublas_gemm<float>(d, 8192, &spread);
         info.measurements.push_back({"gpu_sgemm", info.sgemm_gflops, spread, "GFlop/s", "n=8192"});
+        info.dgetrf_gflops = measure_cusolver_getrf(d, 8192, &spread);
+        info.measurements.push_back({"gpu_dgetrf", info.dgetrf_gflops, spread, "GFlop/s", "n=8192"});
         measure_transfers(d, info);
       }
       probe.gpus.push_back(info);

@@ -240,6 +240,7 @@ struct GpuInfo {
   double dgemm_gflops = 0;  // measured with cuBLAS; 0 when not measured
   double sgemm_gflops = 0;
   double dgemm_peak_gflops = 0;  // datasheet; what-if machines give this instead of a measurement
+  double dgetrf_gflops = 0;      // cuSOLVER dgetrf of a resident 8192 x 8192 matrix; 0 when not measured
   double h2d_bandwidth_gbs = 0;  // pinned host to device
   double d2h_bandwidth_gbs = 0;
   double h2d_latency_us = 0;

@@ -168,3 +168,19 @@ TEST(Predict, TheMatrixCrossesTheLinkBeforeAndAfter) {
   EXPECT_NEAR(transfers(Solver::gepp), 2 * one_way, 0.01 * one_way);
   EXPECT_NEAR(transfers(Solver::prbt), one_way, 0.01 * one_way);
 }
+
+TEST(Predict, AFarFasterDeviceRunsTheVendorsLuOfTheWholeMatrix) {
+  // Panel on the device and one panel: cuSOLVER getrf of the resident matrix, at its probed rate.
+  auto p = machine(2, 10, 60000);
+  p.gpus[0].dgetrf_gflops = 40000;
+  const auto prediction = hybrid(p, 16384);
+  EXPECT_EQ(prediction.plan.panel_location, PanelLocation::device);
+  EXPECT_EQ(prediction.plan.nb, 16384);
+  EXPECT_EQ(prediction.rates.device_lu.source, "measured");
+  bool said = false;
+  for (const auto& line : prediction.reasoning) said |= line.find("the vendor's LU") != std::string::npos;
+  EXPECT_TRUE(said);
+  // A slow device LU (a tenth of the GEMM rate) is not worth it: blocked panels win.
+  p.gpus[0].dgetrf_gflops = 6000;
+  EXPECT_LT(hybrid(p, 16384).plan.nb, 16384);
+}

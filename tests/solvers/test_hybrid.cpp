@@ -215,6 +215,15 @@ TEST(Hybrid, TinySystems) {
       for (int d : {0, 1, 3}) check_gesv<double>(hybrid_plan<double>(solver, BackendKind::host, 4, d), n, 2);
 }
 
+// d = 0 with nb >= n: the device factors the whole matrix as one panel (cuSOLVER getrf on a GPU).
+TEST(Hybrid, OnePanelOnTheDevice) {
+  for (Solver solver : {Solver::gepp, Solver::calu, Solver::prbt}) {
+    check_gesv<double>(hybrid_plan<double>(solver, BackendKind::host, 160, 0), 157, 3);
+    if (solver != Solver::prbt)
+      check_getrf<double>(hybrid_plan<double>(solver, BackendKind::host, 400, 0), Kind::random, 203, 77);
+  }
+}
+
 TEST(Hybrid, SingularMatrixGivesLapackInfo) {
   Plan plan = hybrid_plan<double>(Solver::gepp, BackendKind::host, 16, 2);
   for (int d : {0, 1, 2}) {
