@@ -51,6 +51,14 @@ struct DeviceScratch {
     device.push_back(p);
     return static_cast<T*>(p);
   }
+  // count values in [-0.5, 0.5), a fixed pattern.
+  template <class T>
+  T* filled(size_t count) {
+    T* x = alloc<T>(count);
+    fill_typed<<<256, 256>>>(x, count);
+    check(cudaGetLastError(), "fill kernel launch");
+    return x;
+  }
   void events() { timer = std::make_unique<cuda::EventTimer>(); }
   // Median milliseconds of `runs` timed runs after one warm-up; their spread in *spread.
   template <class Run>
@@ -70,13 +78,9 @@ double measure_cublas_gemm(int device, int n, double* spread) {
   check(cudaSetDevice(device), "cudaSetDevice");
   DeviceScratch s;
   const size_t count = size_t(n) * n;
-  T* A = s.alloc<T>(count);
-  T* B = s.alloc<T>(count);
+  T* A = s.filled<T>(count);
+  T* B = s.filled<T>(count);
   T* C = s.alloc<T>(count);
-  fill_typed<<<256, 256>>>(A, count);
-  check(cudaGetLastError(), "fill kernel launch");
-  fill_typed<<<256, 256>>>(B, count);
-  check(cudaGetLastError(), "fill kernel launch");
   check(cublasCreate(&s.handle), "cublasCreate");
   s.events();
   const float ms = s.time_ms([&] { check(gemm(s.handle, n, A, B, C), "cublas gemm"); }, 5, spread);
@@ -89,10 +93,8 @@ double measure_cusolver_getrf(int device, int n, double* spread) {
   check(cudaSetDevice(device), "cudaSetDevice");
   DeviceScratch s;
   const size_t count = size_t(n) * n;
-  double* pristine = s.alloc<double>(count);
+  double* pristine = s.filled<double>(count);
   double* A = s.alloc<double>(count);
-  fill_typed<<<256, 256>>>(pristine, count);
-  check(cudaGetLastError(), "fill kernel launch");
   cusolverDnHandle_t solver = nullptr;
   check(cusolverDnCreate(&solver), "cusolverDnCreate");
   std::shared_ptr<void> release(nullptr, [solver](void*) { cusolverDnDestroy(solver); });
