@@ -134,9 +134,12 @@ TEST(SearchSpace, TheHybridTargetSearchesTheCpuShare) {
   Plan hybrid = model_plan(64);
   hybrid.target = Target::hybrid;
   hybrid.cpu_block_columns = 5;
-  // Each nb with each d; look-ahead is the CPU target's: not searched here.
+  // Each nb with each d, and the device's LU of the whole matrix (nb = n, d = 0); look-ahead is
+  // the CPU target's: not searched here.
   const auto all = space.all(hybrid, 1000, 1000);
-  EXPECT_EQ(all.size(), 1u + 4 + 4);
+  EXPECT_EQ(all.size(), 1u + 4 + 4 + 1);
+  EXPECT_EQ(
+      std::count_if(all.begin(), all.end(), [](const Plan& p) { return p.nb == 1000 && p.cpu_block_columns == 0; }), 1);
   for (const auto& p : all) {
     EXPECT_EQ(p.lookahead, hybrid.lookahead);
     EXPECT_EQ(p.panel_location == PanelLocation::device, p.cpu_block_columns == 0);
@@ -152,6 +155,12 @@ TEST(SearchSpace, TheHybridTargetSearchesTheCpuShare) {
   hybrid.cpu_block_columns = 8;  // of 25
   EXPECT_EQ(space.snapped(hybrid, 1000).nb, 32);
   EXPECT_EQ(space.snapped(hybrid, 1000).cpu_block_columns, 10);
+  // The model's one-panel plan is not snapped to a listed width.
+  hybrid.nb = 1000;
+  hybrid.cpu_block_columns = 0;
+  hybrid.panel_location = PanelLocation::device;
+  EXPECT_EQ(space.snapped(hybrid, 1000).nb, 1000);
+  EXPECT_TRUE(space.allows(space.snapped(hybrid, 1000), 1000, 1000));
 }
 
 TEST(Strategies, CoordinateDescentMovesTheCpuShare) {

@@ -34,8 +34,9 @@ Plan SearchSpace::snapped(const Plan& plan, int n) const {
     return best;
   };
   Plan p = plan;
-  p.nb = nearest(nb, plan.nb);
-  if (hybrid(plan) && n > 0 && plan.nb > 0)
+  const bool one_panel = n > 0 && plan.nb >= n;  // kept as it is: the model chose the whole matrix
+  p.nb = one_panel ? plan.nb : nearest(nb, plan.nb);
+  if (hybrid(plan) && n > 0 && plan.nb > 0 && !one_panel)
     p.cpu_block_columns = same_cpu_share(plan.cpu_block_columns, block_columns(n, plan.nb), block_columns(n, p.nb));
   if (plan.solver == Solver::calu) p.ib = std::min(p.nb, nearest(ib, plan.ib));
   if (!lookahead.empty() && !contains(lookahead, plan.lookahead)) p.lookahead = lookahead.front();
@@ -44,7 +45,7 @@ Plan SearchSpace::snapped(const Plan& plan, int n) const {
 
 bool SearchSpace::allows(const Plan& plan, int m, int n) const {
   const int k = std::max(1, std::min(m, n));
-  if (plan.nb < 1 || plan.nb > k || !contains(nb, plan.nb)) return false;
+  if (plan.nb < 1 || plan.nb > k || (!contains(nb, plan.nb) && plan.nb != k)) return false;  // or one panel
   if (!lookahead.empty() && !contains(lookahead, plan.lookahead)) return false;
   if (plan.solver == Solver::calu && (plan.ib > plan.nb || (!ib.empty() && !contains(ib, plan.ib)))) return false;
   if (hybrid(plan)) {
@@ -71,6 +72,15 @@ std::vector<Plan> SearchSpace::all(const Plan& model_plan, int m, int n) const {
             p.cpu_block_columns = d, p.panel_location = d == 0 ? PanelLocation::device : PanelLocation::cpu;
           if (allows(p, m, n)) plans.push_back(p);
         }
+  }
+  // One panel over the whole matrix, where the model may choose it: the device's whole-matrix LU
+  // (hybrid) or the recursive LU of a tall and skinny matrix (CPU).
+  const int k = std::max(1, std::min(m, n));
+  if (!contains(nb, k) && (hybrid(model_plan) || m >= 4 * n)) {
+    Plan p = model_plan;
+    p.nb = k, p.ib = std::min(model_plan.ib, k);
+    if (hybrid(p)) p.cpu_block_columns = 0, p.panel_location = PanelLocation::device;
+    if (allows(p, m, n)) plans.push_back(p);
   }
   // The model's plan is measured first, even where it lies outside the lists.
   auto same = [&](const Plan& p) {

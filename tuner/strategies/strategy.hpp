@@ -25,15 +25,18 @@ struct SearchSpace {
   // The CPU shares as block-column counts d for panels `width` wide on an n-column problem, ascending.
   std::vector<int> cpu_block_columns(int width, int n) const;
 
-  // Whether a plan is allowed for an m x n problem: nb <= min(m, n), ib <= nb, values from the lists,
-  // and for the hybrid target 0 <= d <= N with the panel on the device exactly when d = 0.
+  // Whether a plan is allowed for an m x n problem: nb <= min(m, n), ib <= nb, values from the lists
+  // (nb may also be min(m, n): one panel), and for the hybrid target 0 <= d <= N with the panel on
+  // the device exactly when d = 0.
   bool allows(const Plan& plan, int m, int n) const;
   // The plan with each parameter moved to the nearest listed value (in ratio), so that the model's
   // plan is a point of the space: a later calibration with slightly different measured rates then
   // finds it among the stored trials instead of measuring a new neighbour.
   // For the hybrid target, d keeps its share of the block columns of the n-column problem (n > 0).
+  // A one-panel plan (nb >= n > 0) stays as it is.
   Plan snapped(const Plan& plan, int n = 0) const;
-  // Every allowed plan, the model's plan's other fields kept; the model's own plan first.
+  // Every allowed plan, the model's plan's other fields kept; the model's own plan first. Beside the
+  // listed widths: one panel over the whole matrix (hybrid: on the device; CPU: when m >= 4 n).
   std::vector<Plan> all(const Plan& model_plan, int m, int n) const;
 };
 
