@@ -296,14 +296,14 @@ void register_bench(CLI::App& app, CommandState&) {
              {"plan", to_json(r.plan)},
              {"seconds", r.seconds},
              {"gflops", r.flops / r.seconds / 1e9},
-             {"reference", r.reference},
-             {"openblas_seconds", r.reference_seconds},
-             {"openblas_gflops", r.flops / r.reference_seconds / 1e9},
+             {"reference", r.reference},  // OpenBLAS, or cuSOLVER on the cuda backend
+             {"reference_seconds", r.reference_seconds},
+             {"reference_gflops", r.flops / r.reference_seconds / 1e9},
              {"ratio", r.reference_seconds / r.seconds},
              {"reference_with_copies_seconds", r.reference_with_copies_seconds},
              {"ratio_with_copies", r.reference_with_copies_seconds / r.seconds},
              {r.accuracy_kind == "residual" ? "residual" : "backward_error", r.accuracy},
-             {r.accuracy_kind == "residual" ? "openblas_residual" : "openblas_backward_error", r.reference_accuracy},
+             {r.accuracy_kind == "residual" ? "reference_residual" : "reference_backward_error", r.reference_accuracy},
              {"note", r.note}});
       print_json({{"m", m}, {"n", n}, {"reps", args->reps}, {"rows", out}});
       return;
