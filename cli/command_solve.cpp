@@ -101,7 +101,9 @@ void register_solve(CLI::App& app, CommandState& state) {
             ? fmt::format("; hybrid on {}, d = {}, panel on the {}", to_string(report.plan.backend),
                           report.plan.cpu_block_columns, to_string(report.plan.panel_location))
             : "",
-        report.fell_back_to_gepp ? "; fell back to GEPP: " + report.note : "",
+        report.fell_back_to_gepp ? "; fell back to GEPP: " + report.note
+        : report.note.empty()    ? ""
+                                 : "; " + report.note,
         report.phase_seconds.empty() ? "" : "; " + describe(report.phase_seconds));
     if (args->x_path.empty()) {
       // The solution goes to stdout in Matrix Market array format, ready to redirect.
