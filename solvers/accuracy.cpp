@@ -7,6 +7,7 @@
 
 #include "solvers/blas.hpp"
 #include "solvers/gepp_kernels.hpp"
+#include "solvers/row_omega.hpp"
 
 namespace hetlu::accuracy {
 
@@ -16,14 +17,6 @@ double unit_roundoff() {
 }
 
 namespace {
-// One row's share of omega: |r| / s, with 0 / 0 = 0; r / 0, a NaN and inf / inf (an overflow) give
-// infinity, so that a broken solution can never pass as converged.
-double ratio(double r, double s) {
-  if (r == 0 && s == 0) return 0;
-  const double q = std::abs(r) / s;
-  return std::isnan(q) ? std::numeric_limits<double>::infinity() : q;
-}
-
 double norm1(int m, int n, const double* A, int lda) {
   double best = 0;
   for (int j = 0; j < n; ++j) {
@@ -63,7 +56,7 @@ double factorization_residual(int m, int n, const T* A, int lda, const T* LU, in
 
 template <class T>
 double residual_and_backward_error(int n, int nrhs, const T* A, int lda, const T* X, int ldx, const T* B, int ldb, T* R,
-                                   int ldr, T* S, int lds) {
+                                   int ldr, T* row_shares, int ldw) {
   constexpr int chunk = 1024;  // rows per task: its sums stay in L1 while the columns stream past
   const int chunks = (n + chunk - 1) / chunk;
   double omega = 0;
@@ -114,8 +107,9 @@ double residual_and_backward_error(int n, int nrhs, const T* A, int lda, const T
         for (int i = 0; i < rows; ++i) {
           const double r_i = residual[i + r * chunk], s_i = scale[i + r * chunk];
           if (R) R[first + i + static_cast<long long>(r) * ldr] = T(r_i);
-          if (S) S[first + i + static_cast<long long>(r) * lds] = T(s_i);
-          omega = std::max(omega, ratio(r_i, s_i));
+          const double share = row_omega(r_i, s_i);
+          if (row_shares) row_shares[first + i + static_cast<long long>(r) * ldw] = T(share);
+          omega = std::max(omega, share);
         }
     }
   }
@@ -123,11 +117,14 @@ double residual_and_backward_error(int n, int nrhs, const T* A, int lda, const T
 }
 
 template <class T>
-double backward_error_of_residual(int n, int nrhs, const T* R, int ldr, const T* S, int lds) {
+double largest_row_omega(int n, int nrhs, const T* row_shares, int ldw) {
   double omega = 0;
   for (int r = 0; r < nrhs; ++r)
-    for (int i = 0; i < n; ++i)
-      omega = std::max(omega, ratio(R[i + static_cast<long long>(r) * ldr], S[i + static_cast<long long>(r) * lds]));
+    for (int i = 0; i < n; ++i) {
+      const double share = row_shares[i + static_cast<long long>(r) * ldw];
+      omega = std::isnan(share) ? std::numeric_limits<double>::infinity() : std::max(omega, share);
+      if (std::isinf(omega)) return omega;
+    }
   return omega;
 }
 
@@ -147,7 +144,7 @@ double backward_error(int n, int nrhs, const T* A, int lda, const T* X, int ldx,
         res -= double(a[j]) * x[j];
         sc += std::abs(double(a[j]) * x[j]);
       }
-      omega = std::max(omega, ratio(res, sc));
+      omega = std::max(omega, row_omega(res, sc));
     }
   }
   return omega;
@@ -161,8 +158,8 @@ template double residual_and_backward_error<float>(int, int, const float*, int, 
                                                    float*, int, float*, int);
 template double residual_and_backward_error<double>(int, int, const double*, int, const double*, int, const double*,
                                                     int, double*, int, double*, int);
-template double backward_error_of_residual<float>(int, int, const float*, int, const float*, int);
-template double backward_error_of_residual<double>(int, int, const double*, int, const double*, int);
+template double largest_row_omega<float>(int, int, const float*, int);
+template double largest_row_omega<double>(int, int, const double*, int);
 template double backward_error<float>(int, int, const float*, int, const float*, int, const float*, int, bool);
 template double backward_error<double>(int, int, const double*, int, const double*, int, const double*, int, bool);
 

@@ -18,16 +18,16 @@ double backward_error(int n, int nrhs, const T* A, int lda, const T* X, int ldx,
                       bool a_stored_transposed = false);
 
 // The same omega in one parallel pass over A that also leaves the residual B - A X in R (n x nrhs,
-// leading dimension ldr), as iterative refinement needs both, and, when S is given, omega's
-// denominator |B| + |A| |X| in S. Sums run in double, row by row in a fixed order: the result does
-// not depend on the number of threads. R may be B itself.
+// leading dimension ldr), as iterative refinement needs both, and, when row_shares is given, each
+// row's share of omega (row_omega.hpp), computed in double: a denominator that overflows T cannot
+// hide a large residual. Sums run in double, row by row in a fixed order: the result does not
+// depend on the number of threads. R may be B itself.
 template <class T>
 double residual_and_backward_error(int n, int nrhs, const T* A, int lda, const T* X, int ldx, const T* B, int ldb, T* R,
-                                   int ldr, T* S = nullptr, int lds = 0);
+                                   int ldr, T* row_shares = nullptr, int ldw = 0);
 
-// omega = max_i |R_i| / S_i from a residual R and its denominator S (as the device computes them):
-// 0 / 0 counts as 0; r / 0, a NaN and inf / inf as infinity.
+// omega from the rows' shares (as the device computes them): their largest; a NaN counts as infinity.
 template <class T>
-double backward_error_of_residual(int n, int nrhs, const T* R, int ldr, const T* S, int lds);
+double largest_row_omega(int n, int nrhs, const T* row_shares, int ldw);
 
 }  // namespace hetlu::accuracy

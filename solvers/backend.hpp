@@ -79,11 +79,11 @@ class Backend {
   // the packed butterflies (2n values each, solvers/butterfly.hpp), read when the call is made.
   virtual void butterflies_two_sided(Queue q, int n, const T* u, const T* v, T* A, int lda) = 0;
   // Iterative refinement's residual, so that A and the factors never leave the device: for the
-  // n x n A and n x nrhs X, R holds B on entry and B - A X on return, and S gets |B| + |A| |X|
-  // (the denominator of the componentwise backward error). Sums run in double, in an order that
-  // does not depend on timing.
-  virtual void residual(Queue q, int n, int nrhs, const T* A, int lda, const T* X, int ldx, T* R, int ldr, T* S,
-                        int lds) = 0;
+  // n x n A and n x nrhs X, R holds B on entry and B - A X on return, and W gets each row's share
+  // of the componentwise backward error, |B - A X|_i / (|B| + |A| |X|)_i (row_omega.hpp). Sums and
+  // shares in double, in an order that does not depend on timing.
+  virtual void residual(Queue q, int n, int nrhs, const T* A, int lda, const T* X, int ldx, T* R, int ldr, T* W,
+                        int ldw) = 0;
 
   virtual EventPtr record(Queue q) = 0;
   virtual void wait(Queue q, const EventPtr& event) = 0;  // q runs nothing more until event completes

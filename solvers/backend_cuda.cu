@@ -13,6 +13,7 @@
 
 #include "solvers/backend_host.hpp"
 #include "solvers/cuda_check.hpp"
+#include "solvers/row_omega.hpp"
 
 namespace hetlu::backends {
 namespace {
@@ -101,9 +102,10 @@ __global__ void residual_chunks_kernel(int n, int chunk_width, const T* A, long 
   magnitudes[slot] = magnitude;
 }
 
-// Second: r = b - (the chunks' sums, in chunk order) and s = |b| + (their magnitudes), r over b.
+// Second: r = b - (the chunks' sums, in chunk order), over b, and the row's share of omega,
+// |r| / (|b| + their magnitudes), in double (row_omega.hpp).
 template <class T>
-__global__ void residual_finish_kernel(int n, int chunks, const double* sums, const double* magnitudes, T* r, T* s) {
+__global__ void residual_finish_kernel(int n, int chunks, const double* sums, const double* magnitudes, T* r, T* w) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const double b = r[i];
@@ -113,7 +115,7 @@ __global__ void residual_finish_kernel(int n, int chunks, const double* sums, co
     scale += magnitudes[static_cast<long long>(c) * n + i];
   }
   r[i] = T(residual);
-  s[i] = T(scale);
+  w[i] = T(accuracy::row_omega(residual, scale));
 }
 
 // ---- typed library calls ---------------------------------------------------------------------------
@@ -315,8 +317,8 @@ class CudaBackend final : public Backend<T> {
     check_launch("butterflies kernel");
   }
 
-  void residual(Queue q, int n, int nrhs, const T* A, int lda, const T* X, int ldx, T* R, int ldr, T* S,
-                int lds) override {
+  void residual(Queue q, int n, int nrhs, const T* A, int lda, const T* X, int ldx, T* R, int ldr, T* W,
+                int ldw) override {
     if (n <= 0 || nrhs <= 0) return;
     // About 64 chunks of at least 256 columns: n = 32768 gives 128 x 64 blocks of 256 threads.
     const int chunks = std::max(1, std::min(64, n / 256));
@@ -331,7 +333,7 @@ class CudaBackend final : public Backend<T> {
                                                                                   sums, magnitudes);
       check_launch("residual kernel (chunks)");
       residual_finish_kernel<<<row_blocks, threads, 0, stream(q)>>>(n, chunks, sums, magnitudes, R + column * ldr,
-                                                                    S + column * lds);
+                                                                    W + column * ldw);
       check_launch("residual kernel (finish)");
     }
   }

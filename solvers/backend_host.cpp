@@ -202,10 +202,10 @@ class HostBackend final : public Backend<T> {
     });
   }
 
-  void residual(Queue q, int n, int nrhs, const T* A, int lda, const T* X, int ldx, T* R, int ldr, T* S,
-                int lds) override {
+  void residual(Queue q, int n, int nrhs, const T* A, int lda, const T* X, int ldx, T* R, int ldr, T* W,
+                int ldw) override {
     // The CPU's pass (row blocks over the worker's OpenMP team); B is R itself.
-    worker(q).push([=] { accuracy::residual_and_backward_error(n, nrhs, A, lda, X, ldx, R, ldr, R, ldr, S, lds); });
+    worker(q).push([=] { accuracy::residual_and_backward_error(n, nrhs, A, lda, X, ldx, R, ldr, R, ldr, W, ldw); });
   }
 
   EventPtr record(Queue q) override { return std::make_shared<HostEvent>(&worker(q), worker(q).enqueued()); }

@@ -54,8 +54,8 @@ class PrbtDevice {
   std::unique_lock<std::mutex> lock_;
   backends::Backend<T>& device_;
   backends::DeviceMatrix<T> factors_, original_;
-  backends::DeviceMatrix<T> solve_work_, x_, r_, s_;  // sized for the right-hand sides on first use
-  std::vector<T> scale_;                              // s_ on the host
+  backends::DeviceMatrix<T> solve_work_, x_, r_, w_;  // sized for the right-hand sides on first use
+  std::vector<T> row_shares_;                         // w_ on the host
   std::shared_ptr<void> pinned_;                      // Ar page-locked while the object lives
   std::string note_;
 };

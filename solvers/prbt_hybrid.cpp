@@ -76,20 +76,20 @@ void PrbtDevice<T>::triangular_solves(int nrhs, T* W, int ldw) {
 template <class T>
 double PrbtDevice<T>::residual(int n, int nrhs, const T* X, int ldx, const T* B, int ldb, T* R, int ldr) {
   if (x_.cols != nrhs) {
-    x_ = device_.allocate(n, nrhs), r_ = device_.allocate(n, nrhs), s_ = device_.allocate(n, nrhs);
-    scale_.resize(static_cast<std::size_t>(std::max(1, n)) * nrhs);
+    x_ = device_.allocate(n, nrhs), r_ = device_.allocate(n, nrhs), w_ = device_.allocate(n, nrhs);
+    row_shares_.resize(static_cast<std::size_t>(std::max(1, n)) * nrhs);
   }
-  const int lds = std::max(1, n);
+  const int ldw = std::max(1, n);
   device_.copy_to_device(Queue::to_device, n, nrhs, X, ldx, x_.data(), x_.ld);
   device_.copy_to_device(Queue::to_device, n, nrhs, B, ldb, r_.data(), r_.ld);
   device_.wait(Queue::compute, device_.record(Queue::to_device));
   device_.residual(Queue::compute, n, nrhs, original_.data(), original_.ld, x_.data(), x_.ld, r_.data(), r_.ld,
-                   s_.data(), s_.ld);
+                   w_.data(), w_.ld);
   device_.wait(Queue::to_host, device_.record(Queue::compute));
   device_.copy_to_host(Queue::to_host, n, nrhs, r_.data(), r_.ld, R, ldr);
-  device_.copy_to_host(Queue::to_host, n, nrhs, s_.data(), s_.ld, scale_.data(), lds);
+  device_.copy_to_host(Queue::to_host, n, nrhs, w_.data(), w_.ld, row_shares_.data(), ldw);
   device_.synchronize();
-  return accuracy::backward_error_of_residual(n, nrhs, R, ldr, scale_.data(), lds);
+  return accuracy::largest_row_omega(n, nrhs, row_shares_.data(), ldw);
 }
 
 template class PrbtDevice<float>;

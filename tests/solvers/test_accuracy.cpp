@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "solvers/accuracy.hpp"
+#include "solvers/row_omega.hpp"
 #include "solvers/workspace.hpp"
 
 using namespace hetlu;
@@ -101,4 +102,16 @@ TEST(Workspace, ALargeArrayIsKeptAndHandedOutAgain) {
     EXPECT_NE(much_smaller.data(), first);
   }
   kernels::release_workspace();
+}
+
+TEST(Accuracy, RowSharesOfOmegaNeverHideABrokenRow) {
+  // 0 / 0 is 0; r / 0, a NaN and inf / inf (an overflow) are infinite, and one such row decides.
+  EXPECT_EQ(accuracy::row_omega(0.0, 0.0), 0.0);
+  EXPECT_EQ(accuracy::row_omega(1e-300, 0.0), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(accuracy::row_omega(std::nan(""), 1.0), std::numeric_limits<double>::infinity());
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(accuracy::row_omega(inf, inf), inf);
+  EXPECT_DOUBLE_EQ(accuracy::row_omega(-2.0, 8.0), 0.25);
+  const std::vector<float> shares = {0.1f, std::nanf(""), 0.2f};
+  EXPECT_EQ(accuracy::largest_row_omega(3, 1, shares.data(), 3), inf);
 }
