@@ -87,26 +87,24 @@ Row bench_getrf(Solver solver, int m, int n, int reps, const std::vector<double>
     if (r > 0) a.push_back(t_ours), b.push_back(t_theirs);
   }
   row.seconds = detail::median(a);
-  if (!reference.alternates()) {
-    const bool vendor = reference.kind == Reference::Kind::vendor;
-    row.reference = vendor ? reference.vendor.library + " getrf" : "";
-    row.reference_seconds = vendor ? reference.vendor.getrf_seconds : std::nan("");
-    if (vendor)
-      row.reference_with_copies_seconds =
-          reference.vendor.upload_seconds + reference.vendor.getrf_seconds + reference.vendor.download_seconds;
-    row.note = with_copies_note(row);
-    row.flops = model::getrf_flops(m, n);
-    row.accuracy_kind = "residual";
-    row.accuracy = accuracy::factorization_residual(m, n, A.data(), m, ours.data(), m, ipiv.data());
-    row.reference_accuracy = std::nan("");
-    return row;
-  }
-  row.reference_seconds = detail::median(b);
   row.flops = model::getrf_flops(m, n);
   row.accuracy_kind = "residual";
   row.accuracy = accuracy::factorization_residual(m, n, A.data(), m, ours.data(), m, ipiv.data());
-  std::vector<int> reference_ipiv(lapack_ipiv.begin(), lapack_ipiv.end());
-  row.reference_accuracy = accuracy::factorization_residual(m, n, A.data(), m, theirs.data(), m, reference_ipiv.data());
+  if (reference.alternates()) {
+    row.reference_seconds = detail::median(b);
+    std::vector<int> reference_ipiv(lapack_ipiv.begin(), lapack_ipiv.end());
+    row.reference_accuracy =
+        accuracy::factorization_residual(m, n, A.data(), m, theirs.data(), m, reference_ipiv.data());
+    return row;
+  }
+  const bool vendor = reference.kind == Reference::Kind::vendor;
+  row.reference = vendor ? reference.vendor.library + " getrf" : "";
+  row.reference_seconds = vendor ? reference.vendor.getrf_seconds : std::nan("");
+  if (vendor)
+    row.reference_with_copies_seconds =
+        reference.vendor.upload_seconds + reference.vendor.getrf_seconds + reference.vendor.download_seconds;
+  row.note = with_copies_note(row);
+  row.reference_accuracy = std::nan("");
   return row;
 }
 

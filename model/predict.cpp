@@ -221,10 +221,10 @@ Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& 
       all_measured = false;
     }
     device_rates.push_back(rate);
-    const double lu = !single && g.dgetrf_gflops > 0 ? g.dgetrf_gflops : rate * params.device_lu_efficiency;
+    const bool lu_measured = !single && g.dgetrf_gflops > 0;  // cuSOLVER dgetrf, probed
+    const double lu = lu_measured ? g.dgetrf_gflops : rate * params.device_lu_efficiency;
     if (lu > r.device_lu.gflops)
-      r.device_lu = {
-          lu, !single && g.dgetrf_gflops > 0 ? "measured" : "device GEMM x " + fmt1(params.device_lu_efficiency)};
+      r.device_lu = {lu, lu_measured ? "measured" : "device GEMM x " + fmt1(params.device_lu_efficiency)};
     const double link = std::min(g.h2d_bandwidth_gbs, g.d2h_bandwidth_gbs);
     r.link_gbs = std::min(r.link_gbs, link > 0 ? link : params.default_link_gbs);
     r.link_latency_us = std::max(r.link_latency_us, std::max(g.h2d_latency_us, g.d2h_latency_us) > 0

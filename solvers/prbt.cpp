@@ -6,6 +6,8 @@
 // randomization does: it goes to GEPP at once, which reports LAPACK's info. On the hybrid target
 // the matrix, its factors and the refinement's residuals stay on the device (prbt_device.hpp).
 #include <algorithm>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "solvers/blocked_lu.hpp"
@@ -91,31 +93,30 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
   const int ld = std::max(1, n);
   std::vector<T> X(static_cast<size_t>(ld) * nrhs);
   int info = 0;
-  RefinementResult refined;
-  std::string note;
+  std::optional<PrbtDevice<T>> device;  // hybrid: holds the backend until reset
   if (hybrid) {
-    PrbtDevice<T> device(plan, np, Ar.data(), np, U, V);  // holds the backend until the scope ends
-    device.upload_and_randomize();
+    device.emplace(plan, np, Ar.data(), np, U, V);
+    device->upload_and_randomize();
     clock.mark("upload and randomization");
-    info = device.factor();
-    clock.mark("factorization");
-    note = device.note();
-    if (info == 0 && device.solves_on_device())
-      refined = solve_and_refine(
-          U, V, n, nrhs, B, ldb, X.data(), ld, [&](T* W, int ldw) { device.triangular_solves(nrhs, W, ldw); },
-          [&](const T* Xk, int ldx, T* R, int ldr) { return device.residual(n, nrhs, Xk, ldx, B, ldb, R, ldr); });
-    else if (info == 0)
-      refined = solve_and_refine(U, V, n, nrhs, B, ldb, X.data(), ld, host_triangular,
-                                 host_residual(n, nrhs, A, lda, B, ldb));
+    info = device->factor();
   } else {
     std::vector<int> identity(np);
     info = blocked_lu(np, np, Ar.data(), np, identity.data(), plan.nb, plan.lookahead > 0, genp_panel<T>);
-    clock.mark("factorization");
-    if (info == 0)
+  }
+  clock.mark("factorization");
+  RefinementResult refined;
+  if (info == 0) {
+    if (device && device->solves_on_device())
+      refined = solve_and_refine(
+          U, V, n, nrhs, B, ldb, X.data(), ld, [&](T* W, int ldw) { device->triangular_solves(nrhs, W, ldw); },
+          [&](const T* Xk, int ldx, T* R, int ldr) { return device->residual(n, nrhs, Xk, ldx, B, ldb, R, ldr); });
+    else
       refined = solve_and_refine(U, V, n, nrhs, B, ldb, X.data(), ld, host_triangular,
                                  host_residual(n, nrhs, A, lda, B, ldb));
+    clock.mark("solve and refinement");
   }
-  if (info == 0) clock.mark("solve and refinement");
+  const std::string note = device ? device->note() : "";
+  device.reset();  // a fallback to GEPP on the hybrid target takes the backend's lock again
   if (info > 0) return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, "GENP met an exactly zero pivot");
   if (!refined.converged)
     return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, "refinement did not converge in 5 steps");

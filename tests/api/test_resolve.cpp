@@ -18,6 +18,26 @@ Options with_db(const std::string& path) {
   return o;
 }
 
+// A best plan for the n x n problem, as a calibration stores it.
+db::BestPlan tuned(int n, int nb, double gflops = 6) {
+  db::BestPlan b;
+  b.m = b.n = n;
+  b.plan.nb = nb;
+  b.median_s = 0.1;
+  b.gflops = gflops;
+  return b;
+}
+
+// Stores the rows for the machine with fingerprint fp in the database at path.
+void store(const std::string& path, const db::Fingerprint& fp, std::vector<db::BestPlan> rows) {
+  auto database = db::Database::open(path, db::Database::Mode::read_write);
+  const auto id = db::ensure_machine(database, fp);
+  for (auto& b : rows) {
+    b.machine_id = id;
+    db::upsert_best_plan(database, b);
+  }
+}
+
 // A diagonally dominant n x n matrix, column-major.
 std::vector<double> dominant_matrix(int n) {
   std::vector<double> A(n * n);
@@ -49,17 +69,7 @@ TEST(Resolve, WithoutADatabaseTheModelAnswers) {
 TEST(Resolve, TunedEntryForThisMachineWins) {
   test_support::TempDir dir;
   const auto path = dir.file("t.db");
-  {
-    auto database = db::Database::open(path, db::Database::Mode::read_write);
-    const auto id = db::ensure_machine(database, db::fingerprint(this_machine()));
-    db::BestPlan b;
-    b.machine_id = id;
-    b.m = b.n = 1000;
-    b.plan.nb = 72;  // a value the model never picks
-    b.median_s = 0.1;
-    b.gflops = 6;
-    db::upsert_best_plan(database, b);
-  }
+  store(path, db::fingerprint(this_machine()), {tuned(1000, 72)});  // nb = 72: a value the model never picks
   const auto r = resolve_plan(Solver::gepp, Precision::double_, Target::cpu, 1000, 1000, with_db(path));
   EXPECT_EQ(r.plan.source, PlanSource::tuned);
   EXPECT_EQ(r.plan.nb, 72);
@@ -73,17 +83,9 @@ TEST(Resolve, TunedEntryForThisMachineWins) {
 TEST(Resolve, AnotherMachinesEntriesAreNotUsed) {
   test_support::TempDir dir;
   const auto path = dir.file("t.db");
-  {
-    auto database = db::Database::open(path, db::Database::Mode::read_write);
-    MachineProfile other = this_machine();
-    other.cpu_model += " (another one)";
-    const auto id = db::ensure_machine(database, db::fingerprint(other));
-    db::BestPlan b;
-    b.machine_id = id;
-    b.m = b.n = 1000;
-    b.plan.nb = 72;
-    db::upsert_best_plan(database, b);
-  }
+  MachineProfile other = this_machine();
+  other.cpu_model += " (another one)";
+  store(path, db::fingerprint(other), {tuned(1000, 72)});
   const auto r = resolve_plan(Solver::gepp, Precision::double_, Target::cpu, 1000, 1000, with_db(path));
   EXPECT_EQ(r.plan.source, PlanSource::model);
   EXPECT_NE(r.plan.source_detail.find("fingerprint mismatch"), std::string::npos) << r.plan.source_detail;
@@ -146,19 +148,9 @@ TEST(Solve, GesvReportsPlanAndSolves) {
 TEST(Resolve, ChangedSoftAttributesMarkTunedRowsStale) {
   test_support::TempDir dir;
   const auto path = dir.file("t.db");
-  {
-    auto database = db::Database::open(path, db::Database::Mode::read_write);
-    auto fp = db::fingerprint(this_machine());
-    fp.soft_attributes = R"({"hostname":"another-host","hetlu_version":"0.0.1"})";
-    const auto id = db::ensure_machine(database, fp);
-    db::BestPlan b;
-    b.machine_id = id;
-    b.m = b.n = 777;
-    b.plan.nb = 72;
-    b.median_s = 0.1;
-    b.gflops = 1;
-    db::upsert_best_plan(database, b);
-  }
+  auto fp = db::fingerprint(this_machine());
+  fp.soft_attributes = R"({"hostname":"another-host","hetlu_version":"0.0.1"})";
+  store(path, fp, {tuned(777, 72, 1)});
   const auto r = resolve_plan(Solver::gepp, Precision::double_, Target::cpu, 777, 777, with_db(path));
   EXPECT_EQ(r.plan.source, PlanSource::tuned);  // same hard key: the rows still apply
   EXPECT_NE(r.plan.source_detail.find("stale"), std::string::npos) << r.plan.source_detail;
@@ -256,24 +248,15 @@ TEST(Solve, DeviceOutOfMemoryFallsBackToTheCpus) {
 TEST(Resolve, ATunedHybridShareAnswersForItsBackendAndScalesWithTheSize) {
   test_support::TempDir dir;
   const auto path = dir.file("t.db");
-  {
-    auto database = db::Database::open(path, db::Database::Mode::read_write);
-    const auto id = db::ensure_machine(database, db::fingerprint(this_machine()));
-    db::BestPlan b;
-    b.machine_id = id;
-    b.m = b.n = 1000;
+  auto hybrid = [](int n, int nb, int d) {
+    db::BestPlan b = tuned(n, nb);
     b.plan.target = Target::hybrid;
     b.plan.backend = BackendKind::host;
-    b.plan.nb = 100;               // N = 10
-    b.plan.cpu_block_columns = 3;  // a share the model does not pick
-    b.median_s = 0.1;
-    b.gflops = 6;
-    db::upsert_best_plan(database, b);
-    b.plan.nb = 50;
-    b.plan.cpu_block_columns = 0;  // on the device, all of it
-    b.m = b.n = 3000;
-    db::upsert_best_plan(database, b);
-  }
+    b.plan.cpu_block_columns = d;
+    return b;
+  };
+  // N = 10 with d = 3, a share the model does not pick; at 3000, all of it on the device.
+  store(path, db::fingerprint(this_machine()), {hybrid(1000, 100, 3), hybrid(3000, 50, 0)});
   Options o = with_db(path);
   o.overrides.backend = BackendKind::host;
   auto r = resolve_plan(Solver::gepp, Precision::double_, Target::hybrid, 1000, 1000, o);

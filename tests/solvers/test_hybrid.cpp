@@ -80,6 +80,15 @@ void check_gesv(const Plan& plan, int n, int nrhs) {
             (n + 1) * accuracy::unit_roundoff<T>());
 }
 
+// A square n x n problem: the factorization, or for PRBT (which has no getrf) its solve.
+template <class T>
+void check_square(const Plan& plan, int n, int nrhs) {
+  if (plan.solver == Solver::prbt)
+    check_gesv<T>(plan, n, nrhs);
+  else
+    check_getrf<T>(plan, Kind::random, n, n);
+}
+
 using Case = std::tuple<BackendKind, Solver, int>;  // backend, solver, d
 class HybridEveryD : public ::testing::TestWithParam<Case> {
  protected:
@@ -95,19 +104,13 @@ TEST_P(HybridEveryD, SquareOddSizeDoubleOneAndTwoThreads) {
   for (int threads : {1, 2}) {
     Threads t(threads);
     SCOPED_TRACE("threads=" + std::to_string(threads));
-    if (solver == Solver::prbt)
-      check_gesv<double>(hybrid_plan<double>(solver, backend, 32, d), 157, 3);
-    else
-      check_getrf<double>(hybrid_plan<double>(solver, backend, 32, d), Kind::random, 157, 157);
+    check_square<double>(hybrid_plan<double>(solver, backend, 32, d), 157, 3);
   }
 }
 
 TEST_P(HybridEveryD, SquareSingle) {
   auto [backend, solver, d] = GetParam();
-  if (solver == Solver::prbt)
-    check_gesv<float>(hybrid_plan<float>(solver, backend, 32, d), 130, 2);
-  else
-    check_getrf<float>(hybrid_plan<float>(solver, backend, 32, d), Kind::random, 130, 130);
+  check_square<float>(hybrid_plan<float>(solver, backend, 32, d), 130, 2);
 }
 
 TEST_P(HybridEveryD, TallAndWide) {
