@@ -12,6 +12,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/report.hpp"
+#include "configs/configs.hpp"
 #include "hetlu/detail/statistics.hpp"
 #include "hetlu/hetlu.hpp"
 #include "model/gepp_cpu.hpp"
@@ -170,10 +171,18 @@ void sweep_d(Solver solver, int m, int n, int reps, const std::vector<double>& A
   const Resolution model = resolve_plan(solver, Precision::double_, Target::hybrid, m, n, model_only);
   const Resolution chosen = resolve_plan(solver, Precision::double_, Target::hybrid, m, n, options);
   const bool tuned = chosen.plan.source == PlanSource::tuned;
-  const int nb = chosen.plan.nb;
+  // A plan of one panel (the device's LU of the whole matrix) has no block columns to share: the
+  // sweep then takes the widest candidate width that leaves at least four.
+  int nb = chosen.plan.nb;
+  if (nb >= std::min(m, n)) {
+    nb = 1;
+    for (int width : configs::model_params().nb_candidates)
+      if (width <= std::min(m, n) / 4) nb = std::max(nb, width);
+  }
   const int blocks = block_columns(n, nb);
   const int model_d = same_cpu_share(model.plan.cpu_block_columns, block_columns(n, model.plan.nb), blocks);
-  const int tuned_d = tuned ? chosen.plan.cpu_block_columns : -1;
+  const int tuned_d =
+      tuned ? same_cpu_share(chosen.plan.cpu_block_columns, block_columns(n, chosen.plan.nb), blocks) : -1;
   const int step = std::max(1, (blocks + 31) / 32);  // at most about 33 points
   std::vector<int> ds;
   for (int d = 0; d <= blocks; d += step) ds.push_back(d);
