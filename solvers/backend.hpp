@@ -65,10 +65,14 @@ class Backend {
   // A copy within device memory.
   virtual void copy_on_device(Queue q, int rows, int cols, const T* from, int ldf, T* to, int ldt) = 0;
 
-  // B <- L^-1 B, L unit lower triangular m x m (the block row of U; the first half of a solve).
-  virtual void trsm_lower_unit(Queue q, int m, int n, const T* L, int ldl, T* B, int ldb) = 0;
-  // B <- U^-1 B, U upper triangular m x m with its diagonal (the second half of a solve).
-  virtual void trsm_upper(Queue q, int m, int n, const T* U, int ldu, T* B, int ldb) = 0;
+  // B <- L^-1 B, L unit lower triangular m x m (the block row of U; the first half of a solve);
+  // trans = yes: B <- L^-T B (the second half of a transposed solve).
+  virtual void trsm_lower_unit(Queue q, int m, int n, const T* L, int ldl, T* B, int ldb,
+                               Transpose trans = Transpose::no) = 0;
+  // B <- U^-1 B, U upper triangular m x m with its diagonal (the second half of a solve);
+  // trans = yes: B <- U^-T B (the first half of a transposed solve, e.g. a condition estimate).
+  virtual void trsm_upper(Queue q, int m, int n, const T* U, int ldu, T* B, int ldb,
+                          Transpose trans = Transpose::no) = 0;
   // C <- C - A B (the trailing update).
   virtual void gemm_minus(Queue q, int m, int n, int k, const T* A, int lda, const T* B, int ldb, T* C, int ldc) = 0;
   // LU of the rows x cols device panel, with partial pivoting or none; waits for it and returns

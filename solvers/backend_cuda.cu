@@ -120,15 +120,18 @@ __global__ void residual_finish_kernel(int n, int chunks, const double* sums, co
 
 // ---- typed library calls ---------------------------------------------------------------------------
 
-cublasStatus_t trsm(cublasHandle_t h, cublasFillMode_t uplo, cublasDiagType_t diag, int m, int n, const double* L,
-                    int ldl, double* B, int ldb) {
+cublasStatus_t trsm(cublasHandle_t h, cublasFillMode_t uplo, cublasOperation_t op, cublasDiagType_t diag, int m, int n,
+                    const double* L, int ldl, double* B, int ldb) {
   const double one = 1;
-  return cublasDtrsm(h, CUBLAS_SIDE_LEFT, uplo, CUBLAS_OP_N, diag, m, n, &one, L, ldl, B, ldb);
+  return cublasDtrsm(h, CUBLAS_SIDE_LEFT, uplo, op, diag, m, n, &one, L, ldl, B, ldb);
 }
-cublasStatus_t trsm(cublasHandle_t h, cublasFillMode_t uplo, cublasDiagType_t diag, int m, int n, const float* L,
-                    int ldl, float* B, int ldb) {
+cublasStatus_t trsm(cublasHandle_t h, cublasFillMode_t uplo, cublasOperation_t op, cublasDiagType_t diag, int m, int n,
+                    const float* L, int ldl, float* B, int ldb) {
   const float one = 1;
-  return cublasStrsm(h, CUBLAS_SIDE_LEFT, uplo, CUBLAS_OP_N, diag, m, n, &one, L, ldl, B, ldb);
+  return cublasStrsm(h, CUBLAS_SIDE_LEFT, uplo, op, diag, m, n, &one, L, ldl, B, ldb);
+}
+cublasOperation_t operation(Transpose trans) {
+  return trans == Transpose::yes ? CUBLAS_OP_T : CUBLAS_OP_N;
 }
 cublasStatus_t gemm_minus(cublasHandle_t h, int m, int n, int k, const double* A, int lda, const double* B, int ldb,
                           double* C, int ldc) {
@@ -265,15 +268,16 @@ class CudaBackend final : public Backend<T> {
     check_launch("laswp kernel");
   }
 
-  void trsm_lower_unit(Queue q, int m, int n, const T* L, int ldl, T* B, int ldb) override {
+  void trsm_lower_unit(Queue q, int m, int n, const T* L, int ldl, T* B, int ldb, Transpose trans) override {
     if (m <= 0 || n <= 0) return;
     check(cublasSetStream(blas_, stream(q)), "cublasSetStream");
-    check(trsm(blas_, CUBLAS_FILL_MODE_LOWER, CUBLAS_DIAG_UNIT, m, n, L, ldl, B, ldb), "trsm (L)");
+    check(trsm(blas_, CUBLAS_FILL_MODE_LOWER, operation(trans), CUBLAS_DIAG_UNIT, m, n, L, ldl, B, ldb), "trsm (L)");
   }
-  void trsm_upper(Queue q, int m, int n, const T* U, int ldu, T* B, int ldb) override {
+  void trsm_upper(Queue q, int m, int n, const T* U, int ldu, T* B, int ldb, Transpose trans) override {
     if (m <= 0 || n <= 0) return;
     check(cublasSetStream(blas_, stream(q)), "cublasSetStream");
-    check(trsm(blas_, CUBLAS_FILL_MODE_UPPER, CUBLAS_DIAG_NON_UNIT, m, n, U, ldu, B, ldb), "trsm (U)");
+    check(trsm(blas_, CUBLAS_FILL_MODE_UPPER, operation(trans), CUBLAS_DIAG_NON_UNIT, m, n, U, ldu, B, ldb),
+          "trsm (U)");
   }
   void gemm_minus(Queue q, int m, int n, int k, const T* A, int lda, const T* B, int ldb, T* C, int ldc) override {
     if (m <= 0 || n <= 0 || k <= 0) return;

@@ -170,11 +170,11 @@ class HostBackend final : public Backend<T> {
       });
     });
   }
-  void trsm_lower_unit(Queue q, int m, int n, const T* L, int ldl, T* B, int ldb) override {
-    triangular_solve(q, blas::Uplo::lower, blas::Diag::unit, m, n, L, ldl, B, ldb);
+  void trsm_lower_unit(Queue q, int m, int n, const T* L, int ldl, T* B, int ldb, Transpose trans) override {
+    triangular_solve(q, blas::Uplo::lower, blas::Diag::unit, trans, m, n, L, ldl, B, ldb);
   }
-  void trsm_upper(Queue q, int m, int n, const T* U, int ldu, T* B, int ldb) override {
-    triangular_solve(q, blas::Uplo::upper, blas::Diag::non_unit, m, n, U, ldu, B, ldb);
+  void trsm_upper(Queue q, int m, int n, const T* U, int ldu, T* B, int ldb, Transpose trans) override {
+    triangular_solve(q, blas::Uplo::upper, blas::Diag::non_unit, trans, m, n, U, ldu, B, ldb);
   }
   void gemm_minus(Queue q, int m, int n, int k, const T* A, int lda, const T* B, int ldb, T* C, int ldc) override {
     const int team = threads_;
@@ -229,12 +229,13 @@ class HostBackend final : public Backend<T> {
   Worker& worker(Queue q) { return *workers_[static_cast<int>(q)]; }
 
   // B <- T^-1 B, the columns of B split over the team.
-  void triangular_solve(Queue q, blas::Uplo uplo, blas::Diag diag, int m, int n, const T* Tri, int ldt, T* B, int ldb) {
+  void triangular_solve(Queue q, blas::Uplo uplo, blas::Diag diag, Transpose trans, int m, int n, const T* Tri, int ldt,
+                        T* B, int ldb) {
     const int team = threads_;
+    const blas::Op op = trans == Transpose::yes ? blas::Op::trans : blas::Op::no_trans;
     worker(q).push([=] {
       split_columns(n, team, [&](int c, int w) {
-        blas::trsm(blas::Side::left, uplo, blas::Op::no_trans, diag, m, w, T(1), Tri, ldt,
-                   B + static_cast<long long>(c) * ldb, ldb);
+        blas::trsm(blas::Side::left, uplo, op, diag, m, w, T(1), Tri, ldt, B + static_cast<long long>(c) * ldb, ldb);
       });
     });
   }

@@ -3,15 +3,21 @@
 // then refine in working precision (hybrid-calu-prbt-gepp §2.2, §4.3). When refinement does not
 // reach omega <= (n + 1) eps in 5 steps, or GENP meets an exactly zero pivot, the solve falls back
 // to GEPP and says so. A matrix with an exactly zero row or column is singular whatever the
-// randomization does: it goes to GEPP at once, which reports LAPACK's info. On the hybrid target
+// randomization does: it goes to GEPP at once, which reports LAPACK's info. Randomization turns
+// the exact zero pivot of any other singular matrix into a tiny one, and refinement then converges
+// to a huge x of tiny backward error; so after GENP the 1-norm condition number is estimated (as
+// dgecon, from the factors at hand) and a matrix singular to working precision (rcond < eps, as
+// dgesvx) goes to GEPP too, which finds an exact zero pivot where there is one. On the hybrid target
 // the matrix, its factors and the refinement's residuals stay on the device (prbt_device.hpp).
 #include <algorithm>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "solvers/blocked_lu.hpp"
 #include "solvers/butterfly.hpp"
+#include "solvers/condition.hpp"
 #include "solvers/copy_block.hpp"
 #include "solvers/phases.hpp"
 #include "solvers/prbt_device.hpp"
@@ -62,6 +68,28 @@ RefinementResult solve_and_refine(const kernels::Butterfly<T>& U, const kernels:
   return refine(n, nrhs, X, ldx, residual, solve_in_place);
 }
 
+// The reciprocal 1-norm condition number of A (n x n), estimated from the randomized factors:
+// A^-1 = V Ar^-1 U^T and A^-T = U Ar^-T V^T on [x; 0] (the padding is the identity).
+// triangular(W, ldw, trans) applies (L U)^-1 or (L U)^-T to a padded np-vector wherever the factors are.
+template <class T, class Triangular>
+double reciprocal_condition(const kernels::Butterfly<T>& U, const kernels::Butterfly<T>& V, int n, const T* A, int lda,
+                            Triangular&& triangular) {
+  const double anorm = kernels::norm1(n, n, A, lda);
+  if (anorm == 0) return 0;
+  std::vector<T> padded(U.n);
+  auto apply = [&](T* x, const kernels::Butterfly<T>& first, const kernels::Butterfly<T>& last, Transpose trans) {
+    std::fill(padded.begin(), padded.end(), T(0));
+    std::copy_n(x, n, padded.data());
+    kernels::apply_transpose_left(first, 1, padded.data(), U.n);
+    triangular(padded.data(), U.n, trans);
+    kernels::apply_left(last, 1, padded.data(), U.n);
+    std::copy_n(padded.data(), n, x);
+  };
+  const double inverse_norm = kernels::inverse_norm1_estimate<T>(
+      n, [&](T* x) { apply(x, U, V, Transpose::no); }, [&](T* x) { apply(x, V, U, Transpose::yes); });
+  return inverse_norm > 0 ? 1 / (anorm * inverse_norm) : 0;
+}
+
 }  // namespace
 
 template <class T>
@@ -83,12 +111,16 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
     return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, "a row or column is exactly zero");
   clock.mark(hybrid ? "copy" : "randomization");
 
-  // The factors in Ar (host memory).
-  auto host_triangular = [&](T* W, int ldw) {
-    blas::trsm(blas::Side::left, blas::Uplo::lower, blas::Op::no_trans, blas::Diag::unit, np, nrhs, T(1), Ar.data(), np,
-               W, ldw);
-    blas::trsm(blas::Side::left, blas::Uplo::upper, blas::Op::no_trans, blas::Diag::non_unit, np, nrhs, T(1), Ar.data(),
-               np, W, ldw);
+  // The factors in Ar (host memory): W <- (L U)^-1 W, or (L U)^-T W, for `columns` columns.
+  auto host_triangular = [&](T* W, int ldw, int columns, Transpose trans) {
+    using namespace blas;
+    if (trans == Transpose::no) {
+      trsm(Side::left, Uplo::lower, Op::no_trans, Diag::unit, np, columns, T(1), Ar.data(), np, W, ldw);
+      trsm(Side::left, Uplo::upper, Op::no_trans, Diag::non_unit, np, columns, T(1), Ar.data(), np, W, ldw);
+    } else {
+      trsm(Side::left, Uplo::upper, Op::trans, Diag::non_unit, np, columns, T(1), Ar.data(), np, W, ldw);
+      trsm(Side::left, Uplo::lower, Op::trans, Diag::unit, np, columns, T(1), Ar.data(), np, W, ldw);
+    }
   };
   const int ld = std::max(1, n);
   std::vector<T> X(static_cast<size_t>(ld) * nrhs);
@@ -104,20 +136,40 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
     info = blocked_lu(np, np, Ar.data(), np, identity.data(), plan.nb, plan.lookahead > 0, genp_panel<T>);
   }
   clock.mark("factorization");
-  RefinementResult refined;
-  if (info == 0) {
+  auto triangular = [&](T* W, int ldw, int columns, Transpose trans) {
     if (device && device->solves_on_device())
-      refined = solve_and_refine(
-          U, V, n, nrhs, B, ldb, X.data(), ld, [&](T* W, int ldw) { device->triangular_solves(nrhs, W, ldw); },
-          [&](const T* Xk, int ldx, T* R, int ldr) { return device->residual(n, nrhs, Xk, ldx, B, ldb, R, ldr); });
+      device->triangular_solves(columns, W, ldw, trans);
     else
-      refined = solve_and_refine(U, V, n, nrhs, B, ldb, X.data(), ld, host_triangular,
-                                 host_residual(n, nrhs, A, lda, B, ldb));
+      host_triangular(W, ldw, columns, trans);
+  };
+  RefinementResult refined;
+  double rcond = 0;
+  if (info == 0) {
+    rcond =
+        reciprocal_condition(U, V, n, A, lda, [&](T* x, int ldx, Transpose trans) { triangular(x, ldx, 1, trans); });
+    clock.mark("condition estimate");
+  }
+  const bool singular = info == 0 && !(rcond >= accuracy::unit_roundoff<T>());
+  if (info == 0 && !singular) {
+    auto solve = [&](T* W, int ldw) { triangular(W, ldw, nrhs, Transpose::no); };
+    if (device && device->solves_on_device())
+      refined = solve_and_refine(U, V, n, nrhs, B, ldb, X.data(), ld, solve, [&](const T* Xk, int ldx, T* R, int ldr) {
+        return device->residual(n, nrhs, Xk, ldx, B, ldb, R, ldr);
+      });
+    else
+      refined = solve_and_refine(U, V, n, nrhs, B, ldb, X.data(), ld, solve, host_residual(n, nrhs, A, lda, B, ldb));
     clock.mark("solve and refinement");
   }
   const std::string note = device ? device->note() : "";
   device.reset();  // a fallback to GEPP on the hybrid target takes the backend's lock again
   if (info > 0) return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, "GENP met an exactly zero pivot");
+  if (singular) {
+    char why[128];
+    std::snprintf(why, sizeof why,
+                  "the matrix is singular to working precision (estimated reciprocal condition number %.1e < eps)",
+                  rcond);
+    return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, why);
+  }
   if (!refined.converged)
     return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, "refinement did not converge in 5 steps");
 

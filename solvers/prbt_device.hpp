@@ -38,8 +38,9 @@ class PrbtDevice {
   bool solves_on_device() const { return original_.data() != nullptr; }
   const std::string& note() const { return note_; }
 
-  // W <- (L U)^-1 W for the np x nrhs W in host memory, with the factors on the device.
-  void triangular_solves(int nrhs, T* W, int ldw);
+  // W <- (L U)^-1 W (trans = yes: (L U)^-T W) for the np x nrhs W in host memory, with the factors
+  // on the device.
+  void triangular_solves(int nrhs, T* W, int ldw, Transpose trans = Transpose::no);
 
   // refine()'s residual: R <- B - A X for the leading n x n block of the matrix kept on the device
   // (the original A); returns the componentwise backward error.

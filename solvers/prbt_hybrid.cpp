@@ -61,13 +61,18 @@ int PrbtDevice<T>::factor() {
 }
 
 template <class T>
-void PrbtDevice<T>::triangular_solves(int nrhs, T* W, int ldw) {
+void PrbtDevice<T>::triangular_solves(int nrhs, T* W, int ldw, Transpose trans) {
   if (solve_work_.cols != nrhs) solve_work_ = device_.allocate(np_, nrhs);
   auto& w = solve_work_;
   device_.copy_to_device(Queue::to_device, np_, nrhs, W, ldw, w.data(), w.ld);
   device_.wait(Queue::compute, device_.record(Queue::to_device));
-  device_.trsm_lower_unit(Queue::compute, np_, nrhs, factors_.data(), factors_.ld, w.data(), w.ld);
-  device_.trsm_upper(Queue::compute, np_, nrhs, factors_.data(), factors_.ld, w.data(), w.ld);
+  if (trans == Transpose::no) {
+    device_.trsm_lower_unit(Queue::compute, np_, nrhs, factors_.data(), factors_.ld, w.data(), w.ld);
+    device_.trsm_upper(Queue::compute, np_, nrhs, factors_.data(), factors_.ld, w.data(), w.ld);
+  } else {
+    device_.trsm_upper(Queue::compute, np_, nrhs, factors_.data(), factors_.ld, w.data(), w.ld, trans);
+    device_.trsm_lower_unit(Queue::compute, np_, nrhs, factors_.data(), factors_.ld, w.data(), w.ld, trans);
+  }
   device_.wait(Queue::to_host, device_.record(Queue::compute));
   device_.copy_to_host(Queue::to_host, np_, nrhs, w.data(), w.ld, W, ldw);
   device_.synchronize();

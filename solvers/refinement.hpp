@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <limits>
 #include <vector>
 
 #include "solvers/accuracy.hpp"
@@ -19,21 +20,40 @@ struct RefinementResult {
 
 // residual(const T* X, int ldx, T* R, int ldr) writes B - A X into the n x nrhs R and returns
 // omega (one pass over A gives both); solve_in_place(T* R, int ldr) overwrites R with A^-1 R
-// using the factors.
+// using the factors. Like LAPACK's dgerfs it stops when omega stagnates (falls by less than half
+// in a step), and it leaves in X the iterate of least omega, never a worse one than it was given.
 template <class T, class Residual, class SolveInPlace>
 RefinementResult refine(int n, int nrhs, T* X, int ldx, Residual&& residual, SolveInPlace&& solve_in_place,
                         int max_steps = 5) {
   RefinementResult result;
   const double target = (n + 1) * accuracy::unit_roundoff<T>();
   const int ld = std::max(1, n);
-  std::vector<T> R(static_cast<size_t>(ld) * nrhs);
+  std::vector<T> R(static_cast<size_t>(ld) * nrhs), best;
+  double best_omega = std::numeric_limits<double>::infinity();
+  int best_steps = 0;
+  auto copy = [&](const T* from, int ldf, T* to, int ldt) {
+    for (int j = 0; j < nrhs; ++j)
+      std::copy_n(from + static_cast<long long>(j) * ldf, n, to + static_cast<long long>(j) * ldt);
+  };
   for (;;) {
-    result.backward_error = residual(static_cast<const T*>(X), ldx, R.data(), ld);
-    if (result.backward_error <= target) {
-      result.converged = true;
+    const double omega = residual(static_cast<const T*>(X), ldx, R.data(), ld);
+    const bool improved = omega < best_omega;  // false for NaN
+    const bool stagnated = !(omega <= 0.5 * best_omega);
+    if (improved) {
+      if (omega > target && result.steps < max_steps && !stagnated) {
+        best.resize(R.size());
+        copy(X, ldx, best.data(), ld);
+      }
+      best_omega = omega;
+      best_steps = result.steps;
+    }
+    if (omega <= target || result.steps == max_steps || stagnated) {
+      if (!improved && !best.empty()) copy(best.data(), ld, X, ldx);  // back to the best iterate
+      result.backward_error = best_omega;
+      result.steps = best_steps;
+      result.converged = best_omega <= target;
       return result;
     }
-    if (result.steps == max_steps) return result;
     solve_in_place(R.data(), ld);
     for (int j = 0; j < nrhs; ++j)
       for (int i = 0; i < n; ++i) X[i + static_cast<long long>(j) * ldx] += R[i + static_cast<size_t>(j) * ld];

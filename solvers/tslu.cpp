@@ -6,6 +6,8 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <numeric>
 #include <vector>
 
@@ -50,6 +52,14 @@ std::vector<int> play_round(const std::vector<int>& candidates, int width, const
   for (int i = 0; i < k; ++i) std::swap(order[i], order[ipiv[i] - 1]);
   order.resize(k);
   return order;
+}
+
+// Whether every pivot U(i,i), i < k, is a normal number: one that can be divided by safely.
+template <class T>
+bool pivots_are_normal(int k, const T* A, int lda) {
+  for (int i = 0; i < k; ++i)
+    if (!(std::abs(A[i + static_cast<long long>(i) * lda]) >= std::numeric_limits<T>::min())) return false;
+  return true;
 }
 
 }  // namespace
@@ -101,11 +111,23 @@ int tslu_panel(int m, int width, T* A, int lda, int* ipiv, int panel_threads) {
   laswp(width, A, lda, 0, k, ipiv);
   // The winners on top: A11 = L11 U11 without pivoting, then L21 = A21 U11^-1 in one triangular
   // solve over all the rows below (one wide BLAS-3 call rather than a recursion of thin ones).
-  const int info = getrf_nopivot_recursive(k, width, A, lda);
-  if (m > k && info == 0)
-    blas::trsm(blas::Side::right, blas::Uplo::upper, blas::Op::no_trans, blas::Diag::non_unit, m - k, k, T(1), A, lda,
-               A + k, lda);
-  return info;
+  // A pivot that is zero or subnormal ends the tournament's claim: below it L21 would be A21 / 0,
+  // and a triangular solve with a subnormal diagonal overflows (BLAS inverts the diagonal). The
+  // panel is then factored again with partial pivoting from its original rows, so that the factors
+  // are complete and info is LAPACK's, as getrf promises. The copy costs k x width, a sliver.
+  std::vector<T> top(static_cast<size_t>(k) * width);
+  for (int j = 0; j < width; ++j)
+    std::copy_n(A + static_cast<long long>(j) * lda, k, top.data() + static_cast<size_t>(j) * k);
+  if (getrf_nopivot_recursive(k, width, A, lda) == 0 && pivots_are_normal(k, A, lda)) {
+    if (m > k)
+      blas::trsm(blas::Side::right, blas::Uplo::upper, blas::Op::no_trans, blas::Diag::non_unit, m - k, k, T(1), A, lda,
+                 A + k, lda);
+    return 0;
+  }
+  for (int j = 0; j < width; ++j)
+    std::copy_n(top.data() + static_cast<size_t>(j) * k, k, A + static_cast<long long>(j) * lda);
+  laswp_reverse(width, A, lda, 0, k, ipiv);
+  return getrf_recursive(m, width, A, lda, ipiv);
 }
 
 template <class T>
@@ -113,7 +135,11 @@ int getrf_nopivot_recursive(int m, int n, T* A, int lda) {
   if (m == 0 || n == 0) return 0;
   if (n == 1) {
     if (A[0] == T(0)) return 1;
-    blas::scal(m - 1, T(1) / A[0], A + 1, 1);
+    if (std::abs(A[0]) >= std::numeric_limits<T>::min()) {
+      blas::scal(m - 1, T(1) / A[0], A + 1, 1);
+    } else {
+      for (int i = 1; i < m; ++i) A[i] /= A[0];  // 1 / a subnormal pivot would overflow: divide
+    }
     return 0;
   }
   const int n1 = std::min(m, n) / 2, n2 = n - n1;

@@ -397,7 +397,7 @@ TEST_F(Cli, SolveHybridOnTheHostBackend) {
       }
       if (std::string(solver) == "prbt")
         EXPECT_EQ(phases, (std::vector<std::string>{"copy", "upload and randomization", "factorization",
-                                                    "solve and refinement"}));
+                                                    "condition estimate", "solve and refinement"}));
       else
         EXPECT_EQ(phases.front(), "factorization");
     }

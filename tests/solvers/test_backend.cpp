@@ -97,6 +97,23 @@ TEST_P(BackendTest, CopyOnDeviceAndTrsmUpperMatchTheCpu) {
   EXPECT_LT(max_difference(got, expected), 1e-13);
 }
 
+// The transposed solves of a condition estimate: U^-T then L^-T, against the CPU's.
+TEST_P(BackendTest, TransposedTrsmMatchesTheCpu) {
+  const int m = 29, n = 3;
+  auto M = test_support::make_matrix<double>(Kind::random, m, m + n, 8);
+  for (int i = 0; i < m; ++i) M[i + static_cast<size_t>(i) * m] += 6;
+  auto expected = M;
+  blas::trsm(blas::Side::left, blas::Uplo::upper, blas::Op::trans, blas::Diag::non_unit, m, n, 1.0, expected.data(), m,
+             expected.data() + m * m, m);
+  blas::trsm(blas::Side::left, blas::Uplo::lower, blas::Op::trans, blas::Diag::unit, m, n, 1.0, expected.data(), m,
+             expected.data() + m * m, m);
+  const auto got = on_device(M, m, m + n, [&](backends::Backend<double>& dev, const backends::DeviceMatrix<double>& d) {
+    dev.trsm_upper(Queue::compute, m, n, d.data(), d.ld, d.at(0, m), d.ld, Transpose::yes);
+    dev.trsm_lower_unit(Queue::compute, m, n, d.data(), d.ld, d.at(0, m), d.ld, Transpose::yes);
+  });
+  EXPECT_LT(max_difference(got, expected), 1e-13);
+}
+
 TEST_P(BackendTest, ResidualMatchesTheCpu) {
   // Enough rows and columns for several chunks of the device's two-pass sum.
   const int n = 1100, nrhs = 2;

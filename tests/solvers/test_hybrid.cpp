@@ -73,7 +73,8 @@ void check_gesv(const Plan& plan, int n, int nrhs) {
   EXPECT_FALSE(details.fell_back_to_gepp) << details.note;
   if (plan.solver == Solver::prbt) {
     EXPECT_EQ(details.note, "") << "PRBT solves and refines on the device";
-    ASSERT_EQ(details.phase_seconds.size(), 4u);
+    ASSERT_EQ(details.phase_seconds.size(), 5u);
+    EXPECT_EQ(details.phase_seconds[3].first, "condition estimate");
     EXPECT_EQ(details.phase_seconds[1].first, "upload and randomization");
   }
   EXPECT_LE(accuracy::backward_error(n, nrhs, A.data(), n, X.data(), n, B.data(), n),
