@@ -1,8 +1,14 @@
 #include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
 #include <type_traits>
 
 #include "hetlu/hetlu.hpp"
 #include "model/gepp_cpu.hpp"
+#include "solvers/accuracy.hpp"
+#include "solvers/checks.hpp"
+#include "solvers/copy_block.hpp"
 #include "solvers/lu.hpp"
 #include "solvers/workspace.hpp"
 
@@ -42,6 +48,133 @@ void run_or_fall_back_to_cpus(SolveReport& report, Solver solver, Precision prec
   }
 }
 }  // namespace
+
+template <class T>
+double accuracy_tolerance(int n) {
+  return 30.0 * (n + 1.0) * accuracy::unit_roundoff<T>();
+}
+
+namespace {
+
+// The power of two 2^e that brings A's largest magnitude near 1 when it is outside [2^-511, 2^511] (so
+// that pivots, their reciprocals and |A||x| stay normal), else 1 (e = 0): the scaling is exact.
+template <class T>
+int scaling_exponent(int n, const T* A, int lda) {
+  double largest = 0;
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) largest = std::max(largest, std::abs(double(A[i + static_cast<long long>(j) * lda])));
+  const double low = std::sqrt(double(std::numeric_limits<T>::min())),
+               high = std::sqrt(double(std::numeric_limits<T>::max()));
+  if (largest == 0 || (largest >= low && largest <= high)) return 0;
+  int e = 0;
+  std::frexp(largest, &e);
+  return -e;
+}
+
+template <class T>
+bool all_finite(int n, int nrhs, const T* X, int ldx) {
+  for (int j = 0; j < nrhs; ++j)
+    for (int i = 0; i < n; ++i)
+      if (!std::isfinite(X[i + static_cast<long long>(j) * ldx])) return false;
+  return true;
+}
+
+struct Attempt {
+  Solver solver;
+  Refinement refinement;
+};
+
+std::vector<Attempt> attempts_for(std::optional<Solver> solver, Precision precision, int n, const Options& options,
+                                  std::string* why) {
+  const Refinement asked = options.overrides.refinement.value_or(Refinement::none);
+  if (solver) return {{*solver, asked}};
+  const Solver first = choose_solver(precision, options.target, n, n, options, why);
+  std::vector<Attempt> list{{first, asked}};
+  auto add = [&](Solver s, Refinement r) {
+    for (const auto& a : list)
+      if (a.solver == s && (a.refinement == r || s == Solver::prbt)) return;
+    list.push_back({s, r});
+  };
+  add(first, Refinement::working);
+  add(Solver::prbt, Refinement::working);
+  add(Solver::gepp, Refinement::working);
+  add(Solver::calu, Refinement::working);
+  return list;
+}
+
+std::string describe(const Attempt& a, double omega) {
+  char text[160];
+  std::snprintf(text, sizeof text, "%s%s: backward error %.2e", to_string(a.solver).c_str(),
+                a.refinement == Refinement::working && a.solver != Solver::prbt ? " with refinement" : "", omega);
+  return text;
+}
+
+}  // namespace
+
+template <class T>
+SolveReport solve_checked(std::optional<Solver> solver, int n, int nrhs, const T* A, int lda, T* B, int ldb,
+                          const Options& options) {
+  checks::non_negative("n", n);
+  checks::non_negative("nrhs", nrhs);
+  checks::at_least("lda", lda, "max(1, n)", std::max(1, n));
+  checks::at_least("ldb", ldb, "max(1, n)", std::max(1, n));
+  checks::not_null("A", A, static_cast<long long>(n) * n);
+  checks::not_null("B", B, static_cast<long long>(n) * nrhs);
+  if (options.input_check == InputCheck::finite) {
+    checks::finite("A", n, n, A, lda);
+    checks::finite("B", n, nrhs, B, ldb);
+  }
+  const int ld = std::max(1, n);
+  const int exponent = scaling_exponent(n, A, lda);
+  std::vector<T> LU(static_cast<size_t>(ld) * n), X(static_cast<size_t>(ld) * nrhs), best_x;
+  std::vector<T> B_original(static_cast<size_t>(ld) * nrhs);
+  kernels::copy_block(n, nrhs, B, ldb, B_original.data(), ld);
+  std::vector<int> ipiv(ld);
+  std::string why;
+  const auto attempts = attempts_for(solver, precision_of<T>(), n, options, &why);
+  const double tolerance = accuracy_tolerance<T>(n);
+  SolveReport best;
+  double best_omega = std::numeric_limits<double>::infinity();
+  bool have_best = false;
+  for (const Attempt& attempt : attempts) {
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i)
+        LU[i + static_cast<size_t>(j) * ld] = std::ldexp(A[i + static_cast<long long>(j) * lda], exponent);
+    X = B_original;
+    Options o = options;
+    if (attempt.refinement != Refinement::none) o.overrides.refinement = attempt.refinement;
+    o.input_check = InputCheck::none;  // checked above, before the scaling
+    SolveReport report = gesv(attempt.solver, n, nrhs, LU.data(), ld, ipiv.data(), X.data(), ld, o);
+    if (report.info > 0) {  // exactly singular: an answer, not an inaccuracy
+      report.attempts = best.attempts;
+      report.attempts.push_back(to_string(attempt.solver) + ": singular (info " + std::to_string(report.info) + ")");
+      return report;
+    }
+    for (auto& x : X) x = std::ldexp(x, exponent);  // (2^e A) y = b: x = 2^e y
+    const double omega = all_finite(n, nrhs, X.data(), ld)
+                             ? accuracy::backward_error(n, nrhs, A, lda, X.data(), ld, B_original.data(), ld)
+                             : std::numeric_limits<double>::infinity();
+    auto attempts_so_far = std::move(best.attempts);
+    attempts_so_far.push_back(describe(attempt, omega));
+    if (!have_best || omega < best_omega) {
+      best = std::move(report);
+      best_omega = omega;
+      best_x = X;
+      have_best = true;
+    }
+    best.attempts = std::move(attempts_so_far);
+    if (omega <= tolerance) break;
+  }
+  kernels::copy_block(n, nrhs, best_x.data(), ld, B, ldb);
+  best.backward_error = best_omega;
+  best.accurate = best_omega <= tolerance;
+  best.auto_choice = why;
+  if (exponent != 0)
+    best.warnings.push_back(
+        "A's largest magnitude is near an end of the floating-point range: solved with A scaled by 2^" +
+        std::to_string(exponent));
+  return best;
+}
 
 void release_workspace() {
   kernels::release_workspace();
@@ -103,6 +236,12 @@ template SolveReport getrf<float>(Solver, int, int, float*, int, int*, const Opt
 template SolveReport getrf<double>(Solver, int, int, double*, int, int*, const Options&);
 template SolveReport getrs<float>(Transpose, int, int, const float*, int, const int*, float*, int, const Options&);
 template SolveReport getrs<double>(Transpose, int, int, const double*, int, const int*, double*, int, const Options&);
+template double accuracy_tolerance<float>(int);
+template double accuracy_tolerance<double>(int);
+template SolveReport solve_checked<float>(std::optional<Solver>, int, int, const float*, int, float*, int,
+                                          const Options&);
+template SolveReport solve_checked<double>(std::optional<Solver>, int, int, const double*, int, double*, int,
+                                           const Options&);
 template SolveReport gesv<float>(Solver, int, int, float*, int, int*, float*, int, const Options&);
 template SolveReport gesv<double>(Solver, int, int, double*, int, int*, double*, int, const Options&);
 

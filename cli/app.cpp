@@ -1,4 +1,7 @@
+#include <algorithm>
 #include <iostream>
+#include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "cli/commands.hpp"
 #include "db/database.hpp"
@@ -35,7 +38,19 @@ std::string database_path(const std::string& db_option) {
   return db_option.empty() ? db::default_path() : db_option;
 }
 
+namespace {
+
+int report_failure(const std::string& message, int code, bool json) {
+  std::cerr << "hetlu: error: " << message << std::endl;
+  if (json) std::cout << nlohmann::ordered_json{{"error", message}, {"exit_status", code}}.dump(2) << std::endl;
+  return code;
+}
+
+}  // namespace
+
 int run(int argc, char** argv) {
+  // Under --json a failure is JSON on stdout too, so that a script reading stdout sees it.
+  const bool json = std::any_of(argv + 1, argv + argc, [](const char* a) { return std::string_view(a) == "--json"; });
   CLI::App app{"hetlu: autotuned dense LU solvers for multicore CPUs and GPUs"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "hetlu " HETLU_VERSION);
@@ -53,9 +68,10 @@ int run(int argc, char** argv) {
     // --help and --version are "errors" with exit code 0.
     const int code = app.exit(e);
     return code == 0 ? exit_ok : exit_usage;
+  } catch (const CommandFailure& e) {
+    return report_failure(e.what(), e.exit_code, json);
   } catch (const std::exception& e) {
-    std::cerr << "hetlu: error: " << e.what() << std::endl;
-    return exit_error;
+    return report_failure(e.what(), exit_error, json);
   }
   return state.exit_code;
 }

@@ -1,5 +1,6 @@
 #include <fmt/core.h>
 
+#include <cmath>
 #include <iostream>
 
 #include "cli/commands.hpp"
@@ -9,6 +10,17 @@
 #include "solvers/accuracy.hpp"
 
 namespace hetlu::cli {
+namespace {
+
+// "; tried gepp: ..., prbt: ..." when more than the one solver ran.
+std::string describe_attempts(const std::vector<std::string>& attempts) {
+  if (attempts.size() < 2) return "";
+  std::string out = "; tried ";
+  for (std::size_t i = 0; i < attempts.size(); ++i) out += (i ? ", " : "") + attempts[i];
+  return out;
+}
+
+}  // namespace
 
 void register_solve(CLI::App& app, CommandState& state) {
   struct Args {
@@ -49,25 +61,35 @@ void register_solve(CLI::App& app, CommandState& state) {
     options.db_path = args->db;
     options.overrides.nb = args->nb;
     if (args->refine) options.overrides.refinement = Refinement::working;
-    std::string auto_reason;
-    const Solver solver = args->solver == "auto"
-                              ? choose_solver(Precision::double_, options.target, n, n, options, &auto_reason)
-                              : from_string<Solver>(args->solver);
-    const DenseMatrix A_original = A, B_original = B;
-    std::vector<int> ipiv(std::max(1, n));
+    const std::optional<Solver> solver =
+        args->solver == "auto" ? std::nullopt : std::optional<Solver>(from_string<Solver>(args->solver));
+    // The answer is checked (omega), and auto escalates until it is accurate (hetlu.hpp).
     const SolveReport report =
-        gesv(solver, n, nrhs, A.values.data(), std::max(1, n), ipiv.data(), B.values.data(), std::max(1, n), options);
+        solve_checked(solver, n, nrhs, A.values.data(), std::max(1, n), B.values.data(), std::max(1, n), options);
     warn_all(report.warnings);
     if (report.info > 0) {
-      std::cerr << fmt::format(
-          "hetlu: error: {}: the matrix is singular: U({},{}) is exactly zero (zero pivot at "
-          "column {}); no solution written\n",
-          args->a_path, report.info, report.info, report.info);
-      state.exit_code = exit_singular;
-      return;
+      throw CommandFailure(
+          exit_singular,
+          fmt::format("{}: the matrix is singular: U({},{}) is exactly zero (zero pivot at column {}); no solution "
+                      "written",
+                      args->a_path, report.info, report.info, report.info));
     }
-    const double omega = accuracy::backward_error(n, nrhs, A_original.values.data(), std::max(1, n), B.values.data(),
-                                                  std::max(1, n), B_original.values.data(), std::max(1, n));
+    const double omega = report.backward_error.value_or(0);
+    const std::string tried = describe_attempts(report.attempts);
+    if (!std::isfinite(omega)) {
+      throw CommandFailure(
+          exit_inaccurate,
+          fmt::format("{}: the solution is not finite (it overflows, or A is singular to working precision); no "
+                      "solution written{}",
+                      args->a_path, tried));
+    }
+    if (!report.accurate) {
+      std::cerr << fmt::format(
+          "hetlu: warning: {}: backward error {:.2e} exceeds the tolerance 30 (n+1) eps = {:.2e}: the solution is not "
+          "accurate (exit status {}){}\n",
+          args->a_path, omega, accuracy_tolerance<double>(n), exit_inaccurate, tried);
+      state.exit_code = exit_inaccurate;
+    }
     if (!args->x_path.empty()) write_matrix_market(args->x_path, B);
 
     if (args->json) {
@@ -78,12 +100,14 @@ void register_solve(CLI::App& app, CommandState& state) {
                                   {"seconds", report.seconds},
                                   {"gflops", report.gflops},
                                   {"backward_error", omega},
+                                  {"accurate", report.accurate},
+                                  {"attempts", report.attempts},
                                   {"refinement_steps", report.refinement_steps},
                                   {"fell_back_to_gepp", report.fell_back_to_gepp},
                                   {"note", report.note},
                                   {"phases", to_json(report.phase_seconds)},
                                   {"info", report.info}};
-      if (!auto_reason.empty()) j["auto"] = auto_reason;
+      if (!report.auto_choice.empty()) j["auto"] = report.auto_choice;
       if (!args->x_path.empty())
         j["output"] = args->x_path;
       else
@@ -91,7 +115,9 @@ void register_solve(CLI::App& app, CommandState& state) {
       print_json(j);
       return;
     }
-    if (!auto_reason.empty()) std::cerr << "hetlu: " << auto_reason << "\n";
+    if (!report.auto_choice.empty()) std::cerr << "hetlu: " << report.auto_choice << "\n";
+    if (report.attempts.size() > 1)
+      for (const auto& line : report.attempts) std::cerr << "hetlu: tried " << line << "\n";
     std::cerr << fmt::format(
         "hetlu: {} n = {}, nrhs = {}: {:.4f} s, {:.2f} GFlop/s, backward error {:.2e}, {} refinement step(s); "
         "nb = {} ({}){}{}{}\n",

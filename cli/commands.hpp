@@ -14,6 +14,15 @@ inline constexpr int exit_ok = 0;
 inline constexpr int exit_error = 1;     // bad input, unreadable files, failed database
 inline constexpr int exit_usage = 2;     // bad command line (CLI11)
 inline constexpr int exit_singular = 3;  // the matrix is exactly singular
+// The solution's backward error exceeds accuracy_tolerance (30 (n+1) eps), or it is not finite.
+inline constexpr int exit_inaccurate = 4;
+
+// A failure with an exit status of its own (a singular matrix, say): run() prints the message as
+// one line on stderr (and, under --json, {"error", "exit_status"} on stdout) and exits with it.
+struct CommandFailure : Error {
+  int exit_code;
+  CommandFailure(int code, const std::string& message) : Error(message), exit_code(code) {}
+};
 
 // The result of the subcommand that ran (callbacks cannot return values through CLI11).
 struct CommandState {

@@ -53,7 +53,17 @@ struct SolveReport {
   std::string note;                      // why it fell back, or why refinement stopped
   // gesv: seconds per phase, in order (e.g. "factorization", "solve and refinement").
   std::vector<std::pair<std::string, double>> phase_seconds;
+  // solve_checked: whether X is finite with backward_error <= accuracy_tolerance<T>(n), and each
+  // solver it tried with its omega (auto escalates until one is accurate).
+  bool accurate = true;
+  std::vector<std::string> attempts;
+  std::string auto_choice;  // solve_checked, auto: why it started with the solver it did
 };
+
+// The componentwise backward error omega above which hetlu calls a solution inaccurate:
+// 30 (n + 1) eps (eps = 1.1e-16 in double, 6.0e-8 in single; 30 is LAPACK's test threshold).
+template <class T>
+double accuracy_tolerance(int n);
 
 // The solver `--solver auto` means: the one whose plan (tuned, else modelled) predicts the least
 // time for this problem; `why` says so.
@@ -71,6 +81,18 @@ SolveReport getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const 
 // Solves A X = B: A is overwritten by its LU factors, B by X (unless info > 0).
 template <class T>
 SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, const Options& options = {});
+
+// Solves A X = B and checks the answer, as a user of hetlu (the CLI, Python) expects; A is left
+// unchanged, B is overwritten by X. It computes omega; A whose largest magnitude is outside
+// [2^-511, 2^511] (in double; the square roots of float's range in single) is
+// first scaled by a power of two (exact), so that an all-subnormal A does not turn into Inf. With
+// `solver` empty ("auto") it starts with the solver of least predicted time (choose_solver) and
+// escalates while omega > accuracy_tolerance: the same solver with refinement, PRBT (which
+// refines), GEPP with refinement, CALU with refinement; X is the most accurate answer found, and
+// `attempts` lists each try. An explicit solver runs once. info > 0 (exactly singular) ends it.
+template <class T>
+SolveReport solve_checked(std::optional<Solver> solver, int n, int nrhs, const T* A, int lda, T* B, int ldb,
+                          const Options& options = {});
 
 // Solves that need an n x n work array (PRBT, refinement's copy of A) keep the largest one between
 // calls, so that repeated solves do not pay its page faults again (as MKL keeps its buffers).

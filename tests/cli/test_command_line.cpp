@@ -474,3 +474,120 @@ TEST_F(Cli, CalibrateBackendNeedsTheHybridTarget) {
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("--backend needs --target hybrid"), std::string::npos) << r.err;
 }
+
+namespace {
+
+// An n x n matrix in Matrix Market array format from its column-major values.
+std::string array_file(int rows, int cols, const std::vector<double>& values) {
+  std::string text = array_header + std::to_string(rows) + " " + std::to_string(cols) + "\n";
+  char line[64];
+  for (double v : values) {
+    std::snprintf(line, sizeof line, "%.17g\n", v);
+    text += line;
+  }
+  return text;
+}
+
+// Wilkinson's growth matrix: 1 on the diagonal, -1 below, 1 in the last column; GEPP's growth 2^(n-1).
+std::vector<double> wilkinson(int n) {
+  std::vector<double> A(static_cast<size_t>(n) * n, 0.0);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) A[i + static_cast<size_t>(j) * n] = j == n - 1 ? 1 : i == j ? 1 : i > j ? -1 : 0;
+  return A;
+}
+
+std::vector<double> alternating(int n) {
+  std::vector<double> b(n);
+  for (int i = 0; i < n; ++i) b[i] = (i % 3 - 1) * 0.37 + 0.11 * i / n;
+  return b;
+}
+
+}  // namespace
+
+// [1 2; 2 4] is singular for every solver: PRBT's randomization must not turn it into an answer.
+TEST_F(Cli, EverySolverRejectsAnExactlySingularMatrix) {
+  const auto A = write(dir, "A.mtx", array_file(2, 2, {1, 2, 2, 4}));
+  for (const char* solver : {"gepp", "calu", "prbt", "auto"}) {
+    const auto r = run_hetlu("solve '" + A + "' --solver " + solver + " " + db(), dir);
+    expect_one_line_error(r, {"singular"});
+    EXPECT_EQ(r.exit_code, 3) << solver;
+  }
+}
+
+// [1e-310 0; 0 1] x = [1e-300; 1]: every solver gives [1e10, 1], finite, with exit 0.
+TEST_F(Cli, ASubnormalPivotGivesAFiniteAnswer) {
+  const auto A = write(dir, "A.mtx", array_file(2, 2, {1e-310, 0, 0, 1}));
+  const auto B = write(dir, "B.mtx", array_file(2, 1, {1e-300, 1}));
+  for (const char* solver : {"gepp", "calu", "prbt"}) {
+    const auto r = run_hetlu("solve '" + A + "' '" + B + "' --json --solver " + solver + " " + db(), dir);
+    ASSERT_EQ(r.exit_code, 0) << solver << ": " << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_NEAR(j["x"][0].get<double>(), 1e10, 1e6) << solver;
+    EXPECT_EQ(j["x"][1].get<double>(), 1.0) << solver;
+    EXPECT_TRUE(j["accurate"].get<bool>()) << solver;
+  }
+}
+
+// Wilkinson's matrix at n = 200: GEPP and CALU are not backward stable there. An explicit solver
+// says so (exit 4, a warning, "accurate": false); auto escalates to an accurate answer and says how.
+TEST_F(Cli, AnInaccurateSolutionIsNeverExitZero) {
+  const int n = 200;
+  const auto A = write(dir, "A.mtx", array_file(n, n, wilkinson(n)));
+  const auto B = write(dir, "B.mtx", array_file(n, 1, alternating(n)));
+  for (const char* solver : {"gepp", "calu"}) {
+    for (const char* refine : {"", "--refine"}) {
+      const auto r =
+          run_hetlu("solve '" + A + "' '" + B + "' --json " + refine + " --solver " + solver + " " + db(), dir);
+      EXPECT_EQ(r.exit_code, 4) << solver << refine << ": " << r.err;
+      EXPECT_NE(r.err.find("hetlu: warning: "), std::string::npos) << r.err;
+      const auto j = nlohmann::json::parse(r.out);
+      EXPECT_FALSE(j["accurate"].get<bool>());
+      EXPECT_GT(j["backward_error"].get<double>(), 1e-6);
+    }
+  }
+  const auto r = run_hetlu("solve '" + A + "' '" + B + "' --json --solver auto " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["accurate"].get<bool>());
+  EXPECT_LE(j["backward_error"].get<double>(), (n + 1) * 1.2e-16);
+  EXPECT_GE(j["attempts"].size(), 2u) << j["attempts"];
+}
+
+// A * 1e-310 (every entry subnormal): scaled, so the answer is the unscaled one's when it exists,
+// and a clear refusal (exit 4, nothing written) when x overflows.
+TEST_F(Cli, AnAllSubnormalMatrixIsScaledOrRefused) {
+  const int n = 20;
+  std::vector<double> A(static_cast<size_t>(n) * n), x_true(n, 1.0), b(n, 0.0);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) A[i + static_cast<size_t>(j) * n] = (i == j ? 4.0 : std::sin(i + 3.0 * j)) * 1e-310;
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) b[i] += A[i + static_cast<size_t>(j) * n] * x_true[j];
+  const auto a = write(dir, "A.mtx", array_file(n, n, A));
+  const auto rhs = write(dir, "B.mtx", array_file(n, 1, b));
+  for (const char* solver : {"gepp", "calu", "prbt"}) {
+    const auto r = run_hetlu("solve '" + a + "' '" + rhs + "' --json --solver " + solver + " " + db(), dir);
+    ASSERT_EQ(r.exit_code, 0) << solver << ": " << r.err;
+    for (const auto& x : nlohmann::json::parse(r.out)["x"]) EXPECT_NEAR(x.get<double>(), 1.0, 1e-3) << solver;
+    const auto overflow =
+        run_hetlu("solve '" + a + "' -o '" + dir.file("X.mtx") + "' --solver " + solver + " " + db(), dir);
+    EXPECT_EQ(overflow.exit_code, 4);
+    EXPECT_NE(overflow.err.find("scaled by 2^"), std::string::npos) << overflow.err;  // the warning, then
+    EXPECT_NE(overflow.err.find("hetlu: error: " + a + ": the solution is not finite"), std::string::npos)
+        << overflow.err;
+    EXPECT_FALSE(std::filesystem::exists(dir.file("X.mtx")));
+  }
+}
+
+// Under --json a failure is JSON on stdout too, with the exit status.
+TEST_F(Cli, JsonErrorsAreJson) {
+  const auto A = write(dir, "A.mtx", array_file(2, 2, {1, 2, 2, 4}));
+  for (const auto& [args, status] : {std::pair<std::string, int>{"solve '" + A + "' --json", 3},
+                                     {"solve '" + dir.file("nope.mtx") + "' --json", 1},
+                                     {"db show --json --db '" + dir.file("a/b/c.db") + "'", 1}}) {
+    const auto r = run_hetlu(args + " " + (args.find("--db") == std::string::npos ? db() : ""), dir);
+    EXPECT_EQ(r.exit_code, status) << args;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["exit_status"], status);
+    EXPECT_FALSE(j["error"].get<std::string>().empty());
+  }
+}
