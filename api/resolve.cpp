@@ -33,6 +33,7 @@ std::optional<Plan> tuned_plan(const Plan& kind, int m, int n, const Options& op
     }
     db::load_probe_rates(database, machine->id, profile);  // measured rates feed the model on a miss
     const auto found = db::lookup_best_plan(database, machine->id, kind, m, n, options.min_level);
+    for (const auto& bad : found.invalid_rows) warnings.push_back("'" + path + "': skipped an invalid " + bad);
     if (!found.best) {
       why = found.detail;
       return std::nullopt;
@@ -62,6 +63,10 @@ std::optional<Plan> tuned_plan(const Plan& kind, int m, int n, const Options& op
     // A missing, unreadable or corrupt database is a miss, never a failed solve.
     why = e.what();
     if (std::string(e.what()).find("no database at") == std::string::npos) warnings.push_back(e.what());
+    return std::nullopt;
+  } catch (const std::exception& e) {  // a damaged value (a machine's fingerprint that is not JSON, say)
+    why = std::string("unusable database entry: ") + e.what();
+    warnings.push_back(why);
     return std::nullopt;
   }
 }

@@ -12,7 +12,7 @@ constexpr const char* best_columns =
     "SELECT machine_id, solver, precision, target, m, n, level, nb, ib, cpu_block_columns, "
     "panel_threads, lookahead, median_s, gflops, predicted_s, trial_id, updated_at, backend FROM best_plans";
 
-BestPlan read_best(Statement& s) {
+BestPlan read_best_unchecked(Statement& s) {
   BestPlan b;
   b.machine_id = s.column_int(0);
   b.plan.solver = from_string<Solver>(s.column_text(1));
@@ -33,7 +33,31 @@ BestPlan read_best(Statement& s) {
   b.updated_at = s.column_text(16);
   read_backend_column(s.column_text(17), b.plan);
   b.plan.source = PlanSource::tuned;
+  auto at_least = [](const char* name, long long value, long long bound) {
+    if (value < bound)
+      throw InvalidArgument(std::string(name) + " = " + std::to_string(value) + " must be >= " + std::to_string(bound));
+  };
+  at_least("m", b.m, 1);
+  at_least("n", b.n, 1);
+  at_least("nb", b.plan.nb, 1);
+  at_least("ib", b.plan.ib, 1);
+  at_least("panel_threads", b.plan.panel_threads, 1);
+  at_least("cpu_block_columns", b.plan.cpu_block_columns, 0);
+  at_least("lookahead", b.plan.lookahead, 0);
   return b;
+}
+
+// A row as stored, checked: hand edits, damaged files and imports must not reach a solver. Throws
+// DatabaseError naming the row and the first bad value.
+BestPlan read_best(Statement& s) {
+  try {
+    return read_best_unchecked(s);
+  } catch (const DatabaseError&) {
+    throw;
+  } catch (const Error& e) {
+    throw DatabaseError("best_plans row (" + s.column_text(1) + ", m = " + std::to_string(s.column_int(4)) +
+                        ", n = " + std::to_string(s.column_int(5)) + "): " + e.what());
+  }
 }
 
 }  // namespace
@@ -82,10 +106,28 @@ void upsert_best_plan(Database& db, const BestPlan& b) {
   });
 }
 
+std::vector<std::string> invalid_best_plans(Database& db) {
+  auto s = db.prepare(std::string(best_columns));
+  std::vector<std::string> problems;
+  while (s.step()) {
+    try {
+      read_best(s);
+    } catch (const DatabaseError& e) {
+      problems.emplace_back(e.what());
+    }
+  }
+  return problems;
+}
+
 std::vector<BestPlan> list_best_plans(Database& db) {
   auto s = db.prepare(std::string(best_columns) + " ORDER BY machine_id, solver, precision, target, m, n");
   std::vector<BestPlan> rows;
-  while (s.step()) rows.push_back(read_best(s));
+  while (s.step()) {
+    try {
+      rows.push_back(read_best(s));
+    } catch (const DatabaseError&) {  // invalid: `db check` names it
+    }
+  }
   return rows;
 }
 
@@ -108,7 +150,13 @@ Lookup lookup_best_plan(Database& db, std::int64_t machine_id, const Plan& kind,
   int rows = 0;
   std::vector<BestPlan> square;  // tuned square sizes, for interpolation
   while (s.step()) {
-    BestPlan b = read_best(s);
+    BestPlan b;
+    try {
+      b = read_best(s);
+    } catch (const DatabaseError& e) {  // a bad row is skipped, and said so
+      result.invalid_rows.emplace_back(e.what());
+      continue;
+    }
     if (b.level < min_level) continue;
     ++rows;
     if (b.m == b.n) square.push_back(b);

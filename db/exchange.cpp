@@ -108,6 +108,8 @@ ImportReport import_json(Database& db, const nlohmann::json& document, const std
             ++report.skipped;
         }
     }
+    // Rows a look-up would refuse are refused here, and the whole import with them.
+    if (const auto bad = invalid_best_plans(db); !bad.empty()) throw DatabaseError("import: " + bad.front());
   });
   return report;
 }

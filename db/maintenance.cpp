@@ -1,3 +1,5 @@
+#include <nlohmann/json.hpp>
+
 #include "db/records.hpp"
 
 namespace hetlu::db {
@@ -22,6 +24,11 @@ CheckReport check(Database& db) {
   while (foreign.step())
     report.problems.push_back("table " + foreign.column_text(0) + " row " + std::to_string(foreign.column_int(1)) +
                               " refers to a missing " + foreign.column_text(2) + " row");
+  for (const auto& problem : invalid_best_plans(db)) report.problems.push_back(problem);
+  auto machines = db.prepare("SELECT fingerprint, hard_key FROM machines");
+  while (machines.step())
+    if (!nlohmann::json::accept(machines.column_text(1)))
+      report.problems.push_back("machine " + machines.column_text(0) + ": hard_key is not JSON");
   report.machines = count(db, "machines");
   report.probe_results = count(db, "probe_results");
   report.trials = count(db, "trials");

@@ -99,8 +99,12 @@ std::vector<BestPlan> list_best_plans(Database& db);
 struct Lookup {
   std::optional<BestPlan> best;  // empty: a miss
   bool exact = false;
-  std::string detail;  // what answered, or why nothing did
+  std::string detail;                     // what answered, or why nothing did
+  std::vector<std::string> invalid_rows;  // rows skipped as invalid (the first bad value of each)
 };
+
+// Every best_plans row that a look-up would skip as invalid, described (db check, import).
+std::vector<std::string> invalid_best_plans(Database& db);
 
 // The best plan for this machine and problem from rows at min_level or higher: the exact size;
 // else, for a square problem between two tuned square sizes, nb interpolated geometrically between

@@ -282,3 +282,44 @@ TEST(Resolve, ATunedHybridShareAnswersForItsBackendAndScalesWithTheSize) {
   EXPECT_EQ(resolve_plan(Solver::gepp, Precision::double_, Target::cpu, 1000, 1000, with_db(path)).plan.source,
             PlanSource::model);
 }
+
+// One damaged row of each kind: resolution skips it with a warning (the model answers), a solve
+// succeeds, `db check` names it, and an export holding it is refused on import.
+TEST(Resolve, AnInvalidRowIsAMissWithAWarning) {
+  const std::vector<std::string> damage = {
+      "UPDATE best_plans SET nb = 0",
+      "UPDATE best_plans SET ib = -1",
+      "UPDATE best_plans SET panel_threads = 0",
+      "UPDATE best_plans SET level = 'bogus'",
+      "UPDATE best_plans SET solver = 'fast'",
+      "UPDATE machines SET soft_attributes = 'not json'",
+  };
+  for (std::size_t k = 0; k < damage.size(); ++k) {
+    test_support::TempDir dir;
+    const auto path = dir.file("t" + std::to_string(k) + ".db");
+    store(path, db::fingerprint(this_machine()), {tuned(300, 72)});
+    {
+      auto database = db::Database::open(path, db::Database::Mode::read_write);
+      database.prepare(damage[k]).run();
+    }
+    clear_plan_cache();
+    const auto r = resolve_plan(Solver::gepp, Precision::double_, Target::cpu, 300, 300, with_db(path));
+    EXPECT_EQ(r.plan.source, PlanSource::model) << damage[k];
+    if (k < 3) {  // the rows a look-up reads; a renamed solver or level is simply not asked for
+      ASSERT_EQ(r.warnings.size(), 1u) << damage[k];
+      EXPECT_NE(r.warnings[0].find("invalid"), std::string::npos) << r.warnings[0];
+    }
+    const int n = 300;
+    auto A = dominant_matrix(n);
+    const auto original = A;
+    std::vector<double> b(n, 1.0);
+    std::vector<int> ipiv(n);
+    const auto report = gesv(Solver::gepp, n, 1, A.data(), n, ipiv.data(), b.data(), n, with_db(path));
+    EXPECT_EQ(report.info, 0);
+    EXPECT_LT(distance_from_ones(n, original, b), 1e-10);
+    if (k != 5) {
+      auto database = db::Database::open(path, db::Database::Mode::read_only);
+      EXPECT_FALSE(db::check(database).problems.empty()) << damage[k];
+    }
+  }
+}
