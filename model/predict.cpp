@@ -34,9 +34,10 @@ struct Step {
 
 template <class Visit>
 void for_each_step(int m, int n, int nb, Visit&& visit) {
-  const int k = std::min(m, n);
-  for (int j = 0; j < k; j += nb) {
-    const double jb = std::min(k - j, nb);
+  // 64-bit: j + nb overflows int near INT_MAX (the loop never ended at n = 2147483647).
+  const long long k = std::min(m, n);
+  for (long long j = 0; j < k; j += nb) {
+    const double jb = double(std::min<long long>(k - j, nb));
     visit(Step{double(m - j), jb, double(n - j) - jb});
   }
 }
@@ -383,7 +384,7 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
   best.gflops = best.seconds > 0 ? flops / best.seconds / 1e9 : 0;
   plan.source = PlanSource::model;
   plan.predicted_seconds = best.seconds;
-  const int blocks = (problem.n + plan.nb - 1) / std::max(1, plan.nb);
+  const int blocks = block_columns(problem.n, plan.nb);
   auto& why = best.reasoning;
   why.push_back("CPU GEMM rate " + fmt1(r.cpu_all.gflops) + " GFlop/s on " + std::to_string(r.cores) + " core(s) (" +
                 r.cpu_all.source + "), " + fmt1(r.cpu_one.gflops) + " on one (" + r.cpu_one.source + ")");

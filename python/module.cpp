@@ -235,8 +235,17 @@ py::array lu_solve(const LUFactorization& f, const py::array& b, bool trans) {
     throw InvalidArgument("b has " + std::to_string(b.ndim() ? b.shape(0) : 0) + " rows but the factors are " +
                           std::to_string(n) + " x " + std::to_string(n));
   std::vector<int> ipiv(std::max(1, n));
-  auto piv = f.piv.cast<py::array_t<int>>();
-  for (int i = 0; i < n; ++i) ipiv[i] = piv.at(i) + 1;
+  // 0-based as SciPy's; checked here, before the +1 (a pivot near INT_MAX would wrap), and again by getrs.
+  auto piv = f.piv.cast<py::array_t<long long, py::array::forcecast>>();
+  if (piv.ndim() != 1 || piv.shape(0) != n)
+    throw InvalidArgument("piv has shape " + std::string(py::str(f.piv.attr("shape"))) + "; it must be (" +
+                          std::to_string(n) + ",)");
+  for (int i = 0; i < n; ++i) {
+    if (piv.at(i) < 0 || piv.at(i) >= n)
+      throw InvalidArgument("piv[" + std::to_string(i) + "] = " + std::to_string(piv.at(i)) +
+                            " is not a row index in [0, " + std::to_string(n) + ")");
+    ipiv[i] = static_cast<int>(piv.at(i)) + 1;
+  }
   return dispatch(f.lu, [&](auto t) -> py::array {
     using T = decltype(t);
     auto LU = f.lu.cast<py::array_t<T, py::array::f_style | py::array::forcecast>>();

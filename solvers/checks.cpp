@@ -20,6 +20,13 @@ void at_least(const char* name, long long value, const char* bound_name, long lo
                           std::to_string(bound));
 }
 
+void pivots(const char* name, int n, const int* ipiv) {
+  for (int i = 0; i < n; ++i)
+    if (ipiv[i] < 1 || ipiv[i] > n)
+      throw InvalidArgument(std::string(name) + "(" + std::to_string(i + 1) + ") = " + std::to_string(ipiv[i]) +
+                            " is not a row number in [1, " + std::to_string(n) + "]");
+}
+
 void not_null(const char* name, const void* pointer, long long elements) {
   if (pointer == nullptr && elements > 0) throw InvalidArgument(std::string(name) + " is a null pointer");
 }

@@ -11,6 +11,10 @@ void positive(const char* name, long long value);
 void at_least(const char* name, long long value, const char* bound_name, long long bound);
 void not_null(const char* name, const void* pointer, long long elements);
 
+// Every pivot ipiv[0..n) must be a row number in [1, n] (LAPACK's 1-based interchanges);
+// names the first one that is not, as ipiv(i), 1-based.
+void pivots(const char* name, int n, const int* ipiv);
+
 // Every entry of the m x n matrix must be finite; names the first offender as name(i,j), 1-based.
 template <class T>
 void finite(const char* name, int m, int n, const T* A, int lda);

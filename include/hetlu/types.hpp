@@ -191,7 +191,7 @@ struct Plan {
 // Block columns of width nb in n columns (the N of the hybrid split d / N).
 inline int block_columns(int n, int nb) {
   nb = nb < 1 ? 1 : nb;
-  return ((n < 0 ? 0 : n) + nb - 1) / nb;
+  return static_cast<int>(((n < 0 ? 0LL : n) + nb - 1LL) / nb);
 }
 
 // The CPUs' share d of `from` block columns carried over to `to` block columns (another nb or
@@ -245,7 +245,7 @@ struct GpuInfo {
   double d2h_bandwidth_gbs = 0;
   double h2d_latency_us = 0;
   double d2h_latency_us = 0;
-  double memory_bandwidth_gbs = 0;  // device memory: a large device-to-device copy, bytes read + written
+  double memory_bandwidth_gbs = 0;             // device memory: a large device-to-device copy, bytes read + written
   std::vector<ProbeMeasurement> measurements;  // the timed probes above, with their spreads
 };
 

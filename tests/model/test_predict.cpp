@@ -1,6 +1,9 @@
 // The model's predictions: monotone in the machine, consistent with the paper, explained.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "hetlu/types.hpp"
 #include "model/cpu_share.hpp"
 #include "model/predict.hpp"
@@ -183,4 +186,22 @@ TEST(Predict, AFarFasterDeviceRunsTheVendorsLuOfTheWholeMatrix) {
   // A slow device LU (a tenth of the GEMM rate) is not worth it: blocked panels win.
   p.gpus[0].dgetrf_gflops = 6000;
   EXPECT_LT(hybrid(p, 16384).plan.nb, 16384);
+}
+
+// The largest int size: the step loop once overflowed `j += nb` there and never ended. Every
+// solver and both targets give a finite time.
+TEST(Predict, TheLargestSizesTerminate) {
+  const int n = std::numeric_limits<int>::max();
+  const auto p = machine(16, 20.8, 665);
+  for (Solver solver : {Solver::gepp, Solver::calu, Solver::prbt})
+    for (Target target : {Target::cpu, Target::hybrid}) {
+      Plan plan;
+      plan.solver = solver;
+      plan.target = target;
+      plan.nb = 1 << 30;  // three steps, the last starting past 2^31 - nb
+      plan.ib = 32;
+      plan.cpu_block_columns = 1;
+      const double s = model::predict_seconds(p, model::Problem{solver, Precision::double_, target, n, n}, plan, {});
+      EXPECT_TRUE(std::isfinite(s) && s > 0) << to_string(solver) << " " << to_string(target);
+    }
 }

@@ -86,6 +86,15 @@ def test_lu_factor_matches_scipy_convention(db):
     np.testing.assert_allclose(A.T @ hetlu.lu_solve(f, b, trans=True), b, atol=1e-10)
 
 
+@pytest.mark.parametrize("bad", [-1, 25, 2**31 - 1])
+def test_out_of_range_pivots_are_refused(db, bad):
+    A = np.random.default_rng(5).standard_normal((25, 25))
+    f = hetlu.lu_factor(A, db=db)
+    f.piv[3] = bad
+    with pytest.raises(ValueError, match=r"piv\[3\] = %d is not a row index in \[0, 25\)" % bad):
+        hetlu.lu_solve(f, np.ones(25))
+
+
 def test_rectangular_lu_factor(db):
     A = np.random.default_rng(3).standard_normal((40, 7))
     f = hetlu.lu_factor(A, db=db)

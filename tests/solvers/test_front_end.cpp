@@ -114,3 +114,14 @@ TEST(FrontEnd, PrbtHasNoGetrf) {
   p.solver = Solver::prbt;
   EXPECT_THROW(solvers::getrf(p, 2, 2, A.data(), 2, ipiv.data()), InvalidArgument);
 }
+
+// Pivots out of [1, n] once made getrs read and write outside B: each class is named.
+TEST(FrontEnd, OutOfRangePivotsAreNamed) {
+  std::vector<double> LU = {2, 0.5, 1, 3}, B = {1, 1};
+  for (int bad : {0, -1, 3, 1 << 30, std::numeric_limits<int>::min()}) {
+    std::vector<int> ipiv = {1, bad};
+    EXPECT_EQ(message_of([&] { solvers::getrs(Plan{}, Transpose::no, 2, 1, LU.data(), 2, ipiv.data(), B.data(), 2); }),
+              "ipiv(2) = " + std::to_string(bad) + " is not a row number in [1, 2]");
+  }
+  EXPECT_EQ(B, (std::vector<double>{1, 1}));  // nothing was touched
+}
