@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
+#include <cerrno>
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
@@ -252,21 +254,35 @@ class HostBackend final : public Backend<T> {
 
 }  // namespace
 
+namespace {
+
+// A variable hetlu reads, parsed strictly: unset is `fallback`; anything but a whole decimal
+// integer in [low, high] is an error naming the variable (never silently "unlimited" or a default).
+long long integer_from_environment(const char* name, long long low, long long high, long long fallback) {
+  const char* text = std::getenv(name);
+  if (!text) return fallback;
+  errno = 0;
+  char* end = nullptr;
+  const long long value = std::strtoll(text, &end, 10);
+  const bool starts_as_a_number = std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '-';
+  if (!starts_as_a_number || end == text || *end != '\0' || errno == ERANGE || value < low || value > high)
+    throw InvalidArgument(std::string(name) + " = '" + text + "' must be a whole number in [" + std::to_string(low) +
+                          ", " + std::to_string(high) + "]");
+  return value;
+}
+
+}  // namespace
+
 std::size_t host_backend_memory_limit() {
-  if (const char* env = std::getenv("HETLU_HOST_BACKEND_MEMORY_MIB")) {
-    char* end = nullptr;
-    const unsigned long long mib = std::strtoull(env, &end, 10);
-    if (end != env && *end == '\0') return static_cast<std::size_t>(mib) << 20;
-  }
-  return std::numeric_limits<std::size_t>::max();
+  // Up to 2^40 MiB (an exbibyte): bytes = MiB << 20 stays within 64 bits.
+  const long long mib = integer_from_environment("HETLU_HOST_BACKEND_MEMORY_MIB", 1, 1LL << 40, 0);
+  return mib == 0 ? std::numeric_limits<std::size_t>::max() : static_cast<std::size_t>(mib) << 20;
 }
 
 int host_backend_threads() {
-  if (const char* env = std::getenv("HETLU_HOST_BACKEND_THREADS")) {
-    const int t = std::atoi(env);
-    if (t > 0) return t;
-  }
-  return std::max(1, omp_get_max_threads() / 2);
+  // At most 1024: the team is OpenMP threads, and libgomp fails (or crashes) long before 100000.
+  const int fallback = std::max(1, omp_get_max_threads() / 2);
+  return static_cast<int>(integer_from_environment("HETLU_HOST_BACKEND_THREADS", 1, 1024, fallback));
 }
 
 template <class T>

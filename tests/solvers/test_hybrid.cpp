@@ -264,3 +264,35 @@ TEST(Hybrid, UnavailableBackendIsAClearError) {
 }
 
 }  // namespace
+
+// The host backend's variables are parsed strictly and bounded: garbage, a fraction, a negative
+// or zero count, an overflow and a size past the limits are one-line errors naming the variable.
+TEST(Hybrid, HostBackendVariablesAreCheckedStrictly) {
+  struct Restore {
+    ~Restore() {
+      ::unsetenv("HETLU_HOST_BACKEND_MEMORY_MIB");
+      ::unsetenv("HETLU_HOST_BACKEND_THREADS");
+    }
+  } restore;
+  for (const char* bad :
+       {"", "garbage", "1e3", "-1", "0", "12abc", " 4", "+5", "17592186044416", "99999999999999999999"}) {
+    ::setenv("HETLU_HOST_BACKEND_MEMORY_MIB", bad, 1);
+    try {
+      backends::host_backend_memory_limit();
+      ADD_FAILURE() << "accepted HETLU_HOST_BACKEND_MEMORY_MIB='" << bad << "'";
+    } catch (const InvalidArgument& e) {
+      EXPECT_EQ(std::string(e.what()), std::string("HETLU_HOST_BACKEND_MEMORY_MIB = '") + bad +
+                                           "' must be a whole number in [1, 1099511627776]");
+    }
+  }
+  ::setenv("HETLU_HOST_BACKEND_MEMORY_MIB", "1099511627776", 1);  // 2^40 MiB, the most: 2^60 bytes, no overflow
+  EXPECT_EQ(backends::host_backend_memory_limit(), std::size_t(1) << 60);
+  ::setenv("HETLU_HOST_BACKEND_MEMORY_MIB", "3", 1);
+  EXPECT_EQ(backends::host_backend_memory_limit(), std::size_t(3) << 20);
+  for (const char* bad : {"100000", "1025", "0", "-2", "two", "1.5"}) {
+    ::setenv("HETLU_HOST_BACKEND_THREADS", bad, 1);
+    EXPECT_THROW(backends::host_backend_threads(), InvalidArgument) << bad;
+  }
+  ::setenv("HETLU_HOST_BACKEND_THREADS", "3", 1);
+  EXPECT_EQ(backends::host_backend_threads(), 3);
+}
