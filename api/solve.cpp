@@ -10,6 +10,7 @@
 #include "solvers/checks.hpp"
 #include "solvers/copy_block.hpp"
 #include "solvers/lu.hpp"
+#include "solvers/row_omega.hpp"
 #include "solvers/workspace.hpp"
 
 namespace hetlu {
@@ -56,19 +57,73 @@ double accuracy_tolerance(int n) {
 
 namespace {
 
-// The power of two 2^e that brings A's largest magnitude near 1 when it is outside [2^-511, 2^511] (so
-// that pivots, their reciprocals and |A||x| stay normal), else 1 (e = 0): the scaling is exact.
-template <class T>
-int scaling_exponent(int n, const T* A, int lda) {
-  double largest = 0;
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i) largest = std::max(largest, std::abs(double(A[i + static_cast<long long>(j) * lda])));
-  const double low = std::sqrt(double(std::numeric_limits<T>::min())),
-               high = std::sqrt(double(std::numeric_limits<T>::max()));
-  if (largest == 0 || (largest >= low && largest <= high)) return 0;
+// Row and column scalings by powers of two (exact), as LAPACK's dgeequb: r_i brings row i's
+// largest magnitude near 1, then c_j column j's of R A. omega is invariant under them, so it is
+// computed on R A C, where |A||x| cannot overflow; the solve uses them only when some row or column
+// of A lies outside [smlnum, 1/smlnum], smlnum = safe minimum / eps (dgesvx's bounds), where pivots
+// or their reciprocals would leave the range (an all-subnormal A, say).
+struct Scaling {
+  std::vector<int> row, col;  // exponents: r_i = 2^row[i], c_j = 2^col[j]
+  bool needed = false;
+};
+
+int exponent_to_one(double largest) {
+  if (largest == 0 || !std::isfinite(largest)) return 0;
   int e = 0;
   std::frexp(largest, &e);
   return -e;
+}
+
+template <class T>
+Scaling equilibrate(int n, const T* A, int lda) {
+  Scaling s;
+  s.row.assign(n, 0);
+  s.col.assign(n, 0);
+  const double small = double(std::numeric_limits<T>::min()) / double(std::numeric_limits<T>::epsilon());
+  std::vector<double> largest(n, 0.0);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i)
+      largest[i] = std::max(largest[i], std::abs(double(A[i + static_cast<long long>(j) * lda])));
+  auto outside = [&](double v) { return v != 0 && (v < small || v > 1 / small); };
+  for (int i = 0; i < n; ++i) {
+    s.row[i] = exponent_to_one(largest[i]);
+    s.needed = s.needed || outside(largest[i]);
+  }
+  for (int j = 0; j < n; ++j) {
+    double column = 0;
+    for (int i = 0; i < n; ++i)
+      column = std::max(column, std::abs(std::ldexp(double(A[i + static_cast<long long>(j) * lda]), s.row[i])));
+    s.col[j] = exponent_to_one(column);
+    s.needed = s.needed || outside(column);
+  }
+  return s;
+}
+
+// omega of X for A X = B, computed on the scaled system R A C y = R B, y = C^-1 X (rows' shares
+// summed in double, a column of A at a time).
+template <class T>
+double scaled_backward_error(int n, int nrhs, const T* A, int lda, const T* X, int ldx, const T* B, int ldb,
+                             const Scaling& s) {
+  double omega = 0;
+  std::vector<double> residual(n), magnitude(n);
+  for (int k = 0; k < nrhs; ++k) {
+    const T* x = X + static_cast<long long>(k) * ldx;
+    const T* b = B + static_cast<long long>(k) * ldb;
+    for (int i = 0; i < n; ++i) {
+      residual[i] = std::ldexp(double(b[i]), s.row[i]);
+      magnitude[i] = std::abs(residual[i]);
+    }
+    for (int j = 0; j < n; ++j) {
+      const double y = std::ldexp(double(x[j]), -s.col[j]);
+      for (int i = 0; i < n; ++i) {
+        const double a = std::ldexp(double(A[i + static_cast<long long>(j) * lda]), s.row[i] + s.col[j]);
+        residual[i] -= a * y;
+        magnitude[i] += std::abs(a) * std::abs(y);
+      }
+    }
+    for (int i = 0; i < n; ++i) omega = std::max(omega, accuracy::row_omega(std::abs(residual[i]), magnitude[i]));
+  }
+  return omega;
 }
 
 template <class T>
@@ -125,10 +180,17 @@ SolveReport solve_checked(std::optional<Solver> solver, int n, int nrhs, const T
     checks::finite("B", n, nrhs, B, ldb);
   }
   const int ld = std::max(1, n);
-  const int exponent = scaling_exponent(n, A, lda);
+  const Scaling scaling = equilibrate(n, A, lda);
   std::vector<T> LU(static_cast<size_t>(ld) * n), X(static_cast<size_t>(ld) * nrhs), best_x;
-  std::vector<T> B_original(static_cast<size_t>(ld) * nrhs);
+  std::vector<T> B_original(static_cast<size_t>(ld) * nrhs), B_scaled;
   kernels::copy_block(n, nrhs, B, ldb, B_original.data(), ld);
+  B_scaled = B_original;
+  if (scaling.needed)
+    for (int k = 0; k < nrhs; ++k)
+      for (int i = 0; i < n; ++i) {
+        T& b = B_scaled[i + static_cast<size_t>(k) * ld];
+        b = std::ldexp(b, scaling.row[i]);
+      }
   std::vector<int> ipiv(ld);
   std::string why;
   const auto attempts = attempts_for(solver, precision_of<T>(), n, options, &why);
@@ -138,9 +200,11 @@ SolveReport solve_checked(std::optional<Solver> solver, int n, int nrhs, const T
   bool have_best = false;
   for (const Attempt& attempt : attempts) {
     for (int j = 0; j < n; ++j)
-      for (int i = 0; i < n; ++i)
-        LU[i + static_cast<size_t>(j) * ld] = std::ldexp(A[i + static_cast<long long>(j) * lda], exponent);
-    X = B_original;
+      for (int i = 0; i < n; ++i) {
+        const T a = A[i + static_cast<long long>(j) * lda];
+        LU[i + static_cast<size_t>(j) * ld] = scaling.needed ? std::ldexp(a, scaling.row[i] + scaling.col[j]) : a;
+      }
+    X = B_scaled;
     Options o = options;
     if (attempt.refinement != Refinement::none) o.overrides.refinement = attempt.refinement;
     o.input_check = InputCheck::none;  // checked above, before the scaling
@@ -150,9 +214,14 @@ SolveReport solve_checked(std::optional<Solver> solver, int n, int nrhs, const T
       report.attempts.push_back(to_string(attempt.solver) + ": singular (info " + std::to_string(report.info) + ")");
       return report;
     }
-    for (auto& x : X) x = std::ldexp(x, exponent);  // (2^e A) y = b: x = 2^e y
+    if (scaling.needed)  // R A C y = R b: x = C y
+      for (int k = 0; k < nrhs; ++k)
+        for (int j = 0; j < n; ++j) {
+          T& x = X[j + static_cast<size_t>(k) * ld];
+          x = std::ldexp(x, scaling.col[j]);
+        }
     const double omega = all_finite(n, nrhs, X.data(), ld)
-                             ? accuracy::backward_error(n, nrhs, A, lda, X.data(), ld, B_original.data(), ld)
+                             ? scaled_backward_error(n, nrhs, A, lda, X.data(), ld, B_original.data(), ld, scaling)
                              : std::numeric_limits<double>::infinity();
     auto attempts_so_far = std::move(best.attempts);
     attempts_so_far.push_back(describe(attempt, omega));
@@ -169,10 +238,10 @@ SolveReport solve_checked(std::optional<Solver> solver, int n, int nrhs, const T
   best.backward_error = best_omega;
   best.accurate = best_omega <= tolerance;
   best.auto_choice = why;
-  if (exponent != 0)
+  if (scaling.needed)
     best.warnings.push_back(
-        "A's largest magnitude is near an end of the floating-point range: solved with A scaled by 2^" +
-        std::to_string(exponent));
+        "A has rows or columns near an end of the floating-point range: solved equilibrated by powers of two (as "
+        "dgesvx)");
   return best;
 }
 

@@ -67,6 +67,8 @@ int run(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // --help and --version are "errors" with exit code 0.
     const int code = app.exit(e);
+    if (code != 0 && json)
+      std::cout << nlohmann::ordered_json{{"error", e.what()}, {"exit_status", exit_usage}}.dump(2) << std::endl;
     return code == 0 ? exit_ok : exit_usage;
   } catch (const CommandFailure& e) {
     return report_failure(e.what(), e.exit_code, json);

@@ -11,6 +11,7 @@
 #include <random>
 
 #include "cli/commands.hpp"
+#include "cli/memory.hpp"
 #include "cli/report.hpp"
 #include "configs/configs.hpp"
 #include "hetlu/detail/statistics.hpp"
@@ -258,6 +259,8 @@ void register_bench(CLI::App& app, CommandState&) {
   cmd->add_flag("--json", args->json, "print one JSON object");
   cmd->callback([args] {
     const int m = args->m < 0 ? args->n : args->m, n = args->n;
+    // A, hetlu's copy, the reference's copy, and the factors checked against A: four m x n arrays.
+    require_memory(4 * 8.0 * m * double(n), "bench of a " + std::to_string(m) + " x " + std::to_string(n) + " matrix");
     std::vector<Solver> solvers;
     if (args->solver == "all")
       solvers = {Solver::gepp, Solver::calu, Solver::prbt};

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/memory.hpp"
 #include "cli/report.hpp"
 #include "hetlu/hetlu.hpp"
 
@@ -40,6 +41,8 @@ void register_calibrate(CLI::App& app, CommandState&) {
     options.db_path = args->db;
     options.config_path = args->config;
     options.sizes = args->sizes;
+    for (int n : args->sizes)  // a trial holds A and a working copy (PRBT a padded one, the reference another)
+      require_memory(3 * 8.0 * n * double(n), "calibrate --sizes " + std::to_string(n));
     for (const auto& name : args->solvers) options.solvers.push_back(from_string<Solver>(name));
     options.budget_seconds = args->budget;
     options.target = from_string<Target>(args->target);

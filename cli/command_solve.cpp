@@ -1,10 +1,12 @@
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 
 #include "cli/commands.hpp"
 #include "cli/matrix_market.hpp"
+#include "cli/memory.hpp"
 #include "cli/report.hpp"
 #include "hetlu/hetlu.hpp"
 #include "solvers/accuracy.hpp"
@@ -58,6 +60,8 @@ void register_solve(CLI::App& app, CommandState& state) {
             fmt::format("{}: B has {} rows but A is {} x {}; they must match", args->b_path, B.rows, A.rows, A.cols));
     }
     const int n = A.rows, nrhs = B.cols;
+    // The solve works on a copy of A (A stays for omega), and PRBT pads another: two more n x n.
+    require_memory(2 * 8.0 * n * double(n), fmt::format("{}: solving a {} x {} system", args->a_path, n, n));
     options.db_path = args->db;
     options.overrides.nb = args->nb;
     if (args->refine) options.overrides.refinement = Refinement::working;
@@ -76,13 +80,11 @@ void register_solve(CLI::App& app, CommandState& state) {
     }
     const double omega = report.backward_error.value_or(0);
     const std::string tried = describe_attempts(report.attempts);
-    if (!std::isfinite(omega)) {
-      throw CommandFailure(
-          exit_inaccurate,
-          fmt::format("{}: the solution is not finite (it overflows, or A is singular to working precision); no "
-                      "solution written{}",
-                      args->a_path, tried));
-    }
+    if (!std::all_of(B.values.begin(), B.values.end(), [](double x) { return std::isfinite(x); }))
+      throw CommandFailure(exit_inaccurate,
+                           fmt::format("{}: the solution is not finite (it overflows, or A is singular to working "
+                                       "precision); no solution written{}",
+                                       args->a_path, tried));
     if (!report.accurate) {
       std::cerr << fmt::format(
           "hetlu: warning: {}: backward error {:.2e} exceeds the tolerance 30 (n+1) eps = {:.2e}: the solution is not "

@@ -1,5 +1,7 @@
 #include "cli/matrix_market.hpp"
 
+#include "cli/memory.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -115,6 +117,17 @@ DenseMatrix read_matrix_market(const std::string& path) {
   if (rows > 100000 || cols > 100000 || rows * cols > (1LL << 31))
     reader.fail("matrix of " + std::to_string(rows) + " x " + std::to_string(cols) + " is too large");
   if (symmetric && rows != cols) reader.fail("a symmetric matrix must be square");
+  // What the header declares is checked against the file before anything is allocated: every
+  // entry takes at least 2 bytes ("0\n") in an array file and 6 ("1 1 0\n") in a coordinate one.
+  const long long stored = format == "array" && symmetric ? rows * (rows + 1) / 2 : entries;
+  const long long least_bytes = stored * (format == "array" ? 2 : 6);
+  std::error_code ec;
+  const auto file_bytes = std::filesystem::file_size(path, ec);
+  if (!ec && std::filesystem::is_regular_file(path) && least_bytes > static_cast<long long>(file_bytes))
+    reader.fail("the size line declares " + std::to_string(stored) + " entries, more than a file of " +
+                std::to_string(file_bytes) + " bytes can hold");
+  require_memory(8.0 * double(rows) * double(cols),
+                 path + ": a dense " + std::to_string(rows) + " x " + std::to_string(cols) + " matrix");
 
   DenseMatrix M;
   M.rows = static_cast<int>(rows);
@@ -144,6 +157,11 @@ DenseMatrix read_matrix_market(const std::string& path) {
       if (j < 1 || j > cols)
         reader.fail("column index " + std::to_string(j) + " out of range 1.." + std::to_string(cols));
       const std::string where = " in entry (" + std::to_string(i) + "," + std::to_string(j) + ")";
+      // The format stores a symmetric matrix's lower triangle only; an entry above the diagonal
+      // would be added twice (A(1,2) = 2 from a file listing both triangles).
+      if (symmetric && i < j)
+        reader.fail("entry (" + std::to_string(i) + "," + std::to_string(j) +
+                    ") is above the diagonal; a symmetric file lists the lower triangle only");
       const double v = reader.parse_value(fields, where);
       reader.expect_end(fields);
       M.at(static_cast<int>(i - 1), static_cast<int>(j - 1)) += v;  // duplicates add, as in the format

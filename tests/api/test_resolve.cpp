@@ -323,3 +323,29 @@ TEST(Resolve, AnInvalidRowIsAMissWithAWarning) {
     }
   }
 }
+
+// solve_checked on matrices whose rows or columns span the floating-point range (found by a
+// hostile review): the exact answers, finite, with omega checked on the equilibrated system.
+TEST(Solve, CheckedSolvesAcrossTheFloatingPointRange) {
+  struct Case {
+    int n;
+    std::vector<double> A, b, x;
+  };
+  const std::vector<Case> cases = {
+      {2, {1e200, 0, 0, 1e-200}, {1, 1}, {1e-200, 1e200}},     // once: U(2,2) "exactly zero"
+      {2, {1.7e308, 0, 0, 1}, {1, 1}, {1 / 1.7e308, 1}},       // once: "not finite"
+      {1, {7e-320}, {3e-320}, {3.0 / 7.0}},                    // once: 4e-5 off with omega 0
+      {2, {1e-310, 0, 0, 1}, {1e-300, 1}, {1e10, 1}},          // a subnormal pivot
+      {2, {1e300, 1e-30, 1e300, -1e-30}, {2e300, 0}, {1, 1}},  // rows 330 orders apart
+  };
+  for (const auto& c : cases) {
+    for (auto solver : {std::optional<Solver>{}, std::optional(Solver::gepp), std::optional(Solver::calu),
+                        std::optional(Solver::prbt)}) {
+      auto b = c.b;
+      const auto r = solve_checked(solver, c.n, 1, c.A.data(), c.n, b.data(), c.n, with_db("/nonexistent/none.db"));
+      ASSERT_EQ(r.info, 0) << c.A[0];
+      EXPECT_TRUE(r.accurate) << c.A[0];
+      for (int i = 0; i < c.n; ++i) EXPECT_NEAR(b[i] / c.x[i], 1.0, 1e-9) << c.A[0] << " x(" << i << ")";
+    }
+  }
+}

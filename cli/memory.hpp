@@ -1,0 +1,22 @@
+// Memory a command is about to need, checked against what the system has before it is allocated:
+// a lying file header or a huge -n is a one-line error that says how much, never a bad_alloc, an
+// OOM kill or minutes of swapping.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace hetlu::cli {
+
+// Bytes of memory available now (MemAvailable in /proc/meminfo; physical pages where that is
+// missing); 0 when unknown.
+std::uint64_t available_memory_bytes();
+
+// "1.5 GiB", "800 MiB", ...
+std::string readable_bytes(double bytes);
+
+// Throws InvalidArgument "<what> needs <bytes>, but only <available> is available" when bytes
+// exceeds the memory available (nothing is checked when that is unknown).
+void require_memory(double bytes, const std::string& what);
+
+}  // namespace hetlu::cli
