@@ -162,9 +162,10 @@ Row bench_gesv(Solver solver, int n, int reps, const std::vector<double>& A, con
 // GFlop/s for each CPU share d from 0 (all on the device) to N block columns: the curve of
 // async-calu Figure 5, with the model's d and the tuned d (hetlu calibrate --target hybrid) marked.
 // The sweep runs at the nb hetlu would use (tuned, else the model's); the model's d is its share of
-// the block columns at that nb.
-void sweep_d(Solver solver, int m, int n, int reps, const std::vector<double>& A, const std::vector<double>& b,
-             Options options, bool json) {
+// the block columns at that nb. With json, returns the sweep as a JSON object instead of printing it
+// (the caller prints one document for all the solvers).
+nlohmann::ordered_json sweep_d(Solver solver, int m, int n, int reps, const std::vector<double>& A,
+                               const std::vector<double>& b, Options options, bool json) {
   options.overrides.cpu_block_columns.reset();
   options.overrides.panel_location.reset();
   Options model_only = options;
@@ -216,20 +217,21 @@ void sweep_d(Solver solver, int m, int n, int reps, const std::vector<double>& A
                                gflops, row.accuracy, mark);
   }
   if (json) {
-    print_json({{"solver", to_string(solver)},
-                {"m", m},
-                {"n", n},
-                {"nb", nb},
-                {"block_columns", blocks},
-                {"backend", to_string(model.plan.backend)},
-                {"model_d", model_d},
-                {"tuned_d", tuned ? nlohmann::ordered_json(tuned_d) : nlohmann::ordered_json(nullptr)},
-                {"points", points}});
-    return;
+    return nlohmann::ordered_json(
+        {{"solver", to_string(solver)},
+         {"m", m},
+         {"n", n},
+         {"nb", nb},
+         {"block_columns", blocks},
+         {"backend", to_string(model.plan.backend)},
+         {"model_d", model_d},
+         {"tuned_d", tuned ? nlohmann::ordered_json(tuned_d) : nlohmann::ordered_json(nullptr)},
+         {"points", points}});
   }
   std::cout << fmt::format("\nmodel's d = {} ({:.1f} % of the block columns); ", model_d, 100.0 * model_d / blocks)
             << (tuned ? fmt::format("tuned d = {} ({})\n", tuned_d, chosen.plan.source_detail)
                       : "tuned d: none (run hetlu calibrate --target hybrid)\n");
+  return {};
 }
 
 }  // namespace
@@ -282,8 +284,10 @@ void register_bench(CLI::App& app, CommandState&) {
     for (auto& x : b) x = u(rng);
 
     if (args->sweep_d) {
+      auto sweeps = nlohmann::ordered_json::array();
       for (Solver s : solvers)
-        if (s != Solver::prbt || m == n) sweep_d(s, m, n, args->reps, A, b, options, args->json);
+        if (s != Solver::prbt || m == n) sweeps.push_back(sweep_d(s, m, n, args->reps, A, b, options, args->json));
+      if (args->json) print_json({{"m", m}, {"n", n}, {"reps", args->reps}, {"sweeps", sweeps}});
       return;
     }
     const Reference reference = reference_for(options, m, n, args->reps, A);

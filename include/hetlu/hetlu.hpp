@@ -83,9 +83,9 @@ template <class T>
 SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, const Options& options = {});
 
 // Solves A X = B and checks the answer, as a user of hetlu (the CLI, Python) expects; A is left
-// unchanged, B is overwritten by X. It computes omega; A whose largest magnitude is outside
-// [2^-511, 2^511] (in double; the square roots of float's range in single) is
-// first scaled by a power of two (exact), so that an all-subnormal A does not turn into Inf. With
+// unchanged, B is overwritten by X. It computes omega (on A equilibrated by powers of two, where
+// |A||x| cannot overflow); A with a row or column outside [smlnum, 1/smlnum] (smlnum = safe
+// minimum / eps) is solved equilibrated, as dgesvx does, so that an all-subnormal A gives no Inf. With
 // `solver` empty ("auto") it starts with the solver of least predicted time (choose_solver) and
 // escalates while omega > accuracy_tolerance: the same solver with refinement, PRBT (which
 // refines), GEPP with refinement, CALU with refinement; X is the most accurate answer found, and

@@ -415,7 +415,7 @@ TEST_F(Cli, BenchSweepsTheCpuShare) {
   const auto r = run_hetlu(
       "bench -n 96 --solver gepp --target hybrid --backend host --nb 16 --sweep-d --reps 1 --json " + db(), dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto j = nlohmann::json::parse(r.out);
+  const auto j = nlohmann::json::parse(r.out)["sweeps"][0];
   EXPECT_EQ(j["block_columns"], 6);
   ASSERT_EQ(j["points"].size(), 7u);  // d = 0 .. 6
   int marked = 0;
@@ -444,7 +444,7 @@ TEST_F(Cli, CalibrateTheHybridTargetThenSweepMarksTheTunedD) {
   const auto sweep =
       run_hetlu("bench -n 128 --solver gepp --target hybrid --backend host --sweep-d --reps 1 --json " + db(), dir);
   ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
-  const auto j = nlohmann::json::parse(sweep.out);
+  const auto j = nlohmann::json::parse(sweep.out)["sweeps"][0];
   // The sweep runs at the tuned nb. A tuned plan of one panel (nb = 128, often the fastest here)
   // has no block columns to share: the sweep then takes a width with at least four, and marks the
   // tuned plan's share of them (d = 0: none; d = 1: all).
@@ -571,7 +571,7 @@ TEST_F(Cli, AnAllSubnormalMatrixIsScaledOrRefused) {
     const auto overflow =
         run_hetlu("solve '" + a + "' -o '" + dir.file("X.mtx") + "' --solver " + solver + " " + db(), dir);
     EXPECT_EQ(overflow.exit_code, 4);
-    EXPECT_NE(overflow.err.find("scaled by 2^"), std::string::npos) << overflow.err;  // the warning, then
+    EXPECT_NE(overflow.err.find("equilibrated by powers of two"), std::string::npos) << overflow.err;  // the warning, then
     EXPECT_NE(overflow.err.find("hetlu: error: " + a + ": the solution is not finite"), std::string::npos)
         << overflow.err;
     EXPECT_FALSE(std::filesystem::exists(dir.file("X.mtx")));
@@ -590,4 +590,28 @@ TEST_F(Cli, JsonErrorsAreJson) {
     EXPECT_EQ(j["exit_status"], status);
     EXPECT_FALSE(j["error"].get<std::string>().empty());
   }
+}
+
+// Several solvers swept under --json: one JSON document holding a sweep per solver.
+TEST_F(Cli, SweepsOfSeveralSolversAreOneJsonDocument) {
+  const auto r = run_hetlu(
+      "bench -n 64 --solver all --target hybrid --backend host --nb 16 --sweep-d --reps 1 --json " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);  // throws on two concatenated documents
+  ASSERT_EQ(j["sweeps"].size(), 3u);
+  EXPECT_EQ(j["sweeps"][0]["solver"], "gepp");
+  EXPECT_EQ(j["sweeps"][2]["solver"], "prbt");
+}
+
+// A header that declares more entries than the file holds is refused before any allocation; a
+// symmetric coordinate file listing the upper triangle too is refused, naming the line.
+TEST_F(Cli, LyingHeadersAndBothTrianglesAreRefused) {
+  const auto lie = write(dir, "lie.mtx", array_header + "20000 20000\n1\n2\n");
+  expect_one_line_error(run_hetlu("solve '" + lie + "' " + db(), dir), {"lie.mtx:2:", "declares 400000000 entries"});
+  const auto lie2 =
+      write(dir, "lie2.mtx", "%%MatrixMarket matrix coordinate real general\n30000 30000 5000000\n1 1 1\n");
+  expect_one_line_error(run_hetlu("solve '" + lie2 + "' " + db(), dir), {"lie2.mtx:2:", "declares 5000000 entries"});
+  const auto both =
+      write(dir, "both.mtx", "%%MatrixMarket matrix coordinate real symmetric\n2 2 3\n1 1 1\n1 2 1\n2 2 1\n");
+  expect_one_line_error(run_hetlu("solve '" + both + "' " + db(), dir), {"both.mtx:4:", "above the diagonal"});
 }
