@@ -169,12 +169,7 @@ std::string describe(const Attempt& a, double omega) {
 template <class T>
 SolveReport solve_checked(std::optional<Solver> solver, int n, int nrhs, const T* A, int lda, T* B, int ldb,
                           const Options& options) {
-  checks::non_negative("n", n);
-  checks::non_negative("nrhs", nrhs);
-  checks::at_least("lda", lda, "max(1, n)", std::max(1, n));
-  checks::at_least("ldb", ldb, "max(1, n)", std::max(1, n));
-  checks::not_null("A", A, static_cast<long long>(n) * n);
-  checks::not_null("B", B, static_cast<long long>(n) * nrhs);
+  checks::square_system(n, nrhs, A, lda, B, ldb);
   if (options.input_check == InputCheck::finite) {
     checks::finite("A", n, n, A, lda);
     checks::finite("B", n, nrhs, B, ldb);

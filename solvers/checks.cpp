@@ -20,6 +20,15 @@ void at_least(const char* name, long long value, const char* bound_name, long lo
                           std::to_string(bound));
 }
 
+void square_system(int n, int nrhs, const void* A, int lda, const void* B, int ldb) {
+  non_negative("n", n);
+  non_negative("nrhs", nrhs);
+  at_least("lda", lda, "max(1, n)", std::max(1, n));
+  at_least("ldb", ldb, "max(1, n)", std::max(1, n));
+  not_null("A", A, static_cast<long long>(n) * n);
+  not_null("B", B, static_cast<long long>(n) * nrhs);
+}
+
 void pivots(const char* name, int n, const int* ipiv) {
   for (int i = 0; i < n; ++i)
     if (ipiv[i] < 1 || ipiv[i] > n)

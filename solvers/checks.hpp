@@ -11,6 +11,9 @@ void positive(const char* name, long long value);
 void at_least(const char* name, long long value, const char* bound_name, long long bound);
 void not_null(const char* name, const void* pointer, long long elements);
 
+// The arguments of a square system A X = B in LAPACK's order (n, nrhs, lda, ldb, then the arrays).
+void square_system(int n, int nrhs, const void* A, int lda, const void* B, int ldb);
+
 // Every pivot ipiv[0..n) must be a row number in [1, n] (LAPACK's 1-based interchanges);
 // names the first one that is not, as ipiv(i), 1-based.
 void pivots(const char* name, int n, const int* ipiv);

@@ -60,13 +60,7 @@ void getrs(const Plan& plan, Transpose trans, int n, int nrhs, const T* LU, int 
 template <class T>
 int gesv(const Plan& plan, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, InputCheck check,
          SolveDetails* details) {
-  // LAPACK's order: n, nrhs, lda, ldb.
-  checks::non_negative("n", n);
-  checks::non_negative("nrhs", nrhs);
-  checks::at_least("lda", lda, "max(1, n)", std::max(1, n));
-  checks::at_least("ldb", ldb, "max(1, n)", std::max(1, n));
-  checks::not_null("A", A, static_cast<long long>(n) * n);
-  checks::not_null("B", B, static_cast<long long>(n) * nrhs);
+  checks::square_system(n, nrhs, A, lda, B, ldb);
   checks::not_null("ipiv", ipiv, n);
   checks::precision_matches<T>(plan);
   check_plan(plan);
