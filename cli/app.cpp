@@ -40,16 +40,20 @@ std::string database_path(const std::string& db_option) {
 
 namespace {
 
+// Under --json a failure is also a JSON document on stdout, so that a script reading stdout sees it.
+int print_json_failure(const std::string& message, int code) {
+  std::cout << nlohmann::ordered_json{{"error", message}, {"exit_status", code}}.dump(2) << std::endl;
+  return code;
+}
+
 int report_failure(const std::string& message, int code, bool json) {
   std::cerr << "hetlu: error: " << message << std::endl;
-  if (json) std::cout << nlohmann::ordered_json{{"error", message}, {"exit_status", code}}.dump(2) << std::endl;
-  return code;
+  return json ? print_json_failure(message, code) : code;
 }
 
 }  // namespace
 
 int run(int argc, char** argv) {
-  // Under --json a failure is JSON on stdout too, so that a script reading stdout sees it.
   const bool json = std::any_of(argv + 1, argv + argc, [](const char* a) { return std::string_view(a) == "--json"; });
   CLI::App app{"hetlu: autotuned dense LU solvers for multicore CPUs and GPUs"};
   app.require_subcommand(1);
@@ -67,8 +71,7 @@ int run(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // --help and --version are "errors" with exit code 0.
     const int code = app.exit(e);
-    if (code != 0 && json)
-      std::cout << nlohmann::ordered_json{{"error", e.what()}, {"exit_status", exit_usage}}.dump(2) << std::endl;
+    if (code != 0 && json) print_json_failure(e.what(), exit_usage);  // CLI11 printed the line
     return code == 0 ? exit_ok : exit_usage;
   } catch (const CommandFailure& e) {
     return report_failure(e.what(), e.exit_code, json);

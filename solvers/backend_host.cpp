@@ -252,10 +252,6 @@ class HostBackend final : public Backend<T> {
   std::shared_ptr<std::atomic<std::size_t>> allocated_ = std::make_shared<std::atomic<std::size_t>>(0);
 };
 
-}  // namespace
-
-namespace {
-
 // A variable hetlu reads, parsed strictly: unset is `fallback`; anything but a whole decimal
 // integer in [low, high] is an error naming the variable (never silently "unlimited" or a default).
 long long integer_from_environment(const char* name, long long low, long long high, long long fallback) {

@@ -1,7 +1,23 @@
 // Sequential building blocks of GEPP: row interchanges and the recursive panel factorization.
 #pragma once
 
+#include <cmath>
+#include <limits>
+
+#include "solvers/blas.hpp"
+
 namespace hetlu::kernels {
+
+// x[0..count) /= pivot: one multiplication by 1 / pivot, or, when that reciprocal would overflow
+// (a subnormal pivot), a division each.
+template <class T>
+void divide_by_pivot(int count, T pivot, T* x) {
+  if (std::abs(pivot) >= std::numeric_limits<T>::min()) {
+    blas::scal(count, T(1) / pivot, x, 1);
+  } else {
+    for (int i = 0; i < count; ++i) x[i] /= pivot;
+  }
+}
 
 // Applies the interchanges ipiv[k1..k2) (1-based row numbers, LAPACK style) to the rows of an
 // ncols-wide column-major block, in order.

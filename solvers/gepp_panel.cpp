@@ -1,6 +1,4 @@
 #include <algorithm>
-#include <cmath>
-#include <limits>
 #include <utility>
 
 #include "solvers/blas.hpp"
@@ -50,13 +48,7 @@ int getrf_recursive(int m, int n, T* A, int lda, int* ipiv) {
     ipiv[0] = p + 1;
     if (A[p] == T(0)) return 1;  // exactly singular column: leave it, as LAPACK does
     if (p != 0) std::swap(A[0], A[p]);
-    const T pivot = A[0];
-    if (std::abs(pivot) >= std::numeric_limits<T>::min()) {
-      blas::scal(m - 1, T(1) / pivot, A + 1, 1);
-    } else {
-      // 1/pivot would overflow: divide instead.
-      for (int i = 1; i < m; ++i) A[i] /= pivot;
-    }
+    divide_by_pivot(m - 1, A[0], A + 1);
     return 0;
   }
 

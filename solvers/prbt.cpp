@@ -48,45 +48,45 @@ int gepp_fallback(const Plan& plan, int n, int nrhs, const T* A, int lda, int* i
   return info;
 }
 
-// x = V (L U)^-1 U^T [b; 0] for each right-hand side b, then refinement. triangular(W, ldw)
-// applies (L U)^-1 to the padded np x nrhs W wherever the factors are; residual is refine()'s.
+// R <- A^-1 R = V Ar^-1 U^T [R; 0] for the n x ncols R (trans = yes: A^-T R = U Ar^-T V^T [R; 0]),
+// through the padded np x ncols `work`. triangular(W, ldw, ncols, trans) applies (L U)^-1 or
+// (L U)^-T to W wherever the factors are.
+template <class T, class Triangular>
+void apply_inverse(const kernels::Butterfly<T>& U, const kernels::Butterfly<T>& V, int n, int ncols, T* R, int ldr,
+                   Transpose trans, std::vector<T>& work, Triangular& triangular) {
+  const int np = U.n;
+  const auto& first = trans == Transpose::no ? U : V;
+  const auto& last = trans == Transpose::no ? V : U;
+  work.assign(static_cast<size_t>(np) * std::max(1, ncols), T(0));
+  kernels::copy_block(n, ncols, R, ldr, work.data(), np);
+  kernels::apply_transpose_left(first, ncols, work.data(), np);
+  triangular(work.data(), np, ncols, trans);
+  kernels::apply_left(last, ncols, work.data(), np);
+  kernels::copy_block(n, ncols, work.data(), np, R, ldr);
+}
+
+// x = A^-1 b for each right-hand side b, then refinement; residual is refine()'s.
 template <class T, class Triangular, class Residual>
 RefinementResult solve_and_refine(const kernels::Butterfly<T>& U, const kernels::Butterfly<T>& V, int n, int nrhs,
-                                  const T* B, int ldb, T* X, int ldx, Triangular&& triangular, Residual&& residual) {
-  const int np = U.n;
-  std::vector<T> work(static_cast<size_t>(np) * std::max(1, nrhs));
-  auto solve_in_place = [&](T* R, int ldr) {
-    std::fill(work.begin(), work.end(), T(0));
-    kernels::copy_block(n, nrhs, R, ldr, work.data(), np);
-    kernels::apply_transpose_left(U, nrhs, work.data(), np);
-    triangular(work.data(), np);
-    kernels::apply_left(V, nrhs, work.data(), np);
-    kernels::copy_block(n, nrhs, work.data(), np, R, ldr);
-  };
+                                  const T* B, int ldb, T* X, int ldx, Triangular& triangular, Residual&& residual) {
+  std::vector<T> work;
+  auto solve_in_place = [&](T* R, int ldr) { apply_inverse(U, V, n, nrhs, R, ldr, Transpose::no, work, triangular); };
   kernels::copy_block(n, nrhs, B, ldb, X, ldx);
   solve_in_place(X, ldx);
   return refine(n, nrhs, X, ldx, residual, solve_in_place);
 }
 
-// The reciprocal 1-norm condition number of A (n x n), estimated from the randomized factors:
-// A^-1 = V Ar^-1 U^T and A^-T = U Ar^-T V^T on [x; 0] (the padding is the identity).
-// triangular(W, ldw, trans) applies (L U)^-1 or (L U)^-T to a padded np-vector wherever the factors are.
+// The reciprocal 1-norm condition number of A (n x n), estimated (as dgecon) from the randomized
+// factors, with apply_inverse on one vector at a time.
 template <class T, class Triangular>
 double reciprocal_condition(const kernels::Butterfly<T>& U, const kernels::Butterfly<T>& V, int n, const T* A, int lda,
-                            Triangular&& triangular) {
+                            Triangular& triangular) {
   const double anorm = kernels::norm1(n, n, A, lda);
   if (anorm == 0) return 0;
-  std::vector<T> padded(U.n);
-  auto apply = [&](T* x, const kernels::Butterfly<T>& first, const kernels::Butterfly<T>& last, Transpose trans) {
-    std::fill(padded.begin(), padded.end(), T(0));
-    std::copy_n(x, n, padded.data());
-    kernels::apply_transpose_left(first, 1, padded.data(), U.n);
-    triangular(padded.data(), U.n, trans);
-    kernels::apply_left(last, 1, padded.data(), U.n);
-    std::copy_n(padded.data(), n, x);
-  };
+  std::vector<T> work;
+  auto apply = [&](T* x, Transpose trans) { apply_inverse(U, V, n, 1, x, std::max(1, n), trans, work, triangular); };
   const double inverse_norm = kernels::inverse_norm1_estimate<T>(
-      n, [&](T* x) { apply(x, U, V, Transpose::no); }, [&](T* x) { apply(x, V, U, Transpose::yes); });
+      n, [&](T* x) { apply(x, Transpose::no); }, [&](T* x) { apply(x, Transpose::yes); });
   return inverse_norm > 0 ? 1 / (anorm * inverse_norm) : 0;
 }
 
@@ -145,19 +145,18 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
   RefinementResult refined;
   double rcond = 0;
   if (info == 0) {
-    rcond =
-        reciprocal_condition(U, V, n, A, lda, [&](T* x, int ldx, Transpose trans) { triangular(x, ldx, 1, trans); });
+    rcond = reciprocal_condition(U, V, n, A, lda, triangular);
     clock.mark("condition estimate");
   }
   const bool singular = info == 0 && !(rcond >= accuracy::unit_roundoff<T>());
   if (info == 0 && !singular) {
-    auto solve = [&](T* W, int ldw) { triangular(W, ldw, nrhs, Transpose::no); };
     if (device && device->solves_on_device())
-      refined = solve_and_refine(U, V, n, nrhs, B, ldb, X.data(), ld, solve, [&](const T* Xk, int ldx, T* R, int ldr) {
-        return device->residual(n, nrhs, Xk, ldx, B, ldb, R, ldr);
-      });
+      refined = solve_and_refine(
+          U, V, n, nrhs, B, ldb, X.data(), ld, triangular,
+          [&](const T* Xk, int ldx, T* R, int ldr) { return device->residual(n, nrhs, Xk, ldx, B, ldb, R, ldr); });
     else
-      refined = solve_and_refine(U, V, n, nrhs, B, ldb, X.data(), ld, solve, host_residual(n, nrhs, A, lda, B, ldb));
+      refined =
+          solve_and_refine(U, V, n, nrhs, B, ldb, X.data(), ld, triangular, host_residual(n, nrhs, A, lda, B, ldb));
     clock.mark("solve and refinement");
   }
   const std::string note = device ? device->note() : "";

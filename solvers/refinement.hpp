@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "solvers/accuracy.hpp"
+#include "solvers/copy_block.hpp"
 
 namespace hetlu::variants {
 
@@ -31,10 +32,6 @@ RefinementResult refine(int n, int nrhs, T* X, int ldx, Residual&& residual, Sol
   std::vector<T> R(static_cast<size_t>(ld) * nrhs), best;
   double best_omega = std::numeric_limits<double>::infinity();
   int best_steps = 0;
-  auto copy = [&](const T* from, int ldf, T* to, int ldt) {
-    for (int j = 0; j < nrhs; ++j)
-      std::copy_n(from + static_cast<long long>(j) * ldf, n, to + static_cast<long long>(j) * ldt);
-  };
   for (;;) {
     const double omega = residual(static_cast<const T*>(X), ldx, R.data(), ld);
     const bool improved = omega < best_omega;  // false for NaN
@@ -42,13 +39,14 @@ RefinementResult refine(int n, int nrhs, T* X, int ldx, Residual&& residual, Sol
     if (improved) {
       if (omega > target && result.steps < max_steps && !stagnated) {
         best.resize(R.size());
-        copy(X, ldx, best.data(), ld);
+        kernels::copy_block(n, nrhs, X, ldx, best.data(), ld);
       }
       best_omega = omega;
       best_steps = result.steps;
     }
     if (omega <= target || result.steps == max_steps || stagnated) {
-      if (!improved && !best.empty()) copy(best.data(), ld, X, ldx);  // back to the best iterate
+      if (!improved && !best.empty())
+        kernels::copy_block(n, nrhs, best.data(), ld, X, ldx);  // back to the best iterate
       result.backward_error = best_omega;
       result.steps = best_steps;
       result.converged = best_omega <= target;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "solvers/blas.hpp"
+#include "solvers/copy_block.hpp"
 #include "solvers/gepp_kernels.hpp"
 
 namespace hetlu::kernels {
@@ -116,16 +117,14 @@ int tslu_panel(int m, int width, T* A, int lda, int* ipiv, int panel_threads) {
   // panel is then factored again with partial pivoting from its original rows, so that the factors
   // are complete and info is LAPACK's, as getrf promises. The copy costs k x width, a sliver.
   std::vector<T> top(static_cast<size_t>(k) * width);
-  for (int j = 0; j < width; ++j)
-    std::copy_n(A + static_cast<long long>(j) * lda, k, top.data() + static_cast<size_t>(j) * k);
+  copy_block(k, width, A, lda, top.data(), k);
   if (getrf_nopivot_recursive(k, width, A, lda) == 0 && pivots_are_normal(k, A, lda)) {
     if (m > k)
       blas::trsm(blas::Side::right, blas::Uplo::upper, blas::Op::no_trans, blas::Diag::non_unit, m - k, k, T(1), A, lda,
                  A + k, lda);
     return 0;
   }
-  for (int j = 0; j < width; ++j)
-    std::copy_n(top.data() + static_cast<size_t>(j) * k, k, A + static_cast<long long>(j) * lda);
+  copy_block(k, width, top.data(), k, A, lda);
   laswp_reverse(width, A, lda, 0, k, ipiv);
   return getrf_recursive(m, width, A, lda, ipiv);
 }
@@ -135,11 +134,7 @@ int getrf_nopivot_recursive(int m, int n, T* A, int lda) {
   if (m == 0 || n == 0) return 0;
   if (n == 1) {
     if (A[0] == T(0)) return 1;
-    if (std::abs(A[0]) >= std::numeric_limits<T>::min()) {
-      blas::scal(m - 1, T(1) / A[0], A + 1, 1);
-    } else {
-      for (int i = 1; i < m; ++i) A[i] /= A[0];  // 1 / a subnormal pivot would overflow: divide
-    }
+    divide_by_pivot(m - 1, A[0], A + 1);
     return 0;
   }
   const int n1 = std::min(m, n) / 2, n2 = n - n1;
