@@ -25,6 +25,7 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
   if (!options.sizes.empty()) settings.sizes = options.sizes;
   if (!options.solvers.empty()) settings.solvers = options.solvers;
   if (options.budget_seconds > 0) settings.budget_seconds = options.budget_seconds;
+  settings.retry_failed = options.retry_failed;
 
   CalibrationReport report;
   report.db_path = options.db_path.empty() ? db::default_path() : options.db_path;
@@ -44,8 +45,11 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
   const auto results = tuner::tune(database, machine_id, report.profile, settings, configs::model_params(),
                                    options.progress, options.on_trial);
   for (const auto& r : results)
-    report.entries.push_back(
-        {r.solver, r.m, r.n, r.best, r.median_s, r.gflops, r.predicted_s, r.measured, r.reused, r.failed});
+    if (r.no_plan.empty())
+      report.entries.push_back(
+          {r.solver, r.m, r.n, r.best, r.median_s, r.gflops, r.predicted_s, r.measured, r.reused, r.failed});
+    else
+      report.without_plan.push_back({r.solver, r.m, r.n, r.no_plan, r.budget_spent});
   clear_plan_cache();  // later calls in this process must see the new entries
   return report;
 }

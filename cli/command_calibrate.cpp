@@ -11,13 +11,13 @@
 
 namespace hetlu::cli {
 
-void register_calibrate(CLI::App& app, CommandState&) {
+void register_calibrate(CLI::App& app, CommandState& state) {
   struct Args {
     std::string db, level = "quick", config, target = "cpu", backend;
     std::vector<int> sizes;
     std::vector<std::string> solvers;
     double budget = 0;
-    bool json = false;
+    bool json = false, retry_failed = false;
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("calibrate", "Measure this machine, tune the solvers and store the results");
@@ -34,8 +34,10 @@ void register_calibrate(CLI::App& app, CommandState&) {
   cmd->add_option("--backend", args->backend, "hybrid: cuda or host (default: cuda when a GPU is present)");
   cmd->add_option("--budget", args->budget, "seconds after which no new measurement starts (run again to resume)")
       ->check(CLI::PositiveNumber);
+  cmd->add_flag("--retry-failed", args->retry_failed,
+                "measure stored failed trials again (those that failed in another environment always are)");
   cmd->add_flag("--json", args->json, "print one JSON object (progress still goes to stderr)");
-  cmd->callback([args] {
+  cmd->callback([args, &state] {
     CalibrationOptions options;
     options.level = from_string<CalibrationLevel>(args->level);
     options.db_path = args->db;
@@ -45,6 +47,7 @@ void register_calibrate(CLI::App& app, CommandState&) {
       require_memory(3 * 8.0 * n * double(n), "calibrate --sizes " + std::to_string(n));
     for (const auto& name : args->solvers) options.solvers.push_back(from_string<Solver>(name));
     options.budget_seconds = args->budget;
+    options.retry_failed = args->retry_failed;
     options.target = from_string<Target>(args->target);
     if (!args->backend.empty()) {
       if (options.target != Target::hybrid) throw InvalidArgument("--backend needs --target hybrid");
@@ -76,6 +79,16 @@ void register_calibrate(CLI::App& app, CommandState&) {
     const auto& profile = report.profile;
     const auto& path = report.db_path;
     const auto level = options.level;
+    // A size whose every trial failed is an error (exit 1) after the rest is reported; one the
+    // budget left unmeasured is not (a rerun resumes it).
+    nlohmann::ordered_json missing = nlohmann::ordered_json::array();
+    for (const auto& m : report.without_plan) {
+      missing.push_back(
+          {{"solver", to_string(m.solver)}, {"m", m.m}, {"n", m.n}, {"why", m.why}, {"resumable", m.resumable}});
+      std::cerr << "hetlu: " << (m.resumable ? "note" : "error") << ": no plan stored for " << to_string(m.solver)
+                << " n=" << m.n << ": " << m.why << "\n";
+      if (!m.resumable) state.exit_code = exit_error;
+    }
 
     if (args->json) {
       nlohmann::ordered_json rows = nlohmann::ordered_json::array();
@@ -94,13 +107,15 @@ void register_calibrate(CLI::App& app, CommandState&) {
                   {"level", to_string(level)},
                   {"machine", report.machine},
                   {"profile", to_json(profile)},
-                  {"results", rows}});
+                  {"results", rows},
+                  {"without_plan", missing}});
       return;
     }
     std::cout << describe(profile);
     std::cout << fmt::format("machine    {} in {}\n", report.machine, path);
     if (results.empty()) {
-      std::cout << "level " << to_string(level) << ": nothing was timed; recommendations come from the model\n";
+      if (report.without_plan.empty())
+        std::cout << "level " << to_string(level) << ": nothing was timed; recommendations come from the model\n";
       return;
     }
     const bool hybrid = options.target == Target::hybrid;

@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/matrix_market.hpp"
+#include "cli/output_file.hpp"
 #include "cli/report.hpp"
 #include "db/exchange.hpp"
 #include "db/records.hpp"
@@ -121,13 +122,14 @@ void register_db_exchange(CLI::App& db_cmd, CommandState&) {
   out->add_option("-o,--output", args->file, "the JSON file (default: stdout)");
   out->callback([args] {
     const std::string path = database_path(args->db);
+    if (!args->file.empty()) refuse_clobbering(args->file, {path});
     auto database = db::Database::open(path, db::Database::Mode::read_only);
     const std::string text = db::export_json(database).dump(1);
     if (args->file.empty()) {
       std::cout << text << "\n";
       return;
     }
-    write_text_file(args->file, text + "\n");
+    write_text_file(args->file, text + "\n", {path});
   });
   auto* in = db_cmd.add_subcommand("import", "Add the rows of an export; refuses another machine's without --force");
   add_db_option(*in, args->db);

@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/matrix_market.hpp"
 #include "cli/memory.hpp"
+#include "cli/output_file.hpp"
 #include "cli/report.hpp"
 #include "hetlu/hetlu.hpp"
 #include "solvers/accuracy.hpp"
@@ -47,6 +48,8 @@ void register_solve(CLI::App& app, CommandState& state) {
     if (args->solver != "auto") from_string<Solver>(args->solver);  // a misspelt solver fails before any reading
     Options options;
     apply_hybrid_options(args->hybrid, options);
+    const std::vector<std::string> inputs = {args->a_path, args->b_path, database_path(args->db)};
+    if (!args->x_path.empty()) refuse_clobbering(args->x_path, inputs);  // before any work
     DenseMatrix A = read_matrix_market(args->a_path);
     if (A.rows != A.cols)
       throw InvalidArgument(fmt::format("{}: A is {} x {}; it must be square", args->a_path, A.rows, A.cols));
@@ -92,7 +95,7 @@ void register_solve(CLI::App& app, CommandState& state) {
           args->a_path, omega, accuracy_tolerance<double>(n), exit_inaccurate, tried);
       state.exit_code = exit_inaccurate;
     }
-    if (!args->x_path.empty()) write_matrix_market(args->x_path, B);
+    if (!args->x_path.empty()) write_matrix_market(args->x_path, B, inputs);
 
     if (args->json) {
       nlohmann::ordered_json j = {{"n", n},

@@ -1,9 +1,5 @@
 #include "cli/matrix_market.hpp"
 
-#include "cli/memory.hpp"
-
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -12,6 +8,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include "cli/memory.hpp"
+#include "cli/output_file.hpp"
 
 namespace hetlu::cli {
 namespace {
@@ -172,38 +171,8 @@ DenseMatrix read_matrix_market(const std::string& path) {
   return M;
 }
 
-namespace {
-
-// Writes through a temporary file beside path, renamed into place once complete: never a partial file.
-template <class Write>
-void write_atomically(const std::string& path, Write&& write) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  const fs::path temp =
-      target.parent_path() / (".tmp." + target.filename().string() + "." + std::to_string(::getpid()));
-  {
-    std::ofstream out(temp);
-    if (!out) throw InvalidArgument(path + ": cannot write (cannot create a file in its folder)");
-    write(out);
-    out.flush();
-    if (!out) {
-      out.close();
-      fs::remove(temp);
-      throw InvalidArgument(path + ": write failed (disk full?)");
-    }
-  }
-  std::error_code ec;
-  fs::rename(temp, target, ec);
-  if (ec) {
-    fs::remove(temp);
-    throw InvalidArgument(path + ": cannot write: " + ec.message());
-  }
-}
-
-}  // namespace
-
-void write_matrix_market(const std::string& path, const DenseMatrix& M) {
-  write_atomically(path, [&](std::ofstream& out) {
+void write_matrix_market(const std::string& path, const DenseMatrix& M, const std::vector<std::string>& inputs) {
+  write_output(path, inputs, [&](std::ostream& out) {
     out << "%%MatrixMarket matrix array real general\n% written by hetlu\n" << M.rows << " " << M.cols << "\n";
     char buffer[32];
     for (int j = 0; j < M.cols; ++j)
@@ -214,8 +183,8 @@ void write_matrix_market(const std::string& path, const DenseMatrix& M) {
   });
 }
 
-void write_text_file(const std::string& path, const std::string& text) {
-  write_atomically(path, [&](std::ofstream& out) { out << text; });
+void write_text_file(const std::string& path, const std::string& text, const std::vector<std::string>& inputs) {
+  write_output(path, inputs, [&](std::ostream& out) { out << text; });
 }
 
 }  // namespace hetlu::cli

@@ -18,10 +18,10 @@ struct DenseMatrix {
 // Throws InvalidArgument as "FILE:LINE: what is wrong" for anything malformed, including NaN/Inf.
 DenseMatrix read_matrix_market(const std::string& path);
 
-// Writes to a temporary file beside path and renames it into place: never a partial file.
-void write_matrix_market(const std::string& path, const DenseMatrix& matrix);
+// Writes through write_output (output_file.hpp): never a partial file, never one of `inputs`.
+void write_matrix_market(const std::string& path, const DenseMatrix& matrix, const std::vector<std::string>& inputs);
 
 // The same for any text.
-void write_text_file(const std::string& path, const std::string& text);
+void write_text_file(const std::string& path, const std::string& text, const std::vector<std::string>& inputs);
 
 }  // namespace hetlu::cli

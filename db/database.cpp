@@ -154,6 +154,11 @@ DROP TABLE trials;
 ALTER TABLE trials_v3 RENAME TO trials;
 ALTER TABLE best_plans_v3 RENAME TO best_plans;
 )sql",
+    // 4: a trial that failed because of its environment (out of memory, no device) says which
+    // environment, so that a calibration in another one measures it again instead of reusing it.
+    R"sql(
+ALTER TABLE trials ADD COLUMN environment TEXT NOT NULL DEFAULT '';
+)sql",
 };
 constexpr int migration_count = sizeof migrations / sizeof migrations[0];
 static_assert(migration_count == schema_version);

@@ -63,7 +63,10 @@ struct Trial {
   Plan plan;  // solver, precision, target and the tuned parameters
   int m = 0, n = 0;
   TrialStatus status = TrialStatus::ok;
-  std::string error;
+  std::string error;  // why a failed trial failed
+  // For a failure the environment caused (out of memory, say): the environment it ran under, as
+  // tuner::environment describes it; empty for a success and for a failure of the configuration.
+  std::string environment;
   int repetitions = 0;
   std::optional<double> median_s, min_s, spread, gflops, predicted_s;
   std::vector<double> samples;
@@ -71,7 +74,12 @@ struct Trial {
 };
 
 // Stores one trial in its own transaction: a killed calibration loses at most the trial in hand.
+// Throws when a trial with the same key is already stored.
 std::int64_t insert_trial(Database& db, const Trial& trial);
+// Stores a measured trial and returns what is stored under its key afterwards: this trial; or, when
+// another process stored a successful one first, that one (never measured twice over); a stored
+// failure is replaced.
+Trial store_trial(Database& db, const Trial& trial);
 // The stored trial with the same machine, level, problem and parameters, if any.
 std::optional<Trial> find_trial(Database& db, const Trial& key);
 // Trials of one problem (kind's solver, precision, target and backend) at one level, oldest first.

@@ -40,7 +40,7 @@ namespace {
 constexpr const char* trial_columns =
     "SELECT id, machine_id, level, solver, precision, target, m, n, nb, ib, cpu_block_columns, "
     "panel_threads, lookahead, status, error, repetitions, median_s, min_s, spread, gflops, "
-    "predicted_s, samples, measured_at, backend FROM trials";
+    "predicted_s, samples, measured_at, backend, environment FROM trials";
 
 // The columns that identify a configuration, bound at ?1 .. ?12 and ?22 (the backend).
 constexpr const char* trial_key_where =
@@ -90,7 +90,30 @@ Trial read_trial(Statement& s) {
   t.samples = nlohmann::json::parse(s.column_text(21)).get<std::vector<double>>();
   t.measured_at = s.column_text(22);
   read_backend_column(s.column_text(23), t.plan);
+  t.environment = s.column_text(24);
   return t;
+}
+
+// The INSERT of a trial; `on_conflict` decides what a stored trial with the same key becomes.
+void run_insert(Database& db, const Trial& t, const std::string& on_conflict) {
+  auto s = db.prepare(
+      "INSERT INTO trials (machine_id, level, solver, precision, target, m, n, nb, ib, "
+      "cpu_block_columns, panel_threads, lookahead, status, error, repetitions, median_s, min_s, "
+      "spread, gflops, predicted_s, samples, backend, environment) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+      "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)" +
+      on_conflict);
+  bind_key(s, t);
+  s.bind(13, to_string(t.status))
+      .bind(14, t.error)
+      .bind(15, t.repetitions)
+      .bind(16, t.median_s)
+      .bind(17, t.min_s)
+      .bind(18, t.spread)
+      .bind(19, t.gflops)
+      .bind(20, t.predicted_s)
+      .bind(21, nlohmann::json(t.samples).dump())
+      .bind(23, t.environment);
+  s.run();
 }
 
 }  // namespace
@@ -98,25 +121,26 @@ Trial read_trial(Statement& s) {
 std::int64_t insert_trial(Database& db, const Trial& t) {
   std::int64_t id = 0;
   db.transaction([&] {
-    auto s = db.prepare(
-        "INSERT INTO trials (machine_id, level, solver, precision, target, m, n, nb, ib, "
-        "cpu_block_columns, panel_threads, lookahead, status, error, repetitions, median_s, min_s, "
-        "spread, gflops, predicted_s, samples, backend) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-        "?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)");
-    bind_key(s, t);
-    s.bind(13, to_string(t.status))
-        .bind(14, t.error)
-        .bind(15, t.repetitions)
-        .bind(16, t.median_s)
-        .bind(17, t.min_s)
-        .bind(18, t.spread)
-        .bind(19, t.gflops)
-        .bind(20, t.predicted_s)
-        .bind(21, nlohmann::json(t.samples).dump());
-    s.run();
+    run_insert(db, t, "");
     id = db.last_insert_id();
   });
   return id;
+}
+
+Trial store_trial(Database& db, const Trial& t) {
+  std::optional<Trial> stored;
+  db.transaction([&] {
+    // A failure is replaced by whatever was measured since; a success is never replaced.
+    run_insert(db, t,
+               " ON CONFLICT DO UPDATE SET status = excluded.status, error = excluded.error, "
+               "repetitions = excluded.repetitions, median_s = excluded.median_s, min_s = excluded.min_s, "
+               "spread = excluded.spread, gflops = excluded.gflops, predicted_s = excluded.predicted_s, "
+               "samples = excluded.samples, environment = excluded.environment, measured_at = datetime('now') "
+               "WHERE trials.status = 'failed'");
+    stored = find_trial(db, t);
+  });
+  if (!stored) throw DatabaseError("trial not found right after it was stored");
+  return *stored;
 }
 
 std::optional<Trial> find_trial(Database& db, const Trial& key) {

@@ -8,6 +8,7 @@ report.md links them. Needs Python 3 with matplotlib (Debian: python3-matplotlib
 """
 import argparse
 import json
+import math
 import os
 import sqlite3
 import statistics
@@ -15,11 +16,26 @@ import sys
 
 
 def fail(message):
-    print(f"hetlu report: error: {message}", file=sys.stderr)
+    print(f"hetlu: error: report: {message}", file=sys.stderr)
     sys.exit(1)
 
 
 def main():
+    try:
+        run()
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        fail("interrupted")
+    except Exception as e:  # one line, never a traceback: what failed and why
+        fail(f"{type(e).__name__}: {e}")
+
+
+def positive(x):
+    return isinstance(x, (int, float)) and math.isfinite(x) and x > 0
+
+
+def run():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--db", required=True)
     parser.add_argument("--out", required=True)
@@ -41,12 +57,24 @@ def main():
         trials = db.execute(
             "SELECT solver, n, nb, median_s, predicted_s, target, cpu_block_columns FROM trials "
             "WHERE status != 'failed' AND median_s IS NOT NULL").fetchall()
+        failed = db.execute(
+            "SELECT solver, n, count(*), min(error) FROM trials WHERE status = 'failed' "
+            "GROUP BY solver, n ORDER BY solver, n").fetchall()
         references = db.execute(
             "SELECT detail, value FROM probe_results WHERE name = 'openblas_dgetrf' ORDER BY id").fetchall()
         machines = db.execute("SELECT fingerprint, hard_key FROM machines").fetchall()
     except sqlite3.Error as e:
         fail(f"cannot read '{args.db}': {e}")
-    os.makedirs(args.out, exist_ok=True)
+    # A time that is not a positive number (a damaged or hand-edited row) cannot be drawn as a rate.
+    unusable = len([t for t in trials if not positive(t[3])])
+    trials = [t for t in trials if positive(t[3]) and positive(t[1]) and positive(t[2])]
+    best = [r for r in best if positive(r[7]) and positive(r[8])]
+    if os.path.exists(args.out) and not os.path.isdir(args.out):
+        fail(f"--out '{args.out}' is a file; name a folder")
+    try:
+        os.makedirs(args.out, exist_ok=True)
+    except OSError as e:
+        fail(f"cannot create the folder '{args.out}': {e.strerror}")
     figures = []
 
     # GFlop/s against n, every solver, beside OpenBLAS.
@@ -58,8 +86,12 @@ def main():
             ax.plot([r[5] for r in rows], [r[7] for r in rows], "o-", label=f"hetlu {solver} ({what}, tuned)")
     openblas = {}
     for detail, gflops in references:
-        n = int(detail.split()[0].split("=")[1])
-        openblas[n] = gflops  # the latest measurement of each size
+        try:
+            n = int(detail.split()[0].split("=")[1])
+        except (IndexError, ValueError):
+            continue  # not "n=... ": not a reference row this report can place
+        if positive(gflops):
+            openblas[n] = gflops  # the latest measurement of each size
     if openblas:
         ns = sorted(openblas)
         ax.plot(ns, [openblas[n] for n in ns], "k--", label="OpenBLAS dgetrf (same run)")
@@ -68,14 +100,15 @@ def main():
     ax.set_ylabel("GFlop/s")
     ax.set_title("LU factorization rate")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend()
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend()
     fig.tight_layout()
     fig.savefig(os.path.join(args.out, "gflops_vs_n.png"), dpi=110)
     plt.close(fig)
     figures.append(("GFlop/s against n", "gflops_vs_n.png"))
 
     # Predicted against measured time.
-    pairs = [(t[4], t[3]) for t in trials if t[4] is not None and t[3] > 0]
+    pairs = [(t[4], t[3]) for t in trials if positive(t[4])]
     errors = [abs(p - m) / m for p, m in pairs]
     fig, ax = plt.subplots(figsize=(5.5, 5))
     if pairs:
@@ -119,7 +152,13 @@ def main():
 
     lines = ["# hetlu tuning report", "", f"Database: `{args.db}`", ""]
     for fingerprint, hard_key in machines:
-        key = json.loads(hard_key)
+        try:
+            key = json.loads(hard_key)
+        except ValueError:
+            key = None
+        if not isinstance(key, dict):
+            lines.append(f"- machine `{fingerprint}`: its hard key is not a JSON object (run `hetlu db check`)")
+            continue
         lines.append(f"- machine `{fingerprint}`: {key.get('cpu_model')}, {key.get('cores')} cores, "
                      f"{len(key.get('gpus', []))} GPU(s), {key.get('blas')}")
     lines += ["", "| solver | n | nb | GFlop/s | OpenBLAS GFlop/s | ratio | level |", "|---|---|---|---|---|---|---|"]
@@ -128,6 +167,15 @@ def main():
         ratio = f"{r[7] / ref:.2f}" if ref else "-"
         lines.append(f"| {r[1]} | {r[5]} | {r[6]} | {r[7]:.1f} | {ref:.1f} | {ratio} | {r[10]} |" if ref else
                      f"| {r[1]} | {r[5]} | {r[6]} | {r[7]:.1f} | - | - | {r[10]} |")
+    if failed:
+        lines += ["", "Failed trials (stored with why; `hetlu calibrate --retry-failed` measures them again):", ""]
+        lines += [f"- {solver} n = {n}: {count} failed, e.g. {error}" for solver, n, count, error in failed]
+        print(f"hetlu: report: {sum(f[2] for f in failed)} failed trial(s) in the database (listed in report.md)",
+              file=sys.stderr)
+    if not best:
+        lines += ["", "No tuned plan in this database" + (": every trial failed." if failed else ".")]
+    if unusable:
+        lines += ["", f"{unusable} trial(s) with a time that is not a positive number were left out."]
     if errors:
         lines += ["", f"Model: median relative error {100 * statistics.median(errors):.1f} % over {len(errors)} trials."]
     if not hybrid:

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <random>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -30,8 +32,10 @@ Problem random_problem(int n) {
   return p;
 }
 
-// Times one plan: getrf for GEPP and CALU, gesv (refinement included) for PRBT.
-db::Trial time_candidate(const Plan& plan, const Problem& problem, const TimingOptions& timing) {
+// Times one plan: getrf for GEPP and CALU, gesv (refinement included) for PRBT. A failure says
+// why, and under which environment when the environment caused it.
+db::Trial time_candidate(const Plan& plan, const Problem& problem, const TimingOptions& timing,
+                         const std::string& environment) {
   const int n = problem.n;
   db::Trial trial;
   trial.plan = plan;
@@ -59,6 +63,14 @@ db::Trial time_candidate(const Plan& plan, const Problem& problem, const TimingO
     trial.spread = m.spread;
     trial.gflops = model::getrf_flops(n, n) / m.median / 1e9;
     trial.samples = m.samples;
+  } catch (const DeviceOutOfMemory& e) {
+    trial.status = db::TrialStatus::failed;
+    trial.error = e.what();
+    trial.environment = environment;
+  } catch (const std::bad_alloc&) {
+    trial.status = db::TrialStatus::failed;
+    trial.error = "out of memory";
+    trial.environment = environment;
   } catch (const std::exception& e) {
     trial.status = db::TrialStatus::failed;
     trial.error = e.what();
@@ -105,7 +117,31 @@ std::string describe(const db::Trial& t) {
   return line.str();
 }
 
+// Why a problem got no plan: every trial failed (the first reason), or none was measured.
+std::string why_no_plan(const std::vector<db::Trial>& trials, bool budget_spent) {
+  if (trials.empty() && budget_spent) return "the budget was spent before any trial (run again to resume)";
+  if (trials.empty()) return "no trial was measured";
+  return "all " + std::to_string(trials.size()) + " trials failed (" + trials.front().error +
+         "; 'calibrate --retry-failed' measures them again)";
+}
+
+// Whether a stored trial is measured again rather than reused.
+bool measure_again(const db::Trial& stored, const LevelSettings& settings, const std::string& environment) {
+  if (stored.status != db::TrialStatus::failed) return false;
+  return settings.retry_failed || (!stored.environment.empty() && stored.environment != environment);
+}
+
 }  // namespace
+
+std::string environment(const LevelSettings& settings) {
+  if (settings.target != Target::hybrid) return "cpu";
+  if (settings.backend == BackendKind::cuda)
+    return "cuda: " + backends::backend<double>(BackendKind::cuda).device_name();
+  const std::size_t limit = backends::host_backend_memory_limit();
+  return "host backend: " + std::to_string(backends::host_backend_threads()) + " threads, " +
+         (limit == std::numeric_limits<std::size_t>::max() ? std::string("no memory limit")
+                                                           : "memory limit " + backends::describe_bytes(limit));
+}
 
 std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const MachineProfile& probed,
                              const LevelSettings& settings, const model::ModelParams& params, const Progress& progress,
@@ -118,8 +154,10 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
   auto model_plan_for = [&](const model::Problem& problem) {
     Plan plan = model::predict(profile, problem, params).plan;
     plan.backend = settings.backend;
-    return settings.space.snapped(plan, problem.n);
+    return without_unused_fields(settings.space.snapped(plan, problem.n));
   };
+  const std::string here = environment(settings);
+  std::set<std::int64_t> measured_now;  // trials this run stored: a failure among them is not retried
   const Strategy strategy = find_strategy(settings.strategy);
   const auto start = std::chrono::steady_clock::now();
   auto over_budget = [&] {
@@ -156,9 +194,10 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
         db::Trial key;
         key.machine_id = machine_id;
         key.level = settings.level;
-        key.plan = candidate;
+        key.plan = without_unused_fields(candidate);
         key.m = key.n = n;
-        if (auto stored = db::find_trial(db, key)) {
+        auto stored = db::find_trial(db, key);
+        if (stored && (measured_now.count(stored->id) || !measure_again(*stored, settings, here))) {
           ++result.reused;
           if (stored->status == db::TrialStatus::failed) {
             ++result.failed;
@@ -172,11 +211,13 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
           return std::nullopt;
         }
         if (!system) system = random_problem(n);
-        db::Trial trial = time_candidate(candidate, *system, settings.timing);
+        db::Trial trial = time_candidate(key.plan, *system, settings.timing, here);
         trial.machine_id = machine_id;
         trial.level = settings.level;
-        trial.predicted_s = model::predict_seconds(profile, problem, candidate, params);
-        trial.id = db::insert_trial(db, trial);
+        trial.predicted_s = model::predict_seconds(profile, problem, key.plan, params);
+        // Another calibration may have stored this configuration meanwhile: its success is kept.
+        trial = db::store_trial(db, trial);
+        measured_now.insert(trial.id);
         ++result.measured;
         if (progress) progress(describe(trial));
         if (trial.status == db::TrialStatus::failed) {
@@ -190,7 +231,10 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
       const auto trials = db::list_trials(db, machine_id, model_plan, n, n, settings.level);
       const db::Trial* best = choose_best(trials, model_plan);
       if (!best) {
-        if (progress) progress(to_string(solver) + " n=" + std::to_string(n) + ": no successful trial; no plan stored");
+        result.no_plan = why_no_plan(trials, budget_said);
+        result.budget_spent = budget_said;
+        if (progress) progress(to_string(solver) + " n=" + std::to_string(n) + ": no plan stored: " + result.no_plan);
+        results.push_back(result);
         continue;
       }
       // OpenBLAS's dgetrf on the same matrix, for the report's comparison (once per size, GEPP's turn).

@@ -1,8 +1,9 @@
 // Tuning runs: for each solver and problem size, the strategy walks the search space from the
 // model's plan; every configuration it asks for is timed (or taken from a trial already stored at
-// the same level: never re-measured, so a killed calibration resumes where it stopped) and stored,
-// failed ones too; the best plan is stored per size. `profile` is this machine as probed; for the
-// hybrid target on the host backend the model sees part of its cores as the device.
+// the same level, by this process or another: never re-measured, so a killed calibration resumes
+// where it stopped) and stored, failed ones too, with why; the best plan is stored per size. A
+// failure the environment caused (out of memory) is measured again in another environment. `profile` is this machine as
+// probed; for the hybrid target on the host backend the model sees part of its cores as the device.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +34,7 @@ struct LevelSettings {
   SearchSpace space;
   TimingOptions timing;
   double budget_seconds = 0;  // 0: no limit; else no new measurement starts after this long
+  bool retry_failed = false;  // measure stored failed trials again (else only those of another environment)
 };
 
 struct TuneResult {
@@ -42,6 +44,8 @@ struct TuneResult {
   double median_s = 0, gflops = 0;
   std::optional<double> predicted_s;
   int measured = 0, reused = 0, failed = 0;
+  std::string no_plan;        // empty when a plan was stored; else why none was (best, median_s unset)
+  bool budget_spent = false;  // the budget ran out during this problem: a rerun resumes it
 };
 
 using Progress = std::function<void(const std::string& line)>;
@@ -49,6 +53,11 @@ using Progress = std::function<void(const std::string& line)>;
 // may evaluate at most (the whole space for the grid; an upper bound for the other strategies).
 using Count = std::function<void(int done, int at_most)>;
 
+// What a failure the environment caused depends on beyond the trial's key: the target, the
+// backend and its limits (threads, memory).
+std::string environment(const LevelSettings& settings);
+
+// One result per solver and size, in order; those with no_plan set stored no plan.
 std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const MachineProfile& profile,
                              const LevelSettings& settings, const model::ModelParams& params, const Progress& progress,
                              const Count& count = nullptr);

@@ -110,6 +110,7 @@ struct CalibrationOptions {
   Target target = Target::cpu;                          // hybrid: tune d and nb (sizes: the level's hybrid_sizes)
   std::optional<BackendKind> backend;                   // hybrid: empty means a GPU when present, else host
   double budget_seconds = 0;                            // > 0: start no new measurement after this long (resume later)
+  bool retry_failed = false;                            // measure stored failed trials again
   std::function<void(const std::string&)> progress;     // one line per trial; may be empty
   std::function<void(int done, int at_most)> on_trial;  // configurations evaluated so far; may be empty
 };
@@ -123,15 +124,26 @@ struct CalibrationEntry {
   int trials_measured = 0, trials_reused = 0, trials_failed = 0;
 };
 
+// A solver and size that got no plan, and why: every trial failed, or (resumable) the budget was
+// spent before any was measured.
+struct MissingPlan {
+  Solver solver = Solver::gepp;
+  int m = 0, n = 0;
+  std::string why;
+  bool resumable = false;
+};
+
 struct CalibrationReport {
   std::string db_path;
   std::string machine;  // the fingerprint the entries are stored under
   MachineProfile profile;
   std::vector<CalibrationEntry> entries;
+  std::vector<MissingPlan> without_plan;
 };
 
 // Probes this machine, stores the probe results, tunes at the level's sizes (resuming: trials
-// already stored are reused) and stores the best plans. Forgets this process's cached plans.
+// already stored are reused; failed ones are measured again when the environment that made them
+// fail changed, or with retry_failed) and stores the best plans. Forgets this process's cached plans.
 CalibrationReport calibrate(const CalibrationOptions& options);
 
 }  // namespace hetlu

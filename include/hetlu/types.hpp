@@ -187,7 +187,21 @@ struct Plan {
   std::optional<double> predicted_seconds;   // the model's prediction, when it made one
 };
 
-// Caller overrides: every set field wins over the DB, the model and the defaults.
+// The plan with every field that its solver and target do not read set to the default: two plans
+// that run the same way are then equal, and key one tuning trial, not two.
+inline Plan without_unused_fields(Plan plan) {
+  const Plan defaults;
+  if (plan.solver != Solver::calu) plan.ib = defaults.ib, plan.panel_threads = defaults.panel_threads;
+  if (plan.target == Target::hybrid) {
+    plan.lookahead = defaults.lookahead;  // the hybrid target always looks one panel ahead
+  } else {
+    plan.cpu_block_columns = defaults.cpu_block_columns;
+    plan.panel_location = defaults.panel_location;
+    plan.backend = defaults.backend;
+  }
+  return plan;
+}
+
 // Block columns of width nb in n columns (the N of the hybrid split d / N).
 inline int block_columns(int n, int nb) {
   nb = nb < 1 ? 1 : nb;
@@ -203,6 +217,7 @@ inline int same_cpu_share(int d, int from, int to) {
   return std::clamp(scaled, 1, to < 1 ? 1 : to);
 }
 
+// Caller overrides: every set field wins over the DB, the model and the defaults.
 struct PlanOverrides {
   std::optional<int> nb;
   std::optional<int> ib;

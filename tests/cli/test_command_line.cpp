@@ -136,6 +136,50 @@ TEST_F(Cli, UnwritableOutputLeavesNoPartialFile) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("missing")));
 }
 
+TEST_F(Cli, OutputNeverReplacesAnInputOrTheDatabase) {
+  namespace fs = std::filesystem;
+  const std::string a_text = array_header + "2 2\n4\n1\n2\n3\n";
+  const auto A = write(dir, "A.mtx", a_text);
+  const auto B = write(dir, "B.mtx", array_header + "2 1\n8\n7\n");
+  ASSERT_EQ(run_hetlu("calibrate --level estimate " + db(), dir).exit_code, 0);
+  auto slurp = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string db_bytes = slurp(dir.file("t.db"));
+  fs::create_symlink(A, dir.file("link_to_A.mtx"));
+  fs::create_hard_link(B, dir.file("hard_B.mtx"));
+  // The input itself, by other spellings, by a link and by a hard link; the database and its WAL.
+  for (const std::string& out :
+       {A, dir.file("./A.mtx"), dir.file("link_to_A.mtx"), B, dir.file("hard_B.mtx"), dir.file("t.db")}) {
+    const auto r = run_hetlu("solve '" + A + "' '" + B + "' -o '" + out + "' " + db(), dir);
+    expect_one_line_error(r, {"which this command reads"});
+  }
+  expect_one_line_error(run_hetlu("db export -o '" + dir.file("t.db") + "' " + db(), dir),
+                        {"which this command reads"});
+  expect_one_line_error(run_hetlu("solve '" + A + "' -o '" + dir.path().string() + "' " + db(), dir), {"is a folder"});
+  EXPECT_EQ(slurp(A), a_text);
+  EXPECT_EQ(slurp(dir.file("t.db")), db_bytes);
+  EXPECT_TRUE(fs::is_symlink(dir.file("link_to_A.mtx")));
+
+  // A link to another file: its target is written and the link stays a link.
+  const auto old_x = write(dir, "old_X.mtx", "old");
+  fs::permissions(old_x, fs::perms::owner_read | fs::perms::owner_write);
+  fs::create_symlink(old_x, dir.file("X_link.mtx"));
+  auto r = run_hetlu("solve '" + A + "' '" + B + "' -o '" + dir.file("X_link.mtx") + "' " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_symlink(dir.file("X_link.mtx")));
+  EXPECT_NE(slurp(old_x).find("%%MatrixMarket"), std::string::npos);
+  EXPECT_EQ(fs::status(old_x).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+  // A device is written directly, never replaced by a regular file.
+  r = run_hetlu("solve '" + A + "' '" + B + "' -o /dev/null " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+  r = run_hetlu("db export -o /dev/stdout " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("hetlu-tuning-db"), std::string::npos);
+}
+
 TEST_F(Cli, UnwritableDatabasePath) {
   write(dir, "a_file", "x");
   const auto r = run_hetlu("calibrate --level estimate --db '" + dir.file("a_file/t.db") + "'", dir);
@@ -362,6 +406,26 @@ TEST_F(Cli, ReportWritesPlotsAndSummary) {
   EXPECT_NE(text.find("| gepp | 96 |"), std::string::npos) << text;
   EXPECT_NE(text.find("median relative error"), std::string::npos);
   expect_one_line_error(run_hetlu("report --db '" + dir.file("none.db") + "'", dir), {"no database"});
+  write(dir, "a_file", "x");
+  expect_one_line_error(run_hetlu("report --out '" + dir.file("a_file") + "' " + db(), dir), {"a_file", "folder"});
+
+  // A damaged database: a zero and a negative time, every trial of one size failed, a hard key
+  // that is not JSON. One line at most, never a traceback; the failures are in the summary.
+  auto database = hetlu::db::Database::open(dir.file("t.db"), hetlu::db::Database::Mode::read_write);
+  database.exec(
+      "UPDATE trials SET median_s = 0 WHERE id = (SELECT min(id) FROM trials WHERE n = 96);"
+      "UPDATE trials SET median_s = -1 WHERE id = (SELECT max(id) FROM trials WHERE n = 96);"
+      "UPDATE trials SET status = 'failed', error = 'out of memory' WHERE n = 64;"
+      "UPDATE best_plans SET gflops = 0 WHERE n = 64; UPDATE machines SET hard_key = '{oops'");
+  const auto damaged = run_hetlu("report --out '" + dir.file("damaged") + "' " + db(), dir);
+  ASSERT_EQ(damaged.exit_code, 0) << damaged.err;
+  EXPECT_EQ(damaged.err.find("Traceback"), std::string::npos) << damaged.err;
+  EXPECT_NE(damaged.err.find("failed trial(s)"), std::string::npos) << damaged.err;
+  std::ifstream damaged_md(dir.file("damaged/report.md"));
+  const std::string summary((std::istreambuf_iterator<char>(damaged_md)), {});
+  EXPECT_NE(summary.find("n = 64"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("out of memory"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("not a positive number"), std::string::npos) << summary;
 }
 
 // A 6 x 6 tridiagonal system whose solution is all ones, solved hybrid on the host backend for
@@ -425,6 +489,29 @@ TEST_F(Cli, BenchSweepsTheCpuShare) {
     marked += p["mark"] == "model's d";
   }
   EXPECT_EQ(marked, 1);
+}
+
+TEST_F(Cli, ACalibrationWhoseTrialsAllFailExitsNonZeroAndTheNextInMoreMemoryMeasuresThem) {
+  // The host backend's "device" holds 1 MiB: every 600 x 600 hybrid trial runs out of memory.
+  ::setenv("HETLU_HOST_BACKEND_MEMORY_MIB", "1", 1);
+  const auto failed =
+      run_hetlu("calibrate --level quick --target hybrid --backend host --sizes 600 --json " + db(), dir);
+  ::unsetenv("HETLU_HOST_BACKEND_MEMORY_MIB");
+  EXPECT_EQ(failed.exit_code, 1) << failed.err;
+  EXPECT_NE(failed.err.find("error: no plan stored for gepp n=600: all"), std::string::npos) << failed.err;
+  EXPECT_NE(failed.err.find("out of memory"), std::string::npos) << failed.err;
+  const auto missing = nlohmann::json::parse(failed.out)["without_plan"];
+  ASSERT_EQ(missing.size(), 1u);
+  EXPECT_EQ(missing[0]["resumable"], false);
+
+  // With the memory it needs, the failures of the other environment are measured again.
+  const auto again =
+      run_hetlu("calibrate --level quick --target hybrid --backend host --sizes 600 --json " + db(), dir);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  const auto results = nlohmann::json::parse(again.out)["results"];
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_GT(results[0]["trials_measured"].get<int>(), 0);
+  EXPECT_EQ(results[0]["trials_failed"], 0);
 }
 
 TEST_F(Cli, CalibrateTheHybridTargetThenSweepMarksTheTunedD) {
@@ -571,7 +658,8 @@ TEST_F(Cli, AnAllSubnormalMatrixIsScaledOrRefused) {
     const auto overflow =
         run_hetlu("solve '" + a + "' -o '" + dir.file("X.mtx") + "' --solver " + solver + " " + db(), dir);
     EXPECT_EQ(overflow.exit_code, 4);
-    EXPECT_NE(overflow.err.find("equilibrated by powers of two"), std::string::npos) << overflow.err;  // the warning, then
+    EXPECT_NE(overflow.err.find("equilibrated by powers of two"), std::string::npos)
+        << overflow.err;  // the warning, then
     EXPECT_NE(overflow.err.find("hetlu: error: " + a + ": the solution is not finite"), std::string::npos)
         << overflow.err;
     EXPECT_FALSE(std::filesystem::exists(dir.file("X.mtx")));

@@ -71,7 +71,7 @@ TEST(MatrixMarket, WriteRoundTripsExactly) {
   test_support::TempDir dir;
   cli::DenseMatrix M;
   M.rows = 2, M.cols = 2, M.values = {1.0 / 3, -2e-300, 1e300, 0.1};
-  cli::write_matrix_market(dir.file("x.mtx"), M);
+  cli::write_matrix_market(dir.file("x.mtx"), M, {});
   EXPECT_EQ(cli::read_matrix_market(dir.file("x.mtx")).values, M.values);
   // Nothing but the file itself is left behind.
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), {}), 1);
@@ -81,6 +81,6 @@ TEST(MatrixMarket, UnwritableOutputLeavesNoFile) {
   test_support::TempDir dir;
   cli::DenseMatrix M;
   M.rows = M.cols = 1, M.values = {1};
-  EXPECT_THROW(cli::write_matrix_market(dir.file("no/such/folder/x.mtx"), M), InvalidArgument);
+  EXPECT_THROW(cli::write_matrix_market(dir.file("no/such/folder/x.mtx"), M, {}), InvalidArgument);
   EXPECT_FALSE(std::filesystem::exists(dir.file("no")));
 }

@@ -169,6 +169,37 @@ TEST(Trials, RoundTripIncludingFailures) {
   EXPECT_THROW(db::insert_trial(database, ok), db::DatabaseError);  // the same configuration twice
 }
 
+TEST(Trials, StoreKeepsTheFirstSuccessAndReplacesAFailure) {
+  test_support::TempDir dir;
+  auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
+  const auto id = db::ensure_machine(database, db::fingerprint(profile()));
+  // Two processes measured the same configuration: the second store returns the first success.
+  const auto first = db::store_trial(database, trial(id, 100, 32, 0.25));
+  const auto second = db::store_trial(database, trial(id, 100, 32, 0.5));
+  EXPECT_EQ(second.id, first.id);
+  EXPECT_DOUBLE_EQ(*second.median_s, 0.25);
+  EXPECT_EQ(db::count_trials(database), 1);
+
+  // A failure the environment caused says which environment; a later success replaces it in place.
+  auto failed = trial(id, 100, 64, 0);
+  failed.status = db::TrialStatus::failed;
+  failed.error = "host backend: out of memory";
+  failed.environment = "host backend: 1 threads, memory limit 1.0 MiB";
+  failed.median_s = failed.min_s = failed.spread = failed.gflops = std::nullopt;
+  const auto stored_failure = db::store_trial(database, failed);
+  EXPECT_EQ(stored_failure.status, db::TrialStatus::failed);
+  EXPECT_EQ(stored_failure.environment, failed.environment);
+  const auto success = db::store_trial(database, trial(id, 100, 64, 0.125));
+  EXPECT_EQ(success.id, stored_failure.id);
+  EXPECT_EQ(success.status, db::TrialStatus::ok);
+  EXPECT_EQ(success.error, "");
+  EXPECT_EQ(success.environment, "");
+  EXPECT_DOUBLE_EQ(*success.median_s, 0.125);
+  // ... and a success is never replaced by a failure.
+  EXPECT_EQ(db::store_trial(database, failed).status, db::TrialStatus::ok);
+  EXPECT_EQ(db::count_trials(database), 2);
+}
+
 TEST(BestPlans, LookupExactNearestAndMiss) {
   test_support::TempDir dir;
   auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
@@ -201,8 +232,8 @@ TEST(BestPlans, LookupExactNearestAndMiss) {
   auto far = db::lookup_best_plan(database, id, kind(Solver::gepp, Precision::double_, Target::cpu), 20000, 20000,
                                   CalibrationLevel::quick);
   EXPECT_FALSE(far.best);
-  auto other_solver = db::lookup_best_plan(database, id, kind(Solver::calu, Precision::double_, Target::cpu), 1000, 1000,
-                                           CalibrationLevel::quick);
+  auto other_solver = db::lookup_best_plan(database, id, kind(Solver::calu, Precision::double_, Target::cpu), 1000,
+                                           1000, CalibrationLevel::quick);
   EXPECT_FALSE(other_solver.best);
   auto single = db::lookup_best_plan(database, id, kind(Solver::gepp, Precision::single, Target::cpu), 1000, 1000,
                                      CalibrationLevel::quick);
@@ -280,8 +311,9 @@ TEST(BestPlans, HybridPlansAreKeptApartByBackend) {
   }
   EXPECT_EQ(db::list_best_plans(database).size(), 2u);
   for (BackendKind backend : {BackendKind::host, BackendKind::cuda}) {
-    const auto found = db::lookup_best_plan(database, id, kind(Solver::gepp, Precision::double_, Target::hybrid, backend),
-                                            1000, 1000, CalibrationLevel::quick);
+    const auto found =
+        db::lookup_best_plan(database, id, kind(Solver::gepp, Precision::double_, Target::hybrid, backend), 1000, 1000,
+                             CalibrationLevel::quick);
     ASSERT_TRUE(found.best);
     EXPECT_EQ(found.best->plan.backend, backend);
     EXPECT_EQ(found.best->plan.cpu_block_columns, backend == BackendKind::host ? 4 : 1);

@@ -78,6 +78,62 @@ TEST(Calibrate, ResumesWithoutRemeasuring) {
   EXPECT_GT(results[1].measured, 0);
 }
 
+TEST(Calibrate, TrialKeysHoldOnlyWhatTheTargetReads) {
+  // The CPU target's trials do not depend on the model's hybrid share d or on GEPP's unused ib: a
+  // re-probe that moves the model's raw plan reuses every stored trial.
+  test_support::TempDir dir;
+  auto database = db::Database::open(dir.file("t.db"), db::Database::Mode::read_write);
+  auto profile = measured_profile();
+  const auto id = db::ensure_machine(database, db::fingerprint(profile));
+  auto settings = tiny_settings();
+  settings.sizes = {64};
+  tuner::tune(database, id, profile, settings, {}, nullptr);
+  for (const auto& t : db::list_trials(database, id, Plan{}, 64, 64, CalibrationLevel::quick)) {
+    EXPECT_EQ(t.plan.cpu_block_columns, 0);
+    EXPECT_EQ(t.plan.ib, Plan{}.ib);
+    EXPECT_EQ(t.plan.panel_threads, Plan{}.panel_threads);
+  }
+  profile.dgemm_gflops_all_cores = 5, profile.dgemm_gflops_one_core = 2.5;  // a re-probe, other rates
+  const auto again = tuner::tune(database, id, profile, settings, {}, nullptr);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].measured, 0);
+}
+
+TEST(Calibrate, FailedTrialsAreMeasuredAgainInAnotherEnvironmentOrWhenAsked) {
+  test_support::TempDir dir;
+  auto database = db::Database::open(dir.file("t.db"), db::Database::Mode::read_write);
+  const auto profile = measured_profile();
+  const auto id = db::ensure_machine(database, db::fingerprint(profile));
+  auto settings = tiny_settings();
+  settings.sizes = {40};
+  settings.space.nb = {8};
+  settings.space.lookahead = {1};
+  tuner::tune(database, id, profile, settings, {}, nullptr);
+  // Turn every stored trial into a failure: one of the configuration, one of another environment.
+  database.exec("UPDATE trials SET status = 'failed', error = 'info = 3 on a random matrix', median_s = NULL");
+  database.exec("DELETE FROM best_plans");
+  auto results = tuner::tune(database, id, profile, settings, {}, nullptr);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].measured, 0);  // a configuration's failure is reused ...
+  EXPECT_NE(results[0].no_plan.find("failed (info = 3"), std::string::npos) << results[0].no_plan;
+  EXPECT_FALSE(results[0].budget_spent);
+  EXPECT_EQ(db::list_best_plans(database).size(), 0u);
+
+  database.exec("UPDATE trials SET environment = 'host backend: 1 threads, memory limit 1.0 MiB'");
+  results = tuner::tune(database, id, profile, settings, {}, nullptr);  // ... one of another environment is not
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_GT(results[0].measured, 0);
+  EXPECT_EQ(results[0].no_plan, "");
+  EXPECT_EQ(db::list_best_plans(database).size(), 1u);
+
+  database.exec("UPDATE trials SET status = 'failed', error = 'info = 3', median_s = NULL, environment = ''");
+  settings.retry_failed = true;  // --retry-failed: every failure, each once
+  results = tuner::tune(database, id, profile, settings, {}, nullptr);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].measured, static_cast<int>(db::count_trials(database)));
+  EXPECT_EQ(results[0].no_plan, "");
+}
+
 TEST(Calibrate, UnknownStrategyFailsBeforeTiming) {
   test_support::TempDir dir;
   auto database = db::Database::open(dir.file("t.db"), db::Database::Mode::read_write);
@@ -107,7 +163,11 @@ TEST(Calibrate, EverySolverAndTheBudget) {
   settings.budget_seconds = 1e-9;
   std::vector<std::string> lines;
   const auto none = tuner::tune(database, id, profile, settings, {}, [&](const std::string& l) { lines.push_back(l); });
-  EXPECT_TRUE(none.empty());
+  ASSERT_EQ(none.size(), 3u);  // no plan, and a rerun resumes
+  for (const auto& r : none) {
+    EXPECT_TRUE(r.budget_spent);
+    EXPECT_NE(r.no_plan.find("budget"), std::string::npos) << r.no_plan;
+  }
   ASSERT_FALSE(lines.empty());
   EXPECT_NE(lines.front().find("budget"), std::string::npos);
 }
