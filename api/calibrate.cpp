@@ -2,6 +2,8 @@
 // share: probe, store the probe run under this machine's fingerprint, tune, store the best plans.
 #include "tuner/calibrate.hpp"
 
+#include <cmath>
+
 #include "configs/configs.hpp"
 #include "db/records.hpp"
 #include "hetlu/hetlu.hpp"
@@ -12,6 +14,13 @@ namespace hetlu {
 
 CalibrationReport calibrate(const CalibrationOptions& options) {
   tuner::LevelSettings settings = configs::calibration_level(options.level, options.config_path);
+  for (int n : options.sizes)
+    if (n < 1) throw InvalidArgument("calibrate: size " + std::to_string(n) + " is not a positive matrix order");
+  if (!std::isfinite(options.budget_seconds) || options.budget_seconds < 0)
+    throw InvalidArgument("calibrate: the budget must be a finite number of seconds >= 0 (0: none)");
+  if (!settings.measure_rates && (!options.sizes.empty() || !options.solvers.empty()))
+    throw InvalidArgument("calibrate: level " + to_string(options.level) +
+                          " times nothing: sizes and solvers need a level that measures (quick and above)");
   if (options.target == Target::hybrid) {
     settings.target = Target::hybrid;
     settings.backend = options.backend.value_or(backends::preferred());
@@ -26,6 +35,7 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
   if (!options.solvers.empty()) settings.solvers = options.solvers;
   if (options.budget_seconds > 0) settings.budget_seconds = options.budget_seconds;
   settings.retry_failed = options.retry_failed;
+  settings.timing.stop_requested = options.stop_requested;
 
   CalibrationReport report;
   report.db_path = options.db_path.empty() ? db::default_path() : options.db_path;
@@ -34,6 +44,7 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
   probes::ProbeOptions probe_options;
   probe_options.measure = settings.measure_rates;
   probe_options.gemm_size = settings.probe_gemm_size;
+  probe_options.stop_requested = options.stop_requested;
   if (options.progress)
     options.progress(std::string("probing this machine") + (settings.measure_rates ? " (timing)" : ""));
   report.profile = probes::probe_machine(probe_options);
@@ -42,6 +53,9 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
   const auto machine_id = db::ensure_machine(database, fingerprint);
   db::store_probe_results(database, machine_id, report.profile);
 
+  struct ForgetCachedPlans {  // later calls in this process must see the new entries, however tune ends
+    ~ForgetCachedPlans() { clear_plan_cache(); }
+  } forget;
   const auto results = tuner::tune(database, machine_id, report.profile, settings, configs::model_params(),
                                    options.progress, options.on_trial);
   for (const auto& r : results)
@@ -50,7 +64,6 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
           {r.solver, r.m, r.n, r.best, r.median_s, r.gflops, r.predicted_s, r.measured, r.reused, r.failed});
     else
       report.without_plan.push_back({r.solver, r.m, r.n, r.no_plan, r.budget_spent});
-  clear_plan_cache();  // later calls in this process must see the new entries
   return report;
 }
 

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string_view>
@@ -15,20 +16,54 @@ void add_db_option(CLI::App& command, std::string& path) {
                      "else ~/.local/share/hetlu/tuning.db)");
 }
 
+CLI::Validator one_of(std::vector<std::string> names, const std::vector<std::string>& extra) {
+  names.insert(names.end(), extra.begin(), extra.end());
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+  return CLI::Validator(
+      [names, list](std::string& value) {
+        return std::find(names.begin(), names.end(), value) != names.end() ? std::string()
+                                                                           : "'" + value + "' is not one of: " + list;
+      },
+      "one of: " + list);
+}
+
+const CLI::Validator finite_positive(
+    [](std::string& value) {
+      double x = 0;
+      std::size_t used = 0;
+      try {
+        x = std::stod(value, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      return used == value.size() && std::isfinite(x) && x > 0 ? std::string()
+                                                               : "'" + value + "' is not a finite number > 0";
+    },
+    "a finite number > 0");
+
 void add_hybrid_options(CLI::App& command, HybridArgs& args) {
-  command.add_option("--target", args.target, "cpu, or hybrid (CPUs and a device)")->capture_default_str();
-  command.add_option("--backend", args.backend, "hybrid: cuda or host (default: cuda when a GPU is present)");
+  command.add_option("--target", args.target, "cpu, or hybrid (CPUs and a device)")
+      ->capture_default_str()
+      ->check(one_of(detail::target_names.all()));
+  command.add_option("--backend", args.backend, "hybrid: cuda or host (default: cuda when a GPU is present)")
+      ->check(one_of(detail::backend_names.all()));
   command
       .add_option("--d", args.d, "hybrid: block columns the CPUs own (0: everything, panel included, on the device)")
       ->check(CLI::NonNegativeNumber);
-  command.add_option("--panel", args.panel, "hybrid: where panels are factored, cpu or device");
+  command.add_option("--panel", args.panel, "hybrid: where panels are factored, cpu or device (d = 0)")
+      ->check(one_of(detail::panel_location_names.all()));
 }
 
 void apply_hybrid_options(const HybridArgs& args, Options& options) {
   options.target = from_string<Target>(args.target);
   const bool hybrid_only = !args.backend.empty() || args.d || !args.panel.empty();
   if (options.target != Target::hybrid && hybrid_only)
-    throw InvalidArgument("--backend, --d and --panel apply to --target hybrid only");
+    throw UsageError("--backend, --d and --panel apply to --target hybrid only");
+  // d = 0 is the panel on the device, and only that: one fact, never two that disagree.
+  if (args.d && !args.panel.empty() && (*args.d == 0) != (args.panel == "device"))
+    throw UsageError("--d " + std::to_string(*args.d) + " and --panel " + args.panel +
+                     " contradict each other: d = 0 puts the panel on the device, any other d keeps it on the CPUs");
   if (!args.backend.empty()) options.overrides.backend = from_string<BackendKind>(args.backend);
   if (!args.panel.empty()) options.overrides.panel_location = from_string<PanelLocation>(args.panel);
   options.overrides.cpu_block_columns = args.d;
@@ -69,10 +104,9 @@ int run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // --help and --version are "errors" with exit code 0.
-    const int code = app.exit(e);
-    if (code != 0 && json) print_json_failure(e.what(), exit_usage);  // CLI11 printed the line
-    return code == 0 ? exit_ok : exit_usage;
+    // --help and --version are "errors" with exit code 0; the others are one line like every error.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    return report_failure(std::string(e.what()) + " (see --help)", exit_usage, json);
   } catch (const CommandFailure& e) {
     return report_failure(e.what(), e.exit_code, json);
   } catch (const std::exception& e) {

@@ -250,7 +250,9 @@ void register_bench(CLI::App& app, CommandState&) {
   add_db_option(*cmd, args->db);
   cmd->add_option("-m", args->m, "rows (default: n)")->check(CLI::PositiveNumber);
   cmd->add_option("-n", args->n, "columns")->required()->check(CLI::PositiveNumber);
-  cmd->add_option("--solver", args->solver, "gepp, calu, prbt or all")->capture_default_str();
+  cmd->add_option("--solver", args->solver, "gepp, calu, prbt or all")
+      ->capture_default_str()
+      ->check(one_of(detail::solver_names.all(), {"all"}));
   cmd->add_option("--reps", args->reps, "timed runs of each, after one warm-up")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
@@ -272,7 +274,9 @@ void register_bench(CLI::App& app, CommandState&) {
       throw InvalidArgument(fmt::format("{} x {} is too large to benchmark here", m, n));
     Options options;
     apply_hybrid_options(args->hybrid, options);
-    if (args->sweep_d && options.target != Target::hybrid) throw InvalidArgument("--sweep-d needs --target hybrid");
+    if (args->sweep_d && options.target != Target::hybrid) throw UsageError("--sweep-d needs --target hybrid");
+    if (args->sweep_d && (args->hybrid.d || !args->hybrid.panel.empty()))
+      throw UsageError("--sweep-d runs every d (and its panel placement): it takes no --d or --panel");
     options.db_path = args->db;
     options.overrides.nb = args->nb;
     options.overrides.ib = args->ib;
@@ -294,7 +298,7 @@ void register_bench(CLI::App& app, CommandState&) {
     std::vector<Row> rows;
     for (Solver s : solvers) {
       if (s == Solver::prbt && m != n) {
-        if (args->solver != "all") throw InvalidArgument("prbt solves square systems only: give m = n");
+        if (args->solver != "all") throw UsageError("prbt solves square systems only: give m = n");
         continue;
       }
       rows.push_back(s == Solver::prbt ? bench_gesv(s, n, args->reps, A, b, options, reference)

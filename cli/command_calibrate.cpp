@@ -22,24 +22,33 @@ void register_calibrate(CLI::App& app, CommandState& state) {
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("calibrate", "Measure this machine, tune the solvers and store the results");
   add_db_option(*cmd, args->db);
-  cmd->add_option("--level", args->level, "estimate, quick or measure")->capture_default_str();
+  cmd->add_option("--level", args->level, "estimate, quick, measure, patient or exhaustive")
+      ->capture_default_str()
+      ->check(one_of(detail::level_names.all()));
   cmd->add_option("--config", args->config, "calibration YAML to use instead of the built-in one");
   cmd->add_option("--sizes", args->sizes, "square sizes to tune instead of the level's")
       ->delimiter(',')
       ->check(CLI::Range(1, 100000));
   cmd->add_option("--solver", args->solvers, "solvers to tune instead of the level's (gepp, calu, prbt)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->check(one_of(detail::solver_names.all()));
   cmd->add_option("--target", args->target, "cpu, or hybrid: tune the CPU share d and nb of the hybrid target")
-      ->capture_default_str();
-  cmd->add_option("--backend", args->backend, "hybrid: cuda or host (default: cuda when a GPU is present)");
+      ->capture_default_str()
+      ->check(one_of(detail::target_names.all()));
+  cmd->add_option("--backend", args->backend, "hybrid: cuda or host (default: cuda when a GPU is present)")
+      ->check(one_of(detail::backend_names.all()));
   cmd->add_option("--budget", args->budget, "seconds after which no new measurement starts (run again to resume)")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_positive);
   cmd->add_flag("--retry-failed", args->retry_failed,
                 "measure stored failed trials again (those that failed in another environment always are)");
   cmd->add_flag("--json", args->json, "print one JSON object (progress still goes to stderr)");
   cmd->callback([args, &state] {
     CalibrationOptions options;
     options.level = from_string<CalibrationLevel>(args->level);
+    if (options.level == CalibrationLevel::estimate && (!args->sizes.empty() || !args->solvers.empty()))
+      throw UsageError(
+          "--level estimate times nothing: --sizes and --solver need a level that measures (quick and "
+          "above)");
     options.db_path = args->db;
     options.config_path = args->config;
     options.sizes = args->sizes;
@@ -50,7 +59,7 @@ void register_calibrate(CLI::App& app, CommandState& state) {
     options.retry_failed = args->retry_failed;
     options.target = from_string<Target>(args->target);
     if (!args->backend.empty()) {
-      if (options.target != Target::hybrid) throw InvalidArgument("--backend needs --target hybrid");
+      if (options.target != Target::hybrid) throw UsageError("--backend needs --target hybrid");
       options.backend = from_string<BackendKind>(args->backend);
     }
     // On a terminal, a progress bar with an ETA; otherwise (a log, CI) one plain line per trial.

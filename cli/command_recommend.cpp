@@ -19,9 +19,15 @@ void register_recommend(CLI::App& app, CommandState&) {
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("recommend", "Print the plan hetlu would use for a problem, and where it came from");
   add_db_option(*cmd, args->db);
-  cmd->add_option("--solver", args->solver, "gepp, calu or prbt")->capture_default_str();
-  cmd->add_option("--precision", args->precision, "double or single")->capture_default_str();
-  cmd->add_option("--target", args->target, "cpu or hybrid")->capture_default_str();
+  cmd->add_option("--solver", args->solver, "gepp, calu or prbt")
+      ->capture_default_str()
+      ->check(one_of(detail::solver_names.all()));
+  cmd->add_option("--precision", args->precision, "double or single")
+      ->capture_default_str()
+      ->check(one_of(detail::precision_names.all()));
+  cmd->add_option("--target", args->target, "cpu or hybrid")
+      ->capture_default_str()
+      ->check(one_of(detail::target_names.all()));
   cmd->add_option("-m", args->m, "rows (default: n)")->check(CLI::NonNegativeNumber);
   cmd->add_option("-n", args->n, "columns")->required()->check(CLI::NonNegativeNumber);
   cmd->add_option("--machine", args->machine,
@@ -52,8 +58,7 @@ void register_recommend(CLI::App& app, CommandState&) {
       for (const auto& g : profile.gpus) machine_name += " + " + g.name;
     } else {
       if (!args->model_config.empty())
-        throw InvalidArgument(
-            "--model-config applies to --machine predictions; the local plan uses the built-in model");
+        throw UsageError("--model-config applies to --machine predictions; the local plan uses the built-in model");
       Options options;
       options.db_path = args->db;
       r = resolve_plan(solver, precision, target, m, args->n, options);

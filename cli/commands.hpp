@@ -24,6 +24,17 @@ struct CommandFailure : Error {
   CommandFailure(int code, const std::string& message) : Error(message), exit_code(code) {}
 };
 
+// A command line that cannot mean anything (contradictory options): exit 2, as CLI11's own errors.
+struct UsageError : CommandFailure {
+  explicit UsageError(const std::string& message) : CommandFailure(exit_usage, message) {}
+};
+
+// Validators: a value outside them is a bad command line (exit 2) before any work.
+// The names of an enum (detail::solver_names.all(), ...), and extra ones such as "auto".
+CLI::Validator one_of(std::vector<std::string> names, const std::vector<std::string>& extra = {});
+// A finite number > 0 (CLI::PositiveNumber lets NaN and Inf through).
+extern const CLI::Validator finite_positive;
+
 // The result of the subcommand that ran (callbacks cannot return values through CLI11).
 struct CommandState {
   int exit_code = exit_ok;

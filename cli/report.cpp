@@ -111,10 +111,11 @@ std::string describe(const MachineProfile& p) {
                         g.compute_capability_minor, g.multiprocessors, g.memory_bytes / 1073741824.0);
     if (g.dgemm_gflops > 0)
       text += fmt::format(
-          "           cuBLAS DGEMM {:.0f}, SGEMM {:.0f}, cuSOLVER DGETRF {:.0f} GFlop/s; host->device {:.1f} GB/s {:.1f} us, "
+          "           cuBLAS DGEMM {:.0f}, SGEMM {:.0f}, cuSOLVER DGETRF {:.0f} GFlop/s; host->device {:.1f} GB/s "
+          "{:.1f} us, "
           "device->host {:.1f} GB/s {:.1f} us; device memory {:.0f} GB/s\n",
-          g.dgemm_gflops, g.sgemm_gflops, g.dgetrf_gflops, g.h2d_bandwidth_gbs, g.h2d_latency_us, g.d2h_bandwidth_gbs, g.d2h_latency_us,
-          g.memory_bandwidth_gbs);
+          g.dgemm_gflops, g.sgemm_gflops, g.dgetrf_gflops, g.h2d_bandwidth_gbs, g.h2d_latency_us, g.d2h_bandwidth_gbs,
+          g.d2h_latency_us, g.memory_bandwidth_gbs);
   }
   return text;
 }

@@ -1,6 +1,7 @@
 // What the probes measure. Each function is usable alone; probe_machine() assembles a profile.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,7 @@ struct ProbeOptions {
   int repetitions = 5;
   std::vector<int> panel_rows = {1024, 4096};      // panel-rate probes: rows,
   std::vector<int> panel_widths = {64, 128, 256};  // and widths
+  std::function<bool()> stop_requested;            // polled after each probe: true stops (Interrupted)
 };
 
 MachineProfile probe_machine(const ProbeOptions& options);

@@ -16,6 +16,7 @@ MachineProfile probe_machine(const ProbeOptions& options) {
   const int all = std::max(1, openblas_get_num_threads());
   auto record = [&](const std::string& name, const Rate& r, const char* unit, const std::string& detail) {
     profile.measurements.push_back({name, r.median, r.spread, unit, detail});
+    stop_if_requested(options.stop_requested);
     return r.median;
   };
 

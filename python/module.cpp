@@ -277,11 +277,26 @@ py::list calibrate_py(const std::string& level_name, const std::optional<std::ve
   if (backend) options.backend = from_string<BackendKind>(*backend);
   if (sizes) options.sizes = *sizes;
   if (db_path) options.db_path = *db_path;
+  // Ctrl-C: the signal handler only sets a flag while the GIL is released; the calibration polls it
+  // between probes and timed runs, stops, and Python sees KeyboardInterrupt.
+  options.stop_requested = [] {
+    py::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() == 0) return false;
+    PyErr_Clear();
+    return true;
+  };
   CalibrationReport report;
-  {
+  try {
     py::gil_scoped_release release;
     report = hetlu::calibrate(options);
+  } catch (const Interrupted&) {
+    PyErr_SetNone(PyExc_KeyboardInterrupt);
+    throw py::error_already_set();
   }
+  // As the command exits non-zero: a size whose every trial failed is an error, after the rest is stored.
+  for (const auto& m : report.without_plan)
+    if (!m.resumable)
+      throw Error("calibrate: no plan stored for " + to_string(m.solver) + " n=" + std::to_string(m.n) + ": " + m.why);
   py::list out;
   for (const auto& e : report.entries) {
     py::dict d;

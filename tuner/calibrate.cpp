@@ -63,6 +63,8 @@ db::Trial time_candidate(const Plan& plan, const Problem& problem, const TimingO
     trial.spread = m.spread;
     trial.gflops = model::getrf_flops(n, n) / m.median / 1e9;
     trial.samples = m.samples;
+  } catch (const Interrupted&) {
+    throw;  // the caller asked to stop: not a failure of this configuration
   } catch (const DeviceOutOfMemory& e) {
     trial.status = db::TrialStatus::failed;
     trial.error = e.what();

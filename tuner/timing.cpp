@@ -26,11 +26,13 @@ Measurement measure(const std::function<void()>& prepare, const std::function<vo
     throw InvalidArgument("timing needs 1 <= min_samples <= max_samples");
   const auto start = clock::now();
   for (int i = 0; i < options.warmup; ++i) {
+    stop_if_requested(options.stop_requested);
     prepare();
     run();
   }
   std::vector<double> samples;
   while (true) {
+    stop_if_requested(options.stop_requested);
     prepare();
     const auto t0 = clock::now();
     run();

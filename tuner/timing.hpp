@@ -11,8 +11,9 @@ struct TimingOptions {
   int warmup = 1;
   int min_samples = 5;
   int max_samples = 15;
-  double target_spread = 0.03;   // stop adding samples once MAD / median is under this
-  double time_cap_seconds = 10;  // and never spend more than this on one configuration
+  double target_spread = 0.03;           // stop adding samples once MAD / median is under this
+  double time_cap_seconds = 10;          // and never spend more than this on one configuration
+  std::function<bool()> stop_requested;  // polled before each sample: true stops (Interrupted)
 };
 
 struct Measurement {

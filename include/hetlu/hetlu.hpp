@@ -113,6 +113,9 @@ struct CalibrationOptions {
   bool retry_failed = false;                            // measure stored failed trials again
   std::function<void(const std::string&)> progress;     // one line per trial; may be empty
   std::function<void(int done, int at_most)> on_trial;  // configurations evaluated so far; may be empty
+  // Polled between probes and timed runs; true stops the calibration with Interrupted (what was
+  // stored is kept; a rerun resumes). Python's calibrate stops this way on Ctrl-C.
+  std::function<bool()> stop_requested;
 };
 
 struct CalibrationEntry {

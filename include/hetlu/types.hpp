@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -30,6 +31,17 @@ struct InvalidArgument : Error {
 struct DeviceOutOfMemory : Error {
   using Error::Error;
 };
+
+// A long call (a calibration) stopped because its caller asked (Ctrl-C in Python): what it had
+// stored is kept and consistent, and a rerun resumes.
+struct Interrupted : Error {
+  using Error::Error;
+};
+
+// Polled between steps of long calls: throws Interrupted when `requested` says so.
+inline void stop_if_requested(const std::function<bool()>& requested) {
+  if (requested && requested()) throw Interrupted("interrupted");
+}
 
 // ---- enums, each with one to_string / from_string used by YAML, CLI, DB and logs ----------------
 

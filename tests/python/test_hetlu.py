@@ -162,3 +162,42 @@ def test_prbt_in_place_c_order(db):
     A0 = A.copy()
     r = hetlu.solve(A, b, solver="prbt", overwrite_a=True, db=db)
     np.testing.assert_allclose(A0 @ r.x, b, atol=1e-10)
+
+
+@pytest.mark.parametrize("sizes", [[0], [-5], [48, 0]])
+def test_calibrate_refuses_sizes_that_are_not_orders(sizes, db):
+    with pytest.raises(ValueError, match="not a positive matrix order"):
+        hetlu.calibrate(level="quick", sizes=sizes, db=db)
+
+
+def test_calibrate_estimate_times_nothing_and_refuses_sizes(db):
+    with pytest.raises(ValueError, match="times nothing"):
+        hetlu.calibrate(level="estimate", sizes=[10000], db=db)
+
+
+def test_ctrl_c_stops_a_calibration_promptly_and_keeps_the_database(db):
+    import signal
+    import sqlite3
+    import subprocess
+    import sys
+    import time
+
+    script = (
+        "import sys, hetlu\n"
+        "print('started', flush=True)\n"
+        "try:\n"
+        f"    hetlu.calibrate(level='quick', sizes=[2000, 3000, 4000], db={db!r})\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted', flush=True); sys.exit(0)\n"
+        "print('finished', flush=True); sys.exit(1)\n")
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert child.stdout.readline().strip() == "started"
+    time.sleep(4)  # in the probes or the first trials
+    sent = time.monotonic()
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=60)
+    waited = time.monotonic() - sent
+    assert "interrupted" in out, out + err
+    assert waited < 10, f"took {waited:.1f} s to stop"
+    with sqlite3.connect(db) as con:
+        assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
