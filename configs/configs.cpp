@@ -2,155 +2,268 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <limits>
+#include <sstream>
+
 #include "configs/embedded.hpp"
 
 namespace hetlu::configs {
 namespace {
 
+// Settings files are a few KiB; anything past this is not one (and would cost memory to parse).
+constexpr std::uintmax_t largest_file_bytes = 1 << 20;
+
+std::string shown(double x) {
+  std::ostringstream s;
+  s << x;
+  return s.str();
+}
+
+// The YAML text of `path` (at most largest_file_bytes), or of the built-in file when path is empty.
+// Every error names the file.
+YAML::Node load(const std::string& path, const char* embedded_text, const std::string& source) {
+  std::string text = embedded_text;
+  if (!path.empty()) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const auto status = fs::status(path, ec);
+    if (ec || !fs::exists(status)) throw InvalidArgument(path + ": no such file");
+    if (fs::is_directory(status)) throw InvalidArgument(path + ": is a folder, not a YAML file");
+    if (fs::is_regular_file(status) && fs::file_size(path, ec) > largest_file_bytes)
+      throw InvalidArgument(path + ": " + std::to_string(fs::file_size(path, ec)) +
+                            " bytes is too large for a settings file (at most 1 MiB)");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InvalidArgument(path + ": cannot be read");
+    text.assign(largest_file_bytes + 1, '\0');  // a pipe or device is bounded here too
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    if (text.size() > largest_file_bytes)
+      throw InvalidArgument(path + ": too large for a settings file (at most 1 MiB)");
+  }
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw InvalidArgument(source + ": not YAML: " + e.what());
+  }
+  if (!root.IsMap()) throw InvalidArgument(source + ": not a YAML mapping of settings");
+  return root;
+}
+
+// A section that must be a mapping when present; an absent one is an empty node.
+YAML::Node section(const YAML::Node& node, const char* key, const std::string& where) {
+  const YAML::Node s = node[key];
+  if (s && !s.IsMap()) throw InvalidArgument(where + key + ": must be a mapping of keys");
+  return s;
+}
+
+// Refuses keys the reader does not know: a misspelt key would otherwise be silently ignored.
+void refuse_unknown_keys(const YAML::Node& node, std::initializer_list<const char*> known, const std::string& where) {
+  if (!node || !node.IsMap()) return;
+  for (const auto& entry : node) {
+    const std::string key = entry.first.as<std::string>("?");
+    bool found = false;
+    for (const char* k : known) found = found || key == k;
+    if (!found) {
+      std::string list;
+      for (const char* k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+      throw InvalidArgument(where + key + ": unknown key (expected one of: " + list + ")");
+    }
+  }
+}
+
 template <class T>
 T get(const YAML::Node& node, const char* key, const T& fallback, const std::string& where) {
-  if (!node[key]) return fallback;
+  if (!node || !node[key]) return fallback;
   try {
     return node[key].as<T>();
   } catch (const YAML::Exception& e) {
-    throw InvalidArgument(where + ": bad value for '" + key + "': " + e.msg);
+    throw InvalidArgument(where + key + ": bad value: " + e.msg);
   }
 }
+
+// A number under key, finite and in [low, high] (or (low, high] when low is open); absent: fallback.
+double number(const YAML::Node& node, const char* key, double fallback, const std::string& where, double low,
+              double high, bool low_open = false) {
+  const double x = get(node, key, fallback, where);
+  if (node && node[key] && !(std::isfinite(x) && (low_open ? x > low : x >= low) && x <= high))
+    throw InvalidArgument(where + key + ": " + shown(x) + " is not a finite number in " + (low_open ? "(" : "[") +
+                          shown(low) + ", " + shown(high) + "]");
+  return x;
+}
+
+int whole(const YAML::Node& node, const char* key, int fallback, const std::string& where, int low, int high) {
+  const int x = get(node, key, fallback, where);
+  if (node && node[key] && (x < low || x > high))
+    throw InvalidArgument(where + key + ": " + std::to_string(x) + " is not a whole number in [" + std::to_string(low) +
+                          ", " + std::to_string(high) + "]");
+  return x;
+}
+
+std::vector<int> wholes(const YAML::Node& node, const char* key, const std::vector<int>& fallback,
+                        const std::string& where, int low, int high) {
+  const auto values = get(node, key, fallback, where);
+  for (int x : values)
+    if (x < low || x > high)
+      throw InvalidArgument(where + key + ": " + std::to_string(x) + " is not a whole number in [" +
+                            std::to_string(low) + ", " + std::to_string(high) + "]");
+  return values;
+}
+
+constexpr double huge = 1e9;  // far above any rate, bandwidth or latency of a real machine
+constexpr int largest_order = 1 << 20;
 
 }  // namespace
 
 tuner::LevelSettings calibration_level(CalibrationLevel level, const std::string& yaml_path) {
   const std::string source = yaml_path.empty() ? "built-in calibration.yaml" : yaml_path;
-  YAML::Node root;
-  try {
-    root = yaml_path.empty() ? YAML::Load(embedded::calibration_yaml) : YAML::LoadFile(yaml_path);
-  } catch (const YAML::Exception& e) {
-    throw InvalidArgument(source + ": " + e.what());
-  }
+  const YAML::Node root = load(yaml_path, embedded::calibration_yaml, source);
+  refuse_unknown_keys(root, {"levels"}, source + ": ");
   const std::string name = to_string(level);
-  const YAML::Node node = root["levels"][name];
+  const YAML::Node levels = section(root, "levels", source + ": ");
+  const YAML::Node node = levels ? levels[name] : YAML::Node();
   if (!node) throw InvalidArgument(source + ": no settings for level '" + name + "'");
-  const std::string where = source + ": levels." + name;
+  if (!node.IsMap()) throw InvalidArgument(source + ": levels." + name + ": must be a mapping of keys");
+  const std::string where = source + ": levels." + name + ".";
+  refuse_unknown_keys(node,
+                      {"measure_rates", "probe_gemm_size", "sizes", "strategy", "nb", "ib", "lookahead", "hybrid_sizes",
+                       "cpu_share", "budget_seconds", "solvers", "timing"},
+                      where);
 
   tuner::LevelSettings s;
   s.level = level;
   s.measure_rates = get(node, "measure_rates", s.measure_rates, where);
-  s.probe_gemm_size = get(node, "probe_gemm_size", s.probe_gemm_size, where);
-  s.sizes = get(node, "sizes", s.sizes, where);
+  s.probe_gemm_size = whole(node, "probe_gemm_size", s.probe_gemm_size, where, 16, 16384);
+  s.sizes = wholes(node, "sizes", s.sizes, where, 1, largest_order);
   s.strategy = get(node, "strategy", s.strategy, where);
-  s.space.nb = get(node, "nb", s.space.nb, where);
-  s.space.ib = get(node, "ib", s.space.ib, where);
-  s.space.lookahead = get(node, "lookahead", s.space.lookahead, where);
-  s.hybrid_sizes = get(node, "hybrid_sizes", s.hybrid_sizes, where);
+  s.space.nb = wholes(node, "nb", s.space.nb, where, 1, largest_order);
+  s.space.ib = wholes(node, "ib", s.space.ib, where, 1, largest_order);
+  s.space.lookahead = wholes(node, "lookahead", s.space.lookahead, where, 0, 1);
+  s.hybrid_sizes = wholes(node, "hybrid_sizes", s.hybrid_sizes, where, 1, largest_order);
   s.space.cpu_share = get(node, "cpu_share", s.space.cpu_share, where);
-  s.budget_seconds = get(node, "budget_seconds", s.budget_seconds, where);
+  for (double share : s.space.cpu_share)
+    if (!(share >= 0 && share <= 1))
+      throw InvalidArgument(where + "cpu_share: " + shown(share) + " is not a number in [0, 1]");
+  s.budget_seconds = number(node, "budget_seconds", s.budget_seconds, where, 0, huge);
   if (node["solvers"]) {
     s.solvers.clear();
     for (const auto& solver : get<std::vector<std::string>>(node, "solvers", {}, where))
       s.solvers.push_back(from_string<Solver>(solver));
   }
-  if (const YAML::Node t = node["timing"]) {
-    const std::string twhere = where + ".timing";
-    s.timing.warmup = get(t, "warmup", s.timing.warmup, twhere);
-    s.timing.min_samples = get(t, "min_samples", s.timing.min_samples, twhere);
-    s.timing.max_samples = get(t, "max_samples", s.timing.max_samples, twhere);
-    s.timing.target_spread = get(t, "target_spread", s.timing.target_spread, twhere);
-    s.timing.time_cap_seconds = get(t, "time_cap_seconds", s.timing.time_cap_seconds, twhere);
-  }
-  for (int n : s.sizes)
-    if (n < 1) throw InvalidArgument(where + ".sizes: " + std::to_string(n) + " must be >= 1");
-  for (int n : s.hybrid_sizes)
-    if (n < 1) throw InvalidArgument(where + ".hybrid_sizes: " + std::to_string(n) + " must be >= 1");
-  for (double share : s.space.cpu_share)
-    if (!(share >= 0 && share <= 1))
-      throw InvalidArgument(where + ".cpu_share: " + std::to_string(share) + " must be in [0, 1]");
+  const YAML::Node t = section(node, "timing", where);
+  const std::string twhere = where + "timing.";
+  refuse_unknown_keys(t, {"warmup", "min_samples", "max_samples", "target_spread", "time_cap_seconds"}, twhere);
+  s.timing.warmup = whole(t, "warmup", s.timing.warmup, twhere, 0, 100);
+  s.timing.min_samples = whole(t, "min_samples", s.timing.min_samples, twhere, 1, 1000);
+  s.timing.max_samples = whole(t, "max_samples", s.timing.max_samples, twhere, 1, 1000);
+  if (s.timing.max_samples < s.timing.min_samples)
+    throw InvalidArgument(twhere + "max_samples: " + std::to_string(s.timing.max_samples) + " is below min_samples " +
+                          std::to_string(s.timing.min_samples));
+  s.timing.target_spread = number(t, "target_spread", s.timing.target_spread, twhere, 0, 1, true);
+  s.timing.time_cap_seconds = number(t, "time_cap_seconds", s.timing.time_cap_seconds, twhere, 0, huge, true);
   if (!s.sizes.empty()) tuner::find_strategy(s.strategy);  // fail early on a misspelt name
   return s;
 }
 
-namespace {
-YAML::Node load(const std::string& yaml_path, const char* embedded_text, const std::string& source) {
-  try {
-    return yaml_path.empty() ? YAML::Load(embedded_text) : YAML::LoadFile(yaml_path);
-  } catch (const YAML::Exception& e) {
-    throw InvalidArgument(source + ": " + e.what());
-  }
-}
-}  // namespace
-
 model::ModelParams model_params(const std::string& yaml_path) {
   const std::string source = yaml_path.empty() ? "built-in model.yaml" : yaml_path;
   const YAML::Node root = load(yaml_path, embedded::model_yaml, source);
+  const std::string top = source + ": ";
+  refuse_unknown_keys(root,
+                      {"efficiency", "gemm_half_rate_k", "panel", "prbt_refinement_steps", "step_overhead_seconds",
+                       "link_default", "nb_candidates"},
+                      top);
   model::ModelParams p;
-  const YAML::Node none;
-  auto section = [&](const char* key) { return root[key] ? root[key] : none; };
-  p.cpu_efficiency = get(section("efficiency"), "cpu", p.cpu_efficiency, source + ": efficiency");
-  p.device_efficiency = get(section("efficiency"), "device", p.device_efficiency, source + ": efficiency");
-  p.gemm_half_rate_k = get(section("gemm_half_rate_k"), "cpu", p.gemm_half_rate_k, source + ": gemm_half_rate_k");
+  const YAML::Node efficiency = section(root, "efficiency", top), half = section(root, "gemm_half_rate_k", top),
+                   panel = section(root, "panel", top), link = section(root, "link_default", top);
+  refuse_unknown_keys(efficiency, {"cpu", "device"}, top + "efficiency.");
+  refuse_unknown_keys(half, {"cpu", "device"}, top + "gemm_half_rate_k.");
+  refuse_unknown_keys(
+      panel,
+      {"cpu_efficiency", "tslu_efficiency", "device_efficiency", "device_lu_efficiency", "genp_speedup", "leaf_width"},
+      top + "panel.");
+  refuse_unknown_keys(link, {"bandwidth_gbs", "latency_us"}, top + "link_default.");
+  // Efficiencies are fractions of a peak: (0, 1].
+  p.cpu_efficiency = number(efficiency, "cpu", p.cpu_efficiency, top + "efficiency.", 0, 1, true);
+  p.device_efficiency = number(efficiency, "device", p.device_efficiency, top + "efficiency.", 0, 1, true);
+  p.gemm_half_rate_k = number(half, "cpu", p.gemm_half_rate_k, top + "gemm_half_rate_k.", 0, largest_order);
   p.device_gemm_half_rate_k =
-      get(section("gemm_half_rate_k"), "device", p.device_gemm_half_rate_k, source + ": gemm_half_rate_k");
-  p.panel_efficiency = get(section("panel"), "cpu_efficiency", p.panel_efficiency, source + ": panel");
-  p.tslu_efficiency = get(section("panel"), "tslu_efficiency", p.tslu_efficiency, source + ": panel");
-  p.device_panel_efficiency = get(section("panel"), "device_efficiency", p.device_panel_efficiency, source + ": panel");
-  p.device_lu_efficiency = get(section("panel"), "device_lu_efficiency", p.device_lu_efficiency, source + ": panel");
-  p.genp_panel_speedup = get(section("panel"), "genp_speedup", p.genp_panel_speedup, source + ": panel");
-  p.panel_leaf_width = get(section("panel"), "leaf_width", p.panel_leaf_width, source + ": panel");
-  if (p.panel_leaf_width < 1)
-    throw InvalidArgument(source + ": panel: leaf_width = " + std::to_string(p.panel_leaf_width) + " must be >= 1");
-  p.prbt_refinement_steps = get(root, "prbt_refinement_steps", p.prbt_refinement_steps, source);
-  p.step_overhead_seconds = get(root, "step_overhead_seconds", p.step_overhead_seconds, source);
-  p.default_link_gbs = get(section("link_default"), "bandwidth_gbs", p.default_link_gbs, source + ": link_default");
-  p.default_link_latency_us =
-      get(section("link_default"), "latency_us", p.default_link_latency_us, source + ": link_default");
-  p.nb_candidates = get(root, "nb_candidates", p.nb_candidates, source);
-  for (double f : {p.cpu_efficiency, p.device_efficiency, p.panel_efficiency, p.tslu_efficiency,
-                   p.device_panel_efficiency, p.device_lu_efficiency})
-    if (!(f > 0 && f <= 1))
-      throw InvalidArgument(source + ": efficiency factors must be in (0, 1], got " + std::to_string(f));
-  if (p.nb_candidates.empty()) throw InvalidArgument(source + ": nb_candidates is empty");
-  for (int nb : p.nb_candidates)
-    if (nb < 1) throw InvalidArgument(source + ": nb_candidates: " + std::to_string(nb) + " must be >= 1");
+      number(half, "device", p.device_gemm_half_rate_k, top + "gemm_half_rate_k.", 0, largest_order);
+  const std::string pwhere = top + "panel.";
+  p.panel_efficiency = number(panel, "cpu_efficiency", p.panel_efficiency, pwhere, 0, 1, true);
+  p.tslu_efficiency = number(panel, "tslu_efficiency", p.tslu_efficiency, pwhere, 0, 1, true);
+  p.device_panel_efficiency = number(panel, "device_efficiency", p.device_panel_efficiency, pwhere, 0, 1, true);
+  p.device_lu_efficiency = number(panel, "device_lu_efficiency", p.device_lu_efficiency, pwhere, 0, 1, true);
+  p.genp_panel_speedup = number(panel, "genp_speedup", p.genp_panel_speedup, pwhere, 0, 100, true);
+  p.panel_leaf_width = whole(panel, "leaf_width", p.panel_leaf_width, pwhere, 1, 4096);
+  p.prbt_refinement_steps = whole(root, "prbt_refinement_steps", p.prbt_refinement_steps, top, 0, 100);
+  p.step_overhead_seconds = number(root, "step_overhead_seconds", p.step_overhead_seconds, top, 0, 1);
+  p.default_link_gbs = number(link, "bandwidth_gbs", p.default_link_gbs, top + "link_default.", 0, huge, true);
+  p.default_link_latency_us = number(link, "latency_us", p.default_link_latency_us, top + "link_default.", 0, 1e6);
+  p.nb_candidates = wholes(root, "nb_candidates", p.nb_candidates, top, 1, largest_order);
+  if (p.nb_candidates.empty()) throw InvalidArgument(top + "nb_candidates: is empty");
   return p;
 }
 
 MachineProfile machine_from_yaml(const std::string& yaml_path) {
+  if (yaml_path.empty()) throw InvalidArgument("the machine file's path is empty");
   const YAML::Node root = load(yaml_path, "", yaml_path);
-  const YAML::Node cpu = root["cpu"];
-  if (!cpu) throw InvalidArgument(yaml_path + ": no 'cpu' section");
-  const std::string where = yaml_path + ": cpu";
+  const std::string top = yaml_path + ": ";
+  refuse_unknown_keys(root, {"name", "cpu", "devices"}, top);
+  const YAML::Node cpu = section(root, "cpu", top);
+  if (!cpu) throw InvalidArgument(top + "no 'cpu' section");
+  const std::string where = top + "cpu.";
+  refuse_unknown_keys(
+      cpu,
+      {"model", "packages", "cores", "hardware_threads", "numa_nodes", "frequency_ghz", "flops_per_cycle",
+       "peak_gflops", "dgemm_gflops_all_cores", "dgemm_gflops_one_core", "memory_bandwidth_gbs"},
+      where);
   MachineProfile p;
-  p.cpu_model = get<std::string>(cpu, "model", get<std::string>(root, "name", "what-if machine", yaml_path), where);
+  p.cpu_model = get<std::string>(cpu, "model", get<std::string>(root, "name", "what-if machine", top), where);
   p.hostname = "what-if";
-  p.cores = get(cpu, "cores", 0, where);
-  if (p.cores < 1) throw InvalidArgument(where + ".cores must be >= 1");
-  p.packages = get(cpu, "packages", 1, where);
-  p.hardware_threads = get(cpu, "hardware_threads", p.cores, where);
-  p.numa_nodes = get(cpu, "numa_nodes", p.packages, where);
-  p.frequency_ghz = get(cpu, "frequency_ghz", 0.0, where);
-  p.flops_per_cycle = get(cpu, "flops_per_cycle", 0, where);
+  if (!cpu["cores"]) throw InvalidArgument(where + "cores: missing (the number of CPU cores)");
+  constexpr int most_cores = 1 << 20;
+  p.cores = whole(cpu, "cores", 0, where, 1, most_cores);
+  p.packages = whole(cpu, "packages", 1, where, 1, p.cores);
+  p.hardware_threads = whole(cpu, "hardware_threads", p.cores, where, p.cores, most_cores);
+  p.numa_nodes = whole(cpu, "numa_nodes", p.packages, where, 1, p.cores);
+  // Rates: absent means "not given" (0); given, they must be positive.
+  p.frequency_ghz = number(cpu, "frequency_ghz", 0.0, where, 0, 100, true);
+  p.flops_per_cycle = whole(cpu, "flops_per_cycle", 0, where, 1, 1024);
   p.peak_gflops_per_core = p.frequency_ghz * p.flops_per_cycle;
-  if (cpu["peak_gflops"]) p.peak_gflops_per_core = get(cpu, "peak_gflops", 0.0, where) / p.cores;
-  p.dgemm_gflops_all_cores = get(cpu, "dgemm_gflops_all_cores", 0.0, where);
-  p.dgemm_gflops_one_core = get(cpu, "dgemm_gflops_one_core", 0.0, where);
-  p.memory_bandwidth_gbs = get(cpu, "memory_bandwidth_gbs", 0.0, where);
+  if (cpu["peak_gflops"]) p.peak_gflops_per_core = number(cpu, "peak_gflops", 0.0, where, 0, huge, true) / p.cores;
+  p.dgemm_gflops_all_cores = number(cpu, "dgemm_gflops_all_cores", 0.0, where, 0, huge, true);
+  p.dgemm_gflops_one_core = number(cpu, "dgemm_gflops_one_core", 0.0, where, 0, huge, true);
+  p.memory_bandwidth_gbs = number(cpu, "memory_bandwidth_gbs", 0.0, where, 0, huge, true);
   p.rates_measured = p.dgemm_gflops_all_cores > 0;
   if (p.peak_gflops_per_core <= 0 && p.dgemm_gflops_all_cores <= 0)
-    throw InvalidArgument(where + ": give frequency_ghz and flops_per_cycle, peak_gflops, or dgemm_gflops_all_cores");
+    throw InvalidArgument(top + "cpu: give frequency_ghz and flops_per_cycle, peak_gflops, or dgemm_gflops_all_cores");
   if (const YAML::Node devices = root["devices"]) {
+    if (!devices.IsSequence()) throw InvalidArgument(top + "devices: must be a list of devices");
     int index = 0;
     for (const auto& d : devices) {
-      const std::string dwhere = yaml_path + ": devices[" + std::to_string(index++) + "]";
+      const std::string dwhere = top + "devices[" + std::to_string(index++) + "].";
+      if (!d.IsMap()) throw InvalidArgument(dwhere + " must be a mapping of keys");
+      refuse_unknown_keys(d,
+                          {"name", "dgemm_peak_gflops", "dgemm_gflops", "dgetrf_gflops", "memory_gb", "link_gbs",
+                           "latency_us", "memory_gbs"},
+                          dwhere);
       GpuInfo g;
       g.name = get<std::string>(d, "name", "device", dwhere);
-      g.dgemm_peak_gflops = get(d, "dgemm_peak_gflops", 0.0, dwhere);
-      g.dgemm_gflops = get(d, "dgemm_gflops", 0.0, dwhere);
-      g.dgetrf_gflops = get(d, "dgetrf_gflops", 0.0, dwhere);
-      g.memory_bytes = static_cast<long long>(get(d, "memory_gb", 0.0, dwhere) * 1e9);
-      g.h2d_bandwidth_gbs = g.d2h_bandwidth_gbs = get(d, "link_gbs", 0.0, dwhere);
-      g.h2d_latency_us = g.d2h_latency_us = get(d, "latency_us", 0.0, dwhere);
-      g.memory_bandwidth_gbs = get(d, "memory_gbs", 0.0, dwhere);
+      g.dgemm_peak_gflops = number(d, "dgemm_peak_gflops", 0.0, dwhere, 0, huge, true);
+      g.dgemm_gflops = number(d, "dgemm_gflops", 0.0, dwhere, 0, huge, true);
+      g.dgetrf_gflops = number(d, "dgetrf_gflops", 0.0, dwhere, 0, huge, true);
+      g.memory_bytes = static_cast<long long>(number(d, "memory_gb", 0.0, dwhere, 0, 1e6, true) * 1e9);
+      g.h2d_bandwidth_gbs = g.d2h_bandwidth_gbs = number(d, "link_gbs", 0.0, dwhere, 0, huge, true);
+      g.h2d_latency_us = g.d2h_latency_us = number(d, "latency_us", 0.0, dwhere, 0, 1e6);
+      g.memory_bandwidth_gbs = number(d, "memory_gbs", 0.0, dwhere, 0, huge, true);
       if (g.dgemm_peak_gflops <= 0 && g.dgemm_gflops <= 0)
-        throw InvalidArgument(dwhere + ": give dgemm_peak_gflops or dgemm_gflops");
+        throw InvalidArgument(top + "devices[" + std::to_string(index - 1) +
+                              "]: give dgemm_peak_gflops or dgemm_gflops");
       p.gpus.push_back(g);
     }
   }
