@@ -1,6 +1,7 @@
 #include <fmt/core.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -103,6 +104,7 @@ void register_db_forget(CLI::App& db_cmd, CommandState&) {
   forget->add_option("--machine", args->machine, "the machine's fingerprint, as 'hetlu db show' prints it")->required();
   forget->callback([args] {
     const std::string path = database_path(args->db);
+    { auto existing = db::Database::open(path, db::Database::Mode::read_only); }  // never creates one
     auto database = db::Database::open(path, db::Database::Mode::read_write);
     if (!db::find_machine(database, args->machine))
       throw InvalidArgument("no machine with fingerprint '" + args->machine + "' in " + path);
@@ -136,17 +138,25 @@ void register_db_exchange(CLI::App& db_cmd, CommandState&) {
   in->add_option("FILE", args->file, "a JSON file from 'hetlu db export'")->required();
   in->add_flag("--force", args->force, "import rows of other machines too (they apply only on those machines)");
   in->callback([args] {
+    if (std::filesystem::is_directory(args->file)) throw InvalidArgument(args->file + ": is a folder, not an export");
     std::ifstream input(args->file);
     if (!input) throw InvalidArgument(args->file + ": cannot be read");
     nlohmann::json document;
     try {
       document = nlohmann::json::parse(input);
     } catch (const nlohmann::json::parse_error& e) {
-      throw InvalidArgument(args->file + ": not JSON: " + e.what());
+      throw InvalidArgument(args->file + ": not JSON (at byte " + std::to_string(e.byte) + ")");
+    }
+    // Checked before the database is opened: a refused file creates no database.
+    const std::string here = db::fingerprint(this_machine()).hash;
+    try {
+      db::check_export(document, here, args->force);
+    } catch (const db::DatabaseError& e) {
+      throw InvalidArgument(args->file + ": " + e.what());
     }
     const std::string path = database_path(args->db);
     auto database = db::Database::open(path, db::Database::Mode::read_write);
-    const auto r = db::import_json(database, document, db::fingerprint(this_machine()).hash, args->force);
+    const auto r = db::import_json(database, document, here, args->force);
     std::cout << fmt::format(
         "imported {} machine(s): {} probe result(s), {} trial(s), {} best plan(s); {} row(s) "
         "already there\n",

@@ -167,6 +167,7 @@ static_assert(migration_count == schema_version);
 
 Database Database::open(const std::string& path, Mode mode) {
   if (path.empty()) throw DatabaseError("database path is empty");
+  if (std::filesystem::is_directory(path)) throw DatabaseError("database '" + path + "' is a folder, not a file");
   if (mode == Mode::read_write) {
     std::error_code ec;
     auto parent = std::filesystem::path(path).parent_path();

@@ -1,5 +1,7 @@
 #include "db/exchange.hpp"
 
+#include <map>
+
 #include "db/records.hpp"
 
 namespace hetlu::db {
@@ -7,8 +9,12 @@ namespace {
 
 constexpr const char* format_name = "hetlu-tuning-db";
 constexpr const char* tables[] = {"probe_results", "trials", "best_plans"};
+// The oldest export this hetlu imports: schema 4 only added trials.environment (default '').
+constexpr int oldest_importable_schema = 3;
 
-// Every row of a table for one machine, as JSON objects keyed by column (ids left out).
+// Every row of a table for one machine, as JSON objects keyed by column. Row ids are local and
+// left out; a probe run keeps its number, renumbered on import; a best plan's trial is found
+// again on import by its key (the plan's parameters at the plan's level).
 nlohmann::json rows_of(Database& db, const std::string& table, std::int64_t machine_id) {
   auto s = db.prepare("SELECT * FROM " + table + " WHERE machine_id = ?1 ORDER BY rowid");
   s.bind(1, machine_id);
@@ -17,8 +23,7 @@ nlohmann::json rows_of(Database& db, const std::string& table, std::int64_t mach
     nlohmann::json row;
     for (int c = 0; c < s.column_count(); ++c) {
       const std::string name = s.column_name(c);
-      // Row ids are local; the probe run is renumbered on import.
-      if (name == "id" || name == "machine_id" || name == "trial_id" || name == "run") continue;
+      if (name == "id" || name == "machine_id" || name == "trial_id") continue;
       if (s.column_is_null(c))
         row[name] = nullptr;
       else if (s.column_is_integer(c))
@@ -33,34 +38,77 @@ nlohmann::json rows_of(Database& db, const std::string& table, std::int64_t mach
   return rows;
 }
 
-// INSERT OR IGNORE of one exported row: a row whose unique key is already there stays as it is.
+void bind_value(Statement& s, int index, const nlohmann::json& v, const std::string& table, const std::string& column) {
+  if (v.is_null())
+    s.bind_null(index);
+  else if (v.is_number_integer())
+    s.bind(index, v.get<std::int64_t>());
+  else if (v.is_number())
+    s.bind(index, v.get<double>());
+  else if (v.is_string())
+    s.bind(index, v.get<std::string>());
+  else
+    throw DatabaseError("import: column '" + column + "' of " + table + " is not a number or a string");
+}
+
+void check_column_name(const std::string& name, const std::string& table) {
+  if (name.empty() || name.find_first_not_of("abcdefghijklmnopqrstuvwxyz_0123456789") != std::string::npos)
+    throw DatabaseError("import: bad column name '" + name + "' in " + table);
+}
+
+// Inserts one exported row unless a row with the same unique key is there (then false). A row
+// that breaks any other constraint (a NULL, a CHECK) fails the import, naming the table.
 bool insert_row(Database& db, const std::string& table, std::int64_t machine_id, const nlohmann::json& row) {
+  if (!row.is_object()) throw DatabaseError("import: a row of " + table + " is not an object");
   std::string columns = "machine_id", values = "?1";
   int index = 2;
   for (auto it = row.begin(); it != row.end(); ++it, ++index) {
-    if (it.key().find_first_not_of("abcdefghijklmnopqrstuvwxyz_0123456789") != std::string::npos)
-      throw DatabaseError("import: bad column name '" + it.key() + "' in " + table);
+    check_column_name(it.key(), table);
     columns += ", " + it.key();
     values += ", ?" + std::to_string(index);
   }
-  auto s = db.prepare("INSERT OR IGNORE INTO " + table + " (" + columns + ") VALUES (" + values + ")");
+  auto s = db.prepare("INSERT INTO " + table + " (" + columns + ") VALUES (" + values + ") ON CONFLICT DO NOTHING");
   s.bind(1, machine_id);
   index = 2;
-  for (auto it = row.begin(); it != row.end(); ++it, ++index) {
-    const auto& v = *it;
-    if (v.is_null())
-      s.bind_null(index);
-    else if (v.is_number_integer())
-      s.bind(index, v.get<std::int64_t>());
-    else if (v.is_number())
-      s.bind(index, v.get<double>());
-    else if (v.is_string())
-      s.bind(index, v.get<std::string>());
-    else
-      throw DatabaseError("import: column '" + it.key() + "' of " + table + " is not a number or a string");
-  }
+  for (auto it = row.begin(); it != row.end(); ++it, ++index) bind_value(s, index, *it, table, it.key());
   s.run();
   return db.changes() > 0;
+}
+
+// Probe results have no unique key: a row equal in every exported column to a stored one (the
+// same import twice) is already there.
+bool probe_row_present(Database& db, std::int64_t machine_id, const nlohmann::json& row) {
+  std::string where = "machine_id = ?1";
+  int index = 2;
+  for (auto it = row.begin(); it != row.end(); ++it, ++index) {
+    if (it.key() == "run") continue;  // renumbered
+    check_column_name(it.key(), "probe_results");
+    where += " AND " + it.key() + " IS ?" + std::to_string(index);
+  }
+  auto s = db.prepare("SELECT 1 FROM probe_results WHERE " + where + " LIMIT 1");
+  s.bind(1, machine_id);
+  index = 2;
+  for (auto it = row.begin(); it != row.end(); ++it, ++index)
+    if (it.key() != "run") bind_value(s, index, *it, "probe_results", it.key());
+  return s.step();
+}
+
+// Best plans point at the trial they came from; the imported ones find it again by its key.
+void link_best_plans_to_trials(Database& db, std::int64_t machine_id) {
+  db.prepare(
+        "UPDATE best_plans SET trial_id = (SELECT t.id FROM trials t WHERE t.machine_id = best_plans.machine_id "
+        "AND t.level = best_plans.level AND t.solver = best_plans.solver AND t.precision = best_plans.precision "
+        "AND t.target = best_plans.target AND t.backend = best_plans.backend AND t.m = best_plans.m "
+        "AND t.n = best_plans.n AND t.nb = best_plans.nb AND t.ib = best_plans.ib "
+        "AND t.cpu_block_columns = best_plans.cpu_block_columns AND t.panel_threads = best_plans.panel_threads "
+        "AND t.lookahead = best_plans.lookahead) WHERE machine_id = ?1 AND trial_id IS NULL")
+      .bind(1, machine_id)
+      .run();
+}
+
+std::string text_of(const nlohmann::json& value, const char* what) {
+  if (!value.is_string()) throw DatabaseError(std::string("import: ") + what + " is not a string");
+  return value.get<std::string>();
 }
 
 }  // namespace
@@ -70,43 +118,84 @@ nlohmann::json export_json(Database& db) {
   for (const auto& m : list_machines(db)) {
     nlohmann::json machine = {{"fingerprint", m.fingerprint.hash},
                               {"hard_key", nlohmann::json::parse(m.fingerprint.hard_key)},
-                              {"soft_attributes", nlohmann::json::parse(m.fingerprint.soft_attributes)}};
+                              {"soft_attributes", nlohmann::json::parse(m.fingerprint.soft_attributes)},
+                              {"first_seen", m.first_seen},
+                              {"last_seen", m.last_seen}};
     for (const char* table : tables) machine[table] = rows_of(db, table, m.id);
     machines.push_back(machine);
   }
   return {{"format", format_name}, {"schema_version", db.user_version()}, {"machines", machines}};
 }
 
-ImportReport import_json(Database& db, const nlohmann::json& document, const std::string& this_machine, bool force) {
+void check_export(const nlohmann::json& document, const std::string& this_machine, bool force) {
   if (!document.is_object() || document.value("format", "") != format_name)
     throw DatabaseError("import: not a hetlu database export (no \"format\": \"" + std::string(format_name) + "\")");
-  if (document.value("schema_version", 0) != schema_version)
-    throw DatabaseError("import: the export has schema version " + std::to_string(document.value("schema_version", 0)) +
-                        ", this hetlu writes " + std::to_string(schema_version));
-  for (const auto& m : document.at("machines"))
-    if (m.at("fingerprint") != this_machine && !force)
-      throw DatabaseError("import: machine " + m.at("fingerprint").get<std::string>() + " is not this machine (" +
-                          this_machine + "); use --force to import its rows anyway");
+  const auto version = document.find("schema_version");
+  if (version == document.end() || !version->is_number_integer() || *version < oldest_importable_schema ||
+      *version > schema_version)
+    throw DatabaseError("import: the export has schema version " +
+                        (version == document.end() ? std::string("(none)") : version->dump()) +
+                        "; this hetlu imports " + std::to_string(oldest_importable_schema) + " to " +
+                        std::to_string(schema_version));
+  const auto machines = document.find("machines");
+  if (machines == document.end() || !machines->is_array()) throw DatabaseError("import: no \"machines\" list");
+  for (const auto& m : *machines) {
+    if (!m.is_object()) throw DatabaseError("import: a machine is not an object");
+    for (const char* key : {"fingerprint", "hard_key", "soft_attributes"})
+      if (!m.contains(key)) throw DatabaseError(std::string("import: a machine has no \"") + key + "\"");
+    const std::string fingerprint = text_of(m["fingerprint"], "a machine's fingerprint");
+    if (!m["hard_key"].is_object())
+      throw DatabaseError("import: machine " + fingerprint + ": hard_key is not an object");
+    for (const char* table : tables)
+      if (m.contains(table) && !m[table].is_array())
+        throw DatabaseError("import: machine " + fingerprint + ": " + table + " is not a list");
+    if (fingerprint != this_machine && !force)
+      throw DatabaseError("import: machine " + fingerprint + " is not this machine (" + this_machine +
+                          "); use --force to import its rows anyway");
+  }
+}
+
+ImportReport import_json(Database& db, const nlohmann::json& document, const std::string& this_machine, bool force) {
+  check_export(document, this_machine, force);
   ImportReport report;
   db.transaction([&] {
     for (const auto& m : document.at("machines")) {
       Fingerprint fp{m.at("fingerprint"), m.at("hard_key").dump(), m.at("soft_attributes").dump()};
       const auto id = ensure_machine(db, fp);
+      // The machine's history: first seen at the earliest of both, last seen at the latest.
+      if (m.contains("first_seen") && m.contains("last_seen"))
+        db.prepare("UPDATE machines SET first_seen = min(first_seen, ?2), last_seen = max(last_seen, ?3) WHERE id = ?1")
+            .bind(1, id)
+            .bind(2, text_of(m["first_seen"], "first_seen"))
+            .bind(3, text_of(m["last_seen"], "last_seen"))
+            .run();
       ++report.machines;
       std::int64_t* added[] = {&report.probe_results, &report.trials, &report.best_plans};
-      auto last = db.prepare("SELECT coalesce(max(run), 0) + 1 FROM probe_results WHERE machine_id = ?1");
+      auto last = db.prepare("SELECT coalesce(max(run), 0) FROM probe_results WHERE machine_id = ?1");
       last.bind(1, id);
       last.step();
-      const std::int64_t run = last.column_int(0);  // the imported probe results form one new run
+      std::int64_t next_run = last.column_int(0) + 1;
+      std::map<std::int64_t, std::int64_t> runs;  // exported run -> local run: each run stays one run
       for (int t = 0; t < 3; ++t)
         for (const auto& row : m.value(tables[t], nlohmann::json::array())) {
           nlohmann::json values = row;
-          if (t == 0) values["run"] = run;
+          if (t == 0) {
+            if (probe_row_present(db, id, values)) {
+              ++report.skipped;
+              continue;
+            }
+            const std::int64_t exported = values.contains("run") && values["run"].is_number_integer()
+                                              ? values["run"].get<std::int64_t>()
+                                              : -1;  // an export without runs: one run
+            if (!runs.count(exported)) runs[exported] = next_run++;
+            values["run"] = runs[exported];
+          }
           if (insert_row(db, tables[t], id, values))
             ++*added[t];
           else
             ++report.skipped;
         }
+      link_best_plans_to_trials(db, id);
     }
     // Rows a look-up would refuse are refused here, and the whole import with them.
     if (const auto bad = invalid_best_plans(db); !bad.empty()) throw DatabaseError("import: " + bad.front());

@@ -17,7 +17,14 @@ struct ImportReport {
   std::int64_t skipped = 0;                                    // rows already present
 };
 
-// this_machine: this machine's fingerprint; rows of any other are refused unless force.
+// Throws DatabaseError, naming what is wrong, unless document is an export this hetlu can import
+// (schema 3 or newer) whose machines are this_machine (any machine with force). Touches nothing:
+// call it before opening the database, so that a refused file creates none.
+void check_export(const nlohmann::json& document, const std::string& this_machine, bool force);
+
+// this_machine: this machine's fingerprint; rows of any other are refused unless force. A faithful
+// round trip: probe runs stay separate runs, best plans find their trials again, a machine keeps
+// when it was first and last seen, and importing the same file twice adds nothing.
 ImportReport import_json(Database& db, const nlohmann::json& document, const std::string& this_machine, bool force);
 
 }  // namespace hetlu::db

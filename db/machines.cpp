@@ -71,6 +71,14 @@ void store_probe_results(Database& db, std::int64_t machine_id, const MachinePro
           .bind(6, m.spread)
           .bind(7, run)
           .run();
+    // Only the newest runs are kept, so that reruns do not grow the database; the reference
+    // timings (openblas_*) stay with the tuned sizes they were measured for.
+    db.prepare(
+          "DELETE FROM probe_results WHERE machine_id = ?1 AND run <= ?2 AND name NOT LIKE 'openblas\\_%' "
+          "ESCAPE '\\'")
+        .bind(1, machine_id)
+        .bind(2, run - kept_probe_runs)
+        .run();
   });
 }
 

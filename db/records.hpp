@@ -36,7 +36,9 @@ std::vector<MachineRow> list_machines(Database& db);
 
 // ---- probe results -------------------------------------------------------------------------------
 
-// Stores the measured rates of the profile (one transaction).
+// Stores the measured rates of the profile as a new probe run (one transaction), and deletes the
+// probe rows of all but the newest kept_probe_runs runs (reference timings excepted).
+inline constexpr int kept_probe_runs = 5;
 void store_probe_results(Database& db, std::int64_t machine_id, const MachineProfile& profile);
 // A reference timing (e.g. "openblas_dgetrf" at n), stored with the newest probe run.
 void store_reference(Database& db, std::int64_t machine_id, const std::string& name, int n, double seconds,

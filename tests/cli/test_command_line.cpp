@@ -401,6 +401,24 @@ TEST_F(Cli, ExportImportRoundTripAndForeignMachines) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(run_hetlu("db show --json " + other, dir).out)["machines"].size(), 2u);
   expect_one_line_error(run_hetlu("db import '" + write(dir, "x.json", "{}") + "' " + other, dir), {"not a hetlu"});
+  // A refused file, a file that is not JSON, a folder: one line naming the file, and no database.
+  const std::string fresh = "--db '" + dir.file("fresh.db") + "'";
+  expect_one_line_error(run_hetlu("db import '" + dir.file("foreign.json") + "' " + fresh, dir),
+                        {"foreign.json: import: machine", "--force"});
+  expect_one_line_error(run_hetlu("db import '" + write(dir, "y.json", "{oops") + "' " + fresh, dir),
+                        {"y.json: not JSON (at byte"});
+  expect_one_line_error(run_hetlu("db import '" + dir.path().string() + "' " + fresh, dir), {"is a folder"});
+  EXPECT_FALSE(std::filesystem::exists(dir.file("fresh.db")));
+}
+
+TEST_F(Cli, DatabasePathsThatAreNotDatabases) {
+  // A folder as the database, and forget on a path with no database (which must not create one).
+  std::filesystem::create_directory(dir.file("folder.db"));
+  for (const std::string& command : {"db show", "db check", "calibrate --level estimate", "db export"})
+    expect_one_line_error(run_hetlu(command + " --db '" + dir.file("folder.db") + "'", dir), {"is a folder"});
+  expect_one_line_error(run_hetlu("db forget --machine 0123 --db '" + dir.file("none.db") + "'", dir),
+                        {"no database at"});
+  EXPECT_FALSE(std::filesystem::exists(dir.file("none.db")));
 }
 
 TEST_F(Cli, TwoCalibrationsAtOnceBothFinish) {

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "../common/temp_dir.hpp"
+#include "db/exchange.hpp"
 #include "db/records.hpp"
 
 using namespace hetlu;
@@ -328,4 +329,98 @@ TEST(BestPlans, HybridPlansAreKeptApartByBackend) {
   EXPECT_FALSE(db::lookup_best_plan(database, id, kind(Solver::gepp, Precision::double_, Target::cpu), 1000, 1000,
                                     CalibrationLevel::quick)
                    .best);
+}
+
+TEST(Exchange, ExportImportIsAFaithfulRoundTrip) {
+  test_support::TempDir dir;
+  auto source = Database::open(dir.file("a.db"), Database::Mode::read_write);
+  const auto fp = db::fingerprint(profile());
+  const auto id = db::ensure_machine(source, fp);
+  source.exec("UPDATE machines SET first_seen = '2026-01-02 03:04:05', last_seen = '2026-02-03 04:05:06'");
+  MachineProfile measured = profile();
+  measured.rates_measured = true;
+  measured.measurements = {{"dgemm_all_cores", 100, 0.01, "GFlop/s", "n=1024"}};
+  db::store_probe_results(source, id, measured);  // run 1
+  measured.measurements[0].median = 90;
+  db::store_probe_results(source, id, measured);  // run 2: the model reads this one alone
+  db::BestPlan b = best(id, 100, 32);
+  b.trial_id = db::insert_trial(source, trial(id, 100, 32, 0.5));
+  db::insert_trial(source, trial(id, 100, 64, 0.7));
+  db::upsert_best_plan(source, b);
+  const auto exported = db::export_json(source);
+
+  auto target = Database::open(dir.file("b.db"), Database::Mode::read_write);
+  auto report = db::import_json(target, exported, fp.hash, false);
+  EXPECT_EQ(report.probe_results, 2);
+  EXPECT_EQ(report.trials, 2);
+  EXPECT_EQ(report.best_plans, 1);
+  // Two runs stay two runs: the model reads the newest, 90, not a mix.
+  auto runs = target.prepare("SELECT count(DISTINCT run) FROM probe_results");
+  runs.step();
+  EXPECT_EQ(runs.column_int(0), 2);
+  MachineProfile loaded = profile();
+  ASSERT_TRUE(db::load_probe_rates(target, 1, loaded));
+  EXPECT_DOUBLE_EQ(loaded.dgemm_gflops_all_cores, 90);
+  // The best plan points at its trial again; the machine keeps its history.
+  const auto plans = db::list_best_plans(target);
+  ASSERT_EQ(plans.size(), 1u);
+  auto linked = target.prepare("SELECT nb FROM trials WHERE id = ?1");
+  linked.bind(1, plans[0].trial_id);
+  ASSERT_TRUE(linked.step()) << "trial_id " << plans[0].trial_id;
+  EXPECT_EQ(linked.column_int(0), 32);
+  const auto machine = db::find_machine(target, fp.hash);
+  ASSERT_TRUE(machine);
+  EXPECT_EQ(machine->first_seen, "2026-01-02 03:04:05");
+  // The same file twice adds nothing, probe rows included.
+  report = db::import_json(target, exported, fp.hash, false);
+  EXPECT_EQ(report.probe_results + report.trials + report.best_plans, 0);
+  EXPECT_EQ(report.skipped, 5);
+  EXPECT_EQ(db::export_json(target)["machines"][0]["probe_results"].size(), 2u);
+}
+
+TEST(Exchange, ARowThatBreaksAConstraintFailsTheImport) {
+  test_support::TempDir dir;
+  auto source = Database::open(dir.file("a.db"), Database::Mode::read_write);
+  const auto fp = db::fingerprint(profile());
+  const auto id = db::ensure_machine(source, fp);
+  db::insert_trial(source, trial(id, 100, 32, 0.5));
+  auto exported = db::export_json(source);
+  exported["machines"][0]["trials"][0]["status"] = "bogus";  // breaks the CHECK
+  auto target = Database::open(dir.file("b.db"), Database::Mode::read_write);
+  EXPECT_THROW(db::import_json(target, exported, fp.hash, false), db::DatabaseError);
+  EXPECT_EQ(db::count_trials(target), 0);  // nothing half-imported
+  exported["machines"][0]["trials"][0]["status"] = nullptr;
+  EXPECT_THROW(db::import_json(target, exported, fp.hash, false), db::DatabaseError);
+  // Malformed documents are refused by check_export, naming what is wrong.
+  for (const char* bad : {R"({"format": "hetlu-tuning-db", "schema_version": 4})",
+                          R"({"format": "hetlu-tuning-db", "schema_version": 2, "machines": []})",
+                          R"({"format": "hetlu-tuning-db", "schema_version": "4", "machines": []})",
+                          R"({"format": "hetlu-tuning-db", "schema_version": 4, "machines": [7]})",
+                          R"({"format": "hetlu-tuning-db", "schema_version": 4, "machines": [{"fingerprint": 1}]})"})
+    EXPECT_THROW(db::check_export(nlohmann::json::parse(bad), fp.hash, true), db::DatabaseError) << bad;
+}
+
+TEST(ProbeResults, OnlyTheNewestRunsAreKept) {
+  test_support::TempDir dir;
+  auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
+  const auto id = db::ensure_machine(database, db::fingerprint(profile()));
+  MachineProfile measured = profile();
+  measured.rates_measured = true;
+  for (int run = 1; run <= db::kept_probe_runs + 3; ++run) {
+    measured.measurements = {{"dgemm_all_cores", 10.0 * run, 0.01, "GFlop/s", "n=1024"},
+                             {"triad_bandwidth", 5.0, 0.01, "GB/s", "doubles=8388608"}};
+    db::store_probe_results(database, id, measured);
+    if (run == 1) db::store_reference(database, id, "openblas_dgetrf", 500, 0.01, 8.3);
+  }
+  auto runs =
+      database.prepare("SELECT count(DISTINCT run), count(*) FROM probe_results WHERE name != 'openblas_dgetrf'");
+  runs.step();
+  EXPECT_EQ(runs.column_int(0), db::kept_probe_runs);
+  EXPECT_EQ(runs.column_int(1), 2 * db::kept_probe_runs);
+  auto references = database.prepare("SELECT count(*) FROM probe_results WHERE name = 'openblas_dgetrf'");
+  references.step();
+  EXPECT_EQ(references.column_int(0), 1);  // a reference outlives its run
+  MachineProfile loaded = profile();
+  ASSERT_TRUE(db::load_probe_rates(database, id, loaded));
+  EXPECT_DOUBLE_EQ(loaded.dgemm_gflops_all_cores, 10.0 * (db::kept_probe_runs + 3));
 }
