@@ -175,7 +175,7 @@ model::ModelParams model_params(const std::string& yaml_path) {
   const std::string top = source + ": ";
   refuse_unknown_keys(root,
                       {"efficiency", "gemm_half_rate_k", "panel", "prbt_refinement_steps", "step_overhead_seconds",
-                       "link_default", "nb_candidates"},
+                       "link_default", "datasheet_bandwidth_efficiency", "nb_candidates"},
                       top);
   model::ModelParams p;
   const YAML::Node efficiency = section(root, "efficiency", top), half = section(root, "gemm_half_rate_k", top),
@@ -204,6 +204,8 @@ model::ModelParams model_params(const std::string& yaml_path) {
   p.step_overhead_seconds = number(root, "step_overhead_seconds", p.step_overhead_seconds, top, 0, 1);
   p.default_link_gbs = number(link, "bandwidth_gbs", p.default_link_gbs, top + "link_default.", 0, huge, true);
   p.default_link_latency_us = number(link, "latency_us", p.default_link_latency_us, top + "link_default.", 0, 1e6);
+  p.datasheet_bandwidth_efficiency =
+      number(root, "datasheet_bandwidth_efficiency", p.datasheet_bandwidth_efficiency, top, 0, 1, true);
   p.nb_candidates = wholes(root, "nb_candidates", p.nb_candidates, top, 1, largest_order);
   if (p.nb_candidates.empty()) throw InvalidArgument(top + "nb_candidates: is empty");
   return p;

@@ -46,6 +46,9 @@ struct ModelParams {
   double default_link_latency_us = 10;
   // Without a measured device memory bandwidth (GB/s, bytes read + written): GDDR5 class.
   double default_device_memory_gbs = 150;
+  // A datasheet bandwidth (device memory, or the PCIe link from its generation and lanes) is a
+  // peak; copies reach about this fraction of it (pinned PCIe 4 x16: 25 of 31.5 GB/s).
+  double datasheet_bandwidth_efficiency = 0.8;
 
   // Panel widths the model chooses from.
   std::vector<int> nb_candidates = {16, 24, 32, 48, 64, 96, 128, 160, 192, 256, 320, 384, 512};

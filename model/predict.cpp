@@ -112,7 +112,7 @@ double prbt_hybrid_extra_seconds(const Rates& rates, int n, Precision precision,
   const double word = precision == Precision::double_ ? 8 : 4;
   const double host = (rates.memory_gbs > 0 ? rates.memory_gbs : 10) * 1e9;
   const double device =
-      (rates.device_memory_gbs > 0 ? rates.device_memory_gbs : params.default_device_memory_gbs) * 1e9;
+      (rates.device_memory.gbs > 0 ? rates.device_memory.gbs : params.default_device_memory_gbs) * 1e9;
   const double matrix = word * double(n) * n;
   const double copy = 2 * matrix / host;
   const double on_device = (2 * matrix + 2 * matrix + (params.prbt_refinement_steps + 1) * 2 * matrix) / device;
@@ -132,7 +132,7 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
                               const Plan& plan, const ModelParams& params, double word) {
   const int nb = std::max(1, plan.nb);
   const double cpu_all = rates.cpu_all.gflops * 1e9, device = rates.device.gflops * 1e9;
-  const double link = rates.link_gbs * 1e9, latency = rates.link_latency_us * 1e-6;
+  const double link = rates.link.gbs * 1e9, latency = rates.link_latency_us * 1e-6;
   HybridTimes t;
   t.d_fraction = plan.panel_location == PanelLocation::device ? 0 : cpu_fraction(cpu_all, device);
   // The matrix crosses the link before the first step and (d = 0) after the last, overlapping
@@ -207,38 +207,49 @@ Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& 
   else
     r.cpu_one = {r.cpu_all.gflops / r.cores, r.cpu_all.source + " / cores"};
 
-  std::vector<double> device_rates;
-  bool all_measured = true;
-  r.link_gbs = std::numeric_limits<double>::infinity();
-  r.device_memory_gbs = std::numeric_limits<double>::infinity();
-  for (const auto& g : p.gpus) {
-    r.device_memory_gbs = std::min(
-        r.device_memory_gbs, g.memory_bandwidth_gbs > 0 ? g.memory_bandwidth_gbs : params.default_device_memory_gbs);
+  // One device, one rate: the executor drives the first device (the CUDA runtime's default, which
+  // the probes leave current), so the model prices that one alone; more are idle until several
+  // devices are driven at once (#16).
+  r.devices_idle = p.gpus.empty() ? 0 : static_cast<int>(p.gpus.size()) - 1;
+  if (!p.gpus.empty()) {
+    const GpuInfo& g = p.gpus.front();
+    const double efficiency = params.device_efficiency, bandwidth_share = params.datasheet_bandwidth_efficiency;
     const double measured = single ? g.sgemm_gflops : g.dgemm_gflops;
-    const double peak = g.dgemm_peak_gflops * (single ? 2 : 1);
-    double rate = measured;
-    if (rate <= 0) {
-      rate = peak * params.device_efficiency;
-      all_measured = false;
-    }
-    device_rates.push_back(rate);
+    const double peak =
+        single ? (g.sgemm_peak_gflops > 0 ? g.sgemm_peak_gflops : 2 * g.dgemm_peak_gflops) : g.dgemm_peak_gflops;
+    if (measured > 0)
+      r.device = {measured, "measured"};
+    else if (peak > 0)
+      r.device = {peak * efficiency, "datasheet x " + fmt1(efficiency)};
     const bool lu_measured = !single && g.dgetrf_gflops > 0;  // cuSOLVER dgetrf, probed
-    const double lu = lu_measured ? g.dgetrf_gflops : rate * params.device_lu_efficiency;
-    if (lu > r.device_lu.gflops)
-      r.device_lu = {lu, lu_measured ? "measured" : "device GEMM x " + fmt1(params.device_lu_efficiency)};
+    if (lu_measured)
+      r.device_lu = {g.dgetrf_gflops, "measured"};
+    else if (r.device.gflops > 0)
+      r.device_lu = {r.device.gflops * params.device_lu_efficiency,
+                     "device GEMM x " + fmt1(params.device_lu_efficiency)};
+    const std::string known = p.hostname == "what-if" ? "given" : "measured";  // machine_from_yaml's
+    if (g.memory_bandwidth_gbs > 0)
+      r.device_memory = {g.memory_bandwidth_gbs, known};
+    else if (g.peak_memory_bandwidth_gbs > 0)
+      r.device_memory = {g.peak_memory_bandwidth_gbs * bandwidth_share, "datasheet x " + fmt1(bandwidth_share)};
+    else
+      r.device_memory = {params.default_device_memory_gbs, "default"};
     const double link = std::min(g.h2d_bandwidth_gbs, g.d2h_bandwidth_gbs);
-    r.link_gbs = std::min(r.link_gbs, link > 0 ? link : params.default_link_gbs);
-    r.link_latency_us = std::max(r.link_latency_us, std::max(g.h2d_latency_us, g.d2h_latency_us) > 0
-                                                        ? std::max(g.h2d_latency_us, g.d2h_latency_us)
-                                                        : params.default_link_latency_us);
+    if (link > 0)
+      r.link = {link, known};
+    else if (g.peak_link_gbs > 0)
+      r.link = {g.peak_link_gbs * bandwidth_share, "datasheet: PCIe " + std::to_string(g.pcie_generation) + " x" +
+                                                       std::to_string(g.pcie_lanes) + " x " + fmt1(bandwidth_share)};
+    else
+      r.link = {params.default_link_gbs, "default"};
+    const double latency = std::max(g.h2d_latency_us, g.d2h_latency_us);
+    r.link_latency_us = latency > 0 ? latency : params.default_link_latency_us;
+    r.device_name = g.name;
+    if (r.device.gflops <= 0)
+      r.device.source = "no known rate: compute capability " + std::to_string(g.compute_capability_major) + "." +
+                        std::to_string(g.compute_capability_minor) +
+                        " is not in the datasheet table and it was not probed ('hetlu calibrate')";
   }
-  if (device_rates.empty()) r.link_gbs = r.device_memory_gbs = 0;
-  double total = 0;
-  for (double d : device_rates) total += d;
-  for (double d : device_rates) r.device_shares.push_back(total > 0 ? d / total : 0);
-  r.device = {total, device_rates.empty() ? "no device"
-                     : all_measured       ? "measured"
-                                          : "datasheet x " + fmt1(params.device_efficiency)};
   r.memory_gbs = p.memory_bandwidth_gbs;
   return r;
 }
@@ -389,20 +400,21 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
   why.push_back("CPU GEMM rate " + fmt1(r.cpu_all.gflops) + " GFlop/s on " + std::to_string(r.cores) + " core(s) (" +
                 r.cpu_all.source + "), " + fmt1(r.cpu_one.gflops) + " on one (" + r.cpu_one.source + ")");
   if (problem.target == Target::hybrid && !hybrid)
-    why.push_back("no device on this machine: the hybrid plan runs on the CPUs alone");
+    why.push_back(r.device_name.empty() ? "no device on this machine: the hybrid plan runs on the CPUs alone"
+                                        : "device " + r.device_name + " has " + r.device.source +
+                                              ": the hybrid plan runs on the CPUs alone");
   if (hybrid) {
     best.d_fraction =
         plan.panel_location == PanelLocation::device ? 0 : cpu_fraction(r.cpu_all.gflops, r.device.gflops);
     plan.cpu_block_columns = plan.panel_location == PanelLocation::device
                                  ? 0
                                  : std::max(1, static_cast<int>(std::lround(best.d_fraction * blocks)));
-    why.push_back("device GEMM rate " + fmt1(r.device.gflops) + " GFlop/s (" + r.device.source + "), link " +
-                  fmt1(r.link_gbs) + " GB/s with " + fmt1(r.link_latency_us) + " us latency");
-    if (r.device_shares.size() > 1) {
-      std::string shares;
-      for (double s : r.device_shares) shares += (shares.empty() ? "" : " : ") + fmt1(100 * s) + " %";
-      why.push_back("device columns dealt in proportion to the devices' rates: " + shares);
-    }
+    why.push_back("device " + r.device_name + ": GEMM rate " + fmt1(r.device.gflops) + " GFlop/s (" + r.device.source +
+                  "), link " + fmt1(r.link.gbs) + " GB/s (" + r.link.source + ") with " + fmt1(r.link_latency_us) +
+                  " us latency, memory " + fmt1(r.device_memory.gbs) + " GB/s (" + r.device_memory.source + ")");
+    if (r.devices_idle > 0)
+      why.push_back(std::to_string(r.devices_idle) +
+                    " more device(s) idle: the executor drives one device, and the model prices that one");
     why.push_back(
         "CPU share d/N = P g1 / (P g1 + g2) = " + fmt1(100 * cpu_fraction(r.cpu_all.gflops, r.device.gflops)) +
         " % of the block columns (async-calu §4, Eq. 1)");
@@ -430,6 +442,8 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
   why.push_back("predicted " + fmt_seconds(best.seconds) + " = " + fmt1(best.gflops) + " GFlop/s (" + parts + ")");
   plan.source_detail = std::string("model: least predicted time at ") +
                        (r.cpu_all.source == "measured" ? "measured" : "estimated") + " rates";
+  if (hybrid && r.device.source != "measured")
+    plan.source_detail += "; device rates from its datasheet (" + r.device_name + " not probed: 'hetlu calibrate')";
   return best;
 }
 

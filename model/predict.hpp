@@ -22,17 +22,24 @@ struct RateUsed {
   double gflops = 0;
   std::string source;
 };
+struct BandwidthUsed {
+  double gbs = 0;
+  std::string source;  // measured, datasheet, default
+};
 
 // The rates of a machine as the model sees them.
 struct Rates {
-  RateUsed cpu_all;                   // GEMM, all cores (P g1)
-  RateUsed cpu_one;                   // GEMM, one core (g1)
-  RateUsed device;                    // GEMM, all devices together (g2); 0 without a device
-  RateUsed device_lu;                 // the vendor's LU of a resident matrix on the fastest device
-  std::vector<double> device_shares;  // each device's share of the device columns (heterogeneous-column-block §3.2)
-  double link_gbs = 0, link_latency_us = 0;  // host <-> device, the slowest direction
-  double memory_gbs = 0;                     // STREAM triad; 0 when unknown
-  double device_memory_gbs = 0;              // the slowest device's memory; 0 without a device
+  RateUsed cpu_all;  // GEMM, all cores (P g1)
+  RateUsed cpu_one;  // GEMM, one core (g1)
+  // The device the executor drives (the first; the others are idle until several are driven, #16).
+  std::string device_name;
+  int devices_idle = 0;
+  RateUsed device;              // its GEMM (g2); 0 without a device
+  RateUsed device_lu;           // the vendor's LU of a resident matrix on it
+  BandwidthUsed link;           // host <-> device, the slowest direction; 0 without a device
+  double link_latency_us = 0;   // the slower direction
+  BandwidthUsed device_memory;  // bytes read + written; 0 without a device
+  double memory_gbs = 0;        // STREAM triad; 0 when unknown
   int cores = 1;
 };
 Rates rates_of(const MachineProfile& profile, Precision precision, const ModelParams& params);

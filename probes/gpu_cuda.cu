@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "hetlu/detail/statistics.hpp"
@@ -27,10 +28,19 @@ cublasStatus_t gemm(cublasHandle_t h, int n, const float* A, const float* B, flo
   return cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, A, n, B, n, &zero, C, n);
 }
 
+// Uniform in [-0.5, 0.5) from each entry's index through splitmix64: full rank with probability
+// one, as the solvers' matrices are (a short-period pattern gave columns that repeated every 125,
+// a rank-125 matrix whose LU does less work than a real one). GPUs also run GEMM slower on random
+// data than on constant data (power): the probe sees what the solvers see.
 template <class T>
-__global__ void fill_typed(T* x, size_t count) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x)
-    x[i] = T((i * 2654435761u) % 1000) / T(1000) - T(0.5);
+__global__ void fill_typed(T* x, size_t count, unsigned long long seed) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x) {
+    unsigned long long z = seed + (i + 1) * 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    x[i] = T(double(z >> 11) * 0x1.0p-53 - 0.5);
+  }
 }
 
 // Releases whatever was acquired, also when a check throws half-way.
@@ -51,11 +61,11 @@ struct DeviceScratch {
     device.push_back(p);
     return static_cast<T*>(p);
   }
-  // count values in [-0.5, 0.5), a fixed pattern.
+  // count pseudo-random values in [-0.5, 0.5), the same for the same seed.
   template <class T>
-  T* filled(size_t count) {
+  T* filled(size_t count, unsigned long long seed) {
     T* x = alloc<T>(count);
-    fill_typed<<<256, 256>>>(x, count);
+    fill_typed<<<256, 256>>>(x, count, seed);
     check(cudaGetLastError(), "fill kernel launch");
     return x;
   }
@@ -78,8 +88,8 @@ double measure_cublas_gemm(int device, int n, double* spread) {
   check(cudaSetDevice(device), "cudaSetDevice");
   DeviceScratch s;
   const size_t count = size_t(n) * n;
-  T* A = s.filled<T>(count);
-  T* B = s.filled<T>(count);
+  T* A = s.filled<T>(count, 1);
+  T* B = s.filled<T>(count, 2);
   T* C = s.alloc<T>(count);
   check(cublasCreate(&s.handle), "cublasCreate");
   s.events();
@@ -93,7 +103,7 @@ double measure_cusolver_getrf(int device, int n, double* spread) {
   check(cudaSetDevice(device), "cudaSetDevice");
   DeviceScratch s;
   const size_t count = size_t(n) * n;
-  double* pristine = s.filled<double>(count);
+  double* pristine = s.filled<double>(count, 3);
   double* A = s.alloc<double>(count);
   cusolverDnHandle_t solver = nullptr;
   check(cusolverDnCreate(&solver), "cusolverDnCreate");
@@ -108,6 +118,9 @@ double measure_cusolver_getrf(int device, int n, double* spread) {
     check(cudaMemcpy(A, pristine, count * sizeof(double), cudaMemcpyDeviceToDevice), "cudaMemcpy");
     const double t =
         1e3 * timer.seconds([&] { check(cusolverDnDgetrf(solver, n, n, A, n, work, ints, ints + n), "getrf"); });
+    int info = 0;  // a random matrix is nonsingular: anything else means the timing is not of an LU
+    check(cudaMemcpy(&info, ints + n, sizeof info, cudaMemcpyDeviceToHost), "cudaMemcpy(info)");
+    if (info != 0) throw Error("GPU probe: cuSOLVER dgetrf returned info = " + std::to_string(info) + " on a random matrix");
     if (r > 0) ms.push_back(t);
   }
   *spread = detail::relative_spread(ms);
@@ -157,8 +170,10 @@ GpuProbe gpus(bool measure_rates) {
     probe.note = std::string("no GPU: ") + cudaGetErrorString(status);
     return probe;
   }
+  int current = 0;  // the probes switch devices; the solvers find the one the caller had current
   try {
     check(status, "cudaGetDeviceCount");
+    check(cudaGetDevice(&current), "cudaGetDevice");
     for (int d = 0; d < count; ++d) {
       cudaDeviceProp prop{};
       check(cudaGetDeviceProperties(&prop, d), "cudaGetDeviceProperties");
@@ -168,6 +183,14 @@ GpuProbe gpus(bool measure_rates) {
       info.compute_capability_minor = prop.minor;
       info.multiprocessors = prop.multiProcessorCount;
       info.memory_bytes = static_cast<long long>(prop.totalGlobalMem);
+      int khz = 0;
+      check(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, d), "cudaDeviceGetAttribute(clock)");
+      info.clock_mhz = khz / 1e3;
+      check(cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, d), "cudaDeviceGetAttribute(memory clock)");
+      info.memory_clock_mhz = khz / 1e3;
+      info.memory_bus_bits = prop.memoryBusWidth;
+      std::tie(info.pcie_generation, info.pcie_lanes) = pcie_link(prop.pciDomainID, prop.pciBusID, prop.pciDeviceID);
+      estimate_from_properties(info);
       if (measure_rates) {
         double spread = 0;
         info.dgemm_gflops = measure_cublas_gemm<double>(d, 8192, &spread);
@@ -183,6 +206,7 @@ GpuProbe gpus(bool measure_rates) {
   } catch (const Error& e) {
     probe.note = e.what();
   }
+  cudaSetDevice(current);  // best effort: a failure here was reported above
   return probe;
 }
 

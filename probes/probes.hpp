@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hetlu/types.hpp"
@@ -46,8 +47,24 @@ struct GpuProbe {
   std::string note;  // why no GPU was found, or what failed; empty when all went well
 };
 
-// GPUs the CUDA runtime sees; with measure_rates, their cuBLAS DGEMM rate. Never throws: a
-// machine without a GPU or driver is a normal answer.
+// FMAs one streaming multiprocessor issues per clock in double (FP64 tensor cores where cuBLAS's
+// DGEMM uses them: 8.0, 9.0) and in single precision (FP32 cores: cuBLAS's SGEMM without TF32),
+// by compute capability, from NVIDIA's CUDA C Programming Guide (arithmetic instructions) and
+// architecture whitepapers; 0 for an unknown capability.
+int fp64_fmas_per_sm_clock(int major, int minor);
+int fp32_fmas_per_sm_clock(int major, int minor);
+
+// Fills a device's datasheet rates from its properties where they are known and not already set:
+// DGEMM and SGEMM peaks (SMs x clock x FMAs per SM per clock x 2), memory bandwidth (2 x memory
+// clock x bus width) and the PCIe link (per-lane rate of its generation x lanes).
+void estimate_from_properties(GpuInfo& gpu);
+
+// The PCIe generation and lane count of the device at domain:bus:device from sysfs, or {0, 0}.
+std::pair<int, int> pcie_link(int domain, int bus, int device);
+
+// GPUs the CUDA runtime sees, with their properties and datasheet estimates; with measure_rates,
+// their cuBLAS and cuSOLVER rates and links measured. Never throws: a machine without a GPU or
+// driver is a normal answer. The current device is left as it was.
 GpuProbe gpus(bool measure_rates);
 
 // True when hetlu was built with its CUDA code.

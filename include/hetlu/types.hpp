@@ -266,7 +266,7 @@ struct GpuInfo {
   long long memory_bytes = 0;
   double dgemm_gflops = 0;  // measured with cuBLAS; 0 when not measured
   double sgemm_gflops = 0;
-  double dgemm_peak_gflops = 0;  // datasheet; what-if machines give this instead of a measurement
+  double dgemm_peak_gflops = 0;  // datasheet (estimated from the properties below, or a what-if machine's)
   double dgetrf_gflops = 0;      // cuSOLVER dgetrf of a resident 8192 x 8192 matrix; 0 when not measured
   double h2d_bandwidth_gbs = 0;  // pinned host to device
   double d2h_bandwidth_gbs = 0;
@@ -274,6 +274,16 @@ struct GpuInfo {
   double d2h_latency_us = 0;
   double memory_bandwidth_gbs = 0;             // device memory: a large device-to-device copy, bytes read + written
   std::vector<ProbeMeasurement> measurements;  // the timed probes above, with their spreads
+
+  // What the device says of itself (no timing), and the datasheet rates estimated from it
+  // (probes::estimate_from_properties); the model uses these where nothing was measured. 0: unknown.
+  double clock_mhz = 0;         // SM clock, peak
+  double memory_clock_mhz = 0;  // as the driver reports it; data moves on both edges
+  int memory_bus_bits = 0;
+  int pcie_generation = 0, pcie_lanes = 0;
+  double sgemm_peak_gflops = 0;
+  double peak_memory_bandwidth_gbs = 0;  // bytes read + written
+  double peak_link_gbs = 0;              // PCIe, one direction, before protocol overhead
 };
 
 // Measured rate of a panel factorization kernel: GEPP (recursive) or TSLU (tournament).

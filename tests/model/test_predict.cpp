@@ -82,14 +82,21 @@ TEST(Predict, AFarFasterDeviceTakesThePanel) {
   EXPECT_EQ(hybrid(machine(16, 20.8, 665), 10000).plan.panel_location, PanelLocation::cpu);
 }
 
-TEST(Predict, SeveralDevicesAreDealtInProportionToTheirRates) {
-  auto p = machine(8, 20, 600, 2);
-  p.gpus[1].dgemm_peak_gflops = 1800;
-  const auto prediction = hybrid(p, 8000);
-  ASSERT_EQ(prediction.rates.device_shares.size(), 2u);
-  EXPECT_NEAR(prediction.rates.device_shares[0], 0.25, 1e-12);
-  EXPECT_NEAR(prediction.rates.device_shares[1], 0.75, 1e-12);
-  EXPECT_NEAR(prediction.rates.device.gflops, 2400 * 0.9, 1e-9);
+TEST(Predict, OneDeviceOneRate) {
+  // The executor drives one device: eight of them predict what one does, and say the rest are idle.
+  const auto one = hybrid(machine(8, 20, 600, 1), 8000);
+  const auto eight = hybrid(machine(8, 20, 600, 8), 8000);
+  EXPECT_NEAR(eight.rates.device.gflops, 600 * 0.9, 1e-9);
+  EXPECT_EQ(eight.rates.devices_idle, 7);
+  EXPECT_EQ(eight.plan.cpu_block_columns, one.plan.cpu_block_columns);
+  EXPECT_DOUBLE_EQ(eight.seconds, one.seconds);
+  bool said = false;
+  for (const auto& line : eight.reasoning) said |= line.find("7 more device(s) idle") != std::string::npos;
+  EXPECT_TRUE(said);
+  // The first device is the one priced, whatever the others are.
+  auto mixed = machine(8, 20, 600, 2);
+  mixed.gpus[1].dgemm_peak_gflops = 1800;
+  EXPECT_NEAR(hybrid(mixed, 8000).rates.device.gflops, 600 * 0.9, 1e-9);
 }
 
 TEST(Predict, MeasuredRatesWinOverDatasheet) {

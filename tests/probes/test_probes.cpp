@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "model/predict.hpp"
 #include "probes/probes.hpp"
 
 using namespace hetlu;
@@ -87,4 +88,75 @@ TEST(Gpus, AMachineWithoutAGpuIsANormalAnswer) {
     EXPECT_FALSE(g.name.empty());
     EXPECT_GT(g.multiprocessors, 0);
   }
+}
+
+namespace {
+// A device as the CUDA runtime describes it, with nothing measured.
+GpuInfo device(const char* name, int major, int minor, int sms, double clock_mhz, double memory_mhz, int bus_bits,
+               int pcie_generation) {
+  GpuInfo g;
+  g.name = name;
+  g.compute_capability_major = major, g.compute_capability_minor = minor;
+  g.multiprocessors = sms;
+  g.clock_mhz = clock_mhz, g.memory_clock_mhz = memory_mhz, g.memory_bus_bits = bus_bits;
+  g.pcie_generation = pcie_generation, g.pcie_lanes = 16;
+  return g;
+}
+}  // namespace
+
+TEST(GpuDatasheet, EstimatesTheVendorsFiguresFromTheProperties) {
+  // The properties the runtime reports for three generations, and their datasheet figures.
+  struct Case {
+    GpuInfo gpu;
+    double dgemm, sgemm, memory, link;  // GFlop/s, GFlop/s, GB/s, GB/s
+  } cases[] = {
+      // H100 SXM5: 67 TFlop/s FP64 tensor, 67 FP32, 3.35 TB/s HBM3, PCIe 5 x16.
+      {device("NVIDIA H100 80GB HBM3", 9, 0, 132, 1980, 2619, 5120, 5), 66908, 66908, 3352, 63.0},
+      // A100 SXM4 40 GB: 19.5 TFlop/s FP64 tensor, 19.5 FP32, 1555 GB/s HBM2, PCIe 4 x16.
+      {device("NVIDIA A100-SXM4-40GB", 8, 0, 108, 1410, 1215, 5120, 4), 19492, 19492, 1555, 31.5},
+      // Tesla M2090 (async-calu §4): 665 GFlop/s FP64, 1331 FP32, 177 GB/s GDDR5, PCIe 2 x16.
+      {device("Tesla M2090", 2, 0, 16, 1301, 1848, 384, 2), 666, 1332, 177, 8.0},
+  };
+  for (auto& c : cases) {
+    probes::estimate_from_properties(c.gpu);
+    EXPECT_NEAR(c.gpu.dgemm_peak_gflops, c.dgemm, 0.01 * c.dgemm) << c.gpu.name;
+    EXPECT_NEAR(c.gpu.sgemm_peak_gflops, c.sgemm, 0.01 * c.sgemm) << c.gpu.name;
+    EXPECT_NEAR(c.gpu.peak_memory_bandwidth_gbs, c.memory, 0.01 * c.memory) << c.gpu.name;
+    EXPECT_NEAR(c.gpu.peak_link_gbs, c.link, 0.01 * c.link) << c.gpu.name;
+  }
+  // Measured or given figures are never overwritten; an unknown generation stays unknown.
+  GpuInfo given = device("what-if", 9, 0, 132, 1980, 2619, 5120, 5);
+  given.dgemm_peak_gflops = 123;
+  probes::estimate_from_properties(given);
+  EXPECT_EQ(given.dgemm_peak_gflops, 123);
+  GpuInfo future = device("future", 99, 0, 200, 2000, 3000, 8192, 7);
+  probes::estimate_from_properties(future);
+  EXPECT_EQ(future.dgemm_peak_gflops, 0);
+  EXPECT_EQ(future.peak_link_gbs, 0);
+}
+
+TEST(GpuDatasheet, AnUnprobedGpuGetsTheDevicesShareAndSaysDatasheet) {
+  // A 16-core machine with an H100 nobody has probed: the model gives the device block columns
+  // (before, its rate was 0 and every column went to the CPUs) and says where its rates came from.
+  MachineProfile p;
+  p.cores = 16;
+  p.peak_gflops_per_core = 40;
+  p.memory_bandwidth_gbs = 100;
+  p.gpus = {device("NVIDIA H100 80GB HBM3", 9, 0, 132, 1980, 2619, 5120, 5)};
+  probes::estimate_from_properties(p.gpus[0]);
+  const auto prediction =
+      model::predict(p, model::Problem{Solver::gepp, Precision::double_, Target::hybrid, 16384, 16384});
+  const int blocks = block_columns(16384, prediction.plan.nb);
+  EXPECT_LT(prediction.plan.cpu_block_columns, blocks);
+  EXPECT_GT(prediction.rates.device.gflops, 50000);
+  EXPECT_NE(prediction.rates.device.source.find("datasheet"), std::string::npos);
+  EXPECT_NE(prediction.rates.link.source.find("datasheet: PCIe 5 x16"), std::string::npos);
+  EXPECT_NE(prediction.plan.source_detail.find("datasheet"), std::string::npos) << prediction.plan.source_detail;
+  bool explained = false;
+  for (const auto& line : prediction.reasoning) explained |= line.find("datasheet") != std::string::npos;
+  EXPECT_TRUE(explained);
+}
+
+TEST(GpuDatasheet, PcieLinkOfAMissingDeviceIsUnknown) {
+  EXPECT_EQ(probes::pcie_link(0xffff, 0xff, 0x1f), (std::pair<int, int>{0, 0}));
 }
