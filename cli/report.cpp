@@ -40,6 +40,10 @@ nlohmann::ordered_json to_json(const MachineProfile& p) {
          {"sgemm_gflops", g.sgemm_gflops},
          {"dgetrf_gflops", g.dgetrf_gflops},
          {"dgemm_peak_gflops", g.dgemm_peak_gflops},
+         {"sgemm_peak_gflops", g.sgemm_peak_gflops},
+         {"peak_memory_bandwidth_gbs", g.peak_memory_bandwidth_gbs},
+         {"pcie", fmt::format("{} x{}", g.pcie_generation, g.pcie_lanes)},
+         {"peak_link_gbs", g.peak_link_gbs},
          {"h2d_bandwidth_gbs", g.h2d_bandwidth_gbs},
          {"d2h_bandwidth_gbs", g.d2h_bandwidth_gbs},
          {"h2d_latency_us", g.h2d_latency_us},
@@ -109,6 +113,11 @@ std::string describe(const MachineProfile& p) {
   for (const auto& g : p.gpus) {
     text += fmt::format("GPU        {} (sm_{}{}, {} SMs, {:.1f} GiB)\n", g.name, g.compute_capability_major,
                         g.compute_capability_minor, g.multiprocessors, g.memory_bytes / 1073741824.0);
+    if (g.dgemm_peak_gflops > 0)
+      text += fmt::format(
+          "           datasheet: DGEMM {:.0f}, SGEMM {:.0f} GFlop/s; memory {:.0f} GB/s; PCIe {} x{} {:.1f} GB/s\n",
+          g.dgemm_peak_gflops, g.sgemm_peak_gflops, g.peak_memory_bandwidth_gbs, g.pcie_generation, g.pcie_lanes,
+          g.peak_link_gbs);
     if (g.dgemm_gflops > 0)
       text += fmt::format(
           "           cuBLAS DGEMM {:.0f}, SGEMM {:.0f}, cuSOLVER DGETRF {:.0f} GFlop/s; host->device {:.1f} GB/s "
