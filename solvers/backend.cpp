@@ -2,7 +2,9 @@
 // cuBLAS handle take long to create, and the host backend's threads should not be respawned per
 // solve.
 #include <cstdio>
+#include <cstdlib>
 #include <map>
+#include <mutex>
 
 #include "solvers/backend_host.hpp"
 
@@ -53,6 +55,16 @@ Backend<T>& backend(BackendKind kind) {
 #else
     slot = make_host_backend<T>(host_backend_threads());
 #endif
+    // Backends go before the CUDA runtime tears itself down at exit (cuBLAS and cuSOLVER handles,
+    // streams and events are destroyed while it still exists): exit handlers run in reverse order
+    // of registration, and the runtime registered its own at its first call, before this one.
+    static std::once_flag registered;
+    std::call_once(registered, [] {
+      std::atexit([] {
+        std::lock_guard at_exit(mutex);
+        made.clear();
+      });
+    });
   }
   return *slot;
 }
