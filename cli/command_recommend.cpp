@@ -6,15 +6,58 @@
 #include "cli/report.hpp"
 #include "configs/configs.hpp"
 #include "hetlu/hetlu.hpp"
+#include "model/cpu_share.hpp"
 #include "model/predict.hpp"
 
 namespace hetlu::cli {
+
+namespace {
+
+// The model's predicted time for every CPU share d of the plan it would choose (at nb when given):
+// the curve a bench --sweep-d measures, for a machine described in YAML.
+void predicted_sweep(const MachineProfile& profile, const model::Problem& problem, const model::ModelParams& params,
+                     std::optional<int> nb, bool json) {
+  const auto prediction = model::predict(profile, problem, params);
+  Plan plan = prediction.plan;
+  if (nb) plan.nb = *nb;
+  const int blocks = block_columns(problem.n, plan.nb);
+  if (blocks > 100000) throw InvalidArgument("--sweep-d: " + std::to_string(blocks) + " block columns is too many");
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  const double flops = model::solve_flops(problem);
+  for (int d = 0; d <= blocks; ++d) {
+    plan.cpu_block_columns = d;
+    plan.panel_location = d == 0 ? PanelLocation::device : PanelLocation::cpu;
+    const double seconds = model::predict_seconds(profile, problem, plan, params);
+    rows.push_back({{"d", d}, {"predicted_seconds", seconds}, {"predicted_gflops", flops / seconds / 1e9}});
+  }
+  if (json) {
+    print_json(
+        {{"m", problem.m},
+         {"n", problem.n},
+         {"solver", to_string(problem.solver)},
+         {"nb", plan.nb},
+         {"block_columns", blocks},
+         {"model_d", nb ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(prediction.plan.cpu_block_columns)},
+         {"points", rows}});
+    return;
+  }
+  std::cout << fmt::format("{} n = {}, nb = {}, {} block columns: predicted time for each CPU share d\n",
+                           to_string(problem.solver), problem.n, plan.nb, blocks);
+  std::cout << fmt::format("{:>6} {:>12} {:>10}\n", "d", "seconds", "GFlop/s");
+  for (const auto& row : rows)
+    std::cout << fmt::format("{:>6} {:>12.4f} {:>10.1f}{}\n", row["d"].get<int>(),
+                             row["predicted_seconds"].get<double>(), row["predicted_gflops"].get<double>(),
+                             !nb && row["d"] == prediction.plan.cpu_block_columns ? "  <- model's d" : "");
+}
+
+}  // namespace
 
 void register_recommend(CLI::App& app, CommandState&) {
   struct Args {
     std::string db, solver = "gepp", precision = "double", target = "cpu", machine, model_config;
     int m = -1, n = -1;
-    bool json = false, explain = false;
+    std::optional<int> nb;
+    bool json = false, explain = false, sweep_d = false;
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("recommend", "Print the plan hetlu would use for a problem, and where it came from");
@@ -35,6 +78,9 @@ void register_recommend(CLI::App& app, CommandState&) {
   cmd->add_option("--model-config", args->model_config,
                   "model efficiency factors (default: built-in configs/model.yaml)");
   cmd->add_flag("--explain", args->explain, "print the model's reasoning: rates, split, time, where the panel runs");
+  cmd->add_flag("--sweep-d", args->sweep_d,
+                "with --machine and --target hybrid: the predicted time of every CPU share d (0: panel on the device)");
+  cmd->add_option("--nb", args->nb, "--sweep-d: the panel width (default: the model's)")->check(CLI::PositiveNumber);
   cmd->add_flag("--json", args->json, "print one JSON object");
   cmd->callback([args] {
     const int m = args->m < 0 ? args->n : args->m;
@@ -42,8 +88,17 @@ void register_recommend(CLI::App& app, CommandState&) {
     const Precision precision = from_string<Precision>(args->precision);
     const Target target = from_string<Target>(args->target);
 
+    if (args->sweep_d && (args->machine.empty() || target != Target::hybrid))
+      throw UsageError("--sweep-d needs --machine FILE and --target hybrid");
+    if (args->nb && !args->sweep_d) throw UsageError("--nb applies to --sweep-d");
+    if (args->sweep_d) {
+      predicted_sweep(configs::machine_from_yaml(args->machine), model::Problem{solver, precision, target, m, args->n},
+                      configs::model_params(args->model_config), args->nb, args->json);
+      return;
+    }
     Resolution r;
     std::string machine_name;
+    std::optional<double> closed_form;  // the paper's d / N = P g1 / (P g1 + g2), for --machine
     if (!args->machine.empty()) {
       // A what-if machine has no measurements and no tuned entries: the model alone answers.
       const MachineProfile profile = configs::machine_from_yaml(args->machine);
@@ -54,6 +109,8 @@ void register_recommend(CLI::App& app, CommandState&) {
       r.explanation = prediction.reasoning;
       r.cpu_fraction = prediction.d_fraction;
       r.predicted_gflops = prediction.gflops;
+      if (target == Target::hybrid && prediction.rates.device.gflops > 0)
+        closed_form = model::cpu_fraction(prediction.rates.cpu_all.gflops, prediction.rates.device.gflops);
       machine_name = profile.cpu_model;
       for (const auto& g : profile.gpus) machine_name += " + " + g.name;
     } else {
@@ -71,6 +128,7 @@ void register_recommend(CLI::App& app, CommandState&) {
       j["n"] = args->n;
       j["d"] = p.cpu_block_columns;
       j["d_fraction"] = r.cpu_fraction;
+      if (closed_form) j["closed_form_d_fraction"] = *closed_form;
       j["predicted_gflops"] = r.predicted_gflops ? nlohmann::ordered_json(*r.predicted_gflops) : nullptr;
       if (!machine_name.empty()) j["machine"] = machine_name;
       if (args->explain) j["explanation"] = r.explanation;

@@ -124,35 +124,37 @@ struct HybridTimes {
   double d_fraction = 0;
 };
 
-// Hybrid LU: the CPUs own the first d block columns of what is left (async-calu Alg. 2) and
-// factor the panels; the device updates the rest. Each step the panel goes to the device and back
-// (O(m nb) bytes at the link's bandwidth and latency). With the panel on the device, the CPUs
-// take no columns and the device does everything.
+// Hybrid LU as HybridLu runs it (solvers/hybrid_lu.hpp; async-calu Algorithm 2): the CPUs own a
+// window of the plan's d block columns that moves right one block column per step. At step K the
+// panel goes to the device, which updates block column K + d first and sends it back (the window
+// moves), then the rest; meanwhile the CPUs update block columns K + 1 .. K + d - 1 and factor
+// panel K + 1. Once fewer than d block columns are left, the device has none and drops out. With
+// the panel on the device (d = 0), the device does everything.
 HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates, Solver solver, int m, int n,
                               const Plan& plan, const ModelParams& params, double word) {
   const int nb = std::max(1, plan.nb);
   const double cpu_all = rates.cpu_all.gflops * 1e9, device = rates.device.gflops * 1e9;
   const double link = rates.link.gbs * 1e9, latency = rates.link_latency_us * 1e-6;
+  const int blocks = block_columns(n, nb);
+  const int d = std::min(blocks, hybrid_cpu_block_columns(plan));
   HybridTimes t;
-  t.d_fraction = plan.panel_location == PanelLocation::device ? 0 : cpu_fraction(cpu_all, device);
+  t.d_fraction = blocks > 0 ? double(d) / blocks : 0;
   // The matrix crosses the link before the first step and (d = 0) after the last, overlapping
   // nothing. The device's columns go up (PRBT: the whole matrix, randomized there, and the CPUs'
   // first d columns come back); with d = 0 the factors come back, except PRBT's, solved on the
   // device. With d >= 1 every block column comes back through the CPUs' window during the steps.
   const double matrix = word * double(m) * n;
-  const int blocks = (n + nb - 1) / nb;
-  const double first_d = std::min<double>(blocks, std::max(1.0, std::round(t.d_fraction * blocks)));
-  const double cpu_share = std::min(1.0, first_d * nb / std::max(1, n));
+  const double cpu_share = std::min(1.0, double(d) * nb / std::max(1, n));
   double once = 0;
-  if (plan.panel_location == PanelLocation::device)
+  if (d == 0)
     once = matrix * (solver == Solver::prbt ? 1 : 2) / link + 2 * latency;
   else if (solver == Solver::prbt)
     once = matrix * (1 + cpu_share) / link + 2 * latency;
-  else
+  else if (d < blocks)
     once = matrix * (1 - cpu_share) / link + latency;
   t.transfer += once;
   t.total += once;
-  if (plan.panel_location == PanelLocation::device && nb >= std::min(m, n)) {
+  if (d == 0 && nb >= std::min(m, n)) {
     // One panel on the device: the vendor's LU of the whole resident matrix (cuSOLVER getrf).
     const double lu = getrf_flops(m, n) / (rates.device_lu.gflops * 1e9);
     t.device += lu;
@@ -160,30 +162,48 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
     return t;
   }
   const int panel_threads = solver == Solver::calu ? plan.panel_threads : rates.cores;
+  int K = 0;
   for_each_step(m, n, nb, [&](const Step& s) {
-    const double cpu_panel_rate = cpu_panel_gflops(profile, rates, solver, s.rows, nb, panel_threads, params) * 1e9;
-    const double columns_left = s.right / nb;  // N_K after this panel
     const double dev_gemm = device * efficiency(s.jb, params.device_gemm_half_rate_k);
-    if (plan.panel_location == PanelLocation::device) {
+    if (d == 0) {
       const double panel = s.panel_flops() / (device * params.device_panel_efficiency);
       const double update = s.update_flops(s.right) / dev_gemm;
       t.device += panel + update;
       t.total += panel + update + params.step_overhead_seconds;
+      ++K;
       return;
     }
-    // d block columns stay on the CPUs (at least the next panel's), the rest go to the device.
-    const double d = std::min(columns_left, std::max(1.0, std::round(t.d_fraction * columns_left)));
-    const double cpu_columns = std::min(s.right, d * nb);
+    const bool device_has_columns = K + d < blocks;
+    const double cpu_columns = device_has_columns ? std::min(s.right, double(d - 1) * nb) : s.right;
+    const double cpu_panel_rate = cpu_panel_gflops(profile, rates, solver, s.rows, nb, panel_threads, params) * 1e9;
     const double cpu = s.panel_flops() / cpu_panel_rate +
                        s.update_flops(cpu_columns) / (cpu_all * efficiency(s.jb, params.gemm_half_rate_k));
-    const double transfer = 2 * (latency + word * s.rows * s.jb / link);  // panel out and the next one back
-    const double dev = s.update_flops(s.right - cpu_columns) / dev_gemm;
+    // The panel up, and block column K + d back down.
+    const double transfer =
+        device_has_columns ? 2 * latency + word * (s.rows * s.jb + double(m) * std::min<double>(nb, s.right)) / link
+                           : 0;
+    const double dev = device_has_columns ? s.update_flops(s.right - cpu_columns) / dev_gemm : 0;
     t.cpu += cpu;
     t.device += dev;
     t.transfer += transfer;
     t.total += std::max(cpu + transfer, dev) + params.step_overhead_seconds;
+    ++K;
   });
   return t;
+}
+
+// The d tried for a plan of `blocks` block columns: every d up to 32, then about 12 per factor of
+// two, and the paper's closed-form estimate with its neighbours.
+std::vector<int> candidate_cpu_block_columns(int blocks, double closed_form_fraction) {
+  std::vector<int> ds;
+  for (int d = 1; d <= blocks; d = d < 32 ? d + 1 : d + std::max(1, d / 12)) ds.push_back(d);
+  const int estimate = static_cast<int>(std::lround(closed_form_fraction * blocks));
+  for (int d = estimate - 2; d <= estimate + 2; ++d)
+    if (d >= 1 && d <= blocks) ds.push_back(d);
+  if (blocks >= 1) ds.push_back(blocks);
+  std::sort(ds.begin(), ds.end());
+  ds.erase(std::unique(ds.begin(), ds.end()), ds.end());
+  return ds;
 }
 
 }  // namespace
@@ -357,6 +377,9 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
   const bool hybrid = problem.target == Target::hybrid && r.device.gflops > 0;
   const int k = std::max(1, std::min(problem.m, problem.n));
 
+  // The paper's closed-form share d / N = P g1 / (P g1 + g2) (async-calu §4, Eq. 1): shown beside
+  // the model's choice, and where the search for d looks first.
+  const double closed_form_fraction = hybrid ? cpu_fraction(r.cpu_all.gflops, r.device.gflops) : 1;
   std::vector<PanelLocation> locations = {PanelLocation::cpu};
   if (hybrid) locations.push_back(PanelLocation::device);
   best.seconds = std::numeric_limits<double>::infinity();
@@ -381,12 +404,22 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
       plan.lookahead = r.cores > 1 ? 1 : 0;
       plan.panel_location = where;
       plan.refinement = problem.solver == Solver::prbt ? Refinement::working : Refinement::none;
-      std::vector<Term> terms;
-      const double t = predict_seconds(profile, problem, plan, params, &terms);
-      if (t < best.seconds) {
-        best.seconds = t;
-        best.plan = plan;
-        best.terms = terms;
+      // The CPUs' share d: on the hybrid target the d of least predicted time, each priced with
+      // the schedule HybridLu runs; the CPU target keeps every block column.
+      const int blocks = block_columns(problem.n, width);
+      std::vector<int> ds = {blocks};
+      if (hybrid)
+        ds = where == PanelLocation::device ? std::vector<int>{0}
+                                            : candidate_cpu_block_columns(blocks, closed_form_fraction);
+      for (int d : ds) {
+        plan.cpu_block_columns = d;
+        std::vector<Term> terms;
+        const double t = predict_seconds(profile, problem, plan, params, &terms);
+        if (t < best.seconds) {
+          best.seconds = t;
+          best.plan = plan;
+          best.terms = terms;
+        }
       }
     }
 
@@ -404,20 +437,18 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
                                         : "device " + r.device_name + " has " + r.device.source +
                                               ": the hybrid plan runs on the CPUs alone");
   if (hybrid) {
-    best.d_fraction =
-        plan.panel_location == PanelLocation::device ? 0 : cpu_fraction(r.cpu_all.gflops, r.device.gflops);
-    plan.cpu_block_columns = plan.panel_location == PanelLocation::device
-                                 ? 0
-                                 : std::max(1, static_cast<int>(std::lround(best.d_fraction * blocks)));
+    best.d_fraction = blocks > 0 ? double(plan.cpu_block_columns) / blocks : 0;
     why.push_back("device " + r.device_name + ": GEMM rate " + fmt1(r.device.gflops) + " GFlop/s (" + r.device.source +
                   "), link " + fmt1(r.link.gbs) + " GB/s (" + r.link.source + ") with " + fmt1(r.link_latency_us) +
                   " us latency, memory " + fmt1(r.device_memory.gbs) + " GB/s (" + r.device_memory.source + ")");
     if (r.devices_idle > 0)
       why.push_back(std::to_string(r.devices_idle) +
                     " more device(s) idle: the executor drives one device, and the model prices that one");
-    why.push_back(
-        "CPU share d/N = P g1 / (P g1 + g2) = " + fmt1(100 * cpu_fraction(r.cpu_all.gflops, r.device.gflops)) +
-        " % of the block columns (async-calu §4, Eq. 1)");
+    why.push_back("d = " + std::to_string(plan.cpu_block_columns) + " of " + std::to_string(blocks) +
+                  " block columns (" + fmt1(100 * best.d_fraction) +
+                  " %) minimizes the predicted time of the moving-window schedule; the paper's closed form "
+                  "d/N = P g1 / (P g1 + g2) = " +
+                  fmt1(100 * closed_form_fraction) + " % (async-calu §4, Eq. 1)");
     if (plan.panel_location == PanelLocation::device)
       why.push_back(
           "panel on the device: the device is so much faster that a CPU panel (and its transfers) "

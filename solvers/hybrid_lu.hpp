@@ -254,11 +254,6 @@ class HybridLu {
   std::vector<backends::EventPtr> arrived_;  // per block column: its copy back from the device
 };
 
-// The plan's CPU share: 0 with the panel on the device, else at least the panel's block column.
-inline int hybrid_cpu_block_columns(const Plan& plan) {
-  return plan.panel_location == PanelLocation::device ? 0 : std::max(1, plan.cpu_block_columns);
-}
-
 // Runs the hybrid LU on the plan's backend (its lock held), returning info.
 template <class T, class PanelFactor>
 int hybrid_lu(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, bool pivoting, PanelFactor panel) {

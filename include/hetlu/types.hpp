@@ -229,6 +229,12 @@ inline int same_cpu_share(int d, int from, int to) {
   return std::clamp(scaled, 1, to < 1 ? 1 : to);
 }
 
+// The block columns the CPUs keep when the hybrid target runs the plan: 0 with the panel on the
+// device, else at least the panel's block column. The model prices exactly what HybridLu runs.
+inline int hybrid_cpu_block_columns(const Plan& plan) {
+  return plan.panel_location == PanelLocation::device ? 0 : std::max(1, plan.cpu_block_columns);
+}
+
 // Caller overrides: every set field wins over the DB, the model and the defaults.
 struct PlanOverrides {
   std::optional<int> nb;

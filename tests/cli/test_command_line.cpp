@@ -270,14 +270,27 @@ TEST_F(Cli, WhatIfMachinesReproduceThePaper) {
       "recommend --machine '" + machines + "xeon-e5-2670-m2090.yaml' --target hybrid -m 10000 -n 10000 --json", dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
-  EXPECT_NEAR(j["d_fraction"].get<double>(), 0.30, 0.01);
+  // The paper's closed form (async-calu §4: about 30 % and, with 48 cores, 57 %) beside the d the
+  // model chooses by pricing each (smaller: the panel and the transfers load the CPUs' side).
+  EXPECT_NEAR(j["closed_form_d_fraction"].get<double>(), 0.30, 0.01);
+  EXPECT_LE(j["d_fraction"].get<double>(), 0.31);
   EXPECT_GT(j["d"].get<int>(), 0);
   EXPECT_GT(j["predicted_seconds"].get<double>(), 0);
   EXPECT_EQ(j["source"], "model");
   r = run_hetlu("recommend --machine '" + machines + "xeon-e5-2670x48-m2090.yaml' --target hybrid -n 10000 --json",
                 dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NEAR(nlohmann::json::parse(r.out)["d_fraction"].get<double>(), 0.57, 0.01);
+  EXPECT_NEAR(nlohmann::json::parse(r.out)["closed_form_d_fraction"].get<double>(), 0.57, 0.01);
+  // The predicted curve over d for Figure 5's machine, as JSON rows.
+  r = run_hetlu("recommend --machine '" + machines +
+                    "opteron-6172-12cores-s2050.yaml' --target hybrid --solver calu -n 10112 --sweep-d --nb 128 --json",
+                dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto sweep = nlohmann::json::parse(r.out);
+  ASSERT_EQ(sweep["points"].size(), 80u);  // d = 0 .. 79
+  EXPECT_GT(sweep["points"][8]["predicted_gflops"].get<double>(),
+            sweep["points"][32]["predicted_gflops"].get<double>());
+  expect_one_line_error(run_hetlu("recommend -n 100 --sweep-d", dir), {"--sweep-d needs --machine"});
   for (const char* file : {"opteron-6172-s2050.yaml", "opteron-6180-s2050.yaml"}) {
     r = run_hetlu("recommend --machine '" + machines + file + "' --target hybrid -n 10000 --json", dir);
     EXPECT_EQ(r.exit_code, 0) << file << r.err;
