@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string_view>
@@ -11,9 +12,11 @@
 namespace hetlu::cli {
 
 void add_db_option(CLI::App& command, std::string& path) {
-  command.add_option("--db", path,
-                     "tuning database (default: $HETLU_DB, else $XDG_DATA_HOME/hetlu/tuning.db, "
-                     "else ~/.local/share/hetlu/tuning.db)");
+  command
+      .add_option("--db", path,
+                  "tuning database (default: $HETLU_DB, else $XDG_DATA_HOME/hetlu/tuning.db, "
+                  "else ~/.local/share/hetlu/tuning.db)")
+      ->check(non_empty_path);
 }
 
 CLI::Validator one_of(std::vector<std::string> names, const std::vector<std::string>& extra) {
@@ -28,19 +31,38 @@ CLI::Validator one_of(std::vector<std::string> names, const std::vector<std::str
       "one of: " + list);
 }
 
+namespace {
+// value as a decimal number (digits, one point, an exponent; no hex, spaces, inf or nan), or NaN.
+double decimal(const std::string& value) {
+  if (value.empty() || value.find_first_not_of("0123456789.eE+-") != std::string::npos) return std::nan("");
+  std::size_t used = 0;
+  try {
+    const double x = std::stod(value, &used);
+    return used == value.size() ? x : std::nan("");
+  } catch (const std::exception&) {
+    return std::nan("");
+  }
+}
+}  // namespace
+
 const CLI::Validator finite_positive(
     [](std::string& value) {
-      double x = 0;
-      std::size_t used = 0;
-      try {
-        x = std::stod(value, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      return used == value.size() && std::isfinite(x) && x > 0 ? std::string()
-                                                               : "'" + value + "' is not a finite number > 0";
+      const double x = decimal(value);
+      return std::isfinite(x) && x > 0 ? std::string() : "'" + value + "' is not a finite number > 0";
     },
     "a finite number > 0");
+
+const CLI::Validator whole_positive(
+    [](std::string& value) {
+      const double x = decimal(value);
+      return x >= 1 && x <= 2147483647 && value.find_first_of(".eE") == std::string::npos
+                 ? std::string()
+                 : "'" + value + "' is not a whole number >= 1";
+    },
+    "a whole number >= 1");
+
+const CLI::Validator non_empty_path(
+    [](std::string& value) { return value.empty() ? std::string("the path is empty") : std::string(); }, "a path");
 
 void add_hybrid_options(CLI::App& command, HybridArgs& args) {
   command.add_option("--target", args.target, "cpu, or hybrid (CPUs and a device)")
@@ -50,7 +72,13 @@ void add_hybrid_options(CLI::App& command, HybridArgs& args) {
       ->check(one_of(detail::backend_names.all()));
   command
       .add_option("--d", args.d, "hybrid: block columns the CPUs own (0: everything, panel included, on the device)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Validator(
+          [](std::string& value) {
+            return value.find_first_not_of("0123456789") == std::string::npos && !value.empty() && value.size() < 10
+                       ? std::string()
+                       : "'" + value + "' is not a whole number >= 0";
+          },
+          "a whole number >= 0"));
   command.add_option("--panel", args.panel, "hybrid: where panels are factored, cpu or device (d = 0)")
       ->check(one_of(detail::panel_location_names.all()));
 }
@@ -111,6 +139,13 @@ int run(int argc, char** argv) {
     return report_failure(e.what(), e.exit_code, json);
   } catch (const std::exception& e) {
     return report_failure(e.what(), exit_error, json);
+  }
+  // What went to standard output must have arrived (a full disk, /dev/full, a closed pipe): a
+  // result that was not written is an error, not exit 0.
+  std::cout.flush();
+  if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::cerr << "hetlu: error: cannot write the result to standard output" << std::endl;
+    return exit_error;
   }
   return state.exit_code;
 }

@@ -248,16 +248,16 @@ void register_bench(CLI::App& app, CommandState&) {
   auto* cmd =
       app.add_subcommand("bench", "Time the solvers against OpenBLAS in the same run (ratio > 1: hetlu faster)");
   add_db_option(*cmd, args->db);
-  cmd->add_option("-m", args->m, "rows (default: n)")->check(CLI::PositiveNumber);
-  cmd->add_option("-n", args->n, "columns")->required()->check(CLI::PositiveNumber);
+  cmd->add_option("-m", args->m, "rows (default: n)")->check(whole_positive);
+  cmd->add_option("-n", args->n, "columns")->required()->check(whole_positive);
   cmd->add_option("--solver", args->solver, "gepp, calu, prbt or all")
       ->capture_default_str()
       ->check(one_of(detail::solver_names.all(), {"all"}));
   cmd->add_option("--reps", args->reps, "timed runs of each, after one warm-up")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
-  cmd->add_option("--nb", args->nb, "panel width (overrides the tuned or model value)")->check(CLI::PositiveNumber);
-  cmd->add_option("--ib", args->ib, "CALU's inner panel width (overrides)")->check(CLI::PositiveNumber);
+  cmd->add_option("--nb", args->nb, "panel width (overrides the tuned or model value)")->check(whole_positive);
+  cmd->add_option("--ib", args->ib, "CALU's inner panel width (overrides)")->check(whole_positive);
   add_hybrid_options(*cmd, args->hybrid);
   cmd->add_flag("--sweep-d", args->sweep_d, "hybrid: GFlop/s for each CPU share d, the model's d marked");
   cmd->add_flag("--json", args->json, "print one JSON object");

@@ -121,7 +121,7 @@ void register_db_exchange(CLI::App& db_cmd, CommandState&) {
   auto args = std::make_shared<Args>();
   auto* out = db_cmd.add_subcommand("export", "Write the whole database as JSON");
   add_db_option(*out, args->db);
-  out->add_option("-o,--output", args->file, "the JSON file (default: stdout)");
+  out->add_option("-o,--output", args->file, "the JSON file (default: stdout)")->check(non_empty_path);
   out->callback([args] {
     const std::string path = database_path(args->db);
     if (!args->file.empty()) refuse_clobbering(args->file, {path});
@@ -146,6 +146,8 @@ void register_db_exchange(CLI::App& db_cmd, CommandState&) {
       document = nlohmann::json::parse(input);
     } catch (const nlohmann::json::parse_error& e) {
       throw InvalidArgument(args->file + ": not JSON (at byte " + std::to_string(e.byte) + ")");
+    } catch (const nlohmann::json::exception&) {  // e.g. a number beyond double's range
+      throw InvalidArgument(args->file + ": not JSON that hetlu can read (a number out of range?)");
     }
     // Checked before the database is opened: a refused file creates no database.
     const std::string here = db::fingerprint(this_machine()).hash;
@@ -156,7 +158,14 @@ void register_db_exchange(CLI::App& db_cmd, CommandState&) {
     }
     const std::string path = database_path(args->db);
     auto database = db::Database::open(path, db::Database::Mode::read_write);
-    const auto r = db::import_json(database, document, here, args->force);
+    db::ImportReport r;
+    try {
+      r = db::import_json(database, document, here, args->force);
+    } catch (const db::DatabaseError& e) {
+      throw InvalidArgument(args->file + ": " + e.what());
+    } catch (const nlohmann::json::exception&) {
+      throw InvalidArgument(args->file + ": a value has the wrong JSON type");
+    }
     std::cout << fmt::format(
         "imported {} machine(s): {} probe result(s), {} trial(s), {} best plan(s); {} row(s) "
         "already there\n",

@@ -71,8 +71,8 @@ void register_recommend(CLI::App& app, CommandState&) {
   cmd->add_option("--target", args->target, "cpu or hybrid")
       ->capture_default_str()
       ->check(one_of(detail::target_names.all()));
-  cmd->add_option("-m", args->m, "rows (default: n)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("-n", args->n, "columns")->required()->check(CLI::NonNegativeNumber);
+  cmd->add_option("-m", args->m, "rows (default: n)")->check(whole_positive);
+  cmd->add_option("-n", args->n, "columns")->required()->check(whole_positive);
   cmd->add_option("--machine", args->machine,
                   "predict for the machine described in this YAML file (configs/machines/) instead of this one");
   cmd->add_option("--model-config", args->model_config,
@@ -80,7 +80,7 @@ void register_recommend(CLI::App& app, CommandState&) {
   cmd->add_flag("--explain", args->explain, "print the model's reasoning: rates, split, time, where the panel runs");
   cmd->add_flag("--sweep-d", args->sweep_d,
                 "with --machine and --target hybrid: the predicted time of every CPU share d (0: panel on the device)");
-  cmd->add_option("--nb", args->nb, "--sweep-d: the panel width (default: the model's)")->check(CLI::PositiveNumber);
+  cmd->add_option("--nb", args->nb, "--sweep-d: the panel width (default: the model's)")->check(whole_positive);
   cmd->add_flag("--json", args->json, "print one JSON object");
   cmd->callback([args] {
     const int m = args->m < 0 ? args->n : args->m;

@@ -32,8 +32,12 @@ struct UsageError : CommandFailure {
 // Validators: a value outside them is a bad command line (exit 2) before any work.
 // The names of an enum (detail::solver_names.all(), ...), and extra ones such as "auto".
 CLI::Validator one_of(std::vector<std::string> names, const std::vector<std::string>& extra = {});
-// A finite number > 0 (CLI::PositiveNumber lets NaN and Inf through).
+// A finite number > 0 written as a decimal (CLI::PositiveNumber lets NaN, Inf and 0x10 through).
 extern const CLI::Validator finite_positive;
+// A whole number >= 1 (CLI::PositiveNumber's message prints DBL_MAX in full).
+extern const CLI::Validator whole_positive;
+// A path that is not empty ("" would otherwise mean "not given").
+extern const CLI::Validator non_empty_path;
 
 // The result of the subcommand that ran (callbacks cannot return values through CLI11).
 struct CommandState {

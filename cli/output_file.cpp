@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 
 #include "hetlu/types.hpp"
 
@@ -12,49 +13,74 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The file a path names once its links are followed (as far as they lead to something).
+// The file a path names once every link is followed, also when the last link dangles (its target
+// is what gets created): absolute, with "." and ".." resolved.
 fs::path resolved(const std::string& path) {
+  fs::path p = fs::absolute(path);
+  for (int hops = 0;; ++hops) {
+    std::error_code ec;
+    if (!fs::is_symlink(fs::symlink_status(p, ec))) break;
+    if (hops == 40) throw InvalidArgument(path + ": too many levels of links");
+    const fs::path target = fs::read_symlink(p, ec);
+    if (ec) break;
+    p = target.is_absolute() ? target : p.parent_path() / target;
+  }
   std::error_code ec;
-  const fs::path canonical = fs::weakly_canonical(fs::path(path), ec);
-  return ec ? fs::absolute(path) : canonical;
+  const fs::path canonical = fs::weakly_canonical(p, ec);
+  return ec ? p.lexically_normal() : canonical;
 }
 
 bool same_file(const fs::path& a, const fs::path& b) {
   std::error_code ec;
-  if (fs::equivalent(a, b, ec)) return true;  // both exist: the same inode
-  return !ec ? false : resolved(a.string()) == resolved(b.string());
+  if (fs::equivalent(a, b, ec)) return true;  // both exist: the same inode (hard links too)
+  return resolved(a.string()) == resolved(b.string());
+}
+
+// Standard output and error by any of their names: written through the stream, never reopened
+// (reopening truncates a file the shell opened for appending).
+std::ostream* standard_stream(const std::string& path) {
+  for (const char* name : {"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"})
+    if (path == name) return &std::cout;
+  for (const char* name : {"/dev/stderr", "/dev/fd/2", "/proc/self/fd/2"})
+    if (path == name) return &std::cerr;
+  return nullptr;
 }
 
 }  // namespace
 
 void refuse_clobbering(const std::string& output, const std::vector<std::string>& inputs) {
   if (output.empty()) throw InvalidArgument("the output path is empty");
+  if (standard_stream(output)) return;
   const fs::path target = resolved(output);
   std::error_code ec;
   if (fs::is_directory(target, ec)) throw InvalidArgument(output + ": is a folder; name a file to write");
   for (const auto& input : inputs) {
     if (input.empty()) continue;
-    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
-      const std::string protected_path = input + suffix;
-      if (*suffix && !fs::exists(protected_path, ec)) continue;
-      if (same_file(target, protected_path))
+    // A database's companions are protected whether they exist now or not (SQLite may create them).
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+      if (same_file(target, input + suffix))
         throw InvalidArgument(output + ": would overwrite " + (*suffix ? "a file of " : "") + "'" + input +
                               "', which this command reads; write the output elsewhere");
-    }
   }
 }
 
 void write_output(const std::string& output, const std::vector<std::string>& inputs,
                   const std::function<void(std::ostream&)>& write) {
   refuse_clobbering(output, inputs);
+  if (std::ostream* stream = standard_stream(output)) {
+    write(*stream);
+    stream->flush();
+    if (!*stream) throw InvalidArgument(output + ": write failed");
+    return;
+  }
   const fs::path target = resolved(output);
   std::error_code ec;
-  const auto status = fs::status(output, ec);
+  const auto status = fs::status(target, ec);
   const bool special = output.rfind("/dev/", 0) == 0 || output.rfind("/proc/", 0) == 0;
   if (special || (!ec && fs::exists(status) && !fs::is_regular_file(status))) {
-    // A device, pipe or socket (/dev/stdout may be any of them): a temporary file renamed over it
-    // would replace the device itself.
-    std::ofstream out(output);
+    // A device, pipe or socket: a temporary file renamed over it would replace the device itself.
+    // Appending: no truncation of what is there (a device has nothing to truncate).
+    std::ofstream out(target, std::ios::out | std::ios::app);
     if (!out) throw InvalidArgument(output + ": cannot be opened for writing");
     write(out);
     out.flush();

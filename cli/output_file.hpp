@@ -11,13 +11,15 @@ namespace hetlu::cli {
 
 // Throws InvalidArgument when `output` names one of `inputs` (the same file by any path: a link,
 // a hard link, "./A.mtx") or a folder. A database among the inputs protects its -wal, -shm and
-// -journal files too. Called before the work, so that nothing is computed for a refused path.
+// -journal files too, whether they exist yet or not. Called before the work, so that nothing is
+// computed for a refused path.
 void refuse_clobbering(const std::string& output, const std::vector<std::string>& inputs);
 
 // Writes `output` with `write`. A regular file (or none yet) is written to a temporary file beside
 // it and renamed into place once complete, keeping its permissions; a link is followed, so its
-// target is replaced and the link stays; a device, pipe or socket, and anything under /dev or
-// /proc (/dev/null, /dev/stdout), is written directly. refuse_clobbering(output, inputs) first.
+// target (created if the link dangles) is replaced and the link stays; standard output and error
+// by any of their names are written through the streams, and a device, pipe or socket (anything
+// under /dev or /proc) is opened for appending, never truncated or replaced. refuse_clobbering(output, inputs) first.
 void write_output(const std::string& output, const std::vector<std::string>& inputs,
                   const std::function<void(std::ostream&)>& write);
 

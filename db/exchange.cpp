@@ -1,6 +1,7 @@
 #include "db/exchange.hpp"
 
 #include <map>
+#include <set>
 
 #include "db/records.hpp"
 
@@ -51,19 +52,30 @@ void bind_value(Statement& s, int index, const nlohmann::json& v, const std::str
     throw DatabaseError("import: column '" + column + "' of " + table + " is not a number or a string");
 }
 
-void check_column_name(const std::string& name, const std::string& table) {
-  if (name.empty() || name.find_first_not_of("abcdefghijklmnopqrstuvwxyz_0123456789") != std::string::npos)
-    throw DatabaseError("import: bad column name '" + name + "' in " + table);
+// The columns of a table, as this hetlu's schema has them.
+std::set<std::string> columns_of(Database& db, const std::string& table) {
+  std::set<std::string> columns;
+  auto s = db.prepare("SELECT name FROM pragma_table_info('" + table + "')");
+  while (s.step()) columns.insert(s.column_text(0));
+  return columns;
+}
+
+// An exported row names only columns this schema has, ids excepted (they are local).
+void check_columns(const nlohmann::json& row, const std::string& table, const std::set<std::string>& columns) {
+  for (auto it = row.begin(); it != row.end(); ++it)
+    if (!columns.count(it.key()) || it.key() == "id" || it.key() == "machine_id" || it.key() == "trial_id")
+      throw DatabaseError("import: unknown column '" + it.key().substr(0, 64) + "' in " + table);
 }
 
 // Inserts one exported row unless a row with the same unique key is there (then false). A row
 // that breaks any other constraint (a NULL, a CHECK) fails the import, naming the table.
-bool insert_row(Database& db, const std::string& table, std::int64_t machine_id, const nlohmann::json& row) {
+bool insert_row(Database& db, const std::string& table, std::int64_t machine_id, const nlohmann::json& row,
+                const std::set<std::string>& known) {
   if (!row.is_object()) throw DatabaseError("import: a row of " + table + " is not an object");
+  check_columns(row, table, known);
   std::string columns = "machine_id", values = "?1";
   int index = 2;
   for (auto it = row.begin(); it != row.end(); ++it, ++index) {
-    check_column_name(it.key(), table);
     columns += ", " + it.key();
     values += ", ?" + std::to_string(index);
   }
@@ -77,12 +89,14 @@ bool insert_row(Database& db, const std::string& table, std::int64_t machine_id,
 
 // Probe results have no unique key: a row equal in every exported column to a stored one (the
 // same import twice) is already there.
-bool probe_row_present(Database& db, std::int64_t machine_id, const nlohmann::json& row) {
+bool probe_row_present(Database& db, std::int64_t machine_id, const nlohmann::json& row,
+                       const std::set<std::string>& known) {
+  if (!row.is_object()) throw DatabaseError("import: a row of probe_results is not an object");
+  check_columns(row, "probe_results", known);
   std::string where = "machine_id = ?1";
   int index = 2;
   for (auto it = row.begin(); it != row.end(); ++it, ++index) {
     if (it.key() == "run") continue;  // renumbered
-    check_column_name(it.key(), "probe_results");
     where += " AND " + it.key() + " IS ?" + std::to_string(index);
   }
   auto s = db.prepare("SELECT 1 FROM probe_results WHERE " + where + " LIMIT 1");
@@ -158,6 +172,8 @@ void check_export(const nlohmann::json& document, const std::string& this_machin
 ImportReport import_json(Database& db, const nlohmann::json& document, const std::string& this_machine, bool force) {
   check_export(document, this_machine, force);
   ImportReport report;
+  std::set<std::string> columns[3];
+  for (int t = 0; t < 3; ++t) columns[t] = columns_of(db, tables[t]);
   db.transaction([&] {
     for (const auto& m : document.at("machines")) {
       Fingerprint fp{m.at("fingerprint"), m.at("hard_key").dump(), m.at("soft_attributes").dump()};
@@ -180,7 +196,7 @@ ImportReport import_json(Database& db, const nlohmann::json& document, const std
         for (const auto& row : m.value(tables[t], nlohmann::json::array())) {
           nlohmann::json values = row;
           if (t == 0) {
-            if (probe_row_present(db, id, values)) {
+            if (probe_row_present(db, id, values, columns[t])) {
               ++report.skipped;
               continue;
             }
@@ -190,15 +206,22 @@ ImportReport import_json(Database& db, const nlohmann::json& document, const std
             if (!runs.count(exported)) runs[exported] = next_run++;
             values["run"] = runs[exported];
           }
-          if (insert_row(db, tables[t], id, values))
+          if (insert_row(db, tables[t], id, values, columns[t]))
             ++*added[t];
           else
             ++report.skipped;
         }
       link_best_plans_to_trials(db, id);
+      auto orphan = db.prepare("SELECT solver, n FROM best_plans WHERE machine_id = ?1 AND trial_id IS NULL");
+      orphan.bind(1, id);
+      if (orphan.step())
+        throw DatabaseError("import: the best plan of " + orphan.column_text(0) + " at n = " + orphan.column_text(1) +
+                            " has no trial with its parameters in the export");
     }
-    // Rows a look-up would refuse are refused here, and the whole import with them.
+    // Rows a look-up would refuse, or of the wrong type or range, are refused here, and the whole
+    // import with them.
     if (const auto bad = invalid_best_plans(db); !bad.empty()) throw DatabaseError("import: " + bad.front());
+    if (const auto bad = invalid_rows(db); !bad.empty()) throw DatabaseError("import: " + bad.front());
   });
   return report;
 }

@@ -25,6 +25,7 @@ CheckReport check(Database& db) {
     report.problems.push_back("table " + foreign.column_text(0) + " row " + std::to_string(foreign.column_int(1)) +
                               " refers to a missing " + foreign.column_text(2) + " row");
   for (const auto& problem : invalid_best_plans(db)) report.problems.push_back(problem);
+  for (const auto& problem : invalid_rows(db)) report.problems.push_back(problem);
   auto machines = db.prepare("SELECT fingerprint, hard_key FROM machines");
   while (machines.step())
     if (!nlohmann::json::accept(machines.column_text(1)))

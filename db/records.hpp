@@ -116,6 +116,10 @@ struct Lookup {
 // Every best_plans row that a look-up would skip as invalid, described (db check, import).
 std::vector<std::string> invalid_best_plans(Database& db);
 
+// Rows of trials, probe_results and best_plans whose values have the wrong type or range (a text
+// time, a real count, an unknown solver, a bad date), described: up to 20 per table (db check, import).
+std::vector<std::string> invalid_rows(Database& db);
+
 // The best plan for this machine and problem from rows at min_level or higher: the exact size;
 // else, for a square problem between two tuned square sizes, nb interpolated geometrically between
 // them; else the nearest tuned size within a factor of 2 in m and in n.

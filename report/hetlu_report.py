@@ -31,6 +31,26 @@ def main():
         fail(f"{type(e).__name__}: {e}")
 
 
+def protected_paths(db):
+    return [db + suffix for suffix in ("", "-wal", "-shm", "-journal")]
+
+
+def write_atomically(path, db, write):
+    """Writes path through a temporary file renamed into place: never partial, and never through a
+    link or hard link onto the database (the rename replaces the name in OUT, not what it points to).
+    """
+    for protected in protected_paths(db):
+        if os.path.exists(path) and os.path.exists(protected) and os.path.samefile(path, protected):
+            fail(f"'{path}' is the database '{protected}'; choose another --out")
+    temp = os.path.join(os.path.dirname(path), f".tmp.{os.path.basename(path)}.{os.getpid()}")
+    try:
+        write(temp)
+        os.replace(temp, path)
+    finally:
+        if os.path.exists(temp):
+            os.remove(temp)
+
+
 def positive(x):
     return isinstance(x, (int, float)) and math.isfinite(x) and x > 0
 
@@ -103,7 +123,8 @@ def run():
     if ax.get_legend_handles_labels()[0]:
         ax.legend()
     fig.tight_layout()
-    fig.savefig(os.path.join(args.out, "gflops_vs_n.png"), dpi=110)
+    write_atomically(os.path.join(args.out, "gflops_vs_n.png"), args.db,
+                     lambda temp: fig.savefig(temp, dpi=110, format="png"))
     plt.close(fig)
     figures.append(("GFlop/s against n", "gflops_vs_n.png"))
 
@@ -122,7 +143,8 @@ def run():
     ax.set_ylabel("predicted seconds")
     ax.grid(True, which="both", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(os.path.join(args.out, "predicted_vs_measured.png"), dpi=110)
+    write_atomically(os.path.join(args.out, "predicted_vs_measured.png"), args.db,
+                     lambda temp: fig.savefig(temp, dpi=110, format="png"))
     plt.close(fig)
     figures.append(("Predicted against measured time", "predicted_vs_measured.png"))
 
@@ -146,7 +168,8 @@ def run():
         ax.set_title("hybrid target; star: the tuned plan")
         ax.legend(fontsize="small")
         fig.tight_layout()
-        fig.savefig(os.path.join(args.out, "gflops_vs_d.png"), dpi=110)
+        write_atomically(os.path.join(args.out, "gflops_vs_d.png"), args.db,
+                         lambda temp: fig.savefig(temp, dpi=110, format="png"))
         plt.close(fig)
         figures.append(("GFlop/s against the CPU share d / N", "gflops_vs_d.png"))
 
@@ -183,8 +206,11 @@ def run():
     lines.append("")
     for title, name in figures:
         lines += [f"## {title}", "", f"![{title}]({name})", ""]
-    with open(os.path.join(args.out, "report.md"), "w") as f:
-        f.write("\n".join(lines))
+    def write_text(temp):
+        with open(temp, "w") as f:
+            f.write("\n".join(lines))
+
+    write_atomically(os.path.join(args.out, "report.md"), args.db, write_text)
     print(os.path.join(args.out, "report.md"))
 
 

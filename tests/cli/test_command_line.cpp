@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "../common/temp_dir.hpp"
 #include "db/database.hpp"
@@ -422,6 +423,93 @@ TEST_F(Cli, ExportImportRoundTripAndForeignMachines) {
                         {"y.json: not JSON (at byte"});
   expect_one_line_error(run_hetlu("db import '" + dir.path().string() + "' " + fresh, dir), {"is a folder"});
   EXPECT_FALSE(std::filesystem::exists(dir.file("fresh.db")));
+}
+
+TEST_F(Cli, ImportRefusesRowsOfTheWrongTypeOrRange) {
+  ASSERT_EQ(run_hetlu("calibrate --level quick --sizes 48 " + db(), dir).exit_code, 0);
+  ASSERT_EQ(run_hetlu("db export -o '" + dir.file("base.json") + "' " + db(), dir).exit_code, 0);
+  std::ifstream in(dir.file("base.json"));
+  const auto base = nlohmann::json::parse(in);
+  // One damaged value per import, each into a fresh database: every one refused, nothing stored.
+  const std::vector<std::tuple<std::string, std::string, nlohmann::json>> damage = {
+      {"trials", "n", -500},           {"trials", "n", 1e30},
+      {"trials", "n", 500.5},          {"trials", "median_s", "fast"},
+      {"trials", "median_s", -1},      {"trials", "solver", "lu"},
+      {"trials", "target", "gpu"},     {"trials", "level", "insane"},
+      {"trials", "samples", "[[[["},   {"trials", "measured_at", "yesterday"},
+      {"probe_results", "value", "x"}, {"best_plans", "median_s", -5},
+      {"best_plans", "nb", 999},       {"trials", "bogus", 1}};
+  int index = 0;
+  for (const auto& [table, column, value] : damage) {
+    auto document = base;
+    document["machines"][0][table][0][column] = value;
+    const std::string file = write(dir, "bad" + std::to_string(index) + ".json", document.dump());
+    const std::string target = "--db '" + dir.file("fresh" + std::to_string(index++) + ".db") + "'";
+    const auto r = run_hetlu("db import '" + file + "' " + target, dir);
+    expect_one_line_error(r, {file + ": import: "});
+    EXPECT_EQ(r.err.find("json.exception"), std::string::npos) << r.err;
+    EXPECT_EQ(run_hetlu("recommend -n 48 --json " + target, dir).out.find("\"tuned\""), std::string::npos)
+        << table << "." << column;
+  }
+  expect_one_line_error(run_hetlu("db import '" + write(dir, "big.json", "{\"format\": 1e999}") + "' " + db(), dir),
+                        {"big.json: not JSON"});
+}
+
+TEST_F(Cli, AResultThatCannotBeWrittenToStandardOutputIsAnError) {
+  const auto A = write(dir, "A.mtx", array_header + "1 1\n2\n");
+  for (const std::string& command :
+       std::vector<std::string>{"solve '" + A + "'", "db export", "recommend -n 100 --json"}) {
+    const std::string line =
+        std::string("'") + HETLU_COMMAND + "' " + command + " " + db() + " >/dev/full 2>'" + dir.file("err.txt") + "'";
+    if (command == "db export") ASSERT_EQ(run_hetlu("calibrate --level estimate " + db(), dir).exit_code, 0);
+    const int status = std::system(line.c_str());
+    EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 1) << command;
+  }
+}
+
+TEST_F(Cli, OutputThroughDanglingLinksAppendsToStandardOutputAndProtectsTheDatabaseByAnyName) {
+  namespace fs = std::filesystem;
+  const auto A = write(dir, "A.mtx", array_header + "1 1\n2\n");
+  // A dangling link (and a chain ending in one): the target is created, the link stays.
+  fs::create_directory(dir.file("sub"));
+  fs::create_symlink("sub/new.mtx", dir.file("dangling"));
+  fs::create_symlink("second", dir.file("chain"));
+  fs::create_symlink("gone.mtx", dir.file("second"));
+  for (const char* link : {"dangling", "chain"}) {
+    ASSERT_EQ(run_hetlu("solve '" + A + "' -o '" + dir.file(link) + "' " + db(), dir).exit_code, 0) << link;
+    EXPECT_TRUE(fs::is_symlink(dir.file(link))) << link;
+  }
+  EXPECT_TRUE(fs::is_regular_file(dir.file("sub/new.mtx")));
+  EXPECT_TRUE(fs::is_regular_file(dir.file("gone.mtx")));
+  // -o /dev/stdout into a file opened for appending keeps what was there.
+  write(dir, "log.txt", "keep me\n");
+  const std::string line = std::string("'") + HETLU_COMMAND + "' solve '" + A + "' -o /dev/stdout " + db() + " >>'" +
+                           dir.file("log.txt") + "' 2>/dev/null";
+  ASSERT_EQ(std::system(line.c_str()), 0);
+  std::ifstream log(dir.file("log.txt"));
+  const std::string text((std::istreambuf_iterator<char>(log)), {});
+  EXPECT_EQ(text.rfind("keep me\n", 0), 0u) << text;
+  EXPECT_NE(text.find("%%MatrixMarket"), std::string::npos);
+  // The database by another spelling before it exists, and its journal, which may not exist yet.
+  const std::string fresh = "--db '" + dir.file("n.db") + "'";
+  expect_one_line_error(run_hetlu("solve '" + A + "' -o '" + dir.path().string() + "/./n.db' " + fresh, dir),
+                        {"would overwrite"});
+  expect_one_line_error(run_hetlu("solve '" + A + "' -o '" + dir.file("n.db-journal") + "' " + fresh, dir),
+                        {"would overwrite a file of"});
+  expect_one_line_error(run_hetlu("solve '" + A + "' -o '' " + db(), dir), {"empty"});
+}
+
+TEST_F(Cli, ReportNeverWritesThroughALinkOntoTheDatabase) {
+  namespace fs = std::filesystem;
+  ASSERT_EQ(run_hetlu("calibrate --level quick --sizes 48 " + db(), dir).exit_code, 0);
+  fs::create_directory(dir.file("out"));
+  fs::create_symlink(dir.file("t.db"), dir.file("out/report.md"));
+  fs::create_hard_link(dir.file("t.db"), dir.file("out/gflops_vs_n.png"));
+  const auto r = run_hetlu("report --out '" + dir.file("out") + "' " + db(), dir);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(r.err.find("Traceback"), std::string::npos) << r.err;
+  const auto check = run_hetlu("db check --json " + db(), dir);
+  EXPECT_TRUE(nlohmann::json::parse(check.out)["ok"].get<bool>()) << check.out;
 }
 
 TEST_F(Cli, DatabasePathsThatAreNotDatabases) {

@@ -1,0 +1,77 @@
+// Rows checked by type and range in SQL, so that what an import or a hand edit put in the file
+// (a text where a time belongs, a real where a count does, an unknown solver) is found before a
+// look-up, the tuner or the model reads it.
+#include <string>
+#include <vector>
+
+#include "db/records.hpp"
+
+namespace hetlu::db {
+namespace {
+
+std::string one_of(const std::vector<std::string>& names, bool empty_too = false) {
+  std::string list = empty_too ? "''" : "";
+  for (const auto& n : names) list += (list.empty() ? "'" : ", '") + n + "'";
+  return "IN (" + list + ")";
+}
+
+std::string whole(const char* column, long long low) {
+  return std::string("(typeof(") + column + ") = 'integer' AND " + column + " >= " + std::to_string(low) + ")";
+}
+
+// A real > 0 (or >= 0), or NULL where allowed. REAL columns store numbers as reals.
+std::string real(const char* column, bool null_ok, bool zero_ok = false) {
+  return std::string("((typeof(") + column + ") = 'real' AND " + column + (zero_ok ? " >= 0" : " > 0") + ")" +
+         (null_ok ? std::string(" OR ") + column + " IS NULL" : "") + ")";
+}
+
+std::string plan_columns_valid() {
+  return "solver " + one_of(detail::solver_names.all()) + " AND precision " + one_of(detail::precision_names.all()) +
+         " AND target " + one_of(detail::target_names.all()) + " AND level " + one_of(detail::level_names.all()) +
+         " AND backend " + one_of(detail::backend_names.all(), true) + " AND " + whole("m", 1) + " AND " +
+         whole("n", 1) + " AND " + whole("nb", 1) + " AND " + whole("ib", 1) + " AND " + whole("cpu_block_columns", 0) +
+         " AND " + whole("panel_threads", 1) + " AND " + whole("lookahead", 0);
+}
+
+// Each table: its rows that break the rules, described by what identifies them.
+struct Rule {
+  const char* table;
+  std::string valid;     // SQL condition every row must meet
+  const char* describe;  // SQL expression naming a row
+};
+
+std::vector<Rule> rules() {
+  return {
+      {"trials",
+       plan_columns_valid() + " AND status " + one_of({"ok", "noisy", "failed"}) + " AND (status = 'failed' OR (" +
+           real("median_s", false) + " AND " + real("gflops", false) + "))" + " AND " + real("median_s", true) +
+           " AND " + real("min_s", true) + " AND " + real("spread", true, true) + " AND " + real("gflops", true) +
+           " AND " + real("predicted_s", true) + " AND " + whole("repetitions", 0) +
+           " AND json_valid(samples) AND json_type(samples) = 'array'" +
+           " AND datetime(measured_at) IS NOT NULL AND typeof(error) = 'text' AND typeof(environment) = 'text'",
+       "'trials row ' || id || ' (' || solver || ', n = ' || n || ', nb = ' || nb || ')'"},
+      {"probe_results",
+       "typeof(name) = 'text' AND name != '' AND " + real("value", false, true) + " AND " +
+           real("spread", false, true) + " AND typeof(unit) = 'text' AND typeof(detail) = 'text' AND " +
+           whole("run", 0) + " AND datetime(measured_at) IS NOT NULL",
+       "'probe_results row ' || id || ' (' || name || ')'"},
+      {"best_plans",
+       plan_columns_valid() + " AND " + real("median_s", false) + " AND " + real("gflops", false) + " AND " +
+           real("predicted_s", true) + " AND datetime(updated_at) IS NOT NULL",
+       "'best_plans row (' || solver || ', m = ' || m || ', n = ' || n || ')'"},
+  };
+}
+
+}  // namespace
+
+std::vector<std::string> invalid_rows(Database& db) {
+  std::vector<std::string> found;
+  for (const auto& rule : rules()) {
+    auto s = db.prepare(std::string("SELECT ") + rule.describe + " FROM " + rule.table + " WHERE NOT (" + rule.valid +
+                        ") LIMIT 20");
+    while (s.step()) found.push_back(s.column_text(0) + ": a value of the wrong type or out of range");
+  }
+  return found;
+}
+
+}  // namespace hetlu::db
