@@ -3,6 +3,7 @@
 #include "tuner/calibrate.hpp"
 
 #include <cmath>
+#include <optional>
 
 #include "configs/configs.hpp"
 #include "db/records.hpp"
@@ -14,16 +15,26 @@ namespace hetlu {
 
 CalibrationReport calibrate(const CalibrationOptions& options) {
   tuner::LevelSettings settings = configs::calibration_level(options.level, options.config_path);
+  constexpr int largest_size = 100000;  // as the command's --sizes
   for (int n : options.sizes)
-    if (n < 1) throw InvalidArgument("calibrate: size " + std::to_string(n) + " is not a positive matrix order");
+    if (n < 1 || n > largest_size)
+      throw InvalidArgument("calibrate: size " + std::to_string(n) +
+                            (n < 1 ? " is not a positive matrix order"
+                                   : " is larger than calibrate tunes (at most " + std::to_string(largest_size) + ")"));
   if (!std::isfinite(options.budget_seconds) || options.budget_seconds < 0)
     throw InvalidArgument("calibrate: the budget must be a finite number of seconds >= 0 (0: none)");
   if (!settings.measure_rates && (!options.sizes.empty() || !options.solvers.empty()))
     throw InvalidArgument("calibrate: level " + to_string(options.level) +
                           " times nothing: sizes and solvers need a level that measures (quick and above)");
+  if (options.backend && options.target != Target::hybrid)
+    throw InvalidArgument("calibrate: a backend applies to the hybrid target only");
   if (options.target == Target::hybrid) {
     settings.target = Target::hybrid;
     settings.backend = options.backend.value_or(backends::preferred());
+    if (settings.backend == BackendKind::host) {  // a bad HETLU_HOST_BACKEND_* fails now, not after the probes
+      backends::host_backend_threads();
+      backends::host_backend_memory_limit();
+    }
     std::string why;
     if (!backends::available(settings.backend, &why))
       throw Error("cannot tune the hybrid target on backend '" + to_string(settings.backend) + "': " + why);
@@ -47,7 +58,11 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
   probe_options.stop_requested = options.stop_requested;
   if (options.progress)
     options.progress(std::string("probing this machine") + (settings.measure_rates ? " (timing)" : ""));
-  report.profile = probes::probe_machine(probe_options);
+  {
+    std::optional<tuner::MeasurementTurn> turn;  // probes time too: one process at a time
+    if (settings.measure_rates) turn.emplace(options.stop_requested);
+    report.profile = probes::probe_machine(probe_options);
+  }
   const auto fingerprint = db::fingerprint(report.profile);
   report.machine = fingerprint.hash;
   const auto machine_id = db::ensure_machine(database, fingerprint);

@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -64,8 +65,12 @@ YAML::Node section(const YAML::Node& node, const char* key, const std::string& w
 // Refuses keys the reader does not know: a misspelt key would otherwise be silently ignored.
 void refuse_unknown_keys(const YAML::Node& node, std::initializer_list<const char*> known, const std::string& where) {
   if (!node || !node.IsMap()) return;
+  std::vector<std::string> seen;
   for (const auto& entry : node) {
     const std::string key = entry.first.as<std::string>("?");
+    // YAML allows a key once per mapping; yaml-cpp would silently keep the first of two.
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) throw InvalidArgument(where + key + ": given twice");
+    seen.push_back(key);
     bool found = false;
     for (const char* k : known) found = found || key == k;
     if (!found) {
@@ -125,6 +130,7 @@ tuner::LevelSettings calibration_level(CalibrationLevel level, const std::string
   refuse_unknown_keys(root, {"levels"}, source + ": ");
   const std::string name = to_string(level);
   const YAML::Node levels = section(root, "levels", source + ": ");
+  refuse_unknown_keys(levels, {"estimate", "quick", "measure", "patient", "exhaustive"}, source + ": levels.");
   const YAML::Node node = levels ? levels[name] : YAML::Node();
   if (!node) throw InvalidArgument(source + ": no settings for level '" + name + "'");
   if (!node.IsMap()) throw InvalidArgument(source + ": levels." + name + ": must be a mapping of keys");
@@ -151,8 +157,11 @@ tuner::LevelSettings calibration_level(CalibrationLevel level, const std::string
   s.budget_seconds = number(node, "budget_seconds", s.budget_seconds, where, 0, huge);
   if (node["solvers"]) {
     s.solvers.clear();
-    for (const auto& solver : get<std::vector<std::string>>(node, "solvers", {}, where))
-      s.solvers.push_back(from_string<Solver>(solver));
+    for (const auto& solver : get<std::vector<std::string>>(node, "solvers", {}, where)) try {
+        s.solvers.push_back(from_string<Solver>(solver));
+      } catch (const InvalidArgument& e) {
+        throw InvalidArgument(where + "solvers: " + e.what());
+      }
   }
   const YAML::Node t = section(node, "timing", where);
   const std::string twhere = where + "timing.";
@@ -165,7 +174,11 @@ tuner::LevelSettings calibration_level(CalibrationLevel level, const std::string
                           std::to_string(s.timing.min_samples));
   s.timing.target_spread = number(t, "target_spread", s.timing.target_spread, twhere, 0, 1, true);
   s.timing.time_cap_seconds = number(t, "time_cap_seconds", s.timing.time_cap_seconds, twhere, 0, huge, true);
-  if (!s.sizes.empty()) tuner::find_strategy(s.strategy);  // fail early on a misspelt name
+  try {
+    tuner::find_strategy(s.strategy);  // fail early on a misspelt name
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(where + "strategy: " + e.what());
+  }
   return s;
 }
 

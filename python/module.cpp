@@ -275,6 +275,7 @@ py::list calibrate_py(const std::string& level_name, const std::optional<std::ve
   options.level = from_string<CalibrationLevel>(level_name);
   options.target = from_string<Target>(target);
   if (backend) options.backend = from_string<BackendKind>(*backend);
+  if (sizes && sizes->empty()) throw InvalidArgument("calibrate: sizes is empty (None: the level's sizes)");
   if (sizes) options.sizes = *sizes;
   if (db_path) options.db_path = *db_path;
   // Ctrl-C: the signal handler only sets a flag while the GIL is released; the calibration polls it

@@ -213,7 +213,11 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
           return std::nullopt;
         }
         if (!system) system = random_problem(n);
-        db::Trial trial = time_candidate(key.plan, *system, settings.timing, here);
+        db::Trial trial;
+        {
+          const MeasurementTurn turn(settings.timing.stop_requested);
+          trial = time_candidate(key.plan, *system, settings.timing, here);
+        }
         trial.machine_id = machine_id;
         trial.level = settings.level;
         trial.predicted_s = model::predict_seconds(profile, problem, key.plan, params);
@@ -243,6 +247,7 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
       if (solver == Solver::gepp && target == Target::cpu && system) {
         std::vector<double> work(system->A.size());
         std::vector<int> ipiv(n);
+        const MeasurementTurn turn(settings.timing.stop_requested);
         const Measurement reference =
             measure([&] { std::copy(system->A.begin(), system->A.end(), work.begin()); },
                     [&] { solvers::reference_getrf(n, n, work.data(), n, ipiv.data()); }, settings.timing);

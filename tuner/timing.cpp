@@ -1,8 +1,17 @@
 #include "tuner/timing.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <string>
+#include <thread>
 
 #include "hetlu/detail/statistics.hpp"
 #include "hetlu/types.hpp"
@@ -17,6 +26,33 @@ Measurement summarize(std::vector<double> samples, double target_spread) {
   m.noisy = m.spread > target_spread;
   m.samples = std::move(samples);
   return m;
+}
+
+MeasurementTurn::MeasurementTurn(const std::function<bool()>& stop_requested) {
+  const char* folder = std::getenv("TMPDIR");
+  const std::string path = std::string(folder && *folder ? folder : "/tmp") + "/hetlu-measurements.lock";
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  if (fd_ < 0) return;
+  ::fchmod(fd_, 0666);  // every user's measurements take turns, whatever the umask
+  while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    if (errno != EWOULDBLOCK && errno != EINTR) {  // no locking here: go ahead
+      ::close(fd_);
+      fd_ = -1;
+      return;
+    }
+    try {
+      stop_if_requested(stop_requested);
+    } catch (...) {
+      ::close(fd_);
+      fd_ = -1;
+      throw;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+MeasurementTurn::~MeasurementTurn() {
+  if (fd_ >= 0) ::close(fd_);  // closing releases the lock
 }
 
 Measurement measure(const std::function<void()>& prepare, const std::function<void()>& run,

@@ -24,6 +24,22 @@ struct Measurement {
   bool noisy = false;  // the spread never came under target_spread
 };
 
+// Timed work of hetlu on one machine takes turns: while an object of this class lives, no other
+// process holding one runs (an advisory lock on a file in the temporary folder, released by the
+// kernel if the process dies). Two calibrations at once then never time each other's load, which
+// would be stored as the configuration's time and reused. Waiting polls stop_requested (Interrupted).
+// Where the lock file cannot be opened, measurements go ahead unserialized.
+class MeasurementTurn {
+ public:
+  explicit MeasurementTurn(const std::function<bool()>& stop_requested = nullptr);
+  ~MeasurementTurn();
+  MeasurementTurn(const MeasurementTurn&) = delete;
+  MeasurementTurn& operator=(const MeasurementTurn&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 // prepare() runs untimed before every run() (e.g. to restore the input matrix).
 Measurement measure(const std::function<void()>& prepare, const std::function<void()>& run,
                     const TimingOptions& options);

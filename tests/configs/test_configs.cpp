@@ -175,3 +175,31 @@ TEST(PaperChecks, Figure8TheRatesOfCaluAsyncWithinAQuarter) {
     EXPECT_NEAR(prediction.gflops, gflops, 0.25 * gflops) << file;
   }
 }
+
+TEST(CalibrationConfig, DuplicateKeysUnknownLevelsAndNamesAreErrorsNamingTheFileAndKey) {
+  test_support::TempDir dir;
+  const auto path = dir.file("c.yaml");
+  auto error = [&](const std::string& text) -> std::string {
+    std::ofstream(path) << text;
+    try {
+      configs::calibration_level(CalibrationLevel::quick, path);
+    } catch (const InvalidArgument& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_NE(
+      error("levels:\n  quick:\n    sizes: [100]\n    sizes: [200]\n").find(path + ": levels.quick.sizes: given twice"),
+      std::string::npos);
+  EXPECT_NE(
+      error("levels:\n  quick2: {sizes: [100]}\n  quick: {sizes: [100]}\n").find(path + ": levels.quick2: unknown key"),
+      std::string::npos);
+  EXPECT_NE(error("levels:\n  quick:\n    sizes: [100]\n    solvers: [lu]\n")
+                .find(path + ": levels.quick.solvers: unknown solver 'lu'"),
+            std::string::npos);
+  EXPECT_NE(error("levels:\n  quick:\n    sizes: [100]\n    strategy: bogus\n").find(path + ": levels.quick.strategy:"),
+            std::string::npos);
+  const auto machine = dir.file("m.yaml");
+  std::ofstream(machine) << "cpu:\n  cores: 16\n  cores: 32\n  peak_gflops: 100\n";
+  EXPECT_THROW(configs::machine_from_yaml(machine), InvalidArgument);
+}

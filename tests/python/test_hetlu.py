@@ -164,10 +164,17 @@ def test_prbt_in_place_c_order(db):
     np.testing.assert_allclose(A0 @ r.x, b, atol=1e-10)
 
 
-@pytest.mark.parametrize("sizes", [[0], [-5], [48, 0]])
-def test_calibrate_refuses_sizes_that_are_not_orders(sizes, db):
-    with pytest.raises(ValueError, match="not a positive matrix order"):
+@pytest.mark.parametrize("sizes,message", [([0], "not a positive matrix order"), ([-5], "not a positive"),
+                                           ([48, 0], "not a positive"), ([10**9], "at most 100000"),
+                                           ([], "sizes is empty")])
+def test_calibrate_refuses_sizes_that_are_not_orders(sizes, message, db):
+    with pytest.raises(ValueError, match=message):
         hetlu.calibrate(level="quick", sizes=sizes, db=db)
+
+
+def test_calibrate_refuses_a_backend_without_the_hybrid_target(db):
+    with pytest.raises(ValueError, match="hybrid target only"):
+        hetlu.calibrate(level="quick", sizes=[64], backend="host", db=db)
 
 
 def test_calibrate_estimate_times_nothing_and_refuses_sizes(db):

@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <thread>
+
 #include "hetlu/types.hpp"
 #include "tuner/timing.hpp"
 
@@ -45,4 +49,33 @@ TEST(Measure, RejectsBadOptions) {
   tuner::TimingOptions options;
   options.min_samples = 0;
   EXPECT_THROW(tuner::measure([] {}, [] {}, options), InvalidArgument);
+}
+
+TEST(MeasurementTurn, MeasurementsTakeTurnsAndWaitingCanBeStopped) {
+  using clock = std::chrono::steady_clock;
+  std::atomic<bool> holding{false};
+  std::thread other([&] {  // another measurement (flock: another open file conflicts, as another process)
+    tuner::MeasurementTurn turn;
+    holding = true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  });
+  while (!holding) std::this_thread::yield();
+  const auto start = clock::now();
+  {
+    tuner::MeasurementTurn mine;
+    EXPECT_GE(std::chrono::duration<double>(clock::now() - start).count(), 0.2);
+  }
+  other.join();
+  // While waiting, a stop request ends the wait with Interrupted.
+  std::atomic<bool> held{false}, release{false};
+  std::thread holder([&] {
+    tuner::MeasurementTurn turn;
+    held = true;
+    while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  });
+  while (!held) std::this_thread::yield();
+  int polls = 0;
+  EXPECT_THROW(tuner::MeasurementTurn([&] { return ++polls > 3; }), Interrupted);
+  release = true;
+  holder.join();
 }
