@@ -141,12 +141,20 @@ const MachineProfile& this_machine() {
 }
 
 namespace {
+// A resolution before overrides, and the machine as the model saw it (measured rates where the
+// database has them; the host backend's team as the device), so that an overridden plan is priced
+// by the same model: the tuner, --solver auto, bench and db show --accuracy read one prediction.
+struct Resolved {
+  Resolution resolution;
+  MachineProfile profile;
+};
 std::mutex cache_mutex;
-std::map<std::string, Resolution> cache;  // key: problem, database and level; value: before overrides
+std::map<std::string, Resolved> cache;  // key: problem, database and level
 
-Resolution resolve_uncached(Solver solver, Precision precision, Target target, int m, int n, const Options& options) {
+Resolution resolve_uncached(Solver solver, Precision precision, Target target, int m, int n, const Options& options,
+                            MachineProfile& profile) {
   Resolution r;
-  MachineProfile profile = this_machine();
+  profile = this_machine();
   std::string why_not_tuned, why_not_model;
   const BackendKind backend = backend_for(options);
   Plan kind;
@@ -224,18 +232,29 @@ Resolution resolve_plan(Solver solver, Precision precision, Target target, int m
   const std::string key = to_string(solver) + "|" + to_string(precision) + "|" + to_string(target) + "|" +
                           std::to_string(m) + "|" + std::to_string(n) + "|" + to_string(options.min_level) + "|" +
                           db_key + "|" + to_string(backend_for(options));
-  std::optional<Resolution> r;
+  std::optional<Resolved> entry;
   {
     std::lock_guard lock(cache_mutex);
-    if (auto hit = cache.find(key); hit != cache.end()) r = hit->second;
+    if (auto hit = cache.find(key); hit != cache.end()) entry = hit->second;
   }
-  if (!r) {
-    r = resolve_uncached(solver, precision, target, m, n, options);
+  if (!entry) {
+    entry.emplace();
+    entry->resolution = resolve_uncached(solver, precision, target, m, n, options, entry->profile);
     std::lock_guard lock(cache_mutex);
-    cache.emplace(key, *r);
+    cache.emplace(key, *entry);
   }
-  apply_overrides(r->plan, options.overrides);
-  return *r;
+  Resolution& r = entry->resolution;
+  apply_overrides(r.plan, options.overrides);
+  if (!r.plan.overridden.empty() && r.plan.predicted_seconds) {
+    // The caller changed the plan: its prediction is the model's for the plan that will run.
+    try {
+      r.plan.predicted_seconds = model::predict_seconds(entry->profile, model::Problem{solver, precision, target, m, n},
+                                                        r.plan, configs::model_params());
+    } catch (const Error&) {
+      r.plan.predicted_seconds.reset();
+    }
+  }
+  return r;
 }
 
 Solver choose_solver(Precision precision, Target target, int m, int n, const Options& options, std::string* why) {

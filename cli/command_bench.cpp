@@ -197,7 +197,7 @@ nlohmann::ordered_json sweep_d(Solver solver, int m, int n, int reps, const std:
   if (!json)
     std::cout << fmt::format(
         "{} {} x {} on the {} backend, nb = {}, N = {} block columns; median of {}\n\n| d | d/N | seconds | GFlop/s | "
-        "accuracy | |\n|---|---|---|---|---|---|\n",
+        "model: seconds, GFlop/s | accuracy | |\n|---|---|---|---|---|---|---|\n",
         to_string(solver), m, n, to_string(model.plan.backend), nb, blocks, reps);
   const Reference no_reference{Reference::Kind::none, {}};  // the sweep times hetlu alone
   for (int d : ds) {
@@ -205,16 +205,29 @@ nlohmann::ordered_json sweep_d(Solver solver, int m, int n, int reps, const std:
     const Row row = solver == Solver::prbt ? bench_gesv(solver, n, reps, A, b, options, no_reference)
                                            : bench_getrf(solver, m, n, reps, A, options, no_reference);
     const double gflops = row.flops / row.seconds / 1e9;
+    // The model's price of this very plan (its d and nb), beside the measurement.
+    const auto predicted =
+        resolve_plan(solver, Precision::double_, Target::hybrid, m, n, options).plan.predicted_seconds;
     const std::string mark = d == model_d && d == tuned_d ? "model's d, tuned d"
                              : d == model_d               ? "model's d"
                              : d == tuned_d               ? "tuned d"
                                                           : "";
+    const auto predicted_json = predicted ? nlohmann::ordered_json(*predicted) : nlohmann::ordered_json(nullptr);
+    const auto predicted_gflops =
+        predicted ? nlohmann::ordered_json(row.flops / *predicted / 1e9) : nlohmann::ordered_json(nullptr);
     if (json)
-      points.push_back(
-          {{"d", d}, {"seconds", row.seconds}, {"gflops", gflops}, {"accuracy", row.accuracy}, {"mark", mark}});
+      points.push_back({{"d", d},
+                        {"seconds", row.seconds},
+                        {"gflops", gflops},
+                        {"predicted_seconds", predicted_json},
+                        {"predicted_gflops", predicted_gflops},
+                        {"accuracy", row.accuracy},
+                        {"mark", mark}});
     else
-      std::cout << fmt::format("| {} | {:.2f} | {:.4f} | {:.2f} | {:.2e} | {} |\n", d, double(d) / blocks, row.seconds,
-                               gflops, row.accuracy, mark);
+      std::cout << fmt::format(
+          "| {} | {:.2f} | {:.4f} | {:.2f} | {} | {:.2e} | {} |\n", d, double(d) / blocks, row.seconds, gflops,
+          predicted ? fmt::format("{:.4f} s, {:.2f}", *predicted, row.flops / *predicted / 1e9) : std::string("-"),
+          row.accuracy, mark);
   }
   if (json) {
     return nlohmann::ordered_json(

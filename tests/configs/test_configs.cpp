@@ -43,26 +43,22 @@ TEST(CalibrationConfig, ErrorsNameTheFileAndKey) {
 }
 
 namespace {
-// The message of the InvalidArgument that reading `text` as a machine file throws ("" if none).
-std::string machine_error(const test_support::TempDir& dir, const std::string& text) {
-  const auto path = dir.file("m.yaml");
+// The message of the InvalidArgument that read(path) throws once `text` is written to path ("" if none).
+template <class Read>
+std::string error_reading(const std::string& path, const std::string& text, Read read) {
   std::ofstream(path) << text;
   try {
-    configs::machine_from_yaml(path);
+    read(path);
   } catch (const InvalidArgument& e) {
     return e.what();
   }
   return "";
 }
+std::string machine_error(const test_support::TempDir& dir, const std::string& text) {
+  return error_reading(dir.file("m.yaml"), text, [](const std::string& p) { configs::machine_from_yaml(p); });
+}
 std::string model_error(const test_support::TempDir& dir, const std::string& text) {
-  const auto path = dir.file("model.yaml");
-  std::ofstream(path) << text;
-  try {
-    configs::model_params(path);
-  } catch (const InvalidArgument& e) {
-    return e.what();
-  }
-  return "";
+  return error_reading(dir.file("model.yaml"), text, [](const std::string& p) { configs::model_params(p); });
 }
 const std::string good_cpu = "cpu:\n  cores: 8\n  frequency_ghz: 2.0\n  flops_per_cycle: 16\n";
 }  // namespace
@@ -179,14 +175,9 @@ TEST(PaperChecks, Figure8TheRatesOfCaluAsyncWithinAQuarter) {
 TEST(CalibrationConfig, DuplicateKeysUnknownLevelsAndNamesAreErrorsNamingTheFileAndKey) {
   test_support::TempDir dir;
   const auto path = dir.file("c.yaml");
-  auto error = [&](const std::string& text) -> std::string {
-    std::ofstream(path) << text;
-    try {
-      configs::calibration_level(CalibrationLevel::quick, path);
-    } catch (const InvalidArgument& e) {
-      return e.what();
-    }
-    return "";
+  auto error = [&](const std::string& text) {
+    return error_reading(path, text,
+                         [](const std::string& p) { configs::calibration_level(CalibrationLevel::quick, p); });
   };
   EXPECT_NE(
       error("levels:\n  quick:\n    sizes: [100]\n    sizes: [200]\n").find(path + ": levels.quick.sizes: given twice"),
