@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <tuple>
 
@@ -623,12 +624,18 @@ TEST_F(Cli, BenchSweepsTheCpuShare) {
   EXPECT_EQ(j["block_columns"], 6);
   ASSERT_EQ(j["points"].size(), 7u);  // d = 0 .. 6
   int marked = 0;
+  std::set<double> predicted;  // the model prices each d with its own schedule
   for (const auto& p : j["points"]) {
     EXPECT_GT(p["gflops"].get<double>(), 0);
     EXPECT_LT(p["accuracy"].get<double>(), 30);
+    ASSERT_TRUE(p["predicted_seconds"].is_number()) << p.dump();
+    EXPECT_GT(p["predicted_seconds"].get<double>(), 0);
+    EXPECT_GT(p["predicted_gflops"].get<double>(), 0);
+    predicted.insert(p["predicted_seconds"].get<double>());
     marked += p["mark"] == "model's d";
   }
   EXPECT_EQ(marked, 1);
+  EXPECT_GE(predicted.size(), 5u);
 }
 
 TEST_F(Cli, ACalibrationWhoseTrialsAllFailExitsNonZeroAndTheNextInMoreMemoryMeasuresThem) {
