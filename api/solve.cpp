@@ -4,6 +4,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "hetlu/detail/flops.hpp"
 #include "hetlu/hetlu.hpp"
 #include "model/gepp_cpu.hpp"
 #include "solvers/accuracy.hpp"
@@ -291,7 +292,7 @@ SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B,
     report.note = details.note;
     report.phase_seconds = details.phase_seconds;
   });
-  const double flops = model::getrf_flops(n, n) + 2.0 * n * double(n) * nrhs;
+  const double flops = detail::gesv_flops(n, nrhs);
   report.gflops = report.seconds > 0 ? flops / report.seconds / 1e9 : 0;
   return report;
 }

@@ -14,6 +14,7 @@
 #include "cli/memory.hpp"
 #include "cli/report.hpp"
 #include "configs/configs.hpp"
+#include "hetlu/detail/flops.hpp"
 #include "hetlu/detail/statistics.hpp"
 #include "hetlu/hetlu.hpp"
 #include "model/gepp_cpu.hpp"
@@ -146,7 +147,7 @@ Row bench_gesv(Solver solver, int n, int reps, const std::vector<double>& A, con
   } else {
     row.reference_seconds = detail::median(tb);
   }
-  row.flops = model::getrf_flops(n, n) + 2.0 * n * n;
+  row.flops = detail::gesv_flops(n, 1);
   row.accuracy_kind = "backward error";
   row.accuracy = accuracy::backward_error(n, 1, A.data(), n, x.data(), n, b.data(), n);
   row.reference_accuracy =

@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "hetlu/detail/flops.hpp"
 #include "model/predict.hpp"
 
 namespace hetlu::model {
@@ -14,16 +15,7 @@ double cpu_gemm_rate(const MachineProfile& profile, const ModelParams& params) {
 }
 
 double getrf_flops(double m, double n) {
-  // LAPACK's operation count for getrf (multiplications plus additions), as MAGMA's flops.h.
-  double muls, adds;
-  if (m < n) {
-    muls = 0.5 * m * (m * (n - m / 3 - 1) + n) + 2 * m / 3;
-    adds = 0.5 * m * (m * (n - m / 3) - n) + m / 6;
-  } else {
-    muls = 0.5 * n * (n * (m - n / 3 - 1) + m) + 2 * n / 3;
-    adds = 0.5 * n * (n * (m - n / 3) - m) + n / 6;
-  }
-  return muls + adds;
+  return detail::getrf_flops(m, n);
 }
 
 double predict_gepp_cpu_seconds(const MachineProfile& profile, int m, int n, int nb, const ModelParams& params) {

@@ -18,7 +18,7 @@ double predict_gepp_cpu_seconds(const MachineProfile& profile, int m, int n, int
 // source = model. Throws hetlu::Error when the profile has no rate to predict from.
 Plan plan_gepp_cpu(const MachineProfile& profile, int m, int n, const ModelParams& params = {});
 
-// LU flop count (LAPACK's formula for getrf), used for every GFlop/s hetlu reports.
+// LU flop count: hetlu::detail::getrf_flops (hetlu/detail/flops.hpp), under the model's name.
 double getrf_flops(double m, double n);
 
 }  // namespace hetlu::model

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "hetlu/detail/flops.hpp"
 #include "model/cpu_share.hpp"
 #include "model/gepp_cpu.hpp"
 
@@ -28,7 +29,7 @@ double efficiency(double k, double half_k) {
 // One step of a blocked right-looking LU: the panel of columns [j, j + jb), rows [j, m).
 struct Step {
   double rows, jb, right;  // panel rows, panel width, columns right of the panel
-  double panel_flops() const { return rows * jb * jb - jb * jb * jb / 3.0; }
+  double panel_flops() const { return detail::getrf_flops(rows, jb); }
   double update_flops(double columns) const { return jb * jb * columns + 2.0 * (rows - jb) * columns * jb; }
 };
 
@@ -330,7 +331,7 @@ double cpu_panel_seconds(const MachineProfile& profile, const Rates& rates, Solv
            2.0 * (rows - n1) * n2 * n1 / gemm +
            cpu_panel_seconds(profile, rates, solver, rows - n1, n2, threads, params, leaf_width);
   }
-  const double flops = rows * width * width - double(width) * width * width / 3.0;
+  const double flops = detail::getrf_flops(rows, width);
   return flops / (cpu_panel_gflops(profile, rates, solver, rows, width, threads, params) * 1e9);
 }
 

@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "hetlu/detail/flops.hpp"
 #include "hetlu/detail/statistics.hpp"
 #include "probes/probes.hpp"
 #include "solvers/cuda_check.hpp"
@@ -124,7 +125,7 @@ double measure_cusolver_getrf(int device, int n, double* spread) {
     if (r > 0) ms.push_back(t);
   }
   *spread = detail::relative_spread(ms);
-  return 2.0 / 3.0 * n * double(n) * n / (detail::median(ms) * 1e-3) / 1e9;
+  return detail::getrf_flops(n, n) / (detail::median(ms) * 1e-3) / 1e9;
 }
 
 // Pinned host <-> device: bandwidth from a 256 MiB copy, latency from an 8-byte one, both ways.

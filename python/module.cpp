@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "db/database.hpp"  // DatabaseError, mapped to OSError
+#include "hetlu/detail/flops.hpp"
 #include "hetlu/hetlu.hpp"
 #include "solvers/accuracy.hpp"
 
@@ -179,8 +180,7 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
         accuracy::backward_error(n, nrhs, a_original, ld, X.data(), ld, B.data(), ld, original_transposed);
   r.plan = plan_dict(report.plan);
   r.seconds = report.seconds;
-  r.gflops =
-      report.seconds > 0 ? (2.0 / 3.0 * n * double(n) * n + 2.0 * n * double(n) * nrhs) / report.seconds / 1e9 : 0;
+  r.gflops = report.seconds > 0 ? detail::gesv_flops(n, nrhs) / report.seconds / 1e9 : 0;
   r.warnings = report.warnings;
   r.refinement_steps = report.refinement_steps;
   r.fell_back_to_gepp = report.fell_back_to_gepp;
