@@ -68,33 +68,38 @@ struct Scaling {
   bool needed = false;
 };
 
-int exponent_to_one(double largest) {
-  if (largest == 0 || !std::isfinite(largest)) return 0;
+// The binary exponent of a nonzero finite v (v = f 2^e, 0.5 <= |f| < 1); INT_MIN for 0.
+int exponent_of(double v) {
+  if (v == 0 || !std::isfinite(v)) return std::numeric_limits<int>::min();
   int e = 0;
-  std::frexp(largest, &e);
-  return -e;
+  std::frexp(v, &e);
+  return e;
 }
 
+// Computed on exponents alone: scaling a row first and then taking a column's largest entry would
+// underflow (a column of 1e-300 in rows whose largest entry is 1e300 became zeros, and a
+// nonsingular matrix "singular").
 template <class T>
 Scaling equilibrate(int n, const T* A, int lda) {
   Scaling s;
   s.row.assign(n, 0);
   s.col.assign(n, 0);
   const double small = double(std::numeric_limits<T>::min()) / double(std::numeric_limits<T>::epsilon());
-  std::vector<double> largest(n, 0.0);
+  const int low = exponent_of(small), high = exponent_of(1 / small);
+  auto outside = [&](int e) { return e != std::numeric_limits<int>::min() && (e < low || e > high); };
+  auto entry = [&](int i, int j) { return exponent_of(double(A[i + static_cast<long long>(j) * lda])); };
+  std::vector<int> largest(n, std::numeric_limits<int>::min());
   for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i)
-      largest[i] = std::max(largest[i], std::abs(double(A[i + static_cast<long long>(j) * lda])));
-  auto outside = [&](double v) { return v != 0 && (v < small || v > 1 / small); };
+    for (int i = 0; i < n; ++i) largest[i] = std::max(largest[i], entry(i, j));
   for (int i = 0; i < n; ++i) {
-    s.row[i] = exponent_to_one(largest[i]);
+    s.row[i] = largest[i] == std::numeric_limits<int>::min() ? 0 : -largest[i];
     s.needed = s.needed || outside(largest[i]);
   }
   for (int j = 0; j < n; ++j) {
-    double column = 0;
+    int column = std::numeric_limits<int>::min();
     for (int i = 0; i < n; ++i)
-      column = std::max(column, std::abs(std::ldexp(double(A[i + static_cast<long long>(j) * lda]), s.row[i])));
-    s.col[j] = exponent_to_one(column);
+      if (const int e = entry(i, j); e != std::numeric_limits<int>::min()) column = std::max(column, e + s.row[i]);
+    s.col[j] = column == std::numeric_limits<int>::min() ? 0 : -column;
     s.needed = s.needed || outside(column);
   }
   return s;
@@ -165,19 +170,12 @@ std::string describe(const Attempt& a, double omega) {
   return text;
 }
 
-}  // namespace
-
+// One solve_checked on R A C y = R b for the given scaling; X (ld = max(1, n)) gets the best answer.
 template <class T>
-SolveReport solve_checked(std::optional<Solver> solver, int n, int nrhs, const T* A, int lda, T* B, int ldb,
-                          const Options& options) {
-  checks::square_system(n, nrhs, A, lda, B, ldb);
-  if (options.input_check == InputCheck::finite) {
-    checks::finite("A", n, n, A, lda);
-    checks::finite("B", n, nrhs, B, ldb);
-  }
+SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T* A, int lda, const T* B, int ldb,
+                         const Options& options, const Scaling& scaling, std::vector<T>& best_x) {
   const int ld = std::max(1, n);
-  const Scaling scaling = equilibrate(n, A, lda);
-  std::vector<T> LU(static_cast<size_t>(ld) * n), X(static_cast<size_t>(ld) * nrhs), best_x;
+  std::vector<T> LU(static_cast<size_t>(ld) * n), X(static_cast<size_t>(ld) * nrhs);
   std::vector<T> B_original(static_cast<size_t>(ld) * nrhs), B_scaled;
   kernels::copy_block(n, nrhs, B, ldb, B_original.data(), ld);
   B_scaled = B_original;
@@ -230,7 +228,6 @@ SolveReport solve_checked(std::optional<Solver> solver, int n, int nrhs, const T
     best.attempts = std::move(attempts_so_far);
     if (omega <= tolerance) break;
   }
-  kernels::copy_block(n, nrhs, best_x.data(), ld, B, ldb);
   best.backward_error = best_omega;
   best.accurate = best_omega <= tolerance;
   best.auto_choice = why;
@@ -239,6 +236,29 @@ SolveReport solve_checked(std::optional<Solver> solver, int n, int nrhs, const T
         "A has rows or columns near an end of the floating-point range: solved equilibrated by powers of two (as "
         "dgesvx)");
   return best;
+}
+
+}  // namespace
+
+template <class T>
+SolveReport solve_checked(std::optional<Solver> solver, int n, int nrhs, const T* A, int lda, T* B, int ldb,
+                          const Options& options) {
+  checks::square_system(n, nrhs, A, lda, B, ldb);
+  if (options.input_check == InputCheck::finite) {
+    checks::finite("A", n, n, A, lda);
+    checks::finite("B", n, nrhs, B, ldb);
+  }
+  Scaling scaling = equilibrate(n, A, lda);
+  std::vector<T> X;
+  SolveReport report = solve_scaled(solver, n, nrhs, A, lda, B, ldb, options, scaling, X);
+  if (report.info > 0 && scaling.needed) {
+    // Only the equilibrated matrix was singular (an entry far below its column's largest
+    // underflowed): the answer is A's own, unscaled.
+    scaling = Scaling{std::vector<int>(n, 0), std::vector<int>(n, 0), false};
+    report = solve_scaled(solver, n, nrhs, A, lda, B, ldb, options, scaling, X);
+  }
+  if (report.info == 0) kernels::copy_block(n, nrhs, X.data(), std::max(1, n), B, ldb);
+  return report;
 }
 
 void release_workspace() {

@@ -129,6 +129,18 @@ int run(int argc, char** argv) {
   register_db(app, state);
   register_bench(app, state);
   register_report(app, state);
+  // An unknown first word is named (CLI11 would say only "A subcommand is required").
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string known;
+    bool found = false;
+    for (const auto* sub : app.get_subcommands({})) {
+      known += (known.empty() ? "" : ", ") + sub->get_name();
+      found = found || sub->get_name() == argv[1];
+    }
+    if (!found)
+      return report_failure("unknown subcommand '" + std::string(argv[1]) + "' (expected one of: " + known + ")",
+                            exit_usage, json);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -51,6 +51,8 @@ void register_solve(CLI::App& app, CommandState& state) {
     apply_hybrid_options(args->hybrid, options);
     const std::vector<std::string> inputs = {args->a_path, args->b_path, database_path(args->db)};
     if (!args->x_path.empty()) refuse_clobbering(args->x_path, inputs);  // before any work
+    if (args->json && is_standard_stream(args->x_path))
+      throw UsageError("--json prints one document on standard output: -o cannot write X there too");
     DenseMatrix A = read_matrix_market(args->a_path);
     if (A.rows != A.cols)
       throw InvalidArgument(fmt::format("{}: A is {} x {}; it must be square", args->a_path, A.rows, A.cols));

@@ -38,6 +38,7 @@ class Reader {
   bool next_data_line(std::string& line) {
     while (std::getline(in_, line)) {
       ++line_number_;
+      if (line.find('\0') != std::string::npos) fail("a NUL byte: not a text file");
       const auto first = line.find_first_not_of(" \t\r");
       if (first == std::string::npos || line[first] == '%') continue;
       return true;
@@ -69,8 +70,14 @@ class Reader {
     if (*end != '\0') fail("bad value '" + token + "'" + where);
     if (std::isnan(v)) fail("NaN" + where + "; the input must be finite");
     if (std::isinf(v)) fail("Inf or overflow ('" + token + "')" + where + "; the input must be finite");
+    if (integer_field_) {  // an integer file holds whole numbers a double represents exactly
+      if (token.find_first_not_of("+-0123456789") != std::string::npos || std::abs(v) > 9007199254740992.0)
+        fail("bad integer value '" + token + "'" + where + " in an integer file");
+    }
     return v;
   }
+
+  void set_integer_field(bool integer) { integer_field_ = integer; }
 
   void expect_end(std::istringstream& fields) {
     std::string extra;
@@ -80,6 +87,7 @@ class Reader {
   int line_number() const { return line_number_; }
 
  private:
+  bool integer_field_ = false;
   std::string path_;
   std::ifstream in_;
   int line_number_ = 0;
@@ -102,6 +110,7 @@ DenseMatrix read_matrix_market(const std::string& path) {
     reader.fail("format '" + format + "' is not supported (expected array or coordinate)");
   if (field != "real" && field != "integer" && field != "double")
     reader.fail("field '" + field + "' is not supported (expected real or integer)");
+  reader.set_integer_field(field == "integer");
   if (symmetry != "general" && symmetry != "symmetric")
     reader.fail("symmetry '" + symmetry + "' is not supported (expected general or symmetric)");
   const bool symmetric = symmetry == "symmetric";

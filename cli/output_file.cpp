@@ -1,7 +1,9 @@
 #include "cli/output_file.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -46,7 +48,45 @@ std::ostream* standard_stream(const std::string& path) {
   return nullptr;
 }
 
+// The temporary file being written, removed by a terminating signal (SIGTERM, SIGHUP, SIGINT)
+// before the process dies of it: a killed write leaves no .tmp file behind.
+char pending_temp[4096];
+volatile std::sig_atomic_t temp_pending = 0;
+
+extern "C" void remove_pending_temp(int signal_number) {
+  if (temp_pending) ::unlink(pending_temp);
+  std::signal(signal_number, SIG_DFL);
+  std::raise(signal_number);
+}
+
+void remove_temp_on_signals(const fs::path& temp) {
+  static const bool installed = [] {
+    for (int signal_number : {SIGTERM, SIGHUP, SIGINT}) std::signal(signal_number, remove_pending_temp);
+    return true;
+  }();
+  (void)installed;
+  temp_pending = 0;
+  const std::string text = temp.string();
+  if (text.size() >= sizeof pending_temp) return;  // too long to remember: left to chance
+  std::copy(text.begin(), text.end(), pending_temp);
+  pending_temp[text.size()] = '\0';
+  temp_pending = 1;
+}
+
+// The file's bytes on the disk before the rename publishes it, and the rename in its folder after:
+// "never partial" across a power loss too.
+void sync_path(const fs::path& path, int flags) {
+  const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
 }  // namespace
+
+bool is_standard_stream(const std::string& path) {
+  return standard_stream(path) != nullptr;
+}
 
 void refuse_clobbering(const std::string& output, const std::vector<std::string>& inputs) {
   if (output.empty()) throw InvalidArgument("the output path is empty");
@@ -89,24 +129,32 @@ void write_output(const std::string& output, const std::vector<std::string>& inp
   }
   const fs::path temp =
       target.parent_path() / (".tmp." + target.filename().string() + "." + std::to_string(::getpid()));
+  remove_temp_on_signals(temp);
   {
     std::ofstream out(temp);
-    if (!out) throw InvalidArgument(output + ": cannot write (cannot create a file in its folder)");
+    if (!out) {
+      temp_pending = 0;
+      throw InvalidArgument(output + ": cannot write (cannot create a file in its folder)");
+    }
     write(out);
     out.flush();
     if (!out) {
       out.close();
       fs::remove(temp, ec);
+      temp_pending = 0;
       throw InvalidArgument(output + ": write failed (disk full?)");
     }
   }
+  sync_path(temp, O_RDONLY);
   if (fs::is_regular_file(status)) fs::permissions(temp, status.permissions(), ec);  // keep the file's mode
   fs::rename(temp, target, ec);
+  temp_pending = 0;
   if (ec) {
     std::error_code ignored;
     fs::remove(temp, ignored);
     throw InvalidArgument(output + ": cannot write: " + ec.message());
   }
+  sync_path(target.parent_path(), O_RDONLY | O_DIRECTORY);
 }
 
 }  // namespace hetlu::cli

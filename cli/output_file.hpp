@@ -15,11 +15,15 @@ namespace hetlu::cli {
 // computed for a refused path.
 void refuse_clobbering(const std::string& output, const std::vector<std::string>& inputs);
 
-// Writes `output` with `write`. A regular file (or none yet) is written to a temporary file beside
-// it and renamed into place once complete, keeping its permissions; a link is followed, so its
-// target (created if the link dangles) is replaced and the link stays; standard output and error
-// by any of their names are written through the streams, and a device, pipe or socket (anything
-// under /dev or /proc) is opened for appending, never truncated or replaced. refuse_clobbering(output, inputs) first.
+// Whether path names standard output or error (/dev/stdout, /dev/fd/1, /proc/self/fd/1, ...).
+bool is_standard_stream(const std::string& path);
+
+// Writes `output` with `write`, after refuse_clobbering(output, inputs). A regular file (or none
+// yet) is written to a temporary file beside it, synced, and renamed into place once complete,
+// keeping its permissions (a terminating signal meanwhile removes the temporary file); a link is
+// followed, so its target (created if the link dangles) is replaced and the link stays; standard
+// output and error by any of their names are written through the streams, and a device, pipe or
+// socket (anything under /dev or /proc) is opened for appending, never truncated or replaced.
 void write_output(const std::string& output, const std::vector<std::string>& inputs,
                   const std::function<void(std::ostream&)>& write);
 

@@ -193,7 +193,12 @@ Database Database::open(const std::string& path, Mode mode) {
   try {
     version = db.user_version();
   } catch (const DatabaseError&) {
-    if (mode != Mode::read_only) throw;
+    // Only storage nobody can write calls for the immutable reading below: there, nobody can be
+    // changing the file. A database another process has locked must not be read that way (it
+    // would show stale or half-written rows): the caller hears it is busy.
+    const auto folder = std::filesystem::path(path).parent_path();
+    const bool read_only_storage = ::access(folder.empty() ? "." : folder.c_str(), W_OK) != 0;
+    if (mode != Mode::read_only || !read_only_storage) throw;
     sqlite3* immutable = nullptr;
     const std::string uri = "file:" + path + "?immutable=1";
     if (sqlite3_open_v2(uri.c_str(), &immutable, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr) != SQLITE_OK) {
@@ -207,9 +212,14 @@ Database Database::open(const std::string& path, Mode mode) {
     throw DatabaseError("database '" + path + "' has schema version " + std::to_string(version) +
                         ", newer than this hetlu (" + std::to_string(schema_version) + ")");
   if (mode == Mode::read_write) {
+    if (sqlite3_db_readonly(db.handle_, "main") == 1)  // SQLite opened a read-only file read-only
+      throw DatabaseError("database '" + path + "' cannot be written (a read-only file or folder)");
     db.exec("PRAGMA journal_mode=WAL");
     db.exec("PRAGMA foreign_keys=ON");
     db.migrate();
+  } else if (version == 0 && std::filesystem::file_size(path) == 0) {
+    // An empty file is no database yet: reading it must not create the schema in it.
+    throw DatabaseError("database '" + path + "' is empty (run 'hetlu calibrate' first)");
   } else if (version < schema_version) {
     // A newer hetlu reading an older database: migrate it when the file may be written, so that
     // an upgrade does not hide the tuned plans until the next calibration.
@@ -248,16 +258,20 @@ int Database::user_version() {
 
 void Database::exec(const std::string& sql) {
   // SQLite answers SQLITE_BUSY without calling the busy handler in some cases (switching to WAL
-  // while another connection reads, a deadlock it avoids): back off and retry for up to 30 s, so
-  // that two calibrations on one database both finish.
-  for (int attempt = 0;; ++attempt) {
+  // while another connection reads, a deadlock it avoids): back off and retry, so that two
+  // calibrations on one database both finish; but for 30 s at most (each try may also wait out the
+  // busy timeout): a database another process keeps locked is an error, not a silent hang.
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
     char* message = nullptr;
     const int rc = sqlite3_exec(handle_, sql.c_str(), nullptr, nullptr, &message);
     if (rc == SQLITE_OK) return;
     std::string text = message ? message : sqlite3_errstr(rc);
     sqlite3_free(message);
     const bool busy = (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
-    if (!busy || attempt >= 600) throw DatabaseError("database '" + path_ + "': " + text);
+    if (!busy) throw DatabaseError("database '" + path_ + "': " + text);
+    if (std::chrono::steady_clock::now() - start > std::chrono::seconds(30))
+      throw DatabaseError("database '" + path_ + "' is locked by another process (waited 30 s): " + text);
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
 }

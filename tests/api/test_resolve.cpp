@@ -337,6 +337,12 @@ TEST(Solve, CheckedSolvesAcrossTheFloatingPointRange) {
       {1, {7e-320}, {3e-320}, {3.0 / 7.0}},                    // once: 4e-5 off with omega 0
       {2, {1e-310, 0, 0, 1}, {1e-300, 1}, {1e10, 1}},          // a subnormal pivot
       {2, {1e300, 1e-30, 1e300, -1e-30}, {2e300, 0}, {1, 1}},  // rows 330 orders apart
+      // Columns 600 orders apart in rows led by 1e300: scaling the rows first underflowed the
+      // middle column to zeros, and this nonsingular matrix was "exactly singular" (second review).
+      {3,
+       {2, 1, 1, 1e-300, 3e-300, 1e-300, 1e300, 1e300, 4e300},
+       {1, 1, 1},
+       {6.0 / 17, 3.0 / 17 * 1e300, 2.0 / 17 * 1e-300}},
   };
   for (const auto& c : cases) {
     for (auto solver : {std::optional<Solver>{}, std::optional(Solver::gepp), std::optional(Solver::calu),
@@ -348,4 +354,15 @@ TEST(Solve, CheckedSolvesAcrossTheFloatingPointRange) {
       for (int i = 0; i < c.n; ++i) EXPECT_NEAR(b[i] / c.x[i], 1.0, 1e-9) << c.A[0] << " x(" << i << ")";
     }
   }
+  // The class: a random 40 x 40 matrix with its columns scaled by 10^+-300 is never "singular".
+  const int n = 40;
+  std::vector<double> A(n * n), b(n, 1.0);
+  unsigned seed = 7;
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i)
+      A[i + j * n] = (double(rand_r(&seed)) / RAND_MAX - 0.5) * (j % 3 == 0 ? 1e300 : j % 3 == 1 ? 1e-300 : 1);
+  const auto r =
+      solve_checked(std::optional<Solver>{}, n, 1, A.data(), n, b.data(), n, with_db("/nonexistent/none.db"));
+  EXPECT_EQ(r.info, 0);
+  EXPECT_TRUE(r.accurate) << r.backward_error.value_or(-1);
 }

@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <tuple>
 
 #include "../common/temp_dir.hpp"
@@ -511,6 +511,20 @@ TEST_F(Cli, ReportNeverWritesThroughALinkOntoTheDatabase) {
   EXPECT_EQ(r.err.find("Traceback"), std::string::npos) << r.err;
   const auto check = run_hetlu("db check --json " + db(), dir);
   EXPECT_TRUE(nlohmann::json::parse(check.out)["ok"].get<bool>()) << check.out;
+}
+
+TEST_F(Cli, SecondReviewDatabaseAndCommandLineCases) {
+  // An empty file is no database: reading it writes nothing into it.
+  write(dir, "empty.db", "");
+  for (const std::string& command : {"db show", "db check"})
+    expect_one_line_error(run_hetlu(command + " --db '" + dir.file("empty.db") + "'", dir), {"is empty"});
+  EXPECT_EQ(std::filesystem::file_size(dir.file("empty.db")), 0u);
+  // An unknown subcommand is named; --json with -o onto standard output is refused.
+  expect_one_line_error(run_hetlu("bogus", dir), {"unknown subcommand 'bogus'"});
+  const auto A = write(dir, "A.mtx", array_header + "1 1\n2\n");
+  const auto r = run_hetlu("solve '" + A + "' -o /dev/stdout --json " + db(), dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NO_THROW(nlohmann::json::parse(r.out)) << r.out;
 }
 
 TEST_F(Cli, DatabasePathsThatAreNotDatabases) {

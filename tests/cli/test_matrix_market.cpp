@@ -67,6 +67,19 @@ TEST(MatrixMarket, ErrorsNameTheLine) {
   EXPECT_EQ(error_of(dir.file("missing.mtx")), dir.file("missing.mtx") + ": no such file");
 }
 
+TEST(MatrixMarket, IntegerFilesHoldWholeNumbersAndNulBytesAreRefused) {
+  test_support::TempDir dir;
+  const std::string integer = "%%MatrixMarket matrix coordinate integer general\n2 2 1\n";
+  EXPECT_NE(error_of(write(dir, integer + "1 1 2.5\n")).find(":3: bad integer value '2.5'"), std::string::npos);
+  EXPECT_NE(error_of(write(dir, integer + "1 1 99999999999999999999999\n")).find(":3: bad integer value"),
+            std::string::npos);
+  EXPECT_NE(error_of(write(dir, integer + "1 1 1e3\n")).find("bad integer value"), std::string::npos);
+  EXPECT_EQ(cli::read_matrix_market(write(dir, integer + "1 1 -42\n")).values, (std::vector<double>{-42, 0, 0, 0}));
+  const std::string with_nul =
+      std::string("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 2") + '\0' + "junk\n";
+  EXPECT_NE(error_of(write(dir, with_nul)).find(":3: a NUL byte"), std::string::npos);
+}
+
 TEST(MatrixMarket, WriteRoundTripsExactly) {
   test_support::TempDir dir;
   cli::DenseMatrix M;

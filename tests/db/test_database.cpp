@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <filesystem>
 #include <fstream>
@@ -176,4 +177,26 @@ TEST(DefaultPath, FollowsTheEnvironment) {
   ::unsetenv("XDG_DATA_HOME");
   ::setenv("HOME", "/home/someone", 1);
   EXPECT_EQ(db::default_path(), "/home/someone/.local/share/hetlu/tuning.db");
+}
+
+TEST(Database, AReaderNeverReadsAroundAnotherProcesssLock) {
+  // Another connection holds the file in exclusive locking mode with a committed change: a read
+  // must fail as busy (the API then falls back to the model with a warning), never read the file
+  // "immutable", which showed the rows before the change (second hostile review).
+  test_support::TempDir dir;
+  const auto path = dir.file("t.db");
+  { Database::open(path, Database::Mode::read_write).exec("CREATE TABLE x (v INTEGER); INSERT INTO x VALUES (1)"); }
+  sqlite3* other = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &other), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(other, "PRAGMA locking_mode=EXCLUSIVE; UPDATE x SET v = 2;", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  try {
+    auto reader = Database::open(path, Database::Mode::read_only);
+    auto s = reader.prepare("SELECT v FROM x");
+    ASSERT_TRUE(s.step());
+    EXPECT_EQ(s.column_int(0), 2) << "read a stale row";
+  } catch (const db::DatabaseError& e) {
+    EXPECT_NE(std::string(e.what()).find("locked"), std::string::npos) << e.what();
+  }
+  sqlite3_close(other);
 }
