@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 
@@ -146,7 +147,7 @@ namespace {
 // by the same model: the tuner, --solver auto, bench and db show --accuracy read one prediction.
 struct Resolved {
   Resolution resolution;
-  MachineProfile profile;
+  std::shared_ptr<const MachineProfile> profile;  // shared: a look-up copies the entry, not the profile
 };
 std::mutex cache_mutex;
 std::map<std::string, Resolved> cache;  // key: problem, database and level
@@ -238,8 +239,10 @@ Resolution resolve_plan(Solver solver, Precision precision, Target target, int m
     if (auto hit = cache.find(key); hit != cache.end()) entry = hit->second;
   }
   if (!entry) {
+    auto profile = std::make_shared<MachineProfile>();
     entry.emplace();
-    entry->resolution = resolve_uncached(solver, precision, target, m, n, options, entry->profile);
+    entry->resolution = resolve_uncached(solver, precision, target, m, n, options, *profile);
+    entry->profile = std::move(profile);
     std::lock_guard lock(cache_mutex);
     cache.emplace(key, *entry);
   }
@@ -248,8 +251,8 @@ Resolution resolve_plan(Solver solver, Precision precision, Target target, int m
   if (!r.plan.overridden.empty() && r.plan.predicted_seconds) {
     // The caller changed the plan: its prediction is the model's for the plan that will run.
     try {
-      r.plan.predicted_seconds = model::predict_seconds(entry->profile, model::Problem{solver, precision, target, m, n},
-                                                        r.plan, configs::model_params());
+      r.plan.predicted_seconds = model::predict_seconds(
+          *entry->profile, model::Problem{solver, precision, target, m, n}, r.plan, configs::model_params());
     } catch (const Error&) {
       r.plan.predicted_seconds.reset();
     }

@@ -60,19 +60,17 @@ std::set<std::string> columns_of(Database& db, const std::string& table) {
   return columns;
 }
 
-// An exported row names only columns this schema has, ids excepted (they are local).
-void check_columns(const nlohmann::json& row, const std::string& table, const std::set<std::string>& columns) {
+// An exported row is an object naming only columns this schema has, ids excepted (they are local).
+void check_row(const nlohmann::json& row, const std::string& table, const std::set<std::string>& columns) {
+  if (!row.is_object()) throw DatabaseError("import: a row of " + table + " is not an object");
   for (auto it = row.begin(); it != row.end(); ++it)
     if (!columns.count(it.key()) || it.key() == "id" || it.key() == "machine_id" || it.key() == "trial_id")
       throw DatabaseError("import: unknown column '" + it.key().substr(0, 64) + "' in " + table);
 }
 
-// Inserts one exported row unless a row with the same unique key is there (then false). A row
-// that breaks any other constraint (a NULL, a CHECK) fails the import, naming the table.
-bool insert_row(Database& db, const std::string& table, std::int64_t machine_id, const nlohmann::json& row,
-                const std::set<std::string>& known) {
-  if (!row.is_object()) throw DatabaseError("import: a row of " + table + " is not an object");
-  check_columns(row, table, known);
+// Inserts one exported row (checked by check_row) unless a row with the same unique key is there
+// (then false). A row that breaks any other constraint (a NULL, a CHECK) fails the import.
+bool insert_row(Database& db, const std::string& table, std::int64_t machine_id, const nlohmann::json& row) {
   std::string columns = "machine_id", values = "?1";
   int index = 2;
   for (auto it = row.begin(); it != row.end(); ++it, ++index) {
@@ -88,11 +86,8 @@ bool insert_row(Database& db, const std::string& table, std::int64_t machine_id,
 }
 
 // Probe results have no unique key: a row equal in every exported column to a stored one (the
-// same import twice) is already there.
-bool probe_row_present(Database& db, std::int64_t machine_id, const nlohmann::json& row,
-                       const std::set<std::string>& known) {
-  if (!row.is_object()) throw DatabaseError("import: a row of probe_results is not an object");
-  check_columns(row, "probe_results", known);
+// same import twice) is already there. The row is checked by check_row.
+bool probe_row_present(Database& db, std::int64_t machine_id, const nlohmann::json& row) {
   std::string where = "machine_id = ?1";
   int index = 2;
   for (auto it = row.begin(); it != row.end(); ++it, ++index) {
@@ -194,9 +189,10 @@ ImportReport import_json(Database& db, const nlohmann::json& document, const std
       std::map<std::int64_t, std::int64_t> runs;  // exported run -> local run: each run stays one run
       for (int t = 0; t < 3; ++t)
         for (const auto& row : m.value(tables[t], nlohmann::json::array())) {
+          check_row(row, tables[t], columns[t]);
           nlohmann::json values = row;
           if (t == 0) {
-            if (probe_row_present(db, id, values, columns[t])) {
+            if (probe_row_present(db, id, values)) {
               ++report.skipped;
               continue;
             }
@@ -206,7 +202,7 @@ ImportReport import_json(Database& db, const nlohmann::json& document, const std
             if (!runs.count(exported)) runs[exported] = next_run++;
             values["run"] = runs[exported];
           }
-          if (insert_row(db, tables[t], id, values, columns[t]))
+          if (insert_row(db, tables[t], id, values))
             ++*added[t];
           else
             ++report.skipped;

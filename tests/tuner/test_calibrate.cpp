@@ -28,13 +28,17 @@ tuner::LevelSettings tiny_settings() {
   s.timing.max_samples = 3;
   return s;
 }
+// Every test: a fresh database holding the measured test machine.
+class Calibrate : public ::testing::Test {
+ protected:
+  test_support::TempDir dir;
+  db::Database database = db::Database::open(dir.file("t.db"), db::Database::Mode::read_write);
+  MachineProfile profile = measured_profile();
+  std::int64_t id = db::ensure_machine(database, db::fingerprint(profile));
+};
 }  // namespace
 
-TEST(Calibrate, StoresEveryTrialAndTheBestPlan) {
-  test_support::TempDir dir;
-  auto database = db::Database::open(dir.file("t.db"), db::Database::Mode::read_write);
-  const auto profile = measured_profile();
-  const auto id = db::ensure_machine(database, db::fingerprint(profile));
+TEST_F(Calibrate, StoresEveryTrialAndTheBestPlan) {
   std::vector<std::string> lines;
   const auto results =
       tuner::tune(database, id, profile, tiny_settings(), {}, [&](const std::string& l) { lines.push_back(l); });
@@ -60,11 +64,7 @@ TEST(Calibrate, StoresEveryTrialAndTheBestPlan) {
   }
 }
 
-TEST(Calibrate, ResumesWithoutRemeasuring) {
-  test_support::TempDir dir;
-  auto database = db::Database::open(dir.file("t.db"), db::Database::Mode::read_write);
-  const auto profile = measured_profile();
-  const auto id = db::ensure_machine(database, db::fingerprint(profile));
+TEST_F(Calibrate, ResumesWithoutRemeasuring) {
   auto settings = tiny_settings();
   settings.sizes = {40};
   tuner::tune(database, id, profile, settings, {}, nullptr);
@@ -78,13 +78,9 @@ TEST(Calibrate, ResumesWithoutRemeasuring) {
   EXPECT_GT(results[1].measured, 0);
 }
 
-TEST(Calibrate, TrialKeysHoldOnlyWhatTheTargetReads) {
+TEST_F(Calibrate, TrialKeysHoldOnlyWhatTheTargetReads) {
   // The CPU target's trials do not depend on the model's hybrid share d or on GEPP's unused ib: a
   // re-probe that moves the model's raw plan reuses every stored trial.
-  test_support::TempDir dir;
-  auto database = db::Database::open(dir.file("t.db"), db::Database::Mode::read_write);
-  auto profile = measured_profile();
-  const auto id = db::ensure_machine(database, db::fingerprint(profile));
   auto settings = tiny_settings();
   settings.sizes = {64};
   tuner::tune(database, id, profile, settings, {}, nullptr);
@@ -99,11 +95,7 @@ TEST(Calibrate, TrialKeysHoldOnlyWhatTheTargetReads) {
   EXPECT_EQ(again[0].measured, 0);
 }
 
-TEST(Calibrate, FailedTrialsAreMeasuredAgainInAnotherEnvironmentOrWhenAsked) {
-  test_support::TempDir dir;
-  auto database = db::Database::open(dir.file("t.db"), db::Database::Mode::read_write);
-  const auto profile = measured_profile();
-  const auto id = db::ensure_machine(database, db::fingerprint(profile));
+TEST_F(Calibrate, FailedTrialsAreMeasuredAgainInAnotherEnvironmentOrWhenAsked) {
   auto settings = tiny_settings();
   settings.sizes = {40};
   settings.space.nb = {8};
@@ -134,20 +126,14 @@ TEST(Calibrate, FailedTrialsAreMeasuredAgainInAnotherEnvironmentOrWhenAsked) {
   EXPECT_EQ(results[0].no_plan, "");
 }
 
-TEST(Calibrate, UnknownStrategyFailsBeforeTiming) {
-  test_support::TempDir dir;
-  auto database = db::Database::open(dir.file("t.db"), db::Database::Mode::read_write);
+TEST_F(Calibrate, UnknownStrategyFailsBeforeTiming) {
   auto settings = tiny_settings();
   settings.strategy = "nope";
   EXPECT_THROW(tuner::tune(database, 1, measured_profile(), settings, {}, nullptr), InvalidArgument);
   EXPECT_EQ(db::count_trials(database), 0);
 }
 
-TEST(Calibrate, EverySolverAndTheBudget) {
-  test_support::TempDir dir;
-  auto database = db::Database::open(dir.file("t.db"), db::Database::Mode::read_write);
-  const auto profile = measured_profile();
-  const auto id = db::ensure_machine(database, db::fingerprint(profile));
+TEST_F(Calibrate, EverySolverAndTheBudget) {
   auto settings = tiny_settings();
   settings.sizes = {48};
   settings.solvers = {Solver::gepp, Solver::calu, Solver::prbt};
@@ -172,12 +158,8 @@ TEST(Calibrate, EverySolverAndTheBudget) {
   EXPECT_NE(lines.front().find("budget"), std::string::npos);
 }
 
-TEST(Calibrate, TunedPlanIsWithinFivePercentOfTheExhaustiveBest) {
+TEST_F(Calibrate, TunedPlanIsWithinFivePercentOfTheExhaustiveBest) {
   // The figure of issue 5 on a small real grid: the stored plan against the fastest trial.
-  test_support::TempDir dir;
-  auto database = db::Database::open(dir.file("t.db"), db::Database::Mode::read_write);
-  const auto profile = measured_profile();
-  const auto id = db::ensure_machine(database, db::fingerprint(profile));
   auto settings = tiny_settings();
   settings.sizes = {300};
   settings.space.nb = {8, 16, 32, 48, 64};
@@ -191,11 +173,7 @@ TEST(Calibrate, TunedPlanIsWithinFivePercentOfTheExhaustiveBest) {
   EXPECT_LE(results[0].median_s, fastest * 1.05);
 }
 
-TEST(Calibrate, TunesTheHybridTargetsCpuShareOnTheHostBackend) {
-  test_support::TempDir dir;
-  auto database = db::Database::open(dir.file("t.db"), db::Database::Mode::read_write);
-  const auto profile = measured_profile();
-  const auto id = db::ensure_machine(database, db::fingerprint(profile));
+TEST_F(Calibrate, TunesTheHybridTargetsCpuShareOnTheHostBackend) {
   auto settings = tiny_settings();
   settings.target = Target::hybrid;
   settings.backend = BackendKind::host;
