@@ -61,6 +61,14 @@ void copy_plan(const hetlu::Plan& p, hetlu_plan* out) {
   out->cpu_block_columns = p.cpu_block_columns;
   out->panel_threads = p.panel_threads;
   out->lookahead = p.lookahead;
+  auto text = [](char* field, size_t size, const std::string& value) {
+    std::snprintf(field, size, "%s", value.c_str());
+  };
+  text(out->precision, sizeof out->precision, hetlu::to_string(p.precision));
+  text(out->target, sizeof out->target, hetlu::to_string(p.target));
+  text(out->backend, sizeof out->backend, hetlu::to_string(p.backend));
+  text(out->panel_location, sizeof out->panel_location, hetlu::to_string(hetlu::panel_location(p)));
+  text(out->refinement, sizeof out->refinement, hetlu::to_string(p.refinement));
   std::snprintf(out->source, sizeof out->source, "%s", hetlu::to_string(p.source).c_str());
   std::snprintf(out->source_detail, sizeof out->source_detail, "%s", p.source_detail.c_str());
   out->predicted_seconds = p.predicted_seconds ? *p.predicted_seconds : -1.0;
@@ -157,7 +165,7 @@ hetlu_status hetlu_recommend(char precision, int m, int n, const hetlu_options* 
     else
       throw hetlu::InvalidArgument(std::string("precision = '") + precision + "' must be 'd' or 's'");
     const auto solver = options ? solver_of(options->solver) : hetlu::Solver::gepp;
-    copy_plan(hetlu::resolve_plan(solver, p, hetlu::Target::cpu, m, n, options_of(options)).plan, plan);
+    copy_plan(hetlu::resolve_plan(solver, p, m, n, options_of(options)).plan, plan);
     return HETLU_SUCCESS;
   });
 }

@@ -40,9 +40,9 @@ std::optional<Plan> tuned_plan(const Plan& kind, int m, int n, const Options& op
       return std::nullopt;
     }
     Plan plan = found.best->plan;
-    if (kind.target == Target::hybrid)  // tuned at another size: the same share of the block columns
+    if (kind.target == Target::hybrid)  // tuned at another size or width: the same share of the block columns
       plan.cpu_block_columns =
-          same_cpu_share(plan.cpu_block_columns, block_columns(found.best->n, plan.nb), block_columns(n, plan.nb));
+          same_cpu_share(plan.cpu_block_columns, found.tuned_block_columns, block_columns(n, plan.nb));
     plan.source = PlanSource::tuned;
     plan.source_detail = found.detail;
     // Soft attributes (hostname, hetlu version) do not decide whether rows apply, but a change
@@ -113,14 +113,16 @@ void apply_overrides(Plan& plan, const PlanOverrides& o) {
   }
   // The backend is not a tuned parameter: it chose which plan (tuned for it, or modelled) applies.
   if (o.backend) plan.backend = *o.backend;
-  // d = 0 and a panel on the device are one choice: the CPUs then own no block column.
+  // d = 0 is the panel on the device, and only that: a caller's d and panel place must agree.
   if (o.panel_location) {
-    plan.panel_location = *o.panel_location;
+    const bool on_device = *o.panel_location == PanelLocation::device;
+    if (o.cpu_block_columns && (*o.cpu_block_columns == 0) != on_device)
+      throw InvalidArgument("overrides cpu_block_columns = " + std::to_string(*o.cpu_block_columns) +
+                            " and panel_location = " + to_string(*o.panel_location) +
+                            " contradict each other: d = 0 puts the panel on the device, any other d keeps it on "
+                            "the CPUs");
+    plan.cpu_block_columns = on_device ? 0 : std::max(1, plan.cpu_block_columns);
     plan.overridden.emplace_back("panel_location");
-    if (plan.panel_location == PanelLocation::device) plan.cpu_block_columns = 0;
-    if (plan.panel_location == PanelLocation::cpu && plan.cpu_block_columns == 0) plan.cpu_block_columns = 1;
-  } else if (o.cpu_block_columns) {
-    plan.panel_location = *o.cpu_block_columns == 0 ? PanelLocation::device : PanelLocation::cpu;
   }
   if (plan.overridden.empty()) return;
   std::string fields;
@@ -164,9 +166,6 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
   kind.target = target;
   kind.backend = backend;
   std::optional<Plan> plan = tuned_plan(kind, m, n, options, profile, why_not_tuned, r.warnings);
-  if (plan)  // d = 0 and "panels on the device" are one choice (the database stores d)
-    plan->panel_location =
-        target == Target::hybrid && plan->cpu_block_columns == 0 ? PanelLocation::device : PanelLocation::cpu;
   if (target == Target::hybrid && backend == BackendKind::host)
     profile = model::with_host_backend(profile, backends::host_backend_threads());
   // The model is consulted either way: its reasoning explains a tuned plan too.
@@ -195,6 +194,7 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
   }
   if (!plan) {
     plan = Plan{};
+    plan->cpu_block_columns = 1;  // hybrid: the paper's schedule, the CPUs factor the panels
     plan->source = PlanSource::default_;
     plan->source_detail = "built-in default (not tuned: " + why_not_tuned + "; no model: " + why_not_model + ")";
   }
@@ -219,7 +219,8 @@ void clear_plan_cache() {
   cache.clear();
 }
 
-Resolution resolve_plan(Solver solver, Precision precision, Target target, int m, int n, const Options& options) {
+Resolution resolve_plan(Solver solver, Precision precision, int m, int n, const Options& options) {
+  const Target target = options.target;
   if (m < 0 || n < 0)
     throw InvalidArgument("problem size m = " + std::to_string(m) + ", n = " + std::to_string(n) + " must be >= 0");
   std::string db_key = "-";
@@ -260,13 +261,13 @@ Resolution resolve_plan(Solver solver, Precision precision, Target target, int m
   return r;
 }
 
-Solver choose_solver(Precision precision, Target target, int m, int n, const Options& options, std::string* why) {
+Solver choose_solver(Precision precision, int m, int n, const Options& options, std::string* why) {
   Solver best = Solver::gepp;
   double best_seconds = std::numeric_limits<double>::infinity();
   std::string summary;
   for (Solver s : {Solver::gepp, Solver::calu, Solver::prbt}) {
     if (s == Solver::prbt && m != n) continue;  // PRBT solves square systems only
-    const Plan p = resolve_plan(s, precision, target, m, n, options).plan;
+    const Plan p = resolve_plan(s, precision, m, n, options).plan;
     const double t = p.predicted_seconds.value_or(std::numeric_limits<double>::infinity());
     summary += (summary.empty() ? "" : ", ") + to_string(s) + " " +
                (p.predicted_seconds ? std::to_string(t).substr(0, 8) + " s" : "no prediction");

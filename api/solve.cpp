@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "hetlu/detail/flops.hpp"
+#include "hetlu/detail/stopwatch.hpp"
 #include "hetlu/hetlu.hpp"
 #include "model/gepp_cpu.hpp"
 #include "solvers/accuracy.hpp"
@@ -21,13 +22,6 @@ constexpr Precision precision_of() {
   return std::is_same_v<T, double> ? Precision::double_ : Precision::single;
 }
 
-template <class Body>
-double timed(Body&& body) {
-  const auto t0 = std::chrono::steady_clock::now();
-  body();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 // Runs the report's plan; when it is hybrid and its device cannot hold the problem (thrown before
 // A or B changes), runs the CPU plan instead and says so in the warnings.
 template <class Run>
@@ -42,7 +36,7 @@ void run_or_fall_back_to_cpus(SolveReport& report, Solver solver, Precision prec
     cpus.overrides.backend.reset();
     cpus.overrides.cpu_block_columns.reset();
     cpus.overrides.panel_location.reset();
-    Resolution r = resolve_plan(solver, precision, Target::cpu, m, n, cpus);
+    Resolution r = resolve_plan(solver, precision, m, n, cpus);
     report.plan = r.plan;
     report.warnings.push_back(std::string(e.what()) + ": solved on the CPUs instead");
     report.warnings.insert(report.warnings.end(), r.warnings.begin(), r.warnings.end());
@@ -149,7 +143,7 @@ std::vector<Attempt> attempts_for(std::optional<Solver> solver, Precision precis
                                   std::string* why) {
   const Refinement asked = options.overrides.refinement.value_or(Refinement::none);
   if (solver) return {{*solver, asked}};
-  const Solver first = choose_solver(precision, options.target, n, n, options, why);
+  const Solver first = choose_solver(precision, n, n, options, why);
   std::vector<Attempt> list{{first, asked}};
   auto add = [&](Solver s, Refinement r) {
     for (const auto& a : list)
@@ -267,11 +261,11 @@ void release_workspace() {
 
 template <class T>
 SolveReport getrf(Solver solver, int m, int n, T* A, int lda, int* ipiv, const Options& options) {
-  Resolution r = resolve_plan(solver, precision_of<T>(), options.target, m, n, options);
+  Resolution r = resolve_plan(solver, precision_of<T>(), m, n, options);
   SolveReport report;
   report.plan = r.plan;
   report.warnings = r.warnings;
-  report.seconds = timed([&] {
+  report.seconds = detail::seconds_of([&] {
     run_or_fall_back_to_cpus(report, solver, precision_of<T>(), m, n, options, [&](const Plan& plan) {
       report.info = solvers::getrf(plan, m, n, A, lda, ipiv, options.input_check);
     });
@@ -289,18 +283,19 @@ SolveReport getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const 
   plan.source_detail = "getrs takes no tuned parameters";
   SolveReport report;
   report.plan = plan;
-  report.seconds = timed([&] { solvers::getrs(plan, trans, n, nrhs, LU, lda, ipiv, B, ldb, options.input_check); });
+  report.seconds =
+      detail::seconds_of([&] { solvers::getrs(plan, trans, n, nrhs, LU, lda, ipiv, B, ldb, options.input_check); });
   report.gflops = report.seconds > 0 ? 2.0 * n * double(n) * nrhs / report.seconds / 1e9 : 0;
   return report;
 }
 
 template <class T>
 SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, const Options& options) {
-  Resolution r = resolve_plan(solver, precision_of<T>(), options.target, n, n, options);
+  Resolution r = resolve_plan(solver, precision_of<T>(), n, n, options);
   SolveReport report;
   report.plan = r.plan;
   report.warnings = r.warnings;
-  report.seconds = timed([&] {
+  report.seconds = detail::seconds_of([&] {
     SolveDetails details;
     run_or_fall_back_to_cpus(report, solver, precision_of<T>(), n, n, options, [&](const Plan& plan) {
       details = {};

@@ -16,6 +16,7 @@
 #include "configs/configs.hpp"
 #include "hetlu/detail/flops.hpp"
 #include "hetlu/detail/statistics.hpp"
+#include "hetlu/detail/stopwatch.hpp"
 #include "hetlu/hetlu.hpp"
 #include "model/gepp_cpu.hpp"
 #include "solvers/accuracy.hpp"
@@ -61,32 +62,25 @@ Reference reference_for(const Options& options, int m, int n, int reps, const st
   return {Reference::Kind::vendor, backends::time_vendor_lu(m, n, A.data(), m, 1, reps)};
 }
 
-template <class Run>
-double seconds_of(Run&& run) {
-  const auto t0 = std::chrono::steady_clock::now();
-  run();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 Row bench_getrf(Solver solver, int m, int n, int reps, const std::vector<double>& A, const Options& options,
                 const Reference& reference) {
   Row row;
   row.solver = solver;
-  row.plan = resolve_plan(solver, Precision::double_, options.target, m, n, options).plan;
+  row.plan = resolve_plan(solver, Precision::double_, m, n, options).plan;
   std::vector<double> ours(A.size()), theirs(A.size());
   std::vector<int> ipiv(std::max(1, std::min(m, n)));
   std::vector<lapack_int> lapack_ipiv(ipiv.size());
   std::vector<double> a, b;
   for (int r = 0; r <= reps; ++r) {  // r = 0 warms both up
     std::copy(A.begin(), A.end(), ours.begin());
-    const double t_ours = seconds_of([&] { solvers::getrf(row.plan, m, n, ours.data(), m, ipiv.data()); });
+    const double t_ours = detail::seconds_of([&] { solvers::getrf(row.plan, m, n, ours.data(), m, ipiv.data()); });
     if (!reference.alternates()) {
       if (r > 0) a.push_back(t_ours);
       continue;
     }
     std::copy(A.begin(), A.end(), theirs.begin());
     const double t_theirs =
-        seconds_of([&] { LAPACKE_dgetrf(LAPACK_COL_MAJOR, m, n, theirs.data(), m, lapack_ipiv.data()); });
+        detail::seconds_of([&] { LAPACKE_dgetrf(LAPACK_COL_MAJOR, m, n, theirs.data(), m, lapack_ipiv.data()); });
     if (r > 0) a.push_back(t_ours), b.push_back(t_theirs);
   }
   row.seconds = detail::median(a);
@@ -115,7 +109,7 @@ Row bench_gesv(Solver solver, int n, int reps, const std::vector<double>& A, con
                const Options& options, const Reference& reference) {
   Row row;
   row.solver = solver;
-  row.plan = resolve_plan(solver, Precision::double_, options.target, n, n, options).plan;
+  row.plan = resolve_plan(solver, Precision::double_, n, n, options).plan;
   std::vector<double> ours(A.size()), theirs(A.size()), x(b.size()), y(b.size());
   std::vector<int> ipiv(std::max(1, n));
   std::vector<lapack_int> lapack_ipiv(ipiv.size());
@@ -125,7 +119,7 @@ Row bench_gesv(Solver solver, int n, int reps, const std::vector<double>& A, con
     std::copy(A.begin(), A.end(), ours.begin());
     std::copy(b.begin(), b.end(), x.begin());
     details = {};
-    const double t_ours = seconds_of(
+    const double t_ours = detail::seconds_of(
         [&] { solvers::gesv(row.plan, n, 1, ours.data(), n, ipiv.data(), x.data(), n, InputCheck::finite, &details); });
     if (!reference.alternates()) {
       if (r > 0) ta.push_back(t_ours);
@@ -133,8 +127,8 @@ Row bench_gesv(Solver solver, int n, int reps, const std::vector<double>& A, con
     }
     std::copy(A.begin(), A.end(), theirs.begin());
     std::copy(b.begin(), b.end(), y.begin());
-    const double t_theirs =
-        seconds_of([&] { LAPACKE_dgesv(LAPACK_COL_MAJOR, n, 1, theirs.data(), n, lapack_ipiv.data(), y.data(), n); });
+    const double t_theirs = detail::seconds_of(
+        [&] { LAPACKE_dgesv(LAPACK_COL_MAJOR, n, 1, theirs.data(), n, lapack_ipiv.data(), y.data(), n); });
     if (r > 0) ta.push_back(t_ours), tb.push_back(t_theirs);
   }
   row.seconds = detail::median(ta);
@@ -167,12 +161,13 @@ Row bench_gesv(Solver solver, int n, int reps, const std::vector<double>& A, con
 // (the caller prints one document for all the solvers).
 nlohmann::ordered_json sweep_d(Solver solver, int m, int n, int reps, const std::vector<double>& A,
                                const std::vector<double>& b, Options options, bool json) {
+  options.target = Target::hybrid;
   options.overrides.cpu_block_columns.reset();
   options.overrides.panel_location.reset();
   Options model_only = options;
   model_only.use_database = false;
-  const Resolution model = resolve_plan(solver, Precision::double_, Target::hybrid, m, n, model_only);
-  const Resolution chosen = resolve_plan(solver, Precision::double_, Target::hybrid, m, n, options);
+  const Resolution model = resolve_plan(solver, Precision::double_, m, n, model_only);
+  const Resolution chosen = resolve_plan(solver, Precision::double_, m, n, options);
   const bool tuned = chosen.plan.source == PlanSource::tuned;
   // A plan of one panel (the device's LU of the whole matrix) has no block columns to share: the
   // sweep then takes the widest candidate width that leaves at least four.
@@ -207,8 +202,7 @@ nlohmann::ordered_json sweep_d(Solver solver, int m, int n, int reps, const std:
                                            : bench_getrf(solver, m, n, reps, A, options, no_reference);
     const double gflops = row.flops / row.seconds / 1e9;
     // The model's price of this very plan (its d and nb), beside the measurement.
-    const auto predicted =
-        resolve_plan(solver, Precision::double_, Target::hybrid, m, n, options).plan.predicted_seconds;
+    const auto predicted = resolve_plan(solver, Precision::double_, m, n, options).plan.predicted_seconds;
     const std::string mark = d == model_d && d == tuned_d ? "model's d, tuned d"
                              : d == model_d               ? "model's d"
                              : d == tuned_d               ? "tuned d"
@@ -353,7 +347,7 @@ void register_bench(CLI::App& app, CommandState&) {
           r.flops / r.reference_seconds / 1e9, r.reference_seconds / r.seconds, r.accuracy, r.reference_accuracy,
           r.plan.target == Target::hybrid
               ? fmt::format("{} backend, d = {}, panel on the {}{}{}", to_string(r.plan.backend),
-                            r.plan.cpu_block_columns, to_string(r.plan.panel_location), r.note.empty() ? "" : "; ",
+                            r.plan.cpu_block_columns, to_string(panel_location(r.plan)), r.note.empty() ? "" : "; ",
                             r.note)
               : r.note);
   });

@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/memory.hpp"
 #include "cli/report.hpp"
+#include "hetlu/detail/stopwatch.hpp"
 #include "hetlu/hetlu.hpp"
 
 namespace hetlu::cli {
@@ -64,10 +65,10 @@ void register_calibrate(CLI::App& app, CommandState& state) {
     }
     // On a terminal, a progress bar with an ETA; otherwise (a log, CI) one plain line per trial.
     const bool terminal = ::isatty(STDOUT_FILENO) == 1 && ::isatty(STDERR_FILENO) == 1;
-    const auto start = std::chrono::steady_clock::now();
+    const detail::Stopwatch since_start;
     if (terminal) {
-      options.on_trial = [start](int done, int at_most) {
-        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      options.on_trial = [since_start](int done, int at_most) {
+        const double elapsed = since_start.seconds();
         const int width = 30, filled = at_most > 0 ? std::min(width, width * done / at_most) : 0;
         const double eta = done > 0 ? elapsed / done * std::max(0, at_most - done) : 0;
         std::cerr << fmt::format("\r  [{}{}] {}/{} configurations, {:.0f} s, at most {:.0f} s left ",

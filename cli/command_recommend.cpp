@@ -26,7 +26,6 @@ void predicted_sweep(const MachineProfile& profile, const model::Problem& proble
   const double flops = model::solve_flops(problem);
   for (int d = 0; d <= blocks; ++d) {
     plan.cpu_block_columns = d;
-    plan.panel_location = d == 0 ? PanelLocation::device : PanelLocation::cpu;
     const double seconds = model::predict_seconds(profile, problem, plan, params);
     rows.push_back({{"d", d}, {"predicted_seconds", seconds}, {"predicted_gflops", flops / seconds / 1e9}});
   }
@@ -118,7 +117,8 @@ void register_recommend(CLI::App& app, CommandState&) {
         throw UsageError("--model-config applies to --machine predictions; the local plan uses the built-in model");
       Options options;
       options.db_path = args->db;
-      r = resolve_plan(solver, precision, target, m, args->n, options);
+      options.target = target;
+      r = resolve_plan(solver, precision, m, args->n, options);
       warn_all(r.warnings);
     }
     const Plan& p = r.plan;
@@ -141,7 +141,7 @@ void register_recommend(CLI::App& app, CommandState&) {
                              p.lookahead);
     if (p.target == Target::hybrid)
       std::cout << fmt::format("  d = {} block columns on the CPUs ({:.1f} %), panel on the {}\n", p.cpu_block_columns,
-                               100 * r.cpu_fraction, to_string(p.panel_location));
+                               100 * r.cpu_fraction, to_string(panel_location(p)));
     if (p.predicted_seconds)
       std::cout << fmt::format("  predicted {:.4f} s{}\n", *p.predicted_seconds,
                                r.predicted_gflops ? fmt::format(", {:.1f} GFlop/s", *r.predicted_gflops) : "");

@@ -133,7 +133,7 @@ void register_solve(CLI::App& app, CommandState& state) {
         report.plan.nb, to_string(report.plan.source),
         report.plan.target == Target::hybrid
             ? fmt::format("; hybrid on {}, d = {}, panel on the {}", to_string(report.plan.backend),
-                          report.plan.cpu_block_columns, to_string(report.plan.panel_location))
+                          report.plan.cpu_block_columns, to_string(panel_location(report.plan)))
             : "",
         report.fell_back_to_gepp ? "; fell back to GEPP: " + report.note
         : report.note.empty()    ? ""

@@ -6,24 +6,12 @@
 #include <cstdio>
 #include <iostream>
 
+#include "hetlu/hetlu.hpp"
+
 namespace hetlu::cli {
 
 nlohmann::ordered_json to_json(const Plan& plan) {
-  nlohmann::ordered_json j = {{"solver", to_string(plan.solver)},
-                              {"precision", to_string(plan.precision)},
-                              {"target", to_string(plan.target)},
-                              {"nb", plan.nb},
-                              {"ib", plan.ib},
-                              {"cpu_block_columns", plan.cpu_block_columns},
-                              {"panel_threads", plan.panel_threads},
-                              {"lookahead", plan.lookahead},
-                              {"panel_location", to_string(plan.panel_location)},
-                              {"backend", to_string(plan.backend)},
-                              {"source", to_string(plan.source)},
-                              {"source_detail", plan.source_detail},
-                              {"overridden", plan.overridden}};
-  j["predicted_seconds"] = plan.predicted_seconds ? nlohmann::ordered_json(*plan.predicted_seconds) : nullptr;
-  return j;
+  return nlohmann::ordered_json::parse(plan_json(plan));
 }
 
 nlohmann::ordered_json to_json(const MachineProfile& p) {

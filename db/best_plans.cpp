@@ -183,11 +183,8 @@ Lookup lookup_best_plan(Database& db, std::int64_t machine_id, const Plan& kind,
       interpolated.plan.nb = std::max(
           1,
           static_cast<int>(std::lround(std::exp((1 - t) * std::log(below->plan.nb) + t * std::log(above->plan.nb)))));
-      if (interpolated.plan.target == Target::hybrid) {  // the same share of the block columns at the new nb
-        const BestPlan& from = t < 0.5 ? *below : *above;
-        interpolated.plan.cpu_block_columns = same_cpu_share(
-            from.plan.cpu_block_columns, block_columns(from.n, from.plan.nb), block_columns(n, interpolated.plan.nb));
-      }
+      const BestPlan& from = t < 0.5 ? *below : *above;
+      result.tuned_block_columns = block_columns(from.n, from.plan.nb);  // d as tuned there
       interpolated.m = interpolated.n = n;
       result.best = interpolated;
       result.detail = "tuned, interpolated between n=" + std::to_string(below->n) + " (nb " +
@@ -206,6 +203,7 @@ Lookup lookup_best_plan(Database& db, std::int64_t machine_id, const Plan& kind,
     return result;
   }
   result.exact = result.best->m == m && result.best->n == n;
+  result.tuned_block_columns = block_columns(result.best->n, result.best->plan.nb);
   result.detail = "tuned at m=" + std::to_string(result.best->m) + ", n=" + std::to_string(result.best->n) + " (" +
                   (result.exact ? "exact" : "nearest tuned size") + ", level " + to_string(result.best->level) + ")";
   return result;

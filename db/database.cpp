@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <thread>
 
+#include "hetlu/detail/stopwatch.hpp"
+
 namespace hetlu::db {
 namespace {
 
@@ -261,7 +263,7 @@ void Database::exec(const std::string& sql) {
   // while another connection reads, a deadlock it avoids): back off and retry, so that two
   // calibrations on one database both finish; but for 30 s at most (each try may also wait out the
   // busy timeout): a database another process keeps locked is an error, not a silent hang.
-  const auto start = std::chrono::steady_clock::now();
+  const detail::Stopwatch since_start;
   for (;;) {
     char* message = nullptr;
     const int rc = sqlite3_exec(handle_, sql.c_str(), nullptr, nullptr, &message);
@@ -270,7 +272,7 @@ void Database::exec(const std::string& sql) {
     sqlite3_free(message);
     const bool busy = (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
     if (!busy) throw DatabaseError("database '" + path_ + "': " + text);
-    if (std::chrono::steady_clock::now() - start > std::chrono::seconds(30))
+    if (since_start.seconds() > 30)
       throw DatabaseError("database '" + path_ + "' is locked by another process (waited 30 s): " + text);
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }

@@ -109,6 +109,9 @@ std::vector<BestPlan> list_best_plans(Database& db);
 struct Lookup {
   std::optional<BestPlan> best;  // empty: a miss
   bool exact = false;
+  // Hybrid: the block columns that best->plan's d is a share of, as tuned (N at the tuned size and
+  // width). resolve_plan carries the share to the problem asked; the database stores d as measured.
+  int tuned_block_columns = 0;
   std::string detail;                     // what answered, or why nothing did
   std::vector<std::string> invalid_rows;  // rows skipped as invalid (the first bad value of each)
 };

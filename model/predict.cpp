@@ -137,7 +137,7 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
   const double cpu_all = rates.cpu_all.gflops * 1e9, device = rates.device.gflops * 1e9;
   const double link = rates.link.gbs * 1e9, latency = rates.link_latency_us * 1e-6;
   const int blocks = block_columns(n, nb);
-  const int d = std::min(blocks, hybrid_cpu_block_columns(plan));
+  const int d = std::min(blocks, std::max(0, plan.cpu_block_columns));
   HybridTimes t;
   t.d_fraction = blocks > 0 ? double(d) / blocks : 0;
   // The matrix crosses the link before the first step and (d = 0) after the last, overlapping
@@ -403,7 +403,6 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
       plan.ib = std::min(width, Plan{}.ib);  // CALU's inner width, as the panel probe measured it
       plan.panel_threads = problem.solver == Solver::calu ? r.cores : 1;
       plan.lookahead = r.cores > 1 ? 1 : 0;
-      plan.panel_location = where;
       plan.refinement = problem.solver == Solver::prbt ? Refinement::working : Refinement::none;
       // The CPUs' share d: on the hybrid target the d of least predicted time, each priced with
       // the schedule HybridLu runs; the CPU target keeps every block column.
@@ -450,7 +449,7 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
                   " %) minimizes the predicted time of the moving-window schedule; the paper's closed form "
                   "d/N = P g1 / (P g1 + g2) = " +
                   fmt1(100 * closed_form_fraction) + " % (async-calu §4, Eq. 1)");
-    if (plan.panel_location == PanelLocation::device)
+    if (panel_location(plan) == PanelLocation::device)
       why.push_back(
           "panel on the device: the device is so much faster that a CPU panel (and its transfers) "
           "would stall it; the CPUs take no block columns");
@@ -463,7 +462,7 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
   }
   why.push_back("nb = " + std::to_string(plan.nb) + " minimizes the predicted time over " +
                 std::to_string(params.nb_candidates.size()) + " candidate widths" +
-                (plan.nb >= k && hybrid && plan.panel_location == PanelLocation::device
+                (plan.nb >= k && hybrid && panel_location(plan) == PanelLocation::device
                      ? ": one panel, the vendor's LU of the whole matrix on the device (" + fmt1(r.device_lu.gflops) +
                            " GFlop/s, " + r.device_lu.source + ")"
                  : plan.nb >= k   ? ": one panel, a recursive LU of the whole matrix on all threads (tall and skinny)"

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "hetlu/detail/flops.hpp"
+#include "hetlu/detail/stopwatch.hpp"
 #include "probes/probes.hpp"
 #include "solvers/gepp_kernels.hpp"
 
@@ -28,12 +29,13 @@ Rate measure_panel(const std::string& kind, int rows, int width, int threads, in
   std::vector<double> seconds;
   for (int r = 0; r <= std::max(1, repetitions); ++r) {
     std::copy(original.begin(), original.end(), work.begin());
-    const auto t0 = std::chrono::steady_clock::now();
-    if (kind == "gepp")
-      kernels::getrf_recursive(rows, width, work.data(), rows, ipiv.data());
-    else
-      kernels::calu_panel(rows, width, work.data(), rows, ipiv.data(), std::min(width, Plan{}.ib), threads);
-    if (r > 0) seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    const double s = detail::seconds_of([&] {
+      if (kind == "gepp")
+        kernels::getrf_recursive(rows, width, work.data(), rows, ipiv.data());
+      else
+        kernels::calu_panel(rows, width, work.data(), rows, ipiv.data(), std::min(width, Plan{}.ib), threads);
+    });
+    if (r > 0) seconds.push_back(s);
   }
   openblas_set_num_threads(saved_threads);
   // Credit the GEPP panel's flops to both kinds: TSLU's extra tournament work shows as a lower rate.

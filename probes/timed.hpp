@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "hetlu/detail/statistics.hpp"
+#include "hetlu/detail/stopwatch.hpp"
 
 namespace hetlu::probes {
 
@@ -19,9 +20,7 @@ std::vector<double> time_samples(Run&& run, int repetitions) {
   run();  // warm-up: page faults, thread start, CPU clock ramp
   std::vector<double> seconds;
   for (int r = 0; r < std::max(1, repetitions); ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    run();
-    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    seconds.push_back(detail::seconds_of(run));
   }
   return seconds;
 }

@@ -20,27 +20,14 @@ using namespace pybind11::literals;
 
 namespace {
 
+// Every field, as the CLI's JSON has it (one serializer: hetlu::plan_json).
 py::dict plan_dict(const Plan& p) {
-  py::dict d;
-  d["solver"] = to_string(p.solver);
-  d["precision"] = to_string(p.precision);
-  d["target"] = to_string(p.target);
-  d["nb"] = p.nb;
-  d["ib"] = p.ib;
-  d["cpu_block_columns"] = p.cpu_block_columns;
-  d["panel_threads"] = p.panel_threads;
-  d["lookahead"] = p.lookahead;
-  d["source"] = to_string(p.source);
-  d["source_detail"] = p.source_detail;
-  d["overridden"] = p.overridden;
-  d["predicted_seconds"] = p.predicted_seconds ? py::cast(*p.predicted_seconds) : py::none();
-  return d;
+  return py::module_::import("json").attr("loads")(plan_json(p));
 }
 
 // "auto": the solver whose plan predicts the least time for this problem (as hetlu solve --solver auto).
 Solver solver_of(const std::string& name, int m = 0, int n = 0, const Options& options = {}) {
-  return name == "auto" ? choose_solver(Precision::double_, Target::cpu, m, n, options, nullptr)
-                        : from_string<Solver>(name);
+  return name == "auto" ? choose_solver(Precision::double_, m, n, options, nullptr) : from_string<Solver>(name);
 }
 
 Options options_of(const std::optional<std::string>& db, std::optional<int> nb) {
@@ -259,8 +246,8 @@ py::array lu_solve(const LUFactorization& f, const py::array& b, bool trans) {
 
 py::dict recommend(int m, int n, const std::string& solver, const std::string& precision,
                    const std::optional<std::string>& db) {
-  const Resolution r = resolve_plan(solver_of(solver), from_string<Precision>(precision), Target::cpu, m, n,
-                                    options_of(db, std::nullopt));
+  const Resolution r =
+      resolve_plan(solver_of(solver), from_string<Precision>(precision), m, n, options_of(db, std::nullopt));
   py::dict d = plan_dict(r.plan);
   d["m"] = m;
   d["n"] = n;

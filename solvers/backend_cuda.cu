@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "hetlu/detail/statistics.hpp"
 #include "solvers/backend_host.hpp"
 #include "solvers/cuda_check.hpp"
 #include "solvers/row_omega.hpp"
@@ -421,10 +422,7 @@ VendorLuTiming time_vendor_lu(int m, int n, const double* A, int lda, int nrhs, 
     });
     if (r > 0) factor.push_back(f), solve.push_back(s), upload.push_back(up), download.push_back(down);
   }
-  auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-  };
+  using detail::median;
   int version = 0;
   cusolverGetVersion(&version);
   return {"cuSOLVER " + std::to_string(version), median(factor), median(solve), median(upload), median(download)};

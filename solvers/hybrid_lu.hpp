@@ -259,8 +259,8 @@ template <class T, class PanelFactor>
 int hybrid_lu(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, bool pivoting, PanelFactor panel) {
   auto lock = backends::lock_backend(plan.backend);
   auto& device = backends::backend<T>(plan.backend);
-  return HybridLu<T, PanelFactor>(device, Matrix<T>{m, n, lda, A}, plan.nb, hybrid_cpu_block_columns(plan), ipiv,
-                                  pivoting, panel)
+  return HybridLu<T, PanelFactor>(device, Matrix<T>{m, n, lda, A}, plan.nb, plan.cpu_block_columns, ipiv, pivoting,
+                                  panel)
       .run();
 }
 

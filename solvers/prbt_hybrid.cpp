@@ -53,9 +53,8 @@ void PrbtDevice<T>::upload_and_randomize() {
 template <class T>
 int PrbtDevice<T>::factor() {
   std::vector<int> identity(np_);
-  HybridLu<T, decltype(&genp_panel<T>)> lu(device_, Matrix<T>{np_, np_, ldar_, Ar_}, plan_.nb,
-                                           hybrid_cpu_block_columns(plan_), identity.data(), /*pivoting=*/false,
-                                           genp_panel<T>, &factors_);
+  HybridLu<T, decltype(&genp_panel<T>)> lu(device_, Matrix<T>{np_, np_, ldar_, Ar_}, plan_.nb, plan_.cpu_block_columns,
+                                           identity.data(), /*pivoting=*/false, genp_panel<T>, &factors_);
   if (solves_on_device()) lu.leave_factors_on_device();
   return lu.run();
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "db/records.hpp"
+#include "hetlu/detail/stopwatch.hpp"
 #include "model/gepp_cpu.hpp"
 #include "model/predict.hpp"
 #include "solvers/backend.hpp"
@@ -161,11 +162,8 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
   const std::string here = environment(settings);
   std::set<std::int64_t> measured_now;  // trials this run stored: a failure among them is not retried
   const Strategy strategy = find_strategy(settings.strategy);
-  const auto start = std::chrono::steady_clock::now();
-  auto over_budget = [&] {
-    return settings.budget_seconds > 0 &&
-           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= settings.budget_seconds;
-  };
+  const detail::Stopwatch since_start;
+  auto over_budget = [&] { return settings.budget_seconds > 0 && since_start.seconds() >= settings.budget_seconds; };
   std::vector<TuneResult> results;
   bool budget_said = false;
   int done = 0, at_most = 0;

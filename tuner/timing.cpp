@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "hetlu/detail/statistics.hpp"
+#include "hetlu/detail/stopwatch.hpp"
 #include "hetlu/types.hpp"
 
 namespace hetlu::tuner {
@@ -57,10 +58,9 @@ MeasurementTurn::~MeasurementTurn() {
 
 Measurement measure(const std::function<void()>& prepare, const std::function<void()>& run,
                     const TimingOptions& options) {
-  using clock = std::chrono::steady_clock;
   if (options.min_samples < 1 || options.max_samples < options.min_samples)
     throw InvalidArgument("timing needs 1 <= min_samples <= max_samples");
-  const auto start = clock::now();
+  const detail::Stopwatch since_start;
   for (int i = 0; i < options.warmup; ++i) {
     stop_if_requested(options.stop_requested);
     prepare();
@@ -70,12 +70,10 @@ Measurement measure(const std::function<void()>& prepare, const std::function<vo
   while (true) {
     stop_if_requested(options.stop_requested);
     prepare();
-    const auto t0 = clock::now();
-    run();
-    samples.push_back(std::chrono::duration<double>(clock::now() - t0).count());
+    samples.push_back(detail::seconds_of(run));
     if (static_cast<int>(samples.size()) < options.min_samples) continue;
     const Measurement m = summarize(samples, options.target_spread);
-    const double spent = std::chrono::duration<double>(clock::now() - start).count();
+    const double spent = since_start.seconds();
     if (!m.noisy || static_cast<int>(samples.size()) >= options.max_samples || spent >= options.time_cap_seconds)
       return m;
   }

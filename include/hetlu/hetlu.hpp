@@ -33,7 +33,12 @@ struct Resolution {
 
 // The plan hetlu would use for an m x n problem on this machine. Answers are cached per process
 // (problem, database path, level), as MAGMA caches its block sizes; overrides apply on top.
-Resolution resolve_plan(Solver solver, Precision precision, Target target, int m, int n, const Options& options = {});
+// The target is options.target.
+Resolution resolve_plan(Solver solver, Precision precision, int m, int n, const Options& options = {});
+
+// The plan as one JSON object: every field by name, the panel's place, and where the plan came
+// from (the form `hetlu recommend --json`, Python's plan dicts and the C API's strings share).
+std::string plan_json(const Plan& plan);
 
 // Forgets the cached answers, e.g. after a calibration in the same process.
 void clear_plan_cache();
@@ -66,8 +71,8 @@ template <class T>
 double accuracy_tolerance(int n);
 
 // The solver `--solver auto` means: the one whose plan (tuned, else modelled) predicts the least
-// time for this problem; `why` says so.
-Solver choose_solver(Precision precision, Target target, int m, int n, const Options& options, std::string* why);
+// time for this problem on options.target; `why` says so.
+Solver choose_solver(Precision precision, int m, int n, const Options& options, std::string* why);
 
 // P A = L U in place, LAPACK getrf semantics (column-major, 1-based ipiv).
 template <class T>

@@ -184,14 +184,14 @@ struct Plan {
   Solver solver = Solver::gepp;
   Precision precision = Precision::double_;
   Target target = Target::cpu;
-  int nb = 128;                                       // outer panel width B (columns per block column)
-  int ib = 32;                                        // inner panel width b (CALU's CPU-cache blocking)
-  int cpu_block_columns = 0;                          // d: block columns kept by the CPUs (hybrid only)
-  int panel_threads = 1;                              // P_r: threads (and least row blocks) of the TSLU panel (CALU)
-  int lookahead = 1;                                  // panels factored ahead of the trailing update
-  PanelLocation panel_location = PanelLocation::cpu;  // hybrid only; device means d = 0
-  BackendKind backend = BackendKind::host;            // hybrid only: what runs the device's part
-  Refinement refinement = Refinement::none;           // GEPP and CALU; PRBT always refines
+  int nb = 128;                              // outer panel width B (columns per block column)
+  int ib = 32;                               // inner panel width b (CALU's CPU-cache blocking)
+  int cpu_block_columns = 0;                 // d: block columns kept by the CPUs (hybrid only;
+                                             // 0: panels too on the device, see panel_location)
+  int panel_threads = 1;                     // P_r: threads (and least row blocks) of the TSLU panel (CALU)
+  int lookahead = 1;                         // panels factored ahead of the trailing update
+  BackendKind backend = BackendKind::host;   // hybrid only: what runs the device's part
+  Refinement refinement = Refinement::none;  // GEPP and CALU; PRBT always refines
 
   PlanSource source = PlanSource::default_;  // where the plan as a whole came from
   std::string source_detail;                 // e.g. "tuned at m=n=2000 (exact)"
@@ -208,7 +208,6 @@ inline Plan without_unused_fields(Plan plan) {
     plan.lookahead = defaults.lookahead;  // the hybrid target always looks one panel ahead
   } else {
     plan.cpu_block_columns = defaults.cpu_block_columns;
-    plan.panel_location = defaults.panel_location;
     plan.backend = defaults.backend;
   }
   return plan;
@@ -229,10 +228,11 @@ inline int same_cpu_share(int d, int from, int to) {
   return std::clamp(scaled, 1, to < 1 ? 1 : to);
 }
 
-// The block columns the CPUs keep when the hybrid target runs the plan: 0 with the panel on the
-// device, else at least the panel's block column. The model prices exactly what HybridLu runs.
-inline int hybrid_cpu_block_columns(const Plan& plan) {
-  return plan.panel_location == PanelLocation::device ? 0 : std::max(1, plan.cpu_block_columns);
+// Where a hybrid plan factors its panels: a fact of d, not a field beside it, so that no plan can
+// say "d = 3 with the panel on the device". The CPUs own the block column they factor; with d = 0
+// they own none, and the device factors every panel. The CPU target factors on the CPUs.
+inline PanelLocation panel_location(const Plan& plan) {
+  return plan.target == Target::hybrid && plan.cpu_block_columns <= 0 ? PanelLocation::device : PanelLocation::cpu;
 }
 
 // Caller overrides: every set field wins over the DB, the model and the defaults.

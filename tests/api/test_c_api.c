@@ -59,6 +59,9 @@ int main(void) {
   options.nb = 48;
   s = hetlu_recommend('d', 1000, 1000, &options, &plan);
   check(s == HETLU_SUCCESS && plan.nb == 48 && strcmp(plan.source, "override") == 0, "recommend with an nb override");
+  check(strcmp(plan.precision, "double") == 0 && strcmp(plan.target, "cpu") == 0 &&
+            strcmp(plan.panel_location, "cpu") == 0 && strcmp(plan.refinement, "none") == 0,
+        "the plan names its precision, target, panel place and refinement");
   check(hetlu_recommend('x', 10, 10, NULL, &plan) == HETLU_ERROR_INVALID_ARGUMENT, "recommend rejects precision 'x'");
   options.nb = 0;
   const hetlu_solver others[2] = {HETLU_SOLVER_CALU, HETLU_SOLVER_PRBT};
@@ -68,6 +71,7 @@ int main(void) {
     s = hetlu_dgesv(3, 1, C, 3, ipiv, bc, 3, &info, &options, &report);
     check(s == HETLU_SUCCESS && fabs(bc[0] - 1) < 1e-14 && fabs(bc[2] - 1) < 1e-14,
           k == 0 ? "CALU solves through the C API" : "PRBT solves through the C API");
+    check(strcmp(report.plan.refinement, k == 0 ? "none" : "working") == 0, "the report's plan names its refinement");
   }
   check(strcmp(hetlu_strerror(HETLU_ERROR_SINGULAR), "the matrix is singular") == 0, "hetlu_strerror");
 

@@ -60,7 +60,7 @@ double distance_from_ones(int n, const std::vector<double>& A, const std::vector
 
 TEST(Resolve, WithoutADatabaseTheModelAnswers) {
   test_support::TempDir dir;
-  const auto r = resolve_plan(Solver::gepp, Precision::double_, Target::cpu, 1000, 1000, with_db(dir.file("none.db")));
+  const auto r = resolve_plan(Solver::gepp, Precision::double_, 1000, 1000, with_db(dir.file("none.db")));
   EXPECT_EQ(r.plan.source, PlanSource::model);
   EXPECT_TRUE(r.warnings.empty());  // no database yet is normal, not a warning
   EXPECT_NE(r.plan.source_detail.find("no database"), std::string::npos) << r.plan.source_detail;
@@ -70,14 +70,12 @@ TEST(Resolve, TunedEntryForThisMachineWins) {
   test_support::TempDir dir;
   const auto path = dir.file("t.db");
   store(path, db::fingerprint(this_machine()), {tuned(1000, 72)});  // nb = 72: a value the model never picks
-  const auto r = resolve_plan(Solver::gepp, Precision::double_, Target::cpu, 1000, 1000, with_db(path));
+  const auto r = resolve_plan(Solver::gepp, Precision::double_, 1000, 1000, with_db(path));
   EXPECT_EQ(r.plan.source, PlanSource::tuned);
   EXPECT_EQ(r.plan.nb, 72);
   // Another size far away falls back to the model; a single-precision query finds nothing tuned.
-  EXPECT_EQ(resolve_plan(Solver::gepp, Precision::double_, Target::cpu, 9000, 9000, with_db(path)).plan.source,
-            PlanSource::model);
-  EXPECT_EQ(resolve_plan(Solver::gepp, Precision::single, Target::cpu, 1000, 1000, with_db(path)).plan.source,
-            PlanSource::model);
+  EXPECT_EQ(resolve_plan(Solver::gepp, Precision::double_, 9000, 9000, with_db(path)).plan.source, PlanSource::model);
+  EXPECT_EQ(resolve_plan(Solver::gepp, Precision::single, 1000, 1000, with_db(path)).plan.source, PlanSource::model);
 }
 
 TEST(Resolve, AnotherMachinesEntriesAreNotUsed) {
@@ -86,7 +84,7 @@ TEST(Resolve, AnotherMachinesEntriesAreNotUsed) {
   MachineProfile other = this_machine();
   other.cpu_model += " (another one)";
   store(path, db::fingerprint(other), {tuned(1000, 72)});
-  const auto r = resolve_plan(Solver::gepp, Precision::double_, Target::cpu, 1000, 1000, with_db(path));
+  const auto r = resolve_plan(Solver::gepp, Precision::double_, 1000, 1000, with_db(path));
   EXPECT_EQ(r.plan.source, PlanSource::model);
   EXPECT_NE(r.plan.source_detail.find("fingerprint mismatch"), std::string::npos) << r.plan.source_detail;
 }
@@ -95,7 +93,7 @@ TEST(Resolve, OverrideWinsAndSaysWhich) {
   Options o;
   o.use_database = false;
   o.overrides.nb = 40;
-  const auto r = resolve_plan(Solver::gepp, Precision::double_, Target::cpu, 1000, 1000, o);
+  const auto r = resolve_plan(Solver::gepp, Precision::double_, 1000, 1000, o);
   EXPECT_EQ(r.plan.source, PlanSource::override_);
   EXPECT_EQ(r.plan.nb, 40);
   EXPECT_EQ(r.plan.overridden, std::vector<std::string>{"nb"});
@@ -106,7 +104,8 @@ TEST(Resolve, EverySolverAndTargetHasAModelPlan) {
   o.use_database = false;
   for (Solver solver : {Solver::gepp, Solver::calu, Solver::prbt})
     for (Target target : {Target::cpu, Target::hybrid}) {
-      const auto r = resolve_plan(solver, Precision::double_, target, 1000, 1000, o);
+      o.target = target;
+      const auto r = resolve_plan(solver, Precision::double_, 1000, 1000, o);
       EXPECT_EQ(r.plan.source, PlanSource::model) << to_string(solver);
       EXPECT_EQ(r.plan.solver, solver);
       EXPECT_EQ(r.plan.target, target);
@@ -120,7 +119,7 @@ TEST(Resolve, CorruptDatabaseIsAWarningNotAFailure) {
   test_support::TempDir dir;
   const auto path = dir.file("corrupt.db");
   std::ofstream(path) << std::string(4096, 'x');
-  const auto r = resolve_plan(Solver::gepp, Precision::double_, Target::cpu, 500, 500, with_db(path));
+  const auto r = resolve_plan(Solver::gepp, Precision::double_, 500, 500, with_db(path));
   EXPECT_EQ(r.plan.source, PlanSource::model);
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_NE(r.warnings[0].find(path), std::string::npos);
@@ -151,7 +150,7 @@ TEST(Resolve, ChangedSoftAttributesMarkTunedRowsStale) {
   auto fp = db::fingerprint(this_machine());
   fp.soft_attributes = R"({"hostname":"another-host","hetlu_version":"0.0.1"})";
   store(path, fp, {tuned(777, 72, 1)});
-  const auto r = resolve_plan(Solver::gepp, Precision::double_, Target::cpu, 777, 777, with_db(path));
+  const auto r = resolve_plan(Solver::gepp, Precision::double_, 777, 777, with_db(path));
   EXPECT_EQ(r.plan.source, PlanSource::tuned);  // same hard key: the rows still apply
   EXPECT_NE(r.plan.source_detail.find("stale"), std::string::npos) << r.plan.source_detail;
   ASSERT_EQ(r.warnings.size(), 1u);
@@ -163,11 +162,12 @@ TEST(Resolve, ChangedSoftAttributesMarkTunedRowsStale) {
 TEST(Resolve, HybridWithoutAGpuUsesTheHostBackendAndTheModelsShare) {
   Options o;
   o.use_database = false;
+  o.target = Target::hybrid;
   o.overrides.backend = BackendKind::host;
-  const Resolution r = resolve_plan(Solver::calu, Precision::double_, Target::hybrid, 4000, 4000, o);
+  const Resolution r = resolve_plan(Solver::calu, Precision::double_, 4000, 4000, o);
   EXPECT_EQ(r.plan.backend, BackendKind::host);
   const int blocks = (4000 + r.plan.nb - 1) / r.plan.nb;
-  if (r.plan.panel_location == PanelLocation::cpu) {
+  if (panel_location(r.plan) == PanelLocation::cpu) {
     EXPECT_GE(r.plan.cpu_block_columns, 1);
     EXPECT_LT(r.plan.cpu_block_columns, blocks);
   } else {
@@ -182,13 +182,22 @@ TEST(Resolve, HybridWithoutAGpuUsesTheHostBackendAndTheModelsShare) {
 TEST(Resolve, PanelOnTheDeviceMeansNoCpuColumns) {
   Options o;
   o.use_database = false;
+  o.target = Target::hybrid;
   o.overrides.backend = BackendKind::host;
   o.overrides.panel_location = PanelLocation::device;
-  EXPECT_EQ(resolve_plan(Solver::gepp, Precision::double_, Target::hybrid, 1000, 1000, o).plan.cpu_block_columns, 0);
+  EXPECT_EQ(resolve_plan(Solver::gepp, Precision::double_, 1000, 1000, o).plan.cpu_block_columns, 0);
   o.overrides.panel_location.reset();
   o.overrides.cpu_block_columns = 0;
-  EXPECT_EQ(resolve_plan(Solver::gepp, Precision::double_, Target::hybrid, 1000, 1000, o).plan.panel_location,
-            PanelLocation::device);
+  EXPECT_EQ(panel_location(resolve_plan(Solver::gepp, Precision::double_, 1000, 1000, o).plan), PanelLocation::device);
+  // The panel on the CPUs keeps at least its block column; a d that contradicts the place is refused.
+  o.overrides.cpu_block_columns.reset();
+  o.overrides.panel_location = PanelLocation::cpu;
+  EXPECT_GE(resolve_plan(Solver::gepp, Precision::double_, 1000, 1000, o).plan.cpu_block_columns, 1);
+  o.overrides.cpu_block_columns = 0;
+  EXPECT_THROW(resolve_plan(Solver::gepp, Precision::double_, 1000, 1000, o), InvalidArgument);
+  o.overrides.cpu_block_columns = 3;
+  o.overrides.panel_location = PanelLocation::device;
+  EXPECT_THROW(resolve_plan(Solver::gepp, Precision::double_, 1000, 1000, o), InvalidArgument);
 }
 
 TEST(Solve, HybridGesvOnTheHostBackend) {
@@ -258,29 +267,28 @@ TEST(Resolve, ATunedHybridShareAnswersForItsBackendAndScalesWithTheSize) {
   // N = 10 with d = 3, a share the model does not pick; at 3000, all of it on the device.
   store(path, db::fingerprint(this_machine()), {hybrid(1000, 100, 3), hybrid(3000, 50, 0)});
   Options o = with_db(path);
+  o.target = Target::hybrid;
   o.overrides.backend = BackendKind::host;
-  auto r = resolve_plan(Solver::gepp, Precision::double_, Target::hybrid, 1000, 1000, o);
+  auto r = resolve_plan(Solver::gepp, Precision::double_, 1000, 1000, o);
   EXPECT_EQ(r.plan.source, PlanSource::tuned) << r.plan.source_detail;
   EXPECT_EQ(r.plan.cpu_block_columns, 3);
-  EXPECT_EQ(r.plan.panel_location, PanelLocation::cpu);
+  EXPECT_EQ(panel_location(r.plan), PanelLocation::cpu);
   EXPECT_DOUBLE_EQ(r.cpu_fraction, 0.3);
   // Between the tuned sizes: nb interpolated, d the same share of the block columns at that nb.
-  r = resolve_plan(Solver::gepp, Precision::double_, Target::hybrid, 1500, 1500, o);
+  r = resolve_plan(Solver::gepp, Precision::double_, 1500, 1500, o);
   EXPECT_NEAR(r.plan.cpu_block_columns / std::ceil(1500.0 / r.plan.nb), 0.3, 0.03) << r.plan.nb;
   // Beyond them, the nearest (1000, 1.4 times smaller): the same share of 14 block columns.
-  r = resolve_plan(Solver::gepp, Precision::double_, Target::hybrid, 700, 700, o);
+  r = resolve_plan(Solver::gepp, Precision::double_, 700, 700, o);
   EXPECT_EQ(r.plan.nb, 100);
   EXPECT_EQ(r.plan.cpu_block_columns, 2);  // 3 * 7 / 10 = 2.1
   // d = 0 is the panel on the device.
-  r = resolve_plan(Solver::gepp, Precision::double_, Target::hybrid, 3000, 3000, o);
+  r = resolve_plan(Solver::gepp, Precision::double_, 3000, 3000, o);
   EXPECT_EQ(r.plan.cpu_block_columns, 0);
-  EXPECT_EQ(r.plan.panel_location, PanelLocation::device);
+  EXPECT_EQ(panel_location(r.plan), PanelLocation::device);
   // Another backend's query finds nothing tuned; nor does the CPU target.
   o.overrides.backend = BackendKind::cuda;
-  EXPECT_EQ(resolve_plan(Solver::gepp, Precision::double_, Target::hybrid, 1000, 1000, o).plan.source,
-            PlanSource::model);
-  EXPECT_EQ(resolve_plan(Solver::gepp, Precision::double_, Target::cpu, 1000, 1000, with_db(path)).plan.source,
-            PlanSource::model);
+  EXPECT_EQ(resolve_plan(Solver::gepp, Precision::double_, 1000, 1000, o).plan.source, PlanSource::model);
+  EXPECT_EQ(resolve_plan(Solver::gepp, Precision::double_, 1000, 1000, with_db(path)).plan.source, PlanSource::model);
 }
 
 // One damaged row of each kind: resolution skips it with a warning (the model answers), a solve
@@ -303,7 +311,7 @@ TEST(Resolve, AnInvalidRowIsAMissWithAWarning) {
       database.prepare(damage[k]).run();
     }
     clear_plan_cache();
-    const auto r = resolve_plan(Solver::gepp, Precision::double_, Target::cpu, 300, 300, with_db(path));
+    const auto r = resolve_plan(Solver::gepp, Precision::double_, 300, 300, with_db(path));
     EXPECT_EQ(r.plan.source, PlanSource::model) << damage[k];
     if (k < 3) {  // the rows a look-up reads; a renamed solver or level is simply not asked for
       ASSERT_EQ(r.warnings.size(), 1u) << damage[k];

@@ -147,7 +147,6 @@ TEST(PaperChecks, Figure5TheCurveOverDPeaksWhereThePapersDid) {
   const model::Problem problem{Solver::calu, Precision::double_, Target::hybrid, 10112, 10112};
   Plan plan = model::predict(machine, problem).plan;
   plan.nb = 128;
-  plan.panel_location = PanelLocation::cpu;
   auto seconds = [&](int d) {
     plan.cpu_block_columns = d;
     return model::predict_seconds(machine, problem, plan, configs::model_params());

@@ -108,13 +108,13 @@ TEST(Predict, LargerMatricesNeverGetASmallerNb) {
 TEST(Predict, AFarFasterDeviceTakesThePanel) {
   // Two slow cores beside a 60 TFlop/s device: a CPU panel would stall the device.
   const auto fast = hybrid(machine(2, 10, 60000), 32768);
-  EXPECT_EQ(fast.plan.panel_location, PanelLocation::device);
+  EXPECT_EQ(panel_location(fast.plan), PanelLocation::device);
   EXPECT_EQ(fast.plan.cpu_block_columns, 0);
   bool said = false;
   for (const auto& line : fast.reasoning) said |= line.find("panel on the device") != std::string::npos;
   EXPECT_TRUE(said);
   // Balanced machines keep it on the CPUs, as MAGMA does.
-  EXPECT_EQ(hybrid(machine(16, 20.8, 665), 10000).plan.panel_location, PanelLocation::cpu);
+  EXPECT_EQ(panel_location(hybrid(machine(16, 20.8, 665), 10000).plan), PanelLocation::cpu);
 }
 
 TEST(Predict, OneDeviceOneRate) {
@@ -205,7 +205,7 @@ TEST(Predict, TheMatrixCrossesTheLinkBeforeAndAfter) {
   const double one_way = 8.0 * n * n / 12e9;
   auto transfers = [&](Solver solver) {
     const auto p = hybrid(machine(2, 10, 60000), n, solver);
-    EXPECT_EQ(p.plan.panel_location, PanelLocation::device);
+    EXPECT_EQ(panel_location(p.plan), PanelLocation::device);
     for (const auto& t : p.terms)
       if (t.name == "transfers") return t.seconds;
     return -1.0;
@@ -219,7 +219,7 @@ TEST(Predict, AFarFasterDeviceRunsTheVendorsLuOfTheWholeMatrix) {
   auto p = machine(2, 10, 60000);
   p.gpus[0].dgetrf_gflops = 40000;
   const auto prediction = hybrid(p, 16384);
-  EXPECT_EQ(prediction.plan.panel_location, PanelLocation::device);
+  EXPECT_EQ(panel_location(prediction.plan), PanelLocation::device);
   EXPECT_EQ(prediction.plan.nb, 16384);
   EXPECT_EQ(prediction.rates.device_lu.source, "measured");
   bool said = false;

@@ -30,6 +30,10 @@ def test_solve_any_order_and_precision(dtype, order, db):
     assert r.backward_error < 61 * 64 * eps
     assert r.plan["solver"] == "gepp"
     assert r.plan["source"] in ("model", "tuned")
+    # Every field, as the CLI's JSON names it (one serializer).
+    assert r.plan["precision"] == ("double" if dtype == np.float64 else "single")
+    assert r.plan["target"] == "cpu" and r.plan["panel_location"] == "cpu"
+    assert r.plan["backend"] in ("host", "cuda") and r.plan["refinement"] == "none"
     np.testing.assert_array_equal(A, A0)  # overwrite_a=False leaves A alone
     np.testing.assert_array_equal(b, b0)
 

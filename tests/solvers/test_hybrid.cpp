@@ -30,7 +30,6 @@ Plan hybrid_plan(Solver solver, BackendKind backend, int nb, int d) {
   p.ib = std::max(1, nb / 4);
   p.panel_threads = 2;
   p.cpu_block_columns = d;
-  p.panel_location = d == 0 ? PanelLocation::device : PanelLocation::cpu;
   return p;
 }
 
@@ -232,7 +231,6 @@ TEST(Hybrid, SingularMatrixGivesLapackInfo) {
   Plan plan = hybrid_plan<double>(Solver::gepp, BackendKind::host, 16, 2);
   for (int d : {0, 1, 2}) {
     plan.cpu_block_columns = d;
-    plan.panel_location = d == 0 ? PanelLocation::device : PanelLocation::cpu;
     auto A = test_support::make_matrix<double>(Kind::random, 50, 50);
     for (int i = 0; i < 50; ++i) A[i + 37 * 50] = 0;  // column 38 is zero
     std::vector<int> ipiv(50);

@@ -120,7 +120,6 @@ TEST_P(HybridLawn41, SolvesOrRejects) {
   plan.target = Target::hybrid;
   plan.backend = backend;
   plan.cpu_block_columns = d;
-  plan.panel_location = d == 0 ? PanelLocation::device : PanelLocation::cpu;
   check_solves_or_rejects(plan, type, 509, 2);
 }
 

@@ -119,7 +119,7 @@ TEST(Threads, CheckedSolvesFactorizationsAndPlanLookupsWhileTheCacheIsCleared) {
     const System s = random_system(n, 7u * t + 1000u * round);
     const Target target = (t + round) % 2 ? Target::hybrid : Target::cpu;
     const Options o = options_for(target);
-    const Resolution plan = resolve_plan(Solver::calu, Precision::double_, target, n, n, o);
+    const Resolution plan = resolve_plan(Solver::calu, Precision::double_, n, n, o);
     if (plan.plan.nb < 1) return "resolve_plan gave nb " + std::to_string(plan.plan.nb);
     if (round % 2) {  // solve_checked, auto: escalation and omega on every thread
       std::vector<double> x = s.b;

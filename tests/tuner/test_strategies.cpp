@@ -142,14 +142,11 @@ TEST(SearchSpace, TheHybridTargetSearchesTheCpuShare) {
       std::count_if(all.begin(), all.end(), [](const Plan& p) { return p.nb == 1000 && p.cpu_block_columns == 0; }), 1);
   for (const auto& p : all) {
     EXPECT_EQ(p.lookahead, hybrid.lookahead);
-    EXPECT_EQ(p.panel_location == PanelLocation::device, p.cpu_block_columns == 0);
+    EXPECT_EQ(panel_location(p) == PanelLocation::device, p.cpu_block_columns == 0);
   }
   Plan too_many = hybrid;
   too_many.cpu_block_columns = 17;  // N = 16 at nb 64
   EXPECT_FALSE(space.allows(too_many, 1000, 1000));
-  Plan inconsistent = hybrid;
-  inconsistent.cpu_block_columns = 0;  // d = 0 is the panel on the device
-  EXPECT_FALSE(space.allows(inconsistent, 1000, 1000));
   // Snapping nb keeps the share: 5 of 16 block columns at nb 64 is 10 of 32 at nb 32.
   hybrid.nb = 40;
   hybrid.cpu_block_columns = 8;  // of 25
@@ -158,7 +155,6 @@ TEST(SearchSpace, TheHybridTargetSearchesTheCpuShare) {
   // The model's one-panel plan is not snapped to a listed width.
   hybrid.nb = 1000;
   hybrid.cpu_block_columns = 0;
-  hybrid.panel_location = PanelLocation::device;
   EXPECT_EQ(space.snapped(hybrid, 1000).nb, 1000);
   EXPECT_TRUE(space.allows(space.snapped(hybrid, 1000), 1000, 1000));
 }

@@ -44,7 +44,6 @@ void coordinate_descent_strategy(const SearchSpace& space, const Plan& model_pla
       for (int v : neighbours(values, best.*field)) {
         Plan p = best;
         p.*field = v;
-        if (dimension == 3) p.panel_location = v == 0 ? PanelLocation::device : PanelLocation::cpu;
         if (!space.allows(p, m, n)) continue;
         const auto t = evaluate(p);
         if (t && *t < *best_time) best = p, best_time = t, moved = true;

@@ -50,7 +50,6 @@ bool SearchSpace::allows(const Plan& plan, int m, int n) const {
   if (plan.solver == Solver::calu && (plan.ib > plan.nb || (!ib.empty() && !contains(ib, plan.ib)))) return false;
   if (hybrid(plan)) {
     if (plan.cpu_block_columns < 0 || plan.cpu_block_columns > block_columns(n, plan.nb)) return false;
-    if ((plan.cpu_block_columns == 0) != (plan.panel_location == PanelLocation::device)) return false;
   }
   return true;
 }
@@ -68,8 +67,7 @@ std::vector<Plan> SearchSpace::all(const Plan& model_plan, int m, int n) const {
         for (int d : ds) {
           Plan p = model_plan;
           p.nb = w, p.ib = inner, p.lookahead = ahead;
-          if (hybrid(p))
-            p.cpu_block_columns = d, p.panel_location = d == 0 ? PanelLocation::device : PanelLocation::cpu;
+          if (hybrid(p)) p.cpu_block_columns = d;
           if (allows(p, m, n)) plans.push_back(p);
         }
   }
@@ -79,7 +77,7 @@ std::vector<Plan> SearchSpace::all(const Plan& model_plan, int m, int n) const {
   if (!contains(nb, k) && (hybrid(model_plan) || m >= 4 * n)) {
     Plan p = model_plan;
     p.nb = k, p.ib = std::min(model_plan.ib, k);
-    if (hybrid(p)) p.cpu_block_columns = 0, p.panel_location = PanelLocation::device;
+    if (hybrid(p)) p.cpu_block_columns = 0;  // the panel too on the device
     if (allows(p, m, n)) plans.push_back(p);
   }
   // The model's plan is measured first, even where it lies outside the lists.
