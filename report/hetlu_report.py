@@ -55,6 +55,31 @@ def positive(x):
     return isinstance(x, (int, float)) and math.isfinite(x) and x > 0
 
 
+def ranks(values):
+    """1-based ranks, ties given their average rank."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    result = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            result[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return result
+
+
+def spearman(xs, ys):
+    """Spearman's rank correlation (Pearson's of the ranks); None where a side has no spread."""
+    rx, ry = ranks(xs), ranks(ys)
+    mx, my = statistics.fmean(rx), statistics.fmean(ry)
+    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    sxx = sum((a - mx) ** 2 for a in rx)
+    syy = sum((b - my) ** 2 for b in ry)
+    return sxy / math.sqrt(sxx * syy) if sxx > 0 and syy > 0 else None
+
+
 def run():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--db", required=True)
@@ -75,7 +100,7 @@ def run():
             "SELECT machine_id, solver, precision, target, m, n, nb, gflops, median_s, predicted_s, level "
             "FROM best_plans ORDER BY solver, n").fetchall()
         trials = db.execute(
-            "SELECT solver, n, nb, median_s, predicted_s, target, cpu_block_columns FROM trials "
+            "SELECT solver, n, nb, median_s, predicted_s, target, cpu_block_columns, gflops FROM trials "
             "WHERE status != 'failed' AND median_s IS NOT NULL").fetchall()
         failed = db.execute(
             "SELECT solver, n, count(*), min(error) FROM trials WHERE status = 'failed' "
@@ -149,23 +174,37 @@ def run():
     figures.append(("Predicted against measured time", "predicted_vs_measured.png"))
 
     hybrid = [t for t in trials if t[5] == "hybrid"]
+    agreement = []  # per hybrid curve: how the model's ranking of d matches the measured one
     if hybrid:
         # One curve per solver, n and nb, against the CPUs' share d / N of the block columns (d counts
-        # block columns of width nb, so shares compare across nb); the tuned plan starred on its curve.
+        # block columns of width nb, so shares compare across nb), measured (solid) and as the model
+        # priced each trial's plan (dashed, same colour); the tuned plan starred on its curve. Rates
+        # come from the stored GFlop/s (hetlu's one flop count): predicted = measured x measured s /
+        # predicted s.
         fig, ax = plt.subplots(figsize=(7, 4.5))
         blocks = lambda n, nb: -(-n // nb)
         for solver, n, nb in sorted({(t[0], t[1], t[2]) for t in hybrid}):
-            rows = sorted((t[6] / blocks(n, nb), t[1] ** 3 * 2 / 3 / t[3] / 1e9) for t in hybrid
-                          if (t[0], t[1], t[2]) == (solver, n, nb))
-            line, = ax.plot([x for x, _ in rows], [g for _, g in rows], "o-", markersize=3,
+            group = sorted((t for t in hybrid if (t[0], t[1], t[2]) == (solver, n, nb) and positive(t[7])),
+                           key=lambda t: t[6])
+            if not group:
+                continue
+            line, = ax.plot([t[6] / blocks(n, nb) for t in group], [t[7] for t in group], "o-", markersize=3,
                             label=f"{solver} n = {n}, nb = {nb}")
+            priced = [t for t in group if positive(t[4])]
+            if len(priced) >= 3:
+                rho = spearman([t[7] * t[3] / t[4] for t in priced], [t[7] for t in priced])
+                chosen = min(priced, key=lambda t: t[4])  # the d the model prices fastest
+                agreement.append((solver, n, nb, len(priced), rho, chosen[6], chosen[7] / max(t[7] for t in group)))
+            if priced:
+                ax.plot([t[6] / blocks(n, nb) for t in priced], [t[7] * t[3] / t[4] for t in priced], "--",
+                        color=line.get_color(), label=f"{solver} n = {n}, nb = {nb}, model")
             tuned = db.execute("SELECT cpu_block_columns, gflops FROM best_plans WHERE solver = ? AND target = 'hybrid' "
                                "AND n = ? AND nb = ?", (solver, n, nb)).fetchone()
             if tuned:
                 ax.plot([tuned[0] / blocks(n, nb)], [tuned[1]], "*", markersize=14, color=line.get_color())
         ax.set_xlabel("d / N (share of the block columns on the CPUs; 0: all on the device)")
         ax.set_ylabel("GFlop/s")
-        ax.set_title("hybrid target; star: the tuned plan")
+        ax.set_title("hybrid target: measured (solid), model (dashed); star: the tuned plan")
         ax.legend(fontsize="small")
         fig.tight_layout()
         write_atomically(os.path.join(args.out, "gflops_vs_d.png"), args.db,
@@ -201,6 +240,15 @@ def run():
         lines += ["", f"{unusable} trial(s) with a time that is not a positive number were left out."]
     if errors:
         lines += ["", f"Model: median relative error {100 * statistics.median(errors):.1f} % over {len(errors)} trials."]
+    if agreement:
+        lines += ["", "Hybrid target: the model's ranking of the CPU share d against the measured one (Spearman's "
+                  "rank correlation of predicted and measured GFlop/s over the trials of one curve), and the "
+                  "measured rate at the d the model prices fastest as a share of the best measured.", "",
+                  "| solver | n | nb | trials | Spearman | model's d | measured at model's d / best |",
+                  "|---|---|---|---|---|---|---|"]
+        for solver, n, nb, count, rho, d, share in agreement:
+            lines.append(f"| {solver} | {n} | {nb} | {count} | {'-' if rho is None else f'{rho:.2f}'} | {d} | "
+                         f"{100 * share:.0f} % |")
     if not hybrid:
         lines += ["", "No hybrid trials in this database (no device, or none tuned): no GFlop/s-against-d figure."]
     lines.append("")

@@ -583,6 +583,23 @@ TEST_F(Cli, ReportWritesPlotsAndSummary) {
   EXPECT_NE(summary.find("not a positive number"), std::string::npos) << summary;
 }
 
+// The hybrid target's curve against d, measured and as the model priced each trial, and how the
+// two rank the d values (#13.3).
+TEST_F(Cli, ReportDrawsThePredictedCurveBesideTheMeasuredOne) {
+  ASSERT_EQ(run_hetlu("calibrate --level quick --sizes 160 --solver gepp --target hybrid --backend host " + db(), dir)
+                .exit_code,
+            0);
+  const auto r = run_hetlu("report --out '" + dir.file("report") + "' " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GT(std::filesystem::file_size(dir.file("report/gflops_vs_d.png")), 100u);
+  std::ifstream md(dir.file("report/report.md"));
+  const std::string text((std::istreambuf_iterator<char>(md)), {});
+  EXPECT_NE(text.find("| solver | n | nb | trials | Spearman | model's d | measured at model's d / best |"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("| gepp | 160 |"), std::string::npos) << text;
+}
+
 // A 6 x 6 tridiagonal system whose solution is all ones, solved hybrid on the host backend for
 // every solver and CPU share d, and with the panel on the device.
 TEST_F(Cli, SolveHybridOnTheHostBackend) {
