@@ -5,9 +5,9 @@
 #include <lapacke.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <iostream>
+#include <limits>
 #include <random>
 
 #include "cli/commands.hpp"
@@ -164,9 +164,6 @@ nlohmann::ordered_json sweep_d(Solver solver, int m, int n, int reps, const std:
   options.target = Target::hybrid;
   options.overrides.cpu_block_columns.reset();
   options.overrides.panel_location.reset();
-  Options model_only = options;
-  model_only.use_database = false;
-  const Resolution model = resolve_plan(solver, Precision::double_, m, n, model_only);
   const Resolution chosen = resolve_plan(solver, Precision::double_, m, n, options);
   const bool tuned = chosen.plan.source == PlanSource::tuned;
   // A plan of one panel (the device's LU of the whole matrix) has no block columns to share: the
@@ -178,7 +175,17 @@ nlohmann::ordered_json sweep_d(Solver solver, int m, int n, int reps, const std:
       if (width <= std::min(m, n) / 4) nb = std::max(nb, width);
   }
   const int blocks = block_columns(n, nb);
-  const int model_d = same_cpu_share(model.plan.cpu_block_columns, block_columns(n, model.plan.nb), blocks);
+  options.overrides.nb = nb;
+  // The model's price of a plan of this nb and d: the same model, rates and plan the solver runs.
+  auto predicted_seconds = [&](int d) {
+    options.overrides.cpu_block_columns = d;
+    return resolve_plan(solver, Precision::double_, m, n, options).plan.predicted_seconds;
+  };
+  // The model's d: its least predicted time over every d at this nb.
+  int model_d = -1;
+  double least = std::numeric_limits<double>::infinity();
+  for (int d = 0; d <= blocks; ++d)
+    if (const auto t = predicted_seconds(d); t && *t < least) least = *t, model_d = d;
   const int tuned_d =
       tuned ? same_cpu_share(chosen.plan.cpu_block_columns, block_columns(n, chosen.plan.nb), blocks) : -1;
   const int step = std::max(1, (blocks + 31) / 32);  // at most about 33 points
@@ -188,13 +195,14 @@ nlohmann::ordered_json sweep_d(Solver solver, int m, int n, int reps, const std:
   for (int marked : {model_d, tuned_d})
     if (marked >= 0 && std::find(ds.begin(), ds.end(), marked) == ds.end()) ds.push_back(marked);
   std::sort(ds.begin(), ds.end());
-  options.overrides.nb = nb;
+  std::vector<double> measured_gflops, predicted_gflops_all;  // of the points the model priced
+  double best_gflops = 0, model_d_gflops = 0;
   nlohmann::ordered_json points = nlohmann::ordered_json::array();
   if (!json)
     std::cout << fmt::format(
         "{} {} x {} on the {} backend, nb = {}, N = {} block columns; median of {}\n\n| d | d/N | seconds | GFlop/s | "
         "model: seconds, GFlop/s | accuracy | |\n|---|---|---|---|---|---|---|\n",
-        to_string(solver), m, n, to_string(model.plan.backend), nb, blocks, reps);
+        to_string(solver), m, n, to_string(chosen.plan.backend), nb, blocks, reps);
   const Reference no_reference{Reference::Kind::none, {}};  // the sweep times hetlu alone
   for (int d : ds) {
     options.overrides.cpu_block_columns = d;
@@ -202,7 +210,10 @@ nlohmann::ordered_json sweep_d(Solver solver, int m, int n, int reps, const std:
                                            : bench_getrf(solver, m, n, reps, A, options, no_reference);
     const double gflops = row.flops / row.seconds / 1e9;
     // The model's price of this very plan (its d and nb), beside the measurement.
-    const auto predicted = resolve_plan(solver, Precision::double_, m, n, options).plan.predicted_seconds;
+    const auto predicted = predicted_seconds(d);
+    best_gflops = std::max(best_gflops, gflops);
+    if (d == model_d) model_d_gflops = gflops;
+    if (predicted) measured_gflops.push_back(gflops), predicted_gflops_all.push_back(row.flops / *predicted / 1e9);
     const std::string mark = d == model_d && d == tuned_d ? "model's d, tuned d"
                              : d == model_d               ? "model's d"
                              : d == tuned_d               ? "tuned d"
@@ -224,6 +235,11 @@ nlohmann::ordered_json sweep_d(Solver solver, int m, int n, int reps, const std:
           predicted ? fmt::format("{:.4f} s, {:.2f}", *predicted, row.flops / *predicted / 1e9) : std::string("-"),
           row.accuracy, mark);
   }
+  // How the model's choice fares: the measured rate at its d against the best measured, and how
+  // alike the predicted and measured curves rank the d values (#13.4).
+  const double share_of_best = best_gflops > 0 ? model_d_gflops / best_gflops : 0;
+  const double rank_agreement = detail::spearman(predicted_gflops_all, measured_gflops);
+  auto number_or_null = [](double x) { return std::isfinite(x) ? nlohmann::ordered_json(x) : nullptr; };
   if (json) {
     return nlohmann::ordered_json(
         {{"solver", to_string(solver)},
@@ -231,13 +247,18 @@ nlohmann::ordered_json sweep_d(Solver solver, int m, int n, int reps, const std:
          {"n", n},
          {"nb", nb},
          {"block_columns", blocks},
-         {"backend", to_string(model.plan.backend)},
+         {"backend", to_string(chosen.plan.backend)},
          {"model_d", model_d},
+         {"measured_at_model_d_share_of_best", share_of_best},
+         {"spearman_predicted_measured", number_or_null(rank_agreement)},
          {"tuned_d", tuned ? nlohmann::ordered_json(tuned_d) : nlohmann::ordered_json(nullptr)},
          {"points", points}});
   }
-  std::cout << fmt::format("\nmodel's d = {} ({:.1f} % of the block columns); ", model_d, 100.0 * model_d / blocks)
-            << (tuned ? fmt::format("tuned d = {} ({})\n", tuned_d, chosen.plan.source_detail)
+  std::cout << fmt::format(
+      "\nmodel's d = {} ({:.1f} % of the block columns): measured {:.1f} % of the best d's GFlop/s; predicted and "
+      "measured curves rank the d values with Spearman {:.2f}\n",
+      model_d, 100.0 * model_d / blocks, 100 * share_of_best, rank_agreement);
+  std::cout << (tuned ? fmt::format("tuned d = {} ({})\n", tuned_d, chosen.plan.source_detail)
                       : "tuned d: none (run hetlu calibrate --target hybrid)\n");
   return {};
 }

@@ -167,7 +167,11 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
   for_each_step(m, n, nb, [&](const Step& s) {
     const double dev_gemm = device * efficiency(s.jb, params.device_gemm_half_rate_k);
     if (d == 0) {
-      const double panel = s.panel_flops() / (device * params.device_panel_efficiency);
+      // A GPU's panel is latency-bound, column by column; the host backend's team factors it with
+      // the CPUs' recursive kernel (GEPP's; PRBT's without pivoting) on its own threads.
+      const double panel = rates.device_host_threads > 0 ? cpu_panel_seconds(profile, rates, Solver::gepp, s.rows, s.jb,
+                                                                             rates.device_host_threads, params)
+                                                         : s.panel_flops() / (device * params.device_panel_efficiency);
       const double update = s.update_flops(s.right) / dev_gemm;
       t.device += panel + update;
       t.total += panel + update + params.step_overhead_seconds;
@@ -234,6 +238,7 @@ Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& 
   r.devices_idle = p.gpus.empty() ? 0 : static_cast<int>(p.gpus.size()) - 1;
   if (!p.gpus.empty()) {
     const GpuInfo& g = p.gpus.front();
+    r.device_host_threads = g.host_team_threads;
     const double efficiency = params.device_efficiency, bandwidth_share = params.datasheet_bandwidth_efficiency;
     const double measured = single ? g.sgemm_gflops : g.dgemm_gflops;
     const double peak =
@@ -300,6 +305,7 @@ MachineProfile with_host_backend(const MachineProfile& profile, int team_threads
   const double share = double(team) / cores, kept = double(left) / cores;
   GpuInfo g;
   g.name = "host backend (" + std::to_string(team) + " thread" + (team == 1 ? "" : "s") + ")";
+  g.host_team_threads = team;
   g.dgemm_gflops = p.dgemm_gflops_all_cores * share;
   g.sgemm_gflops = p.sgemm_gflops_all_cores * share;
   g.dgemm_peak_gflops = p.peak_gflops_per_core * team;

@@ -36,6 +36,7 @@ struct Rates {
   int devices_idle = 0;
   RateUsed device;              // its GEMM (g2); 0 without a device
   RateUsed device_lu;           // the vendor's LU of a resident matrix on it
+  int device_host_threads = 0;  // the host backend's team (its panels priced as CPU panels); 0: a GPU
   BandwidthUsed link;           // host <-> device, the slowest direction; 0 without a device
   double link_latency_us = 0;   // the slower direction
   BandwidthUsed device_memory;  // bytes read + written; 0 without a device

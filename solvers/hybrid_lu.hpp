@@ -18,6 +18,14 @@
 // panel (Backend::getrf_panel) and updates the rest; the factors come back at the end. This is the
 // plan for a device so much faster than the CPUs that a CPU panel would stall it.
 //
+// The host backend is a device made of this machine's cores. The cores are partitioned, never
+// shared: its team has host_backend_threads() of them and the CPUs' side the rest (on two cores, one
+// each), and the CPUs' side runs its BLAS on exactly its share for the whole factorization
+// (CpuThreads). Sharing them instead (the CPUs' BLAS on every core beside the team) ran three
+// threads on two cores and measured slower at every d than the CPUs alone, a contention no model
+// term prices; with a partition the host backend behaves as a separate, slower device, and the
+// model (model::with_host_backend) prices the two shares as what they are.
+//
 // A caller that solves on the device (PRBT) asks for the factors to stay there
 // (leave_factors_on_device): each finished block column then goes up whole, its U rows included,
 // the last d at the end, and with d = 0 nothing comes back.
@@ -35,6 +43,19 @@
 #include "solvers/gepp_kernels.hpp"
 
 namespace hetlu::variants {
+
+// The calling thread's OpenMP thread count set to `threads` while this lives, then restored:
+// OpenBLAS's OpenMP build sizes each call made outside a parallel region by omp_get_max_threads().
+class CpuThreads {
+ public:
+  explicit CpuThreads(int threads) : saved_(omp_get_max_threads()) { omp_set_num_threads(std::max(1, threads)); }
+  ~CpuThreads() { omp_set_num_threads(saved_); }
+  CpuThreads(const CpuThreads&) = delete;
+  CpuThreads& operator=(const CpuThreads&) = delete;
+
+ private:
+  int saved_;
+};
 
 // PanelFactor: as for BlockedLu, int(int rows, int width, T* A, int lda, int* ipiv); a panel
 // without pivoting writes the identity. `pivoting` tells the device panel (Backend::getrf_panel).
@@ -137,6 +158,7 @@ class HybridLu {
     // The host backend's team runs on this machine's cores too: the CPUs' side keeps the rest.
     const int cpu_threads =
         std::max(1, omp_get_max_threads() - (dev_.kind() == BackendKind::host ? backends::host_backend_threads() : 0));
+    const CpuThreads cpu_share(cpu_threads);
     int info = factor_host_panel(0);
     for (int K = 0; K < panels_; ++K) {
       const int j = K * nb_, jb = panel_width(K);

@@ -290,6 +290,10 @@ struct GpuInfo {
   double sgemm_peak_gflops = 0;
   double peak_memory_bandwidth_gbs = 0;  // bytes read + written
   double peak_link_gbs = 0;              // PCIe, one direction, before protocol overhead
+
+  // The host backend standing in for a device (model::with_host_backend): its team's threads, whose
+  // panels run as the CPUs' do; 0 for a GPU.
+  int host_team_threads = 0;
 };
 
 // Measured rate of a panel factorization kernel: GEPP (recursive) or TSLU (tournament).

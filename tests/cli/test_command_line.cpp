@@ -667,6 +667,19 @@ TEST_F(Cli, BenchSweepsTheCpuShare) {
   }
   EXPECT_EQ(marked, 1);
   EXPECT_GE(predicted.size(), 5u);
+  // The model's d is its least predicted time among the swept d; its measured rate is a share of
+  // the best measured one, and the curves' rank agreement is a correlation (speed is not asserted).
+  double least = 1e300;
+  int argmin = -1;
+  for (const auto& p : j["points"])
+    if (p["predicted_seconds"].get<double>() < least) least = p["predicted_seconds"], argmin = p["d"];
+  EXPECT_EQ(j["model_d"], argmin);
+  const double share = j["measured_at_model_d_share_of_best"];
+  EXPECT_GT(share, 0);
+  EXPECT_LE(share, 1);
+  ASSERT_TRUE(j["spearman_predicted_measured"].is_number()) << j.dump();
+  EXPECT_GE(j["spearman_predicted_measured"].get<double>(), -1);
+  EXPECT_LE(j["spearman_predicted_measured"].get<double>(), 1);
 }
 
 TEST_F(Cli, ACalibrationWhoseTrialsAllFailExitsNonZeroAndTheNextInMoreMemoryMeasuresThem) {

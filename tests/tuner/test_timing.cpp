@@ -2,8 +2,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <thread>
 
+#include "hetlu/detail/statistics.hpp"
 #include "hetlu/types.hpp"
 #include "tuner/timing.hpp"
 
@@ -78,4 +80,16 @@ TEST(MeasurementTurn, MeasurementsTakeTurnsAndWaitingCanBeStopped) {
   EXPECT_THROW(tuner::MeasurementTurn([&] { return ++polls > 3; }), Interrupted);
   release = true;
   holder.join();
+}
+
+// The rank statistics bench --sweep-d reports (#13.4): ties share their average rank.
+TEST(Statistics, RanksAndSpearman) {
+  EXPECT_EQ(detail::ranks({3, 1, 2}), (std::vector<double>{3, 1, 2}));
+  EXPECT_EQ(detail::ranks({5, 1, 5, 0}), (std::vector<double>{3.5, 2, 3.5, 1}));
+  EXPECT_DOUBLE_EQ(detail::spearman({1, 2, 3, 4}, {10, 20, 30, 45}), 1.0);
+  EXPECT_DOUBLE_EQ(detail::spearman({1, 2, 3, 4}, {4, 3, 2, 1}), -1.0);
+  EXPECT_NEAR(detail::spearman({1, 2, 3, 4, 5}, {2, 1, 4, 3, 5}), 0.8, 1e-12);  // 1 - 6*4/(5*24)
+  EXPECT_TRUE(std::isnan(detail::spearman({1, 1, 1}, {1, 2, 3})));              // no spread
+  EXPECT_TRUE(std::isnan(detail::spearman({1, 2}, {1, 2, 3})));
+  EXPECT_DOUBLE_EQ(detail::median({4, 1, 3, 2}), 2.5);  // the lower and upper middle's mean
 }

@@ -26,4 +26,34 @@ inline double relative_spread(const std::vector<double>& v) {
   return median(deviations) / std::abs(m);
 }
 
+// 1-based ranks of v, ties given their average rank.
+inline std::vector<double> ranks(const std::vector<double>& v) {
+  std::vector<size_t> order(v.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return v[a] < v[b]; });
+  std::vector<double> r(v.size());
+  for (size_t i = 0; i < order.size();) {
+    size_t j = i;
+    while (j + 1 < order.size() && v[order[j + 1]] == v[order[i]]) ++j;
+    for (size_t k = i; k <= j; ++k) r[order[k]] = (double(i) + double(j)) / 2 + 1;
+    i = j + 1;
+  }
+  return r;
+}
+
+// Spearman's rank correlation of x and y (Pearson's of their ranks); NaN where either has no spread
+// or the sizes differ.
+inline double spearman(const std::vector<double>& x, const std::vector<double>& y) {
+  if (x.size() != y.size() || x.size() < 2) return std::nan("");
+  const auto rx = ranks(x), ry = ranks(y);
+  const double mean = (double(x.size()) + 1) / 2;
+  double sxy = 0, sxx = 0, syy = 0;
+  for (size_t i = 0; i < rx.size(); ++i) {
+    sxy += (rx[i] - mean) * (ry[i] - mean);
+    sxx += (rx[i] - mean) * (rx[i] - mean);
+    syy += (ry[i] - mean) * (ry[i] - mean);
+  }
+  return sxx > 0 && syy > 0 ? sxy / std::sqrt(sxx * syy) : std::nan("");
+}
+
 }  // namespace hetlu::detail
