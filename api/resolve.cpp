@@ -194,7 +194,7 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
   }
   if (!plan) {
     plan = Plan{};
-    plan->cpu_block_columns = 1;  // hybrid: the paper's schedule, the CPUs factor the panels
+    if (target == Target::hybrid) plan->cpu_block_columns = 1;  // the paper's schedule: the CPUs factor panels
     plan->source = PlanSource::default_;
     plan->source_detail = "built-in default (not tuned: " + why_not_tuned + "; no model: " + why_not_model + ")";
   }

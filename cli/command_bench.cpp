@@ -62,8 +62,9 @@ Reference reference_for(const Options& options, int m, int n, int reps, const st
   return {Reference::Kind::vendor, backends::time_vendor_lu(m, n, A.data(), m, 1, reps)};
 }
 
+// warmups untimed runs of each side first (the sweep's later rounds need none).
 Row bench_getrf(Solver solver, int m, int n, int reps, const std::vector<double>& A, const Options& options,
-                const Reference& reference) {
+                const Reference& reference, int warmups = 1) {
   Row row;
   row.solver = solver;
   row.plan = resolve_plan(solver, Precision::double_, m, n, options).plan;
@@ -71,17 +72,18 @@ Row bench_getrf(Solver solver, int m, int n, int reps, const std::vector<double>
   std::vector<int> ipiv(std::max(1, std::min(m, n)));
   std::vector<lapack_int> lapack_ipiv(ipiv.size());
   std::vector<double> a, b;
-  for (int r = 0; r <= reps; ++r) {  // r = 0 warms both up
+  for (int r = 0; r < warmups + reps; ++r) {
+    const bool timed = r >= warmups;
     std::copy(A.begin(), A.end(), ours.begin());
     const double t_ours = detail::seconds_of([&] { solvers::getrf(row.plan, m, n, ours.data(), m, ipiv.data()); });
     if (!reference.alternates()) {
-      if (r > 0) a.push_back(t_ours);
+      if (timed) a.push_back(t_ours);
       continue;
     }
     std::copy(A.begin(), A.end(), theirs.begin());
     const double t_theirs =
         detail::seconds_of([&] { LAPACKE_dgetrf(LAPACK_COL_MAJOR, m, n, theirs.data(), m, lapack_ipiv.data()); });
-    if (r > 0) a.push_back(t_ours), b.push_back(t_theirs);
+    if (timed) a.push_back(t_ours), b.push_back(t_theirs);
   }
   row.seconds = detail::median(a);
   row.flops = model::getrf_flops(m, n);
@@ -106,7 +108,7 @@ Row bench_getrf(Solver solver, int m, int n, int reps, const std::vector<double>
 }
 
 Row bench_gesv(Solver solver, int n, int reps, const std::vector<double>& A, const std::vector<double>& b,
-               const Options& options, const Reference& reference) {
+               const Options& options, const Reference& reference, int warmups = 1) {
   Row row;
   row.solver = solver;
   row.plan = resolve_plan(solver, Precision::double_, n, n, options).plan;
@@ -115,21 +117,22 @@ Row bench_gesv(Solver solver, int n, int reps, const std::vector<double>& A, con
   std::vector<lapack_int> lapack_ipiv(ipiv.size());
   std::vector<double> ta, tb;
   SolveDetails details;
-  for (int r = 0; r <= reps; ++r) {
+  for (int r = 0; r < warmups + reps; ++r) {
+    const bool timed = r >= warmups;
     std::copy(A.begin(), A.end(), ours.begin());
     std::copy(b.begin(), b.end(), x.begin());
     details = {};
     const double t_ours = detail::seconds_of(
         [&] { solvers::gesv(row.plan, n, 1, ours.data(), n, ipiv.data(), x.data(), n, InputCheck::finite, &details); });
     if (!reference.alternates()) {
-      if (r > 0) ta.push_back(t_ours);
+      if (timed) ta.push_back(t_ours);
       continue;
     }
     std::copy(A.begin(), A.end(), theirs.begin());
     std::copy(b.begin(), b.end(), y.begin());
     const double t_theirs = detail::seconds_of(
         [&] { LAPACKE_dgesv(LAPACK_COL_MAJOR, n, 1, theirs.data(), n, lapack_ipiv.data(), y.data(), n); });
-    if (r > 0) ta.push_back(t_ours), tb.push_back(t_theirs);
+    if (timed) ta.push_back(t_ours), tb.push_back(t_theirs);
   }
   row.seconds = detail::median(ta);
   if (!reference.alternates()) {
@@ -200,14 +203,27 @@ nlohmann::ordered_json sweep_d(Solver solver, int m, int n, int reps, const std:
   nlohmann::ordered_json points = nlohmann::ordered_json::array();
   if (!json)
     std::cout << fmt::format(
-        "{} {} x {} on the {} backend, nb = {}, N = {} block columns; median of {}\n\n| d | d/N | seconds | GFlop/s | "
+        "{} {} x {} on the {} backend, nb = {}, N = {} block columns; median of {} rounds, each timing every d "
+        "once\n\n| d | d/N | seconds | GFlop/s | "
         "model: seconds, GFlop/s | accuracy | |\n|---|---|---|---|---|---|---|\n",
         to_string(solver), m, n, to_string(chosen.plan.backend), nb, blocks, reps);
   const Reference no_reference{Reference::Kind::none, {}};  // the sweep times hetlu alone
-  for (int d : ds) {
-    options.overrides.cpu_block_columns = d;
-    const Row row = solver == Solver::prbt ? bench_gesv(solver, n, reps, A, b, options, no_reference)
-                                           : bench_getrf(solver, m, n, reps, A, options, no_reference);
+  // Round-robin: each round times every d once, so that a shared machine's drift over the minutes
+  // a sweep takes hits every d alike instead of the d values timed while it lasted.
+  std::vector<Row> rows(ds.size());
+  std::vector<std::vector<double>> seconds(ds.size());
+  for (int round = 0; round < reps; ++round)
+    for (size_t i = 0; i < ds.size(); ++i) {
+      options.overrides.cpu_block_columns = ds[i];
+      const int warmups = round == 0 ? 1 : 0;
+      rows[i] = solver == Solver::prbt ? bench_gesv(solver, n, 1, A, b, options, no_reference, warmups)
+                                       : bench_getrf(solver, m, n, 1, A, options, no_reference, warmups);
+      seconds[i].push_back(rows[i].seconds);
+    }
+  for (size_t i = 0; i < ds.size(); ++i) {
+    const int d = ds[i];
+    Row& row = rows[i];
+    row.seconds = detail::median(seconds[i]);
     const double gflops = row.flops / row.seconds / 1e9;
     // The model's price of this very plan (its d and nb), beside the measurement.
     const auto predicted = predicted_seconds(d);
@@ -237,7 +253,8 @@ nlohmann::ordered_json sweep_d(Solver solver, int m, int n, int reps, const std:
   }
   // How the model's choice fares: the measured rate at its d against the best measured, and how
   // alike the predicted and measured curves rank the d values (#13.4).
-  const double share_of_best = best_gflops > 0 ? model_d_gflops / best_gflops : 0;
+  // No d priced (no rate to predict from): no model's d, no share.
+  const double share_of_best = model_d >= 0 && best_gflops > 0 ? model_d_gflops / best_gflops : std::nan("");
   const double rank_agreement = detail::spearman(predicted_gflops_all, measured_gflops);
   auto number_or_null = [](double x) { return std::isfinite(x) ? nlohmann::ordered_json(x) : nullptr; };
   if (json) {
@@ -248,16 +265,19 @@ nlohmann::ordered_json sweep_d(Solver solver, int m, int n, int reps, const std:
          {"nb", nb},
          {"block_columns", blocks},
          {"backend", to_string(chosen.plan.backend)},
-         {"model_d", model_d},
-         {"measured_at_model_d_share_of_best", share_of_best},
+         {"model_d", model_d >= 0 ? nlohmann::ordered_json(model_d) : nlohmann::ordered_json(nullptr)},
+         {"measured_at_model_d_share_of_best", number_or_null(share_of_best)},
          {"spearman_predicted_measured", number_or_null(rank_agreement)},
          {"tuned_d", tuned ? nlohmann::ordered_json(tuned_d) : nlohmann::ordered_json(nullptr)},
          {"points", points}});
   }
-  std::cout << fmt::format(
-      "\nmodel's d = {} ({:.1f} % of the block columns): measured {:.1f} % of the best d's GFlop/s; predicted and "
-      "measured curves rank the d values with Spearman {:.2f}\n",
-      model_d, 100.0 * model_d / blocks, 100 * share_of_best, rank_agreement);
+  if (model_d < 0)
+    std::cout << "\nthe model priced no d (no rate to predict from)\n";
+  else
+    std::cout << fmt::format(
+        "\nmodel's d = {} ({:.1f} % of the block columns): measured {:.1f} % of the best d's GFlop/s; predicted and "
+        "measured curves rank the d values with Spearman {:.2f}\n",
+        model_d, 100.0 * model_d / blocks, 100 * share_of_best, rank_agreement);
   std::cout << (tuned ? fmt::format("tuned d = {} ({})\n", tuned_d, chosen.plan.source_detail)
                       : "tuned d: none (run hetlu calibrate --target hybrid)\n");
   return {};

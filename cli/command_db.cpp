@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 
 #include "cli/commands.hpp"
 #include "cli/matrix_market.hpp"
@@ -30,6 +31,7 @@ void show_accuracy(const std::vector<db::BestPlan>& plans, bool json, const std:
                     {"solver", to_string(b.plan.solver)},
                     {"precision", to_string(b.plan.precision)},
                     {"target", to_string(b.plan.target)},
+                    {"backend", b.plan.target == Target::hybrid ? to_string(b.plan.backend) : ""},
                     {"m", b.m},
                     {"n", b.n},
                     {"nb", b.plan.nb},
@@ -38,10 +40,24 @@ void show_accuracy(const std::vector<db::BestPlan>& plans, bool json, const std:
                     {"relative_error", error}});
   }
   const double median = detail::median(errors);
+  // The median per solver and target: the model's accuracy for each, which one median hides.
+  std::map<std::pair<std::string, std::string>, std::vector<double>> grouped;
+  for (const auto& r : rows)
+    grouped[{r["solver"].get<std::string>(),
+             r["target"].get<std::string>() +
+                 (r["backend"].get<std::string>().empty() ? "" : " (" + r["backend"].get<std::string>() + " backend)")}]
+        .push_back(r["relative_error"]);
+  nlohmann::ordered_json by_solver = nlohmann::ordered_json::array();
+  for (const auto& [key, group] : grouped)
+    by_solver.push_back({{"solver", key.first},
+                         {"target", key.second},
+                         {"entries", group.size()},
+                         {"median_relative_error", detail::median(group)}});
   if (json) {
     print_json(
         {{"database", path},
          {"entries", rows},
+         {"by_solver_and_target", by_solver},
          {"median_relative_error", errors.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(median)}});
     return;
   }
@@ -49,13 +65,17 @@ void show_accuracy(const std::vector<db::BestPlan>& plans, bool json, const std:
     std::cout << "no tuned entry with a prediction in " << path << " (run 'hetlu calibrate')\n";
     return;
   }
-  std::cout << fmt::format("{:>6} {:>6} {:>6} {:>5} {:>12} {:>12} {:>8}\n", "solver", "m", "n", "nb", "predicted s",
-                           "measured s", "error");
+  std::cout << fmt::format("{:>6} {:>6} {:>6} {:>6} {:>5} {:>12} {:>12} {:>8}\n", "solver", "target", "m", "n", "nb",
+                           "predicted s", "measured s", "error");
   for (const auto& r : rows)
-    std::cout << fmt::format("{:>6} {:>6} {:>6} {:>5} {:>12.4f} {:>12.4f} {:>7.1f}%\n", r["solver"].get<std::string>(),
-                             r["m"].get<int>(), r["n"].get<int>(), r["nb"].get<int>(),
-                             r["predicted_seconds"].get<double>(), r["measured_seconds"].get<double>(),
-                             100 * r["relative_error"].get<double>());
+    std::cout << fmt::format("{:>6} {:>6} {:>6} {:>6} {:>5} {:>12.4f} {:>12.4f} {:>7.1f}%\n",
+                             r["solver"].get<std::string>(), r["target"].get<std::string>(), r["m"].get<int>(),
+                             r["n"].get<int>(), r["nb"].get<int>(), r["predicted_seconds"].get<double>(),
+                             r["measured_seconds"].get<double>(), 100 * r["relative_error"].get<double>());
+  for (const auto& g : by_solver)
+    std::cout << fmt::format("median relative error of {} on the {} target: {:.1f} % over {} entries\n",
+                             g["solver"].get<std::string>(), g["target"].get<std::string>(),
+                             100 * g["median_relative_error"].get<double>(), g["entries"].get<size_t>());
   std::cout << fmt::format("median relative error {:.1f} % over {} entries\n", 100 * median, errors.size());
 }
 

@@ -100,7 +100,8 @@ def run():
             "SELECT machine_id, solver, precision, target, m, n, nb, gflops, median_s, predicted_s, level "
             "FROM best_plans ORDER BY solver, n").fetchall()
         trials = db.execute(
-            "SELECT solver, n, nb, median_s, predicted_s, target, cpu_block_columns, gflops FROM trials "
+            "SELECT solver, n, nb, median_s, predicted_s, target, cpu_block_columns, gflops, backend, precision, m, "
+            "machine_id FROM trials "
             "WHERE status != 'failed' AND median_s IS NOT NULL").fetchall()
         failed = db.execute(
             "SELECT solver, n, count(*), min(error) FROM trials WHERE status = 'failed' "
@@ -183,23 +184,29 @@ def run():
         # predicted s.
         fig, ax = plt.subplots(figsize=(7, 4.5))
         blocks = lambda n, nb: -(-n // nb)
-        for solver, n, nb in sorted({(t[0], t[1], t[2]) for t in hybrid}):
-            group = sorted((t for t in hybrid if (t[0], t[1], t[2]) == (solver, n, nb) and positive(t[7])),
-                           key=lambda t: t[6])
+        # A curve is one problem on one device of one machine: trials differing in anything but d
+        # (backend, precision, m, machine) are never ranked together.
+        curve = lambda t: (t[11], t[0], t[9], t[8], t[10], t[1], t[2])
+        for key in sorted({curve(t) for t in hybrid}, key=str):
+            _, solver, precision, backend, m, n, nb = key
+            group = sorted((t for t in hybrid if curve(t) == key and positive(t[7])), key=lambda t: t[6])
             if not group:
                 continue
+            shape = f"n = {n}" if m == n else f"{m} x {n}"
             line, = ax.plot([t[6] / blocks(n, nb) for t in group], [t[7] for t in group], "o-", markersize=3,
-                            label=f"{solver} n = {n}, nb = {nb}")
+                            label=f"{solver} {shape}, nb = {nb}, {backend}")
             priced = [t for t in group if positive(t[4])]
             if len(priced) >= 3:
-                rho = spearman([t[7] * t[3] / t[4] for t in priced], [t[7] for t in priced])
+                rho = spearman([-t[4] for t in priced], [t[7] for t in priced])  # least time ranks first
                 chosen = min(priced, key=lambda t: t[4])  # the d the model prices fastest
-                agreement.append((solver, n, nb, len(priced), rho, chosen[6], chosen[7] / max(t[7] for t in group)))
+                agreement.append((solver, backend, f"{m} x {n}", nb, len(priced), rho, chosen[6],
+                                  chosen[7] / max(t[7] for t in group)))
             if priced:
                 ax.plot([t[6] / blocks(n, nb) for t in priced], [t[7] * t[3] / t[4] for t in priced], "--",
-                        color=line.get_color(), label=f"{solver} n = {n}, nb = {nb}, model")
-            tuned = db.execute("SELECT cpu_block_columns, gflops FROM best_plans WHERE solver = ? AND target = 'hybrid' "
-                               "AND n = ? AND nb = ?", (solver, n, nb)).fetchone()
+                        color=line.get_color(), label=f"{solver} {shape}, nb = {nb}, {backend}, model")
+            tuned = db.execute("SELECT cpu_block_columns, gflops FROM best_plans WHERE machine_id = ? AND solver = ? "
+                               "AND precision = ? AND target = 'hybrid' AND backend = ? AND m = ? AND n = ? AND nb = ?",
+                               (key[0], solver, precision, backend, m, n, nb)).fetchone()
             if tuned:
                 ax.plot([tuned[0] / blocks(n, nb)], [tuned[1]], "*", markersize=14, color=line.get_color())
         ax.set_xlabel("d / N (share of the block columns on the CPUs; 0: all on the device)")
@@ -244,10 +251,10 @@ def run():
         lines += ["", "Hybrid target: the model's ranking of the CPU share d against the measured one (Spearman's "
                   "rank correlation of predicted and measured GFlop/s over the trials of one curve), and the "
                   "measured rate at the d the model prices fastest as a share of the best measured.", "",
-                  "| solver | n | nb | trials | Spearman | model's d | measured at model's d / best |",
-                  "|---|---|---|---|---|---|---|"]
-        for solver, n, nb, count, rho, d, share in agreement:
-            lines.append(f"| {solver} | {n} | {nb} | {count} | {'-' if rho is None else f'{rho:.2f}'} | {d} | "
+                  "| solver | backend | m x n | nb | trials | Spearman | model's d | measured at model's d / best |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for solver, backend, shape, nb, count, rho, d, share in agreement:
+            lines.append(f"| {solver} | {backend} | {shape} | {nb} | {count} | {'-' if rho is None else f'{rho:.2f}'} | {d} | "
                          f"{100 * share:.0f} % |")
     if not hybrid:
         lines += ["", "No hybrid trials in this database (no device, or none tuned): no GFlop/s-against-d figure."]

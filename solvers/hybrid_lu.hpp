@@ -36,6 +36,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <optional>
 #include <vector>
 
 #include "solvers/backend.hpp"
@@ -158,7 +159,13 @@ class HybridLu {
     // The host backend's team runs on this machine's cores too: the CPUs' side keeps the rest.
     const int cpu_threads =
         std::max(1, omp_get_max_threads() - (dev_.kind() == BackendKind::host ? backends::host_backend_threads() : 0));
-    const CpuThreads cpu_share(cpu_threads);
+    // One thread left: its BLAS runs single-threaded for the whole factorization. With more, the
+    // CPUs' BLAS calls run inside their parallel region (single-threaded per thread) but for a few
+    // (the first panel, the last update), which keep the process's count: OpenBLAS's OpenMP build
+    // holds one count for the process and frees per-thread buffers when a call changes it, which a
+    // concurrent solve in another thread may be using. A count of one never changes it.
+    std::optional<CpuThreads> cpu_share;
+    if (cpu_threads == 1) cpu_share.emplace(1);
     int info = factor_host_panel(0);
     for (int K = 0; K < panels_; ++K) {
       const int j = K * nb_, jb = panel_width(K);

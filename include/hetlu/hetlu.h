@@ -33,14 +33,15 @@ typedef struct hetlu_options {
 typedef struct hetlu_plan {
   hetlu_solver solver;
   int nb, ib, cpu_block_columns, panel_threads, lookahead;
-  char precision[8];        /* "double" or "single" */
-  char target[8];           /* "cpu" or "hybrid" */
-  char backend[8];          /* hybrid: "cuda" or "host" */
-  char panel_location[8];   /* "cpu", or "device" when cpu_block_columns = 0 on the hybrid target */
-  char refinement[8];       /* "none" or "working" */
   char source[16];          /* "override", "tuned", "model" or "default" */
   char source_detail[256];  /* e.g. "tuned at m=2000, n=2000 (exact, level quick)" */
   double predicted_seconds; /* the model's prediction; < 0 when there is none */
+  /* Added after the fields above, which keep their offsets. */
+  char precision[8];      /* "double" or "single" */
+  char target[8];         /* "cpu" or "hybrid" */
+  char backend[8];        /* hybrid: "cuda" or "host" */
+  char panel_location[8]; /* "cpu", or "device" when cpu_block_columns = 0 on the hybrid target */
+  char refinement[8];     /* "none" or "working" */
 } hetlu_plan;
 
 typedef struct hetlu_report {

@@ -325,8 +325,13 @@ TEST_F(Cli, AccuracyComparesPredictedAndMeasured) {
     EXPECT_GT(e["measured_seconds"].get<double>(), 0);
   }
   EXPECT_TRUE(j["median_relative_error"].is_number());
+  // One median per solver and target (#13.6): GEPP on the CPUs here, both entries.
+  ASSERT_EQ(j["by_solver_and_target"].size(), 1u) << j.dump();
+  EXPECT_EQ(j["by_solver_and_target"][0]["solver"], "gepp");
+  EXPECT_EQ(j["by_solver_and_target"][0]["target"], "cpu");
+  EXPECT_EQ(j["by_solver_and_target"][0]["entries"], 2);
   r = run_hetlu("db show --accuracy " + db(), dir);
-  EXPECT_NE(r.out.find("median relative error"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("median relative error of gepp on the cpu target"), std::string::npos) << r.out;
 }
 
 TEST_F(Cli, EverySolverSolvesAndReports) {
@@ -594,10 +599,11 @@ TEST_F(Cli, ReportDrawsThePredictedCurveBesideTheMeasuredOne) {
   EXPECT_GT(std::filesystem::file_size(dir.file("report/gflops_vs_d.png")), 100u);
   std::ifstream md(dir.file("report/report.md"));
   const std::string text((std::istreambuf_iterator<char>(md)), {});
-  EXPECT_NE(text.find("| solver | n | nb | trials | Spearman | model's d | measured at model's d / best |"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("| solver | backend | m x n | nb | trials | Spearman | model's d | measured at model's d / best |"),
+      std::string::npos)
       << text;
-  EXPECT_NE(text.find("| gepp | 160 |"), std::string::npos) << text;
+  EXPECT_NE(text.find("| gepp | host | 160 x 160 |"), std::string::npos) << text;
 }
 
 // A 6 x 6 tridiagonal system whose solution is all ones, solved hybrid on the host backend for

@@ -91,5 +91,6 @@ TEST(Statistics, RanksAndSpearman) {
   EXPECT_NEAR(detail::spearman({1, 2, 3, 4, 5}, {2, 1, 4, 3, 5}), 0.8, 1e-12);  // 1 - 6*4/(5*24)
   EXPECT_TRUE(std::isnan(detail::spearman({1, 1, 1}, {1, 2, 3})));              // no spread
   EXPECT_TRUE(std::isnan(detail::spearman({1, 2}, {1, 2, 3})));
-  EXPECT_DOUBLE_EQ(detail::median({4, 1, 3, 2}), 2.5);  // the lower and upper middle's mean
+  EXPECT_DOUBLE_EQ(detail::spearman({1, std::nan(""), 3, 4}, {1, 2, 3, 5}), 1.0);  // the NaN pair left out
+  EXPECT_DOUBLE_EQ(detail::median({4, 1, 3, 2}), 2.5);                             // the lower and upper middle's mean
 }

@@ -41,10 +41,14 @@ inline std::vector<double> ranks(const std::vector<double>& v) {
   return r;
 }
 
-// Spearman's rank correlation of x and y (Pearson's of their ranks); NaN where either has no spread
-// or the sizes differ.
-inline double spearman(const std::vector<double>& x, const std::vector<double>& y) {
-  if (x.size() != y.size() || x.size() < 2) return std::nan("");
+// Spearman's rank correlation of x and y (Pearson's of their ranks) over the pairs where both are
+// finite; NaN where the sizes differ, fewer than two pairs remain or either side has no spread.
+inline double spearman(const std::vector<double>& x_all, const std::vector<double>& y_all) {
+  if (x_all.size() != y_all.size()) return std::nan("");
+  std::vector<double> x, y;
+  for (size_t i = 0; i < x_all.size(); ++i)
+    if (std::isfinite(x_all[i]) && std::isfinite(y_all[i])) x.push_back(x_all[i]), y.push_back(y_all[i]);
+  if (x.size() < 2) return std::nan("");
   const auto rx = ranks(x), ry = ranks(y);
   const double mean = (double(x.size()) + 1) / 2;
   double sxy = 0, sxx = 0, syy = 0;
