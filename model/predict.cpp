@@ -163,9 +163,13 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
     return t;
   }
   const int panel_threads = solver == Solver::calu ? plan.panel_threads : rates.cores;
+  // The host backend's team runs the CPUs' GEMM, thin updates included: the CPUs' half-rate k, not
+  // a GPU's (128 put the team's nb = 32 updates at a fifth of its rate, 1.5-4x the measured time).
+  const double device_half_rate_k =
+      rates.device_host_threads > 0 ? params.gemm_half_rate_k : params.device_gemm_half_rate_k;
   int K = 0;
   for_each_step(m, n, nb, [&](const Step& s) {
-    const double dev_gemm = device * efficiency(s.jb, params.device_gemm_half_rate_k);
+    const double dev_gemm = device * efficiency(s.jb, device_half_rate_k);
     if (d == 0) {
       // A GPU's panel is latency-bound, column by column; the host backend's team factors it with
       // the CPUs' recursive kernel (GEPP's; PRBT's without pivoting) on its own threads.

@@ -247,3 +247,24 @@ TEST(Predict, TheLargestSizesTerminate) {
       EXPECT_TRUE(std::isfinite(s) && s > 0) << to_string(solver) << " " << to_string(target);
     }
 }
+
+// The host backend's team is CPU cores: its thin updates run at the CPUs' half-rate k, and its own
+// panel (d = 0) is priced as a CPU panel; a GPU's device_gemm_half_rate_k does not apply to it.
+TEST(Predict, TheHostBackendIsPricedAsCpuCores) {
+  const model::Problem problem{Solver::gepp, Precision::double_, Target::hybrid, 2000, 2000};
+  Plan plan;
+  plan.target = Target::hybrid;
+  plan.nb = 32;
+  model::ModelParams gpu_like, wider;
+  wider.device_gemm_half_rate_k *= 4;
+  for (int d : {0, 8}) {
+    plan.cpu_block_columns = d;
+    const auto host = model::with_host_backend(machine(4, 20), 2);
+    EXPECT_DOUBLE_EQ(model::predict_seconds(host, problem, plan, gpu_like),
+                     model::predict_seconds(host, problem, plan, wider))
+        << d;
+    const auto gpu = machine(4, 20, 200);
+    EXPECT_LT(model::predict_seconds(gpu, problem, plan, gpu_like), model::predict_seconds(gpu, problem, plan, wider))
+        << d;
+  }
+}
