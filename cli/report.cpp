@@ -41,6 +41,8 @@ nlohmann::ordered_json to_json(const MachineProfile& p) {
   for (const auto& r : p.panel_rates)
     panels.push_back(
         {{"kind", r.kind}, {"rows", r.rows}, {"width", r.width}, {"threads", r.threads}, {"gflops", r.gflops}});
+  nlohmann::ordered_json passes = nlohmann::ordered_json::array();
+  for (const auto& c : p.pass_costs) passes.push_back({{"kind", c.kind}, {"n", c.n}, {"ns_per_entry", c.ns_per_entry}});
   nlohmann::ordered_json measurements = nlohmann::ordered_json::array();
   for (const auto& m : p.measurements)
     measurements.push_back(
@@ -65,6 +67,7 @@ nlohmann::ordered_json to_json(const MachineProfile& p) {
           {"sgemm_gflops_all_cores", p.sgemm_gflops_all_cores},
           {"memory_bandwidth_gbs", p.memory_bandwidth_gbs},
           {"panel_rates", panels},
+          {"pass_costs", passes},
           {"gpus", gpus},
           {"measurements", measurements}};
 }
@@ -91,6 +94,8 @@ std::string describe(const MachineProfile& p) {
     for (const auto& r : p.panel_rates)
       text += fmt::format("panel      {} {} x {} on {} thread(s): {:.1f} GFlop/s\n", r.kind, r.rows, r.width, r.threads,
                           r.gflops);
+    for (const auto& c : p.pass_costs)
+      text += fmt::format("pass       {} at n = {}: {:.2f} ns per entry\n", c.kind, c.n, c.ns_per_entry);
     double worst = 0;
     for (const auto& m : p.measurements) worst = std::max(worst, m.spread);
     text += fmt::format("spread     {} probes, largest MAD/median {:.1f} %\n", p.measurements.size(), 100 * worst);

@@ -113,6 +113,7 @@ bool load_probe_rates(Database& db, std::int64_t machine_id, MachineProfile& pro
   MachineProfile loaded = profile;
   loaded.measurements.clear();
   loaded.panel_rates.clear();
+  loaded.pass_costs.clear();
   bool found = false;
   while (s.step()) {
     ProbeMeasurement m{s.column_text(0), s.column_double(1), s.column_double(4), s.column_text(2), s.column_text(3)};
@@ -125,9 +126,11 @@ bool load_probe_rates(Database& db, std::int64_t machine_id, MachineProfile& pro
     if (m.name == "sgemm_one_core") keep_max(loaded.sgemm_gflops_one_core);
     if (m.name == "sgemm_all_cores") keep_max(loaded.sgemm_gflops_all_cores);
     if (m.name == "triad_bandwidth") loaded.memory_bandwidth_gbs = m.median;
-    if (m.name == "panel_gepp" || m.name == "panel_tslu")
+    if (m.name == "panel_gepp" || m.name == "panel_tslu" || m.name == "panel_tslu_leaf")
       loaded.panel_rates.push_back({m.name.substr(6), detail_int(m.detail, "rows"), detail_int(m.detail, "width"),
                                     detail_int(m.detail, "threads"), m.median});
+    if (m.name.rfind("pass_", 0) == 0 && m.median > 0)
+      loaded.pass_costs.push_back({m.name.substr(5), detail_int(m.detail, "n"), 1 / m.median});
     const int gpu = detail_int(m.detail, "gpu");
     if (gpu >= 0 && gpu < static_cast<int>(loaded.gpus.size())) {
       auto& g = loaded.gpus[gpu];

@@ -36,6 +36,9 @@ struct ModelParams {
   // random matrices at n = 2000 and 4000 on the dev machine), and GENP's panel speed-up over GEPP's
   // (no pivot search, no interchanges).
   double prbt_refinement_steps = 1;
+  // PRBT's condition estimate (solvers/condition.hpp, Hager-Higham as LAPACK's dlacn2): one
+  // right-hand side through the factors per step, 3 to 10 of them; 4-6 on random matrices.
+  int prbt_condition_solves = 5;
   double genp_panel_speedup = 1.5;
 
   // Fixed cost of one panel step (synchronisation, BLAS call overhead), seconds.

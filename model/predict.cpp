@@ -62,16 +62,23 @@ CpuTimes cpu_lu_seconds(const MachineProfile& profile, const Rates& rates, Solve
   // One panel (nb >= min(m, n)) leaves nothing to look ahead to: it runs on all threads.
   const bool lookahead = plan.lookahead > 0 && cores > 1 && nb < std::min(m, n);
   const double one = rates.cpu_one.gflops * 1e9, all = rates.cpu_all.gflops * 1e9;
-  // Under look-ahead the panel runs on one thread (a TSLU's row blocks too: nested parallelism is off).
-  const int panel_threads = lookahead ? 1 : (solver == Solver::calu ? std::max(1, plan.panel_threads) : cores);
+  // Under look-ahead a GEPP panel runs on one thread; a TSLU's row blocks (one per panel thread)
+  // become tasks that idle threads pick up (tslu.cpp), and its tournament is played: the probe of
+  // plan.panel_threads threads measures both (the one-thread probe plays no tournament).
+  const int panel_threads = solver == Solver::calu ? std::max(1, plan.panel_threads) : (lookahead ? 1 : cores);
   const double genp = solver == Solver::prbt ? params.genp_panel_speedup : 1.0;
   // The generic panel rate was chosen for the narrow panels of the blocked algorithm; one panel
   // over the whole matrix is the recursive LU itself, mostly GEMM: modelled as it recurses.
   const int leaf_width = nb >= std::min(m, n) ? params.panel_leaf_width : 0;
+  // CALU's panel from its TSLU leaves (plan.ib wide) where they were probed; its BLAS calls run on
+  // one thread inside the look-ahead's tasks.
+  const bool calu_from_leaves = solver == Solver::calu && has_tslu_leaf_rates(profile, panel_threads);
   CpuTimes t;
   for_each_step(m, n, nb, [&](const Step& s) {
     const double panel =
-        cpu_panel_seconds(profile, rates, solver, s.rows, int(s.jb), panel_threads, params, leaf_width) / genp;
+        calu_from_leaves
+            ? calu_panel_seconds(profile, rates, s.rows, int(s.jb), plan.ib, panel_threads, !lookahead, params)
+            : cpu_panel_seconds(profile, rates, solver, s.rows, int(s.jb), panel_threads, params, leaf_width) / genp;
     // GENP (PRBT) swaps nothing; GEPP and CALU interchange rows across the whole width.
     const double swaps = solver == Solver::prbt ? 0 : swap_seconds(s, n, word, rates.memory_gbs);
     t.panel += panel;
@@ -94,29 +101,61 @@ CpuTimes cpu_lu_seconds(const MachineProfile& profile, const Rates& rates, Solve
   return t;
 }
 
-// PRBT's extra work, all O(n^2) and memory-bound, as prbt.cpp does it: one pass reads A and writes
-// U^T A V (the butterflies of both sides fused); then, for the first solution and after each
-// refinement step, a solve reads L and U and a pass over A gives omega and the residual together.
-double prbt_extra_seconds(const Rates& rates, int n, Precision precision, const ModelParams& params) {
-  const double word = precision == Precision::double_ ? 8 : 4;
+// Seconds per entry of one of PRBT's O(n^2) passes at order n: the probed cost, interpolated in
+// log n between the orders probed (the smaller ones run in cache) and held beyond them; without a
+// probe, `memory_bytes` per entry at the triad bandwidth. Probed in double: single precision
+// moves half the bytes.
+double pass_seconds_per_entry(const MachineProfile& profile, const Rates& rates, const std::string& kind, int n,
+                              double word, double memory_bytes) {
+  const PassCost *below = nullptr, *above = nullptr;
+  for (const auto& c : profile.pass_costs) {
+    if (c.kind != kind || c.n <= 0 || c.ns_per_entry <= 0) continue;
+    if (c.n <= n && (!below || c.n > below->n)) below = &c;
+    if (c.n >= n && (!above || c.n < above->n)) above = &c;
+  }
+  const double scale = word / 8 * 1e-9;
+  if (below && above && below->n != above->n) {
+    const double t = std::log(double(n) / below->n) / std::log(double(above->n) / below->n);
+    return scale * std::exp((1 - t) * std::log(below->ns_per_entry) + t * std::log(above->ns_per_entry));
+  }
+  if (below || above) return scale * (below ? below : above)->ns_per_entry;
   const double bandwidth = (rates.memory_gbs > 0 ? rates.memory_gbs : 10) * 1e9;
-  const double matrix = word * double(n) * n;
-  const double randomize = 2 * matrix;
-  const double solves_and_checks = (params.prbt_refinement_steps + 1) * (matrix /*L and U*/ + matrix /*A*/);
-  return (randomize + solves_and_checks) / bandwidth;
+  return word / 8 * memory_bytes / bandwidth;
+}
+
+// PRBT's extra work on the CPUs, all O(n^2), as prbt.cpp runs it: one pass randomizes A (U^T A V,
+// both butterflies fused); the condition estimate takes ||A||_1 (a pass priced as a residual's)
+// and sends prbt_condition_solves right-hand sides through the factors, alternately (L U)^-1 and
+// (L U)^-T; the first solution and each refinement step are a solve and a residual pass with omega.
+double prbt_extra_seconds(const MachineProfile& profile, const Rates& rates, int n, Precision precision,
+                          const ModelParams& params) {
+  const double word = precision == Precision::double_ ? 8 : 4;
+  const double entries = double(n) * n;
+  auto pass = [&](const char* kind, double memory_bytes) {
+    return entries * pass_seconds_per_entry(profile, rates, kind, n, word, memory_bytes);
+  };
+  const double solve = pass("triangular_solve", 8), transposed = pass("transposed_solve", 8);
+  const double residual = pass("residual", 8);
+  return pass("randomize", 16) + residual + params.prbt_condition_solves * (solve + transposed) / 2 +
+         (params.prbt_refinement_steps + 1) * (solve + residual);
 }
 
 // The same on the hybrid target, as prbt_device.hpp does it: the host copies A into a padded array
-// (one pass), the device keeps a copy and randomizes the other (two passes over device memory),
-// and each solve and residual reads the factors and A in device memory.
-double prbt_hybrid_extra_seconds(const Rates& rates, int n, Precision precision, const ModelParams& params) {
+// (one pass), the device keeps a copy and randomizes the other, and the condition estimate, each
+// solve and each residual read the factors and A in device memory. The host backend's team runs
+// the CPUs' kernels for these, priced as the CPUs' passes; a GPU's at its memory bandwidth.
+double prbt_hybrid_extra_seconds(const MachineProfile& profile, const Rates& rates, int n, Precision precision,
+                                 const ModelParams& params) {
   const double word = precision == Precision::double_ ? 8 : 4;
   const double host = (rates.memory_gbs > 0 ? rates.memory_gbs : 10) * 1e9;
-  const double device =
-      (rates.device_memory.gbs > 0 ? rates.device_memory.gbs : params.default_device_memory_gbs) * 1e9;
   const double matrix = word * double(n) * n;
   const double copy = 2 * matrix / host;
-  const double on_device = (2 * matrix + 2 * matrix + (params.prbt_refinement_steps + 1) * 2 * matrix) / device;
+  if (rates.device_host_threads > 0) return 2 * copy + prbt_extra_seconds(profile, rates, n, precision, params);
+  const double device =
+      (rates.device_memory.gbs > 0 ? rates.device_memory.gbs : params.default_device_memory_gbs) * 1e9;
+  const double solves = params.prbt_condition_solves + params.prbt_refinement_steps + 1;
+  const double on_device =
+      (2 * matrix + 2 * matrix + solves * matrix + (params.prbt_refinement_steps + 1) * matrix) / device;
   return copy + on_device;
 }
 
@@ -162,7 +201,8 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
     t.total += lu;
     return t;
   }
-  const int panel_threads = solver == Solver::calu ? plan.panel_threads : rates.cores;
+  const int panel_threads = solver == Solver::calu ? std::max(1, plan.panel_threads) : rates.cores;
+  const bool calu_from_leaves = solver == Solver::calu && has_tslu_leaf_rates(profile, panel_threads);
   // The host backend's team runs the CPUs' GEMM, thin updates included: the CPUs' half-rate k, not
   // a GPU's (128 put the team's nb = 32 updates at a fifth of its rate, 1.5-4x the measured time).
   const double device_half_rate_k =
@@ -184,9 +224,10 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
     }
     const bool device_has_columns = K + d < blocks;
     const double cpu_columns = device_has_columns ? std::min(s.right, double(d - 1) * nb) : s.right;
-    const double cpu_panel_rate = cpu_panel_gflops(profile, rates, solver, s.rows, nb, panel_threads, params) * 1e9;
-    const double cpu = s.panel_flops() / cpu_panel_rate +
-                       s.update_flops(cpu_columns) / (cpu_all * efficiency(s.jb, params.gemm_half_rate_k));
+    const double cpu_panel =
+        calu_from_leaves ? calu_panel_seconds(profile, rates, s.rows, int(s.jb), plan.ib, panel_threads, true, params)
+                         : cpu_panel_seconds(profile, rates, solver, s.rows, int(s.jb), panel_threads, params);
+    const double cpu = cpu_panel + s.update_flops(cpu_columns) / (cpu_all * efficiency(s.jb, params.gemm_half_rate_k));
     // The panel up, and block column K + d back down.
     const double transfer =
         device_has_columns ? 2 * latency + word * (s.rows * s.jb + double(m) * std::min<double>(nb, s.right)) / link
@@ -345,6 +386,38 @@ double cpu_panel_seconds(const MachineProfile& profile, const Rates& rates, Solv
   return flops / (cpu_panel_gflops(profile, rates, solver, rows, width, threads, params) * 1e9);
 }
 
+bool has_tslu_leaf_rates(const MachineProfile& profile, int threads) {
+  for (const auto& r : profile.panel_rates)
+    if (r.kind == "tslu_leaf" && r.threads == threads && r.gflops > 0) return true;
+  return false;
+}
+
+double calu_panel_seconds(const MachineProfile& profile, const Rates& rates, double rows, int width, int inner,
+                          int leaf_threads, bool threaded_blas, const ModelParams& params) {
+  inner = std::max(1, inner);
+  if (width <= inner || rows <= inner) {
+    const PanelRate* best = nullptr;
+    auto distance = [&](const PanelRate& r) {
+      return std::abs(std::log(r.rows / std::max(1.0, rows))) + std::abs(std::log(double(r.width) / width));
+    };
+    for (const auto& r : profile.panel_rates)
+      if (r.kind == "tslu_leaf" && r.threads == leaf_threads && r.gflops > 0 && r.rows > 0 &&
+          (!best || distance(r) < distance(*best)))
+        best = &r;
+    const double gflops =
+        best ? best->gflops : cpu_panel_gflops(profile, rates, Solver::calu, rows, width, leaf_threads, params);
+    return detail::getrf_flops(rows, width) / (gflops * 1e9);
+  }
+  // calu.cpp's split: the left part a whole number of leaves, about half the panel.
+  const int half = static_cast<int>(std::min(rows, double(width)) / 2);
+  const int n1 = std::max(inner, half / inner * inner), n2 = width - n1;
+  const double gemm =
+      (threaded_blas ? rates.cpu_all : rates.cpu_one).gflops * 1e9 * efficiency(n1, params.gemm_half_rate_k);
+  const double update = (double(n1) * n1 * n2 + 2.0 * (rows - n1) * n2 * n1) / gemm;  // TRSM and GEMM
+  return calu_panel_seconds(profile, rates, rows, n1, inner, leaf_threads, threaded_blas, params) + update +
+         calu_panel_seconds(profile, rates, rows - n1, n2, inner, leaf_threads, threaded_blas, params);
+}
+
 double solve_flops(const Problem& p) {
   return getrf_flops(p.m, p.n);
 }
@@ -372,8 +445,8 @@ double predict_seconds(const MachineProfile& profile, const Problem& problem, co
   }
   if (problem.solver == Solver::prbt) {
     const bool on_device = problem.target == Target::hybrid && rates.device.gflops > 0;
-    const double extra = on_device ? prbt_hybrid_extra_seconds(rates, problem.n, problem.precision, params)
-                                   : prbt_extra_seconds(rates, problem.n, problem.precision, params);
+    const double extra = on_device ? prbt_hybrid_extra_seconds(profile, rates, problem.n, problem.precision, params)
+                                   : prbt_extra_seconds(profile, rates, problem.n, problem.precision, params);
     seconds += extra;
     if (terms) terms->push_back({"butterflies and refinement", extra});
   }

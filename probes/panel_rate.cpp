@@ -13,7 +13,8 @@
 namespace hetlu::probes {
 
 Rate measure_panel(const std::string& kind, int rows, int width, int threads, int repetitions) {
-  if (kind != "gepp" && kind != "tslu") throw InvalidArgument("panel kind '" + kind + "' must be gepp or tslu");
+  if (kind != "gepp" && kind != "tslu" && kind != "tslu_leaf")
+    throw InvalidArgument("panel kind '" + kind + "' must be gepp, tslu or tslu_leaf");
   if (rows < width || width < 1)
     throw InvalidArgument("panel of " + std::to_string(rows) + " x " + std::to_string(width) +
                           ": need rows >= width >= 1");
@@ -32,6 +33,8 @@ Rate measure_panel(const std::string& kind, int rows, int width, int threads, in
     const double s = detail::seconds_of([&] {
       if (kind == "gepp")
         kernels::getrf_recursive(rows, width, work.data(), rows, ipiv.data());
+      else if (kind == "tslu_leaf")
+        kernels::tslu_panel(rows, width, work.data(), rows, ipiv.data(), threads);
       else
         kernels::calu_panel(rows, width, work.data(), rows, ipiv.data(), std::min(width, Plan{}.ib), threads);
     });

@@ -39,8 +39,17 @@ Rate measure_triad(long long doubles, int repetitions = 5);
 // GFlop/s of one panel factorization of rows x width: "gepp" (recursive LU with partial
 // pivoting) or "tslu" (CALU's panel as the solver runs it: recursive down to TSLU leaves of the
 // default inner width Plan{}.ib, each a tournament over `threads` row blocks). threads = 1 runs
-// the panel on one core, as the look-ahead schedule does.
+// the panel on one core, as the look-ahead schedule does. "tslu_leaf" is one TSLU of that width
+// (CALU's leaf, plan.ib wide), its row blocks and tournament over `threads` threads: the model
+// builds CALU's panel of any nb and ib from these and GEMM rates, as calu.cpp recurses.
 Rate measure_panel(const std::string& kind, int rows, int width, int threads, int repetitions = 5);
+
+// One of PRBT's O(n^2) passes over an n x n double matrix (n a multiple of 4), as prbt.cpp runs it:
+// "randomize" (U^T A V), "triangular_solve" (one right-hand side through L and U),
+// "transposed_solve" (through U^T and L^T) or "residual" (B - A X with its backward error). The rate is in giga-entries
+// per second (its inverse: ns per entry). Scalar and memory-bound loops, which the triad bandwidth alone under-prices
+// 3-9x.
+Rate measure_pass_cost(const std::string& kind, int n, int repetitions = 5);
 
 struct GpuProbe {
   std::vector<GpuInfo> gpus;
@@ -74,9 +83,11 @@ struct ProbeOptions {
   bool measure = true;   // false: topology and datasheet peaks only (the `estimate` level)
   int gemm_size = 1024;  // largest order of the timed GEMMs (half of it is timed too: the plateau)
   int repetitions = 5;
-  std::vector<int> panel_rows = {1024, 4096};      // panel-rate probes: rows,
-  std::vector<int> panel_widths = {64, 128, 256};  // and widths
-  std::function<bool()> stop_requested;            // polled after each probe: true stops (Interrupted)
+  std::vector<int> panel_rows = {256, 1024, 4096};   // panel-rate probes: rows,
+  std::vector<int> panel_widths = {64, 128, 256};    // and widths
+  std::vector<int> tslu_leaf_widths = {16, 32, 64};  // CALU's TSLU leaves (its ib), at the rows above
+  std::vector<int> pass_orders = {1024, 4096};       // PRBT pass probes: in cache, and from memory
+  std::function<bool()> stop_requested;              // polled after each probe: true stops (Interrupted)
 };
 
 MachineProfile probe_machine(const ProbeOptions& options);

@@ -50,8 +50,7 @@ MachineProfile probe_machine(const ProbeOptions& options) {
   for (int rows : options.panel_rows)
     for (int width : options.panel_widths) {
       if (width > rows) continue;
-      for (const auto& [kind, threads] :
-           {std::pair<std::string, int>{"gepp", 1}, {"gepp", all}, {"tslu", 1}, {"tslu", all}}) {
+      for (const auto& [kind, threads] : {std::pair<std::string, int>{"gepp", 1}, {"gepp", all}}) {
         if (threads == all && all == 1) continue;  // the same as one thread
         const std::string detail =
             "rows=" + std::to_string(rows) + " width=" + std::to_string(width) + " threads=" + std::to_string(threads);
@@ -60,6 +59,35 @@ MachineProfile probe_machine(const ProbeOptions& options) {
         profile.panel_rates.push_back({kind, rows, width, threads, rate});
       }
     }
+  for (int rows : options.panel_rows)
+    for (int width : options.tslu_leaf_widths) {
+      if (width > rows) continue;
+      for (int threads : {1, all}) {
+        if (threads == all && all == 1) continue;
+        const std::string detail =
+            "rows=" + std::to_string(rows) + " width=" + std::to_string(width) + " threads=" + std::to_string(threads);
+        const double rate =
+            record("panel_tslu_leaf", measure_panel("tslu_leaf", rows, width, threads, options.repetitions), "GFlop/s",
+                   detail);
+        profile.panel_rates.push_back({"tslu_leaf", rows, width, threads, rate});
+      }
+    }
+  for (int n : options.pass_orders)
+    for (const char* kind : {"randomize", "triangular_solve", "transposed_solve", "residual"}) {
+      const Rate r = measure_pass_cost(kind, n, options.repetitions);
+      record(std::string("pass_") + kind, r, "Gentries/s", "n=" + std::to_string(n));
+      profile.pass_costs.push_back({kind, n, r.median > 0 ? 1 / r.median : 0});
+    }
+  // The double GEMM rates again, last: a neighbour's burst on a shared machine slows a probe, never
+  // speeds it up, so the larger of the two is the machine's (the database keeps the larger too).
+  for (int threads : {1, all}) {
+    double& rate = threads == 1 ? profile.dgemm_gflops_one_core : profile.dgemm_gflops_all_cores;
+    rate = std::max(
+        rate,
+        record(threads == 1 ? "dgemm_one_core" : "dgemm_all_cores",
+               measure_gemm<double>(profile.dgemm_probe_size, threads, options.repetitions), "GFlop/s",
+               "n=" + std::to_string(profile.dgemm_probe_size) + " threads=" + std::to_string(threads) + " again"));
+  }
   // The GPU probes keep their own medians and spreads; here they are tagged with the device.
   for (size_t g = 0; g < profile.gpus.size(); ++g)
     for (ProbeMeasurement m : profile.gpus[g].measurements) {

@@ -298,9 +298,19 @@ struct GpuInfo {
 
 // Measured rate of a panel factorization kernel: GEPP (recursive) or TSLU (tournament).
 struct PanelRate {
-  std::string kind;  // "gepp" or "tslu"
+  std::string kind;  // "gepp", "tslu_leaf" (one TSLU, CALU's leaf) or "tslu" (CALU's panel at ib 32: older probes)
   int rows = 0, width = 0, threads = 0;
   double gflops = 0;
+};
+
+// Measured cost of one of PRBT's O(n^2) passes over an n x n double matrix, as prbt.cpp runs them:
+// "randomize" (U^T A V, both butterflies fused), "triangular_solve" (one right-hand side through
+// L and U: the condition estimate and each refinement step), "transposed_solve" (through U^T and
+// L^T: the condition estimate's other half) and "residual" (B - A X with omega).
+struct PassCost {
+  std::string kind;
+  int n = 0;
+  double ns_per_entry = 0;  // seconds / n^2, in nanoseconds
 };
 
 // What the probes found. Rates are measured unless the name says otherwise.
@@ -327,6 +337,7 @@ struct MachineProfile {
   int dgemm_probe_size = 0;         // n of the square DGEMM that reached the plateau
   double memory_bandwidth_gbs = 0;  // STREAM triad on all cores
   std::vector<PanelRate> panel_rates;
+  std::vector<PassCost> pass_costs;            // PRBT's O(n^2) passes; empty when not probed
   bool rates_measured = false;                 // false: the rates above were not measured
   std::vector<ProbeMeasurement> measurements;  // every timed probe, with its spread
 

@@ -137,6 +137,29 @@ TEST(ProbeResults, PanelRatesRoundTrip) {
   EXPECT_DOUBLE_EQ(loaded.panel_rates[0].gflops, 7.5);
 }
 
+TEST(ProbeResults, TsluLeavesAndPassCostsRoundTrip) {
+  test_support::TempDir dir;
+  auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
+  const auto id = db::ensure_machine(database, db::fingerprint(profile()));
+  MachineProfile measured = profile();
+  measured.rates_measured = true;
+  measured.measurements = {{"panel_tslu_leaf", 4.5, 0.1, "GFlop/s", "rows=1024 width=32 threads=2"},
+                           {"pass_randomize", 0.5, 0.02, "Gentries/s", "n=1024"},
+                           {"pass_transposed_solve", 4, 0.02, "Gentries/s", "n=4096"}};
+  db::store_probe_results(database, id, measured);
+  MachineProfile loaded = profile();
+  ASSERT_TRUE(db::load_probe_rates(database, id, loaded));
+  ASSERT_EQ(loaded.panel_rates.size(), 1u);
+  EXPECT_EQ(loaded.panel_rates[0].kind, "tslu_leaf");
+  EXPECT_EQ(loaded.panel_rates[0].width, 32);
+  ASSERT_EQ(loaded.pass_costs.size(), 2u);
+  EXPECT_EQ(loaded.pass_costs[0].kind, "randomize");
+  EXPECT_EQ(loaded.pass_costs[0].n, 1024);
+  EXPECT_DOUBLE_EQ(loaded.pass_costs[0].ns_per_entry, 2);  // 0.5 giga-entries per second
+  EXPECT_EQ(loaded.pass_costs[1].kind, "transposed_solve");
+  EXPECT_DOUBLE_EQ(loaded.pass_costs[1].ns_per_entry, 0.25);
+}
+
 TEST(Trials, RoundTripIncludingFailures) {
   test_support::TempDir dir;
   auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);

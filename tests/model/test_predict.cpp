@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "hetlu/detail/flops.hpp"
 #include "hetlu/types.hpp"
 #include "model/cpu_share.hpp"
 #include "model/predict.hpp"
@@ -157,6 +158,72 @@ TEST(Predict, MeasuredPanelRateIsUsed) {
   // The nearest probed shape answers: short panels get the short panel's rate.
   EXPECT_DOUBLE_EQ(
       model::cpu_panel_gflops(p, model::rates_of(p, Precision::double_, {}), Solver::gepp, 600, 128, 1, {}), 1.0);
+}
+
+TEST(Predict, PrbtsPassesArePricedAtTheirProbedCost) {
+  // The O(n^2) passes prbt.cpp runs: randomization, the condition estimate's solves, the solve and
+  // its refinement. Measured on the dev machine at n = 2000-4000 with the triad bandwidth alone,
+  // they were priced at 4 ms where they took 25-30 (PRBT predicted 16-38 % short).
+  auto p = machine(2, 50);
+  const model::Problem problem{Solver::prbt, Precision::double_, Target::cpu, 2048, 2048};
+  Plan plan;
+  plan.nb = 256;
+  plan.lookahead = 1;
+  auto terms_of = [&](const MachineProfile& machine_profile) {
+    std::vector<model::Term> terms;
+    model::predict_seconds(machine_profile, problem, plan, {}, &terms);
+    return terms.back();
+  };
+  const auto from_bandwidth = terms_of(p);
+  EXPECT_EQ(from_bandwidth.name, "butterflies and refinement");
+  // 1 ns per entry for every pass at n = 1024 and 4 ns at 4096: 2 ns at n = 2048 (log-log).
+  for (const char* kind : {"randomize", "triangular_solve", "transposed_solve", "residual"}) {
+    p.pass_costs.push_back({kind, 1024, 1.0});
+    p.pass_costs.push_back({kind, 4096, 4.0});
+  }
+  const model::ModelParams params;
+  // randomize + ||A||_1 + the condition estimate's solves + (steps + 1) x (solve + residual)
+  const double passes = 1 + 1 + params.prbt_condition_solves + 2 * (params.prbt_refinement_steps + 1);
+  EXPECT_NEAR(terms_of(p).seconds, passes * 2e-9 * 2048.0 * 2048, 1e-9);
+  // Beyond the probed orders the nearest holds.
+  const model::Problem larger{Solver::prbt, Precision::double_, Target::cpu, 8192, 8192};
+  std::vector<model::Term> terms;
+  model::predict_seconds(p, larger, plan, {}, &terms);
+  EXPECT_NEAR(terms.back().seconds, passes * 4e-9 * 8192.0 * 8192, 1e-9);
+  EXPECT_GT(terms_of(p).seconds, from_bandwidth.seconds);
+}
+
+TEST(Predict, CalusInnerWidthIsPriced) {
+  // CALU's panel is built from TSLU leaves plan.ib wide (calu.cpp): a leaf width that runs slowly
+  // makes the plan slower. On the dev machine a 64-wide leaf on two threads ran at 0.2-4 GFlop/s
+  // against 2-11 for 32, and ib = 64 took 2.3x ib = 16's time at n = 500.
+  auto p = machine(2, 50);
+  p.dgemm_gflops_one_core = 50;
+  p.dgemm_gflops_all_cores = 100;
+  for (int rows : {256, 1024, 4096})
+    for (int threads : {1, 2}) {
+      p.panel_rates.push_back({"tslu_leaf", rows, 16, threads, 2.0});
+      p.panel_rates.push_back({"tslu_leaf", rows, 32, threads, 6.0});
+      p.panel_rates.push_back({"tslu_leaf", rows, 64, threads, 1.0});
+    }
+  const model::Problem problem{Solver::calu, Precision::double_, Target::cpu, 1000, 1000};
+  auto seconds = [&](int ib) {
+    Plan plan;
+    plan.solver = Solver::calu;
+    plan.nb = 128;
+    plan.ib = ib;
+    plan.panel_threads = 2;
+    plan.lookahead = 1;
+    return model::predict_seconds(p, problem, plan, {});
+  };
+  EXPECT_LT(seconds(32), seconds(16));
+  EXPECT_LT(seconds(16), seconds(64));
+  // A leaf is the TSLU at its probed rate; a panel wider than ib adds calu.cpp's TRSM and GEMM.
+  const auto rates = model::rates_of(p, Precision::double_, {});
+  EXPECT_NEAR(model::calu_panel_seconds(p, rates, 1024, 32, 32, 2, false, {}), detail::getrf_flops(1024, 32) / 6e9,
+              1e-12);
+  EXPECT_GT(model::calu_panel_seconds(p, rates, 1024, 64, 32, 2, false, {}),
+            2 * model::calu_panel_seconds(p, rates, 1024, 32, 32, 2, false, {}) * 0.9);
 }
 
 TEST(Predict, EverySolverIsPredictedAndExplained) {

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "model/predict.hpp"
 #include "probes/probes.hpp"
 
@@ -34,6 +36,8 @@ TEST(ProbeMachine, MeasuredProfileIsPlausible) {
   options.repetitions = 3;
   options.panel_rows = {256, 512};
   options.panel_widths = {32};
+  options.tslu_leaf_widths = {16};
+  options.pass_orders = {128};
   const auto p = probes::probe_machine(options);
   EXPECT_TRUE(p.rates_measured);
   EXPECT_GT(p.dgemm_gflops_one_core, 0);
@@ -47,6 +51,13 @@ TEST(ProbeMachine, MeasuredProfileIsPlausible) {
   EXPECT_GT(p.memory_bandwidth_gbs, 0);
   EXPECT_FALSE(p.panel_rates.empty());
   for (const auto& r : p.panel_rates) EXPECT_GT(r.gflops, 0) << r.kind;
+  EXPECT_TRUE(std::any_of(p.panel_rates.begin(), p.panel_rates.end(),
+                          [](const PanelRate& r) { return r.kind == "tslu_leaf" && r.width == 16; }));
+  ASSERT_EQ(p.pass_costs.size(), 4u);  // randomize, triangular_solve, transposed_solve, residual
+  for (const auto& c : p.pass_costs) {
+    EXPECT_EQ(c.n, 128) << c.kind;
+    EXPECT_GT(c.ns_per_entry, 0) << c.kind;
+  }
   bool triad = false;
   for (const auto& m : p.measurements) {
     EXPECT_GT(m.median, 0) << m.name;
@@ -67,6 +78,7 @@ TEST(ProbeMachine, IsaAndClockGiveThePeak) {
 TEST(PanelRate, BothKindsMeasureAndBadArgumentsAreNamed) {
   EXPECT_GT(probes::measure_panel("gepp", 256, 32, 1, 2).median, 0);
   EXPECT_GT(probes::measure_panel("tslu", 256, 32, 2, 2).median, 0);
+  EXPECT_GT(probes::measure_panel("tslu_leaf", 256, 32, 2, 2).median, 0);
   EXPECT_THROW(probes::measure_panel("qr", 256, 32, 1), InvalidArgument);
   EXPECT_THROW(probes::measure_panel("gepp", 16, 32, 1), InvalidArgument);
 }
@@ -159,4 +171,12 @@ TEST(GpuDatasheet, AnUnprobedGpuGetsTheDevicesShareAndSaysDatasheet) {
 
 TEST(GpuDatasheet, PcieLinkOfAMissingDeviceIsUnknown) {
   EXPECT_EQ(probes::pcie_link(0xffff, 0xff, 0x1f), (std::pair<int, int>{0, 0}));
+}
+
+TEST(PassCost, EveryPassMeasuresAndBadArgumentsAreNamed) {
+  for (const char* kind : {"randomize", "triangular_solve", "transposed_solve", "residual"})
+    EXPECT_GT(probes::measure_pass_cost(kind, 64, 2).median, 0) << kind;
+  EXPECT_THROW(probes::measure_pass_cost("sort", 64), InvalidArgument);
+  EXPECT_THROW(probes::measure_pass_cost("randomize", 63), InvalidArgument);  // the butterflies need n % 4 == 0
+  EXPECT_THROW(probes::measure_pass_cost("residual", 0), InvalidArgument);
 }
