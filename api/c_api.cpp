@@ -50,6 +50,48 @@ hetlu::Options options_of(const hetlu_options* c) {
   if (c->db_path) o.db_path = c->db_path;
   if (c->nb < 0) throw hetlu::InvalidArgument("options->nb = " + std::to_string(c->nb) + " must be >= 0");
   if (c->nb > 0) o.overrides.nb = c->nb;
+  switch (c->target) {
+    case HETLU_TARGET_CPU:
+      o.target = hetlu::Target::cpu;
+      break;
+    case HETLU_TARGET_HYBRID:
+      o.target = hetlu::Target::hybrid;
+      break;
+    default:
+      throw hetlu::InvalidArgument("options->target = " + std::to_string(static_cast<int>(c->target)) +
+                                   " is not a hetlu_target");
+  }
+  switch (c->backend) {
+    case HETLU_BACKEND_DEFAULT:
+      break;
+    case HETLU_BACKEND_CUDA:
+      o.overrides.backend = hetlu::BackendKind::cuda;
+      break;
+    case HETLU_BACKEND_HOST:
+      o.overrides.backend = hetlu::BackendKind::host;
+      break;
+    default:
+      throw hetlu::InvalidArgument("options->backend = " + std::to_string(static_cast<int>(c->backend)) +
+                                   " is not a hetlu_backend");
+  }
+  if (c->cpu_block_columns >= 0)
+    o.overrides.cpu_block_columns = c->cpu_block_columns;
+  else if (c->cpu_block_columns != -1)
+    throw hetlu::InvalidArgument("options->cpu_block_columns = " + std::to_string(c->cpu_block_columns) +
+                                 " must be >= 0, or -1 to resolve it");
+  switch (c->panel) {
+    case HETLU_PANEL_DEFAULT:
+      break;
+    case HETLU_PANEL_CPU:
+      o.overrides.panel_location = hetlu::PanelLocation::cpu;
+      break;
+    case HETLU_PANEL_DEVICE:
+      o.overrides.panel_location = hetlu::PanelLocation::device;
+      break;
+    default:
+      throw hetlu::InvalidArgument("options->panel = " + std::to_string(static_cast<int>(c->panel)) +
+                                   " is not a hetlu_panel");
+  }
   return o;
 }
 
@@ -129,6 +171,10 @@ void hetlu_options_init(hetlu_options* options) {
   options->solver = HETLU_SOLVER_GEPP;
   options->db_path = nullptr;
   options->nb = 0;
+  options->target = HETLU_TARGET_CPU;
+  options->backend = HETLU_BACKEND_DEFAULT;
+  options->cpu_block_columns = -1;
+  options->panel = HETLU_PANEL_DEFAULT;
 }
 
 hetlu_status hetlu_dgetrf(int m, int n, double* A, int lda, int* ipiv, int* info, const hetlu_options* options,

@@ -9,6 +9,7 @@
 #include "hetlu/hetlu.hpp"
 #include "model/gepp_cpu.hpp"
 #include "solvers/accuracy.hpp"
+#include "solvers/backend.hpp"
 #include "solvers/checks.hpp"
 #include "solvers/copy_block.hpp"
 #include "solvers/lu.hpp"
@@ -257,6 +258,10 @@ SolveReport solve_checked(std::optional<Solver> solver, int n, int nrhs, const T
 
 void release_workspace() {
   kernels::release_workspace();
+}
+
+bool backend_available(BackendKind kind, std::string* why) {
+  return backends::available(kind, why);
 }
 
 template <class T>

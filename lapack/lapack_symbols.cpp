@@ -36,8 +36,35 @@ void announce(const char* routine) {
   if (announced.insert(routine).second) std::fprintf(stderr, "hetlu: LAPACK %s served by libhetlu_lapack\n", routine);
 }
 
-hetlu::Options lapack_options() {
+// Where the drop-in's calls run, read once per process: HETLU_TARGET (cpu, the default, or hybrid)
+// and HETLU_BACKEND (hybrid's device: cuda or host; unset: cuda when a GPU is usable, else host,
+// a team of CPU threads). A value that is none of these, or a backend this machine cannot run, is
+// said once on stderr and the calls run on the CPUs: a LAPACK must still answer.
+hetlu::Options placement_from_environment() {
   hetlu::Options o;
+  auto refuse = [](const std::string& why) {
+    std::fprintf(stderr, "hetlu: %s; the LAPACK calls run on the CPUs\n", why.c_str());
+    return hetlu::Options{};
+  };
+  const char* target = std::getenv("HETLU_TARGET");
+  const char* backend = std::getenv("HETLU_BACKEND");
+  try {
+    if (target && *target) o.target = hetlu::from_string<hetlu::Target>(target);
+    if (backend && *backend) o.overrides.backend = hetlu::from_string<hetlu::BackendKind>(backend);
+  } catch (const std::exception& e) {
+    return refuse(std::string("HETLU_TARGET or HETLU_BACKEND: ") + e.what());
+  }
+  if (o.target == hetlu::Target::hybrid && o.overrides.backend) {
+    std::string why;
+    if (!hetlu::backend_available(*o.overrides.backend, &why))
+      return refuse("HETLU_BACKEND=" + hetlu::to_string(*o.overrides.backend) + " is not available: " + why);
+  }
+  return o;
+}
+
+hetlu::Options lapack_options() {
+  static const hetlu::Options placed = placement_from_environment();
+  hetlu::Options o = placed;
   o.input_check = hetlu::InputCheck::none;
   return o;
 }

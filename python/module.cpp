@@ -30,10 +30,26 @@ Solver solver_of(const std::string& name, int m = 0, int n = 0, const Options& o
   return name == "auto" ? choose_solver(Precision::double_, m, n, options, nullptr) : from_string<Solver>(name);
 }
 
-Options options_of(const std::optional<std::string>& db, std::optional<int> nb) {
+// Where and how a call runs, as the CLI's options: target "cpu" or "hybrid"; on the hybrid target
+// backend "cuda" or "host" (None: cuda when a GPU is present, else host), d the CPUs' block
+// columns and panel "cpu" or "device" (None: resolved from the database or the model).
+struct Placement {
+  std::string target = "cpu";
+  std::optional<std::string> backend, panel;
+  std::optional<int> d;
+};
+
+Options options_of(const std::optional<std::string>& db, std::optional<int> nb, const Placement& where = {}) {
   Options o;
   if (db) o.db_path = *db;
   if (nb) o.overrides.nb = *nb;
+  o.target = from_string<Target>(where.target);
+  if (where.backend) o.overrides.backend = from_string<BackendKind>(*where.backend);
+  if (where.panel) o.overrides.panel_location = from_string<PanelLocation>(*where.panel);
+  if (where.d) {
+    if (*where.d < 0) throw InvalidArgument("d = " + std::to_string(*where.d) + " must be >= 0");
+    o.overrides.cpu_block_columns = *where.d;
+  }
   return o;
 }
 
@@ -89,8 +105,8 @@ bool is_contiguous_as(const py::array& A) {
 }
 
 template <class T>
-SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std::string& solver,
-                        const std::optional<std::string>& db, std::optional<int> nb, bool overwrite_a) {
+SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std::string& solver, const Options& options,
+                        bool overwrite_a) {
   const int n = static_cast<int>(A_in.shape(0));
   if (A_in.shape(1) != A_in.shape(0))
     throw InvalidArgument("A is " + std::to_string(A_in.shape(0)) + " x " + std::to_string(A_in.shape(1)) +
@@ -135,7 +151,6 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
   SolveReport report;
   {
     py::gil_scoped_release release;
-    const Options options = options_of(db, nb);
     const Solver chosen = solver_of(solver, n, n, options);
     if (chosen == Solver::prbt) {
       // PRBT solves from A itself (unchanged) and refines; it has no factorization to reuse.
@@ -187,17 +202,23 @@ auto dispatch(const py::array& A, Body&& body) {
 }
 
 SolveResult solve(const py::array& A, const py::array& b, const std::string& solver,
-                  const std::optional<std::string>& db, std::optional<int> nb, bool overwrite_a) {
+                  const std::optional<std::string>& db, std::optional<int> nb, bool overwrite_a,
+                  const std::string& target, const std::optional<std::string>& backend, std::optional<int> d,
+                  const std::optional<std::string>& panel) {
   check_matrix(A, "A");
+  const Options options = options_of(db, nb, {target, backend, panel, d});
   return dispatch(A, [&](auto t) {
     using T = decltype(t);
-    return solve_typed<T>(A, b, solver, db, nb, overwrite_a);
+    return solve_typed<T>(A, b, solver, options, overwrite_a);
   });
 }
 
 LUFactorization lu_factor(const py::array& A, const std::string& solver, const std::optional<std::string>& db,
-                          std::optional<int> nb, bool overwrite_a) {
+                          std::optional<int> nb, bool overwrite_a, const std::string& target,
+                          const std::optional<std::string>& backend, std::optional<int> d,
+                          const std::optional<std::string>& panel) {
   check_matrix(A, "A");
+  const Options options = options_of(db, nb, {target, backend, panel, d});
   return dispatch(A, [&](auto t) {
     using T = decltype(t);
     auto LU = fortran_copy<T>(A, overwrite_a);
@@ -206,7 +227,7 @@ LUFactorization lu_factor(const py::array& A, const std::string& solver, const s
     SolveReport report;
     {
       py::gil_scoped_release release;
-      report = getrf(solver_of(solver), m, n, LU.mutable_data(), std::max(1, m), ipiv.data(), options_of(db, nb));
+      report = getrf(solver_of(solver), m, n, LU.mutable_data(), std::max(1, m), ipiv.data(), options);
     }
     if (report.info > 0) raise_singular(report.info);
     py::array_t<int> piv(std::min(m, n));
@@ -245,14 +266,16 @@ py::array lu_solve(const LUFactorization& f, const py::array& b, bool trans) {
 }
 
 py::dict recommend(int m, int n, const std::string& solver, const std::string& precision,
-                   const std::optional<std::string>& db) {
-  const Resolution r =
-      resolve_plan(solver_of(solver), from_string<Precision>(precision), m, n, options_of(db, std::nullopt));
-  py::dict d = plan_dict(r.plan);
-  d["m"] = m;
-  d["n"] = n;
-  d["warnings"] = r.warnings;
-  return d;
+                   const std::optional<std::string>& db, const std::string& target,
+                   const std::optional<std::string>& backend, std::optional<int> d,
+                   const std::optional<std::string>& panel) {
+  const Options options = options_of(db, std::nullopt, {target, backend, panel, d});
+  const Resolution r = resolve_plan(solver_of(solver, m, n, options), from_string<Precision>(precision), m, n, options);
+  py::dict plan = plan_dict(r.plan);
+  plan["m"] = m;
+  plan["n"] = n;
+  plan["warnings"] = r.warnings;
+  return plan;
 }
 
 py::list calibrate_py(const std::string& level_name, const std::optional<std::vector<int>>& sizes,
@@ -332,13 +355,16 @@ PYBIND11_MODULE(_hetlu, m) {
       .def_readonly("gflops", &LUFactorization::gflops);
 
   m.def("solve", &solve, "Solve A x = b; returns x with the plan and the componentwise backward error", "A"_a, "b"_a,
-        "solver"_a = "auto", "db"_a = py::none(), "nb"_a = py::none(), "overwrite_a"_a = false);
+        "solver"_a = "auto", "db"_a = py::none(), "nb"_a = py::none(), "overwrite_a"_a = false, "target"_a = "cpu",
+        "backend"_a = py::none(), "d"_a = py::none(), "panel"_a = py::none());
   m.def("lu_factor", &lu_factor, "P A = L U; piv is 0-based as in SciPy", "A"_a, "solver"_a = "gepp",
-        "db"_a = py::none(), "nb"_a = py::none(), "overwrite_a"_a = false);
+        "db"_a = py::none(), "nb"_a = py::none(), "overwrite_a"_a = false, "target"_a = "cpu", "backend"_a = py::none(),
+        "d"_a = py::none(), "panel"_a = py::none());
   m.def("lu_solve", &lu_solve, "Solve with the factors of lu_factor (trans=True: A^T x = b)", "factorization"_a, "b"_a,
         "trans"_a = false);
   m.def("recommend", &recommend, "The plan hetlu would use for an m x n problem", "m"_a, "n"_a, "solver"_a = "gepp",
-        "precision"_a = "double", "db"_a = py::none());
+        "precision"_a = "double", "db"_a = py::none(), "target"_a = "cpu", "backend"_a = py::none(), "d"_a = py::none(),
+        "panel"_a = py::none());
   m.def("calibrate", &calibrate_py,
         "Probe and tune this machine into the database (target='hybrid': the CPU share d and nb of the hybrid "
         "target, on backend 'cuda' or 'host')",

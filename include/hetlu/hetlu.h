@@ -22,11 +22,27 @@ typedef enum hetlu_status {
 
 typedef enum hetlu_solver { HETLU_SOLVER_GEPP = 0, HETLU_SOLVER_CALU = 1, HETLU_SOLVER_PRBT = 2 } hetlu_solver;
 
-/* Optional settings; pass NULL for the defaults (GEPP, the default database, no override). */
+typedef enum hetlu_target { HETLU_TARGET_CPU = 0, HETLU_TARGET_HYBRID = 1 } hetlu_target;
+
+/* The hybrid target's device: the default is cuda when a GPU is present, else the host backend (a
+ * team of CPU threads standing in for a device, as `hetlu --backend host`). */
+typedef enum hetlu_backend { HETLU_BACKEND_DEFAULT = 0, HETLU_BACKEND_CUDA = 1, HETLU_BACKEND_HOST = 2 } hetlu_backend;
+
+/* Where the hybrid target factors its panels: resolved with d (DEFAULT), on the CPUs, or on the
+ * device (d = 0: everything there). */
+typedef enum hetlu_panel { HETLU_PANEL_DEFAULT = 0, HETLU_PANEL_CPU = 1, HETLU_PANEL_DEVICE = 2 } hetlu_panel;
+
+/* Optional settings; pass NULL for the defaults (GEPP on the CPUs, the default database, no
+ * override), or a struct filled by hetlu_options_init and then changed. */
 typedef struct hetlu_options {
   hetlu_solver solver;
   const char* db_path; /* NULL: $HETLU_DB, else $XDG_DATA_HOME/hetlu/tuning.db, else ~/.local/share/... */
   int nb;              /* > 0 overrides the panel width */
+  /* Since 0.2 (the library's soname changed with them). */
+  hetlu_target target;   /* default HETLU_TARGET_CPU; HYBRID without a device runs on the CPUs and says so */
+  hetlu_backend backend; /* hybrid: default HETLU_BACKEND_DEFAULT; CUDA without a GPU is an error */
+  int cpu_block_columns; /* hybrid: >= 0 overrides d, the CPUs' block columns; default -1: resolved */
+  hetlu_panel panel;     /* hybrid: default HETLU_PANEL_DEFAULT; contradicting d is an error */
 } hetlu_options;
 
 /* The plan a call used (or would use) and where it came from. */

@@ -104,6 +104,10 @@ SolveReport solve_checked(std::optional<Solver> solver, int n, int nrhs, const T
 // This gives it back to the system.
 void release_workspace();
 
+// Whether the hybrid target's `kind` of device can run on this machine (cuda: a build with CUDA and
+// a usable GPU; host: always), and if not, why not.
+bool backend_available(BackendKind kind, std::string* why = nullptr);
+
 // ---- calibration -------------------------------------------------------------------------------
 
 struct CalibrationOptions {

@@ -10,6 +10,10 @@ float64. Errors raise ValueError (bad input, with the same message as the hetlu 
 numpy.linalg.LinAlgError (a singular matrix). A is copied once, because it is factored in place;
 with overwrite_a=True an A of the right type and layout is factored where it lies, and the result's
 backward_error is then None, since the original A is gone.
+
+solve, lu_factor and recommend run on the CPUs unless target="hybrid": then backend="cuda" or
+"host" (None: cuda when a GPU is usable, else host), d (the CPUs' block columns) and panel ("cpu"
+or "device") as the hetlu command's --backend, --d and --panel; None resolves them.
 """
 from ._hetlu import (  # noqa: F401
     LUFactorization,

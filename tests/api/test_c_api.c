@@ -75,6 +75,55 @@ int main(void) {
   }
   check(strcmp(hetlu_strerror(HETLU_ERROR_SINGULAR), "the matrix is singular") == 0, "hetlu_strerror");
 
+  /* The hybrid target from C: the host backend, d and the panel's place, as the CLI's options. */
+  hetlu_options_init(&options);
+  check(options.target == HETLU_TARGET_CPU && options.backend == HETLU_BACKEND_DEFAULT &&
+            options.cpu_block_columns == -1 && options.panel == HETLU_PANEL_DEFAULT,
+        "hetlu_options_init sets the CPU target and leaves d and the panel to be resolved");
+  options.db_path = "/nonexistent-folder/hetlu-c-api-test.db";
+  options.target = HETLU_TARGET_HYBRID;
+  options.backend = HETLU_BACKEND_HOST;
+  options.nb = 32;
+  options.cpu_block_columns = 1;
+  enum { H = 100 };
+  static double Ah[H * H], bh[H];
+  int piv_h[H];
+  for (int j = 0; j < H; ++j) {
+    for (int i = 0; i < H; ++i) Ah[i + j * H] = (i == j ? 2.0 * H : 0.0) + (double)((i * 7 + j * 13) % 17) / 17.0;
+    bh[j] = 0;
+  }
+  for (int i = 0; i < H; ++i)
+    for (int j = 0; j < H; ++j) bh[i] += Ah[i + j * H]; /* x = (1, ..., 1) */
+  s = hetlu_dgesv(H, 1, Ah, H, piv_h, bh, H, &info, &options, &report);
+  double worst = 0;
+  for (int i = 0; i < H; ++i) worst = fmax(worst, fabs(bh[i] - 1));
+  check(s == HETLU_SUCCESS && worst < 1e-12, "the hybrid target on the host backend solves through the C API");
+  check(strcmp(report.plan.target, "hybrid") == 0 && strcmp(report.plan.backend, "host") == 0 &&
+            report.plan.cpu_block_columns == 1 && strcmp(report.plan.panel_location, "cpu") == 0,
+        "the report's plan is the hybrid one asked for: host backend, d = 1, panels on the CPUs");
+  options.cpu_block_columns = 0;
+  options.panel = HETLU_PANEL_DEVICE;
+  s = hetlu_recommend('d', H, H, &options, &plan);
+  check(s == HETLU_SUCCESS && plan.cpu_block_columns == 0 && strcmp(plan.panel_location, "device") == 0,
+        "d = 0 puts the panels on the device");
+  options.cpu_block_columns = 2;
+  s = hetlu_recommend('d', H, H, &options, &plan);
+  check(s == HETLU_ERROR_INVALID_ARGUMENT, "d = 2 with the panel on the device is refused");
+  options.cpu_block_columns = -2;
+  options.panel = HETLU_PANEL_DEFAULT;
+  s = hetlu_recommend('d', H, H, &options, &plan);
+  check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "cpu_block_columns") != NULL,
+        "a negative d other than -1 is named");
+  options.cpu_block_columns = -1;
+  options.target = (hetlu_target)7;
+  s = hetlu_recommend('d', H, H, &options, &plan);
+  check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "target") != NULL, "a bad target is named");
+  options.target = HETLU_TARGET_HYBRID;
+  options.backend = (hetlu_backend)9;
+  s = hetlu_recommend('d', H, H, &options, &plan);
+  check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "backend") != NULL, "a bad backend is named");
+
+
   printf("%d passed, %d failed\n", passed, failed);
   return failed == 0 ? 0 : 1;
 }

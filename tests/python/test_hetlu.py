@@ -212,3 +212,32 @@ def test_ctrl_c_stops_a_calibration_promptly_and_keeps_the_database(db):
     assert waited < 10, f"took {waited:.1f} s to stop"
     with sqlite3.connect(db) as con:
         assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+@pytest.mark.parametrize("solver", ["gepp", "calu", "prbt"])
+def test_the_hybrid_target_from_python(solver, db):
+    # target=, backend=, d= and panel= as the CLI's --target, --backend, --d and --panel; the host
+    # backend runs everywhere (a team of CPU threads standing in for a device).
+    A, b = random_system(150, seed=3)
+    r = hetlu.solve(A, b, solver=solver, db=db, nb=32, target="hybrid", backend="host", d=2)
+    np.testing.assert_allclose(A @ r.x, b, atol=1e-9)
+    assert r.plan["target"] == "hybrid" and r.plan["backend"] == "host"
+    assert r.plan["cpu_block_columns"] == 2 and r.plan["panel_location"] == "cpu"
+    f = hetlu.lu_factor(A, solver="gepp" if solver == "prbt" else solver, db=db, nb=32, target="hybrid",
+                        backend="host", d=0)
+    assert f.plan["panel_location"] == "device"
+    np.testing.assert_allclose(A @ hetlu.lu_solve(f, b), b, atol=1e-9)
+    plan = hetlu.recommend(1000, 1000, db=db, target="hybrid", backend="host", panel="device")
+    assert plan["cpu_block_columns"] == 0 and plan["target"] == "hybrid"
+
+
+def test_bad_placements_are_named(db):
+    A, b = random_system(10)
+    with pytest.raises(ValueError, match="target"):
+        hetlu.solve(A, b, db=db, target="gpu")
+    with pytest.raises(ValueError, match="backend"):
+        hetlu.solve(A, b, db=db, target="hybrid", backend="tpu")
+    with pytest.raises(ValueError, match="d = -1"):
+        hetlu.solve(A, b, db=db, target="hybrid", backend="host", d=-1)
+    with pytest.raises(ValueError, match="contradict"):
+        hetlu.recommend(100, 100, db=db, target="hybrid", backend="host", d=2, panel="device")
