@@ -74,6 +74,13 @@ hetlu::Options options_of(const hetlu_options* c) {
       throw hetlu::InvalidArgument("options->backend = " + std::to_string(static_cast<int>(c->backend)) +
                                    " is not a hetlu_backend");
   }
+  if (o.target != hetlu::Target::hybrid) {  // a placement on the CPU target is a mistake, never ignored
+    if (c->backend != HETLU_BACKEND_DEFAULT || c->panel != HETLU_PANEL_DEFAULT)
+      throw hetlu::InvalidArgument("options->backend and options->panel apply to the hybrid target only");
+    if (c->cpu_block_columns != -1)
+      throw hetlu::InvalidArgument("options->cpu_block_columns = " + std::to_string(c->cpu_block_columns) +
+                                   " applies to the hybrid target only (hetlu_options_init sets -1)");
+  }
   if (c->cpu_block_columns >= 0)
     o.overrides.cpu_block_columns = c->cpu_block_columns;
   else if (c->cpu_block_columns != -1)

@@ -10,6 +10,7 @@
 #include "hetlu/hetlu.hpp"
 #include "probes/probes.hpp"
 #include "solvers/backend.hpp"
+#include "tuner/crossover.hpp"
 
 namespace hetlu {
 
@@ -62,6 +63,7 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
     std::optional<tuner::MeasurementTurn> turn;  // probes time too: one process at a time
     if (settings.measure_rates) turn.emplace(options.stop_requested);
     report.profile = probes::probe_machine(probe_options);
+    if (settings.measure_rates) tuner::measure_getrf_crossovers(report.profile, configs::model_params());
   }
   const auto fingerprint = db::fingerprint(report.profile);
   report.machine = fingerprint.hash;

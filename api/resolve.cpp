@@ -214,9 +214,42 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
 }
 }  // namespace
 
+static std::map<std::string, SmallMatrixCrossover> crossovers;  // guarded by cache_mutex
+
 void clear_plan_cache() {
   std::lock_guard lock(cache_mutex);
   cache.clear();
+  crossovers.clear();
+}
+
+SmallMatrixCrossover small_matrix_crossover(Precision precision, const Options& options) {
+  std::string path;
+  try {
+    if (options.use_database) path = options.db_path.empty() ? db::default_path() : options.db_path;
+  } catch (const db::DatabaseError&) {  // no default path: the default crossover
+  }
+  const std::string key = to_string(precision) + "|" + path;
+  {
+    std::lock_guard lock(cache_mutex);
+    if (auto hit = crossovers.find(key); hit != crossovers.end()) return hit->second;
+  }
+  SmallMatrixCrossover c{default_small_matrix_crossover, PlanSource::default_,
+                         "default (no measured crossover for this machine: 'hetlu calibrate')"};
+  if (!path.empty()) {
+    try {
+      auto database = db::Database::open(path, db::Database::Mode::read_only);
+      MachineProfile profile = this_machine();
+      if (const auto machine = db::find_machine(database, db::fingerprint(profile).hash)) {
+        db::load_probe_rates(database, machine->id, profile);
+        const int measured =
+            precision == Precision::double_ ? profile.getrf_crossover_double : profile.getrf_crossover_single;
+        if (measured > 0) c = {measured, PlanSource::tuned, "measured by hetlu calibrate, in '" + path + "'"};
+      }
+    } catch (const std::exception&) {  // a missing or damaged database: the default, as for plans
+    }
+  }
+  std::lock_guard lock(cache_mutex);
+  return crossovers.emplace(key, c).first->second;
 }
 
 Resolution resolve_plan(Solver solver, Precision precision, int m, int n, const Options& options) {

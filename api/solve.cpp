@@ -14,6 +14,7 @@
 #include "solvers/copy_block.hpp"
 #include "solvers/lu.hpp"
 #include "solvers/row_omega.hpp"
+#include "solvers/vendor_lapack.hpp"
 #include "solvers/workspace.hpp"
 
 namespace hetlu {
@@ -259,6 +260,19 @@ SolveReport solve_checked(std::optional<Solver> solver, int n, int nrhs, const T
 void release_workspace() {
   kernels::release_workspace();
 }
+
+template <class T>
+bool blas_library_getrf(int m, int n, T* A, int lda, int* ipiv, int* info) {
+  return vendor::getrf(m, n, A, lda, ipiv, info);
+}
+template <class T>
+bool blas_library_gesv(int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, int* info) {
+  return vendor::gesv(n, nrhs, A, lda, ipiv, B, ldb, info);
+}
+template bool blas_library_getrf<double>(int, int, double*, int, int*, int*);
+template bool blas_library_getrf<float>(int, int, float*, int, int*, int*);
+template bool blas_library_gesv<double>(int, int, double*, int, int*, double*, int, int*);
+template bool blas_library_gesv<float>(int, int, float*, int, int*, float*, int, int*);
 
 bool backend_available(BackendKind kind, std::string* why) {
   return backends::available(kind, why);

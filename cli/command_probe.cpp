@@ -2,8 +2,10 @@
 
 #include "cli/commands.hpp"
 #include "cli/report.hpp"
+#include "configs/configs.hpp"
 #include "db/records.hpp"
 #include "probes/probes.hpp"
+#include "tuner/crossover.hpp"
 
 namespace hetlu::cli {
 
@@ -27,6 +29,7 @@ void register_probe(CLI::App& app, CommandState&) {
     options.gemm_size = args->gemm_size;
     const auto gpu = probes::gpus(false);
     MachineProfile profile = probes::probe_machine(options);
+    if (options.measure) tuner::measure_getrf_crossovers(profile, configs::model_params());
     if (!args->db.empty()) {
       auto database = db::Database::open(args->db, db::Database::Mode::read_write);
       db::store_probe_results(database, db::ensure_machine(database, db::fingerprint(profile)), profile);

@@ -68,6 +68,7 @@ nlohmann::ordered_json to_json(const MachineProfile& p) {
           {"memory_bandwidth_gbs", p.memory_bandwidth_gbs},
           {"panel_rates", panels},
           {"pass_costs", passes},
+          {"getrf_crossover", {{"double", p.getrf_crossover_double}, {"single", p.getrf_crossover_single}}},
           {"gpus", gpus},
           {"measurements", measurements}};
 }
@@ -94,6 +95,10 @@ std::string describe(const MachineProfile& p) {
     for (const auto& r : p.panel_rates)
       text += fmt::format("panel      {} {} x {} on {} thread(s): {:.1f} GFlop/s\n", r.kind, r.rows, r.width, r.threads,
                           r.gflops);
+    if (p.getrf_crossover_double > 0)
+      text +=
+          fmt::format("small      the BLAS's own getrf below n = {} (double), {} (single): the drop-in's small path\n",
+                      p.getrf_crossover_double, p.getrf_crossover_single);
     for (const auto& c : p.pass_costs)
       text += fmt::format("pass       {} at n = {}: {:.2f} ns per entry\n", c.kind, c.n, c.ns_per_entry);
     double worst = 0;

@@ -129,6 +129,9 @@ bool load_probe_rates(Database& db, std::int64_t machine_id, MachineProfile& pro
     if (m.name == "panel_gepp" || m.name == "panel_tslu" || m.name == "panel_tslu_leaf")
       loaded.panel_rates.push_back({m.name.substr(6), detail_int(m.detail, "rows"), detail_int(m.detail, "width"),
                                     detail_int(m.detail, "threads"), m.median});
+    if (m.name == "getrf_crossover" && m.median > 0)
+      (m.detail == "precision=single" ? loaded.getrf_crossover_single : loaded.getrf_crossover_double) =
+          static_cast<int>(m.median);
     if (m.name.rfind("pass_", 0) == 0 && m.median > 0)
       loaded.pass_costs.push_back({m.name.substr(5), detail_int(m.detail, "n"), 1 / m.median});
     const int gpu = detail_int(m.detail, "gpu");

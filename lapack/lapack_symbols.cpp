@@ -1,8 +1,10 @@
 // LAPACK's getrf / getrs / gesv with its Fortran ABI and semantics: arguments checked in LAPACK's
 // order, a bad one reported through xerbla_ with LAPACK's INFO number; info > 0 for an exactly-zero
 // pivot; 1-based pivots, applied row interchanges; NaN and Inf propagate rather than being refused.
-// Plans come from the tuning database like any hetlu call (cached per process and size).
+// Plans come from the tuning database like any hetlu call (cached per process and size); below the
+// small-matrix crossover (hetlu::small_matrix_crossover) getrf and gesv go to the BLAS library's own.
 #include <algorithm>
+#include <cerrno>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
@@ -62,11 +64,40 @@ hetlu::Options placement_from_environment() {
   return o;
 }
 
-hetlu::Options lapack_options() {
+const hetlu::Options& placed_options() {
   static const hetlu::Options placed = placement_from_environment();
-  hetlu::Options o = placed;
+  return placed;
+}
+
+hetlu::Options lapack_options() {
+  hetlu::Options o = placed_options();
   o.input_check = hetlu::InputCheck::none;
   return o;
+}
+
+// Below this order a call on the CPU target goes to the BLAS library's own getrf or gesv (the
+// small-matrix path: no plan, no allocation, no thread wake-up); resolved once per process. 0 on
+// the hybrid target, which the caller chose, or when the crossover cannot be resolved.
+// HETLU_SMALL_MATRIX_CROSSOVER=N sets it (0: every call through hetlu's solvers).
+template <class T>
+int small_matrix_below() {
+  static const int below = [] {
+    if (placed_options().target != hetlu::Target::cpu) return 0;
+    if (const char* text = std::getenv("HETLU_SMALL_MATRIX_CROSSOVER"); text && *text) {
+      char* end = nullptr;
+      errno = 0;
+      const long value = std::strtol(text, &end, 10);
+      if (*end == '\0' && errno == 0 && value >= 0 && value <= 1000000) return static_cast<int>(value);
+      std::fprintf(stderr, "hetlu: HETLU_SMALL_MATRIX_CROSSOVER=%s is not an order from 0 to 1000000; ignored\n", text);
+    }
+    try {
+      const auto precision = sizeof(T) == sizeof(double) ? hetlu::Precision::double_ : hetlu::Precision::single;
+      return hetlu::small_matrix_crossover(precision, placed_options()).below;
+    } catch (const std::exception&) {
+      return 0;
+    }
+  }();
+  return below;
 }
 
 // A failure that is not the caller's (out of memory, a broken installation) has no LAPACK INFO
@@ -85,6 +116,8 @@ void getrf(const char* routine, const int* m, const int* n, T* A, const int* lda
     *info = illegal(routine, 2);
   else if (*lda < std::max(1, *m))
     *info = illegal(routine, 4);
+  else if (std::max(*m, *n) < small_matrix_below<T>() && hetlu::blas_library_getrf(*m, *n, A, *lda, ipiv, info))
+    return;
   else {
     try {
       *info = hetlu::getrf(hetlu::Solver::gepp, *m, *n, A, *lda, ipiv, lapack_options()).info;
@@ -133,6 +166,8 @@ void gesv(const char* routine, const int* n, const int* nrhs, T* A, const int* l
     *info = illegal(routine, 4);
   else if (*ldb < std::max(1, *n))
     *info = illegal(routine, 7);
+  else if (*n < small_matrix_below<T>() && hetlu::blas_library_gesv(*n, *nrhs, A, *lda, ipiv, B, *ldb, info))
+    return;
   else {
     try {
       *info = hetlu::gesv(hetlu::Solver::gepp, *n, *nrhs, A, *lda, ipiv, B, *ldb, lapack_options()).info;

@@ -37,7 +37,7 @@ struct ModelParams {
   // (no pivot search, no interchanges).
   double prbt_refinement_steps = 1;
   // PRBT's condition estimate (solvers/condition.hpp, Hager-Higham as LAPACK's dlacn2): one
-  // right-hand side through the factors per step, 3 to 10 of them; 4-6 on random matrices.
+  // right-hand side through the factors per step, 4 to 11 of them; 5 on random matrices.
   int prbt_condition_solves = 5;
   double genp_panel_speedup = 1.5;
 

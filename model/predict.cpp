@@ -72,7 +72,7 @@ CpuTimes cpu_lu_seconds(const MachineProfile& profile, const Rates& rates, Solve
   const int leaf_width = nb >= std::min(m, n) ? params.panel_leaf_width : 0;
   // CALU's panel from its TSLU leaves (plan.ib wide) where they were probed; its BLAS calls run on
   // one thread inside the look-ahead's tasks.
-  const bool calu_from_leaves = solver == Solver::calu && has_tslu_leaf_rates(profile, panel_threads);
+  const bool calu_from_leaves = solver == Solver::calu && has_tslu_leaf_rates(profile);
   CpuTimes t;
   for_each_step(m, n, nb, [&](const Step& s) {
     const double panel =
@@ -140,23 +140,24 @@ double prbt_extra_seconds(const MachineProfile& profile, const Rates& rates, int
          (params.prbt_refinement_steps + 1) * (solve + residual);
 }
 
-// The same on the hybrid target, as prbt_device.hpp does it: the host copies A into a padded array
-// (one pass), the device keeps a copy and randomizes the other, and the condition estimate, each
-// solve and each residual read the factors and A in device memory. The host backend's team runs
-// the CPUs' kernels for these, priced as the CPUs' passes; a GPU's at its memory bandwidth.
+// The same on the hybrid target, as prbt_hybrid.cpp and prbt_device.hpp do it: the host copies A
+// into a padded array (one pass), uploads it, and the device keeps a copy and randomizes the other;
+// the condition estimate (after the host's pass for ||A||_1), each solve and each residual read
+// the factors and A in device memory. The host backend's team runs the CPUs' kernels for these,
+// priced as the CPUs' passes after three copies; a GPU's at its memory bandwidth.
 double prbt_hybrid_extra_seconds(const MachineProfile& profile, const Rates& rates, int n, Precision precision,
                                  const ModelParams& params) {
   const double word = precision == Precision::double_ ? 8 : 4;
   const double host = (rates.memory_gbs > 0 ? rates.memory_gbs : 10) * 1e9;
   const double matrix = word * double(n) * n;
   const double copy = 2 * matrix / host;
-  if (rates.device_host_threads > 0) return 2 * copy + prbt_extra_seconds(profile, rates, n, precision, params);
+  if (rates.device_host_threads > 0) return 3 * copy + prbt_extra_seconds(profile, rates, n, precision, params);
   const double device =
       (rates.device_memory.gbs > 0 ? rates.device_memory.gbs : params.default_device_memory_gbs) * 1e9;
   const double solves = params.prbt_condition_solves + params.prbt_refinement_steps + 1;
   const double on_device =
       (2 * matrix + 2 * matrix + solves * matrix + (params.prbt_refinement_steps + 1) * matrix) / device;
-  return copy + on_device;
+  return copy + matrix / host /* ||A||_1 */ + on_device;
 }
 
 struct HybridTimes {
@@ -202,7 +203,7 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
     return t;
   }
   const int panel_threads = solver == Solver::calu ? std::max(1, plan.panel_threads) : rates.cores;
-  const bool calu_from_leaves = solver == Solver::calu && has_tslu_leaf_rates(profile, panel_threads);
+  const bool calu_from_leaves = solver == Solver::calu && has_tslu_leaf_rates(profile);
   // The host backend's team runs the CPUs' GEMM, thin updates included: the CPUs' half-rate k, not
   // a GPU's (128 put the team's nb = 32 updates at a fifth of its rate, 1.5-4x the measured time).
   const double device_half_rate_k =
@@ -386,9 +387,9 @@ double cpu_panel_seconds(const MachineProfile& profile, const Rates& rates, Solv
   return flops / (cpu_panel_gflops(profile, rates, solver, rows, width, threads, params) * 1e9);
 }
 
-bool has_tslu_leaf_rates(const MachineProfile& profile, int threads) {
+bool has_tslu_leaf_rates(const MachineProfile& profile) {
   for (const auto& r : profile.panel_rates)
-    if (r.kind == "tslu_leaf" && r.threads == threads && r.gflops > 0) return true;
+    if (r.kind == "tslu_leaf" && r.gflops > 0) return true;
   return false;
 }
 
@@ -397,13 +398,14 @@ double calu_panel_seconds(const MachineProfile& profile, const Rates& rates, dou
   inner = std::max(1, inner);
   if (width <= inner || rows <= inner) {
     const PanelRate* best = nullptr;
+    // The nearest probed shape and thread count (the leaves are probed on one thread and on all;
+    // the host backend leaves the CPUs some in between).
     auto distance = [&](const PanelRate& r) {
-      return std::abs(std::log(r.rows / std::max(1.0, rows))) + std::abs(std::log(double(r.width) / width));
+      return std::abs(std::log(r.rows / std::max(1.0, rows))) + std::abs(std::log(double(r.width) / width)) +
+             std::abs(std::log(double(std::max(1, r.threads)) / std::max(1, leaf_threads)));
     };
     for (const auto& r : profile.panel_rates)
-      if (r.kind == "tslu_leaf" && r.threads == leaf_threads && r.gflops > 0 && r.rows > 0 &&
-          (!best || distance(r) < distance(*best)))
-        best = &r;
+      if (r.kind == "tslu_leaf" && r.gflops > 0 && r.rows > 0 && (!best || distance(r) < distance(*best))) best = &r;
     const double gflops =
         best ? best->gflops : cpu_panel_gflops(profile, rates, Solver::calu, rows, width, leaf_threads, params);
     return detail::getrf_flops(rows, width) / (gflops * 1e9);

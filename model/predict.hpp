@@ -62,13 +62,13 @@ double cpu_panel_gflops(const MachineProfile& profile, const Rates& rates, Solve
 double cpu_panel_seconds(const MachineProfile& profile, const Rates& rates, Solver solver, double rows, int width,
                          int threads, const ModelParams& params, int leaf_width = 0);
 
-// Whether TSLU leaves were probed on `threads` threads (newer probes; older ones measured CALU's
-// whole panel at ib = 32 as "tslu").
-bool has_tslu_leaf_rates(const MachineProfile& profile, int threads);
+// Whether TSLU leaves were probed (newer probes; older ones measured CALU's whole panel at ib = 32
+// as "tslu").
+bool has_tslu_leaf_rates(const MachineProfile& profile);
 
 // Seconds of CALU's panel of rows x width with inner width `inner` (plan.ib), as calu.cpp runs it:
 // split about half (the left part whole leaves), recursively, down to TSLU leaves at their probed
-// rate on leaf_threads threads; the TRSM and GEMM between halves at the one-core GEMM rate, or the
+// rate nearest leaf_threads threads; the TRSM and GEMM between halves at the one-core GEMM rate, or the
 // all-core one when threaded_blas (a panel outside the look-ahead's tasks).
 double calu_panel_seconds(const MachineProfile& profile, const Rates& rates, double rows, int width, int inner,
                           int leaf_threads, bool threaded_blas, const ModelParams& params);

@@ -26,8 +26,9 @@ py::dict plan_dict(const Plan& p) {
 }
 
 // "auto": the solver whose plan predicts the least time for this problem (as hetlu solve --solver auto).
-Solver solver_of(const std::string& name, int m = 0, int n = 0, const Options& options = {}) {
-  return name == "auto" ? choose_solver(Precision::double_, m, n, options, nullptr) : from_string<Solver>(name);
+Solver solver_of(const std::string& name, int m = 0, int n = 0, const Options& options = {},
+                 Precision precision = Precision::double_) {
+  return name == "auto" ? choose_solver(precision, m, n, options, nullptr) : from_string<Solver>(name);
 }
 
 // Where and how a call runs, as the CLI's options: target "cpu" or "hybrid"; on the hybrid target
@@ -44,6 +45,8 @@ Options options_of(const std::optional<std::string>& db, std::optional<int> nb, 
   if (db) o.db_path = *db;
   if (nb) o.overrides.nb = *nb;
   o.target = from_string<Target>(where.target);
+  if (o.target != Target::hybrid && (where.backend || where.panel || where.d))
+    throw InvalidArgument("backend, d and panel apply to the hybrid target only (target='hybrid')");
   if (where.backend) o.overrides.backend = from_string<BackendKind>(*where.backend);
   if (where.panel) o.overrides.panel_location = from_string<PanelLocation>(*where.panel);
   if (where.d) {
@@ -151,7 +154,8 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
   SolveReport report;
   {
     py::gil_scoped_release release;
-    const Solver chosen = solver_of(solver, n, n, options);
+    const Solver chosen =
+        solver_of(solver, n, n, options, std::is_same_v<T, float> ? Precision::single : Precision::double_);
     if (chosen == Solver::prbt) {
       // PRBT solves from A itself (unchanged) and refines; it has no factorization to reuse.
       const T* a_in = transposed ? nullptr : a;
@@ -270,7 +274,8 @@ py::dict recommend(int m, int n, const std::string& solver, const std::string& p
                    const std::optional<std::string>& backend, std::optional<int> d,
                    const std::optional<std::string>& panel) {
   const Options options = options_of(db, std::nullopt, {target, backend, panel, d});
-  const Resolution r = resolve_plan(solver_of(solver, m, n, options), from_string<Precision>(precision), m, n, options);
+  const Precision p = from_string<Precision>(precision);
+  const Resolution r = resolve_plan(solver_of(solver, m, n, options, p), p, m, n, options);
   py::dict plan = plan_dict(r.plan);
   plan["m"] = m;
   plan["n"] = n;

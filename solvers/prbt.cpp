@@ -6,8 +6,8 @@
 // randomization does: it goes to GEPP at once, which reports LAPACK's info. Randomization turns
 // the exact zero pivot of any other singular matrix into a tiny one, and refinement then converges
 // to a huge x of tiny backward error; so after GENP the 1-norm condition number is estimated (as
-// dgecon, from the factors at hand) and a matrix singular to working precision (rcond < eps, as
-// dgesvx) goes to GEPP too, which finds an exact zero pivot where there is one. On the hybrid target
+// dgecon, from the factors at hand) and a matrix singular to working precision (rcond < 10 u; dgesvx
+// says rcond < eps) goes to GEPP too, which finds an exact zero pivot where there is one. On the hybrid target
 // the matrix, its factors and the refinement's residuals stay on the device (prbt_device.hpp).
 #include <algorithm>
 #include <cstdio>
@@ -148,11 +148,12 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
     rcond = reciprocal_condition(U, V, n, A, lda, triangular);
     clock.mark("condition estimate");
   }
-  // Singular to working precision below n u, not u: the estimate is a lower bound of ||A^-1||, and on
+  // Singular to working precision below 10 u, not u: the estimate is a lower bound of ||A^-1||, and on
   // an exactly singular A (a row repeated, n = 30) rounding left it at 1.6 u on an AMD EPYC's BLAS
   // kernels (below u on the Xeon before), and PRBT returned a randomized "solution" of a singular
-  // system with omega = 9e-17. A refined answer is no better than n u kappa anyway.
-  const double singular_below = std::max(1, n) * accuracy::unit_roundoff<T>();
+  // system with omega = 9e-17. Not n u: in single precision a random 1000 x 1000 A (rcond 3e-6)
+  // would fall under n u = 6e-5, and every such solve would go to GEPP.
+  const double singular_below = 10 * accuracy::unit_roundoff<T>();
   const bool singular = info == 0 && !(rcond >= singular_below);
   if (info == 0 && !singular) {
     if (device && device->solves_on_device())
@@ -171,7 +172,7 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
     char why[128];
     std::snprintf(
         why, sizeof why,
-        "the matrix is singular to working precision (estimated reciprocal condition number %.1e < n u = %.1e)", rcond,
+        "the matrix is singular to working precision (estimated reciprocal condition number %.1e < 10 u = %.1e)", rcond,
         singular_below);
     return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, why);
   }

@@ -33,13 +33,15 @@ typedef enum hetlu_backend { HETLU_BACKEND_DEFAULT = 0, HETLU_BACKEND_CUDA = 1, 
 typedef enum hetlu_panel { HETLU_PANEL_DEFAULT = 0, HETLU_PANEL_CPU = 1, HETLU_PANEL_DEVICE = 2 } hetlu_panel;
 
 /* Optional settings; pass NULL for the defaults (GEPP on the CPUs, the default database, no
- * override), or a struct filled by hetlu_options_init and then changed. */
+ * override), or a struct filled by hetlu_options_init and then changed (a zeroed struct asks for
+ * d = 0, which the CPU target refuses). backend, cpu_block_columns and panel apply to the hybrid
+ * target only. */
 typedef struct hetlu_options {
   hetlu_solver solver;
   const char* db_path; /* NULL: $HETLU_DB, else $XDG_DATA_HOME/hetlu/tuning.db, else ~/.local/share/... */
   int nb;              /* > 0 overrides the panel width */
   /* Since 0.2 (the library's soname changed with them). */
-  hetlu_target target;   /* default HETLU_TARGET_CPU; HYBRID without a device runs on the CPUs and says so */
+  hetlu_target target;   /* default HETLU_TARGET_CPU; HYBRID without a GPU runs on the host backend */
   hetlu_backend backend; /* hybrid: default HETLU_BACKEND_DEFAULT; CUDA without a GPU is an error */
   int cpu_block_columns; /* hybrid: >= 0 overrides d, the CPUs' block columns; default -1: resolved */
   hetlu_panel panel;     /* hybrid: default HETLU_PANEL_DEFAULT; contradicting d is an error */

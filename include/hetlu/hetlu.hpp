@@ -43,6 +43,28 @@ std::string plan_json(const Plan& plan);
 // Forgets the cached answers, e.g. after a calibration in the same process.
 void clear_plan_cache();
 
+// The order below which the LAPACK drop-in's getrf and gesv go to the BLAS library's own (its
+// small-matrix LU has no plan, task graph or thread wake-up, and beats hetlu's there): measured by
+// `hetlu calibrate` and `hetlu probe --db` (tuner::measure_getrf_crossover) and stored with the
+// machine's probes, else default_small_matrix_crossover. Cached per process, precision and database.
+struct SmallMatrixCrossover {
+  int below = 0;
+  PlanSource source = PlanSource::default_;  // tuned (measured) or default
+  std::string detail;
+};
+// On the dev machine (2-core AMD EPYC, OpenBLAS 0.3.21) OpenBLAS's dgetrf took 0.17 us at n = 4
+// against 4.5 through hetlu, and was still 1.07x faster at n = 512; hetlu's GEPP won from n = 1024.
+inline constexpr int default_small_matrix_crossover = 512;
+SmallMatrixCrossover small_matrix_crossover(Precision precision, const Options& options = {});
+
+// The small-matrix path: LAPACK's getrf or gesv of the BLAS library hetlu links, found in that
+// library itself (a preloaded drop-in exporting the same names is never called back); no plan, no
+// check, no allocation. False, with nothing done, when the BLAS library has no such routine.
+template <class T>
+bool blas_library_getrf(int m, int n, T* A, int lda, int* ipiv, int* info);
+template <class T>
+bool blas_library_gesv(int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, int* info);
+
 // This machine as the probes see it without timing (topology, BLAS, GPUs); probed once per process.
 const MachineProfile& this_machine();
 

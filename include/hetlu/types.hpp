@@ -337,7 +337,10 @@ struct MachineProfile {
   int dgemm_probe_size = 0;         // n of the square DGEMM that reached the plateau
   double memory_bandwidth_gbs = 0;  // STREAM triad on all cores
   std::vector<PanelRate> panel_rates;
-  std::vector<PassCost> pass_costs;            // PRBT's O(n^2) passes; empty when not probed
+  std::vector<PassCost> pass_costs;  // PRBT's O(n^2) passes; empty when not probed
+  // The order from which hetlu's GEPP is at least as fast as the BLAS's own getrf (hetlu calibrate);
+  // 0 when not measured.
+  int getrf_crossover_double = 0, getrf_crossover_single = 0;
   bool rates_measured = false;                 // false: the rates above were not measured
   std::vector<ProbeMeasurement> measurements;  // every timed probe, with its spread
 

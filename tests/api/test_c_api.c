@@ -115,6 +115,17 @@ int main(void) {
   check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "cpu_block_columns") != NULL,
         "a negative d other than -1 is named");
   options.cpu_block_columns = -1;
+  options.target = HETLU_TARGET_CPU;
+  options.backend = HETLU_BACKEND_HOST;
+  s = hetlu_recommend('d', H, H, &options, &plan);
+  check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "hybrid target only") != NULL,
+        "a backend on the CPU target is refused");
+  options.backend = HETLU_BACKEND_DEFAULT;
+  options.cpu_block_columns = 0; /* a struct zeroed instead of hetlu_options_init */
+  s = hetlu_recommend('d', H, H, &options, &plan);
+  check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "hetlu_options_init") != NULL,
+        "d = 0 on the CPU target is refused, naming hetlu_options_init");
+  options.cpu_block_columns = -1;
   options.target = (hetlu_target)7;
   s = hetlu_recommend('d', H, H, &options, &plan);
   check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "target") != NULL, "a bad target is named");

@@ -374,3 +374,44 @@ TEST(Solve, CheckedSolvesAcrossTheFloatingPointRange) {
   EXPECT_EQ(r.info, 0);
   EXPECT_TRUE(r.accurate) << r.backward_error.value_or(-1);
 }
+
+TEST(SmallMatrixCrossover, MeasuredForThisMachineElseTheDefault) {
+  test_support::TempDir dir;
+  const std::string path = dir.file("t.db");
+  const auto none = small_matrix_crossover(Precision::double_, with_db(path));
+  EXPECT_EQ(none.below, default_small_matrix_crossover);
+  EXPECT_EQ(none.source, PlanSource::default_);
+  {
+    auto database = db::Database::open(path, db::Database::Mode::read_write);
+    MachineProfile measured = this_machine();
+    measured.rates_measured = true;
+    measured.measurements = {{"getrf_crossover", 96, 0, "n", "precision=double"},
+                             {"getrf_crossover", 2048, 0, "n", "precision=single"}};
+    db::store_probe_results(database, db::ensure_machine(database, db::fingerprint(measured)), measured);
+  }
+  clear_plan_cache();  // as calibrate does: the process sees the new measurement
+  const auto d = small_matrix_crossover(Precision::double_, with_db(path));
+  EXPECT_EQ(d.below, 96);
+  EXPECT_EQ(d.source, PlanSource::tuned);
+  EXPECT_EQ(small_matrix_crossover(Precision::single, with_db(path)).below, 2048);
+}
+
+TEST(SmallMatrixCrossover, TheBlasLibrarysOwnLuIsLapacks) {
+  // The small-matrix path: the BLAS library's getrf and gesv, found in that library itself.
+  const int n = 40;
+  std::vector<double> A = dominant_matrix(n), reference = A, b(n, 1.0);
+  std::vector<int> ipiv(n), reference_ipiv(n);
+  int info = -1;
+  ASSERT_TRUE(blas_library_getrf(n, n, A.data(), n, ipiv.data(), &info));
+  EXPECT_EQ(info, 0);
+  EXPECT_EQ(hetlu::getrf(Solver::gepp, n, n, reference.data(), n, reference_ipiv.data()).info, 0);
+  for (int i = 0; i < n * n; ++i) EXPECT_NEAR(A[i], reference[i], 1e-12 * n) << i;
+  std::vector<double> B = dominant_matrix(n), x = b;
+  ASSERT_TRUE(blas_library_gesv(n, 1, B.data(), n, ipiv.data(), x.data(), n, &info));
+  EXPECT_EQ(info, 0);
+  EXPECT_LT(distance_from_ones(n, dominant_matrix(n), x), 1e-12);
+  std::vector<float> S = {1, 2, 2, 4};  // singular: LAPACK's info = 2
+  std::vector<int> piv2(2);
+  ASSERT_TRUE(blas_library_getrf(2, 2, S.data(), 2, piv2.data(), &info));
+  EXPECT_EQ(info, 2);
+}

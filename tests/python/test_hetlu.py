@@ -239,5 +239,7 @@ def test_bad_placements_are_named(db):
         hetlu.solve(A, b, db=db, target="hybrid", backend="tpu")
     with pytest.raises(ValueError, match="d = -1"):
         hetlu.solve(A, b, db=db, target="hybrid", backend="host", d=-1)
+    with pytest.raises(ValueError, match="hybrid target only"):
+        hetlu.solve(A, b, db=db, backend="host")
     with pytest.raises(ValueError, match="contradict"):
         hetlu.recommend(100, 100, db=db, target="hybrid", backend="host", d=2, panel="device")
