@@ -26,6 +26,11 @@ double efficiency(double k, double half_k) {
   return k / (k + half_k);
 }
 
+// Bytes per second of the host's memory: the probed triad bandwidth, else 10 GB/s.
+double host_bandwidth(double memory_gbs) {
+  return (memory_gbs > 0 ? memory_gbs : 10) * 1e9;
+}
+
 // One step of a blocked right-looking LU: the panel of columns [j, j + jb), rows [j, m).
 struct Step {
   double rows, jb, right;  // panel rows, panel width, columns right of the panel
@@ -50,7 +55,7 @@ struct CpuTimes {
 // Row interchanges of one step on `columns` columns: two rows of jb entries read and written per
 // column, memory-bound (the rows are far apart in column-major storage).
 double swap_seconds(const Step& s, double columns, double word, double memory_gbs) {
-  return 4 * word * s.jb * columns / ((memory_gbs > 0 ? memory_gbs : 10) * 1e9);
+  return 4 * word * s.jb * columns / host_bandwidth(memory_gbs);
 }
 
 // Blocked LU on the CPUs. With look-ahead, one thread factors the next panel while the others
@@ -119,8 +124,7 @@ double pass_seconds_per_entry(const MachineProfile& profile, const Rates& rates,
     return scale * std::exp((1 - t) * std::log(below->ns_per_entry) + t * std::log(above->ns_per_entry));
   }
   if (below || above) return scale * (below ? below : above)->ns_per_entry;
-  const double bandwidth = (rates.memory_gbs > 0 ? rates.memory_gbs : 10) * 1e9;
-  return word / 8 * memory_bytes / bandwidth;
+  return word / 8 * memory_bytes / host_bandwidth(rates.memory_gbs);
 }
 
 // PRBT's extra work on the CPUs, all O(n^2), as prbt.cpp runs it: one pass randomizes A (U^T A V,
@@ -148,7 +152,7 @@ double prbt_extra_seconds(const MachineProfile& profile, const Rates& rates, int
 double prbt_hybrid_extra_seconds(const MachineProfile& profile, const Rates& rates, int n, Precision precision,
                                  const ModelParams& params) {
   const double word = precision == Precision::double_ ? 8 : 4;
-  const double host = (rates.memory_gbs > 0 ? rates.memory_gbs : 10) * 1e9;
+  const double host = host_bandwidth(rates.memory_gbs);
   const double matrix = word * double(n) * n;
   const double copy = 2 * matrix / host;
   if (rates.device_host_threads > 0) return 3 * copy + prbt_extra_seconds(profile, rates, n, precision, params);
@@ -326,18 +330,31 @@ Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& 
   return r;
 }
 
-double cpu_panel_gflops(const MachineProfile& profile, const Rates& rates, Solver solver, double rows, int width,
-                        int threads, const ModelParams& params) {
-  const std::string kind = solver == Solver::calu ? "tslu" : "gepp";
+namespace {
+
+// The probed panel rate of `kind` nearest rows x width (in log rows + log width); with
+// any_threads, also the nearest thread count (in log threads), else exactly `threads`. Null when
+// none was probed.
+const PanelRate* nearest_panel_rate(const MachineProfile& profile, const std::string& kind, double rows, int width,
+                                    int threads, bool any_threads) {
   auto distance = [&](const PanelRate& r) {
-    return std::abs(std::log(r.rows / std::max(1.0, rows))) + std::abs(std::log(double(r.width) / width));
+    return std::abs(std::log(r.rows / std::max(1.0, rows))) + std::abs(std::log(double(r.width) / width)) +
+           (any_threads ? std::abs(std::log(double(std::max(1, r.threads)) / std::max(1, threads))) : 0.0);
   };
   const PanelRate* best = nullptr;
   for (const auto& r : profile.panel_rates)
-    if (r.kind == kind && r.threads == threads && r.gflops > 0 && r.rows > 0 &&
+    if (r.kind == kind && (any_threads || r.threads == threads) && r.gflops > 0 && r.rows > 0 &&
         (!best || distance(r) < distance(*best)))
       best = &r;
-  if (best) return best->gflops;
+  return best;
+}
+
+}  // namespace
+
+double cpu_panel_gflops(const MachineProfile& profile, const Rates& rates, Solver solver, double rows, int width,
+                        int threads, const ModelParams& params) {
+  const std::string kind = solver == Solver::calu ? "tslu" : "gepp";
+  if (const PanelRate* best = nearest_panel_rate(profile, kind, rows, width, threads, false)) return best->gflops;
   const double one = rates.cpu_one.gflops * efficiency(std::max(1.0, width / 4.0), params.gemm_half_rate_k);
   if (kind == "tslu") return one * params.panel_efficiency * params.tslu_efficiency * std::max(1, threads);
   return one * params.panel_efficiency * (threads > 1 ? std::sqrt(double(threads)) : 1.0);
@@ -397,15 +414,9 @@ double calu_panel_seconds(const MachineProfile& profile, const Rates& rates, dou
                           int leaf_threads, bool threaded_blas, const ModelParams& params) {
   inner = std::max(1, inner);
   if (width <= inner || rows <= inner) {
-    const PanelRate* best = nullptr;
     // The nearest probed shape and thread count (the leaves are probed on one thread and on all;
     // the host backend leaves the CPUs some in between).
-    auto distance = [&](const PanelRate& r) {
-      return std::abs(std::log(r.rows / std::max(1.0, rows))) + std::abs(std::log(double(r.width) / width)) +
-             std::abs(std::log(double(std::max(1, r.threads)) / std::max(1, leaf_threads)));
-    };
-    for (const auto& r : profile.panel_rates)
-      if (r.kind == "tslu_leaf" && r.gflops > 0 && r.rows > 0 && (!best || distance(r) < distance(*best))) best = &r;
+    const PanelRate* best = nearest_panel_rate(profile, "tslu_leaf", rows, width, leaf_threads, true);
     const double gflops =
         best ? best->gflops : cpu_panel_gflops(profile, rates, Solver::calu, rows, width, leaf_threads, params);
     return detail::getrf_flops(rows, width) / (gflops * 1e9);

@@ -1,5 +1,5 @@
 // The LAPACK routines of the BLAS library hetlu links (OpenBLAS), found in that library itself.
-// Below the small-matrix crossover the drop-in and the C API hand getrf and gesv to them: OpenBLAS's
+// Below the small-matrix crossover the LAPACK drop-in hands getrf and gesv to them: OpenBLAS's
 // small-matrix LU has no plan, task graph or thread wake-up (n = 4: 0.17 us against 4.5 through
 // hetlu's front end). Looked up by address in the library's own symbol table, never by name in the
 // process, so that a drop-in exporting the same names (libhetlu_lapack, preloaded) is never called

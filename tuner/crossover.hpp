@@ -1,6 +1,6 @@
 // The small-matrix crossover: the order from which hetlu's GEPP is at least as fast as the BLAS
-// library's own getrf (vendor::getrf) on this machine, so that smaller calls through the drop-in
-// and the C API go to the BLAS's.
+// library's own getrf (vendor::getrf) on this machine, so that smaller calls through the LAPACK
+// drop-in go to the BLAS's.
 #pragma once
 
 #include "hetlu/types.hpp"
