@@ -12,6 +12,7 @@
 // Every failure (out of memory, a CUDA error) throws hetlu::Error with what failed.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <mutex>
@@ -52,16 +53,35 @@ class Backend {
   // Throws DeviceOutOfMemory naming the size when the device has not enough memory.
   virtual DeviceMatrix<T> allocate(int rows, int cols) = 0;
 
-  // Makes [host, host + count) eligible for asynchronous copies (CUDA: page-locks it) until the
-  // returned handle goes. A no-op for the host backend.
-  virtual std::shared_ptr<void> register_host(T* host, std::size_t count) = 0;
+  // Page-locked host memory for `bytes` (cuda: cudaHostAlloc, recycled when it goes, so that a
+  // plan's next solve allocates none; host: ordinary memory), from which copies run asynchronously:
+  // the staging slots of solvers/staging.hpp. The caller's own arrays are never page-locked.
+  std::shared_ptr<void> allocate_pinned(std::size_t bytes) {
+    std::size_t seen = largest_pinned_.load();
+    while (bytes > seen && !largest_pinned_.compare_exchange_weak(seen, bytes)) {
+    }
+    return allocate_pinned_bytes(bytes);
+  }
+  // The largest allocate_pinned since the last reset: nothing larger than a staging slot (a block
+  // column) may be page-locked, which tests check on the host backend.
+  std::size_t largest_pinned_bytes() const { return largest_pinned_.load(); }
+  void reset_pinned_statistics() { largest_pinned_ = 0; }
 
+  // Device memory for `count` ints (a factorization's pivots and panel infos), and copies of them;
+  // asynchronous from and to allocate_pinned memory.
+  virtual std::shared_ptr<int> allocate_ints(int count) = 0;
+  virtual void copy_ints_to_device(Queue q, int count, const int* host, int* device) = 0;
+  virtual void copy_ints_to_host(Queue q, int count, const int* device, int* host) = 0;
+
+  // Asynchronous when the host memory comes from allocate_pinned; from other memory the copy may
+  // complete (cuda: it does) before the call returns.
   virtual void copy_to_device(Queue q, int rows, int cols, const T* host, int ldh, T* device, int ldd) = 0;
   virtual void copy_to_host(Queue q, int rows, int cols, const T* device, int ldd, T* host, int ldh) = 0;
 
-  // The interchanges ipiv[k1..k2) (1-based, LAPACK style) applied to the rows of a device block.
-  // ipiv is read when the call is made, not when the queue runs it.
-  virtual void laswp(Queue q, int cols, T* A, int lda, int k1, int k2, const int* ipiv) = 0;
+  // The interchanges of rows k1..k2 of a device block: row k1 + t with row k1 + pivots[t] - 1, for
+  // t = 0 .. k2 - k1 - 1 in order. `pivots` are in device memory (allocate_ints), relative to k1 and
+  // 1-based, as getrf_panel writes them; read when the queue runs the call.
+  virtual void laswp(Queue q, int cols, T* A, int lda, int k1, int k2, const int* pivots) = 0;
   // A copy within device memory.
   virtual void copy_on_device(Queue q, int rows, int cols, const T* from, int ldf, T* to, int ldt) = 0;
 
@@ -75,10 +95,11 @@ class Backend {
                           Transpose trans = Transpose::no) = 0;
   // C <- C - A B (the trailing update).
   virtual void gemm_minus(Queue q, int m, int n, int k, const T* A, int lda, const T* B, int ldb, T* C, int ldc) = 0;
-  // LU of the rows x cols device panel, with partial pivoting or none; waits for it and returns
-  // LAPACK's info (ipiv, panel-relative and 1-based, is written on the host; untouched without
-  // pivoting).
-  virtual int getrf_panel(Queue q, int rows, int cols, T* A, int lda, int* ipiv, bool pivoting) = 0;
+  // LU of the rows x cols device panel, with partial pivoting or none, queued like any other call
+  // (no wait: the look-ahead goes on): its pivots (panel-relative, 1-based; untouched without
+  // pivoting) go to `pivots` and its LAPACK info to *info, both in device memory (allocate_ints),
+  // for laswp to read on the device and the caller to copy back when it needs them.
+  virtual void getrf_panel(Queue q, int rows, int cols, T* A, int lda, int* pivots, int* info, bool pivoting) = 0;
   // PRBT's randomization A <- U^T A V of the n x n device matrix (n a multiple of 4); u and v are
   // the packed butterflies (2n values each, solvers/butterfly.hpp), read when the call is made.
   virtual void butterflies_two_sided(Queue q, int n, const T* u, const T* v, T* A, int lda) = 0;
@@ -93,6 +114,12 @@ class Backend {
   virtual void wait(Queue q, const EventPtr& event) = 0;  // q runs nothing more until event completes
   virtual void host_wait(const EventPtr& event) = 0;
   virtual void synchronize() = 0;  // every queue drained; rethrows the first failure of any
+
+ protected:
+  virtual std::shared_ptr<void> allocate_pinned_bytes(std::size_t bytes) = 0;
+
+ private:
+  std::atomic<std::size_t> largest_pinned_{0};
 };
 
 // This process's backend of the kind asked for. Throws Error when it cannot exist here (a build

@@ -8,6 +8,8 @@
 #include <cusolverDn.h>
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -24,14 +26,14 @@ using cuda::check_launch;
 
 // ---- kernels --------------------------------------------------------------------------------------
 
-// Row interchanges: one thread per column applies ipiv[k1..k2) in order (pivots relative to k1).
+// Row interchanges: one thread per column applies the pivots in order (1-based, relative to k1).
 template <class T>
 __global__ void laswp_kernel(int cols, T* A, long long lda, int k1, int count, const int* pivots) {
   const int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= cols) return;
   T* column = A + j * lda;
   for (int t = 0; t < count; ++t) {
-    const int i = k1 + t, p = pivots[t] - 1;
+    const int i = k1 + t, p = k1 + pivots[t] - 1;
     if (p != i) {
       const T a = column[i];
       column[i] = column[p];
@@ -183,6 +185,59 @@ struct Scratch {
   }
 };
 
+// Page-locked host blocks, recycled: cudaHostAlloc of a block column takes milliseconds (the pages
+// are locked one by one), so the staging slots a plan's solve frees serve its next solve and every
+// tuning trial after the first. Blocks go back to the driver beyond `keep_bytes` and with the backend.
+class PinnedPool {
+ public:
+  explicit PinnedPool(std::size_t keep_bytes) : keep_bytes_(keep_bytes) {}
+  ~PinnedPool() {
+    for (auto& [bytes, p] : free_) cudaFreeHost(p);
+  }
+  void* take(std::size_t bytes) {
+    {
+      std::lock_guard lock(mutex_);
+      // The smallest free block that fits, if not more than twice the size (a slot of a small solve
+      // does not hold a large one's block).
+      auto it = free_.lower_bound(bytes);
+      if (it != free_.end() && it->first <= 2 * bytes) {
+        void* p = it->second;
+        held_ -= it->first;
+        sizes_[p] = it->first;
+        free_.erase(it);
+        return p;
+      }
+    }
+    void* p = nullptr;
+    const cudaError_t status = cudaHostAlloc(&p, std::max<std::size_t>(1, bytes), cudaHostAllocPortable);
+    if (status == cudaErrorMemoryAllocation) {
+      cudaGetLastError();
+      throw Error("cuda backend: page-locking a staging buffer of " + describe_bytes(bytes) + " failed");
+    }
+    check(status, "cudaHostAlloc (staging)");
+    std::lock_guard lock(mutex_);
+    sizes_[p] = std::max<std::size_t>(1, bytes);
+    return p;
+  }
+  void give_back(void* p) {
+    std::lock_guard lock(mutex_);
+    const std::size_t bytes = sizes_.at(p);
+    sizes_.erase(p);
+    if (held_ + bytes <= keep_bytes_) {
+      free_.emplace(bytes, p);
+      held_ += bytes;
+    } else {
+      cudaFreeHost(p);
+    }
+  }
+
+ private:
+  std::mutex mutex_;
+  std::size_t keep_bytes_, held_ = 0;
+  std::multimap<std::size_t, void*> free_;
+  std::map<void*, std::size_t> sizes_;
+};
+
 template <class T>
 class CudaBackend final : public Backend<T> {
  public:
@@ -226,14 +281,20 @@ class CudaBackend final : public Backend<T> {
     return m;
   }
 
-  std::shared_ptr<void> register_host(T* host, std::size_t count) override {
-    const cudaError_t status = cudaHostRegister(host, count * sizeof(T), cudaHostRegisterDefault);
-    if (status == cudaErrorHostMemoryAlreadyRegistered) {  // the caller pinned it already
-      cudaGetLastError();
-      return nullptr;
-    }
-    check(status, "cudaHostRegister (page-locking the matrix)");
-    return std::shared_ptr<void>(host, [](void* p) { cudaHostUnregister(p); });
+  std::shared_ptr<int> allocate_ints(int count) override {
+    void* p = nullptr;
+    check(cudaMalloc(&p, sizeof(int) * std::max(1, count)), "cudaMalloc (pivots)");
+    return std::shared_ptr<int>(static_cast<int*>(p), [](int* q) { cudaFree(q); });
+  }
+  void copy_ints_to_device(Queue q, int count, const int* host, int* device) override {
+    if (count <= 0) return;
+    check(cudaMemcpyAsync(device, host, sizeof(int) * count, cudaMemcpyHostToDevice, stream(q)),
+          "cudaMemcpyAsync (pivots to the device)");
+  }
+  void copy_ints_to_host(Queue q, int count, const int* device, int* host) override {
+    if (count <= 0) return;
+    check(cudaMemcpyAsync(host, device, sizeof(int) * count, cudaMemcpyDeviceToHost, stream(q)),
+          "cudaMemcpyAsync (pivots to the host)");
   }
 
   void copy_to_device(Queue q, int rows, int cols, const T* host, int ldh, T* device, int ldd) override {
@@ -256,14 +317,9 @@ class CudaBackend final : public Backend<T> {
           "cudaMemcpy2DAsync within the device");
   }
 
-  void laswp(Queue q, int cols, T* A, int lda, int k1, int k2, const int* ipiv) override {
+  void laswp(Queue q, int cols, T* A, int lda, int k1, int k2, const int* pivots) override {
     const int count = k2 - k1;
     if (cols <= 0 || count <= 0) return;
-    // One pivot buffer per queue: calls on one queue are ordered, so it is reused safely.
-    int* pivots = static_cast<int*>(pivot_buffers_[int(q)].reserve(sizeof(int) * count, "cudaMalloc (pivots)"));
-    check(cudaMemcpyAsync(pivots, ipiv + k1, sizeof(int) * count, cudaMemcpyHostToDevice, stream(q)),
-          "cudaMemcpyAsync (pivots)");
-    // Pageable source: cudaMemcpyAsync returns once ipiv is read, as the interface promises.
     const int threads = 128;
     laswp_kernel<<<(cols + threads - 1) / threads, threads, 0, stream(q)>>>(cols, A, lda, k1, count, pivots);
     check_launch("laswp kernel");
@@ -286,26 +342,19 @@ class CudaBackend final : public Backend<T> {
     check(backends::gemm_minus(blas_, m, n, k, A, lda, B, ldb, C, ldc), "gemm");
   }
 
-  int getrf_panel(Queue q, int rows, int cols, T* A, int lda, int* ipiv, bool pivoting) override {
-    if (rows <= 0 || cols <= 0) return 0;
+  void getrf_panel(Queue q, int rows, int cols, T* A, int lda, int* pivots, int* info, bool pivoting) override {
+    if (rows <= 0 || cols <= 0) {
+      check(cudaMemsetAsync(info, 0, sizeof(int), stream(q)), "cudaMemsetAsync (info)");
+      return;
+    }
     check(cusolverDnSetStream(solver_, stream(q)), "cusolverDnSetStream");
     int lwork = 0;
     check(getrf_buffer(solver_, rows, cols, A, lda, &lwork), "getrf_bufferSize");
+    // Grown only between panels of different sizes: cudaFree waits for the device, which a
+    // factorization's panels (the first is the widest) never ask for.
     T* work = static_cast<T*>(work_.reserve(sizeof(T) * std::max(1, lwork), "cudaMalloc (getrf workspace)"));
-    const int k = std::min(rows, cols);
-    int* device_ints = static_cast<int*>(panel_ints_.reserve(sizeof(int) * (k + 1), "cudaMalloc (getrf pivots)"));
-    int* device_info = device_ints + k;
     // A null pivot array asks cuSOLVER for LU without pivoting (PRBT's GENP).
-    check(getrf(solver_, rows, cols, A, lda, work, pivoting ? device_ints : nullptr, device_info), "getrf (panel)");
-    int info = 0;
-    check(cudaMemcpyAsync(&info, device_info, sizeof(int), cudaMemcpyDeviceToHost, stream(q)),
-          "cudaMemcpyAsync (info)");
-    if (pivoting)
-      check(cudaMemcpyAsync(ipiv, device_ints, sizeof(int) * k, cudaMemcpyDeviceToHost, stream(q)),
-            "cudaMemcpyAsync (pivots)");
-    check(cudaStreamSynchronize(stream(q)), "getrf (panel)");
-    if (info < 0) throw Error("cuda backend: getrf (panel) rejected argument " + std::to_string(-info));
-    return info;
+    check(getrf(solver_, rows, cols, A, lda, work, pivoting ? pivots : nullptr, info), "getrf (panel)");
   }
 
   void butterflies_two_sided(Queue q, int n, const T* u, const T* v, T* A, int lda) override {
@@ -373,7 +422,15 @@ class CudaBackend final : public Backend<T> {
   cudaStream_t streams_[queue_count] = {};
   cublasHandle_t blas_ = nullptr;
   cusolverDnHandle_t solver_ = nullptr;
-  Scratch pivot_buffers_[queue_count], residual_sums_[queue_count], work_, panel_ints_, butterfly_values_;
+  Scratch residual_sums_[queue_count], work_, butterfly_values_;
+  // Staging slots of one solve (a few block columns) and the next's: up to 4 GiB kept.
+  std::shared_ptr<PinnedPool> pinned_ = std::make_shared<PinnedPool>(std::size_t(4) << 30);
+
+ protected:
+  std::shared_ptr<void> allocate_pinned_bytes(std::size_t bytes) override {
+    void* p = pinned_->take(bytes);
+    return std::shared_ptr<void>(p, [pool = pinned_](void* q) { pool->give_back(q); });
+  }
 };
 
 }  // namespace

@@ -150,7 +150,15 @@ class HostBackend final : public Backend<T> {
     }
     return m;
   }
-  std::shared_ptr<void> register_host(T*, std::size_t) override { return nullptr; }
+  std::shared_ptr<int> allocate_ints(int count) override {
+    return std::shared_ptr<int>(new int[std::max(1, count)](), std::default_delete<int[]>());
+  }
+  void copy_ints_to_device(Queue q, int count, const int* host, int* device) override {
+    worker(q).push([=] { std::copy(host, host + count, device); });
+  }
+  void copy_ints_to_host(Queue q, int count, const int* device, int* host) override {
+    worker(q).push([=] { std::copy(device, device + count, host); });
+  }
 
   void copy_to_device(Queue q, int rows, int cols, const T* host, int ldh, T* device, int ldd) override {
     worker(q).push([=] { kernels::copy_block(rows, cols, host, ldh, device, ldd); });
@@ -163,12 +171,14 @@ class HostBackend final : public Backend<T> {
     worker(q).push([=] { kernels::copy_block(rows, cols, from, ldf, to, ldt); });
   }
 
-  void laswp(Queue q, int cols, T* A, int lda, int k1, int k2, const int* ipiv) override {
-    std::vector<int> pivots(ipiv, ipiv + std::max(0, k2));  // read now, as documented
+  void laswp(Queue q, int cols, T* A, int lda, int k1, int k2, const int* pivots) override {
+    if (cols <= 0 || k2 <= k1) return;
     const int team = threads_;
-    worker(q).push([=, pivots = std::move(pivots)] {
+    worker(q).push([=] {
+      std::vector<int> absolute(k2);  // kernels::laswp's form: row i's pivot at [i], whole-block rows
+      for (int t = 0; t < k2 - k1; ++t) absolute[k1 + t] = k1 + pivots[t];
       split_columns(cols, team, [&](int c, int w) {
-        kernels::laswp(w, A + static_cast<long long>(c) * lda, lda, k1, k2, pivots.data());
+        kernels::laswp(w, A + static_cast<long long>(c) * lda, lda, k1, k2, absolute.data());
       });
     });
   }
@@ -187,15 +197,13 @@ class HostBackend final : public Backend<T> {
       });
     });
   }
-  int getrf_panel(Queue q, int rows, int cols, T* A, int lda, int* ipiv, bool pivoting) override {
-    int info = 0;
-    const std::uint64_t ticket = worker(q).push([&, rows, cols, A, lda, ipiv, pivoting] {
-      info = pivoting ? kernels::getrf_recursive(rows, cols, A, lda, ipiv)
-                      : kernels::getrf_nopivot_recursive(rows, cols, A, lda);
+  void getrf_panel(Queue q, int rows, int cols, T* A, int lda, int* pivots, int* info, bool pivoting) override {
+    worker(q).push([=] {
+      // The panel on the team's threads (the recursive kernel's BLAS follows this thread's count).
+      *info = rows <= 0 || cols <= 0 ? 0
+              : pivoting             ? kernels::getrf_recursive(rows, cols, A, lda, pivots)
+                                     : kernels::getrf_nopivot_recursive(rows, cols, A, lda);
     });
-    worker(q).wait_for(ticket);
-    rethrow_failure();
-    return info;
   }
   void butterflies_two_sided(Queue q, int n, const T* u, const T* v, T* A, int lda) override {
     kernels::Butterfly<T> U{n, std::vector<T>(u, u + 2 * n)}, V{n, std::vector<T>(v, v + 2 * n)};
@@ -225,6 +233,12 @@ class HostBackend final : public Backend<T> {
   void synchronize() override {
     for (auto& w : workers_) w->wait_for(w->enqueued());
     rethrow_failure();
+  }
+
+ protected:
+  std::shared_ptr<void> allocate_pinned_bytes(std::size_t bytes) override {
+    return std::shared_ptr<void>(::operator new(std::max<std::size_t>(1, bytes), std::align_val_t(64)),
+                                 [](void* p) { ::operator delete(p, std::align_val_t(64)); });
   }
 
  private:

@@ -26,6 +26,13 @@
 // term prices; with a partition the host backend behaves as a separate, slower device, and the
 // model (model::with_host_backend) prices the two shares as what they are.
 //
+// Transfers (#17): the caller's matrix is never page-locked. Every copy goes through a few pinned
+// staging slots of one block column each (solvers/staging.hpp), allocated once per plan (the cuda
+// backend recycles them); the device's columns go up a slot at a time, packing one while the last
+// is copied. Each panel's pivots go up from pinned memory with the panel, and the device applies
+// them from device memory. With the panel on the device, its pivots and infos stay there until the
+// end: no step waits for the device to read them, so the device's queue never drains.
+//
 // A caller that solves on the device (PRBT) asks for the factors to stay there
 // (leave_factors_on_device): each finished block column then goes up whole, its U rows included,
 // the last d at the end, and with d = 0 nothing comes back.
@@ -36,12 +43,14 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "solvers/backend.hpp"
 #include "solvers/blocked_lu.hpp"
 #include "solvers/gepp_kernels.hpp"
+#include "solvers/staging.hpp"
 
 namespace hetlu::variants {
 
@@ -64,9 +73,11 @@ template <class T, class PanelFactor>
 class HybridLu {
  public:
   // resident: the matrix is already in device memory (m x n), its host copy A_ is only a workspace
-  // (PRBT randomizes on the device); otherwise A_ holds it.
+  // (PRBT randomizes on the device); otherwise A_ holds it. staging: the caller's slots (at least m
+  // rows), else the run makes its own of one block column.
   HybridLu(backends::Backend<T>& device, const Matrix<T>& A, int nb, int cpu_block_columns, int* ipiv, bool pivoting,
-           PanelFactor panel, const backends::DeviceMatrix<T>* resident = nullptr)
+           PanelFactor panel, const backends::DeviceMatrix<T>* resident = nullptr,
+           backends::Staging<T>* staging = nullptr)
       : dev_(device),
         A_(A),
         nb_(std::max(1, nb)),
@@ -74,7 +85,8 @@ class HybridLu {
         ipiv_(ipiv),
         pivoting_(pivoting),
         panel_(panel),
-        resident_(resident != nullptr) {
+        resident_(resident != nullptr),
+        staging_(staging) {
     if (resident) dA_ = *resident;
     k_ = std::min(A_.m, A_.n);
     blocks_ = (A_.n + nb_ - 1) / nb_;
@@ -94,12 +106,15 @@ class HybridLu {
   int run() {
     if (k_ == 0) return 0;
     using backends::Queue;
-    pinned_ = dev_.register_host(A_.data, static_cast<std::size_t>(A_.lda) * (A_.n - 1) + A_.m);
     if (!resident_) dA_ = dev_.allocate(A_.m, A_.n);
+    if (!staging_) {
+      own_staging_ = std::make_unique<backends::Staging<T>>(dev_, A_.m, std::min(nb_, A_.n));
+      staging_ = own_staging_.get();
+    }
+    device_pivots_ = dev_.allocate_ints(k_ + panels_);  // each panel's pivots, then each one's info
+    staged_pivots_ = std::static_pointer_cast<int>(dev_.allocate_pinned(sizeof(int) * (k_ + panels_)));
     try {
-      const int info = d_ == 0 ? device_panels() : cpu_panels();
-      pinned_.reset();
-      return info;
+      return d_ == 0 ? device_panels() : cpu_panels();
     } catch (...) {
       // Nothing may still run on dA_ or on the caller's A once this returns.
       try {
@@ -127,7 +142,7 @@ class HybridLu {
   void update_device(int K, int c0, int c1) {
     if (c1 <= c0) return;
     const int j = K * nb_, jb = panel_width(K), w = c1 - c0;
-    dev_.laswp(Queue::compute, w, dA_.at(0, c0), dA_.ld, j, j + jb, ipiv_);
+    if (pivoting_) dev_.laswp(Queue::compute, w, dA_.at(0, c0), dA_.ld, j, j + jb, device_pivots_.get() + j);
     dev_.trsm_lower_unit(Queue::compute, jb, w, dA_.at(j, j), dA_.ld, dA_.at(j, c0), dA_.ld);
     if (A_.m - j - jb > 0)
       dev_.gemm_minus(Queue::compute, A_.m - j - jb, w, jb, dA_.at(j + jb, j), dA_.ld, dA_.at(j, c0), dA_.ld,
@@ -135,25 +150,32 @@ class HybridLu {
   }
 
   void download_block(int J) {
-    const auto computed = dev_.record(Queue::compute);
-    dev_.wait(Queue::to_host, computed);
-    dev_.copy_to_host(Queue::to_host, A_.m, col(J + 1) - col(J), dA_.at(0, col(J)), dA_.ld, A_.at(0, col(J)), A_.lda);
-    arrived_[J] = dev_.record(Queue::to_host);
+    dev_.wait(Queue::to_host, dev_.record(Queue::compute));
+    arrived_[J] = staging_->to_host(Queue::to_host, A_.m, col(J + 1) - col(J), dA_.at(0, col(J)), dA_.ld,
+                                    A_.at(0, col(J)), A_.lda);
   }
 
-  void wait_arrival(int J) {
-    if (arrived_[J]) dev_.host_wait(arrived_[J]);
+  // Block column J in the CPUs' hands (unpacked from its staging slot); thread-safe.
+  void wait_arrival(int J) { staging_->finish(arrived_[J]); }
+
+  // The pivots of the CPUs' panels up to `last`, not sent yet, to the device (relative to each
+  // panel, as the device's laswp reads them), from pinned memory on the to_device queue.
+  void send_pivots(int last) {
+    if (!pivoting_ || last < pivots_sent_) return;
+    const int first = pivots_sent_ * nb_, end = std::min(k_, (last + 1) * nb_);
+    for (int i = first; i < end; ++i) staged_pivots_.get()[i] = ipiv_[i] - i / nb_ * nb_;
+    dev_.copy_ints_to_device(Queue::to_device, end - first, staged_pivots_.get() + first, device_pivots_.get() + first);
+    pivots_sent_ = last + 1;
   }
 
   int cpu_panels() {
     const int d = std::min(d_, blocks_);
-    arrived_.assign(blocks_, nullptr);
+    arrived_.assign(blocks_, 0);
     if (resident_) {  // the CPUs' first d block columns come from the device
       dev_.wait(Queue::to_host, dev_.record(Queue::compute));
-      dev_.copy_to_host(Queue::to_host, A_.m, col(d), dA_.data(), dA_.ld, A_.data, A_.lda);
-      dev_.host_wait(dev_.record(Queue::to_host));
+      staging_->finish(staging_->to_host(Queue::to_host, A_.m, col(d), dA_.data(), dA_.ld, A_.data, A_.lda));
     } else if (d < blocks_) {  // the device's columns: uploaded once, resident from then on
-      dev_.copy_to_device(Queue::to_device, A_.m, A_.n - col(d), A_.at(0, col(d)), A_.lda, dA_.at(0, col(d)), dA_.ld);
+      staging_->to_device(Queue::to_device, A_.m, A_.n - col(d), A_.at(0, col(d)), A_.lda, dA_.at(0, col(d)), dA_.ld);
       dev_.wait(Queue::compute, dev_.record(Queue::to_device));
     }
     // The host backend's team runs on this machine's cores too: the CPUs' side keeps the rest.
@@ -172,7 +194,8 @@ class HybridLu {
       const int first_device_block = K + d;
       if (first_device_block < blocks_) {
         const int top = keep_on_device_ ? 0 : j;  // the device's copy of U rows is stale otherwise
-        dev_.copy_to_device(Queue::to_device, A_.m - top, jb, A_.at(top, j), A_.lda, dA_.at(top, j), dA_.ld);
+        staging_->to_device(Queue::to_device, A_.m - top, jb, A_.at(top, j), A_.lda, dA_.at(top, j), dA_.ld);
+        send_pivots(K);
         dev_.wait(Queue::compute, dev_.record(Queue::to_device));
         update_device(K, col(first_device_block), col(first_device_block + 1));
         download_block(first_device_block);  // the window moves right by one block column
@@ -225,6 +248,7 @@ class HybridLu {
     for (int J = std::max(d, last + d + 1); J < blocks_; ++J) download_block(J);
     if (keep_on_device_) send_last_block_columns(d);
     dev_.synchronize();
+    staging_->finish_all();
     swap_left_columns(A_, k_, nb_, ipiv_);
     return info;
   }
@@ -234,38 +258,51 @@ class HybridLu {
   // swap_left_columns does on the host.
   void send_last_block_columns(int d) {
     const int c = col(std::max(0, blocks_ - d));
-    dev_.copy_to_device(Queue::to_device, A_.m, A_.n - c, A_.at(0, c), A_.lda, dA_.at(0, c), dA_.ld);
+    staging_->to_device(Queue::to_device, A_.m, A_.n - c, A_.at(0, c), A_.lda, dA_.at(0, c), dA_.ld);
+    send_pivots(panels_ - 1);
     dev_.wait(Queue::compute, dev_.record(Queue::to_device));
     if (pivoting_)
       for (int K = 1; K < panels_; ++K)
-        dev_.laswp(Queue::compute, K * nb_, dA_.data(), dA_.ld, K * nb_, K * nb_ + panel_width(K), ipiv_);
+        dev_.laswp(Queue::compute, K * nb_, dA_.data(), dA_.ld, K * nb_, K * nb_ + panel_width(K),
+                   device_pivots_.get() + K * nb_);
   }
 
   // ---- everything on the device -----------------------------------------------------------------
 
   int device_panels() {
     if (!resident_) {
-      dev_.copy_to_device(Queue::to_device, A_.m, A_.n, A_.data, A_.lda, dA_.data(), dA_.ld);
+      staging_->to_device(Queue::to_device, A_.m, A_.n, A_.data, A_.lda, dA_.data(), dA_.ld);
       dev_.wait(Queue::compute, dev_.record(Queue::to_device));
     }
-    int info = 0;
+    int* pivots = device_pivots_.get();
+    int* infos = pivots + k_;
     for (int K = 0; K < panels_; ++K) {
       const int j = K * nb_, jb = panel_width(K);
-      const int panel_info = dev_.getrf_panel(Queue::compute, A_.m - j, jb, dA_.at(j, j), dA_.ld, ipiv_ + j, pivoting_);
-      if (!pivoting_)
-        for (int i = 0; i < jb; ++i) ipiv_[j + i] = i + 1;
-      for (int i = j; i < j + jb; ++i) ipiv_[i] += j;
-      if (info == 0 && panel_info > 0) info = panel_info + j;
-      if (pivoting_ && j > 0) dev_.laswp(Queue::compute, j, dA_.data(), dA_.ld, j, j + jb, ipiv_);
+      dev_.getrf_panel(Queue::compute, A_.m - j, jb, dA_.at(j, j), dA_.ld, pivots + j, infos + K, pivoting_);
+      if (pivoting_ && j > 0) dev_.laswp(Queue::compute, j, dA_.data(), dA_.ld, j, j + jb, pivots + j);
       update_device(K, j + jb, A_.n);
     }
-    if (keep_on_device_) {
-      dev_.synchronize();
-      return info;
+    // The pivots and infos come back once, behind the last panel's update, not a step at a time.
+    dev_.copy_ints_to_host(Queue::compute, k_ + panels_, pivots, staged_pivots_.get());
+    if (!keep_on_device_) {
+      dev_.wait(Queue::to_host, dev_.record(Queue::compute));
+      staging_->to_host(Queue::to_host, A_.m, A_.n, dA_.data(), dA_.ld, A_.data, A_.lda);
     }
-    dev_.wait(Queue::to_host, dev_.record(Queue::compute));
-    dev_.copy_to_host(Queue::to_host, A_.m, A_.n, dA_.data(), dA_.ld, A_.data, A_.lda);
     dev_.synchronize();
+    staging_->finish_all();
+    return pivots_and_info_from_device();
+  }
+
+  // LAPACK's info (the first zero pivot) and ipiv (whole-matrix rows) from the device's panels.
+  int pivots_and_info_from_device() {
+    const int* got = staged_pivots_.get();
+    int info = 0;
+    for (int K = 0; K < panels_; ++K) {
+      const int j = K * nb_, jb = panel_width(K), panel_info = got[k_ + K];
+      if (panel_info < 0) throw Error("hybrid LU: the device's getrf rejected argument " + std::to_string(-panel_info));
+      if (info == 0 && panel_info > 0) info = panel_info + j;
+      for (int i = j; i < j + jb; ++i) ipiv_[i] = j + (pivoting_ ? got[i] : i - j + 1);
+    }
     return info;
   }
 
@@ -279,8 +316,12 @@ class HybridLu {
   bool keep_on_device_ = false;
   int k_ = 0, blocks_ = 0, panels_ = 0;
   backends::DeviceMatrix<T> dA_;
-  std::shared_ptr<void> pinned_;
-  std::vector<backends::EventPtr> arrived_;  // per block column: its copy back from the device
+  std::shared_ptr<int> device_pivots_, staged_pivots_;  // k pivots, then one info per panel
+  int pivots_sent_ = 0;                                // panels whose pivots the device has
+  std::vector<std::uint64_t> arrived_;                 // per block column: its download's ticket
+  backends::Staging<T>* staging_;
+  // Last: goes first, waiting for the device before anything it copies into or out of goes.
+  std::unique_ptr<backends::Staging<T>> own_staging_;
 };
 
 // Runs the hybrid LU on the plan's backend (its lock held), returning info.

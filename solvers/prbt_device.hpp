@@ -12,12 +12,14 @@
 // hybrid solve on it meanwhile (a fallback to GEPP waits until the object is gone).
 #pragma once
 
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "solvers/backend.hpp"
 #include "solvers/butterfly.hpp"
+#include "solvers/staging.hpp"
 
 namespace hetlu::variants {
 
@@ -57,8 +59,10 @@ class PrbtDevice {
   backends::DeviceMatrix<T> factors_, original_;
   backends::DeviceMatrix<T> solve_work_, x_, r_, w_;  // sized for the right-hand sides on first use
   std::vector<T> row_shares_;                         // w_ on the host
-  std::shared_ptr<void> pinned_;                      // Ar page-locked while the object lives
   std::string note_;
+  // Every copy between host and device goes through these slots (np rows, a block column wide);
+  // last, so that it waits for the device before the device memory above goes.
+  std::unique_ptr<backends::Staging<T>> staging_;
 };
 
 }  // namespace hetlu::variants

@@ -30,11 +30,9 @@ void PrbtDevice<T>::upload_and_randomize() {
     note_ = std::string("solve and refinement on the CPUs: ") + e.what();
   }
   auto* first = solves_on_device() ? &original_ : &factors_;
-  // Page-locked once for the upload and the driver's copies both ways (registering a large
-  // array is not free: twice would cost twice).
-  pinned_ = device_.register_host(Ar_, static_cast<std::size_t>(ldar_) * (np_ - 1) + np_);
+  staging_ = std::make_unique<backends::Staging<T>>(device_, np_, std::min(np_, std::max(1, plan_.nb)));
   try {
-    device_.copy_to_device(Queue::to_device, np_, np_, Ar_, ldar_, first->data(), first->ld);
+    staging_->to_device(Queue::to_device, np_, np_, Ar_, ldar_, first->data(), first->ld);
     device_.wait(Queue::compute, device_.record(Queue::to_device));
     if (solves_on_device())
       device_.copy_on_device(Queue::compute, np_, np_, original_.data(), original_.ld, factors_.data(), factors_.ld);
@@ -54,7 +52,8 @@ template <class T>
 int PrbtDevice<T>::factor() {
   std::vector<int> identity(np_);
   HybridLu<T, decltype(&genp_panel<T>)> lu(device_, Matrix<T>{np_, np_, ldar_, Ar_}, plan_.nb, plan_.cpu_block_columns,
-                                           identity.data(), /*pivoting=*/false, genp_panel<T>, &factors_);
+                                           identity.data(), /*pivoting=*/false, genp_panel<T>, &factors_,
+                                           staging_.get());
   if (solves_on_device()) lu.leave_factors_on_device();
   return lu.run();
 }
@@ -63,7 +62,7 @@ template <class T>
 void PrbtDevice<T>::triangular_solves(int nrhs, T* W, int ldw, Transpose trans) {
   if (solve_work_.cols != nrhs) solve_work_ = device_.allocate(np_, nrhs);
   auto& w = solve_work_;
-  device_.copy_to_device(Queue::to_device, np_, nrhs, W, ldw, w.data(), w.ld);
+  staging_->to_device(Queue::to_device, np_, nrhs, W, ldw, w.data(), w.ld);
   device_.wait(Queue::compute, device_.record(Queue::to_device));
   if (trans == Transpose::no) {
     device_.trsm_lower_unit(Queue::compute, np_, nrhs, factors_.data(), factors_.ld, w.data(), w.ld);
@@ -73,8 +72,9 @@ void PrbtDevice<T>::triangular_solves(int nrhs, T* W, int ldw, Transpose trans) 
     device_.trsm_lower_unit(Queue::compute, np_, nrhs, factors_.data(), factors_.ld, w.data(), w.ld, trans);
   }
   device_.wait(Queue::to_host, device_.record(Queue::compute));
-  device_.copy_to_host(Queue::to_host, np_, nrhs, w.data(), w.ld, W, ldw);
+  staging_->to_host(Queue::to_host, np_, nrhs, w.data(), w.ld, W, ldw);
   device_.synchronize();
+  staging_->finish_all();
 }
 
 template <class T>
@@ -84,15 +84,16 @@ double PrbtDevice<T>::residual(int n, int nrhs, const T* X, int ldx, const T* B,
     row_shares_.resize(static_cast<std::size_t>(std::max(1, n)) * nrhs);
   }
   const int ldw = std::max(1, n);
-  device_.copy_to_device(Queue::to_device, n, nrhs, X, ldx, x_.data(), x_.ld);
-  device_.copy_to_device(Queue::to_device, n, nrhs, B, ldb, r_.data(), r_.ld);
+  staging_->to_device(Queue::to_device, n, nrhs, X, ldx, x_.data(), x_.ld);
+  staging_->to_device(Queue::to_device, n, nrhs, B, ldb, r_.data(), r_.ld);
   device_.wait(Queue::compute, device_.record(Queue::to_device));
   device_.residual(Queue::compute, n, nrhs, original_.data(), original_.ld, x_.data(), x_.ld, r_.data(), r_.ld,
                    w_.data(), w_.ld);
   device_.wait(Queue::to_host, device_.record(Queue::compute));
-  device_.copy_to_host(Queue::to_host, n, nrhs, r_.data(), r_.ld, R, ldr);
-  device_.copy_to_host(Queue::to_host, n, nrhs, w_.data(), w_.ld, row_shares_.data(), ldw);
+  staging_->to_host(Queue::to_host, n, nrhs, r_.data(), r_.ld, R, ldr);
+  staging_->to_host(Queue::to_host, n, nrhs, w_.data(), w_.ld, row_shares_.data(), ldw);
   device_.synchronize();
+  staging_->finish_all();
   return accuracy::largest_row_omega(n, nrhs, row_shares_.data(), ldw);
 }
 

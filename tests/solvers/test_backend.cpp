@@ -12,6 +12,7 @@
 #include "solvers/blas.hpp"
 #include "solvers/butterfly.hpp"
 #include "solvers/gepp_kernels.hpp"
+#include "solvers/staging.hpp"
 
 using namespace hetlu;
 using backends::Queue;
@@ -72,9 +73,14 @@ TEST_P(BackendTest, GemmTrsmLaswpMatchTheCpu) {
   blas::trsm(blas::Side::left, blas::Uplo::lower, blas::Op::no_trans, blas::Diag::unit, k, n, 1.0, E, m, E + k * m, m);
   blas::gemm(blas::Op::no_trans, blas::Op::no_trans, m - k, n, k, -1.0, E + k, m, E + k * m, m, 1.0, E + k + k * m, m);
   const auto got = on_device(M, m, n + k, [&](backends::Backend<double>& dev, const backends::DeviceMatrix<double>& d) {
-    dev.laswp(Queue::compute, n, d.at(0, k), d.ld, 0, k, ipiv.data());
+    auto pivots = dev.allocate_ints(k);
+    auto staged = std::static_pointer_cast<int>(dev.allocate_pinned(sizeof(int) * k));
+    std::copy(ipiv.begin(), ipiv.end(), staged.get());
+    dev.copy_ints_to_device(Queue::compute, k, staged.get(), pivots.get());
+    dev.laswp(Queue::compute, n, d.at(0, k), d.ld, 0, k, pivots.get());
     dev.trsm_lower_unit(Queue::compute, k, n, d.at(0, 0), d.ld, d.at(0, k), d.ld);
     dev.gemm_minus(Queue::compute, m - k, n, k, d.at(k, 0), d.ld, d.at(0, k), d.ld, d.at(k, k), d.ld);
+    dev.synchronize();  // pivots and staged go out of scope
   });
   EXPECT_LT(max_difference(got, expected), 1e-12);
 }
@@ -148,9 +154,17 @@ TEST_P(BackendTest, PanelLuMatchesTheCpuKernel) {
   auto expected = A;
   std::vector<int> expected_ipiv(n), ipiv(n);
   kernels::getrf_recursive(m, n, expected.data(), m, expected_ipiv.data());
+  int info = -1;
   const auto got = on_device(A, m, n, [&](backends::Backend<double>& dev, const backends::DeviceMatrix<double>& d) {
-    EXPECT_EQ(dev.getrf_panel(Queue::compute, m, n, d.data(), d.ld, ipiv.data(), true), 0);
+    auto ints = dev.allocate_ints(n + 1);
+    auto staged = std::static_pointer_cast<int>(dev.allocate_pinned(sizeof(int) * (n + 1)));
+    dev.getrf_panel(Queue::compute, m, n, d.data(), d.ld, ints.get(), ints.get() + n, true);
+    dev.copy_ints_to_host(Queue::compute, n + 1, ints.get(), staged.get());
+    dev.synchronize();
+    std::copy(staged.get(), staged.get() + n, ipiv.begin());
+    info = staged.get()[n];
   });
+  EXPECT_EQ(info, 0);
   EXPECT_EQ(ipiv, expected_ipiv);
   EXPECT_LT(max_difference(got, expected), 1e-12);
 }
@@ -195,6 +209,50 @@ TEST_P(BackendTest, OutOfMemoryIsAClearError) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("out of"), std::string::npos) << e.what();
   }
+}
+
+// A zero column: the panel's info says which, on the device, read when the caller wants it.
+TEST_P(BackendTest, PanelLuReportsAZeroColumnInItsInfo) {
+  const int m = 12, n = 6;
+  auto A = test_support::make_matrix<double>(Kind::random, m, n);
+  for (int i = 0; i < m; ++i) A[i + 3 * m] = 0;
+  int info = -1;
+  on_device(A, m, n, [&](backends::Backend<double>& dev, const backends::DeviceMatrix<double>& d) {
+    auto ints = dev.allocate_ints(n + 1);
+    auto staged = std::static_pointer_cast<int>(dev.allocate_pinned(sizeof(int) * (n + 1)));
+    dev.getrf_panel(Queue::compute, m, n, d.data(), d.ld, ints.get(), ints.get() + n, true);
+    dev.copy_ints_to_host(Queue::compute, 1, ints.get() + n, staged.get());
+    dev.synchronize();
+    info = staged.get()[0];
+  });
+  EXPECT_EQ(info, 4);
+}
+
+// Staged copies of a matrix many slots wide, both ways, with leading dimensions that differ: the
+// data arrives whole, downloads unpack in order, and nothing larger than a slot is page-locked.
+TEST_P(BackendTest, StagedCopiesGoThroughSlotsOfABlockColumn) {
+  auto& dev = device();
+  const int rows = 53, cols = 47, ld = 61, slot_columns = 5;
+  auto host = test_support::make_matrix<double>(Kind::random, ld, cols, 9);
+  auto dA = dev.allocate(rows, cols);
+  dev.reset_pinned_statistics();
+  std::vector<double> back(static_cast<size_t>(ld) * cols, -7.0);
+  {
+    backends::Staging<double> staging(dev, rows, slot_columns);
+    staging.to_device(Queue::to_device, rows, cols, host.data(), ld, dA.data(), dA.ld);
+    dev.wait(Queue::to_host, dev.record(Queue::to_device));
+    const auto first = staging.to_host(Queue::to_host, rows, 20, dA.data(), dA.ld, back.data(), ld);
+    const auto last = staging.to_host(Queue::to_host, rows, cols - 20, dA.at(0, 20), dA.ld, back.data() + 20 * ld, ld);
+    EXPECT_GT(last, first);
+    staging.finish(first);
+    for (int j = 0; j < 20; ++j)
+      for (int i = 0; i < rows; ++i) ASSERT_EQ(back[i + j * ld], host[i + j * ld]) << i << "," << j;
+    staging.finish_all();
+    EXPECT_THROW(staging.to_device(Queue::to_device, rows + 1, 1, host.data(), ld, dA.data(), dA.ld), Error);
+  }
+  for (int j = 0; j < cols; ++j)
+    for (int i = 0; i < ld; ++i) ASSERT_EQ(back[i + j * ld], i < rows ? host[i + j * ld] : -7.0) << i << "," << j;
+  EXPECT_EQ(dev.largest_pinned_bytes(), sizeof(double) * rows * slot_columns);
 }
 
 INSTANTIATE_TEST_SUITE_P(Kinds, BackendTest, ::testing::Values(BackendKind::host, BackendKind::cuda),

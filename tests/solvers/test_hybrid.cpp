@@ -227,6 +227,21 @@ TEST(Hybrid, OnePanelOnTheDevice) {
   }
 }
 
+// #17: the caller's matrix is never page-locked; every copy goes through staging slots of one
+// block column (PRBT's: of its padded order), whatever d, and the answers stay right.
+TEST(Hybrid, NothingLargerThanABlockColumnIsPageLocked) {
+  auto& device = backends::backend<double>(BackendKind::host);
+  const int n = 301, nb = 24;
+  for (Solver solver : {Solver::gepp, Solver::calu, Solver::prbt})
+    for (int d : {0, 1, 3, 20}) {
+      device.reset_pinned_statistics();
+      check_gesv<double>(hybrid_plan<double>(solver, BackendKind::host, nb, d), n, 2);
+      const int rows = solver == Solver::prbt ? (n + 3) / 4 * 4 : n;
+      EXPECT_GT(device.largest_pinned_bytes(), 0u) << to_string(solver) << " d=" << d;
+      EXPECT_LE(device.largest_pinned_bytes(), sizeof(double) * rows * nb) << to_string(solver) << " d=" << d;
+    }
+}
+
 TEST(Hybrid, SingularMatrixGivesLapackInfo) {
   Plan plan = hybrid_plan<double>(Solver::gepp, BackendKind::host, 16, 2);
   for (int d : {0, 1, 2}) {
@@ -235,6 +250,12 @@ TEST(Hybrid, SingularMatrixGivesLapackInfo) {
     for (int i = 0; i < 50; ++i) A[i + 37 * 50] = 0;  // column 38 is zero
     std::vector<int> ipiv(50);
     EXPECT_EQ(solvers::getrf(plan, 50, 50, A.data(), 50, ipiv.data()), 38) << "d=" << d;
+    // Two zero columns in different panels: LAPACK's info is the first (the device's panel infos
+    // come back at the end, in panel order).
+    A = test_support::make_matrix<double>(Kind::random, 50, 50);
+    for (int i = 0; i < 50; ++i) A[i + 40 * 50] = A[i + 20 * 50] = 0;
+    EXPECT_EQ(solvers::getrf(plan, 50, 50, A.data(), 50, ipiv.data()), 21) << "d=" << d;
+    for (int i = 0; i < 50; ++i) EXPECT_TRUE(ipiv[i] >= i + 1 && ipiv[i] <= 50) << i;
   }
 }
 
