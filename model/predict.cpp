@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "hetlu/detail/flops.hpp"
+#include "hetlu/detail/staging_slot.hpp"
 #include "model/cpu_share.hpp"
 #include "model/gepp_cpu.hpp"
 
@@ -164,6 +165,17 @@ double prbt_hybrid_extra_seconds(const MachineProfile& profile, const Rates& rat
   return copy + matrix / host /* ||A||_1 */ + on_device;
 }
 
+// A copy of `bytes` between the caller's memory and the device through pinned staging slots of
+// `slot` bytes (solvers/staging.hpp): the host packs (or unpacks) each slot, a read and a write of
+// it at host bandwidth, while the link carries the slot before; the pipeline costs the slower of
+// the two over the whole copy and the faster over one slot (its fill).
+double staged_copy_seconds(double bytes, double slot, double link, double host) {
+  if (bytes <= 0) return 0;
+  slot = std::min(slot, bytes);
+  const double over_link = bytes / link, packing = 2 * bytes / host;
+  return std::max(over_link, packing) + std::min(slot / link, 2 * slot / host);
+}
+
 struct HybridTimes {
   double cpu = 0, device = 0, transfer = 0, total = 0;
   double d_fraction = 0;
@@ -188,15 +200,19 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
   // nothing. The device's columns go up (PRBT: the whole matrix, randomized there, and the CPUs'
   // first d columns come back); with d = 0 the factors come back, except PRBT's, solved on the
   // device. With d >= 1 every block column comes back through the CPUs' window during the steps.
+  // Every copy goes through pinned slots of one block column, packed and unpacked by the host.
   const double matrix = word * double(m) * n;
+  const double slot = word * double(m) * detail::staging_slot_columns(m, n, nb, d > 0, std::size_t(word));
+  const double host = host_bandwidth(rates.memory_gbs);
+  auto staged = [&](double bytes) { return staged_copy_seconds(bytes, slot, link, host); };
   const double cpu_share = std::min(1.0, double(d) * nb / std::max(1, n));
   double once = 0;
   if (d == 0)
-    once = matrix * (solver == Solver::prbt ? 1 : 2) / link + 2 * latency;
+    once = staged(matrix) * (solver == Solver::prbt ? 1 : 2) + 2 * latency;
   else if (solver == Solver::prbt)
-    once = matrix * (1 + cpu_share) / link + 2 * latency;
+    once = staged(matrix) + staged(matrix * cpu_share) + 2 * latency;
   else if (d < blocks)
-    once = matrix * (1 - cpu_share) / link + latency;
+    once = staged(matrix * (1 - cpu_share)) + latency;
   t.transfer += once;
   t.total += once;
   if (d == 0 && nb >= std::min(m, n)) {
@@ -233,10 +249,12 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
         calu_from_leaves ? calu_panel_seconds(profile, rates, s.rows, int(s.jb), plan.ib, panel_threads, true, params)
                          : cpu_panel_seconds(profile, rates, solver, s.rows, int(s.jb), panel_threads, params);
     const double cpu = cpu_panel + s.update_flops(cpu_columns) / (cpu_all * efficiency(s.jb, params.gemm_half_rate_k));
-    // The panel up, and block column K + d back down.
-    const double transfer =
-        device_has_columns ? 2 * latency + word * (s.rows * s.jb + double(m) * std::min<double>(nb, s.right)) / link
-                           : 0;
+    // The panel up with its pivots, and block column K + d back down: three copies' latencies, the
+    // bytes over the link, and the host's packing of the panel and unpacking of the block column
+    // (on the CPUs' path: the panel is packed before the device can start, the block column
+    // unpacked before the CPUs can touch it).
+    const double bytes = word * (s.rows * s.jb + double(m) * std::min<double>(nb, s.right));
+    const double transfer = device_has_columns ? 3 * latency + bytes / link + 2 * bytes / host : 0;
     const double dev = device_has_columns ? s.update_flops(s.right - cpu_columns) / dev_gemm : 0;
     t.cpu += cpu;
     t.device += dev;

@@ -47,6 +47,7 @@
 #include <optional>
 #include <vector>
 
+#include "hetlu/detail/staging_slot.hpp"
 #include "solvers/backend.hpp"
 #include "solvers/blocked_lu.hpp"
 #include "solvers/gepp_kernels.hpp"
@@ -108,7 +109,8 @@ class HybridLu {
     using backends::Queue;
     if (!resident_) dA_ = dev_.allocate(A_.m, A_.n);
     if (!staging_) {
-      own_staging_ = std::make_unique<backends::Staging<T>>(dev_, A_.m, std::min(nb_, A_.n));
+      own_staging_ = std::make_unique<backends::Staging<T>>(
+          dev_, A_.m, detail::staging_slot_columns(A_.m, A_.n, nb_, d_ > 0, sizeof(T)));
       staging_ = own_staging_.get();
     }
     device_pivots_ = dev_.allocate_ints(k_ + panels_);  // each panel's pivots, then each one's info
@@ -317,8 +319,8 @@ class HybridLu {
   int k_ = 0, blocks_ = 0, panels_ = 0;
   backends::DeviceMatrix<T> dA_;
   std::shared_ptr<int> device_pivots_, staged_pivots_;  // k pivots, then one info per panel
-  int pivots_sent_ = 0;                                // panels whose pivots the device has
-  std::vector<std::uint64_t> arrived_;                 // per block column: its download's ticket
+  int pivots_sent_ = 0;                                 // panels whose pivots the device has
+  std::vector<std::uint64_t> arrived_;                  // per block column: its download's ticket
   backends::Staging<T>* staging_;
   // Last: goes first, waiting for the device before anything it copies into or out of goes.
   std::unique_ptr<backends::Staging<T>> own_staging_;

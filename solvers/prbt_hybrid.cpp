@@ -1,6 +1,7 @@
 // PRBT on the device; see prbt_device.hpp.
 #include <algorithm>
 
+#include "hetlu/detail/staging_slot.hpp"
 #include "solvers/accuracy.hpp"
 #include "solvers/hybrid_lu.hpp"
 #include "solvers/prbt_device.hpp"
@@ -30,7 +31,8 @@ void PrbtDevice<T>::upload_and_randomize() {
     note_ = std::string("solve and refinement on the CPUs: ") + e.what();
   }
   auto* first = solves_on_device() ? &original_ : &factors_;
-  staging_ = std::make_unique<backends::Staging<T>>(device_, np_, std::min(np_, std::max(1, plan_.nb)));
+  staging_ = std::make_unique<backends::Staging<T>>(
+      device_, np_, detail::staging_slot_columns(np_, np_, plan_.nb, plan_.cpu_block_columns > 0, sizeof(T)));
   try {
     staging_->to_device(Queue::to_device, np_, np_, Ar_, ldar_, first->data(), first->ld);
     device_.wait(Queue::compute, device_.record(Queue::to_device));

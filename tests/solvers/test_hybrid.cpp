@@ -228,18 +228,27 @@ TEST(Hybrid, OnePanelOnTheDevice) {
 }
 
 // #17: the caller's matrix is never page-locked; every copy goes through staging slots of one
-// block column (PRBT's: of its padded order), whatever d, and the answers stay right.
+// block column (PRBT's: of its padded order) where block columns cross every step (d >= 1), and of
+// at most 32 MiB for the bulk copies of d = 0, and the answers stay right.
 TEST(Hybrid, NothingLargerThanABlockColumnIsPageLocked) {
   auto& device = backends::backend<double>(BackendKind::host);
   const int n = 301, nb = 24;
   for (Solver solver : {Solver::gepp, Solver::calu, Solver::prbt})
-    for (int d : {0, 1, 3, 20}) {
+    for (int d : {1, 3, 20}) {
       device.reset_pinned_statistics();
       check_gesv<double>(hybrid_plan<double>(solver, BackendKind::host, nb, d), n, 2);
       const int rows = solver == Solver::prbt ? (n + 3) / 4 * 4 : n;
       EXPECT_GT(device.largest_pinned_bytes(), 0u) << to_string(solver) << " d=" << d;
       EXPECT_LE(device.largest_pinned_bytes(), sizeof(double) * rows * nb) << to_string(solver) << " d=" << d;
     }
+  // d = 0 on a matrix larger than a bulk slot (2100^2 doubles: 34 MB), one panel (nb >= n) included.
+  const int large = 2100;
+  for (int panel : {128, large}) {
+    device.reset_pinned_statistics();
+    check_getrf<double>(hybrid_plan<double>(Solver::gepp, BackendKind::host, panel, 0), Kind::random, large, large);
+    EXPECT_LE(device.largest_pinned_bytes(), detail::bulk_staging_slot_bytes) << "nb=" << panel;
+    EXPECT_GE(device.largest_pinned_bytes(), detail::bulk_staging_slot_bytes - sizeof(double) * large);
+  }
 }
 
 TEST(Hybrid, SingularMatrixGivesLapackInfo) {
