@@ -76,7 +76,8 @@ std::pair<int, int> pcie_link(int domain, int bus, int device);
 // driver is a normal answer. The current device is left as it was.
 GpuProbe gpus(bool measure_rates);
 
-// True when hetlu was built with its CUDA code.
+// True when hetlu was built with its cuda plugin (which may still be missing or unloadable here:
+// gpus() says why).
 bool built_with_cuda();
 
 struct ProbeOptions {

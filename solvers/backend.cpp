@@ -5,41 +5,42 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <type_traits>
 
 #include "solvers/backend_host.hpp"
+#include "solvers/cuda_plugin.hpp"
 
 namespace hetlu::backends {
 
-std::string describe_bytes(std::size_t bytes) {
-  char text[32];
-  if (bytes >= (std::size_t(1) << 30))
-    std::snprintf(text, sizeof text, "%.1f GiB", bytes / double(1 << 30));
-  else if (bytes >= (std::size_t(1) << 20))
-    std::snprintf(text, sizeof text, "%.1f MiB", bytes / double(1 << 20));
-  else
-    std::snprintf(text, sizeof text, "%zu KiB", (bytes + 1023) >> 10);
-  return text;
-}
-
 bool available(BackendKind kind, std::string* why) {
   if (kind == BackendKind::host) return true;
-#ifdef HETLU_HAVE_CUDA
-  return cuda_device_present(why);
-#else
-  if (why) *why = "this build of hetlu has no CUDA support (configure with HETLU_WITH_CUDA=ON where nvcc exists)";
-  return false;
-#endif
+  const auto* plugin = cuda_plugin::entry(why);
+  return plugin && plugin->device_present(why);
 }
 
 BackendKind preferred() {
   return available(BackendKind::cuda) ? BackendKind::cuda : BackendKind::host;
 }
 
-#ifndef HETLU_HAVE_CUDA
-VendorLuTiming time_vendor_lu(int, int, const double*, int, int, int) {
-  throw Error("cuSOLVER is not available: this build of hetlu has no CUDA support");
+VendorLuTiming time_vendor_lu(int m, int n, const double* A, int lda, int nrhs, int reps) {
+  std::string why;
+  const auto* plugin = cuda_plugin::entry(&why);
+  if (!plugin) throw Error("cuSOLVER is not available: " + why);
+  return plugin->time_vendor_lu(m, n, A, lda, nrhs, reps);
 }
-#endif
+
+namespace {
+
+template <class T>
+std::unique_ptr<Backend<T>> make_cuda_backend() {
+  const auto* plugin = cuda_plugin::entry();  // available() said it loads
+  if constexpr (std::is_same_v<T, float>)
+    return plugin->make_float_backend();
+  else
+    return plugin->make_double_backend();
+}
+
+}  // namespace
 
 template <class T>
 Backend<T>& backend(BackendKind kind) {
@@ -50,14 +51,10 @@ Backend<T>& backend(BackendKind kind) {
   if (!slot) {
     std::string why;
     if (!available(kind, &why)) throw Error("backend '" + to_string(kind) + "' is not available: " + why);
-#ifdef HETLU_HAVE_CUDA
     slot = kind == BackendKind::cuda ? make_cuda_backend<T>() : make_host_backend<T>(host_backend_threads());
-#else
-    slot = make_host_backend<T>(host_backend_threads());
-#endif
     // Backends go before the CUDA runtime tears itself down at exit (cuBLAS and cuSOLVER handles,
     // streams and events are destroyed while it still exists): exit handlers run in reverse order
-    // of registration, and the runtime registered its own at its first call, before this one.
+    // of registration, and the runtime (loaded with the plugin) registered its own before this one.
     static std::once_flag registered;
     std::call_once(registered, [] {
       std::atexit([] {

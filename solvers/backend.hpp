@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -140,8 +141,17 @@ struct VendorLuTiming {
 };
 VendorLuTiming time_vendor_lu(int m, int n, const double* A, int lda, int nrhs, int reps);
 
-// "1.3 GiB", "12.0 MiB", "720 KiB": sizes in out-of-memory messages.
-std::string describe_bytes(std::size_t bytes);
+// "1.3 GiB", "12.0 MiB", "720 KiB": sizes in out-of-memory messages (inline: the cuda plugin has it too).
+inline std::string describe_bytes(std::size_t bytes) {
+  char text[32];
+  if (bytes >= (std::size_t(1) << 30))
+    std::snprintf(text, sizeof text, "%.1f GiB", bytes / double(1 << 30));
+  else if (bytes >= (std::size_t(1) << 20))
+    std::snprintf(text, sizeof text, "%.1f MiB", bytes / double(1 << 20));
+  else
+    std::snprintf(text, sizeof text, "%zu KiB", (bytes + 1023) >> 10);
+  return text;
+}
 
 // Whether `kind` can run on this machine, and if not, why not.
 bool available(BackendKind kind, std::string* why = nullptr);

@@ -1,4 +1,5 @@
-// Factories of the backend implementations; solvers reach them through backends::backend(kind).
+// The host backend's factory; solvers reach it through backends::backend(kind) (the cuda backend's
+// is in the cuda plugin, cuda_plugin.hpp).
 #pragma once
 
 #include <memory>
@@ -9,12 +10,5 @@ namespace hetlu::backends {
 
 template <class T>
 std::unique_ptr<Backend<T>> make_host_backend(int threads);
-
-#ifdef HETLU_HAVE_CUDA
-// Throws Error when no GPU can be used (no device, no driver, a failed context).
-template <class T>
-std::unique_ptr<Backend<T>> make_cuda_backend();
-bool cuda_device_present(std::string* why);
-#endif
 
 }  // namespace hetlu::backends

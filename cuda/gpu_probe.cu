@@ -12,8 +12,9 @@
 
 #include "hetlu/detail/flops.hpp"
 #include "hetlu/detail/statistics.hpp"
+#include "cuda/cuda_parts.hpp"
 #include "probes/probes.hpp"
-#include "solvers/cuda_check.hpp"
+#include "cuda/cuda_check.hpp"
 
 namespace hetlu::probes {
 namespace {
@@ -159,11 +160,7 @@ void measure_transfers(int device, GpuInfo& info) {
 
 }  // namespace
 
-bool built_with_cuda() {
-  return true;
-}
-
-GpuProbe gpus(bool measure_rates) {
+GpuProbe cuda_gpus(bool measure_rates) {
   GpuProbe probe;
   int count = 0;
   cudaError_t status = cudaGetDeviceCount(&count);

@@ -1,7 +1,7 @@
 // The cuda backend: cuBLAS for trsm and gemm, cuSOLVER for a panel on the device, hetlu's own
 // kernels for row interchanges and PRBT's butterflies; one CUDA stream per queue, events between
 // them, page-locked host memory for asynchronous copies. Every CUDA, cuBLAS and cuSOLVER call and
-// every kernel launch is checked (solvers/cuda_check.hpp); a failure throws hetlu::Error saying what
+// every kernel launch is checked (cuda/cuda_check.hpp); a failure throws hetlu::Error saying what
 // failed.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "hetlu/detail/statistics.hpp"
-#include "solvers/backend_host.hpp"
-#include "solvers/cuda_check.hpp"
+#include "cuda/cuda_parts.hpp"
+#include "cuda/cuda_check.hpp"
 #include "solvers/row_omega.hpp"
 
 namespace hetlu::backends {
@@ -435,7 +435,7 @@ class CudaBackend final : public Backend<T> {
 
 }  // namespace
 
-VendorLuTiming time_vendor_lu(int m, int n, const double* A, int lda, int nrhs, int reps) {
+VendorLuTiming cuda_time_vendor_lu(int m, int n, const double* A, int lda, int nrhs, int reps) {
   std::string why;
   if (!cuda_device_present(&why)) throw Error("cuSOLVER reference: " + why);
   CudaBackend<double> device;  // its own handles and memory, freed on return

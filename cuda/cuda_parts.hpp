@@ -1,0 +1,19 @@
+// What the cuda plugin's parts define, for its entry point (plugin.cpp).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "probes/probes.hpp"
+#include "solvers/backend.hpp"
+
+namespace hetlu::backends {
+bool cuda_device_present(std::string* why);
+template <class T>
+std::unique_ptr<Backend<T>> make_cuda_backend();  // throws Error when no GPU can be used
+VendorLuTiming cuda_time_vendor_lu(int m, int n, const double* A, int lda, int nrhs, int reps);
+}  // namespace hetlu::backends
+
+namespace hetlu::probes {
+GpuProbe cuda_gpus(bool measure_rates);  // never throws: a failure is the probe's note
+}  // namespace hetlu::probes
