@@ -207,6 +207,21 @@ hetlu_status hetlu_sgesv(int n, int nrhs, float* A, int lda, int* ipiv, float* B
   return gesv_c(n, nrhs, A, lda, ipiv, B, ldb, info, options, report);
 }
 
+hetlu_status hetlu_dgesv_batched(int batch, int n, int nrhs, double* A, int lda, long long stride_a, int* ipiv,
+                                 long long stride_ipiv, double* B, int ldb, long long stride_b, int* info) {
+  return guarded([&] {
+    hetlu::gesv_batched(batch, n, nrhs, A, lda, stride_a, ipiv, stride_ipiv, B, ldb, stride_b, info);
+    return HETLU_SUCCESS;
+  });
+}
+hetlu_status hetlu_sgesv_batched(int batch, int n, int nrhs, float* A, int lda, long long stride_a, int* ipiv,
+                                 long long stride_ipiv, float* B, int ldb, long long stride_b, int* info) {
+  return guarded([&] {
+    hetlu::gesv_batched(batch, n, nrhs, A, lda, stride_a, ipiv, stride_ipiv, B, ldb, stride_b, info);
+    return HETLU_SUCCESS;
+  });
+}
+
 hetlu_status hetlu_recommend(char precision, int m, int n, const hetlu_options* options, hetlu_plan* plan) {
   return guarded([&] {
     if (!plan) throw hetlu::InvalidArgument("plan is a null pointer");

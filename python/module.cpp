@@ -7,12 +7,15 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cstdint>
+#include <limits>
 #include <optional>
 
 #include "db/database.hpp"  // DatabaseError, mapped to OSError
 #include "hetlu/detail/flops.hpp"
 #include "hetlu/hetlu.hpp"
 #include "solvers/accuracy.hpp"
+#include "solvers/lu.hpp"
 
 namespace py = pybind11;
 using namespace hetlu;
@@ -328,6 +331,136 @@ py::list calibrate_py(const std::string& level_name, const std::optional<std::ve
   return out;
 }
 
+// ---- hetlu.linalg's kernels (python/hetlu/linalg.py gives them SciPy's shape) ---------------------
+// They work in place on arrays linalg.py prepared (the right type and layout, writable) and refuse
+// anything else, never copying behind its back.
+
+template <class T>
+Precision precision_of_type() {
+  return std::is_same_v<T, float> ? Precision::single : Precision::double_;
+}
+
+template <class T>
+bool holds(const py::array& a) {
+  return a.dtype().is(py::dtype::of<T>());
+}
+
+void require_in_place(const py::array& a, const char* name, int ndim, bool fortran) {
+  const int flag = fortran ? py::array::f_style : py::array::c_style;
+  if (a.ndim() != ndim || !(a.flags() & flag) || !a.writeable())
+    throw InvalidArgument(std::string(name) + " must be a writable " + (fortran ? "Fortran" : "C") + "-ordered " +
+                          std::to_string(ndim) + "-dimensional array");
+  if (!holds<float>(a) && !holds<double>(a)) throw InvalidArgument(std::string(name) + " must be float32 or float64");
+}
+
+// P A = L U in place: (piv, info), piv 0-based int32 as SciPy's. Below the small-matrix crossover
+// the BLAS library's own getrf (no plan, no allocation), as the LAPACK drop-in does.
+py::tuple getrf_in_place(const py::array& a) {
+  require_in_place(a, "a", 2, true);
+  const int m = static_cast<int>(a.shape(0)), n = static_cast<int>(a.shape(1)), k = std::min(m, n);
+  py::array_t<int> piv(k);
+  int info = 0;
+  auto run = [&](auto t) {
+    using T = decltype(t);
+    T* data = static_cast<T*>(py::array(a).mutable_data());
+    int* p = piv.mutable_data();
+    const int lda = std::max(1, m);
+    static const int below = small_matrix_crossover(precision_of_type<T>()).below;
+    py::gil_scoped_release release;
+    if (std::max(m, n) >= below || !blas_library_getrf(m, n, data, lda, p, &info)) {
+      Options options;
+      options.input_check = InputCheck::none;  // check_finite is the caller's choice, as in SciPy
+      info = getrf(Solver::gepp, m, n, data, lda, p, options).info;
+    }
+    for (int i = 0; i < k; ++i) p[i] -= 1;
+  };
+  holds<float>(a) ? run(float{}) : run(double{});
+  return py::make_tuple(piv, info);
+}
+
+// The 1-based pivots of a 0-based piv for an n x n factorization, each checked.
+std::vector<int> one_based_pivots(const py::array& piv_in, int n) {
+  auto piv = piv_in.cast<py::array_t<long long, py::array::forcecast>>();
+  if (piv.ndim() != 1 || piv.shape(0) != n)
+    throw InvalidArgument("piv has shape " + std::string(py::str(piv_in.attr("shape"))) + "; it must be (" +
+                          std::to_string(n) + ",)");
+  std::vector<int> ipiv(std::max(1, n));
+  for (int i = 0; i < n; ++i) {
+    if (piv.at(i) < 0 || piv.at(i) >= n)
+      throw InvalidArgument("piv[" + std::to_string(i) + "] = " + std::to_string(piv.at(i)) +
+                            " is not a row index in [0, " + std::to_string(n) + ")");
+    ipiv[i] = static_cast<int>(piv.at(i)) + 1;
+  }
+  return ipiv;
+}
+
+// B <- A^-1 B (trans 0) or A^-T B (1 or 2) in place, from getrf_in_place's factors.
+void getrs_in_place(const py::array& lu, const py::array& piv, const py::array& b, int trans) {
+  require_in_place(b, "b", 2, true);
+  const int n = static_cast<int>(lu.shape(0));
+  if (lu.ndim() != 2 || lu.shape(1) != n || !(lu.flags() & py::array::f_style) || !lu.dtype().is(b.dtype()))
+    throw InvalidArgument("lu must be a square Fortran-ordered array of b's type");
+  if (b.shape(0) != n)
+    throw InvalidArgument("b has " + std::to_string(b.shape(0)) + " rows; lu is of order " + std::to_string(n));
+  if (trans < 0 || trans > 2) throw InvalidArgument("trans = " + std::to_string(trans) + " must be 0, 1 or 2");
+  const std::vector<int> ipiv = one_based_pivots(piv, n);
+  const int nrhs = static_cast<int>(b.shape(1));
+  auto run = [&](auto t) {
+    using T = decltype(t);
+    const T* factors = static_cast<const T*>(lu.data());
+    T* x = static_cast<T*>(py::array(b).mutable_data());
+    py::gil_scoped_release release;
+    Options options;
+    options.input_check = InputCheck::none;
+    getrs(trans ? Transpose::yes : Transpose::no, n, nrhs, factors, std::max(1, n), ipiv.data(), x, std::max(1, n),
+          options);
+  };
+  holds<float>(b) ? run(float{}) : run(double{});
+}
+
+// LAPACK gecon's estimate of 1 / (||A||_1 ||A^-1||_1) from getrf_in_place's factors.
+double rcond_from_factors(const py::array& lu, const py::array& piv, double anorm) {
+  const int n = static_cast<int>(lu.shape(0));
+  if (lu.ndim() != 2 || lu.shape(1) != n || !(lu.flags() & py::array::f_style) ||
+      (!holds<float>(lu) && !holds<double>(lu)))
+    throw InvalidArgument("lu must be a square Fortran-ordered float32 or float64 array");
+  const std::vector<int> ipiv = one_based_pivots(piv, n);
+  auto run = [&](auto t) {
+    using T = decltype(t);
+    py::gil_scoped_release release;
+    return rcond_estimate(n, static_cast<const T*>(lu.data()), std::max(1, n), ipiv.data(), anorm);
+  };
+  return holds<float>(lu) ? run(float{}) : run(double{});
+}
+
+// A C-ordered stack as NumPy holds it: a (batch, n, n), b (batch, n, k) of one type, left as they
+// are; returns (x of b's shape, each system's info).
+py::tuple gesv_stack(const py::array& a, const py::array& b) {
+  for (const auto* array : {&a, &b})
+    if (array->ndim() != 3 || !(array->flags() & py::array::c_style) ||
+        (!holds<float>(*array) && !holds<double>(*array)))
+      throw InvalidArgument("a and b must be C-ordered 3-dimensional float32 or float64 arrays");
+  const py::ssize_t batch = a.shape(0), n = a.shape(1), k = b.shape(2);
+  if (a.shape(2) != n || b.shape(0) != batch || b.shape(1) != n || !a.dtype().is(b.dtype()))
+    throw InvalidArgument("a must be (batch, n, n) and b (batch, n, k) of a's type");
+  if (batch > std::numeric_limits<int>::max() || n > std::numeric_limits<int>::max() ||
+      k > std::numeric_limits<int>::max())
+    throw InvalidArgument("the stack is too large for 32-bit LAPACK sizes");
+  py::array_t<int> info(batch);
+  py::array x(b.dtype(), {batch, n, k});
+  auto run = [&](auto t) {
+    using T = decltype(t);
+    const T* A = static_cast<const T*>(a.data());
+    const T* B = static_cast<const T*>(b.data());
+    T* X = static_cast<T*>(x.mutable_data());
+    int* infos = info.mutable_data();
+    py::gil_scoped_release release;
+    solvers::gesv_batched_row_major(static_cast<int>(batch), static_cast<int>(n), static_cast<int>(k), A, B, X, infos);
+  };
+  holds<float>(a) ? run(float{}) : run(double{});
+  return py::make_tuple(x, info);
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_hetlu, m) {
@@ -370,6 +503,12 @@ PYBIND11_MODULE(_hetlu, m) {
   m.def("recommend", &recommend, "The plan hetlu would use for an m x n problem", "m"_a, "n"_a, "solver"_a = "gepp",
         "precision"_a = "double", "db"_a = py::none(), "target"_a = "cpu", "backend"_a = py::none(), "d"_a = py::none(),
         "panel"_a = py::none());
+  m.def("_getrf", &getrf_in_place, "hetlu.linalg: P A = L U in place of a Fortran-ordered array -> (piv, info)", "a"_a);
+  m.def("_getrs", &getrs_in_place, "hetlu.linalg: solve in place of b with getrf's factors", "lu"_a, "piv"_a, "b"_a,
+        "trans"_a = 0);
+  m.def("_rcond", &rcond_from_factors, "hetlu.linalg: the 1-norm reciprocal condition estimate", "lu"_a, "piv"_a,
+        "anorm"_a);
+  m.def("_gesv_stack", &gesv_stack, "hetlu.linalg: a C-ordered stack of systems -> (x, info)", "a"_a, "b"_a);
   m.def("calibrate", &calibrate_py,
         "Probe and tune this machine into the database (target='hybrid': the CPU share d and nb of the hybrid "
         "target, on backend 'cuda' or 'host')",

@@ -3,6 +3,7 @@
 // first exactly-zero pivot (the factorization is finished anyway, U is singular).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -43,6 +44,20 @@ void getrs(const Plan& plan, Transpose trans, int n, int nrhs, const T* LU, int 
 template <class T>
 int gesv(const Plan& plan, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb,
          InputCheck check = InputCheck::finite, SolveDetails* details = nullptr);
+
+// `batch` independent n x n systems: system i's A at A + i * stride_a, its pivots at
+// ipiv + i * stride_ipiv, its B at B + i * stride_b; each overwritten as gesv overwrites them,
+// info[i] its LAPACK info. In parallel across the batch, one system per thread at a time, with
+// partial pivoting. Arguments are already checked.
+template <class T>
+void gesv_batched(int batch, int n, int nrhs, T* A, int lda, std::int64_t stride_a, int* ipiv, std::int64_t stride_ipiv,
+                  T* B, int ldb, std::int64_t stride_b, int* info);
+
+// The same for a C-ordered stack, as NumPy holds one: A (batch, n, n) and B (batch, n, nrhs)
+// row-major and left as they are, X (batch, n, nrhs) row-major gets the solutions (a singular
+// system's X is undefined). Each thread transposes its system into a buffer of its own.
+template <class T>
+void gesv_batched_row_major(int batch, int n, int nrhs, const T* A, const T* B, T* X, int* info);
 
 // LAPACK's dgetrf from the BLAS library (OpenBLAS), the reference hetlu is measured against.
 int reference_getrf(int m, int n, double* A, int lda, int* ipiv);

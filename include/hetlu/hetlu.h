@@ -86,6 +86,16 @@ hetlu_status hetlu_dgesv(int n, int nrhs, double* A, int lda, int* ipiv, double*
 hetlu_status hetlu_sgesv(int n, int nrhs, float* A, int lda, int* ipiv, float* B, int ldb, int* info,
                          const hetlu_options* options, hetlu_report* report);
 
+/* batch independent n x n systems A_i X_i = B_i in one call, in parallel across the batch (each with
+ * partial pivoting on one thread): system i's A at A + i * stride_a (leading dimension lda), its
+ * pivots at ipiv + i * stride_ipiv, its B at B + i * stride_b (ldb), overwritten as gesv overwrites
+ * them; info[i] is system i's LAPACK info (> 0: singular, its B untouched). HETLU_SUCCESS when every
+ * argument is valid, whatever the infos; strides that make systems overlap are invalid. */
+hetlu_status hetlu_dgesv_batched(int batch, int n, int nrhs, double* A, int lda, long long stride_a, int* ipiv,
+                                 long long stride_ipiv, double* B, int ldb, long long stride_b, int* info);
+hetlu_status hetlu_sgesv_batched(int batch, int n, int nrhs, float* A, int lda, long long stride_a, int* ipiv,
+                                 long long stride_ipiv, float* B, int ldb, long long stride_b, int* info);
+
 /* The plan for an m x n problem in precision 'd' or 's'. */
 hetlu_status hetlu_recommend(char precision, int m, int n, const hetlu_options* options, hetlu_plan* plan);
 

@@ -4,6 +4,7 @@
 // default), runs the solver, and reports the plan it used and where that plan came from.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -120,6 +121,23 @@ SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B,
 template <class T>
 SolveReport solve_checked(std::optional<Solver> solver, int n, int nrhs, const T* A, int lda, T* B, int ldb,
                           const Options& options = {});
+
+// Many independent n x n systems A_i X_i = B_i in one call (a NumPy stack, an assembly loop): system
+// i's A at A + i * stride_a (leading dimension lda), its pivots at ipiv + i * stride_ipiv, its B at
+// B + i * stride_b (ldb), each overwritten as LAPACK's gesv overwrites them; info[i] is its LAPACK
+// info. Solved in parallel across the batch, each system with partial pivoting on one thread (the
+// BLAS library's small-matrix gesv). No plan: a system this small has nothing to tune but the
+// batch's spread over the cores. Throws InvalidArgument naming a bad size, stride or null pointer
+// (strides may not make systems overlap).
+template <class T>
+void gesv_batched(int batch, int n, int nrhs, T* A, int lda, std::int64_t stride_a, int* ipiv, std::int64_t stride_ipiv,
+                  T* B, int ldb, std::int64_t stride_b, int* info);
+
+// The reciprocal of A's 1-norm condition number, estimated from its LU factors (getrf's) as LAPACK's
+// gecon estimates it (Hager and Higham: a few solves with A and A^T, O(n^2)); anorm is ||A||_1 of
+// the original A. 0 when A is singular to working precision, 1 for n = 0.
+template <class T>
+double rcond_estimate(int n, const T* LU, int lda, const int* ipiv, double anorm);
 
 // Solves that need an n x n work array (PRBT, refinement's copy of A) keep the largest one between
 // calls, so that repeated solves do not pay its page faults again (as MKL keeps its buffers).

@@ -1,5 +1,8 @@
 """hetlu: auto-tuned dense LU solvers.
 
+hetlu.linalg has scipy.linalg's shape (solve, lu_factor, lu_solve, det, inv, and stacks); the
+functions below return hetlu's report beside the answer.
+
     >>> import numpy as np, hetlu
     >>> A = np.random.rand(500, 500); b = np.ones(500)
     >>> result = hetlu.solve(A, b)
@@ -15,6 +18,7 @@ solve, lu_factor and recommend run on the CPUs unless target="hybrid": then back
 "host" (None: cuda when a GPU is usable, else host), d (the CPUs' block columns) and panel ("cpu"
 or "device") as the hetlu command's --backend, --d and --panel; None resolves them.
 """
+from . import linalg  # noqa: F401  scipy.linalg's LU routines, solved by hetlu
 from ._hetlu import (  # noqa: F401
     LUFactorization,
     SolveResult,
@@ -25,4 +29,4 @@ from ._hetlu import (  # noqa: F401
     solve,
 )
 
-__all__ = ["solve", "lu_factor", "lu_solve", "recommend", "calibrate", "SolveResult", "LUFactorization"]
+__all__ = ["linalg", "solve", "lu_factor", "lu_solve", "recommend", "calibrate", "SolveResult", "LUFactorization"]

@@ -55,6 +55,21 @@ int main(void) {
   s = hetlu_sgesv(2, 1, Af, 2, piv2, Bf, 2, &info, NULL, NULL);
   check(s == HETLU_SUCCESS && fabsf(Bf[0] - 1) < 1e-6f && fabsf(Bf[1] - 1) < 1e-6f, "sgesv with default options");
 
+  /* A batch: three 2 x 2 systems, the second singular; one pivot array per system. */
+  double As[12] = {2, 0, 0, 4, 1, 2, 2, 4, 0, 1, 1, 0}, Bs[6] = {2, 4, 1, 1, 3, 5};
+  int pivots[6], infos[3];
+  s = hetlu_dgesv_batched(3, 2, 1, As, 2, 4, pivots, 2, Bs, 2, 2, infos);
+  check(s == HETLU_SUCCESS && infos[0] == 0 && infos[1] == 2 && infos[2] == 0, "a batch reports each system's info");
+  check(Bs[0] == 1 && Bs[1] == 1 && Bs[2] == 1 && Bs[3] == 1 && Bs[4] == 5 && Bs[5] == 3,
+        "a batch solves each system, the singular one's B untouched");
+  s = hetlu_dgesv_batched(3, 2, 1, As, 2, 3, pivots, 2, Bs, 2, 2, infos);
+  check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "stride_a") != NULL,
+        "overlapping systems are refused, the stride named");
+  s = hetlu_dgesv_batched(-1, 2, 1, As, 2, 4, pivots, 2, Bs, 2, 2, infos);
+  check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "batch") != NULL, "a negative batch is named");
+  s = hetlu_dgesv_batched(2, 2, 1, As, 2, 4, pivots, 2, Bs, 2, 2, NULL);
+  check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "info") != NULL, "a null info is named");
+
   hetlu_plan plan;
   options.nb = 48;
   s = hetlu_recommend('d', 1000, 1000, &options, &plan);

@@ -1,0 +1,259 @@
+"""hetlu.linalg: scipy.linalg's LU routines, solved by hetlu.
+
+    >>> from hetlu import linalg
+    >>> x = linalg.solve(A, b)                  # as scipy.linalg.solve
+    >>> lu, piv = linalg.lu_factor(A)           # interchangeable with scipy.linalg's, both ways
+    >>> x = linalg.lu_solve((lu, piv), b, trans=1)
+    >>> linalg.det(A), linalg.inv(A)
+    >>> X = linalg.solve(stack_of_A, stack_of_b)  # (..., n, n) as numpy.linalg.solve, in parallel
+
+Same signatures, dtype promotion, errors and warnings as SciPy: float32 when no input is wider than
+float32 or int16, float64 otherwise (complex alike); ValueError for bad shapes; LinAlgError for a
+singular matrix in solve and inv; LinAlgWarning when the estimated reciprocal condition number is
+below the working precision (solve) or a pivot is exactly zero (lu_factor). Real systems are
+factored by hetlu (its auto-tuned GEPP; below the small-matrix crossover, the BLAS library's own
+getrf, which costs least there) and its condition estimate. Complex systems, which hetlu does not
+factor yet, are handed to scipy.linalg (numpy.linalg without SciPy). assume_a 'sym' and 'pos' are
+solved by LU of the triangle `lower` names, mirrored (no positive-definiteness check for 'pos').
+
+Stacks: a of shape (..., n, n) with b of shape (..., n) or (..., n, k), broadcast as
+numpy.linalg.solve does, are solved in one call, in parallel across the stack.
+
+hetlu.solve, with its report (plan, backward error, timings), stays beside these.
+"""
+import warnings
+
+import numpy as np
+
+from . import _hetlu
+
+try:
+    from scipy.linalg import LinAlgWarning
+except ImportError:  # without SciPy: a warning of the same name and base
+    class LinAlgWarning(RuntimeWarning):
+        """The warning SciPy issues for an ill-conditioned or singular matrix."""
+
+
+LinAlgError = np.linalg.LinAlgError
+
+__all__ = ["solve", "lu_factor", "lu_solve", "det", "inv", "LinAlgError", "LinAlgWarning"]
+
+
+def _validated(a, check_finite):
+    """As SciPy's _asarray_validated: no object arrays, no masked arrays, finite when asked."""
+    if np.ma.isMaskedArray(a):
+        raise ValueError("masked arrays are not supported")
+    a = np.asarray_chkfinite(a) if check_finite else np.asarray(a)
+    if a.dtype == object:
+        raise ValueError("object arrays are not supported")
+    return a
+
+
+# SciPy's scores of dtype characters (scipy.linalg.blas.find_best_blas_type): the largest wins,
+# a float64-class and a complex64 make complex128, anything unlisted is float64.
+_SCORES = {**{c: 1 for c in "?bBhHef"}, **{c: 2 for c in "iIlLqQdg"}, "F": 3, "D": 4, "G": 4}
+_TYPES = {1: np.float32, 2: np.float64, 3: np.complex64, 4: np.complex128}
+
+
+def _working_type(*arrays):
+    """The type SciPy's LAPACK wrappers would compute in, from the inputs' dtypes."""
+    scores = [_SCORES.get(a.dtype.char, 5) for a in arrays]
+    best = max(scores)
+    if best == 3 and 2 in scores:
+        best = 4
+    return np.dtype(_TYPES.get(best, np.float64))
+
+
+def _owned(a, dtype, overwrite):
+    """a as a writable Fortran-ordered array of dtype: a itself when allowed and already so."""
+    if overwrite and a.dtype == dtype and a.flags.f_contiguous and a.flags.writeable and a.ndim == 2:
+        return a
+    return np.array(a, dtype=dtype, order="F", copy=True)
+
+
+def _complex_fallback():
+    try:
+        import scipy.linalg as fallback
+    except ImportError:
+        fallback = None
+    return fallback
+
+
+def _epsilon(dtype):
+    return np.finfo(np.float32 if dtype in (np.float32, np.complex64) else np.float64).eps
+
+
+def _mirrored(a, lower):
+    """The symmetric matrix given by one triangle of a (SciPy's sym and pos read only that one)."""
+    triangle = np.tril(a) if lower else np.triu(a)
+    return triangle + (np.tril(a, -1) if lower else np.triu(a, 1)).T
+
+
+def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=True, assume_a="gen",
+          transposed=False, *, sym_pos=False):
+    """scipy.linalg.solve: x with a @ x = b (a.T @ x = b when transposed); a stack as numpy.linalg.solve.
+
+    b may have more than two dimensions (n, ...): every column of its trailing dimensions is solved,
+    as SciPy does. sym_pos is SciPy 1.10's deprecated spelling of assume_a='pos'."""
+    a1 = np.atleast_2d(_validated(a, check_finite))
+    b1 = np.atleast_1d(_validated(b, check_finite))
+    if a1.ndim > 2:
+        return _solve_stack(a1, b1, transposed)
+    n = a1.shape[0]
+    if a1.shape[0] != a1.shape[1]:
+        raise ValueError("Input a needs to be a square matrix.")
+    if n != b1.shape[0] and not (n == 1 and b1.size != 0):
+        raise ValueError("Input b has to have same number of rows as input a")
+    if sym_pos:
+        warnings.warn("The 'sym_pos' keyword is deprecated and should be replaced by using 'assume_a = \"pos\"'. "
+                      "'sym_pos' will be removed in SciPy 1.11.0.", DeprecationWarning, stacklevel=2)
+        assume_a = "pos"
+    if assume_a not in ("gen", "sym", "her", "pos"):
+        raise ValueError("{} is not a recognized matrix structure".format(assume_a))
+    dtype = _working_type(a1, b1)
+    if dtype.kind == "c":
+        if transposed:
+            raise NotImplementedError("scipy.linalg.solve can currently not solve a^T x = b or a^H x = b "
+                                      "for complex matrices.")
+        return _complex_solve(a1, b1, lower, overwrite_a, overwrite_b, assume_a)
+    if b1.size == 0:
+        return np.asfortranarray(b1.copy())
+    b_is_1d = b1.ndim == 1
+    shape = b1.shape
+    if b_is_1d:
+        b1 = b1[None, :] if n == 1 else b1[:, None]
+    elif b1.ndim > 2:
+        b1 = b1.reshape(n, -1)
+    if assume_a in ("sym", "her", "pos"):
+        a1 = _mirrored(a1, lower)
+        overwrite_a = True  # a fresh array
+    anorm = float(np.abs(a1).sum(axis=0).max()) if n else 0.0
+    lu = _owned(a1, dtype, overwrite_a)
+    x = _owned(b1, dtype, overwrite_b)
+    piv, info = _hetlu._getrf(lu)
+    if info > 0:
+        raise LinAlgError("Matrix is singular.")
+    _hetlu._getrs(lu, piv, x, 1 if transposed else 0)
+    rcond = _hetlu._rcond(lu, piv, anorm)
+    if rcond < _epsilon(dtype):
+        warnings.warn("Ill-conditioned matrix (rcond={:.6g}): result may not be accurate.".format(rcond),
+                      LinAlgWarning, stacklevel=2)
+    return x.ravel() if b_is_1d else x.reshape(shape)
+
+
+def _complex_solve(a1, b1, lower, overwrite_a, overwrite_b, assume_a):
+    fallback = _complex_fallback()
+    if fallback is not None:
+        return fallback.solve(a1, b1, lower=lower, overwrite_a=overwrite_a, overwrite_b=overwrite_b,
+                              check_finite=False, assume_a=assume_a)
+    return np.linalg.solve(a1, b1)
+
+
+def _solve_stack(a, b, transposed):
+    """numpy.linalg.solve's broadcasting: b is (..., n) when it has one dimension less than a."""
+    n = a.shape[-1]
+    if a.shape[-2] != n:
+        raise LinAlgError("Last 2 dimensions of the array must be square")
+    vector = b.ndim == a.ndim - 1
+    bb = b[..., None] if vector else b
+    if bb.ndim < 2 or bb.shape[-2] != n:
+        raise ValueError("b has shape {}; its rows must match a's {}".format(b.shape, n))
+    dtype = _working_type(a, b)
+    if dtype.kind == "c":
+        x = np.linalg.solve(np.swapaxes(a, -1, -2) if transposed else a, bb)
+        return x[..., 0] if vector else x
+    stack = np.broadcast_shapes(a.shape[:-2], bb.shape[:-2])
+    k = bb.shape[-1]
+    # C order as NumPy holds it (no copy when it already is): hetlu transposes each system in cache;
+    # a^T x = b is the C-ordered a read as column-major, swapped here instead.
+    a_stack = np.broadcast_to(a, stack + (n, n))
+    a_stack = np.ascontiguousarray(np.swapaxes(a_stack, -1, -2) if transposed else a_stack, dtype=dtype)
+    rhs = np.ascontiguousarray(np.broadcast_to(bb, stack + (n, k)), dtype=dtype)
+    count = int(np.prod(stack, dtype=np.int64))
+    if not (count and n and k):
+        x = np.zeros(stack + (n, k), dtype=dtype)
+        return x[..., 0] if vector else x
+    x, info = _hetlu._gesv_stack(a_stack.reshape(count, n, n), rhs.reshape(count, n, k))
+    if (info > 0).any():
+        raise LinAlgError("Singular matrix")
+    x = x.reshape(stack + (n, k))
+    return x[..., 0] if vector else x
+
+
+def lu_factor(a, overwrite_a=False, check_finite=True):
+    """scipy.linalg.lu_factor: (lu, piv), piv 0-based int32; a zero pivot warns, as SciPy."""
+    a1 = _validated(a, check_finite)
+    if a1.ndim != 2:
+        raise ValueError("expected matrix")
+    dtype = _working_type(a1)
+    if dtype.kind == "c":
+        fallback = _complex_fallback()
+        if fallback is None:
+            raise ValueError("complex matrices need SciPy until hetlu factors them")
+        return fallback.lu_factor(a1, overwrite_a=overwrite_a, check_finite=False)
+    lu = _owned(a1, dtype, overwrite_a)
+    piv, info = _hetlu._getrf(lu)
+    if info > 0:
+        warnings.warn("Diagonal number %d is exactly zero. Singular matrix." % info, LinAlgWarning, stacklevel=2)
+    return lu, piv
+
+
+def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
+    """scipy.linalg.lu_solve: x from lu_factor's (lu, piv) (hetlu's or SciPy's); trans 0, 1 or 2."""
+    (lu, piv) = lu_and_piv
+    lu = _validated(lu, check_finite)
+    b1 = _validated(b, check_finite)
+    if lu.ndim != 2 or lu.shape[0] != lu.shape[1] or lu.shape[0] != b1.shape[0]:
+        raise ValueError("Shapes of lu {} and b {} are incompatible".format(lu.shape, b1.shape))
+    if trans not in (0, 1, 2):
+        raise ValueError("trans = {} must be 0, 1 or 2".format(trans))
+    dtype = _working_type(lu, b1)
+    if dtype.kind == "c":
+        fallback = _complex_fallback()
+        if fallback is None:
+            raise ValueError("complex systems need SciPy until hetlu factors them")
+        return fallback.lu_solve((lu, piv), b1, trans=trans, overwrite_b=overwrite_b, check_finite=False)
+    if b1.size == 0:
+        return np.array(b1, dtype=dtype)
+    factors = lu if lu.dtype == dtype and lu.flags.f_contiguous else np.asfortranarray(lu, dtype=dtype)
+    vector = b1.ndim == 1
+    x = _owned(b1[:, None] if vector else b1.reshape(b1.shape[0], -1), dtype, overwrite_b and not vector)
+    _hetlu._getrs(factors, piv, x, trans)
+    return x.ravel() if vector else x.reshape(b1.shape)
+
+
+def det(a, overwrite_a=False, check_finite=True):
+    """scipy.linalg.det: the product of U's diagonal, signed by the interchanges."""
+    a1 = _validated(a, check_finite)
+    if a1.ndim != 2 or a1.shape[0] != a1.shape[1]:
+        raise ValueError("expected square matrix")
+    dtype = _working_type(a1)
+    if dtype.kind == "c":
+        fallback = _complex_fallback()
+        return fallback.det(a1, check_finite=False) if fallback is not None else np.linalg.det(a1)
+    if a1.shape[0] == 0:
+        return 1.0
+    lu = _owned(a1, dtype, overwrite_a)
+    piv, _ = _hetlu._getrf(lu)
+    swaps = np.count_nonzero(piv != np.arange(piv.size))
+    value = np.prod(np.diagonal(lu))
+    return -value if swaps % 2 else value
+
+
+def inv(a, overwrite_a=False, check_finite=True):
+    """scipy.linalg.inv: A^-1 from hetlu's factors (the identity solved through them)."""
+    a1 = _validated(a, check_finite)
+    if a1.ndim != 2 or a1.shape[0] != a1.shape[1]:
+        raise ValueError("expected square matrix")
+    dtype = _working_type(a1)
+    if dtype.kind == "c":
+        fallback = _complex_fallback()
+        return fallback.inv(a1, check_finite=False) if fallback is not None else np.linalg.inv(a1)
+    n = a1.shape[0]
+    lu = _owned(a1, dtype, overwrite_a)
+    piv, info = _hetlu._getrf(lu)
+    if info > 0:
+        raise LinAlgError("singular matrix")
+    x = np.eye(n, dtype=dtype, order="F")
+    _hetlu._getrs(lu, piv, x, 0)
+    return x

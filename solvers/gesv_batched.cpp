@@ -1,0 +1,80 @@
+// Many small independent systems at once (#14.5): a NumPy stack, a finite-element assembly. One
+// system is too small for a parallel LU (n = 16 is 2.7 kFlop: a thread wake-up costs more), so the
+// batch is what runs in parallel: each OpenMP thread takes systems in turn and solves each on its
+// own, with the BLAS library's own gesv (its small-matrix kernel, single-threaded inside the
+// region) or, where the library has none, hetlu's recursive GEPP and its triangular solves.
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "solvers/gepp_kernels.hpp"
+#include "solvers/lu.hpp"
+#include "solvers/variants.hpp"
+#include "solvers/vendor_lapack.hpp"
+
+namespace hetlu::solvers {
+
+namespace {
+
+// Systems handed out a few at a time: about 64 Ki flops per grab, so that small ones do not contend
+// for the counter and large ones still balance.
+int systems_per_grab(int n, int nrhs) {
+  const double flops = std::max(1.0, 2.0 / 3 * double(n) * n * n + 2.0 * n * n * nrhs);
+  return static_cast<int>(std::clamp(65536.0 / flops, 1.0, 64.0));
+}
+
+template <class T>
+void solve_one(int n, int nrhs, T* a, int lda, int* p, T* b, int ldb, int* info) {
+  if (vendor::gesv(n, nrhs, a, lda, p, b, ldb, info)) return;
+  *info = n > 0 ? kernels::getrf_recursive(n, n, a, lda, p) : 0;
+  if (*info == 0) variants::lu_getrs(Transpose::no, n, nrhs, a, lda, p, b, ldb);
+}
+
+}  // namespace
+
+template <class T>
+void gesv_batched(int batch, int n, int nrhs, T* A, int lda, std::int64_t stride_a, int* ipiv, std::int64_t stride_ipiv,
+                  T* B, int ldb, std::int64_t stride_b, int* info) {
+  if (batch <= 0) return;
+  const int threads = std::max(1, std::min(omp_get_max_threads(), batch));
+#pragma omp parallel for num_threads(threads) schedule(dynamic, systems_per_grab(n, nrhs))
+  for (int i = 0; i < batch; ++i)
+    solve_one(n, nrhs, A + i * stride_a, lda, ipiv + i * stride_ipiv, B + i * stride_b, ldb, &info[i]);
+}
+
+template <class T>
+void gesv_batched_row_major(int batch, int n, int nrhs, const T* A, const T* B, T* X, int* info) {
+  if (batch <= 0) return;
+  const std::int64_t a_size = std::int64_t(n) * n, b_size = std::int64_t(n) * nrhs;
+  const int threads = std::max(1, std::min(omp_get_max_threads(), batch));
+#pragma omp parallel num_threads(threads)
+  {
+    // Each thread's system, column-major, in cache: the transposing copies cost no pass of their own.
+    std::vector<T> a(std::max<std::int64_t>(1, a_size)), b(std::max<std::int64_t>(1, b_size));
+    std::vector<int> p(std::max(1, n));
+#pragma omp for schedule(dynamic, systems_per_grab(n, nrhs))
+    for (int i = 0; i < batch; ++i) {
+      const T* from = A + i * a_size;
+      for (int r = 0; r < n; ++r)
+        for (int c = 0; c < n; ++c) a[r + std::int64_t(c) * n] = from[std::int64_t(r) * n + c];
+      const T* rhs = B + i * b_size;
+      for (int r = 0; r < n; ++r)
+        for (int c = 0; c < nrhs; ++c) b[r + std::int64_t(c) * n] = rhs[std::int64_t(r) * nrhs + c];
+      solve_one(n, nrhs, a.data(), std::max(1, n), p.data(), b.data(), std::max(1, n), &info[i]);
+      T* to = X + i * b_size;
+      for (int r = 0; r < n; ++r)
+        for (int c = 0; c < nrhs; ++c) to[std::int64_t(r) * nrhs + c] = b[r + std::int64_t(c) * n];
+    }
+  }
+}
+
+template void gesv_batched<float>(int, int, int, float*, int, std::int64_t, int*, std::int64_t, float*, int,
+                                  std::int64_t, int*);
+template void gesv_batched<double>(int, int, int, double*, int, std::int64_t, int*, std::int64_t, double*, int,
+                                   std::int64_t, int*);
+template void gesv_batched_row_major<float>(int, int, int, const float*, const float*, float*, int*);
+template void gesv_batched_row_major<double>(int, int, int, const double*, const double*, double*, int*);
+
+}  // namespace hetlu::solvers

@@ -1,0 +1,117 @@
+"""hetlu.linalg beyond SciPy's own suite (test_scipy_suite.py): stacks, promotion, in-place
+semantics, factors exchanged with SciPy both ways, hostile input."""
+import warnings
+
+import numpy as np
+import pytest
+
+from hetlu import linalg
+
+scipy_linalg = pytest.importorskip("scipy.linalg")
+
+
+def random(*shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
+def test_factors_are_interchangeable_with_scipys_both_ways():
+    A, b = random(40, 40), random(40, 3, seed=1)
+    for trans in (0, 1, 2):
+        expected = scipy_linalg.lu_solve(scipy_linalg.lu_factor(A), b, trans=trans)
+        np.testing.assert_allclose(scipy_linalg.lu_solve(linalg.lu_factor(A), b, trans=trans), expected, rtol=1e-10)
+        np.testing.assert_allclose(linalg.lu_solve(scipy_linalg.lu_factor(A), b, trans=trans), expected, rtol=1e-10)
+    lu, piv = linalg.lu_factor(A)
+    assert piv.dtype == np.int32 and lu.flags.f_contiguous
+
+
+def test_large_systems_go_through_hetlus_solvers():
+    A, b = random(700, 700), random(700)  # above the small-matrix crossover's default (512)
+    x = linalg.solve(A, b)
+    assert np.linalg.norm(A @ x - b) / (np.linalg.norm(A) * np.linalg.norm(x)) < 1e-14
+    np.testing.assert_allclose(linalg.inv(A) @ A, np.eye(700), atol=1e-9)
+    np.testing.assert_allclose(linalg.det(A[:600, :600]), scipy_linalg.det(A[:600, :600]), rtol=1e-9)
+
+
+@pytest.mark.parametrize("a_type, b_type, expected", [
+    (np.float32, np.float32, np.float32), (np.float32, np.float64, np.float64), (np.int64, np.int64, np.float64),
+    (np.float16, np.float32, np.float32), (np.int8, np.float32, np.float32), (np.int32, np.float32, np.float64),
+    (np.float32, np.complex64, np.complex64),
+    (np.float64, np.complex64, np.complex128)])
+def test_dtype_promotion_is_scipys(a_type, b_type, expected):
+    A = (np.eye(4) * 3 + 1).astype(a_type)
+    b = np.arange(4).astype(b_type)
+    x = linalg.solve(A, b)
+    assert x.dtype == expected == scipy_linalg.solve(A, b).dtype
+
+
+def test_overwrite_a_factors_in_place_only_when_allowed():
+    A = np.asfortranarray(random(6, 6))
+    original = A.copy()
+    lu, _ = linalg.lu_factor(A)
+    np.testing.assert_array_equal(A, original)
+    lu, _ = linalg.lu_factor(A, overwrite_a=True)
+    assert lu is A
+    C = np.ascontiguousarray(original)  # C order: copied, never touched
+    linalg.solve(C, np.ones(6), overwrite_a=True)
+    np.testing.assert_array_equal(C, original)
+
+
+def test_stacks_broadcast_as_numpy():
+    A, b = random(5, 4, 9, 9), random(4, 9, seed=2)
+    np.testing.assert_allclose(linalg.solve(A, b[None]), np.linalg.solve(A, b[None]), rtol=1e-10)
+    B = random(1, 4, 9, 3, seed=3)
+    np.testing.assert_allclose(linalg.solve(A, B), np.linalg.solve(A, B), rtol=1e-10)
+    np.testing.assert_allclose(linalg.solve(A, B, transposed=True),
+                               np.linalg.solve(np.swapaxes(A, -1, -2), B), rtol=1e-10)
+    assert linalg.solve(A.astype(np.float32), B.astype(np.float32)).dtype == np.float32
+    assert linalg.solve(random(0, 3, 3), random(0, 3)).shape == (0, 3)
+
+
+def test_a_singular_member_of_a_stack_is_an_error():
+    A = random(6, 5, 5)
+    A[4, :, 2] = 0
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        linalg.solve(A, random(6, 5))
+
+
+def test_hostile_input():
+    with pytest.raises(ValueError):
+        linalg.solve(np.array([[1.0, np.nan], [0, 1]]), np.ones(2))
+    with pytest.raises(ValueError, match="square"):
+        linalg.solve(np.ones((3, 2)), np.ones(3))
+    with pytest.raises(ValueError, match="same number of rows"):
+        linalg.solve(np.eye(3), np.ones(4))
+    with pytest.raises(ValueError, match="recognized"):
+        linalg.solve(np.eye(3), np.ones(3), assume_a="nonsense")
+    with pytest.raises(ValueError, match="row index"):
+        linalg.lu_solve((np.eye(3), np.array([0, 7, 2])), np.ones(3))
+    with pytest.raises(ValueError, match="incompatible"):
+        linalg.lu_solve((np.eye(3), np.arange(3)), np.ones(4))
+    with pytest.raises(np.linalg.LinAlgError):
+        linalg.inv(np.zeros((3, 3)))
+    with pytest.raises(ValueError, match="object"):
+        linalg.solve(np.array([[1, "x"]], dtype=object), [1])
+    assert linalg.det(np.zeros((0, 0))) == 1.0
+    # check_finite=False lets NaN through without an exception, as LAPACK would.
+    x = linalg.solve(np.array([[1.0, np.nan], [0, 1]]), np.ones(2), check_finite=False)
+    assert x.shape == (2,)
+
+
+def test_ill_conditioned_warns_with_the_estimate():
+    H = 1.0 / (np.arange(1, 13)[:, None] + np.arange(12))
+    with pytest.warns(linalg.LinAlgWarning, match=r"rcond=\d"):
+        linalg.solve(H, np.ones(12))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        linalg.solve(np.eye(12) + H, np.ones(12))
+
+
+def test_symmetric_solves_read_one_triangle():
+    S = random(7, 7)
+    S = S @ S.T + 7 * np.eye(7)
+    upper_only = np.triu(S) + np.tril(np.full((7, 7), 1e6), -1)
+    np.testing.assert_allclose(linalg.solve(upper_only, np.ones(7), assume_a="sym"),
+                               np.linalg.solve(S, np.ones(7)), rtol=1e-10)
+    lower_only = np.tril(S) + np.triu(np.full((7, 7), -3.0), 1)
+    np.testing.assert_allclose(linalg.solve(lower_only, np.ones(7), assume_a="pos", lower=True),
+                               np.linalg.solve(S, np.ones(7)), rtol=1e-10)
