@@ -44,8 +44,12 @@ hetlu::Solver solver_of(hetlu_solver s) {
   throw hetlu::InvalidArgument("options->solver = " + std::to_string(static_cast<int>(s)) + " is not a hetlu_solver");
 }
 
-hetlu::Options options_of(const hetlu_options* c) {
+// The C options as C++ ones. Without a report to fill, a call is not timed and a small one takes
+// the small-matrix path (no plan to report, so none is resolved).
+hetlu::Options options_of(const hetlu_options* c, const hetlu_report* report = nullptr) {
   hetlu::Options o;
+  o.measure_time = report != nullptr;
+  o.small_matrix_path = report == nullptr;
   if (!c) return o;
   if (c->db_path) o.db_path = c->db_path;
   if (c->nb < 0) throw hetlu::InvalidArgument("options->nb = " + std::to_string(c->nb) + " must be >= 0");
@@ -148,7 +152,7 @@ template <class T>
 hetlu_status getrf_c(int m, int n, T* A, int lda, int* ipiv, int* info, const hetlu_options* o, hetlu_report* r) {
   return guarded([&] {
     const auto solver = o ? solver_of(o->solver) : hetlu::Solver::gepp;
-    return finish(hetlu::getrf(solver, m, n, A, lda, ipiv, options_of(o)), info, r);
+    return finish(hetlu::getrf(solver, m, n, A, lda, ipiv, options_of(o, r)), info, r);
   });
 }
 
@@ -165,7 +169,7 @@ hetlu_status gesv_c(int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, in
                     hetlu_report* r) {
   return guarded([&] {
     const auto solver = o ? solver_of(o->solver) : hetlu::Solver::gepp;
-    return finish(hetlu::gesv(solver, n, nrhs, A, lda, ipiv, B, ldb, options_of(o)), info, r);
+    return finish(hetlu::gesv(solver, n, nrhs, A, lda, ipiv, B, ldb, options_of(o, r)), info, r);
   });
 }
 

@@ -278,13 +278,73 @@ bool backend_available(BackendKind kind, std::string* why) {
   return backends::available(kind, why);
 }
 
+namespace {
+
+// The small-matrix path (#14.1, Options::small_matrix_path): below the crossover, a GEPP call on the
+// CPU target that overrides nothing goes to the BLAS library's own LU, as the LAPACK drop-in's calls
+// do: no plan resolution, allocation or thread wake-up. The crossover is looked up once per thread, precision and
+// database path (with the default path, a thread does not see $HETLU_DB change after its first call).
+template <class T>
+bool takes_small_path(Solver solver, int m, int n, const Options& options) {
+  if (!options.small_matrix_path || solver != Solver::gepp || options.target != Target::cpu ||
+      !options.overrides.none())
+    return false;
+  struct Known {
+    bool valid = false, use_database = false;
+    std::string db_path;
+    int below = 0;
+  };
+  thread_local Known known;
+  if (!known.valid || known.use_database != options.use_database || known.db_path != options.db_path) {
+    known = {true, options.use_database, options.db_path, small_matrix_crossover(precision_of<T>(), options).below};
+  }
+  return std::max(m, n) < known.below;
+}
+
+// Seconds `run` took, or 0 without running the clock when the caller asked for no timing.
+template <class Run>
+double timed(const Options& options, Run&& run) {
+  if (options.measure_time) return detail::seconds_of(run);
+  run();
+  return 0;
+}
+
+// The plan a small-path call reports: the BLAS library's unblocked-size LU, one panel.
+template <class T>
+Plan small_path_plan(int m, int n) {
+  Plan plan;
+  plan.precision = precision_of<T>();
+  plan.nb = std::max(1, std::min(m, n));
+  plan.source_detail = "small-matrix LU";  // the BLAS library's (short: no allocation per call)
+  return plan;
+}
+
+}  // namespace
+
 template <class T>
 SolveReport getrf(Solver solver, int m, int n, T* A, int lda, int* ipiv, const Options& options) {
+  if (takes_small_path<T>(solver, m, n, options)) {
+    checks::non_negative("m", m);
+    checks::non_negative("n", n);
+    checks::at_least("lda", lda, "max(1, m)", std::max(1, m));
+    checks::not_null("A", A, static_cast<long long>(m) * n);
+    checks::not_null("ipiv", ipiv, std::min(m, n));
+    if (options.input_check == InputCheck::finite) checks::finite("A", m, n, A, lda);
+    SolveReport report;
+    report.seconds = timed(options, [&] {
+      if (!blas_library_getrf(m, n, A, lda, ipiv, &report.info)) report.info = -1;
+    });
+    if (report.info >= 0) {
+      report.plan = small_path_plan<T>(m, n);
+      report.gflops = report.seconds > 0 ? model::getrf_flops(m, n) / report.seconds / 1e9 : 0;
+      return report;
+    }  // the library has no getrf: hetlu's own, below
+  }
   Resolution r = resolve_plan(solver, precision_of<T>(), m, n, options);
   SolveReport report;
   report.plan = r.plan;
   report.warnings = r.warnings;
-  report.seconds = detail::seconds_of([&] {
+  report.seconds = timed(options, [&] {
     run_or_fall_back_to_cpus(report, solver, precision_of<T>(), m, n, options, [&](const Plan& plan) {
       report.info = solvers::getrf(plan, m, n, A, lda, ipiv, options.input_check);
     });
@@ -310,11 +370,27 @@ SolveReport getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const 
 
 template <class T>
 SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, const Options& options) {
+  if (takes_small_path<T>(solver, n, n, options)) {
+    checks::square_system(n, nrhs, A, lda, B, ldb);
+    checks::not_null("ipiv", ipiv, n);
+    if (options.input_check == InputCheck::finite) {
+      checks::finite("A", n, n, A, lda);
+      checks::finite("B", n, nrhs, B, ldb);
+    }
+    SolveReport report;
+    bool done = false;
+    report.seconds = timed(options, [&] { done = blas_library_gesv(n, nrhs, A, lda, ipiv, B, ldb, &report.info); });
+    if (done) {
+      report.plan = small_path_plan<T>(n, n);
+      report.gflops = report.seconds > 0 ? detail::gesv_flops(n, nrhs) / report.seconds / 1e9 : 0;
+      return report;
+    }
+  }
   Resolution r = resolve_plan(solver, precision_of<T>(), n, n, options);
   SolveReport report;
   report.plan = r.plan;
   report.warnings = r.warnings;
-  report.seconds = detail::seconds_of([&] {
+  report.seconds = timed(options, [&] {
     SolveDetails details;
     run_or_fall_back_to_cpus(report, solver, precision_of<T>(), n, n, options, [&](const Plan& plan) {
       details = {};

@@ -15,6 +15,7 @@
 #include "hetlu/detail/flops.hpp"
 #include "hetlu/hetlu.hpp"
 #include "solvers/accuracy.hpp"
+#include "solvers/condition.hpp"
 #include "solvers/lu.hpp"
 
 namespace py = pybind11;
@@ -336,11 +337,6 @@ py::list calibrate_py(const std::string& level_name, const std::optional<std::ve
 // anything else, never copying behind its back.
 
 template <class T>
-Precision precision_of_type() {
-  return std::is_same_v<T, float> ? Precision::single : Precision::double_;
-}
-
-template <class T>
 bool holds(const py::array& a) {
   return a.dtype().is(py::dtype::of<T>());
 }
@@ -354,7 +350,7 @@ void require_in_place(const py::array& a, const char* name, int ndim, bool fortr
 }
 
 // P A = L U in place: (piv, info), piv 0-based int32 as SciPy's. Below the small-matrix crossover
-// the BLAS library's own getrf (no plan, no allocation), as the LAPACK drop-in does.
+// the BLAS library's own getrf (Options::small_matrix_path), as the LAPACK drop-in does.
 py::tuple getrf_in_place(const py::array& a) {
   require_in_place(a, "a", 2, true);
   const int m = static_cast<int>(a.shape(0)), n = static_cast<int>(a.shape(1)), k = std::min(m, n);
@@ -365,17 +361,49 @@ py::tuple getrf_in_place(const py::array& a) {
     T* data = static_cast<T*>(py::array(a).mutable_data());
     int* p = piv.mutable_data();
     const int lda = std::max(1, m);
-    static const int below = small_matrix_crossover(precision_of_type<T>()).below;
+    Options options;
+    options.input_check = InputCheck::none;  // check_finite is the caller's choice, as in SciPy
+    options.measure_time = false;
+    options.small_matrix_path = true;
     py::gil_scoped_release release;
-    if (std::max(m, n) >= below || !blas_library_getrf(m, n, data, lda, p, &info)) {
-      Options options;
-      options.input_check = InputCheck::none;  // check_finite is the caller's choice, as in SciPy
-      info = getrf(Solver::gepp, m, n, data, lda, p, options).info;
-    }
+    info = getrf(Solver::gepp, m, n, data, lda, p, options).info;
     for (int i = 0; i < k; ++i) p[i] -= 1;
   };
   holds<float>(a) ? run(float{}) : run(double{});
   return py::make_tuple(piv, info);
+}
+
+// scipy.linalg.solve's LAPACK sequence in one call (a Python call per step costs microseconds on
+// small systems): ||A||_1 of a, then a <- its factors, x <- the solution (trans 0: A; 1 or 2: A^T),
+// and the reciprocal condition estimate. Returns (info, rcond); x is untouched when info > 0.
+py::tuple gesv_in_place(const py::array& a, const py::array& x, int trans) {
+  require_in_place(a, "a", 2, true);
+  require_in_place(x, "x", 2, true);
+  const int n = static_cast<int>(a.shape(0)), nrhs = static_cast<int>(x.shape(1));
+  if (a.shape(1) != n || x.shape(0) != n || !a.dtype().is(x.dtype()))
+    throw InvalidArgument("a must be square and x have its rows and type");
+  if (trans < 0 || trans > 2) throw InvalidArgument("trans = " + std::to_string(trans) + " must be 0, 1 or 2");
+  int info = 0;
+  double rcond = 0;
+  auto run = [&](auto t) {
+    using T = decltype(t);
+    T* A = static_cast<T*>(py::array(a).mutable_data());
+    T* X = static_cast<T*>(py::array(x).mutable_data());
+    const int ld = std::max(1, n);
+    std::vector<int> ipiv(ld);
+    Options options;
+    options.input_check = InputCheck::none;  // check_finite is the caller's choice, as in SciPy
+    options.measure_time = false;
+    options.small_matrix_path = true;
+    py::gil_scoped_release release;
+    const double anorm = kernels::norm1(n, n, A, ld);
+    info = getrf(Solver::gepp, n, n, A, ld, ipiv.data(), options).info;
+    if (info != 0) return;
+    getrs(trans ? Transpose::yes : Transpose::no, n, nrhs, A, ld, ipiv.data(), X, ld, options);
+    rcond = rcond_estimate(n, A, ld, ipiv.data(), anorm);
+  };
+  holds<float>(a) ? run(float{}) : run(double{});
+  return py::make_tuple(info, rcond);
 }
 
 // The 1-based pivots of a 0-based piv for an n x n factorization, each checked.
@@ -416,21 +444,6 @@ void getrs_in_place(const py::array& lu, const py::array& piv, const py::array& 
           options);
   };
   holds<float>(b) ? run(float{}) : run(double{});
-}
-
-// LAPACK gecon's estimate of 1 / (||A||_1 ||A^-1||_1) from getrf_in_place's factors.
-double rcond_from_factors(const py::array& lu, const py::array& piv, double anorm) {
-  const int n = static_cast<int>(lu.shape(0));
-  if (lu.ndim() != 2 || lu.shape(1) != n || !(lu.flags() & py::array::f_style) ||
-      (!holds<float>(lu) && !holds<double>(lu)))
-    throw InvalidArgument("lu must be a square Fortran-ordered float32 or float64 array");
-  const std::vector<int> ipiv = one_based_pivots(piv, n);
-  auto run = [&](auto t) {
-    using T = decltype(t);
-    py::gil_scoped_release release;
-    return rcond_estimate(n, static_cast<const T*>(lu.data()), std::max(1, n), ipiv.data(), anorm);
-  };
-  return holds<float>(lu) ? run(float{}) : run(double{});
 }
 
 // A C-ordered stack as NumPy holds it: a (batch, n, n), b (batch, n, k) of one type, left as they
@@ -504,10 +517,10 @@ PYBIND11_MODULE(_hetlu, m) {
         "precision"_a = "double", "db"_a = py::none(), "target"_a = "cpu", "backend"_a = py::none(), "d"_a = py::none(),
         "panel"_a = py::none());
   m.def("_getrf", &getrf_in_place, "hetlu.linalg: P A = L U in place of a Fortran-ordered array -> (piv, info)", "a"_a);
+  m.def("_gesv", &gesv_in_place, "hetlu.linalg: ||a||_1, a <- LU, x <- solution, rcond -> (info, rcond)", "a"_a, "x"_a,
+        "trans"_a = 0);
   m.def("_getrs", &getrs_in_place, "hetlu.linalg: solve in place of b with getrf's factors", "lu"_a, "piv"_a, "b"_a,
         "trans"_a = 0);
-  m.def("_rcond", &rcond_from_factors, "hetlu.linalg: the 1-norm reciprocal condition estimate", "lu"_a, "piv"_a,
-        "anorm"_a);
   m.def("_gesv_stack", &gesv_stack, "hetlu.linalg: a C-ordered stack of systems -> (x, info)", "a"_a, "b"_a);
   m.def("calibrate", &calibrate_py,
         "Probe and tune this machine into the database (target='hybrid': the CPU share d and nb of the hybrid "

@@ -44,12 +44,19 @@ template <class T>
 void finite(const char* name, int m, int n, const T* A, int lda) {
   // A parallel pass (it runs before every solve); the error names the first bad entry in column order.
   int first_bad_column = n;
-#pragma omp parallel for schedule(static) reduction(min : first_bad_column) if (static_cast <long long>(m) * n > 65536)
-  for (int j = 0; j < n; ++j) {
+  auto column_is_finite = [&](int j) {
     const T* column = A + static_cast<long long>(j) * lda;
     bool all_finite = true;
     for (int i = 0; i < m; ++i) all_finite &= static_cast<bool>(std::isfinite(column[i]));
-    if (!all_finite) first_bad_column = std::min(first_bad_column, j);
+    return all_finite;
+  };
+  if (static_cast<long long>(m) * n > 65536) {
+#pragma omp parallel for schedule(static) reduction(min : first_bad_column)
+    for (int j = 0; j < n; ++j)
+      if (!column_is_finite(j)) first_bad_column = std::min(first_bad_column, j);
+  } else {  // no OpenMP region at all: even one with if(false) costs a team's set-up, ~0.1 us
+    for (int j = 0; j < n && first_bad_column == n; ++j)
+      if (!column_is_finite(j)) first_bad_column = j;
   }
   if (first_bad_column == n) return;
   const T* column = A + static_cast<long long>(first_bad_column) * lda;

@@ -245,6 +245,11 @@ struct PlanOverrides {
   std::optional<Refinement> refinement;
   std::optional<PanelLocation> panel_location;
   std::optional<BackendKind> backend;
+
+  bool none() const {
+    return !nb && !ib && !cpu_block_columns && !panel_threads && !lookahead && !refinement && !panel_location &&
+           !backend;
+  }
 };
 
 // ---- the machine -----------------------------------------------------------------------------------

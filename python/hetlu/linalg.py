@@ -127,14 +127,11 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     if assume_a in ("sym", "her", "pos"):
         a1 = _mirrored(a1, lower)
         overwrite_a = True  # a fresh array
-    anorm = float(np.abs(a1).sum(axis=0).max()) if n else 0.0
     lu = _owned(a1, dtype, overwrite_a)
     x = _owned(b1, dtype, overwrite_b)
-    piv, info = _hetlu._getrf(lu)
+    info, rcond = _hetlu._gesv(lu, x, 1 if transposed else 0)
     if info > 0:
         raise LinAlgError("Matrix is singular.")
-    _hetlu._getrs(lu, piv, x, 1 if transposed else 0)
-    rcond = _hetlu._rcond(lu, piv, anorm)
     if rcond < _epsilon(dtype):
         warnings.warn("Ill-conditioned matrix (rcond={:.6g}): result may not be accurate.".format(rcond),
                       LinAlgWarning, stacklevel=2)

@@ -1,0 +1,27 @@
+#!/usr/bin/env python3
+"""Per-call cost of hetlu.linalg.lu_factor and solve against scipy.linalg's on small matrices
+(#14.1), one call after another, round-robin, best of five rounds.
+
+Usage: PYTHONPATH=build/python python3 bench/percall_python.py
+"""
+import timeit
+
+import numpy as np
+import scipy.linalg
+
+from hetlu import linalg
+
+print("| n | call | hetlu.linalg us | scipy.linalg us | ratio |")
+print("|---|---|---|---|---|")
+for n in (1, 4, 16, 64, 256):
+    A = np.random.default_rng(n).standard_normal((n, n)) + n * np.eye(n)
+    b = np.ones(n)
+    for name, ours, theirs in (("lu_factor", lambda: linalg.lu_factor(A), lambda: scipy.linalg.lu_factor(A)),
+                               ("solve", lambda: linalg.solve(A, b), lambda: scipy.linalg.solve(A, b))):
+        number = 20000 if n <= 16 else 2000 if n <= 64 else 200
+        best = {"ours": 1e9, "theirs": 1e9}
+        for _ in range(5):
+            best["ours"] = min(best["ours"], timeit.timeit(ours, number=number) / number)
+            best["theirs"] = min(best["theirs"], timeit.timeit(theirs, number=number) / number)
+        print(f"| {n} | {name} | {1e6 * best['ours']:.2f} | {1e6 * best['theirs']:.2f} | "
+              f"{best['ours'] / best['theirs']:.2f} |")
