@@ -4,9 +4,13 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "hetlu/detail/flops.hpp"
+#include "hetlu/detail/stopwatch.hpp"
 #include "hetlu/hetlu.hpp"
+#include "solvers/checks.hpp"
 #include "solvers/condition.hpp"
 #include "solvers/lu.hpp"
 #include "solvers/variants.hpp"
@@ -65,6 +69,43 @@ double rcond_estimate(int n, const T* LU, int lda, const int* ipiv, double anorm
       n, [&](T* x) { solve(x, Transpose::no); }, [&](T* x) { solve(x, Transpose::yes); });
   if (!std::isfinite(inverse_norm) || inverse_norm == 0) return 0;
   return 1.0 / inverse_norm / anorm;
+}
+
+SolveReport mixed_gesv(int n, int nrhs, double* A, int lda, int* ipiv, const double* B, int ldb, double* X, int ldx,
+                       int* iter, const Options& options) {
+  const auto text = [](auto v) { return std::to_string(v); };
+  require(n >= 0, "mixed_gesv: n = " + text(n) + " must be >= 0");
+  require(nrhs >= 0, "mixed_gesv: nrhs = " + text(nrhs) + " must be >= 0");
+  for (auto [name, ld] : {std::pair{"lda", lda}, std::pair{"ldb", ldb}, std::pair{"ldx", ldx}})
+    require(ld >= std::max(1, n), std::string("mixed_gesv: ") + name + " = " + text(ld) + " must be >= max(1, n)");
+  require(iter != nullptr, "mixed_gesv: iter is a null pointer");
+  if (n > 0) {
+    require(A && ipiv, "mixed_gesv: A or ipiv is a null pointer");
+    require((B && X) || nrhs == 0, "mixed_gesv: B or X is a null pointer");
+  }
+  if (options.input_check == InputCheck::finite && n > 0) {
+    checks::finite("A", n, n, A, lda);
+    checks::finite("B", n, nrhs, B, ldb);
+  }
+  if (options.target != Target::cpu) throw InvalidArgument("mixed_gesv runs on the CPU target only (so far)");
+  const Plan single = resolve_plan(Solver::gepp, Precision::single, n, n, options).plan;
+  SolveReport report;
+  report.plan = resolve_plan(Solver::gepp, Precision::double_, n, n, options).plan;
+  const auto run = [&] {
+    report.info = solvers::mixed_gesv(single, report.plan, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, iter);
+  };
+  if (options.measure_time) {
+    report.seconds = detail::seconds_of(run);
+  } else {
+    run();
+  }
+  report.refinement_steps = std::max(0, *iter);
+  if (*iter < 0)
+    report.warnings.push_back(*iter == -2   ? "an entry lies outside single precision's range: solved in double"
+                              : *iter == -3 ? "single precision's LU met a zero pivot: solved in double"
+                                            : "refinement from single precision stalled: solved in double");
+  report.gflops = report.seconds > 0 ? detail::gesv_flops(n, nrhs) / report.seconds / 1e9 : 0;
+  return report;
 }
 
 template void gesv_batched<float>(int, int, int, float*, int, std::int64_t, int*, std::int64_t, float*, int,

@@ -177,9 +177,45 @@ void gesv(const char* routine, const int* n, const int* nrhs, T* A, const int* l
   }
 }
 
+// LAPACK's dsgesv: the arguments checked in its order, then hetlu::mixed_gesv (single-precision LU,
+// refinement in double, the double solver where that fails). WORK and SWORK are LAPACK's workspace;
+// hetlu keeps its own.
+void dsgesv(const int* n, const int* nrhs, double* A, const int* lda, int* ipiv, const double* B, const int* ldb,
+            double* X, const int* ldx, int* iter, int* info) {
+  const char* routine = "DSGESV";
+  announce(routine);
+  *iter = 0;
+  if (*n < 0)
+    *info = illegal(routine, 1);
+  else if (*nrhs < 0)
+    *info = illegal(routine, 2);
+  else if (*lda < std::max(1, *n))
+    *info = illegal(routine, 4);
+  else if (*ldb < std::max(1, *n))
+    *info = illegal(routine, 7);
+  else if (*ldx < std::max(1, *n))
+    *info = illegal(routine, 9);
+  else {
+    try {
+      hetlu::Options options = lapack_options();
+      options.target = hetlu::Target::cpu;  // mixed precision runs on the CPUs so far
+      options.overrides = {};
+      options.measure_time = false;
+      *info = hetlu::mixed_gesv(*n, *nrhs, A, *lda, ipiv, B, *ldb, X, *ldx, iter, options).info;
+    } catch (const std::exception& e) {
+      fatal(routine, e);
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" {
+
+void dsgesv_(const int* n, const int* nrhs, double* a, const int* lda, int* ipiv, const double* b, const int* ldb,
+             double* x, const int* ldx, double* /*work*/, float* /*swork*/, int* iter, int* info) {
+  dsgesv(n, nrhs, a, lda, ipiv, b, ldb, x, ldx, iter, info);
+}
 
 void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info) {
   getrf("DGETRF", m, n, a, lda, ipiv, info);

@@ -59,6 +59,14 @@ void gesv_batched(int batch, int n, int nrhs, T* A, int lda, std::int64_t stride
 template <class T>
 void gesv_batched_row_major(int batch, int n, int nrhs, const T* A, const T* B, T* X, int* info);
 
+// X from a single-precision factorization of A refined in double, as LAPACK's dsgesv (see
+// mixed_gesv.cpp): A is left unchanged unless the single path fails and the double solver, at
+// double_plan, factors it; iter as dsgesv's ITER (>= 0 refinement steps, < 0 why the double solver
+// answered). Returns the double solver's info (0 when the single path answered). Arguments are
+// already checked.
+int mixed_gesv(const Plan& single_plan, const Plan& double_plan, int n, int nrhs, double* A, int lda, int* ipiv,
+               const double* B, int ldb, double* X, int ldx, int* iter);
+
 // LAPACK's dgetrf from the BLAS library (OpenBLAS), the reference hetlu is measured against.
 int reference_getrf(int m, int n, double* A, int lda, int* ipiv);
 
