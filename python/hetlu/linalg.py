@@ -219,15 +219,25 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     return x.ravel() if vector else x.reshape(b1.shape)
 
 
-def det(a, overwrite_a=False, check_finite=True):
-    """scipy.linalg.det: the product of U's diagonal, signed by the interchanges."""
+def _square(a, check_finite):
+    """a validated as a square matrix, and the type it is computed in."""
     a1 = _validated(a, check_finite)
     if a1.ndim != 2 or a1.shape[0] != a1.shape[1]:
         raise ValueError("expected square matrix")
-    dtype = _working_type(a1)
+    return a1, _working_type(a1)
+
+
+def _complex_routine(name, a1):
+    """SciPy's routine `name` for a complex matrix (NumPy's without SciPy)."""
+    fallback = _complex_fallback()
+    return getattr(fallback, name)(a1, check_finite=False) if fallback is not None else getattr(np.linalg, name)(a1)
+
+
+def det(a, overwrite_a=False, check_finite=True):
+    """scipy.linalg.det: the product of U's diagonal, signed by the interchanges."""
+    a1, dtype = _square(a, check_finite)
     if dtype.kind == "c":
-        fallback = _complex_fallback()
-        return fallback.det(a1, check_finite=False) if fallback is not None else np.linalg.det(a1)
+        return _complex_routine("det", a1)
     if a1.shape[0] == 0:
         return 1.0
     lu = _owned(a1, dtype, overwrite_a)
@@ -239,13 +249,9 @@ def det(a, overwrite_a=False, check_finite=True):
 
 def inv(a, overwrite_a=False, check_finite=True):
     """scipy.linalg.inv: A^-1 from hetlu's factors (the identity solved through them)."""
-    a1 = _validated(a, check_finite)
-    if a1.ndim != 2 or a1.shape[0] != a1.shape[1]:
-        raise ValueError("expected square matrix")
-    dtype = _working_type(a1)
+    a1, dtype = _square(a, check_finite)
     if dtype.kind == "c":
-        fallback = _complex_fallback()
-        return fallback.inv(a1, check_finite=False) if fallback is not None else np.linalg.inv(a1)
+        return _complex_routine("inv", a1)
     n = a1.shape[0]
     lu = _owned(a1, dtype, overwrite_a)
     piv, info = _hetlu._getrf(lu)
