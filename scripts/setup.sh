@@ -9,6 +9,7 @@ packages=(
   libhwloc-dev libsqlite3-dev libyaml-cpp-dev
   libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev
   gfortran python3-dev pybind11-dev python3-numpy python3-scipy python3-pytest python3-venv liblapack-test sqlite3 python3-matplotlib
+  openmpi-bin libopenmpi-dev libscalapack-openmpi-dev
 )
 
 sudo_cmd=()
