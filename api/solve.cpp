@@ -240,10 +240,7 @@ template <class T>
 SolveReport solve_checked(std::optional<Solver> solver, int n, int nrhs, const T* A, int lda, T* B, int ldb,
                           const Options& options) {
   checks::square_system(n, nrhs, A, lda, B, ldb);
-  if (options.input_check == InputCheck::finite) {
-    checks::finite("A", n, n, A, lda);
-    checks::finite("B", n, nrhs, B, ldb);
-  }
+  if (options.input_check == InputCheck::finite) checks::finite_system(n, nrhs, A, lda, B, ldb);
   Scaling scaling = equilibrate(n, A, lda);
   std::vector<T> X;
   SolveReport report = solve_scaled(solver, n, nrhs, A, lda, B, ldb, options, scaling, X);
@@ -324,11 +321,7 @@ Plan small_path_plan(int m, int n) {
 template <class T>
 SolveReport getrf(Solver solver, int m, int n, T* A, int lda, int* ipiv, const Options& options) {
   if (takes_small_path<T>(solver, m, n, options)) {
-    checks::non_negative("m", m);
-    checks::non_negative("n", n);
-    checks::at_least("lda", lda, "max(1, m)", std::max(1, m));
-    checks::not_null("A", A, static_cast<long long>(m) * n);
-    checks::not_null("ipiv", ipiv, std::min(m, n));
+    checks::factorization(m, n, A, lda, ipiv);
     if (options.input_check == InputCheck::finite) checks::finite("A", m, n, A, lda);
     SolveReport report;
     report.seconds = timed(options, [&] {
@@ -363,7 +356,7 @@ SolveReport getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const 
   SolveReport report;
   report.plan = plan;
   report.seconds =
-      detail::seconds_of([&] { solvers::getrs(plan, trans, n, nrhs, LU, lda, ipiv, B, ldb, options.input_check); });
+      timed(options, [&] { solvers::getrs(plan, trans, n, nrhs, LU, lda, ipiv, B, ldb, options.input_check); });
   report.gflops = report.seconds > 0 ? 2.0 * n * double(n) * nrhs / report.seconds / 1e9 : 0;
   return report;
 }
@@ -373,10 +366,7 @@ SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B,
   if (takes_small_path<T>(solver, n, n, options)) {
     checks::square_system(n, nrhs, A, lda, B, ldb);
     checks::not_null("ipiv", ipiv, n);
-    if (options.input_check == InputCheck::finite) {
-      checks::finite("A", n, n, A, lda);
-      checks::finite("B", n, nrhs, B, ldb);
-    }
+    if (options.input_check == InputCheck::finite) checks::finite_system(n, nrhs, A, lda, B, ldb);
     SolveReport report;
     bool done = false;
     report.seconds = timed(options, [&] { done = blas_library_gesv(n, nrhs, A, lda, ipiv, B, ldb, &report.info); });
@@ -404,6 +394,30 @@ SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B,
   });
   const double flops = detail::gesv_flops(n, nrhs);
   report.gflops = report.seconds > 0 ? flops / report.seconds / 1e9 : 0;
+  return report;
+}
+
+SolveReport mixed_gesv(int n, int nrhs, double* A, int lda, int* ipiv, const double* B, int ldb, double* X, int ldx,
+                       int* iter, const Options& options) {
+  checks::square_system(n, nrhs, A, lda, B, ldb);
+  checks::at_least("ldx", ldx, "max(1, n)", std::max(1, n));
+  checks::not_null("X", X, static_cast<long long>(n) * nrhs);
+  checks::not_null("ipiv", ipiv, n);
+  checks::not_null("iter", iter, 1);
+  if (options.input_check == InputCheck::finite) checks::finite_system(n, nrhs, A, lda, B, ldb);
+  if (options.target != Target::cpu) throw InvalidArgument("mixed_gesv runs on the CPU target only (so far)");
+  const Plan single = resolve_plan(Solver::gepp, Precision::single, n, n, options).plan;
+  SolveReport report;
+  report.plan = resolve_plan(Solver::gepp, Precision::double_, n, n, options).plan;
+  report.seconds = timed(options, [&] {
+    report.info = solvers::mixed_gesv(single, report.plan, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, iter);
+  });
+  report.refinement_steps = std::max(0, *iter);
+  if (*iter < 0)
+    report.warnings.push_back(*iter == -2   ? "an entry lies outside single precision's range: solved in double"
+                              : *iter == -3 ? "single precision's LU met a zero pivot: solved in double"
+                                            : "refinement from single precision stalled: solved in double");
+  report.gflops = report.seconds > 0 ? detail::gesv_flops(n, nrhs) / report.seconds / 1e9 : 0;
   return report;
 }
 

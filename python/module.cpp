@@ -349,6 +349,16 @@ void require_in_place(const py::array& a, const char* name, int ndim, bool fortr
   if (!holds<float>(a) && !holds<double>(a)) throw InvalidArgument(std::string(name) + " must be float32 or float64");
 }
 
+// hetlu.linalg's calls: no finiteness check (check_finite is the caller's choice, as in SciPy), no
+// clock, and the small-matrix path below the crossover, as the LAPACK drop-in.
+Options linalg_options() {
+  Options options;
+  options.input_check = InputCheck::none;
+  options.measure_time = false;
+  options.small_matrix_path = true;
+  return options;
+}
+
 // P A = L U in place: (piv, info), piv 0-based int32 as SciPy's. Below the small-matrix crossover
 // the BLAS library's own getrf (Options::small_matrix_path), as the LAPACK drop-in does.
 py::tuple getrf_in_place(const py::array& a) {
@@ -361,10 +371,7 @@ py::tuple getrf_in_place(const py::array& a) {
     T* data = static_cast<T*>(py::array(a).mutable_data());
     int* p = piv.mutable_data();
     const int lda = std::max(1, m);
-    Options options;
-    options.input_check = InputCheck::none;  // check_finite is the caller's choice, as in SciPy
-    options.measure_time = false;
-    options.small_matrix_path = true;
+    const Options options = linalg_options();
     py::gil_scoped_release release;
     info = getrf(Solver::gepp, m, n, data, lda, p, options).info;
     for (int i = 0; i < k; ++i) p[i] -= 1;
@@ -391,10 +398,7 @@ py::tuple gesv_in_place(const py::array& a, const py::array& x, int trans) {
     T* X = static_cast<T*>(py::array(x).mutable_data());
     const int ld = std::max(1, n);
     std::vector<int> ipiv(ld);
-    Options options;
-    options.input_check = InputCheck::none;  // check_finite is the caller's choice, as in SciPy
-    options.measure_time = false;
-    options.small_matrix_path = true;
+    const Options options = linalg_options();
     py::gil_scoped_release release;
     const double anorm = kernels::norm1(n, n, A, ld);
     info = getrf(Solver::gepp, n, n, A, ld, ipiv.data(), options).info;
@@ -438,10 +442,8 @@ void getrs_in_place(const py::array& lu, const py::array& piv, const py::array& 
     const T* factors = static_cast<const T*>(lu.data());
     T* x = static_cast<T*>(py::array(b).mutable_data());
     py::gil_scoped_release release;
-    Options options;
-    options.input_check = InputCheck::none;
     getrs(trans ? Transpose::yes : Transpose::no, n, nrhs, factors, std::max(1, n), ipiv.data(), x, std::max(1, n),
-          options);
+          linalg_options());
   };
   holds<float>(b) ? run(float{}) : run(double{});
 }

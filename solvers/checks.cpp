@@ -29,6 +29,14 @@ void square_system(int n, int nrhs, const void* A, int lda, const void* B, int l
   not_null("B", B, static_cast<long long>(n) * nrhs);
 }
 
+void factorization(int m, int n, const void* A, int lda, const int* ipiv) {
+  non_negative("m", m);
+  non_negative("n", n);
+  at_least("lda", lda, "max(1, m)", std::max(1, m));
+  not_null("A", A, static_cast<long long>(m) * n);
+  not_null("ipiv", ipiv, std::min(m, n));
+}
+
 void pivots(const char* name, int n, const int* ipiv) {
   for (int i = 0; i < n; ++i)
     if (ipiv[i] < 1 || ipiv[i] > n)

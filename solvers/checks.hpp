@@ -18,9 +18,19 @@ void square_system(int n, int nrhs, const void* A, int lda, const void* B, int l
 // names the first one that is not, as ipiv(i), 1-based.
 void pivots(const char* name, int n, const int* ipiv);
 
+// The arguments of getrf (m, n, lda, then the arrays A and ipiv).
+void factorization(int m, int n, const void* A, int lda, const int* ipiv);
+
 // Every entry of the m x n matrix must be finite; names the first offender as name(i,j), 1-based.
 template <class T>
 void finite(const char* name, int m, int n, const T* A, int lda);
+
+// A system's A (n x n) and B (n x nrhs), in that order.
+template <class T>
+void finite_system(int n, int nrhs, const T* A, int lda, const T* B, int ldb) {
+  finite("A", n, n, A, lda);
+  finite("B", n, nrhs, B, ldb);
+}
 
 // The plan must ask for the precision of the data it is given.
 template <class T>

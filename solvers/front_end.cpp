@@ -30,11 +30,7 @@ void check_plan(const Plan& plan) {
 
 template <class T>
 int getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, InputCheck check) {
-  checks::non_negative("m", m);
-  checks::non_negative("n", n);
-  checks::at_least("lda", lda, "max(1, m)", std::max(1, m));
-  checks::not_null("A", A, static_cast<long long>(m) * n);
-  checks::not_null("ipiv", ipiv, std::min(m, n));
+  checks::factorization(m, n, A, lda, ipiv);
   checks::precision_matches<T>(plan);
   check_plan(plan);
   if (check == InputCheck::finite) checks::finite("A", m, n, A, lda);
@@ -64,10 +60,7 @@ int gesv(const Plan& plan, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int 
   checks::not_null("ipiv", ipiv, n);
   checks::precision_matches<T>(plan);
   check_plan(plan);
-  if (check == InputCheck::finite) {  // before any work
-    checks::finite("A", n, n, A, lda);
-    checks::finite("B", n, nrhs, B, ldb);
-  }
+  if (check == InputCheck::finite) checks::finite_system(n, nrhs, A, lda, B, ldb);  // before any work
   if (plan.solver == Solver::prbt) return variants::prbt_gesv(plan, n, nrhs, A, lda, ipiv, B, ldb, details);
   // Refinement needs A itself; the factors overwrite it.
   const bool refine = plan.refinement == Refinement::working;

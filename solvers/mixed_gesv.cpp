@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "solvers/blas.hpp"
+#include "solvers/copy_block.hpp"
 #include "solvers/lu.hpp"
 #include "solvers/variants.hpp"
 
@@ -68,9 +69,7 @@ int mixed_gesv(const Plan& single_plan, const Plan& double_plan, int n, int nrhs
   const double cte = norm_inf(n, A, lda) * (std::numeric_limits<double>::epsilon() / 2) * std::sqrt(double(n));
   // residual r <- B - A X, in double
   auto residual = [&] {
-    for (int j = 0; j < nrhs; ++j)
-      std::copy(B + static_cast<long long>(j) * ldb, B + static_cast<long long>(j) * ldb + n,
-                r.begin() + static_cast<long long>(j) * ld);
+    kernels::copy_block(n, nrhs, B, ldb, r.data(), ld);
     blas::gemm(blas::Op::no_trans, blas::Op::no_trans, n, nrhs, n, -1.0, A, lda, X, ldx, 1.0, r.data(), ld);
   };
   auto single_path = [&]() -> int {  // iter's value: >= 0 converged, < 0 the reason to fall back
@@ -98,9 +97,7 @@ int mixed_gesv(const Plan& single_plan, const Plan& double_plan, int n, int nrhs
   *iter = single_path();
   if (*iter >= 0) return 0;
   // The double solver, as dsgesv's fallback: A overwritten by its factors, X by the solution.
-  for (int j = 0; j < nrhs; ++j)
-    std::copy(B + static_cast<long long>(j) * ldb, B + static_cast<long long>(j) * ldb + n,
-              X + static_cast<long long>(j) * ldx);
+  kernels::copy_block(n, nrhs, B, ldb, X, ldx);
   const int info = getrf(double_plan, n, n, A, lda, ipiv, InputCheck::none);
   if (info == 0) variants::lu_getrs(Transpose::no, n, nrhs, A, lda, ipiv, X, ldx);
   return info;
