@@ -2,6 +2,7 @@
 // (solvers/checks.hpp names what is wrong), then the solvers' kernels.
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <string>
 #include <vector>
@@ -50,7 +51,7 @@ double rcond_estimate(int n, const T* LU, int lda, const int* ipiv, double anorm
     if (LU[i + static_cast<std::int64_t>(i) * lda] == T(0)) return 0;  // exactly singular
   auto solve = [&](T* x, Transpose trans) { variants::lu_getrs(trans, n, 1, LU, lda, ipiv, x, n); };
   const double inverse_norm = kernels::inverse_norm1_estimate<T>(
-      n, [&](T* x) { solve(x, Transpose::no); }, [&](T* x) { solve(x, Transpose::yes); });
+      n, [&](T* x) { solve(x, Transpose::no); }, [&](T* x) { solve(x, Transpose::conjugate); });
   if (!std::isfinite(inverse_norm) || inverse_norm == 0) return 0;
   return 1.0 / inverse_norm / anorm;
 }
@@ -59,7 +60,11 @@ template void gesv_batched<float>(int, int, int, float*, int, std::int64_t, int*
                                   std::int64_t, int*);
 template void gesv_batched<double>(int, int, int, double*, int, std::int64_t, int*, std::int64_t, double*, int,
                                    std::int64_t, int*);
+template void gesv_batched<std::complex<double>>(int, int, int, std::complex<double>*, int, std::int64_t, int*, std::int64_t, std::complex<double>*, int, std::int64_t, int*);
+template void gesv_batched<std::complex<float>>(int, int, int, std::complex<float>*, int, std::int64_t, int*, std::int64_t, std::complex<float>*, int, std::int64_t, int*);
 template double rcond_estimate<float>(int, const float*, int, const int*, double);
 template double rcond_estimate<double>(int, const double*, int, const int*, double);
+template double rcond_estimate<std::complex<double>>(int, const std::complex<double>*, int, const int*, double);
+template double rcond_estimate<std::complex<float>>(int, const std::complex<float>*, int, const int*, double);
 
 }  // namespace hetlu

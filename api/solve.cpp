@@ -14,6 +14,7 @@
 #include "solvers/copy_block.hpp"
 #include "solvers/lu.hpp"
 #include "solvers/row_omega.hpp"
+#include "solvers/scalar.hpp"
 #include "solvers/vendor_lapack.hpp"
 #include "solvers/workspace.hpp"
 
@@ -21,8 +22,10 @@ namespace hetlu {
 namespace {
 template <class T>
 constexpr Precision precision_of() {
-  return std::is_same_v<T, double> ? Precision::double_ : Precision::single;
+  return scalar::plan_precision<T>();  // complex: its real type's plan
 }
+template <class T>
+constexpr bool complex_v = scalar::is_complex_v<T>;
 
 // Runs the report's plan; when it is hybrid and its device cannot hold the problem (thrown before
 // A or B changes), runs the CPU plan instead and says so in the warnings.
@@ -80,10 +83,11 @@ Scaling equilibrate(int n, const T* A, int lda) {
   Scaling s;
   s.row.assign(n, 0);
   s.col.assign(n, 0);
-  const double small = double(std::numeric_limits<T>::min()) / double(std::numeric_limits<T>::epsilon());
+  using R = scalar::real_t<T>;
+  const double small = double(std::numeric_limits<R>::min()) / double(std::numeric_limits<R>::epsilon());
   const int low = exponent_of(small), high = exponent_of(1 / small);
   auto outside = [&](int e) { return e != std::numeric_limits<int>::min() && (e < low || e > high); };
-  auto entry = [&](int i, int j) { return exponent_of(double(A[i + static_cast<long long>(j) * lda])); };
+  auto entry = [&](int i, int j) { return exponent_of(scalar::abs1(A[i + static_cast<long long>(j) * lda])); };
   std::vector<int> largest(n, std::numeric_limits<int>::min());
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < n; ++i) largest[i] = std::max(largest[i], entry(i, j));
@@ -106,24 +110,28 @@ Scaling equilibrate(int n, const T* A, int lda) {
 template <class T>
 double scaled_backward_error(int n, int nrhs, const T* A, int lda, const T* X, int ldx, const T* B, int ldb,
                              const Scaling& s) {
+  using W = scalar::wide_t<T>;  // magnitudes |re| + |im|, as LAPACK's zgerfs
+  using scalar::abs1;
+  using scalar::scale_by_power_of_two;
   double omega = 0;
-  std::vector<double> residual(n), magnitude(n);
+  std::vector<W> residual(n);
+  std::vector<double> magnitude(n);
   for (int k = 0; k < nrhs; ++k) {
     const T* x = X + static_cast<long long>(k) * ldx;
     const T* b = B + static_cast<long long>(k) * ldb;
     for (int i = 0; i < n; ++i) {
-      residual[i] = std::ldexp(double(b[i]), s.row[i]);
-      magnitude[i] = std::abs(residual[i]);
+      residual[i] = scale_by_power_of_two(W(b[i]), s.row[i]);
+      magnitude[i] = abs1(residual[i]);
     }
     for (int j = 0; j < n; ++j) {
-      const double y = std::ldexp(double(x[j]), -s.col[j]);
+      const W y = scale_by_power_of_two(W(x[j]), -s.col[j]);
       for (int i = 0; i < n; ++i) {
-        const double a = std::ldexp(double(A[i + static_cast<long long>(j) * lda]), s.row[i] + s.col[j]);
+        const W a = scale_by_power_of_two(W(A[i + static_cast<long long>(j) * lda]), s.row[i] + s.col[j]);
         residual[i] -= a * y;
-        magnitude[i] += std::abs(a) * std::abs(y);
+        magnitude[i] += abs1(a) * abs1(y);
       }
     }
-    for (int i = 0; i < n; ++i) omega = std::max(omega, accuracy::row_omega(std::abs(residual[i]), magnitude[i]));
+    for (int i = 0; i < n; ++i) omega = std::max(omega, accuracy::row_omega(abs1(residual[i]), magnitude[i]));
   }
   return omega;
 }
@@ -132,7 +140,7 @@ template <class T>
 bool all_finite(int n, int nrhs, const T* X, int ldx) {
   for (int j = 0; j < nrhs; ++j)
     for (int i = 0; i < n; ++i)
-      if (!std::isfinite(X[i + static_cast<long long>(j) * ldx])) return false;
+      if (!scalar::is_finite(X[i + static_cast<long long>(j) * ldx])) return false;
   return true;
 }
 
@@ -179,7 +187,7 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
     for (int k = 0; k < nrhs; ++k)
       for (int i = 0; i < n; ++i) {
         T& b = B_scaled[i + static_cast<size_t>(k) * ld];
-        b = std::ldexp(b, scaling.row[i]);
+        b = scalar::scale_by_power_of_two(b, scaling.row[i]);
       }
   std::vector<int> ipiv(ld);
   std::string why;
@@ -192,7 +200,7 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
     for (int j = 0; j < n; ++j)
       for (int i = 0; i < n; ++i) {
         const T a = A[i + static_cast<long long>(j) * lda];
-        LU[i + static_cast<size_t>(j) * ld] = scaling.needed ? std::ldexp(a, scaling.row[i] + scaling.col[j]) : a;
+        LU[i + static_cast<size_t>(j) * ld] = scaling.needed ? scalar::scale_by_power_of_two(a, scaling.row[i] + scaling.col[j]) : a;
       }
     X = B_scaled;
     Options o = options;
@@ -208,7 +216,7 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
       for (int k = 0; k < nrhs; ++k)
         for (int j = 0; j < n; ++j) {
           T& x = X[j + static_cast<size_t>(k) * ld];
-          x = std::ldexp(x, scaling.col[j]);
+          x = scalar::scale_by_power_of_two(x, scaling.col[j]);
         }
     const double omega = all_finite(n, nrhs, X.data(), ld)
                              ? scaled_backward_error(n, nrhs, A, lda, X.data(), ld, B_original.data(), ld, scaling)
@@ -267,8 +275,12 @@ bool blas_library_gesv(int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb,
   return vendor::gesv(n, nrhs, A, lda, ipiv, B, ldb, info);
 }
 template bool blas_library_getrf<double>(int, int, double*, int, int*, int*);
+template bool blas_library_getrf<std::complex<double>>(int, int, std::complex<double>*, int, int*, int*);
+template bool blas_library_getrf<std::complex<float>>(int, int, std::complex<float>*, int, int*, int*);
 template bool blas_library_getrf<float>(int, int, float*, int, int*, int*);
 template bool blas_library_gesv<double>(int, int, double*, int, int*, double*, int, int*);
+template bool blas_library_gesv<std::complex<double>>(int, int, std::complex<double>*, int, int*, std::complex<double>*, int, int*);
+template bool blas_library_gesv<std::complex<float>>(int, int, std::complex<float>*, int, int*, std::complex<float>*, int, int*);
 template bool blas_library_gesv<float>(int, int, float*, int, int*, float*, int, int*);
 
 bool backend_available(BackendKind kind, std::string* why) {
@@ -329,7 +341,7 @@ SolveReport getrf(Solver solver, int m, int n, T* A, int lda, int* ipiv, const O
     });
     if (report.info >= 0) {
       report.plan = small_path_plan<T>(m, n);
-      report.gflops = report.seconds > 0 ? model::getrf_flops(m, n) / report.seconds / 1e9 : 0;
+      report.gflops = report.seconds > 0 ? detail::getrf_flops(m, n, complex_v<T>) / report.seconds / 1e9 : 0;
       return report;
     }  // the library has no getrf: hetlu's own, below
   }
@@ -342,7 +354,7 @@ SolveReport getrf(Solver solver, int m, int n, T* A, int lda, int* ipiv, const O
       report.info = solvers::getrf(plan, m, n, A, lda, ipiv, options.input_check);
     });
   });
-  report.gflops = report.seconds > 0 ? model::getrf_flops(m, n) / report.seconds / 1e9 : 0;
+  report.gflops = report.seconds > 0 ? detail::getrf_flops(m, n, complex_v<T>) / report.seconds / 1e9 : 0;
   return report;
 }
 
@@ -357,7 +369,7 @@ SolveReport getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const 
   report.plan = plan;
   report.seconds =
       timed(options, [&] { solvers::getrs(plan, trans, n, nrhs, LU, lda, ipiv, B, ldb, options.input_check); });
-  report.gflops = report.seconds > 0 ? 2.0 * n * double(n) * nrhs / report.seconds / 1e9 : 0;
+  report.gflops = report.seconds > 0 ? detail::getrs_flops(n, nrhs, complex_v<T>) / report.seconds / 1e9 : 0;
   return report;
 }
 
@@ -372,7 +384,7 @@ SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B,
     report.seconds = timed(options, [&] { done = blas_library_gesv(n, nrhs, A, lda, ipiv, B, ldb, &report.info); });
     if (done) {
       report.plan = small_path_plan<T>(n, n);
-      report.gflops = report.seconds > 0 ? detail::gesv_flops(n, nrhs) / report.seconds / 1e9 : 0;
+      report.gflops = report.seconds > 0 ? detail::gesv_flops(n, nrhs, complex_v<T>) / report.seconds / 1e9 : 0;
       return report;
     }
   }
@@ -392,7 +404,7 @@ SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B,
     report.note = details.note;
     report.phase_seconds = details.phase_seconds;
   });
-  const double flops = detail::gesv_flops(n, nrhs);
+  const double flops = detail::gesv_flops(n, nrhs, complex_v<T>);
   report.gflops = report.seconds > 0 ? flops / report.seconds / 1e9 : 0;
   return report;
 }
@@ -423,15 +435,25 @@ SolveReport mixed_gesv(int n, int nrhs, double* A, int lda, int* ipiv, const dou
 
 template SolveReport getrf<float>(Solver, int, int, float*, int, int*, const Options&);
 template SolveReport getrf<double>(Solver, int, int, double*, int, int*, const Options&);
+template SolveReport getrf<std::complex<double>>(Solver, int, int, std::complex<double>*, int, int*, const Options&);
+template SolveReport getrf<std::complex<float>>(Solver, int, int, std::complex<float>*, int, int*, const Options&);
 template SolveReport getrs<float>(Transpose, int, int, const float*, int, const int*, float*, int, const Options&);
 template SolveReport getrs<double>(Transpose, int, int, const double*, int, const int*, double*, int, const Options&);
+template SolveReport getrs<std::complex<double>>(Transpose, int, int, const std::complex<double>*, int, const int*, std::complex<double>*, int, const Options&);
+template SolveReport getrs<std::complex<float>>(Transpose, int, int, const std::complex<float>*, int, const int*, std::complex<float>*, int, const Options&);
 template double accuracy_tolerance<float>(int);
 template double accuracy_tolerance<double>(int);
+template double accuracy_tolerance<std::complex<double>>(int);
+template double accuracy_tolerance<std::complex<float>>(int);
 template SolveReport solve_checked<float>(std::optional<Solver>, int, int, const float*, int, float*, int,
                                           const Options&);
 template SolveReport solve_checked<double>(std::optional<Solver>, int, int, const double*, int, double*, int,
                                            const Options&);
+template SolveReport solve_checked<std::complex<double>>(std::optional<Solver>, int, int, const std::complex<double>*, int, std::complex<double>*, int, const Options&);
+template SolveReport solve_checked<std::complex<float>>(std::optional<Solver>, int, int, const std::complex<float>*, int, std::complex<float>*, int, const Options&);
 template SolveReport gesv<float>(Solver, int, int, float*, int, int*, float*, int, const Options&);
 template SolveReport gesv<double>(Solver, int, int, double*, int, int*, double*, int, const Options&);
+template SolveReport gesv<std::complex<double>>(Solver, int, int, std::complex<double>*, int, int*, std::complex<double>*, int, const Options&);
+template SolveReport gesv<std::complex<float>>(Solver, int, int, std::complex<float>*, int, int*, std::complex<float>*, int, const Options&);
 
 }  // namespace hetlu

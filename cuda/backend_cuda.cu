@@ -134,7 +134,7 @@ cublasStatus_t trsm(cublasHandle_t h, cublasFillMode_t uplo, cublasOperation_t o
   return cublasStrsm(h, CUBLAS_SIDE_LEFT, uplo, op, diag, m, n, &one, L, ldl, B, ldb);
 }
 cublasOperation_t operation(Transpose trans) {
-  return trans == Transpose::yes ? CUBLAS_OP_T : CUBLAS_OP_N;
+  return trans == Transpose::yes ? CUBLAS_OP_T : trans == Transpose::conjugate ? CUBLAS_OP_C : CUBLAS_OP_N;
 }
 cublasStatus_t gemm_minus(cublasHandle_t h, int m, int n, int k, const double* A, int lda, const double* B, int ldb,
                           double* C, int ldc) {

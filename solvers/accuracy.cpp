@@ -8,16 +8,18 @@
 #include "solvers/blas.hpp"
 #include "solvers/gepp_kernels.hpp"
 #include "solvers/row_omega.hpp"
+#include "solvers/scalar.hpp"
 
 namespace hetlu::accuracy {
 
 template <class T>
 double unit_roundoff() {
-  return std::numeric_limits<T>::epsilon() / 2;
+  return std::numeric_limits<scalar::real_t<T>>::epsilon() / 2;
 }
 
 namespace {
-double norm1(int m, int n, const double* A, int lda) {
+template <class W>
+double norm1(int m, int n, const W* A, int lda) {
   double best = 0;
   for (int j = 0; j < n; ++j) {
     double sum = 0;
@@ -32,22 +34,22 @@ template <class T>
 double factorization_residual(int m, int n, const T* A, int lda, const T* LU, int ldlu, const int* ipiv) {
   if (m == 0 || n == 0) return 0;
   const int k = std::min(m, n);
-  // Work in double so that the check itself adds no error worth counting.
-  std::vector<double> L(static_cast<size_t>(m) * k, 0.0), U(static_cast<size_t>(k) * n, 0.0);
-  std::vector<double> PA(static_cast<size_t>(m) * n);
+  // Work in double (or complex double) so that the check itself adds no error worth counting.
+  using W = scalar::wide_t<T>;
+  std::vector<W> L(static_cast<size_t>(m) * k, W(0)), U(static_cast<size_t>(k) * n, W(0));
+  std::vector<W> PA(static_cast<size_t>(m) * n);
   for (int j = 0; j < k; ++j)
     for (int i = 0; i < m; ++i)
-      L[i + static_cast<size_t>(j) * m] =
-          i == j ? 1.0 : (i > j ? double(LU[i + static_cast<long long>(j) * ldlu]) : 0.0);
+      L[i + static_cast<size_t>(j) * m] = i == j ? W(1) : (i > j ? W(LU[i + static_cast<long long>(j) * ldlu]) : W(0));
   for (int j = 0; j < n; ++j)
     for (int i = 0; i <= std::min(j, k - 1); ++i)
-      U[i + static_cast<size_t>(j) * k] = LU[i + static_cast<long long>(j) * ldlu];
+      U[i + static_cast<size_t>(j) * k] = W(LU[i + static_cast<long long>(j) * ldlu]);
   for (int j = 0; j < n; ++j)
-    for (int i = 0; i < m; ++i) PA[i + static_cast<size_t>(j) * m] = A[i + static_cast<long long>(j) * lda];
+    for (int i = 0; i < m; ++i) PA[i + static_cast<size_t>(j) * m] = W(A[i + static_cast<long long>(j) * lda]);
   kernels::laswp(n, PA.data(), m, 0, k, ipiv);
 
   const double a_norm = norm1(m, n, PA.data(), m);
-  blas::gemm(blas::Op::no_trans, blas::Op::no_trans, m, n, k, -1.0, L.data(), m, U.data(), k, 1.0, PA.data(), m);
+  blas::gemm(blas::Op::no_trans, blas::Op::no_trans, m, n, k, W(-1), L.data(), m, U.data(), k, W(1), PA.data(), m);
   const double r_norm = norm1(m, n, PA.data(), m);
   const double eps = unit_roundoff<T>();
   if (a_norm == 0) return r_norm == 0 ? 0 : 1 / eps;
@@ -59,18 +61,21 @@ double residual_and_backward_error(int n, int nrhs, const T* A, int lda, const T
                                    int ldr, T* row_shares, int ldw) {
   constexpr int chunk = 1024;  // rows per task: its sums stay in L1 while the columns stream past
   const int chunks = (n + chunk - 1) / chunk;
+  using W = scalar::wide_t<T>;  // sums of products; magnitudes |re| + |im| as LAPACK's zgerfs
+  using scalar::abs1;
   double omega = 0;
 #pragma omp parallel reduction(max : omega) if (static_cast <long long>(n) * n * nrhs > 65536)
   {
-    std::vector<double> residual(static_cast<size_t>(chunk) * nrhs), scale(residual.size());
+    std::vector<W> residual(static_cast<size_t>(chunk) * nrhs);
+    std::vector<double> scale(residual.size());
 #pragma omp for schedule(static)
     for (int c = 0; c < chunks; ++c) {
       const int first = c * chunk, rows = std::min(chunk, n - first);
       for (int r = 0; r < nrhs; ++r)
         for (int i = 0; i < rows; ++i) {
-          const double b = B[first + i + static_cast<long long>(r) * ldb];
+          const W b = W(B[first + i + static_cast<long long>(r) * ldb]);
           residual[i + r * chunk] = b;
-          scale[i + r * chunk] = std::abs(b);
+          scale[i + r * chunk] = abs1(b);
         }
       // Four columns at a time: one load and store of the sums per four products, not per one.
       int j = 0;
@@ -79,35 +84,35 @@ double residual_and_backward_error(int n, int nrhs, const T* A, int lda, const T
         const T *a1 = a0 + lda, *a2 = a1 + lda, *a3 = a2 + lda;
         for (int r = 0; r < nrhs; ++r) {
           const T* x = X + j + static_cast<long long>(r) * ldx;
-          const double x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3];
-          double* __restrict res = residual.data() + r * chunk;
+          const W x0 = W(x[0]), x1 = W(x[1]), x2 = W(x[2]), x3 = W(x[3]);
+          W* __restrict res = residual.data() + r * chunk;
           double* __restrict sc = scale.data() + r * chunk;
           for (int i = 0; i < rows; ++i) {
-            const double t0 = double(a0[i]) * x0, t1 = double(a1[i]) * x1, t2 = double(a2[i]) * x2,
-                         t3 = double(a3[i]) * x3;
+            const W t0 = W(a0[i]) * x0, t1 = W(a1[i]) * x1, t2 = W(a2[i]) * x2, t3 = W(a3[i]) * x3;
             res[i] -= (t0 + t1) + (t2 + t3);
-            sc[i] += (std::abs(t0) + std::abs(t1)) + (std::abs(t2) + std::abs(t3));
+            sc[i] += (abs1(t0) + abs1(t1)) + (abs1(t2) + abs1(t3));
           }
         }
       }
       for (; j < n; ++j) {
         const T* a = A + first + static_cast<long long>(j) * lda;
         for (int r = 0; r < nrhs; ++r) {
-          const double xj = X[j + static_cast<long long>(r) * ldx];
-          double* __restrict res = residual.data() + r * chunk;
+          const W xj = W(X[j + static_cast<long long>(r) * ldx]);
+          W* __restrict res = residual.data() + r * chunk;
           double* __restrict sc = scale.data() + r * chunk;
           for (int i = 0; i < rows; ++i) {
-            const double term = double(a[i]) * xj;
+            const W term = W(a[i]) * xj;
             res[i] -= term;
-            sc[i] += std::abs(term);
+            sc[i] += abs1(term);
           }
         }
       }
       for (int r = 0; r < nrhs; ++r)
         for (int i = 0; i < rows; ++i) {
-          const double r_i = residual[i + r * chunk], s_i = scale[i + r * chunk];
-          if (R) R[first + i + static_cast<long long>(r) * ldr] = T(r_i);
-          const double share = row_omega(r_i, s_i);
+          const W r_i = residual[i + r * chunk];
+          const double s_i = scale[i + r * chunk];
+          if (R) R[first + i + static_cast<long long>(r) * ldr] = scalar::narrow<T>(r_i);
+          const double share = row_omega(abs1(r_i), s_i);
           if (row_shares) row_shares[first + i + static_cast<long long>(r) * ldw] = T(share);
           omega = std::max(omega, share);
         }
@@ -121,7 +126,7 @@ double largest_row_omega(int n, int nrhs, const T* row_shares, int ldw) {
   double omega = 0;
   for (int r = 0; r < nrhs; ++r)
     for (int i = 0; i < n; ++i) {
-      const double share = row_shares[i + static_cast<long long>(r) * ldw];
+      const double share = std::real(row_shares[i + static_cast<long long>(r) * ldw]);
       omega = std::isnan(share) ? std::numeric_limits<double>::infinity() : std::max(omega, share);
       if (std::isinf(omega)) return omega;
     }
@@ -132,19 +137,21 @@ template <class T>
 double backward_error(int n, int nrhs, const T* A, int lda, const T* X, int ldx, const T* B, int ldb,
                       bool a_stored_transposed) {
   if (!a_stored_transposed) return residual_and_backward_error<T>(n, nrhs, A, lda, X, ldx, B, ldb, nullptr, 0);
+  using W = scalar::wide_t<T>;
   double omega = 0;
-  std::vector<double> residual(n), scale(n);
   for (int r = 0; r < nrhs; ++r) {
     const T* x = X + static_cast<long long>(r) * ldx;
     const T* b = B + static_cast<long long>(r) * ldb;
     for (int i = 0; i < n; ++i) {  // row i of A is contiguous
       const T* a = A + static_cast<long long>(i) * lda;
-      double res = b[i], sc = std::abs(double(b[i]));
+      W res = W(b[i]);
+      double sc = scalar::abs1(res);
       for (int j = 0; j < n; ++j) {
-        res -= double(a[j]) * x[j];
-        sc += std::abs(double(a[j]) * x[j]);
+        const W term = W(a[j]) * W(x[j]);
+        res -= term;
+        sc += scalar::abs1(term);
       }
-      omega = std::max(omega, row_omega(res, sc));
+      omega = std::max(omega, row_omega(scalar::abs1(res), sc));
     }
   }
   return omega;
@@ -152,15 +159,25 @@ double backward_error(int n, int nrhs, const T* A, int lda, const T* X, int ldx,
 
 template double unit_roundoff<float>();
 template double unit_roundoff<double>();
+template double unit_roundoff<std::complex<double>>();
+template double unit_roundoff<std::complex<float>>();
 template double factorization_residual<float>(int, int, const float*, int, const float*, int, const int*);
 template double factorization_residual<double>(int, int, const double*, int, const double*, int, const int*);
+template double factorization_residual<std::complex<double>>(int, int, const std::complex<double>*, int, const std::complex<double>*, int, const int*);
+template double factorization_residual<std::complex<float>>(int, int, const std::complex<float>*, int, const std::complex<float>*, int, const int*);
 template double residual_and_backward_error<float>(int, int, const float*, int, const float*, int, const float*, int,
                                                    float*, int, float*, int);
 template double residual_and_backward_error<double>(int, int, const double*, int, const double*, int, const double*,
                                                     int, double*, int, double*, int);
+template double residual_and_backward_error<std::complex<double>>(int, int, const std::complex<double>*, int, const std::complex<double>*, int, const std::complex<double>*, int, std::complex<double>*, int, std::complex<double>*, int);
+template double residual_and_backward_error<std::complex<float>>(int, int, const std::complex<float>*, int, const std::complex<float>*, int, const std::complex<float>*, int, std::complex<float>*, int, std::complex<float>*, int);
 template double largest_row_omega<float>(int, int, const float*, int);
 template double largest_row_omega<double>(int, int, const double*, int);
+template double largest_row_omega<std::complex<double>>(int, int, const std::complex<double>*, int);
+template double largest_row_omega<std::complex<float>>(int, int, const std::complex<float>*, int);
 template double backward_error<float>(int, int, const float*, int, const float*, int, const float*, int, bool);
 template double backward_error<double>(int, int, const double*, int, const double*, int, const double*, int, bool);
+template double backward_error<std::complex<double>>(int, int, const std::complex<double>*, int, const std::complex<double>*, int, const std::complex<double>*, int, bool);
+template double backward_error<std::complex<float>>(int, int, const std::complex<float>*, int, const std::complex<float>*, int, const std::complex<float>*, int, bool);
 
 }  // namespace hetlu::accuracy

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <complex>
 #include <type_traits>
 
 #include "solvers/backend_host.hpp"
@@ -36,8 +37,11 @@ std::unique_ptr<Backend<T>> make_cuda_backend() {
   const auto* plugin = cuda_plugin::entry();  // available() said it loads
   if constexpr (std::is_same_v<T, float>)
     return plugin->make_float_backend();
-  else
+  else if constexpr (std::is_same_v<T, double>)
     return plugin->make_double_backend();
+  else
+    throw InvalidArgument(
+        "the cuda backend has no complex precisions yet: use --backend host or the CPU target for a complex matrix");
 }
 
 }  // namespace
@@ -73,5 +77,7 @@ std::unique_lock<std::mutex> lock_backend(BackendKind kind) {
 
 template Backend<float>& backend<float>(BackendKind);
 template Backend<double>& backend<double>(BackendKind);
+template Backend<std::complex<double>>& backend<std::complex<double>>(BackendKind);
+template Backend<std::complex<float>>& backend<std::complex<float>>(BackendKind);
 
 }  // namespace hetlu::backends

@@ -248,7 +248,9 @@ class HostBackend final : public Backend<T> {
   void triangular_solve(Queue q, blas::Uplo uplo, blas::Diag diag, Transpose trans, int m, int n, const T* Tri, int ldt,
                         T* B, int ldb) {
     const int team = threads_;
-    const blas::Op op = trans == Transpose::yes ? blas::Op::trans : blas::Op::no_trans;
+    const blas::Op op = trans == Transpose::yes         ? blas::Op::trans
+                        : trans == Transpose::conjugate ? blas::Op::conj_trans
+                                                        : blas::Op::no_trans;
     worker(q).push([=] {
       split_columns(n, team, [&](int c, int w) {
         blas::trsm(blas::Side::left, uplo, op, diag, m, w, T(1), Tri, ldt, B + static_cast<long long>(c) * ldb, ldb);
@@ -302,5 +304,7 @@ std::unique_ptr<Backend<T>> make_host_backend(int threads) {
 
 template std::unique_ptr<Backend<float>> make_host_backend<float>(int);
 template std::unique_ptr<Backend<double>> make_host_backend<double>(int);
+template std::unique_ptr<Backend<std::complex<double>>> make_host_backend<std::complex<double>>(int);
+template std::unique_ptr<Backend<std::complex<float>>> make_host_backend<std::complex<float>>(int);
 
 }  // namespace hetlu::backends

@@ -5,7 +5,7 @@
 namespace hetlu::blas {
 namespace {
 CBLAS_TRANSPOSE cblas(Op op) {
-  return op == Op::no_trans ? CblasNoTrans : CblasTrans;
+  return op == Op::no_trans ? CblasNoTrans : op == Op::trans ? CblasTrans : CblasConjTrans;
 }
 CBLAS_SIDE cblas(Side s) {
   return s == Side::left ? CblasLeft : CblasRight;
@@ -16,32 +16,60 @@ CBLAS_UPLO cblas(Uplo u) {
 CBLAS_DIAG cblas(Diag d) {
   return d == Diag::unit ? CblasUnit : CblasNonUnit;
 }
+// Real BLAS routines take no conjugation: A^H is A^T.
+Op real(Op op) {
+  return op == Op::conj_trans ? Op::trans : op;
+}
 }  // namespace
 
 void gemm(Op ta, Op tb, int m, int n, int k, double alpha, const double* A, int lda, const double* B, int ldb,
           double beta, double* C, int ldc) {
   if (m == 0 || n == 0) return;
-  cblas_dgemm(CblasColMajor, cblas(ta), cblas(tb), m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  cblas_dgemm(CblasColMajor, cblas(real(ta)), cblas(real(tb)), m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 void gemm(Op ta, Op tb, int m, int n, int k, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
           float* C, int ldc) {
   if (m == 0 || n == 0) return;
-  cblas_sgemm(CblasColMajor, cblas(ta), cblas(tb), m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  cblas_sgemm(CblasColMajor, cblas(real(ta)), cblas(real(tb)), m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+void gemm(Op ta, Op tb, int m, int n, int k, complex_double alpha, const complex_double* A, int lda,
+          const complex_double* B, int ldb, complex_double beta, complex_double* C, int ldc) {
+  if (m == 0 || n == 0) return;
+  cblas_zgemm(CblasColMajor, cblas(ta), cblas(tb), m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
+}
+void gemm(Op ta, Op tb, int m, int n, int k, complex_float alpha, const complex_float* A, int lda,
+          const complex_float* B, int ldb, complex_float beta, complex_float* C, int ldc) {
+  if (m == 0 || n == 0) return;
+  cblas_cgemm(CblasColMajor, cblas(ta), cblas(tb), m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
 }
 
 void trsm(Side side, Uplo uplo, Op op, Diag diag, int m, int n, double alpha, const double* A, int lda, double* B,
           int ldb) {
   if (m == 0 || n == 0) return;
   if (side == Side::left && n == 1 && alpha == 1.0)  // OpenBLAS's trsv is about 1.7x faster here
-    return cblas_dtrsv(CblasColMajor, cblas(uplo), cblas(op), cblas(diag), m, A, lda, B, 1);
-  cblas_dtrsm(CblasColMajor, cblas(side), cblas(uplo), cblas(op), cblas(diag), m, n, alpha, A, lda, B, ldb);
+    return cblas_dtrsv(CblasColMajor, cblas(uplo), cblas(real(op)), cblas(diag), m, A, lda, B, 1);
+  cblas_dtrsm(CblasColMajor, cblas(side), cblas(uplo), cblas(real(op)), cblas(diag), m, n, alpha, A, lda, B, ldb);
 }
 void trsm(Side side, Uplo uplo, Op op, Diag diag, int m, int n, float alpha, const float* A, int lda, float* B,
           int ldb) {
   if (m == 0 || n == 0) return;
   if (side == Side::left && n == 1 && alpha == 1.0f)
-    return cblas_strsv(CblasColMajor, cblas(uplo), cblas(op), cblas(diag), m, A, lda, B, 1);
-  cblas_strsm(CblasColMajor, cblas(side), cblas(uplo), cblas(op), cblas(diag), m, n, alpha, A, lda, B, ldb);
+    return cblas_strsv(CblasColMajor, cblas(uplo), cblas(real(op)), cblas(diag), m, A, lda, B, 1);
+  cblas_strsm(CblasColMajor, cblas(side), cblas(uplo), cblas(real(op)), cblas(diag), m, n, alpha, A, lda, B, ldb);
+}
+void trsm(Side side, Uplo uplo, Op op, Diag diag, int m, int n, complex_double alpha, const complex_double* A, int lda,
+          complex_double* B, int ldb) {
+  if (m == 0 || n == 0) return;
+  if (side == Side::left && n == 1 && alpha == complex_double(1))
+    return cblas_ztrsv(CblasColMajor, cblas(uplo), cblas(op), cblas(diag), m, A, lda, B, 1);
+  cblas_ztrsm(CblasColMajor, cblas(side), cblas(uplo), cblas(op), cblas(diag), m, n, &alpha, A, lda, B, ldb);
+}
+void trsm(Side side, Uplo uplo, Op op, Diag diag, int m, int n, complex_float alpha, const complex_float* A, int lda,
+          complex_float* B, int ldb) {
+  if (m == 0 || n == 0) return;
+  if (side == Side::left && n == 1 && alpha == complex_float(1))
+    return cblas_ctrsv(CblasColMajor, cblas(uplo), cblas(op), cblas(diag), m, A, lda, B, 1);
+  cblas_ctrsm(CblasColMajor, cblas(side), cblas(uplo), cblas(op), cblas(diag), m, n, &alpha, A, lda, B, ldb);
 }
 
 int iamax(int n, const double* x, int incx) {
@@ -50,12 +78,24 @@ int iamax(int n, const double* x, int incx) {
 int iamax(int n, const float* x, int incx) {
   return n > 0 ? static_cast<int>(cblas_isamax(n, x, incx)) : 0;
 }
+int iamax(int n, const complex_double* x, int incx) {
+  return n > 0 ? static_cast<int>(cblas_izamax(n, x, incx)) : 0;
+}
+int iamax(int n, const complex_float* x, int incx) {
+  return n > 0 ? static_cast<int>(cblas_icamax(n, x, incx)) : 0;
+}
 
 void scal(int n, double alpha, double* x, int incx) {
   if (n > 0) cblas_dscal(n, alpha, x, incx);
 }
 void scal(int n, float alpha, float* x, int incx) {
   if (n > 0) cblas_sscal(n, alpha, x, incx);
+}
+void scal(int n, complex_double alpha, complex_double* x, int incx) {
+  if (n > 0) cblas_zscal(n, &alpha, x, incx);
+}
+void scal(int n, complex_float alpha, complex_float* x, int incx) {
+  if (n > 0) cblas_cscal(n, &alpha, x, incx);
 }
 
 }  // namespace hetlu::blas

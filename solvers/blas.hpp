@@ -1,31 +1,41 @@
-// Thin overloads of the BLAS routines the solvers use, for float and double, so that the
-// algorithms are written once as templates. Column-major throughout.
+// Thin overloads of the BLAS routines the solvers use, for float, double, complex<float> and
+// complex<double>, so that the algorithms are written once as templates. Column-major throughout.
 #pragma once
+
+#include <complex>
 
 namespace hetlu::blas {
 
 enum class Side { left, right };
 enum class Uplo { lower, upper };
-enum class Op { no_trans, trans };
+// conj_trans is A^H; for real types it is the same as trans.
+enum class Op { no_trans, trans, conj_trans };
 enum class Diag { unit, non_unit };
 
+using complex_float = std::complex<float>;
+using complex_double = std::complex<double>;
+
 // C = alpha op(A) op(B) + beta C
-void gemm(Op ta, Op tb, int m, int n, int k, double alpha, const double* A, int lda, const double* B, int ldb,
-          double beta, double* C, int ldc);
-void gemm(Op ta, Op tb, int m, int n, int k, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
-          float* C, int ldc);
-
+#define HETLU_BLAS_GEMM(T)                                                                                      \
+  void gemm(Op ta, Op tb, int m, int n, int k, T alpha, const T* A, int lda, const T* B, int ldb, T beta, T* C, \
+            int ldc);
 // B = alpha op(A)^-1 B (left) or alpha B op(A)^-1 (right), A triangular
-void trsm(Side side, Uplo uplo, Op op, Diag diag, int m, int n, double alpha, const double* A, int lda, double* B,
-          int ldb);
-void trsm(Side side, Uplo uplo, Op op, Diag diag, int m, int n, float alpha, const float* A, int lda, float* B,
-          int ldb);
+#define HETLU_BLAS_TRSM(T)                                                                                    \
+  void trsm(Side side, Uplo uplo, Op op, Diag diag, int m, int n, T alpha, const T* A, int lda, T* B, int ldb);
+// 0-based index of the first entry of largest magnitude (|re| + |im| for complex, as i?amax)
+#define HETLU_BLAS_IAMAX(T) int iamax(int n, const T* x, int incx);
+#define HETLU_BLAS_SCAL(T) void scal(int n, T alpha, T* x, int incx);
+#define HETLU_BLAS_ALL(T) HETLU_BLAS_GEMM(T) HETLU_BLAS_TRSM(T) HETLU_BLAS_IAMAX(T) HETLU_BLAS_SCAL(T)
 
-// 0-based index of the first entry of largest magnitude
-int iamax(int n, const double* x, int incx);
-int iamax(int n, const float* x, int incx);
+HETLU_BLAS_ALL(float)
+HETLU_BLAS_ALL(double)
+HETLU_BLAS_ALL(complex_float)
+HETLU_BLAS_ALL(complex_double)
 
-void scal(int n, double alpha, double* x, int incx);
-void scal(int n, float alpha, float* x, int incx);
+#undef HETLU_BLAS_ALL
+#undef HETLU_BLAS_SCAL
+#undef HETLU_BLAS_IAMAX
+#undef HETLU_BLAS_TRSM
+#undef HETLU_BLAS_GEMM
 
 }  // namespace hetlu::blas

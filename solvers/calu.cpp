@@ -2,6 +2,7 @@
 // gepp §3.1, async-calu §2.4). Two levels of blocking: the outer panel of width plan.nb (B) is
 // itself factored recursively down to inner panels of width plan.ib (b), each a TSLU run by
 // plan.panel_threads threads (over at least that many row blocks; see tslu.cpp).
+#include <complex>
 #include <algorithm>
 
 #include "solvers/blocked_lu.hpp"
@@ -33,6 +34,8 @@ int calu_panel(int m, int n, T* A, int lda, int* ipiv, int inner, int panel_thre
 
 template int calu_panel<float>(int, int, float*, int, int*, int, int);
 template int calu_panel<double>(int, int, double*, int, int*, int, int);
+template int calu_panel<std::complex<double>>(int, int, std::complex<double>*, int, int*, int, int);
+template int calu_panel<std::complex<float>>(int, int, std::complex<float>*, int, int*, int, int);
 
 }  // namespace hetlu::kernels
 
@@ -50,5 +53,7 @@ int calu_cpu_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv) {
 
 template int calu_cpu_getrf<float>(const Plan&, int, int, float*, int, int*);
 template int calu_cpu_getrf<double>(const Plan&, int, int, double*, int, int*);
+template int calu_cpu_getrf<std::complex<double>>(const Plan&, int, int, std::complex<double>*, int, int*);
+template int calu_cpu_getrf<std::complex<float>>(const Plan&, int, int, std::complex<float>*, int, int*);
 
 }  // namespace hetlu::variants

@@ -3,6 +3,7 @@
 // plan.ib); at each step one block column moves from the device to the CPUs; the device drops out
 // when fewer than d block columns remain. See hybrid_lu.hpp. With the panel on the device (d = 0)
 // the device factors it with partial pivoting: on one device the tournament saves nothing.
+#include <complex>
 #include <algorithm>
 
 #include "solvers/hybrid_lu.hpp"
@@ -22,5 +23,7 @@ int calu_async_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv) {
 
 template int calu_async_getrf<float>(const Plan&, int, int, float*, int, int*);
 template int calu_async_getrf<double>(const Plan&, int, int, double*, int, int*);
+template int calu_async_getrf<std::complex<double>>(const Plan&, int, int, std::complex<double>*, int, int*);
+template int calu_async_getrf<std::complex<float>>(const Plan&, int, int, std::complex<float>*, int, int*);
 
 }  // namespace hetlu::variants

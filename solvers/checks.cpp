@@ -1,5 +1,7 @@
 #include "solvers/checks.hpp"
 
+#include "solvers/scalar.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -55,7 +57,7 @@ void finite(const char* name, int m, int n, const T* A, int lda) {
   auto column_is_finite = [&](int j) {
     const T* column = A + static_cast<long long>(j) * lda;
     bool all_finite = true;
-    for (int i = 0; i < m; ++i) all_finite &= static_cast<bool>(std::isfinite(column[i]));
+    for (int i = 0; i < m; ++i) all_finite &= scalar::is_finite(column[i]);
     return all_finite;
   };
   if (static_cast<long long>(m) * n > 65536) {
@@ -68,22 +70,25 @@ void finite(const char* name, int m, int n, const T* A, int lda) {
   }
   if (first_bad_column == n) return;
   const T* column = A + static_cast<long long>(first_bad_column) * lda;
-  const int i = static_cast<int>(std::find_if(column, column + m, [](T v) { return !std::isfinite(v); }) - column);
+  const int i = static_cast<int>(std::find_if(column, column + m, [](T v) { return !scalar::is_finite(v); }) - column);
   const T v = column[i];
   throw InvalidArgument(std::string(name) + "(" + std::to_string(i + 1) + "," + std::to_string(first_bad_column + 1) +
-                        ") is " + (std::isnan(v) ? "NaN" : "Inf") + "; the input must be finite");
+                        ") is " + (scalar::is_nan(v) ? "NaN" : "Inf") + "; the input must be finite");
 }
 
 template <class T>
 void precision_matches(const Plan& plan) {
-  Precision data = sizeof(T) == sizeof(double) ? Precision::double_ : Precision::single;
-  if (plan.precision != data)
-    throw InvalidArgument("plan.precision is " + to_string(plan.precision) + " but the matrix is " + to_string(data));
+  if (plan.precision != scalar::plan_precision<T>())
+    throw InvalidArgument("plan.precision is " + to_string(plan.precision) + " but the matrix is " + scalar::name<T>());
 }
 
 template void finite<float>(const char*, int, int, const float*, int);
 template void finite<double>(const char*, int, int, const double*, int);
+template void finite<std::complex<double>>(const char*, int, int, const std::complex<double>*, int);
+template void finite<std::complex<float>>(const char*, int, int, const std::complex<float>*, int);
 template void precision_matches<float>(const Plan&);
 template void precision_matches<double>(const Plan&);
+template void precision_matches<std::complex<double>>(const Plan&);
+template void precision_matches<std::complex<float>>(const Plan&);
 
 }  // namespace hetlu::checks

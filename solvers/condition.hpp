@@ -10,10 +10,13 @@
 #include <limits>
 #include <vector>
 
+#include "solvers/scalar.hpp"
+
 namespace hetlu::kernels {
 
 // An estimate (a lower bound, usually within a factor of 3) of ||A^-1||_1 for an n x n A, given
-// solve(x): x <- A^-1 x and solve_transposed(x): x <- A^-T x on n-vectors. Infinity when a product
+// solve(x): x <- A^-1 x and solve_transposed(x): x <- A^-T x on n-vectors (A^-H for complex A, as
+// LAPACK's zlacn2, whose signs are x_i / |x_i|). Infinity when a product
 // is not finite (A is singular to working precision).
 template <class T, class Solve, class SolveTransposed>
 double inverse_norm1_estimate(int n, Solve&& solve, SolveTransposed&& solve_transposed) {
@@ -22,7 +25,7 @@ double inverse_norm1_estimate(int n, Solve&& solve, SolveTransposed&& solve_tran
   std::vector<T> x(n, T(1) / T(n)), sign(n);
   auto norm1 = [&] {
     double sum = 0;
-    for (const T& v : x) sum += std::abs(static_cast<double>(v));
+    for (const T& v : x) sum += double(std::abs(v));
     return std::isfinite(sum) ? sum : inf;
   };
   auto largest = [&] {
@@ -32,11 +35,17 @@ double inverse_norm1_estimate(int n, Solve&& solve, SolveTransposed&& solve_tran
   auto take_signs = [&] {  // sign <- sign(x); false when it did not change
     bool changed = false;
     for (int i = 0; i < n; ++i) {
-      const T s = x[i] >= T(0) ? T(1) : T(-1);
+      T s;
+      if constexpr (scalar::is_complex_v<T>) {
+        const auto magnitude = std::abs(x[i]);
+        s = magnitude > scalar::safe_minimum<T>() ? x[i] / magnitude : T(1);
+      } else {
+        s = x[i] >= T(0) ? T(1) : T(-1);
+      }
       changed = changed || s != sign[i];
       sign[i] = s;
     }
-    return changed;
+    return changed || scalar::is_complex_v<T>;  // zlacn2 has no repeated-sign test
   };
   solve(x.data());
   double estimate = norm1();
@@ -75,7 +84,7 @@ double norm1(int m, int n, const T* A, int lda) {
   double largest = 0;
   for (int j = 0; j < n; ++j) {
     double sum = 0;
-    for (int i = 0; i < m; ++i) sum += std::abs(static_cast<double>(A[i + static_cast<long long>(j) * lda]));
+    for (int i = 0; i < m; ++i) sum += double(std::abs(A[i + static_cast<long long>(j) * lda]));
     largest = std::max(largest, sum);
   }
   return largest;

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "solvers/blas.hpp"
+#include "solvers/scalar.hpp"
 
 namespace hetlu::kernels {
 
@@ -12,7 +13,7 @@ namespace hetlu::kernels {
 // (a subnormal pivot), a division each.
 template <class T>
 void divide_by_pivot(int count, T pivot, T* x) {
-  if (std::abs(pivot) >= std::numeric_limits<T>::min()) {
+  if (std::abs(pivot) >= scalar::safe_minimum<T>()) {
     blas::scal(count, T(1) / pivot, x, 1);
   } else {
     for (int i = 0; i < count; ++i) x[i] /= pivot;

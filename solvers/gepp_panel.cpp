@@ -73,9 +73,15 @@ int getrf_recursive(int m, int n, T* A, int lda, int* ipiv) {
 
 template void laswp<float>(int, float*, int, int, int, const int*);
 template void laswp<double>(int, double*, int, int, int, const int*);
+template void laswp<std::complex<double>>(int, std::complex<double>*, int, int, int, const int*);
+template void laswp<std::complex<float>>(int, std::complex<float>*, int, int, int, const int*);
 template void laswp_reverse<float>(int, float*, int, int, int, const int*);
 template void laswp_reverse<double>(int, double*, int, int, int, const int*);
+template void laswp_reverse<std::complex<double>>(int, std::complex<double>*, int, int, int, const int*);
+template void laswp_reverse<std::complex<float>>(int, std::complex<float>*, int, int, int, const int*);
 template int getrf_recursive<float>(int, int, float*, int, int*);
 template int getrf_recursive<double>(int, int, double*, int, int*);
+template int getrf_recursive<std::complex<double>>(int, int, std::complex<double>*, int, int*);
+template int getrf_recursive<std::complex<float>>(int, int, std::complex<float>*, int, int*);
 
 }  // namespace hetlu::kernels

@@ -1,3 +1,5 @@
+#include <complex>
+
 #include "solvers/blas.hpp"
 #include "solvers/gepp_kernels.hpp"
 #include "solvers/variants.hpp"
@@ -18,14 +20,17 @@ void lu_getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const int*
     blas::trsm(Side::left, Uplo::lower, Op::no_trans, Diag::unit, n, nrhs, T(1), LU, lda, B, ldb);
     blas::trsm(Side::left, Uplo::upper, Op::no_trans, Diag::non_unit, n, nrhs, T(1), LU, lda, B, ldb);
   } else {
-    // A^T = U^T L^T P: X = P^T L^-T U^-T B
-    blas::trsm(Side::left, Uplo::upper, Op::trans, Diag::non_unit, n, nrhs, T(1), LU, lda, B, ldb);
-    blas::trsm(Side::left, Uplo::lower, Op::trans, Diag::unit, n, nrhs, T(1), LU, lda, B, ldb);
+    // A^T = U^T L^T P: X = P^T L^-T U^-T B (A^H: the same with conjugates)
+    const Op op = trans == Transpose::conjugate ? Op::conj_trans : Op::trans;
+    blas::trsm(Side::left, Uplo::upper, op, Diag::non_unit, n, nrhs, T(1), LU, lda, B, ldb);
+    blas::trsm(Side::left, Uplo::lower, op, Diag::unit, n, nrhs, T(1), LU, lda, B, ldb);
     kernels::laswp_reverse(nrhs, B, ldb, 0, n, ipiv);
   }
 }
 
 template void lu_getrs<float>(Transpose, int, int, const float*, int, const int*, float*, int);
 template void lu_getrs<double>(Transpose, int, int, const double*, int, const int*, double*, int);
+template void lu_getrs<std::complex<double>>(Transpose, int, int, const std::complex<double>*, int, const int*, std::complex<double>*, int);
+template void lu_getrs<std::complex<float>>(Transpose, int, int, const std::complex<float>*, int, const int*, std::complex<float>*, int);
 
 }  // namespace hetlu::variants

@@ -1,4 +1,5 @@
 // getrf + getrs for the pivoting variants, with optional refinement in working precision.
+#include <complex>
 #include <string>
 
 #include "solvers/copy_block.hpp"
@@ -56,8 +57,12 @@ int lu_gesv(const Plan& plan, int n, int nrhs, T* LU, int ldlu, int* ipiv, const
 
 template int lu_getrf<float>(const Plan&, int, int, float*, int, int*);
 template int lu_getrf<double>(const Plan&, int, int, double*, int, int*);
+template int lu_getrf<std::complex<double>>(const Plan&, int, int, std::complex<double>*, int, int*);
+template int lu_getrf<std::complex<float>>(const Plan&, int, int, std::complex<float>*, int, int*);
 template int lu_gesv<float>(const Plan&, int, int, float*, int, int*, const float*, int, float*, int, SolveDetails*);
 template int lu_gesv<double>(const Plan&, int, int, double*, int, int*, const double*, int, double*, int,
                              SolveDetails*);
+template int lu_gesv<std::complex<double>>(const Plan&, int, int, std::complex<double>*, int, int*, const std::complex<double>*, int, std::complex<double>*, int, SolveDetails*);
+template int lu_gesv<std::complex<float>>(const Plan&, int, int, std::complex<float>*, int, int*, const std::complex<float>*, int, std::complex<float>*, int, SolveDetails*);
 
 }  // namespace hetlu::variants

@@ -9,6 +9,7 @@
 // dgecon, from the factors at hand) and a matrix singular to working precision (rcond < 10 u; dgesvx
 // says rcond < eps) goes to GEPP too, which finds an exact zero pivot where there is one. On the hybrid target
 // the matrix, its factors and the refinement's residuals stay on the device (prbt_device.hpp).
+#include <complex>
 #include <algorithm>
 #include <cstdio>
 #include <optional>
@@ -48,7 +49,8 @@ int gepp_fallback(const Plan& plan, int n, int nrhs, const T* A, int lda, int* i
   return info;
 }
 
-// R <- A^-1 R = V Ar^-1 U^T [R; 0] for the n x ncols R (trans = yes: A^-T R = U Ar^-T V^T [R; 0]),
+// R <- A^-1 R = V Ar^-1 U^T [R; 0] for the n x ncols R (trans = yes: A^-T R = U Ar^-T V^T [R; 0];
+// conjugate: A^-H R = U Ar^-H V^T [R; 0], the butterflies being real),
 // through the padded np x ncols `work`. triangular(W, ldw, ncols, trans) applies (L U)^-1 or
 // (L U)^-T to W wherever the factors are.
 template <class T, class Triangular>
@@ -86,7 +88,7 @@ double reciprocal_condition(const kernels::Butterfly<T>& U, const kernels::Butte
   std::vector<T> work;
   auto apply = [&](T* x, Transpose trans) { apply_inverse(U, V, n, 1, x, std::max(1, n), trans, work, triangular); };
   const double inverse_norm = kernels::inverse_norm1_estimate<T>(
-      n, [&](T* x) { apply(x, Transpose::no); }, [&](T* x) { apply(x, Transpose::yes); });
+      n, [&](T* x) { apply(x, Transpose::no); }, [&](T* x) { apply(x, Transpose::conjugate); });
   return inverse_norm > 0 ? 1 / (anorm * inverse_norm) : 0;
 }
 
@@ -118,8 +120,9 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
       trsm(Side::left, Uplo::lower, Op::no_trans, Diag::unit, np, columns, T(1), Ar.data(), np, W, ldw);
       trsm(Side::left, Uplo::upper, Op::no_trans, Diag::non_unit, np, columns, T(1), Ar.data(), np, W, ldw);
     } else {
-      trsm(Side::left, Uplo::upper, Op::trans, Diag::non_unit, np, columns, T(1), Ar.data(), np, W, ldw);
-      trsm(Side::left, Uplo::lower, Op::trans, Diag::unit, np, columns, T(1), Ar.data(), np, W, ldw);
+      const Op op = trans == Transpose::conjugate ? Op::conj_trans : Op::trans;
+      trsm(Side::left, Uplo::upper, op, Diag::non_unit, np, columns, T(1), Ar.data(), np, W, ldw);
+      trsm(Side::left, Uplo::lower, op, Diag::unit, np, columns, T(1), Ar.data(), np, W, ldw);
     }
   };
   const int ld = std::max(1, n);
@@ -191,5 +194,7 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
 
 template int prbt_gesv<float>(const Plan&, int, int, const float*, int, int*, float*, int, SolveDetails*);
 template int prbt_gesv<double>(const Plan&, int, int, const double*, int, int*, double*, int, SolveDetails*);
+template int prbt_gesv<std::complex<double>>(const Plan&, int, int, const std::complex<double>*, int, int*, std::complex<double>*, int, SolveDetails*);
+template int prbt_gesv<std::complex<float>>(const Plan&, int, int, const std::complex<float>*, int, int*, std::complex<float>*, int, SolveDetails*);
 
 }  // namespace hetlu::variants

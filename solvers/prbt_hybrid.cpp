@@ -1,4 +1,5 @@
 // PRBT on the device; see prbt_device.hpp.
+#include <complex>
 #include <algorithm>
 
 #include "hetlu/detail/staging_slot.hpp"
@@ -101,5 +102,7 @@ double PrbtDevice<T>::residual(int n, int nrhs, const T* X, int ldx, const T* B,
 
 template class PrbtDevice<float>;
 template class PrbtDevice<double>;
+template class PrbtDevice<std::complex<float>>;
+template class PrbtDevice<std::complex<double>>;
 
 }  // namespace hetlu::variants

@@ -59,7 +59,7 @@ std::vector<int> play_round(const std::vector<int>& candidates, int width, const
 template <class T>
 bool pivots_are_normal(int k, const T* A, int lda) {
   for (int i = 0; i < k; ++i)
-    if (!(std::abs(A[i + static_cast<long long>(i) * lda]) >= std::numeric_limits<T>::min())) return false;
+    if (!(std::abs(A[i + static_cast<long long>(i) * lda]) >= scalar::safe_minimum<T>())) return false;
   return true;
 }
 
@@ -150,7 +150,11 @@ int getrf_nopivot_recursive(int m, int n, T* A, int lda) {
 
 template int tslu_panel<float>(int, int, float*, int, int*, int);
 template int tslu_panel<double>(int, int, double*, int, int*, int);
+template int tslu_panel<std::complex<double>>(int, int, std::complex<double>*, int, int*, int);
+template int tslu_panel<std::complex<float>>(int, int, std::complex<float>*, int, int*, int);
 template int getrf_nopivot_recursive<float>(int, int, float*, int);
 template int getrf_nopivot_recursive<double>(int, int, double*, int);
+template int getrf_nopivot_recursive<std::complex<double>>(int, int, std::complex<double>*, int);
+template int getrf_nopivot_recursive<std::complex<float>>(int, int, std::complex<float>*, int);
 
 }  // namespace hetlu::kernels

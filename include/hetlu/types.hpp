@@ -60,8 +60,9 @@ enum class BackendKind { host, cuda };
 // Iterative refinement after a solve: none, or in working precision (PRBT always refines: it is
 // how GENP's accuracy is restored; GEPP and CALU refine when the plan asks).
 enum class Refinement { none, working };
-// Which system getrs solves with the factors of A: A X = B or A^T X = B.
-enum class Transpose { no, yes };
+// Which system getrs solves with the factors of A: A X = B, A^T X = B, or A^H X = B (LAPACK's
+// 'N', 'T', 'C'; for a real A, conjugate is the same as yes).
+enum class Transpose { no, yes, conjugate };
 // Whether a front end checks that every input value is finite before any work. The LAPACK drop-in
 // turns it off: LAPACK propagates NaN and Inf instead of refusing them.
 enum class InputCheck { finite, none };

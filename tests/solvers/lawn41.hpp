@@ -9,6 +9,7 @@
 #include <lapacke.h>
 
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <random>
 #include <string>
@@ -75,6 +76,66 @@ inline std::vector<double> lawn41_matrix(int type, int n, unsigned seed = 41) {
     const double sigma = scale * std::pow(cond, -double(k) / std::max(1, n - 1));
     for (int j = 0; j < n; ++j) {
       const double vs = sigma * V[j + static_cast<size_t>(k) * n];
+      for (int i = 0; i < n; ++i) at(i, j) += U[i + static_cast<size_t>(k) * n] * vs;
+    }
+  }
+  auto zero_column = [&](int j) {
+    for (int i = 0; i < n; ++i) at(i, j) = 0;
+  };
+  if (type == 5) zero_column(0);
+  if (type == 6) zero_column(n - 1);
+  if (type == 7)
+    for (int j = n / 2; j < n; ++j) zero_column(j);
+  return A;
+}
+
+}  // namespace hetlu::test_support
+
+namespace hetlu::test_support {
+
+// LAWN 41's types in complex, as zlatms makes them: U diag(sigma) V^H with random unitary U, V
+// (QR of complex Gaussian matrices); triangular and diagonal types with complex entries.
+inline std::vector<std::complex<double>> random_unitary(int n, std::mt19937_64& rng) {
+  std::normal_distribution<double> g;
+  std::vector<std::complex<double>> Q(static_cast<size_t>(n) * n), tau(n);
+  for (auto& q : Q) q = {g(rng), g(rng)};
+  LAPACKE_zgeqrf(LAPACK_COL_MAJOR, n, n, reinterpret_cast<lapack_complex_double*>(Q.data()), n,
+                 reinterpret_cast<lapack_complex_double*>(tau.data()));
+  LAPACKE_zungqr(LAPACK_COL_MAJOR, n, n, n, reinterpret_cast<lapack_complex_double*>(Q.data()), n,
+                 reinterpret_cast<lapack_complex_double*>(tau.data()));
+  return Q;
+}
+
+// eps: the unit roundoff of the precision the matrix is for (conditions 8 and 9 depend on it).
+inline std::vector<std::complex<double>> lawn41_complex_matrix(int type, int n, double eps, double safe_min,
+                                                               unsigned seed = 41) {
+  using Z = std::complex<double>;
+  std::mt19937_64 rng(seed + 1000u * type);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<Z> A(static_cast<size_t>(n) * n, Z(0));
+  auto at = [&](int i, int j) -> Z& { return A[i + static_cast<size_t>(j) * n]; };
+  auto unit = [&] {
+    const double angle = 3.14159265358979 * u(rng);
+    return Z(std::cos(angle), std::sin(angle));
+  };
+  if (type == 1) {
+    for (int i = 0; i < n; ++i) at(i, i) = unit() * std::pow(0.5, double(i) / std::max(1, n - 1));
+    return A;
+  }
+  if (type == 2 || type == 3) {
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i)
+        if (type == 2 ? i <= j : i >= j) at(i, j) = i == j ? unit() * (1 + 0.5 * u(rng)) : Z(u(rng), u(rng)) / double(n);
+    return A;
+  }
+  const double cond = type == 8 ? std::sqrt(0.1 / eps) : type == 9 ? 0.1 / eps : 2.0;
+  const double small = 0.25 * safe_min / eps;
+  const double scale = type == 10 ? small : type == 11 ? 1 / small : 1.0;
+  const auto U = random_unitary(n, rng), V = random_unitary(n, rng);
+  for (int k = 0; k < n; ++k) {
+    const double sigma = scale * std::pow(cond, -double(k) / std::max(1, n - 1));
+    for (int j = 0; j < n; ++j) {
+      const Z vs = sigma * std::conj(V[j + static_cast<size_t>(k) * n]);
       for (int i = 0; i < n; ++i) at(i, j) += U[i + static_cast<size_t>(k) * n] * vs;
     }
   }

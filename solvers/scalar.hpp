@@ -1,0 +1,118 @@
+// What the solvers need to know about their element type, real or complex, in one place: its
+// real type, LAPACK's cheap magnitude |re| + |im| (what izamax pivots on and zgerfs measures the
+// backward error with), finiteness, conjugation, and the precision a plan for it names (a complex
+// matrix uses the plan of its real type: the same BLAS rates and block sizes serve it, see DESIGN.md).
+#pragma once
+
+#include <cmath>
+#include <complex>
+#include <limits>
+#include <type_traits>
+
+#include "hetlu/types.hpp"
+
+namespace hetlu::scalar {
+
+template <class T>
+struct is_complex : std::false_type {};
+template <class R>
+struct is_complex<std::complex<R>> : std::true_type {};
+template <class T>
+inline constexpr bool is_complex_v = is_complex<T>::value;
+
+template <class T>
+struct real_of {
+  using type = T;
+};
+template <class R>
+struct real_of<std::complex<R>> {
+  using type = R;
+};
+template <class T>
+using real_t = typename real_of<T>::type;
+
+// The type sums over T run in: double, or complex<double>.
+template <class T>
+using wide_t = std::conditional_t<is_complex_v<T>, std::complex<double>, double>;
+
+// |re| + |im| for complex (LAPACK's CABS1), |x| for real.
+template <class T>
+inline double abs1(T x) {
+  if constexpr (is_complex_v<T>)
+    return std::abs(double(x.real())) + std::abs(double(x.imag()));
+  else
+    return std::abs(double(x));
+}
+
+template <class T>
+inline bool is_finite(T x) {
+  if constexpr (is_complex_v<T>)
+    return std::isfinite(x.real()) && std::isfinite(x.imag());
+  else
+    return std::isfinite(x);
+}
+
+template <class T>
+inline bool is_nan(T x) {
+  if constexpr (is_complex_v<T>)
+    return std::isnan(x.real()) || std::isnan(x.imag());
+  else
+    return std::isnan(x);
+}
+
+template <class T>
+inline T conj(T x) {
+  if constexpr (is_complex_v<T>)
+    return std::conj(x);
+  else
+    return x;
+}
+
+// Widens to wide_t<T> (double or complex<double>) and back.
+template <class T>
+inline wide_t<T> widen(T x) {
+  return wide_t<T>(x);
+}
+template <class T, class W>
+inline T narrow(W x) {
+  if constexpr (is_complex_v<T>)
+    return T(static_cast<real_t<T>>(x.real()), static_cast<real_t<T>>(x.imag()));
+  else
+    return static_cast<T>(x);
+}
+
+// x 2^e, exactly (both parts of a complex x).
+template <class T>
+inline T scale_by_power_of_two(T x, int e) {
+  if constexpr (is_complex_v<T>)
+    return T(std::ldexp(x.real(), e), std::ldexp(x.imag(), e));
+  else
+    return std::ldexp(x, e);
+}
+
+// The smallest normal magnitude of T's real type (LAPACK's safe minimum).
+template <class T>
+inline constexpr real_t<T> safe_minimum() {
+  return std::numeric_limits<real_t<T>>::min();
+}
+
+// The precision a plan for T names: single for float and complex<float>, double for the others.
+template <class T>
+inline constexpr Precision plan_precision() {
+  return std::is_same_v<real_t<T>, double> ? Precision::double_ : Precision::single;
+}
+
+// "double", "single", "complex double", "complex single": what error messages call T.
+template <class T>
+inline const char* name() {
+  if constexpr (std::is_same_v<T, double>)
+    return "double";
+  else if constexpr (std::is_same_v<T, float>)
+    return "single";
+  else if constexpr (std::is_same_v<T, std::complex<double>>)
+    return "complex double";
+  else
+    return "complex single";
+}
+
+}  // namespace hetlu::scalar
