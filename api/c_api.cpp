@@ -144,7 +144,8 @@ hetlu_status finish(const hetlu::SolveReport& r, int* info, hetlu_report* report
 
 hetlu::Transpose transpose_of(char trans) {
   if (trans == 'N' || trans == 'n') return hetlu::Transpose::no;
-  if (trans == 'T' || trans == 't' || trans == 'C' || trans == 'c') return hetlu::Transpose::yes;
+  if (trans == 'T' || trans == 't') return hetlu::Transpose::yes;
+  if (trans == 'C' || trans == 'c') return hetlu::Transpose::conjugate;
   throw hetlu::InvalidArgument(std::string("trans = '") + trans + "' must be 'N', 'T' or 'C'");
 }
 
@@ -208,6 +209,31 @@ hetlu_status hetlu_dgesv(int n, int nrhs, double* A, int lda, int* ipiv, double*
 }
 hetlu_status hetlu_sgesv(int n, int nrhs, float* A, int lda, int* ipiv, float* B, int ldb, int* info,
                          const hetlu_options* options, hetlu_report* report) {
+  return gesv_c(n, nrhs, A, lda, ipiv, B, ldb, info, options, report);
+}
+
+hetlu_status hetlu_zgetrf(int m, int n, hetlu_complex_double* A, int lda, int* ipiv, int* info,
+                          const hetlu_options* options, hetlu_report* report) {
+  return getrf_c(m, n, A, lda, ipiv, info, options, report);
+}
+hetlu_status hetlu_cgetrf(int m, int n, hetlu_complex_float* A, int lda, int* ipiv, int* info,
+                          const hetlu_options* options, hetlu_report* report) {
+  return getrf_c(m, n, A, lda, ipiv, info, options, report);
+}
+hetlu_status hetlu_zgetrs(char trans, int n, int nrhs, const hetlu_complex_double* LU, int lda, const int* ipiv,
+                          hetlu_complex_double* B, int ldb) {
+  return getrs_c(trans, n, nrhs, LU, lda, ipiv, B, ldb);
+}
+hetlu_status hetlu_cgetrs(char trans, int n, int nrhs, const hetlu_complex_float* LU, int lda, const int* ipiv,
+                          hetlu_complex_float* B, int ldb) {
+  return getrs_c(trans, n, nrhs, LU, lda, ipiv, B, ldb);
+}
+hetlu_status hetlu_zgesv(int n, int nrhs, hetlu_complex_double* A, int lda, int* ipiv, hetlu_complex_double* B,
+                         int ldb, int* info, const hetlu_options* options, hetlu_report* report) {
+  return gesv_c(n, nrhs, A, lda, ipiv, B, ldb, info, options, report);
+}
+hetlu_status hetlu_cgesv(int n, int nrhs, hetlu_complex_float* A, int lda, int* ipiv, hetlu_complex_float* B, int ldb,
+                         int* info, const hetlu_options* options, hetlu_report* report) {
   return gesv_c(n, nrhs, A, lda, ipiv, B, ldb, info, options, report);
 }
 

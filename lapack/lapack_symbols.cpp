@@ -1,4 +1,4 @@
-// LAPACK's getrf / getrs / gesv with its Fortran ABI and semantics: arguments checked in LAPACK's
+// LAPACK's getrf / getrs / gesv (s, d, c, z) with its Fortran ABI and semantics: arguments checked in LAPACK's
 // order, a bad one reported through xerbla_ with LAPACK's INFO number; info > 0 for an exactly-zero
 // pivot; 1-based pivots, applied row interchanges; NaN and Inf propagate rather than being refused.
 // Plans come from the tuning database like any hetlu call (cached per process and size); below the
@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <complex>
 #include <exception>
 #include <mutex>
 #include <set>
@@ -91,7 +92,10 @@ int small_matrix_below() {
       std::fprintf(stderr, "hetlu: HETLU_SMALL_MATRIX_CROSSOVER=%s is not an order from 0 to 1000000; ignored\n", text);
     }
     try {
-      const auto precision = sizeof(T) == sizeof(double) ? hetlu::Precision::double_ : hetlu::Precision::single;
+      // A complex call takes the crossover of its real type (measured for it; complex's is not yet).
+      const auto precision = sizeof(T) == sizeof(double) || sizeof(T) == sizeof(std::complex<double>)
+                                 ? hetlu::Precision::double_
+                                 : hetlu::Precision::single;
       return hetlu::small_matrix_crossover(precision, placed_options()).below;
     } catch (const std::exception&) {
       return 0;
@@ -132,8 +136,8 @@ void getrs(const char* routine, const char* trans, const int* n, const int* nrhs
            const int* ipiv, T* B, const int* ldb, int* info) {
   announce(routine);
   const char t = *trans;
-  const bool no = t == 'N' || t == 'n', yes = t == 'T' || t == 't' || t == 'C' || t == 'c';
-  if (!no && !yes)
+  const bool no = t == 'N' || t == 'n', transposed = t == 'T' || t == 't', conjugated = t == 'C' || t == 'c';
+  if (!no && !transposed && !conjugated)
     *info = illegal(routine, 1);
   else if (*n < 0)
     *info = illegal(routine, 2);
@@ -146,8 +150,8 @@ void getrs(const char* routine, const char* trans, const int* n, const int* nrhs
   else {
     *info = 0;
     try {
-      hetlu::getrs(no ? hetlu::Transpose::no : hetlu::Transpose::yes, *n, *nrhs, A, *lda, ipiv, B, *ldb,
-                   lapack_options());
+      const auto op = no ? hetlu::Transpose::no : transposed ? hetlu::Transpose::yes : hetlu::Transpose::conjugate;
+      hetlu::getrs(op, *n, *nrhs, A, *lda, ipiv, B, *ldb, lapack_options());
     } catch (const std::exception& e) {
       fatal(routine, e);
     }
@@ -236,6 +240,32 @@ void dgesv_(const int* n, const int* nrhs, double* a, const int* lda, int* ipiv,
 }
 void sgesv_(const int* n, const int* nrhs, float* a, const int* lda, int* ipiv, float* b, const int* ldb, int* info) {
   gesv("SGESV", n, nrhs, a, lda, ipiv, b, ldb, info);
+}
+
+// Complex: Fortran's COMPLEX*16 and COMPLEX are std::complex<double> and <float> (two reals each).
+using zcomplex = std::complex<double>;
+using ccomplex = std::complex<float>;
+void zgetrf_(const int* m, const int* n, zcomplex* a, const int* lda, int* ipiv, int* info) {
+  getrf("ZGETRF", m, n, a, lda, ipiv, info);
+}
+void cgetrf_(const int* m, const int* n, ccomplex* a, const int* lda, int* ipiv, int* info) {
+  getrf("CGETRF", m, n, a, lda, ipiv, info);
+}
+void zgetrs_(const char* trans, const int* n, const int* nrhs, const zcomplex* a, const int* lda, const int* ipiv,
+             zcomplex* b, const int* ldb, int* info, std::size_t /*trans_len*/) {
+  getrs("ZGETRS", trans, n, nrhs, a, lda, ipiv, b, ldb, info);
+}
+void cgetrs_(const char* trans, const int* n, const int* nrhs, const ccomplex* a, const int* lda, const int* ipiv,
+             ccomplex* b, const int* ldb, int* info, std::size_t /*trans_len*/) {
+  getrs("CGETRS", trans, n, nrhs, a, lda, ipiv, b, ldb, info);
+}
+void zgesv_(const int* n, const int* nrhs, zcomplex* a, const int* lda, int* ipiv, zcomplex* b, const int* ldb,
+            int* info) {
+  gesv("ZGESV", n, nrhs, a, lda, ipiv, b, ldb, info);
+}
+void cgesv_(const int* n, const int* nrhs, ccomplex* a, const int* lda, int* ipiv, ccomplex* b, const int* ldb,
+            int* info) {
+  gesv("CGESV", n, nrhs, a, lda, ipiv, b, ldb, info);
 }
 
 }  // extern "C"

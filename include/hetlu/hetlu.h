@@ -7,6 +7,21 @@
 #ifndef HETLU_H
 #define HETLU_H
 
+/* Complex elements: two reals, real part first, as Fortran's COMPLEX, C99's _Complex and C++'s
+ * std::complex (the same layout). Define hetlu_complex_double / hetlu_complex_float before this
+ * header to use a type of your own with that layout (as LAPACKE allows). */
+#ifndef hetlu_complex_double
+#ifdef __cplusplus
+#include <complex>
+#define hetlu_complex_double std::complex<double>
+#define hetlu_complex_float std::complex<float>
+#else
+#include <complex.h>
+#define hetlu_complex_double double _Complex
+#define hetlu_complex_float float _Complex
+#endif
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -76,15 +91,31 @@ hetlu_status hetlu_dgetrf(int m, int n, double* A, int lda, int* ipiv, int* info
 hetlu_status hetlu_sgetrf(int m, int n, float* A, int lda, int* ipiv, int* info, const hetlu_options* options,
                           hetlu_report* report);
 
-/* Solves A X = B (trans 'N') or A^T X = B (trans 'T' or 'C') with the factors from getrf. */
+hetlu_status hetlu_zgetrf(int m, int n, hetlu_complex_double* A, int lda, int* ipiv, int* info,
+                          const hetlu_options* options, hetlu_report* report);
+hetlu_status hetlu_cgetrf(int m, int n, hetlu_complex_float* A, int lda, int* ipiv, int* info,
+                          const hetlu_options* options, hetlu_report* report);
+
+/* Solves A X = B (trans 'N'), A^T X = B ('T') or A^H X = B ('C'; for real A the same as 'T') with
+ * the factors from getrf. */
 hetlu_status hetlu_dgetrs(char trans, int n, int nrhs, const double* LU, int lda, const int* ipiv, double* B, int ldb);
 hetlu_status hetlu_sgetrs(char trans, int n, int nrhs, const float* LU, int lda, const int* ipiv, float* B, int ldb);
+hetlu_status hetlu_zgetrs(char trans, int n, int nrhs, const hetlu_complex_double* LU, int lda, const int* ipiv,
+                          hetlu_complex_double* B, int ldb);
+hetlu_status hetlu_cgetrs(char trans, int n, int nrhs, const hetlu_complex_float* LU, int lda, const int* ipiv,
+                          hetlu_complex_float* B, int ldb);
 
 /* Solves A X = B; A is overwritten by its factors and B by X (B untouched when singular). */
 hetlu_status hetlu_dgesv(int n, int nrhs, double* A, int lda, int* ipiv, double* B, int ldb, int* info,
                          const hetlu_options* options, hetlu_report* report);
 hetlu_status hetlu_sgesv(int n, int nrhs, float* A, int lda, int* ipiv, float* B, int ldb, int* info,
                          const hetlu_options* options, hetlu_report* report);
+/* Complex: the plan (and report.plan.precision) is that of the real type, "double" or "single";
+ * the hybrid target runs on the host backend only (the cuda backend has no complex yet). */
+hetlu_status hetlu_zgesv(int n, int nrhs, hetlu_complex_double* A, int lda, int* ipiv, hetlu_complex_double* B,
+                         int ldb, int* info, const hetlu_options* options, hetlu_report* report);
+hetlu_status hetlu_cgesv(int n, int nrhs, hetlu_complex_float* A, int lda, int* ipiv, hetlu_complex_float* B, int ldb,
+                         int* info, const hetlu_options* options, hetlu_report* report);
 
 /* batch independent n x n systems A_i X_i = B_i in one call, in parallel across the batch (each with
  * partial pivoting on one thread): system i's A at A + i * stride_a (leading dimension lda), its

@@ -1,5 +1,6 @@
 /* The C API from plain C: compiled as C11 against hetlu.h only. Prints one line per check and
  * "N passed, M failed" last; exits non-zero on any failure. */
+#include <complex.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -149,6 +150,42 @@ int main(void) {
   s = hetlu_recommend('d', H, H, &options, &plan);
   check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "backend") != NULL, "a bad backend is named");
 
+  /* Complex from C99's _Complex: A = [[2, i], [-i, 3]] (Hermitian), x = (1, 1 + i). */
+  {
+    hetlu_options_init(&options);
+    options.db_path = "/nonexistent-folder/hetlu-c-api-test.db";
+    double _Complex Az[4] = {2, -I, I, 3}, Bz[2], Lz[4];
+    const double _Complex xz[2] = {1, 1 + I};
+    for (int i = 0; i < 2; ++i) Bz[i] = Az[i] * xz[0] + Az[i + 2] * xz[1];
+    memcpy(Lz, Az, sizeof Az);
+    int pz[2], infoz = -1;
+    for (int solver = 0; solver < 3; ++solver) {
+      double _Complex Acopy[4], Bcopy[2];
+      memcpy(Acopy, Az, sizeof Az);
+      memcpy(Bcopy, Bz, sizeof Bz);
+      options.solver = (hetlu_solver)solver;
+      s = hetlu_zgesv(2, 1, Acopy, 2, pz, Bcopy, 2, &infoz, &options, &report);
+      check(s == HETLU_SUCCESS && infoz == 0 && cabs(Bcopy[0] - xz[0]) < 1e-14 && cabs(Bcopy[1] - xz[1]) < 1e-14,
+            solver == 0 ? "zgesv (GEPP) solves a complex system" : solver == 1 ? "zgesv (CALU) too" : "zgesv (PRBT) too");
+    }
+    check(strcmp(report.plan.precision, "double") == 0, "a complex double call reports the double plan");
+    options.solver = HETLU_SOLVER_GEPP;
+    s = hetlu_zgetrf(2, 2, Lz, 2, pz, &infoz, &options, NULL);
+    /* A^H = A here, so A^H x = b has the same x; A^T x = b does not. */
+    double _Complex Bh[2] = {Bz[0], Bz[1]}, Bt[2] = {Bz[0], Bz[1]};
+    check(s == HETLU_SUCCESS && hetlu_zgetrs('C', 2, 1, Lz, 2, pz, Bh, 2) == HETLU_SUCCESS &&
+              cabs(Bh[0] - xz[0]) < 1e-14 && cabs(Bh[1] - xz[1]) < 1e-14,
+          "zgetrs 'C' solves A^H x = b");
+    check(hetlu_zgetrs('T', 2, 1, Lz, 2, pz, Bt, 2) == HETLU_SUCCESS && cabs(Bt[1] - xz[1]) > 0.1,
+          "zgetrs 'T' solves A^T x = b, not A^H x = b");
+    float _Complex Ac[4] = {0, 0, 0, 0}, Bc[2] = {1, 1};
+    s = hetlu_cgesv(2, 1, Ac, 2, pz, Bc, 2, &infoz, NULL, NULL);
+    check(s == HETLU_ERROR_SINGULAR && infoz == 1, "cgesv reports a zero matrix as singular, info 1");
+    Ac[0] = NAN * I;
+    s = hetlu_cgesv(2, 1, Ac, 2, pz, Bc, 2, &infoz, NULL, NULL);
+    check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "A(1,1) is NaN") != NULL,
+          "cgesv names a NaN imaginary part");
+  }
 
   printf("%d passed, %d failed\n", passed, failed);
   return failed == 0 ? 0 : 1;
