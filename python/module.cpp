@@ -3,10 +3,12 @@
 // Copies: A is factored in place, so it is copied once unless overwrite_a=True and it already is a
 // Fortran-ordered array of the right type; a C-ordered A (A^T in column-major) with overwrite_a is
 // factored as it lies and solved with the transposed solve, so that it is not copied either.
+#include <pybind11/complex.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <complex>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -341,12 +343,36 @@ bool holds(const py::array& a) {
   return a.dtype().is(py::dtype::of<T>());
 }
 
+bool holds_lapack_type(const py::array& a) {
+  return holds<float>(a) || holds<double>(a) || holds<std::complex<float>>(a) || holds<std::complex<double>>(a);
+}
+
+// run(T{}) for the element type a holds: float32, float64, complex64 or complex128.
+template <class Run>
+void for_type_of(const py::array& a, Run&& run) {
+  if (holds<float>(a))
+    run(float{});
+  else if (holds<double>(a))
+    run(double{});
+  else if (holds<std::complex<float>>(a))
+    run(std::complex<float>{});
+  else
+    run(std::complex<double>{});
+}
+
+// SciPy's trans: 0 A, 1 A^T, 2 A^H (the same as A^T for real types).
+Transpose transpose_of(int trans) {
+  if (trans < 0 || trans > 2) throw InvalidArgument("trans = " + std::to_string(trans) + " must be 0, 1 or 2");
+  return trans == 0 ? Transpose::no : trans == 1 ? Transpose::yes : Transpose::conjugate;
+}
+
 void require_in_place(const py::array& a, const char* name, int ndim, bool fortran) {
   const int flag = fortran ? py::array::f_style : py::array::c_style;
   if (a.ndim() != ndim || !(a.flags() & flag) || !a.writeable())
     throw InvalidArgument(std::string(name) + " must be a writable " + (fortran ? "Fortran" : "C") + "-ordered " +
                           std::to_string(ndim) + "-dimensional array");
-  if (!holds<float>(a) && !holds<double>(a)) throw InvalidArgument(std::string(name) + " must be float32 or float64");
+  if (!holds_lapack_type(a))
+    throw InvalidArgument(std::string(name) + " must be float32, float64, complex64 or complex128");
 }
 
 // hetlu.linalg's calls: no finiteness check (check_finite is the caller's choice, as in SciPy), no
@@ -376,7 +402,7 @@ py::tuple getrf_in_place(const py::array& a) {
     info = getrf(Solver::gepp, m, n, data, lda, p, options).info;
     for (int i = 0; i < k; ++i) p[i] -= 1;
   };
-  holds<float>(a) ? run(float{}) : run(double{});
+  for_type_of(a, run);
   return py::make_tuple(piv, info);
 }
 
@@ -389,7 +415,7 @@ py::tuple gesv_in_place(const py::array& a, const py::array& x, int trans) {
   const int n = static_cast<int>(a.shape(0)), nrhs = static_cast<int>(x.shape(1));
   if (a.shape(1) != n || x.shape(0) != n || !a.dtype().is(x.dtype()))
     throw InvalidArgument("a must be square and x have its rows and type");
-  if (trans < 0 || trans > 2) throw InvalidArgument("trans = " + std::to_string(trans) + " must be 0, 1 or 2");
+  const Transpose op = transpose_of(trans);
   int info = 0;
   double rcond = 0;
   auto run = [&](auto t) {
@@ -403,10 +429,10 @@ py::tuple gesv_in_place(const py::array& a, const py::array& x, int trans) {
     const double anorm = kernels::norm1(n, n, A, ld);
     info = getrf(Solver::gepp, n, n, A, ld, ipiv.data(), options).info;
     if (info != 0) return;
-    getrs(trans ? Transpose::yes : Transpose::no, n, nrhs, A, ld, ipiv.data(), X, ld, options);
+    getrs(op, n, nrhs, A, ld, ipiv.data(), X, ld, options);
     rcond = rcond_estimate(n, A, ld, ipiv.data(), anorm);
   };
-  holds<float>(a) ? run(float{}) : run(double{});
+  for_type_of(a, run);
   return py::make_tuple(info, rcond);
 }
 
@@ -426,7 +452,7 @@ std::vector<int> one_based_pivots(const py::array& piv_in, int n) {
   return ipiv;
 }
 
-// B <- A^-1 B (trans 0) or A^-T B (1 or 2) in place, from getrf_in_place's factors.
+// B <- A^-1 B (trans 0), A^-T B (1) or A^-H B (2) in place, from getrf_in_place's factors.
 void getrs_in_place(const py::array& lu, const py::array& piv, const py::array& b, int trans) {
   require_in_place(b, "b", 2, true);
   const int n = static_cast<int>(lu.shape(0));
@@ -434,7 +460,7 @@ void getrs_in_place(const py::array& lu, const py::array& piv, const py::array& 
     throw InvalidArgument("lu must be a square Fortran-ordered array of b's type");
   if (b.shape(0) != n)
     throw InvalidArgument("b has " + std::to_string(b.shape(0)) + " rows; lu is of order " + std::to_string(n));
-  if (trans < 0 || trans > 2) throw InvalidArgument("trans = " + std::to_string(trans) + " must be 0, 1 or 2");
+  const Transpose op = transpose_of(trans);
   const std::vector<int> ipiv = one_based_pivots(piv, n);
   const int nrhs = static_cast<int>(b.shape(1));
   auto run = [&](auto t) {
@@ -442,19 +468,17 @@ void getrs_in_place(const py::array& lu, const py::array& piv, const py::array& 
     const T* factors = static_cast<const T*>(lu.data());
     T* x = static_cast<T*>(py::array(b).mutable_data());
     py::gil_scoped_release release;
-    getrs(trans ? Transpose::yes : Transpose::no, n, nrhs, factors, std::max(1, n), ipiv.data(), x, std::max(1, n),
-          linalg_options());
+    getrs(op, n, nrhs, factors, std::max(1, n), ipiv.data(), x, std::max(1, n), linalg_options());
   };
-  holds<float>(b) ? run(float{}) : run(double{});
+  for_type_of(b, run);
 }
 
 // A C-ordered stack as NumPy holds it: a (batch, n, n), b (batch, n, k) of one type, left as they
 // are; returns (x of b's shape, each system's info).
 py::tuple gesv_stack(const py::array& a, const py::array& b) {
   for (const auto* array : {&a, &b})
-    if (array->ndim() != 3 || !(array->flags() & py::array::c_style) ||
-        (!holds<float>(*array) && !holds<double>(*array)))
-      throw InvalidArgument("a and b must be C-ordered 3-dimensional float32 or float64 arrays");
+    if (array->ndim() != 3 || !(array->flags() & py::array::c_style) || !holds_lapack_type(*array))
+      throw InvalidArgument("a and b must be C-ordered 3-dimensional float32, float64, complex64 or complex128 arrays");
   const py::ssize_t batch = a.shape(0), n = a.shape(1), k = b.shape(2);
   if (a.shape(2) != n || b.shape(0) != batch || b.shape(1) != n || !a.dtype().is(b.dtype()))
     throw InvalidArgument("a must be (batch, n, n) and b (batch, n, k) of a's type");
@@ -472,7 +496,7 @@ py::tuple gesv_stack(const py::array& a, const py::array& b) {
     py::gil_scoped_release release;
     solvers::gesv_batched_row_major(static_cast<int>(batch), static_cast<int>(n), static_cast<int>(k), A, B, X, infos);
   };
-  holds<float>(a) ? run(float{}) : run(double{});
+  for_type_of(a, run);
   return py::make_tuple(x, info);
 }
 

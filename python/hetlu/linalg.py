@@ -10,11 +10,11 @@
 Same signatures, dtype promotion, errors and warnings as SciPy: float32 when no input is wider than
 float32 or int16, float64 otherwise (complex alike); ValueError for bad shapes; LinAlgError for a
 singular matrix in solve and inv; LinAlgWarning when the estimated reciprocal condition number is
-below the working precision (solve) or a pivot is exactly zero (lu_factor). Real systems are
-factored by hetlu (its auto-tuned GEPP; below the small-matrix crossover, the BLAS library's own
-getrf, which costs least there) and its condition estimate. Complex systems, which hetlu does not
-factor yet, are handed to scipy.linalg (numpy.linalg without SciPy). assume_a 'sym' and 'pos' are
-solved by LU of the triangle `lower` names, mirrored (no positive-definiteness check for 'pos').
+below the working precision (solve) or a pivot is exactly zero (lu_factor). Real and complex
+systems (float32, float64, complex64, complex128) are factored by hetlu (its auto-tuned GEPP; below
+the small-matrix crossover, the BLAS library's own getrf, which costs least there) and its condition
+estimate. assume_a 'sym', 'her' and 'pos' are solved by LU of the triangle `lower` names, mirrored
+(conjugated for 'her' and 'pos'; no positive-definiteness check for 'pos').
 
 Stacks: a of shape (..., n, n) with b of shape (..., n) or (..., n, k), broadcast as
 numpy.linalg.solve does, are solved in one call, in parallel across the stack.
@@ -71,22 +71,19 @@ def _owned(a, dtype, overwrite):
     return np.array(a, dtype=dtype, order="F", copy=True)
 
 
-def _complex_fallback():
-    try:
-        import scipy.linalg as fallback
-    except ImportError:
-        fallback = None
-    return fallback
-
-
 def _epsilon(dtype):
     return np.finfo(np.float32 if dtype in (np.float32, np.complex64) else np.float64).eps
 
 
-def _mirrored(a, lower):
-    """The symmetric matrix given by one triangle of a (SciPy's sym and pos read only that one)."""
+def _mirrored(a, lower, conjugate):
+    """The symmetric (conjugate: Hermitian) matrix given by one triangle of a (SciPy's sym, her and
+    pos read only that one; her and pos take the diagonal's real part)."""
     triangle = np.tril(a) if lower else np.triu(a)
-    return triangle + (np.tril(a, -1) if lower else np.triu(a, 1)).T
+    strict = np.tril(a, -1) if lower else np.triu(a, 1)
+    full = triangle + (strict.conj().T if conjugate else strict.T)
+    if conjugate and np.iscomplexobj(full):
+        full[np.diag_indices_from(full)] = full.diagonal().real
+    return full
 
 
 def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=True, assume_a="gen",
@@ -111,11 +108,9 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     if assume_a not in ("gen", "sym", "her", "pos"):
         raise ValueError("{} is not a recognized matrix structure".format(assume_a))
     dtype = _working_type(a1, b1)
-    if dtype.kind == "c":
-        if transposed:
-            raise NotImplementedError("scipy.linalg.solve can currently not solve a^T x = b or a^H x = b "
-                                      "for complex matrices.")
-        return _complex_solve(a1, b1, lower, overwrite_a, overwrite_b, assume_a)
+    if dtype.kind == "c" and transposed:  # as SciPy
+        raise NotImplementedError("scipy.linalg.solve can currently not solve a^T x = b or a^H x = b "
+                                  "for complex matrices.")
     if b1.size == 0:
         return np.asfortranarray(b1.copy())
     b_is_1d = b1.ndim == 1
@@ -125,7 +120,7 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     elif b1.ndim > 2:
         b1 = b1.reshape(n, -1)
     if assume_a in ("sym", "her", "pos"):
-        a1 = _mirrored(a1, lower)
+        a1 = _mirrored(a1, lower, conjugate=assume_a != "sym")
         overwrite_a = True  # a fresh array
     lu = _owned(a1, dtype, overwrite_a)
     x = _owned(b1, dtype, overwrite_b)
@@ -138,14 +133,6 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     return x.ravel() if b_is_1d else x.reshape(shape)
 
 
-def _complex_solve(a1, b1, lower, overwrite_a, overwrite_b, assume_a):
-    fallback = _complex_fallback()
-    if fallback is not None:
-        return fallback.solve(a1, b1, lower=lower, overwrite_a=overwrite_a, overwrite_b=overwrite_b,
-                              check_finite=False, assume_a=assume_a)
-    return np.linalg.solve(a1, b1)
-
-
 def _solve_stack(a, b, transposed):
     """numpy.linalg.solve's broadcasting: b is (..., n) when it has one dimension less than a."""
     n = a.shape[-1]
@@ -156,9 +143,6 @@ def _solve_stack(a, b, transposed):
     if bb.ndim < 2 or bb.shape[-2] != n:
         raise ValueError("b has shape {}; its rows must match a's {}".format(b.shape, n))
     dtype = _working_type(a, b)
-    if dtype.kind == "c":
-        x = np.linalg.solve(np.swapaxes(a, -1, -2) if transposed else a, bb)
-        return x[..., 0] if vector else x
     stack = np.broadcast_shapes(a.shape[:-2], bb.shape[:-2])
     k = bb.shape[-1]
     # C order as NumPy holds it (no copy when it already is): hetlu transposes each system in cache;
@@ -183,11 +167,6 @@ def lu_factor(a, overwrite_a=False, check_finite=True):
     if a1.ndim != 2:
         raise ValueError("expected matrix")
     dtype = _working_type(a1)
-    if dtype.kind == "c":
-        fallback = _complex_fallback()
-        if fallback is None:
-            raise ValueError("complex matrices need SciPy until hetlu factors them")
-        return fallback.lu_factor(a1, overwrite_a=overwrite_a, check_finite=False)
     lu = _owned(a1, dtype, overwrite_a)
     piv, info = _hetlu._getrf(lu)
     if info > 0:
@@ -205,11 +184,6 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     if trans not in (0, 1, 2):
         raise ValueError("trans = {} must be 0, 1 or 2".format(trans))
     dtype = _working_type(lu, b1)
-    if dtype.kind == "c":
-        fallback = _complex_fallback()
-        if fallback is None:
-            raise ValueError("complex systems need SciPy until hetlu factors them")
-        return fallback.lu_solve((lu, piv), b1, trans=trans, overwrite_b=overwrite_b, check_finite=False)
     if b1.size == 0:
         return np.array(b1, dtype=dtype)
     factors = lu if lu.dtype == dtype and lu.flags.f_contiguous else np.asfortranarray(lu, dtype=dtype)
@@ -227,17 +201,9 @@ def _square(a, check_finite):
     return a1, _working_type(a1)
 
 
-def _complex_routine(name, a1):
-    """SciPy's routine `name` for a complex matrix (NumPy's without SciPy)."""
-    fallback = _complex_fallback()
-    return getattr(fallback, name)(a1, check_finite=False) if fallback is not None else getattr(np.linalg, name)(a1)
-
-
 def det(a, overwrite_a=False, check_finite=True):
     """scipy.linalg.det: the product of U's diagonal, signed by the interchanges."""
     a1, dtype = _square(a, check_finite)
-    if dtype.kind == "c":
-        return _complex_routine("det", a1)
     if a1.shape[0] == 0:
         return 1.0
     lu = _owned(a1, dtype, overwrite_a)
@@ -250,8 +216,6 @@ def det(a, overwrite_a=False, check_finite=True):
 def inv(a, overwrite_a=False, check_finite=True):
     """scipy.linalg.inv: A^-1 from hetlu's factors (the identity solved through them)."""
     a1, dtype = _square(a, check_finite)
-    if dtype.kind == "c":
-        return _complex_routine("inv", a1)
     n = a1.shape[0]
     lu = _owned(a1, dtype, overwrite_a)
     piv, info = _hetlu._getrf(lu)

@@ -115,3 +115,50 @@ def test_symmetric_solves_read_one_triangle():
     lower_only = np.tril(S) + np.triu(np.full((7, 7), -3.0), 1)
     np.testing.assert_allclose(linalg.solve(lower_only, np.ones(7), assume_a="pos", lower=True),
                                np.linalg.solve(S, np.ones(7)), rtol=1e-10)
+
+
+def random_complex(*shape, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+
+
+@pytest.mark.parametrize("dtype, n", [(np.complex128, 40), (np.complex64, 40), (np.complex128, 600),
+                                      (np.complex64, 600)])
+def test_complex_systems_are_factored_by_hetlu(dtype, n):
+    """Below and above the small-matrix crossover (512): factors SciPy can use, A^T and A^H solves."""
+    A, b = random_complex(n, n).astype(dtype), random_complex(n, 2, seed=3).astype(dtype)
+    lu, piv = linalg.lu_factor(A)
+    assert lu.dtype == dtype
+    eps = np.finfo(dtype).eps
+    for trans, op in ((0, A), (1, A.T), (2, A.conj().T)):
+        x = linalg.lu_solve((lu, piv), b, trans=trans)
+        assert x.dtype == dtype
+        residual = np.linalg.norm(op @ x - b, 1) / (np.linalg.norm(op, 1) * np.linalg.norm(x, 1))
+        assert residual < 30 * n * eps, (trans, residual)
+        np.testing.assert_allclose(scipy_linalg.lu_solve((lu, piv), b, trans=trans), x, rtol=0, atol=1e3 * n * eps)
+    x = linalg.solve(A, b)
+    assert np.linalg.norm(A @ x - b, 1) / (np.linalg.norm(A, 1) * np.linalg.norm(x, 1)) < 30 * n * eps
+    np.testing.assert_allclose(linalg.det(A[:30, :30]), scipy_linalg.det(A[:30, :30]), rtol=1e3 * eps)
+    np.testing.assert_allclose(linalg.inv(A) @ A, np.eye(n), atol=1e4 * n * eps)
+
+
+def test_complex_hermitian_and_stacks():
+    H = random_complex(30, 30)
+    H = H + H.conj().T
+    b = random_complex(30)
+    x = linalg.solve(np.triu(H), b, assume_a="her")  # only the upper triangle is read
+    np.testing.assert_allclose(x, scipy_linalg.solve(H, b), rtol=1e-9)
+    S, B = random_complex(6, 5, 5), random_complex(6, 5, seed=4)
+    np.testing.assert_allclose(linalg.solve(S, B), np.linalg.solve(S, B[..., None])[..., 0], rtol=1e-10)
+    with pytest.raises(NotImplementedError):  # as SciPy
+        linalg.solve(S[0], B[0], transposed=True)
+
+
+def test_complex_singular_and_nan():
+    A = np.zeros((3, 3), dtype=np.complex128)
+    with pytest.raises(linalg.LinAlgError):
+        linalg.solve(A, np.ones(3))
+    A = np.eye(3, dtype=np.complex128)
+    A[1, 1] = complex(1, np.nan)
+    with pytest.raises(ValueError):
+        linalg.solve(A, np.ones(3))

@@ -1,8 +1,8 @@
 """SciPy's own tests of solve, inv, det, lu_factor and lu_solve, run against hetlu.linalg (#14.4).
 
 The test classes are SciPy's (scipy/linalg/tests/test_basic.py and test_decomp.py), unchanged;
-the names they call are pointed at hetlu.linalg's before they run. Complex cases pass through
-hetlu.linalg to SciPy (hetlu factors real systems only, until #15), so they check that hand-over.
+the names they call are pointed at hetlu.linalg's before they run. Their complex cases are factored
+by hetlu too (#15).
 """
 import importlib
 
