@@ -19,6 +19,7 @@
 #include "solvers/accuracy.hpp"
 #include "solvers/condition.hpp"
 #include "solvers/lu.hpp"
+#include "solvers/scalar.hpp"
 
 namespace py = pybind11;
 using namespace hetlu;
@@ -103,8 +104,6 @@ void check_matrix(const py::array& A, const char* name) {
   if (A.ndim() != 2)
     throw InvalidArgument(std::string(name) + " must be 2-dimensional, not " + std::to_string(A.ndim()) +
                           "-dimensional");
-  if (py::module_::import("numpy").attr("iscomplexobj")(A).cast<bool>())
-    throw InvalidArgument(std::string(name) + " is complex; hetlu solves real systems");
 }
 
 // True when A already holds T values contiguously in the given order.
@@ -161,7 +160,7 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
   {
     py::gil_scoped_release release;
     const Solver chosen =
-        solver_of(solver, n, n, options, std::is_same_v<T, float> ? Precision::single : Precision::double_);
+        solver_of(solver, n, n, options, scalar::plan_precision<T>());
     if (chosen == Solver::prbt) {
       // PRBT solves from A itself (unchanged) and refines; it has no factorization to reuse.
       const T* a_in = transposed ? nullptr : a;
@@ -192,7 +191,7 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
         accuracy::backward_error(n, nrhs, a_original, ld, X.data(), ld, B.data(), ld, original_transposed);
   r.plan = plan_dict(report.plan);
   r.seconds = report.seconds;
-  r.gflops = report.seconds > 0 ? detail::gesv_flops(n, nrhs) / report.seconds / 1e9 : 0;
+  r.gflops = report.seconds > 0 ? detail::gesv_flops(n, nrhs, scalar::is_complex_v<T>) / report.seconds / 1e9 : 0;
   r.warnings = report.warnings;
   r.refinement_steps = report.refinement_steps;
   r.fell_back_to_gepp = report.fell_back_to_gepp;
@@ -201,14 +200,22 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
   return r;
 }
 
+// body(T{}) for the type a system of dtype `type` is solved in: float32, complex64, complex128 as
+// they are, every other real or integer type in float64.
+template <class Body>
+auto dispatch_type(const py::dtype& type, Body&& body) {
+  const auto kind = type.kind();
+  if (kind != 'f' && kind != 'i' && kind != 'u' && kind != 'b' && kind != 'c')
+    throw InvalidArgument(std::string("A has dtype ") + type.attr("name").cast<std::string>() +
+                          "; hetlu solves real and complex systems (float32, float64, complex64, complex128)");
+  if (type.is(py::dtype::of<float>())) return body(float{});
+  if (type.is(py::dtype::of<std::complex<float>>())) return body(std::complex<float>{});
+  if (kind == 'c') return body(std::complex<double>{});
+  return body(double{});
+}
 template <class Body>
 auto dispatch(const py::array& A, Body&& body) {
-  const auto kind = A.dtype().kind();
-  if (kind != 'f' && kind != 'i' && kind != 'u' && kind != 'b')
-    throw InvalidArgument(std::string("A has dtype ") + py::str(A.dtype()).cast<std::string>() +
-                          "; hetlu solves real systems (float32 or float64)");
-  if (A.dtype().is(py::dtype::of<float>())) return body(float{});
-  return body(double{});
+  return dispatch_type(A.dtype(), body);
 }
 
 SolveResult solve(const py::array& A, const py::array& b, const std::string& solver,
@@ -217,7 +224,9 @@ SolveResult solve(const py::array& A, const py::array& b, const std::string& sol
                   const std::optional<std::string>& panel) {
   check_matrix(A, "A");
   const Options options = options_of(db, nb, {target, backend, panel, d});
-  return dispatch(A, [&](auto t) {
+  // A complex b makes a complex system of a real A (NumPy's promotion).
+  const py::dtype type = py::module_::import("numpy").attr("result_type")(A.dtype(), b.dtype());
+  return dispatch_type(type.kind() == 'c' ? type : A.dtype(), [&](auto t) {
     using T = decltype(t);
     return solve_typed<T>(A, b, solver, options, overwrite_a);
   });
