@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <iostream>
 
 #include "cli/commands.hpp"
@@ -21,6 +22,25 @@ std::string describe_attempts(const std::vector<std::string>& attempts) {
   std::string out = "; tried ";
   for (std::size_t i = 0; i < attempts.size(); ++i) out += (i ? ", " : "") + attempts[i];
   return out;
+}
+
+// solve_checked on A and B as they were read: in complex double when either is complex (B then
+// holds X as complex too), else in double. B is overwritten by X.
+SolveReport solve_read(std::optional<Solver> solver, DenseMatrix& A, DenseMatrix& B, const Options& options) {
+  const int n = A.rows, nrhs = B.cols, ld = std::max(1, n);
+  if (A.is_complex || B.is_complex) {
+    A.make_complex();
+    B.make_complex();
+    return solve_checked(solver, n, nrhs, A.complex_values.data(), ld, B.complex_values.data(), ld, options);
+  }
+  return solve_checked(solver, n, nrhs, A.values.data(), ld, B.values.data(), ld, options);
+}
+
+bool all_finite(const DenseMatrix& M) {
+  if (M.is_complex)
+    return std::all_of(M.complex_values.begin(), M.complex_values.end(),
+                       [](std::complex<double> x) { return std::isfinite(x.real()) && std::isfinite(x.imag()); });
+  return std::all_of(M.values.begin(), M.values.end(), [](double x) { return std::isfinite(x); });
 }
 
 }  // namespace
@@ -66,16 +86,18 @@ void register_solve(CLI::App& app, CommandState& state) {
             fmt::format("{}: B has {} rows but A is {} x {}; they must match", args->b_path, B.rows, A.rows, A.cols));
     }
     const int n = A.rows, nrhs = B.cols;
-    // The solve works on a copy of A (A stays for omega), and PRBT pads another: two more n x n.
-    require_memory(2 * 8.0 * n * double(n), fmt::format("{}: solving a {} x {} system", args->a_path, n, n));
+    // The solve works on a copy of A (A stays for omega), and PRBT pads another: two more n x n (a real
+    // A made complex for a complex B: one more).
+    const bool complex = A.is_complex || B.is_complex;
+    require_memory((complex ? 16.0 * (A.is_complex ? 2 : 3) : 2 * 8.0) * n * double(n),
+                   fmt::format("{}: solving a {} x {} system", args->a_path, n, n));
     options.db_path = args->db;
     options.overrides.nb = args->nb;
     if (args->refine) options.overrides.refinement = Refinement::working;
     const std::optional<Solver> solver =
         args->solver == "auto" ? std::nullopt : std::optional<Solver>(from_string<Solver>(args->solver));
     // The answer is checked (omega), and auto escalates until it is accurate (hetlu.hpp).
-    const SolveReport report =
-        solve_checked(solver, n, nrhs, A.values.data(), std::max(1, n), B.values.data(), std::max(1, n), options);
+    const SolveReport report = solve_read(solver, A, B, options);
     warn_all(report.warnings);
     if (report.info > 0) {
       throw CommandFailure(
@@ -86,7 +108,7 @@ void register_solve(CLI::App& app, CommandState& state) {
     }
     const double omega = report.backward_error.value_or(0);
     const std::string tried = describe_attempts(report.attempts);
-    if (!std::all_of(B.values.begin(), B.values.end(), [](double x) { return std::isfinite(x); }))
+    if (!all_finite(B))
       throw CommandFailure(exit_inaccurate,
                            fmt::format("{}: the solution is not finite (it overflows, or A is singular to working "
                                        "precision); no solution written{}",
@@ -95,7 +117,8 @@ void register_solve(CLI::App& app, CommandState& state) {
       std::cerr << fmt::format(
           "hetlu: warning: {}: backward error {:.2e} exceeds the tolerance 30 (n+1) eps = {:.2e}: the solution is not "
           "accurate (exit status {}){}\n",
-          args->a_path, omega, accuracy_tolerance<double>(n), exit_inaccurate, tried);
+          args->a_path, omega, complex ? accuracy_tolerance<std::complex<double>>(n) : accuracy_tolerance<double>(n),
+          exit_inaccurate, tried);
       state.exit_code = exit_inaccurate;
     }
     if (!args->x_path.empty()) write_matrix_market(args->x_path, B, inputs);
@@ -118,8 +141,11 @@ void register_solve(CLI::App& app, CommandState& state) {
       if (!report.auto_choice.empty()) j["auto"] = report.auto_choice;
       if (!args->x_path.empty())
         j["output"] = args->x_path;
+      else if (complex)  // each entry as [re, im]
+        for (const auto& x : B.complex_values) j["x"].push_back({x.real(), x.imag()});
       else
         j["x"] = B.values;
+      if (complex) j["field"] = "complex";
       print_json(j);
       return;
     }
@@ -141,8 +167,12 @@ void register_solve(CLI::App& app, CommandState& state) {
         report.phase_seconds.empty() ? "" : "; " + describe(report.phase_seconds));
     if (args->x_path.empty()) {
       // The solution goes to stdout in Matrix Market array format, ready to redirect.
-      std::cout << "%%MatrixMarket matrix array real general\n" << n << " " << nrhs << "\n";
-      for (double x : B.values) std::cout << fmt::format("{:.17g}\n", x);
+      std::cout << "%%MatrixMarket matrix array " << (complex ? "complex" : "real") << " general\n"
+                << n << " " << nrhs << "\n";
+      if (complex)
+        for (const auto& x : B.complex_values) std::cout << fmt::format("{:.17g} {:.17g}\n", x.real(), x.imag());
+      else
+        for (double x : B.values) std::cout << fmt::format("{:.17g}\n", x);
     }
   });
 }

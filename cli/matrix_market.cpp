@@ -108,12 +108,15 @@ DenseMatrix read_matrix_market(const std::string& path) {
   if (object != "matrix") reader.fail("object '" + object + "' is not supported (expected matrix)");
   if (format != "array" && format != "coordinate")
     reader.fail("format '" + format + "' is not supported (expected array or coordinate)");
-  if (field != "real" && field != "integer" && field != "double")
-    reader.fail("field '" + field + "' is not supported (expected real or integer)");
+  if (field != "real" && field != "integer" && field != "double" && field != "complex")
+    reader.fail("field '" + field + "' is not supported (expected real, integer or complex)");
   reader.set_integer_field(field == "integer");
-  if (symmetry != "general" && symmetry != "symmetric")
-    reader.fail("symmetry '" + symmetry + "' is not supported (expected general or symmetric)");
-  const bool symmetric = symmetry == "symmetric";
+  const bool complex = field == "complex";
+  if (symmetry != "general" && symmetry != "symmetric" && !(complex && symmetry == "hermitian"))
+    reader.fail("symmetry '" + symmetry + "' is not supported (expected general or symmetric" +
+                (complex ? ", or hermitian)" : ")"));
+  const bool hermitian = symmetry == "hermitian";
+  const bool symmetric = symmetry == "symmetric" || hermitian;
 
   if (!reader.next_data_line(line)) reader.fail("missing size line");
   std::istringstream sizes(line);
@@ -124,34 +127,55 @@ DenseMatrix read_matrix_market(const std::string& path) {
   if (rows < 0 || cols < 0 || entries < 0) reader.fail("sizes must be >= 0");
   if (rows > 100000 || cols > 100000 || rows * cols > (1LL << 31))
     reader.fail("matrix of " + std::to_string(rows) + " x " + std::to_string(cols) + " is too large");
-  if (symmetric && rows != cols) reader.fail("a symmetric matrix must be square");
+  if (symmetric && rows != cols) reader.fail("a " + symmetry + " matrix must be square");
   // What the header declares is checked against the file before anything is allocated: every
   // entry takes at least 2 bytes ("0\n") in an array file and 6 ("1 1 0\n") in a coordinate one.
   const long long stored = format == "array" && symmetric ? rows * (rows + 1) / 2 : entries;
-  const long long least_bytes = stored * (format == "array" ? 2 : 6);
+  const long long least_bytes = stored * ((format == "array" ? 2 : 6) + (complex ? 2 : 0));
   std::error_code ec;
   const auto file_bytes = std::filesystem::file_size(path, ec);
   if (!ec && std::filesystem::is_regular_file(path) && least_bytes > static_cast<long long>(file_bytes))
     reader.fail("the size line declares " + std::to_string(stored) + " entries, more than a file of " +
                 std::to_string(file_bytes) + " bytes can hold");
-  require_memory(8.0 * double(rows) * double(cols),
+  require_memory((complex ? 16.0 : 8.0) * double(rows) * double(cols),
                  path + ": a dense " + std::to_string(rows) + " x " + std::to_string(cols) + " matrix");
 
   DenseMatrix M;
   M.rows = static_cast<int>(rows);
   M.cols = static_cast<int>(cols);
-  M.values.assign(static_cast<size_t>(rows * cols), 0.0);
+  M.is_complex = complex;
+  if (complex)
+    M.complex_values.assign(static_cast<size_t>(rows * cols), 0.0);
+  else
+    M.values.assign(static_cast<size_t>(rows * cols), 0.0);
+  // One entry's value(s) from its fields: a real number, or a complex one's real and imaginary parts.
+  auto value = [&](std::istringstream& fields, const std::string& where) {
+    const double re = reader.parse_value(fields, where);
+    return std::complex<double>(re, complex ? reader.parse_value(fields, where) : 0.0);
+  };
+  // Entry (i, j) and, below the diagonal of a symmetric or hermitian file, its mirror; a hermitian
+  // diagonal is real.
+  auto add = [&](int i, int j, std::complex<double> v, const std::string& where) {
+    if (hermitian && i == j && v.imag() != 0) reader.fail("a hermitian matrix's diagonal must be real" + where);
+    const std::complex<double> mirror = hermitian ? std::conj(v) : v;
+    if (complex) {
+      M.complex_at(i, j) += v;
+      if (symmetric && i != j) M.complex_at(j, i) += mirror;
+    } else {
+      M.at(i, j) += v.real();
+      if (symmetric && i != j) M.at(j, i) += v.real();
+    }
+  };
 
   if (format == "array") {
-    // Column-major; a symmetric array stores the lower triangle only.
+    // Column-major; a symmetric or hermitian array stores the lower triangle only.
     for (int j = 0; j < M.cols; ++j)
       for (int i = symmetric ? j : 0; i < M.rows; ++i) {
         if (!reader.next_data_line(line))
           reader.fail("file ends before entry (" + std::to_string(i + 1) + "," + std::to_string(j + 1) + ")");
         std::istringstream fields(line);
         const std::string where = " in entry (" + std::to_string(i + 1) + "," + std::to_string(j + 1) + ")";
-        M.at(i, j) = reader.parse_value(fields, where);
-        if (symmetric) M.at(j, i) = M.at(i, j);
+        add(i, j, value(fields, where), where);
         reader.expect_end(fields);
       }
   } else {
@@ -168,28 +192,41 @@ DenseMatrix read_matrix_market(const std::string& path) {
       // The format stores a symmetric matrix's lower triangle only; an entry above the diagonal
       // would be added twice (A(1,2) = 2 from a file listing both triangles).
       if (symmetric && i < j)
-        reader.fail("entry (" + std::to_string(i) + "," + std::to_string(j) +
-                    ") is above the diagonal; a symmetric file lists the lower triangle only");
-      const double v = reader.parse_value(fields, where);
+        reader.fail("entry (" + std::to_string(i) + "," + std::to_string(j) + ") is above the diagonal; a " +
+                    symmetry + " file lists the lower triangle only");
+      const std::complex<double> v = value(fields, where);
       reader.expect_end(fields);
-      M.at(static_cast<int>(i - 1), static_cast<int>(j - 1)) += v;  // duplicates add, as in the format
-      if (symmetric && i != j) M.at(static_cast<int>(j - 1), static_cast<int>(i - 1)) += v;
+      add(static_cast<int>(i - 1), static_cast<int>(j - 1), v, where);  // duplicates add, as in the format
     }
   }
   if (reader.next_data_line(line)) reader.fail("more entries than the size line declares");
   return M;
 }
 
+void DenseMatrix::make_complex() {
+  if (is_complex) return;
+  complex_values.assign(values.begin(), values.end());
+  values.clear();
+  values.shrink_to_fit();
+  is_complex = true;
+}
+
 void write_matrix_market(const std::string& path, const DenseMatrix& M, const std::vector<std::string>& inputs) {
-  write_output(path, inputs, [&](std::ostream& out) {
-    out << "%%MatrixMarket matrix array real general\n% written by hetlu\n" << M.rows << " " << M.cols << "\n";
-    char buffer[32];
-    for (int j = 0; j < M.cols; ++j)
-      for (int i = 0; i < M.rows; ++i) {
-        std::snprintf(buffer, sizeof buffer, "%.17g\n", M.values[i + static_cast<size_t>(j) * M.rows]);
-        out << buffer;
-      }
-  });
+  write_output(path, inputs, [&](std::ostream& out) { write_matrix_market(out, M); });
+}
+
+void write_matrix_market(std::ostream& out, const DenseMatrix& M) {
+  out << "%%MatrixMarket matrix array " << (M.is_complex ? "complex" : "real") << " general\n% written by hetlu\n"
+      << M.rows << " " << M.cols << "\n";
+  char buffer[64];
+  const size_t count = static_cast<size_t>(M.rows) * M.cols;
+  for (size_t k = 0; k < count; ++k) {
+    if (M.is_complex)
+      std::snprintf(buffer, sizeof buffer, "%.17g %.17g\n", M.complex_values[k].real(), M.complex_values[k].imag());
+    else
+      std::snprintf(buffer, sizeof buffer, "%.17g\n", M.values[k]);
+    out << buffer;
+  }
 }
 
 void write_text_file(const std::string& path, const std::string& text, const std::vector<std::string>& inputs) {

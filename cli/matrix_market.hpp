@@ -1,7 +1,9 @@
-// Matrix Market files: read real or integer matrices in array or coordinate format (general or
-// symmetric), write dense results in array format.
+// Matrix Market files: read real, integer or complex matrices in array or coordinate format
+// (general or symmetric; complex also hermitian), write dense results in array format.
 #pragma once
 
+#include <complex>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -11,8 +13,15 @@ namespace hetlu::cli {
 
 struct DenseMatrix {
   int rows = 0, cols = 0;
-  std::vector<double> values;  // column-major, leading dimension = rows
+  // Column-major, leading dimension = rows: a real matrix in values, a complex one (field complex)
+  // in complex_values, the other left empty.
+  bool is_complex = false;
+  std::vector<double> values;
+  std::vector<std::complex<double>> complex_values;
   double& at(int i, int j) { return values[i + static_cast<size_t>(j) * rows]; }
+  std::complex<double>& complex_at(int i, int j) { return complex_values[i + static_cast<size_t>(j) * rows]; }
+  // A real matrix as a complex one (imaginary parts zero); a complex one stays as it is.
+  void make_complex();
 };
 
 // Throws InvalidArgument as "FILE:LINE: what is wrong" for anything malformed, including NaN/Inf.
@@ -20,6 +29,9 @@ DenseMatrix read_matrix_market(const std::string& path);
 
 // Writes through write_output (output_file.hpp): never a partial file, never one of `inputs`.
 void write_matrix_market(const std::string& path, const DenseMatrix& matrix, const std::vector<std::string>& inputs);
+
+// The same on a stream (standard output).
+void write_matrix_market(std::ostream& out, const DenseMatrix& matrix);
 
 // The same for any text.
 void write_text_file(const std::string& path, const std::string& text, const std::vector<std::string>& inputs);

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <tuple>
@@ -93,6 +94,40 @@ TEST_F(Cli, SolveDefaultsToOnesAndPrintsX) {
   const auto r = run_hetlu("solve '" + A + "' " + db(), dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("2 1\n0.5\n0.25\n"), std::string::npos) << r.out;
+}
+
+// A complex hermitian A (its lower triangle) and a complex B: X written as complex, with every solver.
+TEST_F(Cli, SolvesComplexHermitianSystems) {
+  // A = [[4, 1-2i], [1+2i, 5]], x = (1, i): b = (4 + 2 + i, 1 + 2i + 5i) = (6 + i, 1 + 7i).
+  const auto A = write(dir, "A.mtx", "%%MatrixMarket matrix coordinate complex hermitian\n2 2 3\n1 1 4 0\n2 1 1 2\n"
+                                     "2 2 5 0\n");
+  const auto B = write(dir, "B.mtx", "%%MatrixMarket matrix array complex general\n2 1\n6 1\n1 7\n");
+  for (const char* solver : {"gepp", "calu", "prbt", "auto"}) {
+    const auto r = run_hetlu("solve '" + A + "' '" + B + "' --json --solver " + solver + " " + db(), dir);
+    ASSERT_EQ(r.exit_code, 0) << solver << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["field"], "complex");
+    EXPECT_LT(j["backward_error"].get<double>(), 1e-15) << solver;
+    EXPECT_NEAR(j["x"][0][0].get<double>(), 1, 1e-14) << solver;
+    EXPECT_NEAR(j["x"][0][1].get<double>(), 0, 1e-14) << solver;
+    EXPECT_NEAR(j["x"][1][0].get<double>(), 0, 1e-14) << solver;
+    EXPECT_NEAR(j["x"][1][1].get<double>(), 1, 1e-14) << solver;
+  }
+  // A real A with a complex B is a complex system; X goes to a file as complex.
+  const auto R = write(dir, "R.mtx", array_header + "2 2\n2\n0\n0\n4\n");
+  const auto r = run_hetlu("solve '" + R + "' '" + B + "' -o '" + dir.file("X.mtx") + "' " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream x(dir.file("X.mtx"));
+  std::stringstream text;
+  text << x.rdbuf();
+  EXPECT_NE(text.str().find("array complex general"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("3 0.5\n0.25 1.75\n"), std::string::npos) << text.str();
+}
+
+TEST_F(Cli, SingularComplexMatrixNamesTheZeroPivot) {
+  const auto A = write(dir, "A.mtx", "%%MatrixMarket matrix array complex general\n2 2\n1 1\n2 2\n1 1\n2 2\n");
+  const auto r = run_hetlu("solve '" + A + "' " + db(), dir);
+  expect_one_line_error(r, {"singular", "U(2,2)"});
 }
 
 TEST_F(Cli, MissingFile) {

@@ -97,3 +97,39 @@ TEST(MatrixMarket, UnwritableOutputLeavesNoFile) {
   EXPECT_THROW(cli::write_matrix_market(dir.file("no/such/folder/x.mtx"), M, {}), InvalidArgument);
   EXPECT_FALSE(std::filesystem::exists(dir.file("no")));
 }
+
+TEST(MatrixMarket, ReadsComplexGeneralSymmetricAndHermitian) {
+  test_support::TempDir dir;
+  using Z = std::complex<double>;
+  auto M = cli::read_matrix_market(write(dir, "%%MatrixMarket matrix array complex general\n2 1\n1 -2\n3.5 0\n"));
+  EXPECT_TRUE(M.is_complex);
+  EXPECT_TRUE(M.values.empty());
+  EXPECT_EQ(M.complex_values, (std::vector<Z>{{1, -2}, {3.5, 0}}));
+  M = cli::read_matrix_market(write(dir, "%%MatrixMarket matrix coordinate complex symmetric\n2 2 2\n2 1 1 1\n2 2 0 3\n"));
+  EXPECT_EQ(M.complex_values, (std::vector<Z>{{0, 0}, {1, 1}, {1, 1}, {0, 3}}));
+  M = cli::read_matrix_market(write(dir, "%%MatrixMarket matrix array complex hermitian\n2 2\n4 0\n1 2\n5 0\n"));
+  EXPECT_EQ(M.complex_values, (std::vector<Z>{{4, 0}, {1, 2}, {1, -2}, {5, 0}}));
+}
+
+TEST(MatrixMarket, RejectsMalformedComplexFiles) {
+  test_support::TempDir dir;
+  EXPECT_NE(error_of(write(dir, "%%MatrixMarket matrix array complex general\n1 1\n1\n")).find("m.mtx:3: missing value"),
+            std::string::npos);
+  EXPECT_NE(error_of(write(dir, "%%MatrixMarket matrix array complex hermitian\n1 1\n1 1\n")).find("diagonal must be real"),
+            std::string::npos);
+  EXPECT_NE(error_of(write(dir, "%%MatrixMarket matrix array complex general\n1 1\n1 nan\n")).find("NaN"),
+            std::string::npos);
+  EXPECT_NE(error_of(write(dir, "%%MatrixMarket matrix array real hermitian\n1 1\n1\n")).find("symmetry 'hermitian'"),
+            std::string::npos);
+  EXPECT_NE(error_of(write(dir, "%%MatrixMarket matrix coordinate complex hermitian\n2 2 1\n1 2 1 1\n"))
+                .find("above the diagonal"),
+            std::string::npos);
+}
+
+TEST(MatrixMarket, WritesAndReadsBackComplexExactly) {
+  test_support::TempDir dir;
+  cli::DenseMatrix M;
+  M.rows = 1, M.cols = 2, M.is_complex = true, M.complex_values = {{1.0 / 3, -2e-300}, {1e300, 0.1}};
+  cli::write_matrix_market(dir.file("z.mtx"), M, {});
+  EXPECT_EQ(cli::read_matrix_market(dir.file("z.mtx")).complex_values, M.complex_values);
+}
