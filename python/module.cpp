@@ -225,8 +225,14 @@ SolveResult solve(const py::array& A, const py::array& b, const std::string& sol
   check_matrix(A, "A");
   const Options options = options_of(db, nb, {target, backend, panel, d});
   // A complex b makes a complex system of a real A (NumPy's promotion).
-  const py::dtype type = py::module_::import("numpy").attr("result_type")(A.dtype(), b.dtype());
-  return dispatch_type(type.kind() == 'c' ? type : A.dtype(), [&](auto t) {
+  const std::string numeric = "fiubc";
+  if (numeric.find(b.dtype().kind()) == std::string::npos)
+    throw InvalidArgument("b has dtype " + b.dtype().attr("name").cast<std::string>() +
+                          "; hetlu solves real and complex systems (float32, float64, complex64, complex128)");
+  const bool complex_b = b.dtype().kind() == 'c' && numeric.find(A.dtype().kind()) != std::string::npos;
+  const py::dtype type =
+      complex_b ? py::dtype(py::module_::import("numpy").attr("result_type")(A.dtype(), b.dtype())) : A.dtype();
+  return dispatch_type(type, [&](auto t) {
     using T = decltype(t);
     return solve_typed<T>(A, b, solver, options, overwrite_a);
   });

@@ -61,8 +61,8 @@ TEST(MatrixMarket, ErrorsNameTheLine) {
             dir.file("m.mtx") + ":4: more entries than the size line declares");
   EXPECT_EQ(error_of(write(dir, "hello\n")),
             dir.file("m.mtx") + ":1: not a Matrix Market file (the first line must start with %%MatrixMarket)");
-  EXPECT_EQ(error_of(write(dir, "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n")),
-            dir.file("m.mtx") + ":1: field 'complex' is not supported (expected real or integer)");
+  EXPECT_EQ(error_of(write(dir, "%%MatrixMarket matrix coordinate pattern general\n1 1 1\n1 1\n")),
+            dir.file("m.mtx") + ":1: field 'pattern' is not supported (expected real, integer or complex)");
   EXPECT_EQ(error_of(write(dir, "")), dir.file("m.mtx") + ":0: empty file (expected a %%MatrixMarket header)");
   EXPECT_EQ(error_of(dir.file("missing.mtx")), dir.file("missing.mtx") + ": no such file");
 }

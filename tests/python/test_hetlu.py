@@ -118,7 +118,9 @@ def test_singular_matrix_raises_linalgerror(db):
         (np.eye(3), np.ones(2), "b has 2 rows but A is 3 x 3"),
         (np.array([[1.0, np.nan], [0.0, 1.0]]), np.ones(2), r"A\(1,2\) is NaN"),
         (np.eye(2), np.array([1.0, np.inf]), r"B\(2,1\) is Inf"),
-        (np.eye(2, dtype=complex), np.ones(2), "complex"),
+        (np.eye(2, dtype=complex), np.array([1, complex(0, np.nan)]), r"B\(2,1\) is NaN"),
+        (np.eye(2, dtype="datetime64[s]"), np.ones(2), "real and complex systems"),
+        (np.eye(2), np.array(["a", "b"]), "b has dtype"),
         (np.ones(3), np.ones(3), "2-dimensional"),
     ],
 )
