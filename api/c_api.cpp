@@ -228,8 +228,8 @@ hetlu_status hetlu_cgetrs(char trans, int n, int nrhs, const hetlu_complex_float
                           hetlu_complex_float* B, int ldb) {
   return getrs_c(trans, n, nrhs, LU, lda, ipiv, B, ldb);
 }
-hetlu_status hetlu_zgesv(int n, int nrhs, hetlu_complex_double* A, int lda, int* ipiv, hetlu_complex_double* B,
-                         int ldb, int* info, const hetlu_options* options, hetlu_report* report) {
+hetlu_status hetlu_zgesv(int n, int nrhs, hetlu_complex_double* A, int lda, int* ipiv, hetlu_complex_double* B, int ldb,
+                         int* info, const hetlu_options* options, hetlu_report* report) {
   return gesv_c(n, nrhs, A, lda, ipiv, B, ldb, info, options, report);
 }
 hetlu_status hetlu_cgesv(int n, int nrhs, hetlu_complex_float* A, int lda, int* ipiv, hetlu_complex_float* B, int ldb,

@@ -60,8 +60,10 @@ template void gesv_batched<float>(int, int, int, float*, int, std::int64_t, int*
                                   std::int64_t, int*);
 template void gesv_batched<double>(int, int, int, double*, int, std::int64_t, int*, std::int64_t, double*, int,
                                    std::int64_t, int*);
-template void gesv_batched<std::complex<double>>(int, int, int, std::complex<double>*, int, std::int64_t, int*, std::int64_t, std::complex<double>*, int, std::int64_t, int*);
-template void gesv_batched<std::complex<float>>(int, int, int, std::complex<float>*, int, std::int64_t, int*, std::int64_t, std::complex<float>*, int, std::int64_t, int*);
+template void gesv_batched<std::complex<double>>(int, int, int, std::complex<double>*, int, std::int64_t, int*,
+                                                 std::int64_t, std::complex<double>*, int, std::int64_t, int*);
+template void gesv_batched<std::complex<float>>(int, int, int, std::complex<float>*, int, std::int64_t, int*,
+                                                std::int64_t, std::complex<float>*, int, std::int64_t, int*);
 template double rcond_estimate<float>(int, const float*, int, const int*, double);
 template double rcond_estimate<double>(int, const double*, int, const int*, double);
 template double rcond_estimate<std::complex<double>>(int, const std::complex<double>*, int, const int*, double);

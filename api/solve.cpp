@@ -200,7 +200,8 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
     for (int j = 0; j < n; ++j)
       for (int i = 0; i < n; ++i) {
         const T a = A[i + static_cast<long long>(j) * lda];
-        LU[i + static_cast<size_t>(j) * ld] = scaling.needed ? scalar::scale_by_power_of_two(a, scaling.row[i] + scaling.col[j]) : a;
+        LU[i + static_cast<size_t>(j) * ld] =
+            scaling.needed ? scalar::scale_by_power_of_two(a, scaling.row[i] + scaling.col[j]) : a;
       }
     X = B_scaled;
     Options o = options;
@@ -279,8 +280,10 @@ template bool blas_library_getrf<std::complex<double>>(int, int, std::complex<do
 template bool blas_library_getrf<std::complex<float>>(int, int, std::complex<float>*, int, int*, int*);
 template bool blas_library_getrf<float>(int, int, float*, int, int*, int*);
 template bool blas_library_gesv<double>(int, int, double*, int, int*, double*, int, int*);
-template bool blas_library_gesv<std::complex<double>>(int, int, std::complex<double>*, int, int*, std::complex<double>*, int, int*);
-template bool blas_library_gesv<std::complex<float>>(int, int, std::complex<float>*, int, int*, std::complex<float>*, int, int*);
+template bool blas_library_gesv<std::complex<double>>(int, int, std::complex<double>*, int, int*, std::complex<double>*,
+                                                      int, int*);
+template bool blas_library_gesv<std::complex<float>>(int, int, std::complex<float>*, int, int*, std::complex<float>*,
+                                                     int, int*);
 template bool blas_library_gesv<float>(int, int, float*, int, int*, float*, int, int*);
 
 bool backend_available(BackendKind kind, std::string* why) {
@@ -439,8 +442,10 @@ template SolveReport getrf<std::complex<double>>(Solver, int, int, std::complex<
 template SolveReport getrf<std::complex<float>>(Solver, int, int, std::complex<float>*, int, int*, const Options&);
 template SolveReport getrs<float>(Transpose, int, int, const float*, int, const int*, float*, int, const Options&);
 template SolveReport getrs<double>(Transpose, int, int, const double*, int, const int*, double*, int, const Options&);
-template SolveReport getrs<std::complex<double>>(Transpose, int, int, const std::complex<double>*, int, const int*, std::complex<double>*, int, const Options&);
-template SolveReport getrs<std::complex<float>>(Transpose, int, int, const std::complex<float>*, int, const int*, std::complex<float>*, int, const Options&);
+template SolveReport getrs<std::complex<double>>(Transpose, int, int, const std::complex<double>*, int, const int*,
+                                                 std::complex<double>*, int, const Options&);
+template SolveReport getrs<std::complex<float>>(Transpose, int, int, const std::complex<float>*, int, const int*,
+                                                std::complex<float>*, int, const Options&);
 template double accuracy_tolerance<float>(int);
 template double accuracy_tolerance<double>(int);
 template double accuracy_tolerance<std::complex<double>>(int);
@@ -449,11 +454,15 @@ template SolveReport solve_checked<float>(std::optional<Solver>, int, int, const
                                           const Options&);
 template SolveReport solve_checked<double>(std::optional<Solver>, int, int, const double*, int, double*, int,
                                            const Options&);
-template SolveReport solve_checked<std::complex<double>>(std::optional<Solver>, int, int, const std::complex<double>*, int, std::complex<double>*, int, const Options&);
-template SolveReport solve_checked<std::complex<float>>(std::optional<Solver>, int, int, const std::complex<float>*, int, std::complex<float>*, int, const Options&);
+template SolveReport solve_checked<std::complex<double>>(std::optional<Solver>, int, int, const std::complex<double>*,
+                                                         int, std::complex<double>*, int, const Options&);
+template SolveReport solve_checked<std::complex<float>>(std::optional<Solver>, int, int, const std::complex<float>*,
+                                                        int, std::complex<float>*, int, const Options&);
 template SolveReport gesv<float>(Solver, int, int, float*, int, int*, float*, int, const Options&);
 template SolveReport gesv<double>(Solver, int, int, double*, int, int*, double*, int, const Options&);
-template SolveReport gesv<std::complex<double>>(Solver, int, int, std::complex<double>*, int, int*, std::complex<double>*, int, const Options&);
-template SolveReport gesv<std::complex<float>>(Solver, int, int, std::complex<float>*, int, int*, std::complex<float>*, int, const Options&);
+template SolveReport gesv<std::complex<double>>(Solver, int, int, std::complex<double>*, int, int*,
+                                                std::complex<double>*, int, const Options&);
+template SolveReport gesv<std::complex<float>>(Solver, int, int, std::complex<float>*, int, int*, std::complex<float>*,
+                                               int, const Options&);
 
 }  // namespace hetlu

@@ -14,8 +14,8 @@
 #include "hetlu/hetlu.hpp"
 
 extern "C" {
-void zgesv_(const int* n, const int* nrhs, std::complex<double>* a, const int* lda, int* ipiv,
-            std::complex<double>* b, const int* ldb, int* info);
+void zgesv_(const int* n, const int* nrhs, std::complex<double>* a, const int* lda, int* ipiv, std::complex<double>* b,
+            const int* ldb, int* info);
 void cgesv_(const int* n, const int* nrhs, std::complex<float>* a, const int* lda, int* ipiv, std::complex<float>* b,
             const int* ldb, int* info);
 }
@@ -69,7 +69,8 @@ void run_order(int n, int rounds, const char* name) {
         std::complex<double> r = b[i];
         double s = std::abs(r.real()) + std::abs(r.imag());
         for (int j = 0; j < n; ++j) {
-          const std::complex<double> t2 = std::complex<double>(A[i + static_cast<size_t>(j) * n]) * std::complex<double>(x[j]);
+          const std::complex<double> t2 =
+              std::complex<double>(A[i + static_cast<size_t>(j) * n]) * std::complex<double>(x[j]);
           r -= t2;
           s += std::abs(t2.real()) + std::abs(t2.imag());
         }
@@ -83,8 +84,8 @@ void run_order(int n, int rounds, const char* name) {
   const char* labels[] = {"OpenBLAS", "hetlu GEPP", "hetlu CALU", "hetlu PRBT"};
   for (int k = 0; k < 4; ++k) {
     const double t = median(times[k]);
-    std::printf("| %s | %d | %s | %.3f | %.1f | %.2f | %.1e |\n", name, n, labels[k], t, flops / t / 1e9,
-                reference / t, omega[k]);
+    std::printf("| %s | %d | %s | %.3f | %.1f | %.2f | %.1e |\n", name, n, labels[k], t, flops / t / 1e9, reference / t,
+                omega[k]);
   }
 }
 

@@ -192,8 +192,8 @@ DenseMatrix read_matrix_market(const std::string& path) {
       // The format stores a symmetric matrix's lower triangle only; an entry above the diagonal
       // would be added twice (A(1,2) = 2 from a file listing both triangles).
       if (symmetric && i < j)
-        reader.fail("entry (" + std::to_string(i) + "," + std::to_string(j) + ") is above the diagonal; a " +
-                    symmetry + " file lists the lower triangle only");
+        reader.fail("entry (" + std::to_string(i) + "," + std::to_string(j) + ") is above the diagonal; a " + symmetry +
+                    " file lists the lower triangle only");
       const std::complex<double> v = value(fields, where);
       reader.expect_end(fields);
       add(static_cast<int>(i - 1), static_cast<int>(j - 1), v, where);  // duplicates add, as in the format

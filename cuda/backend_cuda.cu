@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "hetlu/detail/statistics.hpp"
-#include "cuda/cuda_parts.hpp"
 #include "cuda/cuda_check.hpp"
+#include "cuda/cuda_parts.hpp"
+#include "hetlu/detail/statistics.hpp"
 #include "solvers/row_omega.hpp"
 
 namespace hetlu::backends {

@@ -5,10 +5,10 @@
 // small-matrix crossover (hetlu::small_matrix_crossover) getrf and gesv go to the BLAS library's own.
 #include <algorithm>
 #include <cerrno>
+#include <complex>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
-#include <complex>
 #include <exception>
 #include <mutex>
 #include <set>

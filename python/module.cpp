@@ -159,8 +159,7 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
   SolveReport report;
   {
     py::gil_scoped_release release;
-    const Solver chosen =
-        solver_of(solver, n, n, options, scalar::plan_precision<T>());
+    const Solver chosen = solver_of(solver, n, n, options, scalar::plan_precision<T>());
     if (chosen == Solver::prbt) {
       // PRBT solves from A itself (unchanged) and refines; it has no factorization to reuse.
       const T* a_in = transposed ? nullptr : a;

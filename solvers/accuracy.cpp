@@ -163,21 +163,34 @@ template double unit_roundoff<std::complex<double>>();
 template double unit_roundoff<std::complex<float>>();
 template double factorization_residual<float>(int, int, const float*, int, const float*, int, const int*);
 template double factorization_residual<double>(int, int, const double*, int, const double*, int, const int*);
-template double factorization_residual<std::complex<double>>(int, int, const std::complex<double>*, int, const std::complex<double>*, int, const int*);
-template double factorization_residual<std::complex<float>>(int, int, const std::complex<float>*, int, const std::complex<float>*, int, const int*);
+template double factorization_residual<std::complex<double>>(int, int, const std::complex<double>*, int,
+                                                             const std::complex<double>*, int, const int*);
+template double factorization_residual<std::complex<float>>(int, int, const std::complex<float>*, int,
+                                                            const std::complex<float>*, int, const int*);
 template double residual_and_backward_error<float>(int, int, const float*, int, const float*, int, const float*, int,
                                                    float*, int, float*, int);
 template double residual_and_backward_error<double>(int, int, const double*, int, const double*, int, const double*,
                                                     int, double*, int, double*, int);
-template double residual_and_backward_error<std::complex<double>>(int, int, const std::complex<double>*, int, const std::complex<double>*, int, const std::complex<double>*, int, std::complex<double>*, int, std::complex<double>*, int);
-template double residual_and_backward_error<std::complex<float>>(int, int, const std::complex<float>*, int, const std::complex<float>*, int, const std::complex<float>*, int, std::complex<float>*, int, std::complex<float>*, int);
+template double residual_and_backward_error<std::complex<double>>(int, int, const std::complex<double>*, int,
+                                                                  const std::complex<double>*, int,
+                                                                  const std::complex<double>*, int,
+                                                                  std::complex<double>*, int, std::complex<double>*,
+                                                                  int);
+template double residual_and_backward_error<std::complex<float>>(int, int, const std::complex<float>*, int,
+                                                                 const std::complex<float>*, int,
+                                                                 const std::complex<float>*, int, std::complex<float>*,
+                                                                 int, std::complex<float>*, int);
 template double largest_row_omega<float>(int, int, const float*, int);
 template double largest_row_omega<double>(int, int, const double*, int);
 template double largest_row_omega<std::complex<double>>(int, int, const std::complex<double>*, int);
 template double largest_row_omega<std::complex<float>>(int, int, const std::complex<float>*, int);
 template double backward_error<float>(int, int, const float*, int, const float*, int, const float*, int, bool);
 template double backward_error<double>(int, int, const double*, int, const double*, int, const double*, int, bool);
-template double backward_error<std::complex<double>>(int, int, const std::complex<double>*, int, const std::complex<double>*, int, const std::complex<double>*, int, bool);
-template double backward_error<std::complex<float>>(int, int, const std::complex<float>*, int, const std::complex<float>*, int, const std::complex<float>*, int, bool);
+template double backward_error<std::complex<double>>(int, int, const std::complex<double>*, int,
+                                                     const std::complex<double>*, int, const std::complex<double>*, int,
+                                                     bool);
+template double backward_error<std::complex<float>>(int, int, const std::complex<float>*, int,
+                                                    const std::complex<float>*, int, const std::complex<float>*, int,
+                                                    bool);
 
 }  // namespace hetlu::accuracy

@@ -1,11 +1,11 @@
 // One backend of each kind per process and precision, made on first use: a CUDA context and
 // cuBLAS handle take long to create, and the host backend's threads should not be respawned per
 // solve.
+#include <complex>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
-#include <complex>
 #include <type_traits>
 
 #include "solvers/backend_host.hpp"

@@ -20,7 +20,7 @@ using complex_double = std::complex<double>;
   void gemm(Op ta, Op tb, int m, int n, int k, T alpha, const T* A, int lda, const T* B, int ldb, T beta, T* C, \
             int ldc);
 // B = alpha op(A)^-1 B (left) or alpha B op(A)^-1 (right), A triangular
-#define HETLU_BLAS_TRSM(T)                                                                                    \
+#define HETLU_BLAS_TRSM(T) \
   void trsm(Side side, Uplo uplo, Op op, Diag diag, int m, int n, T alpha, const T* A, int lda, T* B, int ldb);
 // 0-based index of the first entry of largest magnitude (|re| + |im| for complex, as i?amax)
 #define HETLU_BLAS_IAMAX(T) int iamax(int n, const T* x, int incx);

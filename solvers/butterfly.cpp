@@ -1,10 +1,10 @@
-#include <complex>
 #include "solvers/butterfly.hpp"
 
 #include <omp.h>
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <random>
 #include <stdexcept>
 
@@ -233,18 +233,25 @@ template struct Butterfly<std::complex<double>>;
 template struct Butterfly<std::complex<float>>;
 template void apply_transpose_left<float>(const Butterfly<float>&, int, float*, int);
 template void apply_transpose_left<double>(const Butterfly<double>&, int, double*, int);
-template void apply_transpose_left<std::complex<double>>(const Butterfly<std::complex<double>>&, int, std::complex<double>*, int);
-template void apply_transpose_left<std::complex<float>>(const Butterfly<std::complex<float>>&, int, std::complex<float>*, int);
+template void apply_transpose_left<std::complex<double>>(const Butterfly<std::complex<double>>&, int,
+                                                         std::complex<double>*, int);
+template void apply_transpose_left<std::complex<float>>(const Butterfly<std::complex<float>>&, int,
+                                                        std::complex<float>*, int);
 template void apply_right<float>(const Butterfly<float>&, int, float*, int);
 template void apply_right<double>(const Butterfly<double>&, int, double*, int);
-template void apply_right<std::complex<double>>(const Butterfly<std::complex<double>>&, int, std::complex<double>*, int);
+template void apply_right<std::complex<double>>(const Butterfly<std::complex<double>>&, int, std::complex<double>*,
+                                                int);
 template void apply_right<std::complex<float>>(const Butterfly<std::complex<float>>&, int, std::complex<float>*, int);
 template bool randomize_two_sided<float>(const Butterfly<float>&, const Butterfly<float>&, int, const float*, int,
                                          float*, int);
 template bool randomize_two_sided<double>(const Butterfly<double>&, const Butterfly<double>&, int, const double*, int,
                                           double*, int);
-template bool randomize_two_sided<std::complex<double>>(const Butterfly<std::complex<double>>&, const Butterfly<std::complex<double>>&, int, const std::complex<double>*, int, std::complex<double>*, int);
-template bool randomize_two_sided<std::complex<float>>(const Butterfly<std::complex<float>>&, const Butterfly<std::complex<float>>&, int, const std::complex<float>*, int, std::complex<float>*, int);
+template bool randomize_two_sided<std::complex<double>>(const Butterfly<std::complex<double>>&,
+                                                        const Butterfly<std::complex<double>>&, int,
+                                                        const std::complex<double>*, int, std::complex<double>*, int);
+template bool randomize_two_sided<std::complex<float>>(const Butterfly<std::complex<float>>&,
+                                                       const Butterfly<std::complex<float>>&, int,
+                                                       const std::complex<float>*, int, std::complex<float>*, int);
 template bool copy_padded<float>(int, const float*, int, int, float*, int);
 template bool copy_padded<double>(int, const double*, int, int, double*, int);
 template bool copy_padded<std::complex<double>>(int, const std::complex<double>*, int, int, std::complex<double>*, int);

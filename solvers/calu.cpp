@@ -2,8 +2,8 @@
 // gepp §3.1, async-calu §2.4). Two levels of blocking: the outer panel of width plan.nb (B) is
 // itself factored recursively down to inner panels of width plan.ib (b), each a TSLU run by
 // plan.panel_threads threads (over at least that many row blocks; see tslu.cpp).
-#include <complex>
 #include <algorithm>
+#include <complex>
 
 #include "solvers/blocked_lu.hpp"
 #include "solvers/variants.hpp"

@@ -3,8 +3,8 @@
 // plan.ib); at each step one block column moves from the device to the CPUs; the device drops out
 // when fewer than d block columns remain. See hybrid_lu.hpp. With the panel on the device (d = 0)
 // the device factors it with partial pivoting: on one device the tournament saves nothing.
-#include <complex>
 #include <algorithm>
+#include <complex>
 
 #include "solvers/hybrid_lu.hpp"
 #include "solvers/variants.hpp"

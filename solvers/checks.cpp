@@ -1,10 +1,10 @@
 #include "solvers/checks.hpp"
 
-#include "solvers/scalar.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <string>
+
+#include "solvers/scalar.hpp"
 
 namespace hetlu::checks {
 

@@ -1,5 +1,5 @@
-#include <complex>
 #include <algorithm>
+#include <complex>
 #include <string>
 #include <vector>
 
@@ -77,11 +77,15 @@ template int getrf<std::complex<double>>(const Plan&, int, int, std::complex<dou
 template int getrf<std::complex<float>>(const Plan&, int, int, std::complex<float>*, int, int*, InputCheck);
 template void getrs<float>(const Plan&, Transpose, int, int, const float*, int, const int*, float*, int, InputCheck);
 template void getrs<double>(const Plan&, Transpose, int, int, const double*, int, const int*, double*, int, InputCheck);
-template void getrs<std::complex<double>>(const Plan&, Transpose, int, int, const std::complex<double>*, int, const int*, std::complex<double>*, int, InputCheck);
-template void getrs<std::complex<float>>(const Plan&, Transpose, int, int, const std::complex<float>*, int, const int*, std::complex<float>*, int, InputCheck);
+template void getrs<std::complex<double>>(const Plan&, Transpose, int, int, const std::complex<double>*, int,
+                                          const int*, std::complex<double>*, int, InputCheck);
+template void getrs<std::complex<float>>(const Plan&, Transpose, int, int, const std::complex<float>*, int, const int*,
+                                         std::complex<float>*, int, InputCheck);
 template int gesv<float>(const Plan&, int, int, float*, int, int*, float*, int, InputCheck, SolveDetails*);
 template int gesv<double>(const Plan&, int, int, double*, int, int*, double*, int, InputCheck, SolveDetails*);
-template int gesv<std::complex<double>>(const Plan&, int, int, std::complex<double>*, int, int*, std::complex<double>*, int, InputCheck, SolveDetails*);
-template int gesv<std::complex<float>>(const Plan&, int, int, std::complex<float>*, int, int*, std::complex<float>*, int, InputCheck, SolveDetails*);
+template int gesv<std::complex<double>>(const Plan&, int, int, std::complex<double>*, int, int*, std::complex<double>*,
+                                        int, InputCheck, SolveDetails*);
+template int gesv<std::complex<float>>(const Plan&, int, int, std::complex<float>*, int, int*, std::complex<float>*,
+                                       int, InputCheck, SolveDetails*);
 
 }  // namespace hetlu::solvers

@@ -1,6 +1,7 @@
 // GEPP on the CPU: blocked right-looking LU with partial pivoting (LAPACK getrf semantics), the
 // panel factored by recursive LU (Toledo; LAPACK's getrf2), look-ahead per plan.lookahead.
 #include <complex>
+
 #include "solvers/blocked_lu.hpp"
 #include "solvers/variants.hpp"
 

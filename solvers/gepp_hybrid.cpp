@@ -2,6 +2,7 @@
 // block columns on the CPUs): the CPUs factor each panel with the recursive GEPP kernel, the
 // device updates the trailing matrix, the next panel's block column first. See hybrid_lu.hpp.
 #include <complex>
+
 #include "solvers/hybrid_lu.hpp"
 #include "solvers/variants.hpp"
 

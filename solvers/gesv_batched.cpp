@@ -75,11 +75,15 @@ template void gesv_batched<float>(int, int, int, float*, int, std::int64_t, int*
                                   std::int64_t, int*);
 template void gesv_batched<double>(int, int, int, double*, int, std::int64_t, int*, std::int64_t, double*, int,
                                    std::int64_t, int*);
-template void gesv_batched<std::complex<double>>(int, int, int, std::complex<double>*, int, std::int64_t, int*, std::int64_t, std::complex<double>*, int, std::int64_t, int*);
-template void gesv_batched<std::complex<float>>(int, int, int, std::complex<float>*, int, std::int64_t, int*, std::int64_t, std::complex<float>*, int, std::int64_t, int*);
+template void gesv_batched<std::complex<double>>(int, int, int, std::complex<double>*, int, std::int64_t, int*,
+                                                 std::int64_t, std::complex<double>*, int, std::int64_t, int*);
+template void gesv_batched<std::complex<float>>(int, int, int, std::complex<float>*, int, std::int64_t, int*,
+                                                std::int64_t, std::complex<float>*, int, std::int64_t, int*);
 template void gesv_batched_row_major<float>(int, int, int, const float*, const float*, float*, int*);
 template void gesv_batched_row_major<double>(int, int, int, const double*, const double*, double*, int*);
-template void gesv_batched_row_major<std::complex<double>>(int, int, int, const std::complex<double>*, const std::complex<double>*, std::complex<double>*, int*);
-template void gesv_batched_row_major<std::complex<float>>(int, int, int, const std::complex<float>*, const std::complex<float>*, std::complex<float>*, int*);
+template void gesv_batched_row_major<std::complex<double>>(int, int, int, const std::complex<double>*,
+                                                           const std::complex<double>*, std::complex<double>*, int*);
+template void gesv_batched_row_major<std::complex<float>>(int, int, int, const std::complex<float>*,
+                                                          const std::complex<float>*, std::complex<float>*, int*);
 
 }  // namespace hetlu::solvers

@@ -30,7 +30,9 @@ void lu_getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const int*
 
 template void lu_getrs<float>(Transpose, int, int, const float*, int, const int*, float*, int);
 template void lu_getrs<double>(Transpose, int, int, const double*, int, const int*, double*, int);
-template void lu_getrs<std::complex<double>>(Transpose, int, int, const std::complex<double>*, int, const int*, std::complex<double>*, int);
-template void lu_getrs<std::complex<float>>(Transpose, int, int, const std::complex<float>*, int, const int*, std::complex<float>*, int);
+template void lu_getrs<std::complex<double>>(Transpose, int, int, const std::complex<double>*, int, const int*,
+                                             std::complex<double>*, int);
+template void lu_getrs<std::complex<float>>(Transpose, int, int, const std::complex<float>*, int, const int*,
+                                            std::complex<float>*, int);
 
 }  // namespace hetlu::variants

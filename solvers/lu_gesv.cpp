@@ -62,7 +62,9 @@ template int lu_getrf<std::complex<float>>(const Plan&, int, int, std::complex<f
 template int lu_gesv<float>(const Plan&, int, int, float*, int, int*, const float*, int, float*, int, SolveDetails*);
 template int lu_gesv<double>(const Plan&, int, int, double*, int, int*, const double*, int, double*, int,
                              SolveDetails*);
-template int lu_gesv<std::complex<double>>(const Plan&, int, int, std::complex<double>*, int, int*, const std::complex<double>*, int, std::complex<double>*, int, SolveDetails*);
-template int lu_gesv<std::complex<float>>(const Plan&, int, int, std::complex<float>*, int, int*, const std::complex<float>*, int, std::complex<float>*, int, SolveDetails*);
+template int lu_gesv<std::complex<double>>(const Plan&, int, int, std::complex<double>*, int, int*,
+                                           const std::complex<double>*, int, std::complex<double>*, int, SolveDetails*);
+template int lu_gesv<std::complex<float>>(const Plan&, int, int, std::complex<float>*, int, int*,
+                                          const std::complex<float>*, int, std::complex<float>*, int, SolveDetails*);
 
 }  // namespace hetlu::variants

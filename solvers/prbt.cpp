@@ -9,8 +9,8 @@
 // dgecon, from the factors at hand) and a matrix singular to working precision (rcond < 10 u; dgesvx
 // says rcond < eps) goes to GEPP too, which finds an exact zero pivot where there is one. On the hybrid target
 // the matrix, its factors and the refinement's residuals stay on the device (prbt_device.hpp).
-#include <complex>
 #include <algorithm>
+#include <complex>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -194,7 +194,9 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
 
 template int prbt_gesv<float>(const Plan&, int, int, const float*, int, int*, float*, int, SolveDetails*);
 template int prbt_gesv<double>(const Plan&, int, int, const double*, int, int*, double*, int, SolveDetails*);
-template int prbt_gesv<std::complex<double>>(const Plan&, int, int, const std::complex<double>*, int, int*, std::complex<double>*, int, SolveDetails*);
-template int prbt_gesv<std::complex<float>>(const Plan&, int, int, const std::complex<float>*, int, int*, std::complex<float>*, int, SolveDetails*);
+template int prbt_gesv<std::complex<double>>(const Plan&, int, int, const std::complex<double>*, int, int*,
+                                             std::complex<double>*, int, SolveDetails*);
+template int prbt_gesv<std::complex<float>>(const Plan&, int, int, const std::complex<float>*, int, int*,
+                                            std::complex<float>*, int, SolveDetails*);
 
 }  // namespace hetlu::variants

@@ -1,6 +1,6 @@
 // PRBT on the device; see prbt_device.hpp.
-#include <complex>
 #include <algorithm>
+#include <complex>
 
 #include "hetlu/detail/staging_slot.hpp"
 #include "solvers/accuracy.hpp"

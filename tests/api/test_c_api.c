@@ -166,7 +166,9 @@ int main(void) {
       options.solver = (hetlu_solver)solver;
       s = hetlu_zgesv(2, 1, Acopy, 2, pz, Bcopy, 2, &infoz, &options, &report);
       check(s == HETLU_SUCCESS && infoz == 0 && cabs(Bcopy[0] - xz[0]) < 1e-14 && cabs(Bcopy[1] - xz[1]) < 1e-14,
-            solver == 0 ? "zgesv (GEPP) solves a complex system" : solver == 1 ? "zgesv (CALU) too" : "zgesv (PRBT) too");
+            solver == 0   ? "zgesv (GEPP) solves a complex system"
+            : solver == 1 ? "zgesv (CALU) too"
+                          : "zgesv (PRBT) too");
     }
     check(strcmp(report.plan.precision, "double") == 0, "a complex double call reports the double plan");
     options.solver = HETLU_SOLVER_GEPP;

@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <tuple>
 
 #include "../common/temp_dir.hpp"
@@ -99,8 +99,9 @@ TEST_F(Cli, SolveDefaultsToOnesAndPrintsX) {
 // A complex hermitian A (its lower triangle) and a complex B: X written as complex, with every solver.
 TEST_F(Cli, SolvesComplexHermitianSystems) {
   // A = [[4, 1-2i], [1+2i, 5]], x = (1, i): b = (4 + 2 + i, 1 + 2i + 5i) = (6 + i, 1 + 7i).
-  const auto A = write(dir, "A.mtx", "%%MatrixMarket matrix coordinate complex hermitian\n2 2 3\n1 1 4 0\n2 1 1 2\n"
-                                     "2 2 5 0\n");
+  const auto A = write(dir, "A.mtx",
+                       "%%MatrixMarket matrix coordinate complex hermitian\n2 2 3\n1 1 4 0\n2 1 1 2\n"
+                       "2 2 5 0\n");
   const auto B = write(dir, "B.mtx", "%%MatrixMarket matrix array complex general\n2 1\n6 1\n1 7\n");
   for (const char* solver : {"gepp", "calu", "prbt", "auto"}) {
     const auto r = run_hetlu("solve '" + A + "' '" + B + "' --json --solver " + solver + " " + db(), dir);

@@ -105,7 +105,8 @@ TEST(MatrixMarket, ReadsComplexGeneralSymmetricAndHermitian) {
   EXPECT_TRUE(M.is_complex);
   EXPECT_TRUE(M.values.empty());
   EXPECT_EQ(M.complex_values, (std::vector<Z>{{1, -2}, {3.5, 0}}));
-  M = cli::read_matrix_market(write(dir, "%%MatrixMarket matrix coordinate complex symmetric\n2 2 2\n2 1 1 1\n2 2 0 3\n"));
+  M = cli::read_matrix_market(
+      write(dir, "%%MatrixMarket matrix coordinate complex symmetric\n2 2 2\n2 1 1 1\n2 2 0 3\n"));
   EXPECT_EQ(M.complex_values, (std::vector<Z>{{0, 0}, {1, 1}, {1, 1}, {0, 3}}));
   M = cli::read_matrix_market(write(dir, "%%MatrixMarket matrix array complex hermitian\n2 2\n4 0\n1 2\n5 0\n"));
   EXPECT_EQ(M.complex_values, (std::vector<Z>{{4, 0}, {1, 2}, {1, -2}, {5, 0}}));
@@ -113,10 +114,12 @@ TEST(MatrixMarket, ReadsComplexGeneralSymmetricAndHermitian) {
 
 TEST(MatrixMarket, RejectsMalformedComplexFiles) {
   test_support::TempDir dir;
-  EXPECT_NE(error_of(write(dir, "%%MatrixMarket matrix array complex general\n1 1\n1\n")).find("m.mtx:3: missing value"),
-            std::string::npos);
-  EXPECT_NE(error_of(write(dir, "%%MatrixMarket matrix array complex hermitian\n1 1\n1 1\n")).find("diagonal must be real"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of(write(dir, "%%MatrixMarket matrix array complex general\n1 1\n1\n")).find("m.mtx:3: missing value"),
+      std::string::npos);
+  EXPECT_NE(
+      error_of(write(dir, "%%MatrixMarket matrix array complex hermitian\n1 1\n1 1\n")).find("diagonal must be real"),
+      std::string::npos);
   EXPECT_NE(error_of(write(dir, "%%MatrixMarket matrix array complex general\n1 1\n1 nan\n")).find("NaN"),
             std::string::npos);
   EXPECT_NE(error_of(write(dir, "%%MatrixMarket matrix array real hermitian\n1 1\n1\n")).find("symmetry 'hermitian'"),

@@ -125,7 +125,8 @@ inline std::vector<std::complex<double>> lawn41_complex_matrix(int type, int n, 
   if (type == 2 || type == 3) {
     for (int j = 0; j < n; ++j)
       for (int i = 0; i < n; ++i)
-        if (type == 2 ? i <= j : i >= j) at(i, j) = i == j ? unit() * (1 + 0.5 * u(rng)) : Z(u(rng), u(rng)) / double(n);
+        if (type == 2 ? i <= j : i >= j)
+          at(i, j) = i == j ? unit() * (1 + 0.5 * u(rng)) : Z(u(rng), u(rng)) / double(n);
     return A;
   }
   const double cond = type == 8 ? std::sqrt(0.1 / eps) : type == 9 ? 0.1 / eps : 2.0;

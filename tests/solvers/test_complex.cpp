@@ -82,18 +82,14 @@ TEST_P(ComplexGetrf, SingleResidualBelow30) {
   check_getrf<C>(GetParam());
 }
 
-INSTANTIATE_TEST_SUITE_P(CpuAndHost, ComplexGetrf,
-                         ::testing::Values(FactorCase{Solver::gepp, 1, 1, 8, -1}, FactorCase{Solver::gepp, 0, 5, 8, -1},
-                                           FactorCase{Solver::gepp, 97, 97, 16, -1},
-                                           FactorCase{Solver::gepp, 130, 61, 24, -1},
-                                           FactorCase{Solver::gepp, 61, 130, 24, -1},
-                                           FactorCase{Solver::calu, 97, 97, 16, -1},
-                                           FactorCase{Solver::calu, 301, 301, 64, -1},
-                                           FactorCase{Solver::calu, 130, 61, 24, -1},
-                                           FactorCase{Solver::gepp, 211, 211, 32, 0},
-                                           FactorCase{Solver::gepp, 211, 211, 32, 2},
-                                           FactorCase{Solver::calu, 211, 211, 32, 0},
-                                           FactorCase{Solver::calu, 211, 211, 32, 2}));
+INSTANTIATE_TEST_SUITE_P(
+    CpuAndHost, ComplexGetrf,
+    ::testing::Values(FactorCase{Solver::gepp, 1, 1, 8, -1}, FactorCase{Solver::gepp, 0, 5, 8, -1},
+                      FactorCase{Solver::gepp, 97, 97, 16, -1}, FactorCase{Solver::gepp, 130, 61, 24, -1},
+                      FactorCase{Solver::gepp, 61, 130, 24, -1}, FactorCase{Solver::calu, 97, 97, 16, -1},
+                      FactorCase{Solver::calu, 301, 301, 64, -1}, FactorCase{Solver::calu, 130, 61, 24, -1},
+                      FactorCase{Solver::gepp, 211, 211, 32, 0}, FactorCase{Solver::gepp, 211, 211, 32, 2},
+                      FactorCase{Solver::calu, 211, 211, 32, 0}, FactorCase{Solver::calu, 211, 211, 32, 2}));
 
 // ---- solves of LAWN 41's types -----------------------------------------------------------------
 
@@ -120,9 +116,8 @@ void check_solve(const SolveCase& c) {
   auto x = b;
   std::vector<int> ipiv(n);
   SolveDetails details;
-  const int info =
-      solvers::gesv(plan_for<T>(solver, 24, d), n, 1, LU.data(), n, ipiv.data(), x.data(), n, InputCheck::finite,
-                    &details);
+  const int info = solvers::gesv(plan_for<T>(solver, 24, d), n, 1, LU.data(), n, ipiv.data(), x.data(), n,
+                                 InputCheck::finite, &details);
   if (test_support::lawn41_singular(type)) {
     EXPECT_EQ(info, test_support::lawn41_zero_column(type, n));
     return;
@@ -176,11 +171,12 @@ void check_transposed_solves() {
     for (int j = 0; j < n; ++j)
       for (int i = 0; i < n; ++i) {
         const T a = A[j + static_cast<size_t>(i) * n];
-        opA[i + static_cast<size_t>(j) * n] = trans == Transpose::no ? A[i + static_cast<size_t>(j) * n]
+        opA[i + static_cast<size_t>(j) * n] = trans == Transpose::no    ? A[i + static_cast<size_t>(j) * n]
                                               : trans == Transpose::yes ? a
                                                                         : std::conj(a);
       }
-    EXPECT_LE(accuracy::backward_error(n, nrhs, opA.data(), n, X.data(), n, B.data(), n), 30 * (n + 1) * unit_roundoff<T>())
+    EXPECT_LE(accuracy::backward_error(n, nrhs, opA.data(), n, X.data(), n, B.data(), n),
+              30 * (n + 1) * unit_roundoff<T>())
         << "trans " << static_cast<int>(trans);
   }
 }

@@ -14,8 +14,7 @@ struct OperationCount {
 };
 
 inline OperationCount getrf_operations(double m, double n) {
-  if (m < n)
-    return {0.5 * m * (m * (n - m / 3 - 1) + n) + 2 * m / 3, 0.5 * m * (m * (n - m / 3) - n) + m / 6};
+  if (m < n) return {0.5 * m * (m * (n - m / 3 - 1) + n) + 2 * m / 3, 0.5 * m * (m * (n - m / 3) - n) + m / 6};
   return {0.5 * n * (n * (m - n / 3 - 1) + m) + 2 * n / 3, 0.5 * n * (n * (m - n / 3) - m) + n / 6};
 }
 
