@@ -51,6 +51,35 @@ inline std::vector<double> random_orthogonal(int n, std::mt19937_64& rng) {
   return Q;
 }
 
+inline double conj_of(double x) {
+  return x;
+}
+inline std::complex<double> conj_of(std::complex<double> x) {
+  return std::conj(x);
+}
+
+// A += U diag(sigma) V^H, sigma_k = scale cond^(-k/(n-1)) from 1 to 1/cond (dlatms's mode 3).
+template <class T>
+void singular_value_sum(std::vector<T>& A, int n, const std::vector<T>& U, const std::vector<T>& V, double cond,
+                        double scale) {
+  for (int k = 0; k < n; ++k) {
+    const double sigma = scale * std::pow(cond, -double(k) / std::max(1, n - 1));
+    for (int j = 0; j < n; ++j) {
+      const T vs = sigma * conj_of(V[j + static_cast<size_t>(k) * n]);
+      for (int i = 0; i < n; ++i) A[i + static_cast<size_t>(j) * n] += U[i + static_cast<size_t>(k) * n] * vs;
+    }
+  }
+}
+
+// The singular types' zero columns: type 5 the first, 6 the last, 7 the last n/2.
+template <class T>
+void zero_columns_of_type(std::vector<T>& A, int n, int type) {
+  const int first = type == 5 ? 0 : type == 6 ? n - 1 : type == 7 ? n / 2 : n;
+  const int last = type == 5 ? 1 : n;
+  for (int j = first; j < last; ++j)
+    for (int i = 0; i < n; ++i) A[i + static_cast<size_t>(j) * n] = T(0);
+}
+
 inline std::vector<double> lawn41_matrix(int type, int n, unsigned seed = 41) {
   std::mt19937_64 rng(seed + 1000u * type);
   std::uniform_real_distribution<double> u(-1, 1);
@@ -71,21 +100,8 @@ inline std::vector<double> lawn41_matrix(int type, int n, unsigned seed = 41) {
   // dlatb4's scales: just above underflow and just below overflow, divided by eps and shrunk.
   const double small = 0.25 * std::numeric_limits<double>::min() / eps;
   const double scale = type == 10 ? small : type == 11 ? 1 / small : 1.0;
-  const auto U = random_orthogonal(n, rng), V = random_orthogonal(n, rng);
-  for (int k = 0; k < n; ++k) {
-    const double sigma = scale * std::pow(cond, -double(k) / std::max(1, n - 1));
-    for (int j = 0; j < n; ++j) {
-      const double vs = sigma * V[j + static_cast<size_t>(k) * n];
-      for (int i = 0; i < n; ++i) at(i, j) += U[i + static_cast<size_t>(k) * n] * vs;
-    }
-  }
-  auto zero_column = [&](int j) {
-    for (int i = 0; i < n; ++i) at(i, j) = 0;
-  };
-  if (type == 5) zero_column(0);
-  if (type == 6) zero_column(n - 1);
-  if (type == 7)
-    for (int j = n / 2; j < n; ++j) zero_column(j);
+  singular_value_sum(A, n, random_orthogonal(n, rng), random_orthogonal(n, rng), cond, scale);
+  zero_columns_of_type(A, n, type);
   return A;
 }
 
@@ -132,21 +148,8 @@ inline std::vector<std::complex<double>> lawn41_complex_matrix(int type, int n, 
   const double cond = type == 8 ? std::sqrt(0.1 / eps) : type == 9 ? 0.1 / eps : 2.0;
   const double small = 0.25 * safe_min / eps;
   const double scale = type == 10 ? small : type == 11 ? 1 / small : 1.0;
-  const auto U = random_unitary(n, rng), V = random_unitary(n, rng);
-  for (int k = 0; k < n; ++k) {
-    const double sigma = scale * std::pow(cond, -double(k) / std::max(1, n - 1));
-    for (int j = 0; j < n; ++j) {
-      const Z vs = sigma * std::conj(V[j + static_cast<size_t>(k) * n]);
-      for (int i = 0; i < n; ++i) at(i, j) += U[i + static_cast<size_t>(k) * n] * vs;
-    }
-  }
-  auto zero_column = [&](int j) {
-    for (int i = 0; i < n; ++i) at(i, j) = 0;
-  };
-  if (type == 5) zero_column(0);
-  if (type == 6) zero_column(n - 1);
-  if (type == 7)
-    for (int j = n / 2; j < n; ++j) zero_column(j);
+  singular_value_sum(A, n, random_unitary(n, rng), random_unitary(n, rng), cond, scale);
+  zero_columns_of_type(A, n, type);
   return A;
 }
 
