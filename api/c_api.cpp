@@ -174,6 +174,15 @@ hetlu_status gesv_c(int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, in
   });
 }
 
+template <class T>
+hetlu_status gesv_batched_c(int batch, int n, int nrhs, T* A, int lda, long long stride_a, int* ipiv,
+                            long long stride_ipiv, T* B, int ldb, long long stride_b, int* info) {
+  return guarded([&] {
+    hetlu::gesv_batched(batch, n, nrhs, A, lda, stride_a, ipiv, stride_ipiv, B, ldb, stride_b, info);
+    return HETLU_SUCCESS;
+  });
+}
+
 }  // namespace
 
 extern "C" {
@@ -239,17 +248,21 @@ hetlu_status hetlu_cgesv(int n, int nrhs, hetlu_complex_float* A, int lda, int* 
 
 hetlu_status hetlu_dgesv_batched(int batch, int n, int nrhs, double* A, int lda, long long stride_a, int* ipiv,
                                  long long stride_ipiv, double* B, int ldb, long long stride_b, int* info) {
-  return guarded([&] {
-    hetlu::gesv_batched(batch, n, nrhs, A, lda, stride_a, ipiv, stride_ipiv, B, ldb, stride_b, info);
-    return HETLU_SUCCESS;
-  });
+  return gesv_batched_c(batch, n, nrhs, A, lda, stride_a, ipiv, stride_ipiv, B, ldb, stride_b, info);
+}
+hetlu_status hetlu_zgesv_batched(int batch, int n, int nrhs, hetlu_complex_double* A, int lda, long long stride_a,
+                                 int* ipiv, long long stride_ipiv, hetlu_complex_double* B, int ldb, long long stride_b,
+                                 int* info) {
+  return gesv_batched_c(batch, n, nrhs, A, lda, stride_a, ipiv, stride_ipiv, B, ldb, stride_b, info);
+}
+hetlu_status hetlu_cgesv_batched(int batch, int n, int nrhs, hetlu_complex_float* A, int lda, long long stride_a,
+                                 int* ipiv, long long stride_ipiv, hetlu_complex_float* B, int ldb, long long stride_b,
+                                 int* info) {
+  return gesv_batched_c(batch, n, nrhs, A, lda, stride_a, ipiv, stride_ipiv, B, ldb, stride_b, info);
 }
 hetlu_status hetlu_sgesv_batched(int batch, int n, int nrhs, float* A, int lda, long long stride_a, int* ipiv,
                                  long long stride_ipiv, float* B, int ldb, long long stride_b, int* info) {
-  return guarded([&] {
-    hetlu::gesv_batched(batch, n, nrhs, A, lda, stride_a, ipiv, stride_ipiv, B, ldb, stride_b, info);
-    return HETLU_SUCCESS;
-  });
+  return gesv_batched_c(batch, n, nrhs, A, lda, stride_a, ipiv, stride_ipiv, B, ldb, stride_b, info);
 }
 
 hetlu_status hetlu_recommend(char precision, int m, int n, const hetlu_options* options, hetlu_plan* plan) {

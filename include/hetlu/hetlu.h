@@ -126,6 +126,12 @@ hetlu_status hetlu_dgesv_batched(int batch, int n, int nrhs, double* A, int lda,
                                  long long stride_ipiv, double* B, int ldb, long long stride_b, int* info);
 hetlu_status hetlu_sgesv_batched(int batch, int n, int nrhs, float* A, int lda, long long stride_a, int* ipiv,
                                  long long stride_ipiv, float* B, int ldb, long long stride_b, int* info);
+hetlu_status hetlu_zgesv_batched(int batch, int n, int nrhs, hetlu_complex_double* A, int lda, long long stride_a,
+                                 int* ipiv, long long stride_ipiv, hetlu_complex_double* B, int ldb, long long stride_b,
+                                 int* info);
+hetlu_status hetlu_cgesv_batched(int batch, int n, int nrhs, hetlu_complex_float* A, int lda, long long stride_a,
+                                 int* ipiv, long long stride_ipiv, hetlu_complex_float* B, int ldb, long long stride_b,
+                                 int* info);
 
 /* The plan for an m x n problem in precision 'd' or 's'. */
 hetlu_status hetlu_recommend(char precision, int m, int n, const hetlu_options* options, hetlu_plan* plan);

@@ -183,6 +183,12 @@ int main(void) {
     float _Complex Ac[4] = {0, 0, 0, 0}, Bc[2] = {1, 1};
     s = hetlu_cgesv(2, 1, Ac, 2, pz, Bc, 2, &infoz, NULL, NULL);
     check(s == HETLU_ERROR_SINGULAR && infoz == 1, "cgesv reports a zero matrix as singular, info 1");
+    /* A batch of two complex systems: diag(2i, 1) x = (2i, 1) and a singular one. */
+    double _Complex Ab[8] = {2 * I, 0, 0, 1, 0, 0, 0, 0}, Bb[4] = {2 * I, 1, 1, 1};
+    int pb[4], infob[2] = {-1, -1};
+    s = hetlu_zgesv_batched(2, 2, 1, Ab, 2, 4, pb, 2, Bb, 2, 2, infob);
+    check(s == HETLU_SUCCESS && infob[0] == 0 && infob[1] == 1 && cabs(Bb[0] - 1) < 1e-15 && cabs(Bb[1] - 1) < 1e-15,
+          "zgesv_batched solves one system and reports the other singular");
     Ac[0] = NAN * I;
     s = hetlu_cgesv(2, 1, Ac, 2, pz, Bc, 2, &infoz, NULL, NULL);
     check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "A(1,1) is NaN") != NULL,
