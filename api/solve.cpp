@@ -20,12 +20,6 @@
 
 namespace hetlu {
 namespace {
-template <class T>
-constexpr Precision precision_of() {
-  return scalar::plan_precision<T>();  // complex: its real type's plan
-}
-template <class T>
-constexpr bool complex_v = scalar::is_complex_v<T>;
 
 // Runs the report's plan; when it is hybrid and its device cannot hold the problem (thrown before
 // A or B changes), runs the CPU plan instead and says so in the warnings.
@@ -191,7 +185,7 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
       }
   std::vector<int> ipiv(ld);
   std::string why;
-  const auto attempts = attempts_for(solver, precision_of<T>(), n, options, &why);
+  const auto attempts = attempts_for(solver, scalar::plan_precision<T>(), n, options, &why);
   const double tolerance = accuracy_tolerance<T>(n);
   SolveReport best;
   double best_omega = std::numeric_limits<double>::infinity();
@@ -308,7 +302,8 @@ bool takes_small_path(Solver solver, int m, int n, const Options& options) {
   };
   thread_local Known known;
   if (!known.valid || known.use_database != options.use_database || known.db_path != options.db_path) {
-    known = {true, options.use_database, options.db_path, small_matrix_crossover(precision_of<T>(), options).below};
+    known = {true, options.use_database, options.db_path,
+             small_matrix_crossover(scalar::plan_precision<T>(), options).below};
   }
   return std::max(m, n) < known.below;
 }
@@ -325,7 +320,7 @@ double timed(const Options& options, Run&& run) {
 template <class T>
 Plan small_path_plan(int m, int n) {
   Plan plan;
-  plan.precision = precision_of<T>();
+  plan.precision = scalar::plan_precision<T>();
   plan.nb = std::max(1, std::min(m, n));
   plan.source_detail = "small-matrix LU";  // the BLAS library's (short: no allocation per call)
   return plan;
@@ -344,20 +339,21 @@ SolveReport getrf(Solver solver, int m, int n, T* A, int lda, int* ipiv, const O
     });
     if (report.info >= 0) {
       report.plan = small_path_plan<T>(m, n);
-      report.gflops = report.seconds > 0 ? detail::getrf_flops(m, n, complex_v<T>) / report.seconds / 1e9 : 0;
+      report.gflops =
+          report.seconds > 0 ? detail::getrf_flops(m, n, scalar::is_complex_v<T>) / report.seconds / 1e9 : 0;
       return report;
     }  // the library has no getrf: hetlu's own, below
   }
-  Resolution r = resolve_plan(solver, precision_of<T>(), m, n, options);
+  Resolution r = resolve_plan(solver, scalar::plan_precision<T>(), m, n, options);
   SolveReport report;
   report.plan = r.plan;
   report.warnings = r.warnings;
   report.seconds = timed(options, [&] {
-    run_or_fall_back_to_cpus(report, solver, precision_of<T>(), m, n, options, [&](const Plan& plan) {
+    run_or_fall_back_to_cpus(report, solver, scalar::plan_precision<T>(), m, n, options, [&](const Plan& plan) {
       report.info = solvers::getrf(plan, m, n, A, lda, ipiv, options.input_check);
     });
   });
-  report.gflops = report.seconds > 0 ? detail::getrf_flops(m, n, complex_v<T>) / report.seconds / 1e9 : 0;
+  report.gflops = report.seconds > 0 ? detail::getrf_flops(m, n, scalar::is_complex_v<T>) / report.seconds / 1e9 : 0;
   return report;
 }
 
@@ -366,13 +362,13 @@ SolveReport getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const 
                   const Options& options) {
   // The solve has no tunable parameter yet: the plan only carries the precision.
   Plan plan;
-  plan.precision = precision_of<T>();
+  plan.precision = scalar::plan_precision<T>();
   plan.source_detail = "getrs takes no tuned parameters";
   SolveReport report;
   report.plan = plan;
   report.seconds =
       timed(options, [&] { solvers::getrs(plan, trans, n, nrhs, LU, lda, ipiv, B, ldb, options.input_check); });
-  report.gflops = report.seconds > 0 ? detail::getrs_flops(n, nrhs, complex_v<T>) / report.seconds / 1e9 : 0;
+  report.gflops = report.seconds > 0 ? detail::getrs_flops(n, nrhs, scalar::is_complex_v<T>) / report.seconds / 1e9 : 0;
   return report;
 }
 
@@ -387,17 +383,18 @@ SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B,
     report.seconds = timed(options, [&] { done = blas_library_gesv(n, nrhs, A, lda, ipiv, B, ldb, &report.info); });
     if (done) {
       report.plan = small_path_plan<T>(n, n);
-      report.gflops = report.seconds > 0 ? detail::gesv_flops(n, nrhs, complex_v<T>) / report.seconds / 1e9 : 0;
+      report.gflops =
+          report.seconds > 0 ? detail::gesv_flops(n, nrhs, scalar::is_complex_v<T>) / report.seconds / 1e9 : 0;
       return report;
     }
   }
-  Resolution r = resolve_plan(solver, precision_of<T>(), n, n, options);
+  Resolution r = resolve_plan(solver, scalar::plan_precision<T>(), n, n, options);
   SolveReport report;
   report.plan = r.plan;
   report.warnings = r.warnings;
   report.seconds = timed(options, [&] {
     SolveDetails details;
-    run_or_fall_back_to_cpus(report, solver, precision_of<T>(), n, n, options, [&](const Plan& plan) {
+    run_or_fall_back_to_cpus(report, solver, scalar::plan_precision<T>(), n, n, options, [&](const Plan& plan) {
       details = {};
       report.info = solvers::gesv(plan, n, nrhs, A, lda, ipiv, B, ldb, options.input_check, &details);
     });
@@ -407,7 +404,7 @@ SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B,
     report.note = details.note;
     report.phase_seconds = details.phase_seconds;
   });
-  const double flops = detail::gesv_flops(n, nrhs, complex_v<T>);
+  const double flops = detail::gesv_flops(n, nrhs, scalar::is_complex_v<T>);
   report.gflops = report.seconds > 0 ? flops / report.seconds / 1e9 : 0;
   return report;
 }

@@ -12,6 +12,7 @@
 #include "cli/report.hpp"
 #include "hetlu/hetlu.hpp"
 #include "solvers/accuracy.hpp"
+#include "solvers/scalar.hpp"
 
 namespace hetlu::cli {
 namespace {
@@ -37,10 +38,10 @@ SolveReport solve_read(std::optional<Solver> solver, DenseMatrix& A, DenseMatrix
 }
 
 bool all_finite(const DenseMatrix& M) {
-  if (M.is_complex)
-    return std::all_of(M.complex_values.begin(), M.complex_values.end(),
-                       [](std::complex<double> x) { return std::isfinite(x.real()) && std::isfinite(x.imag()); });
-  return std::all_of(M.values.begin(), M.values.end(), [](double x) { return std::isfinite(x); });
+  auto finite = [](const auto& values) {
+    return std::all_of(values.begin(), values.end(), [](auto x) { return scalar::is_finite(x); });
+  };
+  return M.is_complex ? finite(M.complex_values) : finite(M.values);
 }
 
 }  // namespace

@@ -298,23 +298,13 @@ class CudaBackend final : public Backend<T> {
   }
 
   void copy_to_device(Queue q, int rows, int cols, const T* host, int ldh, T* device, int ldd) override {
-    if (rows <= 0 || cols <= 0) return;
-    check(cudaMemcpy2DAsync(device, sizeof(T) * ldd, host, sizeof(T) * ldh, sizeof(T) * rows, cols,
-                            cudaMemcpyHostToDevice, stream(q)),
-          "cudaMemcpy2DAsync to the device");
+    copy_2d(q, rows, cols, host, ldh, device, ldd, cudaMemcpyHostToDevice, "cudaMemcpy2DAsync to the device");
   }
   void copy_to_host(Queue q, int rows, int cols, const T* device, int ldd, T* host, int ldh) override {
-    if (rows <= 0 || cols <= 0) return;
-    check(cudaMemcpy2DAsync(host, sizeof(T) * ldh, device, sizeof(T) * ldd, sizeof(T) * rows, cols,
-                            cudaMemcpyDeviceToHost, stream(q)),
-          "cudaMemcpy2DAsync to the host");
+    copy_2d(q, rows, cols, device, ldd, host, ldh, cudaMemcpyDeviceToHost, "cudaMemcpy2DAsync to the host");
   }
-
   void copy_on_device(Queue q, int rows, int cols, const T* from, int ldf, T* to, int ldt) override {
-    if (rows <= 0 || cols <= 0) return;
-    check(cudaMemcpy2DAsync(to, sizeof(T) * ldt, from, sizeof(T) * ldf, sizeof(T) * rows, cols,
-                            cudaMemcpyDeviceToDevice, stream(q)),
-          "cudaMemcpy2DAsync within the device");
+    copy_2d(q, rows, cols, from, ldf, to, ldt, cudaMemcpyDeviceToDevice, "cudaMemcpy2DAsync within the device");
   }
 
   void laswp(Queue q, int cols, T* A, int lda, int k1, int k2, const int* pivots) override {
@@ -411,6 +401,12 @@ class CudaBackend final : public Backend<T> {
 
  private:
   cudaStream_t stream(Queue q) const { return streams_[int(q)]; }
+  // A rows x cols column-major block from `from` (leading dimension ldf) to `to` (ldt), queued on q.
+  void copy_2d(Queue q, int rows, int cols, const T* from, int ldf, T* to, int ldt, cudaMemcpyKind kind,
+               const char* what) {
+    if (rows <= 0 || cols <= 0) return;
+    check(cudaMemcpy2DAsync(to, sizeof(T) * ldt, from, sizeof(T) * ldf, sizeof(T) * rows, cols, kind, stream(q)), what);
+  }
   static cudaEvent_t cuda_event(const EventPtr& event) {
     auto e = std::dynamic_pointer_cast<CudaEvent>(event);
     if (!e) throw Error("cuda backend: waiting on an event of another backend");

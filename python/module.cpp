@@ -361,19 +361,6 @@ bool holds_lapack_type(const py::array& a) {
   return holds<float>(a) || holds<double>(a) || holds<std::complex<float>>(a) || holds<std::complex<double>>(a);
 }
 
-// run(T{}) for the element type a holds: float32, float64, complex64 or complex128.
-template <class Run>
-void for_type_of(const py::array& a, Run&& run) {
-  if (holds<float>(a))
-    run(float{});
-  else if (holds<double>(a))
-    run(double{});
-  else if (holds<std::complex<float>>(a))
-    run(std::complex<float>{});
-  else
-    run(std::complex<double>{});
-}
-
 // SciPy's trans: 0 A, 1 A^T, 2 A^H (the same as A^T for real types).
 Transpose transpose_of(int trans) {
   if (trans < 0 || trans > 2) throw InvalidArgument("trans = " + std::to_string(trans) + " must be 0, 1 or 2");
@@ -416,7 +403,7 @@ py::tuple getrf_in_place(const py::array& a) {
     info = getrf(Solver::gepp, m, n, data, lda, p, options).info;
     for (int i = 0; i < k; ++i) p[i] -= 1;
   };
-  for_type_of(a, run);
+  dispatch(a, run);
   return py::make_tuple(piv, info);
 }
 
@@ -446,7 +433,7 @@ py::tuple gesv_in_place(const py::array& a, const py::array& x, int trans) {
     getrs(op, n, nrhs, A, ld, ipiv.data(), X, ld, options);
     rcond = rcond_estimate(n, A, ld, ipiv.data(), anorm);
   };
-  for_type_of(a, run);
+  dispatch(a, run);
   return py::make_tuple(info, rcond);
 }
 
@@ -484,7 +471,7 @@ void getrs_in_place(const py::array& lu, const py::array& piv, const py::array& 
     py::gil_scoped_release release;
     getrs(op, n, nrhs, factors, std::max(1, n), ipiv.data(), x, std::max(1, n), linalg_options());
   };
-  for_type_of(b, run);
+  dispatch(b, run);
 }
 
 // A C-ordered stack as NumPy holds it: a (batch, n, n), b (batch, n, k) of one type, left as they
@@ -510,7 +497,7 @@ py::tuple gesv_stack(const py::array& a, const py::array& b) {
     py::gil_scoped_release release;
     solvers::gesv_batched_row_major(static_cast<int>(batch), static_cast<int>(n), static_cast<int>(k), A, B, X, infos);
   };
-  for_type_of(a, run);
+  dispatch(a, run);
   return py::make_tuple(x, info);
 }
 

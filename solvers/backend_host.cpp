@@ -248,9 +248,7 @@ class HostBackend final : public Backend<T> {
   void triangular_solve(Queue q, blas::Uplo uplo, blas::Diag diag, Transpose trans, int m, int n, const T* Tri, int ldt,
                         T* B, int ldb) {
     const int team = threads_;
-    const blas::Op op = trans == Transpose::yes         ? blas::Op::trans
-                        : trans == Transpose::conjugate ? blas::Op::conj_trans
-                                                        : blas::Op::no_trans;
+    const blas::Op op = blas::op_of(trans);
     worker(q).push([=] {
       split_columns(n, team, [&](int c, int w) {
         blas::trsm(blas::Side::left, uplo, op, diag, m, w, T(1), Tri, ldt, B + static_cast<long long>(c) * ldb, ldb);

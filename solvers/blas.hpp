@@ -4,12 +4,19 @@
 
 #include <complex>
 
+#include "hetlu/types.hpp"
+
 namespace hetlu::blas {
 
 enum class Side { left, right };
 enum class Uplo { lower, upper };
 // conj_trans is A^H; for real types it is the same as trans.
 enum class Op { no_trans, trans, conj_trans };
+
+// The BLAS operation that applies A, A^T or A^H as a front end's Transpose asks.
+inline Op op_of(Transpose trans) {
+  return trans == Transpose::no ? Op::no_trans : trans == Transpose::yes ? Op::trans : Op::conj_trans;
+}
 enum class Diag { unit, non_unit };
 
 using complex_float = std::complex<float>;

@@ -21,7 +21,7 @@ void lu_getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const int*
     blas::trsm(Side::left, Uplo::upper, Op::no_trans, Diag::non_unit, n, nrhs, T(1), LU, lda, B, ldb);
   } else {
     // A^T = U^T L^T P: X = P^T L^-T U^-T B (A^H: the same with conjugates)
-    const Op op = trans == Transpose::conjugate ? Op::conj_trans : Op::trans;
+    const Op op = blas::op_of(trans);
     blas::trsm(Side::left, Uplo::upper, op, Diag::non_unit, n, nrhs, T(1), LU, lda, B, ldb);
     blas::trsm(Side::left, Uplo::lower, op, Diag::unit, n, nrhs, T(1), LU, lda, B, ldb);
     kernels::laswp_reverse(nrhs, B, ldb, 0, n, ipiv);

@@ -120,7 +120,7 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
       trsm(Side::left, Uplo::lower, Op::no_trans, Diag::unit, np, columns, T(1), Ar.data(), np, W, ldw);
       trsm(Side::left, Uplo::upper, Op::no_trans, Diag::non_unit, np, columns, T(1), Ar.data(), np, W, ldw);
     } else {
-      const Op op = trans == Transpose::conjugate ? Op::conj_trans : Op::trans;
+      const Op op = op_of(trans);
       trsm(Side::left, Uplo::upper, op, Diag::non_unit, np, columns, T(1), Ar.data(), np, W, ldw);
       trsm(Side::left, Uplo::lower, op, Diag::unit, np, columns, T(1), Ar.data(), np, W, ldw);
     }

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "solvers/scalar.hpp"
+
 namespace hetlu::test_support {
 
 inline std::string lawn41_name(int type) {
@@ -51,13 +53,6 @@ inline std::vector<double> random_orthogonal(int n, std::mt19937_64& rng) {
   return Q;
 }
 
-inline double conj_of(double x) {
-  return x;
-}
-inline std::complex<double> conj_of(std::complex<double> x) {
-  return std::conj(x);
-}
-
 // A += U diag(sigma) V^H, sigma_k = scale cond^(-k/(n-1)) from 1 to 1/cond (dlatms's mode 3).
 template <class T>
 void singular_value_sum(std::vector<T>& A, int n, const std::vector<T>& U, const std::vector<T>& V, double cond,
@@ -65,7 +60,7 @@ void singular_value_sum(std::vector<T>& A, int n, const std::vector<T>& U, const
   for (int k = 0; k < n; ++k) {
     const double sigma = scale * std::pow(cond, -double(k) / std::max(1, n - 1));
     for (int j = 0; j < n; ++j) {
-      const T vs = sigma * conj_of(V[j + static_cast<size_t>(k) * n]);
+      const T vs = sigma * scalar::conj(V[j + static_cast<size_t>(k) * n]);
       for (int i = 0; i < n; ++i) A[i + static_cast<size_t>(j) * n] += U[i + static_cast<size_t>(k) * n] * vs;
     }
   }

@@ -127,8 +127,9 @@ void check_solve(const SolveCase& c) {
   const double bound = (type == 9 || type == 10) ? 1000 * (n + 1) * eps : (n + 1) * eps;
   EXPECT_LE(omega, bound) << "steps " << details.refinement_steps
                           << (details.fell_back_to_gepp ? ", fell back: " + details.note : "");
-  if (solver != Solver::prbt)
+  if (solver != Solver::prbt) {
     EXPECT_LT(accuracy::factorization_residual(n, n, A.data(), n, LU.data(), n, ipiv.data()), 30.0);
+  }
 }
 
 TEST_P(ComplexLawn41, DoubleSolvesOrRejects) {
