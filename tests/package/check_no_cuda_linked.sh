@@ -18,8 +18,9 @@ if LD_PRELOAD=$drop_in LD_DEBUG=files /bin/true 2>&1 | grep -E "file=($cuda_libr
   echo "FAILED: preloading $drop_in maps CUDA libraries (above)"
   exit 1
 fi
-# The plugin, when built, is where CUDA is (a check that the greps above can fail).
-if [[ -n "$plugin" ]] && ! ldd "$plugin" | grep -qE "$cuda_libraries"; then
+# The plugin, when built, is where CUDA is (a check that the greps above can fail). ldd's output is
+# read whole first: `ldd | grep -q` under pipefail fails whenever grep quits before ldd has written.
+if [[ -n "$plugin" ]] && ! grep -qE "$cuda_libraries" <<< "$(ldd "$plugin")"; then
   echo "FAILED: the plugin $plugin links no CUDA library: the check above proves nothing"
   exit 1
 fi
