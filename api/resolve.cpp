@@ -166,6 +166,14 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
   kind.target = target;
   kind.backend = backend;
   std::optional<Plan> plan = tuned_plan(kind, m, n, options, profile, why_not_tuned, r.warnings);
+  if (!plan && precision == Precision::mixed) {
+    // Mixed precision runs the single factorization: its tuned parameters serve until mixed ones are stored.
+    Plan single = kind;
+    single.precision = Precision::single;
+    std::string why_not_single;
+    plan = tuned_plan(single, m, n, options, profile, why_not_single, r.warnings);
+    if (plan) plan->source_detail = "the single-precision factorization's: " + plan->source_detail;
+  }
   if (target == Target::hybrid && backend == BackendKind::host)
     profile = model::with_host_backend(profile, backends::host_backend_threads());
   // The model is consulted either way: its reasoning explains a tuned plan too.

@@ -409,29 +409,52 @@ SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B,
   return report;
 }
 
-SolveReport mixed_gesv(int n, int nrhs, double* A, int lda, int* ipiv, const double* B, int ldb, double* X, int ldx,
+template <class T>
+SolveReport mixed_gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, const T* B, int ldb, T* X, int ldx,
                        int* iter, const Options& options) {
+  static_assert(scalar::plan_precision<T>() == Precision::double_, "mixed precision answers in double");
   checks::square_system(n, nrhs, A, lda, B, ldb);
   checks::at_least("ldx", ldx, "max(1, n)", std::max(1, n));
   checks::not_null("X", X, static_cast<long long>(n) * nrhs);
   checks::not_null("ipiv", ipiv, n);
   checks::not_null("iter", iter, 1);
   if (options.input_check == InputCheck::finite) checks::finite_system(n, nrhs, A, lda, B, ldb);
-  if (options.target != Target::cpu) throw InvalidArgument("mixed_gesv runs on the CPU target only (so far)");
-  const Plan single = resolve_plan(Solver::gepp, Precision::single, n, n, options).plan;
+  if (solver == Solver::prbt && options.target != Target::cpu)
+    throw InvalidArgument("PRBT in mixed precision runs on the CPU target only (so far): use --target cpu");
   SolveReport report;
-  report.plan = resolve_plan(Solver::gepp, Precision::double_, n, n, options).plan;
-  report.seconds = timed(options, [&] {
-    report.info = solvers::mixed_gesv(single, report.plan, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, iter);
-  });
-  report.refinement_steps = std::max(0, *iter);
-  if (*iter < 0)
-    report.warnings.push_back(*iter == -2   ? "an entry lies outside single precision's range: solved in double"
-                              : *iter == -3 ? "single precision's LU met a zero pivot: solved in double"
-                                            : "refinement from single precision stalled: solved in double");
-  report.gflops = report.seconds > 0 ? detail::gesv_flops(n, nrhs) / report.seconds / 1e9 : 0;
+  const Resolution mixed = resolve_plan(solver, Precision::mixed, n, n, options);
+  report.plan = mixed.plan;
+  report.warnings = mixed.warnings;
+  Plan low = mixed.plan;  // the factorization runs in single
+  low.precision = Precision::single;
+  // The fallback answers as dsgesv's does, with partial pivoting (PRBT's GENP has nothing to fall back to).
+  const Plan high =
+      resolve_plan(solver == Solver::prbt ? Solver::gepp : solver, Precision::double_, n, n, options).plan;
+  solvers::MixedDetails details;
+  report.seconds = timed(
+      options, [&] { report.info = solvers::mixed_gesv(low, high, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, details); });
+  *iter = details.iter;
+  report.refinement_steps = std::max(0, details.iter);
+  report.note = std::to_string(details.classical_steps) + " step(s) of classical refinement";
+  if (details.gmres_steps > 0)
+    report.note += ", " + std::to_string(details.gmres_steps) + " of GMRES-based refinement (" +
+                   std::to_string(details.gmres_iterations) + " GMRES iterations)";
+  if (details.iter < 0) {
+    report.warnings.push_back(details.iter == -2   ? "an entry lies outside single precision's range: solved in double"
+                              : details.iter == -3 ? "single precision's LU met a zero pivot: solved in double"
+                                                   : "refinement from single precision did not converge (" +
+                                                         report.note + "): solved in double");
+    report.plan = high;  // the plan that gave the answer
+  }
+  report.gflops = report.seconds > 0 ? detail::gesv_flops(n, nrhs, scalar::is_complex_v<T>) / report.seconds / 1e9 : 0;
   return report;
 }
+
+template SolveReport mixed_gesv<double>(Solver, int, int, double*, int, int*, const double*, int, double*, int, int*,
+                                        const Options&);
+template SolveReport mixed_gesv<std::complex<double>>(Solver, int, int, std::complex<double>*, int, int*,
+                                                      const std::complex<double>*, int, std::complex<double>*, int,
+                                                      int*, const Options&);
 
 template SolveReport getrf<float>(Solver, int, int, float*, int, int*, const Options&);
 template SolveReport getrf<double>(Solver, int, int, double*, int, int*, const Options&);

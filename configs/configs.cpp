@@ -187,7 +187,7 @@ model::ModelParams model_params(const std::string& yaml_path) {
   const YAML::Node root = load(yaml_path, embedded::model_yaml, source);
   const std::string top = source + ": ";
   refuse_unknown_keys(root,
-                      {"efficiency", "gemm_half_rate_k", "panel", "prbt_refinement_steps", "prbt_condition_solves",
+                      {"efficiency", "gemm_half_rate_k", "panel", "prbt_refinement_steps", "prbt_condition_solves", "mixed_refinement_steps",
                        "step_overhead_seconds", "link_default", "datasheet_bandwidth_efficiency", "nb_candidates"},
                       top);
   model::ModelParams p;
@@ -215,6 +215,7 @@ model::ModelParams model_params(const std::string& yaml_path) {
   p.panel_leaf_width = whole(panel, "leaf_width", p.panel_leaf_width, pwhere, 1, 4096);
   p.prbt_refinement_steps = whole(root, "prbt_refinement_steps", p.prbt_refinement_steps, top, 0, 100);
   p.prbt_condition_solves = whole(root, "prbt_condition_solves", p.prbt_condition_solves, top, 0, 100);
+  p.mixed_refinement_steps = whole(root, "mixed_refinement_steps", p.mixed_refinement_steps, top, 0, 100);
   p.step_overhead_seconds = number(root, "step_overhead_seconds", p.step_overhead_seconds, top, 0, 1);
   p.default_link_gbs = number(link, "bandwidth_gbs", p.default_link_gbs, top + "link_default.", 0, huge, true);
   p.default_link_latency_us = number(link, "latency_us", p.default_link_latency_us, top + "link_default.", 0, 1e6);

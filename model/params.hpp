@@ -40,6 +40,10 @@ struct ModelParams {
   // right-hand side through the factors per step, 4 to 11 of them; 5 on random matrices.
   int prbt_condition_solves = 5;
   double genp_panel_speedup = 1.5;
+  // Mixed precision (solvers/mixed_gesv.cpp): the refinement steps expected after the single
+  // factorization on a matrix it can handle (two on random matrices at n = 2000 to 8000 here; LAPACK's
+  // dsgesv takes the same), each a residual in double and a solve with the single factors.
+  int mixed_refinement_steps = 2;
 
   // Fixed cost of one panel step (synchronisation, BLAS call overhead), seconds.
   double step_overhead_seconds = 20e-6;

@@ -145,6 +145,22 @@ double prbt_extra_seconds(const MachineProfile& profile, const Rates& rates, int
          (params.prbt_refinement_steps + 1) * (solve + residual);
 }
 
+// Mixed precision beyond its single factorization, on the CPUs as mixed_gesv.cpp runs it: A
+// rounded to single (a pass reading 8 bytes and writing 4 per entry; PRBT's randomization fused
+// with it is another single pass), then mixed_refinement_steps steps of a residual in double and a
+// solve with the single factors; the first solution is one more solve. GEPP's solves also swap rows.
+double mixed_extra_seconds(const MachineProfile& profile, const Rates& rates, int n, Solver solver,
+                           const ModelParams& params) {
+  const double entries = double(n) * n;
+  auto pass = [&](const char* kind, double word, double memory_bytes) {
+    return entries * pass_seconds_per_entry(profile, rates, kind, n, word, memory_bytes);
+  };
+  const double rounding = entries * 12 / host_bandwidth(rates.memory_gbs);
+  const double randomize = solver == Solver::prbt ? pass("randomize", 4, 16) : 0;
+  const double solve = pass("triangular_solve", 4, 8), residual = pass("residual", 8, 8);
+  return rounding + randomize + solve + params.mixed_refinement_steps * (residual + solve);
+}
+
 // The same on the hybrid target, as prbt_hybrid.cpp and prbt_device.hpp do it: the host copies A
 // into a padded array (one pass), uploads it, and the device keeps a copy and randomizes the other;
 // the condition estimate (after the host's pass for ||A||_1), each solve and each residual read
@@ -284,7 +300,7 @@ std::vector<int> candidate_cpu_block_columns(int blocks, double closed_form_frac
 Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& params) {
   Rates r;
   r.cores = std::max(1, p.cores);
-  const bool single = precision == Precision::single;
+  const bool single = precision != Precision::double_;  // mixed factors in single
   const double measured_all = single ? p.sgemm_gflops_all_cores : p.dgemm_gflops_all_cores;
   const double measured_one = single ? p.sgemm_gflops_one_core : p.dgemm_gflops_one_core;
   const double peak_core = p.peak_gflops_per_core * (single ? 2 : 1);
@@ -474,7 +490,11 @@ double predict_seconds(const MachineProfile& profile, const Problem& problem, co
       *terms = {
           {"panels", t.panel}, {"updates", t.update}, {"row interchanges", t.swaps}, {"step overheads", t.overhead}};
   }
-  if (problem.solver == Solver::prbt) {
+  if (problem.precision == Precision::mixed) {
+    const double extra = mixed_extra_seconds(profile, rates, problem.n, problem.solver, params);
+    seconds += extra;
+    if (terms) terms->push_back({"rounding to single, refinement in double", extra});
+  } else if (problem.solver == Solver::prbt) {
     const bool on_device = problem.target == Target::hybrid && rates.device.gflops > 0;
     const double extra = on_device ? prbt_hybrid_extra_seconds(profile, rates, problem.n, problem.precision, params)
                                    : prbt_extra_seconds(profile, rates, problem.n, problem.precision, params);

@@ -59,13 +59,23 @@ void gesv_batched(int batch, int n, int nrhs, T* A, int lda, std::int64_t stride
 template <class T>
 void gesv_batched_row_major(int batch, int n, int nrhs, const T* A, const T* B, T* X, int* info);
 
-// X from a single-precision factorization of A refined in double, as LAPACK's dsgesv (see
-// mixed_gesv.cpp): A is left unchanged unless the single path fails and the double solver, at
-// double_plan, factors it; iter as dsgesv's ITER (>= 0 refinement steps, < 0 why the double solver
-// answered). Returns the double solver's info (0 when the single path answered). Arguments are
-// already checked.
-int mixed_gesv(const Plan& single_plan, const Plan& double_plan, int n, int nrhs, double* A, int lda, int* ipiv,
-               const double* B, int ldb, double* X, int ldx, int* iter);
+// What a mixed-precision solve did: LAPACK's ITER (>= 0 refinement steps, < 0 why the double
+// solver answered), and how many steps of each refinement it took.
+struct MixedDetails {
+  int iter = 0;
+  int classical_steps = 0;   // corrections solved with the single factors
+  int gmres_steps = 0;       // corrections solved by GMRES preconditioned with them
+  int gmres_iterations = 0;  // GMRES's iterations over all of those
+};
+
+// X from a single-precision factorization of A (low_plan: its solver, at single precision) refined
+// in double, as LAPACK's dsgesv and zcgesv, with GMRES-based refinement where the classical one
+// stalls (see mixed_gesv.cpp); T is double or complex<double>. A is left unchanged unless the
+// single path fails and the double solver, at high_plan, factors it. Returns the double solver's
+// info (0 when the single path answered). Arguments are already checked.
+template <class T>
+int mixed_gesv(const Plan& low_plan, const Plan& high_plan, int n, int nrhs, T* A, int lda, int* ipiv, const T* B,
+               int ldb, T* X, int ldx, MixedDetails& details);
 
 // LAPACK's dgetrf from the BLAS library (OpenBLAS), the reference hetlu is measured against.
 int reference_getrf(int m, int n, double* A, int lda, int* ipiv);

@@ -22,6 +22,7 @@
 #include "solvers/copy_block.hpp"
 #include "solvers/phases.hpp"
 #include "solvers/prbt_device.hpp"
+#include "solvers/randomized_solve.hpp"
 #include "solvers/refinement.hpp"
 #include "solvers/variants.hpp"
 #include "solvers/workspace.hpp"
@@ -49,44 +50,30 @@ int gepp_fallback(const Plan& plan, int n, int nrhs, const T* A, int lda, int* i
   return info;
 }
 
-// R <- A^-1 R = V Ar^-1 U^T [R; 0] for the n x ncols R (trans = yes: A^-T R = U Ar^-T V^T [R; 0];
-// conjugate: A^-H R = U Ar^-H V^T [R; 0], the butterflies being real),
-// through the padded np x ncols `work`. triangular(W, ldw, ncols, trans) applies (L U)^-1 or
-// (L U)^-T to W wherever the factors are.
-template <class T, class Triangular>
-void apply_inverse(const kernels::Butterfly<T>& U, const kernels::Butterfly<T>& V, int n, int ncols, T* R, int ldr,
-                   Transpose trans, std::vector<T>& work, Triangular& triangular) {
-  const int np = U.n;
-  const auto& first = trans == Transpose::no ? U : V;
-  const auto& last = trans == Transpose::no ? V : U;
-  work.assign(static_cast<size_t>(np) * std::max(1, ncols), T(0));
-  kernels::copy_block(n, ncols, R, ldr, work.data(), np);
-  kernels::apply_transpose_left(first, ncols, work.data(), np);
-  triangular(work.data(), np, ncols, trans);
-  kernels::apply_left(last, ncols, work.data(), np);
-  kernels::copy_block(n, ncols, work.data(), np, R, ldr);
-}
-
 // x = A^-1 b for each right-hand side b, then refinement; residual is refine()'s.
 template <class T, class Triangular, class Residual>
 RefinementResult solve_and_refine(const kernels::Butterfly<T>& U, const kernels::Butterfly<T>& V, int n, int nrhs,
                                   const T* B, int ldb, T* X, int ldx, Triangular& triangular, Residual&& residual) {
   std::vector<T> work;
-  auto solve_in_place = [&](T* R, int ldr) { apply_inverse(U, V, n, nrhs, R, ldr, Transpose::no, work, triangular); };
+  auto solve_in_place = [&](T* R, int ldr) {
+    kernels::apply_randomized_inverse(U, V, n, nrhs, R, ldr, Transpose::no, work, triangular);
+  };
   kernels::copy_block(n, nrhs, B, ldb, X, ldx);
   solve_in_place(X, ldx);
   return refine(n, nrhs, X, ldx, residual, solve_in_place);
 }
 
 // The reciprocal 1-norm condition number of A (n x n), estimated (as dgecon) from the randomized
-// factors, with apply_inverse on one vector at a time.
+// factors, with apply_randomized_inverse on one vector at a time.
 template <class T, class Triangular>
 double reciprocal_condition(const kernels::Butterfly<T>& U, const kernels::Butterfly<T>& V, int n, const T* A, int lda,
                             Triangular& triangular) {
   const double anorm = kernels::norm1(n, n, A, lda);
   if (anorm == 0) return 0;
   std::vector<T> work;
-  auto apply = [&](T* x, Transpose trans) { apply_inverse(U, V, n, 1, x, std::max(1, n), trans, work, triangular); };
+  auto apply = [&](T* x, Transpose trans) {
+    kernels::apply_randomized_inverse(U, V, n, 1, x, std::max(1, n), trans, work, triangular);
+  };
   const double inverse_norm = kernels::inverse_norm1_estimate<T>(
       n, [&](T* x) { apply(x, Transpose::no); }, [&](T* x) { apply(x, Transpose::conjugate); });
   return inverse_norm > 0 ? 1 / (anorm * inverse_norm) : 0;

@@ -130,13 +130,17 @@ template <class T>
 SolveReport solve_checked(std::optional<Solver> solver, int n, int nrhs, const T* A, int lda, T* B, int ldb,
                           const Options& options = {});
 
-// X (n x nrhs) with A X = B from a single-precision LU of A refined in double, as LAPACK's dsgesv:
-// about twice the double solver's speed where A is not too ill-conditioned for single precision
-// (kappa(A) u_single well below 1). Otherwise the double solver answers, A then overwritten by its
-// factors; iter is dsgesv's ITER: >= 0 the refinement steps taken, -2 an entry outside single's
-// range, -3 an exactly zero pivot in single, -31 refinement stalled (detected after two or three
-// steps, not thirty). B is left unchanged. The report's info is the double solver's.
-SolveReport mixed_gesv(int n, int nrhs, double* A, int lda, int* ipiv, const double* B, int ldb, double* X, int ldx,
+// X (n x nrhs) with A X = B from a single-precision factorization of A by `solver` (GEPP, CALU, or
+// PRBT's butterflies and GENP; plan: precision mixed, whose nb is the single factorization's),
+// refined in double as LAPACK's dsgesv and zcgesv do, then by GMRES preconditioned with the single
+// factors where classical refinement stalls: about twice the double solver's speed where A is not
+// too ill-conditioned for it. Otherwise the double solver answers (GEPP for PRBT), A then overwritten
+// by its factors. T: double or complex<double>. iter is dsgesv's ITER: >= 0 the refinement steps
+// taken, -2 an entry outside single's range, -3 an exactly zero pivot in single, -31 refinement did
+// not converge (detected after a few O(n^2) steps, not thirty). B is left unchanged. The report's
+// info is the double solver's; its note says how many steps of each refinement ran.
+template <class T>
+SolveReport mixed_gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, const T* B, int ldb, T* X, int ldx,
                        int* iter, const Options& options = {});
 
 // Many independent n x n systems A_i X_i = B_i in one call (a NumPy stack, an assembly loop): system

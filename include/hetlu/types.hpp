@@ -46,7 +46,9 @@ inline void stop_if_requested(const std::function<bool()>& requested) {
 // ---- enums, each with one to_string / from_string used by YAML, CLI, DB and logs ----------------
 
 enum class Solver { gepp, calu, prbt };
-enum class Precision { single, double_ };
+// mixed: a double answer from a single-precision factorization refined in double (classical, then
+// GMRES-based refinement; the double solver where both fail): its plan is the single factorization's.
+enum class Precision { single, double_, mixed };
 enum class Target { cpu, hybrid };
 // Where a plan's values came from, strongest first in the resolution chain.
 enum class PlanSource { override_, tuned, model, default_ };
@@ -95,8 +97,8 @@ struct EnumNames {
 
 inline constexpr EnumNames<Solver, 3> solver_names{
     "solver", {{{Solver::gepp, "gepp"}, {Solver::calu, "calu"}, {Solver::prbt, "prbt"}}}};
-inline constexpr EnumNames<Precision, 2> precision_names{
-    "precision", {{{Precision::single, "single"}, {Precision::double_, "double"}}}};
+inline constexpr EnumNames<Precision, 3> precision_names{
+    "precision", {{{Precision::single, "single"}, {Precision::double_, "double"}, {Precision::mixed, "mixed"}}}};
 inline constexpr EnumNames<Target, 2> target_names{"target", {{{Target::cpu, "cpu"}, {Target::hybrid, "hybrid"}}}};
 inline constexpr EnumNames<PlanSource, 4> plan_source_names{"plan source",
                                                             {{{PlanSource::override_, "override"},

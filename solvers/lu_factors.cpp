@@ -1,0 +1,73 @@
+#include "solvers/lu_factors.hpp"
+
+#include <algorithm>
+#include <complex>
+
+#include "solvers/blas.hpp"
+#include "solvers/blocked_lu.hpp"
+#include "solvers/lu.hpp"
+#include "solvers/randomized_solve.hpp"
+#include "solvers/variants.hpp"
+
+namespace hetlu::solvers {
+
+template <class F>
+void LuFactors<F>::solve(F* W, int ldw, int ncols) const {
+  if (n == 0 || ncols == 0) return;
+  if (!U) {
+    variants::lu_getrs(Transpose::no, n, ncols, lu.data(), ld, ipiv.data(), W, ldw);
+    return;
+  }
+  auto triangular = [&](F* X, int ldx, int columns, Transpose) {
+    using namespace blas;
+    trsm(Side::left, Uplo::lower, Op::no_trans, Diag::unit, ld, columns, F(1), lu.data(), ld, X, ldx);
+    trsm(Side::left, Uplo::upper, Op::no_trans, Diag::non_unit, ld, columns, F(1), lu.data(), ld, X, ldx);
+  };
+  std::vector<F> work;
+  kernels::apply_randomized_inverse(*U, *V, n, ncols, W, ldw, Transpose::no, work, triangular);
+}
+
+template <class F>
+int factor(const Plan& plan, int n, std::vector<F>&& A, LuFactors<F>& factors) {
+  factors = LuFactors<F>{};
+  factors.solver = plan.solver;
+  factors.n = n;
+  const int lda = std::max(1, n);
+  if (plan.solver != Solver::prbt) {
+    factors.ld = lda;
+    factors.lu = std::move(A);
+    factors.ipiv.resize(n);
+    return getrf(plan, n, n, factors.lu.data(), factors.ld, factors.ipiv.data(), InputCheck::none);
+  }
+  if (plan.target != Target::cpu) throw InvalidArgument("PRBT in mixed precision runs on the CPU target only (so far)");
+  const int np = std::max(4, (n + 3) / 4 * 4);
+  factors.ld = np;
+  factors.lu.resize(static_cast<size_t>(np) * np);
+  factors.ipiv.resize(n);
+  for (int i = 0; i < n; ++i) factors.ipiv[i] = i + 1;
+  // The seeds PRBT's own solve uses: the same matrix is randomized the same way in every precision.
+  factors.U = kernels::Butterfly<F>::random(np, 2012u + 2u * static_cast<unsigned>(np));
+  factors.V = kernels::Butterfly<F>::random(np, 2013u + 2u * static_cast<unsigned>(np));
+  if (!kernels::randomize_two_sided(*factors.U, *factors.V, n, A.data(), lda, factors.lu.data(), np)) {
+    // The first exactly zero column (or row) names the singularity, as GEPP's info would.
+    for (int j = 0; j < n; ++j)
+      if (std::all_of(A.begin() + static_cast<long long>(j) * lda, A.begin() + static_cast<long long>(j) * lda + n,
+                      [](F x) { return x == F(0); }))
+        return j + 1;
+    return n;  // a zero row only: singular; the double solver finds where
+  }
+  A = {};
+  std::vector<int> identity(np);
+  return variants::blocked_lu(np, np, factors.lu.data(), np, identity.data(), plan.nb, plan.lookahead > 0,
+                              variants::genp_panel<F>);
+}
+
+template struct LuFactors<float>;
+template struct LuFactors<double>;
+template struct LuFactors<std::complex<float>>;
+template struct LuFactors<std::complex<double>>;
+template int factor<float>(const Plan&, int, std::vector<float>&&, LuFactors<float>&);
+template int factor<std::complex<float>>(const Plan&, int, std::vector<std::complex<float>>&&,
+                                         LuFactors<std::complex<float>>&);
+
+}  // namespace hetlu::solvers

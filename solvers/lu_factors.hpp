@@ -1,0 +1,52 @@
+// The factors of A that a refinement solves with, whichever solver made them: P A = L U (GEPP,
+// CALU) or Ar = U^T diag(A, I) V = L U (PRBT: butterflies, then GENP without pivoting). The
+// mixed-precision solve (mixed_gesv.cpp) factors in single and refines in double with them, and
+// GMRES-based refinement applies the same factors widened to double as its preconditioner.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "hetlu/types.hpp"
+#include "solvers/butterfly.hpp"
+
+namespace hetlu::solvers {
+
+template <class F>
+struct LuFactors {
+  Solver solver = Solver::gepp;
+  int n = 0;
+  int ld = 0;                                 // the factors' order: n, or PRBT's padding to a multiple of 4
+  std::vector<F> lu;                          // ld x ld, L below the diagonal (unit), U on and above
+  std::vector<int> ipiv;                      // GEPP, CALU: LAPACK's 1-based row interchanges; PRBT: the identity
+  std::optional<kernels::Butterfly<F>> U, V;  // PRBT only
+
+  // W <- A^-1 W for the n x ncols W.
+  void solve(F* W, int ldw, int ncols) const;
+
+  // The same factors held as G (float to double, complex<float> to complex<double>): a solve in G's
+  // precision with L and U as they were rounded.
+  template <class G>
+  LuFactors<G> widened() const {
+    LuFactors<G> out;
+    out.solver = solver, out.n = n, out.ld = ld, out.ipiv = ipiv;
+    out.lu.assign(lu.begin(), lu.end());
+    auto widen = [](const kernels::Butterfly<F>& W) {
+      kernels::Butterfly<G> w;
+      w.n = W.n;
+      w.values.assign(W.values.begin(), W.values.end());
+      return w;
+    };
+    if (U) out.U = widen(*U), out.V = widen(*V);
+    return out;
+  }
+};
+
+// Factors the n x n A (leading dimension max(1, n); taken: GEPP and CALU factor it in place) by
+// plan.solver on plan.target (PRBT: the CPU target only), into `factors`. Returns LAPACK's info:
+// > 0 an exactly zero pivot (PRBT: also an exactly zero row or column, which makes A singular
+// however it is randomized).
+template <class F>
+int factor(const Plan& plan, int n, std::vector<F>&& A, LuFactors<F>& factors);
+
+}  // namespace hetlu::solvers
