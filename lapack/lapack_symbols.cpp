@@ -181,12 +181,12 @@ void gesv(const char* routine, const int* n, const int* nrhs, T* A, const int* l
   }
 }
 
-// LAPACK's dsgesv: the arguments checked in its order, then hetlu::mixed_gesv (single-precision LU,
-// refinement in double, the double solver where that fails). WORK and SWORK are LAPACK's workspace;
-// hetlu keeps its own.
-void dsgesv(const int* n, const int* nrhs, double* A, const int* lda, int* ipiv, const double* B, const int* ldb,
-            double* X, const int* ldx, int* iter, int* info) {
-  const char* routine = "DSGESV";
+// LAPACK's dsgesv and zcgesv: the arguments checked in its order, then hetlu::mixed_gesv (a
+// single-precision LU, refinement in double, the double solver where that fails). WORK, SWORK (and
+// zcgesv's RWORK) are LAPACK's workspace; hetlu keeps its own.
+template <class T>
+void mixed_gesv(const char* routine, const int* n, const int* nrhs, T* A, const int* lda, int* ipiv, const T* B,
+                const int* ldb, T* X, const int* ldx, int* iter, int* info) {
   announce(routine);
   *iter = 0;
   if (*n < 0)
@@ -202,10 +202,9 @@ void dsgesv(const int* n, const int* nrhs, double* A, const int* lda, int* ipiv,
   else {
     try {
       hetlu::Options options = lapack_options();
-      options.target = hetlu::Target::cpu;  // mixed precision runs on the CPUs so far
       options.overrides = {};
       options.measure_time = false;
-      *info = hetlu::mixed_gesv(*n, *nrhs, A, *lda, ipiv, B, *ldb, X, *ldx, iter, options).info;
+      *info = hetlu::mixed_gesv(hetlu::Solver::gepp, *n, *nrhs, A, *lda, ipiv, B, *ldb, X, *ldx, iter, options).info;
     } catch (const std::exception& e) {
       fatal(routine, e);
     }
@@ -218,7 +217,7 @@ extern "C" {
 
 void dsgesv_(const int* n, const int* nrhs, double* a, const int* lda, int* ipiv, const double* b, const int* ldb,
              double* x, const int* ldx, double* /*work*/, float* /*swork*/, int* iter, int* info) {
-  dsgesv(n, nrhs, a, lda, ipiv, b, ldb, x, ldx, iter, info);
+  mixed_gesv("DSGESV", n, nrhs, a, lda, ipiv, b, ldb, x, ldx, iter, info);
 }
 
 void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info) {
@@ -245,6 +244,11 @@ void sgesv_(const int* n, const int* nrhs, float* a, const int* lda, int* ipiv, 
 // Complex: Fortran's COMPLEX*16 and COMPLEX are std::complex<double> and <float> (two reals each).
 using zcomplex = std::complex<double>;
 using ccomplex = std::complex<float>;
+void zcgesv_(const int* n, const int* nrhs, zcomplex* a, const int* lda, int* ipiv, const zcomplex* b, const int* ldb,
+             zcomplex* x, const int* ldx, zcomplex* /*work*/, ccomplex* /*swork*/, double* /*rwork*/, int* iter,
+             int* info) {
+  mixed_gesv("ZCGESV", n, nrhs, a, lda, ipiv, b, ldb, x, ldx, iter, info);
+}
 void zgetrf_(const int* m, const int* n, zcomplex* a, const int* lda, int* ipiv, int* info) {
   getrf("ZGETRF", m, n, a, lda, ipiv, info);
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs one of LAPACK's linear-equation testers (liblapack-test) with libhetlu_lapack.so preloaded,
-# on a GE-only input: usage run_lapack_suite.sh TESTER INPUT LIBRARY PREFIX (D or S; DS: xlintstds, DSGESV).
+# on a GE-only input: usage run_lapack_suite.sh TESTER INPUT LIBRARY PREFIX (D, S, Z or C; DS: xlintstds, DSGESV; ZC: xlintstzc, ZCGESV).
 # Passes when the tester ran hetlu's getrf, getrs and gesv, every test passed the threshold and
 # the error exits were all detected.
 set -u
@@ -14,10 +14,10 @@ cat "$out" "$err"
 fail=0
 expect() { grep -q -- "$1" "$2" || { echo "MISSING: $1"; fail=1; }; }
 [ $status -eq 0 ] || { echo "tester exited with $status"; fail=1; }
-if [ "$prefix" = DS ]; then  # xlintstds: the mixed-precision driver DSGESV alone
-  expect "LAPACK DSGESV served by libhetlu_lapack" "$err"
-  expect "DSGESV drivers passed the tests of the error exits" "$out"
-  expect "All tests for DSGESV routines passed the threshold" "$out"
+if [ "$prefix" = DS ] || [ "$prefix" = ZC ]; then  # xlintstds, xlintstzc: the mixed-precision driver alone
+  expect "LAPACK ${prefix}GESV served by libhetlu_lapack" "$err"
+  expect "${prefix}GESV drivers passed the tests of the error exits" "$out"
+  expect "All tests for ${prefix}GESV routines passed the threshold" "$out"
 else
   for routine in GETRF GETRS GESV; do expect "LAPACK ${prefix}${routine} served by libhetlu_lapack" "$err"; done
   expect "${prefix}GE routines passed the tests of the error exits" "$out"
