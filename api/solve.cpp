@@ -440,10 +440,12 @@ SolveReport mixed_gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv,
     report.note += ", " + std::to_string(details.gmres_steps) + " of GMRES-based refinement (" +
                    std::to_string(details.gmres_iterations) + " GMRES iterations)";
   if (details.iter < 0) {
-    report.warnings.push_back(details.iter == -2   ? "an entry lies outside single precision's range: solved in double"
-                              : details.iter == -3 ? "single precision's LU met a zero pivot: solved in double"
-                                                   : "refinement from single precision did not converge (" +
-                                                         report.note + "): solved in double");
+    // Why the double solver answered; unsaid when it found A exactly singular (info says all).
+    if (report.info == 0)
+      report.warnings.push_back(details.iter == -2 ? "an entry lies outside single precision's range: solved in double"
+                                : details.iter == -3 ? "single precision's LU met a zero pivot: solved in double"
+                                                     : "refinement from single precision did not converge (" +
+                                                           report.note + "): solved in double");
     report.plan = high;  // the plan that gave the answer
   }
   report.gflops = report.seconds > 0 ? detail::gesv_flops(n, nrhs, scalar::is_complex_v<T>) / report.seconds / 1e9 : 0;

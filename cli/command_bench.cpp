@@ -10,6 +10,7 @@
 #include <limits>
 #include <random>
 
+#include "cli/bench_mixed.hpp"
 #include "cli/commands.hpp"
 #include "cli/memory.hpp"
 #include "cli/report.hpp"
@@ -287,8 +288,9 @@ nlohmann::ordered_json sweep_d(Solver solver, int m, int n, int reps, const std:
 
 void register_bench(CLI::App& app, CommandState&) {
   struct Args {
-    std::string db, solver = "all";
+    std::string db, solver = "all", precision = "double";
     int m = -1, n = 0, reps = 5;
+    double cond = 0;
     std::optional<int> nb, ib;
     bool json = false, sweep_d = false;
     HybridArgs hybrid;
@@ -307,6 +309,14 @@ void register_bench(CLI::App& app, CommandState&) {
       ->capture_default_str();
   cmd->add_option("--nb", args->nb, "panel width (overrides the tuned or model value)")->check(whole_positive);
   cmd->add_option("--ib", args->ib, "CALU's inner panel width (overrides)")->check(whole_positive);
+  cmd->add_option("--precision", args->precision,
+                  "double (against dgetrf, dgesv), or mixed: a single factorization refined in double, against "
+                  "OpenBLAS dgesv and dsgesv")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"double", "mixed"}));
+  cmd->add_option("--cond", args->cond,
+                  "--precision mixed: A with singular values graded from 1 to 1/COND (default: a random A)")
+      ->check(CLI::Range(1.0, 1e300));
   add_hybrid_options(*cmd, args->hybrid);
   cmd->add_flag("--sweep-d", args->sweep_d, "hybrid: GFlop/s for each CPU share d, the model's d marked");
   cmd->add_flag("--json", args->json, "print one JSON object");
@@ -329,6 +339,13 @@ void register_bench(CLI::App& app, CommandState&) {
     options.db_path = args->db;
     options.overrides.nb = args->nb;
     options.overrides.ib = args->ib;
+    if (args->cond > 0 && args->precision != "mixed") throw UsageError("--cond is for --precision mixed");
+    if (args->precision == "mixed") {
+      if (m != n) throw UsageError("--precision mixed solves square systems: give m = n");
+      if (args->sweep_d) throw UsageError("--sweep-d is for --precision double");
+      bench_mixed(MixedBench{n, args->reps, args->cond, solvers, args->json}, options);
+      return;
+    }
 
     std::mt19937_64 rng(2026);
     std::uniform_real_distribution<double> u(-1, 1);

@@ -37,6 +37,34 @@ SolveReport solve_read(std::optional<Solver> solver, DenseMatrix& A, DenseMatrix
   return solve_checked(solver, n, nrhs, A.values.data(), ld, B.values.data(), ld, options);
 }
 
+// --precision mixed: a single factorization refined in double (mixed_gesv), then omega as
+// solve_checked computes it. B is overwritten by X; A by the double factors where it fell back.
+template <class T>
+SolveReport solve_mixed(Solver solver, int n, int nrhs, std::vector<T>& A, std::vector<T>& B, const Options& options) {
+  const int ld = std::max(1, n);
+  const std::vector<T> A0 = A, B0 = B;
+  std::vector<int> ipiv(ld);
+  int iter = 0;
+  SolveReport report =
+      mixed_gesv(solver, n, nrhs, A.data(), ld, ipiv.data(), B0.data(), ld, B.data(), ld, &iter, options);
+  if (report.info > 0) return report;
+  report.backward_error = accuracy::backward_error(n, nrhs, A0.data(), ld, B.data(), ld, B0.data(), ld);
+  report.accurate = *report.backward_error <= accuracy_tolerance<T>(n);
+  report.attempts.push_back(
+      fmt::format("{} in mixed precision (ITER {}): omega = {:.2e}", to_string(solver), iter, *report.backward_error));
+  return report;
+}
+
+SolveReport solve_read_mixed(Solver solver, DenseMatrix& A, DenseMatrix& B, const Options& options) {
+  const int n = A.rows, nrhs = B.cols;
+  if (A.is_complex || B.is_complex) {
+    A.make_complex();
+    B.make_complex();
+    return solve_mixed(solver, n, nrhs, A.complex_values, B.complex_values, options);
+  }
+  return solve_mixed(solver, n, nrhs, A.values, B.values, options);
+}
+
 bool all_finite(const DenseMatrix& M) {
   auto finite = [](const auto& values) {
     return std::all_of(values.begin(), values.end(), [](auto x) { return scalar::is_finite(x); });
@@ -48,7 +76,7 @@ bool all_finite(const DenseMatrix& M) {
 
 void register_solve(CLI::App& app, CommandState& state) {
   struct Args {
-    std::string db, a_path, b_path, x_path, solver = "gepp";
+    std::string db, a_path, b_path, x_path, solver = "gepp", precision = "double";
     std::optional<int> nb;
     bool json = false, refine = false;
     HybridArgs hybrid;
@@ -62,6 +90,11 @@ void register_solve(CLI::App& app, CommandState& state) {
   cmd->add_option("--solver", args->solver, "gepp, calu, prbt, or auto (the least predicted time)")
       ->capture_default_str()
       ->check(one_of(detail::solver_names.all(), {"auto"}));
+  cmd->add_option("--precision", args->precision,
+                  "double, or mixed: factor in single (the solver's), refine in double (classical, then GMRES), and "
+                  "solve in double where that fails; the answer is double either way")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"double", "mixed"}));
   cmd->add_flag("--refine", args->refine, "GEPP and CALU: refine in working precision (PRBT always does)");
   cmd->add_option("--nb", args->nb, "panel width (overrides the tuned or model value)")->check(whole_positive);
   add_hybrid_options(*cmd, args->hybrid);
@@ -98,7 +131,11 @@ void register_solve(CLI::App& app, CommandState& state) {
     const std::optional<Solver> solver =
         args->solver == "auto" ? std::nullopt : std::optional<Solver>(from_string<Solver>(args->solver));
     // The answer is checked (omega), and auto escalates until it is accurate (hetlu.hpp).
-    const SolveReport report = solve_read(solver, A, B, options);
+    const bool mixed = args->precision == "mixed";
+    if (mixed && args->refine) throw UsageError("--precision mixed always refines: it takes no --refine");
+    // Mixed precision with auto: GEPP, as LAPACK's dsgesv (auto's choice among mixed solvers is not tuned yet).
+    const SolveReport report =
+        mixed ? solve_read_mixed(solver.value_or(Solver::gepp), A, B, options) : solve_read(solver, A, B, options);
     warn_all(report.warnings);
     if (report.info > 0) {
       throw CommandFailure(
@@ -126,6 +163,7 @@ void register_solve(CLI::App& app, CommandState& state) {
 
     if (args->json) {
       nlohmann::ordered_json j = {{"n", n},
+                                  {"precision", args->precision},
                                   {"nrhs", nrhs},
                                   {"solver", to_string(report.plan.solver)},
                                   {"plan", to_json(report.plan)},
@@ -154,10 +192,10 @@ void register_solve(CLI::App& app, CommandState& state) {
     if (report.attempts.size() > 1)
       for (const auto& line : report.attempts) std::cerr << "hetlu: tried " << line << "\n";
     std::cerr << fmt::format(
-        "hetlu: {} n = {}, nrhs = {}: {:.4f} s, {:.2f} GFlop/s, backward error {:.2e}, {} refinement step(s); "
+        "hetlu: {}{} n = {}, nrhs = {}: {:.4f} s, {:.2f} GFlop/s, backward error {:.2e}, {} refinement step(s); "
         "nb = {} ({}){}{}{}\n",
-        to_string(report.plan.solver), n, nrhs, report.seconds, report.gflops, omega, report.refinement_steps,
-        report.plan.nb, to_string(report.plan.source),
+        to_string(report.plan.solver), report.plan.precision == Precision::mixed ? " in mixed precision" : "", n, nrhs,
+        report.seconds, report.gflops, omega, report.refinement_steps, report.plan.nb, to_string(report.plan.source),
         report.plan.target == Target::hybrid
             ? fmt::format("; hybrid on {}, d = {}, panel on the {}", to_string(report.plan.backend),
                           report.plan.cpu_block_columns, to_string(panel_location(report.plan)))

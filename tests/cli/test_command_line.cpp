@@ -125,6 +125,54 @@ TEST_F(Cli, SolvesComplexHermitianSystems) {
   EXPECT_NE(text.str().find("3 0.5\n0.25 1.75\n"), std::string::npos) << text.str();
 }
 
+// --precision mixed (#15.2): every solver, real and complex, answers in double from a single
+// factorization; the JSON says so; a singular matrix is the same one-line error; --refine is refused.
+TEST_F(Cli, SolvesInMixedPrecision) {
+  const auto A = write(dir, "A.mtx", array_header + "2 2\n4\n1\n2\n3\n");  // [[4 2] [1 3]]
+  const auto B = write(dir, "B.mtx", array_header + "2 1\n8\n7\n");
+  for (const char* solver : {"gepp", "calu", "prbt", "auto"}) {
+    const auto r =
+        run_hetlu("solve '" + A + "' '" + B + "' --json --precision mixed --solver " + solver + " " + db(), dir);
+    ASSERT_EQ(r.exit_code, 0) << solver << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["precision"], "mixed");
+    EXPECT_EQ(j["plan"]["precision"], "mixed") << solver;
+    EXPECT_LT(j["backward_error"].get<double>(), 1e-15) << solver;
+    EXPECT_NEAR(j["x"][0].get<double>(), 1, 1e-15) << solver;
+    EXPECT_NEAR(j["x"][1].get<double>(), 2, 1e-15) << solver;
+  }
+  const auto Z =
+      write(dir, "Z.mtx", "%%MatrixMarket matrix coordinate complex hermitian\n2 2 3\n1 1 4 0\n2 1 1 2\n2 2 5 0\n");
+  const auto ZB = write(dir, "ZB.mtx", "%%MatrixMarket matrix array complex general\n2 1\n6 1\n1 7\n");
+  const auto z = run_hetlu("solve '" + Z + "' '" + ZB + "' --json --precision mixed " + db(), dir);
+  ASSERT_EQ(z.exit_code, 0) << z.err;
+  const auto j = nlohmann::json::parse(z.out);
+  EXPECT_NEAR(j["x"][1][1].get<double>(), 1, 1e-14);
+  const auto S = write(dir, "S.mtx", array_header + "2 2\n1\n2\n1\n2\n");
+  expect_one_line_error(run_hetlu("solve '" + S + "' --precision mixed " + db(), dir), {"singular", "U(2,2)"});
+  expect_one_line_error(run_hetlu("solve '" + A + "' --precision mixed --refine " + db(), dir), {"--refine"});
+  expect_one_line_error(run_hetlu("solve '" + A + "' --precision quad " + db(), dir), {"--precision"});
+}
+
+// hetlu bench --precision mixed: hetlu against OpenBLAS dgesv and dsgesv, one row per solver, with
+// iterations and omega for each; --cond picks an ill-conditioned matrix.
+TEST_F(Cli, BenchesMixedPrecisionAgainstDgesvAndDsgesv) {
+  const auto r = run_hetlu("bench --precision mixed -n 64 --reps 1 --json --cond 1e3 " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["rows"].size(), 3u);
+  for (const auto& row : j["rows"]) {
+    EXPECT_GE(row["iter"].get<int>(), 0);
+    EXPECT_LT(row["backward_error"].get<double>(), 65 * 1.2e-16 * 30);
+    EXPECT_LT(row["dgesv_backward_error"].get<double>(), 65 * 1.2e-16 * 30);
+    EXPECT_GE(row["dsgesv_iter"].get<int>(), 0);
+    EXPECT_GT(row["ratio_dgesv"].get<double>(), 0);
+    EXPECT_GT(row["ratio_dsgesv"].get<double>(), 0);
+  }
+  expect_one_line_error(run_hetlu("bench --precision mixed -m 60 -n 64 " + db(), dir), {"square"});
+  expect_one_line_error(run_hetlu("bench -n 64 --cond 10 " + db(), dir), {"--cond"});
+}
+
 TEST_F(Cli, SingularComplexMatrixNamesTheZeroPivot) {
   const auto A = write(dir, "A.mtx", "%%MatrixMarket matrix array complex general\n2 2\n1 1\n2 2\n1 1\n2 2\n");
   const auto r = run_hetlu("solve '" + A + "' " + db(), dir);

@@ -1,0 +1,150 @@
+// hetlu bench --precision mixed (#15.4): for each solver, hetlu::mixed_gesv (single factorization,
+// refinement in double) against OpenBLAS's dgesv and its own mixed dsgesv on the same system,
+// alternating run by run so that drift on a shared machine hits all three alike; the median of
+// --reps after one warm-up of each; with each answer's componentwise backward error omega and the
+// refinement steps (ITER) of both mixed solvers.
+#include "cli/bench_mixed.hpp"
+
+#include <fmt/core.h>
+#include <lapacke.h>
+
+#include <cmath>
+#include <iostream>
+#include <random>
+
+#include "cli/commands.hpp"
+#include "cli/report.hpp"
+#include "hetlu/detail/flops.hpp"
+#include "hetlu/detail/statistics.hpp"
+#include "hetlu/detail/stopwatch.hpp"
+#include "solvers/accuracy.hpp"
+
+namespace hetlu::cli {
+namespace {
+
+// Uniform in [-1, 1]; or, with cond > 0, singular values graded from 1 to 1/cond (geometric) mixed
+// by two random Householder reflections from each side (randsvd-like: kappa_2(A) = cond).
+std::vector<double> test_matrix(int n, double cond) {
+  std::mt19937_64 rng(2026);
+  std::vector<double> A(static_cast<size_t>(n) * n, 0.0);
+  if (cond <= 0) {
+    std::uniform_real_distribution<double> u(-1, 1);
+    for (auto& a : A) a = u(rng);
+    return A;
+  }
+  for (int j = 0; j < n; ++j) A[j + static_cast<size_t>(j) * n] = std::pow(cond, -double(j) / std::max(1, n - 1));
+  std::normal_distribution<double> normal;
+  for (int reflection = 0; reflection < 4; ++reflection) {
+    const bool rows = reflection < 2;
+    auto entry = [&](int i, int j) -> double& {
+      return rows ? A[i + static_cast<size_t>(j) * n] : A[j + static_cast<size_t>(i) * n];
+    };
+    std::vector<double> v(n);
+    double norm = 0;
+    for (auto& x : v) norm += (x = normal(rng)) * x;
+    for (auto& x : v) x /= std::sqrt(norm);
+    for (int j = 0; j < n; ++j) {
+      double dot = 0;
+      for (int i = 0; i < n; ++i) dot += v[i] * entry(i, j);
+      for (int i = 0; i < n; ++i) entry(i, j) -= 2 * dot * v[i];
+    }
+  }
+  return A;
+}
+
+struct Timed {
+  std::vector<double> seconds;
+  std::vector<double> x;
+  int iter = 0;
+};
+
+struct MixedRow {
+  Solver solver;
+  SolveReport report;
+  Timed ours, dgesv, dsgesv;
+};
+
+MixedRow bench_one(Solver solver, int n, int reps, const std::vector<double>& A, const std::vector<double>& b,
+                   const Options& options) {
+  MixedRow row;
+  row.solver = solver;
+  std::vector<double> a(A.size());
+  std::vector<int> ipiv(std::max(1, n));
+  std::vector<lapack_int> lapack_ipiv(ipiv.size());
+  row.ours.x.resize(n), row.dgesv.x.resize(n), row.dsgesv.x.resize(n);
+  for (int r = 0; r < 1 + reps; ++r) {
+    const bool timed = r >= 1;
+    std::copy(A.begin(), A.end(), a.begin());
+    const double ours = detail::seconds_of([&] {
+      row.report = mixed_gesv(solver, n, 1, a.data(), n, ipiv.data(), b.data(), n, row.ours.x.data(), n, &row.ours.iter,
+                              options);
+    });
+    std::copy(A.begin(), A.end(), a.begin());
+    std::copy(b.begin(), b.end(), row.dgesv.x.begin());
+    const double plain = detail::seconds_of(
+        [&] { LAPACKE_dgesv(LAPACK_COL_MAJOR, n, 1, a.data(), n, lapack_ipiv.data(), row.dgesv.x.data(), n); });
+    std::copy(A.begin(), A.end(), a.begin());
+    lapack_int iter = 0;
+    const double mixed = detail::seconds_of([&] {
+      LAPACKE_dsgesv(LAPACK_COL_MAJOR, n, 1, a.data(), n, lapack_ipiv.data(), const_cast<double*>(b.data()), n,
+                     row.dsgesv.x.data(), n, &iter);
+    });
+    row.dsgesv.iter = iter;
+    if (timed)
+      row.ours.seconds.push_back(ours), row.dgesv.seconds.push_back(plain), row.dsgesv.seconds.push_back(mixed);
+  }
+  return row;
+}
+
+}  // namespace
+
+void bench_mixed(const MixedBench& bench, const Options& options) {
+  const int n = bench.n;
+  const std::vector<double> A = test_matrix(n, bench.cond);
+  std::vector<double> b(n);
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (auto& x : b) x = u(rng);
+  const double tolerance = (n + 1) * std::numeric_limits<double>::epsilon() / 2;
+  auto omega = [&](const Timed& t) { return accuracy::backward_error(n, 1, A.data(), n, t.x.data(), n, b.data(), n); };
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  if (!bench.json)
+    std::cout << fmt::format(
+        "n = {}, {}, median of {}; ratio = OpenBLAS time / hetlu time (> 1: hetlu faster); omega: componentwise "
+        "backward error ((n+1) eps = {:.1e})\n\n"
+        "| solver | nb (source) | hetlu mixed s | iter | omega | dgesv s | omega | dsgesv s | iter | omega | vs dgesv "
+        "| "
+        "vs dsgesv | note |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        n, bench.cond > 0 ? fmt::format("kappa_2(A) = {:.0e}", bench.cond) : "random A", bench.reps, tolerance);
+  for (Solver solver : bench.solvers) {
+    const MixedRow r = bench_one(solver, n, bench.reps, A, b, options);
+    const double ours = detail::median(r.ours.seconds), plain = detail::median(r.dgesv.seconds),
+                 mixed = detail::median(r.dsgesv.seconds);
+    std::string note = r.report.warnings.empty() ? r.report.note : "";
+    for (const auto& w : r.report.warnings) note += (note.empty() ? "" : "; ") + w;
+    if (bench.json) {
+      rows.push_back({{"solver", to_string(solver)},
+                      {"plan", to_json(r.report.plan)},
+                      {"seconds", ours},
+                      {"iter", r.ours.iter},
+                      {"backward_error", omega(r.ours)},
+                      {"dgesv_seconds", plain},
+                      {"dgesv_backward_error", omega(r.dgesv)},
+                      {"dsgesv_seconds", mixed},
+                      {"dsgesv_iter", r.dsgesv.iter},
+                      {"dsgesv_backward_error", omega(r.dsgesv)},
+                      {"ratio_dgesv", plain / ours},
+                      {"ratio_dsgesv", mixed / ours},
+                      {"note", note}});
+      continue;
+    }
+    std::cout << fmt::format(
+        "| {} | {} ({}) | {:.4f} | {} | {:.1e} | {:.4f} | {:.1e} | {:.4f} | {} | {:.1e} | {:.2f} | {:.2f} | {} |\n",
+        to_string(solver), r.report.plan.nb, to_string(r.report.plan.source), ours, r.ours.iter, omega(r.ours), plain,
+        omega(r.dgesv), mixed, r.dsgesv.iter, omega(r.dsgesv), plain / ours, mixed / ours, note);
+  }
+  if (bench.json)
+    print_json({{"n", n}, {"precision", "mixed"}, {"cond", bench.cond}, {"reps", bench.reps}, {"rows", rows}});
+}
+
+}  // namespace hetlu::cli

@@ -1,0 +1,21 @@
+// hetlu bench --precision mixed: hetlu's mixed-precision solve against OpenBLAS's dgesv and dsgesv
+// in the same run (bench_mixed.cpp).
+#pragma once
+
+#include <vector>
+
+#include "hetlu/hetlu.hpp"
+
+namespace hetlu::cli {
+
+struct MixedBench {
+  int n = 0;
+  int reps = 5;
+  double cond = 0;  // 0: a random matrix; else singular values graded from 1 to 1/cond
+  std::vector<Solver> solvers;
+  bool json = false;
+};
+
+void bench_mixed(const MixedBench& bench, const Options& options);
+
+}  // namespace hetlu::cli
