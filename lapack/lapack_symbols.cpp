@@ -158,10 +158,9 @@ void getrs(const char* routine, const char* trans, const int* n, const int* nrhs
   }
 }
 
-template <class T>
-void gesv(const char* routine, const int* n, const int* nrhs, T* A, const int* lda, int* ipiv, T* B, const int* ldb,
-          int* info) {
-  announce(routine);
+// The checks gesv, dsgesv and zcgesv share, in LAPACK's order (N, NRHS, LDA, LDB: arguments 1, 2,
+// 4, 7); sets info and returns false at the first bad one.
+bool gesv_arguments_ok(const char* routine, const int* n, const int* nrhs, const int* lda, const int* ldb, int* info) {
   if (*n < 0)
     *info = illegal(routine, 1);
   else if (*nrhs < 0)
@@ -170,14 +169,21 @@ void gesv(const char* routine, const int* n, const int* nrhs, T* A, const int* l
     *info = illegal(routine, 4);
   else if (*ldb < std::max(1, *n))
     *info = illegal(routine, 7);
-  else if (*n < small_matrix_below<T>() && hetlu::blas_library_gesv(*n, *nrhs, A, *lda, ipiv, B, *ldb, info))
-    return;
-  else {
-    try {
-      *info = hetlu::gesv(hetlu::Solver::gepp, *n, *nrhs, A, *lda, ipiv, B, *ldb, lapack_options()).info;
-    } catch (const std::exception& e) {
-      fatal(routine, e);
-    }
+  else
+    return true;
+  return false;
+}
+
+template <class T>
+void gesv(const char* routine, const int* n, const int* nrhs, T* A, const int* lda, int* ipiv, T* B, const int* ldb,
+          int* info) {
+  announce(routine);
+  if (!gesv_arguments_ok(routine, n, nrhs, lda, ldb, info)) return;
+  if (*n < small_matrix_below<T>() && hetlu::blas_library_gesv(*n, *nrhs, A, *lda, ipiv, B, *ldb, info)) return;
+  try {
+    *info = hetlu::gesv(hetlu::Solver::gepp, *n, *nrhs, A, *lda, ipiv, B, *ldb, lapack_options()).info;
+  } catch (const std::exception& e) {
+    fatal(routine, e);
   }
 }
 
@@ -189,25 +195,18 @@ void mixed_gesv(const char* routine, const int* n, const int* nrhs, T* A, const 
                 const int* ldb, T* X, const int* ldx, int* iter, int* info) {
   announce(routine);
   *iter = 0;
-  if (*n < 0)
-    *info = illegal(routine, 1);
-  else if (*nrhs < 0)
-    *info = illegal(routine, 2);
-  else if (*lda < std::max(1, *n))
-    *info = illegal(routine, 4);
-  else if (*ldb < std::max(1, *n))
-    *info = illegal(routine, 7);
-  else if (*ldx < std::max(1, *n))
+  if (!gesv_arguments_ok(routine, n, nrhs, lda, ldb, info)) return;
+  if (*ldx < std::max(1, *n)) {
     *info = illegal(routine, 9);
-  else {
-    try {
-      hetlu::Options options = lapack_options();
-      options.overrides = {};
-      options.measure_time = false;
-      *info = hetlu::mixed_gesv(hetlu::Solver::gepp, *n, *nrhs, A, *lda, ipiv, B, *ldb, X, *ldx, iter, options).info;
-    } catch (const std::exception& e) {
-      fatal(routine, e);
-    }
+    return;
+  }
+  try {
+    hetlu::Options options = lapack_options();
+    options.overrides = {};
+    options.measure_time = false;
+    *info = hetlu::mixed_gesv(hetlu::Solver::gepp, *n, *nrhs, A, *lda, ipiv, B, *ldb, X, *ldx, iter, options).info;
+  } catch (const std::exception& e) {
+    fatal(routine, e);
   }
 }
 

@@ -30,7 +30,6 @@ void LuFactors<F>::solve(F* W, int ldw, int ncols) const {
 template <class F>
 int factor(const Plan& plan, int n, std::vector<F>&& A, LuFactors<F>& factors) {
   factors = LuFactors<F>{};
-  factors.solver = plan.solver;
   factors.n = n;
   const int lda = std::max(1, n);
   if (plan.solver != Solver::prbt) {

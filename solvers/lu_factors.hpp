@@ -14,12 +14,11 @@ namespace hetlu::solvers {
 
 template <class F>
 struct LuFactors {
-  Solver solver = Solver::gepp;
   int n = 0;
   int ld = 0;                                 // the factors' order: n, or PRBT's padding to a multiple of 4
   std::vector<F> lu;                          // ld x ld, L below the diagonal (unit), U on and above
   std::vector<int> ipiv;                      // GEPP, CALU: LAPACK's 1-based row interchanges; PRBT: the identity
-  std::optional<kernels::Butterfly<F>> U, V;  // PRBT only
+  std::optional<kernels::Butterfly<F>> U, V;  // PRBT only: their presence is what says PRBT made the factors
 
   // W <- A^-1 W for the n x ncols W.
   void solve(F* W, int ldw, int ncols) const;
@@ -29,7 +28,7 @@ struct LuFactors {
   template <class G>
   LuFactors<G> widened() const {
     LuFactors<G> out;
-    out.solver = solver, out.n = n, out.ld = ld, out.ipiv = ipiv;
+    out.n = n, out.ld = ld, out.ipiv = ipiv;
     out.lu.assign(lu.begin(), lu.end());
     auto widen = [](const kernels::Butterfly<F>& W) {
       kernels::Butterfly<G> w;

@@ -37,11 +37,11 @@ constexpr int max_gmres_steps = 10;      // outer steps of GMRES-based refinemen
 // about this much (Carson and Higham use 1e-4 to 1e-6), so two or three steps reach double's eps.
 constexpr double gmres_tolerance = 1e-6;
 
-// GMRES iterations allowed over the whole refinement, per right-hand side. One iteration reads A and the widened factors
-// (16 n^2 bytes: memory-bound), the double LU it saves does (2/3) n^3 flops at the GEMM rate: on the
-// 2-core dev machine an iteration took 30 ms at n = 4000 against 0.45 s for dgesv, so n / 800
-// iterations cost about a third of the double solve (n / 256 cost 2.3x dgesv where GMRES failed).
-// At least 4, which small matrices can afford and which one error direction needs.
+// GMRES iterations allowed over the whole refinement, per right-hand side. One iteration reads A and the widened
+// factors (16 n^2 bytes: memory-bound), the double LU it saves does (2/3) n^3 flops at the GEMM rate: on the 2-core dev
+// machine an iteration took 30 ms at n = 4000 against 0.45 s for dgesv, so n / 800 iterations cost about a third of the
+// double solve (n / 256 cost 2.3x dgesv where GMRES failed). At least 4, which small matrices can afford and which one
+// error direction needs.
 int gmres_iteration_budget(int n) {
   return std::max(4, n / 800);
 }
@@ -115,18 +115,13 @@ class Refinement {
 
   // iter's value: >= 0 converged, < 0 why not (-2, -31).
   int run() {
-    if (!round_to_low(n_, nrhs_, B_, ldb_, low_.data(), n_)) return -2;
-    factors_.solve(low_.data(), n_, nrhs_);
-    for (int j = 0; j < nrhs_; ++j)
-      for (int i = 0; i < n_; ++i) X_[i + static_cast<long long>(j) * ldx_] = T(low_[i + static_cast<size_t>(j) * n_]);
+    // The first solution is the first correction, from X = 0 (its residual is B).
+    for (int j = 0; j < nrhs_; ++j) std::fill_n(X_ + static_cast<long long>(j) * ldx_, n_, T(0));
+    if (!add_single_correction(B_, ldb_)) return -2;
     double previous = residual();
     if (previous <= 1) return 0;
     for (int step = 1; step <= max_classical_steps; ++step) {
-      if (!round_to_low(n_, nrhs_, r_.data(), n_, low_.data(), n_)) return -2;
-      factors_.solve(low_.data(), n_, nrhs_);
-      for (int j = 0; j < nrhs_; ++j)
-        for (int i = 0; i < n_; ++i)
-          X_[i + static_cast<long long>(j) * ldx_] += T(low_[i + static_cast<size_t>(j) * n_]);
+      if (!add_single_correction(r_.data(), n_)) return -2;
       details_.classical_steps = step;
       const double now = residual();
       if (now <= 1) return step;
@@ -137,6 +132,16 @@ class Refinement {
   }
 
  private:
+  // X += A^-1 R, solved with the single factors on R rounded to single; false when R lies outside
+  // single's range.
+  bool add_single_correction(const T* R, int ldr) {
+    if (!round_to_low(n_, nrhs_, R, ldr, low_.data(), n_)) return false;
+    factors_.solve(low_.data(), n_, nrhs_);
+    for (int j = 0; j < nrhs_; ++j)
+      for (int i = 0; i < n_; ++i) X_[i + static_cast<long long>(j) * ldx_] += T(low_[i + static_cast<size_t>(j) * n_]);
+    return true;
+  }
+
   // r <- B - A X in T; the largest scaled residual.
   double residual() {
     kernels::copy_block(n_, nrhs_, B_, ldb_, r_.data(), n_);
@@ -150,7 +155,7 @@ class Refinement {
     std::vector<T> best(static_cast<size_t>(n_) * nrhs_);
     kernels::copy_block(n_, nrhs_, X_, ldx_, best.data(), n_);
     const LuFactors<T> preconditioner = factors_.template widened<T>();
-    std::vector<T> d(n_), Av(n_);
+    std::vector<T> d(n_);
     auto apply = [&](const T* v, T* w) {  // w = M^-1 A v
       blas::gemm(blas::Op::no_trans, blas::Op::no_trans, n_, 1, n_, T(1), A_, lda_, v, n_, T(0), w, n_);
       preconditioner.solve(w, n_, 1);
