@@ -121,9 +121,11 @@ void register_solve(CLI::App& app, CommandState& state) {
     }
     const int n = A.rows, nrhs = B.cols;
     // The solve works on a copy of A (A stays for omega), and PRBT pads another: two more n x n (a real
-    // A made complex for a complex B: one more).
-    const bool complex = A.is_complex || B.is_complex;
-    require_memory((complex ? 16.0 * (A.is_complex ? 2 : 3) : 2 * 8.0) * n * double(n),
+    // A made complex for a complex B: one more). Mixed precision holds A rounded to single and, for
+    // GMRES, its factors widened back: one and a half more.
+    const bool complex = A.is_complex || B.is_complex, mixed = args->precision == "mixed";
+    const double copies = (complex ? (A.is_complex ? 2 : 3) : 2) + (mixed ? 1.5 : 0);
+    require_memory((complex ? 16.0 : 8.0) * copies * n * double(n),
                    fmt::format("{}: solving a {} x {} system", args->a_path, n, n));
     options.db_path = args->db;
     options.overrides.nb = args->nb;
@@ -131,7 +133,6 @@ void register_solve(CLI::App& app, CommandState& state) {
     const std::optional<Solver> solver =
         args->solver == "auto" ? std::nullopt : std::optional<Solver>(from_string<Solver>(args->solver));
     // The answer is checked (omega), and auto escalates until it is accurate (hetlu.hpp).
-    const bool mixed = args->precision == "mixed";
     if (mixed && args->refine) throw UsageError("--precision mixed always refines: it takes no --refine");
     // Mixed precision with auto: GEPP, as LAPACK's dsgesv (auto's choice among mixed solvers is not tuned yet).
     const SolveReport report =
