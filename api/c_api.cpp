@@ -5,31 +5,22 @@
 #include <string>
 
 #include "hetlu/hetlu.h"
+#include "hetlu/detail/c_guard.hpp"
 #include "hetlu/hetlu.hpp"
 
 namespace {
-
 thread_local std::string last_error;
+}  // namespace
+
+void hetlu::detail::set_last_error(const std::string& message) {
+  last_error = message;
+}
+
+namespace {
 
 template <class Body>
 hetlu_status guarded(Body&& body) {
-  last_error.clear();
-  try {
-    return body();
-  } catch (const hetlu::InvalidArgument& e) {
-    last_error = e.what();
-    return HETLU_ERROR_INVALID_ARGUMENT;
-  } catch (const std::bad_alloc&) {
-    last_error = "out of memory";
-    return HETLU_ERROR_OUT_OF_MEMORY;
-  } catch (const hetlu::Error& e) {
-    last_error = e.what();
-    const bool unavailable = std::strstr(e.what(), "not available") != nullptr;
-    return unavailable ? HETLU_ERROR_NOT_AVAILABLE : HETLU_ERROR_INTERNAL;
-  } catch (const std::exception& e) {
-    last_error = e.what();
-    return HETLU_ERROR_INTERNAL;
-  }
+  return hetlu::detail::c_guarded(std::forward<Body>(body));
 }
 
 hetlu::Solver solver_of(hetlu_solver s) {

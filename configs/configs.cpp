@@ -182,13 +182,33 @@ tuner::LevelSettings calibration_level(CalibrationLevel level, const std::string
   return s;
 }
 
+namespace {
+// model.yaml's distributed: section (model/distributed.hpp).
+void read_distributed_params(const YAML::Node& node, const std::string& where, model::ModelParams& p) {
+  refuse_unknown_keys(node, {"network_default", "oversubscribed_slowdown", "panel_efficiency", "nb_candidates"}, where);
+  const YAML::Node net = section(node, "network_default", where);
+  const std::string nwhere = where + "network_default.";
+  refuse_unknown_keys(net, {"latency_us", "bandwidth_gbs", "node_latency_us", "node_bandwidth_gbs"}, nwhere);
+  p.network_latency_us = number(net, "latency_us", p.network_latency_us, nwhere, 0, 1e6);
+  p.network_bandwidth_gbs = number(net, "bandwidth_gbs", p.network_bandwidth_gbs, nwhere, 0, huge, true);
+  p.node_latency_us = number(net, "node_latency_us", p.node_latency_us, nwhere, 0, 1e6);
+  p.node_bandwidth_gbs = number(net, "node_bandwidth_gbs", p.node_bandwidth_gbs, nwhere, 0, huge, true);
+  p.oversubscribed_slowdown = number(node, "oversubscribed_slowdown", p.oversubscribed_slowdown, where, 1, 1e6);
+  p.distributed_panel_efficiency =
+      number(node, "panel_efficiency", p.distributed_panel_efficiency, where, 0, 1, true);
+  p.distributed_nb_candidates = wholes(node, "nb_candidates", p.distributed_nb_candidates, where, 1, largest_order);
+  if (p.distributed_nb_candidates.empty()) throw InvalidArgument(where + "nb_candidates: is empty");
+}
+}  // namespace
+
 model::ModelParams model_params(const std::string& yaml_path) {
   const std::string source = yaml_path.empty() ? "built-in model.yaml" : yaml_path;
   const YAML::Node root = load(yaml_path, embedded::model_yaml, source);
   const std::string top = source + ": ";
   refuse_unknown_keys(root,
                       {"efficiency", "gemm_half_rate_k", "panel", "prbt_refinement_steps", "prbt_condition_solves", "mixed_refinement_steps",
-                       "step_overhead_seconds", "link_default", "datasheet_bandwidth_efficiency", "nb_candidates"},
+                       "step_overhead_seconds", "link_default", "datasheet_bandwidth_efficiency", "nb_candidates",
+                       "distributed"},
                       top);
   model::ModelParams p;
   const YAML::Node efficiency = section(root, "efficiency", top), half = section(root, "gemm_half_rate_k", top),
@@ -223,6 +243,7 @@ model::ModelParams model_params(const std::string& yaml_path) {
       number(root, "datasheet_bandwidth_efficiency", p.datasheet_bandwidth_efficiency, top, 0, 1, true);
   p.nb_candidates = wholes(root, "nb_candidates", p.nb_candidates, top, 1, largest_order);
   if (p.nb_candidates.empty()) throw InvalidArgument(top + "nb_candidates: is empty");
+  read_distributed_params(section(root, "distributed", top), top + "distributed.", p);
   return p;
 }
 
@@ -230,7 +251,7 @@ MachineProfile machine_from_yaml(const std::string& yaml_path) {
   if (yaml_path.empty()) throw InvalidArgument("the machine file's path is empty");
   const YAML::Node root = load(yaml_path, "", yaml_path);
   const std::string top = yaml_path + ": ";
-  refuse_unknown_keys(root, {"name", "cpu", "devices"}, top);
+  refuse_unknown_keys(root, {"name", "cpu", "devices", "network"}, top);
   const YAML::Node cpu = section(root, "cpu", top);
   if (!cpu) throw InvalidArgument(top + "no 'cpu' section");
   const std::string where = top + "cpu.";
@@ -285,6 +306,18 @@ MachineProfile machine_from_yaml(const std::string& yaml_path) {
     }
   }
   return p;
+}
+
+model::ModelParams with_machine_network(const std::string& yaml_path, model::ModelParams params) {
+  const YAML::Node root = load(yaml_path, "", yaml_path);
+  const std::string where = yaml_path + ": network.";
+  const YAML::Node net = section(root, "network", yaml_path + ": ");
+  refuse_unknown_keys(net, {"latency_us", "bandwidth_gbs", "node_latency_us", "node_bandwidth_gbs"}, where);
+  params.network_latency_us = number(net, "latency_us", params.network_latency_us, where, 0, 1e6);
+  params.network_bandwidth_gbs = number(net, "bandwidth_gbs", params.network_bandwidth_gbs, where, 0, huge, true);
+  params.node_latency_us = number(net, "node_latency_us", params.node_latency_us, where, 0, 1e6);
+  params.node_bandwidth_gbs = number(net, "node_bandwidth_gbs", params.node_bandwidth_gbs, where, 0, huge, true);
+  return params;
 }
 
 }  // namespace hetlu::configs

@@ -18,4 +18,9 @@ model::ModelParams model_params(const std::string& yaml_path = "");
 // or measured rates, memory bandwidth, devices with peaks or measured rates and their link.
 MachineProfile machine_from_yaml(const std::string& yaml_path);
 
+// params with the network between the machine's nodes (and between ranks on one node) taken from
+// the machine file's optional network: section (latency_us, bandwidth_gbs, node_latency_us,
+// node_bandwidth_gbs): what `hetlu recommend --machine FILE --ranks P` prices a cluster of it with.
+model::ModelParams with_machine_network(const std::string& yaml_path, model::ModelParams params);
+
 }  // namespace hetlu::configs

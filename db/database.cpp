@@ -161,6 +161,42 @@ ALTER TABLE best_plans_v3 RENAME TO best_plans;
     R"sql(
 ALTER TABLE trials ADD COLUMN environment TEXT NOT NULL DEFAULT '';
 )sql",
+    // 5: distributed solves (#18). The network between ranks as probed for one rank layout (rank
+    // count, most ranks on one node), and every timed p?gesv configuration (nb, P x Q, BLAS threads
+    // per rank) of a layout, failures included; the best of a layout and size is the least median.
+    R"sql(
+CREATE TABLE network_probes (
+  machine_id               INTEGER NOT NULL REFERENCES machines(id),
+  ranks                    INTEGER NOT NULL,
+  ranks_per_node           INTEGER NOT NULL,
+  latency_s                REAL NOT NULL,
+  bandwidth_bps            REAL NOT NULL,
+  broadcast_latency_s      REAL NOT NULL,
+  broadcast_bandwidth_bps  REAL NOT NULL,
+  measured_at              TEXT NOT NULL DEFAULT (datetime('now')),
+  PRIMARY KEY (machine_id, ranks, ranks_per_node)
+);
+CREATE TABLE distributed_trials (
+  id                INTEGER PRIMARY KEY,
+  machine_id        INTEGER NOT NULL REFERENCES machines(id),
+  precision         TEXT NOT NULL,
+  ranks             INTEGER NOT NULL,
+  ranks_per_node    INTEGER NOT NULL,
+  n                 INTEGER NOT NULL,
+  nb                INTEGER NOT NULL,
+  grid_rows         INTEGER NOT NULL,
+  grid_cols         INTEGER NOT NULL,
+  threads_per_rank  INTEGER NOT NULL,
+  status            TEXT NOT NULL CHECK (status IN ('ok', 'noisy', 'failed')),
+  error             TEXT NOT NULL DEFAULT '',
+  repetitions       INTEGER NOT NULL DEFAULT 0,
+  median_s          REAL,
+  predicted_s       REAL,
+  samples           TEXT NOT NULL DEFAULT '[]',
+  measured_at       TEXT NOT NULL DEFAULT (datetime('now')),
+  UNIQUE (machine_id, precision, ranks, ranks_per_node, n, nb, grid_rows, grid_cols, threads_per_rank)
+);
+)sql",
 };
 constexpr int migration_count = sizeof migrations / sizeof migrations[0];
 static_assert(migration_count == schema_version);

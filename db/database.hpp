@@ -19,7 +19,7 @@ struct DatabaseError : Error {
 };
 
 // The schema version this build writes (PRAGMA user_version).
-inline constexpr int schema_version = 4;
+inline constexpr int schema_version = 5;
 
 // $HETLU_DB, else $XDG_DATA_HOME/hetlu/tuning.db, else ~/.local/share/hetlu/tuning.db.
 std::string default_path();

@@ -42,7 +42,7 @@ std::int64_t forget_machine(Database& db, const std::string& fingerprint) {
   if (!machine) return 0;
   std::int64_t removed = 0;
   db.transaction([&] {
-    for (const char* table : {"best_plans", "trials", "probe_results"}) {
+    for (const char* table : {"best_plans", "trials", "probe_results", "distributed_trials", "network_probes"}) {
       db.prepare(std::string("DELETE FROM ") + table + " WHERE machine_id = ?1").bind(1, machine->id).run();
       removed += db.changes();
     }

@@ -1,10 +1,13 @@
 // The BLACS and ScaLAPACK routines hetlu calls (Debian's libscalapack-openmpi has no C header).
 #pragma once
 
+#include <mpi.h>
+
 extern "C" {
 void Cblacs_pinfo(int* rank, int* ranks);
 void Cblacs_get(int context, int what, int* value);
 void Cblacs_gridinit(int* context, const char* order, int rows, int cols);
+void Cblacs_gridmap(int* context, int* usermap, int ldumap, int rows, int cols);
 void Cblacs_gridinfo(int context, int* rows, int* cols, int* row, int* col);
 void Cblacs_gridexit(int context);
 int Csys2blacs_handle(MPI_Comm comm);

@@ -57,6 +57,23 @@ struct ModelParams {
   // peak; copies reach about this fraction of it (pinned PCIe 4 x16: 25 of 31.5 GB/s).
   double datasheet_bandwidth_efficiency = 0.8;
 
+  // Distributed solves (model/distributed.cpp, #18). Without a network probe: point-to-point
+  // latency (us) and bandwidth (GB/s) between nodes (an InfiniBand EDR class link) and between
+  // ranks of one node (shared memory); a broadcast tree level costs one such message.
+  double network_latency_us = 2;
+  double network_bandwidth_gbs = 10;
+  double node_latency_us = 0.5;
+  double node_bandwidth_gbs = 5;
+  // More BLAS threads on a node than it has cores: OpenBLAS's spinning threads and MPI's polling
+  // fight for them. The slowdown of the whole solve (measured: pdgesv at n = 1000 on 4 ranks of
+  // this 2-core machine took 125x longer with 2 threads per rank than with 1).
+  double oversubscribed_slowdown = 100;
+  // ScaLAPACK's panel (p?getf2) is unblocked, column by column: its rate as a fraction of one
+  // core's GEMM rate per thread.
+  double distributed_panel_efficiency = 0.15;
+  // Block sizes the distributed model chooses from.
+  std::vector<int> distributed_nb_candidates = {16, 32, 48, 64, 96, 128, 192, 256};
+
   // Panel widths the model chooses from.
   std::vector<int> nb_candidates = {16, 24, 32, 48, 64, 96, 128, 160, 192, 256, 320, 384, 512};
 };

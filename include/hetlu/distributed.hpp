@@ -1,51 +1,95 @@
 // Distributed solves over MPI with ScaLAPACK (#18): a system too large for one machine, on a P x Q
 // grid of MPI ranks holding the matrix in ScaLAPACK's 2-D block-cyclic layout. MPI and BLACS do
-// the communication and ScaLAPACK's p?gesv the algorithm; hetlu chooses the grid and block size
-// and moves a matrix held by one rank onto the grid and back.
+// the communication and ScaLAPACK's p?gesv the algorithm; hetlu chooses the grid, the block size
+// and the BLAS threads of each rank (tuned, else modelled: distributed_plan.hpp), and moves a matrix
+// held by one rank onto the grid and back.
 //
-// Built when MPI and ScaLAPACK are found (HETLU_WITH_MPI); every rank of the communicator calls
-// these collectively, as it calls ScaLAPACK.
+// Built when MPI and ScaLAPACK are found (HETLU_WITH_MPI); link hetlu::distributed. Every rank of
+// the communicator calls these collectively, as it calls ScaLAPACK.
 #pragma once
 
 #include <mpi.h>
 
+#include <functional>
 #include <string>
+#include <vector>
+
+#include "hetlu/distributed_plan.hpp"
 
 namespace hetlu::distributed {
 
-// How a distributed solve runs. Zero fields are chosen from the rank count: the grid as square as
-// the rank count allows (P <= Q, P the largest divisor of the count not above its square root: 6
-// ranks are 2 x 3, a prime count is 1 x count), nb = 64.
-struct DistributedPlan {
-  int grid_rows = 0, grid_cols = 0;  // P x Q, P * Q == the communicator's size
-  int nb = 0;                        // the square block of the block-cyclic layout
-};
-
-// The plan with its zero fields chosen for `ranks` ranks; throws InvalidArgument for a grid that
-// does not use every rank, or a non-positive size.
-DistributedPlan resolve(const DistributedPlan& plan, int ranks);
+// The communicator's rank count and the most ranks that share a node (MPI_COMM_TYPE_SHARED).
+// Collective.
+RankLayout layout_of(MPI_Comm comm);
 
 // What a solve did.
 struct DistributedReport {
-  DistributedPlan plan;
-  int info = 0;              // ScaLAPACK's (> 0: U(info, info) is exactly zero)
-  double seconds = 0;        // the whole call: scatter, p?gesv, gather
+  DistributedPlan plan;      // as resolved (the same on every rank)
+  int info = 0;              // ScaLAPACK's (> 0: U(info, info) is exactly zero), on every rank
+  double seconds = 0;        // the whole call: resolution, scatter, p?gesv, gather
   double solve_seconds = 0;  // p?gesv alone
+  std::vector<std::string> warnings;  // the root's (a damaged database, say)
 };
 
 // A X = B for the n x n A and n x nrhs B that rank `root` holds (column-major, leading dimensions
 // lda and ldb; the other ranks' pointers are not read): scattered to the grid, solved with
 // ScaLAPACK's p?gesv (partial pivoting), X gathered back into B on the root, A overwritten there by
-// its factors (row-interchanged as p?gesv leaves them). Collective over `comm`; every rank gets the
-// report. Bad arguments on the root throw InvalidArgument on every rank.
+// its factors (row-interchanged as p?gesv leaves them). The plan's zero fields are resolved on the
+// root (resolve_plan, with db_path). Collective over `comm`; every rank gets the report. Bad
+// arguments on the root throw InvalidArgument on every rank.
 template <class T>
 DistributedReport gesv_from_root(MPI_Comm comm, int root, int n, int nrhs, T* A, int lda, T* B, int ldb,
-                                 const DistributedPlan& plan = {});
+                                 const DistributedPlan& plan = {}, const std::string& db_path = "");
 
 // ScaLAPACK's p?gesv on a matrix already distributed (ScaLAPACK descriptors desc_a and desc_b, on a
-// BLACS grid the caller made): the front end an MPI application with its own layout calls. Returns
+// BLACS grid the caller made): the front end an MPI application with its own layout calls. The
+// layout is the caller's; threads_per_rank > 0 sets this rank's BLAS threads for the call. Returns
 // info; throws InvalidArgument with ScaLAPACK's argument number for a bad argument.
 template <class T>
-int gesv(int n, int nrhs, T* A, int ia, int ja, const int* desc_a, int* ipiv, T* B, int ib, int jb, const int* desc_b);
+int gesv(int n, int nrhs, T* A, int ia, int ja, const int* desc_a, int* ipiv, T* B, int ib, int jb, const int* desc_b,
+         int threads_per_rank = 0);
+
+// The network between the communicator's ranks, measured (collective; every rank gets the result):
+// ping-pong between the first and the last rank, broadcasts along a row and a column of the
+// squarest grid.
+NetworkProfile probe_network(MPI_Comm comm);
+
+// One timed configuration: p?gesv on a random n x n system (entries in [-1, 1] from their global
+// indices, so every grid solves the same system) generated on the grid, `repetitions` times.
+// Collective; seconds of each run, the slowest rank's; info of the last.
+struct Timing {
+  std::vector<double> samples;
+  int info = 0;
+};
+Timing time_gesv(MPI_Comm comm, Precision precision, int n, const DistributedPlan& plan, int repetitions);
+
+// hetlu calibrate --distributed: the network probed and stored for this layout, then for each order
+// the model's best configurations (nb, grid, threads per rank) timed, with the default one (nb = 64,
+// the squarest grid, one thread per rank), each stored as a trial (one transaction each: a killed
+// calibration keeps what it measured, and a trial stored before is not measured again). The
+// database is written by rank 0. Collective.
+struct CalibrationOptions {
+  std::string db_path;                       // empty: the default path
+  std::vector<int> sizes = {1000, 2000};     // orders tuned
+  std::vector<Precision> precisions = {Precision::double_};
+  int candidates = 6;                        // the model's best, timed at each order
+  int repetitions = 3;
+};
+struct CalibrationRow {
+  Precision precision = Precision::double_;
+  int n = 0;
+  DistributedPlan plan;
+  double median_seconds = 0;
+  bool reused = false;  // stored by an earlier calibration
+  std::string error;    // a failed configuration
+};
+struct CalibrationReport {
+  RankLayout layout;
+  NetworkProfile network;
+  std::vector<CalibrationRow> rows;  // every configuration, in the order timed
+  std::string db_path;
+};
+CalibrationReport calibrate(MPI_Comm comm, const CalibrationOptions& options,
+                            const std::function<void(const CalibrationRow&)>& progress = {});
 
 }  // namespace hetlu::distributed

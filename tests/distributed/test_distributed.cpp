@@ -11,7 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "distributed/blacs_grid.hpp"
+#include "distributed/scalapack_calls.hpp"
 #include "hetlu/distributed.hpp"
+#include "hetlu/hetlu_distributed.h"
 #include "hetlu/types.hpp"
 
 using namespace hetlu;
@@ -70,6 +73,65 @@ void solve_case(int n, int nrhs, distributed::DistributedPlan plan, const char* 
             " nb=" + std::to_string(report.plan.nb) + ": omega " + scientific(omega));
 }
 
+// hetlu_pdgesv on a matrix the caller distributed itself (its own grid and descriptors).
+void descriptor_case(int n, int nrhs) {
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  int rows = 1, cols = 1;
+  distributed::squarest_grid(ranks, rows, cols);
+  std::vector<double> A, B, A0, B0;
+  if (rank_ == 0) {
+    std::mt19937 rng(n);
+    std::uniform_real_distribution<double> u(-1, 1);
+    A.resize(static_cast<size_t>(n) * n), B.resize(static_cast<size_t>(n) * nrhs);
+    for (auto& x : A) x = u(rng);
+    for (auto& x : B) x = u(rng);
+    A0 = A, B0 = B;
+  }
+  const int nb = 8;
+  distributed::BlacsGrid grid(MPI_COMM_WORLD, rows, cols), root(MPI_COMM_WORLD, 1, 1, 0);
+  const int my_rows = distributed::local_count(n, nb, grid.row(), rows);
+  const int lld = std::max(1, my_rows);
+  std::vector<double> a(static_cast<size_t>(lld) * std::max(1, distributed::local_count(n, nb, grid.col(), cols)));
+  std::vector<double> b(static_cast<size_t>(lld) * std::max(1, distributed::local_count(nrhs, nb, grid.col(), cols)));
+  std::vector<int> ipiv(my_rows + nb);
+  const auto da = distributed::descriptor(grid, n, n, nb, lld), db = distributed::descriptor(grid, n, nrhs, nb, lld);
+  const auto ra = distributed::descriptor(root, n, n, nb, n), rb = distributed::descriptor(root, n, nrhs, nb, n);
+  distributed::redistribute(n, n, A.data(), ra.data(), a.data(), da.data(), grid.context());
+  distributed::redistribute(n, nrhs, B.data(), rb.data(), b.data(), db.data(), grid.context());
+  int info = -1;
+  const hetlu_status status =
+      hetlu_pdgesv(n, nrhs, a.data(), 1, 1, da.data(), ipiv.data(), b.data(), 1, 1, db.data(), &info, 1);
+  distributed::redistribute(n, nrhs, b.data(), db.data(), B.data(), rb.data(), grid.context());
+  int ok = status == HETLU_SUCCESS && info == 0, all = 0;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (rank_ != 0) return;
+  const double omega = backward_error(n, nrhs, A0, B, B0);
+  check(all == 1 && omega <= (n + 1) * 10 * std::numeric_limits<double>::epsilon(),
+        "hetlu_pdgesv on the caller's " + std::to_string(rows) + "x" + std::to_string(cols) + " grid, n=" +
+            std::to_string(n) + ": omega " + scientific(omega));
+}
+
+// hetlu_pdgesv_root with options (one thread per rank, the grid's rows given).
+void root_c_api_case(int n) {
+  std::vector<double> A, B, A0, B0;
+  if (rank_ == 0) {
+    std::mt19937 rng(n + 5);
+    std::uniform_real_distribution<double> u(-1, 1);
+    A.resize(static_cast<size_t>(n) * n), B.resize(n);
+    for (auto& x : A) x = u(rng);
+    for (auto& x : B) x = u(rng);
+    A0 = A, B0 = B;
+  }
+  hetlu_distributed_options options{1, 0, 12, 1, nullptr};
+  int info = -1;
+  const hetlu_status status = hetlu_pdgesv_root(MPI_COMM_WORLD, 0, n, 1, A.data(), n, B.data(), n, &info, &options);
+  if (rank_ != 0) return;
+  const double omega = backward_error(n, 1, A0, B, B0);
+  check(status == HETLU_SUCCESS && info == 0 && omega <= (n + 1) * 10 * std::numeric_limits<double>::epsilon(),
+        "hetlu_pdgesv_root, 1 x ranks grid, nb 12: omega " + scientific(omega));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -83,9 +145,16 @@ int main(int argc, char** argv) {
         solve_case<double>(n, nrhs, {}, "double");
         solve_case<float>(n, nrhs, {0, 0, 8}, "single");
       }
-    solve_case<double>(97, 2, {1, ranks, 16}, "double");  // one grid row
-    solve_case<double>(97, 2, {ranks, 0, 5}, "double");   // one grid column, given as rows only
+    for (int rows = 1; rows <= ranks; ++rows)  // every grid shape of the rank count
+      if (ranks % rows == 0) {
+        solve_case<double>(97, 2, {rows, ranks / rows, 16}, "double");
+        solve_case<float>(61, 1, {rows, 0, 5}, "single");  // columns from the rows given
+      }
+    solve_case<double>(131, 2, {0, 0, 200}, "double");  // nb larger than n / P: one block
+    solve_case<double>(120, 1, {0, 0, 0, 1}, "double");  // one BLAS thread per rank
     solve_case<double>(0, 2, {}, "double");
+    descriptor_case(90, 2);
+    root_c_api_case(77);
 
     // A zero column: ScaLAPACK's info names it, on every rank.
     const int n = 40;
@@ -109,12 +178,27 @@ int main(int argc, char** argv) {
     MPI_Allreduce(&all, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     check(every == 1, "lda < n on the root is refused on every rank, naming lda");
     threw = false;
-    try {
-      distributed::resolve({2, 2, 0}, 5);
-    } catch (const InvalidArgument&) {
-      threw = true;
+    try {  // a grid of one rank more than there are
+      distributed::gesv_from_root<double>(MPI_COMM_WORLD, 0, 5, 1, A.data(), 5, B.data(), 5, {1, ranks + 1, 0});
+    } catch (const InvalidArgument& e) {
+      threw = std::string(e.what()).find("does not use") != std::string::npos;
     }
-    check(threw, "a grid that does not use every rank is refused");
+    all = threw ? 1 : 0;
+    MPI_Allreduce(&all, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    check(every == 1, "a grid that does not use every rank is refused on every rank");
+
+    // The C API: a singular matrix is HETLU_ERROR_SINGULAR with info on every rank; bad arguments a
+    // status and a message, never an exception.
+    int info = 0;
+    const hetlu_status status = hetlu_pdgesv_root(MPI_COMM_WORLD, 0, n, 1, A.data(), n, B.data(), n, &info, nullptr);
+    all = status == HETLU_ERROR_SINGULAR && info == 13;
+    MPI_Allreduce(&all, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    check(every == 1, "hetlu_pdgesv_root: singular, info 13 on every rank");
+    hetlu_distributed_options bad{0, 0, -3, 0, nullptr};
+    const hetlu_status refused = hetlu_pdgesv_root(MPI_COMM_WORLD, 0, 5, 1, A.data(), 5, B.data(), 5, &info, &bad);
+    all = refused == HETLU_ERROR_INVALID_ARGUMENT && std::string(hetlu_last_error()).find("nb") != std::string::npos;
+    MPI_Allreduce(&all, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    check(every == 1, std::string("hetlu_pdgesv_root: nb = -3 refused on every rank: ") + hetlu_last_error());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rank %d: %s\n", rank_, e.what());
     ++failures;

@@ -1,0 +1,158 @@
+// The one place a distributed plan is resolved (#18): the caller's fields, then the database's
+// tuned configuration, the model, the defaults.
+#include <algorithm>
+#include <cstdio>
+
+#include "configs/configs.hpp"
+#include "db/distributed.hpp"
+#include "hetlu/distributed_plan.hpp"
+#include "hetlu/hetlu.hpp"
+#include "model/distributed.hpp"
+
+namespace hetlu::distributed {
+namespace {
+
+constexpr int default_nb = 64;
+
+std::string fixed(double value, int digits) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", digits, value);
+  return text;
+}
+
+void check_layout(const RankLayout& layout) {
+  if (layout.ranks < 1) throw InvalidArgument("distributed: " + std::to_string(layout.ranks) + " ranks");
+  if (layout.ranks_per_node < 1 || layout.ranks_per_node > layout.ranks)
+    throw InvalidArgument("distributed: " + std::to_string(layout.ranks_per_node) + " ranks per node with " +
+                          std::to_string(layout.ranks) + " ranks");
+}
+
+void check_given(const DistributedPlan& given) {
+  if (given.nb < 0) throw InvalidArgument("distributed: nb = " + std::to_string(given.nb) + " must be >= 1");
+  if (given.threads_per_rank < 0)
+    throw InvalidArgument("distributed: threads per rank = " + std::to_string(given.threads_per_rank) +
+                          " must be >= 1");
+  if (given.threads_per_rank > 4096)
+    throw InvalidArgument("distributed: threads per rank = " + std::to_string(given.threads_per_rank) +
+                          " is more than any node has");
+}
+
+// The tuned configuration of this machine, or nothing (why in `why`); fills the profile's measured
+// rates and the layout's network when the database has them.
+std::optional<DistributedPlan> tuned(Precision precision, int n, const RankLayout& layout, const std::string& db_path,
+                                     MachineProfile& profile, std::optional<NetworkProfile>& network,
+                                     std::string& why, std::vector<std::string>& warnings) {
+  try {
+    const std::string path = db_path.empty() ? db::default_path() : db_path;
+    auto database = db::Database::open(path, db::Database::Mode::read_only);
+    const auto machine = db::find_machine(database, db::fingerprint(profile).hash);
+    if (!machine) {
+      why = "database '" + path + "' has no calibration of this machine";
+      return std::nullopt;
+    }
+    db::load_probe_rates(database, machine->id, profile);
+    network = db::load_network_profile(database, machine->id, layout);
+    const auto found = db::lookup_distributed_plan(database, machine->id, precision, layout, n);
+    if (!found.best) {
+      why = found.detail;
+      return std::nullopt;
+    }
+    DistributedPlan plan = found.best->plan;
+    plan.source = PlanSource::tuned;
+    plan.source_detail = found.detail;
+    return plan;
+  } catch (const db::DatabaseError& e) {  // missing, unreadable or corrupt: a miss, never a failed solve
+    why = e.what();
+    if (std::string(e.what()).find("no database at") == std::string::npos) warnings.push_back(e.what());
+  } catch (const std::exception& e) {
+    why = std::string("unusable database entry: ") + e.what();
+    warnings.push_back(why);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void complete_grid(DistributedPlan& p, int ranks) {
+  if (ranks < 1) throw InvalidArgument("distributed: " + std::to_string(ranks) + " ranks");
+  if (p.grid_rows < 0 || p.grid_cols < 0)
+    throw InvalidArgument("distributed: the grid " + std::to_string(p.grid_rows) + " x " + std::to_string(p.grid_cols) +
+                          " must be positive");
+  if (p.grid_rows == 0 && p.grid_cols == 0) {
+    squarest_grid(ranks, p.grid_rows, p.grid_cols);
+  } else if (p.grid_rows == 0 || p.grid_cols == 0) {
+    const int given = std::max(p.grid_rows, p.grid_cols);
+    if (ranks % given != 0)
+      throw InvalidArgument("distributed: " + std::to_string(ranks) + " ranks do not divide into a grid with " +
+                            std::to_string(given) + (p.grid_rows ? " rows" : " columns"));
+    (p.grid_rows ? p.grid_cols : p.grid_rows) = ranks / given;
+  }
+  if (static_cast<long long>(p.grid_rows) * p.grid_cols != ranks)
+    throw InvalidArgument("distributed: the grid " + std::to_string(p.grid_rows) + " x " + std::to_string(p.grid_cols) +
+                          " does not use the " + std::to_string(ranks) + " ranks");
+}
+
+DistributedResolution resolve_plan(const DistributedPlan& given, Precision precision, int n, const RankLayout& layout,
+                                   const std::string& db_path) {
+  check_layout(layout);
+  check_given(given);
+  if (precision == Precision::mixed) throw InvalidArgument("distributed: precision must be single or double");
+  if (n < 0) throw InvalidArgument("distributed: n = " + std::to_string(n) + " must be >= 0");
+  {  // a given grid that cannot be fails before any look-up
+    DistributedPlan grid = given;
+    complete_grid(grid, layout.ranks);
+  }
+  DistributedResolution r;
+  MachineProfile profile = this_machine();
+  std::optional<NetworkProfile> network;
+  std::string why_not_tuned, why_not_model;
+  const auto params = configs::model_params();
+  std::optional<DistributedPlan> base =
+      tuned(precision, n, layout, db_path, profile, network, why_not_tuned, r.warnings);
+  r.network = network ? *network : model::default_network(layout, params);
+  const model::DistributedProblem problem{precision, n, 1, layout};
+  if (!base) try {
+      base = model::predict_distributed(profile, r.network, problem, params).plan;
+      base->source_detail = "model (" + why_not_tuned + ")";
+    } catch (const Error& e) {
+      why_not_model = e.what();
+    }
+  if (!base) {
+    base = DistributedPlan{};
+    base->nb = default_nb;
+    base->source = PlanSource::default_;
+    base->source_detail = "default (" + why_not_tuned + "; " + why_not_model + ")";
+  }
+
+  DistributedPlan plan = *base;
+  std::vector<std::string> overridden;
+  if (given.grid_rows || given.grid_cols) {
+    plan.grid_rows = given.grid_rows, plan.grid_cols = given.grid_cols;
+    complete_grid(plan, layout.ranks);
+    overridden.push_back("grid");
+  }
+  if (given.nb) plan.nb = given.nb, overridden.push_back("nb");
+  if (given.threads_per_rank) plan.threads_per_rank = given.threads_per_rank, overridden.push_back("threads per rank");
+  complete_grid(plan, layout.ranks);
+  if (!overridden.empty()) {
+    std::string fields;
+    for (const auto& f : overridden) fields += (fields.empty() ? "" : ", ") + f;
+    plan.source_detail = "caller set " + fields + "; the rest from " + plan.source_detail;
+    plan.source = PlanSource::override_;
+  }
+  // The model prices the plan as resolved, whatever chose it.
+  plan.predicted_seconds.reset();
+  if (plan.threads_per_rank > 0 && why_not_model.empty()) try {
+      const auto priced = model::predict_distributed_seconds(profile, r.network, problem, plan, params);
+      plan.predicted_seconds = priced.seconds;
+      r.explanation = priced.reasoning;
+      for (const auto& term : priced.terms)
+        r.explanation.push_back(term.name + ": " + fixed(term.seconds, 4) + " s");
+    } catch (const Error& e) {
+      r.explanation.push_back(std::string("not priced: ") + e.what());
+    }
+  r.plan = plan;
+  return r;
+}
+
+}  // namespace hetlu::distributed

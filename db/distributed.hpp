@@ -1,0 +1,51 @@
+// What the database keeps of distributed solves (#18): the network probed for a rank layout, and
+// every timed p?gesv configuration of a layout (schema version 5).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "db/database.hpp"
+#include "db/records.hpp"
+#include "hetlu/distributed_plan.hpp"
+
+namespace hetlu::db {
+
+// Stores (replaces) the network profile of its layout.
+void store_network_profile(Database& db, std::int64_t machine_id, const distributed::NetworkProfile& net);
+std::optional<distributed::NetworkProfile> load_network_profile(Database& db, std::int64_t machine_id,
+                                                                const distributed::RankLayout& layout);
+
+struct DistributedTrial {
+  std::int64_t machine_id = 0;
+  Precision precision = Precision::double_;
+  distributed::RankLayout layout;
+  int n = 0;
+  distributed::DistributedPlan plan;  // nb, grid and threads_per_rank: the configuration timed
+  TrialStatus status = TrialStatus::ok;
+  std::string error;
+  int repetitions = 0;
+  std::optional<double> median_s, predicted_s;
+  std::vector<double> samples;
+  std::string measured_at;
+};
+
+// Stores the trial under its key (machine, precision, layout, n, nb, grid, threads), replacing one
+// stored before.
+void store_distributed_trial(Database& db, const DistributedTrial& trial);
+std::optional<DistributedTrial> find_distributed_trial(Database& db, const DistributedTrial& key);
+std::vector<DistributedTrial> list_distributed_trials(Database& db, std::int64_t machine_id);
+
+struct DistributedLookup {
+  std::optional<DistributedTrial> best;  // empty: a miss
+  bool exact = false;                    // tuned at the n asked
+  std::string detail;                    // what answered, or why nothing did
+};
+
+// The fastest successful trial of the layout and precision at the tuned order nearest n (in log n).
+DistributedLookup lookup_distributed_plan(Database& db, std::int64_t machine_id, Precision precision,
+                                          const distributed::RankLayout& layout, int n);
+
+}  // namespace hetlu::db

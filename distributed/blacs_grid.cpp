@@ -1,0 +1,72 @@
+#include "distributed/blacs_grid.hpp"
+
+#include <cblas.h>
+#include <omp.h>
+
+#include "distributed/scalapack.hpp"
+#include "hetlu/types.hpp"
+
+namespace hetlu::distributed {
+
+BlacsGrid::BlacsGrid(MPI_Comm comm, int rows, int cols, int only_rank) : handle_(Csys2blacs_handle(comm)) {
+  context_ = handle_;
+  if (only_rank >= 0) {
+    int map[1] = {only_rank};
+    Cblacs_gridmap(&context_, map, 1, 1, 1);
+  } else {
+    Cblacs_gridinit(&context_, "Row", rows, cols);
+  }
+  if (context_ >= 0) Cblacs_gridinfo(context_, &rows_, &cols_, &row_, &col_);
+}
+
+BlacsGrid::~BlacsGrid() {
+  if (context_ >= 0) Cblacs_gridexit(context_);
+  Cfree_blacs_system_handle(handle_);
+}
+
+std::vector<int> descriptor(const BlacsGrid& grid, int m, int n, int nb, int lld) {
+  std::vector<int> desc(9, 0);
+  desc[1] = -1;
+  if (!grid.member()) return desc;
+  const int zero = 0, context = grid.context();
+  int info = 0;
+  descinit_(desc.data(), &m, &n, &nb, &nb, &zero, &zero, &context, &lld, &info);
+  if (info != 0) throw Error("descinit: argument " + std::to_string(-info) + " is illegal");
+  return desc;
+}
+
+int local_count(int n, int nb, int index, int count) {
+  const int zero = 0;
+  return numroc_(&n, &nb, &index, &zero, &count);
+}
+
+BlasThreads::BlasThreads(int threads) : saved_(omp_get_max_threads()), changed_(threads > 0) {
+  if (!changed_) return;
+  omp_set_num_threads(threads);
+  openblas_set_num_threads(threads);
+}
+
+BlasThreads::~BlasThreads() {
+  if (!changed_) return;
+  omp_set_num_threads(saved_);
+  openblas_set_num_threads(saved_);
+}
+
+void broadcast_plan(MPI_Comm comm, int root, DistributedPlan& plan) {
+  int fields[4] = {plan.grid_rows, plan.grid_cols, plan.nb, plan.threads_per_rank};
+  MPI_Bcast(fields, 4, MPI_INT, root, comm);
+  plan.grid_rows = fields[0], plan.grid_cols = fields[1], plan.nb = fields[2], plan.threads_per_rank = fields[3];
+}
+
+void agree_on_error(MPI_Comm comm, int root, const std::string& root_error) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  int length = rank == root ? static_cast<int>(root_error.size()) : 0;
+  MPI_Bcast(&length, 1, MPI_INT, root, comm);
+  if (length == 0) return;
+  std::string message = rank == root ? root_error : std::string(length, ' ');
+  MPI_Bcast(message.data(), length, MPI_CHAR, root, comm);
+  throw InvalidArgument(message);
+}
+
+}  // namespace hetlu::distributed

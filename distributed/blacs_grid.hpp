@@ -1,0 +1,60 @@
+// A BLACS process grid over an MPI communicator, ScaLAPACK descriptors on it, and the BLAS threads
+// of a rank during a solve: what every distributed routine of hetlu sets up.
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "hetlu/distributed_plan.hpp"
+
+namespace hetlu::distributed {
+
+// A BLACS grid over a communicator, released with it.
+class BlacsGrid {
+ public:
+  // rows x cols over every rank in row-major order, or (only_rank >= 0) the 1 x 1 grid of that rank.
+  BlacsGrid(MPI_Comm comm, int rows, int cols, int only_rank = -1);
+  ~BlacsGrid();
+  BlacsGrid(const BlacsGrid&) = delete;
+  BlacsGrid& operator=(const BlacsGrid&) = delete;
+  bool member() const { return context_ >= 0; }
+  int context() const { return context_; }
+  int row() const { return row_; }
+  int col() const { return col_; }
+  int rows() const { return rows_; }
+  int cols() const { return cols_; }
+
+ private:
+  int handle_, context_ = -1;
+  int rows_ = 0, cols_ = 0, row_ = -1, col_ = -1;
+};
+
+// A descriptor of an m x n matrix in nb x nb blocks on `grid` with local leading dimension lld;
+// a rank outside the grid gets context -1, as ScaLAPACK expects.
+std::vector<int> descriptor(const BlacsGrid& grid, int m, int n, int nb, int lld);
+
+// Rows (or columns) of an n-long dimension in nb-blocks that process `index` of `count` holds.
+int local_count(int n, int nb, int index, int count);
+
+// The rank's BLAS and OpenMP threads set for a scope (threads <= 0: left as they are), restored after.
+class BlasThreads {
+ public:
+  explicit BlasThreads(int threads);
+  ~BlasThreads();
+  BlasThreads(const BlasThreads&) = delete;
+  BlasThreads& operator=(const BlasThreads&) = delete;
+
+ private:
+  int saved_ = 0;
+  bool changed_ = false;
+};
+
+// The plan's resolved fields sent from `root` to every rank.
+void broadcast_plan(MPI_Comm comm, int root, DistributedPlan& plan);
+
+// The root's verdict sent to every rank: all throw InvalidArgument(root_error), or none do.
+void agree_on_error(MPI_Comm comm, int root, const std::string& root_error);
+
+}  // namespace hetlu::distributed

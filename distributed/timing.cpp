@@ -1,0 +1,75 @@
+// One configuration of p?gesv timed on a system generated where it lives: each rank fills its own
+// blocks from the global indices, so no root holds the matrix and every grid solves the same one.
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "distributed/blacs_grid.hpp"
+#include "distributed/scalapack_calls.hpp"
+#include "hetlu/distributed.hpp"
+
+namespace hetlu::distributed {
+namespace {
+
+// An entry in [-1, 1) from its global position (splitmix64 of the pair).
+double entry(std::uint64_t row, std::uint64_t col) {
+  std::uint64_t z = row * 0x9E3779B97F4A7C15ull + col + 0x632BE59BD9B4E019ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return double(z >> 11) * 0x1.0p-52 - 1.0;
+}
+
+// The global index of local index `local` of process `index` among `count`, in nb-blocks.
+std::uint64_t global_index(int local, int nb, int index, int count) {
+  return (std::uint64_t(local / nb) * count + index) * nb + local % nb;
+}
+
+template <class T>
+void fill(std::vector<T>& local, int rows, int cols, int lld, int nb, const BlacsGrid& grid, int column_offset) {
+  for (int j = 0; j < cols; ++j) {
+    const auto gj = global_index(j, nb, grid.col(), grid.cols()) + column_offset;
+    for (int i = 0; i < rows; ++i)
+      local[i + static_cast<std::size_t>(j) * lld] = T(entry(global_index(i, nb, grid.row(), grid.rows()), gj));
+  }
+}
+
+template <class T>
+Timing time_typed(MPI_Comm comm, int n, const DistributedPlan& plan, int repetitions) {
+  BlacsGrid grid(comm, plan.grid_rows, plan.grid_cols);
+  const int nb = plan.nb;
+  const int rows = local_count(n, nb, grid.row(), grid.rows()), cols = local_count(n, nb, grid.col(), grid.cols());
+  const int rhs = local_count(1, nb, grid.col(), grid.cols());
+  const int lld = std::max(1, rows);
+  std::vector<T> a(static_cast<std::size_t>(lld) * std::max(1, cols)), b(static_cast<std::size_t>(lld) * std::max(1, rhs));
+  std::vector<int> ipiv(static_cast<std::size_t>(rows) + nb);
+  const auto desc_a = descriptor(grid, n, n, nb, lld), desc_b = descriptor(grid, n, 1, nb, lld);
+  Timing timing;
+  const BlasThreads threads(plan.threads_per_rank);
+  for (int r = 0; r < repetitions; ++r) {
+    fill(a, rows, cols, lld, nb, grid, 0);
+    fill(b, rows, rhs, lld, nb, grid, n);
+    MPI_Barrier(comm);
+    const double start = MPI_Wtime();
+    timing.info = scalapack_gesv(n, 1, a.data(), 1, 1, desc_a.data(), ipiv.data(), b.data(), 1, 1, desc_b.data());
+    double seconds = MPI_Wtime() - start, slowest = 0;
+    MPI_Allreduce(&seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+    timing.samples.push_back(slowest);
+  }
+  return timing;
+}
+
+}  // namespace
+
+Timing time_gesv(MPI_Comm comm, Precision precision, int n, const DistributedPlan& plan, int repetitions) {
+  int ranks = 1;
+  MPI_Comm_size(comm, &ranks);
+  if (n < 1 || repetitions < 1 || plan.nb < 1 || plan.grid_rows * plan.grid_cols != ranks)
+    throw InvalidArgument("time_gesv: n, repetitions, nb and a grid of every rank must be given");
+  return precision == Precision::single ? time_typed<float>(comm, n, plan, repetitions)
+                                        : time_typed<double>(comm, n, plan, repetitions);
+}
+
+}  // namespace hetlu::distributed

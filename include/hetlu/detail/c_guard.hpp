@@ -1,0 +1,38 @@
+// The C API's error boundary, shared by libhetlu's C functions and libhetlu_distributed's: no
+// exception crosses it; the status says what kind of failure, hetlu_last_error() what and where.
+#pragma once
+
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "hetlu/hetlu.h"
+#include "hetlu/types.hpp"
+
+namespace hetlu::detail {
+
+// Sets what hetlu_last_error() returns on this thread (libhetlu holds it).
+void set_last_error(const std::string& message);
+
+template <class Body>
+hetlu_status c_guarded(Body&& body) {
+  set_last_error("");
+  try {
+    return body();
+  } catch (const hetlu::InvalidArgument& e) {
+    set_last_error(e.what());
+    return HETLU_ERROR_INVALID_ARGUMENT;
+  } catch (const std::bad_alloc&) {
+    set_last_error("out of memory");
+    return HETLU_ERROR_OUT_OF_MEMORY;
+  } catch (const hetlu::Error& e) {
+    set_last_error(e.what());
+    const bool unavailable = std::strstr(e.what(), "not available") != nullptr;
+    return unavailable ? HETLU_ERROR_NOT_AVAILABLE : HETLU_ERROR_INTERNAL;
+  } catch (const std::exception& e) {
+    set_last_error(e.what());
+    return HETLU_ERROR_INTERNAL;
+  }
+}
+
+}  // namespace hetlu::detail

@@ -1,0 +1,44 @@
+/* hetlu's distributed solves from C (#18), over MPI and ScaLAPACK: link libhetlu_distributed.
+ * Every rank of the communicator calls these collectively. Statuses and hetlu_last_error() as in
+ * hetlu.h; a singular matrix is HETLU_ERROR_SINGULAR with *info ScaLAPACK's, on every rank. */
+#ifndef HETLU_DISTRIBUTED_H
+#define HETLU_DISTRIBUTED_H
+
+#include <mpi.h>
+
+#include "hetlu/hetlu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How a distributed solve runs; a zero field is resolved (tuned in the database, else the model,
+ * else the squarest grid, nb = 64 and the process's threads). db: the database (NULL: the default). */
+typedef struct hetlu_distributed_options {
+  int grid_rows, grid_cols; /* P x Q, P * Q == the communicator's size */
+  int nb;                   /* the block of the 2-D block-cyclic layout */
+  int threads_per_rank;     /* BLAS threads of each rank during the solve */
+  const char* db;
+} hetlu_distributed_options;
+
+/* ScaLAPACK's p?gesv on a matrix the caller has distributed (descriptors desca, descb on the
+ * caller's BLACS grid), as pdgesv_ takes it; threads_per_rank > 0 sets this rank's BLAS threads for
+ * the call. */
+hetlu_status hetlu_pdgesv(int n, int nrhs, double* A, int ia, int ja, const int* desca, int* ipiv, double* B, int ib,
+                          int jb, const int* descb, int* info, int threads_per_rank);
+hetlu_status hetlu_psgesv(int n, int nrhs, float* A, int ia, int ja, const int* desca, int* ipiv, float* B, int ib,
+                          int jb, const int* descb, int* info, int threads_per_rank);
+
+/* A X = B for the n x n A and n x nrhs B held by rank `root` (column-major; the other ranks'
+ * pointers are not read): scattered to the grid, solved, X gathered into B on the root, A
+ * overwritten there by its factors. options may be NULL. */
+hetlu_status hetlu_pdgesv_root(MPI_Comm comm, int root, int n, int nrhs, double* A, int lda, double* B, int ldb,
+                               int* info, const hetlu_distributed_options* options);
+hetlu_status hetlu_psgesv_root(MPI_Comm comm, int root, int n, int nrhs, float* A, int lda, float* B, int ldb,
+                               int* info, const hetlu_distributed_options* options);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,189 @@
+#include "model/distributed.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <tuple>
+
+#include "hetlu/detail/flops.hpp"
+
+namespace hetlu::model {
+namespace {
+
+using distributed::DistributedPlan;
+using distributed::NetworkProfile;
+
+std::string format(const char* pattern, double a, double b = 0, double c = 0) {
+  char text[200];
+  std::snprintf(text, sizeof text, pattern, a, b, c);
+  return text;
+}
+
+int tree_levels(int ranks) {
+  int levels = 0;
+  while ((1 << levels) < ranks) ++levels;
+  return levels;
+}
+
+// The cost of a broadcast of `bytes` to `ranks` ranks: a binomial tree, one level per doubling.
+double broadcast_seconds(const NetworkProfile& net, double bytes, int ranks) {
+  if (ranks <= 1) return 0;
+  return tree_levels(ranks) * (net.broadcast_latency_seconds + bytes / net.broadcast_bandwidth_bytes_per_second);
+}
+
+double message_seconds(const NetworkProfile& net, double bytes) {
+  return net.latency_seconds + bytes / net.bandwidth_bytes_per_second;
+}
+
+// Whole nb-blocks of `count` rows or columns dealt cyclically to `procs` processes: what the most
+// loaded one holds.
+double most_loaded(double count, int nb, int procs) {
+  const double blocks = std::ceil(count / nb);
+  return std::min(count, std::ceil(blocks / procs) * nb);
+}
+
+struct RankRates {
+  double gemm_flops = 0;   // per second, one rank with its threads, for a wide update
+  double panel_flops = 0;  // per second, p?getf2's column-by-column updates
+  double slowdown = 1;     // oversubscribed cores
+  double cores_per_rank = 1;
+};
+
+RankRates rank_rates(const MachineProfile& node, const Rates& rates, const DistributedProblem& problem,
+                     int threads, const ModelParams& params) {
+  RankRates r;
+  const int cores = std::max(1, node.cores);
+  const int per_node = std::max(1, problem.layout.ranks_per_node);
+  r.cores_per_rank = double(cores) / per_node;
+  const double used_cores = std::min<double>(threads, r.cores_per_rank);
+  // One core's rate times the cores used, at the all-cores parallel efficiency when it uses more.
+  const double one = rates.cpu_one.gflops * 1e9;
+  const double scaling = rates.cpu_all.gflops > 0 && one > 0 ? rates.cpu_all.gflops * 1e9 / (one * cores) : 1;
+  r.gemm_flops = one * used_cores * (used_cores > 1 ? std::min(1.0, scaling) : 1.0);
+  r.panel_flops = one * params.distributed_panel_efficiency * used_cores;
+  if (threads > 1 && per_node * threads > cores) r.slowdown = params.oversubscribed_slowdown;
+  return r;
+}
+
+}  // namespace
+
+NetworkProfile default_network(const distributed::RankLayout& layout, const ModelParams& params) {
+  NetworkProfile net;
+  net.layout = layout;
+  const bool one_node = layout.ranks_per_node >= layout.ranks;
+  const double latency = (one_node ? params.node_latency_us : params.network_latency_us) * 1e-6;
+  const double bandwidth = (one_node ? params.node_bandwidth_gbs : params.network_bandwidth_gbs) * 1e9;
+  net.latency_seconds = net.broadcast_latency_seconds = latency;
+  net.bandwidth_bytes_per_second = net.broadcast_bandwidth_bytes_per_second = bandwidth;
+  net.source = one_node ? "default for ranks on one node (model.yaml)" : "default for ranks on several nodes (model.yaml)";
+  return net;
+}
+
+double distributed_solve_flops(const DistributedProblem& problem) {
+  return detail::gesv_flops(problem.n, problem.nrhs);
+}
+
+DistributedPrediction predict_distributed_seconds(const MachineProfile& node, const NetworkProfile& net,
+                                                  const DistributedProblem& problem, const DistributedPlan& plan,
+                                                  const ModelParams& params) {
+  const int P = plan.grid_rows, Q = plan.grid_cols, nb = plan.nb, n = problem.n;
+  if (P < 1 || Q < 1 || nb < 1 || plan.threads_per_rank < 1 || n < 0)
+    throw InvalidArgument("distributed model: the plan's grid, nb and threads must be resolved (>= 1)");
+  if (net.bandwidth_bytes_per_second <= 0 || net.broadcast_bandwidth_bytes_per_second <= 0)
+    throw InvalidArgument("distributed model: the network profile has no bandwidth");
+  const Rates rates = rates_of(node, problem.precision, params);
+  if (rates.cpu_one.gflops <= 0) throw Error("the machine profile has no CPU rate to predict from");
+  const RankRates rank = rank_rates(node, rates, problem, plan.threads_per_rank, params);
+  const double word = problem.precision == Precision::double_ ? 8 : 4;
+  const double gemm_rate = rank.gemm_flops * nb / (nb + params.gemm_half_rate_k);
+  const int levels_p = tree_levels(P);
+
+  double panel = 0, pivots = 0, swaps = 0, broadcasts = 0, update = 0, overhead = 0;
+  for (double done = 0; done < n; done += nb) {
+    const double m = n - done, width = std::min<double>(nb, m), rest = m - width;
+    const double local_rows = most_loaded(m, nb, P);
+    panel += (local_rows * width * width - width * width * width / 3) / rank.panel_flops;
+    // Per column: the pivot's search reduced and its row broadcast down the process column, and
+    // its swap with the diagonal row (another rank's, but for a column of one).
+    if (P > 1) pivots += width * (2 * levels_p * net.broadcast_latency_seconds + net.latency_seconds);
+    if (P > 1) swaps += width * (P - 1.0) / P * message_seconds(net, most_loaded(n - width, nb, Q) * word);
+    broadcasts += broadcast_seconds(net, local_rows * width * word, Q);
+    broadcasts += broadcast_seconds(net, width * most_loaded(rest, nb, Q) * word, P);
+    const double cols = most_loaded(rest, nb, Q), rows = most_loaded(rest, nb, P);
+    update += (width * width * cols + 2 * rows * cols * width) / gemm_rate;
+    overhead += params.step_overhead_seconds;
+  }
+  // The triangular solves: per block a small broadcast along each dimension, and the flops spread
+  // over the process column (the right-hand sides live in one).
+  const double blocks = std::ceil(double(n) / nb);
+  const double solve = 2 * blocks * (broadcast_seconds(net, nb * word, P) + broadcast_seconds(net, nb * word, Q)) +
+                       2.0 * n * double(n) * problem.nrhs / P / gemm_rate;
+
+  DistributedPrediction out;
+  out.plan = plan;
+  out.plan.source = PlanSource::model;
+  out.terms = {{"panel factorization (p?getf2)", panel}, {"pivot search and pivot rows", pivots},
+               {"row interchanges", swaps},            {"panel and row-block broadcasts", broadcasts},
+               {"local TRSM and GEMM", update},        {"triangular solves", solve},
+               {"step overhead", overhead}};
+  double seconds = 0;
+  for (auto& term : out.terms) seconds += (term.seconds *= rank.slowdown);
+  out.seconds = seconds;
+  out.plan.predicted_seconds = seconds;
+  out.reasoning.push_back(format("per rank: %.1f GFlop/s GEMM on %.0f thread(s), %.2f cores of its node each",
+                                 rank.gemm_flops / 1e9, plan.threads_per_rank, rank.cores_per_rank));
+  out.reasoning.push_back(format("network: %.2f us latency, %.2f GB/s point to point; %.2f us per broadcast level",
+                                 net.latency_seconds * 1e6, net.bandwidth_bytes_per_second / 1e9,
+                                 net.broadcast_latency_seconds * 1e6) +
+                          " (" + net.source + ")");
+  if (rank.slowdown > 1)
+    out.reasoning.push_back(format("%.0f ranks x %.0f threads oversubscribe the node's cores: x %.0f", 
+                                   problem.layout.ranks_per_node, plan.threads_per_rank, rank.slowdown));
+  return out;
+}
+
+std::vector<DistributedPrediction> distributed_candidates(const MachineProfile& node, const NetworkProfile& net,
+                                                          const DistributedProblem& problem,
+                                                          const ModelParams& params) {
+  const int ranks = problem.layout.ranks;
+  if (ranks < 1) throw InvalidArgument("distributed model: " + std::to_string(ranks) + " ranks");
+  const int cores_per_rank = std::max(1, std::max(1, node.cores) / std::max(1, problem.layout.ranks_per_node));
+  std::vector<DistributedPrediction> all;
+  for (int rows = 1; rows <= ranks; ++rows) {
+    if (ranks % rows) continue;
+    for (int nb : params.distributed_nb_candidates)
+      for (int threads = 1; threads <= cores_per_rank; ++threads) {
+        DistributedPlan plan;
+        plan.grid_rows = rows, plan.grid_cols = ranks / rows, plan.nb = nb, plan.threads_per_rank = threads;
+        all.push_back(predict_distributed_seconds(node, net, problem, plan, params));
+      }
+  }
+  std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.seconds < b.seconds; });
+  return all;
+}
+
+DistributedPrediction predict_distributed(const MachineProfile& node, const NetworkProfile& net,
+                                          const DistributedProblem& problem, const ModelParams& params) {
+  auto all = distributed_candidates(node, net, problem, params);
+  int square_rows = 1, square_cols = 1;
+  distributed::squarest_grid(problem.layout.ranks, square_rows, square_cols);
+  // Within 1 % of the least time counts as a tie: then the squarer grid, nb nearer 64, fewer threads.
+  auto tie_key = [&](const DistributedPrediction& p) {
+    return std::make_tuple(std::abs(p.plan.grid_rows - square_rows), std::abs(std::log2(p.plan.nb / 64.0)),
+                           p.plan.threads_per_rank);
+  };
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < all.size() && all[i].seconds <= 1.01 * all[0].seconds; ++i)
+    if (tie_key(all[i]) < tie_key(all[best])) best = i;
+  DistributedPrediction out = std::move(all[best]);
+  out.plan.source_detail = "model";
+  out.reasoning.insert(out.reasoning.begin(),
+                       format("chose nb = %.0f on a %.0f x ", out.plan.nb, out.plan.grid_rows) +
+                           format("%.0f grid, %.0f BLAS thread(s) per rank", out.plan.grid_cols,
+                                  out.plan.threads_per_rank));
+  return out;
+}
+
+}  // namespace hetlu::model

@@ -1,0 +1,64 @@
+// The model of a distributed LU solve (#18): ScaLAPACK's p?gesv on a P x Q grid in nb x nb
+// blocks, as ScaLAPACK runs it (no look-ahead: each step's parts add up). Per step, with m rows and
+// columns left:
+//   panel      the nb columns factored down a process column (p?getf2, unblocked): per column a
+//              pivot search reduced over P ranks, the pivot row swapped and broadcast, and the
+//              rank-1 updates of m/P rows;
+//   row swaps  nb rows interchanged across the process column in every other block column;
+//   broadcasts the panel along the process row (m/P x nb), the U row block down the column
+//              (nb x m/Q), each a binomial tree;
+//   update     the TRSM of the row block and the GEMM of the trailing matrix on the most loaded
+//              rank (whole blocks, so block-cyclic imbalance counts) at the per-rank GEMM rate of
+//              its threads, the rate falling for thin updates as the CPU model's does.
+// Then the triangular solves, latency-bound: a broadcast per block on each triangle.
+// Pure functions: no MPI, no I/O.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "hetlu/distributed_plan.hpp"
+#include "hetlu/types.hpp"
+#include "model/params.hpp"
+#include "model/predict.hpp"
+
+namespace hetlu::model {
+
+struct DistributedProblem {
+  Precision precision = Precision::double_;  // single or double
+  int n = 0, nrhs = 1;
+  distributed::RankLayout layout;
+};
+
+struct DistributedPrediction {
+  distributed::DistributedPlan plan;  // predicted_seconds set; source model
+  double seconds = 0;
+  std::vector<Term> terms;
+  std::vector<std::string> reasoning;
+};
+
+// The network the model uses: the probe's when it measured this layout, else the defaults of
+// params for ranks on one node or on several.
+distributed::NetworkProfile default_network(const distributed::RankLayout& layout, const ModelParams& params);
+
+// Predicted seconds of the plan's own nb, grid and threads (every field resolved); terms filled.
+DistributedPrediction predict_distributed_seconds(const MachineProfile& node, const distributed::NetworkProfile& net,
+                                                  const DistributedProblem& problem,
+                                                  const distributed::DistributedPlan& plan, const ModelParams& params);
+
+// Every configuration the model considers (nb from params.distributed_nb_candidates, every grid of
+// the rank count, threads per rank up to the cores each rank's node share holds), fastest first.
+std::vector<DistributedPrediction> distributed_candidates(const MachineProfile& node,
+                                                          const distributed::NetworkProfile& net,
+                                                          const DistributedProblem& problem, const ModelParams& params);
+
+// The plan with the least predicted time over nb (params.distributed_nb_candidates), every grid of
+// the rank count and the threads per rank up to the cores each rank's node share holds. Ties go to
+// the squarer grid, then nb nearest 64, then fewer threads.
+DistributedPrediction predict_distributed(const MachineProfile& node, const distributed::NetworkProfile& net,
+                                          const DistributedProblem& problem, const ModelParams& params);
+
+// The flops of a solve: 2/3 n^3 + 2 n^2 nrhs, as every GFlop/s hetlu reports counts them.
+double distributed_solve_flops(const DistributedProblem& problem);
+
+}  // namespace hetlu::model
