@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "cli/commands.hpp"
+#include "cli/distributed.hpp"
 #include "db/database.hpp"
 #include "hetlu/types.hpp"
 
@@ -101,6 +102,20 @@ std::string database_path(const std::string& db_option) {
   return db_option.empty() ? db::default_path() : db_option;
 }
 
+void add_distributed_options(CLI::App& command, bool& distributed, DistributedArgs& args) {
+  command.add_flag("--distributed", distributed,
+                   "run on every rank of mpirun: a P x Q grid, ScaLAPACK's p?gesv (rank 0 reads and writes)");
+  command.add_option("--grid", args.grid, "--distributed: the process grid PxQ (default: tuned, else the model's)");
+  command.add_option("--threads-per-rank", args.threads_per_rank,
+                     "--distributed: BLAS threads of each rank (default: tuned, else the model's)")
+      ->check(CLI::Range(1, 4096));
+}
+
+void refuse_distributed_only_options(CLI::App& command) {
+  for (const char* option : {"--grid", "--threads-per-rank"})
+    if (command.count(option) > 0) throw UsageError(std::string(option) + " needs --distributed");
+}
+
 namespace {
 
 // Under --json a failure is also a JSON document on stdout, so that a script reading stdout sees it.
@@ -110,6 +125,7 @@ int print_json_failure(const std::string& message, int code) {
 }
 
 int report_failure(const std::string& message, int code, bool json) {
+  if (message.empty()) return code;  // a rank of a distributed command whose rank 0 reports it
   std::cerr << "hetlu: error: " << message << std::endl;
   return json ? print_json_failure(message, code) : code;
 }
@@ -146,8 +162,14 @@ int run(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // --help and --version are "errors" with exit code 0; the others are one line like every error.
     if (e.get_exit_code() == 0) return app.exit(e);
+    // Under mpirun every rank parses the same command line: rank 0 alone says what is wrong.
+    const bool distributed = std::any_of(argv + 1, argv + argc, [](const char* a) { return std::string_view(a) == "--distributed"; });
+    if (distributed && secondary_mpi_rank()) return exit_usage;
     return report_failure(std::string(e.what()) + " (see --help)", exit_usage, json);
   } catch (const CommandFailure& e) {
+    // A bad --distributed command line is the same on every rank: rank 0 alone says so.
+    const bool distributed = std::any_of(argv + 1, argv + argc, [](const char* a) { return std::string_view(a) == "--distributed"; });
+    if (distributed && e.exit_code == exit_usage && secondary_mpi_rank()) return exit_usage;
     return report_failure(e.what(), e.exit_code, json);
   } catch (const std::exception& e) {
     return report_failure(e.what(), exit_error, json);

@@ -12,6 +12,7 @@
 
 #include "cli/bench_mixed.hpp"
 #include "cli/commands.hpp"
+#include "cli/distributed.hpp"
 #include "cli/memory.hpp"
 #include "cli/report.hpp"
 #include "configs/configs.hpp"
@@ -292,8 +293,9 @@ void register_bench(CLI::App& app, CommandState&) {
     int m = -1, n = 0, reps = 5;
     double cond = 0;
     std::optional<int> nb, ib;
-    bool json = false, sweep_d = false;
+    bool json = false, sweep_d = false, distributed = false;
     HybridArgs hybrid;
+    DistributedArgs distributed_plan;
   };
   auto args = std::make_shared<Args>();
   auto* cmd =
@@ -311,16 +313,28 @@ void register_bench(CLI::App& app, CommandState&) {
   cmd->add_option("--ib", args->ib, "CALU's inner panel width (overrides)")->check(whole_positive);
   cmd->add_option("--precision", args->precision,
                   "double (against dgetrf, dgesv), or mixed: a single factorization refined in double, against "
-                  "OpenBLAS dgesv and dsgesv")
+                  "OpenBLAS dgesv and dsgesv; --distributed: double or single")
       ->capture_default_str()
-      ->check(CLI::IsMember({"double", "mixed"}));
+      ->check(CLI::IsMember({"double", "mixed", "single"}));
   cmd->add_option("--cond", args->cond,
                   "--precision mixed: A with singular values graded from 1 to 1/COND (default: a random A)")
       ->check(CLI::Range(1.0, 1e300));
   add_hybrid_options(*cmd, args->hybrid);
   cmd->add_flag("--sweep-d", args->sweep_d, "hybrid: GFlop/s for each CPU share d, the model's d marked");
   cmd->add_flag("--json", args->json, "print one JSON object");
-  cmd->callback([args] {
+  add_distributed_options(*cmd, args->distributed, args->distributed_plan);
+  cmd->callback([args, cmd] {
+    if (args->distributed) {
+      for (const char* option : {"-m", "--solver", "--ib", "--cond", "--sweep-d", "--target", "--backend", "--d", "--panel"})
+        if (cmd->count(option) > 0) throw UsageError(std::string(option) + " does not apply to --distributed");
+      DistributedBenchArgs d;
+      d.db = args->db, d.precision = args->precision, d.n = args->n, d.repetitions = args->reps;
+      d.plan = args->distributed_plan, d.plan.nb = args->nb, d.json = args->json;
+      bench_distributed(d);
+      return;
+    }
+    refuse_distributed_only_options(*cmd);
+    if (args->precision == "single") throw UsageError("--precision single is for --distributed (here: double or mixed)");
     const int m = args->m < 0 ? args->n : args->m, n = args->n;
     // A, hetlu's copy, the reference's copy, and the factors checked against A: four m x n arrays.
     require_memory(4 * 8.0 * m * double(n), "bench of a " + std::to_string(m) + " x " + std::to_string(n) + " matrix");

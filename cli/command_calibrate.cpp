@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/distributed.hpp"
 #include "cli/memory.hpp"
 #include "cli/report.hpp"
 #include "hetlu/detail/stopwatch.hpp"
@@ -18,7 +19,9 @@ void register_calibrate(CLI::App& app, CommandState& state) {
     std::vector<int> sizes;
     std::vector<std::string> solvers;
     double budget = 0;
-    bool json = false, retry_failed = false;
+    bool json = false, retry_failed = false, distributed = false;
+    std::vector<std::string> precisions;
+    int candidates = 6, reps = 3;
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("calibrate", "Measure this machine, tune the solvers and store the results");
@@ -43,7 +46,30 @@ void register_calibrate(CLI::App& app, CommandState& state) {
   cmd->add_flag("--retry-failed", args->retry_failed,
                 "measure stored failed trials again (those that failed in another environment always are)");
   cmd->add_flag("--json", args->json, "print one JSON object (progress still goes to stderr)");
-  cmd->callback([args, &state] {
+  cmd->add_flag("--distributed", args->distributed,
+                "under mpirun: probe the network and tune p?gesv's nb, grid and threads per rank for this rank "
+                "count (--sizes default 1000,2000)");
+  cmd->add_option("--precision", args->precisions, "--distributed: double, single or both (default double)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"double", "single"}));
+  cmd->add_option("--candidates", args->candidates, "--distributed: the model's best configurations timed per size")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  cmd->add_option("--reps", args->reps, "--distributed: timed runs of each configuration")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  cmd->callback([args, &state, cmd] {
+    if (args->distributed) {
+      for (const char* option : {"--level", "--config", "--solver", "--target", "--backend", "--budget", "--retry-failed"})
+        if (cmd->count(option) > 0) throw UsageError(std::string(option) + " does not apply to --distributed");
+      DistributedCalibrateArgs d;
+      d.db = args->db, d.sizes = args->sizes, d.precisions = args->precisions;
+      d.candidates = args->candidates, d.repetitions = args->reps, d.json = args->json;
+      calibrate_distributed(d);
+      return;
+    }
+    for (const char* option : {"--precision", "--candidates", "--reps"})
+      if (cmd->count(option) > 0) throw UsageError(std::string(option) + " needs --distributed");
     CalibrationOptions options;
     options.level = from_string<CalibrationLevel>(args->level);
     if (options.level == CalibrationLevel::estimate && (!args->sizes.empty() || !args->solvers.empty()))

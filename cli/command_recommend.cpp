@@ -6,7 +6,9 @@
 #include "cli/report.hpp"
 #include "configs/configs.hpp"
 #include "hetlu/hetlu.hpp"
+#include "hetlu/distributed_plan.hpp"
 #include "model/cpu_share.hpp"
+#include "model/distributed.hpp"
 #include "model/predict.hpp"
 
 namespace hetlu::cli {
@@ -49,13 +51,77 @@ void predicted_sweep(const MachineProfile& profile, const model::Problem& proble
                              !nb && row["d"] == prediction.plan.cpu_block_columns ? "  <- model's d" : "");
 }
 
+// --ranks: the distributed plan (#18): tuned, else the model's, for this machine; or the model's for
+// a cluster of the machine file's nodes.
+void recommend_distributed(Precision precision, int n, distributed::RankLayout layout, const std::string& machine,
+                           const std::string& model_config, const std::string& db, bool explain, bool json) {
+  if (precision == Precision::mixed) throw UsageError("--ranks: distributed solves are single or double");
+  distributed::DistributedResolution r;
+  std::string machine_name;
+  if (!machine.empty()) {
+    const MachineProfile node = configs::machine_from_yaml(machine);
+    const auto params = configs::with_machine_network(machine, configs::model_params(model_config));
+    r.network = model::default_network(layout, params);
+    r.network.source = (layout.ranks_per_node >= layout.ranks ? "one node of " : "between nodes of ") + machine;
+    const model::DistributedProblem problem{precision, n, 1, layout};
+    const auto prediction = model::predict_distributed(node, r.network, problem, params);
+    r.plan = prediction.plan;
+    r.plan.source_detail = "model for the machine in " + machine;
+    r.explanation = prediction.reasoning;
+    for (const auto& term : prediction.terms)
+      r.explanation.push_back(fmt::format("{}: {:.4f} s", term.name, term.seconds));
+    machine_name = node.cpu_model;
+  } else {
+    if (!model_config.empty())
+      throw UsageError("--model-config applies to --machine predictions; the local plan uses the built-in model");
+    r = distributed::resolve_plan({}, precision, n, layout, db);
+    warn_all(r.warnings);
+  }
+  const auto& p = r.plan;
+  const double flops = model::distributed_solve_flops({precision, n, 1, layout});
+  const std::optional<double> gflops =
+      p.predicted_seconds && *p.predicted_seconds > 0 ? std::optional<double>(flops / *p.predicted_seconds / 1e9)
+                                                      : std::nullopt;
+  if (json) {
+    nlohmann::ordered_json j = {{"n", n},
+                                {"precision", to_string(precision)},
+                                {"ranks", layout.ranks},
+                                {"ranks_per_node", layout.ranks_per_node},
+                                {"grid_rows", p.grid_rows},
+                                {"grid_cols", p.grid_cols},
+                                {"nb", p.nb},
+                                {"threads_per_rank", p.threads_per_rank},
+                                {"predicted_seconds", p.predicted_seconds ? nlohmann::ordered_json(*p.predicted_seconds) : nullptr},
+                                {"predicted_gflops", gflops ? nlohmann::ordered_json(*gflops) : nullptr},
+                                {"source", to_string(p.source)},
+                                {"source_detail", p.source_detail},
+                                {"network", r.network.source}};
+    if (!machine_name.empty()) j["machine"] = machine_name;
+    if (explain) j["explanation"] = r.explanation;
+    print_json(j);
+    return;
+  }
+  std::cout << fmt::format("p{}gesv on {} ranks ({} per node), n = {}{}\n", precision == Precision::single ? 's' : 'd',
+                           layout.ranks, layout.ranks_per_node, n, machine_name.empty() ? "" : ", machine: " + machine_name);
+  std::cout << fmt::format("  {} x {} grid, nb = {}, {}\n", p.grid_rows, p.grid_cols, p.nb,
+                           p.threads_per_rank > 0 ? fmt::format("{} BLAS thread(s) per rank", p.threads_per_rank)
+                                                  : std::string("the process's BLAS threads"));
+  if (p.predicted_seconds)
+    std::cout << fmt::format("  predicted {:.4f} s{}\n", *p.predicted_seconds,
+                             gflops ? fmt::format(", {:.1f} GFlop/s", *gflops) : "");
+  std::cout << "  source: " << to_string(p.source) << " (" << p.source_detail << ")\n";
+  std::cout << "  network: " << r.network.source << "\n";
+  if (explain)
+    for (const auto& line : r.explanation) std::cout << "  - " << line << "\n";
+}
+
 }  // namespace
 
 void register_recommend(CLI::App& app, CommandState&) {
   struct Args {
     std::string db, solver = "gepp", precision = "double", target = "cpu", machine, model_config;
     int m = -1, n = -1;
-    std::optional<int> nb;
+    std::optional<int> nb, ranks, ranks_per_node;
     bool json = false, explain = false, sweep_d = false;
   };
   auto args = std::make_shared<Args>();
@@ -81,7 +147,26 @@ void register_recommend(CLI::App& app, CommandState&) {
                 "with --machine and --target hybrid: the predicted time of every CPU share d (0: panel on the device)");
   cmd->add_option("--nb", args->nb, "--sweep-d: the panel width (default: the model's)")->check(whole_positive);
   cmd->add_flag("--json", args->json, "print one JSON object");
-  cmd->callback([args] {
+  cmd->add_option("--ranks", args->ranks,
+                  "the distributed plan (grid, nb, threads per rank) for this many MPI ranks (#18)")
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--ranks-per-node", args->ranks_per_node,
+                  "--ranks: the most ranks on one node (default: all of them here; 1 with --machine)")
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->callback([args, cmd] {
+    if (args->ranks) {
+      for (const char* option : {"-m", "--solver", "--target", "--sweep-d", "--nb"})
+        if (cmd->count(option) > 0) throw UsageError(std::string(option) + " does not apply to --ranks");
+      distributed::RankLayout layout;
+      layout.ranks = *args->ranks;
+      layout.ranks_per_node = args->ranks_per_node.value_or(args->machine.empty() ? layout.ranks : 1);
+      if (layout.ranks_per_node > layout.ranks)
+        throw UsageError(fmt::format("--ranks-per-node {} is more than --ranks {}", layout.ranks_per_node, layout.ranks));
+      recommend_distributed(from_string<Precision>(args->precision), args->n, layout, args->machine, args->model_config,
+                            args->db, args->explain, args->json);
+      return;
+    }
+    if (args->ranks_per_node) throw UsageError("--ranks-per-node needs --ranks");
     const int m = args->m < 0 ? args->n : args->m;
     const Solver solver = from_string<Solver>(args->solver);
     const Precision precision = from_string<Precision>(args->precision);

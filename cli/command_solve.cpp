@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/distributed.hpp"
 #include "cli/matrix_market.hpp"
 #include "cli/memory.hpp"
 #include "cli/output_file.hpp"
@@ -78,8 +79,9 @@ void register_solve(CLI::App& app, CommandState& state) {
   struct Args {
     std::string db, a_path, b_path, x_path, solver = "gepp", precision = "double";
     std::optional<int> nb;
-    bool json = false, refine = false;
+    bool json = false, refine = false, distributed = false;
     HybridArgs hybrid;
+    DistributedArgs distributed_plan;
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("solve", "Solve A X = B from Matrix Market files");
@@ -92,14 +94,30 @@ void register_solve(CLI::App& app, CommandState& state) {
       ->check(one_of(detail::solver_names.all(), {"auto"}));
   cmd->add_option("--precision", args->precision,
                   "double, or mixed: factor in single (the solver's), refine in double (classical, then GMRES), and "
-                  "solve in double where that fails; the answer is double either way")
+                  "solve in double where that fails; the answer is double either way; --distributed: double or "
+                  "single")
       ->capture_default_str()
-      ->check(CLI::IsMember({"double", "mixed"}));
+      ->check(CLI::IsMember({"double", "mixed", "single"}));
   cmd->add_flag("--refine", args->refine, "GEPP and CALU: refine in working precision (PRBT always does)");
   cmd->add_option("--nb", args->nb, "panel width (overrides the tuned or model value)")->check(whole_positive);
   add_hybrid_options(*cmd, args->hybrid);
   cmd->add_flag("--json", args->json, "print one JSON object instead of text");
-  cmd->callback([args, &state] {
+  add_distributed_options(*cmd, args->distributed, args->distributed_plan);
+  cmd->callback([args, &state, cmd] {
+    if (args->distributed) {
+      for (const char* option : {"--solver", "--refine", "--target", "--backend", "--d", "--panel"})
+        if (cmd->count(option) > 0)
+          throw UsageError(std::string(option) + " does not apply to --distributed (ScaLAPACK's GEPP on the CPUs)");
+      DistributedSolveArgs d;
+      d.a_path = args->a_path, d.b_path = args->b_path, d.x_path = args->x_path, d.db = args->db;
+      d.precision = args->precision, d.plan = args->distributed_plan, d.json = args->json;
+      d.plan.nb = args->nb;
+      state.exit_code = solve_distributed(d);
+      return;
+    }
+    refuse_distributed_only_options(*cmd);
+    if (args->precision == "single")
+      throw UsageError("--precision single is for --distributed (here: double, or mixed for single's speed)");
     if (args->solver != "auto") from_string<Solver>(args->solver);  // a misspelt solver fails before any reading
     Options options;
     apply_hybrid_options(args->hybrid, options);

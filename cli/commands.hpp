@@ -68,6 +68,12 @@ void add_hybrid_options(CLI::App& command, HybridArgs& args);
 // Applies them to options (checking the names; a misspelt one is a usage error naming it).
 void apply_hybrid_options(const HybridArgs& args, Options& options);
 
+// --distributed, --grid PxQ and --threads-per-rank (solve, bench): run under mpirun on a process grid.
+struct DistributedArgs;
+void add_distributed_options(CLI::App& command, bool& distributed, DistributedArgs& args);
+// --grid and --threads-per-rank without --distributed: a usage error naming the option.
+void refuse_distributed_only_options(CLI::App& command);
+
 // Runs hetlu with these arguments; returns the exit code. Errors go to stderr as one line.
 int run(int argc, char** argv);
 

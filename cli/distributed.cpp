@@ -1,0 +1,386 @@
+// hetlu solve / calibrate / bench --distributed under mpirun (#18).
+#include "cli/distributed.hpp"
+
+#include <fmt/core.h>
+#include <mpi.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/matrix_market.hpp"
+#include "cli/memory.hpp"
+#include "cli/output_file.hpp"
+#include "cli/report.hpp"
+#include "distributed/blacs_grid.hpp"
+#include "hetlu/detail/flops.hpp"
+#include "hetlu/distributed.hpp"
+#include "hetlu/hetlu.hpp"
+#include "model/distributed.hpp"
+#include "configs/configs.hpp"
+#include "solvers/accuracy.hpp"
+
+namespace hetlu::cli {
+namespace {
+
+using distributed::DistributedPlan;
+
+// MPI for the command's lifetime: started here unless the host program did, finished with the command.
+class MpiSession {
+ public:
+  MpiSession() {
+    int started = 0;
+    MPI_Initialized(&started);
+    if (!started) {
+      int provided = 0;
+      MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+      owned_ = true;
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  }
+  ~MpiSession() {
+    int finished = 0;
+    MPI_Finalized(&finished);
+    if (owned_ && !finished) MPI_Finalize();
+  }
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+  int rank() const { return rank_; }
+
+ private:
+  bool owned_ = false;
+  int rank_ = 0;
+};
+
+// A failure every rank meets together (the root's verdict, a singular matrix): rank 0 reports it,
+// the others leave with the same status and say nothing.
+[[noreturn]] void fail_together(int rank, int code, const std::string& message) {
+  throw CommandFailure(code, rank == 0 ? message : "");
+}
+
+// Runs a collective step; its errors are those every rank meets together.
+template <class Body>
+auto together(int rank, Body&& body) {
+  try {
+    return body();
+  } catch (const CommandFailure& e) {
+    fail_together(rank, e.exit_code, e.what());
+  } catch (const std::exception& e) {
+    fail_together(rank, exit_error, e.what());
+  }
+}
+
+DistributedPlan given_plan(const DistributedArgs& args) {
+  DistributedPlan plan;
+  if (!args.grid.empty()) {
+    const auto x = args.grid.find('x');
+    auto side = [&](const std::string& text) {
+      if (text.empty() || text.size() > 6 || text.find_first_not_of("0123456789") != std::string::npos)
+        throw UsageError("--grid " + args.grid + ": expected PxQ, two whole numbers (0: from the rank count)");
+      return std::stoi(text);
+    };
+    if (x == std::string::npos) throw UsageError("--grid " + args.grid + ": expected PxQ, such as 2x3");
+    plan.grid_rows = side(args.grid.substr(0, x));
+    plan.grid_cols = side(args.grid.substr(x + 1));
+  }
+  plan.nb = args.nb.value_or(0);
+  plan.threads_per_rank = args.threads_per_rank.value_or(0);
+  return plan;
+}
+
+Precision precision_of(const std::string& name) {
+  const Precision p = from_string<Precision>(name);
+  if (p == Precision::mixed) throw UsageError("--distributed solves in single or double precision, not mixed");
+  return p;
+}
+
+nlohmann::ordered_json plan_json(const DistributedPlan& p) {
+  return {{"grid_rows", p.grid_rows},
+          {"grid_cols", p.grid_cols},
+          {"nb", p.nb},
+          {"threads_per_rank", p.threads_per_rank},
+          {"source", to_string(p.source)},
+          {"source_detail", p.source_detail},
+          {"predicted_seconds", p.predicted_seconds ? nlohmann::ordered_json(*p.predicted_seconds) : nullptr}};
+}
+
+std::string describe(const DistributedPlan& p) {
+  return fmt::format("{} x {} grid, nb = {}, {} ({})", p.grid_rows, p.grid_cols, p.nb,
+                     p.threads_per_rank > 0 ? fmt::format("{} thread(s) per rank", p.threads_per_rank)
+                                            : std::string("the process's threads"),
+                     to_string(p.source));
+}
+
+// What the root read: A and B as the precision solves them.
+struct ReadSystem {
+  DenseMatrix A, B;
+};
+
+ReadSystem read_system(const DistributedSolveArgs& args) {
+  ReadSystem s;
+  s.A = read_matrix_market(args.a_path);
+  if (s.A.rows != s.A.cols)
+    throw InvalidArgument(fmt::format("{}: A is {} x {}; it must be square", args.a_path, s.A.rows, s.A.cols));
+  if (s.A.is_complex) throw InvalidArgument(args.a_path + ": A is complex; distributed solves are real");
+  if (args.b_path.empty()) {
+    s.B.rows = s.A.rows, s.B.cols = 1, s.B.values.assign(s.A.rows, 1.0);
+  } else {
+    s.B = read_matrix_market(args.b_path);
+    if (s.B.is_complex) throw InvalidArgument(args.b_path + ": B is complex; distributed solves are real");
+    if (s.B.rows != s.A.rows)
+      throw InvalidArgument(fmt::format("{}: B has {} rows but A is {} x {}; they must match", args.b_path, s.B.rows,
+                                        s.A.rows, s.A.cols));
+  }
+  return s;
+}
+
+template <class T>
+int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const DistributedPlan& given,
+                ReadSystem& system, const std::vector<std::string>& inputs) {
+  const int rank = mpi.rank(), n = system.A.rows, nrhs = system.B.cols, ld = std::max(1, n);
+  std::vector<T> A(system.A.values.begin(), system.A.values.end()), B(system.B.values.begin(), system.B.values.end());
+  const auto report = together(rank, [&] {
+    return distributed::gesv_from_root<T>(MPI_COMM_WORLD, 0, n, nrhs, A.data(), ld, B.data(), ld, given, args.db);
+  });
+  if (report.info > 0)
+    fail_together(rank, exit_singular,
+                  fmt::format("{}: the matrix is singular: U({},{}) is exactly zero; no solution written", args.a_path,
+                              report.info, report.info));
+  if (rank != 0) return exit_ok;
+  warn_all(report.warnings);
+  // omega in the solve's precision against A and B as read (rounded to it).
+  const std::vector<T> A0(system.A.values.begin(), system.A.values.end()),
+      B0(system.B.values.begin(), system.B.values.end());
+  const bool finite = std::all_of(B.begin(), B.end(), [](T x) { return std::isfinite(x); });
+  if (!finite)
+    throw CommandFailure(exit_inaccurate, args.a_path + ": the solution is not finite; no solution written");
+  const double omega = n ? accuracy::backward_error(n, nrhs, A0.data(), ld, B.data(), ld, B0.data(), ld) : 0;
+  const double tolerance = accuracy_tolerance<T>(n);
+  int status = exit_ok;
+  if (!(omega <= tolerance)) {
+    std::cerr << fmt::format(
+        "hetlu: warning: {}: backward error {:.2e} exceeds the tolerance 30 (n+1) eps = {:.2e}: the solution is not "
+        "accurate (exit status {})\n",
+        args.a_path, omega, tolerance, exit_inaccurate);
+    status = exit_inaccurate;
+  }
+  DenseMatrix X;
+  X.rows = n, X.cols = nrhs, X.values.assign(B.begin(), B.end());
+  if (!args.x_path.empty()) write_matrix_market(args.x_path, X, inputs);
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const double gflops = report.solve_seconds > 0 ? detail::gesv_flops(n, nrhs) / report.solve_seconds / 1e9 : 0;
+  if (args.json) {
+    nlohmann::ordered_json j = {{"n", n},
+                                {"nrhs", nrhs},
+                                {"precision", args.precision},
+                                {"ranks", ranks},
+                                {"plan", plan_json(report.plan)},
+                                {"seconds", report.seconds},
+                                {"solve_seconds", report.solve_seconds},
+                                {"gflops", gflops},
+                                {"backward_error", omega},
+                                {"accurate", status == exit_ok},
+                                {"info", report.info}};
+    if (!args.x_path.empty())
+      j["output"] = args.x_path;
+    else
+      j["x"] = X.values;
+    print_json(j);
+    return status;
+  }
+  std::cerr << fmt::format(
+      "hetlu: distributed GEPP (ScaLAPACK p{}gesv) on {} ranks, n = {}, nrhs = {}: {:.4f} s ({:.4f} s in p{}gesv, "
+      "{:.2f} GFlop/s), backward error {:.2e}; {}{}\n",
+      std::is_same_v<T, float> ? 's' : 'd', ranks, n, nrhs, report.seconds, report.solve_seconds,
+      std::is_same_v<T, float> ? 's' : 'd', gflops, omega, describe(report.plan),
+      report.plan.predicted_seconds ? fmt::format(", predicted {:.4f} s", *report.plan.predicted_seconds) : "");
+  if (args.x_path.empty()) write_matrix_market(std::cout, X);
+  return status;
+}
+
+}  // namespace
+
+bool secondary_mpi_rank() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
+    if (const char* value = std::getenv(name)) return std::string(value) != "0";
+  return false;
+}
+
+int solve_distributed(const DistributedSolveArgs& args) {
+  const Precision precision = precision_of(args.precision);
+  const DistributedPlan given = given_plan(args.plan);
+  MpiSession mpi;
+  const int rank = mpi.rank();
+  const std::vector<std::string> inputs = {args.a_path, args.b_path};
+  ReadSystem system;
+  std::string error;
+  if (rank == 0) try {  // rank 0 alone reads: the files need exist only where it runs
+      if (!args.x_path.empty()) refuse_clobbering(args.x_path, inputs);
+      if (args.json && is_standard_stream(args.x_path))
+        throw UsageError("--json prints one document on standard output: -o cannot write X there too");
+      system = read_system(args);
+      const double n = system.A.rows;
+      // A as read (double), the copy the solve scatters from, and A's copy for omega.
+      require_memory((8.0 + 2 * (precision == Precision::single ? 4.0 : 8.0)) * n * n,
+                     fmt::format("{}: solving a {} x {} system on rank 0", args.a_path, n, n));
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  together(rank, [&] {
+    distributed::agree_on_error(MPI_COMM_WORLD, 0, error);
+    return 0;
+  });
+  return precision == Precision::single ? solve_typed<float>(mpi, args, given, system, inputs)
+                                        : solve_typed<double>(mpi, args, given, system, inputs);
+}
+
+void calibrate_distributed(const DistributedCalibrateArgs& args) {
+  distributed::CalibrationOptions options;
+  options.db_path = args.db;
+  if (!args.sizes.empty()) options.sizes = args.sizes;
+  if (!args.precisions.empty()) {
+    options.precisions.clear();
+    for (const auto& name : args.precisions) options.precisions.push_back(precision_of(name));
+  }
+  options.candidates = args.candidates, options.repetitions = args.repetitions;
+  for (int n : options.sizes)  // each rank holds about n^2 / ranks; rank 0 is checked for all of it
+    require_memory(8.0 * n * double(n), "calibrate --distributed --sizes " + std::to_string(n));
+  MpiSession mpi;
+  const int rank = mpi.rank();
+  auto progress = [&](const distributed::CalibrationRow& row) {
+    if (args.json) return;
+    std::cerr << fmt::format("  {} n = {:>6}: {} x {} grid, nb = {:>3}, {} thread(s): {:.4f} s (predicted {:.4f}){}{}\n",
+                             to_string(row.precision), row.n, row.plan.grid_rows, row.plan.grid_cols, row.plan.nb,
+                             row.plan.threads_per_rank, row.median_seconds, row.plan.predicted_seconds.value_or(0),
+                             row.reused ? " [stored]" : "", row.error.empty() ? "" : " FAILED: " + row.error);
+  };
+  const auto report = together(rank, [&] { return distributed::calibrate(MPI_COMM_WORLD, options, progress); });
+  if (rank != 0) return;
+  const auto& net = report.network;
+  if (args.json) {
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (const auto& r : report.rows)
+      rows.push_back({{"precision", to_string(r.precision)},
+                      {"n", r.n},
+                      {"plan", plan_json(r.plan)},
+                      {"median_seconds", r.median_seconds},
+                      {"stored_before", r.reused},
+                      {"error", r.error}});
+    print_json({{"ranks", report.layout.ranks},
+                {"ranks_per_node", report.layout.ranks_per_node},
+                {"network",
+                 {{"latency_seconds", net.latency_seconds},
+                  {"bandwidth_bytes_per_second", net.bandwidth_bytes_per_second},
+                  {"broadcast_latency_seconds", net.broadcast_latency_seconds},
+                  {"broadcast_bandwidth_bytes_per_second", net.broadcast_bandwidth_bytes_per_second}}},
+                {"trials", rows},
+                {"db", report.db_path}});
+    return;
+  }
+  std::cout << fmt::format(
+      "calibrated {} ranks ({} per node) into {}\n  network: {:.2f} us, {:.2f} GB/s point to point; {:.2f} us and "
+      "{:.2f} GB/s per broadcast level\n",
+      report.layout.ranks, report.layout.ranks_per_node, report.db_path, net.latency_seconds * 1e6,
+      net.bandwidth_bytes_per_second / 1e9, net.broadcast_latency_seconds * 1e6,
+      net.broadcast_bandwidth_bytes_per_second / 1e9);
+  // The best of each order and precision.
+  for (std::size_t i = 0; i < report.rows.size();) {
+    std::size_t j = i, best = i;
+    for (; j < report.rows.size() && report.rows[j].n == report.rows[i].n &&
+           report.rows[j].precision == report.rows[i].precision;
+         ++j)
+      if (report.rows[j].error.empty() && report.rows[j].median_seconds < report.rows[best].median_seconds) best = j;
+    const auto& b = report.rows[best];
+    std::cout << fmt::format("  {} n = {}: best {} x {} grid, nb = {}, {} thread(s) per rank: {:.4f} s\n",
+                             to_string(b.precision), b.n, b.plan.grid_rows, b.plan.grid_cols, b.plan.nb,
+                             b.plan.threads_per_rank, b.median_seconds);
+    i = j;
+  }
+}
+
+void bench_distributed(const DistributedBenchArgs& args) {
+  const Precision precision = precision_of(args.precision);
+  const DistributedPlan given = given_plan(args.plan);
+  if (args.n < 1) throw UsageError("--distributed bench needs -n");
+  if (args.repetitions < 1) throw UsageError("--reps must be >= 1");
+  require_memory(8.0 * args.n * double(args.n), "bench --distributed -n " + std::to_string(args.n));
+  MpiSession mpi;
+  const int rank = mpi.rank();
+  const auto layout = distributed::layout_of(MPI_COMM_WORLD);
+  // The plans compared: hetlu's (tuned, else the model's) and the defaults most codes use (nb = 64,
+  // the squarest grid, the BLAS threads each rank starts with).
+  distributed::DistributedResolution resolved;
+  DistributedPlan defaults;
+  std::string error;
+  if (rank == 0) try {
+      resolved = distributed::resolve_plan(given, precision, args.n, layout, args.db);
+      defaults.nb = 64, defaults.threads_per_rank = omp_get_max_threads();
+      distributed::squarest_grid(layout.ranks, defaults.grid_rows, defaults.grid_cols);
+      defaults.source_detail = "nb = 64, the squarest grid, the BLAS threads each rank starts with";
+      const model::DistributedProblem problem{precision, args.n, 1, layout};
+      defaults.predicted_seconds =
+          model::predict_distributed_seconds(this_machine(), resolved.network, problem, defaults,
+                                             configs::model_params())
+              .seconds;
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  together(rank, [&] {
+    distributed::agree_on_error(MPI_COMM_WORLD, 0, error);
+    return 0;
+  });
+  distributed::broadcast_plan(MPI_COMM_WORLD, 0, resolved.plan);
+  distributed::broadcast_plan(MPI_COMM_WORLD, 0, defaults);
+  struct Row {
+    std::string name;
+    DistributedPlan plan;
+    distributed::Timing timing;
+    double median = 0;
+  };
+  std::vector<Row> rows = {{"hetlu", resolved.plan, {}, 0}, {"defaults", defaults, {}, 0}};
+  for (auto& row : rows) {
+    row.timing = distributed::time_gesv(MPI_COMM_WORLD, precision, args.n, row.plan, args.repetitions);
+    auto samples = row.timing.samples;
+    std::sort(samples.begin(), samples.end());
+    row.median = samples[samples.size() / 2];
+  }
+  if (rank != 0) return;
+  warn_all(resolved.warnings);
+  const double flops = detail::gesv_flops(args.n, 1);
+  if (args.json) {
+    nlohmann::ordered_json out = {{"n", args.n},
+                                  {"precision", args.precision},
+                                  {"ranks", layout.ranks},
+                                  {"ranks_per_node", layout.ranks_per_node},
+                                  {"network", resolved.network.source}};
+    for (const auto& row : rows)
+      out[row.name] = {{"plan", plan_json(row.plan)},
+                       {"median_seconds", row.median},
+                       {"samples", row.timing.samples},
+                       {"gflops", flops / row.median / 1e9},
+                       {"info", row.timing.info}};
+    out["speedup_over_defaults"] = rows[1].median / rows[0].median;
+    print_json(out);
+    return;
+  }
+  std::cout << fmt::format("p{}gesv, n = {}, {} ranks ({} per node), median of {} runs; network: {}\n",
+                           precision == Precision::single ? 's' : 'd', args.n, layout.ranks, layout.ranks_per_node,
+                           args.repetitions, resolved.network.source);
+  std::cout << fmt::format("{:<9} {:>6} {:>5} {:>8} {:>10} {:>10} {:>9} {:>9}  {}\n", "plan", "grid", "nb", "threads",
+                           "seconds", "predicted", "pred/meas", "GFlop/s", "source");
+  for (const auto& row : rows) {
+    const auto& p = row.plan;
+    const double predicted = p.predicted_seconds.value_or(0);
+    std::cout << fmt::format("{:<9} {:>6} {:>5} {:>8} {:>10.4f} {:>10.4f} {:>9.2f} {:>9.2f}  {}{}\n", row.name,
+                             fmt::format("{}x{}", p.grid_rows, p.grid_cols), p.nb, p.threads_per_rank, row.median,
+                             predicted, predicted > 0 ? predicted / row.median : 0.0, flops / row.median / 1e9,
+                             to_string(p.source), row.timing.info ? fmt::format(" (info {})", row.timing.info) : "");
+  }
+  std::cout << fmt::format("hetlu's plan: {:.2f}x the defaults' speed\n", rows[1].median / rows[0].median);
+}
+
+}  // namespace hetlu::cli

@@ -1,0 +1,34 @@
+// The distributed commands in a build without MPI and ScaLAPACK: each says why it cannot run.
+#include <cstdlib>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "cli/distributed.hpp"
+
+namespace hetlu::cli {
+namespace {
+
+[[noreturn]] void unavailable() {
+  throw CommandFailure(exit_error,
+                       "--distributed is not available: this hetlu was built without MPI and ScaLAPACK (install "
+                       "libopenmpi-dev and libscalapack-openmpi-dev, then configure with -DHETLU_WITH_MPI=ON)");
+}
+
+}  // namespace
+
+bool secondary_mpi_rank() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
+    if (const char* value = std::getenv(name)) return std::string(value) != "0";
+  return false;
+}
+int solve_distributed(const DistributedSolveArgs&) {
+  unavailable();
+}
+void calibrate_distributed(const DistributedCalibrateArgs&) {
+  unavailable();
+}
+void bench_distributed(const DistributedBenchArgs&) {
+  unavailable();
+}
+
+}  // namespace hetlu::cli
