@@ -4,8 +4,8 @@
 #include <new>
 #include <string>
 
-#include "hetlu/hetlu.h"
 #include "hetlu/detail/c_guard.hpp"
+#include "hetlu/hetlu.h"
 #include "hetlu/hetlu.hpp"
 
 namespace {

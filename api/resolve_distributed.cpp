@@ -40,8 +40,8 @@ void check_given(const DistributedPlan& given) {
 // The tuned configuration of this machine, or nothing (why in `why`); fills the profile's measured
 // rates and the layout's network when the database has them.
 std::optional<DistributedPlan> tuned(Precision precision, int n, const RankLayout& layout, const std::string& db_path,
-                                     MachineProfile& profile, std::optional<NetworkProfile>& network,
-                                     std::string& why, std::vector<std::string>& warnings) {
+                                     MachineProfile& profile, std::optional<NetworkProfile>& network, std::string& why,
+                                     std::vector<std::string>& warnings) {
   try {
     const std::string path = db_path.empty() ? db::default_path() : db_path;
     auto database = db::Database::open(path, db::Database::Mode::read_only);
@@ -146,8 +146,7 @@ DistributedResolution resolve_plan(const DistributedPlan& given, Precision preci
       const auto priced = model::predict_distributed_seconds(profile, r.network, problem, plan, params);
       plan.predicted_seconds = priced.seconds;
       r.explanation = priced.reasoning;
-      for (const auto& term : priced.terms)
-        r.explanation.push_back(term.name + ": " + fixed(term.seconds, 4) + " s");
+      for (const auto& term : priced.terms) r.explanation.push_back(term.name + ": " + fixed(term.seconds, 4) + " s");
     } catch (const Error& e) {
       r.explanation.push_back(std::string("not priced: ") + e.what());
     }

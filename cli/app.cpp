@@ -106,8 +106,9 @@ void add_distributed_options(CLI::App& command, bool& distributed, DistributedAr
   command.add_flag("--distributed", distributed,
                    "run on every rank of mpirun: a P x Q grid, ScaLAPACK's p?gesv (rank 0 reads and writes)");
   command.add_option("--grid", args.grid, "--distributed: the process grid PxQ (default: tuned, else the model's)");
-  command.add_option("--threads-per-rank", args.threads_per_rank,
-                     "--distributed: BLAS threads of each rank (default: tuned, else the model's)")
+  command
+      .add_option("--threads-per-rank", args.threads_per_rank,
+                  "--distributed: BLAS threads of each rank (default: tuned, else the model's)")
       ->check(CLI::Range(1, 4096));
 }
 
@@ -163,12 +164,14 @@ int run(int argc, char** argv) {
     // --help and --version are "errors" with exit code 0; the others are one line like every error.
     if (e.get_exit_code() == 0) return app.exit(e);
     // Under mpirun every rank parses the same command line: rank 0 alone says what is wrong.
-    const bool distributed = std::any_of(argv + 1, argv + argc, [](const char* a) { return std::string_view(a) == "--distributed"; });
+    const bool distributed =
+        std::any_of(argv + 1, argv + argc, [](const char* a) { return std::string_view(a) == "--distributed"; });
     if (distributed && secondary_mpi_rank()) return exit_usage;
     return report_failure(std::string(e.what()) + " (see --help)", exit_usage, json);
   } catch (const CommandFailure& e) {
     // A bad --distributed command line is the same on every rank: rank 0 alone says so.
-    const bool distributed = std::any_of(argv + 1, argv + argc, [](const char* a) { return std::string_view(a) == "--distributed"; });
+    const bool distributed =
+        std::any_of(argv + 1, argv + argc, [](const char* a) { return std::string_view(a) == "--distributed"; });
     if (distributed && e.exit_code == exit_usage && secondary_mpi_rank()) return exit_usage;
     return report_failure(e.what(), e.exit_code, json);
   } catch (const std::exception& e) {

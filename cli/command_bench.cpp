@@ -325,7 +325,8 @@ void register_bench(CLI::App& app, CommandState&) {
   add_distributed_options(*cmd, args->distributed, args->distributed_plan);
   cmd->callback([args, cmd] {
     if (args->distributed) {
-      for (const char* option : {"-m", "--solver", "--ib", "--cond", "--sweep-d", "--target", "--backend", "--d", "--panel"})
+      for (const char* option :
+           {"-m", "--solver", "--ib", "--cond", "--sweep-d", "--target", "--backend", "--d", "--panel"})
         if (cmd->count(option) > 0) throw UsageError(std::string(option) + " does not apply to --distributed");
       DistributedBenchArgs d;
       d.db = args->db, d.precision = args->precision, d.n = args->n, d.repetitions = args->reps;
@@ -334,7 +335,8 @@ void register_bench(CLI::App& app, CommandState&) {
       return;
     }
     refuse_distributed_only_options(*cmd);
-    if (args->precision == "single") throw UsageError("--precision single is for --distributed (here: double or mixed)");
+    if (args->precision == "single")
+      throw UsageError("--precision single is for --distributed (here: double or mixed)");
     const int m = args->m < 0 ? args->n : args->m, n = args->n;
     // A, hetlu's copy, the reference's copy, and the factors checked against A: four m x n arrays.
     require_memory(4 * 8.0 * m * double(n), "bench of a " + std::to_string(m) + " x " + std::to_string(n) + " matrix");

@@ -60,7 +60,8 @@ void register_calibrate(CLI::App& app, CommandState& state) {
       ->capture_default_str();
   cmd->callback([args, &state, cmd] {
     if (args->distributed) {
-      for (const char* option : {"--level", "--config", "--solver", "--target", "--backend", "--budget", "--retry-failed"})
+      for (const char* option :
+           {"--level", "--config", "--solver", "--target", "--backend", "--budget", "--retry-failed"})
         if (cmd->count(option) > 0) throw UsageError(std::string(option) + " does not apply to --distributed");
       DistributedCalibrateArgs d;
       d.db = args->db, d.sizes = args->sizes, d.precisions = args->precisions;

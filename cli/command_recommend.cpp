@@ -5,8 +5,8 @@
 #include "cli/commands.hpp"
 #include "cli/report.hpp"
 #include "configs/configs.hpp"
-#include "hetlu/hetlu.hpp"
 #include "hetlu/distributed_plan.hpp"
+#include "hetlu/hetlu.hpp"
 #include "model/cpu_share.hpp"
 #include "model/distributed.hpp"
 #include "model/predict.hpp"
@@ -79,30 +79,32 @@ void recommend_distributed(Precision precision, int n, distributed::RankLayout l
   }
   const auto& p = r.plan;
   const double flops = model::distributed_solve_flops({precision, n, 1, layout});
-  const std::optional<double> gflops =
-      p.predicted_seconds && *p.predicted_seconds > 0 ? std::optional<double>(flops / *p.predicted_seconds / 1e9)
-                                                      : std::nullopt;
+  const std::optional<double> gflops = p.predicted_seconds && *p.predicted_seconds > 0
+                                           ? std::optional<double>(flops / *p.predicted_seconds / 1e9)
+                                           : std::nullopt;
   if (json) {
-    nlohmann::ordered_json j = {{"n", n},
-                                {"precision", to_string(precision)},
-                                {"ranks", layout.ranks},
-                                {"ranks_per_node", layout.ranks_per_node},
-                                {"grid_rows", p.grid_rows},
-                                {"grid_cols", p.grid_cols},
-                                {"nb", p.nb},
-                                {"threads_per_rank", p.threads_per_rank},
-                                {"predicted_seconds", p.predicted_seconds ? nlohmann::ordered_json(*p.predicted_seconds) : nullptr},
-                                {"predicted_gflops", gflops ? nlohmann::ordered_json(*gflops) : nullptr},
-                                {"source", to_string(p.source)},
-                                {"source_detail", p.source_detail},
-                                {"network", r.network.source}};
+    nlohmann::ordered_json j = {
+        {"n", n},
+        {"precision", to_string(precision)},
+        {"ranks", layout.ranks},
+        {"ranks_per_node", layout.ranks_per_node},
+        {"grid_rows", p.grid_rows},
+        {"grid_cols", p.grid_cols},
+        {"nb", p.nb},
+        {"threads_per_rank", p.threads_per_rank},
+        {"predicted_seconds", p.predicted_seconds ? nlohmann::ordered_json(*p.predicted_seconds) : nullptr},
+        {"predicted_gflops", gflops ? nlohmann::ordered_json(*gflops) : nullptr},
+        {"source", to_string(p.source)},
+        {"source_detail", p.source_detail},
+        {"network", r.network.source}};
     if (!machine_name.empty()) j["machine"] = machine_name;
     if (explain) j["explanation"] = r.explanation;
     print_json(j);
     return;
   }
   std::cout << fmt::format("p{}gesv on {} ranks ({} per node), n = {}{}\n", precision == Precision::single ? 's' : 'd',
-                           layout.ranks, layout.ranks_per_node, n, machine_name.empty() ? "" : ", machine: " + machine_name);
+                           layout.ranks, layout.ranks_per_node, n,
+                           machine_name.empty() ? "" : ", machine: " + machine_name);
   std::cout << fmt::format("  {} x {} grid, nb = {}, {}\n", p.grid_rows, p.grid_cols, p.nb,
                            p.threads_per_rank > 0 ? fmt::format("{} BLAS thread(s) per rank", p.threads_per_rank)
                                                   : std::string("the process's BLAS threads"));
@@ -161,7 +163,8 @@ void register_recommend(CLI::App& app, CommandState&) {
       layout.ranks = *args->ranks;
       layout.ranks_per_node = args->ranks_per_node.value_or(args->machine.empty() ? layout.ranks : 1);
       if (layout.ranks_per_node > layout.ranks)
-        throw UsageError(fmt::format("--ranks-per-node {} is more than --ranks {}", layout.ranks_per_node, layout.ranks));
+        throw UsageError(
+            fmt::format("--ranks-per-node {} is more than --ranks {}", layout.ranks_per_node, layout.ranks));
       recommend_distributed(from_string<Precision>(args->precision), args->n, layout, args->machine, args->model_config,
                             args->db, args->explain, args->json);
       return;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -15,12 +16,12 @@
 #include "cli/memory.hpp"
 #include "cli/output_file.hpp"
 #include "cli/report.hpp"
+#include "configs/configs.hpp"
 #include "distributed/blacs_grid.hpp"
 #include "hetlu/detail/flops.hpp"
 #include "hetlu/distributed.hpp"
 #include "hetlu/hetlu.hpp"
 #include "model/distributed.hpp"
-#include "configs/configs.hpp"
 #include "solvers/accuracy.hpp"
 
 namespace hetlu::cli {
@@ -28,7 +29,9 @@ namespace {
 
 using distributed::DistributedPlan;
 
-// MPI for the command's lifetime: started here unless the host program did, finished with the command.
+// MPI for the rest of the process: started here unless the host program did, finished at exit, so
+// that rank 0 has reported an error (run() prints it after the command returns) before the other
+// ranks may leave: mpirun ends the job as soon as one rank exits with a non-zero status.
 class MpiSession {
  public:
   MpiSession() {
@@ -37,21 +40,17 @@ class MpiSession {
     if (!started) {
       int provided = 0;
       MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
-      owned_ = true;
+      std::atexit([] {
+        int finished = 0;
+        MPI_Finalized(&finished);
+        if (!finished) MPI_Finalize();
+      });
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   }
-  ~MpiSession() {
-    int finished = 0;
-    MPI_Finalized(&finished);
-    if (owned_ && !finished) MPI_Finalize();
-  }
-  MpiSession(const MpiSession&) = delete;
-  MpiSession& operator=(const MpiSession&) = delete;
   int rank() const { return rank_; }
 
  private:
-  bool owned_ = false;
   int rank_ = 0;
 };
 
@@ -155,8 +154,7 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
   const std::vector<T> A0(system.A.values.begin(), system.A.values.end()),
       B0(system.B.values.begin(), system.B.values.end());
   const bool finite = std::all_of(B.begin(), B.end(), [](T x) { return std::isfinite(x); });
-  if (!finite)
-    throw CommandFailure(exit_inaccurate, args.a_path + ": the solution is not finite; no solution written");
+  if (!finite) throw CommandFailure(exit_inaccurate, args.a_path + ": the solution is not finite; no solution written");
   const double omega = n ? accuracy::backward_error(n, nrhs, A0.data(), ld, B.data(), ld, B0.data(), ld) : 0;
   const double tolerance = accuracy_tolerance<T>(n);
   int status = exit_ok;
@@ -253,10 +251,11 @@ void calibrate_distributed(const DistributedCalibrateArgs& args) {
   const int rank = mpi.rank();
   auto progress = [&](const distributed::CalibrationRow& row) {
     if (args.json) return;
-    std::cerr << fmt::format("  {} n = {:>6}: {} x {} grid, nb = {:>3}, {} thread(s): {:.4f} s (predicted {:.4f}){}{}\n",
-                             to_string(row.precision), row.n, row.plan.grid_rows, row.plan.grid_cols, row.plan.nb,
-                             row.plan.threads_per_rank, row.median_seconds, row.plan.predicted_seconds.value_or(0),
-                             row.reused ? " [stored]" : "", row.error.empty() ? "" : " FAILED: " + row.error);
+    std::cerr << fmt::format(
+        "  {} n = {:>6}: {} x {} grid, nb = {:>3}, {} thread(s): {:.4f} s (predicted {:.4f}){}{}\n",
+        to_string(row.precision), row.n, row.plan.grid_rows, row.plan.grid_cols, row.plan.nb, row.plan.threads_per_rank,
+        row.median_seconds, row.plan.predicted_seconds.value_or(0), row.reused ? " [stored]" : "",
+        row.error.empty() ? "" : " FAILED: " + row.error);
   };
   const auto report = together(rank, [&] { return distributed::calibrate(MPI_COMM_WORLD, options, progress); });
   if (rank != 0) return;
@@ -322,10 +321,9 @@ void bench_distributed(const DistributedBenchArgs& args) {
       distributed::squarest_grid(layout.ranks, defaults.grid_rows, defaults.grid_cols);
       defaults.source_detail = "nb = 64, the squarest grid, the BLAS threads each rank starts with";
       const model::DistributedProblem problem{precision, args.n, 1, layout};
-      defaults.predicted_seconds =
-          model::predict_distributed_seconds(this_machine(), resolved.network, problem, defaults,
-                                             configs::model_params())
-              .seconds;
+      defaults.predicted_seconds = model::predict_distributed_seconds(this_machine(), resolved.network, problem,
+                                                                      defaults, configs::model_params())
+                                       .seconds;
     } catch (const std::exception& e) {
       error = e.what();
     }

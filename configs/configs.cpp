@@ -194,8 +194,7 @@ void read_distributed_params(const YAML::Node& node, const std::string& where, m
   p.node_latency_us = number(net, "node_latency_us", p.node_latency_us, nwhere, 0, 1e6);
   p.node_bandwidth_gbs = number(net, "node_bandwidth_gbs", p.node_bandwidth_gbs, nwhere, 0, huge, true);
   p.oversubscribed_slowdown = number(node, "oversubscribed_slowdown", p.oversubscribed_slowdown, where, 1, 1e6);
-  p.distributed_panel_efficiency =
-      number(node, "panel_efficiency", p.distributed_panel_efficiency, where, 0, 1, true);
+  p.distributed_panel_efficiency = number(node, "panel_efficiency", p.distributed_panel_efficiency, where, 0, 1, true);
   p.distributed_nb_candidates = wholes(node, "nb_candidates", p.distributed_nb_candidates, where, 1, largest_order);
   if (p.distributed_nb_candidates.empty()) throw InvalidArgument(where + "nb_candidates: is empty");
 }
@@ -206,9 +205,9 @@ model::ModelParams model_params(const std::string& yaml_path) {
   const YAML::Node root = load(yaml_path, embedded::model_yaml, source);
   const std::string top = source + ": ";
   refuse_unknown_keys(root,
-                      {"efficiency", "gemm_half_rate_k", "panel", "prbt_refinement_steps", "prbt_condition_solves", "mixed_refinement_steps",
-                       "step_overhead_seconds", "link_default", "datasheet_bandwidth_efficiency", "nb_candidates",
-                       "distributed"},
+                      {"efficiency", "gemm_half_rate_k", "panel", "prbt_refinement_steps", "prbt_condition_solves",
+                       "mixed_refinement_steps", "step_overhead_seconds", "link_default",
+                       "datasheet_bandwidth_efficiency", "nb_candidates", "distributed"},
                       top);
   model::ModelParams p;
   const YAML::Node efficiency = section(root, "efficiency", top), half = section(root, "gemm_half_rate_k", top),

@@ -37,8 +37,9 @@ DistributedTrial read_trial(Statement& s) {
 // range. Damaged rows are skipped by the look-up, not trusted.
 bool valid(const DistributedTrial& t) {
   return t.plan.nb >= 1 && t.plan.grid_rows >= 1 && t.plan.grid_cols >= 1 && t.plan.threads_per_rank >= 1 &&
-         t.plan.threads_per_rank <= 4096 && t.plan.grid_rows * static_cast<long long>(t.plan.grid_cols) == t.layout.ranks &&
-         t.median_s && std::isfinite(*t.median_s) && *t.median_s > 0;
+         t.plan.threads_per_rank <= 4096 &&
+         t.plan.grid_rows * static_cast<long long>(t.plan.grid_cols) == t.layout.ranks && t.median_s &&
+         std::isfinite(*t.median_s) && *t.median_s > 0;
 }
 
 }  // namespace
@@ -60,12 +61,9 @@ void store_network_profile(Database& db, std::int64_t machine_id, const distribu
 std::optional<distributed::NetworkProfile> load_network_profile(Database& db, std::int64_t machine_id,
                                                                 const distributed::RankLayout& layout) {
   auto s = db.prepare(
-                 "SELECT latency_s, bandwidth_bps, broadcast_latency_s, broadcast_bandwidth_bps, measured_at FROM "
-                 "network_probes WHERE machine_id = ?1 AND ranks = ?2 AND ranks_per_node = ?3");
-  s
-               .bind(1, machine_id)
-               .bind(2, layout.ranks)
-               .bind(3, layout.ranks_per_node);
+      "SELECT latency_s, bandwidth_bps, broadcast_latency_s, broadcast_bandwidth_bps, measured_at FROM "
+      "network_probes WHERE machine_id = ?1 AND ranks = ?2 AND ranks_per_node = ?3");
+  s.bind(1, machine_id).bind(2, layout.ranks).bind(3, layout.ranks_per_node);
   if (!s.step()) return std::nullopt;
   distributed::NetworkProfile net;
   net.layout = layout;
@@ -75,9 +73,9 @@ std::optional<distributed::NetworkProfile> load_network_profile(Database& db, st
   net.broadcast_bandwidth_bytes_per_second = s.column_double(3);
   // A damaged row (no bandwidth, a negative latency) is no measurement.
   if (!(net.latency_seconds >= 0 && net.broadcast_latency_seconds >= 0 && net.bandwidth_bytes_per_second > 0 &&
-        net.broadcast_bandwidth_bytes_per_second > 0 && std::isfinite(net.latency_seconds + net.broadcast_latency_seconds +
-                                                                     net.bandwidth_bytes_per_second +
-                                                                     net.broadcast_bandwidth_bytes_per_second)))
+        net.broadcast_bandwidth_bytes_per_second > 0 &&
+        std::isfinite(net.latency_seconds + net.broadcast_latency_seconds + net.bandwidth_bytes_per_second +
+                      net.broadcast_bandwidth_bytes_per_second)))
     return std::nullopt;
   net.source = "measured on " + std::to_string(layout.ranks) + " ranks, " + std::to_string(layout.ranks_per_node) +
                " per node, " + s.column_text(4);
@@ -110,16 +108,15 @@ std::optional<DistributedTrial> find_distributed_trial(Database& db, const Distr
                       " FROM distributed_trials WHERE machine_id = ?1 AND precision = ?2 AND ranks = ?3 AND "
                       "ranks_per_node = ?4 AND n = ?5 AND nb = ?6 AND grid_rows = ?7 AND grid_cols = ?8 AND "
                       "threads_per_rank = ?9");
-  s
-               .bind(1, key.machine_id)
-               .bind(2, to_string(key.precision))
-               .bind(3, key.layout.ranks)
-               .bind(4, key.layout.ranks_per_node)
-               .bind(5, key.n)
-               .bind(6, key.plan.nb)
-               .bind(7, key.plan.grid_rows)
-               .bind(8, key.plan.grid_cols)
-               .bind(9, key.plan.threads_per_rank);
+  s.bind(1, key.machine_id)
+      .bind(2, to_string(key.precision))
+      .bind(3, key.layout.ranks)
+      .bind(4, key.layout.ranks_per_node)
+      .bind(5, key.n)
+      .bind(6, key.plan.nb)
+      .bind(7, key.plan.grid_rows)
+      .bind(8, key.plan.grid_cols)
+      .bind(9, key.plan.threads_per_rank);
   if (!s.step()) return std::nullopt;
   return read_trial(s);
 }
@@ -128,8 +125,7 @@ std::vector<DistributedTrial> list_distributed_trials(Database& db, std::int64_t
   auto s = db.prepare(std::string("SELECT ") + trial_columns +
                       " FROM distributed_trials WHERE machine_id = ?1 ORDER BY ranks, ranks_per_node, precision, n, "
                       "median_s");
-  s
-               .bind(1, machine_id);
+  s.bind(1, machine_id);
   std::vector<DistributedTrial> out;
   while (s.step()) try {
       out.push_back(read_trial(s));
@@ -146,11 +142,7 @@ DistributedLookup lookup_distributed_plan(Database& db, std::int64_t machine_id,
   auto s = db.prepare(std::string("SELECT ") + trial_columns +
                       " FROM distributed_trials WHERE machine_id = ?1 AND precision = ?2 AND ranks = ?3 AND "
                       "ranks_per_node = ?4 AND status != 'failed'");
-  s
-               .bind(1, machine_id)
-               .bind(2, to_string(precision))
-               .bind(3, layout.ranks)
-               .bind(4, layout.ranks_per_node);
+  s.bind(1, machine_id).bind(2, to_string(precision)).bind(3, layout.ranks).bind(4, layout.ranks_per_node);
   double nearest = std::numeric_limits<double>::infinity();
   int skipped = 0;
   while (s.step()) {
@@ -174,11 +166,13 @@ DistributedLookup lookup_distributed_plan(Database& db, std::int64_t machine_id,
     }
   }
   if (!out.best) {
-    out.detail = "no distributed trials for " + where + (skipped ? " (" + std::to_string(skipped) + " invalid rows skipped)" : "");
+    out.detail = "no distributed trials for " + where +
+                 (skipped ? " (" + std::to_string(skipped) + " invalid rows skipped)" : "");
     return out;
   }
   out.exact = out.best->n == n;
-  out.detail = "tuned for " + where + " at n = " + std::to_string(out.best->n) + (out.exact ? " (exact)" : " (nearest)");
+  out.detail =
+      "tuned for " + where + " at n = " + std::to_string(out.best->n) + (out.exact ? " (exact)" : " (nearest)");
   return out;
 }
 

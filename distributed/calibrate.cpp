@@ -54,8 +54,8 @@ CalibrationReport calibrate(MPI_Comm comm, const CalibrationOptions& options,
   if (rank == 0) try {
       if (options.sizes.empty()) throw InvalidArgument("calibrate --distributed: no orders to tune");
       for (int n : options.sizes)
-        if (n < 1 || n > 1000000) throw InvalidArgument("calibrate --distributed: order " + std::to_string(n) +
-                                                        " is not in [1, 1000000]");
+        if (n < 1 || n > 1000000)
+          throw InvalidArgument("calibrate --distributed: order " + std::to_string(n) + " is not in [1, 1000000]");
       for (Precision p : options.precisions)
         if (p == Precision::mixed) throw InvalidArgument("calibrate --distributed: precision must be single or double");
       if (options.candidates < 1 || options.repetitions < 1)

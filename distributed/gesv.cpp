@@ -46,8 +46,8 @@ DistributedReport gesv_from_root(MPI_Comm comm, int root, int n, int nrhs, T* A,
                               " must be >= max(1, n) = " + std::to_string(std::max(1, n)));
       if (n > 0 && (!A || (!B && nrhs > 0)))
         throw InvalidArgument("distributed gesv: A or B is a null pointer on the root");
-      const auto resolved = resolve_plan(plan, std::is_same_v<T, float> ? Precision::single : Precision::double_, n,
-                                         layout, db_path);
+      const auto resolved =
+          resolve_plan(plan, std::is_same_v<T, float> ? Precision::single : Precision::double_, n, layout, db_path);
       report.plan = resolved.plan;
       report.warnings = resolved.warnings;
     } catch (const Error& e) {

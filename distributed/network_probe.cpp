@@ -105,8 +105,8 @@ NetworkProfile probe_network(MPI_Comm comm) {
     net.broadcast_latency_seconds = latency / fitted;
     net.broadcast_bandwidth_bytes_per_second = fitted / seconds_per_byte;
   }
-  net.source = "measured on " + std::to_string(ranks) + " ranks, " + std::to_string(net.layout.ranks_per_node) +
-               " per node";
+  net.source =
+      "measured on " + std::to_string(ranks) + " ranks, " + std::to_string(net.layout.ranks_per_node) + " per node";
   return net;
 }
 

@@ -43,7 +43,8 @@ Timing time_typed(MPI_Comm comm, int n, const DistributedPlan& plan, int repetit
   const int rows = local_count(n, nb, grid.row(), grid.rows()), cols = local_count(n, nb, grid.col(), grid.cols());
   const int rhs = local_count(1, nb, grid.col(), grid.cols());
   const int lld = std::max(1, rows);
-  std::vector<T> a(static_cast<std::size_t>(lld) * std::max(1, cols)), b(static_cast<std::size_t>(lld) * std::max(1, rhs));
+  std::vector<T> a(static_cast<std::size_t>(lld) * std::max(1, cols)),
+      b(static_cast<std::size_t>(lld) * std::max(1, rhs));
   std::vector<int> ipiv(static_cast<std::size_t>(rows) + nb);
   const auto desc_a = descriptor(grid, n, n, nb, lld), desc_b = descriptor(grid, n, 1, nb, lld);
   Timing timing;

@@ -51,8 +51,8 @@ struct RankRates {
   double cores_per_rank = 1;
 };
 
-RankRates rank_rates(const MachineProfile& node, const Rates& rates, const DistributedProblem& problem,
-                     int threads, const ModelParams& params) {
+RankRates rank_rates(const MachineProfile& node, const Rates& rates, const DistributedProblem& problem, int threads,
+                     const ModelParams& params) {
   RankRates r;
   const int cores = std::max(1, node.cores);
   const int per_node = std::max(1, problem.layout.ranks_per_node);
@@ -77,7 +77,8 @@ NetworkProfile default_network(const distributed::RankLayout& layout, const Mode
   const double bandwidth = (one_node ? params.node_bandwidth_gbs : params.network_bandwidth_gbs) * 1e9;
   net.latency_seconds = net.broadcast_latency_seconds = latency;
   net.bandwidth_bytes_per_second = net.broadcast_bandwidth_bytes_per_second = bandwidth;
-  net.source = one_node ? "default for ranks on one node (model.yaml)" : "default for ranks on several nodes (model.yaml)";
+  net.source =
+      one_node ? "default for ranks on one node (model.yaml)" : "default for ranks on several nodes (model.yaml)";
   return net;
 }
 
@@ -124,9 +125,12 @@ DistributedPrediction predict_distributed_seconds(const MachineProfile& node, co
   DistributedPrediction out;
   out.plan = plan;
   out.plan.source = PlanSource::model;
-  out.terms = {{"panel factorization (p?getf2)", panel}, {"pivot search and pivot rows", pivots},
-               {"row interchanges", swaps},            {"panel and row-block broadcasts", broadcasts},
-               {"local TRSM and GEMM", update},        {"triangular solves", solve},
+  out.terms = {{"panel factorization (p?getf2)", panel},
+               {"pivot search and pivot rows", pivots},
+               {"row interchanges", swaps},
+               {"panel and row-block broadcasts", broadcasts},
+               {"local TRSM and GEMM", update},
+               {"triangular solves", solve},
                {"step overhead", overhead}};
   double seconds = 0;
   for (auto& term : out.terms) seconds += (term.seconds *= rank.slowdown);
@@ -139,7 +143,7 @@ DistributedPrediction predict_distributed_seconds(const MachineProfile& node, co
                                  net.broadcast_latency_seconds * 1e6) +
                           " (" + net.source + ")");
   if (rank.slowdown > 1)
-    out.reasoning.push_back(format("%.0f ranks x %.0f threads oversubscribe the node's cores: x %.0f", 
+    out.reasoning.push_back(format("%.0f ranks x %.0f threads oversubscribe the node's cores: x %.0f",
                                    problem.layout.ranks_per_node, plan.threads_per_rank, rank.slowdown));
   return out;
 }
@@ -179,10 +183,9 @@ DistributedPrediction predict_distributed(const MachineProfile& node, const Netw
     if (tie_key(all[i]) < tie_key(all[best])) best = i;
   DistributedPrediction out = std::move(all[best]);
   out.plan.source_detail = "model";
-  out.reasoning.insert(out.reasoning.begin(),
-                       format("chose nb = %.0f on a %.0f x ", out.plan.nb, out.plan.grid_rows) +
-                           format("%.0f grid, %.0f BLAS thread(s) per rank", out.plan.grid_cols,
-                                  out.plan.threads_per_rank));
+  out.reasoning.insert(out.reasoning.begin(), format("chose nb = %.0f on a %.0f x ", out.plan.nb, out.plan.grid_rows) +
+                                                  format("%.0f grid, %.0f BLAS thread(s) per rank", out.plan.grid_cols,
+                                                         out.plan.threads_per_rank));
   return out;
 }
 

@@ -24,10 +24,10 @@ RankLayout layout_of(MPI_Comm comm);
 
 // What a solve did.
 struct DistributedReport {
-  DistributedPlan plan;      // as resolved (the same on every rank)
-  int info = 0;              // ScaLAPACK's (> 0: U(info, info) is exactly zero), on every rank
-  double seconds = 0;        // the whole call: resolution, scatter, p?gesv, gather
-  double solve_seconds = 0;  // p?gesv alone
+  DistributedPlan plan;               // as resolved (the same on every rank)
+  int info = 0;                       // ScaLAPACK's (> 0: U(info, info) is exactly zero), on every rank
+  double seconds = 0;                 // the whole call: resolution, scatter, p?gesv, gather
+  double solve_seconds = 0;           // p?gesv alone
   std::vector<std::string> warnings;  // the root's (a damaged database, say)
 };
 
@@ -69,10 +69,10 @@ Timing time_gesv(MPI_Comm comm, Precision precision, int n, const DistributedPla
 // calibration keeps what it measured, and a trial stored before is not measured again). The
 // database is written by rank 0. Collective.
 struct CalibrationOptions {
-  std::string db_path;                       // empty: the default path
-  std::vector<int> sizes = {1000, 2000};     // orders tuned
+  std::string db_path;                    // empty: the default path
+  std::vector<int> sizes = {1000, 2000};  // orders tuned
   std::vector<Precision> precisions = {Precision::double_};
-  int candidates = 6;                        // the model's best, timed at each order
+  int candidates = 6;  // the model's best, timed at each order
   int repetitions = 3;
 };
 struct CalibrationRow {

@@ -43,11 +43,11 @@ struct RankLayout {
 // one level of a broadcast tree, fitted from broadcasts along a row and a column of the squarest grid.
 struct NetworkProfile {
   RankLayout layout;
-  double latency_seconds = 0;            // half a round trip of 8 bytes
-  double bandwidth_bytes_per_second = 0;  // from half a round trip of 4 MiB
-  double broadcast_latency_seconds = 0;  // per tree level, small message
+  double latency_seconds = 0;                       // half a round trip of 8 bytes
+  double bandwidth_bytes_per_second = 0;            // from half a round trip of 4 MiB
+  double broadcast_latency_seconds = 0;             // per tree level, small message
   double broadcast_bandwidth_bytes_per_second = 0;  // per tree level, large message
-  std::string source;                                // "measured on 4 ranks, 4 per node", "default", ...
+  std::string source;                               // "measured on 4 ranks, 4 per node", "default", ...
 };
 
 }  // namespace hetlu::distributed

@@ -108,8 +108,8 @@ void descriptor_case(int n, int nrhs) {
   if (rank_ != 0) return;
   const double omega = backward_error(n, nrhs, A0, B, B0);
   check(all == 1 && omega <= (n + 1) * 10 * std::numeric_limits<double>::epsilon(),
-        "hetlu_pdgesv on the caller's " + std::to_string(rows) + "x" + std::to_string(cols) + " grid, n=" +
-            std::to_string(n) + ": omega " + scientific(omega));
+        "hetlu_pdgesv on the caller's " + std::to_string(rows) + "x" + std::to_string(cols) +
+            " grid, n=" + std::to_string(n) + ": omega " + scientific(omega));
 }
 
 // hetlu_pdgesv_root with options (one thread per rank, the grid's rows given).
@@ -150,7 +150,7 @@ int main(int argc, char** argv) {
         solve_case<double>(97, 2, {rows, ranks / rows, 16}, "double");
         solve_case<float>(61, 1, {rows, 0, 5}, "single");  // columns from the rows given
       }
-    solve_case<double>(131, 2, {0, 0, 200}, "double");  // nb larger than n / P: one block
+    solve_case<double>(131, 2, {0, 0, 200}, "double");   // nb larger than n / P: one block
     solve_case<double>(120, 1, {0, 0, 0, 1}, "double");  // one BLAS thread per rank
     solve_case<double>(0, 2, {}, "double");
     descriptor_case(90, 2);

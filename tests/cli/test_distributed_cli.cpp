@@ -1,0 +1,187 @@
+// The hetlu command under mpirun (#18): a Matrix Market system solved on 1, 2 and 4 ranks and checked
+// against the answer, a singular matrix, bad input reported once by rank 0 with a non-zero status,
+// calibrate storing what it tuned and recommend --ranks answering from it, bench in one run.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+
+#include "../common/temp_dir.hpp"
+
+namespace {
+
+struct Result {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// hetlu under mpirun with `ranks` ranks (0: without mpirun); stdout and stderr captured.
+Result run(int ranks, const std::string& args, const hetlu::test_support::TempDir& dir) {
+  const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
+  const std::string launcher =
+      ranks > 0 ? std::string("'") + HETLU_MPIEXEC + "' --oversubscribe -n " + std::to_string(ranks) + " " : "";
+  const std::string command =
+      launcher + "'" + HETLU_COMMAND + "' " + args + " --db '" + dir.file("t.db") + "' >'" + out + "' 2>'" + err + "'";
+  const int status = std::system(command.c_str());
+  Result r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = slurp(out), r.err = slurp(err);
+  return r;
+}
+
+// The lines of stderr that hetlu wrote (mpirun adds its own banner on a failure).
+std::vector<std::string> hetlu_errors(const std::string& err) {
+  std::vector<std::string> lines;
+  std::istringstream in(err);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("hetlu: error:", 0) == 0) lines.push_back(line);
+  return lines;
+}
+
+class DistributedCli : public ::testing::Test {
+ protected:
+  hetlu::test_support::TempDir dir;
+  std::string A, B;
+  std::vector<double> a, b;
+  int n = 57;
+  void SetUp() override {
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> u(-1, 1);
+    a.resize(n * n), b.resize(n * 2);
+    for (auto& x : a) x = u(rng);
+    for (auto& x : b) x = u(rng);
+    A = write("A.mtx", n, n, a), B = write("B.mtx", n, 2, b);
+  }
+  std::string write(const std::string& name, int rows, int cols, const std::vector<double>& values) {
+    std::ofstream f(dir.file(name));
+    f << "%%MatrixMarket matrix array real general\n" << rows << " " << cols << "\n";
+    f.precision(17);
+    for (double v : values) f << v << "\n";
+    return dir.file(name);
+  }
+  // max_i |b - A x|_i / (|A| |x| + |b|)_i over both right-hand sides.
+  double omega(const std::vector<double>& x) const {
+    double worst = 0;
+    for (int c = 0; c < 2; ++c)
+      for (int i = 0; i < n; ++i) {
+        double r = b[i + c * n], s = std::abs(r);
+        for (int j = 0; j < n; ++j) r -= a[i + j * n] * x[j + c * n], s += std::abs(a[i + j * n] * x[j + c * n]);
+        worst = std::max(worst, std::abs(r) / s);
+      }
+    return worst;
+  }
+};
+
+TEST_F(DistributedCli, SolvesAMatrixMarketFileOnEveryRankCount) {
+  for (int ranks : {1, 2, 4}) {
+    const auto r = run(ranks, "solve '" + A + "' '" + B + "' --distributed --json", dir);
+    ASSERT_EQ(r.exit_code, 0) << ranks << " ranks: " << r.err;
+    const auto j = nlohmann::json::parse(r.out);  // one document: rank 0 alone prints
+    EXPECT_EQ(j["ranks"], ranks);
+    EXPECT_EQ(j["plan"]["grid_rows"].get<int>() * j["plan"]["grid_cols"].get<int>(), ranks);
+    EXPECT_LT(omega(j["x"].get<std::vector<double>>()), 30 * (n + 1) * 1.1e-16) << ranks;
+    EXPECT_LT(j["backward_error"].get<double>(), 30 * (n + 1) * 1.1e-16);
+  }
+  // A grid, a block size and threads given; single precision; X written to a file.
+  const auto r = run(4,
+                     "solve '" + A + "' '" + B +
+                         "' --distributed --grid 4x0 --nb 5 --threads-per-rank 1 "
+                         "--precision single -o '" +
+                         dir.file("X.mtx") + "'",
+                     dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("4 x 1 grid, nb = 5"), std::string::npos) << r.err;
+  EXPECT_NE(slurp(dir.file("X.mtx")).find(std::to_string(n) + " 2"), std::string::npos);
+  // Without mpirun: one rank.
+  const auto alone = run(0, "solve '" + A + "' --distributed --json", dir);
+  ASSERT_EQ(alone.exit_code, 0) << alone.err;
+  EXPECT_EQ(nlohmann::json::parse(alone.out)["ranks"], 1);
+}
+
+TEST_F(DistributedCli, ReportsBadInputOnceWithANonZeroStatus) {
+  std::vector<double> singular(9, 1.0);
+  const auto S = write("S.mtx", 3, 3, singular);
+  const auto s = run(4, "solve '" + S + "' --distributed", dir);
+  EXPECT_EQ(s.exit_code, 3) << s.err;
+  ASSERT_EQ(hetlu_errors(s.err).size(), 1u) << s.err;
+  EXPECT_NE(hetlu_errors(s.err)[0].find("singular"), std::string::npos);
+
+  for (const std::string& args :
+       {"solve '" + dir.file("missing.mtx") + "' --distributed", "solve '" + A + "' --distributed --grid 3x1",
+        "solve '" + A + "' --distributed --grid 2y", "solve '" + A + "' --distributed --solver calu",
+        "solve '" + A + "' --distributed --precision mixed",
+        "solve '" + A + "' '" + dir.file("S.mtx") + "' --distributed"}) {
+    const auto r = run(2, args, dir);
+    EXPECT_NE(r.exit_code, 0) << args;
+    EXPECT_LT(r.exit_code, 128) << args;
+    EXPECT_EQ(hetlu_errors(r.err).size(), 1u) << args << ": " << r.err;
+  }
+  // The output is never clobbered onto an input.
+  const auto clobber = run(2, "solve '" + A + "' --distributed -o '" + A + "'", dir);
+  EXPECT_NE(clobber.exit_code, 0);
+  EXPECT_NE(slurp(A).find("%%MatrixMarket"), std::string::npos);
+  const auto needs = run(0, "solve '" + A + "' --grid 2x1", dir);
+  EXPECT_EQ(needs.exit_code, 2);
+}
+
+TEST_F(DistributedCli, CalibratesStoresAndRecommends) {
+  const auto before = run(0, "recommend --ranks 2 -n 300 --json", dir);
+  ASSERT_EQ(before.exit_code, 0) << before.err;
+  EXPECT_NE(nlohmann::json::parse(before.out)["source"], "tuned");
+
+  const auto c = run(2, "calibrate --distributed --sizes 300 --candidates 2 --reps 1 --json", dir);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  const auto j = nlohmann::json::parse(c.out);
+  EXPECT_EQ(j["ranks"], 2);
+  EXPECT_GT(j["network"]["bandwidth_bytes_per_second"].get<double>(), 0);
+  ASSERT_GE(j["trials"].size(), 2u);  // the model's best two, and the defaults unless among them
+  double best = 1e300;
+  for (const auto& t : j["trials"]) best = std::min(best, t["median_seconds"].get<double>());
+
+  const auto after = run(0, "recommend --ranks 2 -n 300 --json --explain", dir);
+  ASSERT_EQ(after.exit_code, 0) << after.err;
+  const auto rec = nlohmann::json::parse(after.out);
+  EXPECT_EQ(rec["source"], "tuned");
+  EXPECT_EQ(rec["grid_rows"].get<int>() * rec["grid_cols"].get<int>(), 2);
+  EXPECT_GT(rec["predicted_seconds"].get<double>(), 0);
+  EXPECT_NE(rec["network"].get<std::string>().find("measured on 2 ranks"), std::string::npos);
+
+  // A second calibration reuses what is stored.
+  const auto again = run(2, "calibrate --distributed --sizes 300 --candidates 2 --reps 1 --json", dir);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  for (const auto& t : nlohmann::json::parse(again.out)["trials"]) EXPECT_TRUE(t["stored_before"].get<bool>());
+
+  // A cluster of a described machine: the model alone.
+  const auto cluster = run(0,
+                           "recommend --ranks 16 -n 100000 --json --machine '" HETLU_SOURCE_DIR
+                           "/configs/machines/epyc-7763x2-hdr-node.yaml'",
+                           dir);
+  ASSERT_EQ(cluster.exit_code, 0) << cluster.err;
+  const auto k = nlohmann::json::parse(cluster.out);
+  EXPECT_EQ(k["source"], "model");
+  EXPECT_EQ(k["ranks_per_node"], 1);
+  EXPECT_EQ(k["grid_rows"].get<int>() * k["grid_cols"].get<int>(), 16);
+  EXPECT_EQ(run(0, "recommend --ranks 2 --ranks-per-node 3 -n 10", dir).exit_code, 2);
+}
+
+TEST_F(DistributedCli, BenchesTheTunedPlanAgainstTheDefaults) {
+  const auto r = run(2, "bench --distributed -n 200 --reps 1 --json --threads-per-rank 1", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["hetlu"]["info"], 0);
+  EXPECT_EQ(j["defaults"]["plan"]["nb"], 64);
+  EXPECT_GT(j["speedup_over_defaults"].get<double>(), 0);
+  EXPECT_GT(j["hetlu"]["plan"]["predicted_seconds"].get<double>(), 0);
+}
+
+}  // namespace
