@@ -110,7 +110,7 @@ void recommend_distributed(Precision precision, int n, distributed::RankLayout l
                                                   : std::string("the process's BLAS threads"));
   if (p.predicted_seconds)
     std::cout << fmt::format("  predicted {:.4f} s{}\n", *p.predicted_seconds,
-                             gflops ? fmt::format(", {:.1f} GFlop/s", *gflops) : "");
+                             gflops ? fmt::format(", {:.1f} GFlop/s", gflops.value_or(0)) : "");
   std::cout << "  source: " << to_string(p.source) << " (" << p.source_detail << ")\n";
   std::cout << "  network: " << r.network.source << "\n";
   if (explain)

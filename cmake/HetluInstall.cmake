@@ -12,6 +12,13 @@ install(TARGETS hetlu hetlu_headers hetlu_lapack EXPORT hetluTargets
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS hetlu_command RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The distributed layer (#18), where MPI and ScaLAPACK were found: the hetlu command links it.
+if(TARGET hetlu_distributed)
+  install(TARGETS hetlu_distributed LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(FILES include/hetlu/distributed.hpp include/hetlu/distributed_plan.hpp include/hetlu/hetlu_distributed.h
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hetlu)
+  install(FILES include/hetlu/detail/c_guard.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hetlu/detail)
+endif()
 install(FILES include/hetlu/types.hpp include/hetlu/hetlu.hpp include/hetlu/hetlu.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hetlu)
 install(FILES configs/calibration.yaml configs/model.yaml DESTINATION ${CMAKE_INSTALL_DATADIR}/hetlu/configs)

@@ -185,6 +185,7 @@ tuner::LevelSettings calibration_level(CalibrationLevel level, const std::string
 namespace {
 // model.yaml's distributed: section (model/distributed.hpp).
 void read_distributed_params(const YAML::Node& node, const std::string& where, model::ModelParams& p) {
+  if (!node) return;
   refuse_unknown_keys(node, {"network_default", "oversubscribed_slowdown", "panel_efficiency", "nb_candidates"}, where);
   const YAML::Node net = section(node, "network_default", where);
   const std::string nwhere = where + "network_default.";

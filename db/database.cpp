@@ -165,7 +165,7 @@ ALTER TABLE trials ADD COLUMN environment TEXT NOT NULL DEFAULT '';
     // count, most ranks on one node), and every timed p?gesv configuration (nb, P x Q, BLAS threads
     // per rank) of a layout, failures included; the best of a layout and size is the least median.
     R"sql(
-CREATE TABLE network_probes (
+CREATE TABLE IF NOT EXISTS network_probes (
   machine_id               INTEGER NOT NULL REFERENCES machines(id),
   ranks                    INTEGER NOT NULL,
   ranks_per_node           INTEGER NOT NULL,
@@ -176,7 +176,7 @@ CREATE TABLE network_probes (
   measured_at              TEXT NOT NULL DEFAULT (datetime('now')),
   PRIMARY KEY (machine_id, ranks, ranks_per_node)
 );
-CREATE TABLE distributed_trials (
+CREATE TABLE IF NOT EXISTS distributed_trials (
   id                INTEGER PRIMARY KEY,
   machine_id        INTEGER NOT NULL REFERENCES machines(id),
   precision         TEXT NOT NULL,

@@ -154,11 +154,15 @@ std::vector<DistributedPrediction> distributed_candidates(const MachineProfile& 
   const int ranks = problem.layout.ranks;
   if (ranks < 1) throw InvalidArgument("distributed model: " + std::to_string(ranks) + " ranks");
   const int cores_per_rank = std::max(1, std::max(1, node.cores) / std::max(1, problem.layout.ranks_per_node));
+  // Threads: powers of two and the rank's whole share of its node's cores.
+  std::vector<int> thread_counts;
+  for (int t = 1; t < cores_per_rank; t *= 2) thread_counts.push_back(t);
+  thread_counts.push_back(cores_per_rank);
   std::vector<DistributedPrediction> all;
   for (int rows = 1; rows <= ranks; ++rows) {
     if (ranks % rows) continue;
     for (int nb : params.distributed_nb_candidates)
-      for (int threads = 1; threads <= cores_per_rank; ++threads) {
+      for (int threads : thread_counts) {
         DistributedPlan plan;
         plan.grid_rows = rows, plan.grid_cols = ranks / rows, plan.nb = nb, plan.threads_per_rank = threads;
         all.push_back(predict_distributed_seconds(node, net, problem, plan, params));

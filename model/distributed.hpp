@@ -47,13 +47,13 @@ DistributedPrediction predict_distributed_seconds(const MachineProfile& node, co
                                                   const distributed::DistributedPlan& plan, const ModelParams& params);
 
 // Every configuration the model considers (nb from params.distributed_nb_candidates, every grid of
-// the rank count, threads per rank up to the cores each rank's node share holds), fastest first.
+// the rank count, threads per rank in powers of two up to the cores of each rank's node share), fastest first.
 std::vector<DistributedPrediction> distributed_candidates(const MachineProfile& node,
                                                           const distributed::NetworkProfile& net,
                                                           const DistributedProblem& problem, const ModelParams& params);
 
 // The plan with the least predicted time over nb (params.distributed_nb_candidates), every grid of
-// the rank count and the threads per rank up to the cores each rank's node share holds. Ties go to
+// the rank count and the threads per rank (powers of two, and each rank's share of its node's cores). Ties go to
 // the squarer grid, then nb nearest 64, then fewer threads.
 DistributedPrediction predict_distributed(const MachineProfile& node, const distributed::NetworkProfile& net,
                                           const DistributedProblem& problem, const ModelParams& params);

@@ -30,8 +30,10 @@ Result run(int ranks, const std::string& args, const hetlu::test_support::TempDi
   const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
   const std::string launcher =
       ranks > 0 ? std::string("'") + HETLU_MPIEXEC + "' --oversubscribe -n " + std::to_string(ranks) + " " : "";
+  // OpenMPI refuses root (CI may be) without its two variables; one BLAS thread per rank.
+  const std::string environment = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 ";
   const std::string command =
-      launcher + "'" + HETLU_COMMAND + "' " + args + " --db '" + dir.file("t.db") + "' >'" + out + "' 2>'" + err + "'";
+      environment + launcher + "'" + HETLU_COMMAND + "' " + args + " --db '" + dir.file("t.db") + "' >'" + out + "' 2>'" + err + "'";
   const int status = std::system(command.c_str());
   Result r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

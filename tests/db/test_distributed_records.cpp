@@ -1,0 +1,74 @@
+// The distributed tables (#18): a network profile per layout, trials replaced under their key, the
+// look-up answering the fastest trial at the nearest tuned order, damaged rows skipped.
+#include <gtest/gtest.h>
+
+#include "../common/temp_dir.hpp"
+#include "db/distributed.hpp"
+
+using namespace hetlu;
+using db::Database;
+
+namespace {
+
+db::DistributedTrial trial(std::int64_t machine, int n, int rows, int nb, double seconds) {
+  db::DistributedTrial t;
+  t.machine_id = machine, t.n = n, t.layout = {4, 4};
+  t.plan.grid_rows = rows, t.plan.grid_cols = 4 / rows, t.plan.nb = nb, t.plan.threads_per_rank = 1;
+  t.median_s = seconds, t.samples = {seconds};
+  return t;
+}
+
+class DistributedRecords : public ::testing::Test {
+ protected:
+  test_support::TempDir dir;
+  Database db = Database::open(dir.file("t.db"), Database::Mode::read_write);
+  std::int64_t machine = 0;
+  void SetUp() override {
+    MachineProfile p;
+    p.cpu_model = "Test CPU", p.cores = 4;
+    machine = db::ensure_machine(db, db::fingerprint(p));
+  }
+};
+
+TEST_F(DistributedRecords, NetworkProfilePerLayout) {
+  distributed::NetworkProfile net;
+  net.layout = {4, 2};
+  net.latency_seconds = 2e-6, net.bandwidth_bytes_per_second = 5e9;
+  net.broadcast_latency_seconds = 3e-6, net.broadcast_bandwidth_bytes_per_second = 4e9;
+  db::store_network_profile(db, machine, net);
+  const auto back = db::load_network_profile(db, machine, {4, 2});
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->bandwidth_bytes_per_second, 5e9);
+  EXPECT_NE(back->source.find("measured on 4 ranks, 2 per node"), std::string::npos);
+  EXPECT_FALSE(db::load_network_profile(db, machine, {4, 4}));
+  db.exec("UPDATE network_probes SET bandwidth_bps = -1");  // damaged: no measurement
+  EXPECT_FALSE(db::load_network_profile(db, machine, {4, 2}));
+}
+
+TEST_F(DistributedRecords, LookUpTheFastestAtTheNearestOrder) {
+  db::store_distributed_trial(db, trial(machine, 1000, 2, 64, 0.5));
+  db::store_distributed_trial(db, trial(machine, 1000, 1, 32, 0.3));
+  db::store_distributed_trial(db, trial(machine, 4000, 2, 128, 9.0));
+  auto failed = trial(machine, 1000, 4, 16, 0.01);
+  failed.status = db::TrialStatus::failed;
+  db::store_distributed_trial(db, failed);
+  auto found = db::lookup_distributed_plan(db, machine, Precision::double_, {4, 4}, 1200);
+  ASSERT_TRUE(found.best);
+  EXPECT_EQ(found.best->plan.nb, 32);  // the failed one is faster but failed
+  EXPECT_FALSE(found.exact);
+  found = db::lookup_distributed_plan(db, machine, Precision::double_, {4, 4}, 3000);
+  EXPECT_EQ(found.best->n, 4000);
+  EXPECT_FALSE(db::lookup_distributed_plan(db, machine, Precision::single, {4, 4}, 1000).best);
+  EXPECT_FALSE(db::lookup_distributed_plan(db, machine, Precision::double_, {4, 2}, 1000).best);
+  // Replaced under its key, not duplicated.
+  db::store_distributed_trial(db, trial(machine, 1000, 1, 32, 0.7));
+  EXPECT_EQ(db::list_distributed_trials(db, machine).size(), 4u);
+  // A grid that does not use the ranks, or a non-positive time: skipped, and said.
+  db.exec("UPDATE distributed_trials SET grid_cols = 3 WHERE n = 4000");
+  db.exec("UPDATE distributed_trials SET median_s = 0 WHERE n = 1000");
+  found = db::lookup_distributed_plan(db, machine, Precision::double_, {4, 4}, 1000);
+  EXPECT_FALSE(found.best);
+  EXPECT_NE(found.detail.find("invalid rows skipped"), std::string::npos) << found.detail;
+}
+
+}  // namespace

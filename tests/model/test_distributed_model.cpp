@@ -1,0 +1,78 @@
+// The distributed model (#18): its terms add up, one rank pays no network, oversubscribed threads
+// are priced, more nodes help a large system, and its choice always uses every rank.
+#include <gtest/gtest.h>
+
+#include "model/distributed.hpp"
+
+using namespace hetlu;
+
+namespace {
+
+MachineProfile node(int cores) {
+  MachineProfile p;
+  p.cores = cores;
+  p.peak_gflops_per_core = 40;
+  return p;
+}
+
+model::DistributedProblem problem(int n, int ranks, int per_node) {
+  return {Precision::double_, n, 1, {ranks, per_node}};
+}
+
+TEST(DistributedModel, TermsAddUpAndOneRankPaysNoNetwork) {
+  const model::ModelParams params;
+  const auto p = problem(4000, 1, 1);
+  distributed::DistributedPlan plan;
+  plan.grid_rows = plan.grid_cols = 1, plan.nb = 64, plan.threads_per_rank = 8;
+  const auto prediction =
+      model::predict_distributed_seconds(node(8), model::default_network(p.layout, params), p, plan, params);
+  double sum = 0;
+  for (const auto& t : prediction.terms) {
+    sum += t.seconds;
+    if (t.name.find("broadcast") != std::string::npos || t.name.find("interchange") != std::string::npos ||
+        t.name.find("pivot") != std::string::npos) {
+      EXPECT_EQ(t.seconds, 0) << t.name;
+    }
+  }
+  EXPECT_NEAR(sum, prediction.seconds, 1e-12);
+  EXPECT_EQ(prediction.plan.predicted_seconds, prediction.seconds);
+}
+
+TEST(DistributedModel, OversubscribedThreadsArePricedAndNeverChosen) {
+  const model::ModelParams params;
+  const auto p = problem(2000, 4, 4);
+  const auto net = model::default_network(p.layout, params);
+  distributed::DistributedPlan one, two;
+  one.grid_rows = two.grid_rows = 2, one.grid_cols = two.grid_cols = 2, one.nb = two.nb = 64;
+  one.threads_per_rank = 1, two.threads_per_rank = 2;
+  const double t1 = model::predict_distributed_seconds(node(4), net, p, one, params).seconds;
+  const double t2 = model::predict_distributed_seconds(node(4), net, p, two, params).seconds;
+  EXPECT_GT(t2, 10 * t1);  // 4 ranks x 2 threads on 4 cores
+  EXPECT_EQ(model::predict_distributed(node(4), net, p, params).plan.threads_per_rank, 1);
+}
+
+TEST(DistributedModel, ChoosesAGridOfEveryRankAndMoreNodesHelpALargeSystem) {
+  const model::ModelParams params;
+  double previous = 1e300;
+  for (int ranks : {1, 4, 16}) {
+    const auto p = problem(60000, ranks, 1);
+    const auto best = model::predict_distributed(node(32), model::default_network(p.layout, params), p, params);
+    EXPECT_EQ(best.plan.grid_rows * best.plan.grid_cols, ranks);
+    EXPECT_EQ(best.plan.threads_per_rank, 32);
+    EXPECT_LT(best.seconds, previous) << ranks;
+    previous = best.seconds;
+  }
+  const auto six = problem(5000, 6, 6);
+  const auto best = model::predict_distributed(node(6), model::default_network(six.layout, params), six, params);
+  EXPECT_EQ(best.plan.grid_rows * best.plan.grid_cols, 6);
+}
+
+TEST(DistributedModel, RefusesAnUnresolvedPlan) {
+  const model::ModelParams params;
+  const auto p = problem(100, 2, 2);
+  distributed::DistributedPlan plan;  // zero grid, nb and threads
+  EXPECT_THROW(model::predict_distributed_seconds(node(2), model::default_network(p.layout, params), p, plan, params),
+               InvalidArgument);
+}
+
+}  // namespace
