@@ -128,12 +128,11 @@ DistributedResolution resolve_plan(const DistributedPlan& given, Precision preci
   std::vector<std::string> overridden;
   if (given.grid_rows || given.grid_cols) {
     plan.grid_rows = given.grid_rows, plan.grid_cols = given.grid_cols;
-    complete_grid(plan, layout.ranks);
     overridden.push_back("grid");
   }
   if (given.nb) plan.nb = given.nb, overridden.push_back("nb");
   if (given.threads_per_rank) plan.threads_per_rank = given.threads_per_rank, overridden.push_back("threads per rank");
-  complete_grid(plan, layout.ranks);
+  complete_grid(plan, layout.ranks);  // a given side completed, or the default's squarest grid
   if (!overridden.empty()) {
     std::string fields;
     for (const auto& f : overridden) fields += (fields.empty() ? "" : ", ") + f;

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string_view>
@@ -119,6 +120,14 @@ void refuse_distributed_only_options(CLI::App& command) {
 
 namespace {
 
+// Whether this process is an MPI rank other than the first (from the launcher's environment, before
+// MPI starts): under --distributed its usage errors are left to rank 0.
+bool secondary_mpi_rank() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
+    if (const char* value = std::getenv(name)) return std::string(value) != "0";
+  return false;
+}
+
 // Under --json a failure is also a JSON document on stdout, so that a script reading stdout sees it.
 int print_json_failure(const std::string& message, int code) {
   std::cout << nlohmann::ordered_json{{"error", message}, {"exit_status", code}}.dump(2) << std::endl;
@@ -135,6 +144,10 @@ int report_failure(const std::string& message, int code, bool json) {
 
 int run(int argc, char** argv) {
   const bool json = std::any_of(argv + 1, argv + argc, [](const char* a) { return std::string_view(a) == "--json"; });
+  // Under mpirun every rank parses the same command line: a usage error is said by rank 0 alone.
+  const bool quiet_usage = secondary_mpi_rank() && std::any_of(argv + 1, argv + argc, [](const char* a) {
+                             return std::string_view(a) == "--distributed";
+                           });
   CLI::App app{"hetlu: autotuned dense LU solvers for multicore CPUs and GPUs"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "hetlu " HETLU_VERSION);
@@ -163,16 +176,10 @@ int run(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // --help and --version are "errors" with exit code 0; the others are one line like every error.
     if (e.get_exit_code() == 0) return app.exit(e);
-    // Under mpirun every rank parses the same command line: rank 0 alone says what is wrong.
-    const bool distributed =
-        std::any_of(argv + 1, argv + argc, [](const char* a) { return std::string_view(a) == "--distributed"; });
-    if (distributed && secondary_mpi_rank()) return exit_usage;
+    if (quiet_usage) return exit_usage;
     return report_failure(std::string(e.what()) + " (see --help)", exit_usage, json);
   } catch (const CommandFailure& e) {
-    // A bad --distributed command line is the same on every rank: rank 0 alone says so.
-    const bool distributed =
-        std::any_of(argv + 1, argv + argc, [](const char* a) { return std::string_view(a) == "--distributed"; });
-    if (distributed && e.exit_code == exit_usage && secondary_mpi_rank()) return exit_usage;
+    if (quiet_usage && e.exit_code == exit_usage) return exit_usage;
     return report_failure(e.what(), e.exit_code, json);
   } catch (const std::exception& e) {
     return report_failure(e.what(), exit_error, json);

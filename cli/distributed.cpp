@@ -19,6 +19,7 @@
 #include "configs/configs.hpp"
 #include "distributed/blacs_grid.hpp"
 #include "hetlu/detail/flops.hpp"
+#include "hetlu/detail/statistics.hpp"
 #include "hetlu/distributed.hpp"
 #include "hetlu/hetlu.hpp"
 #include "model/distributed.hpp"
@@ -202,12 +203,6 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
 
 }  // namespace
 
-bool secondary_mpi_rank() {
-  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
-    if (const char* value = std::getenv(name)) return std::string(value) != "0";
-  return false;
-}
-
 int solve_distributed(const DistributedSolveArgs& args) {
   const Precision precision = precision_of(args.precision);
   const DistributedPlan given = given_plan(args.plan);
@@ -342,9 +337,7 @@ void bench_distributed(const DistributedBenchArgs& args) {
   std::vector<Row> rows = {{"hetlu", resolved.plan, {}, 0}, {"defaults", defaults, {}, 0}};
   for (auto& row : rows) {
     row.timing = distributed::time_gesv(MPI_COMM_WORLD, precision, args.n, row.plan, args.repetitions);
-    auto samples = row.timing.samples;
-    std::sort(samples.begin(), samples.end());
-    row.median = samples[samples.size() / 2];
+    row.median = detail::median(row.timing.samples);
   }
   if (rank != 0) return;
   warn_all(resolved.warnings);

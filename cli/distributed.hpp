@@ -40,8 +40,4 @@ struct DistributedBenchArgs {
 };
 void bench_distributed(const DistributedBenchArgs& args);
 
-// Whether this process is an MPI rank other than the first (from the launcher's environment, before
-// MPI starts): its error lines are left to rank 0.
-bool secondary_mpi_rank();
-
 }  // namespace hetlu::cli

@@ -1,6 +1,4 @@
 // The distributed commands in a build without MPI and ScaLAPACK: each says why it cannot run.
-#include <cstdlib>
-#include <string>
 
 #include "cli/commands.hpp"
 #include "cli/distributed.hpp"
@@ -16,11 +14,6 @@ namespace {
 
 }  // namespace
 
-bool secondary_mpi_rank() {
-  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
-    if (const char* value = std::getenv(name)) return std::string(value) != "0";
-  return false;
-}
 int solve_distributed(const DistributedSolveArgs&) {
   unavailable();
 }

@@ -42,6 +42,20 @@ bool valid(const DistributedTrial& t) {
          std::isfinite(*t.median_s) && *t.median_s > 0;
 }
 
+// Binds a trial's key (machine, precision, layout, n, nb, grid, threads) to ?1 .. ?9, in
+// trial_columns' order.
+Statement& bind_key(Statement& s, const DistributedTrial& t) {
+  return s.bind(1, t.machine_id)
+      .bind(2, to_string(t.precision))
+      .bind(3, t.layout.ranks)
+      .bind(4, t.layout.ranks_per_node)
+      .bind(5, t.n)
+      .bind(6, t.plan.nb)
+      .bind(7, t.plan.grid_rows)
+      .bind(8, t.plan.grid_cols)
+      .bind(9, t.plan.threads_per_rank);
+}
+
 }  // namespace
 
 void store_network_profile(Database& db, std::int64_t machine_id, const distributed::NetworkProfile& net) {
@@ -83,17 +97,9 @@ std::optional<distributed::NetworkProfile> load_network_profile(Database& db, st
 }
 
 void store_distributed_trial(Database& db, const DistributedTrial& t) {
-  db.prepare(std::string("INSERT OR REPLACE INTO distributed_trials (") + trial_columns +
-             ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, datetime('now'))")
-      .bind(1, t.machine_id)
-      .bind(2, to_string(t.precision))
-      .bind(3, t.layout.ranks)
-      .bind(4, t.layout.ranks_per_node)
-      .bind(5, t.n)
-      .bind(6, t.plan.nb)
-      .bind(7, t.plan.grid_rows)
-      .bind(8, t.plan.grid_cols)
-      .bind(9, t.plan.threads_per_rank)
+  auto s = db.prepare(std::string("INSERT OR REPLACE INTO distributed_trials (") + trial_columns +
+                      ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, datetime('now'))");
+  bind_key(s, t)
       .bind(10, to_string(t.status))
       .bind(11, t.error)
       .bind(12, t.repetitions)
@@ -108,15 +114,7 @@ std::optional<DistributedTrial> find_distributed_trial(Database& db, const Distr
                       " FROM distributed_trials WHERE machine_id = ?1 AND precision = ?2 AND ranks = ?3 AND "
                       "ranks_per_node = ?4 AND n = ?5 AND nb = ?6 AND grid_rows = ?7 AND grid_cols = ?8 AND "
                       "threads_per_rank = ?9");
-  s.bind(1, key.machine_id)
-      .bind(2, to_string(key.precision))
-      .bind(3, key.layout.ranks)
-      .bind(4, key.layout.ranks_per_node)
-      .bind(5, key.n)
-      .bind(6, key.plan.nb)
-      .bind(7, key.plan.grid_rows)
-      .bind(8, key.plan.grid_cols)
-      .bind(9, key.plan.threads_per_rank);
+  bind_key(s, key);
   if (!s.step()) return std::nullopt;
   return read_trial(s);
 }

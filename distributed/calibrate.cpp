@@ -9,18 +9,13 @@
 #include "configs/configs.hpp"
 #include "db/distributed.hpp"
 #include "distributed/blacs_grid.hpp"
+#include "hetlu/detail/statistics.hpp"
 #include "hetlu/distributed.hpp"
 #include "hetlu/hetlu.hpp"
 #include "model/distributed.hpp"
 
 namespace hetlu::distributed {
 namespace {
-
-double median(std::vector<double> samples) {
-  std::sort(samples.begin(), samples.end());
-  const std::size_t k = samples.size();
-  return k % 2 ? samples[k / 2] : 0.5 * (samples[k / 2 - 1] + samples[k / 2]);
-}
 
 // The configurations timed at one order: the model's best `count`, and the defaults most codes use
 // (nb = 64, the squarest grid) with one thread per rank, so that the database shows what tuning won.
@@ -77,6 +72,7 @@ CalibrationReport calibrate(MPI_Comm comm, const CalibrationOptions& options,
     for (int n : options.sizes) {
       const model::DistributedProblem problem{precision, n, 1, report.layout};
       std::vector<model::DistributedPrediction> chosen;
+      std::vector<std::optional<db::DistributedTrial>> stored;  // rank 0: each configuration's, if any
       std::vector<int> packed;  // count, then per configuration: P, Q, nb, threads, reused
       if (rank == 0) {
         chosen = configurations(profile, report.network, problem, options.candidates);
@@ -85,9 +81,9 @@ CalibrationReport calibrate(MPI_Comm comm, const CalibrationOptions& options,
           db::DistributedTrial key;
           key.machine_id = machine_id, key.precision = precision, key.layout = report.layout, key.n = n;
           key.plan = c.plan;
-          const auto stored = db::find_distributed_trial(*database, key);
+          stored.push_back(db::find_distributed_trial(*database, key));
           packed.insert(packed.end(), {c.plan.grid_rows, c.plan.grid_cols, c.plan.nb, c.plan.threads_per_rank,
-                                       stored && stored->status != db::TrialStatus::failed});
+                                       stored.back() && stored.back()->status != db::TrialStatus::failed});
         }
       }
       int size = static_cast<int>(packed.size());
@@ -105,10 +101,10 @@ CalibrationReport calibrate(MPI_Comm comm, const CalibrationOptions& options,
         trial.plan = row.plan;
         if (rank == 0) row.plan.predicted_seconds = trial.predicted_s = chosen[i].seconds;
         if (row.reused) {
-          if (rank == 0) row.median_seconds = db::find_distributed_trial(*database, trial)->median_s.value_or(0);
+          if (rank == 0) row.median_seconds = stored[i]->median_s.value_or(0);
         } else {
           const Timing timing = time_gesv(comm, precision, n, row.plan, options.repetitions);
-          row.median_seconds = median(timing.samples);
+          row.median_seconds = detail::median(timing.samples);
           if (timing.info != 0) row.error = "p?gesv returned info = " + std::to_string(timing.info);
           if (rank == 0) {
             trial.status = row.error.empty() ? db::TrialStatus::ok : db::TrialStatus::failed;

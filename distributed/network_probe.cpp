@@ -56,12 +56,6 @@ double broadcast(MPI_Comm comm, MPI_Comm world, int bytes, int repetitions) {
   return batches[2];
 }
 
-int tree_levels(int ranks) {
-  int levels = 0;
-  while ((1 << levels) < ranks) ++levels;
-  return levels;
-}
-
 }  // namespace
 
 NetworkProfile probe_network(MPI_Comm comm) {
@@ -90,7 +84,7 @@ NetworkProfile probe_network(MPI_Comm comm) {
     MPI_Comm line;
     MPI_Comm_split(comm, along_row ? rank / cols : rank % cols, rank, &line);
     if (size > 1) {
-      const double levels = tree_levels(size);
+      const double levels = broadcast_tree_levels(size);
       const double t_small = broadcast(line, comm, small_bytes, 200), t_large = broadcast(line, comm, large_bytes, 5);
       latency += t_small / levels;
       seconds_per_byte += std::max(t_large - t_small, 1e-9) / levels / large_bytes;

@@ -21,16 +21,11 @@ std::string format(const char* pattern, double a, double b = 0, double c = 0) {
   return text;
 }
 
-int tree_levels(int ranks) {
-  int levels = 0;
-  while ((1 << levels) < ranks) ++levels;
-  return levels;
-}
-
 // The cost of a broadcast of `bytes` to `ranks` ranks: a binomial tree, one level per doubling.
 double broadcast_seconds(const NetworkProfile& net, double bytes, int ranks) {
   if (ranks <= 1) return 0;
-  return tree_levels(ranks) * (net.broadcast_latency_seconds + bytes / net.broadcast_bandwidth_bytes_per_second);
+  return distributed::broadcast_tree_levels(ranks) *
+         (net.broadcast_latency_seconds + bytes / net.broadcast_bandwidth_bytes_per_second);
 }
 
 double message_seconds(const NetworkProfile& net, double bytes) {
@@ -99,7 +94,7 @@ DistributedPrediction predict_distributed_seconds(const MachineProfile& node, co
   const RankRates rank = rank_rates(node, rates, problem, plan.threads_per_rank, params);
   const double word = problem.precision == Precision::double_ ? 8 : 4;
   const double gemm_rate = rank.gemm_flops * nb / (nb + params.gemm_half_rate_k);
-  const int levels_p = tree_levels(P);
+  const int levels_p = distributed::broadcast_tree_levels(P);
 
   double panel = 0, pivots = 0, swaps = 0, broadcasts = 0, update = 0, overhead = 0;
   for (double done = 0; done < n; done += nb) {

@@ -32,6 +32,14 @@ inline void squarest_grid(int ranks, int& rows, int& cols) {
   cols = ranks / rows;
 }
 
+// The levels of a binomial broadcast tree over `ranks` ranks (ceil(log2 ranks)): what the network
+// probe divides a measured broadcast by and what the model multiplies a level's cost by.
+inline int broadcast_tree_levels(int ranks) {
+  int levels = 0;
+  while ((1 << levels) < ranks) ++levels;
+  return levels;
+}
+
 // Where a distributed problem runs: how many ranks, how many of them share a node.
 struct RankLayout {
   int ranks = 1;
