@@ -16,13 +16,11 @@
 #include "cli/memory.hpp"
 #include "cli/output_file.hpp"
 #include "cli/report.hpp"
-#include "configs/configs.hpp"
 #include "distributed/blacs_grid.hpp"
 #include "hetlu/detail/flops.hpp"
 #include "hetlu/detail/statistics.hpp"
 #include "hetlu/distributed.hpp"
 #include "hetlu/hetlu.hpp"
-#include "model/distributed.hpp"
 #include "solvers/accuracy.hpp"
 
 namespace hetlu::cli {
@@ -312,13 +310,13 @@ void bench_distributed(const DistributedBenchArgs& args) {
   std::string error;
   if (rank == 0) try {
       resolved = distributed::resolve_plan(given, precision, args.n, layout, args.db);
-      defaults.nb = 64, defaults.threads_per_rank = omp_get_max_threads();
-      distributed::squarest_grid(layout.ranks, defaults.grid_rows, defaults.grid_cols);
+      // Every field given: resolve_plan prices it as it priced hetlu's (the same measured rates and network).
+      DistributedPlan common;
+      common.nb = 64, common.threads_per_rank = omp_get_max_threads();
+      distributed::squarest_grid(layout.ranks, common.grid_rows, common.grid_cols);
+      defaults = distributed::resolve_plan(common, precision, args.n, layout, args.db).plan;
+      defaults.source = PlanSource::default_;
       defaults.source_detail = "nb = 64, the squarest grid, the BLAS threads each rank starts with";
-      const model::DistributedProblem problem{precision, args.n, 1, layout};
-      defaults.predicted_seconds = model::predict_distributed_seconds(this_machine(), resolved.network, problem,
-                                                                      defaults, configs::model_params())
-                                       .seconds;
     } catch (const std::exception& e) {
       error = e.what();
     }
