@@ -60,18 +60,23 @@ hetlu::Options options_of(const hetlu_options* c, const hetlu_report* report = n
     case HETLU_BACKEND_DEFAULT:
       break;
     case HETLU_BACKEND_CUDA:
-      o.overrides.backend = hetlu::BackendKind::cuda;
+      o.overrides.devices = hetlu::BackendKind::cuda;
       break;
     case HETLU_BACKEND_HOST:
-      o.overrides.backend = hetlu::BackendKind::host;
+      o.overrides.devices = hetlu::BackendKind::host;
       break;
     default:
       throw hetlu::InvalidArgument("options->backend = " + std::to_string(static_cast<int>(c->backend)) +
                                    " is not a hetlu_backend");
   }
+  if (c->devices) {
+    if (c->backend != HETLU_BACKEND_DEFAULT)
+      throw hetlu::InvalidArgument("options->devices and options->backend: set one, not both");
+    o.overrides.devices = hetlu::from_string<hetlu::DeviceSet>(c->devices);
+  }
   if (o.target != hetlu::Target::hybrid) {  // a placement on the CPU target is a mistake, never ignored
-    if (c->backend != HETLU_BACKEND_DEFAULT || c->panel != HETLU_PANEL_DEFAULT)
-      throw hetlu::InvalidArgument("options->backend and options->panel apply to the hybrid target only");
+    if (c->backend != HETLU_BACKEND_DEFAULT || c->panel != HETLU_PANEL_DEFAULT || c->devices)
+      throw hetlu::InvalidArgument("options->backend, devices and panel apply to the hybrid target only");
     if (c->cpu_block_columns != -1)
       throw hetlu::InvalidArgument("options->cpu_block_columns = " + std::to_string(c->cpu_block_columns) +
                                    " applies to the hybrid target only (hetlu_options_init sets -1)");
@@ -110,7 +115,8 @@ void copy_plan(const hetlu::Plan& p, hetlu_plan* out) {
   };
   text(out->precision, sizeof out->precision, hetlu::to_string(p.precision));
   text(out->target, sizeof out->target, hetlu::to_string(p.target));
-  text(out->backend, sizeof out->backend, hetlu::to_string(p.backend));
+  text(out->backend, sizeof out->backend, hetlu::to_string(p.devices.front().kind));
+  text(out->devices, sizeof out->devices, hetlu::to_string(p.devices));
   text(out->panel_location, sizeof out->panel_location, hetlu::to_string(hetlu::panel_location(p)));
   text(out->refinement, sizeof out->refinement, hetlu::to_string(p.refinement));
   std::snprintf(out->source, sizeof out->source, "%s", hetlu::to_string(p.source).c_str());
@@ -182,6 +188,7 @@ void hetlu_options_init(hetlu_options* options) {
   if (!options) return;
   options->solver = HETLU_SOLVER_GEPP;
   options->db_path = nullptr;
+  options->devices = nullptr;
   options->nb = 0;
   options->target = HETLU_TARGET_CPU;
   options->backend = HETLU_BACKEND_DEFAULT;

@@ -27,18 +27,18 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
   if (!settings.measure_rates && (!options.sizes.empty() || !options.solvers.empty()))
     throw InvalidArgument("calibrate: level " + to_string(options.level) +
                           " times nothing: sizes and solvers need a level that measures (quick and above)");
-  if (options.backend && options.target != Target::hybrid)
-    throw InvalidArgument("calibrate: a backend applies to the hybrid target only");
+  if (options.devices && options.target != Target::hybrid)
+    throw InvalidArgument("calibrate: devices apply to the hybrid target only");
   if (options.target == Target::hybrid) {
     settings.target = Target::hybrid;
-    settings.backend = options.backend.value_or(backends::preferred());
-    if (settings.backend == BackendKind::host) {  // a bad HETLU_HOST_BACKEND_* fails now, not after the probes
+    settings.devices = options.devices.value_or(DeviceSet(backends::preferred()));
+    if (settings.devices.has(BackendKind::host)) {  // a bad HETLU_HOST_BACKEND_* fails now, not after the probes
       backends::host_backend_threads();
       backends::host_backend_memory_limit();
     }
     std::string why;
-    if (!backends::available(settings.backend, &why))
-      throw Error("cannot tune the hybrid target on backend '" + to_string(settings.backend) + "': " + why);
+    if (!devices_available(settings.devices, &why))
+      throw Error("cannot tune the hybrid target on devices '" + to_string(settings.devices) + "': " + why);
     settings.sizes = settings.hybrid_sizes;
     if (settings.sizes.empty() && options.sizes.empty() && settings.measure_rates)
       throw InvalidArgument("level " + to_string(options.level) + " lists no hybrid_sizes: give the sizes to tune");

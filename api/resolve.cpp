@@ -74,11 +74,11 @@ std::optional<Plan> tuned_plan(const Plan& kind, int m, int n, const Options& op
 
 // The model's plan for this machine (measured rates when the database has them, else datasheet
 // estimates); fills the explanation. Nothing when the profile has no rate at all.
-std::optional<Plan> model_plan(Solver solver, Precision precision, Target target, int m, int n,
+std::optional<Plan> model_plan(Solver solver, Precision precision, Target target, int m, int n, int devices,
                                const MachineProfile& profile, std::string& why, Resolution& r) {
   try {
     const auto prediction =
-        model::predict(profile, model::Problem{solver, precision, target, m, n}, configs::model_params());
+        model::predict(profile, model::Problem{solver, precision, target, m, n, devices}, configs::model_params());
     r.explanation = prediction.reasoning;
     r.cpu_fraction = prediction.d_fraction;
     r.predicted_gflops = prediction.gflops;
@@ -89,11 +89,16 @@ std::optional<Plan> model_plan(Solver solver, Precision precision, Target target
   }
 }
 
-// The backend a hybrid plan runs on: the caller's, else a GPU when this build and machine have one,
+// The devices a hybrid plan runs on: the caller's, else a GPU when this build and machine have one,
 // else the host backend.
-BackendKind backend_for(const Options& options) {
-  if (options.overrides.backend) return *options.overrides.backend;
+DeviceSet devices_for(const Options& options) {
+  if (options.overrides.devices) return *options.overrides.devices;
   return backends::preferred();
+}
+
+// How many devices the model prices for a plan of this target.
+int driven_devices(Target target, const DeviceSet& devices) {
+  return target == Target::hybrid ? static_cast<int>(devices.size()) : 1;
 }
 
 void apply_overrides(Plan& plan, const PlanOverrides& o) {
@@ -111,8 +116,8 @@ void apply_overrides(Plan& plan, const PlanOverrides& o) {
     plan.refinement = *o.refinement;
     plan.overridden.emplace_back("refinement");
   }
-  // The backend is not a tuned parameter: it chose which plan (tuned for it, or modelled) applies.
-  if (o.backend) plan.backend = *o.backend;
+  // The devices are not a tuned parameter: they chose which plan (tuned for them, or modelled) applies.
+  if (o.devices) plan.devices = *o.devices;
   // d = 0 is the panel on the device, and only that: a caller's d and panel place must agree.
   if (o.panel_location) {
     const bool on_device = *o.panel_location == PanelLocation::device;
@@ -159,12 +164,13 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
   Resolution r;
   profile = this_machine();
   std::string why_not_tuned, why_not_model;
-  const BackendKind backend = backend_for(options);
+  const DeviceSet devices = devices_for(options);
+  const int driven = driven_devices(target, devices);
   Plan kind;
   kind.solver = solver;
   kind.precision = precision;
   kind.target = target;
-  kind.backend = backend;
+  kind.devices = devices;
   std::optional<Plan> plan = tuned_plan(kind, m, n, options, profile, why_not_tuned, r.warnings);
   if (!plan && precision == Precision::mixed) {
     // Mixed precision runs the single factorization: its tuned parameters serve until mixed ones are stored.
@@ -174,15 +180,28 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
     plan = tuned_plan(single, m, n, options, profile, why_not_single, r.warnings);
     if (plan) plan->source_detail = "the single-precision factorization's: " + plan->source_detail;
   }
-  if (target == Target::hybrid && backend == BackendKind::host)
-    profile = model::with_host_backend(profile, backends::host_backend_threads());
+  // The machine as the plan's devices see it (a host backend: a team of its cores). A GPU the
+  // probes did not find leaves the profile as it is: the model then says the device has no rate.
+  if (target == Target::hybrid) {
+    try {
+      profile = model::with_devices(profile, backends::with_team_sizes(devices));
+    } catch (const InvalidArgument& e) {
+      r.warnings.push_back(std::string("the model cannot price these devices: ") + e.what());
+    }
+  }
   // The model is consulted either way: its reasoning explains a tuned plan too.
-  std::optional<Plan> predicted = model_plan(solver, precision, target, m, n, profile, why_not_model, r);
+  std::optional<Plan> predicted = model_plan(solver, precision, target, m, n, driven, profile, why_not_model, r);
+  // Several devices: the tuned plan keeps nb and d; the deal follows the devices' measured rates.
+  if (plan && predicted && driven > 1) {
+    const auto rates = model::rates_of(profile, precision, configs::model_params(), driven);
+    plan->device_shares = model::balanced_device_shares(rates, m, n, plan->nb, plan->cpu_block_columns, precision,
+                                                        configs::model_params());
+  }
   if (plan && predicted) {
     // The stored prediction was for the tuned size: predict this size with the tuned parameters.
     try {
-      plan->predicted_seconds = model::predict_seconds(profile, model::Problem{solver, precision, target, m, n}, *plan,
-                                                       configs::model_params());
+      plan->predicted_seconds = model::predict_seconds(
+          profile, model::Problem{solver, precision, target, m, n, driven}, *plan, configs::model_params());
     } catch (const Error&) {
       plan->predicted_seconds.reset();
     }
@@ -209,14 +228,19 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
   plan->solver = solver;
   plan->precision = precision;
   plan->target = target;
-  plan->backend = backend;
-  if (target == Target::hybrid)
-    r.explanation.insert(
-        r.explanation.begin(),
-        "backend " + to_string(backend) +
-            (backend == BackendKind::host ? ": the device's part runs on a second team of this machine's cores (" +
-                                                profile.gpus.front().name + ")"
-                                          : ": the GPU"));
+  plan->devices = devices;
+  if (target == Target::hybrid && devices.size() > 1 && plan->cpu_block_columns == 0)
+    plan->cpu_block_columns = 1;  // several devices: the CPUs factor the panels (hybrid_lu.hpp)
+  if (target == Target::hybrid) {
+    std::string names;
+    for (const auto& g : profile.gpus) names += (names.empty() ? "" : ", ") + g.name;
+    r.explanation.insert(r.explanation.begin(),
+                         (devices.size() > 1 ? "devices " : "backend ") + to_string(devices) +
+                             (devices == BackendKind::host
+                                  ? ": the device's part runs on a second team of this machine's cores (" + names + ")"
+                              : devices == BackendKind::cuda ? std::string(": the GPU")
+                                                             : ": " + names));
+  }
   r.plan = std::move(*plan);
   return r;
 }
@@ -274,7 +298,7 @@ Resolution resolve_plan(Solver solver, Precision precision, int m, int n, const 
   }
   const std::string key = to_string(solver) + "|" + to_string(precision) + "|" + to_string(target) + "|" +
                           std::to_string(m) + "|" + std::to_string(n) + "|" + to_string(options.min_level) + "|" +
-                          db_key + "|" + to_string(backend_for(options));
+                          db_key + "|" + to_string(devices_for(options));
   std::optional<Resolved> entry;
   {
     std::lock_guard lock(cache_mutex);
@@ -294,7 +318,9 @@ Resolution resolve_plan(Solver solver, Precision precision, int m, int n, const 
     // The caller changed the plan: its prediction is the model's for the plan that will run.
     try {
       r.plan.predicted_seconds = model::predict_seconds(
-          *entry->profile, model::Problem{solver, precision, target, m, n}, r.plan, configs::model_params());
+          *entry->profile,
+          model::Problem{solver, precision, target, m, n, driven_devices(target, r.plan.devices)}, r.plan,
+          configs::model_params());
     } catch (const Error&) {
       r.plan.predicted_seconds.reset();
     }

@@ -32,7 +32,7 @@ void run_or_fall_back_to_cpus(SolveReport& report, Solver solver, Precision prec
     if (report.plan.target != Target::hybrid) throw;
     Options cpus = options;
     cpus.target = Target::cpu;
-    cpus.overrides.backend.reset();
+    cpus.overrides.devices.reset();
     cpus.overrides.cpu_block_columns.reset();
     cpus.overrides.panel_location.reset();
     Resolution r = resolve_plan(solver, precision, m, n, cpus);
@@ -282,6 +282,21 @@ template bool blas_library_gesv<float>(int, int, float*, int, int*, float*, int,
 
 bool backend_available(BackendKind kind, std::string* why) {
   return backends::available(kind, why);
+}
+
+bool devices_available(const DeviceSet& devices, std::string* why) {
+  for (const auto& d : devices.list) {
+    std::string reason;
+    if (!backends::available(d.kind, &reason)) {
+      if (why) *why = "device '" + to_string(d) + "': " + reason;
+      return false;
+    }
+    if (d.kind == BackendKind::cuda && d.number != 0) {
+      if (why) *why = "device '" + to_string(d) + "': this build drives CUDA device 0 only";
+      return false;
+    }
+  }
+  return true;
 }
 
 namespace {

@@ -72,6 +72,7 @@ void add_hybrid_options(CLI::App& command, HybridArgs& args) {
       ->check(one_of(detail::target_names.all()));
   command.add_option("--backend", args.backend, "hybrid: cuda or host (default: cuda when a GPU is present)")
       ->check(one_of(detail::backend_names.all()));
+  add_devices_option(command, args.devices);
   command
       .add_option("--d", args.d, "hybrid: block columns the CPUs own (0: everything, panel included, on the device)")
       ->check(CLI::Validator(
@@ -85,16 +86,43 @@ void add_hybrid_options(CLI::App& command, HybridArgs& args) {
       ->check(one_of(detail::panel_location_names.all()));
 }
 
+void add_devices_option(CLI::App& command, std::string& devices) {
+  command
+      .add_option("--devices", devices,
+                  "hybrid: the devices beside the CPUs, e.g. cuda, host:4 or cuda,host:4 (host:K: a team of K of "
+                  "this machine's cores); block columns dealt by their measured rates")
+      ->check(CLI::Validator(
+          [](std::string& value) {
+            try {
+              from_string<DeviceSet>(value);
+              return std::string();
+            } catch (const InvalidArgument& e) {
+              return std::string(e.what());
+            }
+          },
+          "a device list"));
+}
+
+std::optional<DeviceSet> devices_of(const std::string& backend, const std::string& devices) {
+  if (!backend.empty() && !devices.empty()) throw UsageError("give --devices or --backend, not both");
+  if (!devices.empty()) return from_string<DeviceSet>(devices);
+  if (!backend.empty()) return DeviceSet(from_string<BackendKind>(backend));
+  return std::nullopt;
+}
+
 void apply_hybrid_options(const HybridArgs& args, Options& options) {
   options.target = from_string<Target>(args.target);
-  const bool hybrid_only = !args.backend.empty() || args.d || !args.panel.empty();
+  const bool hybrid_only = !args.backend.empty() || !args.devices.empty() || args.d || !args.panel.empty();
   if (options.target != Target::hybrid && hybrid_only)
-    throw UsageError("--backend, --d and --panel apply to --target hybrid only");
+    throw UsageError("--backend, --devices, --d and --panel apply to --target hybrid only");
   // d = 0 is the panel on the device, and only that: one fact, never two that disagree.
   if (args.d && !args.panel.empty() && (*args.d == 0) != (args.panel == "device"))
     throw UsageError("--d " + std::to_string(*args.d) + " and --panel " + args.panel +
                      " contradict each other: d = 0 puts the panel on the device, any other d keeps it on the CPUs");
-  if (!args.backend.empty()) options.overrides.backend = from_string<BackendKind>(args.backend);
+  options.overrides.devices = devices_of(args.backend, args.devices);
+  if (options.overrides.devices && options.overrides.devices->size() > 1 && args.d && *args.d == 0)
+    throw UsageError("--d 0 (the panel on the device) needs a single device: with --devices " + args.devices +
+                     " the CPUs factor the panels");
   if (!args.panel.empty()) options.overrides.panel_location = from_string<PanelLocation>(args.panel);
   options.overrides.cpu_block_columns = args.d;
 }

@@ -10,6 +10,7 @@
 #include <limits>
 #include <random>
 
+#include "cli/bench_devices.hpp"
 #include "cli/bench_mixed.hpp"
 #include "cli/commands.hpp"
 #include "cli/distributed.hpp"
@@ -59,8 +60,8 @@ struct Reference {
 
 Reference reference_for(const Options& options, int m, int n, int reps, const std::vector<double>& A) {
   if (options.target != Target::hybrid) return {};
-  const BackendKind kind = options.overrides.backend.value_or(backends::preferred());
-  if (kind != BackendKind::cuda) return {};
+  const DeviceSet devices = options.overrides.devices.value_or(DeviceSet(backends::preferred()));
+  if (!devices.has(BackendKind::cuda)) return {};
   return {Reference::Kind::vendor, backends::time_vendor_lu(m, n, A.data(), m, 1, reps)};
 }
 
@@ -208,7 +209,7 @@ nlohmann::ordered_json sweep_d(Solver solver, int m, int n, int reps, const std:
         "{} {} x {} on the {} backend, nb = {}, N = {} block columns; median of {} rounds, each timing every d "
         "once\n\n| d | d/N | seconds | GFlop/s | "
         "model: seconds, GFlop/s | accuracy | |\n|---|---|---|---|---|---|---|\n",
-        to_string(solver), m, n, to_string(chosen.plan.backend), nb, blocks, reps);
+        to_string(solver), m, n, to_string(chosen.plan.devices), nb, blocks, reps);
   const Reference no_reference{Reference::Kind::none, {}};  // the sweep times hetlu alone
   // Round-robin: each round times every d once, so that a shared machine's drift over the minutes
   // a sweep takes hits every d alike instead of the d values timed while it lasted.
@@ -266,7 +267,7 @@ nlohmann::ordered_json sweep_d(Solver solver, int m, int n, int reps, const std:
          {"n", n},
          {"nb", nb},
          {"block_columns", blocks},
-         {"backend", to_string(chosen.plan.backend)},
+         {"backend", to_string(chosen.plan.devices)},
          {"model_d", model_d >= 0 ? nlohmann::ordered_json(model_d) : nlohmann::ordered_json(nullptr)},
          {"measured_at_model_d_share_of_best", number_or_null(share_of_best)},
          {"spearman_predicted_measured", number_or_null(rank_agreement)},
@@ -376,6 +377,7 @@ void register_bench(CLI::App& app, CommandState&) {
       if (args->json) print_json({{"m", m}, {"n", n}, {"reps", args->reps}, {"sweeps", sweeps}});
       return;
     }
+    const bool several_devices = options.overrides.devices && options.overrides.devices->size() > 1;
     const Reference reference = reference_for(options, m, n, args->reps, A);
     std::vector<Row> rows;
     for (Solver s : solvers) {
@@ -405,7 +407,9 @@ void register_bench(CLI::App& app, CommandState&) {
              {r.accuracy_kind == "residual" ? "residual" : "backward_error", r.accuracy},
              {r.accuracy_kind == "residual" ? "reference_residual" : "reference_backward_error", r.reference_accuracy},
              {"note", r.note}});
-      print_json({{"m", m}, {"n", n}, {"reps", args->reps}, {"rows", out}});
+      nlohmann::ordered_json object = {{"m", m}, {"n", n}, {"reps", args->reps}, {"rows", out}};
+      if (several_devices) object["balance"] = bench_balance(solvers, m, n, args->reps, A, options, true);
+      print_json(object);
       return;
     }
     std::cout << fmt::format("m = {}, n = {}, target {}, median of {}; ratio = reference time / hetlu time\n\n", m, n,
@@ -420,10 +424,12 @@ void register_bench(CLI::App& app, CommandState&) {
           to_string(r.plan.source), r.seconds, r.flops / r.seconds / 1e9, r.reference_seconds,
           r.flops / r.reference_seconds / 1e9, r.reference_seconds / r.seconds, r.accuracy, r.reference_accuracy,
           r.plan.target == Target::hybrid
-              ? fmt::format("{} backend, d = {}, panel on the {}{}{}", to_string(r.plan.backend),
+              ? fmt::format("{} {}, d = {}, panel on the {}{}{}", to_string(r.plan.devices),
+                            r.plan.devices.size() > 1 ? "devices" : "backend",
                             r.plan.cpu_block_columns, to_string(panel_location(r.plan)), r.note.empty() ? "" : "; ",
                             r.note)
               : r.note);
+    if (several_devices) bench_balance(solvers, m, n, args->reps, A, options, false);
   });
 }
 

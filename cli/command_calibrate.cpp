@@ -15,7 +15,7 @@ namespace hetlu::cli {
 
 void register_calibrate(CLI::App& app, CommandState& state) {
   struct Args {
-    std::string db, level = "quick", config, target = "cpu", backend;
+    std::string db, level = "quick", config, target = "cpu", backend, devices;
     std::vector<int> sizes;
     std::vector<std::string> solvers;
     double budget = 0;
@@ -41,6 +41,7 @@ void register_calibrate(CLI::App& app, CommandState& state) {
       ->check(one_of(detail::target_names.all()));
   cmd->add_option("--backend", args->backend, "hybrid: cuda or host (default: cuda when a GPU is present)")
       ->check(one_of(detail::backend_names.all()));
+  add_devices_option(*cmd, args->devices);
   cmd->add_option("--budget", args->budget, "seconds after which no new measurement starts (run again to resume)")
       ->check(finite_positive);
   cmd->add_flag("--retry-failed", args->retry_failed,
@@ -61,7 +62,7 @@ void register_calibrate(CLI::App& app, CommandState& state) {
   cmd->callback([args, &state, cmd] {
     if (args->distributed) {
       for (const char* option :
-           {"--level", "--config", "--solver", "--target", "--backend", "--budget", "--retry-failed"})
+           {"--level", "--config", "--solver", "--target", "--backend", "--devices", "--budget", "--retry-failed"})
         if (cmd->count(option) > 0) throw UsageError(std::string(option) + " does not apply to --distributed");
       DistributedCalibrateArgs d;
       d.db = args->db, d.sizes = args->sizes, d.precisions = args->precisions;
@@ -86,10 +87,9 @@ void register_calibrate(CLI::App& app, CommandState& state) {
     options.budget_seconds = args->budget;
     options.retry_failed = args->retry_failed;
     options.target = from_string<Target>(args->target);
-    if (!args->backend.empty()) {
-      if (options.target != Target::hybrid) throw UsageError("--backend needs --target hybrid");
-      options.backend = from_string<BackendKind>(args->backend);
-    }
+    options.devices = devices_of(args->backend, args->devices);
+    if (options.devices && options.target != Target::hybrid)
+      throw UsageError(std::string(args->devices.empty() ? "--backend" : "--devices") + " needs --target hybrid");
     // On a terminal, a progress bar with an ETA; otherwise (a log, CI) one plain line per trial.
     const bool terminal = ::isatty(STDOUT_FILENO) == 1 && ::isatty(STDERR_FILENO) == 1;
     const detail::Stopwatch since_start;
@@ -156,7 +156,7 @@ void register_calibrate(CLI::App& app, CommandState& state) {
       return;
     }
     const bool hybrid = options.target == Target::hybrid;
-    if (hybrid) std::cout << "hybrid target on the " << to_string(results.front().plan.backend) << " backend\n";
+    if (hybrid) std::cout << "hybrid target on the " << to_string(results.front().plan.devices) << " backend\n";
     std::cout << fmt::format("\n{:>6} {:>6} {:>6} {:>6} {:>10} {:>9} {:>12} {:>9}\n", "solver", "n", "nb",
                              hybrid ? "d" : "", "seconds", "GFlop/s", "model (s)", "trials");
     for (const auto& r : results)

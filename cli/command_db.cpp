@@ -31,7 +31,7 @@ void show_accuracy(const std::vector<db::BestPlan>& plans, bool json, const std:
                     {"solver", to_string(b.plan.solver)},
                     {"precision", to_string(b.plan.precision)},
                     {"target", to_string(b.plan.target)},
-                    {"backend", b.plan.target == Target::hybrid ? to_string(b.plan.backend) : ""},
+                    {"backend", b.plan.target == Target::hybrid ? to_string(b.plan.devices) : ""},
                     {"m", b.m},
                     {"n", b.n},
                     {"nb", b.plan.nb},

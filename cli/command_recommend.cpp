@@ -121,7 +121,7 @@ void recommend_distributed(Precision precision, int n, distributed::RankLayout l
 
 void register_recommend(CLI::App& app, CommandState&) {
   struct Args {
-    std::string db, solver = "gepp", precision = "double", target = "cpu", machine, model_config;
+    std::string db, solver = "gepp", precision = "double", target = "cpu", machine, model_config, devices;
     int m = -1, n = -1;
     std::optional<int> nb, ranks, ranks_per_node;
     bool json = false, explain = false, sweep_d = false;
@@ -138,6 +138,7 @@ void register_recommend(CLI::App& app, CommandState&) {
   cmd->add_option("--target", args->target, "cpu or hybrid")
       ->capture_default_str()
       ->check(one_of(detail::target_names.all()));
+  add_devices_option(*cmd, args->devices);
   cmd->add_option("-m", args->m, "rows (default: n)")->check(whole_positive);
   cmd->add_option("-n", args->n, "columns")->required()->check(whole_positive);
   cmd->add_option("--machine", args->machine,
@@ -157,7 +158,7 @@ void register_recommend(CLI::App& app, CommandState&) {
       ->check(CLI::Range(1, 1 << 20));
   cmd->callback([args, cmd] {
     if (args->ranks) {
-      for (const char* option : {"-m", "--solver", "--target", "--sweep-d", "--nb"})
+      for (const char* option : {"-m", "--solver", "--target", "--sweep-d", "--nb", "--devices"})
         if (cmd->count(option) > 0) throw UsageError(std::string(option) + " does not apply to --ranks");
       distributed::RankLayout layout;
       layout.ranks = *args->ranks;
@@ -174,6 +175,9 @@ void register_recommend(CLI::App& app, CommandState&) {
     const Solver solver = from_string<Solver>(args->solver);
     const Precision precision = from_string<Precision>(args->precision);
     const Target target = from_string<Target>(args->target);
+    const auto devices = devices_of("", args->devices);
+    if (devices && target != Target::hybrid) throw UsageError("--devices needs --target hybrid");
+    const int driven = devices ? static_cast<int>(devices->size()) : 1;
 
     if (args->sweep_d && (args->machine.empty() || target != Target::hybrid))
       throw UsageError("--sweep-d needs --machine FILE and --target hybrid");
@@ -188,10 +192,12 @@ void register_recommend(CLI::App& app, CommandState&) {
     std::optional<double> closed_form;  // the paper's d / N = P g1 / (P g1 + g2), for --machine
     if (!args->machine.empty()) {
       // A what-if machine has no measurements and no tuned entries: the model alone answers.
-      const MachineProfile profile = configs::machine_from_yaml(args->machine);
-      const auto prediction = model::predict(profile, model::Problem{solver, precision, target, m, args->n},
+      MachineProfile profile = configs::machine_from_yaml(args->machine);
+      if (devices) profile = model::with_devices(profile, *devices);
+      const auto prediction = model::predict(profile, model::Problem{solver, precision, target, m, args->n, driven},
                                              configs::model_params(args->model_config));
       r.plan = prediction.plan;
+      if (devices) r.plan.devices = *devices;
       r.plan.source_detail = "model for the machine in " + args->machine;
       r.explanation = prediction.reasoning;
       r.cpu_fraction = prediction.d_fraction;
@@ -206,6 +212,7 @@ void register_recommend(CLI::App& app, CommandState&) {
       Options options;
       options.db_path = args->db;
       options.target = target;
+      options.overrides.devices = devices;
       r = resolve_plan(solver, precision, m, args->n, options);
       warn_all(r.warnings);
     }
@@ -230,6 +237,12 @@ void register_recommend(CLI::App& app, CommandState&) {
     if (p.target == Target::hybrid)
       std::cout << fmt::format("  d = {} block columns on the CPUs ({:.1f} %), panel on the {}\n", p.cpu_block_columns,
                                100 * r.cpu_fraction, to_string(panel_location(p)));
+    if (p.target == Target::hybrid && p.device_shares.size() > 1) {
+      std::string shares;
+      for (std::size_t i = 0; i < p.device_shares.size(); ++i)
+        shares += fmt::format("{}{} {:.1f} %", i ? ", " : "", to_string(p.devices.list[i]), 100 * p.device_shares[i]);
+      std::cout << "  devices " << to_string(p.devices) << ": block columns right of d dealt " << shares << "\n";
+    }
     if (p.predicted_seconds)
       std::cout << fmt::format("  predicted {:.4f} s{}\n", *p.predicted_seconds,
                                r.predicted_gflops ? fmt::format(", {:.1f} GFlop/s", *r.predicted_gflops) : "");

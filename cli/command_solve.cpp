@@ -216,7 +216,7 @@ void register_solve(CLI::App& app, CommandState& state) {
         to_string(report.plan.solver), report.plan.precision == Precision::mixed ? " in mixed precision" : "", n, nrhs,
         report.seconds, report.gflops, omega, report.refinement_steps, report.plan.nb, to_string(report.plan.source),
         report.plan.target == Target::hybrid
-            ? fmt::format("; hybrid on {}, d = {}, panel on the {}", to_string(report.plan.backend),
+            ? fmt::format("; hybrid on {}, d = {}, panel on the {}", to_string(report.plan.devices),
                           report.plan.cpu_block_columns, to_string(panel_location(report.plan)))
             : "",
         report.fell_back_to_gepp ? "; fell back to GEPP: " + report.note

@@ -57,16 +57,21 @@ void add_db_option(CLI::App& command, std::string& path);
 // The database a command uses: --db when given, else the default path.
 std::string database_path(const std::string& db_option);
 
-// --target, --backend, --d and --panel: where a solve runs (solve, bench).
+// --target, --devices (or --backend), --d and --panel: where a solve runs (solve, bench).
 struct HybridArgs {
   std::string target = "cpu";
   std::string backend;  // empty: a GPU when there is one, else host
+  std::string devices;  // several: "cuda,host:4"; empty: --backend's
   std::optional<int> d;
   std::string panel;  // empty: the plan's
 };
 void add_hybrid_options(CLI::App& command, HybridArgs& args);
 // Applies them to options (checking the names; a misspelt one is a usage error naming it).
 void apply_hybrid_options(const HybridArgs& args, Options& options);
+// --devices LIST (or --backend KIND, the one-device form) for `command`; checks the list's form.
+void add_devices_option(CLI::App& command, std::string& devices);
+// The device set of --backend or --devices (nothing when neither is given); both is a usage error.
+std::optional<DeviceSet> devices_of(const std::string& backend, const std::string& devices);
 
 // --distributed, --grid PxQ and --threads-per-rank (solve, bench): run under mpirun on a process grid.
 struct DistributedArgs;

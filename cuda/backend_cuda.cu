@@ -388,6 +388,18 @@ class CudaBackend final : public Backend<T> {
     check(cudaEventRecord(e->event, stream(q)), "cudaEventRecord");
     return e;
   }
+  EventPtr record_timed(Queue q) override {
+    auto e = std::make_shared<CudaEvent>();
+    check(cudaEventCreate(&e->event), "cudaEventCreate");
+    check(cudaEventRecord(e->event, stream(q)), "cudaEventRecord");
+    return e;
+  }
+  double elapsed_seconds(const EventPtr& from, const EventPtr& to) override {
+    float ms = 0;
+    check(cudaEventSynchronize(cuda_event(to)), "cudaEventSynchronize");
+    check(cudaEventElapsedTime(&ms, cuda_event(from), cuda_event(to)), "cudaEventElapsedTime");
+    return ms * 1e-3;
+  }
   void wait(Queue q, const EventPtr& event) override {
     check(cudaStreamWaitEvent(stream(q), cuda_event(event), 0), "cudaStreamWaitEvent");
   }

@@ -194,7 +194,7 @@ Lookup lookup_best_plan(Database& db, std::int64_t machine_id, const Plan& kind,
     }
   }
   const std::string what = to_string(kind.solver) + " " + to_string(kind.precision) + " " + to_string(kind.target) +
-                           (kind.target == Target::hybrid ? " (" + to_string(kind.backend) + " backend)" : "");
+                           (kind.target == Target::hybrid ? " (" + to_string(kind.devices) + " backend)" : "");
   if (!result.best) {
     result.detail =
         rows == 0

@@ -11,13 +11,13 @@ constexpr hetlu::detail::EnumNames<TrialStatus, 3> trial_status_names{
 }  // namespace
 
 std::string backend_column(const Plan& plan) {
-  return plan.target == Target::hybrid ? to_string(plan.backend) : std::string();
+  return plan.target == Target::hybrid ? to_string(plan.devices) : std::string();
 }
 
 void read_backend_column(const std::string& text, Plan& plan) {
   if (text.empty()) return;
   try {
-    plan.backend = from_string<BackendKind>(text);
+    plan.devices = from_string<DeviceSet>(text);
   } catch (const InvalidArgument& e) {
     throw DatabaseError(e.what());
   }

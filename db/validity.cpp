@@ -28,7 +28,8 @@ std::string real(const char* column, bool null_ok, bool zero_ok = false) {
 std::string plan_columns_valid() {
   return "solver " + one_of(detail::solver_names.all()) + " AND precision " + one_of(detail::precision_names.all()) +
          " AND target " + one_of(detail::target_names.all()) + " AND level " + one_of(detail::level_names.all()) +
-         " AND backend " + one_of(detail::backend_names.all(), true) + " AND " + whole("m", 1) + " AND " +
+         " AND typeof(backend) = 'text' AND backend NOT GLOB '*[^a-z0-9:,]*' AND " +
+         "(backend = '' OR backend GLOB 'host*' OR backend GLOB 'cuda*') AND " + whole("m", 1) + " AND " +
          whole("n", 1) + " AND " + whole("nb", 1) + " AND " + whole("ib", 1) + " AND " + whole("cpu_block_columns", 0) +
          " AND " + whole("panel_threads", 1) + " AND " + whole("lookahead", 0);
 }

@@ -40,9 +40,10 @@ void announce(const char* routine) {
 }
 
 // Where the drop-in's calls run, read once per process: HETLU_TARGET (cpu, the default, or hybrid)
-// and HETLU_BACKEND (hybrid's device: cuda or host; unset: cuda when a GPU is usable, else host,
-// a team of CPU threads). A value that is none of these, or a backend this machine cannot run, is
-// said once on stderr and the calls run on the CPUs: a LAPACK must still answer.
+// and HETLU_DEVICES (hybrid's devices: e.g. cuda, host:4 or cuda,host:4; HETLU_BACKEND, cuda or
+// host, is the one-device form; unset: cuda when a GPU is usable, else host, a team of CPU
+// threads). A value that is none of these, or a device this machine cannot run, is said once on
+// stderr and the calls run on the CPUs: a LAPACK must still answer.
 hetlu::Options placement_from_environment() {
   hetlu::Options o;
   auto refuse = [](const std::string& why) {
@@ -51,16 +52,20 @@ hetlu::Options placement_from_environment() {
   };
   const char* target = std::getenv("HETLU_TARGET");
   const char* backend = std::getenv("HETLU_BACKEND");
+  const char* devices = std::getenv("HETLU_DEVICES");
   try {
     if (target && *target) o.target = hetlu::from_string<hetlu::Target>(target);
-    if (backend && *backend) o.overrides.backend = hetlu::from_string<hetlu::BackendKind>(backend);
+    if (backend && *backend && devices && *devices)
+      throw hetlu::InvalidArgument("set HETLU_DEVICES or HETLU_BACKEND, not both");
+    if (backend && *backend) o.overrides.devices = hetlu::from_string<hetlu::BackendKind>(backend);
+    if (devices && *devices) o.overrides.devices = hetlu::from_string<hetlu::DeviceSet>(devices);
   } catch (const std::exception& e) {
-    return refuse(std::string("HETLU_TARGET or HETLU_BACKEND: ") + e.what());
+    return refuse(std::string("HETLU_TARGET, HETLU_DEVICES or HETLU_BACKEND: ") + e.what());
   }
-  if (o.target == hetlu::Target::hybrid && o.overrides.backend) {
+  if (o.target == hetlu::Target::hybrid && o.overrides.devices) {
     std::string why;
-    if (!hetlu::backend_available(*o.overrides.backend, &why))
-      return refuse("HETLU_BACKEND=" + hetlu::to_string(*o.overrides.backend) + " is not available: " + why);
+    if (!hetlu::devices_available(*o.overrides.devices, &why))
+      return refuse("devices " + hetlu::to_string(*o.overrides.devices) + " are not available: " + why);
   }
   return o;
 }

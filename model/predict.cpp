@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "hetlu/detail/deal_columns.hpp"
 #include "hetlu/detail/flops.hpp"
 #include "hetlu/detail/staging_slot.hpp"
 #include "model/cpu_share.hpp"
@@ -244,6 +245,43 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
   // a GPU's (128 put the team's nb = 32 updates at a fifth of its rate, 1.5-4x the measured time).
   const double device_half_rate_k =
       rates.device_host_threads > 0 ? params.gemm_half_rate_k : params.device_gemm_half_rate_k;
+  // Several devices (#16): each owns the block columns dealt to it (detail::deal_block_columns) and
+  // receives every panel while it owns any; the step takes the longer of the CPUs' path (their
+  // panel and window, packing the panel once per device, and the owner of K + d's transfers) and
+  // the slowest device's transfers and update of its own columns.
+  const bool several = rates.devices.size() > 1 && d > 0;
+  std::vector<int> owner;
+  if (several)
+    owner = detail::deal_block_columns(plan.device_shares, static_cast<int>(rates.devices.size()),
+                                       std::max(0, blocks - d));
+  std::vector<double> owned_columns(rates.devices.size(), 0);  // per device, right of the window
+  for (int J = d; several && J < blocks; ++J) owned_columns[owner[J - d]] += std::min(n, (J + 1) * nb) - J * nb;
+  auto several_devices_step = [&](const Step& s, int K, double cpu_columns) {
+    const double cpu_panel =
+        calu_from_leaves ? calu_panel_seconds(profile, rates, s.rows, int(s.jb), plan.ib, panel_threads, true, params)
+                         : cpu_panel_seconds(profile, rates, solver, s.rows, int(s.jb), panel_threads, params);
+    const double cpu = cpu_panel + s.update_flops(cpu_columns) / (cpu_all * efficiency(s.jb, params.gemm_half_rate_k));
+    const double panel_bytes = word * s.rows * s.jb;
+    const double block_bytes = word * double(m) * std::min<double>(nb, s.right);
+    double slowest = 0, packing = 0, owner_path = 0;
+    for (std::size_t i = 0; i < rates.devices.size(); ++i) {
+      const auto& dev = rates.devices[i];
+      if (owned_columns[i] <= 0) continue;
+      const double link_i = dev.link.gbs * 1e9, latency_i = dev.link_latency_us * 1e-6;
+      const bool returns = K + d < blocks && owner[K] == static_cast<int>(i);  // block column K + d
+      const double transfer = (returns ? 3 : 2) * latency_i + (panel_bytes + (returns ? block_bytes : 0)) / link_i;
+      const double half_k = dev.host_threads > 0 ? params.gemm_half_rate_k : params.device_gemm_half_rate_k;
+      const double update = s.update_flops(owned_columns[i]) / (dev.gemm.gflops * 1e9 * efficiency(s.jb, half_k));
+      slowest = std::max(slowest, transfer + update);
+      packing += 2 * panel_bytes / host;
+      if (returns) owner_path = transfer + 2 * block_bytes / host;
+      t.device += update;
+      t.transfer += transfer;
+    }
+    if (K + d < blocks) owned_columns[owner[K]] -= std::min(n, (K + d + 1) * nb) - (K + d) * nb;
+    t.cpu += cpu;
+    t.total += std::max(cpu + packing + owner_path, slowest) + params.step_overhead_seconds;
+  };
   int K = 0;
   for_each_step(m, n, nb, [&](const Step& s) {
     const double dev_gemm = device * efficiency(s.jb, device_half_rate_k);
@@ -261,6 +299,11 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
     }
     const bool device_has_columns = K + d < blocks;
     const double cpu_columns = device_has_columns ? std::min(s.right, double(d - 1) * nb) : s.right;
+    if (several) {
+      several_devices_step(s, K, cpu_columns);
+      ++K;
+      return;
+    }
     const double cpu_panel =
         calu_from_leaves ? calu_panel_seconds(profile, rates, s.rows, int(s.jb), plan.ib, panel_threads, true, params)
                          : cpu_panel_seconds(profile, rates, solver, s.rows, int(s.jb), panel_threads, params);
@@ -297,7 +340,7 @@ std::vector<int> candidate_cpu_block_columns(int blocks, double closed_form_frac
 
 }  // namespace
 
-Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& params) {
+Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& params, int devices) {
   Rates r;
   r.cores = std::max(1, p.cores);
   const bool single = precision != Precision::double_;  // mixed factors in single
@@ -316,12 +359,13 @@ Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& 
   else
     r.cpu_one = {r.cpu_all.gflops / r.cores, r.cpu_all.source + " / cores"};
 
-  // One device, one rate: the executor drives the first device (the CUDA runtime's default, which
-  // the probes leave current), so the model prices that one alone; more are idle until several
-  // devices are driven at once (#16).
-  r.devices_idle = p.gpus.empty() ? 0 : static_cast<int>(p.gpus.size()) - 1;
-  if (!p.gpus.empty()) {
-    const GpuInfo& g = p.gpus.front();
+  // The plan drives the first `devices` of the profile's devices, each priced on its own; the
+  // others are idle, and the model never sums a rate the executor does not use.
+  const int driven = std::clamp(devices, 0, static_cast<int>(p.gpus.size()));
+  r.devices_idle = static_cast<int>(p.gpus.size()) - driven;
+  for (int i = driven - 1; i >= 0; --i) {  // the first last: its rates are r.device's
+    const GpuInfo& g = p.gpus[i];
+    r.device = {}, r.device_lu = {};
     r.device_host_threads = g.host_team_threads;
     const double efficiency = params.device_efficiency, bandwidth_share = params.datasheet_bandwidth_efficiency;
     const double measured = single ? g.sgemm_gflops : g.dgemm_gflops;
@@ -359,6 +403,7 @@ Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& 
       r.device.source = "no known rate: compute capability " + std::to_string(g.compute_capability_major) + "." +
                         std::to_string(g.compute_capability_minor) +
                         " is not in the datasheet table and it was not probed ('hetlu calibrate')";
+    r.devices.insert(r.devices.begin(), {g.name, r.device, r.link, r.link_latency_us, g.host_team_threads});
   }
   r.memory_gbs = p.memory_bandwidth_gbs;
   return r;
@@ -392,6 +437,91 @@ double cpu_panel_gflops(const MachineProfile& profile, const Rates& rates, Solve
   const double one = rates.cpu_one.gflops * efficiency(std::max(1.0, width / 4.0), params.gemm_half_rate_k);
   if (kind == "tslu") return one * params.panel_efficiency * params.tslu_efficiency * std::max(1, threads);
   return one * params.panel_efficiency * (threads > 1 ? std::sqrt(double(threads)) : 1.0);
+}
+
+MachineProfile with_devices(const MachineProfile& profile, const DeviceSet& devices) {
+  MachineProfile p = profile;
+  p.gpus.clear();
+  int teams = 0;
+  for (const auto& d : devices.list) {
+    if (d.kind == BackendKind::cuda) {
+      if (d.number < 0 || d.number >= static_cast<int>(profile.gpus.size()))
+        throw InvalidArgument("device '" + to_string(d) + "': this machine has " + std::to_string(profile.gpus.size()) +
+                              " GPU(s)");
+      p.gpus.push_back(profile.gpus[d.number]);
+    } else {
+      const int team = d.number > 0 ? d.number : std::max(1, profile.cores / 2);
+      p.gpus.push_back(with_host_backend(profile, team).gpus.front());
+      teams += p.gpus.back().host_team_threads;
+    }
+  }
+  // The CPUs keep the cores no team takes (at least one, as the executor does). More threads than
+  // cores (teams + the CPUs' one) share them: every rate slows by cores / threads.
+  const int cores = std::max(1, profile.cores);
+  const int left = std::max(1, cores - teams);
+  const double shared = double(cores) / std::max(cores, teams + left);
+  const double kept = double(left) / cores * shared;
+  p.cores = left;
+  p.dgemm_gflops_all_cores *= kept;
+  p.sgemm_gflops_all_cores *= kept;
+  if (shared < 1) {
+    p.dgemm_gflops_one_core *= shared;
+    p.sgemm_gflops_one_core *= shared;
+    p.peak_gflops_per_core *= shared;
+    for (auto& g : p.gpus)
+      if (g.host_team_threads > 0)
+        g.dgemm_gflops *= shared, g.sgemm_gflops *= shared, g.dgemm_peak_gflops *= shared;
+  }
+  return p;
+}
+
+std::vector<double> balanced_device_shares(const Rates& rates, int m, int n, int nb, int cpu_block_columns,
+                                           Precision precision, const ModelParams& params) {
+  const std::size_t count = rates.devices.size();
+  if (count <= 1) return {};
+  const double word = precision == Precision::double_ ? 8 : 4;
+  nb = std::max(1, nb);
+  const int blocks = block_columns(n, nb), d = std::clamp(cpu_block_columns, 1, std::max(1, blocks));
+  // F: the device update flops over the factorization (columns right of the window); L_i: device
+  // i's panel copies while it owns columns (every step, a bound) and its part of the block columns
+  // that go back.
+  double flops = 0, panel_bytes = 0;
+  int steps = 0;
+  for_each_step(m, n, nb, [&](const Step& s) {
+    const double right = std::max(0.0, s.right - double(d - 1) * nb);
+    if (right <= 0) return;
+    flops += s.update_flops(right);
+    panel_bytes += word * s.rows * s.jb;
+    ++steps;
+  });
+  if (flops <= 0) return std::vector<double>(count, 1.0);
+  const double returned = word * double(m) * std::max(0, n - d * nb);
+  std::vector<double> g(count), L(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const auto& dev = rates.devices[i];
+    const double half_k = dev.host_threads > 0 ? params.gemm_half_rate_k : params.device_gemm_half_rate_k;
+    g[i] = std::max(0.0, dev.gemm.gflops * 1e9 * efficiency(nb, half_k));
+    const double link = std::max(1e-3, dev.link.gbs) * 1e9;
+    L[i] = (panel_bytes + returned / count) / link + 2.0 * steps * dev.link_latency_us * 1e-6;
+  }
+  // T = (F + sum L_i g_i) / sum g_i over the devices in use; drop any whose L_i >= T and repeat.
+  std::vector<bool> used(count);
+  for (std::size_t i = 0; i < count; ++i) used[i] = g[i] > 0;
+  std::vector<double> shares(count, 0.0);
+  for (std::size_t round = 0; round < count; ++round) {
+    double sum_g = 0, sum_lg = 0;
+    for (std::size_t i = 0; i < count; ++i)
+      if (used[i]) sum_g += g[i], sum_lg += L[i] * g[i];
+    if (sum_g <= 0) return std::vector<double>(count, 1.0);
+    const double T = (flops + sum_lg) / sum_g;
+    bool dropped = false;
+    for (std::size_t i = 0; i < count; ++i) {
+      shares[i] = used[i] ? std::max(0.0, (T - L[i]) * g[i] / flops) : 0;
+      if (used[i] && shares[i] <= 0) used[i] = false, dropped = true;
+    }
+    if (!dropped) break;
+  }
+  return shares;
 }
 
 MachineProfile with_host_backend(const MachineProfile& profile, int team_threads) {
@@ -472,7 +602,7 @@ double solve_flops(const Problem& p) {
 double predict_seconds(const MachineProfile& profile, const Problem& problem, const Plan& plan,
                        const ModelParams& params, std::vector<Term>* terms) {
   if (plan.nb < 1) throw InvalidArgument("nb = " + std::to_string(plan.nb) + " must be >= 1");
-  const Rates rates = rates_of(profile, problem.precision, params);
+  const Rates rates = rates_of(profile, problem.precision, params, problem.devices);
   if (rates.cpu_all.gflops <= 0 && rates.device.gflops <= 0)
     throw Error("the machine profile has no CPU or device rate to predict from");
   const double word = problem.precision == Precision::double_ ? 8 : 4;
@@ -495,7 +625,8 @@ double predict_seconds(const MachineProfile& profile, const Problem& problem, co
     seconds += extra;
     if (terms) terms->push_back({"rounding to single, refinement in double", extra});
   } else if (problem.solver == Solver::prbt) {
-    const bool on_device = problem.target == Target::hybrid && rates.device.gflops > 0;
+    // On several devices the CPUs randomize and solve (prbt.cpp): the CPU target's extra work.
+    const bool on_device = problem.target == Target::hybrid && rates.device.gflops > 0 && rates.devices.size() == 1;
     const double extra = on_device ? prbt_hybrid_extra_seconds(profile, rates, problem.n, problem.precision, params)
                                    : prbt_extra_seconds(profile, rates, problem.n, problem.precision, params);
     seconds += extra;
@@ -507,16 +638,20 @@ double predict_seconds(const MachineProfile& profile, const Problem& problem, co
 Prediction predict(const MachineProfile& profile, const Problem& problem, const ModelParams& params) {
   if (problem.m < 0 || problem.n < 0) throw InvalidArgument("problem sizes must be >= 0");
   Prediction best;
-  best.rates = rates_of(profile, problem.precision, params);
+  best.rates = rates_of(profile, problem.precision, params, problem.devices);
   const Rates& r = best.rates;
   const bool hybrid = problem.target == Target::hybrid && r.device.gflops > 0;
   const int k = std::max(1, std::min(problem.m, problem.n));
 
   // The paper's closed-form share d / N = P g1 / (P g1 + g2) (async-calu §4, Eq. 1): shown beside
   // the model's choice, and where the search for d looks first.
-  const double closed_form_fraction = hybrid ? cpu_fraction(r.cpu_all.gflops, r.device.gflops) : 1;
+  // With several devices, g2 is their sum: the executor drives every one of them.
+  double devices_gflops = 0;
+  for (const auto& dev : r.devices) devices_gflops += dev.gemm.gflops;
+  const double closed_form_fraction = hybrid ? cpu_fraction(r.cpu_all.gflops, devices_gflops) : 1;
   std::vector<PanelLocation> locations = {PanelLocation::cpu};
-  if (hybrid) locations.push_back(PanelLocation::device);
+  const bool several = hybrid && r.devices.size() > 1;  // the CPUs factor every panel (hybrid_lu.hpp)
+  if (hybrid && !several) locations.push_back(PanelLocation::device);
   best.seconds = std::numeric_limits<double>::infinity();
   for (PanelLocation where : locations)
     for (int nb : params.nb_candidates) {
@@ -547,6 +682,9 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
                                             : candidate_cpu_block_columns(blocks, closed_form_fraction);
       for (int d : ds) {
         plan.cpu_block_columns = d;
+        if (several)
+          plan.device_shares =
+              balanced_device_shares(r, problem.m, problem.n, width, d, problem.precision, params);
         std::vector<Term> terms;
         const double t = predict_seconds(profile, problem, plan, params, &terms);
         if (t < best.seconds) {
@@ -575,9 +713,21 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
     why.push_back("device " + r.device_name + ": GEMM rate " + fmt1(r.device.gflops) + " GFlop/s (" + r.device.source +
                   "), link " + fmt1(r.link.gbs) + " GB/s (" + r.link.source + ") with " + fmt1(r.link_latency_us) +
                   " us latency, memory " + fmt1(r.device_memory.gbs) + " GB/s (" + r.device_memory.source + ")");
+    for (std::size_t i = 1; i < r.devices.size(); ++i)
+      why.push_back("device " + std::to_string(i + 1) + " " + r.devices[i].name + ": GEMM rate " +
+                    fmt1(r.devices[i].gemm.gflops) + " GFlop/s (" + r.devices[i].gemm.source + "), link " +
+                    fmt1(r.devices[i].link.gbs) + " GB/s (" + r.devices[i].link.source + ")");
+    if (several) {
+      std::string shares;
+      for (std::size_t i = 0; i < plan.device_shares.size(); ++i)
+        shares += (i ? ", " : "") + fmt1(100 * plan.device_shares[i]) + " %";
+      why.push_back("the block columns right of d dealt " + shares +
+                    ": each device's transfers plus its share of the updates at its GEMM rate take the same "
+                    "predicted time (heterogeneous-column-block §3.2)");
+    }
     if (r.devices_idle > 0)
       why.push_back(std::to_string(r.devices_idle) +
-                    " more device(s) idle: the executor drives one device, and the model prices that one");
+                    " more device(s) idle: the plan drives " + std::to_string(r.devices.size()) + ", and the model prices those");
     why.push_back("d = " + std::to_string(plan.cpu_block_columns) + " of " + std::to_string(blocks) +
                   " block columns (" + fmt1(100 * best.d_fraction) +
                   " %) minimizes the predicted time of the moving-window schedule; the paper's closed form "

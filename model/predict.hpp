@@ -15,6 +15,9 @@ struct Problem {
   Precision precision = Precision::double_;
   Target target = Target::cpu;
   int m = 0, n = 0;
+  // Hybrid: the devices the plan drives, the first `devices` of the profile's gpus (with_devices
+  // puts a device set's in its order); the rest stay idle.
+  int devices = 1;
 };
 
 // A rate the model works from, and where it came from ("measured", "datasheet x 0.8", ...).
@@ -31,9 +34,9 @@ struct BandwidthUsed {
 struct Rates {
   RateUsed cpu_all;  // GEMM, all cores (P g1)
   RateUsed cpu_one;  // GEMM, one core (g1)
-  // The device the executor drives (the first; the others are idle until several are driven, #16).
+  // The device the executor drives, the first of several (each one's in `devices`).
   std::string device_name;
-  int devices_idle = 0;
+  int devices_idle = 0;  // the profile's devices the plan does not drive
   RateUsed device;              // its GEMM (g2); 0 without a device
   RateUsed device_lu;           // the vendor's LU of a resident matrix on it
   int device_host_threads = 0;  // the host backend's team (its panels priced as CPU panels); 0: a GPU
@@ -42,8 +45,32 @@ struct Rates {
   BandwidthUsed device_memory;  // bytes read + written; 0 without a device
   double memory_gbs = 0;        // STREAM triad; 0 when unknown
   int cores = 1;
+
+  // Every device driven, in order, each priced on its own (#16): its GEMM, link and latency.
+  struct Device {
+    std::string name;
+    RateUsed gemm;
+    BandwidthUsed link;
+    double link_latency_us = 0;
+    int host_threads = 0;  // a host backend's team; 0: a GPU
+  };
+  std::vector<Device> devices;
 };
-Rates rates_of(const MachineProfile& profile, Precision precision, const ModelParams& params);
+// `devices`: how many of the profile's gpus the plan drives (the first ones).
+Rates rates_of(const MachineProfile& profile, Precision precision, const ModelParams& params, int devices = 1);
+
+// The machine as a hybrid plan on `devices` sees it: profile.gpus holds one entry per device, in
+// the set's order (a host backend: with_host_backend's team of this machine's cores, its number of
+// threads, -1 for half the cores; cuda:N: the profile's GPU N), and the CPUs keep the cores no team
+// takes. Throws InvalidArgument naming a GPU the profile does not have.
+MachineProfile with_devices(const MachineProfile& profile, const DeviceSet& devices);
+
+// Each device's share of the block columns right of the CPUs' d that makes every device's
+// predicted time equal over the factorization: device i's panel transfers L_i at its link, and its
+// share s_i of the device update flops F at its GEMM rate g_i, L_i + s_i F / g_i = T for all i
+// (the least T with shares summing to 1; a device whose transfers alone exceed T gets none).
+std::vector<double> balanced_device_shares(const Rates& rates, int m, int n, int nb, int cpu_block_columns,
+                                           Precision precision, const ModelParams& params);
 
 // The host backend (a second team of `team_threads` of this machine's cores standing in for a
 // device) as the model sees it: a "device" with those cores' GEMM rate and main memory as its

@@ -39,8 +39,8 @@ Solver solver_of(const std::string& name, int m = 0, int n = 0, const Options& o
 }
 
 // Where and how a call runs, as the CLI's options: target "cpu" or "hybrid"; on the hybrid target
-// backend "cuda" or "host" (None: cuda when a GPU is present, else host), d the CPUs' block
-// columns and panel "cpu" or "device" (None: resolved from the database or the model).
+// backend "cuda", "host" or several devices, "cuda,host:4" (None: cuda when a GPU is present, else
+// host), d the CPUs' block columns and panel "cpu" or "device" (None: resolved from the database or the model).
 struct Placement {
   std::string target = "cpu";
   std::optional<std::string> backend, panel;
@@ -54,7 +54,7 @@ Options options_of(const std::optional<std::string>& db, std::optional<int> nb, 
   o.target = from_string<Target>(where.target);
   if (o.target != Target::hybrid && (where.backend || where.panel || where.d))
     throw InvalidArgument("backend, d and panel apply to the hybrid target only (target='hybrid')");
-  if (where.backend) o.overrides.backend = from_string<BackendKind>(*where.backend);
+  if (where.backend) o.overrides.devices = from_string<DeviceSet>(*where.backend);
   if (where.panel) o.overrides.panel_location = from_string<PanelLocation>(*where.panel);
   if (where.d) {
     if (*where.d < 0) throw InvalidArgument("d = " + std::to_string(*where.d) + " must be >= 0");
@@ -309,7 +309,7 @@ py::list calibrate_py(const std::string& level_name, const std::optional<std::ve
   CalibrationOptions options;
   options.level = from_string<CalibrationLevel>(level_name);
   options.target = from_string<Target>(target);
-  if (backend) options.backend = from_string<BackendKind>(*backend);
+  if (backend) options.devices = from_string<DeviceSet>(*backend);
   if (sizes && sizes->empty()) throw InvalidArgument("calibrate: sizes is empty (None: the level's sizes)");
   if (sizes) options.sizes = *sizes;
   if (db_path) options.db_path = *db_path;
@@ -551,6 +551,6 @@ PYBIND11_MODULE(_hetlu, m) {
   m.def("_gesv_stack", &gesv_stack, "hetlu.linalg: a C-ordered stack of systems -> (x, info)", "a"_a, "b"_a);
   m.def("calibrate", &calibrate_py,
         "Probe and tune this machine into the database (target='hybrid': the CPU share d and nb of the hybrid "
-        "target, on backend 'cuda' or 'host')",
+        "target, on backend 'cuda', 'host' or several devices, e.g. 'cuda,host:4')",
         "level"_a = "quick", "sizes"_a = py::none(), "db"_a = py::none(), "target"_a = "cpu", "backend"_a = py::none());
 }

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <tuple>
+#include <algorithm>
 #include <type_traits>
 
 #include "solvers/backend_host.hpp"
@@ -44,18 +46,32 @@ std::unique_ptr<Backend<T>> make_cuda_backend() {
         "the cuda backend has no complex precisions yet: use --backend host or the CPU target for a complex matrix");
 }
 
+// A device of a device set, told apart from another of the same kind and number ("host:2,host:2"
+// is two teams): (kind, number, copy).
+using DeviceKey = std::tuple<BackendKind, int, int>;
+
+DeviceKey key_of(const Device& device, int copy) {
+  const int number = device.kind == BackendKind::host && device.number < 0 ? host_backend_threads() : device.number;
+  return {device.kind, number, copy};
+}
+
 }  // namespace
 
 template <class T>
-Backend<T>& backend(BackendKind kind) {
+Backend<T>& backend(const Device& device, int copy) {
   static std::mutex mutex;
-  static std::map<BackendKind, std::unique_ptr<Backend<T>>> made;
+  static std::map<DeviceKey, std::unique_ptr<Backend<T>>> made;
+  const DeviceKey key = key_of(device, copy);
   std::lock_guard lock(mutex);
-  auto& slot = made[kind];
+  auto& slot = made[key];
   if (!slot) {
     std::string why;
-    if (!available(kind, &why)) throw Error("backend '" + to_string(kind) + "' is not available: " + why);
-    slot = kind == BackendKind::cuda ? make_cuda_backend<T>() : make_host_backend<T>(host_backend_threads());
+    if (!available(device.kind, &why))
+      throw Error("backend '" + to_string(device.kind) + "' is not available: " + why);
+    // The plugin drives the CUDA runtime's current device, ordinal 0 (one GPU per process, #16).
+    if (device.kind == BackendKind::cuda && device.number != 0)
+      throw Error("device '" + to_string(device) + "': this build drives CUDA device 0 only");
+    slot = device.kind == BackendKind::cuda ? make_cuda_backend<T>() : make_host_backend<T>(std::get<1>(key));
     // Backends go before the CUDA runtime tears itself down at exit (cuBLAS and cuSOLVER handles,
     // streams and events are destroyed while it still exists): exit handlers run in reverse order
     // of registration, and the runtime (loaded with the plugin) registered its own before this one.
@@ -70,11 +86,54 @@ Backend<T>& backend(BackendKind kind) {
   return *slot;
 }
 
-std::unique_lock<std::mutex> lock_backend(BackendKind kind) {
-  static std::mutex mutexes[2];
-  return std::unique_lock(mutexes[static_cast<int>(kind)]);
+template <class T>
+Backend<T>& backend(BackendKind kind) {
+  return backend<T>(DeviceSet(kind).front(), 0);
 }
 
+DeviceSet with_team_sizes(DeviceSet devices) {
+  for (auto& d : devices.list)
+    if (d.kind == BackendKind::host && d.number < 0) d.number = host_backend_threads();
+  return devices;
+}
+
+std::vector<int> device_copies(const DeviceSet& devices) {
+  std::vector<int> copies;
+  for (std::size_t i = 0; i < devices.size(); ++i)
+    copies.push_back(static_cast<int>(std::count(devices.list.begin(), devices.list.begin() + i, devices.list[i])));
+  return copies;
+}
+
+std::vector<std::unique_lock<std::mutex>> lock_devices(const DeviceSet& devices) {
+  static std::mutex guard;
+  static std::map<DeviceKey, std::unique_ptr<std::mutex>> mutexes;
+  const auto copies = device_copies(devices);
+  std::vector<DeviceKey> keys;
+  for (std::size_t i = 0; i < devices.size(); ++i) keys.push_back(key_of(devices.list[i], copies[i]));
+  std::sort(keys.begin(), keys.end());  // one order for every caller: no two solves deadlock
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  std::vector<std::mutex*> order;
+  {
+    std::lock_guard lock(guard);
+    for (const auto& k : keys) {
+      auto& m = mutexes[k];
+      if (!m) m = std::make_unique<std::mutex>();
+      order.push_back(m.get());
+    }
+  }
+  std::vector<std::unique_lock<std::mutex>> locks;
+  for (auto* m : order) locks.emplace_back(*m);
+  return locks;
+}
+
+std::vector<std::unique_lock<std::mutex>> lock_backend(BackendKind kind) {
+  return lock_devices(DeviceSet(kind));
+}
+
+template Backend<float>& backend<float>(const Device&, int);
+template Backend<double>& backend<double>(const Device&, int);
+template Backend<std::complex<double>>& backend<std::complex<double>>(const Device&, int);
+template Backend<std::complex<float>>& backend<std::complex<float>>(const Device&, int);
 template Backend<float>& backend<float>(BackendKind);
 template Backend<double>& backend<double>(BackendKind);
 template Backend<std::complex<double>>& backend<std::complex<double>>(BackendKind);

@@ -18,6 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "hetlu/types.hpp"
 
@@ -50,6 +51,9 @@ class Backend {
   virtual ~Backend() = default;
   virtual BackendKind kind() const = 0;
   virtual std::string device_name() const = 0;
+  // This machine's cores it computes on (the host backend's team), which the CPUs' side leaves to
+  // it; 0 for a GPU.
+  virtual int cpu_threads() const { return 0; }
 
   // Throws DeviceOutOfMemory naming the size when the device has not enough memory.
   virtual DeviceMatrix<T> allocate(int rows, int cols) = 0;
@@ -112,6 +116,10 @@ class Backend {
                         int ldw) = 0;
 
   virtual EventPtr record(Queue q) = 0;
+  // An event that also keeps when the queue reached it (cuda: a timing event; host: a timestamp),
+  // and the seconds between two of them once both have completed: each device's busy time (#16).
+  virtual EventPtr record_timed(Queue q) = 0;
+  virtual double elapsed_seconds(const EventPtr& from, const EventPtr& to) = 0;
   virtual void wait(Queue q, const EventPtr& event) = 0;  // q runs nothing more until event completes
   virtual void host_wait(const EventPtr& event) = 0;
   virtual void synchronize() = 0;  // every queue drained; rethrows the first failure of any
@@ -123,11 +131,22 @@ class Backend {
   std::atomic<std::size_t> largest_pinned_{0};
 };
 
-// This process's backend of the kind asked for. Throws Error when it cannot exist here (a build
-// without CUDA, no GPU, a failed context). One hybrid solve at a time uses it: hold the lock.
+// This process's backend for `device` (the `copy`-th of that kind and number in a device set: two
+// "host:2" are two teams), made on first use. Throws Error when it cannot exist here (a build
+// without CUDA, no GPU, a failed context, a CUDA ordinal other than 0). One hybrid solve at a time
+// uses a device: hold its lock.
 template <class T>
-Backend<T>& backend(BackendKind kind);
-std::unique_lock<std::mutex> lock_backend(BackendKind kind);
+Backend<T>& backend(const Device& device, int copy = 0);
+template <class T>
+Backend<T>& backend(BackendKind kind);  // the default device of that kind
+// The set with each host backend's team size written out (host -> host:K, K from
+// host_backend_threads()): what the model prices. Keys and names keep the set as given.
+DeviceSet with_team_sizes(DeviceSet devices);
+// Each device's copy number in the set (0 for the first of its kind and number, 1 for the next...).
+std::vector<int> device_copies(const DeviceSet& devices);
+// The locks of every device in the set, taken in one global order (no two solves deadlock).
+std::vector<std::unique_lock<std::mutex>> lock_devices(const DeviceSet& devices);
+std::vector<std::unique_lock<std::mutex>> lock_backend(BackendKind kind);
 
 // The vendor's LU on the device, the reference hybrid runs are measured against: cuSOLVER getrf
 // of the resident m x n matrix and getrs with nrhs right-hand sides, device time only (events),

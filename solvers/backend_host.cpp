@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cctype>
 #include <cerrno>
 #include <condition_variable>
@@ -99,6 +100,8 @@ class Worker {
 struct HostEvent : Event {
   Worker* worker;
   std::uint64_t ticket;
+  // record_timed: when the queue reached it (written by the worker before the ticket completes).
+  std::shared_ptr<std::chrono::steady_clock::time_point> reached;
   HostEvent(Worker* w, std::uint64_t t) : worker(w), ticket(t) {}
 };
 
@@ -124,6 +127,7 @@ class HostBackend final : public Backend<T> {
   ~HostBackend() override = default;
 
   BackendKind kind() const override { return BackendKind::host; }
+  int cpu_threads() const override { return threads_; }
   std::string device_name() const override {
     return "host backend (" + std::to_string(threads_) + " CPU thread" + (threads_ == 1 ? "" : "s") + ")";
   }
@@ -219,6 +223,19 @@ class HostBackend final : public Backend<T> {
   }
 
   EventPtr record(Queue q) override { return std::make_shared<HostEvent>(&worker(q), worker(q).enqueued()); }
+  EventPtr record_timed(Queue q) override {
+    auto reached = std::make_shared<std::chrono::steady_clock::time_point>();
+    const auto ticket = worker(q).push([reached] { *reached = std::chrono::steady_clock::now(); });
+    auto e = std::make_shared<HostEvent>(&worker(q), ticket);
+    e->reached = reached;
+    return e;
+  }
+  double elapsed_seconds(const EventPtr& from, const EventPtr& to) override {
+    auto a = std::dynamic_pointer_cast<HostEvent>(from), b = std::dynamic_pointer_cast<HostEvent>(to);
+    if (!a || !b || !a->reached || !b->reached) throw Error("host backend: elapsed time between untimed events");
+    host_wait(from), host_wait(to);
+    return std::chrono::duration<double>(*b->reached - *a->reached).count();
+  }
   void wait(Queue q, const EventPtr& event) override {
     auto e = std::dynamic_pointer_cast<HostEvent>(event);
     if (!e) throw Error("host backend: waiting on an event of another backend");

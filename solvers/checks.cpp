@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "solvers/backend.hpp"
 #include "solvers/scalar.hpp"
 
 namespace hetlu::checks {
@@ -80,6 +81,30 @@ template <class T>
 void precision_matches(const Plan& plan) {
   if (plan.precision != scalar::plan_precision<T>())
     throw InvalidArgument("plan.precision is " + to_string(plan.precision) + " but the matrix is " + scalar::name<T>());
+}
+
+void devices(const Plan& plan) {
+  const auto& list = plan.devices.list;
+  if (list.empty()) throw InvalidArgument("plan.devices is empty: a hybrid plan needs at least one device");
+  if (list.size() > static_cast<std::size_t>(max_devices))
+    throw InvalidArgument("plan.devices has " + std::to_string(list.size()) + " devices (at most " +
+                          std::to_string(max_devices) + ")");
+  if (!plan.device_shares.empty()) {
+    if (plan.device_shares.size() != list.size())
+      throw InvalidArgument("plan.device_shares has " + std::to_string(plan.device_shares.size()) +
+                            " shares for " + std::to_string(list.size()) + " devices");
+    for (double share : plan.device_shares)
+      if (!std::isfinite(share) || share < 0)
+        throw InvalidArgument("plan.device_shares: " + std::to_string(share) + " is not a share (finite, >= 0)");
+  }
+  if (list.size() > 1 && plan.cpu_block_columns == 0)
+    throw InvalidArgument("plan.cpu_block_columns = 0 (the panel on the device) needs a single device; " +
+                          to_string(plan.devices) + " has " + std::to_string(list.size()));
+  for (const auto& d : list) {
+    std::string why;
+    if (!backends::available(d.kind, &why))
+      throw Error("backend '" + to_string(d.kind) + "' is not available: " + why);
+  }
 }
 
 template void finite<float>(const char*, int, int, const float*, int);

@@ -36,4 +36,8 @@ void finite_system(int n, int nrhs, const T* A, int lda, const T* B, int ldb) {
 template <class T>
 void precision_matches(const Plan& plan);
 
+// The hybrid plan's devices: one to max_devices, each available here, shares one per device (or
+// none), finite and >= 0; the panel on the device (d = 0) with one device only.
+void devices(const Plan& plan);
+
 }  // namespace hetlu::checks

@@ -21,21 +21,19 @@ void check_plan(const Plan& plan) {
   }
   if (plan.target == Target::hybrid) {
     checks::non_negative("plan.cpu_block_columns", plan.cpu_block_columns);
-    std::string why;
-    if (!backends::available(plan.backend, &why))
-      throw Error("backend '" + to_string(plan.backend) + "' is not available: " + why);
+    checks::devices(plan);
   }
 }
 
 }  // namespace
 
 template <class T>
-int getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, InputCheck check) {
+int getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, InputCheck check, LoadBalance* balance) {
   checks::factorization(m, n, A, lda, ipiv);
   checks::precision_matches<T>(plan);
   check_plan(plan);
   if (check == InputCheck::finite) checks::finite("A", m, n, A, lda);
-  return variants::lu_getrf(plan, m, n, A, lda, ipiv);
+  return variants::lu_getrf(plan, m, n, A, lda, ipiv, balance);
 }
 
 template <class T>
@@ -71,10 +69,10 @@ int gesv(const Plan& plan, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int 
                            details);
 }
 
-template int getrf<float>(const Plan&, int, int, float*, int, int*, InputCheck);
-template int getrf<double>(const Plan&, int, int, double*, int, int*, InputCheck);
-template int getrf<std::complex<double>>(const Plan&, int, int, std::complex<double>*, int, int*, InputCheck);
-template int getrf<std::complex<float>>(const Plan&, int, int, std::complex<float>*, int, int*, InputCheck);
+template int getrf<float>(const Plan&, int, int, float*, int, int*, InputCheck, LoadBalance*);
+template int getrf<double>(const Plan&, int, int, double*, int, int*, InputCheck, LoadBalance*);
+template int getrf<std::complex<double>>(const Plan&, int, int, std::complex<double>*, int, int*, InputCheck, LoadBalance*);
+template int getrf<std::complex<float>>(const Plan&, int, int, std::complex<float>*, int, int*, InputCheck, LoadBalance*);
 template void getrs<float>(const Plan&, Transpose, int, int, const float*, int, const int*, float*, int, InputCheck);
 template void getrs<double>(const Plan&, Transpose, int, int, const double*, int, const int*, double*, int, InputCheck);
 template void getrs<std::complex<double>>(const Plan&, Transpose, int, int, const std::complex<double>*, int,

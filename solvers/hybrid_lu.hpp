@@ -1,30 +1,38 @@
-// The hybrid blocked LU that GEPP, CALU and PRBT's GENP share: CPUs and a device (any Backend)
-// work on one factorization. The variants differ only in how the CPUs factor a panel.
+// The hybrid blocked LU that GEPP, CALU and PRBT's GENP share: CPUs and one or several devices
+// (any Backend) work on one factorization. The variants differ only in how the CPUs factor a panel.
 //
-// Panel on the CPUs, d >= 1 block columns on the CPUs (async-calu §3, Algorithm 2; with d = 1 it is
-// MAGMA's hybrid GEPP with look-ahead, async-calu Algorithm 1):
-//   - the CPUs own a window of d block columns [K, K + d); the device owns the block columns right
-//     of it, resident in device memory;
-//   - step K: the CPUs factor panel K and send it to the device; the device applies its row
-//     interchanges, block row of U and trailing GEMM to its columns, block column K + d first,
-//     which it then sends back to the CPUs (the window moves right by one block column) while it
-//     updates the rest; the CPUs meanwhile update their window with panel K, column K + 1 first,
-//     and factor panel K + 1 (look-ahead);
-//   - once fewer than d block columns remain, the device has nothing left and drops out.
+// Panel on the CPUs, d >= 1 block columns on the CPUs (async-calu §3, Algorithm 2; with d = 1 and
+// one device it is MAGMA's hybrid GEPP with look-ahead, async-calu Algorithm 1):
+//   - the CPUs own a window of d block columns [K, K + d); the block columns right of it are dealt
+//     to the devices (detail::deal_block_columns: in proportion to plan.device_shares, or equally)
+//     and are resident in their memory;
+//   - step K: the CPUs factor panel K and send it to every device that still owns a block column;
+//     each applies its row interchanges, block row of U and trailing GEMM to its own columns. The
+//     owner of block column K + d updates that one first and sends it back to the CPUs (the window
+//     moves right by one block column) while it updates the rest; the CPUs meanwhile update their
+//     window with panel K, column K + 1 first, and factor panel K + 1 (look-ahead);
+//   - a device drops out once it has sent back its last block column (one dealt none is idle).
 // Every block column passes through the CPUs' window, so the factors end on the host; the row
-// interchanges left of each panel are applied there at the end.
+// interchanges left of each panel are applied there at the end. One device is the list of one: it
+// owns every block column right of the window, as MAGMA's and async-calu's single device does.
 //
-// Panel on the device (d = 0): the whole matrix stays on the device; the device factors each
-// panel (Backend::getrf_panel) and updates the rest; the factors come back at the end. This is the
-// plan for a device so much faster than the CPUs that a CPU panel would stall it.
+// Each device's memory holds only what it needs (#16): two panel slots (panel K + 1 goes up while
+// panel K is still read) and its own block columns, packed in order, so that the ones it still
+// owns at any step are contiguous and each step is one laswp, TRSM and GEMM per device. A device
+// of several that cannot hold its share throws DeviceOutOfMemory naming it.
+//
+// Panel on the device (d = 0; one device only): the whole matrix stays on the device; the device
+// factors each panel (Backend::getrf_panel) and updates the rest; the factors come back at the end.
+// This is the plan for a device so much faster than the CPUs that a CPU panel would stall it. PRBT
+// on one device (resident matrix, factors left there) holds the whole matrix on it too.
 //
 // The host backend is a device made of this machine's cores. The cores are partitioned, never
-// shared: its team has host_backend_threads() of them and the CPUs' side the rest (on two cores, one
-// each), and the CPUs' side runs its BLAS on exactly its share for the whole factorization
-// (CpuThreads). Sharing them instead (the CPUs' BLAS on every core beside the team) ran three
-// threads on two cores and measured slower at every d than the CPUs alone, a contention no model
-// term prices; with a partition the host backend behaves as a separate, slower device, and the
-// model (model::with_host_backend) prices the two shares as what they are.
+// shared: each host backend's team has its threads, the CPUs' side the rest (at least one), and the
+// CPUs' side runs its BLAS on exactly its share for the whole factorization (CpuThreads). Sharing
+// them instead (the CPUs' BLAS on every core beside the team) ran three threads on two cores and
+// measured slower at every d than the CPUs alone, a contention no model term prices; with a
+// partition the host backend behaves as a separate, slower device, and the model
+// (model::with_host_backend) prices the two shares as what they are.
 //
 // Transfers (#17): the caller's matrix is never page-locked. Every copy goes through a few pinned
 // staging slots of one block column each (solvers/staging.hpp), allocated once per plan (the cuda
@@ -33,9 +41,14 @@
 // them from device memory. With the panel on the device, its pivots and infos stay there until the
 // end: no step waits for the device to read them, so the device's queue never drains.
 //
-// A caller that solves on the device (PRBT) asks for the factors to stay there
+// A caller that solves on the device (PRBT, one device) asks for the factors to stay there
 // (leave_factors_on_device): each finished block column then goes up whole, its U rows included,
 // the last d at the end, and with d = 0 nothing comes back.
+//
+// Busy and idle time (heterogeneous-column-block §4's average idle ratio): each device's compute
+// queue is timed from when a step's panel has arrived to when its update is done (timed events);
+// the CPUs are idle while the look-ahead waits for a block column and while they wait for the
+// devices at the end. balance() reports it after run().
 #pragma once
 
 #include <omp.h>
@@ -47,10 +60,13 @@
 #include <optional>
 #include <vector>
 
+#include "hetlu/detail/deal_columns.hpp"
 #include "hetlu/detail/staging_slot.hpp"
+#include "hetlu/detail/stopwatch.hpp"
 #include "solvers/backend.hpp"
 #include "solvers/blocked_lu.hpp"
 #include "solvers/gepp_kernels.hpp"
+#include "solvers/lu.hpp"
 #include "solvers/staging.hpp"
 
 namespace hetlu::variants {
@@ -68,70 +84,172 @@ class CpuThreads {
   int saved_;
 };
 
+// One device of a hybrid run: its backend, the block columns dealt to it and where they live in its
+// memory, its copy of the pivots, its staging slots and its timed steps.
+template <class T>
+struct DeviceWork {
+  backends::Backend<T>* dev = nullptr;
+  std::vector<int> blocks;   // the block columns dealt to it, ascending
+  std::size_t returned = 0;  // blocks[0 .. returned) have gone back to the CPUs
+  bool whole_matrix = false;  // memory holds the m x n matrix at its own columns (one device)
+  backends::DeviceMatrix<T> mem;
+  std::vector<int> local;  // compact layout: each block column's first column in mem, -1 if not its own
+  std::shared_ptr<int> pivots, staged_pivots;  // k pivots, then one info per panel
+  int pivots_sent = 0;                         // panels whose pivots the device has
+  backends::Staging<T>* staging = nullptr;
+  std::unique_ptr<backends::Staging<T>> own_staging;
+  backends::EventPtr slot_read[2];  // compact: the last step that read each panel slot
+  std::vector<std::pair<backends::EventPtr, backends::EventPtr>> busy;  // timed steps on its compute queue
+
+  bool owns_more() const { return returned < blocks.size(); }
+};
+
 // PanelFactor: as for BlockedLu, int(int rows, int width, T* A, int lda, int* ipiv); a panel
 // without pivoting writes the identity. `pivoting` tells the device panel (Backend::getrf_panel).
 template <class T, class PanelFactor>
 class HybridLu {
  public:
-  // resident: the matrix is already in device memory (m x n), its host copy A_ is only a workspace
-  // (PRBT randomizes on the device); otherwise A_ holds it. staging: the caller's slots (at least m
-  // rows), else the run makes its own of one block column.
-  HybridLu(backends::Backend<T>& device, const Matrix<T>& A, int nb, int cpu_block_columns, int* ipiv, bool pivoting,
-           PanelFactor panel, const backends::DeviceMatrix<T>* resident = nullptr,
-           backends::Staging<T>* staging = nullptr)
-      : dev_(device),
-        A_(A),
+  // devices: one or several (each once); shares: their shares of the block columns right of the
+  // CPUs' d (empty: equal). resident: the matrix is already in the one device's memory (m x n), its
+  // host copy A_ is only a workspace (PRBT randomizes on the device); otherwise A_ holds it.
+  // staging: the caller's slots for the one device (at least m rows), else the run makes its own of
+  // one block column per device.
+  HybridLu(std::vector<backends::Backend<T>*> devices, const Matrix<T>& A, int nb, int cpu_block_columns, int* ipiv,
+           bool pivoting, PanelFactor panel, std::vector<double> shares = {},
+           const backends::DeviceMatrix<T>* resident = nullptr, backends::Staging<T>* staging = nullptr)
+      : A_(A),
         nb_(std::max(1, nb)),
         d_(std::max(0, cpu_block_columns)),
         ipiv_(ipiv),
         pivoting_(pivoting),
         panel_(panel),
-        resident_(resident != nullptr),
-        staging_(staging) {
-    if (resident) dA_ = *resident;
+        shares_(std::move(shares)),
+        resident_(resident != nullptr) {
+    if (devices.empty()) throw InvalidArgument("hybrid LU: no device");
+    const bool several = devices.size() > 1;
+    if (several && (resident || staging))
+      throw InvalidArgument("hybrid LU: a resident matrix or the caller's staging needs a single device");
+    if (several && d_ == 0)
+      throw InvalidArgument("hybrid LU: the panel on the device (d = 0) needs a single device; with " +
+                            std::to_string(devices.size()) + " the CPUs factor the panels (d >= 1)");
+    work_.resize(devices.size());
+    for (std::size_t i = 0; i < devices.size(); ++i) work_[i].dev = devices[i];
+    if (resident) work_[0].mem = *resident;
+    work_[0].staging = staging;
     k_ = std::min(A_.m, A_.n);
     blocks_ = (A_.n + nb_ - 1) / nb_;
     panels_ = (k_ + nb_ - 1) / nb_;
   }
+  HybridLu(backends::Backend<T>& device, const Matrix<T>& A, int nb, int cpu_block_columns, int* ipiv, bool pivoting,
+           PanelFactor panel, const backends::DeviceMatrix<T>* resident = nullptr,
+           backends::Staging<T>* staging = nullptr)
+      : HybridLu(std::vector<backends::Backend<T>*>{&device}, A, nb, cpu_block_columns, ipiv, pivoting, panel, {},
+                 resident, staging) {}
 
-  // The caller solves on the device: when run() returns, device_factors() holds the complete
+  // The caller solves on the (one) device: when run() returns, device_factors() holds the complete
   // factors (rows interchanged as on the host); with d = 0 they do not come back to the host.
   // Square matrices only.
   HybridLu& leave_factors_on_device() {
     if (A_.m != A_.n) throw InvalidArgument("hybrid LU: factors stay on the device for square matrices only");
+    if (work_.size() > 1) throw InvalidArgument("hybrid LU: factors stay on a device only with a single device");
     keep_on_device_ = true;
     return *this;
   }
-  const backends::DeviceMatrix<T>& device_factors() const { return dA_; }
+  const backends::DeviceMatrix<T>& device_factors() const { return work_[0].mem; }
 
   int run() {
     if (k_ == 0) return 0;
-    using backends::Queue;
-    if (!resident_) dA_ = dev_.allocate(A_.m, A_.n);
-    if (!staging_) {
-      own_staging_ = std::make_unique<backends::Staging<T>>(
-          dev_, A_.m, detail::staging_slot_columns(A_.m, A_.n, nb_, d_ > 0, sizeof(T)));
-      staging_ = own_staging_.get();
-    }
-    device_pivots_ = dev_.allocate_ints(k_ + panels_);  // each panel's pivots, then each one's info
-    staged_pivots_ = std::static_pointer_cast<int>(dev_.allocate_pinned(sizeof(int) * (k_ + panels_)));
+    detail::Stopwatch clock;
     try {
-      return d_ == 0 ? device_panels() : cpu_panels();
+      deal();
+      for (std::size_t i = 0; i < work_.size(); ++i) prepare(i);
+      const int info = d_ == 0 ? device_panels() : cpu_panels();
+      record_balance(clock.lap());
+      return info;
     } catch (...) {
-      // Nothing may still run on dA_ or on the caller's A once this returns.
-      try {
-        dev_.synchronize();
-      } catch (...) {
-      }
+      // Nothing may still run on device memory or on the caller's A once this returns.
+      for (auto& w : work_) try {
+          w.dev->synchronize();
+        } catch (...) {
+        }
       throw;
     }
   }
+
+  // After run(): the wall-clock time and each processor's busy time, the CPUs first.
+  const LoadBalance& balance() const { return balance_; }
 
  private:
   using Queue = backends::Queue;
 
   int col(int block) const { return std::min(A_.n, block * nb_); }
+  int width(int block) const { return col(block + 1) - col(block); }
   int panel_width(int K) const { return std::min(nb_, k_ - K * nb_); }
+
+  // ---- setting up -------------------------------------------------------------------------------
+
+  // Block columns [d, blocks) to the devices; the device holds the whole matrix where only one can.
+  void deal() {
+    const int d = std::min(d_, blocks_);
+    owner_.assign(blocks_, -1);
+    const auto dealt = detail::deal_block_columns(shares_, static_cast<int>(work_.size()), blocks_ - d);
+    for (int J = d; J < blocks_; ++J) {
+      owner_[J] = dealt[J - d];
+      work_[owner_[J]].blocks.push_back(J);
+    }
+    work_[0].whole_matrix = work_.size() == 1 && (resident_ || keep_on_device_ || d_ == 0);
+  }
+
+  // Memory, pivots and staging for device i; its columns go up, resident from then on.
+  void prepare(std::size_t i) {
+    auto& w = work_[i];
+    auto& dev = *w.dev;
+    if (w.blocks.empty() && !w.whole_matrix) return;  // dealt nothing: idle, holds nothing
+    try {
+      if (w.whole_matrix) {
+        if (!resident_) w.mem = dev.allocate(A_.m, A_.n);
+      } else {
+        w.local.assign(blocks_, -1);
+        int next = 2 * nb_;  // after the two panel slots
+        for (int J : w.blocks) w.local[J] = next, next += width(J);
+        w.mem = dev.allocate(A_.m, next);
+      }
+    } catch (const DeviceOutOfMemory& e) {
+      if (work_.size() == 1) throw;
+      throw DeviceOutOfMemory("device " + std::to_string(i + 1) + " of " + std::to_string(work_.size()) + " (" +
+                              dev.device_name() + "), dealt " + std::to_string(w.blocks.size()) +
+                              " block columns: " + e.what());
+    }
+    if (!w.staging) {
+      w.own_staging = std::make_unique<backends::Staging<T>>(
+          dev, A_.m, detail::staging_slot_columns(A_.m, A_.n, nb_, d_ > 0, sizeof(T)));
+      w.staging = w.own_staging.get();
+    }
+    w.pivots = dev.allocate_ints(k_ + panels_);
+    w.staged_pivots = std::static_pointer_cast<int>(dev.allocate_pinned(sizeof(int) * (k_ + panels_)));
+    if (d_ == 0 || resident_) return;  // device_panels uploads; a resident matrix is there
+    // Runs of consecutive block columns go up in one staged copy each.
+    for (std::size_t a = 0; a < w.blocks.size();) {
+      std::size_t b = a + 1;
+      while (b < w.blocks.size() && w.blocks[b] == w.blocks[b - 1] + 1) ++b;
+      const int c0 = col(w.blocks[a]), c1 = col(w.blocks[b - 1] + 1);
+      w.staging->to_device(Queue::to_device, A_.m, c1 - c0, A_.at(0, c0), A_.lda, column(w, c0), w.mem.ld);
+      a = b;
+    }
+    dev.wait(Queue::compute, dev.record(Queue::to_device));
+  }
+
+  // Device memory of global column c on device w (one of its own, or any with the whole matrix).
+  T* column(DeviceWork<T>& w, int c) const {
+    if (w.whole_matrix) return w.mem.at(0, c);
+    const int J = c / nb_;
+    return w.mem.at(0, w.local[J] + (c - col(J)));
+  }
+  // Row j of panel K's first column on device w: its own place, or its slot (two, alternating).
+  T* panel_on(DeviceWork<T>& w, int K) const {
+    const int j = K * nb_;
+    return w.whole_matrix ? w.mem.at(j, j) : w.mem.at(j, (K % 2) * nb_);
+  }
 
   // ---- the CPUs' side ---------------------------------------------------------------------------
 
@@ -140,49 +258,91 @@ class HybridLu {
   // Panel K's interchanges, block row of U and trailing GEMM applied to host columns [c0, c1).
   void update_host(int K, int c0, int c1) { update_columns(A_, ipiv_, K * nb_, panel_width(K), c0, c1 - c0); }
 
-  // The same on the device's copy of columns [c0, c1), on the compute queue.
-  void update_device(int K, int c0, int c1) {
+  // The same on device w's own block columns blocks[first .. last) (contiguous in its memory), or
+  // with the whole matrix on it, on global columns [first, last); on the compute queue.
+  void update_device(DeviceWork<T>& w, int K, int c0, int c1) {
     if (c1 <= c0) return;
-    const int j = K * nb_, jb = panel_width(K), w = c1 - c0;
-    if (pivoting_) dev_.laswp(Queue::compute, w, dA_.at(0, c0), dA_.ld, j, j + jb, device_pivots_.get() + j);
-    dev_.trsm_lower_unit(Queue::compute, jb, w, dA_.at(j, j), dA_.ld, dA_.at(j, c0), dA_.ld);
-    if (A_.m - j - jb > 0)
-      dev_.gemm_minus(Queue::compute, A_.m - j - jb, w, jb, dA_.at(j + jb, j), dA_.ld, dA_.at(j, c0), dA_.ld,
-                      dA_.at(j + jb, c0), dA_.ld);
+    auto& dev = *w.dev;
+    const int j = K * nb_, jb = panel_width(K), cols = c1 - c0, ld = w.mem.ld;
+    T* C = column(w, c0);
+    const T* L = panel_on(w, K);
+    if (pivoting_) dev.laswp(Queue::compute, cols, C, ld, j, j + jb, w.pivots.get() + j);
+    dev.trsm_lower_unit(Queue::compute, jb, cols, L, ld, C + j, ld);
+    if (A_.m - j - jb > 0) dev.gemm_minus(Queue::compute, A_.m - j - jb, cols, jb, L + jb, ld, C + j, ld, C + j + jb, ld);
+  }
+  // Device w's own block columns blocks[first .. end()) (each a run in its memory), updated.
+  void update_own(DeviceWork<T>& w, int K, std::size_t first) {
+    if (first >= w.blocks.size()) return;
+    update_device(w, K, col(w.blocks[first]), col(w.blocks[first]) + own_width(w, first));
+  }
+  // Columns of blocks[first .. end()), which lie side by side in the device's memory.
+  int own_width(const DeviceWork<T>& w, std::size_t first) const {
+    int cols = 0;
+    for (std::size_t b = first; b < w.blocks.size(); ++b) cols += width(w.blocks[b]);
+    return cols;
   }
 
+  // Block column J back to the CPUs from its owner, behind everything queued on its compute queue.
   void download_block(int J) {
-    dev_.wait(Queue::to_host, dev_.record(Queue::compute));
-    arrived_[J] = staging_->to_host(Queue::to_host, A_.m, col(J + 1) - col(J), dA_.at(0, col(J)), dA_.ld,
-                                    A_.at(0, col(J)), A_.lda);
+    auto& w = work_[owner_[J]];
+    w.dev->wait(Queue::to_host, w.dev->record(Queue::compute));
+    arrived_[J] =
+        w.staging->to_host(Queue::to_host, A_.m, width(J), column(w, col(J)), w.mem.ld, A_.at(0, col(J)), A_.lda);
   }
 
   // Block column J in the CPUs' hands (unpacked from its staging slot); thread-safe.
-  void wait_arrival(int J) { staging_->finish(arrived_[J]); }
+  void wait_arrival(int J) {
+    if (J < blocks_ && owner_[J] >= 0) work_[owner_[J]].staging->finish(arrived_[J]);
+  }
 
-  // The pivots of the CPUs' panels up to `last`, not sent yet, to the device (relative to each
-  // panel, as the device's laswp reads them), from pinned memory on the to_device queue.
-  void send_pivots(int last) {
-    if (!pivoting_ || last < pivots_sent_) return;
-    const int first = pivots_sent_ * nb_, end = std::min(k_, (last + 1) * nb_);
-    for (int i = first; i < end; ++i) staged_pivots_.get()[i] = ipiv_[i] - i / nb_ * nb_;
-    dev_.copy_ints_to_device(Queue::to_device, end - first, staged_pivots_.get() + first, device_pivots_.get() + first);
-    pivots_sent_ = last + 1;
+  // The pivots of the CPUs' panels up to `last`, not sent yet, to device w (relative to each panel,
+  // as the device's laswp reads them), from pinned memory on the to_device queue.
+  void send_pivots(DeviceWork<T>& w, int last) {
+    if (!pivoting_ || last < w.pivots_sent) return;
+    const int first = w.pivots_sent * nb_, end = std::min(k_, (last + 1) * nb_);
+    int* staged = w.staged_pivots.get();
+    for (int i = first; i < end; ++i) staged[i] = ipiv_[i] - i / nb_ * nb_;
+    w.dev->copy_ints_to_device(Queue::to_device, end - first, staged + first, w.pivots.get() + first);
+    w.pivots_sent = last + 1;
+  }
+
+  // Step K on device w: panel K up, its update of the device's own block columns, block column K + d
+  // first and back to the CPUs when it is the device's.
+  void device_step(DeviceWork<T>& w, int K, int d) {
+    auto& dev = *w.dev;
+    const int j = K * nb_, jb = panel_width(K);
+    const int top = keep_on_device_ ? 0 : j;  // the device's copy of U rows is stale otherwise
+    if (!w.whole_matrix && w.slot_read[K % 2]) dev.wait(Queue::to_device, w.slot_read[K % 2]);
+    T* slot = w.whole_matrix ? w.mem.at(top, j) : w.mem.at(top, (K % 2) * nb_);
+    w.staging->to_device(Queue::to_device, A_.m - top, jb, A_.at(top, j), A_.lda, slot, w.mem.ld);
+    send_pivots(w, K);
+    dev.wait(Queue::compute, dev.record(Queue::to_device));
+    auto started = dev.record_timed(Queue::compute);
+    const int leaving = K + d;
+    if (w.blocks[w.returned] == leaving) {
+      update_device(w, K, col(leaving), col(leaving + 1));
+      download_block(leaving);  // the window moves right by one block column
+      ++w.returned;
+    }
+    update_own(w, K, w.returned);
+    w.busy.emplace_back(std::move(started), dev.record_timed(Queue::compute));
+    if (!w.whole_matrix) w.slot_read[K % 2] = dev.record(Queue::compute);
   }
 
   int cpu_panels() {
     const int d = std::min(d_, blocks_);
     arrived_.assign(blocks_, 0);
     if (resident_) {  // the CPUs' first d block columns come from the device
-      dev_.wait(Queue::to_host, dev_.record(Queue::compute));
-      staging_->finish(staging_->to_host(Queue::to_host, A_.m, col(d), dA_.data(), dA_.ld, A_.data, A_.lda));
-    } else if (d < blocks_) {  // the device's columns: uploaded once, resident from then on
-      staging_->to_device(Queue::to_device, A_.m, A_.n - col(d), A_.at(0, col(d)), A_.lda, dA_.at(0, col(d)), dA_.ld);
-      dev_.wait(Queue::compute, dev_.record(Queue::to_device));
+      auto& w = work_[0];
+      w.dev->wait(Queue::to_host, w.dev->record(Queue::compute));
+      w.staging->finish(w.staging->to_host(Queue::to_host, A_.m, col(d), w.mem.data(), w.mem.ld, A_.data, A_.lda));
     }
-    // The host backend's team runs on this machine's cores too: the CPUs' side keeps the rest.
-    const int cpu_threads =
-        std::max(1, omp_get_max_threads() - (dev_.kind() == BackendKind::host ? backends::host_backend_threads() : 0));
+    // Host backends' teams run on this machine's cores too: the CPUs' side keeps the rest.
+    int teams = 0;
+    for (const auto& w : work_)
+      if (w.dev->kind() == BackendKind::host && (!w.blocks.empty() || w.whole_matrix))
+        teams += w.dev->cpu_threads();
+    const int cpu_threads = std::max(1, omp_get_max_threads() - teams);
     // One thread left: its BLAS runs single-threaded for the whole factorization. With more, the
     // CPUs' BLAS calls run inside their parallel region (single-threaded per thread) but for a few
     // (the first panel, the last update), which keep the process's count: OpenBLAS's OpenMP build
@@ -192,17 +352,10 @@ class HybridLu {
     if (cpu_threads == 1) cpu_share.emplace(1);
     int info = factor_host_panel(0);
     for (int K = 0; K < panels_; ++K) {
-      const int j = K * nb_, jb = panel_width(K);
-      const int first_device_block = K + d;
-      if (first_device_block < blocks_) {
-        const int top = keep_on_device_ ? 0 : j;  // the device's copy of U rows is stale otherwise
-        staging_->to_device(Queue::to_device, A_.m - top, jb, A_.at(top, j), A_.lda, dA_.at(top, j), dA_.ld);
-        send_pivots(K);
-        dev_.wait(Queue::compute, dev_.record(Queue::to_device));
-        update_device(K, col(first_device_block), col(first_device_block + 1));
-        download_block(first_device_block);  // the window moves right by one block column
-        update_device(K, col(first_device_block + 1), A_.n);
-      }
+      // The owner of block column K + d goes first: the CPUs wait for what it sends back.
+      if (K + d < blocks_) device_step(work_[owner_[K + d]], K, d);
+      for (auto& w : work_)
+        if (w.owns_more() && (K + d >= blocks_ || &w != &work_[owner_[K + d]])) device_step(w, K, d);
       // The CPUs' window: block columns K + 1 .. K + d - 1 (K + d, if it came back, is updated).
       const int next = K + 1;
       const bool factor_next = next < panels_;
@@ -220,7 +373,9 @@ class HybridLu {
         }
       };
       auto lookahead = [&] {
+        detail::Stopwatch waited;
         wait_arrival(next);
+        cpu_idle_ += waited.lap();
         if (next < window_end) update_host(K, col(next), col(next + 1));
         next_info = factor_host_panel(next);
       };
@@ -249,55 +404,66 @@ class HybridLu {
     // Block columns that never reached the window (wide matrices) come back updated.
     for (int J = std::max(d, last + d + 1); J < blocks_; ++J) download_block(J);
     if (keep_on_device_) send_last_block_columns(d);
-    dev_.synchronize();
-    staging_->finish_all();
+    detail::Stopwatch waited;
+    for (auto& w : work_) w.dev->synchronize();
+    for (auto& w : work_)
+      if (w.staging) w.staging->finish_all();
+    cpu_idle_ += waited.lap();
     swap_left_columns(A_, k_, nb_, ipiv_);
     return info;
   }
 
   // The block columns that were still in the CPUs' window at the end (square: the last d) go to
-  // the device, and the device applies each panel's interchanges left of it, as
+  // the one device, and the device applies each panel's interchanges left of it, as
   // swap_left_columns does on the host.
   void send_last_block_columns(int d) {
+    auto& w = work_[0];
+    auto& dev = *w.dev;
     const int c = col(std::max(0, blocks_ - d));
-    staging_->to_device(Queue::to_device, A_.m, A_.n - c, A_.at(0, c), A_.lda, dA_.at(0, c), dA_.ld);
-    send_pivots(panels_ - 1);
-    dev_.wait(Queue::compute, dev_.record(Queue::to_device));
+    w.staging->to_device(Queue::to_device, A_.m, A_.n - c, A_.at(0, c), A_.lda, w.mem.at(0, c), w.mem.ld);
+    send_pivots(w, panels_ - 1);
+    dev.wait(Queue::compute, dev.record(Queue::to_device));
     if (pivoting_)
       for (int K = 1; K < panels_; ++K)
-        dev_.laswp(Queue::compute, K * nb_, dA_.data(), dA_.ld, K * nb_, K * nb_ + panel_width(K),
-                   device_pivots_.get() + K * nb_);
+        dev.laswp(Queue::compute, K * nb_, w.mem.data(), w.mem.ld, K * nb_, K * nb_ + panel_width(K),
+                  w.pivots.get() + K * nb_);
   }
 
-  // ---- everything on the device -----------------------------------------------------------------
+  // ---- everything on the (one) device -----------------------------------------------------------
 
   int device_panels() {
+    auto& w = work_[0];
+    auto& dev = *w.dev;
     if (!resident_) {
-      staging_->to_device(Queue::to_device, A_.m, A_.n, A_.data, A_.lda, dA_.data(), dA_.ld);
-      dev_.wait(Queue::compute, dev_.record(Queue::to_device));
+      w.staging->to_device(Queue::to_device, A_.m, A_.n, A_.data, A_.lda, w.mem.data(), w.mem.ld);
+      dev.wait(Queue::compute, dev.record(Queue::to_device));
     }
-    int* pivots = device_pivots_.get();
+    int* pivots = w.pivots.get();
     int* infos = pivots + k_;
+    auto started = dev.record_timed(Queue::compute);
     for (int K = 0; K < panels_; ++K) {
       const int j = K * nb_, jb = panel_width(K);
-      dev_.getrf_panel(Queue::compute, A_.m - j, jb, dA_.at(j, j), dA_.ld, pivots + j, infos + K, pivoting_);
-      if (pivoting_ && j > 0) dev_.laswp(Queue::compute, j, dA_.data(), dA_.ld, j, j + jb, pivots + j);
-      update_device(K, j + jb, A_.n);
+      dev.getrf_panel(Queue::compute, A_.m - j, jb, w.mem.at(j, j), w.mem.ld, pivots + j, infos + K, pivoting_);
+      if (pivoting_ && j > 0) dev.laswp(Queue::compute, j, w.mem.data(), w.mem.ld, j, j + jb, pivots + j);
+      update_device(w, K, j + jb, A_.n);
     }
+    w.busy.emplace_back(std::move(started), dev.record_timed(Queue::compute));
     // The pivots and infos come back once, behind the last panel's update, not a step at a time.
-    dev_.copy_ints_to_host(Queue::compute, k_ + panels_, pivots, staged_pivots_.get());
+    dev.copy_ints_to_host(Queue::compute, k_ + panels_, pivots, w.staged_pivots.get());
     if (!keep_on_device_) {
-      dev_.wait(Queue::to_host, dev_.record(Queue::compute));
-      staging_->to_host(Queue::to_host, A_.m, A_.n, dA_.data(), dA_.ld, A_.data, A_.lda);
+      dev.wait(Queue::to_host, dev.record(Queue::compute));
+      w.staging->to_host(Queue::to_host, A_.m, A_.n, w.mem.data(), w.mem.ld, A_.data, A_.lda);
     }
-    dev_.synchronize();
-    staging_->finish_all();
+    detail::Stopwatch waited;
+    dev.synchronize();
+    w.staging->finish_all();
+    cpu_idle_ += waited.lap();
     return pivots_and_info_from_device();
   }
 
   // LAPACK's info (the first zero pivot) and ipiv (whole-matrix rows) from the device's panels.
   int pivots_and_info_from_device() {
-    const int* got = staged_pivots_.get();
+    const int* got = work_[0].staged_pivots.get();
     int info = 0;
     for (int K = 0; K < panels_; ++K) {
       const int j = K * nb_, jb = panel_width(K), panel_info = got[k_ + K];
@@ -308,32 +474,52 @@ class HybridLu {
     return info;
   }
 
-  backends::Backend<T>& dev_;
+  // ---- busy and idle ----------------------------------------------------------------------------
+
+  void record_balance(double seconds) {
+    balance_ = {};
+    balance_.seconds = seconds;
+    balance_.processors.push_back({"CPUs", std::min(d_, blocks_), std::max(0.0, seconds - cpu_idle_)});
+    for (auto& w : work_) {
+      double busy = 0;
+      for (const auto& [from, to] : w.busy) busy += w.dev->elapsed_seconds(from, to);
+      balance_.processors.push_back(
+          {w.dev->device_name(), static_cast<int>(w.whole_matrix ? blocks_ : w.blocks.size()), std::min(busy, seconds)});
+    }
+  }
+
   Matrix<T> A_;
   int nb_, d_;
   int* ipiv_;
   bool pivoting_;
   PanelFactor panel_;
+  std::vector<double> shares_;
   bool resident_;
   bool keep_on_device_ = false;
   int k_ = 0, blocks_ = 0, panels_ = 0;
-  backends::DeviceMatrix<T> dA_;
-  std::shared_ptr<int> device_pivots_, staged_pivots_;  // k pivots, then one info per panel
-  int pivots_sent_ = 0;                                 // panels whose pivots the device has
-  std::vector<std::uint64_t> arrived_;                  // per block column: its download's ticket
-  backends::Staging<T>* staging_;
-  // Last: goes first, waiting for the device before anything it copies into or out of goes.
-  std::unique_ptr<backends::Staging<T>> own_staging_;
+  std::vector<int> owner_;              // per block column: its device, -1 for the CPUs' first d
+  std::vector<std::uint64_t> arrived_;  // per block column: its download's ticket (its owner's staging)
+  double cpu_idle_ = 0;
+  LoadBalance balance_;
+  // Last: goes first, waiting for each device before anything it copies into or out of goes.
+  std::vector<DeviceWork<T>> work_;
 };
 
-// Runs the hybrid LU on the plan's backend (its lock held), returning info.
+// Runs the hybrid LU on the plan's devices (their locks held), returning info; the load balance
+// into *balance when given.
 template <class T, class PanelFactor>
-int hybrid_lu(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, bool pivoting, PanelFactor panel) {
-  auto lock = backends::lock_backend(plan.backend);
-  auto& device = backends::backend<T>(plan.backend);
-  return HybridLu<T, PanelFactor>(device, Matrix<T>{m, n, lda, A}, plan.nb, plan.cpu_block_columns, ipiv, pivoting,
-                                  panel)
-      .run();
+int hybrid_lu(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, bool pivoting, PanelFactor panel,
+              LoadBalance* balance = nullptr) {
+  auto locks = backends::lock_devices(plan.devices);
+  const auto copies = backends::device_copies(plan.devices);
+  std::vector<backends::Backend<T>*> devices;
+  for (std::size_t i = 0; i < plan.devices.size(); ++i)
+    devices.push_back(&backends::backend<T>(plan.devices.list[i], copies[i]));
+  HybridLu<T, PanelFactor> lu(devices, Matrix<T>{m, n, lda, A}, plan.nb, plan.cpu_block_columns, ipiv, pivoting, panel,
+                              plan.device_shares);
+  const int info = lu.run();
+  if (balance) *balance = lu.balance();
+  return info;
 }
 
 }  // namespace hetlu::variants

@@ -13,6 +13,26 @@
 
 namespace hetlu {
 
+// How busy each processor of a hybrid factorization was: the wall-clock time, and each one's busy
+// time (the CPUs first, then each device in the plan's order) with the block columns dealt to it
+// (the CPUs: their d). The average idle ratio is heterogeneous-column-block §4's balance metric.
+struct ProcessorLoad {
+  std::string name;
+  int block_columns = 0;
+  double busy_seconds = 0;
+};
+struct LoadBalance {
+  double seconds = 0;
+  std::vector<ProcessorLoad> processors;
+  // The mean over the processors of (seconds - busy) / seconds; 0 without a time.
+  double average_idle_ratio() const {
+    if (seconds <= 0 || processors.empty()) return 0;
+    double idle = 0;
+    for (const auto& p : processors) idle += seconds - p.busy_seconds;
+    return idle / (seconds * static_cast<double>(processors.size()));
+  }
+};
+
 // What a solve did beyond LAPACK's info: refinement steps, the componentwise backward error when
 // it was computed, whether PRBT fell back to GEPP (and why), and where the time went.
 struct SolveDetails {
@@ -30,8 +50,10 @@ struct SolveDetails {
 namespace hetlu::solvers {
 
 // P A = L U of the m x n matrix A, in place. Returns info.
+// On the hybrid target, *balance gets each processor's busy time when given.
 template <class T>
-int getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, InputCheck check = InputCheck::finite);
+int getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, InputCheck check = InputCheck::finite,
+          LoadBalance* balance = nullptr);
 
 // Solves A X = B (or A^T X = B) with the factors from getrf; B (n x nrhs) is overwritten by X.
 template <class T>

@@ -10,13 +10,13 @@
 namespace hetlu::variants {
 
 template <class T>
-int lu_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv) {
+int lu_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, LoadBalance* balance) {
   switch (plan.solver) {
     case Solver::gepp:
-      return plan.target == Target::hybrid ? gepp_hybrid_getrf(plan, m, n, A, lda, ipiv)
+      return plan.target == Target::hybrid ? gepp_hybrid_getrf(plan, m, n, A, lda, ipiv, balance)
                                            : gepp_cpu_getrf(plan, m, n, A, lda, ipiv);
     case Solver::calu:
-      return plan.target == Target::hybrid ? calu_async_getrf(plan, m, n, A, lda, ipiv)
+      return plan.target == Target::hybrid ? calu_async_getrf(plan, m, n, A, lda, ipiv, balance)
                                            : calu_cpu_getrf(plan, m, n, A, lda, ipiv);
     case Solver::prbt:
       break;
@@ -55,10 +55,10 @@ int lu_gesv(const Plan& plan, int n, int nrhs, T* LU, int ldlu, int* ipiv, const
   return 0;
 }
 
-template int lu_getrf<float>(const Plan&, int, int, float*, int, int*);
-template int lu_getrf<double>(const Plan&, int, int, double*, int, int*);
-template int lu_getrf<std::complex<double>>(const Plan&, int, int, std::complex<double>*, int, int*);
-template int lu_getrf<std::complex<float>>(const Plan&, int, int, std::complex<float>*, int, int*);
+template int lu_getrf<float>(const Plan&, int, int, float*, int, int*, LoadBalance*);
+template int lu_getrf<double>(const Plan&, int, int, double*, int, int*, LoadBalance*);
+template int lu_getrf<std::complex<double>>(const Plan&, int, int, std::complex<double>*, int, int*, LoadBalance*);
+template int lu_getrf<std::complex<float>>(const Plan&, int, int, std::complex<float>*, int, int*, LoadBalance*);
 template int lu_gesv<float>(const Plan&, int, int, float*, int, int*, const float*, int, float*, int, SolveDetails*);
 template int lu_gesv<double>(const Plan&, int, int, double*, int, int*, const double*, int, double*, int,
                              SolveDetails*);

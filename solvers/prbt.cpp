@@ -19,6 +19,7 @@
 #include "solvers/blocked_lu.hpp"
 #include "solvers/butterfly.hpp"
 #include "solvers/condition.hpp"
+#include "solvers/hybrid_lu.hpp"
 #include "solvers/copy_block.hpp"
 #include "solvers/phases.hpp"
 #include "solvers/prbt_device.hpp"
@@ -93,7 +94,10 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
   const auto V = kernels::Butterfly<T>::random(np, 2013u + 2u * static_cast<unsigned>(np));
   // One pass reads A: copies it (randomized on the CPU target; the device randomizes its own copy)
   // and finds exactly zero rows and columns, which make A singular however it is randomized.
-  const bool hybrid = plan.target == Target::hybrid;
+  // On several devices the CPUs randomize, the devices share GENP's updates (hybrid_lu.hpp), and
+  // the solves and refinement run on the CPUs: no one device holds the factors.
+  const bool hybrid = plan.target == Target::hybrid && plan.devices.size() == 1;
+  const bool several_devices = plan.target == Target::hybrid && !hybrid;
   const bool nonsingular_lines = hybrid ? kernels::copy_padded(n, A, lda, np, Ar.data(), np)
                                         : kernels::randomize_two_sided(U, V, n, A, lda, Ar.data(), np);
   if (!nonsingular_lines)
@@ -121,6 +125,9 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
     device->upload_and_randomize();
     clock.mark("upload and randomization");
     info = device->factor();
+  } else if (several_devices) {
+    std::vector<int> identity(np);
+    info = hybrid_lu(plan, np, np, Ar.data(), np, identity.data(), /*pivoting=*/false, genp_panel<T>);
   } else {
     std::vector<int> identity(np);
     info = blocked_lu(np, np, Ar.data(), np, identity.data(), plan.nb, plan.lookahead > 0, genp_panel<T>);

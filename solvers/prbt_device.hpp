@@ -54,7 +54,7 @@ class PrbtDevice {
   T* Ar_;
   const int ldar_;
   const kernels::Butterfly<T>&U_, &V_;
-  std::unique_lock<std::mutex> lock_;
+  std::vector<std::unique_lock<std::mutex>> lock_;
   backends::Backend<T>& device_;
   backends::DeviceMatrix<T> factors_, original_;
   backends::DeviceMatrix<T> solve_work_, x_, r_, w_;  // sized for the right-hand sides on first use

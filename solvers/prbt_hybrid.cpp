@@ -20,8 +20,8 @@ PrbtDevice<T>::PrbtDevice(const Plan& plan, int np, T* Ar, int ldar, const kerne
       ldar_(ldar),
       U_(U),
       V_(V),
-      lock_(backends::lock_backend(plan.backend)),
-      device_(backends::backend<T>(plan.backend)) {}
+      lock_(backends::lock_devices(plan.devices)),
+      device_(backends::backend<T>(plan.devices.front())) {}
 
 template <class T>
 void PrbtDevice<T>::upload_and_randomize() {

@@ -14,14 +14,14 @@ int calu_cpu_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv);
 
 // The hybrid forms (plan.target == hybrid) on the plan's backend; see hybrid_lu.hpp.
 template <class T>
-int gepp_hybrid_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv);
+int gepp_hybrid_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, LoadBalance* balance);
 
 template <class T>
-int calu_async_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv);
+int calu_async_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, LoadBalance* balance);
 
-// P A = L U by the plan's solver (GEPP or CALU).
+// P A = L U by the plan's solver (GEPP or CALU); the hybrid target's load balance into *balance.
 template <class T>
-int lu_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv);
+int lu_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, LoadBalance* balance = nullptr);
 
 // Solves A X = B (or A^T X = B) with the factors of any LU variant that leaves P A = L U in place.
 template <class T>

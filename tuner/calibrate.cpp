@@ -108,7 +108,7 @@ std::string describe(const db::Trial& t) {
   line << to_string(t.plan.solver) << " n=" << t.n << " nb=" << t.plan.nb;
   if (t.plan.solver == Solver::calu) line << " ib=" << t.plan.ib;
   if (t.plan.target == Target::hybrid)
-    line << " d=" << t.plan.cpu_block_columns << " (" << to_string(t.plan.backend) << ")";
+    line << " d=" << t.plan.cpu_block_columns << " (" << to_string(t.plan.devices) << ")";
   else
     line << " lookahead=" << t.plan.lookahead;
   line << ": ";
@@ -138,25 +138,35 @@ bool measure_again(const db::Trial& stored, const LevelSettings& settings, const
 
 std::string environment(const LevelSettings& settings) {
   if (settings.target != Target::hybrid) return "cpu";
-  if (settings.backend == BackendKind::cuda)
-    return "cuda: " + backends::backend<double>(BackendKind::cuda).device_name();
   const std::size_t limit = backends::host_backend_memory_limit();
-  return "host backend: " + std::to_string(backends::host_backend_threads()) + " threads, " +
-         (limit == std::numeric_limits<std::size_t>::max() ? std::string("no memory limit")
-                                                           : "memory limit " + backends::describe_bytes(limit));
+  const auto copies = backends::device_copies(settings.devices);
+  std::string text;
+  for (std::size_t i = 0; i < settings.devices.size(); ++i) {
+    const Device& d = settings.devices.list[i];
+    text += text.empty() ? "" : "; ";
+    if (d.kind == BackendKind::cuda) {
+      text += "cuda: " + backends::backend<double>(d, copies[i]).device_name();
+    } else {
+      text += "host backend: " + std::to_string(d.number > 0 ? d.number : backends::host_backend_threads()) +
+              " threads, " +
+              (limit == std::numeric_limits<std::size_t>::max() ? std::string("no memory limit")
+                                                                : "memory limit " + backends::describe_bytes(limit));
+    }
+  }
+  return text;
 }
 
 std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const MachineProfile& probed,
                              const LevelSettings& settings, const model::ModelParams& params, const Progress& progress,
                              const Count& count) {
   const Target target = settings.target;
-  const bool host_backend = target == Target::hybrid && settings.backend == BackendKind::host;
   const MachineProfile profile =
-      host_backend ? model::with_host_backend(probed, backends::host_backend_threads()) : probed;
+      target == Target::hybrid ? model::with_devices(probed, backends::with_team_sizes(settings.devices)) : probed;
+  const int devices = target == Target::hybrid ? static_cast<int>(settings.devices.size()) : 1;
   // The model's plan, snapped into the space, for this target and backend.
   auto model_plan_for = [&](const model::Problem& problem) {
     Plan plan = model::predict(profile, problem, params).plan;
-    plan.backend = settings.backend;
+    plan.devices = settings.devices;
     return without_unused_fields(settings.space.snapped(plan, problem.n));
   };
   const std::string here = environment(settings);
@@ -169,12 +179,12 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
   int done = 0, at_most = 0;
   for (Solver solver : settings.solvers)
     for (int n : settings.sizes) {
-      const model::Problem problem{solver, Precision::double_, target, n, n};
+      const model::Problem problem{solver, Precision::double_, target, n, n, devices};
       at_most += static_cast<int>(settings.space.all(model_plan_for(problem), n, n).size());
     }
   for (Solver solver : settings.solvers)
     for (int n : settings.sizes) {
-      const model::Problem problem{solver, Precision::double_, target, n, n};
+      const model::Problem problem{solver, Precision::double_, target, n, n, devices};
       const Plan model_plan = model_plan_for(problem);
       std::optional<Problem> system;  // made on first use: a resumed size needs none
       TuneResult result;

@@ -26,9 +26,9 @@ struct LevelSettings {
   int probe_gemm_size = 1024;
   std::vector<Solver> solvers = {Solver::gepp};
   std::vector<int> sizes;  // square problems to tune
-  // The target tuned: cpu, or hybrid on `backend` (d and nb; the space's cpu_share gives the d tried).
+  // The target tuned: cpu, or hybrid on `devices` (d and nb; the space's cpu_share gives the d tried).
   Target target = Target::cpu;
-  BackendKind backend = BackendKind::host;
+  DeviceSet devices = BackendKind::host;
   std::vector<int> hybrid_sizes;  // the square sizes a hybrid calibration tunes (the device needs larger ones)
   std::string strategy = "grid";
   SearchSpace space;

@@ -60,6 +60,9 @@ typedef struct hetlu_options {
   hetlu_backend backend; /* hybrid: default HETLU_BACKEND_DEFAULT; CUDA without a GPU is an error */
   int cpu_block_columns; /* hybrid: >= 0 overrides d, the CPUs' block columns; default -1: resolved */
   hetlu_panel panel;     /* hybrid: default HETLU_PANEL_DEFAULT; contradicting d is an error */
+  /* Since 0.3. */
+  const char* devices; /* hybrid: several devices, e.g. "cuda,host:4" (host:K: K of this machine's cores);
+                          NULL (default): backend's one device; with backend set too, an error */
 } hetlu_options;
 
 /* The plan a call used (or would use) and where it came from. */
@@ -75,6 +78,8 @@ typedef struct hetlu_plan {
   char backend[8];        /* hybrid: "cuda" or "host" */
   char panel_location[8]; /* "cpu", or "device" when cpu_block_columns = 0 on the hybrid target */
   char refinement[8];     /* "none" or "working" */
+  /* Since 0.3. */
+  char devices[192]; /* hybrid: the devices, e.g. "cuda" or "cuda,host:4" (backend: the first one's kind) */
 } hetlu_plan;
 
 typedef struct hetlu_report {

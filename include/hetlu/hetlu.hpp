@@ -17,7 +17,7 @@ namespace hetlu {
 
 struct Options {
   PlanOverrides overrides;
-  Target target = Target::cpu;  // hybrid: CPUs and a device (overrides.backend, else a GPU, else host)
+  Target target = Target::cpu;  // hybrid: CPUs and devices (overrides.devices, else a GPU, else host)
   std::string db_path;          // empty: $HETLU_DB, else $XDG_DATA_HOME/hetlu/tuning.db, else ~/.local/share/...
   bool use_database = true;     // false: skip the database (model, then default)
   CalibrationLevel min_level = CalibrationLevel::quick;  // tuned rows below this level are ignored
@@ -168,6 +168,8 @@ void release_workspace();
 // Whether the hybrid target's `kind` of device can run on this machine (cuda: a build with CUDA and
 // a usable GPU; host: always), and if not, why not.
 bool backend_available(BackendKind kind, std::string* why = nullptr);
+// The same for every device of a set (and that the set names at most one GPU this build drives).
+bool devices_available(const DeviceSet& devices, std::string* why = nullptr);
 
 // ---- calibration -------------------------------------------------------------------------------
 
@@ -178,7 +180,7 @@ struct CalibrationOptions {
   std::vector<int> sizes;                               // empty: the level's sizes
   std::vector<Solver> solvers;                          // empty: the level's solvers
   Target target = Target::cpu;                          // hybrid: tune d and nb (sizes: the level's hybrid_sizes)
-  std::optional<BackendKind> backend;                   // hybrid: empty means a GPU when present, else host
+  std::optional<DeviceSet> devices;                     // hybrid: empty means a GPU when present, else host
   double budget_seconds = 0;                            // > 0: start no new measurement after this long (resume later)
   bool retry_failed = false;                            // measure stored failed trials again
   std::function<void(const std::string&)> progress;     // one line per trial; may be empty

@@ -179,6 +179,93 @@ inline CalibrationLevel from_string<CalibrationLevel>(std::string_view t) {
   return detail::level_names.from_string(t);
 }
 
+// ---- the devices ---------------------------------------------------------------------------------
+
+// One device of a hybrid plan: a CUDA GPU (number: its CUDA ordinal; "cuda" is ordinal 0) or a host
+// backend, a team of this machine's cores standing in for a device or another socket (number: its
+// team's threads; "host", -1, takes $HETLU_HOST_BACKEND_THREADS or half the cores).
+struct Device {
+  BackendKind kind = BackendKind::host;
+  int number = -1;
+  bool operator==(const Device& o) const { return kind == o.kind && number == o.number; }
+  bool operator!=(const Device& o) const { return !(*this == o); }
+};
+
+// The devices a hybrid plan drives beside the CPUs, in the order their columns are dealt; one
+// device is a list of one. Written "cuda", "host:4", "cuda:0,host:4" (to_string / from_string).
+struct DeviceSet {
+  std::vector<Device> list{Device{}};
+
+  DeviceSet() = default;
+  DeviceSet(BackendKind kind) : list{Device{kind, kind == BackendKind::cuda ? 0 : -1}} {}  // one, of that kind
+  explicit DeviceSet(std::vector<Device> devices) : list(std::move(devices)) {}
+  bool operator==(const DeviceSet& o) const { return list == o.list; }
+  bool operator!=(const DeviceSet& o) const { return !(*this == o); }
+  bool operator==(BackendKind kind) const { return *this == DeviceSet(kind); }
+  bool operator!=(BackendKind kind) const { return !(*this == kind); }
+
+  std::size_t size() const { return list.size(); }
+  const Device& front() const { return list.front(); }
+  bool has(BackendKind kind) const {
+    return std::any_of(list.begin(), list.end(), [kind](const Device& d) { return d.kind == kind; });
+  }
+};
+
+inline constexpr int max_devices = 16;
+
+inline std::string to_string(const Device& d) {
+  const bool default_number = d.kind == BackendKind::cuda ? d.number == 0 : d.number < 0;
+  return to_string(d.kind) + (default_number ? "" : ":" + std::to_string(d.number));
+}
+inline std::string to_string(const DeviceSet& set) {
+  std::string text;
+  for (const auto& d : set.list) text += (text.empty() ? "" : ",") + to_string(d);
+  return text;
+}
+
+// "cuda", "cuda:1", "host", "host:4", comma-separated; anything else is an InvalidArgument that
+// quotes it.
+template <>
+inline DeviceSet from_string<DeviceSet>(std::string_view text) {
+  const auto bad = [&](const std::string& why) {
+    return InvalidArgument("devices '" + std::string(text) + "': " + why +
+                           " (expected e.g. cuda, host:4 or cuda:0,host:4)");
+  };
+  std::vector<Device> list;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string_view item = text.substr(start, comma - start);
+    const std::size_t colon = item.find(':');
+    Device d;
+    try {
+      d.kind = from_string<BackendKind>(item.substr(0, colon));
+    } catch (const InvalidArgument&) {
+      throw bad("'" + std::string(item) + "' is not cuda or host");
+    }
+    d.number = d.kind == BackendKind::cuda ? 0 : -1;
+    if (colon != std::string_view::npos) {
+      const std::string_view digits = item.substr(colon + 1);
+      const int most = d.kind == BackendKind::cuda ? 63 : 1024;
+      if (digits.empty() || digits.size() > 4 ||
+          !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        throw bad("'" + std::string(item) + "' needs a whole number after ':'");
+      d.number = std::stoi(std::string(digits));
+      const int least = d.kind == BackendKind::cuda ? 0 : 1;
+      if (d.number < least || d.number > most)
+        throw bad("'" + std::string(item) + "': " + (d.kind == BackendKind::cuda ? "a GPU ordinal" : "a team") +
+                  " in [" + std::to_string(least) + ", " + std::to_string(most) + "]");
+    }
+    if (d.kind == BackendKind::cuda && std::count(list.begin(), list.end(), d) > 0)
+      throw bad("'" + std::string(item) + "' named twice");
+    list.push_back(d);
+    if (list.size() > static_cast<std::size_t>(max_devices))
+      throw bad("at most " + std::to_string(max_devices) + " devices");
+    start = comma + 1;
+  }
+  return DeviceSet(std::move(list));
+}
+
 // ---- the plan ------------------------------------------------------------------------------------
 
 // Everything a solver needs to know about how to run. Solvers take a resolved Plan and never look
@@ -193,7 +280,11 @@ struct Plan {
                                              // 0: panels too on the device, see panel_location)
   int panel_threads = 1;                     // P_r: threads (and least row blocks) of the TSLU panel (CALU)
   int lookahead = 1;                         // panels factored ahead of the trailing update
-  BackendKind backend = BackendKind::host;   // hybrid only: what runs the device's part
+  DeviceSet devices;                         // hybrid only: what runs the device's part, one or several
+  // Hybrid on several devices: each device's share of the block columns right of the CPUs' d,
+  // dealt in proportion (heterogeneous-column-block §3.2); from their measured rates when resolved,
+  // empty for equal shares (cusolverMg's and MAGMA's 1-D block cyclic).
+  std::vector<double> device_shares;
   Refinement refinement = Refinement::none;  // GEPP and CALU; PRBT always refines
 
   PlanSource source = PlanSource::default_;  // where the plan as a whole came from
@@ -211,7 +302,8 @@ inline Plan without_unused_fields(Plan plan) {
     plan.lookahead = defaults.lookahead;  // the hybrid target always looks one panel ahead
   } else {
     plan.cpu_block_columns = defaults.cpu_block_columns;
-    plan.backend = defaults.backend;
+    plan.devices = defaults.devices;
+    plan.device_shares.clear();
   }
   return plan;
 }
@@ -247,11 +339,11 @@ struct PlanOverrides {
   std::optional<int> lookahead;
   std::optional<Refinement> refinement;
   std::optional<PanelLocation> panel_location;
-  std::optional<BackendKind> backend;
+  std::optional<DeviceSet> devices;
 
   bool none() const {
     return !nb && !ib && !cpu_block_columns && !panel_threads && !lookahead && !refinement && !panel_location &&
-           !backend;
+           !devices;
   }
 };
 

@@ -163,9 +163,9 @@ TEST(Resolve, HybridWithoutAGpuUsesTheHostBackendAndTheModelsShare) {
   Options o;
   o.use_database = false;
   o.target = Target::hybrid;
-  o.overrides.backend = BackendKind::host;
+  o.overrides.devices = BackendKind::host;
   const Resolution r = resolve_plan(Solver::calu, Precision::double_, 4000, 4000, o);
-  EXPECT_EQ(r.plan.backend, BackendKind::host);
+  EXPECT_EQ(r.plan.devices, BackendKind::host);
   const int blocks = (4000 + r.plan.nb - 1) / r.plan.nb;
   if (panel_location(r.plan) == PanelLocation::cpu) {
     EXPECT_GE(r.plan.cpu_block_columns, 1);
@@ -183,7 +183,7 @@ TEST(Resolve, PanelOnTheDeviceMeansNoCpuColumns) {
   Options o;
   o.use_database = false;
   o.target = Target::hybrid;
-  o.overrides.backend = BackendKind::host;
+  o.overrides.devices = BackendKind::host;
   o.overrides.panel_location = PanelLocation::device;
   EXPECT_EQ(resolve_plan(Solver::gepp, Precision::double_, 1000, 1000, o).plan.cpu_block_columns, 0);
   o.overrides.panel_location.reset();
@@ -209,7 +209,7 @@ TEST(Solve, HybridGesvOnTheHostBackend) {
   Options o;
   o.use_database = false;
   o.target = Target::hybrid;
-  o.overrides.backend = BackendKind::host;
+  o.overrides.devices = BackendKind::host;
   const SolveReport r = gesv(Solver::gepp, n, 1, A.data(), n, ipiv.data(), B.data(), n, o);
   EXPECT_EQ(r.info, 0);
   EXPECT_EQ(r.plan.target, Target::hybrid);
@@ -228,7 +228,7 @@ TEST(Solve, DeviceOutOfMemoryFallsBackToTheCpus) {
   Options o;
   o.use_database = false;
   o.target = Target::hybrid;
-  o.overrides.backend = BackendKind::host;
+  o.overrides.devices = BackendKind::host;
   o.overrides.cpu_block_columns = 2;
   auto fell_back = [](const SolveReport& r) {
     for (const auto& w : r.warnings)
@@ -260,7 +260,7 @@ TEST(Resolve, ATunedHybridShareAnswersForItsBackendAndScalesWithTheSize) {
   auto hybrid = [](int n, int nb, int d) {
     db::BestPlan b = tuned(n, nb);
     b.plan.target = Target::hybrid;
-    b.plan.backend = BackendKind::host;
+    b.plan.devices = BackendKind::host;
     b.plan.cpu_block_columns = d;
     return b;
   };
@@ -268,7 +268,7 @@ TEST(Resolve, ATunedHybridShareAnswersForItsBackendAndScalesWithTheSize) {
   store(path, db::fingerprint(this_machine()), {hybrid(1000, 100, 3), hybrid(3000, 50, 0)});
   Options o = with_db(path);
   o.target = Target::hybrid;
-  o.overrides.backend = BackendKind::host;
+  o.overrides.devices = BackendKind::host;
   auto r = resolve_plan(Solver::gepp, Precision::double_, 1000, 1000, o);
   EXPECT_EQ(r.plan.source, PlanSource::tuned) << r.plan.source_detail;
   EXPECT_EQ(r.plan.cpu_block_columns, 3);
@@ -286,7 +286,7 @@ TEST(Resolve, ATunedHybridShareAnswersForItsBackendAndScalesWithTheSize) {
   EXPECT_EQ(r.plan.cpu_block_columns, 0);
   EXPECT_EQ(panel_location(r.plan), PanelLocation::device);
   // Another backend's query finds nothing tuned; nor does the CPU target.
-  o.overrides.backend = BackendKind::cuda;
+  o.overrides.devices = BackendKind::cuda;
   EXPECT_EQ(resolve_plan(Solver::gepp, Precision::double_, 1000, 1000, o).plan.source, PlanSource::model);
   EXPECT_EQ(resolve_plan(Solver::gepp, Precision::double_, 1000, 1000, with_db(path)).plan.source, PlanSource::model);
 }

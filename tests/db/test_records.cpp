@@ -25,7 +25,7 @@ Plan kind(Solver solver, Precision precision, Target target, BackendKind backend
   p.solver = solver;
   p.precision = precision;
   p.target = target;
-  p.backend = backend;
+  p.devices = backend;
   return p;
 }
 
@@ -325,7 +325,7 @@ TEST(BestPlans, HybridPlansAreKeptApartByBackend) {
   for (BackendKind backend : {BackendKind::host, BackendKind::cuda}) {
     db::Trial t = trial(id, 1000, 128, backend == BackendKind::host ? 0.5 : 0.1);
     t.plan.target = Target::hybrid;
-    t.plan.backend = backend;
+    t.plan.devices = backend;
     t.plan.cpu_block_columns = backend == BackendKind::host ? 4 : 1;
     const auto trial_id = db::insert_trial(database, t);  // same parameters, other backend: a new row
     db::BestPlan b = best(id, 1000, 128);
@@ -339,13 +339,13 @@ TEST(BestPlans, HybridPlansAreKeptApartByBackend) {
         db::lookup_best_plan(database, id, kind(Solver::gepp, Precision::double_, Target::hybrid, backend), 1000, 1000,
                              CalibrationLevel::quick);
     ASSERT_TRUE(found.best);
-    EXPECT_EQ(found.best->plan.backend, backend);
+    EXPECT_EQ(found.best->plan.devices, backend);
     EXPECT_EQ(found.best->plan.cpu_block_columns, backend == BackendKind::host ? 4 : 1);
     db::Trial key = trial(id, 1000, 128, 0);
     key.plan = found.best->plan;
     const auto stored = db::find_trial(database, key);
     ASSERT_TRUE(stored);
-    EXPECT_EQ(stored->plan.backend, backend);
+    EXPECT_EQ(stored->plan.devices, backend);
     EXPECT_EQ(db::list_trials(database, id, key.plan, 1000, 1000, CalibrationLevel::quick).size(), 1u);
   }
   // The CPU target sees neither.

@@ -37,7 +37,7 @@ Plan plan_for(Solver solver, int nb, int d = -1) {
   p.refinement = Refinement::working;
   if (d >= 0) {
     p.target = Target::hybrid;
-    p.backend = BackendKind::host;
+    p.devices = BackendKind::host;
     p.cpu_block_columns = d;
   }
   return p;

@@ -97,7 +97,7 @@ TEST(FrontEnd, HybridPlanWithNegativeCpuShareIsRejected) {
   std::vector<int> ipiv(2);
   Plan p;
   p.target = Target::hybrid;
-  p.backend = BackendKind::host;
+  p.devices = BackendKind::host;
   p.cpu_block_columns = -1;
   try {
     solvers::getrf(p, 2, 2, A.data(), 2, ipiv.data());

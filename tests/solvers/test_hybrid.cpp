@@ -25,7 +25,7 @@ Plan hybrid_plan(Solver solver, BackendKind backend, int nb, int d) {
   p.solver = solver;
   p.precision = sizeof(T) == sizeof(double) ? Precision::double_ : Precision::single;
   p.target = Target::hybrid;
-  p.backend = backend;
+  p.devices = backend;
   p.nb = nb;
   p.ib = std::max(1, nb / 4);
   p.panel_threads = 2;
@@ -42,7 +42,7 @@ struct Threads {
 
 template <class T>
 void check_getrf(const Plan& plan, Kind kind, int m, int n) {
-  SCOPED_TRACE(to_string(plan.solver) + " " + to_string(plan.backend) + " " + std::to_string(m) + "x" +
+  SCOPED_TRACE(to_string(plan.solver) + " " + to_string(plan.devices) + " " + std::to_string(m) + "x" +
                std::to_string(n) + " nb=" + std::to_string(plan.nb) + " d=" + std::to_string(plan.cpu_block_columns));
   const auto A = test_support::make_matrix<T>(kind, m, n);
   auto LU = A;
@@ -58,7 +58,7 @@ void check_getrf(const Plan& plan, Kind kind, int m, int n) {
 
 template <class T>
 void check_gesv(const Plan& plan, int n, int nrhs) {
-  SCOPED_TRACE(to_string(plan.solver) + " " + to_string(plan.backend) + " n=" + std::to_string(n) +
+  SCOPED_TRACE(to_string(plan.solver) + " " + to_string(plan.devices) + " n=" + std::to_string(n) +
                " nb=" + std::to_string(plan.nb) + " d=" + std::to_string(plan.cpu_block_columns));
   const auto A = test_support::make_matrix<T>(Kind::random, n, n, 11);
   const auto B = test_support::make_matrix<T>(Kind::random, n, nrhs, 12);

@@ -118,7 +118,7 @@ TEST_P(HybridLawn41, SolvesOrRejects) {
   const auto [type, solver, backend, d] = GetParam();
   Plan plan = plan_for(solver);
   plan.target = Target::hybrid;
-  plan.backend = backend;
+  plan.devices = backend;
   plan.cpu_block_columns = d;
   check_solves_or_rejects(plan, type, 509, 2);
 }

@@ -26,7 +26,7 @@ Plan plan_for(Solver solver, Target target, int nb = 16) {
   p.ib = 8;
   p.panel_threads = 2;
   p.target = target;
-  p.backend = BackendKind::host;
+  p.devices = BackendKind::host;
   p.cpu_block_columns = 1;
   return p;
 }

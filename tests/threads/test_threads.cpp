@@ -80,7 +80,7 @@ Options options_for(Target target) {
   Options o;
   o.use_database = false;
   o.target = target;
-  if (target == Target::hybrid) o.overrides.backend = BackendKind::host;
+  if (target == Target::hybrid) o.overrides.devices = BackendKind::host;
   return o;
 }
 

@@ -176,7 +176,7 @@ TEST_F(Calibrate, TunedPlanIsWithinFivePercentOfTheExhaustiveBest) {
 TEST_F(Calibrate, TunesTheHybridTargetsCpuShareOnTheHostBackend) {
   auto settings = tiny_settings();
   settings.target = Target::hybrid;
-  settings.backend = BackendKind::host;
+  settings.devices = BackendKind::host;
   settings.sizes = {96};
   settings.space.nb = {16, 32};
   settings.space.cpu_share = {0, 0.5, 1};
@@ -186,12 +186,12 @@ TEST_F(Calibrate, TunesTheHybridTargetsCpuShareOnTheHostBackend) {
 
   Plan kind;
   kind.target = Target::hybrid;
-  kind.backend = BackendKind::host;
+  kind.devices = BackendKind::host;
   const auto trials = db::list_trials(database, id, kind, 96, 96, CalibrationLevel::quick);
   std::set<std::pair<int, int>> tried;  // (nb, d)
   for (const auto& t : trials) {
     EXPECT_EQ(t.plan.target, Target::hybrid);
-    EXPECT_EQ(t.plan.backend, BackendKind::host);
+    EXPECT_EQ(t.plan.devices, BackendKind::host);
     tried.insert({t.plan.nb, t.plan.cpu_block_columns});
   }
   // Every share at each nb: N = 6 and 3 block columns, d = 0 (all on the device), half, all.
@@ -203,6 +203,6 @@ TEST_F(Calibrate, TunesTheHybridTargetsCpuShareOnTheHostBackend) {
   ASSERT_TRUE(found.best);
   EXPECT_EQ(found.best->plan.target, Target::hybrid);
   EXPECT_EQ(found.best->plan.cpu_block_columns, results[0].best.cpu_block_columns);
-  kind.backend = BackendKind::cuda;  // tuned on the host backend: says nothing about a GPU
+  kind.devices = BackendKind::cuda;  // tuned on the host backend: says nothing about a GPU
   EXPECT_FALSE(db::lookup_best_plan(database, id, kind, 96, 96, CalibrationLevel::quick).best);
 }
