@@ -335,3 +335,55 @@ TEST(Predict, TheHostBackendIsPricedAsCpuCores) {
         << d;
   }
 }
+
+TEST(Predict, SeveralDevicesArePricedEachAndDealtByRate) {
+  // Two equal GPUs beside 8 cores: driving both is faster than one, and they share equally.
+  auto p = machine(8, 20, 600, 2);
+  const model::Problem one{Solver::gepp, Precision::double_, Target::hybrid, 16000, 16000, 1};
+  model::Problem two = one;
+  two.devices = 2;
+  const auto single = model::predict(p, one), both = model::predict(p, two);
+  ASSERT_EQ(both.rates.devices.size(), 2u);
+  EXPECT_EQ(single.rates.devices.size(), 1u);
+  EXPECT_LT(both.seconds, 0.8 * single.seconds);
+  EXPECT_EQ(panel_location(both.plan), PanelLocation::cpu) << "several devices: the CPUs factor the panels";
+  ASSERT_EQ(both.plan.device_shares.size(), 2u);
+  EXPECT_NEAR(both.plan.device_shares[0], both.plan.device_shares[1], 1e-9);
+  // A device three times faster gets about three quarters.
+  p.gpus[1].dgemm_peak_gflops = 1800;
+  const auto uneven = model::predict(p, two);
+  ASSERT_EQ(uneven.plan.device_shares.size(), 2u);
+  const double fast = uneven.plan.device_shares[1] / (uneven.plan.device_shares[0] + uneven.plan.device_shares[1]);
+  EXPECT_NEAR(fast, 0.75, 0.05);
+  // The model prices the deal it is given: the equal one is slower on uneven devices.
+  Plan equal = uneven.plan;
+  equal.device_shares.clear();
+  EXPECT_GT(model::predict_seconds(p, two, equal, {}), 1.1 * model::predict_seconds(p, two, uneven.plan, {}));
+  // A device behind a far slower link gets less than its GEMM rate alone would give it.
+  p.gpus[1].dgemm_peak_gflops = 600;
+  p.gpus[1].peak_link_gbs = 0.5;
+  const auto slow_link = model::predict(p, two);
+  EXPECT_LT(slow_link.plan.device_shares[1], slow_link.plan.device_shares[0]);
+}
+
+TEST(Predict, HostBackendsAsDevicesTakeTheirCores) {
+  auto p = machine(8, 20);
+  p.dgemm_gflops_all_cores = 8 * 16;
+  p.dgemm_gflops_one_core = 16;
+  const auto teams = model::with_devices(p, from_string<DeviceSet>("host:2,host:4"));
+  EXPECT_EQ(teams.cores, 2);
+  ASSERT_EQ(teams.gpus.size(), 2u);
+  EXPECT_EQ(teams.gpus[0].host_team_threads, 2);
+  EXPECT_EQ(teams.gpus[1].host_team_threads, 4);
+  EXPECT_NEAR(teams.gpus[1].dgemm_gflops, 2 * teams.gpus[0].dgemm_gflops, 1e-9);
+  EXPECT_NEAR(teams.dgemm_gflops_all_cores, 2 * 16, 1e-9);
+  // More threads than cores share them: every rate slows.
+  const auto crowded = model::with_devices(p, from_string<DeviceSet>("host:4,host:4"));
+  EXPECT_EQ(crowded.cores, 1);
+  EXPECT_LT(crowded.gpus[0].dgemm_gflops, teams.gpus[1].dgemm_gflops);
+  EXPECT_THROW(model::with_devices(p, from_string<DeviceSet>("cuda")), InvalidArgument);  // no GPU here
+  const auto shares = model::balanced_device_shares(
+      model::rates_of(teams, Precision::double_, {}, 2), 4000, 4000, 128, 4, Precision::double_, {});
+  ASSERT_EQ(shares.size(), 2u);
+  EXPECT_NEAR(shares[1] / (shares[0] + shares[1]), 2.0 / 3, 0.05);
+}
