@@ -200,8 +200,8 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
   if (plan && predicted) {
     // The stored prediction was for the tuned size: predict this size with the tuned parameters.
     try {
-      plan->predicted_seconds = model::predict_seconds(
-          profile, model::Problem{solver, precision, target, m, n, driven}, *plan, configs::model_params());
+      plan->predicted_seconds = model::predict_seconds(profile, model::Problem{solver, precision, target, m, n, driven},
+                                                       *plan, configs::model_params());
     } catch (const Error&) {
       plan->predicted_seconds.reset();
     }
@@ -318,9 +318,8 @@ Resolution resolve_plan(Solver solver, Precision precision, int m, int n, const 
     // The caller changed the plan: its prediction is the model's for the plan that will run.
     try {
       r.plan.predicted_seconds = model::predict_seconds(
-          *entry->profile,
-          model::Problem{solver, precision, target, m, n, driven_devices(target, r.plan.devices)}, r.plan,
-          configs::model_params());
+          *entry->profile, model::Problem{solver, precision, target, m, n, driven_devices(target, r.plan.devices)},
+          r.plan, configs::model_params());
     } catch (const Error&) {
       r.plan.predicted_seconds.reset();
     }

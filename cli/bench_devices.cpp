@@ -41,8 +41,8 @@ std::string shares_text(const Plan& plan) {
 
 }  // namespace
 
-nlohmann::ordered_json bench_balance(const std::vector<Solver>& solvers, int m, int n, int reps, const std::vector<double>& A,
-                   const Options& options, bool json) {
+nlohmann::ordered_json bench_balance(const std::vector<Solver>& solvers, int m, int n, int reps,
+                                     const std::vector<double>& A, const Options& options, bool json) {
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   if (!json)
     std::cout << fmt::format(
@@ -99,9 +99,10 @@ nlohmann::ordered_json bench_balance(const std::vector<Solver>& solvers, int m, 
     }
     rows.back()["equal_over_proportional"] = equal / proportional;
     if (!json)
-      std::cout << fmt::format("\n{}: nb = {}, d = {}; the proportional deal is {:.2f}x the equal one (equal time / "
-                               "proportional time)\n",
-                               to_string(solver), r.plan.nb, r.plan.cpu_block_columns, equal / proportional);
+      std::cout << fmt::format(
+          "\n{}: nb = {}, d = {}; the proportional deal is {:.2f}x the equal one (equal time / "
+          "proportional time)\n",
+          to_string(solver), r.plan.nb, r.plan.cpu_block_columns, equal / proportional);
   }
   return rows;
 }

@@ -13,7 +13,7 @@ namespace hetlu::cli {
 // (cusolverMg's and MAGMA's 1-D block cyclic), alternating run by run; prints each processor's
 // busy and idle time and the average idle ratio (heterogeneous-column-block §4) of each (unless
 // json), and returns them as JSON rows.
-nlohmann::ordered_json bench_balance(const std::vector<Solver>& solvers, int m, int n, int reps, const std::vector<double>& A,
-                   const Options& options, bool json);
+nlohmann::ordered_json bench_balance(const std::vector<Solver>& solvers, int m, int n, int reps,
+                                     const std::vector<double>& A, const Options& options, bool json);
 
 }  // namespace hetlu::cli

@@ -425,9 +425,8 @@ void register_bench(CLI::App& app, CommandState&) {
           r.flops / r.reference_seconds / 1e9, r.reference_seconds / r.seconds, r.accuracy, r.reference_accuracy,
           r.plan.target == Target::hybrid
               ? fmt::format("{} {}, d = {}, panel on the {}{}{}", to_string(r.plan.devices),
-                            r.plan.devices.size() > 1 ? "devices" : "backend",
-                            r.plan.cpu_block_columns, to_string(panel_location(r.plan)), r.note.empty() ? "" : "; ",
-                            r.note)
+                            r.plan.devices.size() > 1 ? "devices" : "backend", r.plan.cpu_block_columns,
+                            to_string(panel_location(r.plan)), r.note.empty() ? "" : "; ", r.note)
               : r.note);
     if (several_devices) bench_balance(solvers, m, n, args->reps, A, options, false);
   });

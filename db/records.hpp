@@ -47,9 +47,10 @@ void store_reference(Database& db, std::int64_t machine_id, const std::string& n
 // Fills the profile's rates with the newest stored ones; false when none are stored.
 bool load_probe_rates(Database& db, std::int64_t machine_id, MachineProfile& profile);
 
-// The backend column of trials and best plans: the hybrid target's backend, empty for the CPU.
+// The backend column of trials and best plans: the hybrid target's device set ("cuda", "cuda,host:4"), empty for the
+// CPU.
 std::string backend_column(const Plan& plan);
-// Sets plan.backend from a stored backend column (nothing for an empty one).
+// Sets plan.devices from a stored backend column (nothing for an empty one).
 void read_backend_column(const std::string& text, Plan& plan);
 
 // ---- trials --------------------------------------------------------------------------------------

@@ -252,8 +252,8 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
   const bool several = rates.devices.size() > 1 && d > 0;
   std::vector<int> owner;
   if (several)
-    owner = detail::deal_block_columns(plan.device_shares, static_cast<int>(rates.devices.size()),
-                                       std::max(0, blocks - d));
+    owner =
+        detail::deal_block_columns(plan.device_shares, static_cast<int>(rates.devices.size()), std::max(0, blocks - d));
   std::vector<double> owned_columns(rates.devices.size(), 0);  // per device, right of the window
   for (int J = d; several && J < blocks; ++J) owned_columns[owner[J - d]] += std::min(n, (J + 1) * nb) - J * nb;
   auto several_devices_step = [&](const Step& s, int K, double cpu_columns) {
@@ -469,8 +469,7 @@ MachineProfile with_devices(const MachineProfile& profile, const DeviceSet& devi
     p.sgemm_gflops_one_core *= shared;
     p.peak_gflops_per_core *= shared;
     for (auto& g : p.gpus)
-      if (g.host_team_threads > 0)
-        g.dgemm_gflops *= shared, g.sgemm_gflops *= shared, g.dgemm_peak_gflops *= shared;
+      if (g.host_team_threads > 0) g.dgemm_gflops *= shared, g.sgemm_gflops *= shared, g.dgemm_peak_gflops *= shared;
   }
   return p;
 }
@@ -683,8 +682,7 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
       for (int d : ds) {
         plan.cpu_block_columns = d;
         if (several)
-          plan.device_shares =
-              balanced_device_shares(r, problem.m, problem.n, width, d, problem.precision, params);
+          plan.device_shares = balanced_device_shares(r, problem.m, problem.n, width, d, problem.precision, params);
         std::vector<Term> terms;
         const double t = predict_seconds(profile, problem, plan, params, &terms);
         if (t < best.seconds) {
@@ -726,8 +724,8 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
                     "predicted time (heterogeneous-column-block §3.2)");
     }
     if (r.devices_idle > 0)
-      why.push_back(std::to_string(r.devices_idle) +
-                    " more device(s) idle: the plan drives " + std::to_string(r.devices.size()) + ", and the model prices those");
+      why.push_back(std::to_string(r.devices_idle) + " more device(s) idle: the plan drives " +
+                    std::to_string(r.devices.size()) + ", and the model prices those");
     why.push_back("d = " + std::to_string(plan.cpu_block_columns) + " of " + std::to_string(blocks) +
                   " block columns (" + fmt1(100 * best.d_fraction) +
                   " %) minimizes the predicted time of the moving-window schedule; the paper's closed form "

@@ -36,7 +36,7 @@ struct Rates {
   RateUsed cpu_one;  // GEMM, one core (g1)
   // The device the executor drives, the first of several (each one's in `devices`).
   std::string device_name;
-  int devices_idle = 0;  // the profile's devices the plan does not drive
+  int devices_idle = 0;         // the profile's devices the plan does not drive
   RateUsed device;              // its GEMM (g2); 0 without a device
   RateUsed device_lu;           // the vendor's LU of a resident matrix on it
   int device_host_threads = 0;  // the host backend's team (its panels priced as CPU panels); 0: a GPU

@@ -54,7 +54,11 @@ Options options_of(const std::optional<std::string>& db, std::optional<int> nb, 
   o.target = from_string<Target>(where.target);
   if (o.target != Target::hybrid && (where.backend || where.panel || where.d))
     throw InvalidArgument("backend, d and panel apply to the hybrid target only (target='hybrid')");
-  if (where.backend) o.overrides.devices = from_string<DeviceSet>(*where.backend);
+  if (where.backend) try {
+      o.overrides.devices = from_string<DeviceSet>(*where.backend);
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument(std::string("backend: ") + e.what());
+    }
   if (where.panel) o.overrides.panel_location = from_string<PanelLocation>(*where.panel);
   if (where.d) {
     if (*where.d < 0) throw InvalidArgument("d = " + std::to_string(*where.d) + " must be >= 0");

@@ -1,13 +1,13 @@
 // One backend of each kind per process and precision, made on first use: a CUDA context and
 // cuBLAS handle take long to create, and the host backend's threads should not be respawned per
 // solve.
+#include <algorithm>
 #include <complex>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
 #include <tuple>
-#include <algorithm>
 #include <type_traits>
 
 #include "solvers/backend_host.hpp"
@@ -66,8 +66,7 @@ Backend<T>& backend(const Device& device, int copy) {
   auto& slot = made[key];
   if (!slot) {
     std::string why;
-    if (!available(device.kind, &why))
-      throw Error("backend '" + to_string(device.kind) + "' is not available: " + why);
+    if (!available(device.kind, &why)) throw Error("backend '" + to_string(device.kind) + "' is not available: " + why);
     // The plugin drives the CUDA runtime's current device, ordinal 0 (one GPU per process, #16).
     if (device.kind == BackendKind::cuda && device.number != 0)
       throw Error("device '" + to_string(device) + "': this build drives CUDA device 0 only");

@@ -15,16 +15,19 @@ template <class T>
 int calu_async_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, LoadBalance* balance) {
   const int inner = std::max(1, std::min(plan.ib, plan.nb));
   const int panel_threads = std::max(1, plan.panel_threads);
-  return hybrid_lu(plan, m, n, A, lda, ipiv, /*pivoting=*/true,
-                   [inner, panel_threads](int rows, int width, T* panel, int ld, int* panel_ipiv) {
-                     return kernels::calu_panel(rows, width, panel, ld, panel_ipiv, inner, panel_threads);
-                   },
-                   balance);
+  return hybrid_lu(
+      plan, m, n, A, lda, ipiv, /*pivoting=*/true,
+      [inner, panel_threads](int rows, int width, T* panel, int ld, int* panel_ipiv) {
+        return kernels::calu_panel(rows, width, panel, ld, panel_ipiv, inner, panel_threads);
+      },
+      balance);
 }
 
 template int calu_async_getrf<float>(const Plan&, int, int, float*, int, int*, LoadBalance*);
 template int calu_async_getrf<double>(const Plan&, int, int, double*, int, int*, LoadBalance*);
-template int calu_async_getrf<std::complex<double>>(const Plan&, int, int, std::complex<double>*, int, int*, LoadBalance*);
-template int calu_async_getrf<std::complex<float>>(const Plan&, int, int, std::complex<float>*, int, int*, LoadBalance*);
+template int calu_async_getrf<std::complex<double>>(const Plan&, int, int, std::complex<double>*, int, int*,
+                                                    LoadBalance*);
+template int calu_async_getrf<std::complex<float>>(const Plan&, int, int, std::complex<float>*, int, int*,
+                                                   LoadBalance*);
 
 }  // namespace hetlu::variants

@@ -91,8 +91,8 @@ void devices(const Plan& plan) {
                           std::to_string(max_devices) + ")");
   if (!plan.device_shares.empty()) {
     if (plan.device_shares.size() != list.size())
-      throw InvalidArgument("plan.device_shares has " + std::to_string(plan.device_shares.size()) +
-                            " shares for " + std::to_string(list.size()) + " devices");
+      throw InvalidArgument("plan.device_shares has " + std::to_string(plan.device_shares.size()) + " shares for " +
+                            std::to_string(list.size()) + " devices");
     for (double share : plan.device_shares)
       if (!std::isfinite(share) || share < 0)
         throw InvalidArgument("plan.device_shares: " + std::to_string(share) + " is not a share (finite, >= 0)");
@@ -102,8 +102,7 @@ void devices(const Plan& plan) {
                           to_string(plan.devices) + " has " + std::to_string(list.size()));
   for (const auto& d : list) {
     std::string why;
-    if (!backends::available(d.kind, &why))
-      throw Error("backend '" + to_string(d.kind) + "' is not available: " + why);
+    if (!backends::available(d.kind, &why)) throw Error("backend '" + to_string(d.kind) + "' is not available: " + why);
   }
 }
 

@@ -71,8 +71,10 @@ int gesv(const Plan& plan, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int 
 
 template int getrf<float>(const Plan&, int, int, float*, int, int*, InputCheck, LoadBalance*);
 template int getrf<double>(const Plan&, int, int, double*, int, int*, InputCheck, LoadBalance*);
-template int getrf<std::complex<double>>(const Plan&, int, int, std::complex<double>*, int, int*, InputCheck, LoadBalance*);
-template int getrf<std::complex<float>>(const Plan&, int, int, std::complex<float>*, int, int*, InputCheck, LoadBalance*);
+template int getrf<std::complex<double>>(const Plan&, int, int, std::complex<double>*, int, int*, InputCheck,
+                                         LoadBalance*);
+template int getrf<std::complex<float>>(const Plan&, int, int, std::complex<float>*, int, int*, InputCheck,
+                                        LoadBalance*);
 template void getrs<float>(const Plan&, Transpose, int, int, const float*, int, const int*, float*, int, InputCheck);
 template void getrs<double>(const Plan&, Transpose, int, int, const double*, int, const int*, double*, int, InputCheck);
 template void getrs<std::complex<double>>(const Plan&, Transpose, int, int, const std::complex<double>*, int,

@@ -15,7 +15,9 @@ int gepp_hybrid_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, 
 
 template int gepp_hybrid_getrf<float>(const Plan&, int, int, float*, int, int*, LoadBalance*);
 template int gepp_hybrid_getrf<double>(const Plan&, int, int, double*, int, int*, LoadBalance*);
-template int gepp_hybrid_getrf<std::complex<double>>(const Plan&, int, int, std::complex<double>*, int, int*, LoadBalance*);
-template int gepp_hybrid_getrf<std::complex<float>>(const Plan&, int, int, std::complex<float>*, int, int*, LoadBalance*);
+template int gepp_hybrid_getrf<std::complex<double>>(const Plan&, int, int, std::complex<double>*, int, int*,
+                                                     LoadBalance*);
+template int gepp_hybrid_getrf<std::complex<float>>(const Plan&, int, int, std::complex<float>*, int, int*,
+                                                    LoadBalance*);
 
 }  // namespace hetlu::variants

@@ -89,8 +89,8 @@ class CpuThreads {
 template <class T>
 struct DeviceWork {
   backends::Backend<T>* dev = nullptr;
-  std::vector<int> blocks;   // the block columns dealt to it, ascending
-  std::size_t returned = 0;  // blocks[0 .. returned) have gone back to the CPUs
+  std::vector<int> blocks;    // the block columns dealt to it, ascending
+  std::size_t returned = 0;   // blocks[0 .. returned) have gone back to the CPUs
   bool whole_matrix = false;  // memory holds the m x n matrix at its own columns (one device)
   backends::DeviceMatrix<T> mem;
   std::vector<int> local;  // compact layout: each block column's first column in mem, -1 if not its own
@@ -268,7 +268,8 @@ class HybridLu {
     const T* L = panel_on(w, K);
     if (pivoting_) dev.laswp(Queue::compute, cols, C, ld, j, j + jb, w.pivots.get() + j);
     dev.trsm_lower_unit(Queue::compute, jb, cols, L, ld, C + j, ld);
-    if (A_.m - j - jb > 0) dev.gemm_minus(Queue::compute, A_.m - j - jb, cols, jb, L + jb, ld, C + j, ld, C + j + jb, ld);
+    if (A_.m - j - jb > 0)
+      dev.gemm_minus(Queue::compute, A_.m - j - jb, cols, jb, L + jb, ld, C + j, ld, C + j + jb, ld);
   }
   // Device w's own block columns blocks[first .. end()) (each a run in its memory), updated.
   void update_own(DeviceWork<T>& w, int K, std::size_t first) {
@@ -340,8 +341,7 @@ class HybridLu {
     // Host backends' teams run on this machine's cores too: the CPUs' side keeps the rest.
     int teams = 0;
     for (const auto& w : work_)
-      if (w.dev->kind() == BackendKind::host && (!w.blocks.empty() || w.whole_matrix))
-        teams += w.dev->cpu_threads();
+      if (w.dev->kind() == BackendKind::host && (!w.blocks.empty() || w.whole_matrix)) teams += w.dev->cpu_threads();
     const int cpu_threads = std::max(1, omp_get_max_threads() - teams);
     // One thread left: its BLAS runs single-threaded for the whole factorization. With more, the
     // CPUs' BLAS calls run inside their parallel region (single-threaded per thread) but for a few
@@ -483,8 +483,8 @@ class HybridLu {
     for (auto& w : work_) {
       double busy = 0;
       for (const auto& [from, to] : w.busy) busy += w.dev->elapsed_seconds(from, to);
-      balance_.processors.push_back(
-          {w.dev->device_name(), static_cast<int>(w.whole_matrix ? blocks_ : w.blocks.size()), std::min(busy, seconds)});
+      balance_.processors.push_back({w.dev->device_name(), static_cast<int>(w.whole_matrix ? blocks_ : w.blocks.size()),
+                                     std::min(busy, seconds)});
     }
   }
 

@@ -274,13 +274,13 @@ struct Plan {
   Solver solver = Solver::gepp;
   Precision precision = Precision::double_;
   Target target = Target::cpu;
-  int nb = 128;                              // outer panel width B (columns per block column)
-  int ib = 32;                               // inner panel width b (CALU's CPU-cache blocking)
-  int cpu_block_columns = 0;                 // d: block columns kept by the CPUs (hybrid only;
-                                             // 0: panels too on the device, see panel_location)
-  int panel_threads = 1;                     // P_r: threads (and least row blocks) of the TSLU panel (CALU)
-  int lookahead = 1;                         // panels factored ahead of the trailing update
-  DeviceSet devices;                         // hybrid only: what runs the device's part, one or several
+  int nb = 128;               // outer panel width B (columns per block column)
+  int ib = 32;                // inner panel width b (CALU's CPU-cache blocking)
+  int cpu_block_columns = 0;  // d: block columns kept by the CPUs (hybrid only;
+                              // 0: panels too on the device, see panel_location)
+  int panel_threads = 1;      // P_r: threads (and least row blocks) of the TSLU panel (CALU)
+  int lookahead = 1;          // panels factored ahead of the trailing update
+  DeviceSet devices;          // hybrid only: what runs the device's part, one or several
   // Hybrid on several devices: each device's share of the block columns right of the CPUs' d,
   // dealt in proportion (heterogeneous-column-block §3.2); from their measured rates when resolved,
   // empty for equal shares (cusolverMg's and MAGMA's 1-D block cyclic).

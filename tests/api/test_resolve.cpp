@@ -229,7 +229,8 @@ TEST(Solve, DeviceOutOfMemoryFallsBackToTheCpus) {
   o.use_database = false;
   o.target = Target::hybrid;
   o.overrides.devices = BackendKind::host;
-  o.overrides.cpu_block_columns = 2;
+  o.overrides.nb = 64;
+  o.overrides.cpu_block_columns = 1;  // the device holds n - nb columns and two panel slots: more than n
   auto fell_back = [](const SolveReport& r) {
     for (const auto& w : r.warnings)
       if (w.find("out of memory") != std::string::npos && w.find("solved on the CPUs instead") != std::string::npos)

@@ -309,6 +309,44 @@ TEST_F(Cli, BadArgumentsAreUsageErrors) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("t.db")));  // nothing ran
 }
 
+TEST_F(Cli, SeveralDevicesSolveBenchAndRecommend) {
+  // A 3 x 3 system on two host backends beside the CPUs, its plan in the JSON.
+  const auto A = write(dir, "A.mtx", array_header + "3 3\n4\n1\n0\n1\n5\n2\n0\n2\n6\n");
+  auto r = run_hetlu("solve '" + A + "' --json --target hybrid --devices host:1,host:1 " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["plan"]["devices"], "host:1,host:1");
+  // bench reports each processor's balance for the proportional and the equal deal.
+  r = run_hetlu("bench -n 200 --reps 1 --solver gepp --json --target hybrid --devices host:1,host:2 " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["balance"].size(), 2u);
+  EXPECT_EQ(j["balance"][0]["deal"], "proportional");
+  EXPECT_EQ(j["balance"][1]["deal"], "equal");
+  for (const auto& row : j["balance"]) {
+    ASSERT_EQ(row["processors"].size(), 3u);
+    EXPECT_GE(row["average_idle_ratio"].get<double>(), 0);
+    EXPECT_LT(row["average_idle_ratio"].get<double>(), 1);
+  }
+  EXPECT_GT(j["balance"][1]["equal_over_proportional"].get<double>(), 0);
+  // recommend prices the devices and says how they share.
+  r = run_hetlu("recommend -n 2000 --target hybrid --devices host:1,host:1 --explain " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("dealt"), std::string::npos) << r.out;
+  // Bad lists and contradictions are one-line usage errors.
+  for (const std::string& bad : std::vector<std::string>{
+           "recommend -n 10 --target hybrid --devices gpu", "recommend -n 10 --devices host:2",
+           "solve '" + A + "' --target hybrid --devices host:0",
+           "solve '" + A + "' --target hybrid --devices host,,host",
+           "solve '" + A + "' --target hybrid --devices host:1,host:1 --backend host",
+           "solve '" + A + "' --target hybrid --devices host:1,host:1 --d 0", "solve '" + A + "' --devices host:1",
+           "calibrate --target hybrid --devices cuda,cuda"}) {
+    r = run_hetlu(bad + " " + db(), dir);
+    expect_one_line_error(r, {});
+    EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
+  }
+}
+
 TEST_F(Cli, CalibrateThenRecommendIsTuned) {
   auto r = run_hetlu("calibrate --level quick --sizes 48,96 " + db(), dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -773,13 +811,15 @@ TEST_F(Cli, BenchSweepsTheCpuShare) {
 }
 
 TEST_F(Cli, ACalibrationWhoseTrialsAllFailExitsNonZeroAndTheNextInMoreMemoryMeasuresThem) {
-  // The host backend's "device" holds 1 MiB: every 600 x 600 hybrid trial runs out of memory.
+  // The host backend's "device" holds 1 MiB: every 600 x 600 hybrid PRBT trial runs out of memory
+  // (PRBT randomizes the whole matrix on its device; GEPP and CALU hold only the device's columns,
+  // none at all when the CPUs keep every block column).
   ::setenv("HETLU_HOST_BACKEND_MEMORY_MIB", "1", 1);
   const auto failed =
-      run_hetlu("calibrate --level quick --target hybrid --backend host --sizes 600 --json " + db(), dir);
+      run_hetlu("calibrate --level quick --target hybrid --backend host --solver prbt --sizes 600 --json " + db(), dir);
   ::unsetenv("HETLU_HOST_BACKEND_MEMORY_MIB");
   EXPECT_EQ(failed.exit_code, 1) << failed.err;
-  EXPECT_NE(failed.err.find("error: no plan stored for gepp n=600: all"), std::string::npos) << failed.err;
+  EXPECT_NE(failed.err.find("error: no plan stored for prbt n=600: all"), std::string::npos) << failed.err;
   EXPECT_NE(failed.err.find("out of memory"), std::string::npos) << failed.err;
   const auto missing = nlohmann::json::parse(failed.out)["without_plan"];
   ASSERT_EQ(missing.size(), 1u);
@@ -787,7 +827,7 @@ TEST_F(Cli, ACalibrationWhoseTrialsAllFailExitsNonZeroAndTheNextInMoreMemoryMeas
 
   // With the memory it needs, the failures of the other environment are measured again.
   const auto again =
-      run_hetlu("calibrate --level quick --target hybrid --backend host --sizes 600 --json " + db(), dir);
+      run_hetlu("calibrate --level quick --target hybrid --backend host --solver prbt --sizes 600 --json " + db(), dir);
   ASSERT_EQ(again.exit_code, 0) << again.err;
   const auto results = nlohmann::json::parse(again.out)["results"];
   ASSERT_EQ(results.size(), 1u);

@@ -382,8 +382,8 @@ TEST(Predict, HostBackendsAsDevicesTakeTheirCores) {
   EXPECT_EQ(crowded.cores, 1);
   EXPECT_LT(crowded.gpus[0].dgemm_gflops, teams.gpus[1].dgemm_gflops);
   EXPECT_THROW(model::with_devices(p, from_string<DeviceSet>("cuda")), InvalidArgument);  // no GPU here
-  const auto shares = model::balanced_device_shares(
-      model::rates_of(teams, Precision::double_, {}, 2), 4000, 4000, 128, 4, Precision::double_, {});
+  const auto shares = model::balanced_device_shares(model::rates_of(teams, Precision::double_, {}, 2), 4000, 4000, 128,
+                                                    4, Precision::double_, {});
   ASSERT_EQ(shares.size(), 2u);
   EXPECT_NEAR(shares[1] / (shares[0] + shares[1]), 2.0 / 3, 0.05);
 }

@@ -233,6 +233,17 @@ def test_the_hybrid_target_from_python(solver, db):
     assert plan["cpu_block_columns"] == 0 and plan["target"] == "hybrid"
 
 
+def test_several_devices(db):
+    # Two host backends beside the CPUs: the plan names both and how the block columns were dealt.
+    A, b = random_system(200)
+    r = hetlu.solve(A, b, db=db, target="hybrid", backend="host:1,host:1", d=1)
+    np.testing.assert_allclose(A @ r.x, b, atol=1e-9)
+    assert r.plan["devices"] == "host:1,host:1" and r.plan["backend"] == "host"
+    assert len(r.plan["device_shares"]) == 2
+    with pytest.raises(ValueError, match="single device"):
+        hetlu.solve(A, b, db=db, target="hybrid", backend="host:1,host:1", d=0)
+
+
 def test_bad_placements_are_named(db):
     A, b = random_system(10)
     with pytest.raises(ValueError, match="target"):

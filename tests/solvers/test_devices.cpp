@@ -106,8 +106,9 @@ TEST(SeveralDevices, FactorEverySizeOnTwoAndThreeDevices) {
         for (auto [m, n] : {std::pair{257, 257}, {300, 199}, {150, 301}, {64, 64}, {33, 1}}) {
           check_getrf(devices_plan(solver, devices, 32, d), m, n);
           const bool three = from_string<DeviceSet>(devices).size() == 3;
-          check_getrf(devices_plan(solver, devices, 32, d, three ? std::vector<double>{1, 3, 0.5} : std::vector<double>{1, 3}),
-                      m, n);
+          check_getrf(
+              devices_plan(solver, devices, 32, d, three ? std::vector<double>{1, 3, 0.5} : std::vector<double>{1, 3}),
+              m, n);
         }
 }
 
@@ -176,8 +177,8 @@ TEST(SeveralDevices, SingularAsOnOneDevice) {
   std::vector<double> b(n, 1.0);
   std::vector<int> ipiv(n);
   SolveDetails details;
-  EXPECT_EQ(solvers::gesv(devices_plan(Solver::prbt, "host:1,host:1", 16, 1), n, 1, LU.data(), n, ipiv.data(),
-                          b.data(), n, InputCheck::finite, &details),
+  EXPECT_EQ(solvers::gesv(devices_plan(Solver::prbt, "host:1,host:1", 16, 1), n, 1, LU.data(), n, ipiv.data(), b.data(),
+                          n, InputCheck::finite, &details),
             71);
 }
 
@@ -211,9 +212,9 @@ TEST(SeveralDevices, PlansThatCannotRunAreRefused) {
   EXPECT_THROW(
       solvers::getrf(devices_plan(Solver::gepp, "host:1,host:1", 16, 1, {1}), 64, 64, A.data(), 64, ipiv.data()),
       InvalidArgument);
-  EXPECT_THROW(solvers::getrf(devices_plan(Solver::gepp, "host:1,host:1", 16, 1, {1, -1}), 64, 64, A.data(), 64,
-                              ipiv.data()),
-               InvalidArgument);
+  EXPECT_THROW(
+      solvers::getrf(devices_plan(Solver::gepp, "host:1,host:1", 16, 1, {1, -1}), 64, 64, A.data(), 64, ipiv.data()),
+      InvalidArgument);
   Plan empty = devices_plan(Solver::gepp, "host:1", 16, 1);
   empty.devices.list.clear();
   EXPECT_THROW(solvers::getrf(empty, 64, 64, A.data(), 64, ipiv.data()), InvalidArgument);

@@ -238,7 +238,11 @@ TEST(Hybrid, NothingLargerThanABlockColumnIsPageLocked) {
       device.reset_pinned_statistics();
       check_gesv<double>(hybrid_plan<double>(solver, BackendKind::host, nb, d), n, 2);
       const int rows = solver == Solver::prbt ? (n + 3) / 4 * 4 : n;
-      EXPECT_GT(device.largest_pinned_bytes(), 0u) << to_string(solver) << " d=" << d;
+      // d = 20 > 13 block columns: GEPP and CALU keep every one on the CPUs, and nothing moves.
+      if (solver == Solver::prbt || d < 13)
+        EXPECT_GT(device.largest_pinned_bytes(), 0u) << to_string(solver) << " d=" << d;
+      else
+        EXPECT_EQ(device.largest_pinned_bytes(), 0u) << to_string(solver) << " d=" << d;
       EXPECT_LE(device.largest_pinned_bytes(), sizeof(double) * rows * nb) << to_string(solver) << " d=" << d;
     }
   // d = 0 on a matrix larger than a bulk slot (2100^2 doubles: 34 MB), one panel (nb >= n) included.

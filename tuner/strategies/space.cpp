@@ -50,6 +50,7 @@ bool SearchSpace::allows(const Plan& plan, int m, int n) const {
   if (plan.solver == Solver::calu && (plan.ib > plan.nb || (!ib.empty() && !contains(ib, plan.ib)))) return false;
   if (hybrid(plan)) {
     if (plan.cpu_block_columns < 0 || plan.cpu_block_columns > block_columns(n, plan.nb)) return false;
+    if (plan.cpu_block_columns == 0 && plan.devices.size() > 1) return false;  // the device panel: one device
   }
   return true;
 }
