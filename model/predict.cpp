@@ -450,9 +450,18 @@ MachineProfile with_devices(const MachineProfile& profile, const DeviceSet& devi
                               " GPU(s)");
       p.gpus.push_back(profile.gpus[d.number]);
     } else {
+      // A team of `team` cores at the machine's per-core rates (not with_host_backend's, which
+      // leaves the CPUs at least one core of its own: here the teams may take more than there are).
       const int team = d.number > 0 ? d.number : std::max(1, profile.cores / 2);
-      p.gpus.push_back(with_host_backend(profile, team).gpus.front());
-      teams += p.gpus.back().host_team_threads;
+      const double per_core = 1.0 / std::max(1, profile.cores);
+      GpuInfo g = with_host_backend(profile, 1).gpus.front();
+      g.name = "host backend (" + std::to_string(team) + " thread" + (team == 1 ? "" : "s") + ")";
+      g.host_team_threads = team;
+      g.dgemm_gflops = profile.dgemm_gflops_all_cores * per_core * team;
+      g.sgemm_gflops = profile.sgemm_gflops_all_cores * per_core * team;
+      g.dgemm_peak_gflops = profile.peak_gflops_per_core * team;
+      p.gpus.push_back(g);
+      teams += team;
     }
   }
   // The CPUs keep the cores no team takes (at least one, as the executor does). More threads than

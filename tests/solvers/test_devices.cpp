@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <numeric>
 #include <string>
+#include <thread>
 
 #include "hetlu/detail/deal_columns.hpp"
 #include "matrices.hpp"
@@ -218,4 +219,26 @@ TEST(SeveralDevices, PlansThatCannotRunAreRefused) {
   Plan empty = devices_plan(Solver::gepp, "host:1", 16, 1);
   empty.devices.list.clear();
   EXPECT_THROW(solvers::getrf(empty, 64, 64, A.data(), 64, ipiv.data()), InvalidArgument);
+}
+
+TEST(SeveralDevices, ConcurrentSolvesOnOverlappingDeviceSets) {
+  // Three threads at once on sets sharing devices ("host:1" is the first of each): each takes the
+  // locks of its devices in one global order, so none deadlocks and every answer is right.
+  std::vector<std::thread> threads;
+  std::vector<int> ok(3, 0);
+  const char* sets[] = {"host:1,host:1", "host:1", "host:1,host:1,host:1"};
+  for (int t = 0; t < 3; ++t)
+    threads.emplace_back([&, t] {
+      const int n = 150;
+      const auto A = test_support::make_matrix<double>(Kind::random, n, n, 20 + t);
+      for (int round = 0; round < 3; ++round) {
+        auto LU = A;
+        std::vector<int> ipiv(n);
+        if (solvers::getrf(devices_plan(Solver::gepp, sets[t], 16, 1), n, n, LU.data(), n, ipiv.data()) != 0) return;
+        if (!(accuracy::factorization_residual(n, n, A.data(), n, LU.data(), n, ipiv.data()) < 30)) return;
+      }
+      ok[t] = 1;
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(ok, (std::vector<int>{1, 1, 1}));
 }
