@@ -223,10 +223,12 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
   const double host = host_bandwidth(rates.memory_gbs);
   auto staged = [&](double bytes) { return staged_copy_seconds(bytes, slot, link, host); };
   const double cpu_share = std::min(1.0, double(d) * nb / std::max(1, n));
+  // Several devices (#16): PRBT randomizes on the CPUs and its GENP runs as GEPP's does.
+  const bool several = rates.devices.size() > 1 && d > 0;
   double once = 0;
   if (d == 0)
     once = staged(matrix) * (solver == Solver::prbt ? 1 : 2) + 2 * latency;
-  else if (solver == Solver::prbt)
+  else if (solver == Solver::prbt && !several)
     once = staged(matrix) + staged(matrix * cpu_share) + 2 * latency;
   else if (d < blocks)
     once = staged(matrix * (1 - cpu_share)) + latency;
@@ -249,7 +251,6 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
   // receives every panel while it owns any; the step takes the longer of the CPUs' path (their
   // panel and window, packing the panel once per device, and the owner of K + d's transfers) and
   // the slowest device's transfers and update of its own columns.
-  const bool several = rates.devices.size() > 1 && d > 0;
   std::vector<int> owner;
   if (several)
     owner =

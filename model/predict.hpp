@@ -66,9 +66,10 @@ Rates rates_of(const MachineProfile& profile, Precision precision, const ModelPa
 MachineProfile with_devices(const MachineProfile& profile, const DeviceSet& devices);
 
 // Each device's share of the block columns right of the CPUs' d that makes every device's
-// predicted time equal over the factorization: device i's panel transfers L_i at its link, and its
-// share s_i of the device update flops F at its GEMM rate g_i, L_i + s_i F / g_i = T for all i
-// (the least T with shares summing to 1; a device whose transfers alone exceed T gets none).
+// predicted time equal over the factorization: device i's transfers L_i at its link (every panel,
+// and an equal part of the block columns that go back to the CPUs), and its share s_i of the device
+// update flops F at its GEMM rate g_i, L_i + s_i F / g_i = T for all i (the least T with shares
+// summing to 1; a device whose transfers alone exceed T gets none).
 std::vector<double> balanced_device_shares(const Rates& rates, int m, int n, int nb, int cpu_block_columns,
                                            Precision precision, const ModelParams& params);
 

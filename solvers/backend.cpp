@@ -97,9 +97,11 @@ DeviceSet with_team_sizes(DeviceSet devices) {
 }
 
 std::vector<int> device_copies(const DeviceSet& devices) {
+  // Counted on the team sizes written out: "host,host:4" with a default team of 4 is two teams.
+  const DeviceSet written = with_team_sizes(devices);
   std::vector<int> copies;
-  for (std::size_t i = 0; i < devices.size(); ++i)
-    copies.push_back(static_cast<int>(std::count(devices.list.begin(), devices.list.begin() + i, devices.list[i])));
+  for (std::size_t i = 0; i < written.size(); ++i)
+    copies.push_back(static_cast<int>(std::count(written.list.begin(), written.list.begin() + i, written.list[i])));
   return copies;
 }
 

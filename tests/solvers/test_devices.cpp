@@ -242,3 +242,14 @@ TEST(SeveralDevices, ConcurrentSolvesOnOverlappingDeviceSets) {
   for (auto& t : threads) t.join();
   EXPECT_EQ(ok, (std::vector<int>{1, 1, 1}));
 }
+
+TEST(SeveralDevices, TheSameTeamWrittenTwoWaysIsTwoTeams) {
+  // "host" is a team of host_backend_threads(); written again as host:K it is a second team, never
+  // the same backend twice.
+  const int k = backends::host_backend_threads();
+  const DeviceSet set = from_string<DeviceSet>("host,host:" + std::to_string(k));
+  EXPECT_EQ(backends::device_copies(set), (std::vector<int>{0, 1}));
+  const auto copies = backends::device_copies(set);
+  EXPECT_NE(&backends::backend<double>(set.list[0], copies[0]), &backends::backend<double>(set.list[1], copies[1]));
+  check_getrf(devices_plan(Solver::gepp, "host,host:" + std::to_string(k), 16, 1), 120, 120);
+}
