@@ -503,7 +503,7 @@ std::vector<double> balanced_device_shares(const Rates& rates, int m, int n, int
     panel_bytes += word * s.rows * s.jb;
     ++steps;
   });
-  if (flops <= 0) return std::vector<double>(count, 1.0);
+  if (flops <= 0) return std::vector<double>(count, 1.0 / count);
   const double returned = word * double(m) * std::max(0, n - d * nb);
   std::vector<double> g(count), L(count);
   for (std::size_t i = 0; i < count; ++i) {
@@ -521,7 +521,7 @@ std::vector<double> balanced_device_shares(const Rates& rates, int m, int n, int
     double sum_g = 0, sum_lg = 0;
     for (std::size_t i = 0; i < count; ++i)
       if (used[i]) sum_g += g[i], sum_lg += L[i] * g[i];
-    if (sum_g <= 0) return std::vector<double>(count, 1.0);
+    if (sum_g <= 0) return std::vector<double>(count, 1.0 / count);
     const double T = (flops + sum_lg) / sum_g;
     bool dropped = false;
     for (std::size_t i = 0; i < count; ++i) {

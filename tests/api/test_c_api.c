@@ -150,6 +150,34 @@ int main(void) {
   s = hetlu_recommend('d', H, H, &options, &plan);
   check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "backend") != NULL, "a bad backend is named");
 
+  /* Several devices (since 0.3): two host backends beside the CPUs. */
+  options.backend = HETLU_BACKEND_DEFAULT;
+  options.devices = "host:1,host:1";
+  options.cpu_block_columns = 1;
+  for (int j = 0; j < H; ++j) {
+    bh[j] = 0;
+    for (int i = 0; i < H; ++i) Ah[i + j * H] = (i == j ? 2.0 * H : 0.0) + (double)((i * 7 + j * 13) % 17) / 17.0;
+  }
+  for (int i = 0; i < H; ++i)
+    for (int j = 0; j < H; ++j) bh[i] += Ah[i + j * H];
+  options.nb = 16;
+  s = hetlu_dgesv(H, 1, Ah, H, piv_h, bh, H, &info, &options, &report);
+  worst = 0;
+  for (int i = 0; i < H; ++i) worst = fmax(worst, fabs(bh[i] - 1));
+  check(s == HETLU_SUCCESS && worst < 1e-12 && strcmp(report.plan.devices, "host:1,host:1") == 0 &&
+            strcmp(report.plan.backend, "host") == 0,
+        "two host backends solve through the C API, and the plan names them");
+  options.devices = "host:1,tpu";
+  s = hetlu_recommend('d', H, H, &options, &plan);
+  check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "tpu") != NULL, "a bad device list is named");
+  options.devices = "host:1,host:1";
+  options.backend = HETLU_BACKEND_HOST;
+  s = hetlu_recommend('d', H, H, &options, &plan);
+  check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "not both") != NULL,
+        "devices and backend together are refused");
+  options.devices = NULL;
+  options.backend = HETLU_BACKEND_DEFAULT;
+
   /* Complex from C99's _Complex: A = [[2, i], [-i, 3]] (Hermitian), x = (1, 1 + i). */
   {
     hetlu_options_init(&options);

@@ -333,6 +333,16 @@ TEST_F(Cli, SeveralDevicesSolveBenchAndRecommend) {
   r = run_hetlu("recommend -n 2000 --target hybrid --devices host:1,host:1 --explain " + db(), dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("dealt"), std::string::npos) << r.out;
+  // Tuned per device set: the tuned plan answers for host:1,host:1 and not for host:1 alone.
+  r = run_hetlu("calibrate --level quick --target hybrid --devices host:1,host:1 --sizes 128 --solver gepp " + db(),
+                dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run_hetlu("recommend -n 128 --json --target hybrid --devices host:1,host:1 " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["source"], "tuned") << r.out;
+  r = run_hetlu("recommend -n 128 --json --target hybrid --devices host:1 " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(nlohmann::json::parse(r.out)["source"], "tuned") << r.out;
   // Bad lists and contradictions are one-line usage errors.
   for (const std::string& bad : std::vector<std::string>{
            "recommend -n 10 --target hybrid --devices gpu", "recommend -n 10 --devices host:2",
