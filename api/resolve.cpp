@@ -183,6 +183,13 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
   // The machine as the plan's devices see it (a host backend: a team of its cores). A GPU the
   // probes did not find leaves the profile as it is: the model then says the device has no rate.
   if (target == Target::hybrid) {
+    int threads = 1;  // the CPUs' side keeps at least one
+    for (const auto& d : backends::with_team_sizes(devices).list)
+      if (d.kind == BackendKind::host) threads += d.number;
+    if (devices.has(BackendKind::host) && threads > std::max(1, profile.cores))
+      r.warnings.push_back("devices " + to_string(devices) + ": " + std::to_string(threads) + " threads on " +
+                           std::to_string(profile.cores) +
+                           " cores; oversubscribed teams run below the rate the model gives them");
     try {
       profile = model::with_devices(profile, backends::with_team_sizes(devices));
     } catch (const InvalidArgument& e) {

@@ -458,11 +458,13 @@ MachineProfile with_devices(const MachineProfile& profile, const DeviceSet& devi
       GpuInfo g = with_host_backend(profile, 1).gpus.front();
       g.name = "host backend (" + std::to_string(team) + " thread" + (team == 1 ? "" : "s") + ")";
       g.host_team_threads = team;
-      g.dgemm_gflops = profile.dgemm_gflops_all_cores * per_core * team;
-      g.sgemm_gflops = profile.sgemm_gflops_all_cores * per_core * team;
-      g.dgemm_peak_gflops = profile.peak_gflops_per_core * team;
+      // A team larger than the machine runs at most on all of its cores.
+      const int busy = std::min(team, std::max(1, profile.cores));
+      g.dgemm_gflops = profile.dgemm_gflops_all_cores * per_core * busy;
+      g.sgemm_gflops = profile.sgemm_gflops_all_cores * per_core * busy;
+      g.dgemm_peak_gflops = profile.peak_gflops_per_core * busy;
       p.gpus.push_back(g);
-      teams += team;
+      teams += busy;
     }
   }
   // The CPUs keep the cores no team takes (at least one, as the executor does). More threads than
