@@ -172,6 +172,22 @@ hetlu_status gesv_c(int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, in
 }
 
 template <class T>
+hetlu_status mixed_gesv_c(int n, int nrhs, T* A, int lda, int* ipiv, const T* B, int ldb, T* X, int ldx, int* iter,
+                          int* info, const hetlu_options* o, hetlu_report* r) {
+  return guarded([&] {
+    const auto solver = o ? solver_of(o->solver) : hetlu::Solver::gepp;
+    const hetlu::Options options = options_of(o, r);
+    if (options.target != hetlu::Target::cpu)
+      throw hetlu::InvalidArgument("mixed precision runs on the CPU target only (options->target)");
+    int steps = 0;
+    const hetlu_status status =
+        finish(hetlu::mixed_gesv(solver, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, &steps, options), info, r);
+    if (iter) *iter = steps;
+    return status;
+  });
+}
+
+template <class T>
 hetlu_status gesv_batched_c(int batch, int n, int nrhs, T* A, int lda, long long stride_a, int* ipiv,
                             long long stride_ipiv, T* B, int ldb, long long stride_b, int* info) {
   return guarded([&] {
@@ -242,6 +258,16 @@ hetlu_status hetlu_zgesv(int n, int nrhs, hetlu_complex_double* A, int lda, int*
 hetlu_status hetlu_cgesv(int n, int nrhs, hetlu_complex_float* A, int lda, int* ipiv, hetlu_complex_float* B, int ldb,
                          int* info, const hetlu_options* options, hetlu_report* report) {
   return gesv_c(n, nrhs, A, lda, ipiv, B, ldb, info, options, report);
+}
+
+hetlu_status hetlu_dsgesv(int n, int nrhs, double* A, int lda, int* ipiv, const double* B, int ldb, double* X, int ldx,
+                          int* iter, int* info, const hetlu_options* options, hetlu_report* report) {
+  return mixed_gesv_c(n, nrhs, A, lda, ipiv, B, ldb, X, ldx, iter, info, options, report);
+}
+hetlu_status hetlu_zcgesv(int n, int nrhs, hetlu_complex_double* A, int lda, int* ipiv, const hetlu_complex_double* B,
+                          int ldb, hetlu_complex_double* X, int ldx, int* iter, int* info, const hetlu_options* options,
+                          hetlu_report* report) {
+  return mixed_gesv_c(n, nrhs, A, lda, ipiv, B, ldb, X, ldx, iter, info, options, report);
 }
 
 hetlu_status hetlu_dgesv_batched(int batch, int n, int nrhs, double* A, int lda, long long stride_a, int* ipiv,

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <type_traits>
 
 #include "db/database.hpp"  // DatabaseError, mapped to OSError
 #include "hetlu/detail/flops.hpp"
@@ -83,6 +84,8 @@ struct SolveResult {
   bool fell_back_to_gepp = false;
   std::vector<std::string> warnings;
   std::vector<std::pair<std::string, double>> phase_seconds;  // (phase, seconds), in order
+  std::optional<int> iter;  // precision='mixed': LAPACK's ITER (< 0: the double solver answered, why)
+  std::string note;         // precision='mixed': the refinement steps of each kind, or why double answered
 };
 
 struct LUFactorization {
@@ -203,6 +206,48 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
   return r;
 }
 
+// precision='mixed' (#15): a single-precision factorization refined in double (mixed_gesv), for
+// float64 and complex128 systems; A and b are read, never overwritten.
+template <class T>
+SolveResult solve_mixed_typed(const py::array& A_in, const py::array& b_in, const std::string& solver,
+                              const Options& options) {
+  const int n = static_cast<int>(A_in.shape(0));
+  if (A_in.shape(1) != A_in.shape(0))
+    throw InvalidArgument("A is " + std::to_string(A_in.shape(0)) + " x " + std::to_string(A_in.shape(1)) +
+                          "; it must be square");
+  if (b_in.ndim() < 1 || b_in.ndim() > 2 || b_in.shape(0) != A_in.shape(0))
+    throw InvalidArgument("b has " + std::to_string(b_in.ndim() ? b_in.shape(0) : 0) + " rows but A is " +
+                          std::to_string(n) + " x " + std::to_string(n) + "; they must match");
+  if (options.target != Target::cpu) throw InvalidArgument("precision='mixed' runs on the CPU target only");
+  const int nrhs = b_in.ndim() == 2 ? static_cast<int>(b_in.shape(1)) : 1;
+  const int ld = std::max(1, n);
+  auto A = fortran_copy<T>(A_in, false);  // the double solver, if it answers, overwrites its copy
+  const auto original = fortran_copy<T>(A_in, false);
+  const auto B = fortran_copy<T>(b_in, false);
+  py::array_t<T, py::array::f_style> X({py::ssize_t(n), py::ssize_t(nrhs)});
+  std::vector<int> ipiv(ld);
+  SolveReport report;
+  int iter = 0;
+  {
+    py::gil_scoped_release release;
+    const Solver chosen = solver == "auto" ? Solver::gepp : from_string<Solver>(solver);
+    report = mixed_gesv(chosen, n, nrhs, A.mutable_data(), ld, ipiv.data(), B.data(), ld, X.mutable_data(), ld, &iter,
+                        options);
+  }
+  if (report.info > 0) raise_singular(report.info);
+  SolveResult r;
+  r.backward_error = accuracy::backward_error(n, nrhs, original.data(), ld, X.data(), ld, B.data(), ld, false);
+  r.plan = plan_dict(report.plan);
+  r.seconds = report.seconds;
+  r.gflops = report.seconds > 0 ? detail::gesv_flops(n, nrhs, scalar::is_complex_v<T>) / report.seconds / 1e9 : 0;
+  r.warnings = report.warnings;
+  r.refinement_steps = std::max(0, iter);
+  r.iter = iter;
+  r.note = report.note;
+  r.x = b_in.ndim() == 1 ? py::array(X.attr("reshape")(n)) : py::array(X);
+  return r;
+}
+
 // body(T{}) for the type a system of dtype `type` is solved in: float32, complex64, complex128 as
 // they are, every other real or integer type in float64.
 template <class Body>
@@ -224,9 +269,11 @@ auto dispatch(const py::array& A, Body&& body) {
 SolveResult solve(const py::array& A, const py::array& b, const std::string& solver,
                   const std::optional<std::string>& db, std::optional<int> nb, bool overwrite_a,
                   const std::string& target, const std::optional<std::string>& backend, std::optional<int> d,
-                  const std::optional<std::string>& panel) {
+                  const std::optional<std::string>& panel, const std::optional<std::string>& precision) {
   check_matrix(A, "A");
   const Options options = options_of(db, nb, {target, backend, panel, d});
+  if (precision && *precision != "mixed")
+    throw InvalidArgument("precision='" + *precision + "': give 'mixed' or leave it out (the arrays' own precision)");
   // A complex b makes a complex system of a real A (NumPy's promotion).
   const std::string numeric = "fiubc";
   if (numeric.find(b.dtype().kind()) == std::string::npos)
@@ -237,6 +284,14 @@ SolveResult solve(const py::array& A, const py::array& b, const std::string& sol
       complex_b ? py::dtype(py::module_::import("numpy").attr("result_type")(A.dtype(), b.dtype())) : A.dtype();
   return dispatch_type(type, [&](auto t) {
     using T = decltype(t);
+    if (precision) {
+      if constexpr (std::is_same_v<T, double> || std::is_same_v<T, std::complex<double>>)
+        return solve_mixed_typed<T>(A, b, solver, options);
+      else
+        throw InvalidArgument(std::string("precision='mixed' refines in double: A and b must be float64 or "
+                                          "complex128 (or integers), not ") +
+                              type.attr("name").cast<std::string>());
+    }
     return solve_typed<T>(A, b, solver, options, overwrite_a);
   });
 }
@@ -522,6 +577,8 @@ PYBIND11_MODULE(_hetlu, m) {
       .def_readonly("gflops", &SolveResult::gflops)
       .def_readonly("warnings", &SolveResult::warnings)
       .def_readonly("refinement_steps", &SolveResult::refinement_steps)
+      .def_readonly("iter", &SolveResult::iter)
+      .def_readonly("note", &SolveResult::note)
       .def_readonly("fell_back_to_gepp", &SolveResult::fell_back_to_gepp)
       .def_readonly("phase_seconds", &SolveResult::phase_seconds)
       .def("__repr__", [](const SolveResult& r) {
@@ -538,7 +595,7 @@ PYBIND11_MODULE(_hetlu, m) {
 
   m.def("solve", &solve, "Solve A x = b; returns x with the plan and the componentwise backward error", "A"_a, "b"_a,
         "solver"_a = "auto", "db"_a = py::none(), "nb"_a = py::none(), "overwrite_a"_a = false, "target"_a = "cpu",
-        "backend"_a = py::none(), "d"_a = py::none(), "panel"_a = py::none());
+        "backend"_a = py::none(), "d"_a = py::none(), "panel"_a = py::none(), "precision"_a = py::none());
   m.def("lu_factor", &lu_factor, "P A = L U; piv is 0-based as in SciPy", "A"_a, "solver"_a = "gepp",
         "db"_a = py::none(), "nb"_a = py::none(), "overwrite_a"_a = false, "target"_a = "cpu", "backend"_a = py::none(),
         "d"_a = py::none(), "panel"_a = py::none());

@@ -122,6 +122,19 @@ hetlu_status hetlu_zgesv(int n, int nrhs, hetlu_complex_double* A, int lda, int*
 hetlu_status hetlu_cgesv(int n, int nrhs, hetlu_complex_float* A, int lda, int* ipiv, hetlu_complex_float* B, int ldb,
                          int* info, const hetlu_options* options, hetlu_report* report);
 
+/* Mixed precision (since 0.3), as LAPACK's dsgesv and zcgesv: X (n x nrhs, ldx) from a single-
+ * precision factorization of A by options->solver (GEPP, CALU, or PRBT's butterflies and GENP),
+ * refined in double (then by GMRES where classical refinement stalls). B is left unchanged. *iter
+ * is LAPACK's ITER: >= 0 the refinement steps, < 0 why the double solver answered instead (-2: an
+ * entry outside single's range, -3: a zero pivot in single, -31: no convergence); A is then
+ * overwritten by its double factors. iter may be NULL. The hybrid target is not offered: the
+ * options' target must be the CPU's. */
+hetlu_status hetlu_dsgesv(int n, int nrhs, double* A, int lda, int* ipiv, const double* B, int ldb, double* X,
+                          int ldx, int* iter, int* info, const hetlu_options* options, hetlu_report* report);
+hetlu_status hetlu_zcgesv(int n, int nrhs, hetlu_complex_double* A, int lda, int* ipiv, const hetlu_complex_double* B,
+                          int ldb, hetlu_complex_double* X, int ldx, int* iter, int* info, const hetlu_options* options,
+                          hetlu_report* report);
+
 /* batch independent n x n systems A_i X_i = B_i in one call, in parallel across the batch (each with
  * partial pivoting on one thread): system i's A at A + i * stride_a (leading dimension lda), its
  * pivots at ipiv + i * stride_ipiv, its B at B + i * stride_b (ldb), overwritten as gesv overwrites

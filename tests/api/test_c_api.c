@@ -178,6 +178,46 @@ int main(void) {
   options.devices = NULL;
   options.backend = HETLU_BACKEND_DEFAULT;
 
+  /* Mixed precision from C (since 0.3): X from single factors refined in double, B untouched. */
+  {
+    hetlu_options_init(&options);
+    options.db_path = "/nonexistent-folder/hetlu-c-api-test.db";
+    for (int solver = HETLU_SOLVER_GEPP; solver <= HETLU_SOLVER_PRBT; ++solver) {
+      options.solver = (hetlu_solver)solver;
+      for (int j = 0; j < H; ++j)
+        for (int i = 0; i < H; ++i) Ah[i + j * H] = (i == j ? 2.0 * H : 0.0) + (double)((i * 7 + j * 13) % 17) / 17.0;
+      double Bm[H], Xm[H];
+      for (int i = 0; i < H; ++i) {
+        Bm[i] = 0;
+        for (int j = 0; j < H; ++j) Bm[i] += Ah[i + j * H];
+      }
+      int iter = -99;
+      s = hetlu_dsgesv(H, 1, Ah, H, piv_h, Bm, H, Xm, H, &iter, &info, &options, &report);
+      double err = 0, bsum = 0;
+      for (int i = 0; i < H; ++i) err = fmax(err, fabs(Xm[i] - 1)), bsum += Bm[i];
+      check(s == HETLU_SUCCESS && info == 0 && iter >= 0 && err < 1e-12 && bsum > 0,
+            "hetlu_dsgesv solves in mixed precision with every solver, ITER >= 0");
+      check(strcmp(report.plan.precision, "mixed") == 0, "the mixed solve's plan says precision mixed");
+    }
+    /* An entry outside single's range: the double solver answers, ITER = -2. */
+    options.solver = HETLU_SOLVER_GEPP;
+    double Big[4] = {1e300, 0, 0, 1}, Bb[2] = {1e300, 1}, Xb[2];
+    int iter = 0, p2[2];
+    s = hetlu_dsgesv(2, 1, Big, 2, p2, Bb, 2, Xb, 2, &iter, &info, &options, NULL);
+    check(s == HETLU_SUCCESS && iter == -2 && fabs(Xb[0] - 1) < 1e-15 && fabs(Xb[1] - 1) < 1e-15,
+          "hetlu_dsgesv falls back to double for 1e300, ITER = -2");
+    double Sing[4] = {1, 1, 1, 1}, Bs[2] = {1, 1}, Xs[2];
+    s = hetlu_dsgesv(2, 1, Sing, 2, p2, Bs, 2, Xs, 2, &iter, &info, &options, NULL);
+    check(s == HETLU_ERROR_SINGULAR && info == 2, "hetlu_dsgesv of a singular matrix is HETLU_ERROR_SINGULAR");
+    s = hetlu_dsgesv(2, 1, Big, 1, p2, Bb, 2, Xb, 2, &iter, &info, &options, NULL);
+    check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "lda") != NULL, "a bad lda is named");
+    options.target = HETLU_TARGET_HYBRID;
+    s = hetlu_dsgesv(2, 1, Big, 2, p2, Bb, 2, Xb, 2, &iter, &info, &options, NULL);
+    check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "CPU target") != NULL,
+          "mixed precision on the hybrid target is refused");
+    options.target = HETLU_TARGET_CPU;
+  }
+
   /* Complex from C99's _Complex: A = [[2, i], [-i, 3]] (Hermitian), x = (1, 1 + i). */
   {
     hetlu_options_init(&options);
@@ -199,6 +239,15 @@ int main(void) {
                           : "zgesv (PRBT) too");
     }
     check(strcmp(report.plan.precision, "double") == 0, "a complex double call reports the double plan");
+    {
+      double _Complex Acopy[4], Xz[2];
+      memcpy(Acopy, Az, sizeof Az);
+      int iterz = -99;
+      s = hetlu_zcgesv(2, 1, Acopy, 2, pz, Bz, 2, Xz, 2, &iterz, &infoz, &options, NULL);
+      check(s == HETLU_SUCCESS && infoz == 0 && iterz >= 0 && cabs(Xz[0] - xz[0]) < 1e-14 &&
+                cabs(Xz[1] - xz[1]) < 1e-14,
+            "zcgesv solves a complex system in mixed precision");
+    }
     options.solver = HETLU_SOLVER_GEPP;
     s = hetlu_zgetrf(2, 2, Lz, 2, pz, &infoz, &options, NULL);
     /* A^H = A here, so A^H x = b has the same x; A^T x = b does not. */

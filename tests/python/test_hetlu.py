@@ -233,6 +233,34 @@ def test_the_hybrid_target_from_python(solver, db):
     assert plan["cpu_block_columns"] == 0 and plan["target"] == "hybrid"
 
 
+def test_mixed_precision(db):
+    # A single-precision factorization refined in double: double accuracy, ITER >= 0, A and b kept.
+    A, b = random_system(300)
+    A0, b0 = A.copy(), b.copy()
+    for solver in ("gepp", "calu", "prbt"):
+        r = hetlu.solve(A, b, db=db, solver=solver, precision="mixed")
+        np.testing.assert_allclose(A @ r.x, b, atol=1e-9)
+        assert r.iter >= 0 and r.plan["precision"] == "mixed" and r.backward_error < 1e-14
+    np.testing.assert_array_equal(A, A0)
+    np.testing.assert_array_equal(b, b0)
+    z = (A + 1j * np.eye(300)).astype(np.complex128)
+    r = hetlu.solve(z, b.astype(np.complex128), db=db, precision="mixed")
+    np.testing.assert_allclose(z @ r.x, b, atol=1e-9)
+    # Out of single's range: the double solver answers, and says why.
+    big = np.diag([1e300, 1.0])
+    r = hetlu.solve(big, np.array([1e300, 1.0]), db=db, precision="mixed")
+    assert r.iter == -2 and np.allclose(r.x, [1, 1])
+    with pytest.raises(np.linalg.LinAlgError, match="singular"):
+        hetlu.solve(np.ones((3, 3)), np.ones(3), db=db, precision="mixed")
+    with pytest.raises(ValueError, match="float64"):
+        hetlu.solve(A.astype(np.float32), b.astype(np.float32), db=db, precision="mixed")
+    with pytest.raises(ValueError, match="mixed"):
+        hetlu.solve(A, b, db=db, precision="half")
+    with pytest.raises(ValueError, match="CPU target"):
+        hetlu.solve(A, b, db=db, precision="mixed", target="hybrid")
+    assert hetlu.solve(A, b, db=db).iter is None
+
+
 def test_several_devices(db):
     # Two host backends beside the CPUs: the plan names both and how the block columns were dealt.
     A, b = random_system(200)
