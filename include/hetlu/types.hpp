@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -191,14 +192,47 @@ struct Device {
   bool operator!=(const Device& o) const { return !(*this == o); }
 };
 
+inline constexpr int max_devices = 16;
+
+// At most max_devices devices held in place: every Plan holds one, and a small solve's plan may not
+// cost a heap allocation (#14's per-call cost).
+class DeviceList {
+ public:
+  DeviceList() = default;
+  DeviceList(std::initializer_list<Device> devices) {
+    for (const auto& d : devices) push_back(d);
+  }
+  void push_back(const Device& d) {
+    if (size_ == items_.size())
+      throw InvalidArgument("at most " + std::to_string(max_devices) + " devices");
+    items_[size_++] = d;
+  }
+  void clear() { size_ = 0; }
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const Device* begin() const { return items_.data(); }
+  const Device* end() const { return items_.data() + size_; }
+  Device* begin() { return items_.data(); }
+  Device* end() { return items_.data() + size_; }
+  const Device& operator[](std::size_t i) const { return items_[i]; }
+  Device& operator[](std::size_t i) { return items_[i]; }
+  const Device& front() const { return items_[0]; }
+  bool operator==(const DeviceList& o) const { return std::equal(begin(), end(), o.begin(), o.end()); }
+  bool operator!=(const DeviceList& o) const { return !(*this == o); }
+
+ private:
+  std::array<Device, max_devices> items_{};
+  std::size_t size_ = 0;
+};
+
 // The devices a hybrid plan drives beside the CPUs, in the order their columns are dealt; one
 // device is a list of one. Written "cuda", "host:4", "cuda:0,host:4" (to_string / from_string).
 struct DeviceSet {
-  std::vector<Device> list{Device{}};
+  DeviceList list{Device{}};
 
   DeviceSet() = default;
   DeviceSet(BackendKind kind) : list{Device{kind, kind == BackendKind::cuda ? 0 : -1}} {}  // one, of that kind
-  explicit DeviceSet(std::vector<Device> devices) : list(std::move(devices)) {}
+  explicit DeviceSet(DeviceList devices) : list(devices) {}
   bool operator==(const DeviceSet& o) const { return list == o.list; }
   bool operator!=(const DeviceSet& o) const { return !(*this == o); }
   bool operator==(BackendKind kind) const { return *this == DeviceSet(kind); }
@@ -210,8 +244,6 @@ struct DeviceSet {
     return std::any_of(list.begin(), list.end(), [kind](const Device& d) { return d.kind == kind; });
   }
 };
-
-inline constexpr int max_devices = 16;
 
 inline std::string to_string(const Device& d) {
   const bool default_number = d.kind == BackendKind::cuda ? d.number == 0 : d.number < 0;
@@ -231,7 +263,7 @@ inline DeviceSet from_string<DeviceSet>(std::string_view text) {
     return InvalidArgument("devices '" + std::string(text) + "': " + why +
                            " (expected e.g. cuda, host:4 or cuda:0,host:4)");
   };
-  std::vector<Device> list;
+  DeviceList list;
   std::size_t start = 0;
   while (start <= text.size()) {
     const std::size_t comma = std::min(text.find(',', start), text.size());
@@ -258,12 +290,12 @@ inline DeviceSet from_string<DeviceSet>(std::string_view text) {
     }
     if (d.kind == BackendKind::cuda && std::count(list.begin(), list.end(), d) > 0)
       throw bad("'" + std::string(item) + "' named twice");
-    list.push_back(d);
-    if (list.size() > static_cast<std::size_t>(max_devices))
+    if (list.size() == static_cast<std::size_t>(max_devices))
       throw bad("at most " + std::to_string(max_devices) + " devices");
+    list.push_back(d);
     start = comma + 1;
   }
-  return DeviceSet(std::move(list));
+  return DeviceSet(list);
 }
 
 // ---- the plan ------------------------------------------------------------------------------------
