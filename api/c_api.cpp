@@ -4,6 +4,7 @@
 #include <new>
 #include <string>
 
+#include "api/small_path.hpp"
 #include "hetlu/detail/c_guard.hpp"
 #include "hetlu/hetlu.h"
 #include "hetlu/hetlu.hpp"
@@ -11,6 +12,10 @@
 namespace {
 thread_local std::string last_error;
 }  // namespace
+
+void hetlu::detail::clear_last_error() {
+  last_error.clear();
+}
 
 void hetlu::detail::set_last_error(const std::string& message) {
   last_error = message;
@@ -150,7 +155,18 @@ template <class T>
 hetlu_status getrf_c(int m, int n, T* A, int lda, int* ipiv, int* info, const hetlu_options* o, hetlu_report* r) {
   return guarded([&] {
     const auto solver = o ? solver_of(o->solver) : hetlu::Solver::gepp;
-    return finish(hetlu::getrf(solver, m, n, A, lda, ipiv, options_of(o, r)), info, r);
+    const hetlu::Options options = options_of(o, r);
+    int small_info = 0;  // without a report, the small path needs no SolveReport
+    if (!r && hetlu::detail::small_path_getrf(solver, m, n, A, lda, ipiv, options, &small_info)) {
+      if (small_info <= 0) {
+        if (info) *info = small_info;
+        return HETLU_SUCCESS;
+      }
+      hetlu::SolveReport singular;  // only to say so, as every other call does
+      singular.info = small_info;
+      return finish(singular, info, r);
+    }
+    return finish(hetlu::getrf(solver, m, n, A, lda, ipiv, options), info, r);
   });
 }
 

@@ -4,6 +4,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "api/small_path.hpp"
 #include "hetlu/detail/flops.hpp"
 #include "hetlu/detail/stopwatch.hpp"
 #include "hetlu/hetlu.hpp"
@@ -343,23 +344,28 @@ void set_small_path_plan(Plan& plan, int m, int n) {
 }  // namespace
 
 template <class T>
+bool detail::small_path_getrf(Solver solver, int m, int n, T* A, int lda, int* ipiv, const Options& options,
+                              int* info) {
+  if (!takes_small_path<T>(solver, m, n, options)) return false;
+  checks::factorization(m, n, A, lda, ipiv);
+  if (options.input_check == InputCheck::finite) checks::finite("A", m, n, A, lda);
+  return blas_library_getrf(m, n, A, lda, ipiv, info);  // false: the library has no getrf
+}
+
+// One report per call, returned from every path (no second one moved out: #14's per-call cost).
+template <class T>
 SolveReport getrf(Solver solver, int m, int n, T* A, int lda, int* ipiv, const Options& options) {
-  if (takes_small_path<T>(solver, m, n, options)) {
-    checks::factorization(m, n, A, lda, ipiv);
-    if (options.input_check == InputCheck::finite) checks::finite("A", m, n, A, lda);
-    SolveReport report;
-    report.seconds = timed(options, [&] {
-      if (!blas_library_getrf(m, n, A, lda, ipiv, &report.info)) report.info = -1;
-    });
-    if (report.info >= 0) {
-      set_small_path_plan<T>(report.plan, m, n);
-      report.gflops =
-          report.seconds > 0 ? detail::getrf_flops(m, n, scalar::is_complex_v<T>) / report.seconds / 1e9 : 0;
-      return report;
-    }  // the library has no getrf: hetlu's own, below
-  }
-  Resolution r = resolve_plan(solver, scalar::plan_precision<T>(), m, n, options);
   SolveReport report;
+  bool small = false;
+  report.seconds =
+      timed(options, [&] { small = detail::small_path_getrf(solver, m, n, A, lda, ipiv, options, &report.info); });
+  if (small) {
+    set_small_path_plan<T>(report.plan, m, n);
+    report.gflops = report.seconds > 0 ? detail::getrf_flops(m, n, scalar::is_complex_v<T>) / report.seconds / 1e9 : 0;
+    return report;
+  }
+  report.info = 0;
+  Resolution r = resolve_plan(solver, scalar::plan_precision<T>(), m, n, options);
   report.plan = r.plan;
   report.warnings = r.warnings;
   report.seconds = timed(options, [&] {
@@ -388,11 +394,11 @@ SolveReport getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const 
 
 template <class T>
 SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, const Options& options) {
+  SolveReport report;
   if (takes_small_path<T>(solver, n, n, options)) {
     checks::square_system(n, nrhs, A, lda, B, ldb);
     checks::not_null("ipiv", ipiv, n);
     if (options.input_check == InputCheck::finite) checks::finite_system(n, nrhs, A, lda, B, ldb);
-    SolveReport report;
     bool done = false;
     report.seconds = timed(options, [&] { done = blas_library_gesv(n, nrhs, A, lda, ipiv, B, ldb, &report.info); });
     if (done) {
@@ -401,9 +407,9 @@ SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B,
           report.seconds > 0 ? detail::gesv_flops(n, nrhs, scalar::is_complex_v<T>) / report.seconds / 1e9 : 0;
       return report;
     }
+    report = SolveReport{};
   }
   Resolution r = resolve_plan(solver, scalar::plan_precision<T>(), n, n, options);
-  SolveReport report;
   report.plan = r.plan;
   report.warnings = r.warnings;
   report.seconds = timed(options, [&] {
@@ -472,6 +478,12 @@ template SolveReport mixed_gesv<std::complex<double>>(Solver, int, int, std::com
                                                       const std::complex<double>*, int, std::complex<double>*, int,
                                                       int*, const Options&);
 
+template bool detail::small_path_getrf<float>(Solver, int, int, float*, int, int*, const Options&, int*);
+template bool detail::small_path_getrf<double>(Solver, int, int, double*, int, int*, const Options&, int*);
+template bool detail::small_path_getrf<std::complex<double>>(Solver, int, int, std::complex<double>*, int, int*,
+                                                             const Options&, int*);
+template bool detail::small_path_getrf<std::complex<float>>(Solver, int, int, std::complex<float>*, int, int*,
+                                                            const Options&, int*);
 template SolveReport getrf<float>(Solver, int, int, float*, int, int*, const Options&);
 template SolveReport getrf<double>(Solver, int, int, double*, int, int*, const Options&);
 template SolveReport getrf<std::complex<double>>(Solver, int, int, std::complex<double>*, int, int*, const Options&);

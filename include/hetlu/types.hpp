@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <initializer_list>
 #include <optional>
@@ -59,7 +60,7 @@ enum class CalibrationLevel { estimate, quick, measure, patient, exhaustive };
 enum class PanelLocation { cpu, device };
 // What stands in for "the device" of the hybrid algorithms: a CUDA GPU, or a second team of CPU
 // threads with its own queues and memory (machines without a GPU; tests).
-enum class BackendKind { host, cuda };
+enum class BackendKind : std::uint8_t { host, cuda };
 // Iterative refinement after a solve: none, or in working precision (PRBT always refines: it is
 // how GENP's accuracy is restored; GEPP and CALU refine when the plan asks).
 enum class Refinement { none, working };
@@ -185,9 +186,9 @@ inline CalibrationLevel from_string<CalibrationLevel>(std::string_view t) {
 // One device of a hybrid plan: a CUDA GPU (number: its CUDA ordinal; "cuda" is ordinal 0) or a host
 // backend, a team of this machine's cores standing in for a device or another socket (number: its
 // team's threads; "host", -1, takes $HETLU_HOST_BACKEND_THREADS or half the cores).
-struct Device {
+struct Device {  // 4 bytes: a plan holds max_devices of them in place
   BackendKind kind = BackendKind::host;
-  int number = -1;
+  std::int16_t number = -1;
   bool operator==(const Device& o) const { return kind == o.kind && number == o.number; }
   bool operator!=(const Device& o) const { return !(*this == o); }
 };
@@ -203,8 +204,7 @@ class DeviceList {
     for (const auto& d : devices) push_back(d);
   }
   void push_back(const Device& d) {
-    if (size_ == items_.size())
-      throw InvalidArgument("at most " + std::to_string(max_devices) + " devices");
+    if (size_ == items_.size()) throw InvalidArgument("at most " + std::to_string(max_devices) + " devices");
     items_[size_++] = d;
   }
   void clear() { size_ = 0; }
@@ -231,7 +231,8 @@ struct DeviceSet {
   DeviceList list{Device{}};
 
   DeviceSet() = default;
-  DeviceSet(BackendKind kind) : list{Device{kind, kind == BackendKind::cuda ? 0 : -1}} {}  // one, of that kind
+  DeviceSet(BackendKind kind)  // one, of that kind
+      : list{Device{kind, static_cast<std::int16_t>(kind == BackendKind::cuda ? 0 : -1)}} {}
   explicit DeviceSet(DeviceList devices) : list(devices) {}
   bool operator==(const DeviceSet& o) const { return list == o.list; }
   bool operator!=(const DeviceSet& o) const { return !(*this == o); }
@@ -282,7 +283,7 @@ inline DeviceSet from_string<DeviceSet>(std::string_view text) {
       if (digits.empty() || digits.size() > 4 ||
           !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
         throw bad("'" + std::string(item) + "' needs a whole number after ':'");
-      d.number = std::stoi(std::string(digits));
+      d.number = static_cast<std::int16_t>(std::stoi(std::string(digits)));  // at most 4 digits
       const int least = d.kind == BackendKind::cuda ? 0 : 1;
       if (d.number < least || d.number > most)
         throw bad("'" + std::string(item) + "': " + (d.kind == BackendKind::cuda ? "a GPU ordinal" : "a team") +

@@ -44,6 +44,20 @@ int main(void) {
   s = hetlu_dgesv(2, 1, S, 2, piv2, b2, 2, &info, &options, NULL);
   check(s == HETLU_ERROR_SINGULAR && info == 2, "a singular matrix gives HETLU_ERROR_SINGULAR and info = 2");
   check(strstr(hetlu_last_error(), "U(2,2)") != NULL, "the message names the zero pivot");
+  {
+    /* The same through getrf without a report (the small path builds no report): the same answer. */
+    double S2[4] = {1, 2, 2, 4};
+    s = hetlu_dgetrf(2, 2, S2, 2, piv2, &info, NULL, NULL);
+    check(s == HETLU_ERROR_SINGULAR && info == 2 && strstr(hetlu_last_error(), "U(2,2)") != NULL,
+          "dgetrf without a report: a singular matrix is HETLU_ERROR_SINGULAR, info = 2, named");
+    double N2[4] = {1, NAN, 2, 4};
+    s = hetlu_dgetrf(2, 2, N2, 2, piv2, &info, NULL, NULL);
+    check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "A(2,1)") != NULL,
+          "dgetrf without a report: a NaN is named");
+    double G[4] = {4, 2, 2, 3};
+    s = hetlu_dgetrf(2, 2, G, 2, piv2, &info, NULL, NULL);
+    check(s == HETLU_SUCCESS && info == 0 && hetlu_last_error()[0] == '\0', "and a good call clears the last error");
+  }
 
   s = hetlu_dgesv(3, 1, A, 2, ipiv, B, 3, &info, &options, NULL);
   check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "lda") != NULL, "lda < n is named");

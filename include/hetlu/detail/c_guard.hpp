@@ -13,10 +13,11 @@ namespace hetlu::detail {
 
 // Sets what hetlu_last_error() returns on this thread (libhetlu holds it).
 void set_last_error(const std::string& message);
+void clear_last_error();  // no string built: every successful call clears it
 
 template <class Body>
 hetlu_status c_guarded(Body&& body) {
-  set_last_error("");
+  clear_last_error();
   try {
     return body();
   } catch (const hetlu::InvalidArgument& e) {
