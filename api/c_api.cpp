@@ -11,14 +11,20 @@
 
 namespace {
 thread_local std::string last_error;
+// Whether last_error holds a message: a plain flag, read without the string's thread-local
+// initialization check, so that a call after a call that succeeded touches nothing else.
+thread_local bool error_said = false;
 }  // namespace
 
 void hetlu::detail::clear_last_error() {
+  if (!error_said) return;
   last_error.clear();
+  error_said = false;
 }
 
 void hetlu::detail::set_last_error(const std::string& message) {
   last_error = message;
+  error_said = !message.empty();
 }
 
 namespace {
@@ -137,8 +143,8 @@ hetlu_status finish(const hetlu::SolveReport& r, int* info, hetlu_report* report
     report->gflops = r.gflops;
   }
   if (r.info > 0) {
-    last_error =
-        "the matrix is singular: U(" + std::to_string(r.info) + "," + std::to_string(r.info) + ") is exactly zero";
+    hetlu::detail::set_last_error("the matrix is singular: U(" + std::to_string(r.info) + "," + std::to_string(r.info) +
+                                  ") is exactly zero");
     return HETLU_ERROR_SINGULAR;
   }
   return HETLU_SUCCESS;

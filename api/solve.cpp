@@ -311,6 +311,13 @@ bool takes_small_path(Solver solver, int m, int n, const Options& options) {
   if (!options.small_matrix_path || solver != Solver::gepp || options.target != Target::cpu ||
       !options.overrides.none())
     return false;
+  // The default database's crossover in a plain thread-local int (no initialization check, no
+  // string compared: most calls name no database); any other in a cache keyed by its path.
+  if (options.use_database && options.db_path.empty()) {
+    thread_local int default_below = -1;
+    if (default_below < 0) default_below = small_matrix_crossover(scalar::plan_precision<T>(), options).below;
+    return std::max(m, n) < default_below;
+  }
   struct Known {
     bool valid = false, use_database = false;
     std::string db_path;
