@@ -119,9 +119,8 @@ bool is_contiguous_as(const py::array& A) {
   return py::isinstance<py::array_t<T, order>>(A) && A.dtype().is(py::dtype::of<T>());
 }
 
-template <class T>
-SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std::string& solver, const Options& options,
-                        bool overwrite_a) {
+// n and nrhs of A x = b: A square, b with n rows (one or more columns); else a ValueError saying so.
+std::pair<int, int> system_shape(const py::array& A_in, const py::array& b_in) {
   const int n = static_cast<int>(A_in.shape(0));
   if (A_in.shape(1) != A_in.shape(0))
     throw InvalidArgument("A is " + std::to_string(A_in.shape(0)) + " x " + std::to_string(A_in.shape(1)) +
@@ -129,7 +128,13 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
   if (b_in.ndim() < 1 || b_in.ndim() > 2 || b_in.shape(0) != A_in.shape(0))
     throw InvalidArgument("b has " + std::to_string(b_in.ndim() ? b_in.shape(0) : 0) + " rows but A is " +
                           std::to_string(n) + " x " + std::to_string(n) + "; they must match");
-  const int nrhs = b_in.ndim() == 2 ? static_cast<int>(b_in.shape(1)) : 1;
+  return {n, b_in.ndim() == 2 ? static_cast<int>(b_in.shape(1)) : 1};
+}
+
+template <class T>
+SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std::string& solver, const Options& options,
+                        bool overwrite_a) {
+  const auto [n, nrhs] = system_shape(A_in, b_in);
   const int ld = std::max(1, n);
   auto X = fortran_copy<T>(b_in, false);
 
@@ -211,15 +216,8 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
 template <class T>
 SolveResult solve_mixed_typed(const py::array& A_in, const py::array& b_in, const std::string& solver,
                               const Options& options) {
-  const int n = static_cast<int>(A_in.shape(0));
-  if (A_in.shape(1) != A_in.shape(0))
-    throw InvalidArgument("A is " + std::to_string(A_in.shape(0)) + " x " + std::to_string(A_in.shape(1)) +
-                          "; it must be square");
-  if (b_in.ndim() < 1 || b_in.ndim() > 2 || b_in.shape(0) != A_in.shape(0))
-    throw InvalidArgument("b has " + std::to_string(b_in.ndim() ? b_in.shape(0) : 0) + " rows but A is " +
-                          std::to_string(n) + " x " + std::to_string(n) + "; they must match");
+  const auto [n, nrhs] = system_shape(A_in, b_in);
   if (options.target != Target::cpu) throw InvalidArgument("precision='mixed' runs on the CPU target only");
-  const int nrhs = b_in.ndim() == 2 ? static_cast<int>(b_in.shape(1)) : 1;
   const int ld = std::max(1, n);
   auto A = fortran_copy<T>(A_in, false);  // the double solver, if it answers, overwrites its copy
   const auto original = fortran_copy<T>(A_in, false);
