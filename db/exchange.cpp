@@ -9,7 +9,10 @@ namespace hetlu::db {
 namespace {
 
 constexpr const char* format_name = "hetlu-tuning-db";
-constexpr const char* tables[] = {"probe_results", "trials", "best_plans"};
+// The distributed tables (schema 5: the network per rank layout and p?gesv's trials) travel too; an
+// older export has none of them.
+constexpr const char* tables[] = {"probe_results", "trials", "best_plans", "network_probes", "distributed_trials"};
+constexpr int table_count = sizeof tables / sizeof tables[0];
 // The oldest export this hetlu imports: schema 4 only added trials.environment (default '').
 constexpr int oldest_importable_schema = 3;
 
@@ -167,8 +170,8 @@ void check_export(const nlohmann::json& document, const std::string& this_machin
 ImportReport import_json(Database& db, const nlohmann::json& document, const std::string& this_machine, bool force) {
   check_export(document, this_machine, force);
   ImportReport report;
-  std::set<std::string> columns[3];
-  for (int t = 0; t < 3; ++t) columns[t] = columns_of(db, tables[t]);
+  std::set<std::string> columns[table_count];
+  for (int t = 0; t < table_count; ++t) columns[t] = columns_of(db, tables[t]);
   db.transaction([&] {
     for (const auto& m : document.at("machines")) {
       Fingerprint fp{m.at("fingerprint"), m.at("hard_key").dump(), m.at("soft_attributes").dump()};
@@ -181,13 +184,15 @@ ImportReport import_json(Database& db, const nlohmann::json& document, const std
             .bind(3, text_of(m["last_seen"], "last_seen"))
             .run();
       ++report.machines;
-      std::int64_t* added[] = {&report.probe_results, &report.trials, &report.best_plans};
+      std::int64_t* added[] = {&report.probe_results, &report.trials, &report.best_plans, &report.network_probes,
+                               &report.distributed_trials};
+      static_assert(sizeof added / sizeof added[0] == table_count);
       auto last = db.prepare("SELECT coalesce(max(run), 0) FROM probe_results WHERE machine_id = ?1");
       last.bind(1, id);
       last.step();
       std::int64_t next_run = last.column_int(0) + 1;
       std::map<std::int64_t, std::int64_t> runs;  // exported run -> local run: each run stays one run
-      for (int t = 0; t < 3; ++t)
+      for (int t = 0; t < table_count; ++t)
         for (const auto& row : m.value(tables[t], nlohmann::json::array())) {
           check_row(row, tables[t], columns[t]);
           nlohmann::json values = row;

@@ -4,6 +4,7 @@
 
 #include "../common/temp_dir.hpp"
 #include "db/distributed.hpp"
+#include "db/exchange.hpp"
 
 using namespace hetlu;
 using db::Database;
@@ -72,3 +73,40 @@ TEST_F(DistributedRecords, LookUpTheFastestAtTheNearestOrder) {
 }
 
 }  // namespace
+
+TEST_F(DistributedRecords, ExportAndImportCarryThem) {
+  distributed::NetworkProfile net;
+  net.layout = {4, 2};
+  net.latency_seconds = 2e-6, net.bandwidth_bytes_per_second = 5e9;
+  net.broadcast_latency_seconds = 3e-6, net.broadcast_bandwidth_bytes_per_second = 4e9;
+  db::store_network_profile(db, machine, net);
+  db::store_distributed_trial(db, trial(machine, 1000, 1, 32, 0.5));
+  db::store_distributed_trial(db, trial(machine, 1000, 2, 64, 0.7));
+  const auto exported = db::export_json(db);
+  const auto& m = exported["machines"][0];
+  EXPECT_EQ(m["network_probes"].size(), 1u);
+  EXPECT_EQ(m["distributed_trials"].size(), 2u);
+
+  auto target = Database::open(dir.file("copy.db"), Database::Mode::read_write);
+  const std::string here = m["fingerprint"];
+  auto report = db::import_json(target, exported, here, false);
+  EXPECT_EQ(report.network_probes, 1);
+  EXPECT_EQ(report.distributed_trials, 2);
+  const auto id = db::find_machine(target, here)->id;
+  const auto back = db::load_network_profile(target, id, {4, 2});
+  ASSERT_TRUE(back);
+  EXPECT_DOUBLE_EQ(back->bandwidth_bytes_per_second, 5e9);
+  const auto found = db::lookup_distributed_plan(target, id, Precision::double_, {4, 4}, 1000);
+  ASSERT_TRUE(found.best);
+  EXPECT_EQ(found.best->plan.grid_rows, 1);
+  EXPECT_EQ(found.best->plan.nb, 32);
+  // Twice adds nothing.
+  report = db::import_json(target, exported, here, false);
+  EXPECT_EQ(report.network_probes + report.distributed_trials, 0);
+  // A damaged distributed row (a status outside the CHECK) fails the whole import.
+  auto damaged = exported;
+  damaged["machines"][0]["distributed_trials"][0]["status"] = "great";
+  damaged["machines"][0]["distributed_trials"][0]["n"] = 2000;
+  auto fresh = Database::open(dir.file("fresh.db"), Database::Mode::read_write);
+  EXPECT_THROW(db::import_json(fresh, damaged, here, false), db::DatabaseError);
+}
