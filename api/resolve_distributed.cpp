@@ -8,6 +8,7 @@
 #include "hetlu/distributed_plan.hpp"
 #include "hetlu/hetlu.hpp"
 #include "model/distributed.hpp"
+#include "model/predict.hpp"
 
 namespace hetlu::distributed {
 namespace {
@@ -150,6 +151,31 @@ DistributedResolution resolve_plan(const DistributedPlan& given, Precision preci
       r.explanation.push_back(std::string("not priced: ") + e.what());
     }
   r.plan = plan;
+  return r;
+}
+
+DistributedResolution price_resident(const DistributedPlan& plan, Precision precision, int n, const RankLayout& layout,
+                                     const Device& device, const std::string& db_path) {
+  check_layout(layout);
+  DistributedResolution r;
+  r.plan = plan;
+  r.plan.predicted_seconds.reset();
+  MachineProfile profile = this_machine();
+  std::optional<NetworkProfile> network;
+  std::string why_not_tuned;
+  tuned(precision, n, layout, db_path, profile, network, why_not_tuned, r.warnings);  // the rates, the network
+  const auto params = configs::model_params();
+  r.network = network ? *network : model::default_network(layout, params);
+  try {
+    const MachineProfile node = model::with_devices(profile, DeviceSet(DeviceList{device}));
+    const auto priced =
+        model::predict_resident_seconds(node, r.network, model::DistributedProblem{precision, n, 1, layout}, plan, params);
+    r.plan.predicted_seconds = priced.seconds;
+    r.explanation = priced.reasoning;
+    for (const auto& term : priced.terms) r.explanation.push_back(term.name + ": " + fixed(term.seconds, 4) + " s");
+  } catch (const Error& e) {
+    r.explanation.push_back(std::string("not priced: ") + e.what());
+  }
   return r;
 }
 

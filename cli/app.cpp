@@ -139,10 +139,14 @@ void add_distributed_options(CLI::App& command, bool& distributed, DistributedAr
       .add_option("--threads-per-rank", args.threads_per_rank,
                   "--distributed: BLAS threads of each rank (default: tuned, else the model's)")
       ->check(CLI::Range(1, 4096));
+  command.add_option("--resident", args.resident,
+                     "--distributed: keep each rank's part of A on DEVICE (cuda, host:K) and update it there, the "
+                     "CPUs factoring the panels (the device-resident LU); solve: instead of p?gesv (default: p?gesv); "
+                     "bench: the resident row's device (default: cuda where a GPU is, else host:THREADS-PER-RANK)");
 }
 
 void refuse_distributed_only_options(CLI::App& command) {
-  for (const char* option : {"--grid", "--threads-per-rank"})
+  for (const char* option : {"--grid", "--threads-per-rank", "--resident"})
     if (command.count(option) > 0) throw UsageError(std::string(option) + " needs --distributed");
 }
 

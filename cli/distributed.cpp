@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
@@ -89,6 +90,26 @@ DistributedPlan given_plan(const DistributedArgs& args) {
   return plan;
 }
 
+// --resident DEVICE: one device, cuda or a host team.
+Device resident_device(const std::string& text) {
+  DeviceSet set;
+  try {
+    set = from_string<DeviceSet>(text);
+  } catch (const InvalidArgument& e) {
+    throw UsageError(std::string("--resident: ") + e.what());
+  }
+  if (set.size() != 1) throw UsageError("--resident " + text + ": one device per rank (cuda, or host:K)");
+  return set.front();
+}
+
+// bench's resident row: the device given, else the GPU where one is, else a host team of the
+// plan's threads per rank.
+Device bench_resident_device(const std::string& text, int threads_per_rank) {
+  if (!text.empty()) return resident_device(text);
+  if (backend_available(BackendKind::cuda)) return Device{BackendKind::cuda, 0};
+  return Device{BackendKind::host, static_cast<std::int16_t>(std::max(1, threads_per_rank))};
+}
+
 Precision precision_of(const std::string& name) {
   const Precision p = from_string<Precision>(name);
   if (p == Precision::mixed) throw UsageError("--distributed solves in single or double precision, not mixed");
@@ -137,11 +158,12 @@ ReadSystem read_system(const DistributedSolveArgs& args) {
 
 template <class T>
 int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const DistributedPlan& given,
-                ReadSystem& system, const std::vector<std::string>& inputs) {
+                const std::optional<Device>& resident, ReadSystem& system, const std::vector<std::string>& inputs) {
   const int rank = mpi.rank(), n = system.A.rows, nrhs = system.B.cols, ld = std::max(1, n);
   std::vector<T> A(system.A.values.begin(), system.A.values.end()), B(system.B.values.begin(), system.B.values.end());
   const auto report = together(rank, [&] {
-    return distributed::gesv_from_root<T>(MPI_COMM_WORLD, 0, n, nrhs, A.data(), ld, B.data(), ld, given, args.db);
+    return distributed::gesv_from_root<T>(MPI_COMM_WORLD, 0, n, nrhs, A.data(), ld, B.data(), ld, given, args.db,
+                                          resident ? &*resident : nullptr);
   });
   if (report.info > 0)
     fail_together(rank, exit_singular,
@@ -175,6 +197,7 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
                                 {"nrhs", nrhs},
                                 {"precision", args.precision},
                                 {"ranks", ranks},
+                                {"engine", report.engine},
                                 {"plan", plan_json(report.plan)},
                                 {"seconds", report.seconds},
                                 {"solve_seconds", report.solve_seconds},
@@ -189,11 +212,14 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
     print_json(j);
     return status;
   }
+  const char letter = std::is_same_v<T, float> ? 's' : 'd';
+  const std::string engine = resident ? fmt::format("LU with each rank's part on {}, p{}getrs", to_string(*resident),
+                                                    letter)
+                                      : fmt::format("ScaLAPACK p{}gesv", letter);
   std::cerr << fmt::format(
-      "hetlu: distributed GEPP (ScaLAPACK p{}gesv) on {} ranks, n = {}, nrhs = {}: {:.4f} s ({:.4f} s in p{}gesv, "
-      "{:.2f} GFlop/s), backward error {:.2e}; {}{}\n",
-      std::is_same_v<T, float> ? 's' : 'd', ranks, n, nrhs, report.seconds, report.solve_seconds,
-      std::is_same_v<T, float> ? 's' : 'd', gflops, omega, describe(report.plan),
+      "hetlu: distributed GEPP ({}) on {} ranks, n = {}, nrhs = {}: {:.4f} s ({:.4f} s solving, {:.2f} GFlop/s), "
+      "backward error {:.2e}; {}{}\n",
+      engine, ranks, n, nrhs, report.seconds, report.solve_seconds, gflops, omega, describe(report.plan),
       report.plan.predicted_seconds ? fmt::format(", predicted {:.4f} s", *report.plan.predicted_seconds) : "");
   if (args.x_path.empty()) write_matrix_market(std::cout, X);
   return status;
@@ -204,6 +230,8 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
 int solve_distributed(const DistributedSolveArgs& args) {
   const Precision precision = precision_of(args.precision);
   const DistributedPlan given = given_plan(args.plan);
+  std::optional<Device> resident;
+  if (!args.plan.resident.empty()) resident = resident_device(args.plan.resident);
   MpiSession mpi;
   const int rank = mpi.rank();
   const std::vector<std::string> inputs = {args.a_path, args.b_path};
@@ -225,8 +253,8 @@ int solve_distributed(const DistributedSolveArgs& args) {
     distributed::agree_on_error(MPI_COMM_WORLD, 0, error);
     return 0;
   });
-  return precision == Precision::single ? solve_typed<float>(mpi, args, given, system, inputs)
-                                        : solve_typed<double>(mpi, args, given, system, inputs);
+  return precision == Precision::single ? solve_typed<float>(mpi, args, given, resident, system, inputs)
+                                        : solve_typed<double>(mpi, args, given, resident, system, inputs);
 }
 
 void calibrate_distributed(const DistributedCalibrateArgs& args) {
@@ -299,13 +327,14 @@ void bench_distributed(const DistributedBenchArgs& args) {
   const DistributedPlan given = given_plan(args.plan);
   if (args.n < 1) throw UsageError("--distributed bench needs -n");
   if (args.repetitions < 1) throw UsageError("--reps must be >= 1");
+  if (!args.plan.resident.empty()) resident_device(args.plan.resident);  // a bad device fails before MPI starts
   require_memory(8.0 * args.n * double(args.n), "bench --distributed -n " + std::to_string(args.n));
   MpiSession mpi;
   const int rank = mpi.rank();
   const auto layout = distributed::layout_of(MPI_COMM_WORLD);
   // The plans compared: hetlu's (tuned, else the model's) and the defaults most codes use (nb = 64,
   // the squarest grid, the BLAS threads each rank starts with).
-  distributed::DistributedResolution resolved;
+  distributed::DistributedResolution resolved, resident_priced;
   DistributedPlan defaults;
   std::string error;
   if (rank == 0) try {
@@ -317,6 +346,9 @@ void bench_distributed(const DistributedBenchArgs& args) {
       defaults = distributed::resolve_plan(common, precision, args.n, layout, args.db).plan;
       defaults.source = PlanSource::default_;
       defaults.source_detail = "nb = 64, the squarest grid, the BLAS threads each rank starts with";
+      const Device device = bench_resident_device(args.plan.resident, resolved.plan.threads_per_rank);
+      resident_priced =
+          distributed::price_resident(resolved.plan, precision, args.n, layout, device, args.db);
     } catch (const std::exception& e) {
       error = e.what();
     }
@@ -326,15 +358,24 @@ void bench_distributed(const DistributedBenchArgs& args) {
   });
   distributed::broadcast_plan(MPI_COMM_WORLD, 0, resolved.plan);
   distributed::broadcast_plan(MPI_COMM_WORLD, 0, defaults);
+  // Every rank picks the resident device the same way (the root's threads per rank, now everyone's).
+  const Device device = bench_resident_device(args.plan.resident, resolved.plan.threads_per_rank);
   struct Row {
     std::string name;
     DistributedPlan plan;
+    const Device* resident = nullptr;
     distributed::Timing timing;
     double median = 0;
+    distributed::ResidentPhases phases;
   };
-  std::vector<Row> rows = {{"hetlu", resolved.plan, {}, 0}, {"defaults", defaults, {}, 0}};
+  DistributedPlan resident_plan = resolved.plan;
+  resident_plan.predicted_seconds = resident_priced.plan.predicted_seconds;
+  std::vector<Row> rows = {{"hetlu", resolved.plan}, {"defaults", defaults}, {"resident", resident_plan, &device}};
   for (auto& row : rows) {
-    row.timing = distributed::time_gesv(MPI_COMM_WORLD, precision, args.n, row.plan, args.repetitions);
+    row.timing = together(rank, [&] {
+      return distributed::time_gesv(MPI_COMM_WORLD, precision, args.n, row.plan, args.repetitions, row.resident,
+                                    &row.phases);
+    });
     row.median = detail::median(row.timing.samples);
   }
   if (rank != 0) return;
@@ -352,7 +393,15 @@ void bench_distributed(const DistributedBenchArgs& args) {
                        {"samples", row.timing.samples},
                        {"gflops", flops / row.median / 1e9},
                        {"info", row.timing.info}};
+    const auto& p = rows[2].phases;
+    out["resident"]["device"] = to_string(device);
+    out["resident"]["phases"] = {{"upload", p.upload},         {"panel", p.panel},
+                                 {"interchanges", p.interchanges}, {"broadcasts", p.broadcasts},
+                                 {"update", p.update},         {"solve", p.solve},
+                                 {"link_bytes", p.link_bytes}};
+    out["resident"]["explanation"] = resident_priced.explanation;
     out["speedup_over_defaults"] = rows[1].median / rows[0].median;
+    out["resident_speedup_over_defaults"] = rows[1].median / rows[2].median;
     print_json(out);
     return;
   }
@@ -369,7 +418,14 @@ void bench_distributed(const DistributedBenchArgs& args) {
                              predicted, predicted > 0 ? predicted / row.median : 0.0, flops / row.median / 1e9,
                              to_string(p.source), row.timing.info ? fmt::format(" (info {})", row.timing.info) : "");
   }
-  std::cout << fmt::format("hetlu's plan: {:.2f}x the defaults' speed\n", rows[1].median / rows[0].median);
+  const auto& p = rows[2].phases;
+  std::cout << fmt::format(
+      "resident: each rank's part on {}, hetlu's plan; its slowest rank's phases in the last run: upload {:.4f} s, "
+      "panels {:.4f} s, interchanges and U rows {:.4f} s, broadcasts {:.4f} s, device GEMMs {:.4f} s, p?getrs {:.4f} "
+      "s; {:.1f} MB over the link\n",
+      to_string(device), p.upload, p.panel, p.interchanges, p.broadcasts, p.update, p.solve, p.link_bytes / 1e6);
+  std::cout << fmt::format("hetlu's plan: {:.2f}x the defaults' speed; resident: {:.2f}x\n",
+                           rows[1].median / rows[0].median, rows[1].median / rows[2].median);
 }
 
 }  // namespace hetlu::cli

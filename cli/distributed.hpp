@@ -9,9 +9,10 @@
 
 namespace hetlu::cli {
 
-// --grid PxQ (either side 0: from the rank count), --nb, --threads-per-rank.
+// --grid PxQ (either side 0: from the rank count), --nb, --threads-per-rank, --resident DEVICE.
 struct DistributedArgs {
   std::string grid;
+  std::string resident;  // solve: empty for p?gesv; bench: the resident row's device (empty: cuda, else host)
   std::optional<int> nb, threads_per_rank;
 };
 

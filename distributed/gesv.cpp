@@ -27,7 +27,7 @@ RankLayout layout_of(MPI_Comm comm) {
 
 template <class T>
 DistributedReport gesv_from_root(MPI_Comm comm, int root, int n, int nrhs, T* A, int lda, T* B, int ldb,
-                                 const DistributedPlan& plan, const std::string& db_path) {
+                                 const DistributedPlan& plan, const std::string& db_path, const Device* resident) {
   const double start = MPI_Wtime();
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm, &rank);
@@ -75,10 +75,14 @@ DistributedReport gesv_from_root(MPI_Comm comm, int root, int n, int nrhs, T* A,
              root_b = descriptor(root_grid, n, nrhs, nb, std::max(1, ldb));
   redistribute(n, n, A, root_a.data(), a.data(), desc_a.data(), grid.context());
   if (nrhs > 0) redistribute(n, nrhs, B, root_b.data(), b.data(), desc_b.data(), grid.context());
+  report.engine = resident ? "resident on " + to_string(*resident) : "p?gesv";
   {
     const BlasThreads threads(report.plan.threads_per_rank);
     const double solve_start = MPI_Wtime();
-    report.info = scalapack_gesv(n, nrhs, a.data(), 1, 1, desc_a.data(), ipiv.data(), b.data(), 1, 1, desc_b.data());
+    report.info = resident ? gesv_resident(n, nrhs, a.data(), desc_a.data(), ipiv.data(), b.data(), desc_b.data(),
+                                           *resident, 0, &report.phases)
+                           : scalapack_gesv(n, nrhs, a.data(), 1, 1, desc_a.data(), ipiv.data(), b.data(), 1, 1,
+                                            desc_b.data());
     report.solve_seconds = MPI_Wtime() - solve_start;
   }
   if (report.info < 0) throw Error("p?gesv rejected argument " + std::to_string(-report.info));
@@ -100,9 +104,9 @@ int gesv(int n, int nrhs, T* A, int ia, int ja, const int* desc_a, int* ipiv, T*
 }
 
 template DistributedReport gesv_from_root<double>(MPI_Comm, int, int, int, double*, int, double*, int,
-                                                  const DistributedPlan&, const std::string&);
+                                                  const DistributedPlan&, const std::string&, const Device*);
 template DistributedReport gesv_from_root<float>(MPI_Comm, int, int, int, float*, int, float*, int,
-                                                 const DistributedPlan&, const std::string&);
+                                                 const DistributedPlan&, const std::string&, const Device*);
 template int gesv<double>(int, int, double*, int, int, const int*, int*, double*, int, int, const int*, int);
 template int gesv<float>(int, int, float*, int, int, const int*, int*, float*, int, int, const int*, int);
 

@@ -37,7 +37,8 @@ void fill(std::vector<T>& local, int rows, int cols, int lld, int nb, const Blac
 }
 
 template <class T>
-Timing time_typed(MPI_Comm comm, int n, const DistributedPlan& plan, int repetitions) {
+Timing time_typed(MPI_Comm comm, int n, const DistributedPlan& plan, int repetitions, const Device* resident,
+                  ResidentPhases* phases) {
   BlacsGrid grid(comm, plan.grid_rows, plan.grid_cols);
   const int nb = plan.nb;
   const int rows = local_count(n, nb, grid.row(), grid.rows()), cols = local_count(n, nb, grid.col(), grid.cols());
@@ -54,23 +55,34 @@ Timing time_typed(MPI_Comm comm, int n, const DistributedPlan& plan, int repetit
     fill(b, rows, rhs, lld, nb, grid, n);
     MPI_Barrier(comm);
     const double start = MPI_Wtime();
-    timing.info = scalapack_gesv(n, 1, a.data(), 1, 1, desc_a.data(), ipiv.data(), b.data(), 1, 1, desc_b.data());
+    ResidentPhases run;
+    timing.info = resident ? gesv_resident(n, 1, a.data(), desc_a.data(), ipiv.data(), b.data(), desc_b.data(),
+                                           *resident, 0, &run)
+                           : scalapack_gesv(n, 1, a.data(), 1, 1, desc_a.data(), ipiv.data(), b.data(), 1, 1,
+                                            desc_b.data());
     double seconds = MPI_Wtime() - start, slowest = 0;
     MPI_Allreduce(&seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
     timing.samples.push_back(slowest);
+    if (phases) {
+      double mine[7] = {run.upload, run.panel, run.interchanges, run.broadcasts, run.update, run.solve, run.link_bytes};
+      double most[7];
+      MPI_Allreduce(mine, most, 7, MPI_DOUBLE, MPI_MAX, comm);
+      *phases = {most[0], most[1], most[2], most[3], most[4], most[5], most[6]};
+    }
   }
   return timing;
 }
 
 }  // namespace
 
-Timing time_gesv(MPI_Comm comm, Precision precision, int n, const DistributedPlan& plan, int repetitions) {
+Timing time_gesv(MPI_Comm comm, Precision precision, int n, const DistributedPlan& plan, int repetitions,
+                 const Device* resident, ResidentPhases* phases) {
   int ranks = 1;
   MPI_Comm_size(comm, &ranks);
   if (n < 1 || repetitions < 1 || plan.nb < 1 || plan.grid_rows * plan.grid_cols != ranks)
     throw InvalidArgument("time_gesv: n, repetitions, nb and a grid of every rank must be given");
-  return precision == Precision::single ? time_typed<float>(comm, n, plan, repetitions)
-                                        : time_typed<double>(comm, n, plan, repetitions);
+  return precision == Precision::single ? time_typed<float>(comm, n, plan, repetitions, resident, phases)
+                                        : time_typed<double>(comm, n, plan, repetitions, resident, phases);
 }
 
 }  // namespace hetlu::distributed

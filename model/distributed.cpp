@@ -143,6 +143,44 @@ DistributedPrediction predict_distributed_seconds(const MachineProfile& node, co
   return out;
 }
 
+DistributedPrediction predict_resident_seconds(const MachineProfile& node_with_device, const NetworkProfile& net,
+                                               const DistributedProblem& problem, const DistributedPlan& plan,
+                                               const ModelParams& params) {
+  DistributedPrediction out = predict_distributed_seconds(node_with_device, net, problem, plan, params);
+  const Rates rates = rates_of(node_with_device, problem.precision, params);
+  if (rates.device.gflops <= 0 || rates.link.gbs <= 0)
+    throw Error("the machine profile has no device rate or link to price the device-resident LU with");
+  const RankRates rank = rank_rates(node_with_device, rates, problem, plan.threads_per_rank, params);
+  const int P = plan.grid_rows, Q = plan.grid_cols, nb = plan.nb, n = problem.n;
+  const double word = problem.precision == Precision::double_ ? 8 : 4;
+  const double cpu_rate = rank.gemm_flops * nb / (nb + params.gemm_half_rate_k);
+  const double device_rate = rates.device.gflops * 1e9 * nb / (nb + params.gemm_half_rate_k);
+  const double link = rates.link.gbs * 1e9, latency = rates.link_latency_us * 1e-6;
+  double trsm = 0, gemm = 0, elements = most_loaded(n, nb, P) * most_loaded(n, nb, Q), copies = 1;
+  for (double done = 0; done < n; done += nb) {
+    const double m = n - done, width = std::min<double>(nb, m), rest = m - width;
+    const double cols = most_loaded(rest, nb, Q), rows = most_loaded(rest, nb, P);
+    trsm += width * width * cols / cpu_rate;
+    gemm += 2 * rows * cols * width / device_rate;
+    const double touched = rest > 0 ? width + width / P : 0;
+    elements += most_loaded(m, nb, P) * width + 2 * touched * cols + rows * width + width * cols;
+    copies += 1 + 2 * touched + 2;
+  }
+  const double transfers = elements * word / link + copies * latency;
+  double seconds = 0;
+  for (auto& term : out.terms) {
+    if (term.name == "local TRSM and GEMM") term = {"TRSM of the U row (CPUs)", trsm * rank.slowdown};
+    seconds += term.seconds;
+  }
+  out.terms.push_back({"trailing GEMM (device, " + rates.device_name + ")", gemm});
+  out.terms.push_back({"link: matrix up once; panels, touched rows, L and U", transfers});
+  out.seconds = seconds + gemm + transfers;
+  out.plan.predicted_seconds = out.seconds;
+  out.reasoning.push_back(format("device: %.1f GFlop/s GEMM (", rates.device.gflops) + rates.device.source +
+                          format("); link %.2f GB/s, %.1f us per copy", rates.link.gbs, rates.link_latency_us));
+  return out;
+}
+
 std::vector<DistributedPrediction> distributed_candidates(const MachineProfile& node, const NetworkProfile& net,
                                                           const DistributedProblem& problem,
                                                           const ModelParams& params) {

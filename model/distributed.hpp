@@ -46,6 +46,17 @@ DistributedPrediction predict_distributed_seconds(const MachineProfile& node, co
                                                   const DistributedProblem& problem,
                                                   const distributed::DistributedPlan& plan, const ModelParams& params);
 
+// The device-resident variant (distributed::getrf_resident) of the same plan: p?gesv's panel,
+// pivot, interchange and broadcast terms; the U block row's TRSM on the CPUs; the trailing GEMM at
+// the device's rate; and its link: the local matrix up once, then per step the panel down, the
+// rows the pivots touch down and back up (the block row's owner holds the step's own rows and its
+// share of the pivot rows), L and U up, each copy paying the link's latency. No overlap is priced.
+// `node_with_device`: the node as with_devices(node, that one device) describes it.
+DistributedPrediction predict_resident_seconds(const MachineProfile& node_with_device,
+                                               const distributed::NetworkProfile& net,
+                                               const DistributedProblem& problem,
+                                               const distributed::DistributedPlan& plan, const ModelParams& params);
+
 // Every configuration the model considers (nb from params.distributed_nb_candidates, every grid of
 // the rank count, threads per rank in powers of two up to the cores of each rank's node share), fastest first.
 std::vector<DistributedPrediction> distributed_candidates(const MachineProfile& node,

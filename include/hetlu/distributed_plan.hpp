@@ -80,6 +80,13 @@ struct DistributedResolution {
 DistributedResolution resolve_plan(const DistributedPlan& given, Precision precision, int n, const RankLayout& layout,
                                    const std::string& db_path = "");
 
+// The device-resident LU (distributed::getrf_resident) of a resolved `plan` with each rank's part on
+// `device`, priced by the model with the rates and network resolve_plan would use: the result's
+// plan is `plan` with predicted_seconds set (unset where the model cannot price it, why in the
+// explanation), its explanation the terms.
+DistributedResolution price_resident(const DistributedPlan& plan, Precision precision, int n, const RankLayout& layout,
+                                     const Device& device, const std::string& db_path = "");
+
 // The grid of `given` completed for `ranks` ranks (a zero side from the other, both zero: the
 // squarest); throws InvalidArgument for one that does not use every rank.
 void complete_grid(DistributedPlan& plan, int ranks);

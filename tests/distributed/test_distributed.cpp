@@ -4,7 +4,9 @@
 // Prints one row per case on the root; exits non-zero on every rank when any case failed.
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <limits>
 #include <random>
@@ -51,8 +53,50 @@ double backward_error(int n, int nrhs, const std::vector<T>& A, const std::vecto
   return worst;
 }
 
+// |P A - L U|_1 / (n |A|_1 eps) for the factors F (L unit lower, U upper, in place) of A0. p?gesv
+// leaves no pivots with the root, so P is recovered: each row of L U is found among A0's rows (the
+// one it matches best), which a wrong factorization cannot pass.
 template <class T>
-void solve_case(int n, int nrhs, distributed::DistributedPlan plan, const char* precision) {
+double factorization_error(int n, const std::vector<T>& A0, const std::vector<T>& F) {
+  std::vector<double> LU(static_cast<size_t>(n) * n, 0.0);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) {
+      double sum = 0;
+      for (int k = 0; k <= std::min(i, j); ++k) {
+        const double l = k == i ? 1.0 : double(F[i + static_cast<size_t>(k) * n]);
+        sum += l * double(F[k + static_cast<size_t>(j) * n]);
+      }
+      LU[i + static_cast<size_t>(j) * n] = sum;
+    }
+  double norm_a = 0;
+  for (int j = 0; j < n; ++j) {
+    double column = 0;
+    for (int i = 0; i < n; ++i) column += std::abs(double(A0[i + static_cast<size_t>(j) * n]));
+    norm_a = std::max(norm_a, column);
+  }
+  std::vector<double> column_error(n, 0.0);
+  std::vector<char> used(n, 0);
+  for (int i = 0; i < n; ++i) {  // row i of L U against the unused row of A0 nearest it
+    int best = -1;
+    double best_distance = 0;
+    for (int r = 0; r < n; ++r) {
+      if (used[r]) continue;
+      double distance = 0;
+      for (int j = 0; j < n; ++j)
+        distance += std::abs(LU[i + static_cast<size_t>(j) * n] - double(A0[r + static_cast<size_t>(j) * n]));
+      if (best < 0 || distance < best_distance) best = r, best_distance = distance;
+    }
+    used[best] = 1;
+    for (int j = 0; j < n; ++j)
+      column_error[j] += std::abs(LU[i + static_cast<size_t>(j) * n] - double(A0[best + static_cast<size_t>(j) * n]));
+  }
+  const double worst = *std::max_element(column_error.begin(), column_error.end());
+  return norm_a > 0 ? worst / (n * norm_a * std::numeric_limits<T>::epsilon()) : 0;
+}
+
+template <class T>
+void solve_case(int n, int nrhs, distributed::DistributedPlan plan, const char* precision,
+                const Device* resident = nullptr) {
   std::vector<T> A, B, A0, B0;
   if (rank_ == 0) {
     std::mt19937 rng(n * 31 + nrhs);
@@ -63,14 +107,17 @@ void solve_case(int n, int nrhs, distributed::DistributedPlan plan, const char* 
     A0 = A, B0 = B;
   }
   const auto report = distributed::gesv_from_root<T>(MPI_COMM_WORLD, 0, n, nrhs, A.data(), std::max(1, n), B.data(),
-                                                     std::max(1, n), plan);
+                                                     std::max(1, n), plan, "", resident);
   if (rank_ != 0) return;
   const double omega = n ? backward_error(n, nrhs, A0, B, B0) : 0;
   const double bound = (n + 1) * std::numeric_limits<T>::epsilon() * 10;
-  check(report.info == 0 && omega <= bound,
-        std::string(precision) + " n=" + std::to_string(n) + " nrhs=" + std::to_string(nrhs) + " grid " +
+  // The factors as p?getrf leaves them: |P A - L U| / (n |A| eps), the pivots applied to A0.
+  const double factor_error = n ? factorization_error(n, A0, A) : 0;
+  check(report.info == 0 && omega <= bound && factor_error < 30,
+        report.engine + " " + std::string(precision) + " n=" + std::to_string(n) + " nrhs=" + std::to_string(nrhs) + " grid " +
             std::to_string(report.plan.grid_rows) + "x" + std::to_string(report.plan.grid_cols) +
-            " nb=" + std::to_string(report.plan.nb) + ": omega " + scientific(omega));
+            " nb=" + std::to_string(report.plan.nb) + ": omega " + scientific(omega) + ", |PA-LU|/(n|A|eps) " +
+            scientific(factor_error));
 }
 
 // hetlu_pdgesv on a matrix the caller distributed itself (its own grid and descriptors).
@@ -153,6 +200,21 @@ int main(int argc, char** argv) {
     solve_case<double>(131, 2, {0, 0, 200}, "double");   // nb larger than n / P: one block
     solve_case<double>(120, 1, {0, 0, 0, 1}, "double");  // one BLAS thread per rank
     solve_case<double>(0, 2, {}, "double");
+
+    // The device-resident LU (#18 item 4) on a host backend of one thread per rank: every grid
+    // shape, orders nb does not divide, nb > n / P, one block, both precisions.
+    const Device team{BackendKind::host, 1};
+    for (int rows = 1; rows <= ranks; ++rows)
+      if (ranks % rows == 0) {
+        solve_case<double>(97, 2, {rows, ranks / rows, 16}, "double", &team);
+        solve_case<double>(131, 1, {rows, ranks / rows, 7}, "double", &team);
+        solve_case<float>(61, 1, {rows, 0, 5}, "single", &team);
+      }
+    for (int n : {1, 2, 50})
+      solve_case<double>(n, 1, {0, 0, 8}, "double", &team);
+    solve_case<double>(131, 2, {0, 0, 200}, "double", &team);  // one block: the panel is the matrix
+    solve_case<double>(40, 1, {0, 0, 16}, "double", &team);
+    solve_case<double>(0, 1, {}, "double", &team);
     descriptor_case(90, 2);
     root_c_api_case(77);
 
@@ -166,6 +228,35 @@ int main(int argc, char** argv) {
     }
     const auto singular = distributed::gesv_from_root<double>(MPI_COMM_WORLD, 0, n, 1, A.data(), n, B.data(), n, {});
     check(singular.info == 13, "a zero column 13 gives info " + std::to_string(singular.info));
+    if (rank_ == 0)
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) A[i + static_cast<size_t>(j) * n] = j == 12 ? 0.0 : 1.0 / (i + j + 1) + (i == j);
+    const auto resident_singular =
+        distributed::gesv_from_root<double>(MPI_COMM_WORLD, 0, n, 1, A.data(), n, B.data(), n, {0, 0, 8}, "", &team);
+    int agreed = resident_singular.info == 13, all_agree = 0;
+    MPI_Allreduce(&agreed, &all_agree, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    check(all_agree == 1, "resident: a zero column 13 gives info " + std::to_string(resident_singular.info) +
+                              " on every rank");
+
+    // One rank's device too small for its part: every rank fails with an error, none hangs.
+    if (rank_ == ranks - 1) setenv("HETLU_HOST_BACKEND_MEMORY_MIB", "1", 1);
+    std::vector<double> big, big_b;
+    const int big_n = 800;  // 5 MiB in all: more than 1 MiB on the last rank whatever the grid
+    if (rank_ == 0) {
+      big.assign(static_cast<size_t>(big_n) * big_n, 0.0), big_b.assign(big_n, 1.0);
+      for (int i = 0; i < big_n; ++i) big[i + static_cast<size_t>(i) * big_n] = 2.0;
+    }
+    std::string why;
+    try {
+      distributed::gesv_from_root<double>(MPI_COMM_WORLD, 0, big_n, 1, big.data(), big_n, big_b.data(), big_n,
+                                          {0, 0, 64}, "", &team);
+    } catch (const Error& e) {
+      why = e.what();
+    }
+    unsetenv("HETLU_HOST_BACKEND_MEMORY_MIB");
+    agreed = why.find("device-resident") != std::string::npos, all_agree = 0;
+    MPI_Allreduce(&agreed, &all_agree, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    check(all_agree == 1, "resident: one rank's device out of memory fails every rank: " + why);
 
     // Bad arguments on the root: every rank throws, none hangs.
     bool threw = false;
