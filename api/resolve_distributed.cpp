@@ -168,8 +168,8 @@ DistributedResolution price_resident(const DistributedPlan& plan, Precision prec
   r.network = network ? *network : model::default_network(layout, params);
   try {
     const MachineProfile node = model::with_devices(profile, DeviceSet(DeviceList{device}));
-    const auto priced =
-        model::predict_resident_seconds(node, r.network, model::DistributedProblem{precision, n, 1, layout}, plan, params);
+    const auto priced = model::predict_resident_seconds(
+        profile, node, r.network, model::DistributedProblem{precision, n, 1, layout}, plan, params);
     r.plan.predicted_seconds = priced.seconds;
     r.explanation = priced.reasoning;
     for (const auto& term : priced.terms) r.explanation.push_back(term.name + ": " + fixed(term.seconds, 4) + " s");

@@ -9,8 +9,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/commands.hpp"
 #include "cli/matrix_market.hpp"
@@ -213,9 +213,9 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
     return status;
   }
   const char letter = std::is_same_v<T, float> ? 's' : 'd';
-  const std::string engine = resident ? fmt::format("LU with each rank's part on {}, p{}getrs", to_string(*resident),
-                                                    letter)
-                                      : fmt::format("ScaLAPACK p{}gesv", letter);
+  const std::string engine = resident
+                                 ? fmt::format("LU with each rank's part on {}, p{}getrs", to_string(*resident), letter)
+                                 : fmt::format("ScaLAPACK p{}gesv", letter);
   std::cerr << fmt::format(
       "hetlu: distributed GEPP ({}) on {} ranks, n = {}, nrhs = {}: {:.4f} s ({:.4f} s solving, {:.2f} GFlop/s), "
       "backward error {:.2e}; {}{}\n",
@@ -347,8 +347,7 @@ void bench_distributed(const DistributedBenchArgs& args) {
       defaults.source = PlanSource::default_;
       defaults.source_detail = "nb = 64, the squarest grid, the BLAS threads each rank starts with";
       const Device device = bench_resident_device(args.plan.resident, resolved.plan.threads_per_rank);
-      resident_priced =
-          distributed::price_resident(resolved.plan, precision, args.n, layout, device, args.db);
+      resident_priced = distributed::price_resident(resolved.plan, precision, args.n, layout, device, args.db);
     } catch (const std::exception& e) {
       error = e.what();
     }
@@ -395,9 +394,8 @@ void bench_distributed(const DistributedBenchArgs& args) {
                        {"info", row.timing.info}};
     const auto& p = rows[2].phases;
     out["resident"]["device"] = to_string(device);
-    out["resident"]["phases"] = {{"upload", p.upload},         {"panel", p.panel},
-                                 {"interchanges", p.interchanges}, {"broadcasts", p.broadcasts},
-                                 {"update", p.update},         {"solve", p.solve},
+    out["resident"]["phases"] = {{"upload", p.upload},         {"panel", p.panel},   {"interchanges", p.interchanges},
+                                 {"broadcasts", p.broadcasts}, {"update", p.update}, {"solve", p.solve},
                                  {"link_bytes", p.link_bytes}};
     out["resident"]["explanation"] = resident_priced.explanation;
     out["speedup_over_defaults"] = rows[1].median / rows[0].median;

@@ -79,10 +79,10 @@ DistributedReport gesv_from_root(MPI_Comm comm, int root, int n, int nrhs, T* A,
   {
     const BlasThreads threads(report.plan.threads_per_rank);
     const double solve_start = MPI_Wtime();
-    report.info = resident ? gesv_resident(n, nrhs, a.data(), desc_a.data(), ipiv.data(), b.data(), desc_b.data(),
-                                           *resident, 0, &report.phases)
-                           : scalapack_gesv(n, nrhs, a.data(), 1, 1, desc_a.data(), ipiv.data(), b.data(), 1, 1,
-                                            desc_b.data());
+    report.info =
+        resident ? gesv_resident(n, nrhs, a.data(), desc_a.data(), ipiv.data(), b.data(), desc_b.data(), *resident, 0,
+                                 &report.phases)
+                 : scalapack_gesv(n, nrhs, a.data(), 1, 1, desc_a.data(), ipiv.data(), b.data(), 1, 1, desc_b.data());
     report.solve_seconds = MPI_Wtime() - solve_start;
   }
   if (report.info < 0) throw Error("p?gesv rejected argument " + std::to_string(-report.info));

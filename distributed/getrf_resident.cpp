@@ -31,10 +31,21 @@ using backends::Backend;
 using backends::Queue;
 
 // ScaLAPACK descriptor fields.
-enum Field { field_ctxt = 1, field_m = 2, field_n = 3, field_mb = 4, field_nb = 5, field_rsrc = 6, field_csrc = 7, field_lld = 8 };
+enum Field {
+  field_ctxt = 1,
+  field_m = 2,
+  field_n = 3,
+  field_mb = 4,
+  field_nb = 5,
+  field_rsrc = 6,
+  field_csrc = 7,
+  field_lld = 8
+};
 
 // Rows (or columns) of the first `count` global indices that process `index` of `procs` holds.
-int held(int count, int nb, int index, int procs) { return local_count(count, nb, index, procs); }
+int held(int count, int nb, int index, int procs) {
+  return local_count(count, nb, index, procs);
+}
 
 void check_descriptor(int n, const int* desc, const char* name, int local_rows) {
   auto bad = [&](const std::string& why) {
@@ -43,12 +54,13 @@ void check_descriptor(int n, const int* desc, const char* name, int local_rows) 
   if (!desc) throw bad("a null descriptor");
   if (desc[0] != 1) throw bad("not a block-cyclic descriptor (DTYPE " + std::to_string(desc[0]) + ")");
   if (desc[field_mb] != desc[field_nb] || desc[field_nb] < 1)
-    throw bad("square blocks are needed (MB = " + std::to_string(desc[field_mb]) + ", NB = " + std::to_string(desc[field_nb]) +
-              ")");
+    throw bad("square blocks are needed (MB = " + std::to_string(desc[field_mb]) +
+              ", NB = " + std::to_string(desc[field_nb]) + ")");
   if (desc[field_rsrc] != 0 || desc[field_csrc] != 0) throw bad("the first block must be on process (0, 0)");
   if (desc[field_m] < n) throw bad("M = " + std::to_string(desc[field_m]) + " is less than n = " + std::to_string(n));
   if (desc[field_lld] < std::max(1, local_rows))
-    throw bad("LLD = " + std::to_string(desc[field_lld]) + " is less than the local rows " + std::to_string(local_rows));
+    throw bad("LLD = " + std::to_string(desc[field_lld]) + " is less than the local rows " +
+              std::to_string(local_rows));
 }
 
 // Seconds of this rank's phases, wall clock.
@@ -127,7 +139,8 @@ class ResidentLu {
     matrix_ = device_.allocate(std::max(1, rows_), std::max(1, cols_));
     L_ = device_.allocate(std::max(1, rows_), nb_);
     U_ = device_.allocate(nb_, std::max(1, cols_));
-    if (rows_ > 0 && cols_ > 0) device_.copy_to_device(Queue::compute, rows_, cols_, A_, lld_, matrix_.data(), matrix_.ld);
+    if (rows_ > 0 && cols_ > 0)
+      device_.copy_to_device(Queue::compute, rows_, cols_, A_, lld_, matrix_.data(), matrix_.ld);
     device_.synchronize();
     count_link(double(rows_) * cols_);
   }
@@ -174,12 +187,21 @@ class ResidentLu {
     PhaseClock clock(phases_.interchanges);
     const int c1 = held(j + jb - 1, nb_, col_, Q_), right = cols_ - c1;
     const std::vector<int> rows = right > 0 ? touched_rows(j, jb) : std::vector<int>{};
-    for (int r : rows) device_.copy_to_host(Queue::compute, 1, right, device(r, c1), matrix_.ld, host(r, c1), lld_);
-    if (!rows.empty()) device_.synchronize();
+    // One copy per run of consecutive rows (the block row is one): each copy pays the link's latency.
+    std::vector<std::pair<int, int>> runs;  // first local row, count
+    for (int r : rows)
+      if (!runs.empty() && runs.back().first + runs.back().second == r)
+        ++runs.back().second;
+      else
+        runs.emplace_back(r, 1);
+    for (auto [r, count] : runs)
+      device_.copy_to_host(Queue::compute, count, right, device(r, c1), matrix_.ld, host(r, c1), lld_);
+    if (!runs.empty()) device_.synchronize();
     scalapack_laswp(n_ - j - jb + 1, A_, j + jb, desc_, j, j + jb - 1, ipiv_);
     scalapack_trsm_lower_unit(jb, n_ - j - jb + 1, A_, j, j, j + jb, desc_);
-    for (int r : rows) device_.copy_to_device(Queue::compute, 1, right, host(r, c1), lld_, device(r, c1), matrix_.ld);
-    if (!rows.empty()) uploads_done_ = device_.record(Queue::compute);
+    for (auto [r, count] : runs)
+      device_.copy_to_device(Queue::compute, count, right, host(r, c1), lld_, device(r, c1), matrix_.ld);
+    if (!runs.empty()) uploads_done_ = device_.record(Queue::compute);
     count_link(2.0 * rows.size() * right);
   }
 
@@ -193,8 +215,8 @@ class ResidentLu {
       // Receive buffers: the host copy's own place would overwrite this rank's columns.
       if (below > 0 && Q_ > 1) {
         if (col_ == panel_col) {
-          blacs_broadcast(desc_[field_ctxt], "Rowwise", true, below, jb, host(r1, held(j - 1, nb_, col_, Q_)), lld_, row_,
-                          panel_col);
+          blacs_broadcast(desc_[field_ctxt], "Rowwise", true, below, jb, host(r1, held(j - 1, nb_, col_, Q_)), lld_,
+                          row_, panel_col);
         } else {
           l_buffer_.resize(static_cast<std::size_t>(below) * jb);
           blacs_broadcast(desc_[field_ctxt], "Rowwise", false, below, jb, l_buffer_.data(), below, row_, panel_col);

@@ -26,7 +26,6 @@ inline void redistribute(int m, int n, const float* a, const int* desca, float* 
   psgemr2d_(&m, &n, a, &one, &one, desca, b, &one, &one, descb, &context);
 }
 
-
 // p?getrf's steps (ScaLAPACK's own routines) for getrf_resident.cpp, by scalar type.
 inline int scalapack_getf2(int m, int n, double* a, int ia, int ja, const int* desca, int* ipiv) {
   int info = 0;

@@ -56,10 +56,10 @@ Timing time_typed(MPI_Comm comm, int n, const DistributedPlan& plan, int repetit
     MPI_Barrier(comm);
     const double start = MPI_Wtime();
     ResidentPhases run;
-    timing.info = resident ? gesv_resident(n, 1, a.data(), desc_a.data(), ipiv.data(), b.data(), desc_b.data(),
-                                           *resident, 0, &run)
-                           : scalapack_gesv(n, 1, a.data(), 1, 1, desc_a.data(), ipiv.data(), b.data(), 1, 1,
-                                            desc_b.data());
+    timing.info =
+        resident
+            ? gesv_resident(n, 1, a.data(), desc_a.data(), ipiv.data(), b.data(), desc_b.data(), *resident, 0, &run)
+            : scalapack_gesv(n, 1, a.data(), 1, 1, desc_a.data(), ipiv.data(), b.data(), 1, 1, desc_b.data());
     double seconds = MPI_Wtime() - start, slowest = 0;
     MPI_Allreduce(&seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
     timing.samples.push_back(slowest);

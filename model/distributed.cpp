@@ -143,14 +143,15 @@ DistributedPrediction predict_distributed_seconds(const MachineProfile& node, co
   return out;
 }
 
-DistributedPrediction predict_resident_seconds(const MachineProfile& node_with_device, const NetworkProfile& net,
-                                               const DistributedProblem& problem, const DistributedPlan& plan,
-                                               const ModelParams& params) {
-  DistributedPrediction out = predict_distributed_seconds(node_with_device, net, problem, plan, params);
+DistributedPrediction predict_resident_seconds(const MachineProfile& node, const MachineProfile& node_with_device,
+                                               const NetworkProfile& net, const DistributedProblem& problem,
+                                               const DistributedPlan& plan, const ModelParams& params) {
+  DistributedPrediction out = predict_distributed_seconds(node, net, problem, plan, params);
   const Rates rates = rates_of(node_with_device, problem.precision, params);
   if (rates.device.gflops <= 0 || rates.link.gbs <= 0)
     throw Error("the machine profile has no device rate or link to price the device-resident LU with");
-  const RankRates rank = rank_rates(node_with_device, rates, problem, plan.threads_per_rank, params);
+  const RankRates rank =
+      rank_rates(node, rates_of(node, problem.precision, params), problem, plan.threads_per_rank, params);
   const int P = plan.grid_rows, Q = plan.grid_cols, nb = plan.nb, n = problem.n;
   const double word = problem.precision == Precision::double_ ? 8 : 4;
   const double cpu_rate = rank.gemm_flops * nb / (nb + params.gemm_half_rate_k);

@@ -51,8 +51,10 @@ DistributedPrediction predict_distributed_seconds(const MachineProfile& node, co
 // the device's rate; and its link: the local matrix up once, then per step the panel down, the
 // rows the pivots touch down and back up (the block row's owner holds the step's own rows and its
 // share of the pivot rows), L and U up, each copy paying the link's latency. No overlap is priced.
-// `node_with_device`: the node as with_devices(node, that one device) describes it.
-DistributedPrediction predict_resident_seconds(const MachineProfile& node_with_device,
+// The CPUs' terms are priced on `node` (a host team and the rank's BLAS threads take turns, not
+// cores); the device's GEMM and link on `node_with_device`, the node as with_devices(node, that one
+// device) describes it.
+DistributedPrediction predict_resident_seconds(const MachineProfile& node, const MachineProfile& node_with_device,
                                                const distributed::NetworkProfile& net,
                                                const DistributedProblem& problem,
                                                const distributed::DistributedPlan& plan, const ModelParams& params);

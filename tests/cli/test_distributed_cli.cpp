@@ -32,8 +32,8 @@ Result run(int ranks, const std::string& args, const hetlu::test_support::TempDi
       ranks > 0 ? std::string("'") + HETLU_MPIEXEC + "' --oversubscribe -n " + std::to_string(ranks) + " " : "";
   // OpenMPI refuses root (CI may be) without its two variables; one BLAS thread per rank.
   const std::string environment = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 ";
-  const std::string command =
-      environment + launcher + "'" + HETLU_COMMAND + "' " + args + " --db '" + dir.file("t.db") + "' >'" + out + "' 2>'" + err + "'";
+  const std::string command = environment + launcher + "'" + HETLU_COMMAND + "' " + args + " --db '" +
+                              dir.file("t.db") + "' >'" + out + "' 2>'" + err + "'";
   const int status = std::system(command.c_str());
   Result r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -184,6 +184,32 @@ TEST_F(DistributedCli, BenchesTheTunedPlanAgainstTheDefaults) {
   EXPECT_EQ(j["defaults"]["plan"]["nb"], 64);
   EXPECT_GT(j["speedup_over_defaults"].get<double>(), 0);
   EXPECT_GT(j["hetlu"]["plan"]["predicted_seconds"].get<double>(), 0);
+  // The device-resident variant in the same run, on a host team here, with its phases and price.
+  EXPECT_EQ(j["resident"]["info"], 0);
+  EXPECT_EQ(j["resident"]["device"], "host:1");
+  EXPECT_GT(j["resident"]["phases"]["update"].get<double>(), 0);
+  EXPECT_GT(j["resident"]["phases"]["link_bytes"].get<double>(), 200.0 * 200 * 8 / 2);  // at least its part once
+  EXPECT_GT(j["resident"]["plan"]["predicted_seconds"].get<double>(), 0);
+}
+
+TEST_F(DistributedCli, SolvesWithEachRanksPartOnItsDevice) {
+  for (int ranks : {1, 2, 4}) {
+    const auto r = run(ranks, "solve '" + A + "' '" + B + "' --distributed --resident host:1 --nb 8 --json", dir);
+    ASSERT_EQ(r.exit_code, 0) << ranks << " ranks: " << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["engine"], "resident on host:1");
+    EXPECT_LT(omega(j["x"].get<std::vector<double>>()), 30 * (n + 1) * 1.1e-16) << ranks;
+  }
+  std::vector<double> singular(9, 1.0);
+  const auto s = run(2, "solve '" + write("S.mtx", 3, 3, singular) + "' --distributed --resident host:1", dir);
+  EXPECT_EQ(s.exit_code, 3) << s.err;
+  EXPECT_EQ(hetlu_errors(s.err).size(), 1u) << s.err;
+  for (const char* device : {"gpu", "host:1,host:1", "host:0"}) {  // one line, a usage error
+    const auto bad = run(2, "solve '" + A + "' --distributed --resident " + std::string(device), dir);
+    EXPECT_EQ(bad.exit_code, 2) << device << ": " << bad.err;
+    EXPECT_EQ(hetlu_errors(bad.err).size(), 1u) << device << ": " << bad.err;
+  }
+  EXPECT_EQ(run(0, "solve '" + A + "' --resident host:1", dir).exit_code, 2);  // needs --distributed
 }
 
 }  // namespace

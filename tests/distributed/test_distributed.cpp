@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <random>
 #include <string>
@@ -114,8 +114,8 @@ void solve_case(int n, int nrhs, distributed::DistributedPlan plan, const char* 
   // The factors as p?getrf leaves them: |P A - L U| / (n |A| eps), the pivots applied to A0.
   const double factor_error = n ? factorization_error(n, A0, A) : 0;
   check(report.info == 0 && omega <= bound && factor_error < 30,
-        report.engine + " " + std::string(precision) + " n=" + std::to_string(n) + " nrhs=" + std::to_string(nrhs) + " grid " +
-            std::to_string(report.plan.grid_rows) + "x" + std::to_string(report.plan.grid_cols) +
+        report.engine + " " + std::string(precision) + " n=" + std::to_string(n) + " nrhs=" + std::to_string(nrhs) +
+            " grid " + std::to_string(report.plan.grid_rows) + "x" + std::to_string(report.plan.grid_cols) +
             " nb=" + std::to_string(report.plan.nb) + ": omega " + scientific(omega) + ", |PA-LU|/(n|A|eps) " +
             scientific(factor_error));
 }
@@ -210,8 +210,7 @@ int main(int argc, char** argv) {
         solve_case<double>(131, 1, {rows, ranks / rows, 7}, "double", &team);
         solve_case<float>(61, 1, {rows, 0, 5}, "single", &team);
       }
-    for (int n : {1, 2, 50})
-      solve_case<double>(n, 1, {0, 0, 8}, "double", &team);
+    for (int n : {1, 2, 50}) solve_case<double>(n, 1, {0, 0, 8}, "double", &team);
     solve_case<double>(131, 2, {0, 0, 200}, "double", &team);  // one block: the panel is the matrix
     solve_case<double>(40, 1, {0, 0, 16}, "double", &team);
     solve_case<double>(0, 1, {}, "double", &team);
@@ -235,8 +234,8 @@ int main(int argc, char** argv) {
         distributed::gesv_from_root<double>(MPI_COMM_WORLD, 0, n, 1, A.data(), n, B.data(), n, {0, 0, 8}, "", &team);
     int agreed = resident_singular.info == 13, all_agree = 0;
     MPI_Allreduce(&agreed, &all_agree, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    check(all_agree == 1, "resident: a zero column 13 gives info " + std::to_string(resident_singular.info) +
-                              " on every rank");
+    check(all_agree == 1,
+          "resident: a zero column 13 gives info " + std::to_string(resident_singular.info) + " on every rank");
 
     // One rank's device too small for its part: every rank fails with an error, none hangs.
     if (rank_ == ranks - 1) setenv("HETLU_HOST_BACKEND_MEMORY_MIB", "1", 1);

@@ -76,3 +76,52 @@ TEST(DistributedModel, RefusesAnUnresolvedPlan) {
 }
 
 }  // namespace
+
+namespace {
+
+// A node with one GPU of the given GEMM rate and link, as with_devices describes it for cuda:0.
+MachineProfile with_gpu(const MachineProfile& cpus, double gflops, double link_gbs) {
+  MachineProfile p = cpus;
+  GpuInfo gpu;
+  gpu.name = "test GPU";
+  gpu.dgemm_gflops = gflops;
+  gpu.h2d_bandwidth_gbs = gpu.d2h_bandwidth_gbs = link_gbs;
+  gpu.h2d_latency_us = gpu.d2h_latency_us = 10;
+  gpu.memory_bytes = 80LL << 30;
+  p.gpus = {gpu};
+  return p;
+}
+
+TEST(DistributedModel, ResidentVariantPricesTheDeviceGemmAndItsLink) {
+  const model::ModelParams params;
+  const auto p = problem(20000, 4, 4);
+  distributed::DistributedPlan plan;
+  plan.grid_rows = plan.grid_cols = 2, plan.nb = 256, plan.threads_per_rank = 2;
+  const auto net = model::default_network(p.layout, params);
+  const auto cpus = node(8);
+  const auto fast = model::predict_resident_seconds(cpus, with_gpu(cpus, 50000, 25), net, p, plan, params);
+  double sum = 0, gemm = 0, link = 0;
+  for (const auto& t : fast.terms) {
+    sum += t.seconds;
+    if (t.name.find("GEMM (device") != std::string::npos) gemm = t.seconds;
+    if (t.name.find("link") != std::string::npos) link = t.seconds;
+    EXPECT_NE(t.name, "local TRSM and GEMM");  // the CPUs' GEMM is replaced, not added
+  }
+  EXPECT_NEAR(sum, fast.seconds, 1e-9);
+  EXPECT_GT(gemm, 0);
+  EXPECT_GT(link, 0);
+  // The most loaded rank's GEMM flops, 2/3 n^3 / 4 ranks at most ~ a third more, at 50 TFlop/s.
+  EXPECT_GT(gemm, 2.0 / 3 * 2e4 * 2e4 * 2e4 / 4 / 50e12 * 0.9);
+  EXPECT_LT(gemm, 2.0 / 3 * 2e4 * 2e4 * 2e4 / 4 / 50e12 * 1.6);
+  // A GPU ten times slower, or a link ten times slower, costs more; the CPUs' p?gesv is slower
+  // than a fast GPU's variant at this size.
+  EXPECT_GT(model::predict_resident_seconds(cpus, with_gpu(cpus, 5000, 25), net, p, plan, params).seconds,
+            fast.seconds);
+  const auto slow_link = model::predict_resident_seconds(cpus, with_gpu(cpus, 50000, 2.5), net, p, plan, params);
+  EXPECT_GT(slow_link.seconds, fast.seconds);
+  EXPECT_LT(fast.seconds, model::predict_distributed_seconds(cpus, net, p, plan, params).seconds);
+  // No device: refused, never priced as free.
+  EXPECT_THROW(model::predict_resident_seconds(cpus, cpus, net, p, plan, params), Error);
+}
+
+}  // namespace
