@@ -50,6 +50,11 @@ DistributedReport gesv_from_root(MPI_Comm comm, int root, int n, int nrhs, T* A,
           resolve_plan(plan, std::is_same_v<T, float> ? Precision::single : Precision::double_, n, layout, db_path);
       report.plan = resolved.plan;
       report.warnings = resolved.warnings;
+      if (resident)  // priced as it runs, not as p?gesv
+        report.plan.predicted_seconds =
+            price_resident(report.plan, std::is_same_v<T, float> ? Precision::single : Precision::double_, n, layout,
+                           *resident, db_path)
+                .plan.predicted_seconds;
     } catch (const Error& e) {
       error = e.what();
     }

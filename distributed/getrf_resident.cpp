@@ -16,6 +16,8 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -63,6 +65,16 @@ void check_descriptor(int n, const int* desc, const char* name, int local_rows) 
               std::to_string(local_rows));
 }
 
+// Every rank of the grid throws when one failed (its own message; the others `otherwise`), so that
+// none waits for it in a collective.
+void agree_on_failure(int context, const std::string& failure, const std::string& otherwise) {
+  int ok = failure.empty() ? 1 : 0;
+  Cigamn2d(context, "All", " ", 1, 1, &ok, 1, nullptr, nullptr, -1, -1, -1);
+  if (ok) return;
+  const std::string prefix = "device-resident p?getrf: ";
+  throw Error(failure.rfind(prefix, 0) == 0 ? failure : prefix + (failure.empty() ? otherwise : failure));
+}
+
 // Seconds of this rank's phases, wall clock.
 class PhaseClock {
  public:
@@ -99,29 +111,36 @@ class ResidentLu {
     std::string failure;
     try {
       upload_matrix();
-    } catch (const Error& e) {
+    } catch (const std::exception& e) {
       failure = e.what();
     }
-    int ok = failure.empty() ? 1 : 0;
-    Cigamn2d(desc_[field_ctxt], "All", " ", 1, 1, &ok, 1, nullptr, nullptr, -1, -1, -1);
-    if (!ok)
-      throw Error("device-resident p?getrf: " +
-                  (failure.empty() ? std::string("another rank's device could not hold its part") : failure));
+    agree_on_failure(desc_[field_ctxt], failure, "another rank's device could not hold its part");
     int info = 0;
-    for (int j = 1; j <= n_; j += nb_) {  // global, 1-based, as ScaLAPACK counts
-      const int jb = std::min(nb_, n_ - j + 1);
-      // The last step's uploads read the host copy and the receive buffers, which this step
-      // rewrites; its GEMM may go on meanwhile.
-      if (uploads_done_) device_.host_wait(uploads_done_);
-      const int panel_info = factor_panel(j, jb);
-      if (panel_info > 0 && info == 0) info = panel_info + j - 1;
-      interchange_left(j, jb);
-      if (j + jb <= n_) {
-        interchange_right_and_solve_row(j, jb);
-        update_trailing(j, jb);
+    try {
+      for (int j = 1; j <= n_; j += nb_) {  // global, 1-based, as ScaLAPACK counts
+        const int jb = std::min(nb_, n_ - j + 1);
+        // The last step's uploads read the host copy and the receive buffers, which this step
+        // rewrites; its GEMM may go on meanwhile.
+        if (uploads_done_) device_.host_wait(uploads_done_);
+        const int panel_info = factor_panel(j, jb);
+        if (panel_info > 0 && info == 0) info = panel_info + j - 1;
+        interchange_left(j, jb);
+        if (j + jb <= n_) {
+          interchange_right_and_solve_row(j, jb);
+          update_trailing(j, jb);
+        }
       }
+      device_.synchronize();
+    } catch (const InvalidArgument&) {
+      throw;  // ScaLAPACK refused an argument: every rank alike
+    } catch (const std::exception& e) {
+      // A device failing on one rank mid-way (memory is taken before the loop): the others wait in
+      // ScaLAPACK's or BLACS's collectives, which nothing but an abort releases.
+      std::fprintf(stderr, "hetlu: error: device-resident p?getrf, grid process (%d, %d): %s; aborting the job\n", row_,
+                   col_, e.what());
+      Cblacs_abort(desc_[field_ctxt], 1);
+      throw;
     }
-    device_.synchronize();
     for (const auto& [from, to] : updates_) phases_.update += device_.elapsed_seconds(from, to);
     // p?getf2 knows a zero pivot in the panel's process column; every rank learns the first.
     int first = info == 0 ? n_ + 1 : info;
@@ -139,6 +158,8 @@ class ResidentLu {
     matrix_ = device_.allocate(std::max(1, rows_), std::max(1, cols_));
     L_ = device_.allocate(std::max(1, rows_), nb_);
     U_ = device_.allocate(nb_, std::max(1, cols_));
+    l_buffer_.resize(static_cast<std::size_t>(std::max(1, rows_)) * nb_);  // no allocation inside the loop
+    u_buffer_.resize(static_cast<std::size_t>(nb_) * std::max(1, cols_));
     if (rows_ > 0 && cols_ > 0)
       device_.copy_to_device(Queue::compute, rows_, cols_, A_, lld_, matrix_.data(), matrix_.ld);
     device_.synchronize();
@@ -156,7 +177,9 @@ class ResidentLu {
       device_.synchronize();  // also the previous step's update, which wrote this panel
       count_link(double(rows_ - r0) * jb);
     }
-    return scalapack_getf2(n_ - j + 1, jb, A_, j, j, desc_, ipiv_);
+    const int info = scalapack_getf2(n_ - j + 1, jb, A_, j, j, desc_, ipiv_);
+    if (info < 0) throw InvalidArgument("device-resident p?getrf: p?getf2 rejected argument " + std::to_string(-info));
+    return info;
   }
 
   // 2. Left of the panel the columns are final on the CPUs: p?laswp there.
@@ -218,7 +241,6 @@ class ResidentLu {
           blacs_broadcast(desc_[field_ctxt], "Rowwise", true, below, jb, host(r1, held(j - 1, nb_, col_, Q_)), lld_,
                           row_, panel_col);
         } else {
-          l_buffer_.resize(static_cast<std::size_t>(below) * jb);
           blacs_broadcast(desc_[field_ctxt], "Rowwise", false, below, jb, l_buffer_.data(), below, row_, panel_col);
         }
       }
@@ -227,7 +249,6 @@ class ResidentLu {
         if (row_ == panel_row) {
           blacs_broadcast(desc_[field_ctxt], "Columnwise", true, jb, right, host(r0, c1), lld_, panel_row, col_);
         } else {
-          u_buffer_.resize(static_cast<std::size_t>(jb) * right);
           blacs_broadcast(desc_[field_ctxt], "Columnwise", false, jb, right, u_buffer_.data(), jb, panel_row, col_);
         }
       }
@@ -275,16 +296,27 @@ int getrf_resident(int n, T* A, const int* desc_a, int* ipiv, const Device& devi
   int P = 0, Q = 0, row = -1, col = -1;
   Cblacs_gridinfo(desc_a[field_ctxt], &P, &Q, &row, &col);
   if (row < 0 || col < 0) return 0;  // outside the grid, as ScaLAPACK: nothing to do
-  check_descriptor(n, desc_a, "desc_a", held(n, std::max(1, desc_a[field_nb]), row, P));
-  if (desc_a[field_n] < n)
-    throw InvalidArgument("device-resident p?getrf: desc_a: N = " + std::to_string(desc_a[field_n]) +
-                          " is less than n = " + std::to_string(n));
+  // What may fail on one rank alone (its local leading dimension, its device) fails every rank.
+  std::string failure;
+  backends::Backend<T>* backend = nullptr;
+  std::vector<std::unique_lock<std::mutex>> locks;
+  try {
+    check_descriptor(n, desc_a, "desc_a", held(n, std::max(1, desc_a[field_nb]), row, P));
+    if (desc_a[field_n] < n)
+      throw InvalidArgument("device-resident p?getrf: desc_a: N = " + std::to_string(desc_a[field_n]) +
+                            " is less than n = " + std::to_string(n));
+    if (n > 0) {
+      backend = &backends::backend<T>(device);
+      locks = backends::lock_devices(DeviceSet(DeviceList{device}));
+    }
+  } catch (const std::exception& e) {
+    failure = e.what();
+  }
+  agree_on_failure(desc_a[field_ctxt], failure, "another rank's arguments or device were refused");
   ResidentPhases local;
   ResidentPhases& into = phases ? *phases : local;
   if (n == 0) return 0;
-  auto& backend = backends::backend<T>(device);
-  const auto locks = backends::lock_devices(DeviceSet(DeviceList{device}));
-  return ResidentLu<T>(n, A, desc_a, ipiv, backend, into).run();
+  return ResidentLu<T>(n, A, desc_a, ipiv, *backend, into).run();
 }
 
 template <class T>

@@ -12,6 +12,7 @@ void Cblacs_gridinit(int* context, const char* order, int rows, int cols);
 void Cblacs_gridmap(int* context, int* usermap, int ldumap, int rows, int cols);
 void Cblacs_gridinfo(int context, int* rows, int* cols, int* row, int* col);
 void Cblacs_gridexit(int context);
+void Cblacs_abort(int context, int error_code);
 int Csys2blacs_handle(MPI_Comm comm);
 void Cfree_blacs_system_handle(int handle);
 int numroc_(const int* n, const int* nb, const int* iproc, const int* isrcproc, const int* nprocs);

@@ -165,7 +165,9 @@ DistributedPrediction predict_resident_seconds(const MachineProfile& node, const
     gemm += 2 * rows * cols * width / device_rate;
     const double touched = rest > 0 ? width + width / P : 0;
     elements += most_loaded(m, nb, P) * width + 2 * touched * cols + rows * width + width * cols;
-    copies += 1 + 2 * touched + 2;
+    // The panel, L and U one copy each; the touched rows one copy per run each way: the block row
+    // is one run, a pivot row elsewhere about one more.
+    copies += 3 + (rest > 0 ? 2 * (1 + width / P) : 0);
   }
   const double transfers = elements * word / link + copies * latency;
   double seconds = 0;

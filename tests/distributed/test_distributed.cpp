@@ -237,6 +237,28 @@ int main(int argc, char** argv) {
     check(all_agree == 1,
           "resident: a zero column 13 gives info " + std::to_string(resident_singular.info) + " on every rank");
 
+    // One rank's descriptor wrong (its LLD below its rows): every rank fails, none hangs.
+    {
+      int rows = 1, cols = 1;
+      distributed::squarest_grid(ranks, rows, cols);
+      distributed::BlacsGrid grid(MPI_COMM_WORLD, rows, cols);
+      const int m = 40, nb = 8, mine = distributed::local_count(m, nb, grid.row(), rows);
+      std::vector<double> a(static_cast<size_t>(mine) * m + 1, 1.0), b(static_cast<size_t>(mine) + 1, 1.0);
+      std::vector<int> ipiv(mine + nb);
+      auto da = distributed::descriptor(grid, m, m, nb, std::max(1, mine));
+      const auto db = distributed::descriptor(grid, m, 1, nb, std::max(1, mine));
+      if (rank_ == ranks - 1) da[8] = mine - 1;  // too small, on this rank alone
+      std::string refused;
+      try {
+        distributed::gesv_resident(m, 1, a.data(), da.data(), ipiv.data(), b.data(), db.data(), team);
+      } catch (const Error& e) {
+        refused = e.what();
+      }
+      agreed = refused.find("device-resident") != std::string::npos, all_agree = 0;
+      MPI_Allreduce(&agreed, &all_agree, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+      check(all_agree == 1, "resident: one rank's LLD too small fails every rank: " + refused);
+    }
+
     // One rank's device too small for its part: every rank fails with an error, none hangs.
     if (rank_ == ranks - 1) setenv("HETLU_HOST_BACKEND_MEMORY_MIB", "1", 1);
     std::vector<double> big, big_b;
