@@ -21,6 +21,12 @@ std::string fixed(double value, int digits) {
   return text;
 }
 
+// The model's reasoning and terms, as --explain prints them.
+void explain(const model::DistributedPrediction& priced, std::vector<std::string>& explanation) {
+  explanation = priced.reasoning;
+  for (const auto& term : priced.terms) explanation.push_back(term.name + ": " + fixed(term.seconds, 4) + " s");
+}
+
 void check_layout(const RankLayout& layout) {
   if (layout.ranks < 1) throw InvalidArgument("distributed: " + std::to_string(layout.ranks) + " ranks");
   if (layout.ranks_per_node < 1 || layout.ranks_per_node > layout.ranks)
@@ -145,8 +151,7 @@ DistributedResolution resolve_plan(const DistributedPlan& given, Precision preci
   if (plan.threads_per_rank > 0 && why_not_model.empty()) try {
       const auto priced = model::predict_distributed_seconds(profile, r.network, problem, plan, params);
       plan.predicted_seconds = priced.seconds;
-      r.explanation = priced.reasoning;
-      for (const auto& term : priced.terms) r.explanation.push_back(term.name + ": " + fixed(term.seconds, 4) + " s");
+      explain(priced, r.explanation);
     } catch (const Error& e) {
       r.explanation.push_back(std::string("not priced: ") + e.what());
     }
@@ -171,8 +176,7 @@ DistributedResolution price_resident(const DistributedPlan& plan, Precision prec
     const auto priced = model::predict_resident_seconds(
         profile, node, r.network, model::DistributedProblem{precision, n, 1, layout}, plan, params);
     r.plan.predicted_seconds = priced.seconds;
-    r.explanation = priced.reasoning;
-    for (const auto& term : priced.terms) r.explanation.push_back(term.name + ": " + fixed(term.seconds, 4) + " s");
+    explain(priced, r.explanation);
   } catch (const Error& e) {
     r.explanation.push_back(std::string("not priced: ") + e.what());
   }

@@ -44,11 +44,6 @@ enum Field {
   field_lld = 8
 };
 
-// Rows (or columns) of the first `count` global indices that process `index` of `procs` holds.
-int held(int count, int nb, int index, int procs) {
-  return local_count(count, nb, index, procs);
-}
-
 void check_descriptor(int n, const int* desc, const char* name, int local_rows) {
   auto bad = [&](const std::string& why) {
     return InvalidArgument(std::string("device-resident p?getrf: ") + name + ": " + why);
@@ -94,8 +89,8 @@ class ResidentLu {
     Cblacs_gridinfo(desc[field_ctxt], &P_, &Q_, &row_, &col_);
     nb_ = desc[field_nb];
     lld_ = desc[field_lld];
-    rows_ = held(n, nb_, row_, P_);
-    cols_ = held(n, nb_, col_, Q_);
+    rows_ = local_count(n, nb_, row_, P_);
+    cols_ = local_count(n, nb_, col_, Q_);
   }
 
   ~ResidentLu() {  // nothing queued may outlive the memory it reads
@@ -170,9 +165,9 @@ class ResidentLu {
   int factor_panel(int j, int jb) {
     PhaseClock clock(phases_.panel);
     const int panel_col = ((j - 1) / nb_) % Q_;
-    const int r0 = held(j - 1, nb_, row_, P_);
+    const int r0 = local_count(j - 1, nb_, row_, P_);
     if (col_ == panel_col && rows_ > r0) {
-      const int c0 = held(j - 1, nb_, col_, Q_);
+      const int c0 = local_count(j - 1, nb_, col_, Q_);
       device_.copy_to_host(Queue::compute, rows_ - r0, jb, device(r0, c0), matrix_.ld, host(r0, c0), lld_);
       device_.synchronize();  // also the previous step's update, which wrote this panel
       count_link(double(rows_ - r0) * jb);
@@ -193,7 +188,7 @@ class ResidentLu {
   // the step's own rows j..j+jb-1 and the rows its pivots name (global, 1-based, on every rank
   // at the step's local offset, where p?getf2 left them and p?laswp reads them).
   std::vector<int> touched_rows(int j, int jb) const {
-    const int offset = held(j - 1, nb_, row_, P_);
+    const int offset = local_count(j - 1, nb_, row_, P_);
     std::vector<int> rows;
     auto add = [&](int global) {
       const int g = global - 1;
@@ -208,7 +203,7 @@ class ResidentLu {
   // 3. Right of the panel: the touched rows down, p?laswp and p?trsm on the CPUs, the rows back up.
   void interchange_right_and_solve_row(int j, int jb) {
     PhaseClock clock(phases_.interchanges);
-    const int c1 = held(j + jb - 1, nb_, col_, Q_), right = cols_ - c1;
+    const int c1 = local_count(j + jb - 1, nb_, col_, Q_), right = cols_ - c1;
     const std::vector<int> rows = right > 0 ? touched_rows(j, jb) : std::vector<int>{};
     // One copy per run of consecutive rows (the block row is one): each copy pays the link's latency.
     std::vector<std::pair<int, int>> runs;  // first local row, count
@@ -231,21 +226,20 @@ class ResidentLu {
   // 4. L along the process rows, U down the process columns, both up; the GEMM on the device.
   void update_trailing(int j, int jb) {
     const int panel_row = ((j - 1) / nb_) % P_, panel_col = ((j - 1) / nb_) % Q_;
-    const int r1 = held(j + jb - 1, nb_, row_, P_), c1 = held(j + jb - 1, nb_, col_, Q_);
+    const int r0 = local_count(j - 1, nb_, row_, P_), c0 = local_count(j - 1, nb_, col_, Q_);  // the step's block
+    const int r1 = local_count(j + jb - 1, nb_, row_, P_), c1 = local_count(j + jb - 1, nb_, col_, Q_);
     const int below = rows_ - r1, right = cols_ - c1;
     {
       PhaseClock clock(phases_.broadcasts);
       // Receive buffers: the host copy's own place would overwrite this rank's columns.
       if (below > 0 && Q_ > 1) {
         if (col_ == panel_col) {
-          blacs_broadcast(desc_[field_ctxt], "Rowwise", true, below, jb, host(r1, held(j - 1, nb_, col_, Q_)), lld_,
-                          row_, panel_col);
+          blacs_broadcast(desc_[field_ctxt], "Rowwise", true, below, jb, host(r1, c0), lld_, row_, panel_col);
         } else {
           blacs_broadcast(desc_[field_ctxt], "Rowwise", false, below, jb, l_buffer_.data(), below, row_, panel_col);
         }
       }
       if (right > 0 && P_ > 1) {
-        const int r0 = held(j - 1, nb_, row_, P_);
         if (row_ == panel_row) {
           blacs_broadcast(desc_[field_ctxt], "Columnwise", true, jb, right, host(r0, c1), lld_, panel_row, col_);
         } else {
@@ -256,10 +250,10 @@ class ResidentLu {
     if (below == 0 || right == 0) return;
     // The panel's process column has L in place; the U block row's process row has U on its device.
     const bool own_l = col_ == panel_col, own_u = row_ == panel_row;
-    const T* l = own_l ? host(r1, held(j - 1, nb_, col_, Q_)) : l_buffer_.data();
+    const T* l = own_l ? host(r1, c0) : l_buffer_.data();
     device_.copy_to_device(Queue::compute, below, jb, l, own_l ? lld_ : below, L_.data(), L_.ld);
     count_link(double(below) * jb);
-    const T* u_on_device = device(held(j - 1, nb_, row_, P_), c1);
+    const T* u_on_device = device(r0, c1);
     int u_ld = matrix_.ld;
     if (!own_u) {
       device_.copy_to_device(Queue::compute, jb, right, u_buffer_.data(), jb, U_.data(), U_.ld);
@@ -301,7 +295,7 @@ int getrf_resident(int n, T* A, const int* desc_a, int* ipiv, const Device& devi
   backends::Backend<T>* backend = nullptr;
   std::vector<std::unique_lock<std::mutex>> locks;
   try {
-    check_descriptor(n, desc_a, "desc_a", held(n, std::max(1, desc_a[field_nb]), row, P));
+    check_descriptor(n, desc_a, "desc_a", local_count(n, std::max(1, desc_a[field_nb]), row, P));
     if (desc_a[field_n] < n)
       throw InvalidArgument("device-resident p?getrf: desc_a: N = " + std::to_string(desc_a[field_n]) +
                             " is less than n = " + std::to_string(n));

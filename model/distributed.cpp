@@ -39,6 +39,9 @@ double most_loaded(double count, int nb, int procs) {
   return std::min(count, std::ceil(blocks / procs) * nb);
 }
 
+// The CPUs' update term of p?gesv, which the device-resident variant replaces.
+const char* const local_update_term = "local TRSM and GEMM";
+
 struct RankRates {
   double gemm_flops = 0;   // per second, one rank with its threads, for a wide update
   double panel_flops = 0;  // per second, p?getf2's column-by-column updates
@@ -124,7 +127,7 @@ DistributedPrediction predict_distributed_seconds(const MachineProfile& node, co
                {"pivot search and pivot rows", pivots},
                {"row interchanges", swaps},
                {"panel and row-block broadcasts", broadcasts},
-               {"local TRSM and GEMM", update},
+               {local_update_term, update},
                {"triangular solves", solve},
                {"step overhead", overhead}};
   double seconds = 0;
@@ -172,7 +175,7 @@ DistributedPrediction predict_resident_seconds(const MachineProfile& node, const
   const double transfers = elements * word / link + copies * latency;
   double seconds = 0;
   for (auto& term : out.terms) {
-    if (term.name == "local TRSM and GEMM") term = {"TRSM of the U row (CPUs)", trsm * rank.slowdown};
+    if (term.name == local_update_term) term = {"TRSM of the U row (CPUs)", trsm * rank.slowdown};
     seconds += term.seconds;
   }
   out.terms.push_back({"trailing GEMM (device, " + rates.device_name + ")", gemm});
