@@ -210,6 +210,15 @@ hetlu_status mixed_gesv_c(int n, int nrhs, T* A, int lda, int* ipiv, const T* B,
 }
 
 template <class T>
+hetlu_status auto_precision_gesv_c(int n, int nrhs, T* A, int lda, int* ipiv, const T* B, int ldb, T* X, int ldx,
+                                   int* info, const hetlu_options* o, hetlu_report* r) {
+  return guarded([&] {
+    const auto solver = o ? solver_of(o->solver) : hetlu::Solver::gepp;
+    return finish(hetlu::auto_precision_gesv(solver, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, options_of(o, r)), info, r);
+  });
+}
+
+template <class T>
 hetlu_status gesv_batched_c(int batch, int n, int nrhs, T* A, int lda, long long stride_a, int* ipiv,
                             long long stride_ipiv, T* B, int ldb, long long stride_b, int* info) {
   return guarded([&] {
@@ -290,6 +299,17 @@ hetlu_status hetlu_zcgesv(int n, int nrhs, hetlu_complex_double* A, int lda, int
                           int ldb, hetlu_complex_double* X, int ldx, int* iter, int* info, const hetlu_options* options,
                           hetlu_report* report) {
   return mixed_gesv_c(n, nrhs, A, lda, ipiv, B, ldb, X, ldx, iter, info, options, report);
+}
+
+hetlu_status hetlu_dgesv_auto_precision(int n, int nrhs, double* A, int lda, int* ipiv, const double* B, int ldb,
+                                        double* X, int ldx, int* info, const hetlu_options* options,
+                                        hetlu_report* report) {
+  return auto_precision_gesv_c(n, nrhs, A, lda, ipiv, B, ldb, X, ldx, info, options, report);
+}
+hetlu_status hetlu_zgesv_auto_precision(int n, int nrhs, hetlu_complex_double* A, int lda, int* ipiv,
+                                        const hetlu_complex_double* B, int ldb, hetlu_complex_double* X, int ldx,
+                                        int* info, const hetlu_options* options, hetlu_report* report) {
+  return auto_precision_gesv_c(n, nrhs, A, lda, ipiv, B, ldb, X, ldx, info, options, report);
 }
 
 hetlu_status hetlu_dgesv_batched(int batch, int n, int nrhs, double* A, int lda, long long stride_a, int* ipiv,

@@ -4,6 +4,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "api/mixed.hpp"
 #include "api/small_path.hpp"
 #include "hetlu/detail/flops.hpp"
 #include "hetlu/detail/stopwatch.hpp"
@@ -436,15 +437,27 @@ SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B,
   return report;
 }
 
+namespace {
+// Why precision auto's safeguard sent a system to the double solver.
+std::string beyond_reach_note(double estimate, double limit) {
+  char line[160];
+  std::snprintf(line, sizeof line,
+                "kappa_1(A) estimated at %.1e from the single factors, beyond mixed precision's reach (%.0e): "
+                "solved in double",
+                estimate, limit);
+  return line;
+}
+}  // namespace
+
 template <class T>
-SolveReport mixed_gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, const T* B, int ldb, T* X, int ldx,
-                       int* iter, const Options& options) {
+SolveReport detail::mixed_solve(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, const T* B, int ldb, T* X,
+                                int ldx, const Options& options, const solvers::MixedSafeguards& safeguards,
+                                solvers::MixedDetails& details) {
   static_assert(scalar::plan_precision<T>() == Precision::double_, "mixed precision answers in double");
   checks::square_system(n, nrhs, A, lda, B, ldb);
   checks::at_least("ldx", ldx, "max(1, n)", std::max(1, n));
   checks::not_null("X", X, static_cast<long long>(n) * nrhs);
   checks::not_null("ipiv", ipiv, n);
-  checks::not_null("iter", iter, 1);
   if (options.input_check == InputCheck::finite) checks::finite_system(n, nrhs, A, lda, B, ldb);
   if (solver == Solver::prbt && options.target != Target::cpu)
     throw InvalidArgument("PRBT in mixed precision runs on the CPU target only (so far): use --target cpu");
@@ -457,28 +470,52 @@ SolveReport mixed_gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv,
   // The fallback answers as dsgesv's does, with partial pivoting (PRBT's GENP has nothing to fall back to).
   const Plan high =
       resolve_plan(solver == Solver::prbt ? Solver::gepp : solver, Precision::double_, n, n, options).plan;
-  solvers::MixedDetails details;
-  report.seconds = timed(
-      options, [&] { report.info = solvers::mixed_gesv(low, high, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, details); });
-  *iter = details.iter;
+  report.seconds = timed(options, [&] {
+    report.info = solvers::mixed_gesv(low, high, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, details, safeguards);
+  });
   report.refinement_steps = std::max(0, details.iter);
+  report.backward_error = details.iter >= 0 ? details.backward_error : std::nullopt;
   report.note = std::to_string(details.classical_steps) + " step(s) of classical refinement";
   if (details.gmres_steps > 0)
     report.note += ", " + std::to_string(details.gmres_steps) + " of GMRES-based refinement (" +
                    std::to_string(details.gmres_iterations) + " GMRES iterations)";
+  if (details.condition_estimate > 0) {
+    char estimate[64];
+    std::snprintf(estimate, sizeof estimate, "; kappa_1(A) estimated at %.1e", details.condition_estimate);
+    report.note += estimate;
+  }
   if (details.iter < 0) {
     // Why the double solver answered; unsaid when it found A exactly singular (info says all).
     if (report.info == 0)
-      report.warnings.push_back(details.iter == -2 ? "an entry lies outside single precision's range: solved in double"
-                                : details.iter == -3 ? "single precision's LU met a zero pivot: solved in double"
-                                                     : "refinement from single precision did not converge (" +
-                                                           report.note + "): solved in double");
+      report.warnings.push_back(
+          details.iter == -1   ? beyond_reach_note(details.condition_estimate, safeguards.max_condition)
+          : details.iter == -2 ? "an entry lies outside single precision's range: solved in double"
+          : details.iter == -3
+              ? "single precision's LU met a zero pivot: solved in double"
+              : "refinement from single precision did not converge (" + report.note + "): solved in double");
     report.plan = high;  // the plan that gave the answer
   }
   report.gflops = report.seconds > 0 ? detail::gesv_flops(n, nrhs, scalar::is_complex_v<T>) / report.seconds / 1e9 : 0;
   return report;
 }
 
+template <class T>
+SolveReport mixed_gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, const T* B, int ldb, T* X, int ldx,
+                       int* iter, const Options& options) {
+  checks::not_null("iter", iter, 1);
+  solvers::MixedDetails details;
+  SolveReport report = detail::mixed_solve(solver, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, options, {}, details);
+  *iter = details.iter;
+  return report;
+}
+
+template SolveReport detail::mixed_solve<double>(Solver, int, int, double*, int, int*, const double*, int, double*, int,
+                                                 const Options&, const solvers::MixedSafeguards&,
+                                                 solvers::MixedDetails&);
+template SolveReport detail::mixed_solve<std::complex<double>>(Solver, int, int, std::complex<double>*, int, int*,
+                                                               const std::complex<double>*, int, std::complex<double>*,
+                                                               int, const Options&, const solvers::MixedSafeguards&,
+                                                               solvers::MixedDetails&);
 template SolveReport mixed_gesv<double>(Solver, int, int, double*, int, int*, const double*, int, double*, int, int*,
                                         const Options&);
 template SolveReport mixed_gesv<std::complex<double>>(Solver, int, int, std::complex<double>*, int, int*,

@@ -2,7 +2,9 @@
 // refinement in double) against OpenBLAS's dgesv and its own mixed dsgesv on the same system,
 // alternating run by run so that drift on a shared machine hits all three alike; the median of
 // --reps after one warm-up of each; with each answer's componentwise backward error omega and the
-// refinement steps (ITER) of both mixed solvers.
+// refinement steps (ITER) of both mixed solvers. --precision auto (#15.3) times
+// hetlu::auto_precision_gesv the same way, and its first call on its own: the one that meets the
+// matrix without the process's memory of earlier fall-backs.
 #include "cli/bench_mixed.hpp"
 
 #include <fmt/core.h>
@@ -54,6 +56,7 @@ std::vector<double> test_matrix(int n, double cond) {
 
 struct Timed {
   std::vector<double> seconds;
+  double first_seconds = 0;  // the warm-up call
   std::vector<double> x;
   int iter = 0;
 };
@@ -64,21 +67,33 @@ struct MixedRow {
   Timed ours, dgesv, dsgesv;
 };
 
-MixedRow bench_one(Solver solver, int n, int reps, const std::vector<double>& A, const std::vector<double>& b,
-                   const Options& options) {
+MixedRow bench_one(Solver solver, bool automatic, int n, int reps, const std::vector<double>& A,
+                   const std::vector<double>& b, const Options& options) {
   MixedRow row;
   row.solver = solver;
   std::vector<double> a(A.size());
   std::vector<int> ipiv(std::max(1, n));
   std::vector<lapack_int> lapack_ipiv(ipiv.size());
   row.ours.x.resize(n), row.dgesv.x.resize(n), row.dsgesv.x.resize(n);
+  if (automatic) {
+    // auto's first call is timed apart: the plans, the BLAS's threads and the pages it meets are
+    // warmed here, by the mixed path and the double plan's resolution, leaving auto's memory empty.
+    std::copy(A.begin(), A.end(), a.begin());
+    int iter = 0;
+    mixed_gesv(solver, n, 1, a.data(), n, ipiv.data(), b.data(), n, row.ours.x.data(), n, &iter, options);
+    resolve_plan(solver, Precision::double_, n, n, options);
+  }
   for (int r = 0; r < 1 + reps; ++r) {
     const bool timed = r >= 1;
     std::copy(A.begin(), A.end(), a.begin());
     const double ours = detail::seconds_of([&] {
-      row.report = mixed_gesv(solver, n, 1, a.data(), n, ipiv.data(), b.data(), n, row.ours.x.data(), n, &row.ours.iter,
-                              options);
+      row.report = automatic ? auto_precision_gesv(solver, n, 1, a.data(), n, ipiv.data(), b.data(), n,
+                                                   row.ours.x.data(), n, options)
+                             : mixed_gesv(solver, n, 1, a.data(), n, ipiv.data(), b.data(), n, row.ours.x.data(), n,
+                                          &row.ours.iter, options);
     });
+    if (automatic) row.ours.iter = row.report.refinement_steps;
+    if (!timed) row.ours.first_seconds = ours;
     std::copy(A.begin(), A.end(), a.begin());
     std::copy(b.begin(), b.end(), row.dgesv.x.begin());
     const double plain = detail::seconds_of(
@@ -108,24 +123,31 @@ void bench_mixed(const MixedBench& bench, const Options& options) {
   const double tolerance = (n + 1) * std::numeric_limits<double>::epsilon() / 2;
   auto omega = [&](const Timed& t) { return accuracy::backward_error(n, 1, A.data(), n, t.x.data(), n, b.data(), n); };
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  const char* ours_name = bench.automatic ? "auto" : "mixed";
   if (!bench.json)
     std::cout << fmt::format(
         "n = {}, {}, median of {}; ratio = OpenBLAS time / hetlu time (> 1: hetlu faster); omega: componentwise "
-        "backward error ((n+1) eps = {:.1e})\n\n"
-        "| solver | nb (source) | hetlu mixed s | iter | omega | dgesv s | omega | dsgesv s | iter | omega | vs dgesv "
-        "| "
-        "vs dsgesv | note |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
-        n, bench.cond > 0 ? fmt::format("kappa_2(A) = {:.0e}", bench.cond) : "random A", bench.reps, tolerance);
+        "backward error ((n+1) eps = {:.1e}){}\n\n"
+        "| solver | nb (source) | hetlu {} s | {}iter | omega | dgesv s | omega | dsgesv s | iter | omega | vs dgesv "
+        "| vs dsgesv | note |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|{}\n",
+        n, bench.cond > 0 ? fmt::format("kappa_2(A) = {:.0e}", bench.cond) : "random A", bench.reps, tolerance,
+        bench.automatic ? "; auto's first call (the warm-up) timed apart, and the precision its last call answered in"
+                        : "",
+        ours_name, bench.automatic ? "first call s | answered in | " : "", bench.automatic ? "---|---|" : "");
   for (Solver solver : bench.solvers) {
-    const MixedRow r = bench_one(solver, n, bench.reps, A, b, options);
+    const MixedRow r = bench_one(solver, bench.automatic, n, bench.reps, A, b, options);
     const double ours = detail::median(r.ours.seconds), plain = detail::median(r.dgesv.seconds),
                  mixed = detail::median(r.dsgesv.seconds);
-    std::string note = r.report.warnings.empty() ? r.report.note : "";
-    for (const auto& w : r.report.warnings) note += (note.empty() ? "" : "; ") + w;
+    std::string note = bench.automatic ? r.report.auto_choice : r.report.warnings.empty() ? r.report.note : "";
+    if (bench.automatic && r.report.plan.precision == Precision::mixed) note += "; " + r.report.note;
+    if (!bench.automatic)
+      for (const auto& w : r.report.warnings) note += (note.empty() ? "" : "; ") + w;
     if (bench.json) {
       rows.push_back({{"solver", to_string(solver)},
                       {"plan", to_json(r.report.plan)},
                       {"seconds", ours},
+                      {"first_call_seconds", r.ours.first_seconds},
+                      {"answered_in", to_string(r.report.plan.precision)},
                       {"iter", r.ours.iter},
                       {"backward_error", omega(r.ours)},
                       {"dgesv_seconds", plain},
@@ -138,13 +160,17 @@ void bench_mixed(const MixedBench& bench, const Options& options) {
                       {"note", note}});
       continue;
     }
+    const std::string auto_columns = bench.automatic
+                                         ? fmt::format("{:.4f} ({:.2f}x dgesv) | {} | ", r.ours.first_seconds,
+                                                       r.ours.first_seconds / plain, to_string(r.report.plan.precision))
+                                         : "";
     std::cout << fmt::format(
-        "| {} | {} ({}) | {:.4f} | {} | {:.1e} | {:.4f} | {:.1e} | {:.4f} | {} | {:.1e} | {:.2f} | {:.2f} | {} |\n",
-        to_string(solver), r.report.plan.nb, to_string(r.report.plan.source), ours, r.ours.iter, omega(r.ours), plain,
-        omega(r.dgesv), mixed, r.dsgesv.iter, omega(r.dsgesv), plain / ours, mixed / ours, note);
+        "| {} | {} ({}) | {:.4f} | {}{} | {:.1e} | {:.4f} | {:.1e} | {:.4f} | {} | {:.1e} | {:.2f} | {:.2f} | {} |\n",
+        to_string(solver), r.report.plan.nb, to_string(r.report.plan.source), ours, auto_columns, r.ours.iter,
+        omega(r.ours), plain, omega(r.dgesv), mixed, r.dsgesv.iter, omega(r.dsgesv), plain / ours, mixed / ours, note);
   }
   if (bench.json)
-    print_json({{"n", n}, {"precision", "mixed"}, {"cond", bench.cond}, {"reps", bench.reps}, {"rows", rows}});
+    print_json({{"n", n}, {"precision", ours_name}, {"cond", bench.cond}, {"reps", bench.reps}, {"rows", rows}});
 }
 
 }  // namespace hetlu::cli

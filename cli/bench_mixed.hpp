@@ -13,6 +13,7 @@ struct MixedBench {
   int reps = 5;
   double cond = 0;  // 0: a random matrix; else singular values graded from 1 to 1/cond
   std::vector<Solver> solvers;
+  bool automatic = false;  // --precision auto: auto_precision_gesv in place of mixed_gesv
   bool json = false;
 };
 

@@ -313,12 +313,13 @@ void register_bench(CLI::App& app, CommandState&) {
   cmd->add_option("--nb", args->nb, "panel width (overrides the tuned or model value)")->check(whole_positive);
   cmd->add_option("--ib", args->ib, "CALU's inner panel width (overrides)")->check(whole_positive);
   cmd->add_option("--precision", args->precision,
-                  "double (against dgetrf, dgesv), or mixed: a single factorization refined in double, against "
-                  "OpenBLAS dgesv and dsgesv; --distributed: double or single")
+                  "double (against dgetrf, dgesv), or mixed: a single factorization refined in double, or auto: "
+                  "mixed or double as hetlu decides, each against OpenBLAS dgesv and dsgesv; --distributed: double "
+                  "or single")
       ->capture_default_str()
-      ->check(CLI::IsMember({"double", "mixed", "single"}));
+      ->check(CLI::IsMember({"double", "mixed", "auto", "single"}));
   cmd->add_option("--cond", args->cond,
-                  "--precision mixed: A with singular values graded from 1 to 1/COND (default: a random A)")
+                  "--precision mixed or auto: A with singular values graded from 1 to 1/COND (default: a random A)")
       ->check(CLI::Range(1.0, 1e300));
   add_hybrid_options(*cmd, args->hybrid);
   cmd->add_flag("--sweep-d", args->sweep_d, "hybrid: GFlop/s for each CPU share d, the model's d marked");
@@ -337,7 +338,7 @@ void register_bench(CLI::App& app, CommandState&) {
     }
     refuse_distributed_only_options(*cmd);
     if (args->precision == "single")
-      throw UsageError("--precision single is for --distributed (here: double or mixed)");
+      throw UsageError("--precision single is for --distributed (here: double, mixed or auto)");
     const int m = args->m < 0 ? args->n : args->m, n = args->n;
     // A, hetlu's copy, the reference's copy, and the factors checked against A: four m x n arrays.
     require_memory(4 * 8.0 * m * double(n), "bench of a " + std::to_string(m) + " x " + std::to_string(n) + " matrix");
@@ -356,11 +357,12 @@ void register_bench(CLI::App& app, CommandState&) {
     options.db_path = args->db;
     options.overrides.nb = args->nb;
     options.overrides.ib = args->ib;
-    if (args->cond > 0 && args->precision != "mixed") throw UsageError("--cond is for --precision mixed");
-    if (args->precision == "mixed") {
-      if (m != n) throw UsageError("--precision mixed solves square systems: give m = n");
+    const bool mixed = args->precision == "mixed" || args->precision == "auto";
+    if (args->cond > 0 && !mixed) throw UsageError("--cond is for --precision mixed or auto");
+    if (mixed) {
+      if (m != n) throw UsageError("--precision " + args->precision + " solves square systems: give m = n");
       if (args->sweep_d) throw UsageError("--sweep-d is for --precision double");
-      bench_mixed(MixedBench{n, args->reps, args->cond, solvers, args->json}, options);
+      bench_mixed(MixedBench{n, args->reps, args->cond, solvers, args->precision == "auto", args->json}, options);
       return;
     }
 

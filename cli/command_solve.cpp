@@ -38,32 +38,38 @@ SolveReport solve_read(std::optional<Solver> solver, DenseMatrix& A, DenseMatrix
   return solve_checked(solver, n, nrhs, A.values.data(), ld, B.values.data(), ld, options);
 }
 
-// --precision mixed: a single factorization refined in double (mixed_gesv), then omega as
-// solve_checked computes it. B is overwritten by X; A by the double factors where it fell back.
+// --precision mixed: a single factorization refined in double (mixed_gesv); auto: that or the
+// double solver, whichever is safe and faster (auto_precision_gesv). Then omega as solve_checked
+// computes it. B is overwritten by X; A by the double factors where double answered.
 template <class T>
-SolveReport solve_mixed(Solver solver, int n, int nrhs, std::vector<T>& A, std::vector<T>& B, const Options& options) {
+SolveReport solve_mixed(Solver solver, bool automatic, int n, int nrhs, std::vector<T>& A, std::vector<T>& B,
+                        const Options& options) {
   const int ld = std::max(1, n);
   const std::vector<T> A0 = A, B0 = B;
   std::vector<int> ipiv(ld);
   int iter = 0;
   SolveReport report =
-      mixed_gesv(solver, n, nrhs, A.data(), ld, ipiv.data(), B0.data(), ld, B.data(), ld, &iter, options);
+      automatic ? auto_precision_gesv(solver, n, nrhs, A.data(), ld, ipiv.data(), B0.data(), ld, B.data(), ld, options)
+                : mixed_gesv(solver, n, nrhs, A.data(), ld, ipiv.data(), B0.data(), ld, B.data(), ld, &iter, options);
   if (report.info > 0) return report;
   report.backward_error = accuracy::backward_error(n, nrhs, A0.data(), ld, B.data(), ld, B0.data(), ld);
   report.accurate = *report.backward_error <= accuracy_tolerance<T>(n);
-  report.attempts.push_back(
-      fmt::format("{} in mixed precision (ITER {}): omega = {:.2e}", to_string(solver), iter, *report.backward_error));
+  report.attempts.push_back(automatic
+                                ? fmt::format("{} in precision auto, answered in {}: omega = {:.2e}", to_string(solver),
+                                              to_string(report.plan.precision), *report.backward_error)
+                                : fmt::format("{} in mixed precision (ITER {}): omega = {:.2e}", to_string(solver),
+                                              iter, *report.backward_error));
   return report;
 }
 
-SolveReport solve_read_mixed(Solver solver, DenseMatrix& A, DenseMatrix& B, const Options& options) {
+SolveReport solve_read_mixed(Solver solver, bool automatic, DenseMatrix& A, DenseMatrix& B, const Options& options) {
   const int n = A.rows, nrhs = B.cols;
   if (A.is_complex || B.is_complex) {
     A.make_complex();
     B.make_complex();
-    return solve_mixed(solver, n, nrhs, A.complex_values, B.complex_values, options);
+    return solve_mixed(solver, automatic, n, nrhs, A.complex_values, B.complex_values, options);
   }
-  return solve_mixed(solver, n, nrhs, A.values, B.values, options);
+  return solve_mixed(solver, automatic, n, nrhs, A.values, B.values, options);
 }
 
 bool all_finite(const DenseMatrix& M) {
@@ -94,10 +100,11 @@ void register_solve(CLI::App& app, CommandState& state) {
       ->check(one_of(detail::solver_names.all(), {"auto"}));
   cmd->add_option("--precision", args->precision,
                   "double, or mixed: factor in single (the solver's), refine in double (classical, then GMRES), and "
-                  "solve in double where that fails; the answer is double either way; --distributed: double or "
-                  "single")
+                  "solve in double where that fails; or auto: mixed where the model prices it faster and the "
+                  "condition estimate lets it converge, else double; the answer is double either way; "
+                  "--distributed: double or single")
       ->capture_default_str()
-      ->check(CLI::IsMember({"double", "mixed", "single"}));
+      ->check(CLI::IsMember({"double", "mixed", "auto", "single"}));
   cmd->add_flag("--refine", args->refine, "GEPP and CALU: refine in working precision (PRBT always does)");
   cmd->add_option("--nb", args->nb, "panel width (overrides the tuned or model value)")->check(whole_positive);
   add_hybrid_options(*cmd, args->hybrid);
@@ -141,7 +148,8 @@ void register_solve(CLI::App& app, CommandState& state) {
     // The solve works on a copy of A (A stays for omega), and PRBT pads another: two more n x n (a real
     // A made complex for a complex B: one more). Mixed precision holds A rounded to single and, for
     // GMRES, its factors widened back: one and a half more.
-    const bool complex = A.is_complex || B.is_complex, mixed = args->precision == "mixed";
+    const bool complex = A.is_complex || B.is_complex;
+    const bool automatic = args->precision == "auto", mixed = automatic || args->precision == "mixed";
     const double copies = (complex ? (A.is_complex ? 2 : 3) : 2) + (mixed ? 1.5 : 0);
     require_memory((complex ? 16.0 : 8.0) * copies * n * double(n),
                    fmt::format("{}: solving a {} x {} system", args->a_path, n, n));
@@ -151,10 +159,12 @@ void register_solve(CLI::App& app, CommandState& state) {
     const std::optional<Solver> solver =
         args->solver == "auto" ? std::nullopt : std::optional<Solver>(from_string<Solver>(args->solver));
     // The answer is checked (omega), and auto escalates until it is accurate (hetlu.hpp).
-    if (mixed && args->refine) throw UsageError("--precision mixed always refines: it takes no --refine");
-    // Mixed precision with auto: GEPP, as LAPACK's dsgesv (auto's choice among mixed solvers is not tuned yet).
-    const SolveReport report =
-        mixed ? solve_read_mixed(solver.value_or(Solver::gepp), A, B, options) : solve_read(solver, A, B, options);
+    if (mixed && args->refine)
+      throw UsageError("--precision " + args->precision + " always refines: it takes no --refine");
+    // Mixed precision with --solver auto: GEPP, as LAPACK's dsgesv (auto's choice among mixed solvers is not tuned
+    // yet).
+    const SolveReport report = mixed ? solve_read_mixed(solver.value_or(Solver::gepp), automatic, A, B, options)
+                                     : solve_read(solver, A, B, options);
     warn_all(report.warnings);
     if (report.info > 0) {
       throw CommandFailure(
@@ -183,6 +193,7 @@ void register_solve(CLI::App& app, CommandState& state) {
     if (args->json) {
       nlohmann::ordered_json j = {{"n", n},
                                   {"precision", args->precision},
+                                  {"answered_in", to_string(report.plan.precision)},
                                   {"nrhs", nrhs},
                                   {"solver", to_string(report.plan.solver)},
                                   {"plan", to_json(report.plan)},

@@ -111,9 +111,9 @@ Device bench_resident_device(const std::string& text, int threads_per_rank) {
 }
 
 Precision precision_of(const std::string& name) {
-  const Precision p = from_string<Precision>(name);
-  if (p == Precision::mixed) throw UsageError("--distributed solves in single or double precision, not mixed");
-  return p;
+  if (name == "mixed" || name == "auto")
+    throw UsageError("--distributed solves in single or double precision, not " + name);
+  return from_string<Precision>(name);
 }
 
 nlohmann::ordered_json plan_json(const DistributedPlan& p) {

@@ -212,12 +212,14 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
 }
 
 // precision='mixed' (#15): a single-precision factorization refined in double (mixed_gesv), for
-// float64 and complex128 systems; A and b are read, never overwritten.
+// float64 and complex128 systems; precision='auto': that or the double solver, as
+// auto_precision_gesv decides. A and b are read, never overwritten.
 template <class T>
 SolveResult solve_mixed_typed(const py::array& A_in, const py::array& b_in, const std::string& solver,
-                              const Options& options) {
+                              const Options& options, bool automatic) {
   const auto [n, nrhs] = system_shape(A_in, b_in);
-  if (options.target != Target::cpu) throw InvalidArgument("precision='mixed' runs on the CPU target only");
+  if (options.target != Target::cpu && !automatic)
+    throw InvalidArgument("precision='mixed' runs on the CPU target only");
   const int ld = std::max(1, n);
   auto A = fortran_copy<T>(A_in, false);  // the double solver, if it answers, overwrites its copy
   const auto original = fortran_copy<T>(A_in, false);
@@ -229,8 +231,14 @@ SolveResult solve_mixed_typed(const py::array& A_in, const py::array& b_in, cons
   {
     py::gil_scoped_release release;
     const Solver chosen = solver == "auto" ? Solver::gepp : from_string<Solver>(solver);
-    report = mixed_gesv(chosen, n, nrhs, A.mutable_data(), ld, ipiv.data(), B.data(), ld, X.mutable_data(), ld, &iter,
-                        options);
+    if (automatic) {
+      report = auto_precision_gesv(chosen, n, nrhs, A.mutable_data(), ld, ipiv.data(), B.data(), ld, X.mutable_data(),
+                                   ld, options);
+      iter = report.refinement_steps;
+    } else {
+      report = mixed_gesv(chosen, n, nrhs, A.mutable_data(), ld, ipiv.data(), B.data(), ld, X.mutable_data(), ld, &iter,
+                          options);
+    }
   }
   if (report.info > 0) raise_singular(report.info);
   SolveResult r;
@@ -240,8 +248,8 @@ SolveResult solve_mixed_typed(const py::array& A_in, const py::array& b_in, cons
   r.gflops = report.seconds > 0 ? detail::gesv_flops(n, nrhs, scalar::is_complex_v<T>) / report.seconds / 1e9 : 0;
   r.warnings = report.warnings;
   r.refinement_steps = std::max(0, iter);
-  r.iter = iter;
-  r.note = report.note;
+  if (!automatic) r.iter = iter;  // LAPACK's ITER is dsgesv's; auto's report says which precision answered
+  r.note = automatic ? report.auto_choice + (report.note.empty() ? "" : "; " + report.note) : report.note;
   r.x = b_in.ndim() == 1 ? py::array(X.attr("reshape")(n)) : py::array(X);
   return r;
 }
@@ -270,8 +278,9 @@ SolveResult solve(const py::array& A, const py::array& b, const std::string& sol
                   const std::optional<std::string>& panel, const std::optional<std::string>& precision) {
   check_matrix(A, "A");
   const Options options = options_of(db, nb, {target, backend, panel, d});
-  if (precision && *precision != "mixed")
-    throw InvalidArgument("precision='" + *precision + "': give 'mixed' or leave it out (the arrays' own precision)");
+  if (precision && *precision != "mixed" && *precision != "auto")
+    throw InvalidArgument("precision='" + *precision +
+                          "': give 'mixed', 'auto' or leave it out (the arrays' own precision)");
   // A complex b makes a complex system of a real A (NumPy's promotion).
   const std::string numeric = "fiubc";
   if (numeric.find(b.dtype().kind()) == std::string::npos)
@@ -284,10 +293,10 @@ SolveResult solve(const py::array& A, const py::array& b, const std::string& sol
     using T = decltype(t);
     if (precision) {
       if constexpr (std::is_same_v<T, double> || std::is_same_v<T, std::complex<double>>)
-        return solve_mixed_typed<T>(A, b, solver, options);
+        return solve_mixed_typed<T>(A, b, solver, options, *precision == "auto");
       else
-        throw InvalidArgument(std::string("precision='mixed' refines in double: A and b must be float64 or "
-                                          "complex128 (or integers), not ") +
+        throw InvalidArgument("precision='" + *precision +
+                              "' answers in double: A and b must be float64 or complex128 (or integers), not " +
                               type.attr("name").cast<std::string>());
     }
     return solve_typed<T>(A, b, solver, options, overwrite_a);

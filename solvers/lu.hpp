@@ -85,9 +85,23 @@ void gesv_batched_row_major(int batch, int n, int nrhs, const T* A, const T* B, 
 // solver answered), and how many steps of each refinement it took.
 struct MixedDetails {
   int iter = 0;
-  int classical_steps = 0;   // corrections solved with the single factors
-  int gmres_steps = 0;       // corrections solved by GMRES preconditioned with them
-  int gmres_iterations = 0;  // GMRES's iterations over all of those
+  int classical_steps = 0;               // corrections solved with the single factors
+  int gmres_steps = 0;                   // corrections solved by GMRES preconditioned with them
+  int gmres_iterations = 0;              // GMRES's iterations over all of those
+  double condition_estimate = 0;         // kappa_1(A) from the single factors, when safeguards asked
+  std::optional<double> backward_error;  // omega of the refined X, when safeguards asked
+};
+
+// What precision auto asks of the mixed path beyond dsgesv's semantics (both off for dsgesv_).
+struct MixedSafeguards {
+  // Where the first classical step contracts the residual slowly, kappa_1(A) is estimated
+  // (Hager-Higham from the single factors: a few O(n^2) solves); above this the double solver
+  // answers at once, ITER = -1, instead of refinement that cannot converge. 0: never estimated.
+  double max_condition = 0;
+  // Once LAPACK's normwise test passes, classical steps go on while the componentwise backward
+  // error omega exceeds this and still halves, as dgerfs refines (at most 5 more steps), so that X
+  // is as accurate componentwise as refinement makes it. 0: LAPACK's test alone.
+  double target_omega = 0;
 };
 
 // X from a single-precision factorization of A (low_plan: its solver, at single precision) refined
@@ -97,7 +111,7 @@ struct MixedDetails {
 // info (0 when the single path answered). Arguments are already checked.
 template <class T>
 int mixed_gesv(const Plan& low_plan, const Plan& high_plan, int n, int nrhs, T* A, int lda, int* ipiv, const T* B,
-               int ldb, T* X, int ldx, MixedDetails& details);
+               int ldb, T* X, int ldx, MixedDetails& details, const MixedSafeguards& safeguards = {});
 
 // LAPACK's dgetrf from the BLAS library (OpenBLAS), the reference hetlu is measured against.
 int reference_getrf(int m, int n, double* A, int lda, int* ipiv);

@@ -12,19 +12,25 @@
 namespace hetlu::solvers {
 
 template <class F>
-void LuFactors<F>::solve(F* W, int ldw, int ncols) const {
+void LuFactors<F>::solve(F* W, int ldw, int ncols, Transpose trans) const {
   if (n == 0 || ncols == 0) return;
   if (!U) {
-    variants::lu_getrs(Transpose::no, n, ncols, lu.data(), ld, ipiv.data(), W, ldw);
+    variants::lu_getrs(trans, n, ncols, lu.data(), ld, ipiv.data(), W, ldw);
     return;
   }
-  auto triangular = [&](F* X, int ldx, int columns, Transpose) {
+  auto triangular = [&](F* X, int ldx, int columns, Transpose how) {
     using namespace blas;
-    trsm(Side::left, Uplo::lower, Op::no_trans, Diag::unit, ld, columns, F(1), lu.data(), ld, X, ldx);
-    trsm(Side::left, Uplo::upper, Op::no_trans, Diag::non_unit, ld, columns, F(1), lu.data(), ld, X, ldx);
+    const Op op = op_of(how);
+    if (how == Transpose::no) {
+      trsm(Side::left, Uplo::lower, op, Diag::unit, ld, columns, F(1), lu.data(), ld, X, ldx);
+      trsm(Side::left, Uplo::upper, op, Diag::non_unit, ld, columns, F(1), lu.data(), ld, X, ldx);
+    } else {  // (L U)^-T = L^-T U^-T: U's first
+      trsm(Side::left, Uplo::upper, op, Diag::non_unit, ld, columns, F(1), lu.data(), ld, X, ldx);
+      trsm(Side::left, Uplo::lower, op, Diag::unit, ld, columns, F(1), lu.data(), ld, X, ldx);
+    }
   };
   std::vector<F> work;
-  kernels::apply_randomized_inverse(*U, *V, n, ncols, W, ldw, Transpose::no, work, triangular);
+  kernels::apply_randomized_inverse(*U, *V, n, ncols, W, ldw, trans, work, triangular);
 }
 
 template <class F>

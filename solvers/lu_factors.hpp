@@ -20,8 +20,8 @@ struct LuFactors {
   std::vector<int> ipiv;                      // GEPP, CALU: LAPACK's 1-based row interchanges; PRBT: the identity
   std::optional<kernels::Butterfly<F>> U, V;  // PRBT only: their presence is what says PRBT made the factors
 
-  // W <- A^-1 W for the n x ncols W.
-  void solve(F* W, int ldw, int ncols) const;
+  // W <- A^-1 W for the n x ncols W (trans: A^-T W, or A^-H W).
+  void solve(F* W, int ldw, int ncols, Transpose trans = Transpose::no) const;
 
   // The same factors held as G (float to double, complex<float> to complex<double>): a solve in G's
   // precision with L and U as they were rounded.

@@ -34,6 +34,9 @@ using real_t = typename real_of<T>::type;
 // The type sums over T run in: double, or complex<double>.
 template <class T>
 using wide_t = std::conditional_t<is_complex_v<T>, std::complex<double>, double>;
+// The single-precision type a mixed-precision solve of T factors in (float, complex<float>).
+template <class T>
+using low_t = std::conditional_t<is_complex_v<T>, std::complex<float>, float>;
 
 // |re| + |im| for complex (LAPACK's CABS1), |x| for real.
 template <class T>

@@ -129,11 +129,24 @@ hetlu_status hetlu_cgesv(int n, int nrhs, hetlu_complex_float* A, int lda, int* 
  * entry outside single's range, -3: a zero pivot in single, -31: no convergence); A is then
  * overwritten by its double factors. iter may be NULL. The hybrid target is not offered: the
  * options' target must be the CPU's. */
-hetlu_status hetlu_dsgesv(int n, int nrhs, double* A, int lda, int* ipiv, const double* B, int ldb, double* X,
-                          int ldx, int* iter, int* info, const hetlu_options* options, hetlu_report* report);
+hetlu_status hetlu_dsgesv(int n, int nrhs, double* A, int lda, int* ipiv, const double* B, int ldb, double* X, int ldx,
+                          int* iter, int* info, const hetlu_options* options, hetlu_report* report);
 hetlu_status hetlu_zcgesv(int n, int nrhs, hetlu_complex_double* A, int lda, int* ipiv, const hetlu_complex_double* B,
                           int ldb, hetlu_complex_double* X, int ldx, int* iter, int* info, const hetlu_options* options,
                           hetlu_report* report);
+
+/* Precision auto (since 0.3): X (n x nrhs, ldx) in double from the mixed path (as hetlu_dsgesv)
+ * where the model prices it faster and it converges, else from the double solver, as
+ * hetlu::auto_precision_gesv decides (a system beyond single's reach is detected after one
+ * refinement step; the next 8 calls of the same solver, target and order then go to double at
+ * once). report->plan.precision says which answered: "mixed" or "double". B is left unchanged; A
+ * is overwritten by the double factors where double answered. */
+hetlu_status hetlu_dgesv_auto_precision(int n, int nrhs, double* A, int lda, int* ipiv, const double* B, int ldb,
+                                        double* X, int ldx, int* info, const hetlu_options* options,
+                                        hetlu_report* report);
+hetlu_status hetlu_zgesv_auto_precision(int n, int nrhs, hetlu_complex_double* A, int lda, int* ipiv,
+                                        const hetlu_complex_double* B, int ldb, hetlu_complex_double* X, int ldx,
+                                        int* info, const hetlu_options* options, hetlu_report* report);
 
 /* batch independent n x n systems A_i X_i = B_i in one call, in parallel across the batch (each with
  * partial pivoting on one thread): system i's A at A + i * stride_a (leading dimension lda), its

@@ -232,6 +232,35 @@ int main(void) {
     options.target = HETLU_TARGET_CPU;
   }
 
+  /* Precision auto from C: mixed or double as hetlu decides; the report's plan says which. */
+  {
+    hetlu_options_init(&options);
+    options.db_path = "/nonexistent-folder/hetlu-c-api-test.db";
+    for (int j = 0; j < H; ++j)
+      for (int i = 0; i < H; ++i) Ah[i + j * H] = (i == j ? 2.0 * H : 0.0) + (double)((i * 7 + j * 13) % 17) / 17.0;
+    double Ba[H], Xa[H];
+    for (int i = 0; i < H; ++i) {
+      Ba[i] = 0;
+      for (int j = 0; j < H; ++j) Ba[i] += Ah[i + j * H];
+    }
+    s = hetlu_dgesv_auto_precision(H, 1, Ah, H, piv_h, Ba, H, Xa, H, &info, &options, &report);
+    double err = 0;
+    for (int i = 0; i < H; ++i) err = fmax(err, fabs(Xa[i] - 1));
+    check(s == HETLU_SUCCESS && info == 0 && err < 1e-12, "hetlu_dgesv_auto_precision solves");
+    check(strcmp(report.plan.precision, "mixed") == 0 || strcmp(report.plan.precision, "double") == 0,
+          "its plan says which precision answered");
+    double Sing[4] = {1, 1, 1, 1}, Bs[2] = {1, 1}, Xs[2];
+    int p2[2];
+    s = hetlu_dgesv_auto_precision(2, 1, Sing, 2, p2, Bs, 2, Xs, 2, &info, &options, NULL);
+    check(s == HETLU_ERROR_SINGULAR && info == 2, "hetlu_dgesv_auto_precision of a singular matrix");
+    s = hetlu_dgesv_auto_precision(2, 1, Sing, 2, p2, Bs, 2, Xs, 1, &info, &options, NULL);
+    check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "ldx") != NULL, "a bad ldx is named");
+    double _Complex Zc[4] = {2, -I, I, 3}, Zb[2] = {2 + I * (1 + I), -I + 3 * (1 + I)}, Zx[2];
+    s = hetlu_zgesv_auto_precision(2, 1, Zc, 2, p2, Zb, 2, Zx, 2, &info, &options, NULL);
+    check(s == HETLU_SUCCESS && cabs(Zx[0] - 1) < 1e-14 && cabs(Zx[1] - (1 + I)) < 1e-14,
+          "hetlu_zgesv_auto_precision solves a complex system");
+  }
+
   /* Complex from C99's _Complex: A = [[2, i], [-i, 3]] (Hermitian), x = (1, 1 + i). */
   {
     hetlu_options_init(&options);
@@ -258,9 +287,9 @@ int main(void) {
       memcpy(Acopy, Az, sizeof Az);
       int iterz = -99;
       s = hetlu_zcgesv(2, 1, Acopy, 2, pz, Bz, 2, Xz, 2, &iterz, &infoz, &options, NULL);
-      check(s == HETLU_SUCCESS && infoz == 0 && iterz >= 0 && cabs(Xz[0] - xz[0]) < 1e-14 &&
-                cabs(Xz[1] - xz[1]) < 1e-14,
-            "zcgesv solves a complex system in mixed precision");
+      check(
+          s == HETLU_SUCCESS && infoz == 0 && iterz >= 0 && cabs(Xz[0] - xz[0]) < 1e-14 && cabs(Xz[1] - xz[1]) < 1e-14,
+          "zcgesv solves a complex system in mixed precision");
     }
     options.solver = HETLU_SOLVER_GEPP;
     s = hetlu_zgetrf(2, 2, Lz, 2, pz, &infoz, &options, NULL);

@@ -173,6 +173,30 @@ TEST_F(Cli, BenchesMixedPrecisionAgainstDgesvAndDsgesv) {
   expect_one_line_error(run_hetlu("bench -n 64 --cond 10 " + db(), dir), {"--cond"});
 }
 
+// --precision auto (#15.3): mixed or double as hetlu decides, the answer in double either way; the
+// JSON says which answered and why; bench times auto's first call apart.
+TEST_F(Cli, SolvesInPrecisionAuto) {
+  const auto A = write(dir, "A.mtx", array_header + "2 2\n4\n1\n2\n3\n");  // [[4 2] [1 3]]
+  const auto B = write(dir, "B.mtx", array_header + "2 1\n8\n7\n");
+  const auto r = run_hetlu("solve '" + A + "' '" + B + "' --json --precision auto " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["precision"], "auto");
+  EXPECT_TRUE(j["answered_in"] == "mixed" || j["answered_in"] == "double") << j["answered_in"];
+  EXPECT_NE(j["auto"].get<std::string>().find("predicted"), std::string::npos) << j["auto"];
+  EXPECT_NEAR(j["x"][1].get<double>(), 2, 1e-15);
+  const auto S = write(dir, "S.mtx", array_header + "2 2\n1\n2\n1\n2\n");
+  expect_one_line_error(run_hetlu("solve '" + S + "' --precision auto " + db(), dir), {"singular", "U(2,2)"});
+  expect_one_line_error(run_hetlu("solve '" + A + "' --precision auto --refine " + db(), dir), {"--refine"});
+  const auto bench = run_hetlu("bench --precision auto --solver gepp -n 1000 --reps 1 --json --cond 1e13 " + db(), dir);
+  ASSERT_EQ(bench.exit_code, 0) << bench.err;
+  const auto row = nlohmann::json::parse(bench.out)["rows"][0];
+  EXPECT_EQ(row["answered_in"], "double");  // beyond mixed's reach, remembered after the first call
+  EXPECT_GT(row["first_call_seconds"].get<double>(), 0);
+  EXPECT_LT(row["backward_error"].get<double>(), 1001 * 1.2e-16 * 30);
+  EXPECT_NE(row["note"].get<std::string>().find("last try"), std::string::npos) << row["note"];
+}
+
 TEST_F(Cli, SingularComplexMatrixNamesTheZeroPivot) {
   const auto A = write(dir, "A.mtx", "%%MatrixMarket matrix array complex general\n2 2\n1 1\n2 2\n1 1\n2 2\n");
   const auto r = run_hetlu("solve '" + A + "' " + db(), dir);

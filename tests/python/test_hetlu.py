@@ -284,3 +284,25 @@ def test_bad_placements_are_named(db):
         hetlu.solve(A, b, db=db, backend="host")
     with pytest.raises(ValueError, match="contradict"):
         hetlu.recommend(100, 100, db=db, target="hybrid", backend="host", d=2, panel="device")
+
+
+def test_auto_precision(db):
+    # precision='auto': mixed where it is predicted faster and converges, else double; A and b kept.
+    A, b = random_system(1000)
+    A0, b0 = A.copy(), b.copy()
+    r = hetlu.solve(A, b, db=db, solver="gepp", precision="auto")
+    np.testing.assert_allclose(A @ r.x, b, atol=1e-9)
+    assert r.iter is None and r.plan["precision"] in ("mixed", "double")
+    assert "predicted" in r.note and r.backward_error < 1e-14
+    np.testing.assert_array_equal(A, A0)
+    np.testing.assert_array_equal(b, b0)
+    # kappa_2 = 1e14: the double solver answers, and the note says why.
+    u, _ = np.linalg.qr(np.random.default_rng(3).standard_normal((400, 400)))
+    ill = (u * np.logspace(0, -14, 400)) @ u.T
+    r = hetlu.solve(ill, b[:400], db=db, precision="auto")
+    assert r.plan["precision"] == "double"
+    assert r.backward_error < 1e-14
+    with pytest.raises(ValueError, match="float64"):
+        hetlu.solve(A.astype(np.float32), b.astype(np.float32), db=db, precision="auto")
+    with pytest.raises(np.linalg.LinAlgError, match="singular"):
+        hetlu.solve(np.ones((3, 3)), np.ones(3), db=db, precision="auto")

@@ -1,0 +1,162 @@
+// Precision auto (#15.3): a double answer from the mixed path where it pays and is safe, else from
+// the double solver. Three things decide, in order:
+//  1. What this process has observed: where the mixed path fell back on the last try at this
+//     solver, target and order, the next calls_before_retry calls go straight to the double
+//     solver (a time-stepping code meets the same matrix family again and again), then it tries
+//     mixed again.
+//  2. The model's prices, from the measured SGEMM and DGEMM rates where `hetlu calibrate` stored
+//     them (tuned plans where it stored those): mixed only where its predicted time is below
+//     predicted_margin times the double solver's.
+//  3. The observed convergence of the mixed path itself: where its first refinement step contracts
+//     slowly, kappa_1(A) estimated from the single factors; beyond max_condition_for_mixed the
+//     double solver answers at once, without refinement that cannot converge (or converges at more
+//     than the double solver's cost). Where the mixed path answers, refinement goes on until omega
+//     stops improving (MixedSafeguards).
+#include <algorithm>
+#include <complex>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "api/mixed.hpp"
+#include "hetlu/hetlu.hpp"
+#include "solvers/accuracy.hpp"
+#include "solvers/checks.hpp"
+#include "solvers/copy_block.hpp"
+#include "solvers/scalar.hpp"
+
+namespace hetlu {
+namespace {
+
+// Mixed only where the model prices it below this share of the double solver's time: the margin
+// covers what the price leaves out (the condition estimate's few solves, a third refinement step).
+constexpr double predicted_margin = 0.9;
+// After a fall-back, the double solver answers this many calls of the same kind before mixed is
+// tried again: a matrix family mixed cannot handle then costs at most 1 + (wasted single LU) / 9,
+// about 1.07x the double solver, on average over the calls.
+constexpr int calls_before_retry = 8;
+
+// kappa_1(A) above which the double solver answers at once: 3e3 / u_single = 5e10. On the dev
+// machine at n = 2000 (`hetlu bench --precision mixed --cond C`, bench/results/…-mixed.md),
+// kappa_2 = 1e9 (kappa_1 estimated at 1.6e10) converged in four classical steps at dgesv's time,
+// and kappa_2 = 1e10 (3.1e11) needed GMRES and 1.3x dgesv's time, or fell back.
+template <class T>
+double max_condition_for_mixed() {
+  return 3e3 / accuracy::unit_roundoff<scalar::low_t<T>>();
+}
+
+// What this process has seen the mixed path do, per kind of call.
+class FallbackMemory {
+ public:
+  // Whether this call goes straight to the double solver because of an earlier fall-back; why.
+  std::optional<std::string> double_because_of_history(const std::string& key) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = entries_.find(key);
+    if (it == entries_.end() || it->second.calls_left <= 0) return std::nullopt;
+    --it->second.calls_left;
+    return "mixed precision fell back on this solver and order's last try (" + it->second.why +
+           "): double, mixed tried again in " + std::to_string(it->second.calls_left + 1) + " call(s)";
+  }
+  void record(const std::string& key, bool fell_back, const std::string& why) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (!fell_back) {
+      entries_.erase(key);
+      return;
+    }
+    if (entries_.size() >= max_entries) entries_.clear();  // bounded: a process of many orders forgets
+    entries_[key] = {calls_before_retry, why};
+  }
+
+ private:
+  static constexpr size_t max_entries = 4096;
+  struct Entry {
+    int calls_left = 0;
+    std::string why;
+  };
+  std::mutex mutex_;
+  std::map<std::string, Entry> entries_;
+};
+
+FallbackMemory& fallback_memory() {
+  static FallbackMemory memory;
+  return memory;
+}
+
+std::string seconds_text(double s) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g s", s);
+  return text;
+}
+
+// Step 2: the model's (or the tuner's) prices; mixed when it is predicted clearly faster.
+template <class T>
+bool mixed_predicted_faster(Solver solver, int n, const Options& options, std::string& why) {
+  if (solver == Solver::prbt && options.target != Target::cpu) {
+    why = "PRBT in mixed precision runs on the CPU target only: double";
+    return false;
+  }
+  const Plan mixed = resolve_plan(solver, Precision::mixed, n, n, options).plan;
+  const Plan dbl = resolve_plan(solver, Precision::double_, n, n, options).plan;
+  if (!mixed.predicted_seconds || !dbl.predicted_seconds) {
+    why = "no prediction to compare mixed and double precision with: double";
+    return false;
+  }
+  const bool faster = *mixed.predicted_seconds < predicted_margin * *dbl.predicted_seconds;
+  why = "mixed precision predicted " + seconds_text(*mixed.predicted_seconds) + " against double's " +
+        seconds_text(*dbl.predicted_seconds) + (faster ? ": mixed" : ": double");
+  return faster;
+}
+
+std::string memory_key(Solver solver, bool complex, int n, const Options& options) {
+  std::string key = to_string(solver);
+  key += complex ? "/complex/" : "/real/";
+  key += to_string(options.target);
+  if (options.overrides.devices)
+    for (const Device& d : options.overrides.devices->list)
+      key.append("/").append(std::to_string(static_cast<int>(d.kind))).append(":").append(std::to_string(d.number));
+  return key.append("/n=").append(std::to_string(n));
+}
+
+}  // namespace
+
+template <class T>
+SolveReport auto_precision_gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, const T* B, int ldb, T* X,
+                                int ldx, const Options& options) {
+  static_assert(scalar::plan_precision<T>() == Precision::double_, "precision auto answers in double");
+  checks::square_system(n, nrhs, A, lda, B, ldb);
+  checks::at_least("ldx", ldx, "max(1, n)", std::max(1, n));
+  checks::not_null("X", X, static_cast<long long>(n) * nrhs);
+  checks::not_null("ipiv", ipiv, n);
+  if (options.input_check == InputCheck::finite) checks::finite_system(n, nrhs, A, lda, B, ldb);
+  Options checked = options;
+  checked.input_check = InputCheck::none;  // checked once, here
+
+  const std::string key = memory_key(solver, scalar::is_complex_v<T>, n, options);
+  std::string why;
+  const std::optional<std::string> history = fallback_memory().double_because_of_history(key);
+  const bool mixed = history ? (why = *history, false) : mixed_predicted_faster<T>(solver, n, options, why);
+  if (!mixed) {
+    kernels::copy_block(n, nrhs, B, ldb, X, ldx);
+    SolveReport report = gesv(solver, n, nrhs, A, lda, ipiv, X, ldx, checked);
+    report.auto_choice = why;
+    return report;
+  }
+  solvers::MixedSafeguards safeguards;
+  safeguards.max_condition = max_condition_for_mixed<T>();
+  safeguards.target_omega = accuracy::unit_roundoff<T>();
+  solvers::MixedDetails details;
+  SolveReport report = detail::mixed_solve(solver, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, checked, safeguards, details);
+  const bool fell_back = details.iter < 0 && report.info == 0;
+  fallback_memory().record(key, fell_back, fell_back ? report.warnings.back() : "");
+  report.auto_choice = why + (fell_back ? ", then double: " + report.warnings.back() : "");
+  return report;
+}
+
+template SolveReport auto_precision_gesv<double>(Solver, int, int, double*, int, int*, const double*, int, double*, int,
+                                                 const Options&);
+template SolveReport auto_precision_gesv<std::complex<double>>(Solver, int, int, std::complex<double>*, int, int*,
+                                                               const std::complex<double>*, int, std::complex<double>*,
+                                                               int, const Options&);
+
+}  // namespace hetlu

@@ -1,0 +1,17 @@
+// The mixed-precision solve's front end, shared by mixed_gesv (dsgesv's semantics) and
+// auto_precision_gesv (which adds safeguards): arguments checked, plans resolved, the solve timed
+// and reported.
+#pragma once
+
+#include "hetlu/hetlu.hpp"
+#include "solvers/lu.hpp"
+
+namespace hetlu::detail {
+
+// mixed_gesv's work without its ITER argument: details says what the refinement did.
+template <class T>
+SolveReport mixed_solve(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, const T* B, int ldb, T* X, int ldx,
+                        const Options& options, const solvers::MixedSafeguards& safeguards,
+                        solvers::MixedDetails& details);
+
+}  // namespace hetlu::detail

@@ -1,0 +1,177 @@
+// hetlu::auto_precision_gesv (#15.3): the mixed path where the model prices it faster and it can
+// converge, else the double solver; never a worse omega than the double solver's, a matrix beyond
+// mixed's reach detected after one refinement step and remembered for the next calls.
+#include <gtest/gtest.h>
+
+#include <complex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "hetlu/hetlu.hpp"
+#include "solvers/accuracy.hpp"
+#include "tests/api/conditioned_systems.hpp"
+
+using namespace hetlu;
+using namespace hetlu::testing;
+
+namespace {
+
+struct Outcome {
+  SolveReport report;
+  std::vector<double> X;
+  double omega;
+  bool a_unchanged;
+};
+
+Options no_database() {
+  Options options;
+  options.use_database = false;
+  return options;
+}
+
+template <class T>
+Outcome solve_auto(const System<T>& s, Solver solver = Solver::gepp, const Options& options = no_database()) {
+  auto A = s.A;
+  std::vector<T> X(s.B.size());
+  std::vector<int> ipiv(s.n);
+  Outcome out;
+  out.report = auto_precision_gesv(solver, s.n, 2, A.data(), s.n, ipiv.data(), s.B.data(), s.n, X.data(), s.n, options);
+  out.omega = accuracy::backward_error(s.n, 2, s.A.data(), s.n, X.data(), s.n, s.B.data(), s.n);
+  out.a_unchanged = A == s.A;
+  return out;
+}
+
+// omega of the double solver (hetlu's GEPP, as auto's fallback) on the same system.
+double double_solver_omega(const System<double>& s) {
+  auto A = s.A, X = s.B;
+  std::vector<int> ipiv(s.n);
+  EXPECT_EQ(gesv(Solver::gepp, s.n, 2, A.data(), s.n, ipiv.data(), X.data(), s.n, no_database()).info, 0);
+  return accuracy::backward_error(s.n, 2, s.A.data(), s.n, X.data(), s.n, s.B.data(), s.n);
+}
+
+bool says(const std::string& text, const char* what) {
+  return text.find(what) != std::string::npos;
+}
+
+// n = 1000: where the model prices single's LU well below double's on any machine with SGEMM at
+// twice DGEMM's rate (refinement's O(n^2) passes are a few percent of it).
+constexpr int order = 1000;
+
+TEST(AutoPrecision, AWellConditionedSystemIsAnsweredInMixedWithOmegaNoWorseThanDouble) {
+  for (Solver solver : {Solver::gepp, Solver::calu}) {
+    SCOPED_TRACE(to_string(solver));
+    const auto s = conditioned<double>(order, 1e3, 11);
+    const auto out = solve_auto(s, solver);
+    EXPECT_EQ(out.report.info, 0);
+    EXPECT_EQ(out.report.plan.precision, Precision::mixed) << out.report.auto_choice;
+    EXPECT_TRUE(says(out.report.auto_choice, "predicted")) << out.report.auto_choice;
+    EXPECT_TRUE(out.a_unchanged);
+    ASSERT_TRUE(out.report.backward_error.has_value());
+    EXPECT_DOUBLE_EQ(*out.report.backward_error, out.omega);
+    // Refined until omega stopped halving: at double's own level or better.
+    EXPECT_LE(out.omega, double_solver_omega(s) + 2 * accuracy::unit_roundoff<double>());
+    EXPECT_LT(out.omega, 4 * accuracy::unit_roundoff<double>()) << out.report.note;
+  }
+}
+
+// kappa_2 = 1e8: refinement from single still converges, in more steps; omega is still double's.
+TEST(AutoPrecision, AModeratelyIllConditionedSystemStaysMixedAndAccurate) {
+  const auto s = conditioned<double>(order, 1e8, 12);
+  const auto out = solve_auto(s);
+  EXPECT_EQ(out.report.plan.precision, Precision::mixed) << out.report.auto_choice << "; " << out.report.note;
+  EXPECT_LE(out.omega, double_solver_omega(s) + 2 * accuracy::unit_roundoff<double>());
+}
+
+TEST(AutoPrecision, BeyondReachTheDoubleSolverAnswersAfterOneStepAndIsRemembered) {
+  const int n = order + 1;  // an order of its own: no other test's memory
+  const auto s = conditioned<double>(n, 1e13, 13);
+  const auto first = solve_auto(s);
+  EXPECT_EQ(first.report.info, 0);
+  EXPECT_EQ(first.report.plan.precision, Precision::double_);
+  EXPECT_FALSE(first.a_unchanged);  // the double factors, as dsgesv leaves them
+  EXPECT_TRUE(says(first.report.note, "1 step(s) of classical refinement")) << first.report.note;
+  EXPECT_TRUE(says(first.report.note, "kappa_1(A) estimated")) << first.report.note;
+  ASSERT_FALSE(first.report.warnings.empty());
+  EXPECT_TRUE(says(first.report.warnings.back(), "beyond mixed precision's reach")) << first.report.warnings.back();
+  EXPECT_TRUE(says(first.report.auto_choice, "then double")) << first.report.auto_choice;
+  const double double_omega = double_solver_omega(s);
+  EXPECT_LE(first.omega, 30 * (n + 1) * accuracy::unit_roundoff<double>());
+  // The next 8 calls of this kind skip the single factorization; the ninth tries mixed again.
+  for (int call = 1; call <= 8; ++call) {
+    SCOPED_TRACE(call);
+    const auto next = solve_auto(s);
+    EXPECT_EQ(next.report.plan.precision, Precision::double_);
+    EXPECT_TRUE(says(next.report.auto_choice, "fell back on this solver and order's last try"))
+        << next.report.auto_choice;
+    EXPECT_FALSE(says(next.report.note, "classical")) << next.report.note;  // no single path at all
+    EXPECT_DOUBLE_EQ(next.omega, double_omega);                             // the double solver's answer
+  }
+  const auto retried = solve_auto(s);
+  EXPECT_TRUE(says(retried.report.auto_choice, "predicted")) << retried.report.auto_choice;
+  EXPECT_TRUE(says(retried.report.note, "1 step(s) of classical refinement")) << retried.report.note;
+  // Another order, or a solver, has a memory of its own.
+  const auto calu = solve_auto(s, Solver::calu);
+  EXPECT_FALSE(says(calu.report.auto_choice, "last try")) << calu.report.auto_choice;
+}
+
+TEST(AutoPrecision, ComplexSystemsAreAnsweredAccurately) {
+  const auto s = conditioned<std::complex<double>>(400, 1e4, 14);
+  auto A = s.A;
+  std::vector<std::complex<double>> X(s.B.size());
+  std::vector<int> ipiv(s.n);
+  const auto report = auto_precision_gesv(Solver::gepp, s.n, 2, A.data(), s.n, ipiv.data(), s.B.data(), s.n, X.data(),
+                                          s.n, no_database());
+  EXPECT_EQ(report.info, 0);
+  EXPECT_FALSE(report.auto_choice.empty());
+  EXPECT_LT(accuracy::backward_error(s.n, 2, s.A.data(), s.n, X.data(), s.n, s.B.data(), s.n),
+            30 * 401 * accuracy::unit_roundoff<double>());
+}
+
+TEST(AutoPrecision, PrbtOnTheHybridTargetIsAnsweredInDoubleAndSaysWhy) {
+  const auto s = conditioned<double>(64, 10, 15);
+  Options hybrid = no_database();
+  hybrid.target = Target::hybrid;
+  hybrid.overrides.devices = from_string<DeviceSet>("host:1");
+  const auto out = solve_auto(s, Solver::prbt, hybrid);
+  EXPECT_EQ(out.report.plan.precision, Precision::double_);
+  EXPECT_TRUE(says(out.report.auto_choice, "CPU target only")) << out.report.auto_choice;
+  EXPECT_LT(out.omega, 30 * 65 * accuracy::unit_roundoff<double>());
+}
+
+TEST(AutoPrecision, SingularAndBadArguments) {
+  auto s = conditioned<double>(50, 10, 16);
+  for (int i = 0; i < 50; ++i) s.A[i + 50 * 9] = 0;  // column 10 zero
+  EXPECT_GT(solve_auto(s).report.info, 0);
+  std::vector<double> A(4, 1.0), B(2, 1.0), X(2);
+  std::vector<int> ipiv(2);
+  EXPECT_THROW(auto_precision_gesv(Solver::gepp, 2, 1, A.data(), 1, ipiv.data(), B.data(), 2, X.data(), 2),
+               InvalidArgument);
+  EXPECT_THROW(auto_precision_gesv(Solver::gepp, 2, 1, A.data(), 2, ipiv.data(), B.data(), 2, X.data(), 1),
+               InvalidArgument);
+  EXPECT_THROW(
+      auto_precision_gesv(Solver::gepp, 2, 1, A.data(), 2, ipiv.data(), B.data(), 2, static_cast<double*>(nullptr), 2),
+      InvalidArgument);
+  B[1] = std::nan("");
+  EXPECT_THROW(auto_precision_gesv(Solver::gepp, 2, 1, A.data(), 2, ipiv.data(), B.data(), 2, X.data(), 2),
+               InvalidArgument);
+  double a = 1, b = 1, x = 0;
+  int p = 0;
+  EXPECT_EQ(auto_precision_gesv(Solver::gepp, 0, 1, &a, 1, &p, &b, 1, &x, 1).info, 0);
+}
+
+// Several threads at once, each on an order (and memory entry) of its own and one shared: every
+// answer is right and the memory is not torn.
+TEST(AutoPrecision, ConcurrentCallsAreEachRight) {
+  std::vector<std::thread> threads;
+  std::vector<double> omegas(6);
+  for (int t = 0; t < 6; ++t)
+    threads.emplace_back([&, t] {
+      const auto s = conditioned<double>(t % 2 ? 150 : 120 + t, t % 3 ? 1e3 : 1e13, 20 + t);
+      omegas[t] = solve_auto(s).omega;
+    });
+  for (auto& t : threads) t.join();
+  for (int t = 0; t < 6; ++t) EXPECT_LT(omegas[t], 30 * 200 * accuracy::unit_roundoff<double>()) << t;
+}
+
+}  // namespace
