@@ -5,15 +5,21 @@
 //     solver (a time-stepping code meets the same matrix family again and again), then it tries
 //     mixed again.
 //  2. The model's prices, from the measured SGEMM and DGEMM rates where `hetlu calibrate` stored
-//     them (tuned plans where it stored those): mixed only where its predicted time is below
-//     predicted_margin times the double solver's.
-//  3. The observed convergence of the mixed path itself: where its first refinement step contracts
-//     slowly, kappa_1(A) estimated from the single factors; beyond max_condition_for_mixed the
-//     double solver answers at once, without refinement that cannot converge (or converges at more
-//     than the double solver's cost). Where the mixed path answers, refinement goes on until omega
-//     stops improving (MixedSafeguards).
+//     them (tuned plans where it stored those): mixed only where its predicted time, with the
+//     refinement of each further right-hand side, is below predicted_margin times the double
+//     solver's.
+//  3. The observed convergence of the mixed path itself: where its first refinement step does not
+//     halve the residual, or shrinks it slowly and kappa_1(A), estimated from the single factors,
+//     lies beyond max_condition_for_mixed, the double solver answers at once, without refinement
+//     that cannot converge (or converges at more than the double solver's cost). Where the mixed
+//     path answers, refinement goes on until omega stops improving, and an omega still above
+//     (n + 1) u is no answer: the double solver's is taken (MixedSafeguards).
+// The cost where mixed cannot work: the first call of a kind pays the single factorization, one
+// refinement step and the estimate before the double solver (1.5-1.8x dgesv on the dev machine,
+// bench/results/…-mixed.md); the calls_before_retry after it pay nothing extra.
 #include <algorithm>
 #include <complex>
+#include <cstdio>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -24,6 +30,7 @@
 #include "solvers/accuracy.hpp"
 #include "solvers/checks.hpp"
 #include "solvers/copy_block.hpp"
+#include "solvers/lu_factors.hpp"
 #include "solvers/scalar.hpp"
 
 namespace hetlu {
@@ -33,8 +40,9 @@ namespace {
 // covers what the price leaves out (the condition estimate's few solves, a third refinement step).
 constexpr double predicted_margin = 0.9;
 // After a fall-back, the double solver answers this many calls of the same kind before mixed is
-// tried again: a matrix family mixed cannot handle then costs at most 1 + (wasted single LU) / 9,
-// about 1.07x the double solver, on average over the calls.
+// tried again: over a run of calls on a matrix family mixed cannot handle, the wasted tries cost
+// about (1.5..1.8 - 1) / 9 = 6..9 % of the double solver's time on average (one call alone pays
+// the whole 1.5..1.8x).
 constexpr int calls_before_retry = 8;
 
 // kappa_1(A) above which the double solver answers at once: 3e3 / u_single = 5e10. On the dev
@@ -57,6 +65,10 @@ class FallbackMemory {
     --it->second.calls_left;
     return "mixed precision fell back on this solver and order's last try (" + it->second.why +
            "): double, mixed tried again in " + std::to_string(it->second.calls_left + 1) + " call(s)";
+  }
+  void clear() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    entries_.clear();
   }
   void record(const std::string& key, bool fell_back, const std::string& why) {
     const std::lock_guard<std::mutex> lock(mutex_);
@@ -83,27 +95,40 @@ FallbackMemory& fallback_memory() {
   return memory;
 }
 
+}  // namespace
+
+void detail::forget_mixed_fallbacks() {
+  fallback_memory().clear();
+}
+
+namespace {
+
 std::string seconds_text(double s) {
   char text[32];
   std::snprintf(text, sizeof text, "%.3g s", s);
   return text;
 }
 
-// Step 2: the model's (or the tuner's) prices; mixed when it is predicted clearly faster.
-template <class T>
-bool mixed_predicted_faster(Solver solver, int n, const Options& options, std::string& why) {
-  if (solver == Solver::prbt && options.target != Target::cpu) {
-    why = "PRBT in mixed precision runs on the CPU target only: double";
+// Step 2: the model's (or the tuner's) prices; mixed when it is predicted clearly faster. Both
+// plans are priced for one right-hand side. Each further one costs the mixed path about three
+// residuals and three solves (6 n^2 flops each way, 12 n^2) where the double solver does one solve
+// (2 n^2): the 10 n^2 more are charged at the double factorization's own rate, so that mixed stops
+// paying where nrhs nears n / 15.
+bool mixed_predicted_faster(Solver solver, int n, int nrhs, const Options& options, std::string& why) {
+  if (!solvers::mixed_precision_runs(solver, options.target)) {
+    why = std::string(solvers::mixed_precision_prbt_cpu_only) + ": double";
     return false;
   }
   const Plan mixed = resolve_plan(solver, Precision::mixed, n, n, options).plan;
   const Plan dbl = resolve_plan(solver, Precision::double_, n, n, options).plan;
-  if (!mixed.predicted_seconds || !dbl.predicted_seconds) {
+  if (!mixed.predicted_seconds || !dbl.predicted_seconds || !(*dbl.predicted_seconds > 0)) {
     why = "no prediction to compare mixed and double precision with: double";
     return false;
   }
-  const bool faster = *mixed.predicted_seconds < predicted_margin * *dbl.predicted_seconds;
-  why = "mixed precision predicted " + seconds_text(*mixed.predicted_seconds) + " against double's " +
+  const double nn = double(n) * n, double_rate = (2.0 / 3.0) * nn * n / *dbl.predicted_seconds;
+  const double mixed_seconds = *mixed.predicted_seconds + (std::max(1, nrhs) - 1) * 10 * nn / double_rate;
+  const bool faster = mixed_seconds < predicted_margin * *dbl.predicted_seconds;
+  why = "mixed precision predicted " + seconds_text(mixed_seconds) + " against double's " +
         seconds_text(*dbl.predicted_seconds) + (faster ? ": mixed" : ": double");
   return faster;
 }
@@ -135,7 +160,7 @@ SolveReport auto_precision_gesv(Solver solver, int n, int nrhs, T* A, int lda, i
   const std::string key = memory_key(solver, scalar::is_complex_v<T>, n, options);
   std::string why;
   const std::optional<std::string> history = fallback_memory().double_because_of_history(key);
-  const bool mixed = history ? (why = *history, false) : mixed_predicted_faster<T>(solver, n, options, why);
+  const bool mixed = history ? (why = *history, false) : mixed_predicted_faster(solver, n, nrhs, options, why);
   if (!mixed) {
     kernels::copy_block(n, nrhs, B, ldb, X, ldx);
     SolveReport report = gesv(solver, n, nrhs, A, lda, ipiv, X, ldx, checked);
@@ -145,6 +170,7 @@ SolveReport auto_precision_gesv(Solver solver, int n, int nrhs, T* A, int lda, i
   solvers::MixedSafeguards safeguards;
   safeguards.max_condition = max_condition_for_mixed<T>();
   safeguards.target_omega = accuracy::unit_roundoff<T>();
+  safeguards.max_omega = (n + 1) * accuracy::unit_roundoff<T>();  // #15.4's bound on a mixed answer
   solvers::MixedDetails details;
   SolveReport report = detail::mixed_solve(solver, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, checked, safeguards, details);
   const bool fell_back = details.iter < 0 && report.info == 0;

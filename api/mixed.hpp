@@ -14,4 +14,7 @@ SolveReport mixed_solve(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv
                         const Options& options, const solvers::MixedSafeguards& safeguards,
                         solvers::MixedDetails& details);
 
+// Forgets what precision auto has seen the mixed path do in this process (tests start afresh).
+void forget_mixed_fallbacks();
+
 }  // namespace hetlu::detail

@@ -15,6 +15,7 @@
 #include "solvers/checks.hpp"
 #include "solvers/copy_block.hpp"
 #include "solvers/lu.hpp"
+#include "solvers/lu_factors.hpp"
 #include "solvers/row_omega.hpp"
 #include "solvers/scalar.hpp"
 #include "solvers/vendor_lapack.hpp"
@@ -438,13 +439,19 @@ SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B,
 }
 
 namespace {
-// Why precision auto's safeguard sent a system to the double solver.
-std::string beyond_reach_note(double estimate, double limit) {
-  char line[160];
-  std::snprintf(line, sizeof line,
-                "kappa_1(A) estimated at %.1e from the single factors, beyond mixed precision's reach (%.0e): "
-                "solved in double",
-                estimate, limit);
+// Why precision auto's safeguard sent a system to the double solver after one refinement step.
+std::string beyond_reach_note(const solvers::MixedDetails& details, double limit) {
+  char line[200];
+  if (details.condition_estimate > 0)
+    std::snprintf(line, sizeof line,
+                  "kappa_1(A) estimated at %.1e from the single factors, beyond mixed precision's reach (%.0e): "
+                  "solved in double",
+                  details.condition_estimate, limit);
+  else
+    std::snprintf(line, sizeof line,
+                  "the first refinement step from single precision left %.2g of the residual (not half): solved in "
+                  "double",
+                  details.first_contraction);
   return line;
 }
 }  // namespace
@@ -459,8 +466,8 @@ SolveReport detail::mixed_solve(Solver solver, int n, int nrhs, T* A, int lda, i
   checks::not_null("X", X, static_cast<long long>(n) * nrhs);
   checks::not_null("ipiv", ipiv, n);
   if (options.input_check == InputCheck::finite) checks::finite_system(n, nrhs, A, lda, B, ldb);
-  if (solver == Solver::prbt && options.target != Target::cpu)
-    throw InvalidArgument("PRBT in mixed precision runs on the CPU target only (so far): use --target cpu");
+  if (!solvers::mixed_precision_runs(solver, options.target))
+    throw InvalidArgument(std::string(solvers::mixed_precision_prbt_cpu_only) + ": use --target cpu");
   SolveReport report;
   const Resolution mixed = resolve_plan(solver, Precision::mixed, n, n, options);
   report.plan = mixed.plan;
@@ -487,12 +494,12 @@ SolveReport detail::mixed_solve(Solver solver, int n, int nrhs, T* A, int lda, i
   if (details.iter < 0) {
     // Why the double solver answered; unsaid when it found A exactly singular (info says all).
     if (report.info == 0)
-      report.warnings.push_back(
-          details.iter == -1   ? beyond_reach_note(details.condition_estimate, safeguards.max_condition)
-          : details.iter == -2 ? "an entry lies outside single precision's range: solved in double"
-          : details.iter == -3
-              ? "single precision's LU met a zero pivot: solved in double"
-              : "refinement from single precision did not converge (" + report.note + "): solved in double");
+      report.warnings.push_back(details.iter == -1 ? beyond_reach_note(details, safeguards.max_condition)
+                                : details.iter == -2
+                                    ? "an entry lies outside single precision's range: solved in double"
+                                : details.iter == -3 ? "single precision's LU met a zero pivot: solved in double"
+                                                     : "refinement from single precision did not converge (" +
+                                                           report.note + "): solved in double");
     report.plan = high;  // the plan that gave the answer
   }
   report.gflops = report.seconds > 0 ? detail::gesv_flops(n, nrhs, scalar::is_complex_v<T>) / report.seconds / 1e9 : 0;

@@ -88,20 +88,24 @@ struct MixedDetails {
   int classical_steps = 0;               // corrections solved with the single factors
   int gmres_steps = 0;                   // corrections solved by GMRES preconditioned with them
   int gmres_iterations = 0;              // GMRES's iterations over all of those
-  double condition_estimate = 0;         // kappa_1(A) from the single factors, when safeguards asked
-  std::optional<double> backward_error;  // omega of the refined X, when safeguards asked
+  double first_contraction = 0;          // safeguards: the first step's residual ratio, where it was slow
+  double condition_estimate = 0;         // safeguards: kappa_1(A) from the single factors, where estimated
+  std::optional<double> backward_error;  // safeguards: omega of the refined X
 };
 
 // What precision auto asks of the mixed path beyond dsgesv's semantics (both off for dsgesv_).
 struct MixedSafeguards {
-  // Where the first classical step contracts the residual slowly, kappa_1(A) is estimated
-  // (Hager-Higham from the single factors: a few O(n^2) solves); above this the double solver
-  // answers at once, ITER = -1, instead of refinement that cannot converge. 0: never estimated.
+  // Where the first classical step fails to halve the residual, the double solver answers at once
+  // (ITER = -1); where it shrinks it by less than 100x, kappa_1(A) is estimated (Hager-Higham from
+  // the single factors: a few O(n^2) solves) and above this the double solver answers. 0: neither.
   double max_condition = 0;
-  // Once LAPACK's normwise test passes, classical steps go on while the componentwise backward
-  // error omega exceeds this and still halves, as dgerfs refines (at most 5 more steps), so that X
-  // is as accurate componentwise as refinement makes it. 0: LAPACK's test alone.
+  // Once LAPACK's normwise test passes, the same steps go on while the componentwise backward error
+  // omega exceeds this and still halves, as dgerfs refines (at most 5 more steps), so that X is as
+  // accurate componentwise as refinement makes it. 0: LAPACK's test alone.
   double target_omega = 0;
+  // An X whose omega, after that, still exceeds this is no answer: ITER = -31, the double solver
+  // answers. 0: not checked.
+  double max_omega = 0;
 };
 
 // X from a single-precision factorization of A (low_plan: its solver, at single precision) refined

@@ -44,7 +44,7 @@ int factor(const Plan& plan, int n, std::vector<F>&& A, LuFactors<F>& factors) {
     factors.ipiv.resize(n);
     return getrf(plan, n, n, factors.lu.data(), factors.ld, factors.ipiv.data(), InputCheck::none);
   }
-  if (plan.target != Target::cpu) throw InvalidArgument("PRBT in mixed precision runs on the CPU target only (so far)");
+  if (!mixed_precision_runs(plan.solver, plan.target)) throw InvalidArgument(mixed_precision_prbt_cpu_only);
   const int np = std::max(4, (n + 3) / 4 * 4);
   factors.ld = np;
   factors.lu.resize(static_cast<size_t>(np) * np);

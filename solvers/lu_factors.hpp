@@ -41,6 +41,13 @@ struct LuFactors {
   }
 };
 
+// Whether the mixed path factors with `solver` on `target`: PRBT's single factors are made on the
+// CPUs only (so far); GEPP and CALU anywhere. The one statement of that rule.
+inline bool mixed_precision_runs(Solver solver, Target target) {
+  return solver != Solver::prbt || target == Target::cpu;
+}
+inline constexpr const char* mixed_precision_prbt_cpu_only = "PRBT in mixed precision runs on the CPU target only";
+
 // Factors the n x n A (leading dimension max(1, n); taken: GEPP and CALU factor it in place) by
 // plan.solver on plan.target (PRBT: the CPU target only), into `factors`. Returns LAPACK's info:
 // > 0 an exactly zero pivot (PRBT: also an exactly zero row or column, which makes A singular

@@ -37,9 +37,10 @@
 namespace hetlu::solvers {
 namespace {
 
-constexpr int max_classical_steps = 30;  // dsgesv's ITERMAX
-constexpr int max_gmres_steps = 10;      // outer steps of GMRES-based refinement
-constexpr int max_polish_steps = 5;      // dgerfs' ITMAX: steps for omega after LAPACK's test passed
+constexpr int max_classical_steps = 30;                    // dsgesv's ITERMAX
+constexpr int max_gmres_steps = 10;                        // outer steps of GMRES-based refinement
+constexpr int max_polish_steps = 5;                        // dgerfs' ITMAX: steps for omega after LAPACK's test passed
+constexpr int not_converged = -(max_classical_steps + 1);  // dsgesv's ITER -31
 // GMRES stops an inner solve at this relative residual: each outer step then shrinks the error by
 // about this much (Carson and Higham use 1e-4 to 1e-6), so two or three steps reach double's eps.
 constexpr double gmres_tolerance = 1e-6;
@@ -84,7 +85,7 @@ std::vector<double> scaled_residuals(int n, int nrhs, const T* R, int ldr, const
     const T* r = R + static_cast<long long>(j) * ldr;
     const T* x = X + static_cast<long long>(j) * ldx;
     const double rnorm = scalar::abs1(r[blas::iamax(n, r, 1)]), xnorm = scalar::abs1(x[blas::iamax(n, x, 1)]);
-    const double ratio = rnorm / (xnorm * cte);
+    const double ratio = rnorm == 0 ? 0 : rnorm / (xnorm * cte);  // a zero column of B is solved: LAPACK's test
     out[j] = std::isnan(ratio) ? std::numeric_limits<double>::infinity() : ratio;
   }
   return out;
@@ -137,15 +138,15 @@ class Refinement {
     for (int j = 0; j < nrhs_; ++j) std::fill_n(X_ + static_cast<long long>(j) * ldx_, n_, T(0));
     if (!add_single_correction(B_, ldb_)) return -2;
     double previous = residual();
-    auto classical = [&] { return add_single_correction(r_.data(), n_) && (++details_.classical_steps, true); };
-    if (previous <= 1) return polished(0, classical);
+    auto classical = [&] { return add_single_correction(r_.data(), n_); };
+    if (previous <= 1) return polished(0, classical, details_.classical_steps);
     for (int step = 1; step <= max_classical_steps; ++step) {
       if (!add_single_correction(r_.data(), n_)) return -2;
       details_.classical_steps = step;
       const double now = residual();
-      if (now <= 1) return polished(step, classical);
-      // A slow first step is where kappa(A) u_single nears 1: the estimate says whether refinement can still reach.
-      if (step == 1 && !(now <= slow_contraction * previous) && beyond_reach()) return -1;
+      if (now <= 1) return polished(step, classical, details_.classical_steps);
+      if (!std::isfinite(now)) return not_converged;  // X overflowed: nothing left to refine
+      if (step == 1 && give_up_after_first_step(now / previous)) return -1;
       if (step >= 2 && !(now <= 0.5 * previous)) break;  // stalled: GMRES's turn
       previous = now;
     }
@@ -157,9 +158,13 @@ class Refinement {
   // kappa_2(A) = 1e9 and 0.3 at 1e10 (n = 2000, dev machine): slower than this, kappa is estimated.
   static constexpr double slow_contraction = 0.01;
 
-  // Whether kappa_1(A), estimated once, lies beyond the safeguards' limit.
-  bool beyond_reach() {
-    if (!(safeguards_.max_condition > 0)) return false;
+  // With the safeguards on, whether the double solver should answer after a first step that shrank
+  // the residual by `contraction`: where it did not halve it, classical refinement cannot converge;
+  // where it is slow, kappa_1(A), estimated once, decides.
+  bool give_up_after_first_step(double contraction) {
+    if (!(safeguards_.max_condition > 0) || contraction <= slow_contraction) return false;
+    details_.first_contraction = contraction;
+    if (!(contraction < 0.5)) return true;
     details_.condition_estimate = condition_estimate(n_, A_, lda_, factors_);
     return !(details_.condition_estimate <= safeguards_.max_condition);
   }
@@ -188,10 +193,12 @@ class Refinement {
   }
 
   // LAPACK's test has passed after `steps`; with a target omega, more of the same steps (step():
-  // one correction from r_, false when it could not be made) while omega is above the target and
-  // still halves (dgerfs' rule); a step that made it worse is undone. The steps that count.
+  // one correction from r_, false when it could not be made; each kept one counted in `counter`)
+  // while omega is above the target and still halves (dgerfs' rule). A step that made omega worse
+  // is undone, and r_ is then stale: nothing reads it after. An omega still above max_omega is not
+  // an answer: -31, and the double solver answers. Otherwise the steps that count.
   template <class Step>
-  int polished(int steps, Step&& step) {
+  int polished(int steps, Step&& step, int& counter) {
     if (!(safeguards_.target_omega > 0)) return steps;
     std::vector<T> kept(static_cast<size_t>(n_) * nrhs_);
     for (int extra = 0; extra < max_polish_steps && omega_ > safeguards_.target_omega; ++extra) {
@@ -205,9 +212,10 @@ class Refinement {
         details_.backward_error = omega_;
         break;
       }
-      ++steps;
+      ++steps, ++counter;
       if (!(omega_ <= 0.5 * before)) break;
     }
+    if (safeguards_.max_omega > 0 && !(omega_ <= safeguards_.max_omega)) return not_converged;
     return steps;
   }
 
@@ -223,7 +231,8 @@ class Refinement {
     };
     auto precondition = [&](T* w) { preconditioner.solve(w, n_, 1); };
     int budget = gmres_iteration_budget(n_) * nrhs_;
-    // One outer step: each column's correction equation (every column's when polishing) by GMRES.
+    // One outer step: each column's correction equation (every column's when polishing) by GMRES;
+    // false when the budget is spent.
     auto gmres_step = [&](bool every_column) {
       if (budget <= 0) return false;
       for (int j = 0; j < nrhs_ && budget > 0; ++j) {
@@ -235,19 +244,21 @@ class Refinement {
         T* x = X_ + static_cast<long long>(j) * ldx_;
         for (int i = 0; i < n_; ++i) x[i] += d[i];
       }
-      ++details_.gmres_steps;
       return true;
     };
     double previous = classical_best;
     for (int step = 1; step <= max_gmres_steps && gmres_step(false); ++step) {
+      details_.gmres_steps = step;
       const double now = residual();
-      if (now <= 1) return polished(details_.classical_steps + step, [&] { return gmres_step(true); });
-      if (!(now < 0.5 * previous)) break;  // GMRES no longer gains either: the double solver's turn
+      if (now <= 1)
+        return polished(
+            details_.classical_steps + step, [&] { return gmres_step(true); }, details_.gmres_steps);
+      if (!(now < 0.5 * previous)) break;  // GMRES no longer gains either (or X overflowed): the double solver's turn
       kernels::copy_block(n_, nrhs_, X_, ldx_, best.data(), n_);
       previous = now;
     }
     kernels::copy_block(n_, nrhs_, best.data(), n_, X_, ldx_);
-    return -(max_classical_steps + 1);
+    return not_converged;
   }
 
   int n_, nrhs_;

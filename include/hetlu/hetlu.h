@@ -137,8 +137,8 @@ hetlu_status hetlu_zcgesv(int n, int nrhs, hetlu_complex_double* A, int lda, int
 
 /* Precision auto (since 0.3): X (n x nrhs, ldx) in double from the mixed path (as hetlu_dsgesv)
  * where the model prices it faster and it converges, else from the double solver, as
- * hetlu::auto_precision_gesv decides (a system beyond single's reach is detected after one
- * refinement step; the next 8 calls of the same solver, target and order then go to double at
+ * hetlu::auto_precision_gesv decides (hetlu.hpp: a system beyond single's reach is detected after
+ * one refinement step, and the next few calls of the same solver, target and order go to double at
  * once). report->plan.precision says which answered: "mixed" or "double". B is left unchanged; A
  * is overwritten by the double factors where double answered. */
 hetlu_status hetlu_dgesv_auto_precision(int n, int nrhs, double* A, int lda, int* ipiv, const double* B, int ldb,

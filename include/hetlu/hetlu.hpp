@@ -146,14 +146,15 @@ SolveReport mixed_gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv,
 // Precision auto (#15.3): X (n x nrhs) with A X = B in double (T: double or complex<double>) from
 // the mixed path (mixed_gesv) where it is predicted faster and is safe, else from the double
 // solver (gesv). The double solver answers, and report.auto_choice says why, when: the mixed path
-// fell back on this process's last try at the same solver, target and order (for the next 8 such
-// calls, then mixed is tried again); the model, from the measured single and double rates where
-// calibrated, does not price mixed below 0.9x double; or kappa_1(A), estimated from the single
-// factors before any refinement, is beyond what refinement from single reaches (1e4 / u_single).
-// Where mixed answers, refinement starts with GMRES past kappa u_single = 1 and goes on, as dgerfs,
-// until omega stops improving; report.backward_error is that omega and report.plan.precision says
-// which answered. A is left unchanged unless the double solver answers (then its factors), ipiv
-// holds the answering factorization's pivots, B is left unchanged.
+// fell back on this process's last try at the same solver, target and order (for the next few
+// such calls, then mixed is tried again); the model, from the measured single and double rates
+// where calibrated, does not price mixed clearly below double; or the first refinement step from
+// single shows it cannot converge (it does not halve the residual, or kappa_1(A) estimated from
+// the single factors is beyond reach). Where mixed answers, refinement goes on, as dgerfs, until
+// omega stops improving, and an omega above (n + 1) u is not taken; report.backward_error is that
+// omega and report.plan.precision says which answered. The limits and why: api/auto_precision.cpp.
+// A is left unchanged unless the double solver answers (then its factors), ipiv holds the
+// answering factorization's pivots, B is left unchanged.
 template <class T>
 SolveReport auto_precision_gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, const T* B, int ldb, T* X,
                                 int ldx, const Options& options = {});

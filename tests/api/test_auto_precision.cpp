@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "api/mixed.hpp"
 #include "hetlu/hetlu.hpp"
 #include "solvers/accuracy.hpp"
 #include "tests/api/conditioned_systems.hpp"
@@ -58,7 +59,25 @@ bool says(const std::string& text, const char* what) {
 // twice DGEMM's rate (refinement's O(n^2) passes are a few percent of it).
 constexpr int order = 1000;
 
-TEST(AutoPrecision, AWellConditionedSystemIsAnsweredInMixedWithOmegaNoWorseThanDouble) {
+// Each test starts with no memory of earlier fall-backs. Where the model has no rate to price
+// with (no detected frequency or flags), auto answers in double and the mixed cases are skipped.
+class AutoPrecision : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    detail::forget_mixed_fallbacks();
+    const Plan mixed = resolve_plan(Solver::gepp, Precision::mixed, order, order, no_database()).plan;
+    const Plan dbl = resolve_plan(Solver::gepp, Precision::double_, order, order, no_database()).plan;
+    priced_mixed =
+        mixed.predicted_seconds && dbl.predicted_seconds && *mixed.predicted_seconds < 0.9 * *dbl.predicted_seconds;
+  }
+  bool priced_mixed = false;
+};
+
+#define SKIP_UNLESS_MIXED_IS_PRICED \
+  if (!priced_mixed) GTEST_SKIP() << "the model does not price mixed below double at n = " << order << " here"
+
+TEST_F(AutoPrecision, AWellConditionedSystemIsAnsweredInMixedWithOmegaNoWorseThanDouble) {
+  SKIP_UNLESS_MIXED_IS_PRICED;
   for (Solver solver : {Solver::gepp, Solver::calu}) {
     SCOPED_TRACE(to_string(solver));
     const auto s = conditioned<double>(order, 1e3, 11);
@@ -76,24 +95,27 @@ TEST(AutoPrecision, AWellConditionedSystemIsAnsweredInMixedWithOmegaNoWorseThanD
 }
 
 // kappa_2 = 1e8: refinement from single still converges, in more steps; omega is still double's.
-TEST(AutoPrecision, AModeratelyIllConditionedSystemStaysMixedAndAccurate) {
+TEST_F(AutoPrecision, AModeratelyIllConditionedSystemStaysMixedAndAccurate) {
+  SKIP_UNLESS_MIXED_IS_PRICED;
   const auto s = conditioned<double>(order, 1e8, 12);
   const auto out = solve_auto(s);
   EXPECT_EQ(out.report.plan.precision, Precision::mixed) << out.report.auto_choice << "; " << out.report.note;
   EXPECT_LE(out.omega, double_solver_omega(s) + 2 * accuracy::unit_roundoff<double>());
 }
 
-TEST(AutoPrecision, BeyondReachTheDoubleSolverAnswersAfterOneStepAndIsRemembered) {
-  const int n = order + 1;  // an order of its own: no other test's memory
+TEST_F(AutoPrecision, BeyondReachTheDoubleSolverAnswersAfterOneStepAndIsRemembered) {
+  SKIP_UNLESS_MIXED_IS_PRICED;
+  const int n = order + 1;
   const auto s = conditioned<double>(n, 1e13, 13);
   const auto first = solve_auto(s);
   EXPECT_EQ(first.report.info, 0);
   EXPECT_EQ(first.report.plan.precision, Precision::double_);
   EXPECT_FALSE(first.a_unchanged);  // the double factors, as dsgesv leaves them
   EXPECT_TRUE(says(first.report.note, "1 step(s) of classical refinement")) << first.report.note;
-  EXPECT_TRUE(says(first.report.note, "kappa_1(A) estimated")) << first.report.note;
   ASSERT_FALSE(first.report.warnings.empty());
-  EXPECT_TRUE(says(first.report.warnings.back(), "beyond mixed precision's reach")) << first.report.warnings.back();
+  EXPECT_TRUE(says(first.report.warnings.back(), "beyond mixed precision's reach") ||
+              says(first.report.warnings.back(), "not half"))
+      << first.report.warnings.back();
   EXPECT_TRUE(says(first.report.auto_choice, "then double")) << first.report.auto_choice;
   const double double_omega = double_solver_omega(s);
   EXPECT_LE(first.omega, 30 * (n + 1) * accuracy::unit_roundoff<double>());
@@ -115,7 +137,7 @@ TEST(AutoPrecision, BeyondReachTheDoubleSolverAnswersAfterOneStepAndIsRemembered
   EXPECT_FALSE(says(calu.report.auto_choice, "last try")) << calu.report.auto_choice;
 }
 
-TEST(AutoPrecision, ComplexSystemsAreAnsweredAccurately) {
+TEST_F(AutoPrecision, ComplexSystemsAreAnsweredAccurately) {
   const auto s = conditioned<std::complex<double>>(400, 1e4, 14);
   auto A = s.A;
   std::vector<std::complex<double>> X(s.B.size());
@@ -128,7 +150,7 @@ TEST(AutoPrecision, ComplexSystemsAreAnsweredAccurately) {
             30 * 401 * accuracy::unit_roundoff<double>());
 }
 
-TEST(AutoPrecision, PrbtOnTheHybridTargetIsAnsweredInDoubleAndSaysWhy) {
+TEST_F(AutoPrecision, PrbtOnTheHybridTargetIsAnsweredInDoubleAndSaysWhy) {
   const auto s = conditioned<double>(64, 10, 15);
   Options hybrid = no_database();
   hybrid.target = Target::hybrid;
@@ -139,7 +161,7 @@ TEST(AutoPrecision, PrbtOnTheHybridTargetIsAnsweredInDoubleAndSaysWhy) {
   EXPECT_LT(out.omega, 30 * 65 * accuracy::unit_roundoff<double>());
 }
 
-TEST(AutoPrecision, SingularAndBadArguments) {
+TEST_F(AutoPrecision, SingularAndBadArguments) {
   auto s = conditioned<double>(50, 10, 16);
   for (int i = 0; i < 50; ++i) s.A[i + 50 * 9] = 0;  // column 10 zero
   EXPECT_GT(solve_auto(s).report.info, 0);
@@ -160,18 +182,24 @@ TEST(AutoPrecision, SingularAndBadArguments) {
   EXPECT_EQ(auto_precision_gesv(Solver::gepp, 0, 1, &a, 1, &p, &b, 1, &x, 1).info, 0);
 }
 
-// Several threads at once, each on an order (and memory entry) of its own and one shared: every
-// answer is right and the memory is not torn.
-TEST(AutoPrecision, ConcurrentCallsAreEachRight) {
+// Several threads at once on one kind of call (GEPP at one order) beyond mixed's reach: every
+// answer is right, and each thread's second call finds the memory another (or its own first) left.
+TEST_F(AutoPrecision, ConcurrentCallsShareTheMemoryAndAreEachRight) {
+  SKIP_UNLESS_MIXED_IS_PRICED;
+  const auto s = conditioned<double>(order, 1e13, 20);
   std::vector<std::thread> threads;
-  std::vector<double> omegas(6);
-  for (int t = 0; t < 6; ++t)
+  std::vector<double> omegas(8);
+  std::vector<std::string> second(4);
+  for (int t = 0; t < 4; ++t)
     threads.emplace_back([&, t] {
-      const auto s = conditioned<double>(t % 2 ? 150 : 120 + t, t % 3 ? 1e3 : 1e13, 20 + t);
-      omegas[t] = solve_auto(s).omega;
+      omegas[2 * t] = solve_auto(s).omega;
+      const auto again = solve_auto(s);
+      omegas[2 * t + 1] = again.omega;
+      second[t] = again.report.auto_choice;
     });
   for (auto& t : threads) t.join();
-  for (int t = 0; t < 6; ++t) EXPECT_LT(omegas[t], 30 * 200 * accuracy::unit_roundoff<double>()) << t;
+  for (double omega : omegas) EXPECT_LT(omega, 30 * (order + 1) * accuracy::unit_roundoff<double>());
+  for (const auto& why : second) EXPECT_TRUE(says(why, "last try")) << why;
 }
 
 }  // namespace
