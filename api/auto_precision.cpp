@@ -149,11 +149,7 @@ template <class T>
 SolveReport auto_precision_gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, const T* B, int ldb, T* X,
                                 int ldx, const Options& options) {
   static_assert(scalar::plan_precision<T>() == Precision::double_, "precision auto answers in double");
-  checks::square_system(n, nrhs, A, lda, B, ldb);
-  checks::at_least("ldx", ldx, "max(1, n)", std::max(1, n));
-  checks::not_null("X", X, static_cast<long long>(n) * nrhs);
-  checks::not_null("ipiv", ipiv, n);
-  if (options.input_check == InputCheck::finite) checks::finite_system(n, nrhs, A, lda, B, ldb);
+  checks::system_into_x(n, nrhs, A, lda, B, ldb, X, ldx, ipiv, options.input_check);
   Options checked = options;
   checked.input_check = InputCheck::none;  // checked once, here
 

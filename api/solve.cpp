@@ -461,11 +461,7 @@ SolveReport detail::mixed_solve(Solver solver, int n, int nrhs, T* A, int lda, i
                                 int ldx, const Options& options, const solvers::MixedSafeguards& safeguards,
                                 solvers::MixedDetails& details) {
   static_assert(scalar::plan_precision<T>() == Precision::double_, "mixed precision answers in double");
-  checks::square_system(n, nrhs, A, lda, B, ldb);
-  checks::at_least("ldx", ldx, "max(1, n)", std::max(1, n));
-  checks::not_null("X", X, static_cast<long long>(n) * nrhs);
-  checks::not_null("ipiv", ipiv, n);
-  if (options.input_check == InputCheck::finite) checks::finite_system(n, nrhs, A, lda, B, ldb);
+  checks::system_into_x(n, nrhs, A, lda, B, ldb, X, ldx, ipiv, options.input_check);
   if (!solvers::mixed_precision_runs(solver, options.target))
     throw InvalidArgument(std::string(solvers::mixed_precision_prbt_cpu_only) + ": use --target cpu");
   SolveReport report;

@@ -32,6 +32,18 @@ void finite_system(int n, int nrhs, const T* A, int lda, const T* B, int ldb) {
   finite("B", n, nrhs, B, ldb);
 }
 
+// A system solved into a separate X (n x nrhs, ldx) with its pivots (mixed and auto precision):
+// A and B as square_system, then ldx, X and ipiv; A and B finite unless `check` is none.
+template <class T>
+void system_into_x(int n, int nrhs, const T* A, int lda, const T* B, int ldb, const T* X, int ldx, const int* ipiv,
+                   InputCheck check) {
+  square_system(n, nrhs, A, lda, B, ldb);
+  at_least("ldx", ldx, "max(1, n)", n > 1 ? n : 1);
+  not_null("X", X, static_cast<long long>(n) * nrhs);
+  not_null("ipiv", ipiv, n);
+  if (check == InputCheck::finite) finite_system(n, nrhs, A, lda, B, ldb);
+}
+
 // The plan must ask for the precision of the data it is given.
 template <class T>
 void precision_matches(const Plan& plan);
