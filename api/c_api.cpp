@@ -1,4 +1,5 @@
 // The C API of include/hetlu/hetlu.h: every C++ exception becomes a status and a per-thread message.
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -14,15 +15,20 @@ thread_local std::string last_error;
 // Whether last_error holds a message: a plain flag, read without the string's thread-local
 // initialization check, so that a call after a call that succeeded touches nothing else.
 thread_local bool error_said = false;
+// Whether any thread has said an error yet. Until one has, clearing touches no thread-local at all
+// (a thread-local look-up in a shared library is a __tls_get_addr call: #14.1's n = 1 cost). A
+// thread sets it before its own flag, so a thread that said an error always sees it set.
+std::atomic<bool> any_error_said{false};
 }  // namespace
 
 void hetlu::detail::clear_last_error() {
-  if (!error_said) return;
+  if (!any_error_said.load(std::memory_order_relaxed) || !error_said) return;
   last_error.clear();
   error_said = false;
 }
 
 void hetlu::detail::set_last_error(const std::string& message) {
+  any_error_said.store(true, std::memory_order_relaxed);
   last_error = message;
   error_said = !message.empty();
 }
@@ -157,8 +163,45 @@ hetlu::Transpose transpose_of(char trans) {
   throw hetlu::InvalidArgument(std::string("trans = '") + trans + "' must be 'N', 'T' or 'C'");
 }
 
+// Options that ask for nothing: hetlu_options_init's values, or none at all.
+bool asks_nothing(const hetlu_options* o) {
+  return !o ||
+         (o->solver == HETLU_SOLVER_GEPP && !o->db_path && !o->devices && o->nb == 0 && o->target == HETLU_TARGET_CPU &&
+          o->backend == HETLU_BACKEND_DEFAULT && o->cpu_block_columns == -1 && o->panel == HETLU_PANEL_DEFAULT);
+}
+
+// A singular factorization said as every other call says it. Apart, so that the fast call above
+// holds no SolveReport in its stack frame.
+[[gnu::noinline]] hetlu_status say_singular(int zero_pivot, int* info) {
+  return guarded([&] {
+    hetlu::SolveReport singular;
+    singular.info = zero_pivot;
+    return finish(singular, info, nullptr);
+  });
+}
+
+template <class T>
+hetlu_status getrf_c_full(int m, int n, T* A, int lda, int* ipiv, int* info, const hetlu_options* o, hetlu_report* r);
+
 template <class T>
 hetlu_status getrf_c(int m, int n, T* A, int lda, int* ipiv, int* info, const hetlu_options* o, hetlu_report* r) {
+  if (!r && asks_nothing(o)) {  // a small call with nothing asked builds no Options (#14.1's per-call cost)
+    const int small_info = hetlu::detail::small_path_getrf_default(m, n, A, lda, ipiv);
+    if (small_info == 0) {
+      hetlu::detail::clear_last_error();
+      if (info) *info = 0;
+      return HETLU_SUCCESS;
+    }
+    if (small_info > 0) return say_singular(small_info, info);
+  }
+  return getrf_c_full(m, n, A, lda, ipiv, info, o, r);
+}
+
+// Everything else: Options built, the small path or the solvers. Apart, so that the call above
+// does not set up this one's stack frame (a fifth of an n = 1 call).
+template <class T>
+[[gnu::noinline]] hetlu_status getrf_c_full(int m, int n, T* A, int lda, int* ipiv, int* info, const hetlu_options* o,
+                                            hetlu_report* r) {
   return guarded([&] {
     const auto solver = o ? solver_of(o->solver) : hetlu::Solver::gepp;
     const hetlu::Options options = options_of(o, r);

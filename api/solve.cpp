@@ -1,3 +1,4 @@
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -304,10 +305,25 @@ bool devices_available(const DeviceSet& devices, std::string* why) {
 
 namespace {
 
+// The default database's crossover, resolved on a process's first call and then read without a
+// lock or an initialization check (most calls name no database). -1 until resolved.
+template <class T>
+std::atomic<int> default_below{-1};
+
+template <class T>
+int default_small_matrix_below() {
+  int below = default_below<T>.load(std::memory_order_relaxed);
+  if (below < 0) {
+    below = small_matrix_crossover(scalar::plan_precision<T>(), Options{}).below;
+    default_below<T>.store(below, std::memory_order_relaxed);
+  }
+  return below;
+}
+
 // The small-matrix path (#14.1, Options::small_matrix_path): below the crossover, a GEPP call on the
 // CPU target that overrides nothing goes to the BLAS library's own LU, as the LAPACK drop-in's calls
 // do: no plan resolution, allocation or thread wake-up. The crossover is looked up once per thread, precision and
-// database path (with the default path, a thread does not see $HETLU_DB change after its first call).
+// database path (with the default path, the process does not see $HETLU_DB change after its first call).
 template <class T>
 bool takes_small_path(Solver solver, int m, int n, const Options& options) {
   if (!options.small_matrix_path || solver != Solver::gepp || options.target != Target::cpu ||
@@ -315,11 +331,7 @@ bool takes_small_path(Solver solver, int m, int n, const Options& options) {
     return false;
   // The default database's crossover in a plain thread-local int (no initialization check, no
   // string compared: most calls name no database); any other in a cache keyed by its path.
-  if (options.use_database && options.db_path.empty()) {
-    thread_local int default_below = -1;
-    if (default_below < 0) default_below = small_matrix_crossover(scalar::plan_precision<T>(), options).below;
-    return std::max(m, n) < default_below;
-  }
+  if (options.use_database && options.db_path.empty()) return std::max(m, n) < default_small_matrix_below<T>();
   struct Known {
     bool valid = false, use_database = false;
     std::string db_path;
@@ -359,6 +371,18 @@ bool detail::small_path_getrf(Solver solver, int m, int n, T* A, int lda, int* i
   checks::factorization(m, n, A, lda, ipiv);
   if (options.input_check == InputCheck::finite) checks::finite("A", m, n, A, lda);
   return blas_library_getrf(m, n, A, lda, ipiv, info);  // false: the library has no getrf
+}
+
+template <class T>
+int detail::small_path_getrf_default(int m, int n, T* A, int lda, int* ipiv) {
+  const int below = default_below<T>.load(std::memory_order_relaxed);
+  if (m < 0 || n < 0 || std::max(m, n) >= below || lda < std::max(1, m)) return -1;  // also: not yet resolved
+  if (std::min(m, n) > 0 && (!A || !ipiv)) return -1;
+  bool finite = true;
+  for (int j = 0; j < n; ++j) finite &= scalar::all_finite(A + static_cast<long long>(j) * lda, m);
+  if (!finite) return -1;
+  int info = 0;
+  return vendor::getrf(m, n, A, lda, ipiv, &info) ? info : -1;
 }
 
 // One report per call, returned from every path (no second one moved out: #14's per-call cost).
@@ -525,6 +549,10 @@ template SolveReport mixed_gesv<std::complex<double>>(Solver, int, int, std::com
                                                       const std::complex<double>*, int, std::complex<double>*, int,
                                                       int*, const Options&);
 
+template int detail::small_path_getrf_default<float>(int, int, float*, int, int*);
+template int detail::small_path_getrf_default<double>(int, int, double*, int, int*);
+template int detail::small_path_getrf_default<std::complex<double>>(int, int, std::complex<double>*, int, int*);
+template int detail::small_path_getrf_default<std::complex<float>>(int, int, std::complex<float>*, int, int*);
 template bool detail::small_path_getrf<float>(Solver, int, int, float*, int, int*, const Options&, int*);
 template bool detail::small_path_getrf<double>(Solver, int, int, double*, int, int*, const Options&, int*);
 template bool detail::small_path_getrf<std::complex<double>>(Solver, int, int, std::complex<double>*, int, int*,

@@ -452,15 +452,24 @@ Options linalg_options() {
   return options;
 }
 
+// SciPy's check_finite, made on the array hetlu computes in rather than with NumPy ufuncs (two
+// ufunc calls cost more than a small matrix's whole LU: #14.1). Before anything is written.
+template <class T>
+void require_finite(const py::array& a) {
+  if (!scalar::all_finite(static_cast<const T*>(a.data()), a.size()))
+    throw py::value_error("array must not contain infs or NaNs");
+}
+
 // P A = L U in place: (piv, info), piv 0-based int32 as SciPy's. Below the small-matrix crossover
 // the BLAS library's own getrf (Options::small_matrix_path), as the LAPACK drop-in does.
-py::tuple getrf_in_place(const py::array& a) {
+py::tuple getrf_in_place(const py::array& a, bool check_finite) {
   require_in_place(a, "a", 2, true);
   const int m = static_cast<int>(a.shape(0)), n = static_cast<int>(a.shape(1)), k = std::min(m, n);
   py::array_t<int> piv(k);
   int info = 0;
   auto run = [&](auto t) {
     using T = decltype(t);
+    if (check_finite) require_finite<T>(a);
     T* data = static_cast<T*>(py::array(a).mutable_data());
     int* p = piv.mutable_data();
     const int lda = std::max(1, m);
@@ -476,7 +485,7 @@ py::tuple getrf_in_place(const py::array& a) {
 // scipy.linalg.solve's LAPACK sequence in one call (a Python call per step costs microseconds on
 // small systems): ||A||_1 of a, then a <- its factors, x <- the solution (trans 0: A; 1 or 2: A^T),
 // and the reciprocal condition estimate. Returns (info, rcond); x is untouched when info > 0.
-py::tuple gesv_in_place(const py::array& a, const py::array& x, int trans) {
+py::tuple gesv_in_place(const py::array& a, const py::array& x, int trans, bool check_finite) {
   require_in_place(a, "a", 2, true);
   require_in_place(x, "x", 2, true);
   const int n = static_cast<int>(a.shape(0)), nrhs = static_cast<int>(x.shape(1));
@@ -487,6 +496,10 @@ py::tuple gesv_in_place(const py::array& a, const py::array& x, int trans) {
   double rcond = 0;
   auto run = [&](auto t) {
     using T = decltype(t);
+    if (check_finite) {
+      require_finite<T>(a);
+      require_finite<T>(x);
+    }
     T* A = static_cast<T*>(py::array(a).mutable_data());
     T* X = static_cast<T*>(py::array(x).mutable_data());
     const int ld = std::max(1, n);
@@ -520,7 +533,7 @@ std::vector<int> one_based_pivots(const py::array& piv_in, int n) {
 }
 
 // B <- A^-1 B (trans 0), A^-T B (1) or A^-H B (2) in place, from getrf_in_place's factors.
-void getrs_in_place(const py::array& lu, const py::array& piv, const py::array& b, int trans) {
+void getrs_in_place(const py::array& lu, const py::array& piv, const py::array& b, int trans, bool check_finite) {
   require_in_place(b, "b", 2, true);
   const int n = static_cast<int>(lu.shape(0));
   if (lu.ndim() != 2 || lu.shape(1) != n || !(lu.flags() & py::array::f_style) || !lu.dtype().is(b.dtype()))
@@ -532,6 +545,10 @@ void getrs_in_place(const py::array& lu, const py::array& piv, const py::array& 
   const int nrhs = static_cast<int>(b.shape(1));
   auto run = [&](auto t) {
     using T = decltype(t);
+    if (check_finite) {
+      require_finite<T>(lu);
+      require_finite<T>(b);
+    }
     const T* factors = static_cast<const T*>(lu.data());
     T* x = static_cast<T*>(py::array(b).mutable_data());
     py::gil_scoped_release release;
@@ -611,11 +628,12 @@ PYBIND11_MODULE(_hetlu, m) {
   m.def("recommend", &recommend, "The plan hetlu would use for an m x n problem", "m"_a, "n"_a, "solver"_a = "gepp",
         "precision"_a = "double", "db"_a = py::none(), "target"_a = "cpu", "backend"_a = py::none(), "d"_a = py::none(),
         "panel"_a = py::none());
-  m.def("_getrf", &getrf_in_place, "hetlu.linalg: P A = L U in place of a Fortran-ordered array -> (piv, info)", "a"_a);
+  m.def("_getrf", &getrf_in_place, "hetlu.linalg: P A = L U in place of a Fortran-ordered array -> (piv, info)", "a"_a,
+        "check_finite"_a = false);
   m.def("_gesv", &gesv_in_place, "hetlu.linalg: ||a||_1, a <- LU, x <- solution, rcond -> (info, rcond)", "a"_a, "x"_a,
-        "trans"_a = 0);
+        "trans"_a = 0, "check_finite"_a = false);
   m.def("_getrs", &getrs_in_place, "hetlu.linalg: solve in place of b with getrf's factors", "lu"_a, "piv"_a, "b"_a,
-        "trans"_a = 0);
+        "trans"_a = 0, "check_finite"_a = false);
   m.def("_gesv_stack", &gesv_stack, "hetlu.linalg: a C-ordered stack of systems -> (x, info)", "a"_a, "b"_a);
   m.def("calibrate", &calibrate_py,
         "Probe and tune this machine into the database (target='hybrid': the CPU share d and nb of the hybrid "

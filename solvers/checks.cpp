@@ -55,12 +55,7 @@ template <class T>
 void finite(const char* name, int m, int n, const T* A, int lda) {
   // A parallel pass (it runs before every solve); the error names the first bad entry in column order.
   int first_bad_column = n;
-  auto column_is_finite = [&](int j) {
-    const T* column = A + static_cast<long long>(j) * lda;
-    bool all_finite = true;
-    for (int i = 0; i < m; ++i) all_finite &= scalar::is_finite(column[i]);
-    return all_finite;
-  };
+  auto column_is_finite = [&](int j) { return scalar::all_finite(A + static_cast<long long>(j) * lda, m); };
   if (static_cast<long long>(m) * n > 65536) {
 #pragma omp parallel for schedule(static) reduction(min : first_bad_column)
     for (int j = 0; j < n; ++j)

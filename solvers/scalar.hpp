@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <complex>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -53,6 +55,27 @@ inline bool is_finite(T x) {
     return std::isfinite(x.real()) && std::isfinite(x.imag());
   else
     return std::isfinite(x);
+}
+
+// Whether all `count` entries at x are finite, in one test: each real's exponent bits plus one
+// exponent unit carry into the sign bit exactly when they are all ones (Inf, NaN), and the sums are
+// or-ed together. No branch per entry, so the loop vectorizes (std::isfinite per entry does not:
+// about 3x slower, a tenth of an n = 256 LU, #14.1).
+template <class T>
+inline bool all_finite(const T* x, long long count) {
+  using Real = real_t<T>;
+  using Bits = std::conditional_t<sizeof(Real) == 8, std::uint64_t, std::uint32_t>;
+  constexpr int mantissa = std::numeric_limits<Real>::digits - 1;
+  constexpr Bits exponent = ((Bits(1) << (sizeof(Real) * 8 - 1)) - 1) & ~((Bits(1) << mantissa) - 1);
+  const Real* reals = reinterpret_cast<const Real*>(x);  // a complex is two reals (its array guarantee)
+  const long long n = count * (is_complex_v<T> ? 2 : 1);
+  Bits carried = 0;
+  for (long long i = 0; i < n; ++i) {
+    Bits bits;
+    std::memcpy(&bits, reals + i, sizeof bits);
+    carried |= (bits & exponent) + (Bits(1) << mantissa);
+  }
+  return (carried >> (sizeof(Real) * 8 - 1)) == 0;
 }
 
 template <class T>

@@ -21,6 +21,7 @@ numpy.linalg.solve does, are solved in one call, in parallel across the stack.
 
 hetlu.solve, with its report (plan, backward error, timings), stays beside these.
 """
+import functools
 import warnings
 
 import numpy as np
@@ -40,8 +41,11 @@ __all__ = ["solve", "lu_factor", "lu_solve", "det", "inv", "LinAlgError", "LinAl
 
 
 def _validated(a, check_finite):
-    """As SciPy's _asarray_validated: no object arrays, no masked arrays, finite when asked."""
-    if np.ma.isMaskedArray(a):
+    """As SciPy's _asarray_validated: no object arrays, no masked arrays, finite when asked.
+
+    The hot calls (lu_factor, lu_solve, solve) pass check_finite=False here and let the module check
+    the arrays it computes on: NumPy's own check costs more than a small matrix's LU (#14.1)."""
+    if isinstance(a, np.ma.MaskedArray):
         raise ValueError("masked arrays are not supported")
     a = np.asarray_chkfinite(a) if check_finite else np.asarray(a)
     if a.dtype == object:
@@ -57,7 +61,12 @@ _TYPES = {1: np.float32, 2: np.float64, 3: np.complex64, 4: np.complex128}
 
 def _working_type(*arrays):
     """The type SciPy's LAPACK wrappers would compute in, from the inputs' dtypes."""
-    scores = [_SCORES.get(a.dtype.char, 5) for a in arrays]
+    return _working_type_of(tuple([a.dtype.char for a in arrays]))
+
+
+@functools.lru_cache(maxsize=256)
+def _working_type_of(chars):
+    scores = [_SCORES.get(c, 5) for c in chars]
     best = max(scores)
     if best == 3 and 2 in scores:
         best = 4
@@ -92,8 +101,10 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
 
     b may have more than two dimensions (n, ...): every column of its trailing dimensions is solved,
     as SciPy does. sym_pos is SciPy 1.10's deprecated spelling of assume_a='pos'."""
-    a1 = np.atleast_2d(_validated(a, check_finite))
-    b1 = np.atleast_1d(_validated(b, check_finite))
+    a1 = np.atleast_2d(_validated(a, False))
+    b1 = np.atleast_1d(_validated(b, False))
+    if check_finite and (a1.ndim > 2 or b1.size == 0 or assume_a != "gen"):  # else _gesv checks them whole
+        a1, b1 = np.asarray_chkfinite(a1), np.asarray_chkfinite(b1)
     if a1.ndim > 2:
         return _solve_stack(a1, b1, transposed)
     n = a1.shape[0]
@@ -124,7 +135,7 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
         overwrite_a = True  # a fresh array
     lu = _owned(a1, dtype, overwrite_a)
     x = _owned(b1, dtype, overwrite_b)
-    info, rcond = _hetlu._gesv(lu, x, 1 if transposed else 0)
+    info, rcond = _hetlu._gesv(lu, x, 1 if transposed else 0, check_finite and assume_a == "gen")
     if info > 0:
         raise LinAlgError("Matrix is singular.")
     if rcond < _epsilon(dtype):
@@ -163,12 +174,12 @@ def _solve_stack(a, b, transposed):
 
 def lu_factor(a, overwrite_a=False, check_finite=True):
     """scipy.linalg.lu_factor: (lu, piv), piv 0-based int32; a zero pivot warns, as SciPy."""
-    a1 = _validated(a, check_finite)
+    a1 = _validated(a, False)
     if a1.ndim != 2:
         raise ValueError("expected matrix")
     dtype = _working_type(a1)
     lu = _owned(a1, dtype, overwrite_a)
-    piv, info = _hetlu._getrf(lu)
+    piv, info = _hetlu._getrf(lu, check_finite)
     if info > 0:
         warnings.warn("Diagonal number %d is exactly zero. Singular matrix." % info, LinAlgWarning, stacklevel=2)
     return lu, piv
@@ -177,19 +188,21 @@ def lu_factor(a, overwrite_a=False, check_finite=True):
 def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     """scipy.linalg.lu_solve: x from lu_factor's (lu, piv) (hetlu's or SciPy's); trans 0, 1 or 2."""
     (lu, piv) = lu_and_piv
-    lu = _validated(lu, check_finite)
-    b1 = _validated(b, check_finite)
+    lu = _validated(lu, False)
+    b1 = _validated(b, False)
     if lu.ndim != 2 or lu.shape[0] != lu.shape[1] or lu.shape[0] != b1.shape[0]:
         raise ValueError("Shapes of lu {} and b {} are incompatible".format(lu.shape, b1.shape))
     if trans not in (0, 1, 2):
         raise ValueError("trans = {} must be 0, 1 or 2".format(trans))
     dtype = _working_type(lu, b1)
     if b1.size == 0:
+        if check_finite:
+            np.asarray_chkfinite(lu)
         return np.array(b1, dtype=dtype)
     factors = lu if lu.dtype == dtype and lu.flags.f_contiguous else np.asfortranarray(lu, dtype=dtype)
     vector = b1.ndim == 1
     x = _owned(b1[:, None] if vector else b1.reshape(b1.shape[0], -1), dtype, overwrite_b and not vector)
-    _hetlu._getrs(factors, piv, x, trans)
+    _hetlu._getrs(factors, piv, x, trans, check_finite)  # checks lu and b whole, before solving
     return x.ravel() if vector else x.reshape(b1.shape)
 
 

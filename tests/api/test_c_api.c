@@ -57,6 +57,30 @@ int main(void) {
     double G[4] = {4, 2, 2, 3};
     s = hetlu_dgetrf(2, 2, G, 2, piv2, &info, NULL, NULL);
     check(s == HETLU_SUCCESS && info == 0 && hetlu_last_error()[0] == '\0', "and a good call clears the last error");
+    /* The crossover is resolved now: calls with nothing asked take the path that builds no Options.
+       Every refusal and answer must be the full way's. */
+    hetlu_options defaults;
+    hetlu_options_init(&defaults);
+    double S3[4] = {1, 2, 2, 4};
+    s = hetlu_dgetrf(2, 2, S3, 2, piv2, &info, &defaults, NULL);
+    check(s == HETLU_ERROR_SINGULAR && info == 2 && strstr(hetlu_last_error(), "U(2,2)") != NULL,
+          "default options, no report: a singular matrix is named, info = 2");
+    double I2[4] = {1, 2, INFINITY, 4};
+    s = hetlu_dgetrf(2, 2, I2, 2, piv2, &info, NULL, NULL);
+    check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "A(1,2) is Inf") != NULL && I2[2] == INFINITY,
+          "no options: an Inf is named and A is left as it was");
+    s = hetlu_dgetrf(2, 2, G, 1, piv2, &info, NULL, NULL);
+    check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "lda") != NULL, "no options: a bad lda is named");
+    s = hetlu_dgetrf(2, 2, G, 2, NULL, &info, NULL, NULL);
+    check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "ipiv") != NULL, "no options: a null ipiv is named");
+    s = hetlu_dgetrf(-1, 2, G, 2, piv2, &info, NULL, NULL);
+    check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "m") != NULL, "no options: a negative m is named");
+    double G2[4] = {1, 3, 2, 4};
+    s = hetlu_dgetrf(2, 2, G2, 2, piv2, &info, &defaults, NULL);
+    check(s == HETLU_SUCCESS && info == 0 && piv2[0] == 2 && fabs(G2[0] - 3) < 1e-15 && hetlu_last_error()[0] == '\0',
+          "default options, no report: the BLAS library's LU, pivots and all, and the error cleared");
+    s = hetlu_dgetrf(0, 0, NULL, 1, NULL, &info, NULL, NULL);
+    check(s == HETLU_SUCCESS && info == 0, "no options: an empty matrix is no error");
   }
 
   s = hetlu_dgesv(3, 1, A, 2, ipiv, B, 3, &info, &options, NULL);

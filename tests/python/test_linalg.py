@@ -97,6 +97,34 @@ def test_hostile_input():
     assert x.shape == (2,)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
+def test_check_finite_refuses_as_scipy_and_writes_nothing(dtype):
+    # The check is made in the module on the arrays computed on (#14.1's per-call cost); it must
+    # refuse everything SciPy's refuses, name it as SciPy does, and leave even overwritten inputs be.
+    bad = np.array([[2, 1], [1, 3]], dtype=dtype, order="F")
+    bad[1, 0] = np.inf if dtype in (np.float32, np.float64) else complex(0, np.nan)
+    kept = bad.copy()
+    with pytest.raises(ValueError, match="infs or NaNs"):
+        linalg.lu_factor(bad, overwrite_a=True)
+    with pytest.raises(ValueError, match="infs or NaNs"):
+        linalg.solve(bad, np.ones(2, dtype=dtype), overwrite_a=True)
+    with pytest.raises(ValueError, match="infs or NaNs"):
+        linalg.solve(np.eye(2, dtype=dtype), np.array([1, np.nan], dtype=dtype))
+    with pytest.raises(ValueError, match="infs or NaNs"):
+        linalg.lu_solve((bad, np.arange(2)), np.ones(2, dtype=dtype))
+    b = np.array([[1.0], [np.inf]], dtype=dtype, order="F")
+    with pytest.raises(ValueError, match="infs or NaNs"):
+        linalg.lu_solve(linalg.lu_factor(np.eye(2, dtype=dtype)), b, overwrite_b=True)
+    with pytest.raises(ValueError, match="infs or NaNs"):
+        linalg.solve(bad, np.ones((2, 0), dtype=dtype))  # an empty b does not skip a's check
+    with pytest.raises(ValueError, match="infs or NaNs"):
+        linalg.solve(bad, np.ones(2, dtype=dtype), assume_a="sym", lower=True)  # checked whole, as SciPy
+    np.testing.assert_array_equal(bad, kept)
+    assert np.isinf(b[1, 0])
+    lu, piv = linalg.lu_factor(bad, check_finite=False)  # no check asked: LAPACK's propagation
+    assert lu.shape == (2, 2) and piv.shape == (2,)
+
+
 def test_ill_conditioned_warns_with_the_estimate():
     H = 1.0 / (np.arange(1, 13)[:, None] + np.arange(12))
     with pytest.warns(linalg.LinAlgWarning, match=r"rcond=\d"):
