@@ -4,10 +4,11 @@
 //     solver, target and order, the next calls_before_retry calls go straight to the double
 //     solver (a time-stepping code meets the same matrix family again and again), then it tries
 //     mixed again.
-//  2. The model's prices, from the measured SGEMM and DGEMM rates where `hetlu calibrate` stored
-//     them (tuned plans where it stored those): mixed only where its predicted time, with the
-//     refinement of each further right-hand side, is below predicted_margin times the double
-//     solver's.
+//  2. The prices: where `hetlu calibrate --precision double,mixed` tuned both at this very order,
+//     the times it measured (one right-hand side); else the model's, from the measured SGEMM and
+//     DGEMM rates and refinement steps where calibrate stored them: mixed only where its time,
+//     with the refinement of each further right-hand side, is below predicted_margin times the
+//     double solver's.
 //  3. The observed convergence of the mixed path itself: where its first refinement step does not
 //     halve the residual, or shrinks it slowly and kappa_1(A), estimated from the single factors,
 //     lies beyond max_condition_for_mixed, the double solver answers at once, without refinement
@@ -119,8 +120,19 @@ bool mixed_predicted_faster(Solver solver, int n, int nrhs, const Options& optio
     why = std::string(solvers::mixed_precision_prbt_cpu_only) + ": double";
     return false;
   }
-  const Plan mixed = resolve_plan(solver, Precision::mixed, n, n, options).plan;
-  const Plan dbl = resolve_plan(solver, Precision::double_, n, n, options).plan;
+  const Resolution mixed_resolution = resolve_plan(solver, Precision::mixed, n, n, options);
+  const Resolution double_resolution = resolve_plan(solver, Precision::double_, n, n, options);
+  if (mixed_resolution.measured_seconds && double_resolution.measured_seconds && nrhs <= 1) {
+    // Both tuned at this order: the tuner's measurements decide, not the model's prices.
+    const double mixed_seconds = *mixed_resolution.measured_seconds,
+                 double_seconds = *double_resolution.measured_seconds;
+    const bool faster = mixed_seconds < predicted_margin * double_seconds;
+    why = "mixed precision measured " + seconds_text(mixed_seconds) + " against double's " +
+          seconds_text(double_seconds) + " (both tuned at this order)" + (faster ? ": mixed" : ": double");
+    return faster;
+  }
+  const Plan& mixed = mixed_resolution.plan;
+  const Plan& dbl = double_resolution.plan;
   if (!mixed.predicted_seconds || !dbl.predicted_seconds || !(*dbl.predicted_seconds > 0)) {
     why = "no prediction to compare mixed and double precision with: double";
     return false;

@@ -45,6 +45,7 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
   }
   if (!options.sizes.empty()) settings.sizes = options.sizes;
   if (!options.solvers.empty()) settings.solvers = options.solvers;
+  if (!options.precisions.empty()) settings.precisions = options.precisions;
   if (options.budget_seconds > 0) settings.budget_seconds = options.budget_seconds;
   settings.retry_failed = options.retry_failed;
   settings.timing.stop_requested = options.stop_requested;
@@ -80,7 +81,7 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
       report.entries.push_back(
           {r.solver, r.m, r.n, r.best, r.median_s, r.gflops, r.predicted_s, r.measured, r.reused, r.failed});
     else
-      report.without_plan.push_back({r.solver, r.m, r.n, r.no_plan, r.budget_spent});
+      report.without_plan.push_back({r.solver, r.precision, r.m, r.n, r.no_plan, r.budget_spent});
   return report;
 }
 

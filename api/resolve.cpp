@@ -17,7 +17,8 @@ namespace {
 
 // The tuned plan for this machine, or nothing; explains a miss in `why`.
 std::optional<Plan> tuned_plan(const Plan& kind, int m, int n, const Options& options, MachineProfile& profile,
-                               std::string& why, std::vector<std::string>& warnings) {
+                               std::string& why, std::vector<std::string>& warnings,
+                               std::optional<double>* measured_seconds = nullptr) {
   if (!options.use_database) {
     why = "database not used";
     return std::nullopt;
@@ -59,6 +60,8 @@ std::optional<Plan> tuned_plan(const Plan& kind, int m, int n, const Options& op
       warnings.push_back("tuned entries in '" + path + "' are stale (" + changed + "): run 'hetlu calibrate' again");
     }
     plan.predicted_seconds = found.best->predicted_s;
+    if (measured_seconds && found.exact && found.best->m == m && found.best->n == n)
+      *measured_seconds = found.best->median_s;
     return plan;
   } catch (const db::DatabaseError& e) {
     // A missing, unreadable or corrupt database is a miss, never a failed solve.
@@ -171,7 +174,7 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
   kind.precision = precision;
   kind.target = target;
   kind.devices = devices;
-  std::optional<Plan> plan = tuned_plan(kind, m, n, options, profile, why_not_tuned, r.warnings);
+  std::optional<Plan> plan = tuned_plan(kind, m, n, options, profile, why_not_tuned, r.warnings, &r.measured_seconds);
   if (!plan && precision == Precision::mixed) {
     // Mixed precision runs the single factorization: its tuned parameters serve until mixed ones are stored.
     Plan single = kind;
@@ -321,6 +324,7 @@ Resolution resolve_plan(Solver solver, Precision precision, int m, int n, const 
   }
   Resolution& r = entry->resolution;
   apply_overrides(r.plan, options.overrides);
+  if (!r.plan.overridden.empty()) r.measured_seconds.reset();  // measured for another plan
   if (!r.plan.overridden.empty() && r.plan.predicted_seconds) {
     // The caller changed the plan: its prediction is the model's for the plan that will run.
     try {

@@ -50,9 +50,11 @@ void register_calibrate(CLI::App& app, CommandState& state) {
   cmd->add_flag("--distributed", args->distributed,
                 "under mpirun: probe the network and tune p?gesv's nb, grid and threads per rank for this rank "
                 "count (--sizes default 1000,2000)");
-  cmd->add_option("--precision", args->precisions, "--distributed: double, single or both (default double)")
+  cmd->add_option("--precision", args->precisions,
+                  "precisions to tune instead of the level's (double, single, mixed: the whole mixed solve; "
+                  "--distributed: double, single or both; default double)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"double", "single"}));
+      ->check(CLI::IsMember({"double", "single", "mixed"}));
   cmd->add_option("--candidates", args->candidates, "--distributed: the model's best configurations timed per size")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
@@ -64,19 +66,22 @@ void register_calibrate(CLI::App& app, CommandState& state) {
       for (const char* option :
            {"--level", "--config", "--solver", "--target", "--backend", "--devices", "--budget", "--retry-failed"})
         if (cmd->count(option) > 0) throw UsageError(std::string(option) + " does not apply to --distributed");
+      for (const auto& precision : args->precisions)
+        if (precision == "mixed") throw UsageError("--distributed tunes double and single precision, not mixed");
       DistributedCalibrateArgs d;
       d.db = args->db, d.sizes = args->sizes, d.precisions = args->precisions;
       d.candidates = args->candidates, d.repetitions = args->reps, d.json = args->json;
       calibrate_distributed(d);
       return;
     }
-    for (const char* option : {"--precision", "--candidates", "--reps"})
+    for (const char* option : {"--candidates", "--reps"})
       if (cmd->count(option) > 0) throw UsageError(std::string(option) + " needs --distributed");
     CalibrationOptions options;
     options.level = from_string<CalibrationLevel>(args->level);
-    if (options.level == CalibrationLevel::estimate && (!args->sizes.empty() || !args->solvers.empty()))
+    if (options.level == CalibrationLevel::estimate &&
+        (!args->sizes.empty() || !args->solvers.empty() || !args->precisions.empty()))
       throw UsageError(
-          "--level estimate times nothing: --sizes and --solver need a level that measures (quick and "
+          "--level estimate times nothing: --sizes, --solver and --precision need a level that measures (quick and "
           "above)");
     options.db_path = args->db;
     options.config_path = args->config;
@@ -84,6 +89,7 @@ void register_calibrate(CLI::App& app, CommandState& state) {
     for (int n : args->sizes)  // a trial holds A and a working copy (PRBT a padded one, the reference another)
       require_memory(3 * 8.0 * n * double(n), "calibrate --sizes " + std::to_string(n));
     for (const auto& name : args->solvers) options.solvers.push_back(from_string<Solver>(name));
+    for (const auto& name : args->precisions) options.precisions.push_back(from_string<Precision>(name));
     options.budget_seconds = args->budget;
     options.retry_failed = args->retry_failed;
     options.target = from_string<Target>(args->target);
@@ -120,10 +126,15 @@ void register_calibrate(CLI::App& app, CommandState& state) {
     // budget left unmeasured is not (a rerun resumes it).
     nlohmann::ordered_json missing = nlohmann::ordered_json::array();
     for (const auto& m : report.without_plan) {
-      missing.push_back(
-          {{"solver", to_string(m.solver)}, {"m", m.m}, {"n", m.n}, {"why", m.why}, {"resumable", m.resumable}});
+      missing.push_back({{"solver", to_string(m.solver)},
+                         {"precision", to_string(m.precision)},
+                         {"m", m.m},
+                         {"n", m.n},
+                         {"why", m.why},
+                         {"resumable", m.resumable}});
       std::cerr << "hetlu: " << (m.resumable ? "note" : "error") << ": no plan stored for " << to_string(m.solver)
-                << " n=" << m.n << ": " << m.why << "\n";
+                << (m.precision == Precision::double_ ? "" : " " + to_string(m.precision)) << " n=" << m.n << ": "
+                << m.why << "\n";
       if (!m.resumable) state.exit_code = exit_error;
     }
 
@@ -131,6 +142,7 @@ void register_calibrate(CLI::App& app, CommandState& state) {
       nlohmann::ordered_json rows = nlohmann::ordered_json::array();
       for (const auto& r : results)
         rows.push_back({{"solver", to_string(r.solver)},
+                        {"precision", to_string(r.plan.precision)},
                         {"m", r.m},
                         {"n", r.n},
                         {"plan", to_json(r.plan)},
@@ -157,11 +169,11 @@ void register_calibrate(CLI::App& app, CommandState& state) {
     }
     const bool hybrid = options.target == Target::hybrid;
     if (hybrid) std::cout << "hybrid target on the " << to_string(results.front().plan.devices) << " backend\n";
-    std::cout << fmt::format("\n{:>6} {:>6} {:>6} {:>6} {:>10} {:>9} {:>12} {:>9}\n", "solver", "n", "nb",
-                             hybrid ? "d" : "", "seconds", "GFlop/s", "model (s)", "trials");
+    std::cout << fmt::format("\n{:>6} {:>9} {:>6} {:>6} {:>6} {:>10} {:>9} {:>12} {:>9}\n", "solver", "precision", "n",
+                             "nb", hybrid ? "d" : "", "seconds", "GFlop/s", "model (s)", "trials");
     for (const auto& r : results)
-      std::cout << fmt::format("{:>6} {:>6} {:>6} {:>6} {:>10.4f} {:>9.1f} {:>12.4f} {:>4}+{:<4}\n",
-                               to_string(r.solver), r.n, r.plan.nb,
+      std::cout << fmt::format("{:>6} {:>9} {:>6} {:>6} {:>6} {:>10.4f} {:>9.1f} {:>12.4f} {:>4}+{:<4}\n",
+                               to_string(r.solver), to_string(r.plan.precision), r.n, r.plan.nb,
                                hybrid ? std::to_string(r.plan.cpu_block_columns) : "", r.median_seconds, r.gflops,
                                r.predicted_seconds.value_or(0), r.trials_measured, r.trials_reused);
     std::cout << "(trials: measured now + reused from earlier runs)\n";

@@ -137,7 +137,7 @@ tuner::LevelSettings calibration_level(CalibrationLevel level, const std::string
   const std::string where = source + ": levels." + name + ".";
   refuse_unknown_keys(node,
                       {"measure_rates", "probe_gemm_size", "sizes", "strategy", "nb", "ib", "lookahead", "hybrid_sizes",
-                       "cpu_share", "budget_seconds", "solvers", "timing"},
+                       "cpu_share", "budget_seconds", "solvers", "precisions", "timing"},
                       where);
 
   tuner::LevelSettings s;
@@ -162,6 +162,15 @@ tuner::LevelSettings calibration_level(CalibrationLevel level, const std::string
       } catch (const InvalidArgument& e) {
         throw InvalidArgument(where + "solvers: " + e.what());
       }
+  }
+  if (node["precisions"]) {
+    s.precisions.clear();
+    for (const auto& precision : get<std::vector<std::string>>(node, "precisions", {}, where)) try {
+        s.precisions.push_back(from_string<Precision>(precision));
+      } catch (const InvalidArgument& e) {
+        throw InvalidArgument(where + "precisions: " + e.what());
+      }
+    if (s.precisions.empty()) throw InvalidArgument(where + "precisions: is empty");
   }
   const YAML::Node t = section(node, "timing", where);
   const std::string twhere = where + "timing.";
@@ -207,7 +216,7 @@ model::ModelParams model_params(const std::string& yaml_path) {
   const std::string top = source + ": ";
   refuse_unknown_keys(root,
                       {"efficiency", "gemm_half_rate_k", "panel", "prbt_refinement_steps", "prbt_condition_solves",
-                       "mixed_refinement_steps", "step_overhead_seconds", "link_default",
+                       "mixed_refinement_steps", "prbt_mixed_refinement_steps", "step_overhead_seconds", "link_default",
                        "datasheet_bandwidth_efficiency", "nb_candidates", "distributed"},
                       top);
   model::ModelParams p;
@@ -236,6 +245,8 @@ model::ModelParams model_params(const std::string& yaml_path) {
   p.prbt_refinement_steps = whole(root, "prbt_refinement_steps", p.prbt_refinement_steps, top, 0, 100);
   p.prbt_condition_solves = whole(root, "prbt_condition_solves", p.prbt_condition_solves, top, 0, 100);
   p.mixed_refinement_steps = whole(root, "mixed_refinement_steps", p.mixed_refinement_steps, top, 0, 100);
+  p.prbt_mixed_refinement_steps =
+      whole(root, "prbt_mixed_refinement_steps", p.prbt_mixed_refinement_steps, top, 0, 100);
   p.step_overhead_seconds = number(root, "step_overhead_seconds", p.step_overhead_seconds, top, 0, 1);
   p.default_link_gbs = number(link, "bandwidth_gbs", p.default_link_gbs, top + "link_default.", 0, huge, true);
   p.default_link_latency_us = number(link, "latency_us", p.default_link_latency_us, top + "link_default.", 0, 1e6);

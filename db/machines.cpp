@@ -96,6 +96,19 @@ void store_reference(Database& db, std::int64_t machine_id, const std::string& n
   });
 }
 
+void store_refinement_steps(Database& db, std::int64_t machine_id, Solver solver, int n, double steps) {
+  db.transaction([&] {
+    db.prepare(
+          "INSERT INTO probe_results (machine_id, name, value, unit, detail, spread, run) VALUES (?1, "
+          "'mixed_refinement_steps', ?2, 'steps', ?3, 0, (SELECT coalesce(max(run), 0) FROM probe_results WHERE "
+          "machine_id = ?1))")
+        .bind(1, machine_id)
+        .bind(2, steps)
+        .bind(3, "solver=" + to_string(solver) + " n=" + std::to_string(n))
+        .run();
+  });
+}
+
 namespace {
 // "rows=4096 width=128 threads=1" -> the value of one key, or -1.
 int detail_int(const std::string& detail, const std::string& key) {
@@ -114,6 +127,7 @@ bool load_probe_rates(Database& db, std::int64_t machine_id, MachineProfile& pro
   loaded.measurements.clear();
   loaded.panel_rates.clear();
   loaded.pass_costs.clear();
+  loaded.mixed_refinement_steps.clear();
   bool found = false;
   while (s.step()) {
     ProbeMeasurement m{s.column_text(0), s.column_double(1), s.column_double(4), s.column_text(2), s.column_text(3)};
@@ -132,6 +146,17 @@ bool load_probe_rates(Database& db, std::int64_t machine_id, MachineProfile& pro
     if (m.name == "getrf_crossover" && m.median > 0)
       (m.detail == "precision=single" ? loaded.getrf_crossover_single : loaded.getrf_crossover_double) =
           static_cast<int>(m.median);
+    if (m.name == "mixed_refinement_steps" && m.median >= 0 && detail_int(m.detail, "n") > 0) {
+      const auto solver_at = m.detail.find("solver=");
+      const auto name_end = solver_at == std::string::npos ? solver_at : m.detail.find(' ', solver_at);
+      try {  // a row another version wrote, or a damaged one, is no reason to lose the rest
+        if (solver_at != std::string::npos)
+          loaded.mixed_refinement_steps.push_back(
+              {from_string<Solver>(m.detail.substr(solver_at + 7, name_end - solver_at - 7)), detail_int(m.detail, "n"),
+               m.median});
+      } catch (const InvalidArgument&) {
+      }
+    }
     if (m.name.rfind("pass_", 0) == 0 && m.median > 0)
       loaded.pass_costs.push_back({m.name.substr(5), detail_int(m.detail, "n"), 1 / m.median});
     const int gpu = detail_int(m.detail, "gpu");

@@ -43,6 +43,9 @@ void store_probe_results(Database& db, std::int64_t machine_id, const MachinePro
 // A reference timing (e.g. "openblas_dgetrf" at n), stored with the newest probe run.
 void store_reference(Database& db, std::int64_t machine_id, const std::string& name, int n, double seconds,
                      double gflops);
+// The refinement steps a mixed-precision plan took (MachineProfile::mixed_refinement_steps), stored
+// with the newest probe run as a measurement "mixed_refinement_steps", detail "solver=S n=N".
+void store_refinement_steps(Database& db, std::int64_t machine_id, Solver solver, int n, double steps);
 
 // Fills the profile's rates with the newest stored ones; false when none are stored.
 bool load_probe_rates(Database& db, std::int64_t machine_id, MachineProfile& profile);

@@ -44,6 +44,11 @@ struct ModelParams {
   // factorization on a matrix it can handle (two on random matrices at n = 2000 to 8000 here; LAPACK's
   // dsgesv takes the same), each a residual in double and a solve with the single factors.
   int mixed_refinement_steps = 2;
+  // PRBT's GENP factored in single grows more, and its refinement takes many more steps: 13 on a
+  // random matrix at n = 4000 on the dev machine (bench/results/...-mixed.md). Both are defaults:
+  // the steps `hetlu calibrate --precision mixed` measured (MachineProfile::mixed_refinement_steps)
+  // replace them.
+  int prbt_mixed_refinement_steps = 12;
 
   // Fixed cost of one panel step (synchronisation, BLAS call overhead), seconds.
   double step_overhead_seconds = 20e-6;

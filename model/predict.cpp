@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <sstream>
 
 #include "hetlu/detail/deal_columns.hpp"
 #include "hetlu/detail/flops.hpp"
@@ -146,10 +147,26 @@ double prbt_extra_seconds(const MachineProfile& profile, const Rates& rates, int
          (params.prbt_refinement_steps + 1) * (solve + residual);
 }
 
+}  // namespace
+
+MixedSteps mixed_refinement_steps(const MachineProfile& profile, Solver solver, int n, const ModelParams& params) {
+  // The measurement at the nearest order (by ratio: steps grow with n where they grow at all).
+  const RefinementSteps* nearest = nullptr;
+  auto distance = [&](const RefinementSteps& r) { return std::abs(std::log(double(r.n) / std::max(1, n))); };
+  for (const auto& r : profile.mixed_refinement_steps)
+    if (r.solver == solver && r.n > 0 && (!nearest || distance(r) < distance(*nearest))) nearest = &r;
+  if (nearest) return {nearest->steps, "measured at n = " + std::to_string(nearest->n)};
+  return {double(solver == Solver::prbt ? params.prbt_mixed_refinement_steps : params.mixed_refinement_steps),
+          "the model's default; calibrate --precision mixed measures them"};
+}
+
+namespace {
+
 // Mixed precision beyond its single factorization, on the CPUs as mixed_gesv.cpp runs it: A
 // rounded to single (a pass reading 8 bytes and writing 4 per entry; PRBT's randomization fused
-// with it is another single pass), then mixed_refinement_steps steps of a residual in double and a
-// solve with the single factors; the first solution is one more solve. GEPP's solves also swap rows.
+// with it is another single pass), then the refinement steps (mixed_refinement_steps) of a residual
+// in double and a solve with the single factors; the first solution is one more solve. GEPP's
+// solves also swap rows.
 double mixed_extra_seconds(const MachineProfile& profile, const Rates& rates, int n, Solver solver,
                            const ModelParams& params) {
   const double entries = double(n) * n;
@@ -159,7 +176,7 @@ double mixed_extra_seconds(const MachineProfile& profile, const Rates& rates, in
   const double rounding = entries * 12 / host_bandwidth(rates.memory_gbs);
   const double randomize = solver == Solver::prbt ? pass("randomize", 4, 16) : 0;
   const double solve = pass("triangular_solve", 4, 8), residual = pass("residual", 8, 8);
-  return rounding + randomize + solve + params.mixed_refinement_steps * (residual + solve);
+  return rounding + randomize + solve + mixed_refinement_steps(profile, solver, n, params).steps * (residual + solve);
 }
 
 // The same on the hybrid target, as prbt_hybrid.cpp and prbt_device.hpp do it: the host copies A
@@ -634,7 +651,12 @@ double predict_seconds(const MachineProfile& profile, const Problem& problem, co
   if (problem.precision == Precision::mixed) {
     const double extra = mixed_extra_seconds(profile, rates, problem.n, problem.solver, params);
     seconds += extra;
-    if (terms) terms->push_back({"rounding to single, refinement in double", extra});
+    if (terms) {
+      const MixedSteps steps = mixed_refinement_steps(profile, problem.solver, problem.n, params);
+      std::ostringstream name;
+      name << "rounding to single, " << steps.steps << " refinement step(s) in double (" << steps.source << ")";
+      terms->push_back({name.str(), extra});
+    }
   } else if (problem.solver == Solver::prbt) {
     // On several devices the CPUs randomize and solve (prbt.cpp): the CPU target's extra work.
     const bool on_device = problem.target == Target::hybrid && rates.device.gflops > 0 && rates.devices.size() == 1;

@@ -115,6 +115,15 @@ struct Prediction {
   Rates rates;
 };
 
+// The refinement steps a mixed-precision solve is priced with: those `hetlu calibrate --precision
+// mixed` measured for the solver (at the measured order nearest n), else ModelParams' default for
+// it (PRBT's own: GENP in single needs many more). `source` says which, for the explanation.
+struct MixedSteps {
+  double steps = 0;
+  std::string source;
+};
+MixedSteps mixed_refinement_steps(const MachineProfile& profile, Solver solver, int n, const ModelParams& params);
+
 // Predicted seconds of `plan` on the problem; terms filled when given.
 double predict_seconds(const MachineProfile& profile, const Problem& problem, const Plan& plan,
                        const ModelParams& params, std::vector<Term>* terms = nullptr);

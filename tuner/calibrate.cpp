@@ -15,6 +15,7 @@
 #include "model/predict.hpp"
 #include "solvers/backend.hpp"
 #include "solvers/lu.hpp"
+#include "solvers/lu_factors.hpp"
 
 namespace hetlu::tuner {
 namespace {
@@ -33,30 +34,87 @@ Problem random_problem(int n) {
   return p;
 }
 
-// Times one plan: getrf for GEPP and CALU, gesv (refinement included) for PRBT. A failure says
-// why, and under which environment when the environment caused it.
-db::Trial time_candidate(const Plan& plan, const Problem& problem, const TimingOptions& timing,
-                         const std::string& environment) {
+// One timed run of a plan on the problem, in the plan's precision: getrf for GEPP and CALU, gesv
+// (refinement included) for PRBT; single does the same in float on A rounded; mixed the whole mixed
+// solve (mixed_gesv: single factorization, refinement in double, `fallback` where it gives up).
+// prepare() restores the input; run() returns the solver's info. Holds its own working copies.
+class CandidateRun {
+ public:
+  CandidateRun(const Plan& plan, const Plan& fallback, const Problem& problem)
+      : plan_(plan), fallback_(fallback), problem_(problem), ipiv_(problem.n) {
+    if (plan.precision == Precision::single) {
+      A32_.assign(problem.A.begin(), problem.A.end());
+      b32_.assign(problem.b.begin(), problem.b.end());
+      work32_.resize(A32_.size()), x32_.resize(b32_.size());
+    } else {
+      work_.resize(problem.A.size()), x_.resize(problem.b.size());
+    }
+  }
+  void prepare() {
+    if (plan_.precision == Precision::single) {
+      std::copy(A32_.begin(), A32_.end(), work32_.begin());
+      std::copy(b32_.begin(), b32_.end(), x32_.begin());
+    } else {
+      std::copy(problem_.A.begin(), problem_.A.end(), work_.begin());
+      std::copy(problem_.b.begin(), problem_.b.end(), x_.begin());
+    }
+  }
+  int run() {
+    const int n = problem_.n;
+    if (plan_.precision == Precision::single) return factor_or_solve(work32_.data(), x32_.data());
+    if (plan_.precision == Precision::double_) return factor_or_solve(work_.data(), x_.data());
+    Plan low = plan_;
+    low.precision = Precision::single;
+    details_ = {};
+    const int info = solvers::mixed_gesv(low, fallback_, n, 1, work_.data(), n, ipiv_.data(), problem_.b.data(), n,
+                                         x_.data(), n, details_);
+    if (info == 0 && details_.iter < 0)  // the configuration gave no mixed answer: a failure, said so
+      throw Error("the mixed path fell back to double precision on a random matrix (ITER = " +
+                  std::to_string(details_.iter) + ")");
+    steps_.push_back(details_.classical_steps + details_.gmres_iterations);
+    return info;
+  }
+  // Mixed: refinement steps per run, the median (GMRES's iterations count as steps: each is a
+  // product with A in double and a solve with the single factors, as a classical step is).
+  std::optional<double> refinement_steps() const {
+    if (steps_.empty()) return std::nullopt;
+    std::vector<int> sorted = steps_;
+    std::sort(sorted.begin(), sorted.end());
+    return sorted[sorted.size() / 2];
+  }
+
+ private:
+  template <class T>
+  int factor_or_solve(T* A, T* x) {
+    const int n = problem_.n;
+    return plan_.solver == Solver::prbt ? solvers::gesv(plan_, n, 1, A, n, ipiv_.data(), x, n)
+                                        : solvers::getrf(plan_, n, n, A, n, ipiv_.data());
+  }
+
+  Plan plan_, fallback_;
+  const Problem& problem_;
+  std::vector<double> work_, x_;
+  std::vector<float> A32_, b32_, work32_, x32_;
+  std::vector<int> ipiv_;
+  solvers::MixedDetails details_;
+  std::vector<int> steps_;
+};
+
+// Times one plan (CandidateRun). A failure says why, and under which environment when the
+// environment caused it. `refinement_steps`: a mixed trial's median steps.
+db::Trial time_candidate(const Plan& plan, const Plan& fallback, const Problem& problem, const TimingOptions& timing,
+                         const std::string& environment, std::optional<double>& refinement_steps) {
   const int n = problem.n;
   db::Trial trial;
   trial.plan = plan;
   trial.m = trial.n = n;
-  std::vector<double> work(problem.A.size()), x(problem.b.size());
-  std::vector<int> ipiv(n);
+  refinement_steps.reset();
   try {
+    CandidateRun candidate(plan, fallback, problem);
     int info = 0;
-    const bool prbt = plan.solver == Solver::prbt;
-    Measurement m = measure(
-        [&] {
-          std::copy(problem.A.begin(), problem.A.end(), work.begin());
-          std::copy(problem.b.begin(), problem.b.end(), x.begin());
-        },
-        [&] {
-          info = prbt ? solvers::gesv(plan, n, 1, work.data(), n, ipiv.data(), x.data(), n)
-                      : solvers::getrf(plan, n, n, work.data(), n, ipiv.data());
-        },
-        timing);
+    Measurement m = measure([&] { candidate.prepare(); }, [&] { info = candidate.run(); }, timing);
     if (info != 0) throw Error("info = " + std::to_string(info) + " on a random matrix");
+    refinement_steps = candidate.refinement_steps();
     trial.status = m.noisy ? db::TrialStatus::noisy : db::TrialStatus::ok;
     trial.repetitions = static_cast<int>(m.samples.size());
     trial.median_s = m.median;
@@ -105,7 +163,9 @@ const db::Trial* choose_best(const std::vector<db::Trial>& trials, const Plan& m
 std::string describe(const db::Trial& t) {
   std::ostringstream line;
   line.precision(3);
-  line << to_string(t.plan.solver) << " n=" << t.n << " nb=" << t.plan.nb;
+  line << to_string(t.plan.solver);
+  if (t.plan.precision != Precision::double_) line << " " << to_string(t.plan.precision);
+  line << " n=" << t.n << " nb=" << t.plan.nb;
   if (t.plan.solver == Solver::calu) line << " ib=" << t.plan.ib;
   if (t.plan.target == Target::hybrid)
     line << " d=" << t.plan.cpu_block_columns << " (" << to_string(t.plan.devices) << ")";
@@ -132,6 +192,17 @@ std::string why_no_plan(const std::vector<db::Trial>& trials, bool budget_spent)
 bool measure_again(const db::Trial& stored, const LevelSettings& settings, const std::string& environment) {
   if (stored.status != db::TrialStatus::failed) return false;
   return settings.retry_failed || (!stored.environment.empty() && stored.environment != environment);
+}
+
+// Mixed precision where the solvers run it (PRBT's mixed path: the CPU target only).
+bool tunable(Solver solver, Precision precision, Target target) {
+  return precision != Precision::mixed || solvers::mixed_precision_runs(solver, target);
+}
+
+std::string describe_steps(double steps) {
+  std::ostringstream line;
+  line << steps << " refinement step(s) after the single factorization, stored for the model";
+  return line.str();
 }
 
 }  // namespace
@@ -178,108 +249,134 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
   bool budget_said = false;
   int done = 0, at_most = 0;
   for (Solver solver : settings.solvers)
-    for (int n : settings.sizes) {
-      const model::Problem problem{solver, Precision::double_, target, n, n, devices};
-      at_most += static_cast<int>(settings.space.all(model_plan_for(problem), n, n).size());
-    }
+    for (Precision precision : settings.precisions)
+      for (int n : settings.sizes) {
+        if (!tunable(solver, precision, target)) continue;
+        const model::Problem problem{solver, precision, target, n, n, devices};
+        at_most += static_cast<int>(settings.space.all(model_plan_for(problem), n, n).size());
+      }
   for (Solver solver : settings.solvers)
-    for (int n : settings.sizes) {
-      const model::Problem problem{solver, Precision::double_, target, n, n, devices};
-      const Plan model_plan = model_plan_for(problem);
-      std::optional<Problem> system;  // made on first use: a resumed size needs none
-      TuneResult result;
-      result.solver = solver;
-      result.m = result.n = n;
+    for (Precision precision : settings.precisions)
+      for (int n : settings.sizes) {
+        TuneResult result;
+        result.solver = solver;
+        result.precision = precision;
+        result.m = result.n = n;
+        if (!tunable(solver, precision, target)) {
+          result.no_plan = std::string(solvers::mixed_precision_prbt_cpu_only);
+          if (progress)
+            progress(to_string(solver) + " mixed n=" + std::to_string(n) + ": not tuned: " + result.no_plan);
+          results.push_back(result);
+          continue;
+        }
+        const model::Problem problem{solver, precision, target, n, n, devices};
+        const Plan model_plan = model_plan_for(problem);
+        // Where the mixed path gives up, the double solver answers, with partial pivoting for PRBT.
+        const Plan fallback = model_plan_for(
+            model::Problem{solver == Solver::prbt ? Solver::gepp : solver, Precision::double_, target, n, n, devices});
+        std::optional<Problem> system;  // made on first use: a resumed size needs none
 
-      Evaluate evaluate = [&](const Plan& candidate) -> std::optional<double> {
-        struct Counted {  // reports the count when this evaluation ends, whichever way
-          int& evaluated;
-          int bound;
-          const Count& report;
-          ~Counted() {
-            ++evaluated;
-            if (report) report(evaluated, bound);
+        Evaluate evaluate = [&](const Plan& candidate) -> std::optional<double> {
+          struct Counted {  // reports the count when this evaluation ends, whichever way
+            int& evaluated;
+            int bound;
+            const Count& report;
+            ~Counted() {
+              ++evaluated;
+              if (report) report(evaluated, bound);
+            }
+          } counted{done, at_most, count};
+          db::Trial key;
+          key.machine_id = machine_id;
+          key.level = settings.level;
+          key.plan = without_unused_fields(candidate);
+          key.m = key.n = n;
+          auto stored = db::find_trial(db, key);
+          if (stored && (measured_now.count(stored->id) || !measure_again(*stored, settings, here))) {
+            ++result.reused;
+            if (stored->status == db::TrialStatus::failed) {
+              ++result.failed;
+              return std::nullopt;
+            }
+            return stored->median_s;
           }
-        } counted{done, at_most, count};
-        db::Trial key;
-        key.machine_id = machine_id;
-        key.level = settings.level;
-        key.plan = without_unused_fields(candidate);
-        key.m = key.n = n;
-        auto stored = db::find_trial(db, key);
-        if (stored && (measured_now.count(stored->id) || !measure_again(*stored, settings, here))) {
-          ++result.reused;
-          if (stored->status == db::TrialStatus::failed) {
+          if (over_budget()) {
+            if (progress && !budget_said) progress("budget of " + std::to_string(settings.budget_seconds) + " s spent");
+            budget_said = true;
+            return std::nullopt;
+          }
+          if (!system) system = random_problem(n);
+          db::Trial trial;
+          {
+            const MeasurementTurn turn(settings.timing.stop_requested);
+            std::optional<double> steps;  // the best plan's are measured apart, below
+            trial = time_candidate(key.plan, fallback, *system, settings.timing, here, steps);
+          }
+          trial.machine_id = machine_id;
+          trial.level = settings.level;
+          trial.predicted_s = model::predict_seconds(profile, problem, key.plan, params);
+          // Another calibration may have stored this configuration meanwhile: its success is kept.
+          trial = db::store_trial(db, trial);
+          measured_now.insert(trial.id);
+          ++result.measured;
+          if (progress) progress(describe(trial));
+          if (trial.status == db::TrialStatus::failed) {
             ++result.failed;
             return std::nullopt;
           }
-          return stored->median_s;
+          return trial.median_s;
+        };
+        strategy(settings.space, model_plan, n, n, evaluate, 2026u + static_cast<unsigned>(n));
+
+        const auto trials = db::list_trials(db, machine_id, model_plan, n, n, settings.level);
+        const db::Trial* best = choose_best(trials, model_plan);
+        if (!best) {
+          result.no_plan = why_no_plan(trials, budget_said);
+          result.budget_spent = budget_said;
+          if (progress) progress(to_string(solver) + " n=" + std::to_string(n) + ": no plan stored: " + result.no_plan);
+          results.push_back(result);
+          continue;
         }
-        if (over_budget()) {
-          if (progress && !budget_said) progress("budget of " + std::to_string(settings.budget_seconds) + " s spent");
-          budget_said = true;
-          return std::nullopt;
+        if (precision == Precision::mixed) {
+          // The refinement steps the best plan takes on this machine and size, stored with the probes
+          // for the model's price of mixed precision (model/predict.cpp): one more run, untimed.
+          if (!system) system = random_problem(n);
+          CandidateRun run(best->plan, fallback, *system);
+          run.prepare();
+          run.run();
+          const double steps = run.refinement_steps().value_or(0);
+          db::store_refinement_steps(db, machine_id, solver, n, steps);
+          if (progress) progress(to_string(solver) + " mixed n=" + std::to_string(n) + ": " + describe_steps(steps));
         }
-        if (!system) system = random_problem(n);
-        db::Trial trial;
-        {
+        // OpenBLAS's dgetrf on the same matrix, for the report's comparison (once per size, GEPP's turn).
+        if (solver == Solver::gepp && precision == Precision::double_ && target == Target::cpu && system) {
+          std::vector<double> work(system->A.size());
+          std::vector<int> ipiv(n);
           const MeasurementTurn turn(settings.timing.stop_requested);
-          trial = time_candidate(key.plan, *system, settings.timing, here);
+          const Measurement reference =
+              measure([&] { std::copy(system->A.begin(), system->A.end(), work.begin()); },
+                      [&] { solvers::reference_getrf(n, n, work.data(), n, ipiv.data()); }, settings.timing);
+          db::store_reference(db, machine_id, "openblas_dgetrf", n, reference.median,
+                              model::getrf_flops(n, n) / reference.median / 1e9);
         }
-        trial.machine_id = machine_id;
-        trial.level = settings.level;
-        trial.predicted_s = model::predict_seconds(profile, problem, key.plan, params);
-        // Another calibration may have stored this configuration meanwhile: its success is kept.
-        trial = db::store_trial(db, trial);
-        measured_now.insert(trial.id);
-        ++result.measured;
-        if (progress) progress(describe(trial));
-        if (trial.status == db::TrialStatus::failed) {
-          ++result.failed;
-          return std::nullopt;
-        }
-        return trial.median_s;
-      };
-      strategy(settings.space, model_plan, n, n, evaluate, 2026u + static_cast<unsigned>(n));
+        db::BestPlan row;
+        row.machine_id = machine_id;
+        row.plan = best->plan;
+        row.m = row.n = n;
+        row.level = settings.level;
+        row.median_s = *best->median_s;
+        row.gflops = *best->gflops;
+        row.predicted_s = best->predicted_s;
+        row.trial_id = best->id;
+        db::upsert_best_plan(db, row);
 
-      const auto trials = db::list_trials(db, machine_id, model_plan, n, n, settings.level);
-      const db::Trial* best = choose_best(trials, model_plan);
-      if (!best) {
-        result.no_plan = why_no_plan(trials, budget_said);
-        result.budget_spent = budget_said;
-        if (progress) progress(to_string(solver) + " n=" + std::to_string(n) + ": no plan stored: " + result.no_plan);
+        result.best = best->plan;
+        result.best.source = PlanSource::tuned;
+        result.median_s = row.median_s;
+        result.gflops = row.gflops;
+        result.predicted_s = row.predicted_s;
         results.push_back(result);
-        continue;
       }
-      // OpenBLAS's dgetrf on the same matrix, for the report's comparison (once per size, GEPP's turn).
-      if (solver == Solver::gepp && target == Target::cpu && system) {
-        std::vector<double> work(system->A.size());
-        std::vector<int> ipiv(n);
-        const MeasurementTurn turn(settings.timing.stop_requested);
-        const Measurement reference =
-            measure([&] { std::copy(system->A.begin(), system->A.end(), work.begin()); },
-                    [&] { solvers::reference_getrf(n, n, work.data(), n, ipiv.data()); }, settings.timing);
-        db::store_reference(db, machine_id, "openblas_dgetrf", n, reference.median,
-                            model::getrf_flops(n, n) / reference.median / 1e9);
-      }
-      db::BestPlan row;
-      row.machine_id = machine_id;
-      row.plan = best->plan;
-      row.m = row.n = n;
-      row.level = settings.level;
-      row.median_s = *best->median_s;
-      row.gflops = *best->gflops;
-      row.predicted_s = best->predicted_s;
-      row.trial_id = best->id;
-      db::upsert_best_plan(db, row);
-
-      result.best = best->plan;
-      result.best.source = PlanSource::tuned;
-      result.median_s = row.median_s;
-      result.gflops = row.gflops;
-      result.predicted_s = row.predicted_s;
-      results.push_back(result);
-    }
   return results;
 }
 

@@ -25,6 +25,10 @@ struct LevelSettings {
   bool measure_rates = true;  // false: topology and datasheet peaks only, no timing at all
   int probe_gemm_size = 1024;
   std::vector<Solver> solvers = {Solver::gepp};
+  // The precisions tuned (YAML precisions:, default double). single times the factorization in
+  // float; mixed times the whole mixed solve (single factorization, refinement in double), and a
+  // plan whose refinement falls back to double on a random matrix is a failed trial.
+  std::vector<Precision> precisions = {Precision::double_};
   std::vector<int> sizes;  // square problems to tune
   // The target tuned: cpu, or hybrid on `devices` (d and nb; the space's cpu_share gives the d tried).
   Target target = Target::cpu;
@@ -39,6 +43,7 @@ struct LevelSettings {
 
 struct TuneResult {
   Solver solver = Solver::gepp;
+  Precision precision = Precision::double_;
   int m = 0, n = 0;
   Plan best;
   double median_s = 0, gflops = 0;

@@ -38,6 +38,9 @@ struct Resolution {
   std::vector<std::string> explanation;  // the model's reasoning: rates, split, time (recommend --explain)
   double cpu_fraction = 1;               // hybrid: the CPUs' share of the block columns, d / N
   std::optional<double> predicted_gflops;
+  // Where the plan was tuned at this very size: the median the tuner measured for it (before any
+  // override). Precision auto compares these where both precisions were tuned.
+  std::optional<double> measured_seconds;
 };
 
 // The plan hetlu would use for an m x n problem on this machine. Answers are cached per process
@@ -195,6 +198,7 @@ struct CalibrationOptions {
   std::string config_path;                              // empty: the built-in configs/calibration.yaml
   std::vector<int> sizes;                               // empty: the level's sizes
   std::vector<Solver> solvers;                          // empty: the level's solvers
+  std::vector<Precision> precisions;                    // empty: the level's (double; mixed: the whole mixed solve)
   Target target = Target::cpu;                          // hybrid: tune d and nb (sizes: the level's hybrid_sizes)
   std::optional<DeviceSet> devices;                     // hybrid: empty means a GPU when present, else host
   double budget_seconds = 0;                            // > 0: start no new measurement after this long (resume later)
@@ -219,6 +223,7 @@ struct CalibrationEntry {
 // spent before any was measured.
 struct MissingPlan {
   Solver solver = Solver::gepp;
+  Precision precision = Precision::double_;
   int m = 0, n = 0;
   std::string why;
   bool resumable = false;

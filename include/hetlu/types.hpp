@@ -446,6 +446,15 @@ struct PassCost {
   double ns_per_entry = 0;  // seconds / n^2, in nanoseconds
 };
 
+// The refinement steps the mixed path took after its single factorization, as `hetlu calibrate`
+// measured them for a solver and order (the tuned plan on a random matrix; GMRES's iterations
+// count as steps). PRBT's GENP grows in single precision and needs many more than GEPP.
+struct RefinementSteps {
+  Solver solver = Solver::gepp;
+  int n = 0;
+  double steps = 0;
+};
+
 // What the probes found. Rates are measured unless the name says otherwise.
 struct MachineProfile {
   std::string cpu_model;
@@ -474,8 +483,9 @@ struct MachineProfile {
   // The order from which hetlu's GEPP is at least as fast as the BLAS's own getrf (hetlu calibrate);
   // 0 when not measured.
   int getrf_crossover_double = 0, getrf_crossover_single = 0;
-  bool rates_measured = false;                 // false: the rates above were not measured
-  std::vector<ProbeMeasurement> measurements;  // every timed probe, with its spread
+  std::vector<RefinementSteps> mixed_refinement_steps;  // empty until mixed precision is tuned
+  bool rates_measured = false;                          // false: the rates above were not measured
+  std::vector<ProbeMeasurement> measurements;           // every timed probe, with its spread
 
   long long cache_bytes(int level) const {
     for (const auto& c : caches)

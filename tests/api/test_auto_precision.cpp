@@ -8,7 +8,9 @@
 #include <thread>
 #include <vector>
 
+#include "../common/temp_dir.hpp"
 #include "api/mixed.hpp"
+#include "db/records.hpp"
 #include "hetlu/hetlu.hpp"
 #include "solvers/accuracy.hpp"
 #include "tests/api/conditioned_systems.hpp"
@@ -159,6 +161,67 @@ TEST_F(AutoPrecision, PrbtOnTheHybridTargetIsAnsweredInDoubleAndSaysWhy) {
   EXPECT_EQ(out.report.plan.precision, Precision::double_);
   EXPECT_TRUE(says(out.report.auto_choice, "CPU target only")) << out.report.auto_choice;
   EXPECT_LT(out.omega, 30 * 65 * accuracy::unit_roundoff<double>());
+}
+
+TEST_F(AutoPrecision, WhereBothPrecisionsWereTunedAtThisOrderTheirMeasuredTimesDecide) {
+  // The tuner measured both (calibrate --precision double,mixed): its times decide, not the model's
+  // prices, whichever way they point; a plan tuned at another order leaves it to the model.
+  test_support::TempDir dir;
+  const std::string path = dir.file("t.db");
+  const auto store = [&](double mixed_seconds, double double_seconds, int n) {
+    auto database = db::Database::open(path, db::Database::Mode::read_write);
+    const auto id = db::ensure_machine(database, db::fingerprint(this_machine()));
+    for (const auto& [precision, seconds] :
+         {std::pair{Precision::mixed, mixed_seconds}, std::pair{Precision::double_, double_seconds}}) {
+      db::BestPlan b;
+      b.machine_id = id;
+      b.m = b.n = n;
+      b.plan.nb = 32;
+      b.plan.precision = precision;
+      b.median_s = seconds;
+      b.gflops = 1;
+      db::upsert_best_plan(database, b);
+    }
+    clear_plan_cache();  // as calibrate does
+  };
+  Options options;
+  options.db_path = path;
+  const auto s = conditioned<double>(200, 1e3, 21);
+  auto answer = [&] {
+    auto A = s.A;
+    std::vector<double> X(s.n);
+    std::vector<int> ipiv(s.n);
+    return auto_precision_gesv(Solver::gepp, s.n, 1, A.data(), s.n, ipiv.data(), s.B.data(), s.n, X.data(), s.n,
+                               options);
+  };
+  store(0.5, 0.1, 200);
+  auto report = answer();
+  EXPECT_EQ(report.plan.precision, Precision::double_) << report.auto_choice;
+  EXPECT_TRUE(says(report.auto_choice, "measured 0.5 s against double's 0.1 s")) << report.auto_choice;
+  store(0.01, 0.1, 200);
+  report = answer();
+  EXPECT_EQ(report.plan.precision, Precision::mixed) << report.auto_choice;
+  EXPECT_TRUE(says(report.auto_choice, "both tuned at this order")) << report.auto_choice;
+  // Tuned at another order only: the model prices it.
+  test_support::TempDir other;
+  options.db_path = other.file("t.db");
+  {
+    auto database = db::Database::open(options.db_path, db::Database::Mode::read_write);
+    const auto id = db::ensure_machine(database, db::fingerprint(this_machine()));
+    db::BestPlan b;
+    b.machine_id = id;
+    b.m = b.n = 400;
+    b.plan.nb = 32;
+    b.plan.precision = Precision::mixed;
+    b.median_s = 0.01;
+    b.gflops = 1;
+    db::upsert_best_plan(database, b);
+    b.plan.precision = Precision::double_;
+    db::upsert_best_plan(database, b);
+  }
+  clear_plan_cache();
+  report = answer();
+  EXPECT_FALSE(says(report.auto_choice, "measured")) << report.auto_choice;
 }
 
 TEST_F(AutoPrecision, SingularAndBadArguments) {

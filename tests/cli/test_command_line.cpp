@@ -325,7 +325,8 @@ TEST_F(Cli, BadArgumentsAreUsageErrors) {
            "solve '" + A + "' --target hybrid --backend host --d 0 --panel cpu", "solve '" + A + "' --d 1",
            "bench -n 64 --target hybrid --backend host --sweep-d --d 3",
            "bench -n 64 --target hybrid --backend host --sweep-d --panel cpu", "bench -n 64 --sweep-d",
-           "calibrate --backend host", "calibrate --level estimate --sizes 10000", "bench -m 64 -n 32 --solver prbt"}) {
+           "calibrate --backend host", "calibrate --level estimate --sizes 10000", "bench -m 64 -n 32 --solver prbt",
+           "calibrate --level estimate --precision mixed", "calibrate --distributed --precision mixed"}) {
     const auto r = run_hetlu(bad + " " + db(), dir);
     expect_one_line_error(r, {});
     EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
@@ -398,6 +399,22 @@ TEST_F(Cli, CalibrateThenRecommendIsTuned) {
   const auto shown = nlohmann::json::parse(r.out);
   EXPECT_EQ(shown["schema_version"], hetlu::db::schema_version);
   EXPECT_EQ(shown["best_plans"].size(), 2u);
+}
+
+TEST_F(Cli, CalibratesMixedPrecisionAndRecommendsTheTunedPlan) {
+  // A mixed plan is tuned, stored and resolved like the others (#15.2); the model then prices it
+  // with the refinement steps measured here.
+  auto r = run_hetlu("calibrate --level quick --sizes 96 --solver gepp --precision double,mixed --json " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = nlohmann::json::parse(r.out)["results"];
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0]["precision"], "double");
+  EXPECT_EQ(rows[1]["precision"], "mixed");
+  EXPECT_NE(r.err.find("refinement step(s) after the single factorization"), std::string::npos) << r.err;
+  r = run_hetlu("recommend --solver gepp -n 96 --precision mixed --explain " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("source: tuned"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("measured at n = 96"), std::string::npos) << r.out;
 }
 
 TEST_F(Cli, ProbeJson) {

@@ -40,6 +40,20 @@ TEST(CalibrationConfig, ErrorsNameTheFileAndKey) {
   EXPECT_THROW(configs::calibration_level(CalibrationLevel::quick, path), InvalidArgument);
   EXPECT_THROW(configs::calibration_level(CalibrationLevel::patient, path), InvalidArgument);
   EXPECT_THROW(configs::calibration_level(CalibrationLevel::quick, dir.file("missing.yaml")), InvalidArgument);
+  // The precisions tuned: double unless the level says otherwise; a name that is none is named.
+  EXPECT_EQ(configs::calibration_level(CalibrationLevel::quick).precisions, std::vector<Precision>{Precision::double_});
+  std::ofstream(path) << "levels:\n  quick:\n    sizes: [100]\n    precisions: [double, mixed]\n";
+  EXPECT_EQ(configs::calibration_level(CalibrationLevel::quick, path).precisions,
+            (std::vector<Precision>{Precision::double_, Precision::mixed}));
+  for (const char* bad : {"[quad]", "[]"}) {
+    std::ofstream(path) << "levels:\n  quick:\n    sizes: [100]\n    precisions: " << bad << "\n";
+    try {
+      configs::calibration_level(CalibrationLevel::quick, path);
+      ADD_FAILURE() << bad;
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find("levels.quick.precisions"), std::string::npos) << e.what();
+    }
+  }
 }
 
 namespace {

@@ -160,6 +160,37 @@ TEST(ProbeResults, TsluLeavesAndPassCostsRoundTrip) {
   EXPECT_DOUBLE_EQ(loaded.pass_costs[1].ns_per_entry, 0.25);
 }
 
+TEST(ProbeResults, MixedRefinementStepsRoundTripWithTheNewestRun) {
+  test_support::TempDir dir;
+  auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
+  const auto id = db::ensure_machine(database, db::fingerprint(profile()));
+  MachineProfile measured = profile();
+  measured.rates_measured = true;
+  measured.measurements = {{"pass_randomize", 0.5, 0.02, "Gentries/s", "n=1024"}};
+  db::store_probe_results(database, id, measured);
+  db::store_refinement_steps(database, id, Solver::prbt, 4000, 13);
+  db::store_refinement_steps(database, id, Solver::gepp, 2000, 2);
+  // A row another version or a damaged file wrote is skipped, not fatal.
+  database
+      .prepare(
+          "INSERT INTO probe_results (machine_id, name, value, unit, detail, spread, run) VALUES (?1, "
+          "'mixed_refinement_steps', 5, 'steps', 'solver=quux n=100', 0, 1)")
+      .bind(1, id)
+      .run();
+  MachineProfile loaded = profile();
+  ASSERT_TRUE(db::load_probe_rates(database, id, loaded));
+  ASSERT_EQ(loaded.mixed_refinement_steps.size(), 2u);
+  EXPECT_EQ(loaded.mixed_refinement_steps[0].solver, Solver::prbt);
+  EXPECT_EQ(loaded.mixed_refinement_steps[0].n, 4000);
+  EXPECT_EQ(loaded.mixed_refinement_steps[0].steps, 13);
+  EXPECT_EQ(loaded.mixed_refinement_steps[1].solver, Solver::gepp);
+  // A newer probe run measured them afresh or not at all: the older steps are not read with it.
+  db::store_probe_results(database, id, measured);
+  MachineProfile reloaded = profile();
+  ASSERT_TRUE(db::load_probe_rates(database, id, reloaded));
+  EXPECT_TRUE(reloaded.mixed_refinement_steps.empty());
+}
+
 TEST(Trials, RoundTripIncludingFailures) {
   test_support::TempDir dir;
   auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);

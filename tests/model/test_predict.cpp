@@ -387,3 +387,35 @@ TEST(Predict, HostBackendsAsDevicesTakeTheirCores) {
   ASSERT_EQ(shares.size(), 2u);
   EXPECT_NEAR(shares[1] / (shares[0] + shares[1]), 2.0 / 3, 0.05);
 }
+
+TEST(Predict, MixedPrecisionIsPricedWithTheRefinementStepsItTakes) {
+  // PRBT's GENP in single grows and needs many more refinement steps than GEPP (13 against 2-3 at
+  // n = 4000 on the dev machine): priced with two, PRBT's mixed path looked twice as fast as it ran.
+  auto p = machine(2, 50);
+  const model::ModelParams params;
+  EXPECT_EQ(model::mixed_refinement_steps(p, Solver::gepp, 4000, params).steps, params.mixed_refinement_steps);
+  EXPECT_EQ(model::mixed_refinement_steps(p, Solver::prbt, 4000, params).steps, params.prbt_mixed_refinement_steps);
+  EXPECT_GT(params.prbt_mixed_refinement_steps, 3 * params.mixed_refinement_steps);
+  EXPECT_NE(model::mixed_refinement_steps(p, Solver::prbt, 4000, params).source.find("default"), std::string::npos);
+
+  Plan plan;
+  plan.nb = 256;
+  plan.lookahead = 1;
+  auto refinement_term = [&](Solver solver, int n) {
+    std::vector<model::Term> terms;
+    model::predict_seconds(p, model::Problem{solver, Precision::mixed, Target::cpu, n, n}, plan, params, &terms);
+    return terms.back();
+  };
+  // The measured steps win, from the measured order nearest by ratio; each step is priced.
+  p.mixed_refinement_steps = {{Solver::prbt, 1000, 6}, {Solver::prbt, 4000, 14}, {Solver::gepp, 4000, 3}};
+  EXPECT_EQ(model::mixed_refinement_steps(p, Solver::prbt, 900, params).steps, 6);
+  EXPECT_EQ(model::mixed_refinement_steps(p, Solver::prbt, 3000, params).steps, 14);
+  EXPECT_EQ(model::mixed_refinement_steps(p, Solver::prbt, 1900, params).steps, 6);  // 1.9x from 1000, 2.1x to 4000
+  EXPECT_EQ(model::mixed_refinement_steps(p, Solver::calu, 4000, params).steps, 2);  // none measured for CALU
+  const auto prbt = refinement_term(Solver::prbt, 4000), gepp = refinement_term(Solver::gepp, 4000);
+  EXPECT_NE(prbt.name.find("14 refinement step(s)"), std::string::npos) << prbt.name;
+  EXPECT_NE(prbt.name.find("measured at n = 4000"), std::string::npos) << prbt.name;
+  EXPECT_GT(prbt.seconds, 3 * gepp.seconds);
+  p.mixed_refinement_steps = {{Solver::prbt, 4000, 28}};
+  EXPECT_GT(refinement_term(Solver::prbt, 4000).seconds, 1.5 * prbt.seconds);
+}

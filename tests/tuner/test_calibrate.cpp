@@ -15,6 +15,8 @@ MachineProfile measured_profile() {
   p.cores = 2;
   p.dgemm_gflops_all_cores = 50;
   p.dgemm_gflops_one_core = 25;
+  p.sgemm_gflops_all_cores = 100;  // probed with them: single precision and mixed are priced
+  p.sgemm_gflops_one_core = 50;
   p.rates_measured = true;
   return p;
 }
@@ -205,4 +207,61 @@ TEST_F(Calibrate, TunesTheHybridTargetsCpuShareOnTheHostBackend) {
   EXPECT_EQ(found.best->plan.cpu_block_columns, results[0].best.cpu_block_columns);
   kind.devices = BackendKind::cuda;  // tuned on the host backend: says nothing about a GPU
   EXPECT_FALSE(db::lookup_best_plan(database, id, kind, 96, 96, CalibrationLevel::quick).best);
+}
+
+TEST_F(Calibrate, TunesMixedPrecisionAndStoresTheRefinementStepsItTook) {
+  // --precision mixed is a plan value like the others (#15.2): its trials time the whole mixed solve,
+  // its best plans are stored under precision mixed, and the steps it took go to the model.
+  auto settings = tiny_settings();
+  settings.sizes = {96};
+  settings.solvers = {Solver::gepp, Solver::prbt};
+  settings.precisions = {Precision::double_, Precision::mixed};
+  std::vector<std::string> lines;
+  const auto results =
+      tuner::tune(database, id, profile, settings, {}, [&](const std::string& l) { lines.push_back(l); });
+  ASSERT_EQ(results.size(), 4u);
+  for (const auto& r : results) {
+    EXPECT_TRUE(r.no_plan.empty()) << r.no_plan;
+    EXPECT_EQ(r.failed, 0) << to_string(r.solver) << " " << to_string(r.precision);
+    EXPECT_EQ(r.best.precision, r.precision);
+    EXPECT_GT(r.median_s, 0);
+  }
+  EXPECT_EQ(results[1].precision, Precision::mixed);
+  for (Solver solver : {Solver::gepp, Solver::prbt}) {
+    Plan kind;
+    kind.solver = solver;
+    kind.precision = Precision::mixed;
+    const auto found = db::lookup_best_plan(database, id, kind, 96, 96, CalibrationLevel::quick);
+    ASSERT_TRUE(found.best) << to_string(solver);
+    EXPECT_EQ(found.best->plan.precision, Precision::mixed);
+    for (const auto& t : db::list_trials(database, id, kind, 96, 96, CalibrationLevel::quick))
+      EXPECT_EQ(t.plan.precision, Precision::mixed);
+  }
+  MachineProfile loaded = profile;
+  ASSERT_TRUE(db::load_probe_rates(database, id, loaded));
+  ASSERT_EQ(loaded.mixed_refinement_steps.size(), 2u);
+  for (const auto& steps : loaded.mixed_refinement_steps) {
+    EXPECT_EQ(steps.n, 96);
+    EXPECT_GE(steps.steps, 1) << to_string(steps.solver);   // refinement to double's accuracy takes steps
+    EXPECT_LE(steps.steps, 30) << to_string(steps.solver);  // and converged: no fall-back
+  }
+  int said = 0;
+  for (const auto& l : lines) said += l.find("refinement step(s)") != std::string::npos;
+  EXPECT_EQ(said, 2);
+}
+
+TEST_F(Calibrate, MixedPrbtOnTheHybridTargetIsNotTunedAndSaysWhy) {
+  auto settings = tiny_settings();
+  settings.target = Target::hybrid;
+  settings.devices = BackendKind::host;
+  settings.sizes = {64};
+  settings.solvers = {Solver::prbt, Solver::gepp};
+  settings.precisions = {Precision::mixed};
+  settings.space.cpu_share = {0.5};
+  const auto results = tuner::tune(database, id, profile, settings, {}, nullptr);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_NE(results[0].no_plan.find("CPU target only"), std::string::npos) << results[0].no_plan;
+  EXPECT_EQ(results[0].measured, 0);
+  EXPECT_TRUE(results[1].no_plan.empty()) << results[1].no_plan;  // GEPP's mixed path runs there
+  EXPECT_EQ(results[1].best.precision, Precision::mixed);
 }
