@@ -69,4 +69,18 @@ void agree_on_error(MPI_Comm comm, int root, const std::string& root_error) {
   throw InvalidArgument(message);
 }
 
+void agree_on_failure(int context, const std::string& failure, const std::string& otherwise,
+                      const std::string& prefix) {
+  int rows = 0, cols = 0, row = -1, col = -1;
+  Cblacs_gridinfo(context, &rows, &cols, &row, &col);
+  if (row < 0 || col < 0) {
+    if (!failure.empty()) throw Error(failure.rfind(prefix, 0) == 0 ? failure : prefix + failure);
+    return;
+  }
+  int ok = failure.empty() ? 1 : 0;
+  Cigamn2d(context, "All", " ", 1, 1, &ok, 1, nullptr, nullptr, -1, -1, -1);
+  if (ok) return;
+  throw Error(failure.rfind(prefix, 0) == 0 ? failure : prefix + (failure.empty() ? otherwise : failure));
+}
+
 }  // namespace hetlu::distributed

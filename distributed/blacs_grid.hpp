@@ -35,6 +35,11 @@ class BlacsGrid {
 // a rank outside the grid gets context -1, as ScaLAPACK expects.
 std::vector<int> descriptor(const BlacsGrid& grid, int m, int n, int nb, int lld);
 
+// Every rank of the BLACS grid `context` throws when one failed: that one its own message, the others
+// `otherwise`, each after `prefix`, so that none waits for it in a collective. Collective over the
+// grid; a rank outside it (or a context that is none) returns.
+void agree_on_failure(int context, const std::string& failure, const std::string& otherwise, const std::string& prefix);
+
 // Rows (or columns) of an n-long dimension in nb-blocks that process `index` of `count` holds.
 int local_count(int n, int nb, int index, int count);
 

@@ -1,4 +1,8 @@
 // include/hetlu/hetlu_distributed.h over the C++ front ends; no exception crosses the C ABI.
+#include <optional>
+#include <string>
+
+#include "distributed/blacs_grid.hpp"
 #include "hetlu/detail/c_guard.hpp"
 #include "hetlu/distributed.hpp"
 #include "hetlu/hetlu_distributed.h"
@@ -18,6 +22,42 @@ hetlu_status descriptor_gesv(int n, int nrhs, T* A, int ia, int ja, const int* d
   });
 }
 
+// One device, as --resident names it: cuda, or host:K.
+hetlu::Device resident_device(const char* text) {
+  if (!text || !*text) throw hetlu::InvalidArgument("resident device: none given (cuda, or host:K)");
+  const auto set = hetlu::from_string<hetlu::DeviceSet>(text);
+  if (set.size() != 1)
+    throw hetlu::InvalidArgument(std::string("resident device '") + text + "': one device per rank (cuda, or host:K)");
+  return set.front();
+}
+
+template <class T>
+hetlu_status resident_gesv(int n, int nrhs, T* A, const int* desca, int* ipiv, T* B, const int* descb,
+                           const char* device, int* info, int threads) {
+  return c_guarded([&] {
+    if (!info) throw hetlu::InvalidArgument("p?gesv resident: info is a null pointer");
+    if (!desca || !descb || !ipiv)
+      throw hetlu::InvalidArgument("p?gesv resident: desca, descb or ipiv is a null pointer");
+    // A device refused on one rank alone fails every rank of the grid, none waiting in a collective.
+    std::string failure;
+    hetlu::Device parsed;
+    try {
+      parsed = resident_device(device);
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
+    try {
+      const int context = desca[1];  // the descriptor's BLACS context (ScaLAPACK's CTXT_)
+      hetlu::distributed::agree_on_failure(context, failure, "another rank's resident device was refused",
+                                           "p?gesv resident: ");
+    } catch (const hetlu::Error& e) {
+      throw hetlu::InvalidArgument(e.what());  // the caller's argument, on whichever rank
+    }
+    *info = hetlu::distributed::gesv_resident(n, nrhs, A, desca, ipiv, B, descb, parsed, threads);
+    return *info > 0 ? HETLU_ERROR_SINGULAR : HETLU_SUCCESS;
+  });
+}
+
 template <class T>
 hetlu_status root_gesv(MPI_Comm comm, int root, int n, int nrhs, T* A, int lda, T* B, int ldb, int* info,
                        const hetlu_distributed_options* options) {
@@ -25,12 +65,29 @@ hetlu_status root_gesv(MPI_Comm comm, int root, int n, int nrhs, T* A, int lda, 
     if (!info) throw hetlu::InvalidArgument("distributed gesv: info is a null pointer");
     hetlu::distributed::DistributedPlan plan;
     std::string db;
+    std::optional<hetlu::Device> resident;
     if (options) {
       plan.grid_rows = options->grid_rows, plan.grid_cols = options->grid_cols;
       plan.nb = options->nb, plan.threads_per_rank = options->threads_per_rank;
       if (options->db) db = options->db;
     }
-    const auto report = hetlu::distributed::gesv_from_root(comm, root, n, nrhs, A, lda, B, ldb, plan, db);
+    // Every rank must agree whether and where A stays resident: one rank's bad or missing device
+    // fails them all, none waiting in a collective.
+    std::string failure;
+    try {
+      if (options && options->resident) resident = resident_device(options->resident);
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
+    int mine[2] = {failure.empty() ? 0 : 1, resident ? 1 : 0}, most[2] = {0, 0}, least[2] = {0, 0};
+    MPI_Allreduce(mine, most, 2, MPI_INT, MPI_MAX, comm);
+    MPI_Allreduce(mine, least, 2, MPI_INT, MPI_MIN, comm);
+    if (!failure.empty()) throw hetlu::InvalidArgument("distributed gesv: " + failure);
+    if (most[0]) throw hetlu::InvalidArgument("distributed gesv: another rank's resident device was refused");
+    if (most[1] != least[1])
+      throw hetlu::InvalidArgument("distributed gesv: options->resident is set on some ranks and not on others");
+    const auto report = hetlu::distributed::gesv_from_root(comm, root, n, nrhs, A, lda, B, ldb, plan, db,
+                                                           resident ? &*resident : nullptr);
     *info = report.info;
     return report.info > 0 ? HETLU_ERROR_SINGULAR : HETLU_SUCCESS;
   });
@@ -47,6 +104,14 @@ hetlu_status hetlu_pdgesv(int n, int nrhs, double* A, int ia, int ja, const int*
 hetlu_status hetlu_psgesv(int n, int nrhs, float* A, int ia, int ja, const int* desca, int* ipiv, float* B, int ib,
                           int jb, const int* descb, int* info, int threads_per_rank) {
   return descriptor_gesv(n, nrhs, A, ia, ja, desca, ipiv, B, ib, jb, descb, info, threads_per_rank);
+}
+hetlu_status hetlu_pdgesv_resident(int n, int nrhs, double* A, const int* desca, int* ipiv, double* B, const int* descb,
+                                   const char* device, int* info, int threads_per_rank) {
+  return resident_gesv(n, nrhs, A, desca, ipiv, B, descb, device, info, threads_per_rank);
+}
+hetlu_status hetlu_psgesv_resident(int n, int nrhs, float* A, const int* desca, int* ipiv, float* B, const int* descb,
+                                   const char* device, int* info, int threads_per_rank) {
+  return resident_gesv(n, nrhs, A, desca, ipiv, B, descb, device, info, threads_per_rank);
 }
 hetlu_status hetlu_pdgesv_root(MPI_Comm comm, int root, int n, int nrhs, double* A, int lda, double* B, int ldb,
                                int* info, const hetlu_distributed_options* options) {

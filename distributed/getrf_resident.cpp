@@ -63,11 +63,7 @@ void check_descriptor(int n, const int* desc, const char* name, int local_rows) 
 // Every rank of the grid throws when one failed (its own message; the others `otherwise`), so that
 // none waits for it in a collective.
 void agree_on_failure(int context, const std::string& failure, const std::string& otherwise) {
-  int ok = failure.empty() ? 1 : 0;
-  Cigamn2d(context, "All", " ", 1, 1, &ok, 1, nullptr, nullptr, -1, -1, -1);
-  if (ok) return;
-  const std::string prefix = "device-resident p?getrf: ";
-  throw Error(failure.rfind(prefix, 0) == 0 ? failure : prefix + (failure.empty() ? otherwise : failure));
+  distributed::agree_on_failure(context, failure, otherwise, "device-resident p?getrf: ");
 }
 
 // Seconds of this rank's phases, wall clock.

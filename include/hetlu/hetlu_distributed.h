@@ -19,6 +19,10 @@ typedef struct hetlu_distributed_options {
   int nb;                   /* the block of the 2-D block-cyclic layout */
   int threads_per_rank;     /* BLAS threads of each rank during the solve */
   const char* db;
+  /* The seed's device-resident LU: each rank's part of A stays on this device through the
+   * factorization ("cuda", or "host:K" for a team of K threads standing in for one), panels on the
+   * CPUs. NULL (or a zero-initialized struct): ScaLAPACK's p?gesv. */
+  const char* resident;
 } hetlu_distributed_options;
 
 /* ScaLAPACK's p?gesv on a matrix the caller has distributed (descriptors desca, descb on the
@@ -28,6 +32,14 @@ hetlu_status hetlu_pdgesv(int n, int nrhs, double* A, int ia, int ja, const int*
                           int jb, const int* descb, int* info, int threads_per_rank);
 hetlu_status hetlu_psgesv(int n, int nrhs, float* A, int ia, int ja, const int* desca, int* ipiv, float* B, int ib,
                           int jb, const int* descb, int* info, int threads_per_rank);
+
+/* The same with each rank's part of A on `device` ("cuda" or "host:K") through the factorization
+ * (the seed's device-resident LU, then p?getrs on the CPUs). The descriptors must describe the
+ * whole matrices (ia = ja = 1) with square blocks starting on process (0, 0); ipiv as p?getrf's. */
+hetlu_status hetlu_pdgesv_resident(int n, int nrhs, double* A, const int* desca, int* ipiv, double* B, const int* descb,
+                                   const char* device, int* info, int threads_per_rank);
+hetlu_status hetlu_psgesv_resident(int n, int nrhs, float* A, const int* desca, int* ipiv, float* B, const int* descb,
+                                   const char* device, int* info, int threads_per_rank);
 
 /* A X = B for the n x n A and n x nrhs B held by rank `root` (column-major; the other ranks'
  * pointers are not read): scattered to the grid, solved, X gathered into B on the root, A

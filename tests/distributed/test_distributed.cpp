@@ -120,8 +120,9 @@ void solve_case(int n, int nrhs, distributed::DistributedPlan plan, const char* 
             scientific(factor_error));
 }
 
-// hetlu_pdgesv on a matrix the caller distributed itself (its own grid and descriptors).
-void descriptor_case(int n, int nrhs) {
+// hetlu_pdgesv on a matrix the caller distributed itself (its own grid and descriptors); with
+// `resident`, hetlu_pdgesv_resident with each rank's part on that device.
+void descriptor_case(int n, int nrhs, const char* resident = nullptr) {
   int ranks = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   int rows = 1, cols = 1;
@@ -147,20 +148,33 @@ void descriptor_case(int n, int nrhs) {
   distributed::redistribute(n, n, A.data(), ra.data(), a.data(), da.data(), grid.context());
   distributed::redistribute(n, nrhs, B.data(), rb.data(), b.data(), db.data(), grid.context());
   int info = -1;
+  // "bogus-on-the-root": the root names no device, the others host:1.
+  const char* device =
+      resident && std::string(resident) == "bogus-on-the-root" ? (rank_ == 0 ? "bogus" : "host:1") : resident;
   const hetlu_status status =
-      hetlu_pdgesv(n, nrhs, a.data(), 1, 1, da.data(), ipiv.data(), b.data(), 1, 1, db.data(), &info, 1);
+      resident ? hetlu_pdgesv_resident(n, nrhs, a.data(), da.data(), ipiv.data(), b.data(), db.data(), device, &info, 1)
+               : hetlu_pdgesv(n, nrhs, a.data(), 1, 1, da.data(), ipiv.data(), b.data(), 1, 1, db.data(), &info, 1);
   distributed::redistribute(n, nrhs, b.data(), db.data(), B.data(), rb.data(), grid.context());
+  if (resident && std::string(resident) == "bogus-on-the-root") {  // refused on one rank: every rank fails
+    int refused = status == HETLU_ERROR_INVALID_ARGUMENT, every = 0;
+    MPI_Allreduce(&refused, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    check(every == 1,
+          std::string("hetlu_pdgesv_resident: a device refused on one rank fails every rank: ") + hetlu_last_error());
+    return;
+  }
   int ok = status == HETLU_SUCCESS && info == 0, all = 0;
   MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (rank_ != 0) return;
   const double omega = backward_error(n, nrhs, A0, B, B0);
   check(all == 1 && omega <= (n + 1) * 10 * std::numeric_limits<double>::epsilon(),
-        "hetlu_pdgesv on the caller's " + std::to_string(rows) + "x" + std::to_string(cols) +
-            " grid, n=" + std::to_string(n) + ": omega " + scientific(omega));
+        std::string(resident ? "hetlu_pdgesv_resident on " + std::string(resident) : "hetlu_pdgesv") +
+            " on the caller's " + std::to_string(rows) + "x" + std::to_string(cols) + " grid, n=" + std::to_string(n) +
+            ": omega " + scientific(omega));
 }
 
-// hetlu_pdgesv_root with options (one thread per rank, the grid's rows given).
-void root_c_api_case(int n) {
+// hetlu_pdgesv_root with options (one thread per rank, the grid's rows given; `resident`: each
+// rank's part on that device).
+void root_c_api_case(int n, const char* resident = nullptr) {
   std::vector<double> A, B, A0, B0;
   if (rank_ == 0) {
     std::mt19937 rng(n + 5);
@@ -170,13 +184,14 @@ void root_c_api_case(int n) {
     for (auto& x : B) x = u(rng);
     A0 = A, B0 = B;
   }
-  hetlu_distributed_options options{1, 0, 12, 1, nullptr};
+  hetlu_distributed_options options{1, 0, 12, 1, nullptr, resident};
   int info = -1;
   const hetlu_status status = hetlu_pdgesv_root(MPI_COMM_WORLD, 0, n, 1, A.data(), n, B.data(), n, &info, &options);
   if (rank_ != 0) return;
   const double omega = backward_error(n, 1, A0, B, B0);
   check(status == HETLU_SUCCESS && info == 0 && omega <= (n + 1) * 10 * std::numeric_limits<double>::epsilon(),
-        "hetlu_pdgesv_root, 1 x ranks grid, nb 12: omega " + scientific(omega));
+        std::string("hetlu_pdgesv_root") + (resident ? " resident on " + std::string(resident) : "") +
+            ", 1 x ranks grid, nb 12: omega " + scientific(omega));
 }
 
 }  // namespace
@@ -216,6 +231,29 @@ int main(int argc, char** argv) {
     solve_case<double>(0, 1, {}, "double", &team);
     descriptor_case(90, 2);
     root_c_api_case(77);
+    descriptor_case(90, 2, "host:1");  // the resident LU from C, on the caller's layout and from the root
+    root_c_api_case(77, "host:1");
+    descriptor_case(30, 1, "bogus-on-the-root");
+    {
+      // A resident device refused on one rank, or named on some ranks only: every rank fails, none hangs.
+      std::vector<double> A(25, 1.0), B(5, 1.0);
+      hetlu_distributed_options bad{0, 0, 0, 0, nullptr, rank_ == 0 ? "tpu:3" : "host:1"};
+      int info = 0;
+      hetlu_status status = hetlu_pdgesv_root(MPI_COMM_WORLD, 0, 5, 1, A.data(), 5, B.data(), 5, &info, &bad);
+      int refused = status == HETLU_ERROR_INVALID_ARGUMENT, every = 0;
+      MPI_Allreduce(&refused, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+      check(every == 1, std::string("hetlu_pdgesv_root: a bad resident device on the root fails every rank: ") +
+                            hetlu_last_error());
+      if (ranks > 1) {
+        hetlu_distributed_options some{0, 0, 0, 0, nullptr, rank_ == 0 ? "host:1" : nullptr};
+        status = hetlu_pdgesv_root(MPI_COMM_WORLD, 0, 5, 1, A.data(), 5, B.data(), 5, &info, &some);
+        refused = status == HETLU_ERROR_INVALID_ARGUMENT &&
+                  std::string(hetlu_last_error()).find("some ranks") != std::string::npos;
+        MPI_Allreduce(&refused, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        check(every == 1,
+              std::string("hetlu_pdgesv_root: resident on some ranks only fails every rank: ") + hetlu_last_error());
+      }
+    }
 
     // A zero column: ScaLAPACK's info names it, on every rank.
     const int n = 40;
