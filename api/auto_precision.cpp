@@ -5,7 +5,7 @@
 //     solver (a time-stepping code meets the same matrix family again and again), then it tries
 //     mixed again.
 //  2. The prices: where `hetlu calibrate --precision double,mixed` tuned both at this very order,
-//     the times it measured (one right-hand side); else the model's, from the measured SGEMM and
+//     the times it measured (with the double solver's solves added); else the model's, from the measured SGEMM and
 //     DGEMM rates and refinement steps where calibrate stored them: mixed only where its time,
 //     with the refinement of each further right-hand side, is below predicted_margin times the
 //     double solver's.
@@ -122,10 +122,18 @@ bool mixed_predicted_faster(Solver solver, int n, int nrhs, const Options& optio
   }
   const Resolution mixed_resolution = resolve_plan(solver, Precision::mixed, n, n, options);
   const Resolution double_resolution = resolve_plan(solver, Precision::double_, n, n, options);
-  if (mixed_resolution.measured_seconds && double_resolution.measured_seconds && nrhs <= 1) {
-    // Both tuned at this order: the tuner's measurements decide, not the model's prices.
-    const double mixed_seconds = *mixed_resolution.measured_seconds,
-                 double_seconds = *double_resolution.measured_seconds;
+  if (mixed_resolution.measured_seconds && double_resolution.measured_seconds) {
+    // Both tuned at this order: the tuner's measurements decide, not the model's prices. Its mixed
+    // trials time the whole solve of one right-hand side; its double GEPP and CALU trials the
+    // factorization alone (PRBT's its gesv), so their solves are added, 2 n^2 flops per right-hand
+    // side at the factorization's own rate (a triangular solve runs slower: this favours double
+    // slightly). Further right-hand sides are charged to mixed as below. Real timings stand in for
+    // complex ones.
+    const double nn = double(n) * n, double_factor = *double_resolution.measured_seconds;
+    const double double_rate = (2.0 / 3.0) * nn * n / double_factor;
+    const double double_seconds =
+        double_factor + (solver == Solver::prbt ? std::max(0, nrhs - 1) : std::max(1, nrhs)) * 2 * nn / double_rate;
+    const double mixed_seconds = *mixed_resolution.measured_seconds + (std::max(1, nrhs) - 1) * 10 * nn / double_rate;
     const bool faster = mixed_seconds < predicted_margin * double_seconds;
     why = "mixed precision measured " + seconds_text(mixed_seconds) + " against double's " +
           seconds_text(double_seconds) + " (both tuned at this order)" + (faster ? ": mixed" : ": double");

@@ -24,9 +24,9 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
                                    : " is larger than calibrate tunes (at most " + std::to_string(largest_size) + ")"));
   if (!std::isfinite(options.budget_seconds) || options.budget_seconds < 0)
     throw InvalidArgument("calibrate: the budget must be a finite number of seconds >= 0 (0: none)");
-  if (!settings.measure_rates && (!options.sizes.empty() || !options.solvers.empty()))
+  if (!settings.measure_rates && (!options.sizes.empty() || !options.solvers.empty() || !options.precisions.empty()))
     throw InvalidArgument("calibrate: level " + to_string(options.level) +
-                          " times nothing: sizes and solvers need a level that measures (quick and above)");
+                          " times nothing: sizes, solvers and precisions need a level that measures (quick and above)");
   if (options.devices && options.target != Target::hybrid)
     throw InvalidArgument("calibrate: devices apply to the hybrid target only");
   if (options.target == Target::hybrid) {

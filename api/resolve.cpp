@@ -5,6 +5,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
+#include "api/small_path.hpp"
 #include "configs/configs.hpp"
 #include "db/records.hpp"
 #include "hetlu/hetlu.hpp"
@@ -262,6 +263,7 @@ void clear_plan_cache() {
   std::lock_guard lock(cache_mutex);
   cache.clear();
   crossovers.clear();
+  detail::forget_default_crossover();
 }
 
 SmallMatrixCrossover small_matrix_crossover(Precision precision, const Options& options) {

@@ -20,4 +20,8 @@ bool small_path_getrf(Solver solver, int m, int n, T* A, int lda, int* ipiv, con
 template <class T>
 int small_path_getrf_default(int m, int n, T* A, int lda, int* ipiv);
 
+// The default database's crossover is resolved again on the next call (clear_plan_cache: a
+// calibration in this process may have measured a new one).
+void forget_default_crossover();
+
 }  // namespace hetlu::detail

@@ -310,6 +310,17 @@ namespace {
 template <class T>
 std::atomic<int> default_below{-1};
 
+}  // namespace
+
+void detail::forget_default_crossover() {
+  default_below<float>.store(-1, std::memory_order_relaxed);
+  default_below<double>.store(-1, std::memory_order_relaxed);
+  default_below<std::complex<float>>.store(-1, std::memory_order_relaxed);
+  default_below<std::complex<double>>.store(-1, std::memory_order_relaxed);
+}
+
+namespace {
+
 template <class T>
 int default_small_matrix_below() {
   int below = default_below<T>.load(std::memory_order_relaxed);
@@ -329,8 +340,8 @@ bool takes_small_path(Solver solver, int m, int n, const Options& options) {
   if (!options.small_matrix_path || solver != Solver::gepp || options.target != Target::cpu ||
       !options.overrides.none())
     return false;
-  // The default database's crossover in a plain thread-local int (no initialization check, no
-  // string compared: most calls name no database); any other in a cache keyed by its path.
+  // The default database's crossover in a process-wide atomic (no lock, no string compared: most
+  // calls name no database); any other in a thread's cache keyed by its path.
   if (options.use_database && options.db_path.empty()) return std::max(m, n) < default_small_matrix_below<T>();
   struct Known {
     bool valid = false, use_database = false;

@@ -122,6 +122,21 @@ std::vector<int> wholes(const YAML::Node& node, const char* key, const std::vect
 constexpr double huge = 1e9;  // far above any rate, bandwidth or latency of a real machine
 constexpr int largest_order = 1 << 20;
 
+// A list of enum names (solvers, precisions) under key, each read with from_string; `fallback` when
+// the key is absent. A name that is none is an error naming the file and key.
+template <class E>
+std::vector<E> names(const YAML::Node& node, const char* key, const std::vector<E>& fallback,
+                     const std::string& where) {
+  if (!node[key]) return fallback;
+  std::vector<E> values;
+  for (const auto& name : get<std::vector<std::string>>(node, key, {}, where)) try {
+      values.push_back(from_string<E>(name));
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument(where + key + ": " + e.what());
+    }
+  return values;
+}
+
 }  // namespace
 
 tuner::LevelSettings calibration_level(CalibrationLevel level, const std::string& yaml_path) {
@@ -155,23 +170,9 @@ tuner::LevelSettings calibration_level(CalibrationLevel level, const std::string
     if (!(share >= 0 && share <= 1))
       throw InvalidArgument(where + "cpu_share: " + shown(share) + " is not a number in [0, 1]");
   s.budget_seconds = number(node, "budget_seconds", s.budget_seconds, where, 0, huge);
-  if (node["solvers"]) {
-    s.solvers.clear();
-    for (const auto& solver : get<std::vector<std::string>>(node, "solvers", {}, where)) try {
-        s.solvers.push_back(from_string<Solver>(solver));
-      } catch (const InvalidArgument& e) {
-        throw InvalidArgument(where + "solvers: " + e.what());
-      }
-  }
-  if (node["precisions"]) {
-    s.precisions.clear();
-    for (const auto& precision : get<std::vector<std::string>>(node, "precisions", {}, where)) try {
-        s.precisions.push_back(from_string<Precision>(precision));
-      } catch (const InvalidArgument& e) {
-        throw InvalidArgument(where + "precisions: " + e.what());
-      }
-    if (s.precisions.empty()) throw InvalidArgument(where + "precisions: is empty");
-  }
+  s.solvers = names(node, "solvers", s.solvers, where);
+  s.precisions = names(node, "precisions", s.precisions, where);
+  if (s.precisions.empty()) throw InvalidArgument(where + "precisions: is empty");
   const YAML::Node t = section(node, "timing", where);
   const std::string twhere = where + "timing.";
   refuse_unknown_keys(t, {"warmup", "min_samples", "max_samples", "target_spread", "time_cap_seconds"}, twhere);

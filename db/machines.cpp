@@ -1,5 +1,8 @@
 #include <algorithm>
 #include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "db/records.hpp"
 
@@ -72,10 +75,11 @@ void store_probe_results(Database& db, std::int64_t machine_id, const MachinePro
           .bind(7, run)
           .run();
     // Only the newest runs are kept, so that reruns do not grow the database; the reference
-    // timings (openblas_*) stay with the tuned sizes they were measured for.
+    // timings (openblas_*) stay with the tuned sizes they were measured for, and the refinement
+    // steps with the mixed plans tuned (one row per solver and order, replaced when measured again).
     db.prepare(
           "DELETE FROM probe_results WHERE machine_id = ?1 AND run <= ?2 AND name NOT LIKE 'openblas\\_%' "
-          "ESCAPE '\\'")
+          "ESCAPE '\\' AND name <> 'mixed_refinement_steps'")
         .bind(1, machine_id)
         .bind(2, run - kept_probe_runs)
         .run();
@@ -97,14 +101,19 @@ void store_reference(Database& db, std::int64_t machine_id, const std::string& n
 }
 
 void store_refinement_steps(Database& db, std::int64_t machine_id, Solver solver, int n, double steps) {
+  const std::string detail = "solver=" + to_string(solver) + " n=" + std::to_string(n);
   db.transaction([&] {
+    db.prepare("DELETE FROM probe_results WHERE machine_id = ?1 AND name = 'mixed_refinement_steps' AND detail = ?2")
+        .bind(1, machine_id)
+        .bind(2, detail)
+        .run();
     db.prepare(
           "INSERT INTO probe_results (machine_id, name, value, unit, detail, spread, run) VALUES (?1, "
           "'mixed_refinement_steps', ?2, 'steps', ?3, 0, (SELECT coalesce(max(run), 0) FROM probe_results WHERE "
           "machine_id = ?1))")
         .bind(1, machine_id)
         .bind(2, steps)
-        .bind(3, "solver=" + to_string(solver) + " n=" + std::to_string(n))
+        .bind(3, detail)
         .run();
   });
 }
@@ -114,6 +123,33 @@ namespace {
 int detail_int(const std::string& detail, const std::string& key) {
   const auto at = detail.find(key + "=");
   return at == std::string::npos ? -1 : std::atoi(detail.c_str() + at + key.size() + 1);
+}
+}  // namespace
+
+namespace {
+// The refinement steps of every solver and order tuned in mixed precision, from whichever probe run
+// they were stored with (a later calibration of double alone keeps them; the newest of a kind wins).
+std::vector<RefinementSteps> load_refinement_steps(Database& db, std::int64_t machine_id) {
+  auto s = db.prepare(
+      "SELECT value, detail FROM probe_results WHERE machine_id = ?1 AND name = 'mixed_refinement_steps' "
+      "ORDER BY run, id");
+  s.bind(1, machine_id);
+  std::map<std::pair<Solver, int>, double> newest;
+  while (s.step()) {
+    const double steps = s.column_double(0);
+    const std::string detail = s.column_text(1);
+    const auto solver_at = detail.find("solver=");
+    const int n = detail_int(detail, "n");
+    if (solver_at == std::string::npos || n <= 0 || !(steps >= 0)) continue;
+    const auto name_end = detail.find(' ', solver_at);
+    try {  // a row another version wrote, or a damaged one, is no reason to lose the rest
+      newest[{from_string<Solver>(detail.substr(solver_at + 7, name_end - solver_at - 7)), n}] = steps;
+    } catch (const InvalidArgument&) {
+    }
+  }
+  std::vector<RefinementSteps> steps;
+  for (const auto& [kind, value] : newest) steps.push_back({kind.first, kind.second, value});
+  return steps;
 }
 }  // namespace
 
@@ -146,17 +182,7 @@ bool load_probe_rates(Database& db, std::int64_t machine_id, MachineProfile& pro
     if (m.name == "getrf_crossover" && m.median > 0)
       (m.detail == "precision=single" ? loaded.getrf_crossover_single : loaded.getrf_crossover_double) =
           static_cast<int>(m.median);
-    if (m.name == "mixed_refinement_steps" && m.median >= 0 && detail_int(m.detail, "n") > 0) {
-      const auto solver_at = m.detail.find("solver=");
-      const auto name_end = solver_at == std::string::npos ? solver_at : m.detail.find(' ', solver_at);
-      try {  // a row another version wrote, or a damaged one, is no reason to lose the rest
-        if (solver_at != std::string::npos)
-          loaded.mixed_refinement_steps.push_back(
-              {from_string<Solver>(m.detail.substr(solver_at + 7, name_end - solver_at - 7)), detail_int(m.detail, "n"),
-               m.median});
-      } catch (const InvalidArgument&) {
-      }
-    }
+    if (m.name == "mixed_refinement_steps") continue;  // read apart, from whichever run stored them
     if (m.name.rfind("pass_", 0) == 0 && m.median > 0)
       loaded.pass_costs.push_back({m.name.substr(5), detail_int(m.detail, "n"), 1 / m.median});
     const int gpu = detail_int(m.detail, "gpu");
@@ -175,6 +201,7 @@ bool load_probe_rates(Database& db, std::int64_t machine_id, MachineProfile& pro
     found = true;
   }
   if (!found) return false;
+  loaded.mixed_refinement_steps = load_refinement_steps(db, machine_id);
   loaded.rates_measured = true;
   profile = std::move(loaded);
   return true;

@@ -101,20 +101,18 @@ class CandidateRun {
 };
 
 // Times one plan (CandidateRun). A failure says why, and under which environment when the
-// environment caused it. `refinement_steps`: a mixed trial's median steps.
+// environment caused it.
 db::Trial time_candidate(const Plan& plan, const Plan& fallback, const Problem& problem, const TimingOptions& timing,
-                         const std::string& environment, std::optional<double>& refinement_steps) {
+                         const std::string& environment) {
   const int n = problem.n;
   db::Trial trial;
   trial.plan = plan;
   trial.m = trial.n = n;
-  refinement_steps.reset();
   try {
     CandidateRun candidate(plan, fallback, problem);
     int info = 0;
     Measurement m = measure([&] { candidate.prepare(); }, [&] { info = candidate.run(); }, timing);
     if (info != 0) throw Error("info = " + std::to_string(info) + " on a random matrix");
-    refinement_steps = candidate.refinement_steps();
     trial.status = m.noisy ? db::TrialStatus::noisy : db::TrialStatus::ok;
     trial.repetitions = static_cast<int>(m.samples.size());
     trial.median_s = m.median;
@@ -199,10 +197,32 @@ bool tunable(Solver solver, Precision precision, Target target) {
   return precision != Precision::mixed || solvers::mixed_precision_runs(solver, target);
 }
 
-std::string describe_steps(double steps) {
-  std::ostringstream line;
-  line << steps << " refinement step(s) after the single factorization, stored for the model";
-  return line.str();
+// The refinement steps the best mixed plan takes on this machine and order, stored with the probes
+// for the model's price of mixed precision (model/predict.cpp): one more run, untimed but taking
+// its turn. A failure costs the steps only (the model keeps its default), never the plan stored.
+void store_steps_of(db::Database& db, std::int64_t machine_id, int n, const Plan& best, const Plan& fallback,
+                    std::optional<Problem>& system, const LevelSettings& settings, const Progress& progress) {
+  const std::string what = to_string(best.solver) + " mixed n=" + std::to_string(n) + ": ";
+  try {
+    if (!system) system = random_problem(n);
+    CandidateRun run(best, fallback, *system);
+    run.prepare();
+    {
+      const MeasurementTurn turn(settings.timing.stop_requested);
+      run.run();
+    }
+    const double steps = run.refinement_steps().value_or(0);
+    db::store_refinement_steps(db, machine_id, best.solver, n, steps);
+    if (progress) {
+      std::ostringstream line;
+      line << what << steps << " refinement step(s) after the single factorization, stored for the model";
+      progress(line.str());
+    }
+  } catch (const Interrupted&) {
+    throw;
+  } catch (const std::exception& e) {
+    if (progress) progress(what + "refinement steps not measured (" + e.what() + "); the model keeps its default");
+  }
 }
 
 }  // namespace
@@ -309,8 +329,7 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
           db::Trial trial;
           {
             const MeasurementTurn turn(settings.timing.stop_requested);
-            std::optional<double> steps;  // the best plan's are measured apart, below
-            trial = time_candidate(key.plan, fallback, *system, settings.timing, here, steps);
+            trial = time_candidate(key.plan, fallback, *system, settings.timing, here);
           }
           trial.machine_id = machine_id;
           trial.level = settings.level;
@@ -333,20 +352,11 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
         if (!best) {
           result.no_plan = why_no_plan(trials, budget_said);
           result.budget_spent = budget_said;
-          if (progress) progress(to_string(solver) + " n=" + std::to_string(n) + ": no plan stored: " + result.no_plan);
+          if (progress)
+            progress(to_string(solver) + (precision == Precision::double_ ? "" : " " + to_string(precision)) +
+                     " n=" + std::to_string(n) + ": no plan stored: " + result.no_plan);
           results.push_back(result);
           continue;
-        }
-        if (precision == Precision::mixed) {
-          // The refinement steps the best plan takes on this machine and size, stored with the probes
-          // for the model's price of mixed precision (model/predict.cpp): one more run, untimed.
-          if (!system) system = random_problem(n);
-          CandidateRun run(best->plan, fallback, *system);
-          run.prepare();
-          run.run();
-          const double steps = run.refinement_steps().value_or(0);
-          db::store_refinement_steps(db, machine_id, solver, n, steps);
-          if (progress) progress(to_string(solver) + " mixed n=" + std::to_string(n) + ": " + describe_steps(steps));
         }
         // OpenBLAS's dgetrf on the same matrix, for the report's comparison (once per size, GEPP's turn).
         if (solver == Solver::gepp && precision == Precision::double_ && target == Target::cpu && system) {
@@ -369,6 +379,8 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
         row.predicted_s = best->predicted_s;
         row.trial_id = best->id;
         db::upsert_best_plan(db, row);
+        if (precision == Precision::mixed)
+          store_steps_of(db, machine_id, n, best->plan, fallback, system, settings, progress);
 
         result.best = best->plan;
         result.best.source = PlanSource::tuned;

@@ -59,6 +59,12 @@ _SCORES = {**{c: 1 for c in "?bBhHef"}, **{c: 2 for c in "iIlLqQdg"}, "F": 3, "D
 _TYPES = {1: np.float32, 2: np.float64, 3: np.complex64, 4: np.complex128}
 
 
+def _long_double(*arrays):
+    """Whether an input is a long double, real or complex: rounded to the working type, a finite
+    value may become Inf, which the module's check would refuse where SciPy's does not."""
+    return any(a.dtype.char in "gG" for a in arrays)
+
+
 def _working_type(*arrays):
     """The type SciPy's LAPACK wrappers would compute in, from the inputs' dtypes."""
     return _working_type_of(tuple([a.dtype.char for a in arrays]))
@@ -103,7 +109,14 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     as SciPy does. sym_pos is SciPy 1.10's deprecated spelling of assume_a='pos'."""
     a1 = np.atleast_2d(_validated(a, False))
     b1 = np.atleast_1d(_validated(b, False))
-    if check_finite and (a1.ndim > 2 or b1.size == 0 or assume_a != "gen"):  # else _gesv checks them whole
+    if sym_pos:
+        warnings.warn("The 'sym_pos' keyword is deprecated and should be replaced by using 'assume_a = \"pos\"'. "
+                      "'sym_pos' will be removed in SciPy 1.11.0.", DeprecationWarning, stacklevel=2)
+        assume_a = "pos"
+    # The general square case is checked whole by _gesv, on the arrays it solves; the rest here, as
+    # SciPy does (and long doubles, whose finite values may round to Inf in the working type).
+    checked_in_module = assume_a == "gen" and a1.ndim == 2 and b1.size != 0 and not _long_double(a1, b1)
+    if check_finite and not checked_in_module:
         a1, b1 = np.asarray_chkfinite(a1), np.asarray_chkfinite(b1)
     if a1.ndim > 2:
         return _solve_stack(a1, b1, transposed)
@@ -112,10 +125,6 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
         raise ValueError("Input a needs to be a square matrix.")
     if n != b1.shape[0] and not (n == 1 and b1.size != 0):
         raise ValueError("Input b has to have same number of rows as input a")
-    if sym_pos:
-        warnings.warn("The 'sym_pos' keyword is deprecated and should be replaced by using 'assume_a = \"pos\"'. "
-                      "'sym_pos' will be removed in SciPy 1.11.0.", DeprecationWarning, stacklevel=2)
-        assume_a = "pos"
     if assume_a not in ("gen", "sym", "her", "pos"):
         raise ValueError("{} is not a recognized matrix structure".format(assume_a))
     dtype = _working_type(a1, b1)
@@ -135,7 +144,7 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
         overwrite_a = True  # a fresh array
     lu = _owned(a1, dtype, overwrite_a)
     x = _owned(b1, dtype, overwrite_b)
-    info, rcond = _hetlu._gesv(lu, x, 1 if transposed else 0, check_finite and assume_a == "gen")
+    info, rcond = _hetlu._gesv(lu, x, 1 if transposed else 0, check_finite and checked_in_module)
     if info > 0:
         raise LinAlgError("Matrix is singular.")
     if rcond < _epsilon(dtype):
@@ -175,11 +184,13 @@ def _solve_stack(a, b, transposed):
 def lu_factor(a, overwrite_a=False, check_finite=True):
     """scipy.linalg.lu_factor: (lu, piv), piv 0-based int32; a zero pivot warns, as SciPy."""
     a1 = _validated(a, False)
+    if check_finite and _long_double(a1):
+        a1 = np.asarray_chkfinite(a1)
     if a1.ndim != 2:
         raise ValueError("expected matrix")
     dtype = _working_type(a1)
     lu = _owned(a1, dtype, overwrite_a)
-    piv, info = _hetlu._getrf(lu, check_finite)
+    piv, info = _hetlu._getrf(lu, check_finite and not _long_double(a1))
     if info > 0:
         warnings.warn("Diagonal number %d is exactly zero. Singular matrix." % info, LinAlgWarning, stacklevel=2)
     return lu, piv
@@ -190,6 +201,9 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     (lu, piv) = lu_and_piv
     lu = _validated(lu, False)
     b1 = _validated(b, False)
+    if check_finite and _long_double(lu, b1):
+        lu, b1 = np.asarray_chkfinite(lu), np.asarray_chkfinite(b1)
+        check_finite = False
     if lu.ndim != 2 or lu.shape[0] != lu.shape[1] or lu.shape[0] != b1.shape[0]:
         raise ValueError("Shapes of lu {} and b {} are incompatible".format(lu.shape, b1.shape))
     if trans not in (0, 1, 2):

@@ -197,7 +197,7 @@ TEST_F(AutoPrecision, WhereBothPrecisionsWereTunedAtThisOrderTheirMeasuredTimesD
   store(0.5, 0.1, 200);
   auto report = answer();
   EXPECT_EQ(report.plan.precision, Precision::double_) << report.auto_choice;
-  EXPECT_TRUE(says(report.auto_choice, "measured 0.5 s against double's 0.1 s")) << report.auto_choice;
+  EXPECT_TRUE(says(report.auto_choice, "measured 0.5 s against double's 0.10")) << report.auto_choice;
   store(0.01, 0.1, 200);
   report = answer();
   EXPECT_EQ(report.plan.precision, Precision::mixed) << report.auto_choice;

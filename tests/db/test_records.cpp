@@ -179,16 +179,23 @@ TEST(ProbeResults, MixedRefinementStepsRoundTripWithTheNewestRun) {
       .run();
   MachineProfile loaded = profile();
   ASSERT_TRUE(db::load_probe_rates(database, id, loaded));
-  ASSERT_EQ(loaded.mixed_refinement_steps.size(), 2u);
-  EXPECT_EQ(loaded.mixed_refinement_steps[0].solver, Solver::prbt);
-  EXPECT_EQ(loaded.mixed_refinement_steps[0].n, 4000);
-  EXPECT_EQ(loaded.mixed_refinement_steps[0].steps, 13);
-  EXPECT_EQ(loaded.mixed_refinement_steps[1].solver, Solver::gepp);
-  // A newer probe run measured them afresh or not at all: the older steps are not read with it.
-  db::store_probe_results(database, id, measured);
+  ASSERT_EQ(loaded.mixed_refinement_steps.size(), 2u);  // ordered by solver, then order
+  EXPECT_EQ(loaded.mixed_refinement_steps[0].solver, Solver::gepp);
+  EXPECT_EQ(loaded.mixed_refinement_steps[0].n, 2000);
+  EXPECT_EQ(loaded.mixed_refinement_steps[0].steps, 2);
+  EXPECT_EQ(loaded.mixed_refinement_steps[1].solver, Solver::prbt);
+  EXPECT_EQ(loaded.mixed_refinement_steps[1].steps, 13);
+  // Later calibrations of double alone (new probe runs, more than are kept) keep them; measured
+  // again, the newest replaces the old (one row per solver and order).
+  for (int run = 0; run < 8; ++run) db::store_probe_results(database, id, measured);
+  db::store_refinement_steps(database, id, Solver::prbt, 4000, 15);
   MachineProfile reloaded = profile();
   ASSERT_TRUE(db::load_probe_rates(database, id, reloaded));
-  EXPECT_TRUE(reloaded.mixed_refinement_steps.empty());
+  ASSERT_EQ(reloaded.mixed_refinement_steps.size(), 2u);
+  EXPECT_EQ(reloaded.mixed_refinement_steps[1].steps, 15);
+  auto rows = database.prepare("SELECT count(*) FROM probe_results WHERE name = 'mixed_refinement_steps'");
+  ASSERT_TRUE(rows.step());
+  EXPECT_EQ(rows.column_int(0), 3);  // gepp 2000, prbt 4000 and the damaged row
 }
 
 TEST(Trials, RoundTripIncludingFailures) {

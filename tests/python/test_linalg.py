@@ -119,10 +119,26 @@ def test_check_finite_refuses_as_scipy_and_writes_nothing(dtype):
         linalg.solve(bad, np.ones((2, 0), dtype=dtype))  # an empty b does not skip a's check
     with pytest.raises(ValueError, match="infs or NaNs"):
         linalg.solve(bad, np.ones(2, dtype=dtype), assume_a="sym", lower=True)  # checked whole, as SciPy
+    with pytest.raises(ValueError, match="infs or NaNs"), pytest.warns(DeprecationWarning):
+        linalg.solve(np.eye(2, dtype=dtype), np.array([1, np.nan], dtype=dtype), sym_pos=True)
     np.testing.assert_array_equal(bad, kept)
     assert np.isinf(b[1, 0])
     lu, piv = linalg.lu_factor(bad, check_finite=False)  # no check asked: LAPACK's propagation
     assert lu.shape == (2, 2) and piv.shape == (2,)
+
+
+def test_check_finite_takes_a_long_double_as_scipy_does():
+    # A finite long double beyond float64's range is no NaN or Inf to SciPy's check: refused as
+    # non-finite only when it is one, before rounding to the working type.
+    if np.finfo(np.longdouble).max <= np.finfo(np.float64).max:
+        pytest.skip("long double is double here")
+    a = np.eye(2, dtype=np.longdouble)
+    a[0, 1] = np.longdouble(1e308) * 100
+    lu, piv = linalg.lu_factor(a)  # no ValueError: SciPy's check passes it too
+    assert lu.dtype == np.float64
+    a[0, 1] = np.nan
+    with pytest.raises(ValueError, match="infs or NaNs"):
+        linalg.lu_factor(a)
 
 
 def test_ill_conditioned_warns_with_the_estimate():

@@ -216,6 +216,9 @@ TEST_F(Calibrate, TunesMixedPrecisionAndStoresTheRefinementStepsItTook) {
   settings.sizes = {96};
   settings.solvers = {Solver::gepp, Solver::prbt};
   settings.precisions = {Precision::double_, Precision::mixed};
+  MachineProfile probed = profile;  // as calibrate stores the probes before it tunes
+  probed.measurements = {{"dgemm_all_cores", 50, 0.01, "GFlop/s", "n=1024"}};
+  db::store_probe_results(database, id, probed);
   std::vector<std::string> lines;
   const auto results =
       tuner::tune(database, id, profile, settings, {}, [&](const std::string& l) { lines.push_back(l); });
