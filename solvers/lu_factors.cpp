@@ -34,7 +34,7 @@ void LuFactors<F>::solve(F* W, int ldw, int ncols, Transpose trans) const {
 }
 
 template <class F>
-int factor(const Plan& plan, int n, std::vector<F>&& A, LuFactors<F>& factors) {
+int factor(const Plan& plan, int n, kernels::WorkspaceVector<F>&& A, LuFactors<F>& factors) {
   factors = LuFactors<F>{};
   factors.n = n;
   const int lda = std::max(1, n);
@@ -71,8 +71,8 @@ template struct LuFactors<float>;
 template struct LuFactors<double>;
 template struct LuFactors<std::complex<float>>;
 template struct LuFactors<std::complex<double>>;
-template int factor<float>(const Plan&, int, std::vector<float>&&, LuFactors<float>&);
-template int factor<std::complex<float>>(const Plan&, int, std::vector<std::complex<float>>&&,
+template int factor<float>(const Plan&, int, kernels::WorkspaceVector<float>&&, LuFactors<float>&);
+template int factor<std::complex<float>>(const Plan&, int, kernels::WorkspaceVector<std::complex<float>>&&,
                                          LuFactors<std::complex<float>>&);
 
 }  // namespace hetlu::solvers

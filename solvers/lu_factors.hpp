@@ -9,6 +9,7 @@
 
 #include "hetlu/types.hpp"
 #include "solvers/butterfly.hpp"
+#include "solvers/workspace.hpp"
 
 namespace hetlu::solvers {
 
@@ -16,7 +17,7 @@ template <class F>
 struct LuFactors {
   int n = 0;
   int ld = 0;                                 // the factors' order: n, or PRBT's padding to a multiple of 4
-  std::vector<F> lu;                          // ld x ld, L below the diagonal (unit), U on and above
+  kernels::WorkspaceVector<F> lu;             // ld x ld, L below the diagonal (unit), U on and above
   std::vector<int> ipiv;                      // GEPP, CALU: LAPACK's 1-based row interchanges; PRBT: the identity
   std::optional<kernels::Butterfly<F>> U, V;  // PRBT only: their presence is what says PRBT made the factors
 
@@ -53,6 +54,6 @@ inline constexpr const char* mixed_precision_prbt_cpu_only = "PRBT in mixed prec
 // > 0 an exactly zero pivot (PRBT: also an exactly zero row or column, which makes A singular
 // however it is randomized).
 template <class F>
-int factor(const Plan& plan, int n, std::vector<F>&& A, LuFactors<F>& factors);
+int factor(const Plan& plan, int n, kernels::WorkspaceVector<F>&& A, LuFactors<F>& factors);
 
 }  // namespace hetlu::solvers

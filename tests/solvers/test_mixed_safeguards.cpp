@@ -51,7 +51,7 @@ template <class T, class F>
 void solves_each_way(Solver solver) {
   const int n = 37;  // PRBT pads to 40
   const auto s = conditioned<T>(n, 100, 3);
-  std::vector<F> low(s.A.begin(), s.A.end());
+  kernels::WorkspaceVector<F> low(s.A.begin(), s.A.end());
   LuFactors<F> factors;
   ASSERT_EQ(factor(plan_of(solver, Precision::single), n, std::move(low), factors), 0);
   for (Transpose op : {Transpose::no, Transpose::yes, Transpose::conjugate}) {
