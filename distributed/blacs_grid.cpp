@@ -69,18 +69,24 @@ void agree_on_error(MPI_Comm comm, int root, const std::string& root_error) {
   throw InvalidArgument(message);
 }
 
-void agree_on_failure(int context, const std::string& failure, const std::string& otherwise,
-                      const std::string& prefix) {
+void agree_on_failure(int context, const Failure& failure, const std::string& otherwise, const std::string& prefix) {
+  auto raise = [&](const std::string& message, bool invalid_argument) {
+    const std::string text = message.rfind(prefix, 0) == 0 ? message : prefix + message;
+    if (invalid_argument) throw InvalidArgument(text);
+    throw Error(text);
+  };
   int rows = 0, cols = 0, row = -1, col = -1;
   Cblacs_gridinfo(context, &rows, &cols, &row, &col);
   if (row < 0 || col < 0) {
-    if (!failure.empty()) throw Error(failure.rfind(prefix, 0) == 0 ? failure : prefix + failure);
+    if (failure.failed()) raise(failure.message, failure.invalid_argument);
     return;
   }
-  int ok = failure.empty() ? 1 : 0;
-  Cigamn2d(context, "All", " ", 1, 1, &ok, 1, nullptr, nullptr, -1, -1, -1);
-  if (ok) return;
-  throw Error(failure.rfind(prefix, 0) == 0 ? failure : prefix + (failure.empty() ? otherwise : failure));
+  // 0: nothing failed; 1: the environment; 2: an argument. The worst over the grid.
+  int kind = !failure.failed() ? 0 : failure.invalid_argument ? 2 : 1;
+  Cigamx2d(context, "All", " ", 1, 1, &kind, 1, nullptr, nullptr, -1, -1, -1);
+  if (kind == 0) return;
+  if (failure.failed()) raise(failure.message, failure.invalid_argument);
+  raise(otherwise, kind == 2);
 }
 
 }  // namespace hetlu::distributed

@@ -4,10 +4,12 @@
 
 #include <mpi.h>
 
+#include <exception>
 #include <string>
 #include <vector>
 
 #include "hetlu/distributed_plan.hpp"
+#include "hetlu/types.hpp"
 
 namespace hetlu::distributed {
 
@@ -35,10 +37,30 @@ class BlacsGrid {
 // a rank outside the grid gets context -1, as ScaLAPACK expects.
 std::vector<int> descriptor(const BlacsGrid& grid, int m, int n, int nb, int lld);
 
+// What failed on this rank before a collective, if anything: its message, and whether it was the
+// caller's argument (InvalidArgument) rather than the environment (a device, memory).
+struct Failure {
+  std::string message;
+  bool invalid_argument = false;
+  bool failed() const { return !message.empty(); }
+  // Runs `check` and keeps what it threw.
+  template <class Check>
+  void unless(Check&& check) {
+    try {
+      check();
+    } catch (const InvalidArgument& e) {
+      message = e.what(), invalid_argument = true;
+    } catch (const std::exception& e) {
+      message = e.what();
+    }
+  }
+};
+
 // Every rank of the BLACS grid `context` throws when one failed: that one its own message, the others
-// `otherwise`, each after `prefix`, so that none waits for it in a collective. Collective over the
-// grid; a rank outside it (or a context that is none) returns.
-void agree_on_failure(int context, const std::string& failure, const std::string& otherwise, const std::string& prefix);
+// `otherwise`, each after `prefix`, so that none waits for it in a collective. InvalidArgument where
+// the failure was an argument (on any rank, for the others), else Error. Collective over the grid;
+// a rank outside it (or a context that is none) throws its own failure or returns.
+void agree_on_failure(int context, const Failure& failure, const std::string& otherwise, const std::string& prefix);
 
 // Rows (or columns) of an n-long dimension in nb-blocks that process `index` of `count` holds.
 int local_count(int n, int nb, int index, int count);

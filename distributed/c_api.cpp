@@ -35,24 +35,20 @@ template <class T>
 hetlu_status resident_gesv(int n, int nrhs, T* A, const int* desca, int* ipiv, T* B, const int* descb,
                            const char* device, int* info, int threads) {
   return c_guarded([&] {
-    if (!info) throw hetlu::InvalidArgument("p?gesv resident: info is a null pointer");
-    if (!desca || !descb || !ipiv)
-      throw hetlu::InvalidArgument("p?gesv resident: desca, descb or ipiv is a null pointer");
-    // A device refused on one rank alone fails every rank of the grid, none waiting in a collective.
-    std::string failure;
+    // What is refused on one rank alone fails every rank of the grid, none waiting in a collective
+    // (the grid from desca, else descb; with neither there is none to agree over).
+    hetlu::distributed::Failure failure;
     hetlu::Device parsed;
-    try {
+    failure.unless([&] {
+      if (!info || !desca || !descb || !ipiv)
+        throw hetlu::InvalidArgument("p?gesv resident: info, desca, descb or ipiv is a null pointer");
       parsed = resident_device(device);
-    } catch (const std::exception& e) {
-      failure = e.what();
-    }
-    try {
-      const int context = desca[1];  // the descriptor's BLACS context (ScaLAPACK's CTXT_)
-      hetlu::distributed::agree_on_failure(context, failure, "another rank's resident device was refused",
-                                           "p?gesv resident: ");
-    } catch (const hetlu::Error& e) {
-      throw hetlu::InvalidArgument(e.what());  // the caller's argument, on whichever rank
-    }
+    });
+    const int* grid = desca ? desca : descb;
+    if (!grid) throw hetlu::InvalidArgument("p?gesv resident: desca and descb are null pointers");
+    const int context = grid[1];  // the descriptor's BLACS context (ScaLAPACK's CTXT_)
+    hetlu::distributed::agree_on_failure(context, failure, "another rank's arguments were refused",
+                                         "p?gesv resident: ");
     *info = hetlu::distributed::gesv_resident(n, nrhs, A, desca, ipiv, B, descb, parsed, threads);
     return *info > 0 ? HETLU_ERROR_SINGULAR : HETLU_SUCCESS;
   });
@@ -62,7 +58,6 @@ template <class T>
 hetlu_status root_gesv(MPI_Comm comm, int root, int n, int nrhs, T* A, int lda, T* B, int ldb, int* info,
                        const hetlu_distributed_options* options) {
   return c_guarded([&] {
-    if (!info) throw hetlu::InvalidArgument("distributed gesv: info is a null pointer");
     hetlu::distributed::DistributedPlan plan;
     std::string db;
     std::optional<hetlu::Device> resident;
@@ -75,6 +70,7 @@ hetlu_status root_gesv(MPI_Comm comm, int root, int n, int nrhs, T* A, int lda, 
     // fails them all, none waiting in a collective.
     std::string failure;
     try {
+      if (!info) throw hetlu::InvalidArgument("info is a null pointer");
       if (options && options->resident) resident = resident_device(options->resident);
     } catch (const std::exception& e) {
       failure = e.what();
@@ -83,7 +79,7 @@ hetlu_status root_gesv(MPI_Comm comm, int root, int n, int nrhs, T* A, int lda, 
     MPI_Allreduce(mine, most, 2, MPI_INT, MPI_MAX, comm);
     MPI_Allreduce(mine, least, 2, MPI_INT, MPI_MIN, comm);
     if (!failure.empty()) throw hetlu::InvalidArgument("distributed gesv: " + failure);
-    if (most[0]) throw hetlu::InvalidArgument("distributed gesv: another rank's resident device was refused");
+    if (most[0]) throw hetlu::InvalidArgument("distributed gesv: another rank's arguments were refused");
     if (most[1] != least[1])
       throw hetlu::InvalidArgument("distributed gesv: options->resident is set on some ranks and not on others");
     const auto report = hetlu::distributed::gesv_from_root(comm, root, n, nrhs, A, lda, B, ldb, plan, db,
@@ -96,6 +92,10 @@ hetlu_status root_gesv(MPI_Comm comm, int root, int n, int nrhs, T* A, int lda, 
 }  // namespace
 
 extern "C" {
+
+void hetlu_distributed_options_init(hetlu_distributed_options* options) {
+  if (options) *options = hetlu_distributed_options{};
+}
 
 hetlu_status hetlu_pdgesv(int n, int nrhs, double* A, int ia, int ja, const int* desca, int* ipiv, double* B, int ib,
                           int jb, const int* descb, int* info, int threads_per_rank) {

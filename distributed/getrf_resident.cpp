@@ -62,7 +62,7 @@ void check_descriptor(int n, const int* desc, const char* name, int local_rows) 
 
 // Every rank of the grid throws when one failed (its own message; the others `otherwise`), so that
 // none waits for it in a collective.
-void agree_on_failure(int context, const std::string& failure, const std::string& otherwise) {
+void agree_on_failure(int context, const Failure& failure, const std::string& otherwise) {
   distributed::agree_on_failure(context, failure, otherwise, "device-resident p?getrf: ");
 }
 
@@ -99,12 +99,8 @@ class ResidentLu {
   int run() {
     // A rank whose device cannot hold its part fails every rank, not only itself (the others
     // would wait for it in the first broadcast).
-    std::string failure;
-    try {
-      upload_matrix();
-    } catch (const std::exception& e) {
-      failure = e.what();
-    }
+    Failure failure;
+    failure.unless([&] { upload_matrix(); });
     agree_on_failure(desc_[field_ctxt], failure, "another rank's device could not hold its part");
     int info = 0;
     try {
@@ -280,17 +276,18 @@ class ResidentLu {
 
 template <class T>
 int getrf_resident(int n, T* A, const int* desc_a, int* ipiv, const Device& device, ResidentPhases* phases) {
-  if (n < 0) throw InvalidArgument("device-resident p?getrf: n = " + std::to_string(n) + " must be >= 0");
+  // A null descriptor has no grid to agree over: refused on this rank alone.
   if (!desc_a) throw InvalidArgument("device-resident p?getrf: desc_a is a null descriptor");
   if (desc_a[field_ctxt] < 0) return 0;  // a rank outside the grid, as ScaLAPACK: nothing to do
   int P = 0, Q = 0, row = -1, col = -1;
   Cblacs_gridinfo(desc_a[field_ctxt], &P, &Q, &row, &col);
   if (row < 0 || col < 0) return 0;  // outside the grid, as ScaLAPACK: nothing to do
-  // What may fail on one rank alone (its local leading dimension, its device) fails every rank.
-  std::string failure;
+  // What may fail on one rank alone (n, its local leading dimension, its device) fails every rank.
+  Failure failure;
   backends::Backend<T>* backend = nullptr;
   std::vector<std::unique_lock<std::mutex>> locks;
-  try {
+  failure.unless([&] {
+    if (n < 0) throw InvalidArgument("device-resident p?getrf: n = " + std::to_string(n) + " must be >= 0");
     check_descriptor(n, desc_a, "desc_a", local_count(n, std::max(1, desc_a[field_nb]), row, P));
     if (desc_a[field_n] < n)
       throw InvalidArgument("device-resident p?getrf: desc_a: N = " + std::to_string(desc_a[field_n]) +
@@ -299,9 +296,7 @@ int getrf_resident(int n, T* A, const int* desc_a, int* ipiv, const Device& devi
       backend = &backends::backend<T>(device);
       locks = backends::lock_devices(DeviceSet(DeviceList{device}));
     }
-  } catch (const std::exception& e) {
-    failure = e.what();
-  }
+  });
   agree_on_failure(desc_a[field_ctxt], failure, "another rank's arguments or device were refused");
   ResidentPhases local;
   ResidentPhases& into = phases ? *phases : local;
@@ -312,10 +307,17 @@ int getrf_resident(int n, T* A, const int* desc_a, int* ipiv, const Device& devi
 template <class T>
 int gesv_resident(int n, int nrhs, T* A, const int* desc_a, int* ipiv, T* B, const int* desc_b, const Device& device,
                   int threads_per_rank, ResidentPhases* phases) {
-  if (nrhs < 0) throw InvalidArgument("device-resident p?gesv: nrhs = " + std::to_string(nrhs) + " must be >= 0");
-  if (threads_per_rank < 0 || threads_per_rank > 4096)
-    throw InvalidArgument("device-resident p?gesv: threads per rank = " + std::to_string(threads_per_rank) +
-                          " must be in [0, 4096]");
+  // Arguments refused on one rank alone fail every rank of the grid (none waits in getrf's collectives).
+  Failure failure;
+  failure.unless([&] {
+    if (nrhs < 0) throw InvalidArgument("device-resident p?gesv: nrhs = " + std::to_string(nrhs) + " must be >= 0");
+    if (threads_per_rank < 0 || threads_per_rank > 4096)
+      throw InvalidArgument("device-resident p?gesv: threads per rank = " + std::to_string(threads_per_rank) +
+                            " must be in [0, 4096]");
+  });
+  if (!desc_a) throw InvalidArgument("device-resident p?gesv: desc_a is a null descriptor");
+  distributed::agree_on_failure(desc_a[field_ctxt], failure, "another rank's arguments were refused",
+                                "device-resident p?gesv: ");
   const BlasThreads threads(threads_per_rank);
   ResidentPhases local;
   ResidentPhases& into = phases ? *phases : local;

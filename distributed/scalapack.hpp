@@ -47,12 +47,14 @@ void pdgetrs_(const char* trans, const int* n, const int* nrhs, const double* a,
 void psgetrs_(const char* trans, const int* n, const int* nrhs, const float* a, const int* ia, const int* ja,
               const int* desca, const int* ipiv, float* b, const int* ib, const int* jb, const int* descb, int* info,
               std::size_t);
-// BLACS broadcasts (send along a scope, receive from (rsrc, csrc)) and an integer minimum.
+// BLACS broadcasts (send along a scope, receive from (rsrc, csrc)) and an integer minimum and maximum.
 void Cdgebs2d(int context, const char* scope, const char* top, int m, int n, const double* a, int lda);
 void Cdgebr2d(int context, const char* scope, const char* top, int m, int n, double* a, int lda, int rsrc, int csrc);
 void Csgebs2d(int context, const char* scope, const char* top, int m, int n, const float* a, int lda);
 void Csgebr2d(int context, const char* scope, const char* top, int m, int n, float* a, int lda, int rsrc, int csrc);
 void Cigamn2d(int context, const char* scope, const char* top, int m, int n, int* a, int lda, int* ra, int* ca,
+              int ldia, int rdest, int cdest);
+void Cigamx2d(int context, const char* scope, const char* top, int m, int n, int* a, int lda, int* ra, int* ca,
               int ldia, int rdest, int cdest);
 void psgemr2d_(const int* m, const int* n, const float* a, const int* ia, const int* ja, const int* desca, float* b,
                const int* ib, const int* jb, const int* descb, const int* ictxt);

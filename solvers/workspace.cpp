@@ -12,6 +12,10 @@ struct Kept {
   std::mutex mutex;
   void* memory = nullptr;
   std::size_t bytes = 0;
+  // The kept array while it is handed out, and its real size: it comes back under the size that was
+  // asked for, which may be a quarter of it, and must be kept as large as it is.
+  void* out = nullptr;
+  std::size_t out_bytes = 0;
 };
 
 Kept& kept() {
@@ -30,6 +34,8 @@ void* acquire_workspace(std::size_t bytes) {
     // Reuse only what fits without holding on to far more than asked (at most 4x).
     if (kept().memory && kept().bytes >= bytes && kept().bytes / 4 <= bytes) {
       void* memory = kept().memory;
+      kept().out = memory;
+      kept().out_bytes = kept().bytes;
       kept().memory = nullptr;
       kept().bytes = 0;
       return memory;
@@ -44,6 +50,10 @@ void return_workspace(void* memory, std::size_t bytes) {
   if (!memory) return;
   if (bytes >= worth_keeping) {
     std::lock_guard<std::mutex> lock(kept().mutex);
+    if (memory == kept().out) {
+      bytes = kept().out_bytes;
+      kept().out = nullptr;
+    }
     if (bytes >= kept().bytes) {
       std::free(kept().memory);
       kept().memory = memory;

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <memory>
 #include <new>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -49,10 +50,12 @@ struct WorkspaceAllocator {
   void deallocate(T* memory, std::size_t count) { return_workspace(memory, count * sizeof(T)); }
   template <class U, class... Args>
   void construct(U* at, Args&&... args) {
-    if constexpr (sizeof...(Args) == 0)
-      ::new (static_cast<void*>(at)) U;
-    else
+    if constexpr (sizeof...(Args) > 0)
       ::new (static_cast<void*>(at)) U(std::forward<Args>(args)...);
+    else if constexpr (!(std::is_trivially_copyable_v<U> && std::is_trivially_destructible_v<U>))
+      ::new (static_cast<void*>(at)) U;
+    // else nothing: std::complex's default constructor would zero it, one core writing n^2 entries;
+    // the allocated storage already holds such an implicit-lifetime object (C++20).
   }
   template <class U>
   bool operator==(const WorkspaceAllocator<U>&) const {

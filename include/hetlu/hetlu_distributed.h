@@ -13,7 +13,8 @@ extern "C" {
 #endif
 
 /* How a distributed solve runs; a zero field is resolved (tuned in the database, else the model,
- * else the squarest grid, nb = 64 and the process's threads). db: the database (NULL: the default). */
+ * else the squarest grid, nb = 64 and the process's threads). db: the database (NULL: the default).
+ * Start from hetlu_distributed_options_init (or a zeroed struct): fields are added at the end. */
 typedef struct hetlu_distributed_options {
   int grid_rows, grid_cols; /* P x Q, P * Q == the communicator's size */
   int nb;                   /* the block of the 2-D block-cyclic layout */
@@ -24,6 +25,9 @@ typedef struct hetlu_distributed_options {
    * CPUs. NULL (or a zero-initialized struct): ScaLAPACK's p?gesv. */
   const char* resident;
 } hetlu_distributed_options;
+
+/* Every field zero (NULL): everything resolved, ScaLAPACK's p?gesv. */
+void hetlu_distributed_options_init(hetlu_distributed_options* options);
 
 /* ScaLAPACK's p?gesv on a matrix the caller has distributed (descriptors desca, descb on the
  * caller's BLACS grid), as pdgesv_ takes it; threads_per_rank > 0 sets this rank's BLAS threads for

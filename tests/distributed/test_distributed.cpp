@@ -148,18 +148,23 @@ void descriptor_case(int n, int nrhs, const char* resident = nullptr) {
   distributed::redistribute(n, n, A.data(), ra.data(), a.data(), da.data(), grid.context());
   distributed::redistribute(n, nrhs, B.data(), rb.data(), b.data(), db.data(), grid.context());
   int info = -1;
-  // "bogus-on-the-root": the root names no device, the others host:1.
-  const char* device =
-      resident && std::string(resident) == "bogus-on-the-root" ? (rank_ == 0 ? "bogus" : "host:1") : resident;
+  // "bogus-on-the-root": the root names no device, the others host:1; "threads-bad-on-the-root":
+  // host:1 everywhere, the root's threads per rank out of range.
+  const std::string mode = resident ? resident : "";
+  const bool refused_somewhere = mode == "bogus-on-the-root" || mode == "threads-bad-on-the-root";
+  const char* device = mode == "bogus-on-the-root"         ? (rank_ == 0 ? "bogus" : "host:1")
+                       : mode == "threads-bad-on-the-root" ? "host:1"
+                                                           : resident;
+  const int threads = mode == "threads-bad-on-the-root" && rank_ == 0 ? -5 : 1;
   const hetlu_status status =
-      resident ? hetlu_pdgesv_resident(n, nrhs, a.data(), da.data(), ipiv.data(), b.data(), db.data(), device, &info, 1)
+      resident ? hetlu_pdgesv_resident(n, nrhs, a.data(), da.data(), ipiv.data(), b.data(), db.data(), device, &info,
+                                       threads)
                : hetlu_pdgesv(n, nrhs, a.data(), 1, 1, da.data(), ipiv.data(), b.data(), 1, 1, db.data(), &info, 1);
   distributed::redistribute(n, nrhs, b.data(), db.data(), B.data(), rb.data(), grid.context());
-  if (resident && std::string(resident) == "bogus-on-the-root") {  // refused on one rank: every rank fails
+  if (refused_somewhere) {  // refused on one rank: every rank fails, with the caller's status
     int refused = status == HETLU_ERROR_INVALID_ARGUMENT, every = 0;
     MPI_Allreduce(&refused, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    check(every == 1,
-          std::string("hetlu_pdgesv_resident: a device refused on one rank fails every rank: ") + hetlu_last_error());
+    check(every == 1, "hetlu_pdgesv_resident: " + mode + ": every rank fails: " + hetlu_last_error());
     return;
   }
   int ok = status == HETLU_SUCCESS && info == 0, all = 0;
@@ -234,10 +239,14 @@ int main(int argc, char** argv) {
     descriptor_case(90, 2, "host:1");  // the resident LU from C, on the caller's layout and from the root
     root_c_api_case(77, "host:1");
     descriptor_case(30, 1, "bogus-on-the-root");
+    descriptor_case(30, 1, "threads-bad-on-the-root");
     {
       // A resident device refused on one rank, or named on some ranks only: every rank fails, none hangs.
       std::vector<double> A(25, 1.0), B(5, 1.0);
-      hetlu_distributed_options bad{0, 0, 0, 0, nullptr, rank_ == 0 ? "tpu:3" : "host:1"};
+      hetlu_distributed_options bad;
+      hetlu_distributed_options_init(&bad);
+      bad.resident = rank_ == 0 ? "tpu:3" : "host:1";
+      check(bad.grid_rows == 0 && bad.nb == 0 && bad.db == nullptr, "hetlu_distributed_options_init zeroes");
       int info = 0;
       hetlu_status status = hetlu_pdgesv_root(MPI_COMM_WORLD, 0, 5, 1, A.data(), 5, B.data(), 5, &info, &bad);
       int refused = status == HETLU_ERROR_INVALID_ARGUMENT, every = 0;
