@@ -5,10 +5,10 @@
 //     solver (a time-stepping code meets the same matrix family again and again), then it tries
 //     mixed again.
 //  2. The prices: where `hetlu calibrate --precision double,mixed` tuned both at this very order,
-//     the times it measured (with the double solver's solves added); else the model's, from the measured SGEMM and
-//     DGEMM rates and refinement steps where calibrate stored them: mixed only where its time,
-//     with the refinement of each further right-hand side, is below predicted_margin times the
-//     double solver's.
+//     the times it measured (with the double solver's solves added); else the model's, from the
+//     measured SGEMM and DGEMM rates and refinement steps where calibrate stored them: mixed only
+//     where its time, with the refinement of each further right-hand side, is below
+//     predicted_margin times the double solver's.
 //  3. The observed convergence of the mixed path itself: where its first refinement step does not
 //     halve the residual, or shrinks it slowly and kappa_1(A), estimated from the single factors,
 //     lies beyond max_condition_for_mixed, the double solver answers at once, without refinement
@@ -110,11 +110,17 @@ std::string seconds_text(double s) {
   return text;
 }
 
+// What the mixed path pays beyond the double solver for the right-hand sides after the first. Each
+// costs it about three residuals and three solves (6 n^2 flops each way, 12 n^2) where the double
+// solver does one solve (2 n^2): the 10 n^2 more are charged at the double factorization's own rate
+// (flop/s), so that mixed stops paying where nrhs nears n / 15.
+double further_rhs_seconds(int n, int nrhs, double double_rate) {
+  return (std::max(1, nrhs) - 1) * 10 * double(n) * n / double_rate;
+}
+
 // Step 2: the model's (or the tuner's) prices; mixed when it is predicted clearly faster. Both
-// plans are priced for one right-hand side. Each further one costs the mixed path about three
-// residuals and three solves (6 n^2 flops each way, 12 n^2) where the double solver does one solve
-// (2 n^2): the 10 n^2 more are charged at the double factorization's own rate, so that mixed stops
-// paying where nrhs nears n / 15.
+// plans are priced for one right-hand side, further ones charged to mixed (further_rhs_seconds).
+
 bool mixed_predicted_faster(Solver solver, int n, int nrhs, const Options& options, std::string& why) {
   if (!solvers::mixed_precision_runs(solver, options.target)) {
     why = std::string(solvers::mixed_precision_prbt_cpu_only) + ": double";
@@ -127,13 +133,13 @@ bool mixed_predicted_faster(Solver solver, int n, int nrhs, const Options& optio
     // trials time the whole solve of one right-hand side; its double GEPP and CALU trials the
     // factorization alone (PRBT's its gesv), so their solves are added, 2 n^2 flops per right-hand
     // side at the factorization's own rate (a triangular solve runs slower: this favours double
-    // slightly). Further right-hand sides are charged to mixed as below. Real timings stand in for
-    // complex ones.
+    // slightly). Further right-hand sides are charged to mixed (further_rhs_seconds). Real timings
+    // stand in for complex ones.
     const double nn = double(n) * n, double_factor = *double_resolution.measured_seconds;
     const double double_rate = (2.0 / 3.0) * nn * n / double_factor;
     const double double_seconds =
         double_factor + (solver == Solver::prbt ? std::max(0, nrhs - 1) : std::max(1, nrhs)) * 2 * nn / double_rate;
-    const double mixed_seconds = *mixed_resolution.measured_seconds + (std::max(1, nrhs) - 1) * 10 * nn / double_rate;
+    const double mixed_seconds = *mixed_resolution.measured_seconds + further_rhs_seconds(n, nrhs, double_rate);
     const bool faster = mixed_seconds < predicted_margin * double_seconds;
     why = "mixed precision measured " + seconds_text(mixed_seconds) + " against double's " +
           seconds_text(double_seconds) + " (both tuned at this order)" + (faster ? ": mixed" : ": double");
@@ -146,7 +152,7 @@ bool mixed_predicted_faster(Solver solver, int n, int nrhs, const Options& optio
     return false;
   }
   const double nn = double(n) * n, double_rate = (2.0 / 3.0) * nn * n / *dbl.predicted_seconds;
-  const double mixed_seconds = *mixed.predicted_seconds + (std::max(1, nrhs) - 1) * 10 * nn / double_rate;
+  const double mixed_seconds = *mixed.predicted_seconds + further_rhs_seconds(n, nrhs, double_rate);
   const bool faster = mixed_seconds < predicted_margin * *dbl.predicted_seconds;
   why = "mixed precision predicted " + seconds_text(mixed_seconds) + " against double's " +
         seconds_text(*dbl.predicted_seconds) + (faster ? ": mixed" : ": double");

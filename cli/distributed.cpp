@@ -92,14 +92,11 @@ DistributedPlan given_plan(const DistributedArgs& args) {
 
 // --resident DEVICE: one device, cuda or a host team.
 Device resident_device(const std::string& text) {
-  DeviceSet set;
   try {
-    set = from_string<DeviceSet>(text);
+    return distributed::resident_device(text);
   } catch (const InvalidArgument& e) {
     throw UsageError(std::string("--resident: ") + e.what());
   }
-  if (set.size() != 1) throw UsageError("--resident " + text + ": one device per rank (cuda, or host:K)");
-  return set.front();
 }
 
 // bench's resident row: the device given, else the GPU where one is, else a host team of the

@@ -124,9 +124,7 @@ int detail_int(const std::string& detail, const std::string& key) {
   const auto at = detail.find(key + "=");
   return at == std::string::npos ? -1 : std::atoi(detail.c_str() + at + key.size() + 1);
 }
-}  // namespace
 
-namespace {
 // The refinement steps of every solver and order tuned in mixed precision, from whichever probe run
 // they were stored with (a later calibration of double alone keeps them; the newest of a kind wins).
 std::vector<RefinementSteps> load_refinement_steps(Database& db, std::int64_t machine_id) {

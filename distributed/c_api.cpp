@@ -22,13 +22,10 @@ hetlu_status descriptor_gesv(int n, int nrhs, T* A, int ia, int ja, const int* d
   });
 }
 
-// One device, as --resident names it: cuda, or host:K.
+// One device, as --resident names it (hetlu::distributed::resident_device), from a C string.
 hetlu::Device resident_device(const char* text) {
   if (!text || !*text) throw hetlu::InvalidArgument("resident device: none given (cuda, or host:K)");
-  const auto set = hetlu::from_string<hetlu::DeviceSet>(text);
-  if (set.size() != 1)
-    throw hetlu::InvalidArgument(std::string("resident device '") + text + "': one device per rank (cuda, or host:K)");
-  return set.front();
+  return hetlu::distributed::resident_device(text);
 }
 
 template <class T>

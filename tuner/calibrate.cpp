@@ -71,17 +71,11 @@ class CandidateRun {
     if (info == 0 && details_.iter < 0)  // the configuration gave no mixed answer: a failure, said so
       throw Error("the mixed path fell back to double precision on a random matrix (ITER = " +
                   std::to_string(details_.iter) + ")");
-    steps_.push_back(details_.classical_steps + details_.gmres_iterations);
     return info;
   }
-  // Mixed: refinement steps per run, the median (GMRES's iterations count as steps: each is a
-  // product with A in double and a solve with the single factors, as a classical step is).
-  std::optional<double> refinement_steps() const {
-    if (steps_.empty()) return std::nullopt;
-    std::vector<int> sorted = steps_;
-    std::sort(sorted.begin(), sorted.end());
-    return sorted[sorted.size() / 2];
-  }
+  // Mixed: the last run's refinement steps (GMRES's iterations count as steps: each is a product
+  // with A in double and a solve with the single factors, as a classical step is).
+  int refinement_steps() const { return details_.classical_steps + details_.gmres_iterations; }
 
  private:
   template <class T>
@@ -97,7 +91,6 @@ class CandidateRun {
   std::vector<float> A32_, b32_, work32_, x32_;
   std::vector<int> ipiv_;
   solvers::MixedDetails details_;
-  std::vector<int> steps_;
 };
 
 // Times one plan (CandidateRun). A failure says why, and under which environment when the
@@ -211,7 +204,7 @@ void store_steps_of(db::Database& db, std::int64_t machine_id, int n, const Plan
       const MeasurementTurn turn(settings.timing.stop_requested);
       run.run();
     }
-    const double steps = run.refinement_steps().value_or(0);
+    const double steps = run.refinement_steps();
     db::store_refinement_steps(db, machine_id, best.solver, n, steps);
     if (progress) {
       std::ostringstream line;

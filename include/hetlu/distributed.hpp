@@ -12,11 +12,21 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "hetlu/distributed_plan.hpp"
 
 namespace hetlu::distributed {
+
+// The one device each rank's part of A stays on (--resident, options->resident): cuda, or host:K;
+// InvalidArgument naming the text otherwise.
+inline Device resident_device(std::string_view text) {
+  const auto set = from_string<DeviceSet>(text);
+  if (set.size() != 1)
+    throw InvalidArgument("resident device '" + std::string(text) + "': one device per rank (cuda, or host:K)");
+  return set.front();
+}
 
 // The communicator's rank count and the most ranks that share a node (MPI_COMM_TYPE_SHARED).
 // Collective.
