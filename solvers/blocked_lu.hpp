@@ -61,14 +61,16 @@ void update_columns(const Matrix<T>& A, const int* ipiv, int j, int jb, int c, i
 }
 
 // The interchanges of every nb-wide panel of the first k columns applied to the columns left of
-// it: in parallel over block columns (disjoint), each taking the later panels' in order.
+// it: in parallel over block columns (disjoint), each taking all later panels' in one pass, so
+// that a column is swapped from cache rather than fetched once per later panel (measured: the
+// swaps were 10 % of a single-precision LU at n = 4000 when each panel went over the columns).
 template <class T>
 void swap_left_columns(const Matrix<T>& A, int k, int nb, const int* ipiv) {
   const int blocks = (k + nb - 1) / nb;
 #pragma omp parallel for schedule(dynamic, 1)
   for (int b = 0; b < blocks - 1; ++b) {
     const int c = b * nb, w = std::min(nb, k - c);
-    for (int j = c + w; j < k; j += nb) kernels::laswp(w, A.at(0, c), A.lda, j, std::min(k, j + nb), ipiv);
+    kernels::laswp(w, A.at(0, c), A.lda, c + w, k, ipiv);
   }
 }
 
@@ -104,6 +106,16 @@ class BlockedLu {
     return info;
   }
 
+  // Block columns one update task takes, of the `remaining` right of the next panel's: wide
+  // enough that GEMM's packing of L is paid once per kMinUpdateColumns columns, narrow enough to
+  // leave a task per thread. Measured with nb = 192-384 at n = 4000 and 8000 (2-core dev
+  // machine): 2-6 % faster than one task per block column, in single and double.
+  int update_group(int remaining, int threads) const {
+    constexpr int kMinUpdateColumns = 512;
+    const int wide_enough = (kMinUpdateColumns + nb_ - 1) / nb_;
+    return std::clamp(remaining / threads, 1, wide_enough);
+  }
+
   // The task graph (see the top of this file). The critical task carries priority(1); libgomp
   // honours it only under OMP_MAX_TASK_PRIORITY >= 1, and measured no faster with it.
   int with_task_graph() {
@@ -116,21 +128,30 @@ class BlockedLu {
     std::vector<char> tokens(block_columns);
     char* column = tokens.data();
     panel_info[0] = factor_panel(0, width(0));  // on all threads: nothing else can run yet
+    const int threads = omp_get_max_threads();
 #pragma omp parallel
 #pragma omp single
     for (int K = 0; K < panels; ++K) {
       const int j = first_column(K), jb = width(K);
-      for (int J = K + 1; J < block_columns; ++J) {
-        const int c = first_column(J), w = width(J);
+      for (int J = K + 1; J < block_columns;) {
+        const int c = first_column(J);
         if (J < panels && J == K + 1) {
+          const int w = width(J);
 #pragma omp task depend(in : column[K]) depend(inout : column[J]) priority(1)
           {
             update_columns(j, jb, c, w);
             panel_info[J] = factor_panel(c, w);
           }
+          ++J;
         } else {
-#pragma omp task depend(in : column[K]) depend(inout : column[J])
+          // Block columns [J, last] in one task, so that GEMM packs this panel's L once for all
+          // of them; the next panel's own block column alone, so that it waits for nothing more.
+          const int group = J == K + 2 ? 1 : update_group(block_columns - J, threads);
+          const int last = std::min(block_columns, J + group) - 1;
+          const int w = first_column(last) + width(last) - c;
+#pragma omp task depend(in : column[K]) depend(iterator(b = J : last + 1), inout : column[b])
           update_columns(j, jb, c, w);
+          J = last + 1;
         }
       }
     }
