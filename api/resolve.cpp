@@ -105,7 +105,7 @@ int driven_devices(Target target, const DeviceSet& devices) {
   return target == Target::hybrid ? static_cast<int>(devices.size()) : 1;
 }
 
-void apply_overrides(Plan& plan, const PlanOverrides& o) {
+void apply_overrides(Plan& plan, const PlanOverrides& o, int m, int n) {
   auto take = [&](const std::optional<int>& value, int& field, const char* name) {
     if (!value) return;
     field = *value;
@@ -134,6 +134,7 @@ void apply_overrides(Plan& plan, const PlanOverrides& o) {
     plan.overridden.emplace_back("panel_location");
   }
   if (plan.overridden.empty()) return;
+  clamp_blocks_to_matrix(plan, m, n);
   std::string fields;
   for (const auto& f : plan.overridden) fields += (fields.empty() ? "" : ", ") + f;
   plan.source_detail = "caller set " + fields + "; the rest from " + to_string(plan.source) + ": " + plan.source_detail;
@@ -325,7 +326,7 @@ Resolution resolve_plan(Solver solver, Precision precision, int m, int n, const 
     cache.emplace(key, *entry);
   }
   Resolution& r = entry->resolution;
-  apply_overrides(r.plan, options.overrides);
+  apply_overrides(r.plan, options.overrides, m, n);
   if (!r.plan.overridden.empty()) r.measured_seconds.reset();  // measured for another plan
   if (!r.plan.overridden.empty() && r.plan.predicted_seconds) {
     // The caller changed the plan: its prediction is the model's for the plan that will run.

@@ -289,6 +289,13 @@ bool backend_available(BackendKind kind, std::string* why) {
 }
 
 bool devices_available(const DeviceSet& devices, std::string* why) {
+  if (devices.has(BackendKind::host)) try {  // a bad setting is said here, not by the first solve
+      backends::host_backend_threads();
+      backends::host_backend_memory_limit();
+    } catch (const InvalidArgument& e) {
+      if (why) *why = e.what();
+      return false;
+    }
   for (const auto& d : devices.list) {
     std::string reason;
     if (!backends::available(d.kind, &reason)) {
@@ -301,6 +308,10 @@ bool devices_available(const DeviceSet& devices, std::string* why) {
     }
   }
   return true;
+}
+
+DeviceSet default_devices() {
+  return DeviceSet(backends::preferred());
 }
 
 namespace {
@@ -542,7 +553,12 @@ SolveReport mixed_gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv,
                        int* iter, const Options& options) {
   checks::not_null("iter", iter, 1);
   solvers::MixedDetails details;
-  SolveReport report = detail::mixed_solve(solver, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, options, {}, details);
+  solvers::MixedSafeguards safeguards;
+  if (options.mixed_double_accuracy) {
+    safeguards.target_omega = solvers::MixedSafeguards::double_accuracy<T>(n).target_omega;  // refined on to it
+    safeguards.max_omega = accuracy_tolerance<T>(n);  // and no answer taken that hetlu calls inaccurate
+  }
+  SolveReport report = detail::mixed_solve(solver, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, options, safeguards, details);
   *iter = details.iter;
   return report;
 }

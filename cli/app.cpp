@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <new>
 #include <nlohmann/json.hpp>
 #include <string_view>
 
@@ -213,6 +214,9 @@ int run(int argc, char** argv) {
   } catch (const CommandFailure& e) {
     if (quiet_usage && e.exit_code == exit_usage) return exit_usage;
     return report_failure(e.what(), e.exit_code, json);
+  } catch (const std::bad_alloc&) {
+    return report_failure("out of memory (the system, `ulimit -v` or the container's limit refused an allocation)",
+                          exit_error, json);
   } catch (const std::exception& e) {
     return report_failure(e.what(), exit_error, json);
   }

@@ -8,8 +8,9 @@
 
 namespace hetlu::cli {
 
-// Bytes of memory available now (MemAvailable in /proc/meminfo; physical pages where that is
-// missing); 0 when unknown.
+// Bytes of memory available now: MemAvailable in /proc/meminfo (physical pages where that is
+// missing), less where `ulimit -v` / `-d` or the cgroup's memory.max leave the process less; 0
+// when unknown.
 std::uint64_t available_memory_bytes();
 
 // "1.5 GiB", "800 MiB", ...

@@ -42,8 +42,9 @@ void announce(const char* routine) {
 // Where the drop-in's calls run, read once per process: HETLU_TARGET (cpu, the default, or hybrid)
 // and HETLU_DEVICES (hybrid's devices: e.g. cuda, host:4 or cuda,host:4; HETLU_BACKEND, cuda or
 // host, is the one-device form; unset: cuda when a GPU is usable, else host, a team of CPU
-// threads). A value that is none of these, or a device this machine cannot run, is said once on
-// stderr and the calls run on the CPUs: a LAPACK must still answer.
+// threads). A value that is none of these, a device this machine cannot run, or a bad
+// HETLU_HOST_BACKEND_THREADS or _MEMORY_MIB for a host device, is said once on stderr and the calls
+// run on the CPUs: a LAPACK must still answer.
 hetlu::Options placement_from_environment() {
   hetlu::Options o;
   auto refuse = [](const std::string& why) {
@@ -62,10 +63,11 @@ hetlu::Options placement_from_environment() {
   } catch (const std::exception& e) {
     return refuse(std::string("HETLU_TARGET, HETLU_DEVICES or HETLU_BACKEND: ") + e.what());
   }
-  if (o.target == hetlu::Target::hybrid && o.overrides.devices) {
+  if (o.target == hetlu::Target::hybrid) {  // named or not, the devices and their settings checked now
+    const hetlu::DeviceSet devices = o.overrides.devices.value_or(hetlu::default_devices());
     std::string why;
-    if (!hetlu::devices_available(*o.overrides.devices, &why))
-      return refuse("devices " + hetlu::to_string(*o.overrides.devices) + " are not available: " + why);
+    if (!hetlu::devices_available(devices, &why))
+      return refuse("devices " + hetlu::to_string(devices) + " are not available: " + why);
   }
   return o;
 }
@@ -209,6 +211,7 @@ void mixed_gesv(const char* routine, const int* n, const int* nrhs, T* A, const 
     hetlu::Options options = lapack_options();
     options.overrides = {};
     options.measure_time = false;
+    options.mixed_double_accuracy = false;  // LAPACK's convergence test and ITER, exactly
     *info = hetlu::mixed_gesv(hetlu::Solver::gepp, *n, *nrhs, A, *lda, ipiv, B, *ldb, X, *ldx, iter, options).info;
   } catch (const std::exception& e) {
     fatal(routine, e);

@@ -168,7 +168,8 @@ class BlockedLu {
 
 template <class T, class PanelFactor>
 int blocked_lu(int m, int n, T* A, int lda, int* ipiv, int nb, bool lookahead, PanelFactor panel) {
-  return BlockedLu<T, PanelFactor>(Matrix<T>{m, n, lda, A}, std::max(1, nb), ipiv, panel).run(lookahead);
+  nb = std::clamp(nb, 1, std::max({1, m, n}));  // wider is the whole matrix, and j + nb cannot overflow
+  return BlockedLu<T, PanelFactor>(Matrix<T>{m, n, lda, A}, nb, ipiv, panel).run(lookahead);
 }
 
 }  // namespace hetlu::variants

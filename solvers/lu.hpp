@@ -106,6 +106,11 @@ struct MixedSafeguards {
   // An X whose omega, after that, still exceeds this is no answer: ITER = -31, the double solver
   // answers. 0: not checked.
   double max_omega = 0;
+
+  // Safeguards that take an answer only at omega <= (n + 1) u of T (double or complex double),
+  // refined on while omega halves until then: the double solver's accuracy.
+  template <class T>
+  static MixedSafeguards double_accuracy(int n);
 };
 
 // X from a single-precision factorization of A (low_plan: its solver, at single precision) refined

@@ -30,6 +30,12 @@ struct Options {
   // calls do: no plan resolution, no database read, no allocation or thread wake-up; the report's
   // plan then says "small-matrix LU". The C API takes it when the caller asks for no report.
   bool small_matrix_path = false;
+  // Mixed precision: once LAPACK's normwise test passes, refinement goes on while the componentwise
+  // backward error omega is above (n + 1) u and halves, and an answer still above
+  // accuracy_tolerance (30 (n + 1) u) is not taken: the double solver answers (ITER -31). LAPACK's
+  // test alone passed an X with omega 2e-7 on a badly scaled A, six digits short of the double
+  // solver's. false: that test alone, as dsgesv decides (the LAPACK drop-in's dsgesv_, zcgesv_).
+  bool mixed_double_accuracy = true;
 };
 
 struct Resolution {
@@ -187,8 +193,12 @@ void release_workspace();
 // Whether the hybrid target's `kind` of device can run on this machine (cuda: a build with CUDA and
 // a usable GPU; host: always), and if not, why not.
 bool backend_available(BackendKind kind, std::string* why = nullptr);
-// The same for every device of a set (and that the set names at most one GPU this build drives).
+// The same for every device of a set (and that the set names at most one GPU this build drives,
+// and that a host device's HETLU_HOST_BACKEND_THREADS and _MEMORY_MIB, where set, are valid).
 bool devices_available(const DeviceSet& devices, std::string* why = nullptr);
+// The devices a hybrid call runs on when its caller names none: a GPU where this build and machine
+// have one, else the host backend.
+DeviceSet default_devices();
 
 // ---- calibration -------------------------------------------------------------------------------
 

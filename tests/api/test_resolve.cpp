@@ -4,10 +4,13 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
+#include <vector>
 
 #include "../common/temp_dir.hpp"
 #include "db/records.hpp"
 #include "hetlu/hetlu.hpp"
+#include "solvers/lu.hpp"
 
 using namespace hetlu;
 
@@ -97,6 +100,32 @@ TEST(Resolve, OverrideWinsAndSaysWhich) {
   EXPECT_EQ(r.plan.source, PlanSource::override_);
   EXPECT_EQ(r.plan.nb, 40);
   EXPECT_EQ(r.plan.overridden, std::vector<std::string>{"nb"});
+}
+
+// A panel wider than the matrix is the whole matrix: an nb near INT_MAX once overflowed the
+// block arithmetic (a segfault in GEPP and PRBT, an abort in CALU).
+TEST(Resolve, AnOverriddenBlockWiderThanTheMatrixIsTheMatrix) {
+  Options o;
+  o.use_database = false;
+  o.overrides.nb = std::numeric_limits<int>::max();
+  o.overrides.ib = std::numeric_limits<int>::max();
+  const auto r = resolve_plan(Solver::calu, Precision::double_, 7, 5, o);
+  EXPECT_EQ(r.plan.nb, 7);
+  EXPECT_EQ(r.plan.ib, 7);
+  for (Solver solver : {Solver::gepp, Solver::calu, Solver::prbt}) {
+    SCOPED_TRACE(to_string(solver));
+    std::vector<double> A = {4, 1, 0, 1, 4, 1, 0, 1, 4}, B = {5, 6, 5};
+    std::vector<int> ipiv(3);
+    const auto report = gesv(solver, 3, 1, A.data(), 3, ipiv.data(), B.data(), 3, o);
+    EXPECT_EQ(report.info, 0);
+    for (double x : B) EXPECT_NEAR(x, 1.0, 1e-14);
+  }
+  Plan plan;  // a C++ caller's own plan reaches the solvers unresolved
+  plan.nb = std::numeric_limits<int>::max();
+  std::vector<double> A = {4, 1, 1, 4};
+  std::vector<int> ipiv(2);
+  EXPECT_EQ(solvers::getrf(plan, 2, 2, A.data(), 2, ipiv.data()), 0);
+  EXPECT_NEAR(A[3], 4 - 0.25, 1e-15);
 }
 
 TEST(Resolve, EverySolverAndTargetHasAModelPlan) {
