@@ -137,7 +137,7 @@ DistributedResolution resolve_plan(const DistributedPlan& given, Precision preci
     plan.grid_rows = given.grid_rows, plan.grid_cols = given.grid_cols;
     overridden.push_back("grid");
   }
-  if (given.nb) plan.nb = given.nb, overridden.push_back("nb");
+  if (given.nb) plan.nb = std::min(given.nb, std::max(1, n)), overridden.push_back("nb");  // wider is the matrix
   if (given.threads_per_rank) plan.threads_per_rank = given.threads_per_rank, overridden.push_back("threads per rank");
   complete_grid(plan, layout.ranks);  // a given side completed, or the default's squarest grid
   if (!overridden.empty()) {

@@ -50,7 +50,7 @@ void run_or_fall_back_to_cpus(SolveReport& report, Solver solver, Precision prec
 
 template <class T>
 double accuracy_tolerance(int n) {
-  return 30.0 * (n + 1.0) * accuracy::unit_roundoff<T>();
+  return accuracy::tolerance<T>(n);
 }
 
 namespace {
@@ -289,8 +289,12 @@ bool backend_available(BackendKind kind, std::string* why) {
 }
 
 bool devices_available(const DeviceSet& devices, std::string* why) {
-  if (devices.has(BackendKind::host)) try {  // a bad setting is said here, not by the first solve
-      backends::host_backend_threads();
+  // A bad setting is said here, not by the first solve: the team size where a host device has none
+  // of its own ("host", not "host:K"), the memory limit for every host device.
+  const bool reads_threads = std::any_of(devices.list.begin(), devices.list.end(),
+                                         [](const Device& d) { return d.kind == BackendKind::host && d.number < 0; });
+  if (devices.has(BackendKind::host)) try {
+      if (reads_threads) backends::host_backend_threads();
       backends::host_backend_memory_limit();
     } catch (const InvalidArgument& e) {
       if (why) *why = e.what();
@@ -553,11 +557,8 @@ SolveReport mixed_gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv,
                        int* iter, const Options& options) {
   checks::not_null("iter", iter, 1);
   solvers::MixedDetails details;
-  solvers::MixedSafeguards safeguards;
-  if (options.mixed_double_accuracy) {
-    safeguards.target_omega = solvers::MixedSafeguards::double_accuracy<T>(n).target_omega;  // refined on to it
-    safeguards.max_omega = accuracy_tolerance<T>(n);  // and no answer taken that hetlu calls inaccurate
-  }
+  const auto safeguards =
+      options.mixed_double_accuracy ? solvers::MixedSafeguards::double_accuracy<T>(n) : solvers::MixedSafeguards{};
   SolveReport report = detail::mixed_solve(solver, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, options, safeguards, details);
   *iter = details.iter;
   return report;

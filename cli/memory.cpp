@@ -7,6 +7,7 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <utility>
 
 #include "hetlu/types.hpp"
 
@@ -27,49 +28,66 @@ std::uint64_t system_available_bytes() {
   return pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0;
 }
 
-// What this process may still allocate under `ulimit -v` (RLIMIT_AS) or `ulimit -d` (RLIMIT_DATA)
-// beyond what it holds already; unlimited where neither is set.
-std::uint64_t process_limit_bytes() {
-  std::uint64_t limit = std::numeric_limits<std::uint64_t>::max();
-  for (int resource : {RLIMIT_AS, RLIMIT_DATA}) {
-    rlimit r{};
-    if (::getrlimit(resource, &r) == 0 && r.rlim_cur != RLIM_INFINITY)
-      limit = std::min<std::uint64_t>(limit, r.rlim_cur);
-  }
-  if (limit == std::numeric_limits<std::uint64_t>::max()) return limit;
-  std::ifstream status("/proc/self/status");  // VmSize: the address space in use
+// A field of /proc/self/status in bytes (VmSize, VmData), 0 where missing.
+std::uint64_t status_bytes(const std::string& field) {
+  std::ifstream status("/proc/self/status");
   std::string line;
   while (std::getline(status, line)) {
     std::istringstream fields(line);
     std::string key;
     std::uint64_t kib = 0;
-    if (fields >> key >> kib && key == "VmSize:") return kib * 1024 >= limit ? 0 : limit - kib * 1024;
+    if (fields >> key >> kib && key == field + ":") return kib * 1024;
   }
-  return limit;
+  return 0;
 }
 
-// The cgroup (v2) memory.max of this process's group less its memory.current: a container's limit,
-// which MemAvailable does not show; unlimited where there is none.
+constexpr std::uint64_t unlimited = std::numeric_limits<std::uint64_t>::max();
+
+// What this process may still allocate under `ulimit -v` (RLIMIT_AS, against the address space in
+// use) or `ulimit -d` (RLIMIT_DATA, against the data segment in use); unlimited where neither is set.
+std::uint64_t process_limit_bytes() {
+  std::uint64_t left = unlimited;
+  for (auto [resource, field] : {std::pair{RLIMIT_AS, "VmSize"}, std::pair{RLIMIT_DATA, "VmData"}}) {
+    rlimit r{};
+    if (::getrlimit(resource, &r) != 0 || r.rlim_cur == RLIM_INFINITY) continue;
+    const std::uint64_t used = status_bytes(field);
+    left = std::min<std::uint64_t>(left, used >= r.rlim_cur ? 0 : r.rlim_cur - used);
+  }
+  return left;
+}
+
+// The cgroup (v2) of this process: its memory.max less what it holds, page cache it can drop
+// (inactive_file) not counted; unlimited where there is no limit. MemAvailable does not see it.
 std::uint64_t cgroup_available_bytes() {
-  std::uint64_t none = std::numeric_limits<std::uint64_t>::max();
-  std::ifstream max_file("/sys/fs/cgroup/memory.max"), current_file("/sys/fs/cgroup/memory.current");
+  std::ifstream membership("/proc/self/cgroup");
+  std::string line, group = "/";
+  while (std::getline(membership, line))
+    if (line.rfind("0::", 0) == 0) group = line.substr(3);
+  const std::string dir = "/sys/fs/cgroup" + (group == "/" ? std::string() : group);
+  std::ifstream max_file(dir + "/memory.max"), current_file(dir + "/memory.current"), stat_file(dir + "/memory.stat");
   std::string max_text;
-  std::uint64_t current = 0, max = 0;
-  if (!(max_file >> max_text) || max_text == "max" || !(current_file >> current)) return none;
+  std::uint64_t current = 0, max = 0, inactive_file = 0;
+  if (!(max_file >> max_text) || max_text == "max" || !(current_file >> current)) return unlimited;
   try {
     max = std::stoull(max_text);
   } catch (const std::exception&) {
-    return none;
+    return unlimited;
   }
-  return current >= max ? 0 : max - current;
+  std::string key;
+  std::uint64_t value = 0;
+  while (stat_file >> key >> value)
+    if (key == "inactive_file") inactive_file = value;
+  const std::uint64_t held = current > inactive_file ? current - inactive_file : 0;
+  return held >= max ? 0 : max - held;
 }
 
 }  // namespace
 
 std::uint64_t available_memory_bytes() {
   const std::uint64_t system = system_available_bytes();
-  const std::uint64_t limited = std::min(process_limit_bytes(), cgroup_available_bytes());
-  if (system == 0) return limited == std::numeric_limits<std::uint64_t>::max() ? 0 : limited;
+  // At least 1 byte where a limit is reached: 0 means "unknown", and would skip the check.
+  const std::uint64_t limited = std::max<std::uint64_t>(1, std::min(process_limit_bytes(), cgroup_available_bytes()));
+  if (system == 0) return limited == unlimited ? 0 : limited;
   return std::min(system, limited);
 }
 

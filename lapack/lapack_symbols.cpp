@@ -64,7 +64,8 @@ hetlu::Options placement_from_environment() {
     return refuse(std::string("HETLU_TARGET, HETLU_DEVICES or HETLU_BACKEND: ") + e.what());
   }
   if (o.target == hetlu::Target::hybrid) {  // named or not, the devices and their settings checked now
-    const hetlu::DeviceSet devices = o.overrides.devices.value_or(hetlu::default_devices());
+    // default_devices() only where none is named: it loads the CUDA plugin to look for a GPU.
+    const hetlu::DeviceSet devices = o.overrides.devices ? *o.overrides.devices : hetlu::default_devices();
     std::string why;
     if (!hetlu::devices_available(devices, &why))
       return refuse("devices " + hetlu::to_string(devices) + " are not available: " + why);

@@ -7,6 +7,13 @@ namespace hetlu::accuracy {
 template <class T>
 double unit_roundoff();
 
+// The componentwise backward error omega above which hetlu calls a solution of order n inaccurate:
+// 30 (n + 1) u (30 is LAPACK's test threshold). hetlu::accuracy_tolerance is this.
+template <class T>
+double tolerance(int n) {
+  return 30.0 * (n + 1.0) * unit_roundoff<T>();
+}
+
 // ||P A - L U||_1 / (n ||A||_1 eps) for the factors of getrf; below 30 passes (LAPACK dget01).
 template <class T>
 double factorization_residual(int m, int n, const T* A, int lda, const T* LU, int ldlu, const int* ipiv);

@@ -66,7 +66,7 @@ void update_columns(const Matrix<T>& A, const int* ipiv, int j, int jb, int c, i
 // swaps were 10 % of a single-precision LU at n = 4000 when each panel went over the columns).
 template <class T>
 void swap_left_columns(const Matrix<T>& A, int k, int nb, const int* ipiv) {
-  const int blocks = (k + nb - 1) / nb;
+  const int blocks = static_cast<int>((k + nb - 1LL) / nb);
 #pragma omp parallel for schedule(dynamic, 1)
   for (int b = 0; b < blocks - 1; ++b) {
     const int c = b * nb, w = std::min(nb, k - c);
@@ -112,7 +112,7 @@ class BlockedLu {
   // machine): 2-6 % faster than one task per block column, in single and double.
   int update_group(int remaining, int threads) const {
     constexpr int kMinUpdateColumns = 512;
-    const int wide_enough = (kMinUpdateColumns + nb_ - 1) / nb_;
+    const int wide_enough = static_cast<int>((kMinUpdateColumns + nb_ - 1LL) / nb_);
     return std::clamp(remaining / threads, 1, wide_enough);
   }
 
@@ -121,9 +121,13 @@ class BlockedLu {
   int with_task_graph() {
     const int k = std::min(A_.m, A_.n);
     // Block columns: the panels' (the last may be narrower), then those right of min(m, n).
-    const int panels = (k + nb_ - 1) / nb_, block_columns = panels + (A_.n - k + nb_ - 1) / nb_;
+    const int panels = static_cast<int>((k + nb_ - 1LL) / nb_);
+    const int block_columns = panels + static_cast<int>((A_.n - k + nb_ - 1LL) / nb_);
     auto first_column = [&](int J) { return J < panels ? J * nb_ : k + (J - panels) * nb_; };
-    auto width = [&](int J) { return std::min(J < panels ? k : A_.n, first_column(J) + nb_) - first_column(J); };
+    auto width = [&](int J) {  // in 64 bits: first_column + nb_ may pass INT_MAX for a 1 x 2^30 matrix
+      return static_cast<int>(std::min<long long>(J < panels ? k : A_.n, first_column(J) + 0LL + nb_) -
+                              first_column(J));
+    };
     std::vector<int> panel_info(panels, 0);
     std::vector<char> tokens(block_columns);
     char* column = tokens.data();

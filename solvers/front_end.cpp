@@ -25,15 +25,6 @@ void check_plan(const Plan& plan) {
   }
 }
 
-// The plan, or a copy with its blocks no wider than the matrix where a caller asked for wider
-// (clamp_blocks_to_matrix): a C++ caller's plan is not resolved.
-const Plan& within_matrix(const Plan& plan, int m, int n, Plan& clamped) {
-  if (plan.nb <= std::max(m, n) && plan.ib <= std::max(m, n)) return plan;
-  clamped = plan;
-  clamp_blocks_to_matrix(clamped, m, n);
-  return clamped;
-}
-
 }  // namespace
 
 template <class T>
@@ -42,8 +33,7 @@ int getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, InputCheck c
   checks::precision_matches<T>(plan);
   check_plan(plan);
   if (check == InputCheck::finite) checks::finite("A", m, n, A, lda);
-  Plan clamped;
-  return variants::lu_getrf(within_matrix(plan, m, n, clamped), m, n, A, lda, ipiv, balance);
+  return variants::lu_getrf(plan, m, n, A, lda, ipiv, balance);
 }
 
 template <class T>
@@ -63,15 +53,13 @@ void getrs(const Plan& plan, Transpose trans, int n, int nrhs, const T* LU, int 
 }
 
 template <class T>
-int gesv(const Plan& requested, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, InputCheck check,
+int gesv(const Plan& plan, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, InputCheck check,
          SolveDetails* details) {
   checks::square_system(n, nrhs, A, lda, B, ldb);
   checks::not_null("ipiv", ipiv, n);
-  checks::precision_matches<T>(requested);
-  check_plan(requested);
+  checks::precision_matches<T>(plan);
+  check_plan(plan);
   if (check == InputCheck::finite) checks::finite_system(n, nrhs, A, lda, B, ldb);  // before any work
-  Plan clamped;
-  const Plan& plan = within_matrix(requested, n, n, clamped);
   if (plan.solver == Solver::prbt) return variants::prbt_gesv(plan, n, nrhs, A, lda, ipiv, B, ldb, details);
   // Refinement needs A itself; the factors overwrite it.
   const bool refine = plan.refinement == Refinement::working;

@@ -1,3 +1,5 @@
+#include <omp.h>
+
 #include <algorithm>
 #include <utility>
 
@@ -33,11 +35,15 @@ void swap_rows(T* A, int lda, int j0, int j1, const int* ipiv, Rows order) {
 
 template <class T, class Rows>
 void swap_blocks(int ncols, T* A, int lda, long long swaps, const int* ipiv, Rows order) {
-  const int blocks = (ncols + kSwapBlockColumns - 1) / kSwapBlockColumns;
-#pragma omp parallel for schedule(static) if (swaps * ncols > 65536 && blocks > 1)
+  // Narrower blocks where fewer than two per thread would be left (getrs's few right-hand sides).
+  const bool parallel = swaps * ncols > 65536 && !omp_in_parallel();
+  const int threads = parallel ? omp_get_max_threads() : 1;
+  const int width = std::clamp((ncols + 2 * threads - 1) / (2 * threads), 1, kSwapBlockColumns);
+  const int blocks = (ncols + width - 1) / width;
+#pragma omp parallel for schedule(static) if (parallel && blocks > 1)
   for (int b = 0; b < blocks; ++b) {
-    const int j0 = b * kSwapBlockColumns;
-    swap_rows(A, lda, j0, std::min(ncols, j0 + kSwapBlockColumns), ipiv, order);
+    const int j0 = b * width;
+    swap_rows(A, lda, j0, std::min(ncols, j0 + width), ipiv, order);
   }
 }
 

@@ -93,7 +93,8 @@ struct MixedDetails {
   std::optional<double> backward_error;  // safeguards: omega of the refined X
 };
 
-// What precision auto asks of the mixed path beyond dsgesv's semantics (both off for dsgesv_).
+// What the mixed path checks beyond dsgesv's semantics: all off for the drop-in's dsgesv_ (with
+// GEPP), the omegas on by default (double_accuracy), all on for precision auto.
 struct MixedSafeguards {
   // Where the first classical step fails to halve the residual, the double solver answers at once
   // (ITER = -1); where it shrinks it by less than 100x, kappa_1(A) is estimated (Hager-Higham from
@@ -107,8 +108,9 @@ struct MixedSafeguards {
   // answers. 0: not checked.
   double max_omega = 0;
 
-  // Safeguards that take an answer only at omega <= (n + 1) u of T (double or complex double),
-  // refined on while omega halves until then: the double solver's accuracy.
+  // Safeguards that refine on while omega is above (n + 1) u of T (double or complex double) and
+  // halves, and take no answer above accuracy::tolerance (30 (n + 1) u): what hetlu::mixed_gesv
+  // does by default (Options::mixed_double_accuracy), and PRBT always.
   template <class T>
   static MixedSafeguards double_accuracy(int n);
 };

@@ -66,8 +66,10 @@ class CandidateRun {
     Plan low = plan_;
     low.precision = Precision::single;
     details_ = {};
+    // As hetlu::mixed_gesv runs by default (Options::mixed_double_accuracy), so that the time and
+    // the steps stored are what a caller gets.
     const int info = solvers::mixed_gesv(low, fallback_, n, 1, work_.data(), n, ipiv_.data(), problem_.b.data(), n,
-                                         x_.data(), n, details_);
+                                         x_.data(), n, details_, solvers::MixedSafeguards::double_accuracy<double>(n));
     if (info == 0 && details_.iter < 0)  // the configuration gave no mixed answer: a failure, said so
       throw Error("the mixed path fell back to double precision on a random matrix (ITER = " +
                   std::to_string(details_.iter) + ")");

@@ -126,7 +126,8 @@ hetlu_status hetlu_cgesv(int n, int nrhs, hetlu_complex_float* A, int lda, int* 
  * precision factorization of A by options->solver (GEPP, CALU, or PRBT's butterflies and GENP),
  * refined in double (then by GMRES where classical refinement stalls). B is left unchanged. *iter
  * is LAPACK's ITER: >= 0 the refinement steps, < 0 why the double solver answered instead (-2: an
- * entry outside single's range, -3: a zero pivot in single, -31: no convergence); A is then
+ * entry outside single's range, -3: a zero pivot in single, -31: no convergence, or, beyond
+ * LAPACK's normwise test, a componentwise backward error still above 30 (n + 1) u); A is then
  * overwritten by its double factors. iter may be NULL. The hybrid target is not offered: the
  * options' target must be the CPU's. */
 hetlu_status hetlu_dsgesv(int n, int nrhs, double* A, int lda, int* ipiv, const double* B, int ldb, double* X, int ldx,

@@ -1,12 +1,17 @@
 // GEPP accuracy the LAPACK way: ||PA - LU|| / (n ||A|| eps) < 30, on random and structured matrices
 // of awkward sizes, square and rectangular, several panel widths, both precisions.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <cmath>
+#include <random>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "matrices.hpp"
 #include "solvers/accuracy.hpp"
+#include "solvers/gepp_kernels.hpp"
 #include "solvers/lu.hpp"
 
 using namespace hetlu;
@@ -72,6 +77,45 @@ TEST(GeppRectangular, TallAndWide) {
     check_factorization<double>(Kind::random, 100, 513, nb);
     check_factorization<float>(Kind::random, 1000, 7, nb);
     check_factorization<double>(Kind::graded, 7, 1000, nb);
+  }
+}
+
+// The look-ahead's update tasks take several block columns each, grouped by the thread count:
+// other counts than ctest's two group them otherwise.
+TEST(GeppRectangular, TallAndWideOnOtherThreadCounts) {
+  const int saved = omp_get_max_threads();
+  for (int threads : {1, 3, 4, 8}) {
+    SCOPED_TRACE("threads=" + std::to_string(threads));
+    omp_set_num_threads(threads);
+    for (int nb : {1, 7, 64}) {
+      check_factorization<double>(Kind::random, 700, 300, nb);
+      check_factorization<float>(Kind::random, 300, 700, nb);
+      check_factorization<double>(Kind::graded, 513, 513, nb);
+    }
+  }
+  omp_set_num_threads(saved);
+}
+
+// The row interchanges run row by row over blocks of columns: every column must still get its
+// swaps in order, for widths below, at and past a block, serial or in parallel, and
+// laswp_reverse must undo them.
+TEST(Laswp, EveryColumnGetsItsSwapsInOrderAndReverseUndoesThem) {
+  const int m = 300, lda = 303, k1 = 7, k2 = 290;
+  std::mt19937 generator(11);
+  std::vector<int> ipiv(k2);
+  for (int i = 0; i < k2; ++i) ipiv[i] = std::uniform_int_distribution<int>(i + 1, m)(generator);
+  for (int ncols : {1, 5, 31, 32, 33, 70, 257}) {
+    SCOPED_TRACE("ncols=" + std::to_string(ncols));
+    std::vector<double> A(static_cast<size_t>(lda) * ncols);
+    for (auto& a : A) a = std::uniform_real_distribution<double>(-1, 1)(generator);
+    auto expected = A;
+    for (int j = 0; j < ncols; ++j)
+      for (int i = k1; i < k2; ++i) std::swap(expected[i + j * lda], expected[ipiv[i] - 1 + j * lda]);
+    auto swapped = A;
+    kernels::laswp(ncols, swapped.data(), lda, k1, k2, ipiv.data());
+    EXPECT_EQ(swapped, expected);
+    kernels::laswp_reverse(ncols, swapped.data(), lda, k1, k2, ipiv.data());
+    EXPECT_EQ(swapped, A);
   }
 }
 
