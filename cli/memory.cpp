@@ -15,30 +15,24 @@ namespace hetlu::cli {
 
 namespace {
 
-std::uint64_t system_available_bytes() {
-  std::ifstream meminfo("/proc/meminfo");
+// A field of a /proc file of "Key: value kB" lines (MemAvailable, VmSize, VmData) in bytes; 0
+// where missing.
+std::uint64_t proc_field_bytes(const char* path, const std::string& field) {
+  std::ifstream file(path);
   std::string line;
-  while (std::getline(meminfo, line)) {
-    std::istringstream fields(line);
-    std::string key;
-    std::uint64_t kib = 0;
-    if (fields >> key >> kib && key == "MemAvailable:") return kib * 1024;
-  }
-  const long pages = ::sysconf(_SC_AVPHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
-  return pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0;
-}
-
-// A field of /proc/self/status in bytes (VmSize, VmData), 0 where missing.
-std::uint64_t status_bytes(const std::string& field) {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
+  while (std::getline(file, line)) {
     std::istringstream fields(line);
     std::string key;
     std::uint64_t kib = 0;
     if (fields >> key >> kib && key == field + ":") return kib * 1024;
   }
   return 0;
+}
+
+std::uint64_t system_available_bytes() {
+  if (const std::uint64_t available = proc_field_bytes("/proc/meminfo", "MemAvailable")) return available;
+  const long pages = ::sysconf(_SC_AVPHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0;
 }
 
 constexpr std::uint64_t unlimited = std::numeric_limits<std::uint64_t>::max();
@@ -50,7 +44,7 @@ std::uint64_t process_limit_bytes() {
   for (auto [resource, field] : {std::pair{RLIMIT_AS, "VmSize"}, std::pair{RLIMIT_DATA, "VmData"}}) {
     rlimit r{};
     if (::getrlimit(resource, &r) != 0 || r.rlim_cur == RLIM_INFINITY) continue;
-    const std::uint64_t used = status_bytes(field);
+    const std::uint64_t used = proc_field_bytes("/proc/self/status", field);
     left = std::min<std::uint64_t>(left, used >= r.rlim_cur ? 0 : r.rlim_cur - used);
   }
   return left;
