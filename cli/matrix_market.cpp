@@ -49,6 +49,10 @@ class Reader {
   bool header(std::string& line) {
     if (!std::getline(in_, line)) return false;
     ++line_number_;
+    // A CR inside the first line: the file's lines end in a lone CR (classic Mac OS), and getline
+    // saw it as one line; said so, not as a missing size line.
+    if (const auto cr = line.find('\r'); cr != std::string::npos && cr + 1 < line.size())
+      fail("lines end in a lone carriage return (CR): convert them to LF (or CR LF)");
     return true;
   }
 

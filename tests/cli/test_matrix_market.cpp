@@ -65,6 +65,10 @@ TEST(MatrixMarket, ErrorsNameTheLine) {
             dir.file("m.mtx") + ":1: field 'pattern' is not supported (expected real, integer or complex)");
   EXPECT_EQ(error_of(write(dir, "")), dir.file("m.mtx") + ":0: empty file (expected a %%MatrixMarket header)");
   EXPECT_EQ(error_of(dir.file("missing.mtx")), dir.file("missing.mtx") + ": no such file");
+  EXPECT_EQ(error_of(write(dir, "%%MatrixMarket matrix array real general\r2 2\r1\r2\r3\r4\r")),
+            dir.file("m.mtx") + ":1: lines end in a lone carriage return (CR): convert them to LF (or CR LF)");
+  EXPECT_EQ(cli::read_matrix_market(write(dir, "%%MatrixMarket matrix array real general\r\n1 1\r\n5\r\n")).values,
+            std::vector<double>{5});  // CR LF is fine
 }
 
 TEST(MatrixMarket, IntegerFilesHoldWholeNumbersAndNulBytesAreRefused) {
