@@ -106,6 +106,11 @@ int driven_devices(Target target, const DeviceSet& devices) {
 }
 
 void apply_overrides(Plan& plan, const PlanOverrides& o, int m, int n) {
+  // Every interface's panel widths, checked here once: Python's nb = -1 reached PRBT's mixed path,
+  // which clamps without checking, and failed only where the double solver had to answer.
+  for (const auto& [value, name] : {std::pair{o.nb, "nb"}, std::pair{o.ib, "ib"}})
+    if (value && *value < 1)
+      throw InvalidArgument(std::string("override ") + name + " = " + std::to_string(*value) + " must be >= 1");
   auto take = [&](const std::optional<int>& value, int& field, const char* name) {
     if (!value) return;
     field = *value;

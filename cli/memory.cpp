@@ -7,6 +7,7 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <thread>
 #include <utility>
 
 #include "hetlu/types.hpp"
@@ -37,14 +38,23 @@ std::uint64_t system_available_bytes() {
 
 constexpr std::uint64_t unlimited = std::numeric_limits<std::uint64_t>::max();
 
+// Address space the BLAS maps on its first calls: OpenBLAS a 128 MiB buffer for each thread that
+// calls it (hetlu calls it from every OpenMP thread, and the caller's). Under `ulimit -v` a refused
+// buffer made OpenBLAS retry forever at 100 % CPU, after the matrices themselves had fit.
+std::uint64_t blas_buffer_bytes() {
+  return (std::max(1u, std::thread::hardware_concurrency()) + 1ull) * (128ull << 20);
+}
+
 // What this process may still allocate under `ulimit -v` (RLIMIT_AS, against the address space in
-// use) or `ulimit -d` (RLIMIT_DATA, against the data segment in use); unlimited where neither is set.
+// use and the BLAS's buffers) or `ulimit -d` (RLIMIT_DATA, against the data segment in use);
+// unlimited where neither is set.
 std::uint64_t process_limit_bytes() {
   std::uint64_t left = unlimited;
   for (auto [resource, field] : {std::pair{RLIMIT_AS, "VmSize"}, std::pair{RLIMIT_DATA, "VmData"}}) {
     rlimit r{};
     if (::getrlimit(resource, &r) != 0 || r.rlim_cur == RLIM_INFINITY) continue;
-    const std::uint64_t used = proc_field_bytes("/proc/self/status", field);
+    const std::uint64_t used =
+        proc_field_bytes("/proc/self/status", field) + (resource == RLIMIT_AS ? blas_buffer_bytes() : 0);
     left = std::min<std::uint64_t>(left, used >= r.rlim_cur ? 0 : r.rlim_cur - used);
   }
   return left;
@@ -96,9 +106,15 @@ std::string readable_bytes(double bytes) {
 
 void require_memory(double bytes, const std::string& what) {
   const std::uint64_t available = available_memory_bytes();
-  if (available > 0 && bytes > double(available))
+  if (available > 0 && bytes > double(available)) {
+    // Where the process's own limit is what binds, say so: it counts the BLAS's buffers too.
+    const bool own_limit = process_limit_bytes() <= available;
     throw InvalidArgument(what + " needs " + readable_bytes(bytes) + " of memory, but only " +
-                          readable_bytes(double(available)) + " is available");
+                          readable_bytes(double(available)) + " is available" +
+                          (own_limit ? " under this process's `ulimit -v`/`-d` (which the BLAS's buffers, 128 MiB "
+                                       "a thread, count against)"
+                                     : ""));
+  }
 }
 
 }  // namespace hetlu::cli

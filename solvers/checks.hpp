@@ -2,6 +2,9 @@
 // message that names the argument and says what is wrong.
 #pragma once
 
+#include <cstdint>
+#include <utility>
+
 #include "hetlu/types.hpp"
 
 namespace hetlu::checks {
@@ -41,7 +44,22 @@ void system_into_x(int n, int nrhs, const T* A, int lda, const T* B, int ldb, co
   at_least("ldx", ldx, "max(1, n)", n > 1 ? n : 1);
   not_null("X", X, static_cast<long long>(n) * nrhs);
   not_null("ipiv", ipiv, n);
-  if (check == InputCheck::finite) finite_system(n, nrhs, A, lda, B, ldb);
+  if (check == InputCheck::finite) {  // hetlu's own calls (the drop-in keeps LAPACK's: no checks)
+    finite_system(n, nrhs, A, lda, B, ldb);
+    // X is written while A and B are read: an X over B (B const) was zeroed with it and "converged".
+    auto extent = [&](const T* M, int ld, int columns) {
+      return std::pair{reinterpret_cast<std::uintptr_t>(M),
+                       reinterpret_cast<std::uintptr_t>(M + (static_cast<long long>(columns) - 1) * ld + n)};
+    };
+    auto overlap = [](std::pair<std::uintptr_t, std::uintptr_t> a, std::pair<std::uintptr_t, std::uintptr_t> b) {
+      return a.first < b.second && b.first < a.second;
+    };
+    if (n > 0 && nrhs > 0) {
+      const auto x = extent(X, ldx, nrhs);
+      if (overlap(x, extent(B, ldb, nrhs))) throw InvalidArgument("X overlaps B: X must be an array of its own");
+      if (overlap(x, extent(A, lda, n))) throw InvalidArgument("X overlaps A: X must be an array of its own");
+    }
+  }
 }
 
 // The plan must ask for the precision of the data it is given.

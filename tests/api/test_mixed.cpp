@@ -89,6 +89,25 @@ TEST(MixedGesv, PrbtOnBadlyScaledColumnsGivesTheDoubleSolversAccuracy) {
     }
 }
 
+// X is written while A and B are read: an X over B was zeroed with it and "converged" to 0.
+TEST(MixedGesv, AnXOverlappingBOrAIsRefused) {
+  const auto s = conditioned<double>(40, 10, 3);
+  auto A = s.A;
+  auto B = s.B;
+  std::vector<int> ipiv(s.n);
+  int iter = 0;
+  Options options;
+  options.use_database = false;
+  EXPECT_THROW(
+      mixed_gesv(Solver::gepp, s.n, 2, A.data(), s.n, ipiv.data(), B.data(), s.n, B.data(), s.n, &iter, options),
+      InvalidArgument);
+  EXPECT_THROW(
+      mixed_gesv(Solver::gepp, s.n, 1, A.data(), s.n, ipiv.data(), B.data(), s.n, A.data() + 5, s.n, &iter, options),
+      InvalidArgument);
+  EXPECT_EQ(A, s.A);
+  EXPECT_EQ(B, s.B);
+}
+
 TEST(MixedGesv, ComplexDoubleFromComplexSingleByEverySolver) {
   for (Solver solver : every_solver) {
     SCOPED_TRACE(to_string(solver));

@@ -120,6 +120,14 @@ TEST(Resolve, AnOverriddenBlockWiderThanTheMatrixIsTheMatrix) {
     EXPECT_EQ(report.info, 0);
     for (double x : B) EXPECT_NEAR(x, 1.0, 1e-14);
   }
+  for (int bad : {0, -1, std::numeric_limits<int>::min()}) {  // Python's nb = -1 reached PRBT's mixed path
+    Options negative = o;
+    negative.overrides.nb = bad;
+    EXPECT_THROW(resolve_plan(Solver::prbt, Precision::mixed, 7, 7, negative), InvalidArgument) << bad;
+    negative.overrides.nb.reset();
+    negative.overrides.ib = bad;
+    EXPECT_THROW(resolve_plan(Solver::calu, Precision::double_, 7, 7, negative), InvalidArgument) << bad;
+  }
   Plan plan;  // a C++ caller's own plan reaches the solvers unresolved
   plan.nb = std::numeric_limits<int>::max();
   std::vector<double> A = {4, 1, 1, 4};
