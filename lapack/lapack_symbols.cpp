@@ -84,10 +84,6 @@ hetlu::Options lapack_options() {
   return o;
 }
 
-// Below this order a call on the CPU target goes to the BLAS library's own getrf or gesv (the
-// small-matrix path: no plan, no allocation, no thread wake-up); resolved once per process. 0 on
-// the hybrid target, which the caller chose, or when the crossover cannot be resolved.
-// HETLU_SMALL_MATRIX_CROSSOVER=N sets it (0: every call through hetlu's solvers).
 // HETLU_SMALL_MATRIX_CROSSOVER, read once per process for every type (a bad value said once): the
 // order, or -1 where it is unset or ignored.
 int crossover_from_environment() {
@@ -104,6 +100,10 @@ int crossover_from_environment() {
   return order;
 }
 
+// Below this order a call on the CPU target goes to the BLAS library's own getrf or gesv (the
+// small-matrix path: no plan, no allocation, no thread wake-up); resolved once per process. 0 on
+// the hybrid target, which the caller chose, or when the crossover cannot be resolved.
+// HETLU_SMALL_MATRIX_CROSSOVER=N sets it (0: every call through hetlu's solvers).
 template <class T>
 int small_matrix_below() {
   static const int below = [] {

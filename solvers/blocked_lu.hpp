@@ -32,6 +32,12 @@ struct Matrix {
 
 // The steps every blocked LU driver shares (this one and hybrid_lu.hpp's CPU side).
 
+// The panel width a driver runs with: at least 1, and a width past the matrix is the whole matrix,
+// so that no block arithmetic (j + nb) can overflow whatever a caller's plan asks.
+inline int panel_width_within(int nb, int m, int n) {
+  return std::clamp(nb, 1, std::max({1, m, n}));
+}
+
 // Factors the panel of columns [j, j + jb) with `panel` (see BlockedLu); returns its info and
 // leaves its interchanges in ipiv, both shifted to the whole matrix.
 template <class T, class PanelFactor>
@@ -172,8 +178,7 @@ class BlockedLu {
 
 template <class T, class PanelFactor>
 int blocked_lu(int m, int n, T* A, int lda, int* ipiv, int nb, bool lookahead, PanelFactor panel) {
-  nb = std::clamp(nb, 1, std::max({1, m, n}));  // wider is the whole matrix, and j + nb cannot overflow
-  return BlockedLu<T, PanelFactor>(Matrix<T>{m, n, lda, A}, nb, ipiv, panel).run(lookahead);
+  return BlockedLu<T, PanelFactor>(Matrix<T>{m, n, lda, A}, panel_width_within(nb, m, n), ipiv, panel).run(lookahead);
 }
 
 }  // namespace hetlu::variants

@@ -515,10 +515,8 @@ int hybrid_lu(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, bool piv
   std::vector<backends::Backend<T>*> devices;
   for (std::size_t i = 0; i < plan.devices.size(); ++i)
     devices.push_back(&backends::backend<T>(plan.devices.list[i], copies[i]));
-  // A panel wider than the matrix is the matrix (a caller's nb near INT_MAX would overflow j + nb).
-  const int nb = std::clamp(plan.nb, 1, std::max({1, m, n}));
-  HybridLu<T, PanelFactor> lu(devices, Matrix<T>{m, n, lda, A}, nb, plan.cpu_block_columns, ipiv, pivoting, panel,
-                              plan.device_shares);
+  HybridLu<T, PanelFactor> lu(devices, Matrix<T>{m, n, lda, A}, panel_width_within(plan.nb, m, n),
+                              plan.cpu_block_columns, ipiv, pivoting, panel, plan.device_shares);
   const int info = lu.run();
   if (balance) *balance = lu.balance();
   return info;

@@ -328,13 +328,11 @@ struct Plan {
 
 // A block wider than the matrix is the whole matrix: nb and ib beyond max(m, n) are taken as
 // max(m, n), so that no block arithmetic (j + nb, (k + nb - 1) / nb) can overflow an int whatever
-// width a caller asks for. True when it changed the plan.
-inline bool clamp_blocks_to_matrix(Plan& plan, int m, int n) {
+// width a caller asks for.
+inline void clamp_blocks_to_matrix(Plan& plan, int m, int n) {
   const int widest = std::max(1, std::max(m, n));
-  if (plan.nb <= widest && plan.ib <= widest) return false;
   plan.nb = std::min(plan.nb, widest);
   plan.ib = std::min(plan.ib, widest);
-  return true;
 }
 
 // The plan with every field that its solver and target do not read set to the default: two plans
