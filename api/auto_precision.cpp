@@ -175,15 +175,17 @@ template <class T>
 SolveReport auto_precision_gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, const T* B, int ldb, T* X,
                                 int ldx, const Options& options) {
   static_assert(scalar::plan_precision<T>() == Precision::double_, "precision auto answers in double");
+  // A's finiteness is checked by whichever path solves: on the mixed path's rounding pass, or below.
   checks::system_into_x(n, nrhs, A, lda, B, ldb, X, ldx, ipiv, options.input_check);
-  Options checked = options;
-  checked.input_check = InputCheck::none;  // checked once, here
 
   const std::string key = memory_key(solver, scalar::is_complex_v<T>, n, options);
   std::string why;
   const std::optional<std::string> history = fallback_memory().double_because_of_history(key);
   const bool mixed = history ? (why = *history, false) : mixed_predicted_faster(solver, n, nrhs, options, why);
   if (!mixed) {
+    Options checked = options;
+    if (options.input_check == InputCheck::finite) checks::finite("A", n, n, A, lda);  // before X is written
+    checked.input_check = InputCheck::none;                                            // A and B checked once
     kernels::copy_block(n, nrhs, B, ldb, X, ldx);
     SolveReport report = gesv(solver, n, nrhs, A, lda, ipiv, X, ldx, checked);
     report.auto_choice = why;
@@ -194,7 +196,7 @@ SolveReport auto_precision_gesv(Solver solver, int n, int nrhs, T* A, int lda, i
   safeguards.target_omega = accuracy::unit_roundoff<T>();
   safeguards.max_omega = (n + 1) * accuracy::unit_roundoff<T>();  // #15.4's bound on a mixed answer
   solvers::MixedDetails details;
-  SolveReport report = detail::mixed_solve(solver, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, checked, safeguards, details);
+  SolveReport report = detail::mixed_solve(solver, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, options, safeguards, details);
   const bool fell_back = details.iter < 0 && report.info == 0;
   fallback_memory().record(key, fell_back, fell_back ? report.warnings.back() : "");
   report.auto_choice = why + (fell_back ? ", then double: " + report.warnings.back() : "");

@@ -524,7 +524,8 @@ SolveReport detail::mixed_solve(Solver solver, int n, int nrhs, T* A, int lda, i
   const Plan high =
       resolve_plan(solver == Solver::prbt ? Solver::gepp : solver, Precision::double_, n, n, options).plan;
   report.seconds = timed(options, [&] {
-    report.info = solvers::mixed_gesv(low, high, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, details, safeguards);
+    report.info =
+        solvers::mixed_gesv(low, high, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, details, safeguards, options.input_check);
   });
   report.refinement_steps = std::max(0, details.iter);
   report.backward_error = details.iter >= 0 ? details.backward_error : std::nullopt;

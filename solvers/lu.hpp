@@ -119,10 +119,13 @@ struct MixedSafeguards {
 // in double, as LAPACK's dsgesv and zcgesv, with GMRES-based refinement where the classical one
 // stalls (see mixed_gesv.cpp); T is double or complex<double>. A is left unchanged unless the
 // single path fails and the double solver, at high_plan, factors it. Returns the double solver's
-// info (0 when the single path answered). Arguments are already checked.
+// info (0 when the single path answered). Arguments are already checked, except A's finiteness:
+// with `check` finite (default) it is tested on the pass that rounds A to single, and a NaN or Inf
+// in A throws before anything is written, naming the entry (checks::finite).
 template <class T>
 int mixed_gesv(const Plan& low_plan, const Plan& high_plan, int n, int nrhs, T* A, int lda, int* ipiv, const T* B,
-               int ldb, T* X, int ldx, MixedDetails& details, const MixedSafeguards& safeguards = {});
+               int ldb, T* X, int ldx, MixedDetails& details, const MixedSafeguards& safeguards = {},
+               InputCheck check = InputCheck::finite);
 
 // LAPACK's dgetrf from the BLAS library (OpenBLAS), the reference hetlu is measured against.
 int reference_getrf(int m, int n, double* A, int lda, int* ipiv);

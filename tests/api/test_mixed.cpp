@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <complex>
+#include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -84,7 +86,9 @@ TEST(MixedGesv, PrbtOnBadlyScaledColumnsGivesTheDoubleSolversAccuracy) {
       int iter = 99;
       const auto report = mixed_gesv(solver, n, 1, A2.data(), n, ipiv.data(), B.data(), n, X.data(), n, &iter, options);
       EXPECT_EQ(report.info, 0);
-      if (solver == Solver::prbt) EXPECT_EQ(iter, -31);  // omega stayed above 30 (n + 1) u: double answered
+      if (solver == Solver::prbt) {
+        EXPECT_EQ(iter, -31);  // omega stayed above 30 (n + 1) u: double answered
+      }
       for (int i : {3, 7}) EXPECT_NEAR(X[i], reference[i], 1e-6 * std::abs(reference[i])) << "x" << i;
     }
 }
@@ -213,6 +217,38 @@ TEST(MixedGesv, BadArgumentsAreNamed) {
   A[1] = std::nan("");
   EXPECT_THROW(mixed_gesv(Solver::gepp, 2, 1, A.data(), 2, ipiv.data(), B.data(), 2, X.data(), 2, &iter),
                InvalidArgument);
+}
+
+// A's finiteness is tested on the pass that rounds A to single (no pass of its own): a NaN or Inf
+// anywhere, on the parallel path too, is refused by name before X, A or ipiv is written, for mixed
+// and auto, with no right-hand side as well.
+TEST(MixedGesv, ANonFiniteEntryIsNamedBeforeAnythingIsWritten) {
+  const int n = 300;
+  const auto s = conditioned<double>(n, 1e3, 4);
+  for (double bad : {std::nan(""), std::numeric_limits<double>::infinity()}) {
+    for (int nrhs : {2, 0}) {
+      auto A = s.A;
+      A[17 + 250 * n] = bad;
+      const auto damaged = A;
+      std::vector<double> X(2 * n, 7.0);
+      std::vector<int> ipiv(n, -5);
+      int iter = 99;
+      Options options;
+      options.use_database = false;
+      try {
+        mixed_gesv(Solver::gepp, n, nrhs, A.data(), n, ipiv.data(), s.B.data(), n, X.data(), n, &iter, options);
+        ADD_FAILURE() << "mixed_gesv accepted A(18,251) = " << bad << " with nrhs " << nrhs;
+      } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("A(18,251)"), std::string::npos) << e.what();
+      }
+      EXPECT_THROW(
+          auto_precision_gesv(Solver::gepp, n, nrhs, A.data(), n, ipiv.data(), s.B.data(), n, X.data(), n, options),
+          InvalidArgument);
+      EXPECT_EQ(std::memcmp(A.data(), damaged.data(), A.size() * sizeof(double)), 0);  // bitwise: NaN != NaN
+      EXPECT_EQ(X, std::vector<double>(2 * n, 7.0));
+      EXPECT_EQ(ipiv, std::vector<int>(n, -5));
+    }
+  }
 }
 
 TEST(MixedGesv, NothingToSolveIsNoWork) {
