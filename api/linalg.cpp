@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
@@ -14,6 +16,24 @@
 #include "solvers/variants.hpp"
 
 namespace hetlu {
+namespace {
+
+// The batch's arrays must lie within the address space: with stride 2^62, system 1 wrapped past the
+// end of memory and was read and written wherever the pointer landed (a crash, or success).
+template <class E>
+void batch_within_memory(const char* stride_name, const E* base, int batch, std::int64_t stride, std::int64_t span) {
+  const auto most = static_cast<std::int64_t>(std::numeric_limits<std::ptrdiff_t>::max() / sizeof(E));
+  std::int64_t last = 0, end = 0;
+  const bool overflows = __builtin_mul_overflow(std::int64_t(batch) - 1, stride, &last) ||
+                         __builtin_add_overflow(last, span, &end) || end > most ||
+                         reinterpret_cast<std::uintptr_t>(base) >
+                             std::numeric_limits<std::uintptr_t>::max() - static_cast<std::uintptr_t>(end) * sizeof(E);
+  if (overflows)
+    throw InvalidArgument(std::string(stride_name) + " = " + std::to_string(stride) + ": the last of " +
+                          std::to_string(batch) + " systems would lie beyond the address space");
+}
+
+}  // namespace
 
 template <class T>
 void gesv_batched(int batch, int n, int nrhs, T* A, int lda, std::int64_t stride_a, int* ipiv, std::int64_t stride_ipiv,
@@ -28,6 +48,9 @@ void gesv_batched(int batch, int n, int nrhs, T* A, int lda, std::int64_t stride
     checks::at_least("stride_a", stride_a, "lda * n", std::int64_t(lda) * n);
     checks::at_least("stride_ipiv", stride_ipiv, "n", n);
     checks::at_least("stride_b", stride_b, "ldb * nrhs", std::int64_t(ldb) * nrhs);
+    batch_within_memory("stride_a", A, batch, stride_a, std::int64_t(lda) * n);
+    batch_within_memory("stride_ipiv", ipiv, batch, stride_ipiv, n);
+    batch_within_memory("stride_b", B, batch, stride_b, std::int64_t(ldb) * nrhs);
   }
   const long long systems = n > 0 ? batch : 0;
   checks::not_null("A", A, systems);

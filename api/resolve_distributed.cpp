@@ -60,6 +60,9 @@ std::optional<DistributedPlan> tuned(Precision precision, int n, const RankLayou
     db::load_probe_rates(database, machine->id, profile);
     network = db::load_network_profile(database, machine->id, layout);
     const auto found = db::lookup_distributed_plan(database, machine->id, precision, layout, n);
+    if (found.skipped_rows)
+      warnings.push_back("database '" + path + "': skipped " + std::to_string(found.skipped_rows) +
+                         " invalid distributed_trials row(s) (run `hetlu db check`)");
     if (!found.best) {
       why = found.detail;
       return std::nullopt;
@@ -137,7 +140,8 @@ DistributedResolution resolve_plan(const DistributedPlan& given, Precision preci
     plan.grid_rows = given.grid_rows, plan.grid_cols = given.grid_cols;
     overridden.push_back("grid");
   }
-  if (given.nb) plan.nb = std::min(given.nb, std::max(1, n)), overridden.push_back("nb");  // wider is the matrix
+  if (given.nb) plan.nb = given.nb, overridden.push_back("nb");
+  plan.nb = std::clamp(plan.nb, 1, std::max(1, n));  // from any source: a block wider than the matrix is the matrix
   if (given.threads_per_rank) plan.threads_per_rank = given.threads_per_rank, overridden.push_back("threads per rank");
   complete_grid(plan, layout.ranks);  // a given side completed, or the default's squarest grid
   if (!overridden.empty()) {

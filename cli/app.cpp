@@ -58,9 +58,9 @@ const CLI::Validator finite_positive(
 const CLI::Validator whole_positive(
     [](std::string& value) {
       const double x = decimal(value);
-      return x >= 1 && x <= 2147483647 && value.find_first_of(".eE") == std::string::npos
-                 ? std::string()
-                 : "'" + value + "' is not a whole number >= 1";
+      const bool whole = value.find_first_of(".eE") == std::string::npos;
+      if (whole && x > 2147483647) return "'" + value + "' is larger than 2147483647 (the largest int)";
+      return whole && x >= 1 ? std::string() : "'" + value + "' is not a whole number >= 1";
     },
     "a whole number >= 1");
 
@@ -151,15 +151,13 @@ void refuse_distributed_only_options(CLI::App& command) {
     if (command.count(option) > 0) throw UsageError(std::string(option) + " needs --distributed");
 }
 
-namespace {
-
-// Whether this process is an MPI rank other than the first (from the launcher's environment, before
-// MPI starts): under --distributed its usage errors are left to rank 0.
 bool secondary_mpi_rank() {
   for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
     if (const char* value = std::getenv(name)) return std::string(value) != "0";
   return false;
 }
+
+namespace {
 
 // Under --json a failure is also a JSON document on stdout, so that a script reading stdout sees it.
 int print_json_failure(const std::string& message, int code) {

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "cli/matrix_market.hpp"
@@ -159,11 +161,22 @@ void register_db_exchange(CLI::App& db_cmd, CommandState&) {
   in->add_flag("--force", args->force, "import rows of other machines too (they apply only on those machines)");
   in->callback([args] {
     if (std::filesystem::is_directory(args->file)) throw InvalidArgument(args->file + ": is a folder, not an export");
-    std::ifstream input(args->file);
+    std::ifstream input(args->file, std::ios::binary);
     if (!input) throw InvalidArgument(args->file + ": cannot be read");
+    // Read in pieces up to a bound, so that a pipe or device that never ends (`yes`) is refused
+    // rather than read into all memory: an export of even 10^5 trials is tens of MiB.
+    constexpr std::size_t largest_export_bytes = std::size_t(256) << 20;
+    std::string text;
+    for (std::vector<char> piece(1 << 20); input;) {
+      input.read(piece.data(), static_cast<std::streamsize>(piece.size()));
+      text.append(piece.data(), static_cast<std::size_t>(input.gcount()));
+      if (text.size() > largest_export_bytes)
+        throw InvalidArgument(args->file + ": larger than an export can be (at most 256 MiB)");
+    }
+    if (input.bad()) throw InvalidArgument(args->file + ": cannot be read");
     nlohmann::json document;
     try {
-      document = nlohmann::json::parse(input);
+      document = nlohmann::json::parse(text);
     } catch (const nlohmann::json::parse_error& e) {
       throw InvalidArgument(args->file + ": not JSON (at byte " + std::to_string(e.byte) + ")");
     } catch (const nlohmann::json::exception&) {  // e.g. a number beyond double's range

@@ -52,6 +52,11 @@ void register_db(CLI::App& app, CommandState& state);
 void register_bench(CLI::App& app, CommandState& state);
 void register_report(CLI::App& app, CommandState& state);
 
+// Whether this process is an MPI rank other than the first (from the launcher's environment, before
+// MPI starts): under --distributed its usage errors, and the checks every rank makes alike before
+// MPI starts, are said by rank 0 alone.
+bool secondary_mpi_rank();
+
 // --db PATH, on every subcommand that touches the database.
 void add_db_option(CLI::App& command, std::string& path);
 // The database a command uses: --db when given, else the default path.

@@ -72,6 +72,21 @@ auto together(int rank, Body&& body) {
   }
 }
 
+// A check every rank makes alike before MPI starts (the memory a size needs): rank 0 says why it
+// fails, the others leave with the same status and say nothing, as after MPI starts.
+template <class Check>
+void checked_alike(Check&& check) {
+  try {
+    check();
+  } catch (const CommandFailure& e) {
+    if (secondary_mpi_rank()) throw CommandFailure(e.exit_code, "");
+    throw;
+  } catch (const std::exception&) {
+    if (secondary_mpi_rank()) throw CommandFailure(exit_error, "");
+    throw;
+  }
+}
+
 DistributedPlan given_plan(const DistributedArgs& args) {
   DistributedPlan plan;
   if (!args.grid.empty()) {
@@ -228,10 +243,13 @@ int solve_distributed(const DistributedSolveArgs& args) {
   const Precision precision = precision_of(args.precision);
   const DistributedPlan given = given_plan(args.plan);
   std::optional<Device> resident;
-  if (!args.plan.resident.empty()) resident = resident_device(args.plan.resident);
+  checked_alike([&] {
+    if (!args.plan.resident.empty()) resident = resident_device(args.plan.resident);
+  });
   MpiSession mpi;
   const int rank = mpi.rank();
-  const std::vector<std::string> inputs = {args.a_path, args.b_path};
+  // The database is read too (tuned plans): X never replaces it, by any path (as hetlu solve).
+  const std::vector<std::string> inputs = {args.a_path, args.b_path, database_path(args.db)};
   ReadSystem system;
   std::string error;
   if (rank == 0) try {  // rank 0 alone reads: the files need exist only where it runs
@@ -263,8 +281,10 @@ void calibrate_distributed(const DistributedCalibrateArgs& args) {
     for (const auto& name : args.precisions) options.precisions.push_back(precision_of(name));
   }
   options.candidates = args.candidates, options.repetitions = args.repetitions;
-  for (int n : options.sizes)  // each rank holds about n^2 / ranks; rank 0 is checked for all of it
-    require_memory(8.0 * n * double(n), "calibrate --distributed --sizes " + std::to_string(n));
+  checked_alike([&] {
+    for (int n : options.sizes)  // each rank holds about n^2 / ranks; rank 0 is checked for all of it
+      require_memory(8.0 * n * double(n), "calibrate --distributed --sizes " + std::to_string(n));
+  });
   MpiSession mpi;
   const int rank = mpi.rank();
   auto progress = [&](const distributed::CalibrationRow& row) {
@@ -324,8 +344,11 @@ void bench_distributed(const DistributedBenchArgs& args) {
   const DistributedPlan given = given_plan(args.plan);
   if (args.n < 1) throw UsageError("--distributed bench needs -n");
   if (args.repetitions < 1) throw UsageError("--reps must be >= 1");
-  if (!args.plan.resident.empty()) resident_device(args.plan.resident);  // a bad device fails before MPI starts
-  require_memory(8.0 * args.n * double(args.n), "bench --distributed -n " + std::to_string(args.n));
+  checked_alike([&] {  // a bad device fails before MPI starts
+    if (!args.plan.resident.empty()) resident_device(args.plan.resident);
+  });
+  checked_alike(
+      [&] { require_memory(8.0 * args.n * double(args.n), "bench --distributed -n " + std::to_string(args.n)); });
   MpiSession mpi;
   const int rank = mpi.rank();
   const auto layout = distributed::layout_of(MPI_COMM_WORLD);

@@ -18,14 +18,15 @@ BestPlan read_best_unchecked(Statement& s) {
   b.plan.solver = from_string<Solver>(s.column_text(1));
   b.plan.precision = from_string<Precision>(s.column_text(2));
   b.plan.target = from_string<Target>(s.column_text(3));
-  b.m = static_cast<int>(s.column_int(4));
-  b.n = static_cast<int>(s.column_int(5));
+  constexpr long long most = std::numeric_limits<int>::max();
+  b.m = s.column_int_within(4, "m", 1, most);
+  b.n = s.column_int_within(5, "n", 1, most);
   b.level = from_string<CalibrationLevel>(s.column_text(6));
-  b.plan.nb = static_cast<int>(s.column_int(7));
-  b.plan.ib = static_cast<int>(s.column_int(8));
-  b.plan.cpu_block_columns = static_cast<int>(s.column_int(9));
-  b.plan.panel_threads = static_cast<int>(s.column_int(10));
-  b.plan.lookahead = static_cast<int>(s.column_int(11));
+  b.plan.nb = s.column_int_within(7, "nb", 1, most);
+  b.plan.ib = s.column_int_within(8, "ib", 1, most);
+  b.plan.cpu_block_columns = s.column_int_within(9, "cpu_block_columns", 0, most);
+  b.plan.panel_threads = s.column_int_within(10, "panel_threads", 1, 4096);
+  b.plan.lookahead = s.column_int_within(11, "lookahead", 0, most);
   b.median_s = s.column_double(12);
   b.gflops = s.column_double(13);
   b.predicted_s = s.column_optional_double(14);
@@ -33,17 +34,6 @@ BestPlan read_best_unchecked(Statement& s) {
   b.updated_at = s.column_text(16);
   read_backend_column(s.column_text(17), b.plan);
   b.plan.source = PlanSource::tuned;
-  auto at_least = [](const char* name, long long value, long long bound) {
-    if (value < bound)
-      throw InvalidArgument(std::string(name) + " = " + std::to_string(value) + " must be >= " + std::to_string(bound));
-  };
-  at_least("m", b.m, 1);
-  at_least("n", b.n, 1);
-  at_least("nb", b.plan.nb, 1);
-  at_least("ib", b.plan.ib, 1);
-  at_least("panel_threads", b.plan.panel_threads, 1);
-  at_least("cpu_block_columns", b.plan.cpu_block_columns, 0);
-  at_least("lookahead", b.plan.lookahead, 0);
   return b;
 }
 
@@ -52,9 +42,7 @@ BestPlan read_best_unchecked(Statement& s) {
 BestPlan read_best(Statement& s) {
   try {
     return read_best_unchecked(s);
-  } catch (const DatabaseError&) {
-    throw;
-  } catch (const Error& e) {
+  } catch (const Error& e) {  // a bad value (DatabaseError included), named with its row
     throw DatabaseError("best_plans row (" + s.column_text(1) + ", m = " + std::to_string(s.column_int(4)) +
                         ", n = " + std::to_string(s.column_int(5)) + "): " + e.what());
   }

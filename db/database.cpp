@@ -249,6 +249,9 @@ Database Database::open(const std::string& path, Mode mode) {
   if (version > schema_version)
     throw DatabaseError("database '" + path + "' has schema version " + std::to_string(version) +
                         ", newer than this hetlu (" + std::to_string(schema_version) + ")");
+  if (version < 0)
+    throw DatabaseError("database '" + path + "' has schema version " + std::to_string(version) +
+                        ", which no hetlu writes (a damaged or foreign file)");
   if (mode == Mode::read_write) {
     if (sqlite3_db_readonly(db.handle_, "main") == 1)  // SQLite opened a read-only file read-only
       throw DatabaseError("database '" + path + "' cannot be written (a read-only file or folder)");
@@ -336,10 +339,15 @@ void Database::migrate() {
   // One immediate transaction for all steps, the version read inside it: two processes opening a
   // new database at once take turns, and the second finds the schema already current.
   transaction([&] {
-    for (int version = user_version(); version < schema_version; ++version) {
-      exec(migrations[version]);
-      exec("PRAGMA user_version = " + std::to_string(version + 1));
-    }
+    for (int version = user_version(); version < schema_version; ++version) try {
+        exec(migrations[version]);
+        exec("PRAGMA user_version = " + std::to_string(version + 1));
+      } catch (const DatabaseError& e) {  // rolled back whole: the file is as it was
+        throw DatabaseError(std::string(e.what()) + ", migrating schema version " + std::to_string(version) + " to " +
+                            std::to_string(schema_version) +
+                            "; nothing was changed (tables that do not match their version: a damaged or foreign "
+                            "file?)");
+      }
   });
 }
 
@@ -374,6 +382,13 @@ bool Statement::step() {
 
 std::int64_t Statement::column_int(int index) {
   return sqlite3_column_int64(stmt_, index);
+}
+int Statement::column_int_within(int index, const char* name, long long lo, long long hi) {
+  const std::int64_t v = column_int(index);
+  if (!column_is_integer(index) || v < lo || v > hi)
+    throw DatabaseError(std::string(name) + " = " + (column_is_null(index) ? "NULL" : column_text(index)) +
+                        " is not a whole number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  return static_cast<int>(v);
 }
 double Statement::column_double(int index) {
   return sqlite3_column_double(stmt_, index);

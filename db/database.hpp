@@ -97,6 +97,9 @@ class Statement {
   }
 
   std::int64_t column_int(int index);
+  // Column `index` as an int in [lo, hi]; anything else (a REAL 1e300 or 64.5, text, a value out of
+  // range, all of which hand edits and imports can store) throws DatabaseError naming `name`.
+  int column_int_within(int index, const char* name, long long lo, long long hi);
   double column_double(int index);
   std::optional<double> column_optional_double(int index);
   std::string column_text(int index);

@@ -11,17 +11,20 @@ const char* const trial_columns =
     "machine_id, precision, ranks, ranks_per_node, n, nb, grid_rows, grid_cols, threads_per_rank, status, error, "
     "repetitions, median_s, predicted_s, samples, measured_at";
 
+// A row as stored, its numbers checked: a value out of range (from an import or a hand edit) throws,
+// and the look-up skips the row.
 DistributedTrial read_trial(Statement& s) {
+  constexpr long long most = std::numeric_limits<int>::max();
   DistributedTrial t;
   t.machine_id = s.column_int(0);
   t.precision = from_string<Precision>(s.column_text(1));
-  t.layout.ranks = static_cast<int>(s.column_int(2));
-  t.layout.ranks_per_node = static_cast<int>(s.column_int(3));
-  t.n = static_cast<int>(s.column_int(4));
-  t.plan.nb = static_cast<int>(s.column_int(5));
-  t.plan.grid_rows = static_cast<int>(s.column_int(6));
-  t.plan.grid_cols = static_cast<int>(s.column_int(7));
-  t.plan.threads_per_rank = static_cast<int>(s.column_int(8));
+  t.layout.ranks = s.column_int_within(2, "ranks", 1, most);
+  t.layout.ranks_per_node = s.column_int_within(3, "ranks_per_node", 1, most);
+  t.n = s.column_int_within(4, "n", 1, most);
+  t.plan.nb = s.column_int_within(5, "nb", 1, most);
+  t.plan.grid_rows = s.column_int_within(6, "grid_rows", 1, most);
+  t.plan.grid_cols = s.column_int_within(7, "grid_cols", 1, most);
+  t.plan.threads_per_rank = s.column_int_within(8, "threads_per_rank", 1, 4096);
   t.status = trial_status_from_string(s.column_text(9));
   t.error = s.column_text(10);
   t.repetitions = static_cast<int>(s.column_int(11));
@@ -36,7 +39,7 @@ DistributedTrial read_trial(Statement& s) {
 // A stored configuration a solve could not run: a grid that does not use the ranks, a size out of
 // range. Damaged rows are skipped by the look-up, not trusted.
 bool valid(const DistributedTrial& t) {
-  return t.plan.nb >= 1 && t.plan.grid_rows >= 1 && t.plan.grid_cols >= 1 && t.plan.threads_per_rank >= 1 &&
+  return t.n >= 1 && t.plan.nb >= 1 && t.plan.grid_rows >= 1 && t.plan.grid_cols >= 1 && t.plan.threads_per_rank >= 1 &&
          t.plan.threads_per_rank <= 4096 &&
          t.plan.grid_rows * static_cast<long long>(t.plan.grid_cols) == t.layout.ranks && t.median_s &&
          std::isfinite(*t.median_s) && *t.median_s > 0;
@@ -85,11 +88,11 @@ std::optional<distributed::NetworkProfile> load_network_profile(Database& db, st
   net.bandwidth_bytes_per_second = s.column_double(1);
   net.broadcast_latency_seconds = s.column_double(2);
   net.broadcast_bandwidth_bytes_per_second = s.column_double(3);
-  // A damaged row (no bandwidth, a negative latency) is no measurement.
-  if (!(net.latency_seconds >= 0 && net.broadcast_latency_seconds >= 0 && net.bandwidth_bytes_per_second > 0 &&
-        net.broadcast_bandwidth_bytes_per_second > 0 &&
-        std::isfinite(net.latency_seconds + net.broadcast_latency_seconds + net.bandwidth_bytes_per_second +
-                      net.broadcast_bandwidth_bytes_per_second)))
+  // A damaged row (no bandwidth, a negative or absurd latency) is no measurement.
+  auto latency = [](double s) { return s >= 0 && s <= most_network_latency_s; };
+  auto bandwidth = [](double b) { return b >= least_network_bandwidth_bps && b <= most_network_bandwidth_bps; };
+  if (!(latency(net.latency_seconds) && latency(net.broadcast_latency_seconds) &&
+        bandwidth(net.bandwidth_bytes_per_second) && bandwidth(net.broadcast_bandwidth_bytes_per_second)))
     return std::nullopt;
   net.source = "measured on " + std::to_string(layout.ranks) + " ranks, " + std::to_string(layout.ranks_per_node) +
                " per node, " + s.column_text(4);
@@ -142,7 +145,7 @@ DistributedLookup lookup_distributed_plan(Database& db, std::int64_t machine_id,
                       "ranks_per_node = ?4 AND status != 'failed'");
   s.bind(1, machine_id).bind(2, to_string(precision)).bind(3, layout.ranks).bind(4, layout.ranks_per_node);
   double nearest = std::numeric_limits<double>::infinity();
-  int skipped = 0;
+  int skipped = 0, farther = 0;
   while (s.step()) {
     DistributedTrial t;
     try {
@@ -151,11 +154,16 @@ DistributedLookup lookup_distributed_plan(Database& db, std::int64_t machine_id,
       ++skipped;
       continue;
     }
-    if (!valid(t) || t.n < 1) {
+    if (!valid(t)) {
       ++skipped;
       continue;
     }
-    const double distance = std::abs(std::log(double(t.n) / std::max(1, n)));
+    // As the local plans: a size tuned more than a factor of 2 away says little about this one.
+    const double distance = std::abs(std::log2(double(t.n) / std::max(1, n)));
+    if (distance > 1) {
+      ++farther;
+      continue;
+    }
     const bool closer = distance < nearest - 1e-12;
     const bool same_size_faster = std::abs(distance - nearest) <= 1e-12 && *t.median_s < *out.best->median_s;
     if (closer || same_size_faster) {
@@ -163,9 +171,11 @@ DistributedLookup lookup_distributed_plan(Database& db, std::int64_t machine_id,
       out.best = t;
     }
   }
+  out.skipped_rows = skipped;
   if (!out.best) {
-    out.detail = "no distributed trials for " + where +
-                 (skipped ? " (" + std::to_string(skipped) + " invalid rows skipped)" : "");
+    out.detail = (farther ? "no distributed trial within a factor of 2 of n = " + std::to_string(n) + " for "
+                          : "no distributed trials for ") +
+                 where + (skipped ? " (" + std::to_string(skipped) + " invalid rows skipped)" : "");
     return out;
   }
   out.exact = out.best->n == n;

@@ -13,6 +13,13 @@
 
 namespace hetlu::db {
 
+// The range a stored network measurement must lie in to be believed (a look-up ignores a row outside
+// it; `hetlu db check` and `db import` refuse it): latencies in seconds, bandwidths in bytes/s.
+// Wide enough for any interconnect and shared memory; a latency of 1e300 s priced a solve at 8e306 s.
+inline constexpr double most_network_latency_s = 1.0;
+inline constexpr double least_network_bandwidth_bps = 1e3;
+inline constexpr double most_network_bandwidth_bps = 1e13;
+
 // Stores (replaces) the network profile of its layout.
 void store_network_profile(Database& db, std::int64_t machine_id, const distributed::NetworkProfile& net);
 std::optional<distributed::NetworkProfile> load_network_profile(Database& db, std::int64_t machine_id,
@@ -42,9 +49,11 @@ struct DistributedLookup {
   std::optional<DistributedTrial> best;  // empty: a miss
   bool exact = false;                    // tuned at the n asked
   std::string detail;                    // what answered, or why nothing did
+  int skipped_rows = 0;                  // damaged or impossible rows of this layout, not trusted
 };
 
-// The fastest successful trial of the layout and precision at the tuned order nearest n (in log n).
+// The fastest successful trial of the layout and precision at the tuned order nearest n (in log n),
+// within a factor of 2 of n as the local plans are.
 DistributedLookup lookup_distributed_plan(Database& db, std::int64_t machine_id, Precision precision,
                                           const distributed::RankLayout& layout, int n);
 

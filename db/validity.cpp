@@ -1,13 +1,22 @@
 // Rows checked by type and range in SQL, so that what an import or a hand edit put in the file
 // (a text where a time belongs, a real where a count does, an unknown solver) is found before a
 // look-up, the tuner or the model reads it.
+#include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
+#include "db/distributed.hpp"
 #include "db/records.hpp"
 
 namespace hetlu::db {
 namespace {
+
+std::string fmt_real(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", x);
+  return text;
+}
 
 std::string one_of(const std::vector<std::string>& names, bool empty_too = false) {
   std::string list = empty_too ? "''" : "";
@@ -15,8 +24,16 @@ std::string one_of(const std::vector<std::string>& names, bool empty_too = false
   return "IN (" + list + ")";
 }
 
-std::string whole(const char* column, long long low) {
-  return std::string("(typeof(") + column + ") = 'integer' AND " + column + " >= " + std::to_string(low) + ")";
+// An integer in [low, high] (by default up to INT_MAX: every count is read into an int).
+std::string whole(const char* column, long long low, long long high = std::numeric_limits<int>::max()) {
+  return std::string("(typeof(") + column + ") = 'integer' AND " + column + " BETWEEN " + std::to_string(low) +
+         " AND " + std::to_string(high) + ")";
+}
+
+// A real in [low, high].
+std::string real_between(const char* column, double low, double high) {
+  return std::string("(typeof(") + column + ") = 'real' AND " + column + " BETWEEN " + fmt_real(low) + " AND " +
+         fmt_real(high) + ")";
 }
 
 // A real > 0 (or >= 0), or NULL where allowed. REAL columns store numbers as reals.
@@ -60,6 +77,23 @@ std::vector<Rule> rules() {
        plan_columns_valid() + " AND " + real("median_s", false) + " AND " + real("gflops", false) + " AND " +
            real("predicted_s", true) + " AND datetime(updated_at) IS NOT NULL",
        "'best_plans row (' || solver || ', m = ' || m || ', n = ' || n || ')'"},
+      {"network_probes",
+       whole("ranks", 1) + " AND " + whole("ranks_per_node", 1) + " AND " +
+           real_between("latency_s", 0, most_network_latency_s) + " AND " +
+           real_between("broadcast_latency_s", 0, most_network_latency_s) + " AND " +
+           real_between("bandwidth_bps", least_network_bandwidth_bps, most_network_bandwidth_bps) + " AND " +
+           real_between("broadcast_bandwidth_bps", least_network_bandwidth_bps, most_network_bandwidth_bps) +
+           " AND datetime(measured_at) IS NOT NULL",
+       "'network_probes row (' || ranks || ' ranks, ' || ranks_per_node || ' per node)'"},
+      {"distributed_trials",
+       "precision " + one_of(detail::precision_names.all()) + " AND " + whole("ranks", 1) + " AND " +
+           whole("ranks_per_node", 1) + " AND " + whole("n", 1) + " AND " + whole("nb", 1) + " AND " +
+           whole("grid_rows", 1) + " AND " + whole("grid_cols", 1) + " AND grid_rows * grid_cols = ranks AND " +
+           whole("threads_per_rank", 1, 4096) + " AND status " + one_of({"ok", "noisy", "failed"}) +
+           " AND (status = 'failed' OR " + real("median_s", false) + ") AND " + real("median_s", true) + " AND " +
+           real("predicted_s", true) + " AND " + whole("repetitions", 0) +
+           " AND json_valid(samples) AND json_type(samples) = 'array' AND datetime(measured_at) IS NOT NULL",
+       "'distributed_trials row ' || id || ' (' || ranks || ' ranks, n = ' || n || ', nb = ' || nb || ')'"},
   };
 }
 

@@ -125,8 +125,11 @@ std::pair<int, int> system_shape(const py::array& A_in, const py::array& b_in) {
   if (A_in.shape(1) != A_in.shape(0))
     throw InvalidArgument("A is " + std::to_string(A_in.shape(0)) + " x " + std::to_string(A_in.shape(1)) +
                           "; it must be square");
-  if (b_in.ndim() < 1 || b_in.ndim() > 2 || b_in.shape(0) != A_in.shape(0))
-    throw InvalidArgument("b has " + std::to_string(b_in.ndim() ? b_in.shape(0) : 0) + " rows but A is " +
+  if (b_in.ndim() < 1 || b_in.ndim() > 2)
+    throw InvalidArgument("b must be 1- or 2-dimensional (n or n x nrhs), not " + std::to_string(b_in.ndim()) +
+                          "-dimensional");
+  if (b_in.shape(0) != A_in.shape(0))
+    throw InvalidArgument("b has " + std::to_string(b_in.shape(0)) + " rows but A is " +
                           std::to_string(n) + " x " + std::to_string(n) + "; they must match");
   return {n, b_in.ndim() == 2 ? static_cast<int>(b_in.shape(1)) : 1};
 }
@@ -329,8 +332,11 @@ LUFactorization lu_factor(const py::array& A, const std::string& solver, const s
 py::array lu_solve(const LUFactorization& f, const py::array& b, bool trans) {
   const int n = static_cast<int>(f.lu.shape(0));
   if (f.lu.ndim() != 2 || f.lu.shape(1) != n) throw InvalidArgument("lu_solve needs the factors of a square matrix");
-  if (b.ndim() < 1 || b.ndim() > 2 || b.shape(0) != n)
-    throw InvalidArgument("b has " + std::to_string(b.ndim() ? b.shape(0) : 0) + " rows but the factors are " +
+  if (b.ndim() < 1 || b.ndim() > 2)
+    throw InvalidArgument("b must be 1- or 2-dimensional (n or n x nrhs), not " + std::to_string(b.ndim()) +
+                          "-dimensional");
+  if (b.shape(0) != n)
+    throw InvalidArgument("b has " + std::to_string(b.shape(0)) + " rows but the factors are " +
                           std::to_string(n) + " x " + std::to_string(n));
   std::vector<int> ipiv(std::max(1, n));
   // 0-based as SciPy's; checked here, before the +1 (a pivot near INT_MAX would wrap), and again by getrs.

@@ -51,6 +51,16 @@ void not_null(const char* name, const void* pointer, long long elements) {
   if (pointer == nullptr && elements > 0) throw InvalidArgument(std::string(name) + " is a null pointer");
 }
 
+// How a non-finite entry reads: NaN, Inf or -Inf (a complex one: NaN or Inf).
+template <class T>
+std::string non_finite_name(T v) {
+  if (scalar::is_nan(v)) return "NaN";
+  if constexpr (scalar::is_complex_v<T>)
+    return "Inf";
+  else
+    return v < 0 ? "-Inf" : "Inf";
+}
+
 template <class T>
 void finite(const char* name, int m, int n, const T* A, int lda) {
   // A parallel pass (it runs before every solve); the error names the first bad entry in column order.
@@ -69,7 +79,7 @@ void finite(const char* name, int m, int n, const T* A, int lda) {
   const int i = static_cast<int>(std::find_if(column, column + m, [](T v) { return !scalar::is_finite(v); }) - column);
   const T v = column[i];
   throw InvalidArgument(std::string(name) + "(" + std::to_string(i + 1) + "," + std::to_string(first_bad_column + 1) +
-                        ") is " + (scalar::is_nan(v) ? "NaN" : "Inf") + "; the input must be finite");
+                        ") is " + non_finite_name(v) + "; the input must be finite");
 }
 
 template <class T>

@@ -93,11 +93,12 @@ def _epsilon(dtype):
 def _mirrored(a, lower, conjugate):
     """The symmetric (conjugate: Hermitian) matrix given by one triangle of a (SciPy's sym, her and
     pos read only that one; her and pos take the diagonal's real part)."""
-    triangle = np.tril(a) if lower else np.triu(a)
-    strict = np.tril(a, -1) if lower else np.triu(a, 1)
-    full = triangle + (strict.conj().T if conjugate else strict.T)
+    triangle = np.tril(a) if lower else np.triu(a)  # of the last two axes: a stack too
+    strict = np.swapaxes(np.tril(a, -1) if lower else np.triu(a, 1), -1, -2)
+    full = triangle + (strict.conj() if conjugate else strict)
     if conjugate and np.iscomplexobj(full):
-        full[np.diag_indices_from(full)] = full.diagonal().real
+        diagonal = np.arange(full.shape[-1])
+        full[..., diagonal, diagonal] = full[..., diagonal, diagonal].real
     return full
 
 
@@ -118,15 +119,17 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     checked_in_module = assume_a == "gen" and a1.ndim == 2 and b1.size != 0 and not _long_double(a1, b1)
     if check_finite and not checked_in_module:
         a1, b1 = np.asarray_chkfinite(a1), np.asarray_chkfinite(b1)
-    if a1.ndim > 2:
+    if assume_a not in ("gen", "sym", "her", "pos"):
+        raise ValueError("{} is not a recognized matrix structure".format(assume_a))
+    if a1.ndim > 2:  # each matrix of the stack read as assume_a and lower say, as a lone one is
+        if assume_a != "gen" and a1.shape[-1] == a1.shape[-2]:
+            a1 = _mirrored(a1, lower, conjugate=assume_a != "sym")
         return _solve_stack(a1, b1, transposed)
     n = a1.shape[0]
     if a1.shape[0] != a1.shape[1]:
         raise ValueError("Input a needs to be a square matrix.")
     if n != b1.shape[0] and not (n == 1 and b1.size != 0):
         raise ValueError("Input b has to have same number of rows as input a")
-    if assume_a not in ("gen", "sym", "her", "pos"):
-        raise ValueError("{} is not a recognized matrix structure".format(assume_a))
     dtype = _working_type(a1, b1)
     if dtype.kind == "c" and transposed:  # as SciPy
         raise NotImplementedError("scipy.linalg.solve can currently not solve a^T x = b or a^H x = b "

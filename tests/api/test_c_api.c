@@ -1,6 +1,7 @@
 /* The C API from plain C: compiled as C11 against hetlu.h only. Prints one line per check and
  * "N passed, M failed" last; exits non-zero on any failure. */
 #include <complex.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -70,11 +71,14 @@ int main(void) {
     check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "A(1,2) is Inf") != NULL && I2[2] == INFINITY,
           "no options: an Inf is named and A is left as it was");
     s = hetlu_dgetrf(2, 2, G, 1, piv2, &info, NULL, NULL);
-    check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "lda") != NULL, "no options: a bad lda is named");
+    check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "lda") != NULL,
+          "no options: a bad lda is named");
     s = hetlu_dgetrf(2, 2, G, 2, NULL, &info, NULL, NULL);
-    check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "ipiv") != NULL, "no options: a null ipiv is named");
+    check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "ipiv") != NULL,
+          "no options: a null ipiv is named");
     s = hetlu_dgetrf(-1, 2, G, 2, piv2, &info, NULL, NULL);
-    check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "m") != NULL, "no options: a negative m is named");
+    check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "m") != NULL,
+          "no options: a negative m is named");
     double G2[4] = {1, 3, 2, 4};
     s = hetlu_dgetrf(2, 2, G2, 2, piv2, &info, &defaults, NULL);
     check(s == HETLU_SUCCESS && info == 0 && piv2[0] == 2 && fabs(G2[0] - 3) < 1e-15 && hetlu_last_error()[0] == '\0',
@@ -104,6 +108,12 @@ int main(void) {
   s = hetlu_dgesv_batched(3, 2, 1, As, 2, 3, pivots, 2, Bs, 2, 2, infos);
   check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "stride_a") != NULL,
         "overlapping systems are refused, the stride named");
+  s = hetlu_dgesv_batched(2, 2, 1, As, 2, LLONG_MAX, pivots, 2, Bs, 2, 2, infos);
+  check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "address space") != NULL,
+        "a stride that carries a system past the end of memory is refused");
+  s = hetlu_dgesv_batched(3, 2, 1, As, 2, 4, pivots, (long long)1 << 61, Bs, 2, 2, infos);
+  check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "stride_ipiv") != NULL,
+        "an ipiv stride past the address space is named");
   s = hetlu_dgesv_batched(-1, 2, 1, As, 2, 4, pivots, 2, Bs, 2, 2, infos);
   check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "batch") != NULL, "a negative batch is named");
   s = hetlu_dgesv_batched(2, 2, 1, As, 2, 4, pivots, 2, Bs, 2, 2, NULL);

@@ -601,6 +601,8 @@ TEST_F(Cli, ExportImportRoundTripAndForeignMachines) {
   expect_one_line_error(run_hetlu("db import '" + write(dir, "y.json", "{oops") + "' " + fresh, dir),
                         {"y.json: not JSON (at byte"});
   expect_one_line_error(run_hetlu("db import '" + dir.path().string() + "' " + fresh, dir), {"is a folder"});
+  // A stream that never ends is refused at a bound, not read into all memory.
+  expect_one_line_error(run_hetlu("db import /dev/zero " + fresh, dir), {"/dev/zero", "at most 256 MiB"});
   EXPECT_FALSE(std::filesystem::exists(dir.file("fresh.db")));
 }
 

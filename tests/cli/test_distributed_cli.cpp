@@ -132,6 +132,22 @@ TEST_F(DistributedCli, ReportsBadInputOnceWithANonZeroStatus) {
   const auto clobber = run(2, "solve '" + A + "' --distributed -o '" + A + "'", dir);
   EXPECT_NE(clobber.exit_code, 0);
   EXPECT_NE(slurp(A).find("%%MatrixMarket"), std::string::npos);
+  // Nor onto the database (run() passes --db t.db), by its name or a link to it.
+  { std::ofstream(dir.file("t.db")) << "not yet a database"; }
+  std::filesystem::create_symlink(dir.file("t.db"), dir.file("t-link"));
+  for (const std::string& output : {dir.file("t.db"), dir.file("t-link")}) {
+    const auto onto_db = run(2, "solve '" + A + "' --distributed -o '" + output + "'", dir);
+    EXPECT_NE(onto_db.exit_code, 0) << output;
+    ASSERT_EQ(hetlu_errors(onto_db.err).size(), 1u) << onto_db.err;
+    EXPECT_NE(hetlu_errors(onto_db.err)[0].find("which this command reads"), std::string::npos) << onto_db.err;
+    EXPECT_EQ(slurp(dir.file("t.db")), "not yet a database");
+  }
+  std::filesystem::remove(dir.file("t-link"));
+  std::filesystem::remove(dir.file("t.db"));
+  // A size that cannot fit: the memory check, made by every rank before MPI starts, said once.
+  const auto huge = run(2, "bench --distributed -n 2000000", dir);  // 29 TiB
+  EXPECT_EQ(huge.exit_code, 1) << huge.err;
+  EXPECT_EQ(hetlu_errors(huge.err).size(), 1u) << huge.err;
   const auto needs = run(0, "solve '" + A + "' --grid 2x1", dir);
   EXPECT_EQ(needs.exit_code, 2);
 }
@@ -162,6 +178,16 @@ TEST_F(DistributedCli, CalibratesStoresAndRecommends) {
   const auto again = run(2, "calibrate --distributed --sizes 300 --candidates 2 --reps 1 --json", dir);
   ASSERT_EQ(again.exit_code, 0) << again.err;
   for (const auto& t : nlohmann::json::parse(again.out)["trials"]) EXPECT_TRUE(t["stored_before"].get<bool>());
+
+  // A tuned block wider than the matrix (an import or a hand edit: ScaLAPACK refused nb = 2e9
+  // with a message of its own on every rank) is the matrix's width, whatever the source.
+  const std::string edit = "sqlite3 '" + dir.file("t.db") +
+                           "' \"UPDATE distributed_trials SET nb = 2000000000, median_s = 1e-9, status = 'ok' "
+                           "WHERE id = (SELECT min(id) FROM distributed_trials)\"";
+  ASSERT_EQ(std::system(edit.c_str()), 0);
+  const auto wide = nlohmann::json::parse(run(0, "recommend --ranks 2 -n 300 --json", dir).out);
+  EXPECT_EQ(wide["source"], "tuned");
+  EXPECT_EQ(wide["nb"], 300);
 
   // A cluster of a described machine: the model alone.
   const auto cluster = run(0,

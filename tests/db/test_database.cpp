@@ -155,6 +155,41 @@ TEST(Database, NewerSchemaIsRefused) {
   EXPECT_THROW(Database::open(path, Database::Mode::read_only), db::DatabaseError);
 }
 
+// A version no hetlu writes, or one its tables do not match: one line naming the file and the
+// version, and the file left as it was (the migration is one transaction).
+TEST(Database, ImpossibleSchemaVersionsAreNamedAndChangeNothing) {
+  test_support::TempDir dir;
+  const auto path = dir.file("t.db");
+  { Database::open(path, Database::Mode::read_write); }  // a current database, then its version changed
+  for (int version : {-3, 0, 1}) {
+    SCOPED_TRACE(version);
+    sqlite3* edit = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &edit), SQLITE_OK);
+    const std::string pragma = "PRAGMA user_version = " + std::to_string(version);
+    ASSERT_EQ(sqlite3_exec(edit, pragma.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(edit);
+    for (auto mode : {Database::Mode::read_only, Database::Mode::read_write}) {
+      try {
+        Database::open(path, mode);
+        ADD_FAILURE() << "opened";
+      } catch (const db::DatabaseError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("t.db"), std::string::npos) << what;
+        EXPECT_NE(what.find("version " + std::to_string(version)), std::string::npos) << what;
+        EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+      }
+    }
+    sqlite3* raw = nullptr;  // the file itself, not through Database::open (which would migrate it)
+    ASSERT_EQ(sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+    sqlite3_stmt* read = nullptr;
+    sqlite3_prepare_v2(raw, "PRAGMA user_version", -1, &read, nullptr);
+    ASSERT_EQ(sqlite3_step(read), SQLITE_ROW);
+    EXPECT_EQ(sqlite3_column_int(read, 0), version);
+    sqlite3_finalize(read);
+    sqlite3_close(raw);
+  }
+}
+
 TEST(Database, TransactionRollsBackOnError) {
   test_support::TempDir dir;
   auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);

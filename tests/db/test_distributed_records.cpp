@@ -110,3 +110,49 @@ TEST_F(DistributedRecords, ExportAndImportCarryThem) {
   auto fresh = Database::open(dir.file("fresh.db"), Database::Mode::read_write);
   EXPECT_THROW(db::import_json(fresh, damaged, here, false), db::DatabaseError);
 }
+
+// What an import or a hand edit can store and no solve may use: a size tuned more than a factor of
+// 2 away, a REAL or out-of-range nb, an absurd network. The look-up skips them (and counts them),
+// `hetlu db check` lists them, and an import carrying them is refused whole.
+TEST_F(DistributedRecords, ImpossibleRowsAreSkippedListedAndNeverImported) {
+  db::store_distributed_trial(db, trial(machine, 1000, 1, 32, 0.3));
+  auto found = db::lookup_distributed_plan(db, machine, Precision::double_, {4, 4}, 2500);
+  EXPECT_FALSE(found.best);  // 2.5x away
+  EXPECT_NE(found.detail.find("within a factor of 2"), std::string::npos) << found.detail;
+  EXPECT_TRUE(db::lookup_distributed_plan(db, machine, Precision::double_, {4, 4}, 500).best);
+
+  for (const char* nb : {"1e300", "64.5", "1099511627776", "'abc'", "0"}) {
+    SCOPED_TRACE(nb);
+    db.exec(std::string("UPDATE distributed_trials SET nb = ") + nb);
+    found = db::lookup_distributed_plan(db, machine, Precision::double_, {4, 4}, 1000);
+    EXPECT_FALSE(found.best);
+    EXPECT_EQ(found.skipped_rows, 1);
+    const auto problems = db::invalid_rows(db);
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_NE(problems[0].find("distributed_trials row"), std::string::npos) << problems[0];
+  }
+  db.exec("UPDATE distributed_trials SET nb = 32");
+  EXPECT_TRUE(db::invalid_rows(db).empty());
+
+  distributed::NetworkProfile net;
+  net.layout = {4, 4};
+  net.latency_seconds = 2e-6, net.bandwidth_bytes_per_second = 5e9;
+  net.broadcast_latency_seconds = 3e-6, net.broadcast_bandwidth_bytes_per_second = 4e9;
+  db::store_network_profile(db, machine, net);
+  const auto exported = db::export_json(db);
+  int round = 0;
+  for (const char* absurd : {"latency_s = 1e300", "latency_s = -1", "bandwidth_bps = 1e-300"}) {
+    SCOPED_TRACE(absurd);
+    db.exec(std::string("UPDATE network_probes SET ") + absurd);
+    EXPECT_FALSE(db::load_network_profile(db, machine, {4, 4}));
+    EXPECT_EQ(db::invalid_rows(db).size(), 1u);
+    auto damaged = db::export_json(db);
+    auto fresh = Database::open(dir.file("fresh-" + std::to_string(round++) + ".db"), Database::Mode::read_write);
+    EXPECT_THROW(db::import_json(fresh, damaged, damaged["machines"][0]["fingerprint"], false), db::DatabaseError);
+    db::store_network_profile(db, machine, net);
+  }
+  auto huge_nb = exported;
+  huge_nb["machines"][0]["distributed_trials"][0]["nb"] = 1e300;
+  auto fresh = Database::open(dir.file("fresh-nb.db"), Database::Mode::read_write);
+  EXPECT_THROW(db::import_json(fresh, huge_nb, exported["machines"][0]["fingerprint"], false), db::DatabaseError);
+}

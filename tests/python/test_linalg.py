@@ -67,6 +67,18 @@ def test_stacks_broadcast_as_numpy():
     assert linalg.solve(random(0, 3, 3), random(0, 3)).shape == (0, 3)
 
 
+def test_each_matrix_of_a_stack_is_read_as_assume_a_and_lower_say():
+    A, b = random(3, 6, 6) + 4 * np.eye(6), random(3, 6, seed=4)
+    C = A + 1j * random(3, 6, 6, seed=5)
+    for a, assume_a in ((A, "sym"), (A, "pos"), (C, "her"), (C, "sym")):
+        for lower in (False, True):
+            expected = np.stack([scipy_linalg.solve(a[i], b[i], assume_a=assume_a, lower=lower) for i in range(3)])
+            np.testing.assert_allclose(linalg.solve(a, b, assume_a=assume_a, lower=lower), expected, rtol=1e-9,
+                                       atol=1e-12)
+    with pytest.raises(ValueError, match="not a recognized matrix structure"):
+        linalg.solve(A, b, assume_a="bogus")
+
+
 def test_a_singular_member_of_a_stack_is_an_error():
     A = random(6, 5, 5)
     A[4, :, 2] = 0

@@ -53,7 +53,7 @@ TEST(FrontEnd, NanAndInfAreRejectedBeforeAnyWork) {
   A[1] = 2;
   std::vector<double> B = {1, -std::numeric_limits<double>::infinity()};
   EXPECT_EQ(message_of([&] { solvers::gesv(Plan{}, 2, 1, A.data(), 2, ipiv.data(), B.data(), 2); }),
-            "B(2,1) is Inf; the input must be finite");
+            "B(2,1) is -Inf; the input must be finite");
   EXPECT_EQ(A, original);  // nothing was factored
 }
 
@@ -65,7 +65,7 @@ TEST(FrontEnd, TheFirstBadEntryIsNamedInALargeMatrix) {  // the parallel check
   A[5 + 301 * n] = std::numeric_limits<double>::infinity();
   A[7 + 250 * n] = -std::numeric_limits<double>::infinity();
   EXPECT_EQ(message_of([&] { solvers::getrf(Plan{}, n, n, A.data(), n, ipiv.data()); }),
-            "A(8,251) is Inf; the input must be finite");
+            "A(8,251) is -Inf; the input must be finite");
   A[7 + 250 * n] = 1;
   EXPECT_EQ(message_of([&] { solvers::getrf(Plan{}, n, n, A.data(), n, ipiv.data()); }),
             "A(400,301) is NaN; the input must be finite");
