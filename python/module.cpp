@@ -8,6 +8,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cmath>
 #include <complex>
 #include <cstdint>
 #include <limits>
@@ -129,8 +130,8 @@ std::pair<int, int> system_shape(const py::array& A_in, const py::array& b_in) {
     throw InvalidArgument("b must be 1- or 2-dimensional (n or n x nrhs), not " + std::to_string(b_in.ndim()) +
                           "-dimensional");
   if (b_in.shape(0) != A_in.shape(0))
-    throw InvalidArgument("b has " + std::to_string(b_in.shape(0)) + " rows but A is " +
-                          std::to_string(n) + " x " + std::to_string(n) + "; they must match");
+    throw InvalidArgument("b has " + std::to_string(b_in.shape(0)) + " rows but A is " + std::to_string(n) + " x " +
+                          std::to_string(n) + "; they must match");
   return {n, b_in.ndim() == 2 ? static_cast<int>(b_in.shape(1)) : 1};
 }
 
@@ -329,6 +330,29 @@ LUFactorization lu_factor(const py::array& A, const std::string& solver, const s
   });
 }
 
+// The 1-based pivots of a 0-based piv for an n x n factorization, each checked.
+std::vector<int> one_based_pivots(const py::array& piv_in, int n) {
+  if (piv_in.dtype().kind() == 'f' && piv_in.ndim() == 1) {  // a NaN or 2.5 would be cast to some integer
+    auto real = piv_in.cast<py::array_t<double, py::array::forcecast>>();
+    for (py::ssize_t i = 0; i < real.shape(0); ++i)
+      if (!(real.at(i) == std::floor(real.at(i))))
+        throw InvalidArgument("piv[" + std::to_string(i) + "] = " + std::string(py::str(py::float_(real.at(i)))) +
+                              " is not a row index (a whole number)");
+  }
+  auto piv = piv_in.cast<py::array_t<long long, py::array::forcecast>>();
+  if (piv.ndim() != 1 || piv.shape(0) != n)
+    throw InvalidArgument("piv has shape " + std::string(py::str(piv_in.attr("shape"))) + "; it must be (" +
+                          std::to_string(n) + ",)");
+  std::vector<int> ipiv(std::max(1, n));
+  for (int i = 0; i < n; ++i) {
+    if (piv.at(i) < 0 || piv.at(i) >= n)
+      throw InvalidArgument("piv[" + std::to_string(i) + "] = " + std::to_string(piv.at(i)) +
+                            " is not a row index in [0, " + std::to_string(n) + ")");
+    ipiv[i] = static_cast<int>(piv.at(i)) + 1;
+  }
+  return ipiv;
+}
+
 py::array lu_solve(const LUFactorization& f, const py::array& b, bool trans) {
   const int n = static_cast<int>(f.lu.shape(0));
   if (f.lu.ndim() != 2 || f.lu.shape(1) != n) throw InvalidArgument("lu_solve needs the factors of a square matrix");
@@ -336,20 +360,12 @@ py::array lu_solve(const LUFactorization& f, const py::array& b, bool trans) {
     throw InvalidArgument("b must be 1- or 2-dimensional (n or n x nrhs), not " + std::to_string(b.ndim()) +
                           "-dimensional");
   if (b.shape(0) != n)
-    throw InvalidArgument("b has " + std::to_string(b.shape(0)) + " rows but the factors are " +
-                          std::to_string(n) + " x " + std::to_string(n));
-  std::vector<int> ipiv(std::max(1, n));
+    throw InvalidArgument("b has " + std::to_string(b.shape(0)) + " rows but the factors are " + std::to_string(n) +
+                          " x " + std::to_string(n));
+  if (b.dtype().kind() == 'c' && f.lu.dtype().kind() != 'c')
+    throw InvalidArgument("b is complex but the factors are real: factor a complex matrix to solve with it");
   // 0-based as SciPy's; checked here, before the +1 (a pivot near INT_MAX would wrap), and again by getrs.
-  auto piv = f.piv.cast<py::array_t<long long, py::array::forcecast>>();
-  if (piv.ndim() != 1 || piv.shape(0) != n)
-    throw InvalidArgument("piv has shape " + std::string(py::str(f.piv.attr("shape"))) + "; it must be (" +
-                          std::to_string(n) + ",)");
-  for (int i = 0; i < n; ++i) {
-    if (piv.at(i) < 0 || piv.at(i) >= n)
-      throw InvalidArgument("piv[" + std::to_string(i) + "] = " + std::to_string(piv.at(i)) +
-                            " is not a row index in [0, " + std::to_string(n) + ")");
-    ipiv[i] = static_cast<int>(piv.at(i)) + 1;
-  }
+  const std::vector<int> ipiv = one_based_pivots(f.piv, n);
   return dispatch(f.lu, [&](auto t) -> py::array {
     using T = decltype(t);
     auto LU = f.lu.cast<py::array_t<T, py::array::f_style | py::array::forcecast>>();
@@ -361,10 +377,20 @@ py::array lu_solve(const LUFactorization& f, const py::array& b, bool trans) {
   });
 }
 
-py::dict recommend(int m, int n, const std::string& solver, const std::string& precision,
+// The order of a plan asked for from Python, whose ints have no bound: one outside [0, INT_MAX] is
+// named (pybind11's own conversion said only "incompatible function arguments").
+int order_of(const char* name, long long value) {
+  if (value < 0 || value > std::numeric_limits<int>::max())
+    throw InvalidArgument(std::string(name) + " = " + std::to_string(value) + " is not an order in [0, " +
+                          std::to_string(std::numeric_limits<int>::max()) + "]");
+  return static_cast<int>(value);
+}
+
+py::dict recommend(long long m_in, long long n_in, const std::string& solver, const std::string& precision,
                    const std::optional<std::string>& db, const std::string& target,
                    const std::optional<std::string>& backend, std::optional<int> d,
                    const std::optional<std::string>& panel) {
+  const int m = order_of("m", m_in), n = order_of("n", n_in);
   const Options options = options_of(db, std::nullopt, {target, backend, panel, d});
   const Precision p = from_string<Precision>(precision);
   const Resolution r = resolve_plan(solver_of(solver, m, n, options, p), p, m, n, options);
@@ -520,22 +546,6 @@ py::tuple gesv_in_place(const py::array& a, const py::array& x, int trans, bool 
   };
   dispatch(a, run);
   return py::make_tuple(info, rcond);
-}
-
-// The 1-based pivots of a 0-based piv for an n x n factorization, each checked.
-std::vector<int> one_based_pivots(const py::array& piv_in, int n) {
-  auto piv = piv_in.cast<py::array_t<long long, py::array::forcecast>>();
-  if (piv.ndim() != 1 || piv.shape(0) != n)
-    throw InvalidArgument("piv has shape " + std::string(py::str(piv_in.attr("shape"))) + "; it must be (" +
-                          std::to_string(n) + ",)");
-  std::vector<int> ipiv(std::max(1, n));
-  for (int i = 0; i < n; ++i) {
-    if (piv.at(i) < 0 || piv.at(i) >= n)
-      throw InvalidArgument("piv[" + std::to_string(i) + "] = " + std::to_string(piv.at(i)) +
-                            " is not a row index in [0, " + std::to_string(n) + ")");
-    ipiv[i] = static_cast<int>(piv.at(i)) + 1;
-  }
-  return ipiv;
 }
 
 // B <- A^-1 B (trans 0), A^-T B (1) or A^-H B (2) in place, from getrf_in_place's factors.

@@ -122,11 +122,27 @@ def test_singular_matrix_raises_linalgerror(db):
         (np.eye(2, dtype="datetime64[s]"), np.ones(2), "real and complex systems"),
         (np.eye(2), np.array(["a", "b"]), "b has dtype"),
         (np.ones(3), np.ones(3), "2-dimensional"),
+        (np.eye(2), -np.array([1.0, np.inf]), r"B\(2,1\) is -Inf"),
+        (np.eye(3), np.ones((3, 2, 2)), "b must be 1- or 2-dimensional"),
     ],
 )
 def test_bad_input_raises_valueerror_with_the_clis_message(A, b, message, db):
     with pytest.raises(ValueError, match=message):
         hetlu.solve(A, b, db=db)
+
+
+def test_factors_and_orders_that_cannot_be_are_named(db):
+    factors = hetlu.lu_factor(np.eye(3) * 2, db=db)
+    with pytest.raises(ValueError, match="b is complex but the factors are real"):
+        hetlu.lu_solve(factors, np.ones(3) + 1j)
+    with pytest.raises(ValueError, match="b must be 1- or 2-dimensional"):
+        hetlu.lu_solve(factors, np.ones((3, 2, 2)))
+    with pytest.raises(ValueError, match=r"m = 1099511627776 is not an order"):
+        hetlu.recommend(1 << 40, 10, db=db)
+    from hetlu import linalg
+    with pytest.raises(ValueError, match=r"piv\[1\] = nan is not a row index"):
+        linalg.lu_solve((np.eye(3), np.array([0.0, np.nan, 2.0])), np.ones(3))
+    np.testing.assert_array_equal(linalg.lu_solve((np.eye(3) * 2, np.array([0.0, 1.0, 2.0])), np.ones(3)), 0.5)
 
 
 def test_unknown_solver(db):
