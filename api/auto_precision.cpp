@@ -185,7 +185,7 @@ SolveReport auto_precision_gesv(Solver solver, int n, int nrhs, T* A, int lda, i
   if (!mixed) {
     Options checked = options;
     if (options.input_check == InputCheck::finite) checks::finite("A", n, n, A, lda);  // before X is written
-    checked.input_check = InputCheck::none;                                            // A and B checked once
+    checked.input_check = InputCheck::none;                                            // A and B checked
     kernels::copy_block(n, nrhs, B, ldb, X, ldx);
     SolveReport report = gesv(solver, n, nrhs, A, lda, ipiv, X, ldx, checked);
     report.auto_choice = why;

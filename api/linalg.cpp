@@ -22,6 +22,7 @@ namespace {
 // end of memory and was read and written wherever the pointer landed (a crash, or success).
 template <class E>
 void batch_within_memory(const char* stride_name, const E* base, int batch, std::int64_t stride, std::int64_t span) {
+  if (span == 0) return;  // nothing of it is read or written
   const auto most = static_cast<std::int64_t>(std::numeric_limits<std::ptrdiff_t>::max() / sizeof(E));
   std::int64_t last = 0, end = 0;
   const bool overflows = __builtin_mul_overflow(std::int64_t(batch) - 1, stride, &last) ||

@@ -132,6 +132,16 @@ std::string database_path(const std::string& db_option) {
   return db_option.empty() ? db::default_path() : db_option;
 }
 
+std::vector<std::string> read_files(const std::string& a_path, const std::string& b_path,
+                                    const std::string& db_option) {
+  std::vector<std::string> inputs = {a_path, b_path};
+  try {
+    inputs.push_back(database_path(db_option));
+  } catch (const Error&) {  // no default path (no HOME): the solve uses no database, so none to protect
+  }
+  return inputs;
+}
+
 void add_distributed_options(CLI::App& command, bool& distributed, DistributedArgs& args) {
   command.add_flag("--distributed", distributed,
                    "run on every rank of mpirun: a P x Q grid, ScaLAPACK's p?gesv (rank 0 reads and writes)");
@@ -151,13 +161,15 @@ void refuse_distributed_only_options(CLI::App& command) {
     if (command.count(option) > 0) throw UsageError(std::string(option) + " needs --distributed");
 }
 
+namespace {
+
+// Whether this process is an MPI rank other than the first (from the launcher's environment, before
+// MPI starts): under --distributed its usage errors are left to rank 0.
 bool secondary_mpi_rank() {
   for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
     if (const char* value = std::getenv(name)) return std::string(value) != "0";
   return false;
 }
-
-namespace {
 
 // Under --json a failure is also a JSON document on stdout, so that a script reading stdout sees it.
 int print_json_failure(const std::string& message, int code) {

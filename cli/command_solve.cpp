@@ -128,7 +128,7 @@ void register_solve(CLI::App& app, CommandState& state) {
     if (args->solver != "auto") from_string<Solver>(args->solver);  // a misspelt solver fails before any reading
     Options options;
     apply_hybrid_options(args->hybrid, options);
-    const std::vector<std::string> inputs = {args->a_path, args->b_path, database_path(args->db)};
+    const std::vector<std::string> inputs = read_files(args->a_path, args->b_path, args->db);
     if (!args->x_path.empty()) refuse_clobbering(args->x_path, inputs);  // before any work
     if (args->json && is_standard_stream(args->x_path))
       throw UsageError("--json prints one document on standard output: -o cannot write X there too");

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "hetlu/hetlu.hpp"
 
@@ -52,15 +53,13 @@ void register_db(CLI::App& app, CommandState& state);
 void register_bench(CLI::App& app, CommandState& state);
 void register_report(CLI::App& app, CommandState& state);
 
-// Whether this process is an MPI rank other than the first (from the launcher's environment, before
-// MPI starts): under --distributed its usage errors, and the checks every rank makes alike before
-// MPI starts, are said by rank 0 alone.
-bool secondary_mpi_rank();
-
 // --db PATH, on every subcommand that touches the database.
 void add_db_option(CLI::App& command, std::string& path);
 // The database a command uses: --db when given, else the default path.
 std::string database_path(const std::string& db_option);
+// The files a solve reads, which its output must never replace: A, B (either may be empty) and the
+// database when there is one (a solve without a default database path runs on the model alone).
+std::vector<std::string> read_files(const std::string& a_path, const std::string& b_path, const std::string& db_option);
 
 // --target, --devices (or --backend), --d and --panel: where a solve runs (solve, bench).
 struct HybridArgs {

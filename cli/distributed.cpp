@@ -72,19 +72,16 @@ auto together(int rank, Body&& body) {
   }
 }
 
-// A check every rank makes alike before MPI starts (the memory a size needs): rank 0 says why it
-// fails, the others leave with the same status and say nothing, as after MPI starts.
+// A check each rank makes on its own node before MPI starts (the memory a size needs): the
+// failure, if any; agreed on after MPI starts (agree_on_any_error), so that it is said once.
 template <class Check>
-void checked_alike(Check&& check) {
+std::string node_check(Check&& check) {
   try {
     check();
-  } catch (const CommandFailure& e) {
-    if (secondary_mpi_rank()) throw CommandFailure(e.exit_code, "");
-    throw;
-  } catch (const std::exception&) {
-    if (secondary_mpi_rank()) throw CommandFailure(exit_error, "");
-    throw;
+  } catch (const std::exception& e) {
+    return e.what();
   }
+  return {};
 }
 
 DistributedPlan given_plan(const DistributedArgs& args) {
@@ -243,13 +240,11 @@ int solve_distributed(const DistributedSolveArgs& args) {
   const Precision precision = precision_of(args.precision);
   const DistributedPlan given = given_plan(args.plan);
   std::optional<Device> resident;
-  checked_alike([&] {
-    if (!args.plan.resident.empty()) resident = resident_device(args.plan.resident);
-  });
+  if (!args.plan.resident.empty()) resident = resident_device(args.plan.resident);  // a usage error: said by rank 0
   MpiSession mpi;
   const int rank = mpi.rank();
   // The database is read too (tuned plans): X never replaces it, by any path (as hetlu solve).
-  const std::vector<std::string> inputs = {args.a_path, args.b_path, database_path(args.db)};
+  const std::vector<std::string> inputs = read_files(args.a_path, args.b_path, args.db);
   ReadSystem system;
   std::string error;
   if (rank == 0) try {  // rank 0 alone reads: the files need exist only where it runs
@@ -281,12 +276,16 @@ void calibrate_distributed(const DistributedCalibrateArgs& args) {
     for (const auto& name : args.precisions) options.precisions.push_back(precision_of(name));
   }
   options.candidates = args.candidates, options.repetitions = args.repetitions;
-  checked_alike([&] {
+  const std::string memory_error = node_check([&] {
     for (int n : options.sizes)  // each rank holds about n^2 / ranks; rank 0 is checked for all of it
       require_memory(8.0 * n * double(n), "calibrate --distributed --sizes " + std::to_string(n));
   });
   MpiSession mpi;
   const int rank = mpi.rank();
+  together(rank, [&] {
+    distributed::agree_on_any_error(MPI_COMM_WORLD, memory_error);
+    return 0;
+  });
   auto progress = [&](const distributed::CalibrationRow& row) {
     if (args.json) return;
     std::cerr << fmt::format(
@@ -344,13 +343,15 @@ void bench_distributed(const DistributedBenchArgs& args) {
   const DistributedPlan given = given_plan(args.plan);
   if (args.n < 1) throw UsageError("--distributed bench needs -n");
   if (args.repetitions < 1) throw UsageError("--reps must be >= 1");
-  checked_alike([&] {  // a bad device fails before MPI starts
-    if (!args.plan.resident.empty()) resident_device(args.plan.resident);
-  });
-  checked_alike(
+  if (!args.plan.resident.empty()) resident_device(args.plan.resident);  // a bad device fails before MPI starts
+  const std::string memory_error = node_check(
       [&] { require_memory(8.0 * args.n * double(args.n), "bench --distributed -n " + std::to_string(args.n)); });
   MpiSession mpi;
   const int rank = mpi.rank();
+  together(rank, [&] {
+    distributed::agree_on_any_error(MPI_COMM_WORLD, memory_error);
+    return 0;
+  });
   const auto layout = distributed::layout_of(MPI_COMM_WORLD);
   // The plans compared: hetlu's (tuned, else the model's) and the defaults most codes use (nb = 64,
   // the squarest grid, the BLAS threads each rank starts with).

@@ -36,12 +36,10 @@ DistributedTrial read_trial(Statement& s) {
   return t;
 }
 
-// A stored configuration a solve could not run: a grid that does not use the ranks, a size out of
-// range. Damaged rows are skipped by the look-up, not trusted.
+// A stored configuration a solve could not run, beyond the ranges read_trial checks: a grid that
+// does not use the ranks, no time. Damaged rows are skipped by the look-up, not trusted.
 bool valid(const DistributedTrial& t) {
-  return t.n >= 1 && t.plan.nb >= 1 && t.plan.grid_rows >= 1 && t.plan.grid_cols >= 1 && t.plan.threads_per_rank >= 1 &&
-         t.plan.threads_per_rank <= 4096 &&
-         t.plan.grid_rows * static_cast<long long>(t.plan.grid_cols) == t.layout.ranks && t.median_s &&
+  return t.plan.grid_rows * static_cast<long long>(t.plan.grid_cols) == t.layout.ranks && t.median_s &&
          std::isfinite(*t.median_s) && *t.median_s > 0;
 }
 
@@ -119,7 +117,11 @@ std::optional<DistributedTrial> find_distributed_trial(Database& db, const Distr
                       "threads_per_rank = ?9");
   bind_key(s, key);
   if (!s.step()) return std::nullopt;
-  return read_trial(s);
+  try {
+    return read_trial(s);
+  } catch (const std::exception&) {  // a damaged row is measured again, as if absent (rank 0 alone reads it)
+    return std::nullopt;
+  }
 }
 
 std::vector<DistributedTrial> list_distributed_trials(Database& db, std::int64_t machine_id) {

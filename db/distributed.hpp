@@ -15,10 +15,11 @@ namespace hetlu::db {
 
 // The range a stored network measurement must lie in to be believed (a look-up ignores a row outside
 // it; `hetlu db check` and `db import` refuse it): latencies in seconds, bandwidths in bytes/s.
-// Wide enough for any interconnect and shared memory; a latency of 1e300 s priced a solve at 8e306 s.
+// Wide enough for any interconnect and shared memory, and for one rank's "network" (latency 0,
+// 1e15 bytes/s: the probe's stand-in for no transfer); a latency of 1e300 s priced a solve at 8e306 s.
 inline constexpr double most_network_latency_s = 1.0;
 inline constexpr double least_network_bandwidth_bps = 1e3;
-inline constexpr double most_network_bandwidth_bps = 1e13;
+inline constexpr double most_network_bandwidth_bps = 1e15;
 
 // Stores (replaces) the network profile of its layout.
 void store_network_profile(Database& db, std::int64_t machine_id, const distributed::NetworkProfile& net);

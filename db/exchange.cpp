@@ -1,5 +1,6 @@
 #include "db/exchange.hpp"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -173,6 +174,7 @@ ImportReport import_json(Database& db, const nlohmann::json& document, const std
   std::set<std::string> columns[table_count];
   for (int t = 0; t < table_count; ++t) columns[t] = columns_of(db, tables[t]);
   db.transaction([&] {
+    const auto bad_plans_before = invalid_best_plans(db), bad_rows_before = invalid_rows(db);
     for (const auto& m : document.at("machines")) {
       Fingerprint fp{m.at("fingerprint"), m.at("hard_key").dump(), m.at("soft_attributes").dump()};
       const auto id = ensure_machine(db, fp);
@@ -220,9 +222,18 @@ ImportReport import_json(Database& db, const nlohmann::json& document, const std
                             " has no trial with its parameters in the export");
     }
     // Rows a look-up would refuse, or of the wrong type or range, are refused here, and the whole
-    // import with them.
-    if (const auto bad = invalid_best_plans(db); !bad.empty()) throw DatabaseError("import: " + bad.front());
-    if (const auto bad = invalid_rows(db); !bad.empty()) throw DatabaseError("import: " + bad.front());
+    // import with them; ones the database held before (`hetlu db check` lists them) are not the
+    // file's doing and do not refuse it.
+    auto first_new = [](const std::vector<std::string>& now, const std::vector<std::string>& before) {
+      const auto it = std::find_if(now.begin(), now.end(), [&](const std::string& problem) {
+        return std::find(before.begin(), before.end(), problem) == before.end();
+      });
+      return it == now.end() ? std::string() : *it;
+    };
+    if (const auto bad = first_new(invalid_best_plans(db), bad_plans_before); !bad.empty())
+      throw DatabaseError("import: " + bad);
+    if (const auto bad = first_new(invalid_rows(db), bad_rows_before); !bad.empty())
+      throw DatabaseError("import: " + bad);
   });
   return report;
 }

@@ -48,7 +48,7 @@ std::string plan_columns_valid() {
          " AND typeof(backend) = 'text' AND backend NOT GLOB '*[^a-z0-9:,]*' AND " +
          "(backend = '' OR backend GLOB 'host*' OR backend GLOB 'cuda*') AND " + whole("m", 1) + " AND " +
          whole("n", 1) + " AND " + whole("nb", 1) + " AND " + whole("ib", 1) + " AND " + whole("cpu_block_columns", 0) +
-         " AND " + whole("panel_threads", 1) + " AND " + whole("lookahead", 0);
+         " AND " + whole("panel_threads", 1, 4096) + " AND " + whole("lookahead", 0);
 }
 
 // Each table: its rows that break the rules, described by what identifies them.

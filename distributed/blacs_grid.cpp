@@ -3,6 +3,9 @@
 #include <cblas.h>
 #include <omp.h>
 
+#include <limits>
+#include <string>
+
 #include "distributed/scalapack.hpp"
 #include "hetlu/types.hpp"
 
@@ -67,6 +70,16 @@ void agree_on_error(MPI_Comm comm, int root, const std::string& root_error) {
   std::string message = rank == root ? root_error : std::string(length, ' ');
   MPI_Bcast(message.data(), length, MPI_CHAR, root, comm);
   throw InvalidArgument(message);
+}
+
+void agree_on_any_error(MPI_Comm comm, const std::string& error) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const int none = std::numeric_limits<int>::max();
+  int mine = error.empty() ? none : rank, first = none;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+  if (first == none) return;
+  agree_on_error(comm, first, rank != first ? "" : first == 0 ? error : "rank " + std::to_string(first) + ": " + error);
 }
 
 void agree_on_failure(int context, const Failure& failure, const std::string& otherwise, const std::string& prefix) {

@@ -83,5 +83,8 @@ void broadcast_plan(MPI_Comm comm, int root, DistributedPlan& plan);
 
 // The root's verdict sent to every rank: all throw InvalidArgument(root_error), or none do.
 void agree_on_error(MPI_Comm comm, int root, const std::string& root_error);
+// Collective: each rank's own error (empty: none). Where any rank has one, every rank throws
+// InvalidArgument with the error of the lowest such rank, prefixed "rank K: " when K is not 0.
+void agree_on_any_error(MPI_Comm comm, const std::string& error);
 
 }  // namespace hetlu::distributed

@@ -18,6 +18,8 @@
 // slowly, kappa_1(A) estimated from the single factors, the double solver answering at once above a
 // limit (ITER -1, LAPACK's "implementation-specific reasons"), after one O(n^2) step; and refinement
 // carried on, as dgerfs does, until the componentwise backward error omega is as small as it gets.
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -105,24 +107,30 @@ struct RoundedMatrix {
 
 template <class Low, class T>
 RoundedMatrix round_matrix_to_low(int n, const T* A, int lda, Low* to) {
-  std::vector<double> row_sums(n, 0.0);
+  const bool parallel = worth_threads(static_cast<long long>(n) * n);
+  // Each thread's columns' share of each row's sum, added in thread order after: ||A||_inf, and the
+  // refinement's stopping test with it, the same to the last bit from run to run.
+  std::vector<std::vector<double>> shares(parallel ? omp_get_max_threads() : 1);
   bool fits = true, finite = true;
-#pragma omp parallel reduction(&& : fits, finite) if (worth_threads(static_cast <long long>(n) * n))
+#pragma omp parallel reduction(&& : fits, finite) if (parallel)
   {
-    std::vector<double> mine(n, 0.0);  // this thread's columns' share of each row's sum
-#pragma omp for schedule(static) nowait
+    std::vector<double>& mine = shares[omp_get_thread_num()];
+    mine.assign(n, 0.0);
+#pragma omp for schedule(static)
     for (int j = 0; j < n; ++j) {
       const T* column = A + static_cast<long long>(j) * lda;
       finite = scalar::all_finite(column, n) && finite;
       fits = round_column(n, column, to + static_cast<long long>(j) * n) && fits;
       for (int i = 0; i < n; ++i) mine[i] += std::abs(column[i]);
     }
-#pragma omp critical(hetlu_mixed_row_sums)
-    for (int i = 0; i < n; ++i) row_sums[i] += mine[i];
   }
   RoundedMatrix out;
   out.fits = fits, out.finite = finite;
-  out.norm_inf = n ? *std::max_element(row_sums.begin(), row_sums.end()) : 0.0;
+  for (int i = 0; i < n; ++i) {
+    double row = 0;
+    for (const auto& share : shares) row += share.empty() ? 0.0 : share[i];
+    out.norm_inf = std::max(out.norm_inf, row);
+  }
   return out;
 }
 

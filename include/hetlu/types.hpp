@@ -67,8 +67,9 @@ enum class Refinement { none, working };
 // Which system getrs solves with the factors of A: A X = B, A^T X = B, or A^H X = B (LAPACK's
 // 'N', 'T', 'C'; for a real A, conjugate is the same as yes).
 enum class Transpose { no, yes, conjugate };
-// Whether a front end checks that every input value is finite before any work. The LAPACK drop-in
-// turns it off: LAPACK propagates NaN and Inf instead of refusing them.
+// Whether a front end checks that every input value is finite before anything is written (the
+// mixed path tests A on its pass rounding A to single). The LAPACK drop-in turns it off: LAPACK
+// propagates NaN and Inf instead of refusing them.
 enum class InputCheck { finite, none };
 
 namespace detail {

@@ -114,6 +114,8 @@ int main(void) {
   s = hetlu_dgesv_batched(3, 2, 1, As, 2, 4, pivots, (long long)1 << 61, Bs, 2, 2, infos);
   check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "stride_ipiv") != NULL,
         "an ipiv stride past the address space is named");
+  s = hetlu_dgesv_batched(3, 2, 0, As, 2, 4, pivots, 2, Bs, 2, LLONG_MAX, infos);
+  check(s == HETLU_SUCCESS, "no right-hand side: B's stride is never used, whatever it is");
   s = hetlu_dgesv_batched(-1, 2, 1, As, 2, 4, pivots, 2, Bs, 2, 2, infos);
   check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "batch") != NULL, "a negative batch is named");
   s = hetlu_dgesv_batched(2, 2, 1, As, 2, 4, pivots, 2, Bs, 2, 2, NULL);

@@ -156,3 +156,30 @@ TEST_F(DistributedRecords, ImpossibleRowsAreSkippedListedAndNeverImported) {
   auto fresh = Database::open(dir.file("fresh-nb.db"), Database::Mode::read_write);
   EXPECT_THROW(db::import_json(fresh, huge_nb, exported["machines"][0]["fingerprint"], false), db::DatabaseError);
 }
+
+// One rank's "network" as the probe stores it (no transfer: latency 0, 1e15 bytes/s) is a valid
+// row; and a bad row the database held before an import does not refuse the file, whose own rows
+// are all that an import answers for.
+TEST_F(DistributedRecords, OneRanksNetworkIsValidAndOldBadRowsDoNotBlockAnImport) {
+  distributed::NetworkProfile alone;
+  alone.layout = {1, 1};
+  alone.latency_seconds = alone.broadcast_latency_seconds = 0;
+  alone.bandwidth_bytes_per_second = alone.broadcast_bandwidth_bytes_per_second = 1e15;
+  db::store_network_profile(db, machine, alone);
+  EXPECT_TRUE(db::load_network_profile(db, machine, {1, 1}));
+  EXPECT_TRUE(db::invalid_rows(db).empty());
+
+  db::store_distributed_trial(db, trial(machine, 1000, 1, 32, 0.3));
+  const auto exported = db::export_json(db);
+  auto target = Database::open(dir.file("target.db"), Database::Mode::read_write);
+  const std::string here = exported["machines"][0]["fingerprint"];
+  db::import_json(target, exported, here, false);
+  const auto id = db::find_machine(target, here)->id;
+  target.exec("UPDATE distributed_trials SET nb = 64.5");  // damaged by hand, before the next import
+  ASSERT_EQ(db::invalid_rows(target).size(), 1u);
+  auto other = exported;
+  other["machines"][0]["distributed_trials"][0]["n"] = 2000;
+  const auto report = db::import_json(target, other, here, false);
+  EXPECT_EQ(report.distributed_trials, 1);
+  EXPECT_TRUE(db::lookup_distributed_plan(target, id, Precision::double_, {4, 4}, 2000).best);
+}
