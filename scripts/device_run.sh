@@ -10,6 +10,15 @@
 #       calibrate  tune nb and d on the GPU at 16384 (at most 150 s of trials; rerun to resume)
 #       bench      hybrid GEPP, CALU and PRBT against cuSOLVER at 16384 and 32768, the d sweep,
 #                  and a short table last
+#   scripts/device_run.sh bundle           on the dev machine, after building build-device/ here with CUDA
+#                                          (cmake -B build-device -DHETLU_WITH_CUDA=ON
+#                                          -DCMAKE_CUDA_ARCHITECTURES=90 -DHETLU_WITH_MPI=OFF; targets
+#                                          test_solvers hetlu_command hetlu_cuda): pack the binaries and
+#                                          the Debian libraries they load into .devpkg/bundle.tar.xz
+#                                          (git-ignored; carry .devpkg), so that the GPU's minutes go to
+#                                          tests and timings, not to compiling
+#   scripts/device_run.sh prebuilt [STAGE...]  on the GPU machine: unpack the bundle, then the
+#                                          stages test, probe, calibrate, bench, bench32k, sweep, cpu
 # A device call is limited to 10 minutes: name fewer stages per call when the whole does not fit.
 # Logs and JSON go to $OUT (or build-device/out) for bench/results/.
 set -euo pipefail
@@ -37,9 +46,9 @@ test_cuda() {
 }
 
 calibrate() {
-  $H calibrate --level quick --target hybrid --backend cuda --sizes 16384 --budget 150 "${DB[@]}" 2>&1 |
-    tee "$OUT/calibrate_hybrid.txt" | tail -4
-  cp "$PWD/build-device/tuning.db" "$OUT/"
+  timeout 200 $H calibrate --level quick --target hybrid --backend cuda --sizes 16384 --budget "${BUDGET:-150}" \
+    "${DB[@]}" 2>&1 | tee "$OUT/calibrate_hybrid.txt" | tail -8
+  cp "${DB[1]}" "$OUT/"
 }
 
 bench() {
@@ -52,7 +61,91 @@ bench() {
   grep -h "^| gepp\|^| calu\|^| prbt" "$OUT"/bench_*.md | cut -d'|' -f2-10,12
 }
 
+probe() {
+  timeout 120 $H probe "${DB[@]}" 2>&1 | tee "$OUT/probe.txt" | tail -25
+}
+
+bench_sizes() {
+  for n in "$@"; do
+    timeout 240 $H bench -n "$n" --target hybrid --backend cuda --reps 3 "${DB[@]}" 2>&1 | tee "$OUT/bench_$n.md"
+  done
+}
+
+sweep() {
+  timeout 240 $H bench -n 16384 --solver calu --target hybrid --backend cuda --sweep-d --reps "${SWEEP_REPS:-2}" \
+    "${DB[@]}" 2>&1 |
+    tee "$OUT/sweep_d.md"
+}
+
+# The CPU-only solvers against OpenBLAS on the GPU machine's cores.
+cpu() {
+  timeout 180 $H bench -n 8000 --reps 3 "${DB[@]}" 2>&1 | tee "$OUT/bench_cpu_8000.md"
+}
+
+# Sets the environment for binaries built on the dev machine: its Debian libraries, the CUDA
+# libraries the GPU machine has (its toolkit or its Python wheels), the plugin by name.
+prebuilt_environment() {
+  mkdir -p .devpkg/root
+  tar -C .devpkg/root -xJf .devpkg/bundle.tar.xz
+  local cuda_dirs=/usr/local/cuda/lib64:
+  if [ ! -e /usr/local/cuda/lib64/libcusolver.so.12 ] || [ ! -e /usr/local/cuda/lib64/libcublas.so.13 ]; then
+    cuda_dirs=$(find /usr/local /opt /usr/lib \( -name 'libcublas.so.13*' -o -name 'libcusolver.so.12*' -o \
+      -name 'libcudart.so.13*' -o -name 'libcublasLt.so.13*' -o -name 'libnvJitLink.so.13*' -o -name 'libcusparse.so.12*' \) \
+      2>/dev/null | xargs -r -n1 dirname | sort -u | tr '\n' ':')
+  fi
+  export LD_LIBRARY_PATH=$PWD/.devpkg/root/lib:$PWD/.devpkg/root/build-device/api:${cuda_dirs}${LD_LIBRARY_PATH:-}
+  export HETLU_CUDA_PLUGIN=$(find "$PWD/.devpkg/root/build-device" -name libhetlu_cuda.so | head -1)
+  export OMP_WAIT_POLICY=passive
+  # Debian's OpenBLAS 0.3.21 took the H100 machine's Xeon (CPUID masked) for a Prescott and ran its
+  # SSE3 kernels (DGEMM 106 GFlop/s on 16 cores, 2026-11-26): name the kernels the flags allow.
+  if [ -z "${OPENBLAS_CORETYPE:-}" ] && grep -qw avx512f /proc/cpuinfo; then export OPENBLAS_CORETYPE=SkylakeX; fi
+  H=.devpkg/root/build-device/bin/hetlu
+  TESTS=.devpkg/root/build-device/bin/test_solvers
+  mkdir -p build-gpu  # not carried: a warm machine keeps its database between calls
+  DB=(--db "$PWD/build-gpu/tuning.db")
+  echo "plugin: $HETLU_CUDA_PLUGIN; CUDA libraries from: $cuda_dirs"
+  ldd "$HETLU_CUDA_PLUGIN" | grep -E "not found|cublas|cusolver|cudart" || true
+  ldd "$H" | grep "not found" || true
+}
+
 case "${1:-}" in
+bundle)
+  # The build's programs and libraries, and each Debian library they load that a stock image may
+  # lack (not glibc, libstdc++ or CUDA's, which the GPU machine has, newer).
+  mkdir -p .devpkg/stage/lib
+  rm -f .devpkg/stage/lib/*
+  files=(build-device/bin/hetlu build-device/bin/test_solvers)
+  while IFS= read -r f; do files+=("$f"); done < <(find build-device -name "*.so*" \( -type f -o -type l \))
+  for f in "${files[@]}"; do
+    ldd "$f" | awk '/=> \//{print $3}' | grep -v -E 'libc\.so|libm\.so|libstdc\+\+|libgcc_s|libpthread|libdl\.so|librt\.so|libcu|libnv|ld-linux|build-device' || true
+  done | sort -u | while read -r lib; do cp -L "$lib" .devpkg/stage/lib/; done
+  tar -C .devpkg/stage -cf .devpkg/stage.tar lib
+  tar --append -f .devpkg/stage.tar "${files[@]}"
+  xz -T2 -6 -f .devpkg/stage.tar && mv .devpkg/stage.tar.xz .devpkg/bundle.tar.xz
+  ls -la .devpkg/bundle.tar.xz
+  ;;
+prebuilt)
+  shift
+  OUT=${OUT:-$PWD/.devpkg/out}
+  mkdir -p "$OUT"
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv | tee "$OUT/gpu.txt" || true
+  prebuilt_environment
+  for stage in "$@"; do
+    echo "== $stage ($(date +%T))"
+    case "$stage" in
+    test) timeout 240 $TESTS --gtest_filter='*cuda*:*Cuda*' --gtest_brief=1 2>&1 | tee "$OUT/cuda_tests.txt" | tail -40 ;;
+    probe) probe ;;
+    calibrate) calibrate ;;
+    bench) bench_sizes 8192 16384 || true ;;
+    bench32k) bench_sizes 32768 || true ;;
+    sweep) sweep || true ;;
+    sweep8k) timeout 140 $H bench -n 8192 --solver calu --target hybrid --backend cuda --sweep-d --reps 1 "${DB[@]}" 2>&1 | tee "$OUT/sweep_d_8192.md" || true ;;
+    cpu) cpu || true ;;
+    *) echo "unknown stage '$stage'" >&2 ;;
+    esac
+  done
+  echo "== done ($(date +%T))"
+  ;;
 fetch)
   mkdir -p "$DEBS"
   (cd "$DEBS" && apt-get download "${PACKAGES[@]}")
