@@ -1,6 +1,7 @@
 // hetlu bench: each solver against OpenBLAS in the same run, on the same matrix, runs alternating so
 // that drift on a shared machine hits both alike; median of --reps after one warm-up of each.
-// GEPP and CALU are timed as getrf against dgetrf; PRBT as gesv (refinement included) against dgesv.
+// GEPP and CALU are timed as getrf against dgetrf; PRBT as gesv (refinement included) against dgesv
+// (sgetrf and sgesv with --precision single).
 #include <fmt/core.h>
 #include <lapacke.h>
 
@@ -9,6 +10,7 @@
 #include <iostream>
 #include <limits>
 #include <random>
+#include <type_traits>
 
 #include "cli/bench_devices.hpp"
 #include "cli/bench_mixed.hpp"
@@ -25,9 +27,35 @@
 #include "solvers/accuracy.hpp"
 #include "solvers/backend.hpp"
 #include "solvers/lu.hpp"
+#include "solvers/scalar.hpp"
 
 namespace hetlu::cli {
 namespace {
+
+// LAPACKE's getrf, getrs and gesv for the element type.
+lapack_int lapacke_getrf(int m, int n, double* A, lapack_int* ipiv) {
+  return LAPACKE_dgetrf(LAPACK_COL_MAJOR, m, n, A, std::max(1, m), ipiv);
+}
+lapack_int lapacke_getrf(int m, int n, float* A, lapack_int* ipiv) {
+  return LAPACKE_sgetrf(LAPACK_COL_MAJOR, m, n, A, std::max(1, m), ipiv);
+}
+lapack_int lapacke_getrs(int n, const double* LU, const lapack_int* ipiv, double* x) {
+  return LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'N', n, 1, LU, n, ipiv, x, n);
+}
+lapack_int lapacke_getrs(int n, const float* LU, const lapack_int* ipiv, float* x) {
+  return LAPACKE_sgetrs(LAPACK_COL_MAJOR, 'N', n, 1, LU, n, ipiv, x, n);
+}
+lapack_int lapacke_gesv(int n, double* A, lapack_int* ipiv, double* b) {
+  return LAPACKE_dgesv(LAPACK_COL_MAJOR, n, 1, A, n, ipiv, b, n);
+}
+lapack_int lapacke_gesv(int n, float* A, lapack_int* ipiv, float* b) {
+  return LAPACKE_sgesv(LAPACK_COL_MAJOR, n, 1, A, n, ipiv, b, n);
+}
+// "dgetrf" or "sgetrf": the OpenBLAS routine a row is compared with.
+template <class T>
+std::string lapack_name(const char* routine) {
+  return (std::is_same_v<T, float> ? "s" : "d") + std::string(routine);
+}
 
 struct Row {
   Solver solver;
@@ -58,45 +86,66 @@ struct Reference {
   bool alternates() const { return kind == Kind::openblas; }
 };
 
-Reference reference_for(const Options& options, int m, int n, int reps, const std::vector<double>& A) {
+template <class T>
+Reference reference_for(const Options& options, int m, int n, int reps, const std::vector<T>& A) {
   if (options.target != Target::hybrid) return {};
   const DeviceSet devices = options.overrides.devices.value_or(DeviceSet(backends::preferred()));
   if (!devices.has(BackendKind::cuda)) return {};
   return {Reference::Kind::vendor, backends::time_vendor_lu(m, n, A.data(), m, 1, reps)};
 }
 
-// warmups untimed runs of each side first (the sweep's later rounds need none).
-Row bench_getrf(Solver solver, int m, int n, int reps, const std::vector<double>& A, const Options& options,
-                const Reference& reference, int warmups = 1) {
+// Above this order a getrf row is judged by the backward error of a solve with its factors, as
+// SLATE's testers judge a large getrf: the factor residual ||PA - LU|| copies A three times in double
+// and runs a full n^3 GEMM on the CPUs (about a minute at n = 32768 on 16 cores, longer than the
+// factorizations it checks).
+constexpr int factor_residual_limit = 20000;
+
+// omega of x solved with the factors LU (from getrf of A) for the right-hand side b.
+template <class T>
+double solve_backward_error(int n, const std::vector<T>& A, const std::vector<T>& LU, const int* ipiv,
+                            const std::vector<T>& b) {
+  std::vector<T> x = b;
+  const std::vector<lapack_int> pivots(ipiv, ipiv + n);
+  lapacke_getrs(n, LU.data(), pivots.data(), x.data());
+  return accuracy::backward_error(n, 1, A.data(), n, x.data(), n, b.data(), n);
+}
+
+// warmups untimed runs of each side first (the sweep's later rounds need none). by_solve: judge a
+// square factorization by the backward error of a solve with it (default: above the limit).
+template <class T>
+Row bench_getrf(Solver solver, int m, int n, int reps, const std::vector<T>& A, const std::vector<T>& b,
+                const Options& options, const Reference& reference, int warmups = 1, bool by_solve = false) {
   Row row;
   row.solver = solver;
-  row.plan = resolve_plan(solver, Precision::double_, m, n, options).plan;
-  std::vector<double> ours(A.size()), theirs(A.size());
+  row.plan = resolve_plan(solver, scalar::plan_precision<T>(), m, n, options).plan;
+  std::vector<T> ours(A.size()), theirs(A.size());
   std::vector<int> ipiv(std::max(1, std::min(m, n)));
   std::vector<lapack_int> lapack_ipiv(ipiv.size());
-  std::vector<double> a, b;
+  std::vector<double> ta, tb;
   for (int r = 0; r < warmups + reps; ++r) {
     const bool timed = r >= warmups;
     std::copy(A.begin(), A.end(), ours.begin());
     const double t_ours = detail::seconds_of([&] { solvers::getrf(row.plan, m, n, ours.data(), m, ipiv.data()); });
     if (!reference.alternates()) {
-      if (timed) a.push_back(t_ours);
+      if (timed) ta.push_back(t_ours);
       continue;
     }
     std::copy(A.begin(), A.end(), theirs.begin());
-    const double t_theirs =
-        detail::seconds_of([&] { LAPACKE_dgetrf(LAPACK_COL_MAJOR, m, n, theirs.data(), m, lapack_ipiv.data()); });
-    if (timed) a.push_back(t_ours), b.push_back(t_theirs);
+    const double t_theirs = detail::seconds_of([&] { lapacke_getrf(m, n, theirs.data(), lapack_ipiv.data()); });
+    if (timed) ta.push_back(t_ours), tb.push_back(t_theirs);
   }
-  row.seconds = detail::median(a);
+  row.seconds = detail::median(ta);
   row.flops = model::getrf_flops(m, n);
-  row.accuracy_kind = "residual";
-  row.accuracy = accuracy::factorization_residual(m, n, A.data(), m, ours.data(), m, ipiv.data());
+  by_solve = m == n && (by_solve || n > factor_residual_limit);
+  row.accuracy_kind = by_solve ? "backward error" : "residual";
+  row.accuracy = by_solve ? solve_backward_error(n, A, ours, ipiv.data(), b)
+                          : accuracy::factorization_residual(m, n, A.data(), m, ours.data(), m, ipiv.data());
   if (reference.alternates()) {
-    row.reference_seconds = detail::median(b);
+    row.reference_seconds = detail::median(tb);
     std::vector<int> reference_ipiv(lapack_ipiv.begin(), lapack_ipiv.end());
     row.reference_accuracy =
-        accuracy::factorization_residual(m, n, A.data(), m, theirs.data(), m, reference_ipiv.data());
+        by_solve ? solve_backward_error(n, A, theirs, reference_ipiv.data(), b)
+                 : accuracy::factorization_residual(m, n, A.data(), m, theirs.data(), m, reference_ipiv.data());
     return row;
   }
   const bool vendor = reference.kind == Reference::Kind::vendor;
@@ -110,12 +159,13 @@ Row bench_getrf(Solver solver, int m, int n, int reps, const std::vector<double>
   return row;
 }
 
-Row bench_gesv(Solver solver, int n, int reps, const std::vector<double>& A, const std::vector<double>& b,
-               const Options& options, const Reference& reference, int warmups = 1) {
+template <class T>
+Row bench_gesv(Solver solver, int n, int reps, const std::vector<T>& A, const std::vector<T>& b, const Options& options,
+               const Reference& reference, int warmups = 1) {
   Row row;
   row.solver = solver;
-  row.plan = resolve_plan(solver, Precision::double_, n, n, options).plan;
-  std::vector<double> ours(A.size()), theirs(A.size()), x(b.size()), y(b.size());
+  row.plan = resolve_plan(solver, scalar::plan_precision<T>(), n, n, options).plan;
+  std::vector<T> ours(A.size()), theirs(A.size()), x(b.size()), y(b.size());
   std::vector<int> ipiv(std::max(1, n));
   std::vector<lapack_int> lapack_ipiv(ipiv.size());
   std::vector<double> ta, tb;
@@ -133,8 +183,7 @@ Row bench_gesv(Solver solver, int n, int reps, const std::vector<double>& A, con
     }
     std::copy(A.begin(), A.end(), theirs.begin());
     std::copy(b.begin(), b.end(), y.begin());
-    const double t_theirs = detail::seconds_of(
-        [&] { LAPACKE_dgesv(LAPACK_COL_MAJOR, n, 1, theirs.data(), n, lapack_ipiv.data(), y.data(), n); });
+    const double t_theirs = detail::seconds_of([&] { lapacke_gesv(n, theirs.data(), lapack_ipiv.data(), y.data()); });
     if (timed) ta.push_back(t_ours), tb.push_back(t_theirs);
   }
   row.seconds = detail::median(ta);
@@ -143,7 +192,7 @@ Row bench_gesv(Solver solver, int n, int reps, const std::vector<double>& A, con
     row.reference = vendor ? reference.vendor.library + " getrf+getrs" : "";
     row.reference_seconds = vendor ? reference.vendor.getrf_seconds + reference.vendor.getrs_seconds : std::nan("");
     if (vendor) row.reference_with_copies_seconds = reference.vendor.upload_seconds + row.reference_seconds;
-    y.assign(b.size(), std::nan(""));
+    y.assign(b.size(), T(std::nan("")));
   } else {
     row.reference_seconds = detail::median(tb);
   }
@@ -162,15 +211,19 @@ Row bench_gesv(Solver solver, int n, int reps, const std::vector<double>& A, con
 
 // GFlop/s for each CPU share d from 0 (all on the device) to N block columns: the curve of
 // async-calu Figure 5, with the model's d and the tuned d (hetlu calibrate --target hybrid) marked.
+// Each point's accuracy is the backward error of a solve with its factors (a square matrix): a
+// factor residual per point and round would cost more than the sweep's timings.
 // The sweep runs at the nb hetlu would use (tuned, else the model's); the model's d is its share of
 // the block columns at that nb. With json, returns the sweep as a JSON object instead of printing it
 // (the caller prints one document for all the solvers).
-nlohmann::ordered_json sweep_d(Solver solver, int m, int n, int reps, const std::vector<double>& A,
-                               const std::vector<double>& b, Options options, bool json) {
+template <class T>
+nlohmann::ordered_json sweep_d(Solver solver, int m, int n, int reps, const std::vector<T>& A, const std::vector<T>& b,
+                               Options options, bool json) {
+  constexpr Precision precision = scalar::plan_precision<T>();
   options.target = Target::hybrid;
   options.overrides.cpu_block_columns.reset();
   options.overrides.panel_location.reset();
-  const Resolution chosen = resolve_plan(solver, Precision::double_, m, n, options);
+  const Resolution chosen = resolve_plan(solver, precision, m, n, options);
   const bool tuned = chosen.plan.source == PlanSource::tuned;
   // A plan of one panel (the device's LU of the whole matrix) has no block columns to share: the
   // sweep then takes the widest candidate width that leaves at least four.
@@ -185,7 +238,7 @@ nlohmann::ordered_json sweep_d(Solver solver, int m, int n, int reps, const std:
   // The model's price of a plan of this nb and d: the same model, rates and plan the solver runs.
   auto predicted_seconds = [&](int d) {
     options.overrides.cpu_block_columns = d;
-    return resolve_plan(solver, Precision::double_, m, n, options).plan.predicted_seconds;
+    return resolve_plan(solver, precision, m, n, options).plan.predicted_seconds;
   };
   // The model's d: its least predicted time over every d at this nb.
   int model_d = -1;
@@ -208,7 +261,7 @@ nlohmann::ordered_json sweep_d(Solver solver, int m, int n, int reps, const std:
     std::cout << fmt::format(
         "{} {} x {} on the {} backend, nb = {}, N = {} block columns; median of {} rounds, each timing every d "
         "once\n\n| d | d/N | seconds | GFlop/s | "
-        "model: seconds, GFlop/s | accuracy | |\n|---|---|---|---|---|---|---|\n",
+        "model: seconds, GFlop/s | omega of a solve | |\n|---|---|---|---|---|---|---|\n",
         to_string(solver), m, n, to_string(chosen.plan.devices), nb, blocks, reps);
   const Reference no_reference{Reference::Kind::none, {}};  // the sweep times hetlu alone
   // Round-robin: each round times every d once, so that a shared machine's drift over the minutes
@@ -220,7 +273,8 @@ nlohmann::ordered_json sweep_d(Solver solver, int m, int n, int reps, const std:
       options.overrides.cpu_block_columns = ds[i];
       const int warmups = round == 0 ? 1 : 0;
       rows[i] = solver == Solver::prbt ? bench_gesv(solver, n, 1, A, b, options, no_reference, warmups)
-                                       : bench_getrf(solver, m, n, 1, A, options, no_reference, warmups);
+                                       : bench_getrf(solver, m, n, 1, A, b, options, no_reference, warmups,
+                                                     /*by_solve=*/true);
       seconds[i].push_back(rows[i].seconds);
     }
   for (size_t i = 0; i < ds.size(); ++i) {
@@ -247,6 +301,7 @@ nlohmann::ordered_json sweep_d(Solver solver, int m, int n, int reps, const std:
                         {"predicted_seconds", predicted_json},
                         {"predicted_gflops", predicted_gflops},
                         {"accuracy", row.accuracy},
+                        {"accuracy_kind", row.accuracy_kind},
                         {"mark", mark}});
     else
       std::cout << fmt::format(
@@ -286,6 +341,88 @@ nlohmann::ordered_json sweep_d(Solver solver, int m, int n, int reps, const std:
   return {};
 }
 
+// One bench run of the standard (non-mixed) comparison in precision T (float or double).
+struct BenchRun {
+  int m, n, reps;
+  std::vector<Solver> solvers;
+  bool all_solvers, sweep_d, json;
+};
+
+template <class T>
+void run_bench(const BenchRun& run, const Options& options) {
+  const int m = run.m, n = run.n;
+  std::mt19937_64 rng(2026);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<T> A(static_cast<size_t>(m) * n), b(m);
+  for (auto& a : A) a = T(u(rng));
+  for (auto& x : b) x = T(u(rng));
+
+  if (run.sweep_d) {
+    auto sweeps = nlohmann::ordered_json::array();
+    for (Solver s : run.solvers)
+      if (s != Solver::prbt || m == n) sweeps.push_back(sweep_d(s, m, n, run.reps, A, b, options, run.json));
+    if (run.json) print_json({{"m", m}, {"n", n}, {"reps", run.reps}, {"sweeps", sweeps}});
+    return;
+  }
+  // Several devices' balance table is timed in double (the caller refuses single with several).
+  constexpr bool is_double = std::is_same_v<T, double>;
+  const bool several_devices = is_double && options.overrides.devices && options.overrides.devices->size() > 1;
+  const Reference reference = reference_for(options, m, n, run.reps, A);
+  std::vector<Row> rows;
+  for (Solver s : run.solvers) {
+    if (s == Solver::prbt && m != n) {
+      if (!run.all_solvers) throw UsageError("prbt solves square systems only: give m = n");
+      continue;
+    }
+    rows.push_back(s == Solver::prbt ? bench_gesv(s, n, run.reps, A, b, options, reference)
+                                     : bench_getrf(s, m, n, run.reps, A, b, options, reference));
+  }
+
+  if (run.json) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const auto& r : rows)
+      out.push_back(
+          {{"solver", to_string(r.solver)},
+           {"routine", r.solver == Solver::prbt ? "gesv" : "getrf"},
+           {"plan", to_json(r.plan)},
+           {"seconds", r.seconds},
+           {"gflops", r.flops / r.seconds / 1e9},
+           {"reference", r.reference},  // OpenBLAS, or cuSOLVER on the cuda backend
+           {"reference_seconds", r.reference_seconds},
+           {"reference_gflops", r.flops / r.reference_seconds / 1e9},
+           {"ratio", r.reference_seconds / r.seconds},
+           {"reference_with_copies_seconds", r.reference_with_copies_seconds},
+           {"ratio_with_copies", r.reference_with_copies_seconds / r.seconds},
+           {r.accuracy_kind == "residual" ? "residual" : "backward_error", r.accuracy},
+           {r.accuracy_kind == "residual" ? "reference_residual" : "reference_backward_error", r.reference_accuracy},
+           {"note", r.note}});
+    nlohmann::ordered_json object = {
+        {"m", m}, {"n", n}, {"precision", to_string(scalar::plan_precision<T>())}, {"reps", run.reps}, {"rows", out}};
+    if constexpr (is_double)
+      if (several_devices) object["balance"] = bench_balance(run.solvers, m, n, run.reps, A, options, true);
+    print_json(object);
+    return;
+  }
+  std::cout << fmt::format("m = {}, n = {}, {}, target {}, median of {}; ratio = reference time / hetlu time\n\n", m, n,
+                           to_string(scalar::plan_precision<T>()), to_string(options.target), run.reps);
+  std::cout << "| solver | routine vs reference | nb (source) | hetlu s | GFlop/s | reference s | GFlop/s | ratio | "
+               "accuracy hetlu | reference | note |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& r : rows)
+    std::cout << fmt::format(
+        "| {} | {} vs {} | {} ({}) | {:.4f} | {:.1f} | {:.4f} | {:.1f} | {:.2f} | {:.2e} | {:.2e} | {} |\n",
+        to_string(r.solver), r.solver == Solver::prbt ? "gesv" : "getrf",
+        r.reference == "OpenBLAS" ? lapack_name<T>(r.solver == Solver::prbt ? "gesv" : "getrf") : r.reference,
+        r.plan.nb, to_string(r.plan.source), r.seconds, r.flops / r.seconds / 1e9, r.reference_seconds,
+        r.flops / r.reference_seconds / 1e9, r.reference_seconds / r.seconds, r.accuracy, r.reference_accuracy,
+        r.plan.target == Target::hybrid
+            ? fmt::format("{} {}, d = {}, panel on the {}{}{}", to_string(r.plan.devices),
+                          r.plan.devices.size() > 1 ? "devices" : "backend", r.plan.cpu_block_columns,
+                          to_string(panel_location(r.plan)), r.note.empty() ? "" : "; ", r.note)
+            : r.note);
+  if constexpr (is_double)
+    if (several_devices) bench_balance(run.solvers, m, n, run.reps, A, options, false);
+}
+
 }  // namespace
 
 void register_bench(CLI::App& app, CommandState&) {
@@ -313,7 +450,8 @@ void register_bench(CLI::App& app, CommandState&) {
   cmd->add_option("--nb", args->nb, "panel width (overrides the tuned or model value)")->check(whole_positive);
   cmd->add_option("--ib", args->ib, "CALU's inner panel width (overrides)")->check(whole_positive);
   cmd->add_option("--precision", args->precision,
-                  "double (against dgetrf, dgesv), or mixed: a single factorization refined in double, or auto: "
+                  "double (against dgetrf, dgesv), single (sgetrf, sgesv; cuSOLVER's S routines on the cuda backend), "
+                  "or mixed: a single factorization refined in double, or auto: "
                   "mixed or double as hetlu decides, each against OpenBLAS dgesv and dsgesv; --distributed: double "
                   "or single")
       ->capture_default_str()
@@ -337,8 +475,6 @@ void register_bench(CLI::App& app, CommandState&) {
       return;
     }
     refuse_distributed_only_options(*cmd);
-    if (args->precision == "single")
-      throw UsageError("--precision single is for --distributed (here: double, mixed or auto)");
     const int m = args->m < 0 ? args->n : args->m, n = args->n;
     // A, hetlu's copy, the reference's copy, and the factors checked against A: four m x n arrays.
     require_memory(4 * 8.0 * m * double(n), "bench of a " + std::to_string(m) + " x " + std::to_string(n) + " matrix");
@@ -361,76 +497,19 @@ void register_bench(CLI::App& app, CommandState&) {
     if (args->cond > 0 && !mixed) throw UsageError("--cond is for --precision mixed or auto");
     if (mixed) {
       if (m != n) throw UsageError("--precision " + args->precision + " solves square systems: give m = n");
-      if (args->sweep_d) throw UsageError("--sweep-d is for --precision double");
+      if (args->sweep_d) throw UsageError("--sweep-d is for --precision double or single");
       bench_mixed(MixedBench{n, args->reps, args->cond, solvers, args->precision == "auto", args->json}, options);
       return;
     }
 
-    std::mt19937_64 rng(2026);
-    std::uniform_real_distribution<double> u(-1, 1);
-    std::vector<double> A(static_cast<size_t>(m) * n), b(m);
-    for (auto& a : A) a = u(rng);
-    for (auto& x : b) x = u(rng);
-
-    if (args->sweep_d) {
-      auto sweeps = nlohmann::ordered_json::array();
-      for (Solver s : solvers)
-        if (s != Solver::prbt || m == n) sweeps.push_back(sweep_d(s, m, n, args->reps, A, b, options, args->json));
-      if (args->json) print_json({{"m", m}, {"n", n}, {"reps", args->reps}, {"sweeps", sweeps}});
-      return;
+    const BenchRun run{m, n, args->reps, solvers, args->solver == "all", args->sweep_d, args->json};
+    if (args->precision == "single") {
+      if (options.overrides.devices && options.overrides.devices->size() > 1)
+        throw UsageError("--precision single takes one device (the balance table is timed in double)");
+      run_bench<float>(run, options);
+    } else {
+      run_bench<double>(run, options);
     }
-    const bool several_devices = options.overrides.devices && options.overrides.devices->size() > 1;
-    const Reference reference = reference_for(options, m, n, args->reps, A);
-    std::vector<Row> rows;
-    for (Solver s : solvers) {
-      if (s == Solver::prbt && m != n) {
-        if (args->solver != "all") throw UsageError("prbt solves square systems only: give m = n");
-        continue;
-      }
-      rows.push_back(s == Solver::prbt ? bench_gesv(s, n, args->reps, A, b, options, reference)
-                                       : bench_getrf(s, m, n, args->reps, A, options, reference));
-    }
-
-    if (args->json) {
-      nlohmann::ordered_json out = nlohmann::ordered_json::array();
-      for (const auto& r : rows)
-        out.push_back(
-            {{"solver", to_string(r.solver)},
-             {"routine", r.solver == Solver::prbt ? "gesv" : "getrf"},
-             {"plan", to_json(r.plan)},
-             {"seconds", r.seconds},
-             {"gflops", r.flops / r.seconds / 1e9},
-             {"reference", r.reference},  // OpenBLAS, or cuSOLVER on the cuda backend
-             {"reference_seconds", r.reference_seconds},
-             {"reference_gflops", r.flops / r.reference_seconds / 1e9},
-             {"ratio", r.reference_seconds / r.seconds},
-             {"reference_with_copies_seconds", r.reference_with_copies_seconds},
-             {"ratio_with_copies", r.reference_with_copies_seconds / r.seconds},
-             {r.accuracy_kind == "residual" ? "residual" : "backward_error", r.accuracy},
-             {r.accuracy_kind == "residual" ? "reference_residual" : "reference_backward_error", r.reference_accuracy},
-             {"note", r.note}});
-      nlohmann::ordered_json object = {{"m", m}, {"n", n}, {"reps", args->reps}, {"rows", out}};
-      if (several_devices) object["balance"] = bench_balance(solvers, m, n, args->reps, A, options, true);
-      print_json(object);
-      return;
-    }
-    std::cout << fmt::format("m = {}, n = {}, target {}, median of {}; ratio = reference time / hetlu time\n\n", m, n,
-                             to_string(options.target), args->reps);
-    std::cout << "| solver | routine vs reference | nb (source) | hetlu s | GFlop/s | reference s | GFlop/s | ratio | "
-                 "accuracy hetlu | reference | note |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
-    for (const auto& r : rows)
-      std::cout << fmt::format(
-          "| {} | {} vs {} | {} ({}) | {:.4f} | {:.1f} | {:.4f} | {:.1f} | {:.2f} | {:.2e} | {:.2e} | {} |\n",
-          to_string(r.solver), r.solver == Solver::prbt ? "gesv" : "getrf",
-          r.reference == "OpenBLAS" ? (r.solver == Solver::prbt ? "dgesv" : "dgetrf") : r.reference, r.plan.nb,
-          to_string(r.plan.source), r.seconds, r.flops / r.seconds / 1e9, r.reference_seconds,
-          r.flops / r.reference_seconds / 1e9, r.reference_seconds / r.seconds, r.accuracy, r.reference_accuracy,
-          r.plan.target == Target::hybrid
-              ? fmt::format("{} {}, d = {}, panel on the {}{}{}", to_string(r.plan.devices),
-                            r.plan.devices.size() > 1 ? "devices" : "backend", r.plan.cpu_block_columns,
-                            to_string(panel_location(r.plan)), r.note.empty() ? "" : "; ", r.note)
-              : r.note);
-    if (several_devices) bench_balance(solvers, m, n, args->reps, A, options, false);
   });
 }
 

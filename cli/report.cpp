@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "hetlu/hetlu.hpp"
+#include "probes/probes.hpp"
 
 namespace hetlu::cli {
 
@@ -59,6 +60,7 @@ nlohmann::ordered_json to_json(const MachineProfile& p) {
           {"frequency_ghz", p.frequency_ghz},
           {"peak_gflops_per_core", p.peak_gflops_per_core},
           {"blas", p.blas_library},
+          {"blas_warning", probes::blas_kernel_warning(p.blas_library, p.isa)},
           {"rates_measured", p.rates_measured},
           {"dgemm_probe_size", p.dgemm_probe_size},
           {"dgemm_gflops_one_core", p.dgemm_gflops_one_core},
@@ -86,6 +88,8 @@ std::string describe(const MachineProfile& p) {
       p.cpu_model, p.packages, p.cores, p.hardware_threads, p.numa_nodes, caches.empty() ? "unknown" : caches,
       p.isa.empty() ? "unknown" : p.isa, p.flops_per_cycle, p.frequency_ghz, p.peak_gflops_per_core,
       p.peak_gflops_per_core * p.cores, p.blas_library);
+  if (const auto warning = probes::blas_kernel_warning(p.blas_library, p.isa); !warning.empty())
+    text += "warning    " + warning + "\n";
   if (p.rates_measured) {
     text += fmt::format("DGEMM      {:.1f} GFlop/s on one core, {:.1f} on all cores (plateau at n = {})\n",
                         p.dgemm_gflops_one_core, p.dgemm_gflops_all_cores, p.dgemm_probe_size);

@@ -225,10 +225,10 @@ model::ModelParams model_params(const std::string& yaml_path) {
                    panel = section(root, "panel", top), link = section(root, "link_default", top);
   refuse_unknown_keys(efficiency, {"cpu", "device"}, top + "efficiency.");
   refuse_unknown_keys(half, {"cpu", "device"}, top + "gemm_half_rate_k.");
-  refuse_unknown_keys(
-      panel,
-      {"cpu_efficiency", "tslu_efficiency", "device_efficiency", "device_lu_efficiency", "genp_speedup", "leaf_width"},
-      top + "panel.");
+  refuse_unknown_keys(panel,
+                      {"cpu_efficiency", "tslu_efficiency", "device_efficiency", "device_column_latency_us",
+                       "device_lu_efficiency", "genp_speedup", "leaf_width"},
+                      top + "panel.");
   refuse_unknown_keys(link, {"bandwidth_gbs", "latency_us"}, top + "link_default.");
   // Efficiencies are fractions of a peak: (0, 1].
   p.cpu_efficiency = number(efficiency, "cpu", p.cpu_efficiency, top + "efficiency.", 0, 1, true);
@@ -240,6 +240,8 @@ model::ModelParams model_params(const std::string& yaml_path) {
   p.panel_efficiency = number(panel, "cpu_efficiency", p.panel_efficiency, pwhere, 0, 1, true);
   p.tslu_efficiency = number(panel, "tslu_efficiency", p.tslu_efficiency, pwhere, 0, 1, true);
   p.device_panel_efficiency = number(panel, "device_efficiency", p.device_panel_efficiency, pwhere, 0, 1, true);
+  p.device_panel_column_seconds =
+      1e-6 * number(panel, "device_column_latency_us", 1e6 * p.device_panel_column_seconds, pwhere, 0, 1e6);
   p.device_lu_efficiency = number(panel, "device_lu_efficiency", p.device_lu_efficiency, pwhere, 0, 1, true);
   p.genp_panel_speedup = number(panel, "genp_speedup", p.genp_panel_speedup, pwhere, 0, 100, true);
   p.panel_leaf_width = whole(panel, "leaf_width", p.panel_leaf_width, pwhere, 1, 4096);

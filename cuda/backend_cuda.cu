@@ -158,6 +158,14 @@ cusolverStatus_t getrf(cusolverDnHandle_t h, int m, int n, double* A, int lda, d
 cusolverStatus_t getrf(cusolverDnHandle_t h, int m, int n, float* A, int lda, float* work, int* ipiv, int* info) {
   return cusolverDnSgetrf(h, m, n, A, lda, work, ipiv, info);
 }
+cusolverStatus_t getrs(cusolverDnHandle_t h, int n, int nrhs, const double* LU, int lda, const int* ipiv, double* B,
+                       int ldb, int* info) {
+  return cusolverDnDgetrs(h, CUBLAS_OP_N, n, nrhs, LU, lda, ipiv, B, ldb, info);
+}
+cusolverStatus_t getrs(cusolverDnHandle_t h, int n, int nrhs, const float* LU, int lda, const int* ipiv, float* B,
+                       int ldb, int* info) {
+  return cusolverDnSgetrs(h, CUBLAS_OP_N, n, nrhs, LU, lda, ipiv, B, ldb, info);
+}
 
 // ---- the backend ------------------------------------------------------------------------------------
 
@@ -246,7 +254,14 @@ class CudaBackend final : public Backend<T> {
     cudaDeviceProp properties{};
     check(cudaGetDeviceProperties(&properties, device_), "cudaGetDeviceProperties");
     name_ = properties.name;
-    for (auto& s : streams_) check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+    // The panel queue at the highest priority: the look-ahead's panel is a chain of small,
+    // latency-bound kernels that would otherwise wait behind the waves of the update's GEMM.
+    int least = 0, greatest = 0;
+    check(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange");
+    for (int q = 0; q < queue_count; ++q)
+      check(cudaStreamCreateWithPriority(&streams_[q], cudaStreamNonBlocking,
+                                         q == static_cast<int>(Queue::panel) ? greatest : least),
+            "cudaStreamCreateWithPriority");
     check(cublasCreate(&blas_), "cublasCreate");
     check(cusolverDnCreate(&solver_), "cusolverDnCreate");
   }
@@ -443,20 +458,21 @@ class CudaBackend final : public Backend<T> {
 
 }  // namespace
 
-VendorLuTiming cuda_time_vendor_lu(int m, int n, const double* A, int lda, int nrhs, int reps) {
+template <class T>
+VendorLuTiming cuda_time_vendor_lu(int m, int n, const T* A, int lda, int nrhs, int reps) {
   std::string why;
   if (!cuda_device_present(&why)) throw Error("cuSOLVER reference: " + why);
-  CudaBackend<double> device;  // its own handles and memory, freed on return
+  CudaBackend<T> device;  // its own handles and memory, freed on return
   // A goes up again before each getrf (timed: the upload a host caller pays).
   auto dLU = device.allocate(m, n), dB = device.allocate(std::max(1, n), nrhs);
-  std::vector<double> ones(static_cast<std::size_t>(std::max(1, n)) * nrhs, 1.0);
+  std::vector<T> ones(static_cast<std::size_t>(std::max(1, n)) * nrhs, T(1));
   device.copy_to_device(Queue::compute, n, nrhs, ones.data(), std::max(1, n), dB.data(), dB.ld);
   device.synchronize();
   cusolverDnHandle_t solver = nullptr;
   check(cusolverDnCreate(&solver), "cusolverDnCreate");
   std::shared_ptr<void> release(nullptr, [solver](void*) { cusolverDnDestroy(solver); });
   int lwork = 0;
-  check(cusolverDnDgetrf_bufferSize(solver, m, n, dLU.data(), dLU.ld, &lwork), "getrf_bufferSize");
+  check(getrf_buffer(solver, m, n, dLU.data(), dLU.ld, &lwork), "getrf_bufferSize");
   auto work = device.allocate(std::max(1, lwork), 1);
   int* ints = nullptr;
   check(cudaMalloc(&ints, sizeof(int) * (std::min(m, n) + 1)), "cudaMalloc");
@@ -464,25 +480,21 @@ VendorLuTiming cuda_time_vendor_lu(int m, int n, const double* A, int lda, int n
   cuda::EventTimer timer;
   auto elapsed = [&](auto&& run) { return timer.seconds(run); };
   std::vector<double> factor, solve, upload, download;
-  std::vector<double> factors(static_cast<std::size_t>(std::max(1, m)) * n);  // pageable, as a caller's
-  for (int r = 0; r <= reps; ++r) {                                           // r = 0 warms up
+  std::vector<T> factors(static_cast<std::size_t>(std::max(1, m)) * n);  // pageable, as a caller's
+  for (int r = 0; r <= reps; ++r) {                                      // r = 0 warms up
     const double up = elapsed([&] {
-      check(cudaMemcpy2D(dLU.data(), sizeof(double) * dLU.ld, A, sizeof(double) * lda, sizeof(double) * m, n,
-                         cudaMemcpyHostToDevice),
+      check(cudaMemcpy2D(dLU.data(), sizeof(T) * dLU.ld, A, sizeof(T) * lda, sizeof(T) * m, n, cudaMemcpyHostToDevice),
             "cudaMemcpy2D to the device");
     });
-    const double f = elapsed([&] {
-      check(cusolverDnDgetrf(solver, m, n, dLU.data(), dLU.ld, work.data(), ints, ints + std::min(m, n)), "getrf");
-    });
+    const double f = elapsed(
+        [&] { check(getrf(solver, m, n, dLU.data(), dLU.ld, work.data(), ints, ints + std::min(m, n)), "getrf"); });
     const double s = m == n ? elapsed([&] {
-      check(cusolverDnDgetrs(solver, CUBLAS_OP_N, n, nrhs, dLU.data(), dLU.ld, ints, dB.data(), dB.ld,
-                             ints + std::min(m, n)),
-            "getrs");
+      check(getrs(solver, n, nrhs, dLU.data(), dLU.ld, ints, dB.data(), dB.ld, ints + std::min(m, n)), "getrs");
     })
                             : 0.0;
     const double down = elapsed([&] {
-      check(cudaMemcpy2D(factors.data(), sizeof(double) * std::max(1, m), dLU.data(), sizeof(double) * dLU.ld,
-                         sizeof(double) * m, n, cudaMemcpyDeviceToHost),
+      check(cudaMemcpy2D(factors.data(), sizeof(T) * std::max(1, m), dLU.data(), sizeof(T) * dLU.ld, sizeof(T) * m, n,
+                         cudaMemcpyDeviceToHost),
             "cudaMemcpy2D to the host");
     });
     if (r > 0) factor.push_back(f), solve.push_back(s), upload.push_back(up), download.push_back(down);
@@ -513,6 +525,8 @@ std::unique_ptr<Backend<T>> make_cuda_backend() {
   return std::make_unique<CudaBackend<T>>();
 }
 
+template VendorLuTiming cuda_time_vendor_lu<float>(int, int, const float*, int, int, int);
+template VendorLuTiming cuda_time_vendor_lu<double>(int, int, const double*, int, int, int);
 template std::unique_ptr<Backend<float>> make_cuda_backend<float>();
 template std::unique_ptr<Backend<double>> make_cuda_backend<double>();
 

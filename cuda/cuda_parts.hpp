@@ -11,7 +11,8 @@ namespace hetlu::backends {
 bool cuda_device_present(std::string* why);
 template <class T>
 std::unique_ptr<Backend<T>> make_cuda_backend();  // throws Error when no GPU can be used
-VendorLuTiming cuda_time_vendor_lu(int m, int n, const double* A, int lda, int nrhs, int reps);
+template <class T>                                // float or double
+VendorLuTiming cuda_time_vendor_lu(int m, int n, const T* A, int lda, int nrhs, int reps);
 }  // namespace hetlu::backends
 
 namespace hetlu::probes {

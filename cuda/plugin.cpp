@@ -17,7 +17,8 @@ extern "C" __attribute__((visibility("default"))) const hetlu::cuda_plugin::Entr
                                                &cuda_device_present,
                                                &make_cuda_backend<float>,
                                                &make_cuda_backend<double>,
-                                               &cuda_time_vendor_lu,
-                                               &probe_gpus};
+                                               &cuda_time_vendor_lu<double>,
+                                               &probe_gpus,
+                                               &cuda_time_vendor_lu<float>};
   return &entry;
 }

@@ -25,6 +25,11 @@ struct ModelParams {
   double panel_efficiency = 0.5;
   double tslu_efficiency = 0.5;
   double device_panel_efficiency = 0.02;
+  // ... plus this latency per panel column on a GPU (cuSOLVER's getrf of a tall panel launches
+  // kernels column by column): 5 us put the panel-on-device LU within 6 % of its measured time at
+  // n = 8192, 16384 and 32768 on an H100 with cuSOLVER 12004 (bench/results/2026-11-26-h100.md),
+  // where the flops alone predicted 50 %, 29 % and 8 % too little.
+  double device_panel_column_seconds = 5e-6;
   // Without a measured cuSOLVER getrf rate: the vendor's LU of a whole resident matrix at this
   // fraction of the device's GEMM rate.
   double device_lu_efficiency = 0.7;

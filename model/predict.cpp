@@ -181,7 +181,7 @@ double mixed_extra_seconds(const MachineProfile& profile, const Rates& rates, in
 
 // The same on the hybrid target, as prbt_hybrid.cpp and prbt_device.hpp do it: the host copies A
 // into a padded array (one pass), uploads it, and the device keeps a copy and randomizes the other;
-// the condition estimate (after the host's pass for ||A||_1), each solve and each residual read
+// the condition estimate (||A||_1 from the host's copy pass), each solve and each residual read
 // the factors and A in device memory. The host backend's team runs the CPUs' kernels for these,
 // priced as the CPUs' passes after three copies; a GPU's at its memory bandwidth.
 double prbt_hybrid_extra_seconds(const MachineProfile& profile, const Rates& rates, int n, Precision precision,
@@ -196,7 +196,7 @@ double prbt_hybrid_extra_seconds(const MachineProfile& profile, const Rates& rat
   const double solves = params.prbt_condition_solves + params.prbt_refinement_steps + 1;
   const double on_device =
       (2 * matrix + 2 * matrix + solves * matrix + (params.prbt_refinement_steps + 1) * matrix) / device;
-  return copy + matrix / host /* ||A||_1 */ + on_device;
+  return copy + on_device;  // ||A||_1 comes from the copy pass
 }
 
 // A copy of `bytes` between the caller's memory and the device through pinned staging slots of
@@ -243,8 +243,14 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
   // Several devices (#16): PRBT randomizes on the CPUs and its GENP runs as GEPP's does.
   const bool several = rates.devices.size() > 1 && d > 0;
   double once = 0;
+  // d = 0 (GEPP, CALU): the rows of each block column but the last panel's down to its panel come
+  // back during the factorization (hidden behind it, priced after the steps); the rest at the end.
+  double early_bytes = 0;
+  if (d == 0 && solver != Solver::prbt)
+    for (int J = 0; J + 1 < block_columns(std::min(m, n), nb); ++J)
+      early_bytes += word * std::min<double>(m, double(J + 1) * nb) * nb;
   if (d == 0)
-    once = staged(matrix) * (solver == Solver::prbt ? 1 : 2) + 2 * latency;
+    once = staged(matrix) + (solver == Solver::prbt ? 0 : staged(matrix - early_bytes)) + 2 * latency;
   else if (solver == Solver::prbt && !several)
     once = staged(matrix) + staged(matrix * cpu_share) + 2 * latency;
   else if (d < blocks)
@@ -300,18 +306,32 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
     t.cpu += cpu;
     t.total += std::max(cpu + packing + owner_path, slowest) + params.step_overhead_seconds;
   };
+  // d = 0: a GPU's panel is latency-bound, column by column; the host backend's team factors it
+  // with the CPUs' recursive kernel (GEPP's; PRBT's without pivoting) on its own threads.
+  auto device_panel_seconds = [&](const Step& s) {
+    return rates.device_host_threads > 0
+               ? cpu_panel_seconds(profile, rates, Solver::gepp, s.rows, s.jb, rates.device_host_threads, params)
+               : s.panel_flops() / (device * params.device_panel_efficiency) +
+                     s.jb * params.device_panel_column_seconds;
+  };
   int K = 0;
+  double next_panel = -1;  // d = 0: panel K + 1's time, factored during step K's update
   for_each_step(m, n, nb, [&](const Step& s) {
     const double dev_gemm = device * efficiency(s.jb, device_half_rate_k);
     if (d == 0) {
-      // A GPU's panel is latency-bound, column by column; the host backend's team factors it with
-      // the CPUs' recursive kernel (GEPP's; PRBT's without pivoting) on its own threads.
-      const double panel = rates.device_host_threads > 0 ? cpu_panel_seconds(profile, rates, Solver::gepp, s.rows, s.jb,
-                                                                             rates.device_host_threads, params)
-                                                         : s.panel_flops() / (device * params.device_panel_efficiency);
-      const double update = s.update_flops(s.right) / dev_gemm;
-      t.device += panel + update;
-      t.total += panel + update + params.step_overhead_seconds;
+      // Look-ahead on the device (hybrid_lu.hpp's device_panels): step K updates block column K + 1,
+      // then panel K + 1 runs on its own queue beside the update of the rest. A GPU overlaps the
+      // two; the host backend's team runs both on the same cores, so they add.
+      const double panel = next_panel >= 0 ? 0 : device_panel_seconds(s);  // panel 0 alone
+      const double next_columns = std::min(s.right, double(nb));
+      const double rows_below = s.rows - s.jb;
+      const Step next{rows_below, std::min(double(nb), std::min(rows_below, next_columns)), 0};
+      next_panel = rows_below > 0 && next_columns > 0 ? device_panel_seconds(next) : 0;
+      const double first = s.update_flops(next_columns) / dev_gemm;
+      const double rest = s.update_flops(s.right - next_columns) / dev_gemm;
+      const double overlapped = rates.device_host_threads > 0 ? next_panel + rest : std::max(next_panel, rest);
+      t.device += panel + first + next_panel + rest;
+      t.total += panel + first + overlapped + params.step_overhead_seconds;
       ++K;
       return;
     }
@@ -339,6 +359,11 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
     t.total += std::max(cpu + transfer, dev) + params.step_overhead_seconds;
     ++K;
   });
+  if (early_bytes > 0) {  // what of the early downloads outlasts the factorization they overlap
+    const double early = staged(early_bytes), hidden_behind = t.total - once;
+    t.transfer += early;
+    t.total += std::max(0.0, early - hidden_behind);
+  }
   return t;
 }
 

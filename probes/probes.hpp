@@ -15,8 +15,12 @@ namespace hetlu::probes {
 // string, the hostname and a datasheet-style per-core peak from the ISA and clock. No timing.
 MachineProfile topology();
 
-// The BLAS library the solvers call, e.g. "OpenBLAS 0.3.21".
+// The BLAS library the solvers call, e.g. "OpenBLAS 0.3.21 (Zen)" (its kernel set in brackets).
 std::string blas_library();
+
+// A warning when that BLAS runs generic kernels on a CPU with AVX2 or AVX-512 (isa as
+// MachineProfile::isa), naming the fix; empty otherwise.
+std::string blas_kernel_warning(const std::string& blas, const std::string& isa);
 
 struct GemmRate {
   double gflops = 0;

@@ -31,6 +31,12 @@ VendorLuTiming time_vendor_lu(int m, int n, const double* A, int lda, int nrhs, 
   if (!plugin) throw Error("cuSOLVER is not available: " + why);
   return plugin->time_vendor_lu(m, n, A, lda, nrhs, reps);
 }
+VendorLuTiming time_vendor_lu(int m, int n, const float* A, int lda, int nrhs, int reps) {
+  std::string why;
+  const auto* plugin = cuda_plugin::entry(&why);
+  if (!plugin) throw Error("cuSOLVER is not available: " + why);
+  return plugin->time_vendor_lu_float(m, n, A, lda, nrhs, reps);
+}
 
 namespace {
 

@@ -25,9 +25,11 @@
 namespace hetlu::backends {
 
 // compute: BLAS and kernels; to_device / to_host: copies, so that both directions overlap the
-// compute queue (async-calu §3.3, "overlapping communications in both directions").
-enum class Queue { compute = 0, to_device = 1, to_host = 2 };
-inline constexpr int queue_count = 3;
+// compute queue (async-calu §3.3, "overlapping communications in both directions"); panel: the
+// next panel's factorization with the panel on the device (d = 0), so that it overlaps the rest of
+// the current step's update (look-ahead on the device).
+enum class Queue { compute = 0, to_device = 1, to_host = 2, panel = 3 };
+inline constexpr int queue_count = 4;
 
 // A point in a queue's order; completes when everything enqueued before it has run.
 class Event {
@@ -159,6 +161,7 @@ struct VendorLuTiming {
   double upload_seconds = 0, download_seconds = 0;  // A (m x n) to the device, the factors back
 };
 VendorLuTiming time_vendor_lu(int m, int n, const double* A, int lda, int nrhs, int reps);
+VendorLuTiming time_vendor_lu(int m, int n, const float* A, int lda, int nrhs, int reps);  // sgetrf, sgetrs
 
 // "1.3 GiB", "12.0 MiB", "720 KiB": sizes in out-of-memory messages (inline: the cuda plugin has it too).
 inline std::string describe_bytes(std::size_t bytes) {

@@ -98,10 +98,13 @@ void on_columns(Diagonals<T> d, int size, int nrows, T* A, int lda) {
   }
 }
 
-// Column c of diag(A, I) (a x a A padded to n) into `to`; marks the nonzero rows of A it meets
-// and returns whether the column is nonzero.
+// Column c of diag(A, I) (a x a A padded to n) into `to`; marks the nonzero rows of A it meets,
+// adds |A(i, c)| into *column_sum (0 for the identity's columns) and returns whether the column is
+// nonzero.
 template <class T>
-bool load_padded_column(int a, const T* A, int lda, int n, int c, T* to, unsigned char* row_nonzero) {
+bool load_padded_column(int a, const T* A, int lda, int n, int c, T* to, unsigned char* row_nonzero,
+                        double* column_sum) {
+  *column_sum = 0;
   if (c >= a) {
     std::fill(to, to + n, T(0));
     to[c] = T(1);
@@ -109,11 +112,14 @@ bool load_padded_column(int a, const T* A, int lda, int n, int c, T* to, unsigne
   }
   const T* from = A + static_cast<long long>(c) * lda;
   bool nonzero = false;
+  double sum = 0;
   for (int i = 0; i < a; ++i) {
     const bool here = from[i] != T(0);
     row_nonzero[i] |= here;
     nonzero |= here;
+    sum += double(std::abs(from[i]));
   }
+  *column_sum = sum;
   if (from != to) std::copy(from, from + a, to);
   std::fill(to + a, to + n, T(0));
   return nonzero;
@@ -156,10 +162,12 @@ namespace {
 
 // Loads diag(A, I) into Ar group by group (columns g + k n/4, k = 0..3) in parallel, calling
 // transform(col) on each loaded group; false when a row or column of diag(A, I) is exactly zero.
+// With a_norm1, also ||A||_1 (the largest column sum: the same to the last bit whatever the threads).
 template <class T, class GroupTransform>
-bool pass_over_groups(int a, const T* A, int lda, int n, T* Ar, int ldar, GroupTransform transform) {
+bool pass_over_groups(int a, const T* A, int lda, int n, T* Ar, int ldar, double* a_norm1, GroupTransform transform) {
   const int q = n / 4;
   bool zero_column = false;
+  double largest_sum = 0;
   std::vector<unsigned char> row_nonzero;  // per thread, a bytes each
 #pragma omp parallel
   {
@@ -167,12 +175,14 @@ bool pass_over_groups(int a, const T* A, int lda, int n, T* Ar, int ldar, GroupT
     row_nonzero.assign(static_cast<size_t>(a) * omp_get_num_threads(), 0);
     unsigned char* mine = row_nonzero.data() + static_cast<size_t>(a) * omp_get_thread_num();
     bool my_zero_column = false;
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) reduction(max : largest_sum)
     for (int g = 0; g < q; ++g) {
       T* col[4];
       for (int k = 0; k < 4; ++k) {
         col[k] = Ar + static_cast<long long>(g + k * q) * ldar;
-        if (!load_padded_column(a, A, lda, n, g + k * q, col[k], mine)) my_zero_column = true;
+        double sum;
+        if (!load_padded_column(a, A, lda, n, g + k * q, col[k], mine, &sum)) my_zero_column = true;
+        largest_sum = std::max(largest_sum, sum);
       }
       transform(g, col);
     }
@@ -181,6 +191,7 @@ bool pass_over_groups(int a, const T* A, int lda, int n, T* Ar, int ldar, GroupT
       zero_column = true;
     }
   }
+  if (a_norm1) *a_norm1 = largest_sum;
   if (zero_column) return false;
   const int threads = a == 0 ? 0 : static_cast<int>(row_nonzero.size() / a);
   for (int i = 0; i < a; ++i) {
@@ -199,20 +210,21 @@ void check_sizes(int a, int n, bool in_place, int lda, int ldar) {
 }  // namespace
 
 template <class T>
-bool randomize_two_sided(const Butterfly<T>& U, const Butterfly<T>& V, int a, const T* A, int lda, T* Ar, int ldar) {
+bool randomize_two_sided(const Butterfly<T>& U, const Butterfly<T>& V, int a, const T* A, int lda, T* Ar, int ldar,
+                         double* a_norm1) {
   const int n = U.n;
   if (V.n != n) throw std::invalid_argument("randomize_two_sided: U and V differ in size");
   check_sizes(a, n, Ar == A, lda, ldar);
-  return pass_over_groups(a, A, lda, n, Ar, ldar, [&](int g, T* const* col) {
+  return pass_over_groups(a, A, lda, n, Ar, ldar, a_norm1, [&](int g, T* const* col) {
     for (int k = 0; k < 4; ++k) transpose_depth2_on_column(U, col[k]);
     right_depth2_on_group(V, g, n, col);
   });
 }
 
 template <class T>
-bool copy_padded(int a, const T* A, int lda, int n, T* Ar, int ldar) {
+bool copy_padded(int a, const T* A, int lda, int n, T* Ar, int ldar, double* a_norm1) {
   check_sizes(a, n, Ar == A, lda, ldar);
-  return pass_over_groups(a, A, lda, n, Ar, ldar, [](int, T* const*) {});
+  return pass_over_groups(a, A, lda, n, Ar, ldar, a_norm1, [](int, T* const*) {});
 }
 
 template <class T>
@@ -243,19 +255,23 @@ template void apply_right<std::complex<double>>(const Butterfly<std::complex<dou
                                                 int);
 template void apply_right<std::complex<float>>(const Butterfly<std::complex<float>>&, int, std::complex<float>*, int);
 template bool randomize_two_sided<float>(const Butterfly<float>&, const Butterfly<float>&, int, const float*, int,
-                                         float*, int);
+                                         float*, int, double*);
 template bool randomize_two_sided<double>(const Butterfly<double>&, const Butterfly<double>&, int, const double*, int,
-                                          double*, int);
+                                          double*, int, double*);
 template bool randomize_two_sided<std::complex<double>>(const Butterfly<std::complex<double>>&,
                                                         const Butterfly<std::complex<double>>&, int,
-                                                        const std::complex<double>*, int, std::complex<double>*, int);
+                                                        const std::complex<double>*, int, std::complex<double>*, int,
+                                                        double*);
 template bool randomize_two_sided<std::complex<float>>(const Butterfly<std::complex<float>>&,
                                                        const Butterfly<std::complex<float>>&, int,
-                                                       const std::complex<float>*, int, std::complex<float>*, int);
-template bool copy_padded<float>(int, const float*, int, int, float*, int);
-template bool copy_padded<double>(int, const double*, int, int, double*, int);
-template bool copy_padded<std::complex<double>>(int, const std::complex<double>*, int, int, std::complex<double>*, int);
-template bool copy_padded<std::complex<float>>(int, const std::complex<float>*, int, int, std::complex<float>*, int);
+                                                       const std::complex<float>*, int, std::complex<float>*, int,
+                                                       double*);
+template bool copy_padded<float>(int, const float*, int, int, float*, int, double*);
+template bool copy_padded<double>(int, const double*, int, int, double*, int, double*);
+template bool copy_padded<std::complex<double>>(int, const std::complex<double>*, int, int, std::complex<double>*, int,
+                                                double*);
+template bool copy_padded<std::complex<float>>(int, const std::complex<float>*, int, int, std::complex<float>*, int,
+                                               double*);
 template void apply_left<float>(const Butterfly<float>&, int, float*, int);
 template void apply_left<double>(const Butterfly<double>&, int, double*, int);
 template void apply_left<std::complex<double>>(const Butterfly<std::complex<double>>&, int, std::complex<double>*, int);

@@ -30,14 +30,17 @@ void apply_right(const Butterfly<T>& W, int nrows, T* A, int lda);
 // one another in both products, so each such group is read once, transformed in cache and written
 // once; the groups run in parallel (and first-touch Ar's pages from the thread that uses them).
 // In place when Ar == A (then a == n and ldar == lda). Returns false when diag(A, I) has an exactly
-// zero row or column (A is singular however it is randomized).
+// zero row or column (A is singular however it is randomized). With a_norm1, ||A||_1 from the same
+// pass (PRBT's condition estimate needs it: a pass of its own, on one thread, took 1 s of a 2.3 s
+// solve at n = 32768 on an H100 machine).
 template <class T>
-bool randomize_two_sided(const Butterfly<T>& U, const Butterfly<T>& V, int a, const T* A, int lda, T* Ar, int ldar);
+bool randomize_two_sided(const Butterfly<T>& U, const Butterfly<T>& V, int a, const T* A, int lda, T* Ar, int ldar,
+                         double* a_norm1 = nullptr);
 
 // Ar <- diag(A, I) (n x n) without randomizing, for a device that randomizes it itself; the same
-// pass, the same parallel first touch and the same zero row or column check as above.
+// pass, the same parallel first touch, zero row or column check and ||A||_1 as above.
 template <class T>
-bool copy_padded(int a, const T* A, int lda, int n, T* Ar, int ldar);
+bool copy_padded(int a, const T* A, int lda, int n, T* Ar, int ldar, double* a_norm1 = nullptr);
 
 // X <- W X for n x ncols X (e.g. x = V y).
 template <class T>

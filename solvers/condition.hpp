@@ -78,10 +78,15 @@ double inverse_norm1_estimate(int n, Solve&& solve, SolveTransposed&& solve_tran
   return std::max(estimate, alternative);
 }
 
-// ||A||_1: the largest column sum of |A|, in double.
+// ||A||_1: the largest column sum of |A|, in double. Columns in parallel where compiled with
+// OpenMP (each sum in row order, so the same to the last bit on any thread count): one thread read
+// 8 GiB in about 1 s at n = 32768.
 template <class T>
 double norm1(int m, int n, const T* A, int lda) {
   double largest = 0;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) reduction(max : largest) if (static_cast <long long>(m) * n > (1 << 18))
+#endif
   for (int j = 0; j < n; ++j) {
     double sum = 0;
     for (int i = 0; i < m; ++i) sum += double(std::abs(A[i + static_cast<long long>(j) * lda]));

@@ -17,7 +17,7 @@
 
 namespace hetlu::cuda_plugin {
 
-inline constexpr int interface_version = 2;
+inline constexpr int interface_version = 3;  // 3: Queue::panel, time_vendor_lu_float
 
 struct Entry {
   int version = interface_version;
@@ -30,6 +30,7 @@ struct Entry {
   // The GPU probes (probes/probes.hpp's GpuProbe, filled in place: the solvers' layer knows no
   // probe types, so the loader passes it through untyped).
   void (*probe_gpus)(bool measure_rates, void* gpu_probe) = nullptr;
+  backends::VendorLuTiming (*time_vendor_lu_float)(int m, int n, const float* A, int lda, int nrhs, int reps) = nullptr;
 };
 
 // The plugin's entry point: extern "C" const Entry* hetlu_cuda_plugin_entry();

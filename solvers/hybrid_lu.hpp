@@ -431,6 +431,19 @@ class HybridLu {
 
   // ---- everything on the (one) device -----------------------------------------------------------
 
+  // Look-ahead on the device: step K updates block column K + 1 first, then panel K + 1 is
+  // factored on the panel queue while the compute queue updates the rest with panel K; step K + 1
+  // waits for it. Without it each panel (cuSOLVER's getrf of a tall panel costs about 5 us per column
+  // whatever its height, 2.4 ms a step at n = 32768 on an H100) stalled the device between updates.
+  // The factors come back in two parts: the rows of block column K down to its panel's last row
+  // are final once step K is done (later interchanges move only rows below), so they go to the host
+  // during the factorization, a step later; the rows below (L, which later panels' interchanges
+  // still move) come back at the end. The early downloads have slots of their own, a block column
+  // each and early_download_slots of them: the host, which queues the steps and unpacks the
+  // downloads, waits for a free slot only behind the download of that many steps before, so the
+  // device always has steps queued (with the two bulk slots it waited for the device to go idle at
+  // every step).
+  static constexpr int early_download_slots = 3;
   int device_panels() {
     auto& w = work_[0];
     auto& dev = *w.dev;
@@ -438,27 +451,56 @@ class HybridLu {
       w.staging->to_device(Queue::to_device, A_.m, A_.n, A_.data, A_.lda, w.mem.data(), w.mem.ld);
       dev.wait(Queue::compute, dev.record(Queue::to_device));
     }
+    const bool download = !keep_on_device_;
+    std::optional<backends::Staging<T>> early;
+    if (download && panels_ > 1)
+      early.emplace(dev, A_.m, std::min(nb_, A_.n), early_download_slots, /*downloads_only=*/true);
     int* pivots = w.pivots.get();
     int* infos = pivots + k_;
     auto started = dev.record_timed(Queue::compute);
+    dev.getrf_panel(Queue::compute, A_.m, panel_width(0), w.mem.data(), w.mem.ld, pivots, infos, pivoting_);
+    backends::EventPtr panel_factored;  // of panel K, on the panel queue (K >= 1)
     for (int K = 0; K < panels_; ++K) {
       const int j = K * nb_, jb = panel_width(K);
-      dev.getrf_panel(Queue::compute, A_.m - j, jb, w.mem.at(j, j), w.mem.ld, pivots + j, infos + K, pivoting_);
+      if (panel_factored) dev.wait(Queue::compute, panel_factored);
+      if (early && K > 0) download_rows(w, *early, K - 1, 0, j);  // block column K - 1 down to panel K - 1's last row
       if (pivoting_ && j > 0) dev.laswp(Queue::compute, j, w.mem.data(), w.mem.ld, j, j + jb, pivots + j);
-      update_device(w, K, j + jb, A_.n);
+      if (K + 1 < panels_) {
+        const int next = K + 1, top = next * nb_;
+        update_device(w, K, j + jb, col(next + 1));
+        dev.wait(Queue::panel, dev.record(Queue::compute));
+        dev.getrf_panel(Queue::panel, A_.m - top, panel_width(next), w.mem.at(top, top), w.mem.ld, pivots + top,
+                        infos + next, pivoting_);
+        panel_factored = dev.record(Queue::panel);
+        update_device(w, K, col(next + 1), A_.n);
+      } else {
+        update_device(w, K, j + jb, A_.n);
+      }
     }
     w.busy.emplace_back(std::move(started), dev.record_timed(Queue::compute));
     // The pivots and infos come back once, behind the last panel's update, not a step at a time.
     dev.copy_ints_to_host(Queue::compute, k_ + panels_, pivots, w.staged_pivots.get());
-    if (!keep_on_device_) {
-      dev.wait(Queue::to_host, dev.record(Queue::compute));
-      w.staging->to_host(Queue::to_host, A_.m, A_.n, w.mem.data(), w.mem.ld, A_.data, A_.lda);
+    if (download) {
+      // What is left: the last panel's block column down to its last row, each panel's block column
+      // below its panel (L), and the block columns right of the last panel (a wide matrix) whole.
+      download_rows(w, *w.staging, panels_ - 1, 0, k_);
+      for (int K = 0; K < panels_; ++K) download_rows(w, *w.staging, K, K * nb_ + panel_width(K), A_.m);
+      for (int J = panels_; J < blocks_; ++J) download_rows(w, *w.staging, J, 0, A_.m);
     }
     detail::Stopwatch waited;
     dev.synchronize();
     w.staging->finish_all();
+    if (early) early->finish_all();
     cpu_idle_ += waited.lap();
     return pivots_and_info_from_device();
+  }
+
+  // Rows [r0, r1) of block column J from device w (the whole matrix on it) to the host through
+  // `staging`, behind everything queued on its compute queue so far; unpacked by its finish.
+  void download_rows(DeviceWork<T>& w, backends::Staging<T>& staging, int J, int r0, int r1) {
+    if (r1 <= r0 || width(J) <= 0) return;
+    w.dev->wait(Queue::to_host, w.dev->record(Queue::compute));
+    staging.to_host(Queue::to_host, r1 - r0, width(J), w.mem.at(r0, col(J)), w.mem.ld, A_.at(r0, col(J)), A_.lda);
   }
 
   // LAPACK's info (the first zero pivot) and ipiv (whole-matrix rows) from the device's panels.

@@ -64,12 +64,11 @@ RefinementResult solve_and_refine(const kernels::Butterfly<T>& U, const kernels:
   return refine(n, nrhs, X, ldx, residual, solve_in_place);
 }
 
-// The reciprocal 1-norm condition number of A (n x n), estimated (as dgecon) from the randomized
-// factors, with apply_randomized_inverse on one vector at a time.
+// The reciprocal 1-norm condition number of A (n x n, ||A||_1 = anorm), estimated (as dgecon) from
+// the randomized factors, with apply_randomized_inverse on one vector at a time.
 template <class T, class Triangular>
-double reciprocal_condition(const kernels::Butterfly<T>& U, const kernels::Butterfly<T>& V, int n, const T* A, int lda,
+double reciprocal_condition(const kernels::Butterfly<T>& U, const kernels::Butterfly<T>& V, int n, double anorm,
                             Triangular& triangular) {
-  const double anorm = kernels::norm1(n, n, A, lda);
   if (anorm == 0) return 0;
   std::vector<T> work;
   auto apply = [&](T* x, Transpose trans) {
@@ -92,14 +91,16 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
   // Fixed seeds: the same input gives the same answer, run after run.
   const auto U = kernels::Butterfly<T>::random(np, 2012u + 2u * static_cast<unsigned>(np));
   const auto V = kernels::Butterfly<T>::random(np, 2013u + 2u * static_cast<unsigned>(np));
-  // One pass reads A: copies it (randomized on the CPU target; the device randomizes its own copy)
-  // and finds exactly zero rows and columns, which make A singular however it is randomized.
+  // One pass reads A: copies it (randomized on the CPU target; the device randomizes its own copy),
+  // finds exactly zero rows and columns, which make A singular however it is randomized, and sums
+  // its columns for the condition estimate's ||A||_1.
   // On several devices the CPUs randomize, the devices share GENP's updates (hybrid_lu.hpp), and
   // the solves and refinement run on the CPUs: no one device holds the factors.
   const bool hybrid = plan.target == Target::hybrid && plan.devices.size() == 1;
   const bool several_devices = plan.target == Target::hybrid && !hybrid;
-  const bool nonsingular_lines = hybrid ? kernels::copy_padded(n, A, lda, np, Ar.data(), np)
-                                        : kernels::randomize_two_sided(U, V, n, A, lda, Ar.data(), np);
+  double a_norm1 = 0;
+  const bool nonsingular_lines = hybrid ? kernels::copy_padded(n, A, lda, np, Ar.data(), np, &a_norm1)
+                                        : kernels::randomize_two_sided(U, V, n, A, lda, Ar.data(), np, &a_norm1);
   if (!nonsingular_lines)
     return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, "a row or column is exactly zero");
   clock.mark(hybrid ? "copy" : "randomization");
@@ -142,7 +143,7 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
   RefinementResult refined;
   double rcond = 0;
   if (info == 0) {
-    rcond = reciprocal_condition(U, V, n, A, lda, triangular);
+    rcond = reciprocal_condition(U, V, n, a_norm1, triangular);
     clock.mark("condition estimate");
   }
   // Singular to working precision below 10 u, not u: the estimate is a lower bound of ||A^-1||, and on

@@ -31,12 +31,13 @@ namespace hetlu::backends {
 template <class T>
 class Staging {
  public:
-  // `slots` for each direction, each of rows x columns entries.
-  Staging(Backend<T>& device, int rows, int columns, int slots = 2)
+  // `slots` for each direction (at least one), each of rows x columns entries; downloads_only: none
+  // for uploads (to_device throws).
+  Staging(Backend<T>& device, int rows, int columns, int slots = 2, bool downloads_only = false)
       : device_(device), rows_(std::max(1, rows)), columns_(std::max(1, columns)) {
     const std::size_t bytes = sizeof(T) * static_cast<std::size_t>(rows_) * columns_;
     for (int s = 0; s < std::max(1, slots); ++s) {
-      uploads_.push_back({device.allocate_pinned(bytes), nullptr});
+      if (!downloads_only) uploads_.push_back({device.allocate_pinned(bytes), nullptr});
       downloads_.push_back({device.allocate_pinned(bytes), nullptr});
     }
   }
@@ -56,6 +57,7 @@ class Staging {
   // Host rows x cols (ldh) to device (ldd), ordered on queue q; rows <= this->rows().
   void to_device(Queue q, int rows, int cols, const T* host, int ldh, T* device, int ldd) {
     check_rows(rows);
+    if (uploads_.empty() && cols > 0) throw Error("staging: these slots are for downloads only");
     for (int c = 0; c < cols; c += columns_) {
       const int w = std::min(columns_, cols - c);
       Slot& slot = uploads_[next_upload_];

@@ -554,6 +554,36 @@ TEST_F(Cli, BenchComparesWithOpenBlas) {
   expect_one_line_error(run_hetlu("bench -m 200 -n 40 --solver prbt " + db(), dir), {"square"});
 }
 
+// --precision single: each solver in single against sgetrf and sgesv, residual and omega judged in
+// single; the hybrid target and its d sweep too. Several devices are refused (their balance table is
+// timed in double).
+TEST_F(Cli, BenchComparesSinglePrecisionWithOpenBlas) {
+  const auto r = run_hetlu("bench -n 96 --reps 1 --precision single --json " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["precision"], "single");
+  ASSERT_EQ(j["rows"].size(), 3u);
+  for (const auto& row : j["rows"]) {
+    EXPECT_EQ(row["plan"]["precision"], "single");
+    EXPECT_GT(row["ratio"].get<double>(), 0);
+  }
+  EXPECT_LT(j["rows"][0]["residual"].get<double>(), 30);
+  EXPECT_GT(j["rows"][0]["residual"].get<double>(), 0);
+  EXPECT_LT(j["rows"][2]["backward_error"].get<double>(), 97 * 6e-8);
+  const auto text = run_hetlu("bench -n 64 --reps 1 --precision single --solver prbt " + db(), dir);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("gesv vs sgesv"), std::string::npos) << text.out;
+  const auto sweep = run_hetlu(
+      "bench -n 96 --precision single --solver gepp --target hybrid --backend host --nb 16 --sweep-d --reps 1 --json " +
+          db(),
+      dir);
+  ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
+  for (const auto& point : nlohmann::json::parse(sweep.out)["sweeps"][0]["points"])
+    EXPECT_LT(point["accuracy"].get<double>(), 97 * 6e-8) << point;
+  expect_one_line_error(
+      run_hetlu("bench -n 64 --precision single --target hybrid --devices host:1,host:1 " + db(), dir), {"single"});
+}
+
 TEST_F(Cli, DbCheckAndForget) {
   ASSERT_EQ(run_hetlu("calibrate --level estimate " + db(), dir).exit_code, 0);
   auto r = run_hetlu("db check --json " + db(), dir);

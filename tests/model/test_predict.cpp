@@ -283,8 +283,12 @@ TEST(Predict, TheMatrixCrossesTheLinkBeforeAndAfter) {
 
 TEST(Predict, AFarFasterDeviceRunsTheVendorsLuOfTheWholeMatrix) {
   // Panel on the device and one panel: cuSOLVER getrf of the resident matrix, at its probed rate.
+  // Links and host memory fast enough that the copies weigh nothing: blocked panels hide half the
+  // download behind their steps, a single panel cannot.
   auto p = machine(2, 10, 60000);
-  p.gpus[0].dgetrf_gflops = 40000;
+  p.memory_bandwidth_gbs = 1e4;
+  p.gpus[0].h2d_bandwidth_gbs = p.gpus[0].d2h_bandwidth_gbs = 1e4;
+  p.gpus[0].dgetrf_gflops = 50000;
   const auto prediction = hybrid(p, 16384);
   EXPECT_EQ(panel_location(prediction.plan), PanelLocation::device);
   EXPECT_EQ(prediction.plan.nb, 16384);
@@ -295,6 +299,34 @@ TEST(Predict, AFarFasterDeviceRunsTheVendorsLuOfTheWholeMatrix) {
   // A slow device LU (a tenth of the GEMM rate) is not worth it: blocked panels win.
   p.gpus[0].dgetrf_gflops = 6000;
   EXPECT_LT(hybrid(p, 16384).plan.nb, 16384);
+}
+
+// A GPU's panel (d = 0) costs a latency per column beside its flops (cuSOLVER's getrf of a tall
+// panel: about 5 us a column on an H100, bench/results/2026-11-26-h100.md): k columns in all. With
+// look-ahead on the device only the first panel, and any panel longer than the update beside it,
+// lies on the path: the plan's price grows by more than the first panel's latency and less than
+// all k columns'. The host backend's team pays none.
+TEST(Predict, TheDevicesPanelPaysALatencyPerColumnOffThePathOfTheLookAhead) {
+  const int n = 8192;
+  const auto p = machine(2, 10, 60000);
+  Plan plan;
+  plan.solver = Solver::gepp;
+  plan.target = Target::hybrid;
+  plan.nb = 192;
+  plan.ib = 48;
+  plan.cpu_block_columns = 0;
+  const model::Problem problem{Solver::gepp, Precision::double_, Target::hybrid, n, n};
+  model::ModelParams none, five;
+  none.device_panel_column_seconds = 0;
+  five.device_panel_column_seconds = 5e-6;
+  const double without = model::predict_seconds(p, problem, plan, none);
+  const double added = model::predict_seconds(p, problem, plan, five) - without;
+  EXPECT_GE(added, plan.nb * 5e-6 - 1e-12);
+  EXPECT_LT(added, n * 5e-6);
+  EXPECT_DOUBLE_EQ(model::ModelParams{}.device_panel_column_seconds, 5e-6);  // configs/model.yaml's value
+  const auto host = model::with_host_backend(machine(4, 20), 2);
+  EXPECT_DOUBLE_EQ(model::predict_seconds(host, problem, plan, five),
+                   model::predict_seconds(host, problem, plan, none));
 }
 
 // The largest int size: the step loop once overflowed `j += nb` there and never ended. Every

@@ -21,6 +21,25 @@ TEST(Topology, NamesTheBlasLibrary) {
   EXPECT_NE(probes::blas_library().find("OpenBLAS"), std::string::npos);
 }
 
+// OpenBLAS's generic kernels on an AVX-512 or AVX2 CPU (seen on an H100 machine's Xeon) are said,
+// with the core type to set; a recognized kernel set, or an old CPU, is not.
+TEST(Topology, WarnsOfGenericBlasKernelsOnAWideCpu) {
+  const auto warning = probes::blas_kernel_warning("OpenBLAS 0.3.21 (Prescott)", "avx512");
+  EXPECT_NE(warning.find("Prescott"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("OPENBLAS_CORETYPE=SkylakeX"), std::string::npos) << warning;
+  EXPECT_NE(probes::blas_kernel_warning("OpenBLAS 0.3.21 (Core2)", "avx2").find("OPENBLAS_CORETYPE=Haswell"),
+            std::string::npos);
+  EXPECT_EQ(probes::blas_kernel_warning("OpenBLAS 0.3.21 (SkylakeX)", "avx512"), "");
+  EXPECT_EQ(probes::blas_kernel_warning("OpenBLAS 0.3.21 (Zen)", "avx2"), "");
+  EXPECT_EQ(probes::blas_kernel_warning("OpenBLAS 0.3.21 (Prescott)", "sse"), "");
+  EXPECT_EQ(probes::blas_kernel_warning("OpenBLAS 0.3.21", "avx512"), "");
+  EXPECT_EQ(probes::blas_kernel_warning(") garbage (", "avx512"), "");
+  // This machine's own BLAS: whatever it says names the fix or is empty.
+  const MachineProfile p = probes::topology();
+  const auto here = probes::blas_kernel_warning(p.blas_library, p.isa);
+  EXPECT_TRUE(here.empty() || here.find("OPENBLAS_CORETYPE") != std::string::npos) << here;
+}
+
 TEST(GemmRate, MeasuresAPositiveRate) {
   const auto one = probes::measure_dgemm(128, 1, 3);
   EXPECT_GT(one.gflops, 0.1);

@@ -255,6 +255,29 @@ TEST_P(BackendTest, StagedCopiesGoThroughSlotsOfABlockColumn) {
   EXPECT_EQ(dev.largest_pinned_bytes(), sizeof(double) * rows * slot_columns);
 }
 
+// Slots for downloads only (the panel-on-device LU's early downloads): uploads are refused; row
+// ranges of block columns, issued more than the slots hold before any finish, land in place.
+TEST_P(BackendTest, DownloadOnlySlotsTakeRowRangesInOrder) {
+  auto& dev = device();
+  const int rows = 37, cols = 24, nb = 8;
+  auto host = test_support::make_matrix<double>(Kind::random, rows, cols, 10);
+  auto dA = dev.allocate(rows, cols);
+  dev.copy_to_device(Queue::to_device, rows, cols, host.data(), rows, dA.data(), dA.ld);
+  dev.synchronize();
+  std::vector<double> back(static_cast<size_t>(rows) * cols, -7.0);
+  {
+    backends::Staging<double> early(dev, rows, nb, 3, /*downloads_only=*/true);
+    EXPECT_THROW(early.to_device(Queue::to_device, rows, 1, host.data(), rows, dA.data(), dA.ld), Error);
+    for (int J = 0; J < cols / nb; ++J) {  // block column J: rows [0, (J + 1) nb), then the rest
+      const int top = (J + 1) * nb;
+      early.to_host(Queue::to_host, top, nb, dA.at(0, J * nb), dA.ld, back.data() + J * nb * rows, rows);
+      early.to_host(Queue::to_host, rows - top, nb, dA.at(top, J * nb), dA.ld, back.data() + top + J * nb * rows, rows);
+    }
+    early.finish_all();
+  }
+  EXPECT_EQ(back, host);
+}
+
 INSTANTIATE_TEST_SUITE_P(Kinds, BackendTest, ::testing::Values(BackendKind::host, BackendKind::cuda),
                          [](const auto& param_info) { return to_string(param_info.param); });
 
