@@ -122,10 +122,14 @@ Row bench_getrf(Solver solver, int m, int n, int reps, const std::vector<T>& A, 
   std::vector<int> ipiv(std::max(1, std::min(m, n)));
   std::vector<lapack_int> lapack_ipiv(ipiv.size());
   std::vector<double> ta, tb;
+  PhaseSeconds phases;  // d = 0 on one device: upload, factorization, download after it
   for (int r = 0; r < warmups + reps; ++r) {
     const bool timed = r >= warmups;
     std::copy(A.begin(), A.end(), ours.begin());
-    const double t_ours = detail::seconds_of([&] { solvers::getrf(row.plan, m, n, ours.data(), m, ipiv.data()); });
+    LoadBalance balance;
+    const double t_ours = detail::seconds_of(
+        [&] { solvers::getrf(row.plan, m, n, ours.data(), m, ipiv.data(), InputCheck::finite, &balance); });
+    if (timed && ta.size() == static_cast<std::size_t>(reps / 2)) phases = balance.phases;  // the middle run's
     if (!reference.alternates()) {
       if (timed) ta.push_back(t_ours);
       continue;
@@ -142,6 +146,7 @@ Row bench_getrf(Solver solver, int m, int n, int reps, const std::vector<T>& A, 
                           : accuracy::factorization_residual(m, n, A.data(), m, ours.data(), m, ipiv.data());
   if (reference.alternates()) {
     row.reference_seconds = detail::median(tb);
+    if (!phases.empty()) row.note = "phases of a run: " + describe(phases);
     std::vector<int> reference_ipiv(lapack_ipiv.begin(), lapack_ipiv.end());
     row.reference_accuracy =
         by_solve ? solve_backward_error(n, A, theirs, reference_ipiv.data(), b)
@@ -154,7 +159,9 @@ Row bench_getrf(Solver solver, int m, int n, int reps, const std::vector<T>& A, 
   if (vendor)
     row.reference_with_copies_seconds =
         reference.vendor.upload_seconds + reference.vendor.getrf_seconds + reference.vendor.download_seconds;
-  row.note = with_copies_note(row);
+  const std::string copies = with_copies_note(row);
+  row.note = phases.empty() ? copies.substr(std::min<std::size_t>(2, copies.size()))  // no leading "; "
+                            : "phases of a run: " + describe(phases) + copies;
   row.reference_accuracy = std::nan("");
   return row;
 }

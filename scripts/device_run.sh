@@ -18,7 +18,8 @@
 #                                          (git-ignored; carry .devpkg), so that the GPU's minutes go to
 #                                          tests and timings, not to compiling
 #   scripts/device_run.sh prebuilt [STAGE...]  on the GPU machine: unpack the bundle, then the
-#                                          stages test, probe, calibrate, bench, bench32k, sweep, cpu
+#                                          stages test, probe, calibrate, bench (8192, 16384),
+#                                          bench32k, single (16384, 32768), sweep (16384), sweep8k, cpu
 # A device call is limited to 10 minutes: name fewer stages per call when the whole does not fit.
 # Logs and JSON go to $OUT (or build-device/out) for bench/results/.
 set -euo pipefail
@@ -139,6 +140,12 @@ prebuilt)
     bench) bench_sizes 8192 16384 || true ;;
     bench32k) bench_sizes 32768 || true ;;
     sweep) sweep || true ;;
+    single)
+      for n in 16384 32768; do
+        timeout 200 $H bench -n "$n" --precision single --target hybrid --backend cuda --reps 3 "${DB[@]}" 2>&1 |
+          tee "$OUT/bench_single_$n.md" || true
+      done
+      ;;
     sweep8k) timeout 140 $H bench -n 8192 --solver calu --target hybrid --backend cuda --sweep-d --reps 1 "${DB[@]}" 2>&1 | tee "$OUT/sweep_d_8192.md" || true ;;
     cpu) cpu || true ;;
     *) echo "unknown stage '$stage'" >&2 ;;

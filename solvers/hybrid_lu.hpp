@@ -447,9 +447,12 @@ class HybridLu {
   int device_panels() {
     auto& w = work_[0];
     auto& dev = *w.dev;
+    backends::EventPtr upload_began, upload_ended;
     if (!resident_) {
+      upload_began = dev.record_timed(Queue::to_device);
       w.staging->to_device(Queue::to_device, A_.m, A_.n, A_.data, A_.lda, w.mem.data(), w.mem.ld);
-      dev.wait(Queue::compute, dev.record(Queue::to_device));
+      upload_ended = dev.record_timed(Queue::to_device);
+      dev.wait(Queue::compute, upload_ended);
     }
     const bool download = !keep_on_device_;
     std::optional<backends::Staging<T>> early;
@@ -477,21 +480,30 @@ class HybridLu {
         update_device(w, K, j + jb, A_.n);
       }
     }
-    w.busy.emplace_back(std::move(started), dev.record_timed(Queue::compute));
+    w.busy.emplace_back(started, dev.record_timed(Queue::compute));
+    const auto factored = w.busy.back().second;
     // The pivots and infos come back once, behind the last panel's update, not a step at a time.
     dev.copy_ints_to_host(Queue::compute, k_ + panels_, pivots, w.staged_pivots.get());
+    backends::EventPtr download_began;
     if (download) {
+      dev.wait(Queue::to_host, factored);
+      download_began = dev.record_timed(Queue::to_host);
       // What is left: the last panel's block column down to its last row, each panel's block column
       // below its panel (L), and the block columns right of the last panel (a wide matrix) whole.
       download_rows(w, *w.staging, panels_ - 1, 0, k_);
       for (int K = 0; K < panels_; ++K) download_rows(w, *w.staging, K, K * nb_ + panel_width(K), A_.m);
       for (int J = panels_; J < blocks_; ++J) download_rows(w, *w.staging, J, 0, A_.m);
     }
+    const auto download_ended = download ? dev.record_timed(Queue::to_host) : nullptr;
     detail::Stopwatch waited;
     dev.synchronize();
     w.staging->finish_all();
     if (early) early->finish_all();
     cpu_idle_ += waited.lap();
+    phases_.clear();
+    if (upload_began) phases_.emplace_back("upload", dev.elapsed_seconds(upload_began, upload_ended));
+    phases_.emplace_back("factorization", dev.elapsed_seconds(started, factored));
+    if (download) phases_.emplace_back("download after it", dev.elapsed_seconds(download_began, download_ended));
     return pivots_and_info_from_device();
   }
 
@@ -521,6 +533,7 @@ class HybridLu {
   void record_balance(double seconds) {
     balance_ = {};
     balance_.seconds = seconds;
+    balance_.phases = phases_;
     balance_.processors.push_back({"CPUs", std::min(d_, blocks_), std::max(0.0, seconds - cpu_idle_)});
     for (auto& w : work_) {
       double busy = 0;
@@ -542,6 +555,7 @@ class HybridLu {
   std::vector<int> owner_;              // per block column: its device, -1 for the CPUs' first d
   std::vector<std::uint64_t> arrived_;  // per block column: its download's ticket (its owner's staging)
   double cpu_idle_ = 0;
+  std::vector<std::pair<std::string, double>> phases_;  // d = 0: LoadBalance::phases
   LoadBalance balance_;
   // Last: goes first, waiting for each device before anything it copies into or out of goes.
   std::vector<DeviceWork<T>> work_;

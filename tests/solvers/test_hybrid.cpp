@@ -137,6 +137,35 @@ INSTANTIATE_TEST_SUITE_P(Backends, HybridEveryD,
                                             ::testing::Values(0, 1, 2, 3, 4, 5, 9)),
                          case_name);
 
+// The panel on the device (d = 0) says where the device's time went: the upload, the factorization
+// and the download left after it, each timed in its queue; other plans have no phases.
+TEST(Hybrid, ThePanelOnTheDeviceReportsItsPhases) {
+  const int n = 301;
+  const auto A = test_support::make_matrix<double>(Kind::random, n, n, 22);
+  for (int d : {0, 2}) {
+    auto LU = A;
+    std::vector<int> ipiv(n);
+    LoadBalance balance;
+    ASSERT_EQ(solvers::getrf(hybrid_plan<double>(Solver::gepp, BackendKind::host, 32, d), n, n, LU.data(), n,
+                             ipiv.data(), InputCheck::finite, &balance),
+              0);
+    if (d > 0) {
+      EXPECT_TRUE(balance.phases.empty());
+      continue;
+    }
+    ASSERT_EQ(balance.phases.size(), 3u);
+    EXPECT_EQ(balance.phases[0].first, "upload");
+    EXPECT_EQ(balance.phases[1].first, "factorization");
+    EXPECT_EQ(balance.phases[2].first, "download after it");
+    for (const auto& [phase, seconds] : balance.phases) {
+      EXPECT_GE(seconds, 0) << phase;
+      EXPECT_LE(seconds, balance.seconds) << phase;
+    }
+    EXPECT_GT(balance.phases[1].second, 0);
+    EXPECT_LT(accuracy::factorization_residual(n, n, A.data(), n, LU.data(), n, ipiv.data()), 30.0);
+  }
+}
+
 // Factors left on the device (for a solve there) equal those that come back to the host, for
 // every d, with pivoting (GEPP) and without (PRBT's GENP).
 TEST(Hybrid, FactorsLeftOnTheDeviceEqualTheHostFactors) {
