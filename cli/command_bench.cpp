@@ -218,8 +218,9 @@ Row bench_gesv(Solver solver, int n, int reps, const std::vector<T>& A, const st
 
 // GFlop/s for each CPU share d from 0 (all on the device) to N block columns: the curve of
 // async-calu Figure 5, with the model's d and the tuned d (hetlu calibrate --target hybrid) marked.
-// Each point's accuracy is the backward error of a solve with its factors (a square matrix): a
-// factor residual per point and round would cost more than the sweep's timings.
+// Each point's accuracy is the backward error of a solve with its factors where the matrix is square
+// (a factor residual per point and round would cost more than the sweep's timings), else the factor
+// residual.
 // The sweep runs at the nb hetlu would use (tuned, else the model's); the model's d is its share of
 // the block columns at that nb. With json, returns the sweep as a JSON object instead of printing it
 // (the caller prints one document for all the solvers).
@@ -268,8 +269,9 @@ nlohmann::ordered_json sweep_d(Solver solver, int m, int n, int reps, const std:
     std::cout << fmt::format(
         "{} {} x {} on the {} backend, nb = {}, N = {} block columns; median of {} rounds, each timing every d "
         "once\n\n| d | d/N | seconds | GFlop/s | "
-        "model: seconds, GFlop/s | omega of a solve | |\n|---|---|---|---|---|---|---|\n",
-        to_string(solver), m, n, to_string(chosen.plan.devices), nb, blocks, reps);
+        "model: seconds, GFlop/s | {} | |\n|---|---|---|---|---|---|---|\n",
+        to_string(solver), m, n, to_string(chosen.plan.devices), nb, blocks, reps,
+        m == n ? "omega of a solve" : "factor residual");
   const Reference no_reference{Reference::Kind::none, {}};  // the sweep times hetlu alone
   // Round-robin: each round times every d once, so that a shared machine's drift over the minutes
   // a sweep takes hits every d alike instead of the d values timed while it lasted.
@@ -366,9 +368,19 @@ void run_bench(const BenchRun& run, const Options& options) {
 
   if (run.sweep_d) {
     auto sweeps = nlohmann::ordered_json::array();
-    for (Solver s : run.solvers)
-      if (s != Solver::prbt || m == n) sweeps.push_back(sweep_d(s, m, n, run.reps, A, b, options, run.json));
-    if (run.json) print_json({{"m", m}, {"n", n}, {"reps", run.reps}, {"sweeps", sweeps}});
+    for (Solver s : run.solvers) {
+      if (s == Solver::prbt && m != n) {
+        if (!run.all_solvers) throw UsageError("prbt solves square systems only: give m = n");
+        continue;
+      }
+      sweeps.push_back(sweep_d(s, m, n, run.reps, A, b, options, run.json));
+    }
+    if (run.json)
+      print_json({{"m", m},
+                  {"n", n},
+                  {"precision", to_string(scalar::plan_precision<T>())},
+                  {"reps", run.reps},
+                  {"sweeps", sweeps}});
     return;
   }
   // Several devices' balance table is timed in double (the caller refuses single with several).
@@ -465,6 +477,7 @@ void register_bench(CLI::App& app, CommandState&) {
       ->check(CLI::IsMember({"double", "mixed", "auto", "single"}));
   cmd->add_option("--cond", args->cond,
                   "--precision mixed or auto: A with singular values graded from 1 to 1/COND (default: a random A)")
+      ->check(finite_positive)
       ->check(CLI::Range(1.0, 1e300));
   add_hybrid_options(*cmd, args->hybrid);
   cmd->add_flag("--sweep-d", args->sweep_d, "hybrid: GFlop/s for each CPU share d, the model's d marked");
@@ -473,7 +486,7 @@ void register_bench(CLI::App& app, CommandState&) {
   cmd->callback([args, cmd] {
     if (args->distributed) {
       for (const char* option :
-           {"-m", "--solver", "--ib", "--cond", "--sweep-d", "--target", "--backend", "--d", "--panel"})
+           {"-m", "--solver", "--ib", "--cond", "--sweep-d", "--target", "--backend", "--devices", "--d", "--panel"})
         if (cmd->count(option) > 0) throw UsageError(std::string(option) + " does not apply to --distributed");
       DistributedBenchArgs d;
       d.db = args->db, d.precision = args->precision, d.n = args->n, d.repetitions = args->reps;
@@ -484,7 +497,8 @@ void register_bench(CLI::App& app, CommandState&) {
     refuse_distributed_only_options(*cmd);
     const int m = args->m < 0 ? args->n : args->m, n = args->n;
     // A, hetlu's copy, the reference's copy, and the factors checked against A: four m x n arrays.
-    require_memory(4 * 8.0 * m * double(n), "bench of a " + std::to_string(m) + " x " + std::to_string(n) + " matrix");
+    const double word = args->precision == "single" ? 4 : 8;
+    require_memory(4 * word * m * double(n), "bench of a " + std::to_string(m) + " x " + std::to_string(n) + " matrix");
     std::vector<Solver> solvers;
     if (args->solver == "all")
       solvers = {Solver::gepp, Solver::calu, Solver::prbt};

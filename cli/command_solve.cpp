@@ -112,7 +112,7 @@ void register_solve(CLI::App& app, CommandState& state) {
   add_distributed_options(*cmd, args->distributed, args->distributed_plan);
   cmd->callback([args, &state, cmd] {
     if (args->distributed) {
-      for (const char* option : {"--solver", "--refine", "--target", "--backend", "--d", "--panel"})
+      for (const char* option : {"--solver", "--refine", "--target", "--backend", "--devices", "--d", "--panel"})
         if (cmd->count(option) > 0)
           throw UsageError(std::string(option) + " does not apply to --distributed (ScaLAPACK's GEPP on the CPUs)");
       DistributedSolveArgs d;

@@ -179,9 +179,9 @@ double mixed_extra_seconds(const MachineProfile& profile, const Rates& rates, in
   return rounding + randomize + solve + mixed_refinement_steps(profile, solver, n, params).steps * (residual + solve);
 }
 
-// The same on the hybrid target, as prbt_hybrid.cpp and prbt_device.hpp do it: the host copies A
-// into a padded array (one pass), uploads it, and the device keeps a copy and randomizes the other;
-// the condition estimate (||A||_1 from the host's copy pass), each solve and each residual read
+// The same on the hybrid target, as prbt_hybrid.cpp and prbt_device.hpp do it: the host reads A
+// once (zero lines, ||A||_1), uploads it, and the device keeps a copy and randomizes the other;
+// the condition estimate, each solve and each residual read
 // the factors and A in device memory. The host backend's team runs the CPUs' kernels for these,
 // priced as the CPUs' passes after three copies; a GPU's at its memory bandwidth.
 double prbt_hybrid_extra_seconds(const MachineProfile& profile, const Rates& rates, int n, Precision precision,
@@ -189,14 +189,14 @@ double prbt_hybrid_extra_seconds(const MachineProfile& profile, const Rates& rat
   const double word = precision == Precision::double_ ? 8 : 4;
   const double host = host_bandwidth(rates.memory_gbs);
   const double matrix = word * double(n) * n;
-  const double copy = 2 * matrix / host;
-  if (rates.device_host_threads > 0) return 3 * copy + prbt_extra_seconds(profile, rates, n, precision, params);
+  const double copy = 2 * matrix / host, scan = matrix / host;
+  if (rates.device_host_threads > 0) return scan + 2 * copy + prbt_extra_seconds(profile, rates, n, precision, params);
   const double device =
       (rates.device_memory.gbs > 0 ? rates.device_memory.gbs : params.default_device_memory_gbs) * 1e9;
   const double solves = params.prbt_condition_solves + params.prbt_refinement_steps + 1;
   const double on_device =
       (2 * matrix + 2 * matrix + solves * matrix + (params.prbt_refinement_steps + 1) * matrix) / device;
-  return copy + on_device;  // ||A||_1 comes from the copy pass
+  return scan + on_device;
 }
 
 // A copy of `bytes` between the caller's memory and the device through pinned staging slots of

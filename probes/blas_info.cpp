@@ -1,5 +1,6 @@
 #include <cblas.h>
 
+#include <cstdlib>
 #include <set>
 #include <sstream>
 
@@ -20,13 +21,17 @@ std::string blas_kernel_warning(const std::string& blas, const std::string& isa)
   // OpenBLAS's DYNAMIC_ARCH picks its kernels by CPUID; a CPU it does not know (a new model, or a
   // virtual machine's masked CPUID: an H100 machine's 16-core Xeon, 2026-11-26) falls back to the
   // generic SSE3 kernels, a fifth of the AVX-512 rate (DGEMM 12 GFlop/s per core against 67).
+  // Sandybridge's kernels have AVX but no FMA: half an AVX2 core's rate.
   static const std::set<std::string> generic = {"Prescott", "Core2",     "Penryn", "Dunnington", "Nehalem",
-                                                "Katmai",   "Northwood", "Banias", "Atom"};
+                                                "Katmai",   "Northwood", "Banias", "Atom",       "Sandybridge"};
   const auto open = blas.rfind('('), close = blas.rfind(')');
   if (open == std::string::npos || close == std::string::npos || close < open) return "";
   const std::string core = blas.substr(open + 1, close - open - 1);
   if (blas.rfind("OpenBLAS", 0) != 0 || !generic.count(core) || (isa != "avx512" && isa != "avx2")) return "";
-  return "OpenBLAS runs its " + core + " kernels on this " + isa + " CPU (it did not recognize it): set " +
+  const char* forced = std::getenv("OPENBLAS_CORETYPE");
+  const std::string why =
+      forced && *forced ? std::string("OPENBLAS_CORETYPE=") + forced + " chose them" : "it did not recognize the CPU";
+  return "OpenBLAS runs its " + core + " kernels on this " + isa + " CPU (" + why + "): set " +
          "OPENBLAS_CORETYPE=" + (isa == "avx512" ? "SkylakeX" : "Haswell") +
          " before starting (a DYNAMIC_ARCH build, as Debian's; else use an OpenBLAS built for this CPU)";
 }

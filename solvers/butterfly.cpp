@@ -106,8 +106,10 @@ bool load_padded_column(int a, const T* A, int lda, int n, int c, T* to, unsigne
                         double* column_sum) {
   *column_sum = 0;
   if (c >= a) {
-    std::fill(to, to + n, T(0));
-    to[c] = T(1);
+    if (to) {
+      std::fill(to, to + n, T(0));
+      to[c] = T(1);
+    }
     return true;
   }
   const T* from = A + static_cast<long long>(c) * lda;
@@ -120,6 +122,7 @@ bool load_padded_column(int a, const T* A, int lda, int n, int c, T* to, unsigne
     sum += double(std::abs(from[i]));
   }
   *column_sum = sum;
+  if (!to) return nonzero;  // a scan: nothing is copied
   if (from != to) std::copy(from, from + a, to);
   std::fill(to + a, to + n, T(0));
   return nonzero;
@@ -162,6 +165,7 @@ namespace {
 
 // Loads diag(A, I) into Ar group by group (columns g + k n/4, k = 0..3) in parallel, calling
 // transform(col) on each loaded group; false when a row or column of diag(A, I) is exactly zero.
+// With Ar null it only reads A (the checks and the norm), and calls nothing.
 // With a_norm1, also ||A||_1 (the largest column sum: the same to the last bit whatever the threads).
 template <class T, class GroupTransform>
 bool pass_over_groups(int a, const T* A, int lda, int n, T* Ar, int ldar, double* a_norm1, GroupTransform transform) {
@@ -179,12 +183,12 @@ bool pass_over_groups(int a, const T* A, int lda, int n, T* Ar, int ldar, double
     for (int g = 0; g < q; ++g) {
       T* col[4];
       for (int k = 0; k < 4; ++k) {
-        col[k] = Ar + static_cast<long long>(g + k * q) * ldar;
+        col[k] = Ar ? Ar + static_cast<long long>(g + k * q) * ldar : nullptr;
         double sum;
         if (!load_padded_column(a, A, lda, n, g + k * q, col[k], mine, &sum)) my_zero_column = true;
         largest_sum = std::max(largest_sum, sum);
       }
-      transform(g, col);
+      if (Ar) transform(g, col);
     }
     if (my_zero_column) {
 #pragma omp atomic write
@@ -225,6 +229,12 @@ template <class T>
 bool copy_padded(int a, const T* A, int lda, int n, T* Ar, int ldar, double* a_norm1) {
   check_sizes(a, n, Ar == A, lda, ldar);
   return pass_over_groups(a, A, lda, n, Ar, ldar, a_norm1, [](int, T* const*) {});
+}
+
+template <class T>
+bool scan_padded(int a, const T* A, int lda, int n, double* a_norm1) {
+  check_sizes(a, n, false, lda, n);
+  return pass_over_groups(a, A, lda, n, static_cast<T*>(nullptr), n, a_norm1, [](int, T* const*) {});
 }
 
 template <class T>
@@ -272,6 +282,10 @@ template bool copy_padded<std::complex<double>>(int, const std::complex<double>*
                                                 double*);
 template bool copy_padded<std::complex<float>>(int, const std::complex<float>*, int, int, std::complex<float>*, int,
                                                double*);
+template bool scan_padded<float>(int, const float*, int, int, double*);
+template bool scan_padded<double>(int, const double*, int, int, double*);
+template bool scan_padded<std::complex<double>>(int, const std::complex<double>*, int, int, double*);
+template bool scan_padded<std::complex<float>>(int, const std::complex<float>*, int, int, double*);
 template void apply_left<float>(const Butterfly<float>&, int, float*, int);
 template void apply_left<double>(const Butterfly<double>&, int, double*, int);
 template void apply_left<std::complex<double>>(const Butterfly<std::complex<double>>&, int, std::complex<double>*, int);

@@ -42,6 +42,11 @@ bool randomize_two_sided(const Butterfly<T>& U, const Butterfly<T>& V, int a, co
 template <class T>
 bool copy_padded(int a, const T* A, int lda, int n, T* Ar, int ldar, double* a_norm1 = nullptr);
 
+// The same checks and ||A||_1 without a copy: one parallel pass that only reads A (a device that
+// takes A straight from the caller's memory, as PRBT with the panel on the device does).
+template <class T>
+bool scan_padded(int a, const T* A, int lda, int n, double* a_norm1 = nullptr);
+
 // X <- W X for n x ncols X (e.g. x = V y).
 template <class T>
 void apply_left(const Butterfly<T>& W, int ncols, T* X, int ldx);

@@ -43,7 +43,7 @@ struct SolveDetails {
   std::optional<double> backward_error;
   bool fell_back_to_gepp = false;
   std::string note;
-  // Seconds per phase, in order, e.g. PRBT on a device: "copy", "upload and randomization",
+  // Seconds per phase, in order, e.g. PRBT on a device: "scan", "upload and randomization",
   // "factorization", "solve and refinement".
   std::vector<std::pair<std::string, double>> phase_seconds;
 };

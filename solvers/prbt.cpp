@@ -91,19 +91,19 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
   // Fixed seeds: the same input gives the same answer, run after run.
   const auto U = kernels::Butterfly<T>::random(np, 2012u + 2u * static_cast<unsigned>(np));
   const auto V = kernels::Butterfly<T>::random(np, 2013u + 2u * static_cast<unsigned>(np));
-  // One pass reads A: copies it (randomized on the CPU target; the device randomizes its own copy),
-  // finds exactly zero rows and columns, which make A singular however it is randomized, and sums
-  // its columns for the condition estimate's ||A||_1.
+  // One pass reads A: copies it randomized (the CPU target; a device takes A as it is and randomizes
+  // its own copy, so the pass there only reads), finds exactly zero rows and columns, which make A
+  // singular however it is randomized, and sums its columns for the condition estimate's ||A||_1.
   // On several devices the CPUs randomize, the devices share GENP's updates (hybrid_lu.hpp), and
   // the solves and refinement run on the CPUs: no one device holds the factors.
   const bool hybrid = plan.target == Target::hybrid && plan.devices.size() == 1;
   const bool several_devices = plan.target == Target::hybrid && !hybrid;
   double a_norm1 = 0;
-  const bool nonsingular_lines = hybrid ? kernels::copy_padded(n, A, lda, np, Ar.data(), np, &a_norm1)
+  const bool nonsingular_lines = hybrid ? kernels::scan_padded(n, A, lda, np, &a_norm1)
                                         : kernels::randomize_two_sided(U, V, n, A, lda, Ar.data(), np, &a_norm1);
   if (!nonsingular_lines)
     return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, "a row or column is exactly zero");
-  clock.mark(hybrid ? "copy" : "randomization");
+  clock.mark(hybrid ? "scan" : "randomization");
 
   // The factors in Ar (host memory): W <- (L U)^-1 W, or (L U)^-T W, for `columns` columns.
   auto host_triangular = [&](T* W, int ldw, int columns, Transpose trans) {
@@ -122,7 +122,7 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
   int info = 0;
   std::optional<PrbtDevice<T>> device;  // hybrid: holds the backend until reset
   if (hybrid) {
-    device.emplace(plan, np, Ar.data(), np, U, V);
+    device.emplace(plan, n, A, lda, np, Ar.data(), np, U, V);
     device->upload_and_randomize();
     clock.mark("upload and randomization");
     info = device->factor();

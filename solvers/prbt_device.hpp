@@ -1,4 +1,6 @@
-// PRBT on the device (the hybrid target). The padded matrix crosses the link once. On the device
+// PRBT on the device (the hybrid target). The caller's matrix crosses the link once, straight from
+// its memory (the host only reads it before, for the zero-line checks and ||A||_1), and is padded
+// with the identity there. On the device
 // one copy stays as it is, for refinement's residuals, and a second is randomized (U^T A V) and
 // factored by hybrid GENP, with the panel on the CPUs or on the device as the plan says. The
 // factors stay in device memory: the triangular solves and the residuals run there too. Only
@@ -26,9 +28,11 @@ namespace hetlu::variants {
 template <class T>
 class PrbtDevice {
  public:
-  // Ar: np x np (np a multiple of 4), A padded with the identity, not randomized; it becomes the
-  // driver's workspace (and holds the factors when they come back to the host).
-  PrbtDevice(const Plan& plan, int np, T* Ar, int ldar, const kernels::Butterfly<T>& U, const kernels::Butterfly<T>& V);
+  // A: the caller's n x n matrix, which goes up as it is, padded on the device with the identity
+  // to np x np (np a multiple of 4); Ar: np x np host workspace for the driver (it holds the
+  // factors when they come back to the host), never read.
+  PrbtDevice(const Plan& plan, int n, const T* A, int lda, int np, T* Ar, int ldar, const kernels::Butterfly<T>& U,
+             const kernels::Butterfly<T>& V);
   PrbtDevice(const PrbtDevice&) = delete;
   PrbtDevice& operator=(const PrbtDevice&) = delete;
 
@@ -50,6 +54,9 @@ class PrbtDevice {
 
  private:
   const Plan plan_;
+  const int n_;
+  const T* A_;
+  const int lda_;
   const int np_;
   T* Ar_;
   const int ldar_;

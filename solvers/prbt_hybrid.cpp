@@ -12,9 +12,12 @@ namespace hetlu::variants {
 using backends::Queue;
 
 template <class T>
-PrbtDevice<T>::PrbtDevice(const Plan& plan, int np, T* Ar, int ldar, const kernels::Butterfly<T>& U,
-                          const kernels::Butterfly<T>& V)
+PrbtDevice<T>::PrbtDevice(const Plan& plan, int n, const T* A, int lda, int np, T* Ar, int ldar,
+                          const kernels::Butterfly<T>& U, const kernels::Butterfly<T>& V)
     : plan_(plan),
+      n_(n),
+      A_(A),
+      lda_(lda),
       np_(np),
       Ar_(Ar),
       ldar_(ldar),
@@ -35,7 +38,16 @@ void PrbtDevice<T>::upload_and_randomize() {
   staging_ = std::make_unique<backends::Staging<T>>(
       device_, np_, detail::staging_slot_columns(np_, np_, plan_.nb, plan_.cpu_block_columns > 0, sizeof(T)));
   try {
-    staging_->to_device(Queue::to_device, np_, np_, Ar_, ldar_, first->data(), first->ld);
+    // A as it is, then diag(A, I)'s padding: the rows below A zero, the columns right of it the
+    // identity's (np - n < 4 of each).
+    staging_->to_device(Queue::to_device, n_, n_, A_, lda_, first->data(), first->ld);
+    const int pad = np_ - n_;
+    std::vector<T> zeros(static_cast<std::size_t>(pad) * n_, T(0)), identity(static_cast<std::size_t>(np_) * pad, T(0));
+    for (int c = 0; c < pad; ++c) identity[n_ + c + static_cast<std::size_t>(c) * np_] = T(1);
+    if (pad > 0) {
+      staging_->to_device(Queue::to_device, pad, n_, zeros.data(), pad, first->at(n_, 0), first->ld);
+      staging_->to_device(Queue::to_device, np_, pad, identity.data(), np_, first->at(0, n_), first->ld);
+    }
     device_.wait(Queue::compute, device_.record(Queue::to_device));
     if (solves_on_device())
       device_.copy_on_device(Queue::compute, np_, np_, original_.data(), original_.ld, factors_.data(), factors_.ld);

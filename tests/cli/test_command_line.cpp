@@ -326,7 +326,11 @@ TEST_F(Cli, BadArgumentsAreUsageErrors) {
            "bench -n 64 --target hybrid --backend host --sweep-d --d 3",
            "bench -n 64 --target hybrid --backend host --sweep-d --panel cpu", "bench -n 64 --sweep-d",
            "calibrate --backend host", "calibrate --level estimate --sizes 10000", "bench -m 64 -n 32 --solver prbt",
-           "calibrate --level estimate --precision mixed", "calibrate --distributed --precision mixed"}) {
+           "calibrate --level estimate --precision mixed", "calibrate --distributed --precision mixed",
+           "bench -m 64 -n 32 --solver prbt --target hybrid --backend host --sweep-d",
+           "bench -n 64 --precision mixed --cond nan", "bench -n 64 --cond nan",
+           "bench -n 64 --distributed --devices host:1,host:1",
+           "solve '" + A + "' --distributed --devices host:1,host:1"}) {
     const auto r = run_hetlu(bad + " " + db(), dir);
     expect_one_line_error(r, {});
     EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
@@ -582,6 +586,13 @@ TEST_F(Cli, BenchComparesSinglePrecisionWithOpenBlas) {
     EXPECT_LT(point["accuracy"].get<double>(), 97 * 6e-8) << point;
   expect_one_line_error(
       run_hetlu("bench -n 64 --precision single --target hybrid --devices host:1,host:1 " + db(), dir), {"single"});
+  // A rectangular sweep says its accuracy is the factor residual (no solve there).
+  const auto wide = run_hetlu(
+      "bench -m 80 -n 64 --precision single --solver gepp --target hybrid --backend host --nb 16 --sweep-d --reps 1 " +
+          db(),
+      dir);
+  ASSERT_EQ(wide.exit_code, 0) << wide.err;
+  EXPECT_NE(wide.out.find("| factor residual |"), std::string::npos) << wide.out;
 }
 
 TEST_F(Cli, DbCheckAndForget) {
@@ -843,7 +854,7 @@ TEST_F(Cli, SolveHybridOnTheHostBackend) {
         EXPECT_GE(seconds.get<double>(), 0.0);
       }
       if (std::string(solver) == "prbt")
-        EXPECT_EQ(phases, (std::vector<std::string>{"copy", "upload and randomization", "factorization",
+        EXPECT_EQ(phases, (std::vector<std::string>{"scan", "upload and randomization", "factorization",
                                                     "condition estimate", "solve and refinement"}));
       else
         EXPECT_EQ(phases.front(), "factorization");

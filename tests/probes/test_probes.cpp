@@ -29,6 +29,7 @@ TEST(Topology, WarnsOfGenericBlasKernelsOnAWideCpu) {
   EXPECT_NE(warning.find("OPENBLAS_CORETYPE=SkylakeX"), std::string::npos) << warning;
   EXPECT_NE(probes::blas_kernel_warning("OpenBLAS 0.3.21 (Core2)", "avx2").find("OPENBLAS_CORETYPE=Haswell"),
             std::string::npos);
+  EXPECT_NE(probes::blas_kernel_warning("OpenBLAS 0.3.21 (Sandybridge)", "avx2"), "");  // AVX without FMA
   EXPECT_EQ(probes::blas_kernel_warning("OpenBLAS 0.3.21 (SkylakeX)", "avx512"), "");
   EXPECT_EQ(probes::blas_kernel_warning("OpenBLAS 0.3.21 (Zen)", "avx2"), "");
   EXPECT_EQ(probes::blas_kernel_warning("OpenBLAS 0.3.21 (Prescott)", "sse"), "");

@@ -3,7 +3,9 @@
 
 #include <cmath>
 
+#include "matrices.hpp"
 #include "solvers/butterfly.hpp"
+#include "solvers/condition.hpp"
 
 using namespace hetlu;
 
@@ -97,6 +99,29 @@ TEST(Butterfly, OnePassRandomizationFindsZeroRowsAndColumns) {
     EXPECT_FALSE(kernels::randomize_two_sided(U, V, a, zero_column.data(), a, Ar.data(), n)) << "column " << line;
     EXPECT_FALSE(kernels::copy_padded(a, zero_row.data(), a, n, Ar.data(), n)) << "row " << line;
     EXPECT_FALSE(kernels::copy_padded(a, zero_column.data(), a, n, Ar.data(), n)) << "column " << line;
+    EXPECT_FALSE(kernels::scan_padded(a, zero_row.data(), a, n)) << "row " << line;
+    EXPECT_FALSE(kernels::scan_padded(a, zero_column.data(), a, n)) << "column " << line;
   }
   EXPECT_THROW(kernels::randomize_two_sided(U, V, 17, Ar.data(), 17, Ar.data() + 1, 17), std::invalid_argument);
+}
+
+// Every pass that reads A for PRBT gives ||A||_1 as kernels::norm1 does, to the last bit (the
+// largest column sum; the padding's identity columns do not count): the copy, the randomization
+// and the scan that copies nothing (PRBT on a device). The scan finds what the copy finds.
+TEST(Butterfly, EveryPassGivesTheOneNormOfA) {
+  for (int a : {1, 13, 64, 203}) {
+    const int n = (a + 3) / 4 * 4, lda = a + 2;
+    auto A = test_support::make_matrix<double>(test_support::Kind::random, lda, a, 5);
+    A[3 % a + static_cast<size_t>(a / 2) * lda] = -1e3;  // one column's sum stands out
+    const double exact = kernels::norm1(a, a, A.data(), lda);
+    const auto U = kernels::Butterfly<double>::random(n, 3), V = kernels::Butterfly<double>::random(n, 4);
+    std::vector<double> Ar(static_cast<size_t>(n) * n);
+    double copied = -1, randomized = -1, scanned = -1;
+    EXPECT_TRUE(kernels::copy_padded(a, A.data(), lda, n, Ar.data(), n, &copied));
+    EXPECT_TRUE(kernels::randomize_two_sided(U, V, a, A.data(), lda, Ar.data(), n, &randomized));
+    EXPECT_TRUE(kernels::scan_padded(a, A.data(), lda, n, &scanned));
+    EXPECT_EQ(copied, exact) << a;
+    EXPECT_EQ(randomized, exact) << a;
+    EXPECT_EQ(scanned, exact) << a;
+  }
 }
