@@ -53,13 +53,27 @@ SolveReport solve_mixed(Solver solver, bool automatic, int n, int nrhs, std::vec
                 : mixed_gesv(solver, n, nrhs, A.data(), ld, ipiv.data(), B0.data(), ld, B.data(), ld, &iter, options);
   if (report.info > 0) return report;
   report.backward_error = accuracy::backward_error(n, nrhs, A0.data(), ld, B.data(), ld, B0.data(), ld);
-  report.accurate = *report.backward_error <= accuracy_tolerance<T>(n);
+  const bool finite = std::all_of(B.begin(), B.end(), [](const T& x) { return scalar::is_finite(x); });
+  report.accurate = finite && *report.backward_error <= accuracy_tolerance<T>(n);
   report.attempts.push_back(automatic
                                 ? fmt::format("{} in precision auto, answered in {}: omega = {:.2e}", to_string(solver),
                                               to_string(report.plan.precision), *report.backward_error)
                                 : fmt::format("{} in mixed precision (ITER {}): omega = {:.2e}", to_string(solver),
                                               iter, *report.backward_error));
-  return report;
+  if (report.accurate) return report;
+  // Never worse than --precision double: its solver equilibrates a matrix near an end of the range
+  // (mixed's own fallback to double, as dsgesv's, does not: entries of 1e300 came back not finite)
+  // and escalates. Its answer replaces an inaccurate or non-finite one.
+  std::vector<T> X = B0;
+  SolveReport checked = solve_checked(std::optional<Solver>(solver), n, nrhs, A0.data(), ld, X.data(), ld, options);
+  if (checked.info != 0 || !checked.backward_error || (finite && !(*checked.backward_error < *report.backward_error)))
+    return report;
+  checked.attempts.insert(checked.attempts.begin(), report.attempts.begin(), report.attempts.end());
+  checked.warnings.insert(checked.warnings.begin(), report.warnings.begin(), report.warnings.end());
+  checked.warnings.push_back(std::string(finite ? "inaccurate" : "not finite") + " in " +
+                             (automatic ? "precision auto" : "mixed precision") + ": solved again in double");
+  B = std::move(X);
+  return checked;
 }
 
 SolveReport solve_read_mixed(Solver solver, bool automatic, DenseMatrix& A, DenseMatrix& B, const Options& options) {

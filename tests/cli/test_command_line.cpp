@@ -1080,6 +1080,30 @@ TEST_F(Cli, AnAllSubnormalMatrixIsScaledOrRefused) {
   }
 }
 
+// Mixed and auto precision never answer worse than --precision double: rows scaled by 1e300 and
+// 1e-300 (outside single precision's range; their double fallback does not equilibrate and its X
+// was not finite) are solved again by the double solver, equilibrated, with a warning.
+TEST_F(Cli, MixedPrecisionIsNeverWorseThanDoubleOnBadlyScaledRows) {
+  const int n = 6;
+  std::vector<double> A(static_cast<size_t>(n) * n), b(n, 0.0);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i)
+      A[i + static_cast<size_t>(j) * n] = (i == j ? 4.0 : std::cos(i + 2.0 * j)) * (i == 0   ? 1e300
+                                                                                    : i == 1 ? 1e-300
+                                                                                             : 1.0);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) b[i] += A[i + static_cast<size_t>(j) * n];  // x = ones
+  const auto a = write(dir, "A.mtx", array_file(n, n, A));
+  const auto rhs = write(dir, "B.mtx", array_file(n, 1, b));
+  for (const char* precision : {"mixed", "auto"}) {
+    const auto r = run_hetlu("solve '" + a + "' '" + rhs + "' --json --precision " + precision + " " + db(), dir);
+    ASSERT_EQ(r.exit_code, 0) << precision << ": " << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    for (const auto& x : j["x"]) EXPECT_NEAR(x.get<double>(), 1.0, 1e-10) << precision;
+    EXPECT_LT(j["backward_error"].get<double>(), 7 * 1.2e-16) << precision;
+  }
+}
+
 // Under --json a failure is JSON on stdout too, with the exit status.
 TEST_F(Cli, JsonErrorsAreJson) {
   const auto A = write(dir, "A.mtx", array_file(2, 2, {1, 2, 2, 4}));
