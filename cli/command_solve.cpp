@@ -40,10 +40,11 @@ SolveReport solve_read(std::optional<Solver> solver, DenseMatrix& A, DenseMatrix
 
 // --precision mixed: a single factorization refined in double (mixed_gesv); auto: that or the
 // double solver, whichever is safe and faster (auto_precision_gesv). Then omega as solve_checked
-// computes it. B is overwritten by X; A by the double factors where double answered.
+// computes it; an inaccurate answer goes to solve_checked with the user's solver choice (`asked`:
+// none escalates). B is overwritten by X; A by factors.
 template <class T>
-SolveReport solve_mixed(Solver solver, bool automatic, int n, int nrhs, std::vector<T>& A, std::vector<T>& B,
-                        const Options& options) {
+SolveReport solve_mixed(Solver solver, std::optional<Solver> asked, bool automatic, int n, int nrhs, std::vector<T>& A,
+                        std::vector<T>& B, const Options& options) {
   const int ld = std::max(1, n);
   const std::vector<T> A0 = A, B0 = B;
   std::vector<int> ipiv(ld);
@@ -65,9 +66,11 @@ SolveReport solve_mixed(Solver solver, bool automatic, int n, int nrhs, std::vec
   // (mixed's own fallback to double, as dsgesv's, does not: entries of 1e300 came back not finite)
   // and escalates. Its answer replaces an inaccurate or non-finite one.
   std::vector<T> X = B0;
-  SolveReport checked = solve_checked(std::optional<Solver>(solver), n, nrhs, A0.data(), ld, X.data(), ld, options);
+  SolveReport checked = solve_checked(asked, n, nrhs, A0.data(), ld, X.data(), ld, options);
+  if (checked.info > 0) return checked;  // exactly singular, as --precision double says it
   if (checked.info != 0 || !checked.backward_error || (finite && !(*checked.backward_error < *report.backward_error)))
     return report;
+  checked.auto_choice = report.auto_choice;
   checked.attempts.insert(checked.attempts.begin(), report.attempts.begin(), report.attempts.end());
   checked.warnings.insert(checked.warnings.begin(), report.warnings.begin(), report.warnings.end());
   checked.warnings.push_back(std::string(finite ? "inaccurate" : "not finite") + " in " +
@@ -76,14 +79,15 @@ SolveReport solve_mixed(Solver solver, bool automatic, int n, int nrhs, std::vec
   return checked;
 }
 
-SolveReport solve_read_mixed(Solver solver, bool automatic, DenseMatrix& A, DenseMatrix& B, const Options& options) {
+SolveReport solve_read_mixed(Solver solver, std::optional<Solver> asked, bool automatic, DenseMatrix& A, DenseMatrix& B,
+                             const Options& options) {
   const int n = A.rows, nrhs = B.cols;
   if (A.is_complex || B.is_complex) {
     A.make_complex();
     B.make_complex();
-    return solve_mixed(solver, automatic, n, nrhs, A.complex_values, B.complex_values, options);
+    return solve_mixed(solver, asked, automatic, n, nrhs, A.complex_values, B.complex_values, options);
   }
-  return solve_mixed(solver, automatic, n, nrhs, A.values, B.values, options);
+  return solve_mixed(solver, asked, automatic, n, nrhs, A.values, B.values, options);
 }
 
 bool all_finite(const DenseMatrix& M) {
@@ -177,7 +181,7 @@ void register_solve(CLI::App& app, CommandState& state) {
       throw UsageError("--precision " + args->precision + " always refines: it takes no --refine");
     // Mixed precision with --solver auto: GEPP, as LAPACK's dsgesv (auto's choice among mixed solvers is not tuned
     // yet).
-    const SolveReport report = mixed ? solve_read_mixed(solver.value_or(Solver::gepp), automatic, A, B, options)
+    const SolveReport report = mixed ? solve_read_mixed(solver.value_or(Solver::gepp), solver, automatic, A, B, options)
                                      : solve_read(solver, A, B, options);
     warn_all(report.warnings);
     if (report.info > 0) {
