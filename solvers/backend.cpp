@@ -25,17 +25,21 @@ BackendKind preferred() {
   return available(BackendKind::cuda) ? BackendKind::cuda : BackendKind::host;
 }
 
-VendorLuTiming time_vendor_lu(int m, int n, const double* A, int lda, int nrhs, int reps) {
+namespace {
+// The loaded plugin, for cuSOLVER's timings; throws where it cannot be loaded.
+const cuda_plugin::Entry& vendor_plugin() {
   std::string why;
   const auto* plugin = cuda_plugin::entry(&why);
   if (!plugin) throw Error("cuSOLVER is not available: " + why);
-  return plugin->time_vendor_lu(m, n, A, lda, nrhs, reps);
+  return *plugin;
+}
+}  // namespace
+
+VendorLuTiming time_vendor_lu(int m, int n, const double* A, int lda, int nrhs, int reps) {
+  return vendor_plugin().time_vendor_lu(m, n, A, lda, nrhs, reps);
 }
 VendorLuTiming time_vendor_lu(int m, int n, const float* A, int lda, int nrhs, int reps) {
-  std::string why;
-  const auto* plugin = cuda_plugin::entry(&why);
-  if (!plugin) throw Error("cuSOLVER is not available: " + why);
-  return plugin->time_vendor_lu_float(m, n, A, lda, nrhs, reps);
+  return vendor_plugin().time_vendor_lu_float(m, n, A, lda, nrhs, reps);
 }
 
 namespace {

@@ -226,12 +226,6 @@ bool randomize_two_sided(const Butterfly<T>& U, const Butterfly<T>& V, int a, co
 }
 
 template <class T>
-bool copy_padded(int a, const T* A, int lda, int n, T* Ar, int ldar, double* a_norm1) {
-  check_sizes(a, n, Ar == A, lda, ldar);
-  return pass_over_groups(a, A, lda, n, Ar, ldar, a_norm1, [](int, T* const*) {});
-}
-
-template <class T>
 bool scan_padded(int a, const T* A, int lda, int n, double* a_norm1) {
   check_sizes(a, n, false, lda, n);
   return pass_over_groups(a, A, lda, n, static_cast<T*>(nullptr), n, a_norm1, [](int, T* const*) {});
@@ -276,12 +270,6 @@ template bool randomize_two_sided<std::complex<float>>(const Butterfly<std::comp
                                                        const Butterfly<std::complex<float>>&, int,
                                                        const std::complex<float>*, int, std::complex<float>*, int,
                                                        double*);
-template bool copy_padded<float>(int, const float*, int, int, float*, int, double*);
-template bool copy_padded<double>(int, const double*, int, int, double*, int, double*);
-template bool copy_padded<std::complex<double>>(int, const std::complex<double>*, int, int, std::complex<double>*, int,
-                                                double*);
-template bool copy_padded<std::complex<float>>(int, const std::complex<float>*, int, int, std::complex<float>*, int,
-                                               double*);
 template bool scan_padded<float>(int, const float*, int, int, double*);
 template bool scan_padded<double>(int, const double*, int, int, double*);
 template bool scan_padded<std::complex<double>>(int, const std::complex<double>*, int, int, double*);

@@ -37,13 +37,9 @@ template <class T>
 bool randomize_two_sided(const Butterfly<T>& U, const Butterfly<T>& V, int a, const T* A, int lda, T* Ar, int ldar,
                          double* a_norm1 = nullptr);
 
-// Ar <- diag(A, I) (n x n) without randomizing, for a device that randomizes it itself; the same
-// pass, the same parallel first touch, zero row or column check and ||A||_1 as above.
-template <class T>
-bool copy_padded(int a, const T* A, int lda, int n, T* Ar, int ldar, double* a_norm1 = nullptr);
-
-// The same checks and ||A||_1 without a copy: one parallel pass that only reads A (a device that
-// takes A straight from the caller's memory, as PRBT with the panel on the device does).
+// The same zero row or column check and ||A||_1 without writing anything: one parallel pass that
+// only reads A (for a device that takes A straight from the caller's memory and randomizes it
+// itself, as PRBT on the hybrid target does).
 template <class T>
 bool scan_padded(int a, const T* A, int lda, int n, double* a_norm1 = nullptr);
 

@@ -466,7 +466,10 @@ class HybridLu {
     for (int K = 0; K < panels_; ++K) {
       const int j = K * nb_, jb = panel_width(K);
       if (panel_factored) dev.wait(Queue::compute, panel_factored);
-      if (early && K > 0) download_rows(w, *early, K - 1, 0, j);  // block column K - 1 down to panel K - 1's last row
+      if (early && K > 0) {  // block column K - 1 down to panel K - 1's last row
+        dev.wait(Queue::to_host, dev.record(Queue::compute));
+        download_rows(w, *early, K - 1, 0, j);
+      }
       if (pivoting_ && j > 0) dev.laswp(Queue::compute, j, w.mem.data(), w.mem.ld, j, j + jb, pivots + j);
       if (K + 1 < panels_) {
         const int next = K + 1, top = next * nb_;
@@ -508,10 +511,10 @@ class HybridLu {
   }
 
   // Rows [r0, r1) of block column J from device w (the whole matrix on it) to the host through
-  // `staging`, behind everything queued on its compute queue so far; unpacked by its finish.
+  // `staging`, on the to_host queue (the caller orders it behind the compute that wrote them);
+  // unpacked by the staging's finish.
   void download_rows(DeviceWork<T>& w, backends::Staging<T>& staging, int J, int r0, int r1) {
     if (r1 <= r0 || width(J) <= 0) return;
-    w.dev->wait(Queue::to_host, w.dev->record(Queue::compute));
     staging.to_host(Queue::to_host, r1 - r0, width(J), w.mem.at(r0, col(J)), w.mem.ld, A_.at(r0, col(J)), A_.lda);
   }
 

@@ -41,10 +41,10 @@ void PrbtDevice<T>::upload_and_randomize() {
     // A as it is, then diag(A, I)'s padding: the rows below A zero, the columns right of it the
     // identity's (np - n < 4 of each).
     staging_->to_device(Queue::to_device, n_, n_, A_, lda_, first->data(), first->ld);
-    const int pad = np_ - n_;
-    std::vector<T> zeros(static_cast<std::size_t>(pad) * n_, T(0)), identity(static_cast<std::size_t>(np_) * pad, T(0));
-    for (int c = 0; c < pad; ++c) identity[n_ + c + static_cast<std::size_t>(c) * np_] = T(1);
-    if (pad > 0) {
+    if (const int pad = np_ - n_; pad > 0) {
+      std::vector<T> zeros(static_cast<std::size_t>(pad) * n_, T(0)),
+          identity(static_cast<std::size_t>(np_) * pad, T(0));
+      for (int c = 0; c < pad; ++c) identity[n_ + c + static_cast<std::size_t>(c) * np_] = T(1);
       staging_->to_device(Queue::to_device, pad, n_, zeros.data(), pad, first->at(n_, 0), first->ld);
       staging_->to_device(Queue::to_device, np_, pad, identity.data(), np_, first->at(0, n_), first->ld);
     }

@@ -82,9 +82,6 @@ TEST(Butterfly, OnePassRandomizationMatchesTheSeparateProducts) {
       ASSERT_TRUE(kernels::randomize_two_sided(U, V, a, B.data(), a, B.data(), a));
       for (int i = 0; i < n * n; ++i) EXPECT_NEAR(B[i], expected[i], 1e-14);
     }
-    std::vector<double> copy(static_cast<size_t>(n) * n);
-    ASSERT_TRUE(kernels::copy_padded(a, A.data(), a, n, copy.data(), n));
-    EXPECT_EQ(copy, padded(a, A, n));
   }
 }
 
@@ -97,8 +94,6 @@ TEST(Butterfly, OnePassRandomizationFindsZeroRowsAndColumns) {
     for (int k = 0; k < a; ++k) zero_row[line + k * a] = 0, zero_column[k + line * a] = 0;
     EXPECT_FALSE(kernels::randomize_two_sided(U, V, a, zero_row.data(), a, Ar.data(), n)) << "row " << line;
     EXPECT_FALSE(kernels::randomize_two_sided(U, V, a, zero_column.data(), a, Ar.data(), n)) << "column " << line;
-    EXPECT_FALSE(kernels::copy_padded(a, zero_row.data(), a, n, Ar.data(), n)) << "row " << line;
-    EXPECT_FALSE(kernels::copy_padded(a, zero_column.data(), a, n, Ar.data(), n)) << "column " << line;
     EXPECT_FALSE(kernels::scan_padded(a, zero_row.data(), a, n)) << "row " << line;
     EXPECT_FALSE(kernels::scan_padded(a, zero_column.data(), a, n)) << "column " << line;
   }
@@ -106,8 +101,8 @@ TEST(Butterfly, OnePassRandomizationFindsZeroRowsAndColumns) {
 }
 
 // Every pass that reads A for PRBT gives ||A||_1 as kernels::norm1 does, to the last bit (the
-// largest column sum; the padding's identity columns do not count): the copy, the randomization
-// and the scan that copies nothing (PRBT on a device). The scan finds what the copy finds.
+// largest column sum; the padding's identity columns do not count): the randomization and the scan
+// that writes nothing (PRBT on a device).
 TEST(Butterfly, EveryPassGivesTheOneNormOfA) {
   for (int a : {1, 13, 64, 203}) {
     const int n = (a + 3) / 4 * 4, lda = a + 2;
@@ -116,11 +111,9 @@ TEST(Butterfly, EveryPassGivesTheOneNormOfA) {
     const double exact = kernels::norm1(a, a, A.data(), lda);
     const auto U = kernels::Butterfly<double>::random(n, 3), V = kernels::Butterfly<double>::random(n, 4);
     std::vector<double> Ar(static_cast<size_t>(n) * n);
-    double copied = -1, randomized = -1, scanned = -1;
-    EXPECT_TRUE(kernels::copy_padded(a, A.data(), lda, n, Ar.data(), n, &copied));
+    double randomized = -1, scanned = -1;
     EXPECT_TRUE(kernels::randomize_two_sided(U, V, a, A.data(), lda, Ar.data(), n, &randomized));
     EXPECT_TRUE(kernels::scan_padded(a, A.data(), lda, n, &scanned));
-    EXPECT_EQ(copied, exact) << a;
     EXPECT_EQ(randomized, exact) << a;
     EXPECT_EQ(scanned, exact) << a;
   }
