@@ -69,15 +69,7 @@ double rcond_estimate(int n, const T* LU, int lda, const int* ipiv, double anorm
   checks::non_negative("n", n);
   checks::at_least("lda", lda, "max(1, n)", std::max(1, n));
   if (anorm < 0) throw InvalidArgument("anorm = " + std::to_string(anorm) + " must be >= 0");
-  if (n == 0) return 1;
-  if (anorm == 0 || std::isnan(anorm)) return 0;
-  for (int i = 0; i < n; ++i)
-    if (LU[i + static_cast<std::int64_t>(i) * lda] == T(0)) return 0;  // exactly singular
-  auto solve = [&](T* x, Transpose trans) { variants::lu_getrs(trans, n, 1, LU, lda, ipiv, x, n); };
-  const double inverse_norm = kernels::inverse_norm1_estimate<T>(
-      n, [&](T* x) { solve(x, Transpose::no); }, [&](T* x) { solve(x, Transpose::conjugate); });
-  if (!std::isfinite(inverse_norm) || inverse_norm == 0) return 0;
-  return 1.0 / inverse_norm / anorm;
+  return variants::lu_reciprocal_condition(n, LU, lda, ipiv, anorm);
 }
 
 template void gesv_batched<float>(int, int, int, float*, int, std::int64_t, int*, std::int64_t, float*, int,

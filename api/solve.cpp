@@ -14,6 +14,7 @@
 #include "solvers/accuracy.hpp"
 #include "solvers/backend.hpp"
 #include "solvers/checks.hpp"
+#include "solvers/condition.hpp"
 #include "solvers/copy_block.hpp"
 #include "solvers/lu.hpp"
 #include "solvers/lu_factors.hpp"
@@ -142,6 +143,21 @@ bool all_finite(int n, int nrhs, const T* X, int ldx) {
   return true;
 }
 
+// ||A||_1 of R A C, the matrix solve_scaled factors.
+template <class T>
+double scaled_norm1(int n, const T* A, int lda, const Scaling& s) {
+  if (!s.needed) return kernels::norm1(n, n, A, lda);
+  double largest = 0;
+  for (int j = 0; j < n; ++j) {
+    double sum = 0;
+    for (int i = 0; i < n; ++i)
+      sum +=
+          double(std::abs(scalar::scale_by_power_of_two(A[i + static_cast<long long>(j) * lda], s.row[i] + s.col[j])));
+    largest = std::max(largest, sum);
+  }
+  return largest;
+}
+
 struct Attempt {
   Solver solver;
   Refinement refinement;
@@ -194,6 +210,7 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
   SolveReport best;
   double best_omega = std::numeric_limits<double>::infinity();
   bool have_best = false;
+  const double anorm = scaled_norm1(n, A, lda, scaling);
   for (const Attempt& attempt : attempts) {
     for (int j = 0; j < n; ++j)
       for (int i = 0; i < n; ++i) {
@@ -211,6 +228,7 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
       report.attempts.push_back(to_string(attempt.solver) + ": singular (info " + std::to_string(report.info) + ")");
       return report;
     }
+    const double proven = rcond_bound(n, nrhs, X.data(), ld, B_scaled.data(), ld, anorm);
     if (scaling.needed)  // R A C y = R b: x = C y
       for (int k = 0; k < nrhs; ++k)
         for (int j = 0; j < n; ++j) {
@@ -223,6 +241,11 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
     auto attempts_so_far = std::move(best.attempts);
     attempts_so_far.push_back(describe(attempt, omega));
     if (!have_best || omega < best_omega) {
+      // The factors are still in LU (PRBT estimated its own): dgecon's estimate, where X proves no less.
+      const double estimate = report.rcond                     ? *report.rcond
+                              : attempt.solver == Solver::prbt ? 1.0  // A left as it was: no factors at hand
+                                                               : rcond_estimate(n, LU.data(), ld, ipiv.data(), anorm);
+      report.rcond = std::min(estimate, proven);
       best = std::move(report);
       best_omega = omega;
       best_x = X;
@@ -234,6 +257,7 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
   best.backward_error = best_omega;
   best.accurate = best_omega <= tolerance;
   best.auto_choice = why;
+  check_working_precision_singularity<T>(best);
   if (scaling.needed)
     best.warnings.push_back(
         "A has rows or columns near an end of the floating-point range: solved equilibrated by powers of two (as "
@@ -242,6 +266,33 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
 }
 
 }  // namespace
+
+template <class T>
+double rcond_bound(int n, int nrhs, const T* X, int ldx, const T* B, int ldb, double anorm) {
+  double bound = 1;
+  for (int k = 0; k < nrhs; ++k) {
+    double x = 0, b = 0;
+    for (int i = 0; i < n; ++i) {
+      x += double(std::abs(X[i + static_cast<long long>(k) * ldx]));
+      b += double(std::abs(B[i + static_cast<long long>(k) * ldb]));
+    }
+    if (x > 0 && anorm > 0) bound = std::min(bound, b / (anorm * x));
+  }
+  return bound;
+}
+
+template <class T>
+void check_working_precision_singularity(SolveReport& report) {
+  const double eps = accuracy::unit_roundoff<T>();
+  if (!report.rcond || *report.rcond >= eps) return;
+  report.singular_to_working_precision = true;
+  char line[240];
+  std::snprintf(line, sizeof line,
+                "A is singular to working precision (estimated reciprocal condition number %.1e < eps = %.1e): X "
+                "may have no correct digit, however small its backward error (dgesvx's info = n + 1)",
+                *report.rcond, eps);
+  report.warnings.push_back(line);
+}
 
 template <class T>
 SolveReport solve_checked(std::optional<Solver> solver, int n, int nrhs, const T* A, int lda, T* B, int ldb,
@@ -480,6 +531,7 @@ SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B,
     report.refinement_steps = details.refinement_steps;
     report.backward_error = details.backward_error;
     report.fell_back_to_gepp = details.fell_back_to_gepp;
+    report.rcond = details.rcond;
     report.note = details.note;
     report.phase_seconds = details.phase_seconds;
   });
@@ -602,6 +654,16 @@ template double accuracy_tolerance<float>(int);
 template double accuracy_tolerance<double>(int);
 template double accuracy_tolerance<std::complex<double>>(int);
 template double accuracy_tolerance<std::complex<float>>(int);
+template double rcond_bound<float>(int, int, const float*, int, const float*, int, double);
+template double rcond_bound<double>(int, int, const double*, int, const double*, int, double);
+template double rcond_bound<std::complex<double>>(int, int, const std::complex<double>*, int,
+                                                  const std::complex<double>*, int, double);
+template double rcond_bound<std::complex<float>>(int, int, const std::complex<float>*, int, const std::complex<float>*,
+                                                 int, double);
+template void check_working_precision_singularity<float>(SolveReport&);
+template void check_working_precision_singularity<double>(SolveReport&);
+template void check_working_precision_singularity<std::complex<double>>(SolveReport&);
+template void check_working_precision_singularity<std::complex<float>>(SolveReport&);
 template SolveReport solve_checked<float>(std::optional<Solver>, int, int, const float*, int, float*, int,
                                           const Options&);
 template SolveReport solve_checked<double>(std::optional<Solver>, int, int, const double*, int, double*, int,

@@ -13,6 +13,7 @@
 #include "cli/report.hpp"
 #include "hetlu/hetlu.hpp"
 #include "solvers/accuracy.hpp"
+#include "solvers/condition.hpp"
 #include "solvers/scalar.hpp"
 
 namespace hetlu::cli {
@@ -61,7 +62,20 @@ SolveReport solve_mixed(Solver solver, std::optional<Solver> asked, bool automat
                                               to_string(report.plan.precision), *report.backward_error)
                                 : fmt::format("{} in mixed precision (ITER {}): omega = {:.2e}", to_string(solver),
                                               iter, *report.backward_error));
-  if (report.accurate) return report;
+  if (report.accurate) {
+    // An accurate answer: how singular A is. What X proves, and where the double solver answered with
+    // GEPP or CALU, dgecon's estimate from its factors in A (a mixed answer's single factors are gone;
+    // refinement from them converged, so A is not singular to double's precision unless X shows it).
+    const double anorm = kernels::norm1(n, n, A0.data(), ld);
+    double rcond = rcond_bound(n, nrhs, B.data(), ld, B0.data(), ld, anorm);
+    if (report.rcond)
+      rcond = std::min(rcond, *report.rcond);
+    else if (report.plan.precision == Precision::double_ && report.plan.solver != Solver::prbt)
+      rcond = std::min(rcond, rcond_estimate(n, A.data(), ld, ipiv.data(), anorm));
+    report.rcond = rcond;
+    check_working_precision_singularity<T>(report);
+    return report;
+  }
   // Never worse than --precision double: its solver equilibrates a matrix near an end of the range
   // (mixed's own fallback to double, as dsgesv's, does not: entries of 1e300 came back not finite)
   // and escalates. Its answer replaces an inaccurate or non-finite one.
@@ -198,6 +212,11 @@ void register_solve(CLI::App& app, CommandState& state) {
                            fmt::format("{}: the solution is not finite (it overflows, or A is singular to working "
                                        "precision); no solution written{}",
                                        args->a_path, tried));
+    if (report.singular_to_working_precision && report.accurate) {
+      std::cerr << fmt::format("hetlu: warning: {}: the solution is not reliable (exit status {})\n", args->a_path,
+                               exit_singular_to_working_precision);
+      state.exit_code = exit_singular_to_working_precision;
+    }
     if (!report.accurate) {
       std::cerr << fmt::format(
           "hetlu: warning: {}: backward error {:.2e} exceeds the tolerance 30 (n+1) eps = {:.2e}: the solution is not "
@@ -225,6 +244,8 @@ void register_solve(CLI::App& app, CommandState& state) {
                                   {"note", report.note},
                                   {"phases", to_json(report.phase_seconds)},
                                   {"info", report.info}};
+      if (report.rcond) j["rcond"] = *report.rcond;
+      j["singular_to_working_precision"] = report.singular_to_working_precision;
       if (!report.auto_choice.empty()) j["auto"] = report.auto_choice;
       if (!args->x_path.empty())
         j["output"] = args->x_path;

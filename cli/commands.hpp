@@ -17,6 +17,9 @@ inline constexpr int exit_usage = 2;     // bad command line (CLI11)
 inline constexpr int exit_singular = 3;  // the matrix is exactly singular
 // The solution's backward error exceeds accuracy_tolerance (30 (n+1) eps), or it is not finite.
 inline constexpr int exit_inaccurate = 4;
+// The backward error is within it, but A is singular to working precision (estimated reciprocal
+// condition number < eps, as dgesvx's info = n + 1): X is written and may have no correct digit.
+inline constexpr int exit_singular_to_working_precision = 5;
 
 // A failure with an exit status of its own (a singular matrix, say): run() prints the message as
 // one line on stderr (and, under --json, {"error", "exit_status"} on stdout) and exits with it.

@@ -43,6 +43,9 @@ struct SolveDetails {
   std::optional<double> backward_error;
   bool fell_back_to_gepp = false;
   std::string note;
+  // The reciprocal 1-norm condition number of A, where the solver estimated it (PRBT, to tell a
+  // singular A from one its randomization made ill-conditioned; or of GEPP's factors after a fallback).
+  std::optional<double> rcond;
   // Seconds per phase, in order, e.g. PRBT on a device: "scan", "upload and randomization",
   // "factorization", "solve and refinement".
   std::vector<std::pair<std::string, double>> phase_seconds;

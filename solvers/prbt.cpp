@@ -33,7 +33,7 @@ namespace {
 
 template <class T>
 int gepp_fallback(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv, T* B, int ldb,
-                  SolveDetails* details, const char* why) {
+                  SolveDetails* details, const char* why, double a_norm1 = 0) {
   std::vector<T> LU(static_cast<size_t>(std::max(1, n)) * n);
   kernels::copy_block(n, n, A, lda, LU.data(), n);
   Plan gepp = plan;
@@ -45,6 +45,9 @@ int gepp_fallback(const Plan& plan, int n, int nrhs, const T* A, int lda, int* i
   }
   const std::size_t phases_before = details ? details->phase_seconds.size() : 0;
   const int info = lu_gesv(gepp, n, nrhs, LU.data(), std::max(1, n), ipiv, A, lda, B, ldb, details);
+  // A fallback for a singular or unconverged A says how singular GEPP's factors find it (||A||_1 known).
+  if (details && info == 0 && a_norm1 > 0)
+    details->rcond = lu_reciprocal_condition(n, LU.data(), std::max(1, n), ipiv, a_norm1);
   if (details)
     for (std::size_t i = phases_before; i < details->phase_seconds.size(); ++i)
       details->phase_seconds[i].first = "GEPP " + details->phase_seconds[i].first;
@@ -165,23 +168,26 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
   }
   const std::string note = device ? device->note() : "";
   device.reset();  // a fallback to GEPP on the hybrid target takes the backend's lock again
-  if (info > 0) return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, "GENP met an exactly zero pivot");
+  if (info > 0)
+    return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, "GENP met an exactly zero pivot", a_norm1);
   if (singular) {
     char why[128];
     std::snprintf(
         why, sizeof why,
         "the matrix is singular to working precision (estimated reciprocal condition number %.1e < 10 u = %.1e)", rcond,
         singular_below);
-    return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, why);
+    return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, why, a_norm1);
   }
   if (!refined.converged)
-    return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, "refinement did not converge in 5 steps");
+    return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, "refinement did not converge in 5 steps",
+                         a_norm1);
 
   kernels::copy_block(n, nrhs, X.data(), ld, B, ldb);
   for (int i = 0; i < n; ++i) ipiv[i] = i + 1;  // no interchanges: the randomization replaced them
   if (details) {
     details->refinement_steps = refined.steps;
     details->backward_error = refined.backward_error;
+    details->rcond = rcond;
     if (details->note.empty()) details->note = note;
   }
   return 0;

@@ -27,6 +27,11 @@ int lu_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, LoadBalan
 template <class T>
 void lu_getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb);
 
+// The reciprocal 1-norm condition number of A (||A||_1 = anorm) estimated from those factors, as
+// dgecon (gecon.cpp): 0 where a pivot is exactly zero or a solve overflows.
+template <class T>
+double lu_reciprocal_condition(int n, const T* LU, int lda, const int* ipiv, double anorm);
+
 // Factors LU in place (GEPP or CALU) and solves into B; refines with A_original when the plan asks.
 template <class T>
 int lu_gesv(const Plan& plan, int n, int nrhs, T* LU, int ldlu, int* ipiv, const T* A_original, int lda, T* B, int ldb,

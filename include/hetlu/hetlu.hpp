@@ -103,6 +103,14 @@ struct SolveReport {
   bool accurate = true;
   std::vector<std::string> attempts;
   std::string auto_choice;  // solve_checked, auto: why it started with the solver it did
+  // The reciprocal 1-norm condition number of A, estimated where the solve did so: solve_checked
+  // always (dgecon's estimate from the factors, of A equilibrated where it equilibrated, and never
+  // above ||B_j||_1 / (||A||_1 ||X_j||_1), which X itself proves), PRBT's gesv always.
+  std::optional<double> rcond;
+  // solve_checked: rcond < eps (1.1e-16 in double, 6.0e-8 in single), A is singular to working
+  // precision, and X may have no correct digit however small its backward error: dgesvx's
+  // info = n + 1. `warnings` says so; the CLI exits 5.
+  bool singular_to_working_precision = false;
 };
 
 // The componentwise backward error omega above which hetlu calls a solution inaccurate:
@@ -186,6 +194,17 @@ void gesv_batched(int batch, int n, int nrhs, T* A, int lda, std::int64_t stride
 // the original A. 0 when A is singular to working precision, 1 for n = 0.
 template <class T>
 double rcond_estimate(int n, const T* LU, int lda, const int* ipiv, double anorm);
+
+// What a solution proves of rcond: ||A^-1||_1 >= ||X_j||_1 / ||B_j||_1 for each column j of
+// A X = B, so rcond <= min_j ||B_j||_1 / (anorm ||X_j||_1) (anorm = ||A||_1); 1 where X is zero.
+// A huge X (a singular A, B outside its range) shows here whatever an estimate says.
+template <class T>
+double rcond_bound(int n, int nrhs, const T* X, int ldx, const T* B, int ldb, double anorm);
+
+// Where report.rcond < eps (of T's precision): sets report.singular_to_working_precision and says
+// so in report.warnings, as solve_checked does.
+template <class T>
+void check_working_precision_singularity(SolveReport& report);
 
 // Solves that need an n x n work array (PRBT, refinement's copy of A) keep the largest one between
 // calls, so that repeated solves do not pay its page faults again (as MKL keeps its buffers).

@@ -1054,6 +1054,44 @@ TEST_F(Cli, AnInaccurateSolutionIsNeverExitZero) {
   EXPECT_GE(j["attempts"].size(), 2u) << j["attempts"];
 }
 
+// A singular to working precision (its last column the sum of the first two, in floating point):
+// X has a tiny backward error and no meaning. Every solver and precision says so and exits 5 (X
+// written, as dgesvx's info = n + 1); a merely ill-conditioned A (kappa 1e8) exits 0.
+TEST_F(Cli, ASingularToWorkingPrecisionMatrixIsNeverExitZero) {
+  const int n = 40;
+  std::vector<double> A(static_cast<size_t>(n) * n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) A[i + static_cast<size_t>(j) * n] = std::sin(1.0 + i * 0.7 + j * j * 0.31);
+  for (int i = 0; i < n; ++i) A[i + static_cast<size_t>(n - 1) * n] = A[i] + A[i + static_cast<size_t>(n)];
+  const auto a = write(dir, "A.mtx", array_file(n, n, A));
+  int answered = 0;
+  for (const char* precision : {"double", "mixed", "auto"})
+    for (const char* solver : {"gepp", "calu", "prbt", "auto"}) {
+      if (std::string(precision) == "mixed" && std::string(solver) == "auto") continue;
+      const std::string x = dir.file("X.mtx");
+      std::filesystem::remove(x);
+      const auto r = run_hetlu(
+          "solve '" + a + "' -o '" + x + "' --json --precision " + precision + " --solver " + solver + " " + db(), dir);
+      if (r.exit_code == 3) continue;  // an exactly zero pivot: said as singular
+      ++answered;
+      EXPECT_EQ(r.exit_code, 5) << precision << " " << solver << ": " << r.err;
+      EXPECT_NE(r.err.find("singular to working precision"), std::string::npos) << r.err;
+      const auto j = nlohmann::json::parse(r.out);
+      EXPECT_TRUE(j["singular_to_working_precision"].get<bool>());
+      EXPECT_LT(j["rcond"].get<double>(), 1.2e-16);
+      EXPECT_TRUE(std::filesystem::exists(x));
+    }
+  EXPECT_GE(answered, 8) << "rounding left exact zero pivots: the matrix tests nothing";
+  // Nearly as nasty but still an answer: A + 1e-8 on the diagonal is far from singular in double.
+  for (int i = 0; i < n; ++i) A[i + static_cast<size_t>(i) * n] += 1e-8;
+  const auto near = write(dir, "N.mtx", array_file(n, n, A));
+  const auto r = run_hetlu("solve '" + near + "' --json " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(j["singular_to_working_precision"].get<bool>());
+  EXPECT_GT(j["rcond"].get<double>(), 1e-14);
+}
+
 // A * 1e-310 (every entry subnormal): scaled, so the answer is the unscaled one's when it exists,
 // and a clear refusal (exit 4, nothing written) when x overflows.
 TEST_F(Cli, AnAllSubnormalMatrixIsScaledOrRefused) {

@@ -1,0 +1,129 @@
+// How singular A is: solve_checked's rcond and its "singular to working precision" (dgesvx's
+// info = n + 1), PRBT's own estimate, and the bound a solution proves.
+#include <gtest/gtest.h>
+
+#include <complex>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "conditioned_systems.hpp"
+#include "hetlu/hetlu.hpp"
+
+namespace hetlu {
+namespace {
+
+using testing::conditioned;
+using zd = std::complex<double>;
+
+Options no_db() {
+  Options o;
+  o.db_path = "/nonexistent/none.db";
+  return o;
+}
+
+const std::vector<std::optional<Solver>> every_solver = {std::nullopt, Solver::gepp, Solver::calu, Solver::prbt};
+
+bool says_singular(const SolveReport& r) {
+  for (const auto& w : r.warnings)
+    if (w.find("singular to working precision") != std::string::npos) return true;
+  return false;
+}
+
+template <class T>
+void expect_singular_to_working_precision(std::vector<T> A, int n, const std::string& what) {
+  int answered = 0;
+  for (const auto& solver : every_solver) {
+    std::vector<T> b(n, T(1));
+    const auto r = solve_checked(solver, n, 1, A.data(), n, b.data(), n, no_db());
+    const std::string name = what + " " + (solver ? to_string(*solver) : "auto");
+    if (r.info > 0) continue;  // an exact zero pivot says more (exit 3)
+    ++answered;
+    ASSERT_TRUE(r.rcond.has_value()) << name;
+    EXPECT_LT(*r.rcond, (std::is_same_v<T, float> ? 6e-8 : 1.2e-16)) << name;
+    EXPECT_TRUE(r.singular_to_working_precision) << name;
+    EXPECT_TRUE(says_singular(r)) << name;
+  }
+  EXPECT_EQ(answered, int(every_solver.size())) << what << ": rounding left no exact zero pivot";
+}
+
+template <class T>
+std::vector<T> with_a_column_the_sum_of_two(int n) {
+  auto A = conditioned<T>(n, 10, 3).A;
+  for (int i = 0; i < n; ++i) A[i + static_cast<size_t>(n - 1) * n] = A[i] + A[i + static_cast<size_t>(n)];
+  return A;
+}
+
+TEST(SolveCheckedRcond, SaysAMatrixIsSingularToWorkingPrecision) {
+  const int n = 60;
+  // A backward-stable X of tiny omega answers nothing here: dgesvx's info = n + 1, for every solver
+  // (PRBT's randomization turns the singularity into a tiny pivot, then falls back to GEPP).
+  expect_singular_to_working_precision(with_a_column_the_sum_of_two<double>(n), n, "double, a dependent column");
+  expect_singular_to_working_precision(with_a_column_the_sum_of_two<zd>(n), n, "complex, a dependent column");
+  expect_singular_to_working_precision(conditioned<double>(n, 1e20, 5).A, n, "double, kappa 1e20");
+  expect_singular_to_working_precision(conditioned<zd>(n, 1e20, 5).A, n, "complex, kappa 1e20");
+  expect_singular_to_working_precision(conditioned<float>(n, 1e10, 5).A, n, "single, kappa 1e10");
+}
+
+TEST(SolveCheckedRcond, EstimatesAndDoesNotFlagAnIllConditionedMatrix) {
+  const int n = 60;
+  for (double cond : {1e3, 1e8, 1e13}) {
+    const auto s = conditioned<double>(n, cond, 11);
+    for (const auto& solver : every_solver) {
+      auto B = s.B;
+      const auto r = solve_checked(solver, n, 2, s.A.data(), n, B.data(), n, no_db());
+      const std::string name = std::to_string(cond) + " " + (solver ? to_string(*solver) : "auto");
+      ASSERT_EQ(r.info, 0) << name;
+      ASSERT_TRUE(r.rcond.has_value()) << name;
+      // kappa_1 lies within a factor n of kappa_2, and the estimate of ||A^-1||_1 is a lower bound
+      // usually within 3 of it: rcond between 1 / (3 n kappa_2) and n / kappa_2.
+      EXPECT_GT(*r.rcond, 1 / (3.0 * n * cond)) << name;
+      EXPECT_LT(*r.rcond, n / cond) << name;
+      EXPECT_FALSE(r.singular_to_working_precision) << name;
+      EXPECT_FALSE(says_singular(r)) << name;
+    }
+  }
+}
+
+TEST(SolveCheckedRcond, PrbtReportsItsEstimate) {
+  const int n = 64;
+  auto s = conditioned<double>(n, 1e6, 2);
+  std::vector<int> ipiv(n);
+  const auto r = gesv(Solver::prbt, n, 2, s.A.data(), n, ipiv.data(), s.B.data(), n, no_db());
+  ASSERT_EQ(r.info, 0);
+  ASSERT_FALSE(r.fell_back_to_gepp) << r.note;
+  ASSERT_TRUE(r.rcond.has_value());
+  EXPECT_GT(*r.rcond, 1 / (3.0 * n * 1e6));
+  EXPECT_LT(*r.rcond, n / 1e6);
+}
+
+TEST(RcondBound, IsWhatTheSolutionProves) {
+  // A = diag(1, 1e-10): ||A||_1 = 1, ||A^-1||_1 = 1e10, rcond 1e-10.
+  const double anorm = 1;
+  const std::vector<double> B = {0, 1, 1, 0}, X = {0, 1e10, 1, 0};  // b = e2, x = 1e10 e2; b = e1, x = e1
+  EXPECT_DOUBLE_EQ(rcond_bound(2, 1, X.data() + 2, 2, B.data() + 2, 2, anorm), 1.0);
+  EXPECT_DOUBLE_EQ(rcond_bound(2, 1, X.data(), 2, B.data(), 2, anorm), 1e-10);
+  EXPECT_DOUBLE_EQ(rcond_bound(2, 2, X.data(), 2, B.data(), 2, anorm), 1e-10);  // the least over columns
+  const std::vector<double> zero(2, 0.0);
+  EXPECT_DOUBLE_EQ(rcond_bound(2, 1, zero.data(), 2, B.data(), 2, anorm), 1.0);  // proves nothing
+  EXPECT_DOUBLE_EQ(rcond_bound(2, 1, X.data(), 2, B.data(), 2, 0.0), 1.0);
+  const std::vector<zd> Bz = {0, {0, 1}}, Xz = {0, {0, 1e10}};
+  EXPECT_DOUBLE_EQ(rcond_bound(2, 1, Xz.data(), 2, Bz.data(), 2, anorm), 1e-10);
+}
+
+TEST(RcondBound, CheckSaysSoOnlyBelowEps) {
+  SolveReport r;
+  check_working_precision_singularity<double>(r);  // no estimate: nothing said
+  EXPECT_FALSE(r.singular_to_working_precision);
+  r.rcond = 2e-16;
+  check_working_precision_singularity<double>(r);
+  EXPECT_FALSE(r.singular_to_working_precision);
+  check_working_precision_singularity<float>(r);  // below single's eps
+  EXPECT_TRUE(r.singular_to_working_precision);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].find("2.0e-16 < eps = 6.0e-08"), std::string::npos) << r.warnings[0];
+}
+
+}  // namespace
+}  // namespace hetlu
