@@ -541,6 +541,12 @@ SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B,
 }
 
 namespace {
+// Why a converged mixed answer was not taken (MixedSafeguards::certify).
+std::string near_singular_note() {
+  return "A may be singular to working precision: the single factors cannot vouch for the mixed answer, so the "
+         "double solver answered";
+}
+
 // Why precision auto's safeguard sent a system to the double solver after one refinement step.
 std::string beyond_reach_note(const solvers::MixedDetails& details, double limit) {
   char line[200];
@@ -581,6 +587,7 @@ SolveReport detail::mixed_solve(Solver solver, int n, int nrhs, T* A, int lda, i
   });
   report.refinement_steps = std::max(0, details.iter);
   report.backward_error = details.iter >= 0 ? details.backward_error : std::nullopt;
+  if (details.iter >= 0 && details.rcond > 0) report.rcond = details.rcond;
   report.note = std::to_string(details.classical_steps) + " step(s) of classical refinement";
   if (details.gmres_steps > 0)
     report.note += ", " + std::to_string(details.gmres_steps) + " of GMRES-based refinement (" +
@@ -593,7 +600,8 @@ SolveReport detail::mixed_solve(Solver solver, int n, int nrhs, T* A, int lda, i
   if (details.iter < 0) {
     // Why the double solver answered; unsaid when it found A exactly singular (info says all).
     if (report.info == 0)
-      report.warnings.push_back(details.iter == -1 ? beyond_reach_note(details, safeguards.max_condition)
+      report.warnings.push_back(details.near_singular ? near_singular_note()
+                                : details.iter == -1  ? beyond_reach_note(details, safeguards.max_condition)
                                 : details.iter == -2
                                     ? "an entry lies outside single precision's range: solved in double"
                                 : details.iter == -3 ? "single precision's LU met a zero pivot: solved in double"

@@ -73,22 +73,26 @@ SolveReport solve_mixed(Solver solver, std::optional<Solver> asked, bool automat
     else if (report.plan.precision == Precision::double_ && report.plan.solver != Solver::prbt)
       rcond = std::min(rcond, rcond_estimate(n, A.data(), ld, ipiv.data(), anorm));
     report.rcond = rcond;
-    check_working_precision_singularity<T>(report);
-    return report;
+    if (rcond >= accuracy::unit_roundoff<T>()) return report;
   }
   // Never worse than --precision double: its solver equilibrates a matrix near an end of the range
-  // (mixed's own fallback to double, as dsgesv's, does not: entries of 1e300 came back not finite)
-  // and escalates. Its answer replaces an inaccurate or non-finite one.
+  // (mixed's own fallback to double, as dsgesv's, does not: entries of 1e300 came back not finite,
+  // and a matrix with rows 1e+-300 apart read as singular) and escalates. Its answer replaces an
+  // inaccurate or non-finite one, and its verdict on a matrix that looks singular stands.
+  const bool looks_singular = report.accurate;
   std::vector<T> X = B0;
   SolveReport checked = solve_checked(asked, n, nrhs, A0.data(), ld, X.data(), ld, options);
   if (checked.info > 0) return checked;  // exactly singular, as --precision double says it
-  if (checked.info != 0 || !checked.backward_error || (finite && !(*checked.backward_error < *report.backward_error)))
+  if (!looks_singular &&
+      (checked.info != 0 || !checked.backward_error || (finite && !(*checked.backward_error < *report.backward_error))))
     return report;
   checked.auto_choice = report.auto_choice;
   checked.attempts.insert(checked.attempts.begin(), report.attempts.begin(), report.attempts.end());
   checked.warnings.insert(checked.warnings.begin(), report.warnings.begin(), report.warnings.end());
-  checked.warnings.push_back(std::string(finite ? "inaccurate" : "not finite") + " in " +
-                             (automatic ? "precision auto" : "mixed precision") + ": solved again in double");
+  checked.warnings.push_back(std::string(looks_singular ? "looked singular to working precision"
+                                         : finite       ? "inaccurate"
+                                                        : "not finite") +
+                             " in " + (automatic ? "precision auto" : "mixed precision") + ": solved again in double");
   B = std::move(X);
   return checked;
 }

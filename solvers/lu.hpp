@@ -97,6 +97,11 @@ struct MixedDetails {
   double first_contraction = 0;          // safeguards: the first step's residual ratio, where it was slow
   double condition_estimate = 0;         // safeguards: kappa_1(A) from the single factors, where estimated
   std::optional<double> backward_error;  // safeguards: omega of the refined X
+  // safeguards.certify: 1 / kappa_1(A) as the certifying refinement saw it (||A^-1 s||_1 / ||s||_1,
+  // an upper bound), where the single factors could not vouch for A alone (0: not measured);
+  // near_singular: neither certificate held (ITER -1: the double solver answered).
+  double rcond = 0;
+  bool near_singular = false;
 };
 
 // What the mixed path checks beyond dsgesv's semantics: all off for the drop-in's dsgesv_ (with
@@ -113,6 +118,13 @@ struct MixedSafeguards {
   // An X whose omega, after that, still exceeds this is no answer: ITER = -31, the double solver
   // answers. 0: not checked.
   double max_omega = 0;
+  // Once X is taken, check that A is not singular to double's working precision, which refinement
+  // of B's system cannot see (a singular but consistent system converges to one of its solutions):
+  // the single factors see A well-conditioned, or classical refinement of a fixed random vector
+  // contracts at every step (mixed_gesv.cpp, certified()). Where neither, the double solver
+  // answers (ITER -1; -31 where B's refinement stalled first: GMRES is skipped, as its answer could
+  // not be checked) and its factors' estimate tells how singular A is. false: X as refinement left it.
+  bool certify = false;
 
   // Safeguards that refine on while omega is above (n + 1) u of T (double or complex double) and
   // halves, and take no answer above accuracy::tolerance (30 (n + 1) u): what hetlu::mixed_gesv

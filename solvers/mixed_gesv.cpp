@@ -24,6 +24,7 @@
 #include <cmath>
 #include <complex>
 #include <limits>
+#include <random>
 #include <vector>
 
 #include "solvers/accuracy.hpp"
@@ -47,6 +48,10 @@ constexpr int not_converged = -(max_classical_steps + 1);  // dsgesv's ITER -31
 // GMRES stops an inner solve at this relative residual: each outer step then shrinks the error by
 // about this much (Carson and Higham use 1e-4 to 1e-6), so two or three steps reach double's eps.
 constexpr double gmres_tolerance = 1e-6;
+// MixedSafeguards::certify's refinement of a +-1 vector: at most this many steps, each halving the
+// residual, down to this share of it.
+constexpr int max_certify_steps = 20;
+constexpr double certified_residual = 1e-6;
 
 // GMRES iterations allowed over the whole refinement, per right-hand side. One iteration reads A and the widened
 // factors (16 n^2 bytes: memory-bound), the double LU it saves does (2/3) n^3 flops at the GEMM rate: on the 2-core dev
@@ -181,10 +186,20 @@ class Refinement {
         low_(static_cast<size_t>(n) * nrhs) {
     // LAPACK's eps (dlamch('Epsilon')) is the unit roundoff, half of numeric_limits' epsilon.
     cte_ = norm_inf * (std::numeric_limits<double>::epsilon() / 2) * std::sqrt(double(n));
+    norm_inf_ = norm_inf;
   }
 
   // iter's value: >= 0 converged, < 0 why not (-1, -2, -31).
   int run() {
+    const int iter = refine();
+    if (iter < 0 || !safeguards_.certify || certified()) return iter;
+    details_.near_singular = true;
+    return -1;
+  }
+
+ private:
+  // refine()'s value: >= 0 converged, < 0 why not (-1, -2, -31).
+  int refine() {
     // The first solution is the first correction, from X = 0 (its residual is B).
     for (int j = 0; j < nrhs_; ++j) std::fill_n(X_ + static_cast<long long>(j) * ldx_, n_, T(0));
     if (!add_single_correction(B_, ldb_)) return -2;
@@ -198,13 +213,70 @@ class Refinement {
       if (now <= 1) return polished(step, classical, details_.classical_steps);
       if (!std::isfinite(now)) return not_converged;  // X overflowed: nothing left to refine
       if (step == 1 && give_up_after_first_step(now / previous)) return -1;
-      if (step >= 2 && !(now <= 0.5 * previous)) break;  // stalled: GMRES's turn
+      // Stalled: GMRES's turn, except where the answer must be certified, which a stalling
+      // iteration cannot do (certified() refines with the same factors): the double solver's turn.
+      if (step >= 2 && !(now <= 0.5 * previous)) {
+        if (safeguards_.certify) return not_converged;
+        break;
+      }
       previous = now;
     }
     return gmres_refinement(previous);
   }
 
- private:
+  // Whether A is far enough from singular in double for X to mean something (safeguards.certify).
+  // Refinement of B's system cannot tell: where B lies in a singular A's range it converges to one
+  // of many solutions. Two cheap checks, on a fixed vector s of random sizes and signs instead of B:
+  //  1. ||A||_inf ||M^-1 s||_inf u_single <= 0.01 (M = the single factors): M, within about
+  //     u_single ||A|| of A, looks well-conditioned from s (a lower bound of ||M^-1||: a check, not
+  //     a proof, as dgecon's estimate is one).
+  //  2. Else classical refinement of A y = s from y = 0: where each step after the first at least
+  //     halves the residual down to 1e-6 ||s||, the iteration matrix I - A M^-1 contracts on s, so A has no
+  //     null direction that s reaches. A singular A's residual keeps the share of s outside A's
+  //     range (nonzero unless s is orthogonal to a left null vector), and the halving stops.
+  // Neither (kappa(A) u_single near or above 1): only a solve in double could tell kappa = 1e10
+  // from a singular A, so the double solver answers; with certify on, refinement of B therefore
+  // stops where classical steps stall, without GMRES. Costs one solve with the single factors, and
+  // where 1. fails a few steps of 2.
+  bool certified() {
+    std::mt19937 rng(2029u + static_cast<unsigned>(n_));
+    std::vector<T> s(n_), y(n_, T(0)), r(n_);
+    // Entries of random size and sign: a fixed +-1 vector lies in the range of half the matrices with
+    // two equal rows (s_i = s_j), and would certify them.
+    std::uniform_real_distribution<double> size(1, 2);
+    for (auto& x : s) x = T(rng() % 2 ? size(rng) : -size(rng));
+    auto correct = [&](const T* residual) {  // y += M^-1 residual, false where it leaves single's range
+      if (!round_to_low(n_, 1, residual, n_, low_.data(), n_)) return false;
+      factors_.solve(low_.data(), n_, 1);
+      for (int i = 0; i < n_; ++i) y[i] += T(low_[i]);
+      return true;
+    };
+    auto largest = [&](const std::vector<T>& v) {
+      double m = 0;
+      for (const T& x : v) m = std::max(m, double(std::abs(x)));
+      return std::isfinite(m) ? m : std::numeric_limits<double>::infinity();
+    };
+    if (!correct(s.data())) return false;
+    if (norm_inf_ * largest(y) * accuracy::unit_roundoff<Low>() <= 0.01) return true;
+    const double s_norm = largest(s);
+    double previous = s_norm;
+    for (int step = 1; step <= max_certify_steps; ++step) {
+      r = s;
+      blas::gemm(blas::Op::no_trans, blas::Op::no_trans, n_, 1, n_, T(-1), A_, lda_, y.data(), n_, T(1), r.data(), n_);
+      const double now = largest(r);
+      if (now <= certified_residual * s_norm) {
+        double y_norm = 0;
+        for (const T& v : y) y_norm += std::abs(v);
+        details_.rcond = 1 / (kernels::norm1(n_, n_, A_, lda_) * (y_norm / n_));
+        return true;
+      }
+      // The first step may not halve it (as refinement of B allows; kappa_2 = 1e8 needs that).
+      if (!std::isfinite(now) || (step >= 2 && !(now <= 0.5 * previous)) || !correct(r.data())) return false;
+      previous = now;
+    }
+    return false;
+  }
+
   // Classical steps contract the residual by 1e-3 to 1e-5 on well-conditioned systems, by 0.03 at
   // kappa_2(A) = 1e9 and 0.3 at 1e10 (n = 2000, dev machine): slower than this, kappa is estimated.
   static constexpr double slow_contraction = 0.01;
@@ -327,6 +399,7 @@ class Refinement {
   std::vector<Low> low_;
   std::vector<double> scaled_;
   double cte_ = 0;
+  double norm_inf_ = 0;
 };
 
 // The safeguards of a mixed solve by `solver`. PRBT mixes A's columns, so LAPACK's normwise test
@@ -340,6 +413,7 @@ MixedSafeguards safeguards_for(Solver solver, int n, MixedSafeguards safeguards)
   const MixedSafeguards accurate = MixedSafeguards::double_accuracy<T>(n);
   if (!(safeguards.target_omega > 0)) safeguards.target_omega = accurate.target_omega;
   if (!(safeguards.max_omega > 0)) safeguards.max_omega = accurate.max_omega;
+  safeguards.certify = true;
   return safeguards;
 }
 
@@ -350,6 +424,7 @@ MixedSafeguards MixedSafeguards::double_accuracy(int n) {
   MixedSafeguards safeguards;
   safeguards.target_omega = (n + 1) * accuracy::unit_roundoff<T>();
   safeguards.max_omega = accuracy::tolerance<T>(n);
+  safeguards.certify = true;
   return safeguards;
 }
 

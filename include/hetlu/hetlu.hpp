@@ -156,8 +156,9 @@ SolveReport solve_checked(std::optional<Solver> solver, int n, int nrhs, const T
 // taken, -2 an entry outside single's range, -3 an exactly zero pivot in single, -31 refinement did
 // not converge (detected after a few O(n^2) steps, not thirty) or, under
 // options.mixed_double_accuracy (the default), an omega still above accuracy_tolerance once
-// LAPACK's test passed. B is left unchanged. The report's info is the double solver's; its note
-// says how many steps of each refinement ran.
+// LAPACK's test passed; -1 under it too where the single factors cannot show A nonsingular in
+// double (MixedSafeguards::certify; report.rcond, where measured, is what that check saw). B is left unchanged. The
+// report's info is the double solver's; its note says how many steps of each refinement ran.
 template <class T>
 SolveReport mixed_gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, const T* B, int ldb, T* X, int ldx,
                        int* iter, const Options& options = {});
