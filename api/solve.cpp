@@ -535,6 +535,7 @@ SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B,
     report.note = details.note;
     report.phase_seconds = details.phase_seconds;
   });
+  check_working_precision_singularity<T>(report);  // where the solver estimated rcond (PRBT)
   const double flops = detail::gesv_flops(n, nrhs, scalar::is_complex_v<T>);
   report.gflops = report.seconds > 0 ? flops / report.seconds / 1e9 : 0;
   return report;
@@ -587,7 +588,12 @@ SolveReport detail::mixed_solve(Solver solver, int n, int nrhs, T* A, int lda, i
   });
   report.refinement_steps = std::max(0, details.iter);
   report.backward_error = details.iter >= 0 ? details.backward_error : std::nullopt;
-  if (details.iter >= 0 && details.rcond > 0) report.rcond = details.rcond;
+  if (report.info == 0 && details.a_norm1 > 0) {
+    // The safeguards' estimate (certify), never above what X proves; X alone where none was made.
+    const double proven = rcond_bound(n, nrhs, X, ldx, B, ldb, details.a_norm1);
+    report.rcond = details.rcond > 0 ? std::min(details.rcond, proven) : proven;
+    check_working_precision_singularity<T>(report);
+  }
   report.note = std::to_string(details.classical_steps) + " step(s) of classical refinement";
   if (details.gmres_steps > 0)
     report.note += ", " + std::to_string(details.gmres_steps) + " of GMRES-based refinement (" +

@@ -63,17 +63,17 @@ SolveReport solve_mixed(Solver solver, std::optional<Solver> asked, bool automat
                                 : fmt::format("{} in mixed precision (ITER {}): omega = {:.2e}", to_string(solver),
                                               iter, *report.backward_error));
   if (report.accurate) {
-    // An accurate answer: how singular A is. What X proves, and where the double solver answered with
-    // GEPP or CALU, dgecon's estimate from its factors in A (a mixed answer's single factors are gone;
-    // refinement from them converged, so A is not singular to double's precision unless X shows it).
-    const double anorm = kernels::norm1(n, n, A0.data(), ld);
-    double rcond = rcond_bound(n, nrhs, B.data(), ld, B0.data(), ld, anorm);
-    if (report.rcond)
-      rcond = std::min(rcond, *report.rcond);
-    else if (report.plan.precision == Precision::double_ && report.plan.solver != Solver::prbt)
-      rcond = std::min(rcond, rcond_estimate(n, A.data(), ld, ipiv.data(), anorm));
-    report.rcond = rcond;
-    if (rcond >= accuracy::unit_roundoff<T>()) return report;
+    // An accurate answer: how singular A is. Mixed answers and PRBT's carry it (mixed_gesv's double
+    // solver estimates it); where precision auto's double solver answered with GEPP or CALU (it
+    // estimates only where the mixed path's certificate failed), dgecon's estimate from its factors
+    // in A, never above what X proves.
+    if (!report.rcond ||
+        (automatic && report.plan.precision == Precision::double_ && report.plan.solver != Solver::prbt)) {
+      const double anorm = kernels::norm1(n, n, A0.data(), ld);
+      report.rcond = std::min({report.rcond.value_or(1.0), rcond_bound(n, nrhs, B.data(), ld, B0.data(), ld, anorm),
+                               rcond_estimate(n, A.data(), ld, ipiv.data(), anorm)});
+    }
+    if (*report.rcond >= accuracy::unit_roundoff<T>()) return report;
   }
   // Never worse than --precision double: its solver equilibrates a matrix near an end of the range
   // (mixed's own fallback to double, as dsgesv's, does not: entries of 1e300 came back not finite,

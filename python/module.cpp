@@ -87,6 +87,8 @@ struct SolveResult {
   std::vector<std::pair<std::string, double>> phase_seconds;  // (phase, seconds), in order
   std::optional<int> iter;  // precision='mixed': LAPACK's ITER (< 0: the double solver answered, why)
   std::string note;         // precision='mixed': the refinement steps of each kind, or why double answered
+  // SolveReport::rcond where the solve estimated it (PRBT, precision='mixed', 'auto' when mixed ran), else None
+  std::optional<double> rcond;
 };
 
 struct LUFactorization {
@@ -208,6 +210,7 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
   r.seconds = report.seconds;
   r.gflops = report.seconds > 0 ? detail::gesv_flops(n, nrhs, scalar::is_complex_v<T>) / report.seconds / 1e9 : 0;
   r.warnings = report.warnings;
+  r.rcond = report.rcond;
   r.refinement_steps = report.refinement_steps;
   r.fell_back_to_gepp = report.fell_back_to_gepp;
   r.phase_seconds = report.phase_seconds;
@@ -251,6 +254,7 @@ SolveResult solve_mixed_typed(const py::array& A_in, const py::array& b_in, cons
   r.seconds = report.seconds;
   r.gflops = report.seconds > 0 ? detail::gesv_flops(n, nrhs, scalar::is_complex_v<T>) / report.seconds / 1e9 : 0;
   r.warnings = report.warnings;
+  r.rcond = report.rcond;
   r.refinement_steps = std::max(0, iter);
   if (!automatic) r.iter = iter;  // LAPACK's ITER is dsgesv's; auto's report says which precision answered
   r.note = automatic ? report.auto_choice + (report.note.empty() ? "" : "; " + report.note) : report.note;
@@ -619,6 +623,7 @@ PYBIND11_MODULE(_hetlu, m) {
       .def_readonly("refinement_steps", &SolveResult::refinement_steps)
       .def_readonly("iter", &SolveResult::iter)
       .def_readonly("note", &SolveResult::note)
+      .def_readonly("rcond", &SolveResult::rcond)
       .def_readonly("fell_back_to_gepp", &SolveResult::fell_back_to_gepp)
       .def_readonly("phase_seconds", &SolveResult::phase_seconds)
       .def("__repr__", [](const SolveResult& r) {

@@ -97,11 +97,12 @@ struct MixedDetails {
   double first_contraction = 0;          // safeguards: the first step's residual ratio, where it was slow
   double condition_estimate = 0;         // safeguards: kappa_1(A) from the single factors, where estimated
   std::optional<double> backward_error;  // safeguards: omega of the refined X
-  // safeguards.certify: 1 / kappa_1(A) as the certifying refinement saw it (||A^-1 s||_1 / ||s||_1,
-  // an upper bound), where the single factors could not vouch for A alone (0: not measured);
-  // near_singular: neither certificate held (ITER -1: the double solver answered).
+  // safeguards.certify: 1 / kappa_1(A) estimated, an upper bound: ||s||_1 / (||A||_1 ||A^-1 s||_1)
+  // as the certificate saw it where X was taken, dgecon's estimate from the double factors where the
+  // double solver answered (0: not estimated); near_singular: neither certificate held (ITER -1).
   double rcond = 0;
   bool near_singular = false;
+  double a_norm1 = 0;  // ||A||_1, from the pass that rounded A to single (0 where it did not run)
 };
 
 // What the mixed path checks beyond dsgesv's semantics: all off for the drop-in's dsgesv_ (with
@@ -125,10 +126,15 @@ struct MixedSafeguards {
   // answers (ITER -1; -31 where B's refinement stalled first: GMRES is skipped, as its answer could
   // not be checked) and its factors' estimate tells how singular A is. false: X as refinement left it.
   bool certify = false;
+  // Where the double solver answered, dgecon's estimate from its factors (details.rcond): 15 % of a
+  // double solve, paid only where mixed precision failed. With certify, it is made anyway where the
+  // certificate failed (near_singular), which is when an answer's bound alone cannot tell.
+  bool estimate_after_fallback = false;
 
   // Safeguards that refine on while omega is above (n + 1) u of T (double or complex double) and
-  // halves, and take no answer above accuracy::tolerance (30 (n + 1) u): what hetlu::mixed_gesv
-  // does by default (Options::mixed_double_accuracy), and PRBT always.
+  // halves, take no answer above accuracy::tolerance (30 (n + 1) u), certify, and estimate after a
+  // fallback: what hetlu::mixed_gesv does by default (Options::mixed_double_accuracy). PRBT's
+  // answers get the omegas and the certificate always.
   template <class T>
   static MixedSafeguards double_accuracy(int n);
 };

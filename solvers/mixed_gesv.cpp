@@ -102,12 +102,13 @@ bool round_to_low(int m, int n, const T* from, int ldf, Low* to, int ldt) {
 }
 
 // What rounding A found on its way: whether every entry fits single, whether every entry is finite,
-// and ||A||_inf. One pass over A does it all, the refinement's norm and the input check included:
-// at n = 8000 each separate pass read 512 MB, about 27 ms of a 2 s solve on the dev machine.
+// ||A||_inf and ||A||_1. One pass over A does it all, the refinement's norms and the input check
+// included: at n = 8000 each separate pass read 512 MB, about 27 ms of a 2 s solve on the dev machine.
 struct RoundedMatrix {
   bool fits = true;
   bool finite = true;
   double norm_inf = 0;
+  double norm_1 = 0;
 };
 
 template <class Low, class T>
@@ -117,7 +118,8 @@ RoundedMatrix round_matrix_to_low(int n, const T* A, int lda, Low* to) {
   // refinement's stopping test with it, the same to the last bit from run to run.
   std::vector<std::vector<double>> shares(parallel ? omp_get_max_threads() : 1);
   bool fits = true, finite = true;
-#pragma omp parallel reduction(&& : fits, finite) if (parallel)
+  double norm_1 = 0;
+#pragma omp parallel reduction(&& : fits, finite) reduction(max : norm_1) if (parallel)
   {
     std::vector<double>& mine = shares[omp_get_thread_num()];
     mine.assign(n, 0.0);
@@ -126,11 +128,17 @@ RoundedMatrix round_matrix_to_low(int n, const T* A, int lda, Low* to) {
       const T* column = A + static_cast<long long>(j) * lda;
       finite = scalar::all_finite(column, n) && finite;
       fits = round_column(n, column, to + static_cast<long long>(j) * n) && fits;
-      for (int i = 0; i < n; ++i) mine[i] += std::abs(column[i]);
+      double sum = 0;
+      for (int i = 0; i < n; ++i) {
+        const double a = std::abs(column[i]);
+        mine[i] += a;
+        sum += a;
+      }
+      norm_1 = std::max(norm_1, std::isnan(sum) ? std::numeric_limits<double>::infinity() : sum);
     }
   }
   RoundedMatrix out;
-  out.fits = fits, out.finite = finite;
+  out.fits = fits, out.finite = finite, out.norm_1 = norm_1;
   for (int i = 0; i < n; ++i) {
     double row = 0;
     for (const auto& share : shares) row += share.empty() ? 0.0 : share[i];
@@ -157,19 +165,19 @@ std::vector<double> scaled_residuals(int n, int nrhs, const T* R, int ldr, const
 // kappa_1(A) = ||A||_1 ||A^-1||_1, the second estimated with the single factors (dgecon's way):
 // about five solves, each reading the factors once (7 % of dgesv's time at n = 4000 on the dev
 // machine). Infinite where a solve in single overflows.
-template <class T, class Low>
-double condition_estimate(int n, const T* A, int lda, const LuFactors<Low>& factors) {
+template <class Low>
+double condition_estimate(int n, double norm_1, const LuFactors<Low>& factors) {
   const double inverse_norm = kernels::inverse_norm1_estimate<Low>(
       n, [&](Low* x) { factors.solve(x, n, 1); }, [&](Low* x) { factors.solve(x, n, 1, Transpose::conjugate); });
-  return kernels::norm1(n, n, A, lda) * inverse_norm;
+  return norm_1 * inverse_norm;
 }
 
 // The refinement of steps 2 and 3 around one set of low-precision factors.
 template <class T, class Low>
 class Refinement {
  public:
-  // norm_inf: ||A||_inf.
-  Refinement(int n, int nrhs, const T* A, int lda, double norm_inf, const T* B, int ldb, T* X, int ldx,
+  // norms: ||A||_inf and ||A||_1.
+  Refinement(int n, int nrhs, const T* A, int lda, const RoundedMatrix& norms, const T* B, int ldb, T* X, int ldx,
              const LuFactors<Low>& factors, MixedDetails& details, const MixedSafeguards& safeguards)
       : n_(n),
         nrhs_(nrhs),
@@ -185,8 +193,9 @@ class Refinement {
         r_(static_cast<size_t>(n) * nrhs),
         low_(static_cast<size_t>(n) * nrhs) {
     // LAPACK's eps (dlamch('Epsilon')) is the unit roundoff, half of numeric_limits' epsilon.
-    cte_ = norm_inf * (std::numeric_limits<double>::epsilon() / 2) * std::sqrt(double(n));
-    norm_inf_ = norm_inf;
+    cte_ = norms.norm_inf * (std::numeric_limits<double>::epsilon() / 2) * std::sqrt(double(n));
+    norm_inf_ = norms.norm_inf;
+    norm_1_ = norms.norm_1;
   }
 
   // iter's value: >= 0 converged, < 0 why not (-1, -2, -31).
@@ -256,8 +265,17 @@ class Refinement {
       for (const T& x : v) m = std::max(m, double(std::abs(x)));
       return std::isfinite(m) ? m : std::numeric_limits<double>::infinity();
     };
+    // What y = A^-1 s shows of rcond_1(A): ||A^-1||_1 >= ||y||_1 / ||s||_1.
+    auto record_rcond = [&] {
+      double s_sum = 0, y_sum = 0;
+      for (int i = 0; i < n_; ++i) s_sum += std::abs(s[i]), y_sum += std::abs(y[i]);
+      details_.rcond = y_sum > 0 && norm_1_ > 0 ? s_sum / (norm_1_ * y_sum) : 1;
+    };
     if (!correct(s.data())) return false;
-    if (norm_inf_ * largest(y) * accuracy::unit_roundoff<Low>() <= 0.01) return true;
+    if (norm_inf_ * largest(y) * accuracy::unit_roundoff<Low>() <= 0.01) {
+      record_rcond();
+      return true;
+    }
     const double s_norm = largest(s);
     double previous = s_norm;
     for (int step = 1; step <= max_certify_steps; ++step) {
@@ -265,9 +283,7 @@ class Refinement {
       blas::gemm(blas::Op::no_trans, blas::Op::no_trans, n_, 1, n_, T(-1), A_, lda_, y.data(), n_, T(1), r.data(), n_);
       const double now = largest(r);
       if (now <= certified_residual * s_norm) {
-        double y_norm = 0;
-        for (const T& v : y) y_norm += std::abs(v);
-        details_.rcond = 1 / (kernels::norm1(n_, n_, A_, lda_) * (y_norm / n_));
+        record_rcond();
         return true;
       }
       // The first step may not halve it (as refinement of B allows; kappa_2 = 1e8 needs that).
@@ -288,7 +304,7 @@ class Refinement {
     if (!(safeguards_.max_condition > 0) || contraction <= slow_contraction) return false;
     details_.first_contraction = contraction;
     if (!(contraction < 0.5)) return true;
-    details_.condition_estimate = condition_estimate(n_, A_, lda_, factors_);
+    details_.condition_estimate = condition_estimate(n_, norm_1_, factors_);
     return !(details_.condition_estimate <= safeguards_.max_condition);
   }
 
@@ -400,6 +416,7 @@ class Refinement {
   std::vector<double> scaled_;
   double cte_ = 0;
   double norm_inf_ = 0;
+  double norm_1_ = 0;
 };
 
 // The safeguards of a mixed solve by `solver`. PRBT mixes A's columns, so LAPACK's normwise test
@@ -425,6 +442,7 @@ MixedSafeguards MixedSafeguards::double_accuracy(int n) {
   safeguards.target_omega = (n + 1) * accuracy::unit_roundoff<T>();
   safeguards.max_omega = accuracy::tolerance<T>(n);
   safeguards.certify = true;
+  safeguards.estimate_after_fallback = true;
   return safeguards;
 }
 
@@ -443,19 +461,25 @@ int mixed_gesv(const Plan& low_plan, const Plan& high_plan, int n, int nrhs, T* 
     kernels::WorkspaceVector<Low> a(static_cast<size_t>(n) * n);  // kept across calls: no page faults
     const RoundedMatrix rounded = round_matrix_to_low(n, A, lda, a.data());
     if (!rounded.finite && check == InputCheck::finite) checks::finite("A", n, n, A, lda);  // throws, naming the entry
+    details.a_norm1 = rounded.norm_1;
     if (!rounded.fits) return -2;
     LuFactors<Low> factors;
     if (factor(low_plan, n, std::move(a), factors) != 0) return -3;
     std::copy(factors.ipiv.begin(), factors.ipiv.end(), ipiv);
-    return Refinement<T, Low>(n, nrhs, A, lda, rounded.norm_inf, B, ldb, X, ldx, factors, details, safeguards).run();
+    return Refinement<T, Low>(n, nrhs, A, lda, rounded, B, ldb, X, ldx, factors, details, safeguards).run();
   };
   details.iter = single_path();
   if (details.iter >= 0) return 0;
   // The double solver, as dsgesv's fallback: A overwritten by its factors, X by the solution.
   kernels::copy_block(n, nrhs, B, ldb, X, ldx);
   const int info = getrf(high_plan, n, n, A, lda, ipiv, InputCheck::none);
-  if (info == 0) variants::lu_getrs(Transpose::no, n, nrhs, A, lda, ipiv, X, ldx);
-  return info;
+  if (info != 0) return info;
+  variants::lu_getrs(Transpose::no, n, nrhs, A, lda, ipiv, X, ldx);
+  // How singular A is, from the double solver's factors (high_plan: GEPP or CALU).
+  const bool estimate = safeguards.estimate_after_fallback || (safeguards.certify && details.near_singular);
+  if (estimate && high_plan.solver != Solver::prbt)
+    details.rcond = variants::lu_reciprocal_condition(n, A, lda, ipiv, details.a_norm1);
+  return 0;
 }
 
 template MixedSafeguards MixedSafeguards::double_accuracy<double>(int);

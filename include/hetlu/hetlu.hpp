@@ -105,11 +105,15 @@ struct SolveReport {
   std::string auto_choice;  // solve_checked, auto: why it started with the solver it did
   // The reciprocal 1-norm condition number of A, estimated where the solve did so: solve_checked
   // always (dgecon's estimate from the factors, of A equilibrated where it equilibrated, and never
-  // above ||B_j||_1 / (||A||_1 ||X_j||_1), which X itself proves), PRBT's gesv always.
+  // above ||B_j||_1 / (||A||_1 ||X_j||_1), which X itself proves), PRBT's gesv always, mixed_gesv
+  // and auto_precision_gesv's mixed path always: never above X's bound, and under
+  // options.mixed_double_accuracy (the default) the certificate's estimate where mixed answered, or
+  // dgecon's estimate from the double solver's factors where it did (auto's double solver estimates
+  // only where the certificate failed: an estimate costs 15 % of a double solve); else X's bound.
   std::optional<double> rcond;
-  // solve_checked: rcond < eps (1.1e-16 in double, 6.0e-8 in single), A is singular to working
-  // precision, and X may have no correct digit however small its backward error: dgesvx's
-  // info = n + 1. `warnings` says so; the CLI exits 5.
+  // Wherever rcond was estimated (solve_checked, PRBT's gesv, the mixed path): rcond < eps (1.1e-16 in double, 6.0e-8
+  // in single), A is singular to working precision, and X may have no correct digit however small its backward error:
+  // dgesvx's info = n + 1. `warnings` says so; the CLI exits 5.
   bool singular_to_working_precision = false;
 };
 
@@ -157,7 +161,8 @@ SolveReport solve_checked(std::optional<Solver> solver, int n, int nrhs, const T
 // not converge (detected after a few O(n^2) steps, not thirty) or, under
 // options.mixed_double_accuracy (the default), an omega still above accuracy_tolerance once
 // LAPACK's test passed; -1 under it too where the single factors cannot show A nonsingular in
-// double (MixedSafeguards::certify; report.rcond, where measured, is what that check saw). B is left unchanged. The
+// double (MixedSafeguards::certify). report.rcond estimates A's reciprocal condition number (SolveReport::rcond),
+// and report.singular_to_working_precision says where it is below eps. B is left unchanged. The
 // report's info is the double solver's; its note says how many steps of each refinement ran.
 template <class T>
 SolveReport mixed_gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, const T* B, int ldb, T* X, int ldx,

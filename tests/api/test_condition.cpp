@@ -98,6 +98,80 @@ TEST(SolveCheckedRcond, PrbtReportsItsEstimate) {
   EXPECT_LT(*r.rcond, n / 1e6);
 }
 
+// The mixed path's rcond: the certificate's estimate where mixed answered, the double solver's
+// dgecon estimate where it did, and "singular to working precision" below eps, from C++ as from the CLI.
+template <class T>
+SolveReport mixed(Solver solver, std::vector<T> A, std::vector<T> B, int n, int nrhs, bool automatic, int* iter) {
+  std::vector<T> X(B.size());
+  std::vector<int> ipiv(n);
+  *iter = 0;
+  return automatic ? auto_precision_gesv(solver, n, nrhs, A.data(), n, ipiv.data(), B.data(), n, X.data(), n, no_db())
+                   : mixed_gesv(solver, n, nrhs, A.data(), n, ipiv.data(), B.data(), n, X.data(), n, iter, no_db());
+}
+
+TEST(MixedRcond, EstimatesWhereMixedOrDoubleAnswered) {
+  const int n = 80;
+  for (Solver solver : {Solver::gepp, Solver::calu, Solver::prbt})
+    for (double cond : {1e2, 1e6, 1e12}) {  // 1e12: beyond single's reach, the double solver answers
+      const auto s = conditioned<double>(n, cond, 21);
+      int iter = 0;
+      const auto r = mixed(solver, s.A, s.B, n, 2, false, &iter);
+      const std::string name = to_string(solver) + " kappa " + std::to_string(cond) + " ITER " + std::to_string(iter);
+      ASSERT_EQ(r.info, 0) << name;
+      if (cond > 1e10) EXPECT_LT(iter, 0) << name;
+      if (cond < 1e3) EXPECT_GE(iter, 0) << name;
+      ASSERT_TRUE(r.rcond.has_value()) << name;
+      EXPECT_GT(*r.rcond, 1 / (3.0 * n * cond)) << name;
+      EXPECT_LT(*r.rcond, n / cond) << name;
+      EXPECT_FALSE(r.singular_to_working_precision) << name;
+      EXPECT_FALSE(says_singular(r)) << name;
+    }
+}
+
+TEST(MixedRcond, SaysAMatrixIsSingularToWorkingPrecision) {
+  // Orders apart, so that precision auto's memory of one fallback does not send the next call to
+  // double at once, and large enough for the model to price mixed faster.
+  int n = 1500;
+  for (const bool automatic : {false, true})
+    for (Solver solver : {Solver::gepp, Solver::calu, Solver::prbt}) {
+      for (const bool dependent_column : {true, false}) {
+        ++n;
+        const auto A = dependent_column ? with_a_column_the_sum_of_two<double>(n) : conditioned<double>(n, 1e20, 5).A;
+        // B in A's range: refinement converges to one of many solutions, which the certificate refuses.
+        std::vector<double> x(n, 1.0), B(n, 0.0);
+        for (int j = 0; j < n; ++j)
+          for (int i = 0; i < n; ++i) B[i] += A[i + static_cast<size_t>(j) * n] * x[j];
+        int iter = 0;
+        const auto r = mixed(solver, A, B, n, 1, automatic, &iter);
+        const std::string name = to_string(solver) + (automatic ? " auto" : " mixed") + " n " + std::to_string(n);
+        if (r.info > 0) continue;  // an exact zero pivot in double says more
+        // The model prices PRBT's mixed path (GENP grows in single: more steps) slower: PRBT in double answers.
+        if (automatic && solver != Solver::prbt) {
+          EXPECT_NE(r.auto_choice.find(": mixed"), std::string::npos) << name << ": " << r.auto_choice;
+          // Precision auto's double solver answers as gesv does, estimating only where the
+          // certificate failed (the first step may give up before it runs): never the mixed answer.
+          EXPECT_EQ(r.plan.precision, Precision::double_) << name;
+          EXPECT_NE(r.auto_choice.find("then double"), std::string::npos) << name << ": " << r.auto_choice;
+          if (r.auto_choice.find("cannot vouch") == std::string::npos) continue;
+        }
+        ASSERT_TRUE(r.rcond.has_value()) << name;
+        EXPECT_LT(*r.rcond, 1.2e-16) << name;
+        EXPECT_TRUE(r.singular_to_working_precision) << name;
+        EXPECT_TRUE(says_singular(r)) << name;
+      }
+    }
+  // Complex too.
+  n = 60;
+  const auto A = with_a_column_the_sum_of_two<zd>(n);
+  std::vector<zd> B(n, zd(0));
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) B[i] += A[i + static_cast<size_t>(j) * n];
+  int iter = 0;
+  const auto r = mixed(Solver::gepp, A, B, n, 1, false, &iter);
+  ASSERT_EQ(r.info, 0);
+  EXPECT_TRUE(r.singular_to_working_precision);
+}
+
 TEST(RcondBound, IsWhatTheSolutionProves) {
   // A = diag(1, 1e-10): ||A||_1 = 1, ||A^-1||_1 = 1e10, rcond 1e-10.
   const double anorm = 1;

@@ -277,6 +277,22 @@ def test_mixed_precision(db):
     assert hetlu.solve(A, b, db=db).iter is None
 
 
+def test_mixed_precision_reports_how_singular_a_is(db):
+    # rcond estimated on the mixed path, and "singular to working precision" where a column depends
+    # on two others and b lies in A's range (refinement converges there to one of many solutions).
+    A, b = random_system(120)
+    r = hetlu.solve(A, b, db=db, precision="mixed")
+    kappa = np.linalg.cond(A, 1)
+    assert r.rcond is not None and 1 / (3 * 120 * kappa) < r.rcond < 120 / kappa
+    assert not any("singular to working precision" in w for w in r.warnings)
+    assert hetlu.solve(A, b, db=db, solver="gepp").rcond is None  # LAPACK's gesv estimates nothing
+    A[:, -1] = A[:, 0] + A[:, 1]
+    for solver in ("gepp", "calu", "prbt"):
+        r = hetlu.solve(A, A @ np.ones(120), db=db, solver=solver, precision="mixed")
+        assert r.iter == -1 and r.rcond is not None and r.rcond < np.finfo(np.float64).eps
+        assert any("singular to working precision" in w for w in r.warnings), r.warnings
+
+
 def test_several_devices(db):
     # Two host backends beside the CPUs: the plan names both and how the block columns were dealt.
     A, b = random_system(200)
