@@ -30,6 +30,7 @@
 #include "hetlu/hetlu.hpp"
 #include "solvers/accuracy.hpp"
 #include "solvers/checks.hpp"
+#include "solvers/condition.hpp"
 #include "solvers/copy_block.hpp"
 #include "solvers/lu_factors.hpp"
 #include "solvers/scalar.hpp"
@@ -58,27 +59,33 @@ double max_condition_for_mixed() {
 // What this process has seen the mixed path do, per kind of call.
 class FallbackMemory {
  public:
-  // Whether this call goes straight to the double solver because of an earlier fall-back; why.
-  std::optional<std::string> double_because_of_history(const std::string& key) {
+  // Whether this call goes straight to the double solver because of an earlier fall-back: why, and
+  // whether that fall-back found A near singular to working precision.
+  struct History {
+    std::string why;
+    bool near_singular = false;
+  };
+  std::optional<History> double_because_of_history(const std::string& key) {
     const std::lock_guard<std::mutex> lock(mutex_);
     const auto it = entries_.find(key);
     if (it == entries_.end() || it->second.calls_left <= 0) return std::nullopt;
     --it->second.calls_left;
-    return "mixed precision fell back on this solver and order's last try (" + it->second.why +
-           "): double, mixed tried again in " + std::to_string(it->second.calls_left + 1) + " call(s)";
+    return History{"mixed precision fell back on this solver and order's last try (" + it->second.why +
+                       "): double, mixed tried again in " + std::to_string(it->second.calls_left + 1) + " call(s)",
+                   it->second.near_singular};
   }
   void clear() {
     const std::lock_guard<std::mutex> lock(mutex_);
     entries_.clear();
   }
-  void record(const std::string& key, bool fell_back, const std::string& why) {
+  void record(const std::string& key, bool fell_back, const std::string& why, bool near_singular) {
     const std::lock_guard<std::mutex> lock(mutex_);
     if (!fell_back) {
       entries_.erase(key);
       return;
     }
     if (entries_.size() >= max_entries) entries_.clear();  // bounded: a process of many orders forgets
-    entries_[key] = {calls_before_retry, why};
+    entries_[key] = {calls_before_retry, why, near_singular};
   }
 
  private:
@@ -86,6 +93,7 @@ class FallbackMemory {
   struct Entry {
     int calls_left = 0;
     std::string why;
+    bool near_singular = false;
   };
   std::mutex mutex_;
   std::map<std::string, Entry> entries_;
@@ -180,14 +188,22 @@ SolveReport auto_precision_gesv(Solver solver, int n, int nrhs, T* A, int lda, i
 
   const std::string key = memory_key(solver, scalar::is_complex_v<T>, n, options);
   std::string why;
-  const std::optional<std::string> history = fallback_memory().double_because_of_history(key);
-  const bool mixed = history ? (why = *history, false) : mixed_predicted_faster(solver, n, nrhs, options, why);
+  const auto history = fallback_memory().double_because_of_history(key);
+  const bool mixed = history ? (why = history->why, false) : mixed_predicted_faster(solver, n, nrhs, options, why);
   if (!mixed) {
     Options checked = options;
     if (options.input_check == InputCheck::finite) checks::finite("A", n, n, A, lda);  // before X is written
     checked.input_check = InputCheck::none;                                            // A and B checked
     kernels::copy_block(n, nrhs, B, ldb, X, ldx);
+    // After a fall-back that found A near singular, the calls it sends to double say how singular A
+    // is, as that call did (dgecon's estimate from the factors: 15 % of the solve); others, as gesv.
+    const bool estimate = history && history->near_singular && solver != Solver::prbt;
+    const double anorm = estimate ? kernels::norm1(n, n, A, lda) : 0;
     SolveReport report = gesv(solver, n, nrhs, A, lda, ipiv, X, ldx, checked);
+    if (estimate && report.info == 0) {
+      report.rcond = std::min(rcond_bound(n, nrhs, X, ldx, B, ldb, anorm), rcond_estimate(n, A, lda, ipiv, anorm));
+      check_working_precision_singularity<T>(report);
+    }
     report.auto_choice = why;
     return report;
   }
@@ -199,7 +215,7 @@ SolveReport auto_precision_gesv(Solver solver, int n, int nrhs, T* A, int lda, i
   solvers::MixedDetails details;
   SolveReport report = detail::mixed_solve(solver, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, options, safeguards, details);
   const bool fell_back = details.iter < 0 && report.info == 0;
-  fallback_memory().record(key, fell_back, fell_back ? report.warnings.back() : "");
+  fallback_memory().record(key, fell_back, fell_back ? report.warnings.back() : "", details.near_singular);
   report.auto_choice = why + (fell_back ? ", then double: " + report.warnings.back() : "");
   return report;
 }

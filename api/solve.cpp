@@ -205,13 +205,20 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
       }
   std::vector<int> ipiv(ld);
   std::string why;
-  const auto attempts = attempts_for(solver, scalar::plan_precision<T>(), n, options, &why);
+  auto attempts = attempts_for(solver, scalar::plan_precision<T>(), n, options, &why);
   const double tolerance = accuracy_tolerance<T>(n);
   SolveReport best;
   double best_omega = std::numeric_limits<double>::infinity();
   bool have_best = false;
   const double anorm = scaled_norm1(n, A, lda, scaling);
-  for (const Attempt& attempt : attempts) {
+  // PRBT's estimate comes from GENP's factors of the randomized matrix, whose rounding errors (grown
+  // by GENP) bound it from below: on matrices singular to working precision it stopped at 1e-15 to
+  // 1e-14 (n = 200 to 1000), where GEPP's factors gave 1e-19. Below this, GEPP's estimate decides.
+  const double prbt_cannot_tell_below = 10.0 * std::max(1, n) * accuracy::unit_roundoff<T>();
+  bool verdict_wanted = false;
+  std::optional<double> verdict;  // GEPP's estimate, where PRBT's could not tell
+  for (size_t k = 0; k < attempts.size(); ++k) {
+    const Attempt attempt = attempts[k];
     for (int j = 0; j < n; ++j)
       for (int i = 0; i < n; ++i) {
         const T a = A[i + static_cast<long long>(j) * lda];
@@ -240,20 +247,44 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
                              : std::numeric_limits<double>::infinity();
     auto attempts_so_far = std::move(best.attempts);
     attempts_so_far.push_back(describe(attempt, omega));
-    if (!have_best || omega < best_omega) {
+    const bool asked_for_verdict = verdict_wanted && !verdict && attempt.solver == Solver::gepp;
+    const bool prbt_could_not_tell = attempt.solver == Solver::prbt && !report.fell_back_to_gepp && !verdict_wanted &&
+                                     report.rcond && *report.rcond < prbt_cannot_tell_below;
+    const double prbt_estimate = report.rcond.value_or(1.0);
+    if (!have_best || omega < best_omega || asked_for_verdict) {
       // The factors are still in LU (PRBT estimated its own): dgecon's estimate, where X proves no less.
       const double estimate = report.rcond                     ? *report.rcond
                               : attempt.solver == Solver::prbt ? 1.0  // A left as it was: no factors at hand
                                                                : rcond_estimate(n, LU.data(), ld, ipiv.data(), anorm);
       report.rcond = std::min(estimate, proven);
+      if (asked_for_verdict) verdict = report.rcond;
+    }
+    if (!have_best || omega < best_omega) {
       best = std::move(report);
       best_omega = omega;
       best_x = X;
       have_best = true;
     }
     best.attempts = std::move(attempts_so_far);
+    if (prbt_could_not_tell) {  // GEPP next, whatever the list says
+      const Attempt gepp{Solver::gepp, Refinement::working};
+      const auto next = attempts.begin() + static_cast<long>(k) + 1;
+      attempts.erase(
+          std::remove_if(next, attempts.end(),
+                         [&](const Attempt& a) { return a.solver == gepp.solver && a.refinement == gepp.refinement; }),
+          attempts.end());
+      attempts.insert(attempts.begin() + static_cast<long>(k) + 1, gepp);
+      verdict_wanted = true;
+      char line[160];
+      std::snprintf(line, sizeof line,
+                    "prbt: rcond estimated at %.1e, below what its factors can tell (%.1e): GEPP's estimate decides",
+                    prbt_estimate, prbt_cannot_tell_below);
+      best.attempts.push_back(line);
+      continue;
+    }
     if (omega <= tolerance) break;
   }
+  if (verdict) best.rcond = std::min(*best.rcond, *verdict);
   best.backward_error = best_omega;
   best.accurate = best_omega <= tolerance;
   best.auto_choice = why;

@@ -11,9 +11,12 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <optional>
+#include <string>
 #include <type_traits>
+#include <vector>
 
 #include "db/database.hpp"  // DatabaseError, mapped to OSError
 #include "hetlu/detail/flops.hpp"
@@ -137,6 +140,39 @@ std::pair<int, int> system_shape(const py::array& A_in, const py::array& b_in) {
   return {n, b_in.ndim() == 2 ? static_cast<int>(b_in.shape(1)) : 1};
 }
 
+// Says where X cannot be trusted, in r.warnings and as hetlu.linalg.LinAlgWarning (SciPy's where
+// SciPy is there): X not finite, its backward error above accuracy_tolerance (LAPACK's gesv returns
+// such an X as a success: the hetlu command equilibrates and escalates instead), or A singular to
+// working precision (said already in the report's warnings). Raises where the caller's warning
+// filters make a warning an error.
+template <class T>
+void warn_where_untrustworthy(SolveResult& r, int n, const T* X, long long entries, bool singular) {
+  std::vector<std::string> said;
+  bool finite = true;
+  for (long long i = 0; i < entries && finite; ++i) finite = scalar::is_finite(X[i]);
+  char line[240];
+  if (!finite) {
+    said.push_back(
+        "x is not finite: A or b lies near an end of the floating-point range, or A is singular to "
+        "working precision (the hetlu command equilibrates such systems)");
+  } else if (r.backward_error && !(*r.backward_error <= accuracy_tolerance<T>(n))) {
+    std::snprintf(line, sizeof line,
+                  "x is inaccurate: componentwise backward error %.2e above %.2e (30 (n + 1) eps); the hetlu command "
+                  "equilibrates and escalates such systems",
+                  *r.backward_error, accuracy_tolerance<T>(n));
+    said.push_back(line);
+  }
+  std::vector<std::string> raised = said;
+  if (singular)
+    for (const auto& w : r.warnings)
+      if (w.find("singular to working precision") != std::string::npos) raised.push_back(w);
+  r.warnings.insert(r.warnings.end(), said.begin(), said.end());
+  if (raised.empty()) return;
+  const py::object category = py::module_::import("hetlu.linalg").attr("LinAlgWarning");
+  for (const auto& w : raised)
+    if (PyErr_WarnEx(category.ptr(), w.c_str(), 2) != 0) throw py::error_already_set();
+}
+
 template <class T>
 SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std::string& solver, const Options& options,
                         bool overwrite_a) {
@@ -214,6 +250,7 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
   r.refinement_steps = report.refinement_steps;
   r.fell_back_to_gepp = report.fell_back_to_gepp;
   r.phase_seconds = report.phase_seconds;
+  warn_where_untrustworthy(r, n, X.data(), static_cast<long long>(n) * nrhs, report.singular_to_working_precision);
   r.x = b_in.ndim() == 1 ? py::array(X.attr("reshape")(n)) : py::array(X);
   return r;
 }
@@ -258,6 +295,7 @@ SolveResult solve_mixed_typed(const py::array& A_in, const py::array& b_in, cons
   r.refinement_steps = std::max(0, iter);
   if (!automatic) r.iter = iter;  // LAPACK's ITER is dsgesv's; auto's report says which precision answered
   r.note = automatic ? report.auto_choice + (report.note.empty() ? "" : "; " + report.note) : report.note;
+  warn_where_untrustworthy(r, n, X.data(), static_cast<long long>(n) * nrhs, report.singular_to_working_precision);
   r.x = b_in.ndim() == 1 ? py::array(X.attr("reshape")(n)) : py::array(X);
   return r;
 }

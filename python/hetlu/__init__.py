@@ -10,7 +10,11 @@ functions below return hetlu's report beside the answer.
 
 Matrices may be float32 or float64 in either memory order; other real types are converted to
 float64. Errors raise ValueError (bad input, with the same message as the hetlu command) and
-numpy.linalg.LinAlgError (a singular matrix). A is copied once, because it is factored in place;
+numpy.linalg.LinAlgError (a singular matrix). solve warns with hetlu.linalg.LinAlgWarning (SciPy's)
+where x cannot be trusted: not finite, a backward error above 30 (n + 1) eps (LAPACK's gesv returns
+such an x as a success; the hetlu command equilibrates and escalates instead), or A singular to
+working precision where the solve estimated rcond (PRBT, precision="mixed" or "auto"); the result's
+warnings list says the same. A is copied once, because it is factored in place;
 with overwrite_a=True an A of the right type and layout is factored where it lies, and the result's
 backward_error is then None, since the original A is gone.
 

@@ -4,8 +4,10 @@
 
 #include <complex>
 #include <optional>
+#include <random>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "conditioned_systems.hpp"
@@ -64,6 +66,36 @@ TEST(SolveCheckedRcond, SaysAMatrixIsSingularToWorkingPrecision) {
   expect_singular_to_working_precision(conditioned<double>(n, 1e20, 5).A, n, "double, kappa 1e20");
   expect_singular_to_working_precision(conditioned<zd>(n, 1e20, 5).A, n, "complex, kappa 1e20");
   expect_singular_to_working_precision(conditioned<float>(n, 1e10, 5).A, n, "single, kappa 1e10");
+}
+
+TEST(SolveCheckedRcond, GeppDecidesWherePrbtsEstimateCannotTell) {
+  // PRBT's estimate, from GENP's factors of the randomized matrix, stopped at 1e-15 to 1e-14 on
+  // random matrices with one column the sum of two others (above its own 10 u hand-over to GEPP),
+  // whose rcond is 1e-19: exit 0 with X wrong in every digit. Seeds where PRBT does not fall back.
+  for (const auto& [n, seed] : {std::pair{200, 1u}, {200, 3u}, {500, 2u}}) {
+    std::mt19937_64 rng(seed);
+    std::vector<double> A(static_cast<size_t>(n) * n), b(n, 0.0);
+    for (auto& a : A) a = double(rng() >> 11) * 0x1.0p-53 * 2 - 1;
+    for (int i = 0; i < n; ++i) A[i] = A[i + n] + A[i + 2 * static_cast<size_t>(n)];
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i) b[i] += A[i + static_cast<size_t>(j) * n];
+    const auto r = solve_checked(Solver::prbt, n, 1, A.data(), n, b.data(), n, no_db());
+    const std::string name = "n " + std::to_string(n) + " seed " + std::to_string(seed);
+    ASSERT_EQ(r.info, 0) << name;
+    ASSERT_TRUE(r.rcond.has_value()) << name;
+    EXPECT_LT(*r.rcond, 1.2e-16) << name;
+    EXPECT_TRUE(r.singular_to_working_precision) << name;
+    bool gepp_decided = false;
+    for (const auto& a : r.attempts)
+      gepp_decided = gepp_decided || a.find("GEPP's estimate decides") != std::string::npos;
+    EXPECT_TRUE(gepp_decided) << name << ": PRBT fell back by itself, the case is not exercised";
+  }
+  const int n = 500;
+  // A well-conditioned matrix is answered by PRBT alone.
+  auto s = conditioned<double>(n, 1e4, 3);
+  const auto fine = solve_checked(Solver::prbt, n, 2, s.A.data(), n, s.B.data(), n, no_db());
+  EXPECT_EQ(fine.attempts.size(), 1u);
+  EXPECT_EQ(fine.plan.solver, Solver::prbt);
 }
 
 TEST(SolveCheckedRcond, EstimatesAndDoesNotFlagAnIllConditionedMatrix) {
@@ -170,6 +202,27 @@ TEST(MixedRcond, SaysAMatrixIsSingularToWorkingPrecision) {
   const auto r = mixed(Solver::gepp, A, B, n, 1, false, &iter);
   ASSERT_EQ(r.info, 0);
   EXPECT_TRUE(r.singular_to_working_precision);
+}
+
+TEST(MixedRcond, AutosNextCallsSayItToo) {
+  // After a fall-back that found A near singular, precision auto sends the next calls of that kind
+  // to double at once: they say how singular A is, as the first did.
+  const int n = 1400;
+  const auto A = with_a_column_the_sum_of_two<double>(n);
+  std::vector<double> B(n, 0.0);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) B[i] += A[i + static_cast<size_t>(j) * n];
+  for (int call = 0; call < 3; ++call) {
+    int iter = 0;
+    const auto r = mixed(Solver::gepp, A, B, n, 1, true, &iter);
+    const std::string name = "call " + std::to_string(call) + ": " + r.auto_choice;
+    ASSERT_EQ(r.info, 0) << name;
+    EXPECT_EQ(r.plan.precision, Precision::double_) << name;
+    if (call == 0) EXPECT_NE(r.auto_choice.find("cannot vouch"), std::string::npos) << name;
+    if (call > 0) EXPECT_NE(r.auto_choice.find("last try"), std::string::npos) << name;
+    EXPECT_TRUE(r.singular_to_working_precision) << name;
+    EXPECT_TRUE(says_singular(r)) << name;
+  }
 }
 
 TEST(RcondBound, IsWhatTheSolutionProves) {

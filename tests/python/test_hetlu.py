@@ -1,4 +1,6 @@
 """The Python module, as a NumPy user calls it."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -264,7 +266,8 @@ def test_mixed_precision(db):
     np.testing.assert_allclose(z @ r.x, b, atol=1e-9)
     # Out of single's range: the double solver answers, and says why.
     big = np.diag([1e300, 1.0])
-    r = hetlu.solve(big, np.array([1e300, 1.0]), db=db, precision="mixed")
+    with pytest.warns(hetlu.linalg.LinAlgWarning, match="1.0e-300"):  # kappa_1 = 1e300, as scipy.linalg.solve warns
+        r = hetlu.solve(big, np.array([1e300, 1.0]), db=db, precision="mixed")
     assert r.iter == -2 and np.allclose(r.x, [1, 1])
     with pytest.raises(np.linalg.LinAlgError, match="singular"):
         hetlu.solve(np.ones((3, 3)), np.ones(3), db=db, precision="mixed")
@@ -288,9 +291,34 @@ def test_mixed_precision_reports_how_singular_a_is(db):
     assert hetlu.solve(A, b, db=db, solver="gepp").rcond is None  # LAPACK's gesv estimates nothing
     A[:, -1] = A[:, 0] + A[:, 1]
     for solver in ("gepp", "calu", "prbt"):
-        r = hetlu.solve(A, A @ np.ones(120), db=db, solver=solver, precision="mixed")
+        with pytest.warns(hetlu.linalg.LinAlgWarning, match="singular to working precision"):
+            r = hetlu.solve(A, A @ np.ones(120), db=db, solver=solver, precision="mixed")
         assert r.iter == -1 and r.rcond is not None and r.rcond < np.finfo(np.float64).eps
         assert any("singular to working precision" in w for w in r.warnings), r.warnings
+
+
+def test_an_answer_that_cannot_be_trusted_warns(db):
+    # LAPACK's gesv returns these as a success; hetlu.solve's report says so, and warns.
+    A, b = random_system(60)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = hetlu.solve(A, b, db=db)  # a good answer: nothing said
+    assert not r.warnings
+    # Rows scaled 10^U(-300, 300): GEPP without equilibration leaves omega 0.28, X wrong by 4.6.
+    scale = 10.0 ** np.random.default_rng(0).uniform(-300, 300, 60)
+    for precision in (None, "mixed", "auto"):
+        with pytest.warns(hetlu.linalg.LinAlgWarning, match="inaccurate|not finite"):
+            r = hetlu.solve(A * scale[:, None], b * scale, db=db, solver="gepp", precision=precision)
+        assert any(w.startswith("x is") for w in r.warnings), r.warnings
+    cols = A.copy()
+    cols[:, :30] *= 1e-200
+    cols[:, 30:] *= 1e200
+    with pytest.warns(hetlu.linalg.LinAlgWarning, match="not finite"):
+        r = hetlu.solve(cols, b * 1e200, db=db, solver="gepp")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(hetlu.linalg.LinAlgWarning):
+            hetlu.solve(cols, b * 1e200, db=db, solver="gepp")
 
 
 def test_several_devices(db):
