@@ -58,12 +58,19 @@ namespace {
 
 // Row and column scalings by powers of two (exact), as LAPACK's dgeequb: r_i brings row i's
 // largest magnitude near 1, then c_j column j's of R A. omega is invariant under them, so it is
-// computed on R A C, where |A||x| cannot overflow; the solve uses them only when some row or column
-// of A lies outside [smlnum, 1/smlnum], smlnum = safe minimum / eps (dgesvx's bounds), where pivots
-// or their reciprocals would leave the range (an all-subnormal A, say).
+// computed on R A C, where |A||x| cannot overflow. The solve applies them as dgesvx does (dlaqge):
+// rows where their largest magnitudes differ by more than about 10 (rowcnd < 0.1), columns where
+// those of R A do (colcnd < 0.1), both where some row or column of A lies outside [smlnum,
+// 1/smlnum], smlnum = safe minimum / eps, where pivots or their reciprocals would leave the range
+// (an all-subnormal A, say). Without them, rows scaled 10^U(-20, 20) read as singular to working
+// precision (rcond 1e-42 of A itself, X right to 1e-12) and rows scaled 10^U(-160, 160) as inaccurate.
 struct Scaling {
-  std::vector<int> row, col;  // exponents: r_i = 2^row[i], c_j = 2^col[j]
-  bool needed = false;
+  std::vector<int> row, col;        // exponents: r_i = 2^row[i], c_j = 2^col[j] (omega's)
+  bool rows = false, cols = false;  // whether the solve applies R, C
+  bool extreme = false;             // some row or column lies outside [smlnum, 1/smlnum]
+  bool needed() const { return rows || cols; }
+  int applied_row(int i) const { return rows ? row[i] : 0; }
+  int applied_col(int j) const { return cols ? col[j] : 0; }
 };
 
 // The binary exponent of a nonzero finite v (v = f 2^e, 0.5 <= |f| < 1); INT_MIN for 0.
@@ -74,33 +81,51 @@ int exponent_of(double v) {
   return e;
 }
 
+// Largest magnitudes 2^e apart by e >= 4 (a factor 8 to 32): dlaqge's rowcnd, colcnd < 0.1, on exponents.
+constexpr int badly_scaled_spread = 4;
+
 // Computed on exponents alone: scaling a row first and then taking a column's largest entry would
 // underflow (a column of 1e-300 in rows whose largest entry is 1e300 became zeros, and a
 // nonsingular matrix "singular").
 template <class T>
 Scaling equilibrate(int n, const T* A, int lda) {
+  constexpr int none = std::numeric_limits<int>::min();
   Scaling s;
   s.row.assign(n, 0);
   s.col.assign(n, 0);
   using R = scalar::real_t<T>;
   const double small = double(std::numeric_limits<R>::min()) / double(std::numeric_limits<R>::epsilon());
   const int low = exponent_of(small), high = exponent_of(1 / small);
-  auto outside = [&](int e) { return e != std::numeric_limits<int>::min() && (e < low || e > high); };
+  auto outside = [&](int e) { return e != none && (e < low || e > high); };
   auto entry = [&](int i, int j) { return exponent_of(scalar::abs1(A[i + static_cast<long long>(j) * lda])); };
-  std::vector<int> largest(n, std::numeric_limits<int>::min());
+  // The spread of the nonzero exponents among `e` (0 where fewer than two).
+  auto spread = [&](const std::vector<int>& e) {
+    int least = std::numeric_limits<int>::max(), most = none;
+    for (int v : e)
+      if (v != none) least = std::min(least, v), most = std::max(most, v);
+    return most == none ? 0 : most - least;
+  };
+  std::vector<int> largest(n, none);
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < n; ++i) largest[i] = std::max(largest[i], entry(i, j));
   for (int i = 0; i < n; ++i) {
-    s.row[i] = largest[i] == std::numeric_limits<int>::min() ? 0 : -largest[i];
-    s.needed = s.needed || outside(largest[i]);
+    s.row[i] = largest[i] == none ? 0 : -largest[i];
+    s.extreme = s.extreme || outside(largest[i]);
   }
-  for (int j = 0; j < n; ++j) {
-    int column = std::numeric_limits<int>::min();
-    for (int i = 0; i < n; ++i)
-      if (const int e = entry(i, j); e != std::numeric_limits<int>::min()) column = std::max(column, e + s.row[i]);
-    s.col[j] = column == std::numeric_limits<int>::min() ? 0 : -column;
-    s.needed = s.needed || outside(column);
-  }
+  std::vector<int> column(n, none);
+  auto columns_of = [&](bool rows_scaled) {  // the largest exponent of each column of R A (or A)
+    for (int j = 0; j < n; ++j) {
+      column[j] = none;
+      for (int i = 0; i < n; ++i)
+        if (const int e = entry(i, j); e != none) column[j] = std::max(column[j], e + (rows_scaled ? s.row[i] : 0));
+    }
+  };
+  columns_of(true);
+  for (int j = 0; j < n; ++j) s.extreme = s.extreme || outside(column[j]);
+  s.rows = s.extreme || spread(largest) >= badly_scaled_spread;
+  if (!s.rows) columns_of(false);
+  for (int j = 0; j < n; ++j) s.col[j] = column[j] == none ? 0 : -column[j];
+  s.cols = s.extreme || spread(column) >= badly_scaled_spread;
   return s;
 }
 
@@ -143,16 +168,16 @@ bool all_finite(int n, int nrhs, const T* X, int ldx) {
   return true;
 }
 
-// ||A||_1 of R A C, the matrix solve_scaled factors.
+// ||A||_1 of the matrix solve_scaled factors: R A C as it applies them.
 template <class T>
 double scaled_norm1(int n, const T* A, int lda, const Scaling& s) {
-  if (!s.needed) return kernels::norm1(n, n, A, lda);
+  if (!s.needed()) return kernels::norm1(n, n, A, lda);
   double largest = 0;
   for (int j = 0; j < n; ++j) {
     double sum = 0;
     for (int i = 0; i < n; ++i)
-      sum +=
-          double(std::abs(scalar::scale_by_power_of_two(A[i + static_cast<long long>(j) * lda], s.row[i] + s.col[j])));
+      sum += double(std::abs(
+          scalar::scale_by_power_of_two(A[i + static_cast<long long>(j) * lda], s.applied_row(i) + s.applied_col(j))));
     largest = std::max(largest, sum);
   }
   return largest;
@@ -197,7 +222,7 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
   std::vector<T> B_original(static_cast<size_t>(ld) * nrhs), B_scaled;
   kernels::copy_block(n, nrhs, B, ldb, B_original.data(), ld);
   B_scaled = B_original;
-  if (scaling.needed)
+  if (scaling.rows)
     for (int k = 0; k < nrhs; ++k)
       for (int i = 0; i < n; ++i) {
         T& b = B_scaled[i + static_cast<size_t>(k) * ld];
@@ -223,7 +248,7 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
       for (int i = 0; i < n; ++i) {
         const T a = A[i + static_cast<long long>(j) * lda];
         LU[i + static_cast<size_t>(j) * ld] =
-            scaling.needed ? scalar::scale_by_power_of_two(a, scaling.row[i] + scaling.col[j]) : a;
+            scaling.needed() ? scalar::scale_by_power_of_two(a, scaling.applied_row(i) + scaling.applied_col(j)) : a;
       }
     X = B_scaled;
     Options o = options;
@@ -236,7 +261,7 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
       return report;
     }
     const double proven = rcond_bound(n, nrhs, X.data(), ld, B_scaled.data(), ld, anorm);
-    if (scaling.needed)  // R A C y = R b: x = C y
+    if (scaling.cols)  // R A C y = R b: x = C y
       for (int k = 0; k < nrhs; ++k)
         for (int j = 0; j < n; ++j) {
           T& x = X[j + static_cast<size_t>(k) * ld];
@@ -289,10 +314,16 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
   best.accurate = best_omega <= tolerance;
   best.auto_choice = why;
   check_working_precision_singularity<T>(best);
-  if (scaling.needed)
+  if (scaling.extreme)
     best.warnings.push_back(
         "A has rows or columns near an end of the floating-point range: solved equilibrated by powers of two (as "
         "dgesvx)");
+  else if (scaling.needed())  // as dgesvx's EQUED says it
+    best.attempts.insert(best.attempts.begin(), std::string("equilibrated (as dgesvx): ") +
+                                                    (scaling.rows && scaling.cols ? "rows and columns"
+                                                     : scaling.rows               ? "rows"
+                                                                                  : "columns") +
+                                                    " scaled by powers of two; rcond is the equilibrated matrix's");
   return best;
 }
 
@@ -333,10 +364,10 @@ SolveReport solve_checked(std::optional<Solver> solver, int n, int nrhs, const T
   Scaling scaling = equilibrate(n, A, lda);
   std::vector<T> X;
   SolveReport report = solve_scaled(solver, n, nrhs, A, lda, B, ldb, options, scaling, X);
-  if (report.info > 0 && scaling.needed) {
+  if (report.info > 0 && scaling.needed()) {
     // Only the equilibrated matrix was singular (an entry far below its column's largest
     // underflowed): the answer is A's own, unscaled.
-    scaling = Scaling{std::vector<int>(n, 0), std::vector<int>(n, 0), false};
+    scaling = Scaling{std::vector<int>(n, 0), std::vector<int>(n, 0)};
     report = solve_scaled(solver, n, nrhs, A, lda, B, ldb, options, scaling, X);
   }
   if (report.info == 0) kernels::copy_block(n, nrhs, X.data(), std::max(1, n), B, ldb);

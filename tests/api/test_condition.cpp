@@ -2,6 +2,8 @@
 // info = n + 1), PRBT's own estimate, and the bound a solution proves.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <complex>
 #include <optional>
 #include <random>
@@ -94,8 +96,44 @@ TEST(SolveCheckedRcond, GeppDecidesWherePrbtsEstimateCannotTell) {
   // A well-conditioned matrix is answered by PRBT alone.
   auto s = conditioned<double>(n, 1e4, 3);
   const auto fine = solve_checked(Solver::prbt, n, 2, s.A.data(), n, s.B.data(), n, no_db());
-  EXPECT_EQ(fine.attempts.size(), 1u);
+  for (const auto& a : fine.attempts) EXPECT_EQ(a.find("GEPP's estimate decides"), std::string::npos) << a;
   EXPECT_EQ(fine.plan.solver, Solver::prbt);
+}
+
+TEST(SolveCheckedRcond, EquilibratesBadlyScaledRowsAndColumnsAsDgesvx) {
+  // Rows or columns scaled 10^U(-e, e): A's own rcond is tiny (1e-42 at e = 20), the equilibrated
+  // matrix's is not, and X is right to 1e-12. Unequilibrated, e = 20 read as singular to working
+  // precision (exit 5), and e = 160 as inaccurate (exit 4).
+  const int n = 100;
+  const auto base = conditioned<double>(n, 100, 9).A;
+  std::mt19937_64 rng(4);
+  for (const bool rows : {true, false})
+    for (const double e : {20.0, 160.0, 250.0}) {
+      std::uniform_real_distribution<double> exponent(-e, e);
+      std::vector<double> scale(n);
+      for (auto& v : scale) v = std::pow(10.0, exponent(rng));
+      auto A = base;
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) A[i + static_cast<size_t>(j) * n] *= rows ? scale[i] : scale[j];
+      std::vector<double> x(n), b(n, 0.0);  // x = 1, or 1 / scale_j where the columns are scaled
+      for (int j = 0; j < n; ++j) x[j] = rows ? 1.0 : 1.0 / scale[j];
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) b[i] += A[i + static_cast<size_t>(j) * n] * x[j];
+      for (const auto& solver : every_solver) {
+        auto X = b;
+        const auto r = solve_checked(solver, n, 1, A.data(), n, X.data(), n, no_db());
+        const std::string name = std::string(rows ? "rows" : "columns") + " 10^+-" + std::to_string(int(e)) + " " +
+                                 (solver ? to_string(*solver) : "auto");
+        ASSERT_EQ(r.info, 0) << name;
+        EXPECT_TRUE(r.accurate) << name;
+        EXPECT_FALSE(r.singular_to_working_precision) << name;
+        ASSERT_TRUE(r.rcond.has_value()) << name;
+        EXPECT_GT(*r.rcond, 1e-6) << name;  // the equilibrated matrix's, as dgesvx reports it
+        double error = 0;
+        for (int i = 0; i < n; ++i) error = std::max(error, std::abs(X[i] / x[i] - 1));
+        EXPECT_LT(error, 1e-10) << name;
+      }
+    }
 }
 
 TEST(SolveCheckedRcond, EstimatesAndDoesNotFlagAnIllConditionedMatrix) {
