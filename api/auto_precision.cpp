@@ -201,7 +201,7 @@ SolveReport auto_precision_gesv(Solver solver, int n, int nrhs, T* A, int lda, i
     const double anorm = estimate ? kernels::norm1(n, n, A, lda) : 0;
     SolveReport report = gesv(solver, n, nrhs, A, lda, ipiv, X, ldx, checked);
     if (estimate && report.info == 0) {
-      report.rcond = std::min(rcond_bound(n, nrhs, X, ldx, B, ldb, anorm), rcond_estimate(n, A, lda, ipiv, anorm));
+      report.rcond = rcond_of_solution(n, nrhs, A, lda, ipiv, X, ldx, B, ldb, anorm);
       check_working_precision_singularity<T>(report);
     }
     report.auto_choice = why;

@@ -65,12 +65,13 @@ namespace {
 // (an all-subnormal A, say). Without them, rows scaled 10^U(-20, 20) read as singular to working
 // precision (rcond 1e-42 of A itself, X right to 1e-12) and rows scaled 10^U(-160, 160) as inaccurate.
 struct Scaling {
-  std::vector<int> row, col;        // exponents: r_i = 2^row[i], c_j = 2^col[j] (omega's)
+  std::vector<int> row, col;        // omega's exponents: r_i = 2^row[i], c_j = 2^col[j] of R A
+  std::vector<int> solve_col;       // the solve's c_j: of R A where it applies R, else of A
   bool rows = false, cols = false;  // whether the solve applies R, C
   bool extreme = false;             // some row or column lies outside [smlnum, 1/smlnum]
   bool needed() const { return rows || cols; }
   int applied_row(int i) const { return rows ? row[i] : 0; }
-  int applied_col(int j) const { return cols ? col[j] : 0; }
+  int applied_col(int j) const { return cols ? solve_col[j] : 0; }
 };
 
 // The binary exponent of a nonzero finite v (v = f 2^e, 0.5 <= |f| < 1); INT_MIN for 0.
@@ -121,10 +122,14 @@ Scaling equilibrate(int n, const T* A, int lda) {
     }
   };
   columns_of(true);
-  for (int j = 0; j < n; ++j) s.extreme = s.extreme || outside(column[j]);
+  for (int j = 0; j < n; ++j) {
+    s.col[j] = column[j] == none ? 0 : -column[j];
+    s.extreme = s.extreme || outside(column[j]);
+  }
   s.rows = s.extreme || spread(largest) >= badly_scaled_spread;
   if (!s.rows) columns_of(false);
-  for (int j = 0; j < n; ++j) s.col[j] = column[j] == none ? 0 : -column[j];
+  s.solve_col.resize(n);
+  for (int j = 0; j < n; ++j) s.solve_col[j] = column[j] == none ? 0 : -column[j];
   s.cols = s.extreme || spread(column) >= badly_scaled_spread;
   return s;
 }
@@ -238,8 +243,13 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
   const double anorm = scaled_norm1(n, A, lda, scaling);
   // PRBT's estimate comes from GENP's factors of the randomized matrix, whose rounding errors (grown
   // by GENP) bound it from below: on matrices singular to working precision it stopped at 1e-15 to
-  // 1e-14 (n = 200 to 1000), where GEPP's factors gave 1e-19. Below this, GEPP's estimate decides.
-  const double prbt_cannot_tell_below = 10.0 * std::max(1, n) * accuracy::unit_roundoff<T>();
+  // 1e-14 (10 u to 100 u, n = 200 to 1000), where GEPP's factors gave 1e-19. Below this, GEPP's
+  // estimate decides (and GEPP's answer stands where its omega is smaller). Double precision only:
+  // in single the floor lies near a random 1000 x 1000 matrix's rcond (3e-6 = 50 u), and every
+  // such solve would pay for GEPP too.
+  const double prbt_cannot_tell_below = std::is_same_v<scalar::real_t<T>, double>
+                                            ? std::min(10.0 * std::max(1, n), 1000.0) * accuracy::unit_roundoff<T>()
+                                            : 0.0;
   bool verdict_wanted = false;
   std::optional<double> verdict;  // GEPP's estimate, where PRBT's could not tell
   for (size_t k = 0; k < attempts.size(); ++k) {
@@ -262,10 +272,10 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
     }
     const double proven = rcond_bound(n, nrhs, X.data(), ld, B_scaled.data(), ld, anorm);
     if (scaling.cols)  // R A C y = R b: x = C y
-      for (int k = 0; k < nrhs; ++k)
+      for (int column = 0; column < nrhs; ++column)
         for (int j = 0; j < n; ++j) {
-          T& x = X[j + static_cast<size_t>(k) * ld];
-          x = scalar::scale_by_power_of_two(x, scaling.col[j]);
+          T& x = X[j + static_cast<size_t>(column) * ld];
+          x = scalar::scale_by_power_of_two(x, scaling.applied_col(j));
         }
     const double omega = all_finite(n, nrhs, X.data(), ld)
                              ? scaled_backward_error(n, nrhs, A, lda, X.data(), ld, B_original.data(), ld, scaling)
@@ -307,7 +317,7 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
       best.attempts.push_back(line);
       continue;
     }
-    if (omega <= tolerance) break;
+    if (best_omega <= tolerance) break;
   }
   if (verdict) best.rcond = std::min(*best.rcond, *verdict);
   best.backward_error = best_omega;
@@ -318,12 +328,14 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
     best.warnings.push_back(
         "A has rows or columns near an end of the floating-point range: solved equilibrated by powers of two (as "
         "dgesvx)");
-  else if (scaling.needed())  // as dgesvx's EQUED says it
-    best.attempts.insert(best.attempts.begin(), std::string("equilibrated (as dgesvx): ") +
-                                                    (scaling.rows && scaling.cols ? "rows and columns"
-                                                     : scaling.rows               ? "rows"
-                                                                                  : "columns") +
-                                                    " scaled by powers of two; rcond is the equilibrated matrix's");
+  else if (scaling.needed()) {  // as dgesvx's EQUED says it
+    const std::string equed = std::string("equilibrated as dgesvx (") +
+                              (scaling.rows && scaling.cols ? "rows and columns"
+                               : scaling.rows               ? "rows"
+                                                            : "columns") +
+                              "; rcond is the equilibrated matrix's)";
+    best.note = best.note.empty() ? equed : best.note + "; " + equed;
+  }
   return best;
 }
 
@@ -344,9 +356,18 @@ double rcond_bound(int n, int nrhs, const T* X, int ldx, const T* B, int ldb, do
 }
 
 template <class T>
+double rcond_of_solution(int n, int nrhs, const T* LU, int lda, const int* ipiv, const T* X, int ldx, const T* B,
+                         int ldb, double anorm) {
+  return std::min(rcond_bound(n, nrhs, X, ldx, B, ldb, anorm), rcond_estimate(n, LU, lda, ipiv, anorm));
+}
+
+template <class T>
 void check_working_precision_singularity(SolveReport& report) {
   const double eps = accuracy::unit_roundoff<T>();
   if (!report.rcond || *report.rcond >= eps) return;
+  // Said once, with the latest estimate (solve_checked checks again what gesv checked for PRBT).
+  const std::string said = "A is singular to working precision";
+  std::erase_if(report.warnings, [&](const std::string& w) { return w.rfind(said, 0) == 0; });
   report.singular_to_working_precision = true;
   char line[240];
   std::snprintf(line, sizeof line,
@@ -364,10 +385,10 @@ SolveReport solve_checked(std::optional<Solver> solver, int n, int nrhs, const T
   Scaling scaling = equilibrate(n, A, lda);
   std::vector<T> X;
   SolveReport report = solve_scaled(solver, n, nrhs, A, lda, B, ldb, options, scaling, X);
-  if (report.info > 0 && scaling.needed()) {
+  if (report.info > 0 && scaling.extreme) {
     // Only the equilibrated matrix was singular (an entry far below its column's largest
     // underflowed): the answer is A's own, unscaled.
-    scaling = Scaling{std::vector<int>(n, 0), std::vector<int>(n, 0)};
+    scaling = Scaling{std::vector<int>(n, 0), std::vector<int>(n, 0), std::vector<int>(n, 0)};
     report = solve_scaled(solver, n, nrhs, A, lda, B, ldb, options, scaling, X);
   }
   if (report.info == 0) kernels::copy_block(n, nrhs, X.data(), std::max(1, n), B, ldb);
@@ -736,6 +757,16 @@ template double rcond_bound<std::complex<double>>(int, int, const std::complex<d
                                                   const std::complex<double>*, int, double);
 template double rcond_bound<std::complex<float>>(int, int, const std::complex<float>*, int, const std::complex<float>*,
                                                  int, double);
+template double rcond_of_solution<float>(int, int, const float*, int, const int*, const float*, int, const float*, int,
+                                         double);
+template double rcond_of_solution<double>(int, int, const double*, int, const int*, const double*, int, const double*,
+                                          int, double);
+template double rcond_of_solution<std::complex<double>>(int, int, const std::complex<double>*, int, const int*,
+                                                        const std::complex<double>*, int, const std::complex<double>*,
+                                                        int, double);
+template double rcond_of_solution<std::complex<float>>(int, int, const std::complex<float>*, int, const int*,
+                                                       const std::complex<float>*, int, const std::complex<float>*, int,
+                                                       double);
 template void check_working_precision_singularity<float>(SolveReport&);
 template void check_working_precision_singularity<double>(SolveReport&);
 template void check_working_precision_singularity<std::complex<double>>(SolveReport&);

@@ -67,13 +67,14 @@ SolveReport solve_mixed(Solver solver, std::optional<Solver> asked, bool automat
     // solver estimates it); where precision auto's double solver answered with GEPP or CALU (it
     // estimates only where the mixed path's certificate failed), dgecon's estimate from its factors
     // in A, never above what X proves.
-    if (!report.rcond ||
-        (automatic && report.plan.precision == Precision::double_ && report.plan.solver != Solver::prbt)) {
+    const bool double_factors_in_a =  // GEPP's or CALU's, not a mixed answer's (A untouched, ipiv unset)
+        report.plan.precision == Precision::double_ && report.plan.solver != Solver::prbt;
+    if (double_factors_in_a && (!report.rcond || automatic)) {
       const double anorm = kernels::norm1(n, n, A0.data(), ld);
-      report.rcond = std::min({report.rcond.value_or(1.0), rcond_bound(n, nrhs, B.data(), ld, B0.data(), ld, anorm),
-                               rcond_estimate(n, A.data(), ld, ipiv.data(), anorm)});
+      report.rcond = std::min(report.rcond.value_or(1.0), rcond_of_solution(n, nrhs, A.data(), ld, ipiv.data(),
+                                                                            B.data(), ld, B0.data(), ld, anorm));
     }
-    if (*report.rcond >= accuracy::unit_roundoff<T>()) return report;
+    if (report.rcond.value_or(1.0) >= accuracy::unit_roundoff<T>()) return report;
   }
   // Never worse than --precision double: its solver equilibrates a matrix near an end of the range
   // (mixed's own fallback to double, as dsgesv's, does not: entries of 1e300 came back not finite,

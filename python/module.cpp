@@ -170,7 +170,7 @@ void warn_where_untrustworthy(SolveResult& r, int n, const T* X, long long entri
   if (raised.empty()) return;
   const py::object category = py::module_::import("hetlu.linalg").attr("LinAlgWarning");
   for (const auto& w : raised)
-    if (PyErr_WarnEx(category.ptr(), w.c_str(), 2) != 0) throw py::error_already_set();
+    if (PyErr_WarnEx(category.ptr(), w.c_str(), 1) != 0) throw py::error_already_set();
 }
 
 template <class T>

@@ -129,6 +129,7 @@ RoundedMatrix round_matrix_to_low(int n, const T* A, int lda, Low* to) {
       finite = scalar::all_finite(column, n) && finite;
       fits = round_column(n, column, to + static_cast<long long>(j) * n) && fits;
       double sum = 0;
+#pragma omp simd reduction(+ : sum)
       for (int i = 0; i < n; ++i) {
         const double a = std::abs(column[i]);
         mine[i] += a;

@@ -207,6 +207,12 @@ double rcond_estimate(int n, const T* LU, int lda, const int* ipiv, double anorm
 template <class T>
 double rcond_bound(int n, int nrhs, const T* X, int ldx, const T* B, int ldb, double anorm);
 
+// What a solve reports as rcond from the LU factors and pivots it left (GEPP, CALU) and its X:
+// rcond_estimate, never above rcond_bound (anorm = ||A||_1 of the matrix factored).
+template <class T>
+double rcond_of_solution(int n, int nrhs, const T* LU, int lda, const int* ipiv, const T* X, int ldx, const T* B,
+                         int ldb, double anorm);
+
 // Where report.rcond < eps (of T's precision): sets report.singular_to_working_precision and says
 // so in report.warnings, as solve_checked does.
 template <class T>

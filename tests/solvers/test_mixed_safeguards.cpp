@@ -7,6 +7,7 @@
 #include <cmath>
 #include <complex>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "solvers/accuracy.hpp"
@@ -130,6 +131,24 @@ TEST(MixedSafeguards, OmegaIsPolishedAndStaysBelowTheBound) {
   EXPECT_EQ(refused.details.iter, -31);
   EXPECT_LT(accuracy::backward_error(n, 2, s.A.data(), n, refused.X.data(), n, s.B.data(), n),
             30 * (n + 1) * accuracy::unit_roundoff<double>());
+}
+
+// LAPACK's dsgesv (OpenBLAS 0.3.21's) returned ITER = 10, converged, with X infinite on a
+// 1000 x 1000 matrix of kappa_2 = 1e10 (`bench_dsgesv_overflow 1000 1e10`, bench/dsgesv_overflow.c):
+// refinement diverged until X overflowed, and its test RNRM < XNRM * CTE held with XNRM = inf. Here, even with LAPACK's
+// semantics (no safeguards), a converged X is finite, and one that overflows is no answer (-31: the double solver's,
+// finite).
+TEST(MixedSafeguards, ANonFiniteXIsNeverConverged) {
+  const int n = 300;
+  for (double cond : {1e9, 1e10, 1e11, 1e12})
+    for (unsigned seed : {1u, 2u}) {
+      const auto s = conditioned<double>(n, cond, seed);
+      const MixedRun run = mixed(s, 2, {});
+      SCOPED_TRACE(std::to_string(cond) + " seed " + std::to_string(seed) + " ITER " +
+                   std::to_string(run.details.iter));
+      EXPECT_EQ(run.info, 0);
+      for (double x : run.X) ASSERT_TRUE(std::isfinite(x));
+    }
 }
 
 // A zero right-hand side has the solution 0 with residual 0: converged, as dsgesv's
