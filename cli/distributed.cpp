@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <optional>
 
 #include "cli/commands.hpp"
@@ -23,6 +24,7 @@
 #include "hetlu/distributed.hpp"
 #include "hetlu/hetlu.hpp"
 #include "solvers/accuracy.hpp"
+#include "solvers/condition.hpp"
 
 namespace hetlu::cli {
 namespace {
@@ -195,6 +197,24 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
         args.a_path, omega, tolerance, exit_inaccurate);
     status = exit_inaccurate;
   }
+  // How singular A is, as hetlu solve says it: dgecon's estimate from the factors gathered back into
+  // A, never above what X proves. The pivots stayed on the grid, but A = P L U gives ||A^-1||_1 =
+  // ||U^-1 L^-1 P^T||_1 = ||U^-1 L^-1||_1 (permuting columns keeps the 1-norm): the factors with no
+  // interchange estimate it.
+  SolveReport condition;
+  if (n > 0) {
+    std::vector<int> no_interchange(n);
+    std::iota(no_interchange.begin(), no_interchange.end(), 1);
+    condition.rcond = rcond_of_solution(n, nrhs, A.data(), ld, no_interchange.data(), B.data(), ld, B0.data(), ld,
+                                        kernels::norm1(n, n, A0.data(), ld));
+    check_working_precision_singularity<T>(condition);
+  }
+  warn_all(condition.warnings);
+  if (condition.singular_to_working_precision && status == exit_ok) {
+    std::cerr << fmt::format("hetlu: warning: {}: the solution is not reliable (exit status {})\n", args.a_path,
+                             exit_singular_to_working_precision);
+    status = exit_singular_to_working_precision;
+  }
   DenseMatrix X;
   X.rows = n, X.cols = nrhs, X.values.assign(B.begin(), B.end());
   if (!args.x_path.empty()) write_matrix_market(args.x_path, X, inputs);
@@ -212,8 +232,10 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
                                 {"solve_seconds", report.solve_seconds},
                                 {"gflops", gflops},
                                 {"backward_error", omega},
-                                {"accurate", status == exit_ok},
+                                {"accurate", status != exit_inaccurate},
+                                {"singular_to_working_precision", condition.singular_to_working_precision},
                                 {"info", report.info}};
+    if (condition.rcond) j["rcond"] = *condition.rcond;
     if (!args.x_path.empty())
       j["output"] = args.x_path;
     else
