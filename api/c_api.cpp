@@ -9,6 +9,7 @@
 #include "hetlu/detail/c_guard.hpp"
 #include "hetlu/hetlu.h"
 #include "hetlu/hetlu.hpp"
+#include "solvers/checks.hpp"
 
 namespace {
 thread_local std::string last_error;
@@ -228,6 +229,15 @@ hetlu_status getrs_c(char trans, int n, int nrhs, const T* LU, int lda, const in
 }
 
 template <class T>
+hetlu_status gecon_c(int n, const T* LU, int lda, const int* ipiv, double anorm, double* rcond) {
+  return guarded([&] {
+    hetlu::checks::not_null("rcond", rcond, 1);
+    *rcond = hetlu::rcond_estimate(n, LU, lda, ipiv, anorm);
+    return HETLU_SUCCESS;
+  });
+}
+
+template <class T>
 hetlu_status gesv_c(int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, int* info, const hetlu_options* o,
                     hetlu_report* r) {
   return guarded([&] {
@@ -299,6 +309,19 @@ hetlu_status hetlu_dgetrs(char trans, int n, int nrhs, const double* LU, int lda
 }
 hetlu_status hetlu_sgetrs(char trans, int n, int nrhs, const float* LU, int lda, const int* ipiv, float* B, int ldb) {
   return getrs_c(trans, n, nrhs, LU, lda, ipiv, B, ldb);
+}
+hetlu_status hetlu_dgecon(int n, const double* LU, int lda, const int* ipiv, double anorm, double* rcond) {
+  return gecon_c(n, LU, lda, ipiv, anorm, rcond);
+}
+hetlu_status hetlu_sgecon(int n, const float* LU, int lda, const int* ipiv, double anorm, double* rcond) {
+  return gecon_c(n, LU, lda, ipiv, anorm, rcond);
+}
+hetlu_status hetlu_zgecon(int n, const hetlu_complex_double* LU, int lda, const int* ipiv, double anorm,
+                          double* rcond) {
+  return gecon_c(n, LU, lda, ipiv, anorm, rcond);
+}
+hetlu_status hetlu_cgecon(int n, const hetlu_complex_float* LU, int lda, const int* ipiv, double anorm, double* rcond) {
+  return gecon_c(n, LU, lda, ipiv, anorm, rcond);
 }
 hetlu_status hetlu_dgesv(int n, int nrhs, double* A, int lda, int* ipiv, double* B, int ldb, int* info,
                          const hetlu_options* options, hetlu_report* report) {

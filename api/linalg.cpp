@@ -68,7 +68,10 @@ template <class T>
 double rcond_estimate(int n, const T* LU, int lda, const int* ipiv, double anorm) {
   checks::non_negative("n", n);
   checks::at_least("lda", lda, "max(1, n)", std::max(1, n));
-  if (anorm < 0) throw InvalidArgument("anorm = " + std::to_string(anorm) + " must be >= 0");
+  checks::not_null("LU", LU, static_cast<long long>(n) * n);
+  checks::not_null("ipiv", ipiv, n);
+  checks::pivots("ipiv", n, ipiv);  // the solves with the factors index rows by them
+  if (!(anorm >= 0)) throw InvalidArgument("anorm = " + std::to_string(anorm) + " must be >= 0 (||A||_1)");
   return variants::lu_reciprocal_condition(n, LU, lda, ipiv, anorm);
 }
 

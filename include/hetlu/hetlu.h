@@ -110,6 +110,16 @@ hetlu_status hetlu_zgetrs(char trans, int n, int nrhs, const hetlu_complex_doubl
 hetlu_status hetlu_cgetrs(char trans, int n, int nrhs, const hetlu_complex_float* LU, int lda, const int* ipiv,
                           hetlu_complex_float* B, int ldb);
 
+/* The reciprocal 1-norm condition number of A from its getrf factors and pivots, as LAPACK's ?gecon
+ * (Hager's estimate with Higham's refinements: about five solves with the factors): anorm is ||A||_1
+ * of A before it was factored; *rcond is 0 where a pivot U(k,k) is exactly zero, and below eps
+ * (1.1e-16 in double, 6.0e-8 in single) A is singular to working precision: a solution may have no
+ * correct digit (dgesvx's info = n + 1). Since 0.3. */
+hetlu_status hetlu_dgecon(int n, const double* LU, int lda, const int* ipiv, double anorm, double* rcond);
+hetlu_status hetlu_sgecon(int n, const float* LU, int lda, const int* ipiv, double anorm, double* rcond);
+hetlu_status hetlu_zgecon(int n, const hetlu_complex_double* LU, int lda, const int* ipiv, double anorm, double* rcond);
+hetlu_status hetlu_cgecon(int n, const hetlu_complex_float* LU, int lda, const int* ipiv, double anorm, double* rcond);
+
 /* Solves A X = B; A is overwritten by its factors and B by X (B untouched when singular). */
 hetlu_status hetlu_dgesv(int n, int nrhs, double* A, int lda, int* ipiv, double* B, int ldb, int* info,
                          const hetlu_options* options, hetlu_report* report);

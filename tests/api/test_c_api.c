@@ -41,6 +41,41 @@ int main(void) {
   check(hetlu_dgetrs('Q', 2, 1, LU, 2, piv2, X, 2) == HETLU_ERROR_INVALID_ARGUMENT, "dgetrs rejects trans 'Q'");
   check(strstr(hetlu_last_error(), "trans") != NULL, "the message names trans");
 
+  {
+    /* gecon: A = [[2, 1], [1, 3]] (||A||_1 = 4, ||A^-1||_1 = 4/5: rcond = 5/16), and a nearly
+     * singular one, [[1, 1], [1, 1 + 1e-17]] (rounds to exactly singular: rcond 0). */
+    double G[4] = {2, 1, 1, 3}, rcond = -1;
+    int p[2];
+    hetlu_dgetrf(2, 2, G, 2, p, &info, &options, NULL);
+    s = hetlu_dgecon(2, G, 2, p, 4.0, &rcond);
+    check(s == HETLU_SUCCESS && fabs(rcond - 5.0 / 16) < 1e-15, "dgecon: rcond = 1 / (||A||_1 ||A^-1||_1)");
+    float Gs[4] = {2, 1, 1, 3};
+    hetlu_sgetrf(2, 2, Gs, 2, p, &info, &options, NULL);
+    s = hetlu_sgecon(2, Gs, 2, p, 4.0, &rcond);
+    check(s == HETLU_SUCCESS && fabs(rcond - 5.0 / 16) < 1e-6, "sgecon too");
+    hetlu_complex_double Z[4] = {2, 1, 1, 3};
+    hetlu_zgetrf(2, 2, Z, 2, p, &info, &options, NULL);
+    s = hetlu_zgecon(2, Z, 2, p, 4.0, &rcond);
+    check(s == HETLU_SUCCESS && fabs(rcond - 5.0 / 16) < 1e-15, "zgecon too");
+    hetlu_complex_float C[4] = {2, 1, 1, 3};
+    hetlu_cgetrf(2, 2, C, 2, p, &info, &options, NULL);
+    s = hetlu_cgecon(2, C, 2, p, 4.0, &rcond);
+    check(s == HETLU_SUCCESS && fabs(rcond - 5.0 / 16) < 1e-6, "cgecon too");
+    double Y[4] = {1, 1, 1, 1 + 1e-17};
+    hetlu_dgetrf(2, 2, Y, 2, p, &info, &options, NULL);
+    s = hetlu_dgecon(2, Y, 2, p, 2.0, &rcond);
+    check(s == HETLU_SUCCESS && rcond == 0, "dgecon: an exactly zero pivot gives rcond 0");
+    int bad[2] = {3, 2};
+    check(hetlu_dgecon(2, G, 2, bad, 4.0, &rcond) == HETLU_ERROR_INVALID_ARGUMENT &&
+              strstr(hetlu_last_error(), "ipiv") != NULL,
+          "dgecon refuses a pivot outside [1, n], naming ipiv");
+    check(hetlu_dgecon(2, G, 2, p, NAN, &rcond) == HETLU_ERROR_INVALID_ARGUMENT, "dgecon refuses anorm = NaN");
+    check(hetlu_dgecon(2, G, 2, p, 4.0, NULL) == HETLU_ERROR_INVALID_ARGUMENT &&
+              strstr(hetlu_last_error(), "rcond") != NULL,
+          "dgecon refuses a null rcond");
+    check(hetlu_dgecon(2, NULL, 2, p, 4.0, &rcond) == HETLU_ERROR_INVALID_ARGUMENT, "dgecon refuses a null LU");
+    check(hetlu_dgecon(0, NULL, 1, NULL, 0.0, &rcond) == HETLU_SUCCESS && rcond == 1, "dgecon of n = 0 is 1");
+  }
   double S[4] = {1, 2, 2, 4}, b2[2] = {1, 1};
   s = hetlu_dgesv(2, 1, S, 2, piv2, b2, 2, &info, &options, NULL);
   check(s == HETLU_ERROR_SINGULAR && info == 2, "a singular matrix gives HETLU_ERROR_SINGULAR and info = 2");
