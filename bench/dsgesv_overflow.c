@@ -47,6 +47,12 @@ int main(int argc, char** argv) {
     reflect(n, A, v, side == 0);
   }
   for (int i = 0; i < n; ++i) b[i] = 2 * (rand() / (double)RAND_MAX) - 1;
+  double* A0 = malloc((size_t)n * n * sizeof *A0); /* dsgesv leaves A factored where it falls back */
+  if (!A0) {
+    fprintf(stderr, "out of memory\n");
+    return 1;
+  }
+  for (size_t k = 0; k < (size_t)n * n; ++k) A0[k] = A[k];
   int iter = 0, info = 0;
   dsgesv_(&n, &one, A, &n, ipiv, b, &n, x, &n, work, swork, &iter, &info);
   int finite = 1;
@@ -55,7 +61,15 @@ int main(int argc, char** argv) {
     finite = finite && isfinite(x[i]);
     if (fabs(x[i]) > largest) largest = fabs(x[i]);
   }
-  printf("n = %d, kappa_2 = %.0e: INFO %d, ITER %d, X %s, max |x_i| = %.3e%s\n", n, kappa, info, iter,
-         finite ? "finite" : "NOT finite", largest, iter >= 0 && !finite ? "  <- converged with a non-finite X" : "");
+  /* omega = max_i |b - A x|_i / (|A| |x| + |b|)_i, the componentwise backward error. */
+  double omega = 0;
+  for (int i = 0; i < n && finite; ++i) {
+    double r = b[i], m = fabs(b[i]);
+    for (int j = 0; j < n; ++j) r -= A0[i + (size_t)j * n] * x[j], m += fabs(A0[i + (size_t)j * n] * x[j]);
+    if (m > 0 && fabs(r) / m > omega) omega = fabs(r) / m;
+  }
+  printf("n = %d, kappa_2 = %.0e: INFO %d, ITER %d, X %s, max |x_i| = %.3e, omega = %.1e%s\n", n, kappa, info, iter,
+         finite ? "finite" : "NOT finite", largest, finite ? omega : INFINITY,
+         iter >= 0 && !finite ? "  <- converged with a non-finite X" : "");
   return 0;
 }
