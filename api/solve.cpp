@@ -20,6 +20,7 @@
 #include "solvers/lu_factors.hpp"
 #include "solvers/row_omega.hpp"
 #include "solvers/scalar.hpp"
+#include "solvers/variants.hpp"
 #include "solvers/vendor_lapack.hpp"
 #include "solvers/workspace.hpp"
 
@@ -58,20 +59,23 @@ namespace {
 
 // Row and column scalings by powers of two (exact), as LAPACK's dgeequb: r_i brings row i's
 // largest magnitude near 1, then c_j column j's of R A. omega is invariant under them, so it is
-// computed on R A C, where |A||x| cannot overflow. The solve applies them as dgesvx does (dlaqge):
-// rows where their largest magnitudes differ by more than about 10 (rowcnd < 0.1), columns where
-// those of R A do (colcnd < 0.1), both where some row or column of A lies outside [smlnum,
-// 1/smlnum], smlnum = safe minimum / eps, where pivots or their reciprocals would leave the range
-// (an all-subnormal A, say). Without them, rows scaled 10^U(-20, 20) read as singular to working
-// precision (rcond 1e-42 of A itself, X right to 1e-12) and rows scaled 10^U(-160, 160) as inaccurate.
+// computed on R A C, where |A||x| cannot overflow. The solve applies R where the rows' largest
+// magnitudes differ by more than about 10 (dlaqge's rowcnd < 0.1, as dgesvx), and R and C both
+// where some row or column lies outside [smlnum, 1/smlnum], smlnum = safe minimum / eps, where
+// pivots or their reciprocals would leave the range (an all-subnormal A, say). Columns are not
+// scaled otherwise: GEPP's and CALU's pivots do not depend on them, and the estimated rcond, of R A,
+// then bounds the error of X itself. dgesvx's rcond, of R A C, bounds only that of C^-1 X: a column
+// scaled by 2^-400 with x_j = 0 came back as x_j = -5e106 with rcond(R A C) = 9e-4 (exit 0), where
+// rcond(R A) = 4e-123 says exit 5. Without R, rows scaled 10^U(-20, 20) read as singular to working
+// precision (rcond 1e-42 of A itself, X right to 1e-12) and rows scaled 10^U(-160, 160) as
+// inaccurate.
 struct Scaling {
-  std::vector<int> row, col;        // omega's exponents: r_i = 2^row[i], c_j = 2^col[j] of R A
-  std::vector<int> solve_col;       // the solve's c_j: of R A where it applies R, else of A
+  std::vector<int> row, col;        // exponents: r_i = 2^row[i], c_j = 2^col[j] (of R A)
   bool rows = false, cols = false;  // whether the solve applies R, C
   bool extreme = false;             // some row or column lies outside [smlnum, 1/smlnum]
   bool needed() const { return rows || cols; }
   int applied_row(int i) const { return rows ? row[i] : 0; }
-  int applied_col(int j) const { return cols ? solve_col[j] : 0; }
+  int applied_col(int j) const { return cols ? col[j] : 0; }
 };
 
 // The binary exponent of a nonzero finite v (v = f 2^e, 0.5 <= |f| < 1); INT_MIN for 0.
@@ -113,24 +117,15 @@ Scaling equilibrate(int n, const T* A, int lda) {
     s.row[i] = largest[i] == none ? 0 : -largest[i];
     s.extreme = s.extreme || outside(largest[i]);
   }
-  std::vector<int> column(n, none);
-  auto columns_of = [&](bool rows_scaled) {  // the largest exponent of each column of R A (or A)
-    for (int j = 0; j < n; ++j) {
-      column[j] = none;
-      for (int i = 0; i < n; ++i)
-        if (const int e = entry(i, j); e != none) column[j] = std::max(column[j], e + (rows_scaled ? s.row[i] : 0));
-    }
-  };
-  columns_of(true);
   for (int j = 0; j < n; ++j) {
-    s.col[j] = column[j] == none ? 0 : -column[j];
-    s.extreme = s.extreme || outside(column[j]);
+    int column = none;
+    for (int i = 0; i < n; ++i)
+      if (const int e = entry(i, j); e != none) column = std::max(column, e + s.row[i]);
+    s.col[j] = column == none ? 0 : -column;
+    s.extreme = s.extreme || outside(column);
   }
   s.rows = s.extreme || spread(largest) >= badly_scaled_spread;
-  if (!s.rows) columns_of(false);
-  s.solve_col.resize(n);
-  for (int j = 0; j < n; ++j) s.solve_col[j] = column[j] == none ? 0 : -column[j];
-  s.cols = s.extreme || spread(column) >= badly_scaled_spread;
+  s.cols = s.extreme;
   return s;
 }
 
@@ -173,19 +168,41 @@ bool all_finite(int n, int nrhs, const T* X, int ldx) {
   return true;
 }
 
-// ||A||_1 of the matrix solve_scaled factors: R A C as it applies them.
+// ||R A||_1: the matrix whose rcond solve_scaled reports (rows scaled as it applies them).
 template <class T>
 double scaled_norm1(int n, const T* A, int lda, const Scaling& s) {
-  if (!s.needed()) return kernels::norm1(n, n, A, lda);
+  if (!s.rows) return kernels::norm1(n, n, A, lda);
   double largest = 0;
   for (int j = 0; j < n; ++j) {
     double sum = 0;
     for (int i = 0; i < n; ++i)
-      sum += double(std::abs(
-          scalar::scale_by_power_of_two(A[i + static_cast<long long>(j) * lda], s.applied_row(i) + s.applied_col(j))));
+      sum += double(std::abs(scalar::scale_by_power_of_two(A[i + static_cast<long long>(j) * lda], s.applied_row(i))));
     largest = std::max(largest, sum);
   }
   return largest;
+}
+
+// rcond of R A from the factors of R A C (anorm = ||R A||_1): dgecon's estimate with the solves
+// (R A)^-1 = C (R A C)^-1 and its conjugate transpose; C = I unless the columns were scaled.
+template <class T>
+double rows_rcond(int n, const T* LU, int ld, const int* ipiv, const Scaling& s, double anorm) {
+  if (!s.cols) return rcond_estimate(n, LU, ld, ipiv, anorm);
+  if (n == 0) return 1;
+  if (!(anorm > 0)) return 0;
+  auto scale = [&](T* x) {
+    for (int j = 0; j < n; ++j) x[j] = scalar::scale_by_power_of_two(x[j], s.col[j]);
+  };
+  const double inverse_norm = kernels::inverse_norm1_estimate<T>(
+      n,
+      [&](T* x) {
+        variants::lu_getrs(Transpose::no, n, 1, LU, ld, ipiv, x, n);
+        scale(x);
+      },
+      [&](T* x) {
+        scale(x);
+        variants::lu_getrs(Transpose::conjugate, n, 1, LU, ld, ipiv, x, n);
+      });
+  return std::isfinite(inverse_norm) && inverse_norm > 0 ? 1 / inverse_norm / anorm : 0;
 }
 
 struct Attempt {
@@ -270,7 +287,6 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
       report.attempts.push_back(to_string(attempt.solver) + ": singular (info " + std::to_string(report.info) + ")");
       return report;
     }
-    const double proven = rcond_bound(n, nrhs, X.data(), ld, B_scaled.data(), ld, anorm);
     if (scaling.cols)  // R A C y = R b: x = C y
       for (int column = 0; column < nrhs; ++column)
         for (int j = 0; j < n; ++j) {
@@ -280,17 +296,21 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
     const double omega = all_finite(n, nrhs, X.data(), ld)
                              ? scaled_backward_error(n, nrhs, A, lda, X.data(), ld, B_original.data(), ld, scaling)
                              : std::numeric_limits<double>::infinity();
+    const double proven = rcond_bound(n, nrhs, X.data(), ld, B_scaled.data(), ld, anorm);  // R A x = R b
     auto attempts_so_far = std::move(best.attempts);
     attempts_so_far.push_back(describe(attempt, omega));
     const bool asked_for_verdict = verdict_wanted && !verdict && attempt.solver == Solver::gepp;
-    const bool prbt_could_not_tell = attempt.solver == Solver::prbt && !report.fell_back_to_gepp && !verdict_wanted &&
-                                     report.rcond && *report.rcond < prbt_cannot_tell_below;
+    // With the columns scaled, PRBT's estimate is of R A C, not R A: GEPP's decides too.
+    const bool prbt_could_not_tell =
+        attempt.solver == Solver::prbt && !verdict_wanted &&
+        (scaling.cols || (!report.fell_back_to_gepp && report.rcond && *report.rcond < prbt_cannot_tell_below));
     const double prbt_estimate = report.rcond.value_or(1.0);
     if (!have_best || omega < best_omega || asked_for_verdict) {
       // The factors are still in LU (PRBT estimated its own): dgecon's estimate, where X proves no less.
-      const double estimate = report.rcond                     ? *report.rcond
-                              : attempt.solver == Solver::prbt ? 1.0  // A left as it was: no factors at hand
-                                                               : rcond_estimate(n, LU.data(), ld, ipiv.data(), anorm);
+      const double estimate = report.rcond ? *report.rcond
+                              : attempt.solver == Solver::prbt
+                                  ? 1.0  // A left as it was: no factors at hand
+                                  : rows_rcond(n, LU.data(), ld, ipiv.data(), scaling, anorm);
       report.rcond = std::min(estimate, proven);
       if (asked_for_verdict) verdict = report.rcond;
     }
@@ -311,9 +331,12 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
       attempts.insert(attempts.begin() + static_cast<long>(k) + 1, gepp);
       verdict_wanted = true;
       char line[160];
-      std::snprintf(line, sizeof line,
-                    "prbt: rcond estimated at %.1e, below what its factors can tell (%.1e): GEPP's estimate decides",
-                    prbt_estimate, prbt_cannot_tell_below);
+      if (scaling.cols)
+        std::snprintf(line, sizeof line, "prbt: its rcond is of the column-scaled matrix: GEPP's estimate decides");
+      else
+        std::snprintf(line, sizeof line,
+                      "prbt: rcond estimated at %.1e, below what its factors can tell (%.1e): GEPP's estimate decides",
+                      prbt_estimate, prbt_cannot_tell_below);
       best.attempts.push_back(line);
       continue;
     }
@@ -328,12 +351,8 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
     best.warnings.push_back(
         "A has rows or columns near an end of the floating-point range: solved equilibrated by powers of two (as "
         "dgesvx)");
-  else if (scaling.needed()) {  // as dgesvx's EQUED says it
-    const std::string equed = std::string("equilibrated as dgesvx (") +
-                              (scaling.rows && scaling.cols ? "rows and columns"
-                               : scaling.rows               ? "rows"
-                                                            : "columns") +
-                              "; rcond is the equilibrated matrix's)";
+  else if (scaling.rows) {  // as dgesvx's EQUED = 'R' says it
+    const std::string equed = "rows equilibrated as dgesvx (rcond is R A's)";
     best.note = best.note.empty() ? equed : best.note + "; " + equed;
   }
   return best;
@@ -385,11 +404,16 @@ SolveReport solve_checked(std::optional<Solver> solver, int n, int nrhs, const T
   Scaling scaling = equilibrate(n, A, lda);
   std::vector<T> X;
   SolveReport report = solve_scaled(solver, n, nrhs, A, lda, B, ldb, options, scaling, X);
-  if (report.info > 0 && scaling.extreme) {
-    // Only the equilibrated matrix was singular (an entry far below its column's largest
-    // underflowed): the answer is A's own, unscaled.
-    scaling = Scaling{std::vector<int>(n, 0), std::vector<int>(n, 0), std::vector<int>(n, 0)};
-    report = solve_scaled(solver, n, nrhs, A, lda, B, ldb, options, scaling, X);
+  if ((report.info > 0 || !report.accurate) && scaling.extreme) {
+    // Scaling to the ends of the range underflowed entries far below their row's largest: the
+    // equilibrated matrix was singular, or its answer inaccurate (a row led by 1e300 with 1e-300
+    // beside it: omega 1.0 where A itself gave 8e-17). A's own answer, unscaled, where it is better.
+    const Scaling none{std::vector<int>(n, 0), std::vector<int>(n, 0)};
+    std::vector<T> X_unscaled;
+    SolveReport unscaled = solve_scaled(solver, n, nrhs, A, lda, B, ldb, options, none, X_unscaled);
+    const bool better = report.info > 0 || (unscaled.info == 0 && unscaled.backward_error && report.backward_error &&
+                                            *unscaled.backward_error < *report.backward_error);
+    if (better) report = std::move(unscaled), X = std::move(X_unscaled);
   }
   if (report.info == 0) kernels::copy_block(n, nrhs, X.data(), std::max(1, n), B, ldb);
   return report;

@@ -53,16 +53,21 @@ SolveReport solve_mixed(Solver solver, std::optional<Solver> asked, bool automat
   SolveReport report =
       automatic ? auto_precision_gesv(solver, n, nrhs, A.data(), ld, ipiv.data(), B0.data(), ld, B.data(), ld, options)
                 : mixed_gesv(solver, n, nrhs, A.data(), ld, ipiv.data(), B0.data(), ld, B.data(), ld, &iter, options);
-  if (report.info > 0) return report;
-  report.backward_error = accuracy::backward_error(n, nrhs, A0.data(), ld, B.data(), ld, B0.data(), ld);
-  const bool finite = std::all_of(B.begin(), B.end(), [](const T& x) { return scalar::is_finite(x); });
-  report.accurate = finite && *report.backward_error <= accuracy_tolerance<T>(n);
-  report.attempts.push_back(automatic
-                                ? fmt::format("{} in precision auto, answered in {}: omega = {:.2e}", to_string(solver),
-                                              to_string(report.plan.precision), *report.backward_error)
-                                : fmt::format("{} in mixed precision (ITER {}): omega = {:.2e}", to_string(solver),
-                                              iter, *report.backward_error));
-  if (report.accurate) {
+  // An exact zero pivot of mixed's double solver, which does not equilibrate (a 2 x 2 of
+  // determinant -1e-400): --precision double's solver decides, as below.
+  const bool zero_pivot = report.info > 0;
+  bool finite = false;
+  if (!zero_pivot) {
+    report.backward_error = accuracy::backward_error(n, nrhs, A0.data(), ld, B.data(), ld, B0.data(), ld);
+    finite = std::all_of(B.begin(), B.end(), [](const T& x) { return scalar::is_finite(x); });
+    report.accurate = finite && *report.backward_error <= accuracy_tolerance<T>(n);
+    report.attempts.push_back(automatic ? fmt::format("{} in precision auto, answered in {}: omega = {:.2e}",
+                                                      to_string(solver), to_string(report.plan.precision),
+                                                      *report.backward_error)
+                                        : fmt::format("{} in mixed precision (ITER {}): omega = {:.2e}",
+                                                      to_string(solver), iter, *report.backward_error));
+  }
+  if (!zero_pivot && report.accurate) {
     // An accurate answer: how singular A is. Mixed answers and PRBT's carry it (mixed_gesv's double
     // solver estimates it); where precision auto's double solver answered with GEPP or CALU (it
     // estimates only where the mixed path's certificate failed), dgecon's estimate from its factors
@@ -76,23 +81,29 @@ SolveReport solve_mixed(Solver solver, std::optional<Solver> asked, bool automat
     }
     if (report.rcond.value_or(1.0) >= accuracy::unit_roundoff<T>()) return report;
   }
-  // Never worse than --precision double: its solver equilibrates a matrix near an end of the range
-  // (mixed's own fallback to double, as dsgesv's, does not: entries of 1e300 came back not finite,
-  // and a matrix with rows 1e+-300 apart read as singular) and escalates. Its answer replaces an
-  // inaccurate or non-finite one, and its verdict on a matrix that looks singular stands.
-  const bool looks_singular = report.accurate;
+  // Never worse than --precision double: its solver equilibrates a matrix's rows (mixed's own
+  // fallback to double, as dsgesv's, does not: entries of 1e300 came back not finite, and a matrix
+  // with rows 1e+-300 apart read as singular) and escalates. Its answer replaces an inaccurate or
+  // non-finite one; its verdict on a matrix that looks singular stands, unless its answer is the
+  // less accurate (then the mixed path's stands, flagged as it was).
+  const bool looks_singular = !zero_pivot && report.accurate;
   std::vector<T> X = B0;
   SolveReport checked = solve_checked(asked, n, nrhs, A0.data(), ld, X.data(), ld, options);
   if (checked.info > 0) return checked;  // exactly singular, as --precision double says it
-  if (!looks_singular &&
-      (checked.info != 0 || !checked.backward_error || (finite && !(*checked.backward_error < *report.backward_error))))
+  const bool checked_better = checked.info == 0 && checked.backward_error &&
+                              (zero_pivot || !finite || *checked.backward_error < *report.backward_error ||
+                               (looks_singular && checked.accurate));
+  if (!checked_better) {
+    if (looks_singular) check_working_precision_singularity<T>(report);
     return report;
+  }
   checked.auto_choice = report.auto_choice;
   checked.attempts.insert(checked.attempts.begin(), report.attempts.begin(), report.attempts.end());
   checked.warnings.insert(checked.warnings.begin(), report.warnings.begin(), report.warnings.end());
-  checked.warnings.push_back(std::string(looks_singular ? "looked singular to working precision"
-                                         : finite       ? "inaccurate"
-                                                        : "not finite") +
+  checked.warnings.push_back(std::string(zero_pivot       ? "met an exact zero pivot unequilibrated"
+                                         : looks_singular ? "looked singular to working precision"
+                                         : finite         ? "inaccurate"
+                                                          : "not finite") +
                              " in " + (automatic ? "precision auto" : "mixed precision") + ": solved again in double");
   B = std::move(X);
   return checked;

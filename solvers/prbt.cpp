@@ -172,10 +172,9 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
     return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, "GENP met an exactly zero pivot", a_norm1);
   if (singular) {
     char why[128];
-    std::snprintf(
-        why, sizeof why,
-        "the matrix is singular to working precision (estimated reciprocal condition number %.1e < 10 u = %.1e)", rcond,
-        singular_below);
+    std::snprintf(why, sizeof why,
+                  "its estimated reciprocal condition number %.1e is below 10 u = %.1e, too near singular for GENP",
+                  rcond, singular_below);
     return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, why, a_norm1);
   }
   if (!refined.converged)

@@ -3,10 +3,12 @@
 #include <sys/wait.h>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -1090,6 +1092,39 @@ TEST_F(Cli, ASingularToWorkingPrecisionMatrixIsNeverExitZero) {
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_FALSE(j["singular_to_working_precision"].get<bool>());
   EXPECT_GT(j["rcond"].get<double>(), 1e-14);
+}
+
+// Rows scaled 10^U(-20, 20) are equilibrated (exit 0, X right); A = [[1, 1e-200], [1e-200, 0]],
+// b = (1, 1e-200), x = (1, 0): x_2 comes back as 5e183 (rcond 4e-201), exit 5 from every precision
+// (mixed's unequilibrated double fallback met an exact zero pivot and said exit 3 before).
+TEST_F(Cli, EquilibratesRowsAndAgreesAcrossPrecisions) {
+  const int n = 30;
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(-1, 1), exponent(-20, 20);
+  std::vector<double> A(static_cast<size_t>(n) * n), b(n, 0.0);
+  for (auto& v : A) v = u(rng);
+  for (int i = 0; i < n; ++i) A[i + static_cast<size_t>(i) * n] += 4;
+  for (int i = 0; i < n; ++i) {
+    const double r = std::pow(10.0, exponent(rng));
+    for (int j = 0; j < n; ++j) A[i + static_cast<size_t>(j) * n] *= r;
+  }
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) b[i] += A[i + static_cast<size_t>(j) * n];  // x = 1
+  const auto a = write(dir, "A.mtx", array_file(n, n, A)), bb = write(dir, "b.mtx", array_file(n, 1, b));
+  for (const char* precision : {"double", "mixed", "auto"}) {
+    const auto r = run_hetlu("solve '" + a + "' '" + bb + "' --json --precision " + precision + " " + db(), dir);
+    ASSERT_EQ(r.exit_code, 0) << precision << ": " << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    for (double x : j["x"].get<std::vector<double>>()) EXPECT_NEAR(x, 1.0, 1e-12) << precision;
+  }
+  const auto t = write(dir, "T.mtx", array_file(2, 2, {1, 1e-200, 1e-200, 0}));
+  const auto tb = write(dir, "tb.mtx", array_file(2, 1, {1, 1e-200}));
+  for (const char* precision : {"double", "mixed", "auto"})
+    for (const char* solver : {"gepp", "prbt"}) {
+      const auto r = run_hetlu(
+          "solve '" + t + "' '" + tb + "' --json --precision " + precision + " --solver " + solver + " " + db(), dir);
+      EXPECT_EQ(r.exit_code, 5) << precision << " " << solver << ": " << r.err;
+    }
 }
 
 // A * 1e-310 (every entry subnormal): scaled, so the answer is the unscaled one's when it exists,
