@@ -72,10 +72,20 @@ namespace {
 struct Scaling {
   std::vector<int> row, col;        // exponents: r_i = 2^row[i], c_j = 2^col[j] (of R A)
   bool rows = false, cols = false;  // whether the solve applies R, C
+  bool rcond_rows = false;          // whether rcond is R A's (else A's): R's dgesvx rule, applied or not
   bool extreme = false;             // some row or column lies outside [smlnum, 1/smlnum]
   bool needed() const { return rows || cols; }
   int applied_row(int i) const { return rows ? row[i] : 0; }
   int applied_col(int j) const { return cols ? col[j] : 0; }
+  int measured_row(int i) const { return rcond_rows ? row[i] : 0; }
+  // Whether the matrix factored is the one whose rcond is reported (no C, R as measured).
+  bool factors_measured() const { return !cols && rows == rcond_rows; }
+  // A itself solved, rcond and omega measured as before.
+  Scaling unapplied() const {
+    Scaling s = *this;
+    s.rows = s.cols = false;
+    return s;
+  }
 };
 
 // The binary exponent of a nonzero finite v (v = f 2^e, 0.5 <= |f| < 1); INT_MIN for 0.
@@ -124,16 +134,55 @@ Scaling equilibrate(int n, const T* A, int lda) {
     s.col[j] = column == none ? 0 : -column;
     s.extreme = s.extreme || outside(column);
   }
-  s.rows = s.extreme || spread(largest) >= badly_scaled_spread;
+  s.rows = s.rcond_rows = s.extreme || spread(largest) >= badly_scaled_spread;
   s.cols = s.extreme;
   return s;
 }
 
+// omega of X for A X = B where A has entries near the ends of the range: in long double (x86's
+// 80 bits: products of doubles span 1e+-616, far inside its 1e+-4932), on A itself, since any
+// scaling by powers of two underflowed somewhere (a row led by 1e300 with 1e-300 beside it, and
+// x ~ 1e300: omega 0.3 on R A C for an answer whose omega is 8e-17).
+template <class T>
+double wide_backward_error(int n, int nrhs, const T* A, int lda, const T* X, int ldx, const T* B, int ldb) {
+  using L = std::conditional_t<scalar::is_complex_v<T>, std::complex<long double>, long double>;
+  auto magnitude_of = [](const L& v) {
+    if constexpr (scalar::is_complex_v<T>)
+      return std::abs(v.real()) + std::abs(v.imag());
+    else
+      return std::abs(v);
+  };
+  double omega = 0;
+  std::vector<L> residual(n);
+  std::vector<long double> magnitude(n);
+  for (int k = 0; k < nrhs; ++k) {
+    const T* x = X + static_cast<long long>(k) * ldx;
+    const T* b = B + static_cast<long long>(k) * ldb;
+    for (int i = 0; i < n; ++i) residual[i] = L(b[i]), magnitude[i] = magnitude_of(residual[i]);
+    for (int j = 0; j < n; ++j) {
+      const L y = L(x[j]);
+      for (int i = 0; i < n; ++i) {
+        const L a = L(A[i + static_cast<long long>(j) * lda]);
+        residual[i] -= a * y;
+        magnitude[i] += magnitude_of(a) * magnitude_of(y);
+      }
+    }
+    for (int i = 0; i < n; ++i) {
+      const long double r = magnitude_of(residual[i]), m = magnitude[i];
+      const long double q = r == 0 && m == 0 ? 0 : r / m;
+      omega = std::max(omega, q != q ? HUGE_VAL : double(q));
+    }
+  }
+  return omega;
+}
+
 // omega of X for A X = B, computed on the scaled system R A C y = R B, y = C^-1 X (rows' shares
-// summed in double, a column of A at a time).
+// summed in double, a column of A at a time); in long double on A itself where A has entries near
+// the ends of the range.
 template <class T>
 double scaled_backward_error(int n, int nrhs, const T* A, int lda, const T* X, int ldx, const T* B, int ldb,
                              const Scaling& s) {
+  if (s.extreme) return wide_backward_error(n, nrhs, A, lda, X, ldx, B, ldb);
   using W = scalar::wide_t<T>;  // magnitudes |re| + |im|, as LAPACK's zgerfs
   using scalar::abs1;
   using scalar::scale_by_power_of_two;
@@ -168,39 +217,45 @@ bool all_finite(int n, int nrhs, const T* X, int ldx) {
   return true;
 }
 
-// ||R A||_1: the matrix whose rcond solve_scaled reports (rows scaled as it applies them).
+// ||R A||_1: the matrix whose rcond solve_scaled reports (R as it measures it).
 template <class T>
 double scaled_norm1(int n, const T* A, int lda, const Scaling& s) {
-  if (!s.rows) return kernels::norm1(n, n, A, lda);
+  if (!s.rcond_rows) return kernels::norm1(n, n, A, lda);
   double largest = 0;
   for (int j = 0; j < n; ++j) {
     double sum = 0;
     for (int i = 0; i < n; ++i)
-      sum += double(std::abs(scalar::scale_by_power_of_two(A[i + static_cast<long long>(j) * lda], s.applied_row(i))));
+      sum += double(std::abs(scalar::scale_by_power_of_two(A[i + static_cast<long long>(j) * lda], s.measured_row(i))));
     largest = std::max(largest, sum);
   }
   return largest;
 }
 
-// rcond of R A from the factors of R A C (anorm = ||R A||_1): dgecon's estimate with the solves
-// (R A)^-1 = C (R A C)^-1 and its conjugate transpose; C = I unless the columns were scaled.
+// rcond of R A (R as measured; anorm = ||R A||_1) from the factors of M = R_a A C_a (R, C as
+// applied): dgecon's estimate with the solves (R A)^-1 = C_a M^-1 R_a R^-1 and its conjugate
+// transpose R^-1 R_a M^-H C_a (R_a R^-1 = I where R is applied, C_a = I unless the columns were scaled).
 template <class T>
 double rows_rcond(int n, const T* LU, int ld, const int* ipiv, const Scaling& s, double anorm) {
-  if (!s.cols) return rcond_estimate(n, LU, ld, ipiv, anorm);
+  if (s.factors_measured()) return rcond_estimate(n, LU, ld, ipiv, anorm);
   if (n == 0) return 1;
   if (!(anorm > 0)) return 0;
-  auto scale = [&](T* x) {
-    for (int j = 0; j < n; ++j) x[j] = scalar::scale_by_power_of_two(x[j], s.col[j]);
+  auto by_c = [&](T* x) {
+    for (int j = 0; j < n; ++j) x[j] = scalar::scale_by_power_of_two(x[j], s.applied_col(j));
+  };
+  auto by_r = [&](T* x) {
+    for (int i = 0; i < n; ++i) x[i] = scalar::scale_by_power_of_two(x[i], s.applied_row(i) - s.measured_row(i));
   };
   const double inverse_norm = kernels::inverse_norm1_estimate<T>(
       n,
       [&](T* x) {
+        by_r(x);
         variants::lu_getrs(Transpose::no, n, 1, LU, ld, ipiv, x, n);
-        scale(x);
+        by_c(x);
       },
       [&](T* x) {
-        scale(x);
+        by_c(x);
         variants::lu_getrs(Transpose::conjugate, n, 1, LU, ld, ipiv, x, n);
+        by_r(x);
       });
   return std::isfinite(inverse_norm) && inverse_norm > 0 ? 1 / inverse_norm / anorm : 0;
 }
@@ -241,15 +296,20 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
                          const Options& options, const Scaling& scaling, std::vector<T>& best_x) {
   const int ld = std::max(1, n);
   std::vector<T> LU(static_cast<size_t>(ld) * n), X(static_cast<size_t>(ld) * nrhs);
-  std::vector<T> B_original(static_cast<size_t>(ld) * nrhs), B_scaled;
+  std::vector<T> B_original(static_cast<size_t>(ld) * nrhs);
   kernels::copy_block(n, nrhs, B, ldb, B_original.data(), ld);
-  B_scaled = B_original;
-  if (scaling.rows)
+  auto rows_of_b = [&](auto exponent) {  // R b, R's exponents as given
+    std::vector<T> scaled = B_original;
     for (int k = 0; k < nrhs; ++k)
       for (int i = 0; i < n; ++i) {
-        T& b = B_scaled[i + static_cast<size_t>(k) * ld];
-        b = scalar::scale_by_power_of_two(b, scaling.row[i]);
+        T& b = scaled[i + static_cast<size_t>(k) * ld];
+        b = scalar::scale_by_power_of_two(b, exponent(i));
       }
+    return scaled;
+  };
+  const std::vector<T> B_scaled = rows_of_b([&](int i) { return scaling.applied_row(i); });  // the solve's
+  const std::vector<T> B_measured =  // R b for the bound X proves of R A's rcond
+      scaling.rows == scaling.rcond_rows ? B_scaled : rows_of_b([&](int i) { return scaling.measured_row(i); });
   std::vector<int> ipiv(ld);
   std::string why;
   auto attempts = attempts_for(solver, scalar::plan_precision<T>(), n, options, &why);
@@ -296,15 +356,23 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
     const double omega = all_finite(n, nrhs, X.data(), ld)
                              ? scaled_backward_error(n, nrhs, A, lda, X.data(), ld, B_original.data(), ld, scaling)
                              : std::numeric_limits<double>::infinity();
-    const double proven = rcond_bound(n, nrhs, X.data(), ld, B_scaled.data(), ld, anorm);  // R A x = R b
+    const double proven = rcond_bound(n, nrhs, X.data(), ld, B_measured.data(), ld, anorm);  // R A x = R b
     auto attempts_so_far = std::move(best.attempts);
     attempts_so_far.push_back(describe(attempt, omega));
     const bool asked_for_verdict = verdict_wanted && !verdict && attempt.solver == Solver::gepp;
-    // With the columns scaled, PRBT's estimate is of R A C, not R A: GEPP's decides too.
+    // With the columns scaled (or R not applied), PRBT's estimate is not R A's: GEPP's decides, and
+    // PRBT's, and what gesv said of it, count for nothing.
+    const bool prbt_not_of_ra = attempt.solver == Solver::prbt && !scaling.factors_measured();
     const bool prbt_could_not_tell =
         attempt.solver == Solver::prbt && !verdict_wanted &&
-        (scaling.cols || (!report.fell_back_to_gepp && report.rcond && *report.rcond < prbt_cannot_tell_below));
+        (prbt_not_of_ra || (!report.fell_back_to_gepp && report.rcond && *report.rcond < prbt_cannot_tell_below));
     const double prbt_estimate = report.rcond.value_or(1.0);
+    if (prbt_not_of_ra) {
+      report.rcond.reset();
+      report.singular_to_working_precision = false;
+      std::erase_if(report.warnings,
+                    [](const std::string& w) { return w.rfind("A is singular to working precision", 0) == 0; });
+    }
     if (!have_best || omega < best_omega || asked_for_verdict) {
       // The factors are still in LU (PRBT estimated its own): dgecon's estimate, where X proves no less.
       const double estimate = report.rcond ? *report.rcond
@@ -331,8 +399,8 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
       attempts.insert(attempts.begin() + static_cast<long>(k) + 1, gepp);
       verdict_wanted = true;
       char line[160];
-      if (scaling.cols)
-        std::snprintf(line, sizeof line, "prbt: its rcond is of the column-scaled matrix: GEPP's estimate decides");
+      if (prbt_not_of_ra)
+        std::snprintf(line, sizeof line, "prbt: its rcond is not of R A (A scaled as solved): GEPP's estimate decides");
       else
         std::snprintf(line, sizeof line,
                       "prbt: rcond estimated at %.1e, below what its factors can tell (%.1e): GEPP's estimate decides",
@@ -347,12 +415,13 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
   best.accurate = best_omega <= tolerance;
   best.auto_choice = why;
   check_working_precision_singularity<T>(best);
-  if (scaling.extreme)
+  if (scaling.extreme && scaling.rows)
     best.warnings.push_back(
         "A has rows or columns near an end of the floating-point range: solved equilibrated by powers of two (as "
         "dgesvx)");
-  else if (scaling.rows) {  // as dgesvx's EQUED = 'R' says it
-    const std::string equed = "rows equilibrated as dgesvx (rcond is R A's)";
+  else if (scaling.rcond_rows) {  // as dgesvx's EQUED = 'R' says it
+    const std::string equed =
+        scaling.rows ? "rows equilibrated as dgesvx (rcond is R A's)" : "rcond is R A's (R: dgesvx's row scaling)";
     best.note = best.note.empty() ? equed : best.note + "; " + equed;
   }
   return best;
@@ -408,12 +477,21 @@ SolveReport solve_checked(std::optional<Solver> solver, int n, int nrhs, const T
     // Scaling to the ends of the range underflowed entries far below their row's largest: the
     // equilibrated matrix was singular, or its answer inaccurate (a row led by 1e300 with 1e-300
     // beside it: omega 1.0 where A itself gave 8e-17). A's own answer, unscaled, where it is better.
-    const Scaling none{std::vector<int>(n, 0), std::vector<int>(n, 0)};
+    // omega on the same equilibrated system, and rcond still R A's (solved as A, measured as R A).
     std::vector<T> X_unscaled;
-    SolveReport unscaled = solve_scaled(solver, n, nrhs, A, lda, B, ldb, options, none, X_unscaled);
+    SolveReport unscaled = solve_scaled(solver, n, nrhs, A, lda, B, ldb, options, scaling.unapplied(), X_unscaled);
     const bool better = report.info > 0 || (unscaled.info == 0 && unscaled.backward_error && report.backward_error &&
                                             *unscaled.backward_error < *report.backward_error);
-    if (better) report = std::move(unscaled), X = std::move(X_unscaled);
+    if (better) {
+      char line[160];
+      if (report.info > 0)
+        std::snprintf(line, sizeof line, "equilibrated: singular (info %d); A solved as it is", report.info);
+      else
+        std::snprintf(line, sizeof line, "equilibrated: backward error %.2e; A solved as it is",
+                      report.backward_error.value_or(std::numeric_limits<double>::infinity()));
+      unscaled.attempts.insert(unscaled.attempts.begin(), line);
+      report = std::move(unscaled), X = std::move(X_unscaled);
+    }
   }
   if (report.info == 0) kernels::copy_block(n, nrhs, X.data(), std::max(1, n), B, ldb);
   return report;

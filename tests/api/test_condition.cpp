@@ -165,6 +165,27 @@ TEST(SolveCheckedRcond, AColumnScaledTowardsZeroIsFlagged) {
   }
 }
 
+TEST(SolveCheckedRcond, ARowAtTheTopOfTheRangeIsSolvedAsItIs) {
+  // A = 1e-300 G (G random), A(1,1) = 1e300, b = 1 (a hostile tester's): equilibrated, row 1's
+  // 1e-300 entries underflow beside its 1e300 and omega was 1.0 (exit 4), where A itself gives
+  // 8e-17. A is solved as it is too, the better answer kept; rcond is still R A's (R A is well
+  // conditioned), so it is not flagged; omega is measured on R A C either way.
+  const int n = 4;
+  const std::vector<double> G = {0.13,  -1.2, 0.64,  0.10,  -0.54, 0.36, 1.3,  0.95,
+                                 -0.70, -1.0, -0.63, -0.42, 0.28,  0.86, 0.47, -1.9};
+  std::vector<double> A(G.size());
+  for (size_t k = 0; k < A.size(); ++k) A[k] = G[k] * 1e-300;
+  A[0] = 1e300;
+  for (const auto& solver : every_solver) {
+    std::vector<double> x(n, 1.0);
+    const auto r = solve_checked(solver, n, 1, A.data(), n, x.data(), n, no_db());
+    const std::string name = solver ? to_string(*solver) : "auto";
+    ASSERT_EQ(r.info, 0) << name;
+    EXPECT_TRUE(r.accurate) << name << ": omega " << r.backward_error.value_or(-1);
+    EXPECT_FALSE(r.singular_to_working_precision) << name << ": rcond " << r.rcond.value_or(-1);
+  }
+}
+
 TEST(SolveCheckedRcond, EstimatesAndDoesNotFlagAnIllConditionedMatrix) {
   const int n = 60;
   for (double cond : {1e3, 1e8, 1e13}) {
