@@ -59,7 +59,8 @@ namespace {
 
 // Row and column scalings by powers of two (exact), as LAPACK's dgeequb: r_i brings row i's
 // largest magnitude near 1, then c_j column j's of R A. omega is invariant under them, so it is
-// computed on R A C, where |A||x| cannot overflow. The solve applies R where the rows' largest
+// computed on R A C, where |A||x| cannot overflow (near the range's ends, in long double on A
+// itself: wide_backward_error). The solve applies R where the rows' largest
 // magnitudes differ by more than about 10 (dlaqge's rowcnd < 0.1, as dgesvx), and R and C both
 // where some row or column lies outside [smlnum, 1/smlnum], smlnum = safe minimum / eps, where
 // pivots or their reciprocals would leave the range (an all-subnormal A, say). Columns are not
@@ -477,7 +478,8 @@ SolveReport solve_checked(std::optional<Solver> solver, int n, int nrhs, const T
     // Scaling to the ends of the range underflowed entries far below their row's largest: the
     // equilibrated matrix was singular, or its answer inaccurate (a row led by 1e300 with 1e-300
     // beside it: omega 1.0 where A itself gave 8e-17). A's own answer, unscaled, where it is better.
-    // omega on the same equilibrated system, and rcond still R A's (solved as A, measured as R A).
+    // omega measured as before (in long double on A itself), and rcond still R A's (solved as A,
+    // measured as R A).
     std::vector<T> X_unscaled;
     SolveReport unscaled = solve_scaled(solver, n, nrhs, A, lda, B, ldb, options, scaling.unapplied(), X_unscaled);
     const bool better = report.info > 0 || (unscaled.info == 0 && unscaled.backward_error && report.backward_error &&
