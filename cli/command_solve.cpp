@@ -47,6 +47,9 @@ template <class T>
 SolveReport solve_mixed(Solver solver, std::optional<Solver> asked, bool automatic, int n, int nrhs, std::vector<T>& A,
                         std::vector<T>& B, const Options& options) {
   const int ld = std::max(1, n);
+  // No right-hand side: nothing to refine, and only a factorization in double tells how singular A
+  // is (as dgesvx's rcond with nrhs = 0): --precision double's answer.
+  if (nrhs == 0) return solve_checked(asked, n, nrhs, A.data(), ld, B.data(), ld, options);
   const std::vector<T> A0 = A, B0 = B;
   std::vector<int> ipiv(ld);
   int iter = 0;
