@@ -451,6 +451,17 @@ double rcond_of_solution(int n, int nrhs, const T* LU, int lda, const int* ipiv,
 }
 
 template <class T>
+std::vector<int> row_equilibration(int n, const T* A, int lda) {
+  checks::non_negative("n", n);
+  checks::at_least("lda", lda, "max(1, n)", std::max(1, n));
+  checks::not_null("A", A, static_cast<long long>(n) * n);
+  const Scaling scaling = equilibrate(n, A, lda);
+  std::vector<int> exponents(n);
+  for (int i = 0; i < n; ++i) exponents[i] = scaling.applied_row(i);
+  return exponents;
+}
+
+template <class T>
 void check_working_precision_singularity(SolveReport& report) {
   const double eps = accuracy::unit_roundoff<T>();
   if (!report.rcond || *report.rcond >= eps) return;
@@ -871,6 +882,10 @@ template double rcond_of_solution<std::complex<double>>(int, int, const std::com
 template double rcond_of_solution<std::complex<float>>(int, int, const std::complex<float>*, int, const int*,
                                                        const std::complex<float>*, int, const std::complex<float>*, int,
                                                        double);
+template std::vector<int> row_equilibration<float>(int, const float*, int);
+template std::vector<int> row_equilibration<double>(int, const double*, int);
+template std::vector<int> row_equilibration<std::complex<double>>(int, const std::complex<double>*, int);
+template std::vector<int> row_equilibration<std::complex<float>>(int, const std::complex<float>*, int);
 template void check_working_precision_singularity<float>(SolveReport&);
 template void check_working_precision_singularity<double>(SolveReport&);
 template void check_working_precision_singularity<std::complex<double>>(SolveReport&);

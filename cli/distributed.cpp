@@ -25,6 +25,7 @@
 #include "hetlu/hetlu.hpp"
 #include "solvers/accuracy.hpp"
 #include "solvers/condition.hpp"
+#include "solvers/scalar.hpp"
 
 namespace hetlu::cli {
 namespace {
@@ -172,6 +173,19 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
                 const std::optional<Device>& resident, ReadSystem& system, const std::vector<std::string>& inputs) {
   const int rank = mpi.rank(), n = system.A.rows, nrhs = system.B.cols, ld = std::max(1, n);
   std::vector<T> A(system.A.values.begin(), system.A.values.end()), B(system.B.values.begin(), system.B.values.end());
+  // Rows equilibrated on rank 0 as hetlu solve's (dgesvx's R): R A x = R b has A's x, and the
+  // factors that come back are R A's, whose rcond bounds x's error (rows scaled 10^U(-12, 12)
+  // exited 5 on A's own rcond, 6e-25, with x right to 1e-14; R A's is 2e-3).
+  const std::vector<int> rows = row_equilibration(n, A.data(), ld);
+  for (int i = 0; i < n; ++i) {
+    if (rows[i] == 0) continue;
+    for (int j = 0; j < n; ++j)
+      A[i + static_cast<size_t>(j) * ld] = scalar::scale_by_power_of_two(A[i + static_cast<size_t>(j) * ld], rows[i]);
+    for (int k = 0; k < nrhs; ++k)
+      B[i + static_cast<size_t>(k) * ld] = scalar::scale_by_power_of_two(B[i + static_cast<size_t>(k) * ld], rows[i]);
+  }
+  const double anorm = n > 0 ? kernels::norm1(n, n, A.data(), ld) : 0;  // ||R A||_1
+  const std::vector<T> RB = B;                                          // R b, for the bound X proves
   const auto report = together(rank, [&] {
     return distributed::gesv_from_root<T>(MPI_COMM_WORLD, 0, n, nrhs, A.data(), ld, B.data(), ld, given, args.db,
                                           resident ? &*resident : nullptr);
@@ -197,16 +211,16 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
         args.a_path, omega, tolerance, exit_inaccurate);
     status = exit_inaccurate;
   }
-  // How singular A is, as hetlu solve says it: dgecon's estimate from the factors gathered back into
-  // A, never above what X proves. The pivots stayed on the grid, but A = P L U gives ||A^-1||_1 =
-  // ||U^-1 L^-1 P^T||_1 = ||U^-1 L^-1||_1 (permuting columns keeps the 1-norm): the factors with no
-  // interchange estimate it.
+  // How singular R A is, as hetlu solve says it: dgecon's estimate from the factors gathered back
+  // into A, never above what X proves. The pivots stayed on the grid, but R A = P L U gives
+  // ||(R A)^-1||_1 = ||U^-1 L^-1 P^T||_1 = ||U^-1 L^-1||_1 (permuting columns keeps the 1-norm): the
+  // factors with no interchange estimate it.
   SolveReport condition;
   if (n > 0) {
     std::vector<int> no_interchange(n);
     std::iota(no_interchange.begin(), no_interchange.end(), 1);
-    condition.rcond = rcond_of_solution(n, nrhs, A.data(), ld, no_interchange.data(), B.data(), ld, B0.data(), ld,
-                                        kernels::norm1(n, n, A0.data(), ld));
+    condition.rcond =
+        rcond_of_solution(n, nrhs, A.data(), ld, no_interchange.data(), B.data(), ld, RB.data(), ld, anorm);
     check_working_precision_singularity<T>(condition);
   }
   warn_all(condition.warnings);

@@ -130,6 +130,23 @@ TEST_F(DistributedCli, SaysAMatrixIsSingularToWorkingPrecision) {
       EXPECT_LT(j["rcond"].get<double>(), std::string(precision) == "double" ? 1.2e-16 : 6e-8);
       EXPECT_NE(r.err.find("singular to working precision"), std::string::npos) << r.err;
     }
+  // Rows scaled by 10^(-12..12): A's own rcond is about 1e-25, R A's (rows equilibrated, as hetlu
+  // solve and dgesvx) is not, and x is right: exit 0, as hetlu solve says it.
+  auto scaled = a;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) scaled[i + j * n] *= std::pow(10.0, -12.0 + 24.0 * i / (n - 1));
+  std::vector<double> rb(n, 0.0);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) rb[i] += scaled[i + j * n];
+  const std::string R = write("R.mtx", n, n, scaled), rb1 = write("rb.mtx", n, 1, rb);
+  for (const char* precision : {"double", "single"}) {
+    const auto r = run(2, "solve '" + R + "' '" + rb1 + "' --distributed --json --nb 8 --precision " + precision, dir);
+    ASSERT_EQ(r.exit_code, 0) << precision << ": " << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_GT(j["rcond"].get<double>(), 1e-5) << precision;
+    for (double x : j["x"].get<std::vector<double>>())
+      EXPECT_NEAR(x, 1.0, std::string(precision) == "double" ? 1e-10 : 1e-3) << precision;
+  }
   const auto resident = run(2, "solve '" + S + "' '" + b1 + "' --distributed --resident host:1 --json --nb 8", dir);
   EXPECT_EQ(resident.exit_code, 5) << resident.err;  // its factors come back as p?getrf's
   const auto fine = run(4, "solve '" + A + "' '" + B + "' --distributed --json --nb 8", dir);
