@@ -57,6 +57,15 @@ double accuracy_tolerance(int n) {
 
 namespace {
 
+// How the warnings about A's singularity to working precision begin: check_working_precision_singularity's
+// verdict, and the mixed path's note where its certificate failed (near_singular_note).
+constexpr const char* singular_said = "A is singular to working precision";
+constexpr const char* maybe_singular_said = "A may be singular to working precision";
+
+bool says_singular(const std::string& warning) {
+  return warning.rfind(singular_said, 0) == 0 || warning.rfind(maybe_singular_said, 0) == 0;
+}
+
 // Row and column scalings by powers of two (exact), as LAPACK's dgeequb: r_i brings row i's
 // largest magnitude near 1, then c_j column j's of R A. omega is invariant under them, so it is
 // computed on R A C, where |A||x| cannot overflow (near the range's ends, in long double on A
@@ -370,9 +379,7 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
     const double prbt_estimate = report.rcond.value_or(1.0);
     if (prbt_not_of_ra) {
       report.rcond.reset();
-      report.singular_to_working_precision = false;
-      std::erase_if(report.warnings,
-                    [](const std::string& w) { return w.rfind("A is singular to working precision", 0) == 0; });
+      clear_working_precision_singularity(report);
     }
     if (!have_best || omega < best_omega || asked_for_verdict) {
       // The factors are still in LU (PRBT estimated its own): dgecon's estimate, where X proves no less.
@@ -466,15 +473,19 @@ void check_working_precision_singularity(SolveReport& report) {
   const double eps = accuracy::unit_roundoff<T>();
   if (!report.rcond || *report.rcond >= eps) return;
   // Said once, with the latest estimate (solve_checked checks again what gesv checked for PRBT).
-  const std::string said = "A is singular to working precision";
-  std::erase_if(report.warnings, [&](const std::string& w) { return w.rfind(said, 0) == 0; });
+  std::erase_if(report.warnings, [](const std::string& w) { return w.rfind(singular_said, 0) == 0; });
   report.singular_to_working_precision = true;
   char line[240];
   std::snprintf(line, sizeof line,
-                "A is singular to working precision (estimated reciprocal condition number %.1e < eps = %.1e): X "
-                "may have no correct digit, however small its backward error (dgesvx's info = n + 1)",
-                *report.rcond, eps);
+                "%s (estimated reciprocal condition number %.1e < eps = %.1e): X may have no correct digit, however "
+                "small its backward error (dgesvx's info = n + 1)",
+                singular_said, *report.rcond, eps);
   report.warnings.push_back(line);
+}
+
+void clear_working_precision_singularity(SolveReport& report) {
+  report.singular_to_working_precision = false;
+  std::erase_if(report.warnings, says_singular);
 }
 
 template <class T>
@@ -742,8 +753,8 @@ SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B,
 namespace {
 // Why a converged mixed answer was not taken (MixedSafeguards::certify).
 std::string near_singular_note() {
-  return "A may be singular to working precision: the single factors cannot vouch for the mixed answer, so the "
-         "double solver answered";
+  return std::string(maybe_singular_said) +
+         ": the single factors cannot vouch for the mixed answer, so the double solver answered";
 }
 
 // Why precision auto's safeguard sent a system to the double solver after one refinement step.

@@ -104,10 +104,7 @@ SolveReport solve_mixed(Solver solver, std::optional<Solver> asked, bool automat
   checked.attempts.insert(checked.attempts.begin(), report.attempts.begin(), report.attempts.end());
   // The mixed answer's warnings stand, except what it said of A's singularity where the checked
   // (row-equilibrated) verdict says otherwise.
-  if (!checked.singular_to_working_precision)
-    std::erase_if(report.warnings, [](const std::string& w) {
-      return w.rfind("A is singular to working precision", 0) == 0 || w.rfind("A may be singular", 0) == 0;
-    });
+  if (!checked.singular_to_working_precision) clear_working_precision_singularity(report);
   checked.warnings.insert(checked.warnings.begin(), report.warnings.begin(), report.warnings.end());
   checked.warnings.push_back(std::string(zero_pivot       ? "met an exact zero pivot unequilibrated"
                                          : looks_singular ? "looked singular to working precision"

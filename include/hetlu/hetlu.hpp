@@ -226,6 +226,10 @@ std::vector<int> row_equilibration(int n, const T* A, int lda);
 template <class T>
 void check_working_precision_singularity(SolveReport& report);
 
+// Takes back what a solve said of A's singularity to working precision (the flag, its warning, the
+// mixed path's "may be singular" note), where another verdict replaces it.
+void clear_working_precision_singularity(SolveReport& report);
+
 // Solves that need an n x n work array (PRBT, refinement's copy of A) keep the largest one between
 // calls, so that repeated solves do not pay its page faults again (as MKL keeps its buffers).
 // This gives it back to the system.
