@@ -135,7 +135,7 @@ double pass_seconds_per_entry(const MachineProfile& profile, const Rates& rates,
 // and sends prbt_condition_solves right-hand sides through the factors, alternately (L U)^-1 and
 // (L U)^-T; the first solution and each refinement step are a solve and a residual pass with omega.
 double prbt_extra_seconds(const MachineProfile& profile, const Rates& rates, int n, Precision precision,
-                          const ModelParams& params) {
+                          const ModelParams& params, bool randomizes = true) {
   const double word = precision == Precision::double_ ? 8 : 4;
   const double entries = double(n) * n;
   auto pass = [&](const char* kind, double memory_bytes) {
@@ -143,7 +143,7 @@ double prbt_extra_seconds(const MachineProfile& profile, const Rates& rates, int
   };
   const double solve = pass("triangular_solve", 8), transposed = pass("transposed_solve", 8);
   const double residual = pass("residual", 8);
-  return pass("randomize", 16) + residual + params.prbt_condition_solves * (solve + transposed) / 2 +
+  return (randomizes ? pass("randomize", 16) : 0) + residual + params.prbt_condition_solves * (solve + transposed) / 2 +
          (params.prbt_refinement_steps + 1) * (solve + residual);
 }
 
@@ -179,11 +179,22 @@ double mixed_extra_seconds(const MachineProfile& profile, const Rates& rates, in
   return rounding + randomize + solve + mixed_refinement_steps(profile, solver, n, params).steps * (residual + solve);
 }
 
+// Whether PRBT on the device keeps two copies of A there (prbt_device.hpp): its factors then stay
+// on the device, where it solves and refines; else they come back and the CPUs do it. A capacity
+// not known counts as enough. The share held back stands for the context, the libraries'
+// workspaces and the staging slots, which cudaMalloc's free memory does not have.
+bool prbt_solves_on_device(const Rates& rates, int n, double word) {
+  constexpr double usable_share = 0.95;
+  const double copy = word * double(n) * n;
+  return !(rates.device_memory_bytes > 0) || 2 * copy <= usable_share * rates.device_memory_bytes;
+}
+
 // The same on the hybrid target, as prbt_hybrid.cpp and prbt_device.hpp do it: the host reads A
 // once (zero lines, ||A||_1), uploads it, and the device keeps a copy and randomizes the other;
 // the condition estimate, each solve and each residual read
 // the factors and A in device memory. The host backend's team runs the CPUs' kernels for these,
-// priced as the CPUs' passes after three copies; a GPU's at its memory bandwidth.
+// priced as the CPUs' passes after three copies; a GPU's at its memory bandwidth. Where the device
+// holds one copy only, it randomizes that one and the CPUs solve with the factors sent back.
 double prbt_hybrid_extra_seconds(const MachineProfile& profile, const Rates& rates, int n, Precision precision,
                                  const ModelParams& params) {
   const double word = precision == Precision::double_ ? 8 : 4;
@@ -193,6 +204,8 @@ double prbt_hybrid_extra_seconds(const MachineProfile& profile, const Rates& rat
   if (rates.device_host_threads > 0) return scan + 2 * copy + prbt_extra_seconds(profile, rates, n, precision, params);
   const double device =
       (rates.device_memory.gbs > 0 ? rates.device_memory.gbs : params.default_device_memory_gbs) * 1e9;
+  if (!prbt_solves_on_device(rates, n, word))
+    return scan + 2 * matrix / device + prbt_extra_seconds(profile, rates, n, precision, params, false);
   const double solves = params.prbt_condition_solves + params.prbt_refinement_steps + 1;
   const double on_device =
       (2 * matrix + 2 * matrix + solves * matrix + (params.prbt_refinement_steps + 1) * matrix) / device;
@@ -232,8 +245,9 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
   t.d_fraction = blocks > 0 ? double(d) / blocks : 0;
   // The matrix crosses the link before the first step and (d = 0) after the last, overlapping
   // nothing. The device's columns go up (PRBT: the whole matrix, randomized there, and the CPUs'
-  // first d columns come back); with d = 0 the factors come back, except PRBT's, solved on the
-  // device. With d >= 1 every block column comes back through the CPUs' window during the steps.
+  // first d columns come back); with d = 0 the factors come back, except PRBT's where the device
+  // holds two copies of A and solves there. With d >= 1 every block column comes back through the
+  // CPUs' window during the steps.
   // Every copy goes through pinned slots of one block column, packed and unpacked by the host.
   const double matrix = word * double(m) * n;
   const double slot = word * double(m) * detail::staging_slot_columns(m, n, nb, d > 0, std::size_t(word));
@@ -245,12 +259,13 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
   double once = 0;
   // d = 0 (GEPP, CALU): the rows of each block column but the last panel's down to its panel come
   // back during the factorization (hidden behind it, priced after the steps); the rest at the end.
+  const bool factors_return = solver != Solver::prbt || !prbt_solves_on_device(rates, std::max(m, n), word);
   double early_bytes = 0;
-  if (d == 0 && solver != Solver::prbt)
+  if (d == 0 && factors_return)
     for (int J = 0; J + 1 < block_columns(std::min(m, n), nb); ++J)
       early_bytes += word * std::min<double>(m, double(J + 1) * nb) * nb;
   if (d == 0)
-    once = staged(matrix) + (solver == Solver::prbt ? 0 : staged(matrix - early_bytes)) + 2 * latency;
+    once = staged(matrix) + (factors_return ? staged(matrix - early_bytes) : 0) + 2 * latency;
   else if (solver == Solver::prbt && !several)
     once = staged(matrix) + staged(matrix * cpu_share) + 2 * latency;
   else if (d < blocks)
@@ -442,6 +457,7 @@ Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& 
     const double latency = std::max(g.h2d_latency_us, g.d2h_latency_us);
     r.link_latency_us = latency > 0 ? latency : params.default_link_latency_us;
     r.device_name = g.name;
+    r.device_memory_bytes = double(g.memory_bytes);
     if (r.device.gflops <= 0)
       r.device.source = "no known rate: compute capability " + std::to_string(g.compute_capability_major) + "." +
                         std::to_string(g.compute_capability_minor) +
@@ -790,6 +806,11 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
                   " %) minimizes the predicted time of the moving-window schedule; the paper's closed form "
                   "d/N = P g1 / (P g1 + g2) = " +
                   fmt1(100 * closed_form_fraction) + " % (async-calu §4, Eq. 1)");
+    const double word = problem.precision == Precision::double_ ? 8 : 4;
+    if (problem.solver == Solver::prbt && !several && !prbt_solves_on_device(r, problem.n, word))
+      why.push_back("two copies of A (" + fmt1(2 * word * double(problem.n) * problem.n / 1e9) +
+                    " GB) do not fit the device's " + fmt1(r.device_memory_bytes / 1e9) +
+                    " GB: PRBT's factors come back and the CPUs solve and refine");
     if (panel_location(plan) == PanelLocation::device)
       why.push_back(
           "panel on the device: the device is so much faster that a CPU panel (and its transfers) "

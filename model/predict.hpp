@@ -36,14 +36,15 @@ struct Rates {
   RateUsed cpu_one;  // GEMM, one core (g1)
   // The device the executor drives, the first of several (each one's in `devices`).
   std::string device_name;
-  int devices_idle = 0;         // the profile's devices the plan does not drive
-  RateUsed device;              // its GEMM (g2); 0 without a device
-  RateUsed device_lu;           // the vendor's LU of a resident matrix on it
-  int device_host_threads = 0;  // the host backend's team (its panels priced as CPU panels); 0: a GPU
-  BandwidthUsed link;           // host <-> device, the slowest direction; 0 without a device
-  double link_latency_us = 0;   // the slower direction
-  BandwidthUsed device_memory;  // bytes read + written; 0 without a device
-  double memory_gbs = 0;        // STREAM triad; 0 when unknown
+  int devices_idle = 0;            // the profile's devices the plan does not drive
+  RateUsed device;                 // its GEMM (g2); 0 without a device
+  RateUsed device_lu;              // the vendor's LU of a resident matrix on it
+  int device_host_threads = 0;     // the host backend's team (its panels priced as CPU panels); 0: a GPU
+  BandwidthUsed link;              // host <-> device, the slowest direction; 0 without a device
+  double link_latency_us = 0;      // the slower direction
+  BandwidthUsed device_memory;     // bytes read + written; 0 without a device
+  double device_memory_bytes = 0;  // its capacity (GpuInfo::memory_bytes); 0 when unknown
+  double memory_gbs = 0;           // STREAM triad; 0 when unknown
   int cores = 1;
 
   // Every device driven, in order, each priced on its own (#16): its GEMM, link and latency.

@@ -281,6 +281,43 @@ TEST(Predict, TheMatrixCrossesTheLinkBeforeAndAfter) {
   EXPECT_NEAR(transfers(Solver::prbt), one_way, 0.01 * one_way);
 }
 
+TEST(Predict, PrbtsFactorsComeBackWhereTheDeviceHoldsOneCopyOfA) {
+  // prbt_device.hpp: with room for one copy of A only, the factors come back (staged, as GEPP's)
+  // and the CPUs solve and refine. 32768^2 doubles are 8.6 GB: two fit 40 GB, not 12.
+  const int n = 32768;
+  auto predict = [&](double memory_gb) {
+    auto p = machine(2, 10, 60000);
+    p.gpus[0].memory_bytes = static_cast<long long>(memory_gb * 1e9);
+    return hybrid(p, n, Solver::prbt);
+  };
+  auto term = [](const model::Prediction& p, const std::string& name) {
+    for (const auto& t : p.terms)
+      if (t.name == name) return t.seconds;
+    return -1.0;
+  };
+  auto says = [](const model::Prediction& p, const std::string& what) {
+    for (const auto& line : p.reasoning)
+      if (line.find(what) != std::string::npos) return true;
+    return false;
+  };
+  const auto roomy = predict(40), unknown = predict(0), tight = predict(12);
+  EXPECT_DOUBLE_EQ(roomy.seconds, unknown.seconds);  // a capacity not known counts as enough
+  EXPECT_FALSE(says(roomy, "do not fit"));
+  ASSERT_EQ(panel_location(tight.plan), PanelLocation::device);
+  EXPECT_GT(term(tight, "transfers"), term(roomy, "transfers"));  // the download, less what hides behind the steps
+  // The solves and residuals at the host's bandwidth instead of the device's.
+  EXPECT_GT(term(tight, "butterflies and refinement"), 2 * term(roomy, "butterflies and refinement"));
+  EXPECT_GT(tight.seconds, roomy.seconds);
+  EXPECT_TRUE(says(tight, "PRBT's factors come back"));
+  // GEPP's factors come back whatever the capacity.
+  auto gepp = [&](double memory_gb) {
+    auto p = machine(2, 10, 60000);
+    p.gpus[0].memory_bytes = static_cast<long long>(memory_gb * 1e9);
+    return hybrid(p, n, Solver::gepp).seconds;
+  };
+  EXPECT_DOUBLE_EQ(gepp(12), gepp(40));
+}
+
 TEST(Predict, AFarFasterDeviceRunsTheVendorsLuOfTheWholeMatrix) {
   // Panel on the device and one panel: cuSOLVER getrf of the resident matrix, at its probed rate.
   // Links and host memory fast enough that the copies weigh nothing: blocked panels hide half the
