@@ -199,13 +199,16 @@ void register_solve(CLI::App& app, CommandState& state) {
             fmt::format("{}: B has {} rows but A is {} x {}; they must match", args->b_path, B.rows, A.rows, A.cols));
     }
     const int n = A.rows, nrhs = B.cols;
-    // The solve works on a copy of A (A stays for omega), and PRBT pads another: two more n x n (a real
-    // A made complex for a complex B: one more). Mixed precision holds A rounded to single and, for
-    // GMRES, its factors widened back: one and a half more.
+    // What the solve holds beyond A and B as read. solve_checked: a copy of A to factor (A stays for
+    // omega) and PRBT's padded one; X, B and R B twice (solve_scaled). A real A made complex for a
+    // complex B: one more A. Mixed and auto: A kept for omega, A rounded to single (kept), then, where
+    // their answer is inaccurate or looks singular, solve_checked's on top; B kept, X, the residual,
+    // B rounded to single. (GMRES's widened factors are never made here: the CLI certifies.)
     const bool complex = A.is_complex || B.is_complex;
     const bool automatic = args->precision == "auto", mixed = automatic || args->precision == "mixed";
-    const double copies = (complex ? (A.is_complex ? 2 : 3) : 2) + (mixed ? 1.5 : 0);
-    require_memory((complex ? 16.0 : 8.0) * copies * n * double(n),
+    const double copies_of_a = (complex && !A.is_complex ? 1 : 0) + 2 + (mixed ? 1.5 : 0);
+    const double copies_of_b = 4 + (mixed ? 3.5 : 0);
+    require_memory((complex ? 16.0 : 8.0) * (copies_of_a * n * double(n) + copies_of_b * n * double(nrhs)),
                    fmt::format("{}: solving a {} x {} system", args->a_path, n, n));
     options.db_path = args->db;
     options.overrides.nb = args->nb;

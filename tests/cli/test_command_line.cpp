@@ -1204,6 +1204,31 @@ TEST_F(Cli, SweepsOfSeveralSolversAreOneJsonDocument) {
 
 // A header that declares more entries than the file holds is refused before any allocation; a
 // symmetric coordinate file listing the upper triangle too is refused, naming the line.
+TEST_F(Cli, ManyRightHandSidesAreCountedInTheMemoryCheck) {
+  // A 1000 x 100000 B of one entry reads as 0.8 GB; the solve copies it four times more (X, B and
+  // R B twice; mixed: three and a half more). Under a 2.5 GB `ulimit -v` that is said before any
+  // copy, not met as "out of memory" halfway.
+  const auto A = write(
+      dir, "eye.mtx", "%%MatrixMarket matrix coordinate real general\n1000 1000 1000\n" + [] {
+        std::string s;
+        for (int i = 1; i <= 1000; ++i) s += std::to_string(i) + " " + std::to_string(i) + " 1\n";
+        return s;
+      }());
+  const auto B = write(dir, "wide.mtx", "%%MatrixMarket matrix coordinate real general\n1000 100000 1\n1 1 1\n");
+  for (const char* precision : {"double", "mixed"}) {
+    const std::string command = "ulimit -v 2500000; '" + std::string(HETLU_COMMAND) + "' solve '" + A + "' '" + B +
+                                "' -o '" + dir.file("X.mtx") + "' --precision " + precision + " " + db() + " 2>'" +
+                                dir.file("err.txt") + "'";
+    const int status = std::system(command.c_str());
+    ASSERT_TRUE(WIFEXITED(status)) << precision;
+    EXPECT_EQ(WEXITSTATUS(status), 1) << precision;
+    std::ifstream in(dir.file("err.txt"));
+    const std::string err((std::istreambuf_iterator<char>(in)), {});
+    EXPECT_NE(err.find("eye.mtx: solving a 1000 x 1000 system needs"), std::string::npos) << precision << ": " << err;
+    EXPECT_FALSE(std::filesystem::exists(dir.file("X.mtx")));
+  }
+}
+
 TEST_F(Cli, LyingHeadersAndBothTrianglesAreRefused) {
   const auto lie = write(dir, "lie.mtx", array_header + "20000 20000\n1\n2\n");
   expect_one_line_error(run_hetlu("solve '" + lie + "' " + db(), dir), {"lie.mtx:2:", "declares 400000000 entries"});
