@@ -310,11 +310,7 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
   kernels::copy_block(n, nrhs, B, ldb, B_original.data(), ld);
   auto rows_of_b = [&](auto exponent) {  // R b, R's exponents as given
     std::vector<T> scaled = B_original;
-    for (int k = 0; k < nrhs; ++k)
-      for (int i = 0; i < n; ++i) {
-        T& b = scaled[i + static_cast<size_t>(k) * ld];
-        b = scalar::scale_by_power_of_two(b, exponent(i));
-      }
+    scalar::scale_rows_by_powers_of_two(n, nrhs, scaled.data(), ld, exponent);
     return scaled;
   };
   const std::vector<T> B_scaled = rows_of_b([&](int i) { return scaling.applied_row(i); });  // the solve's

@@ -177,13 +177,9 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
   // factors that come back are R A's, whose rcond bounds x's error (rows scaled 10^U(-12, 12)
   // exited 5 on A's own rcond, 6e-25, with x right to 1e-14; R A's is 2e-3).
   const std::vector<int> rows = row_equilibration(n, A.data(), ld);
-  for (int i = 0; i < n; ++i) {
-    if (rows[i] == 0) continue;
-    for (int j = 0; j < n; ++j)
-      A[i + static_cast<size_t>(j) * ld] = scalar::scale_by_power_of_two(A[i + static_cast<size_t>(j) * ld], rows[i]);
-    for (int k = 0; k < nrhs; ++k)
-      B[i + static_cast<size_t>(k) * ld] = scalar::scale_by_power_of_two(B[i + static_cast<size_t>(k) * ld], rows[i]);
-  }
+  auto row_exponent = [&](int i) { return rows[i]; };
+  scalar::scale_rows_by_powers_of_two(n, n, A.data(), ld, row_exponent);
+  scalar::scale_rows_by_powers_of_two(n, nrhs, B.data(), ld, row_exponent);
   const double anorm = n > 0 ? kernels::norm1(n, n, A.data(), ld) : 0;  // ||R A||_1
   const std::vector<T> RB = B;                                          // R b, for the bound X proves
   const auto report = together(rank, [&] {

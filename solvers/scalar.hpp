@@ -116,6 +116,14 @@ inline T scale_by_power_of_two(T x, int e) {
     return std::ldexp(x, e);
 }
 
+// The m x n M's row i times 2^exponent(i), exactly (unless it under- or overflows): dgesvx's R.
+template <class T, class Exponent>
+void scale_rows_by_powers_of_two(int m, int n, T* M, long long ld, Exponent&& exponent) {
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i)
+      if (const int e = exponent(i)) M[i + j * ld] = scale_by_power_of_two(M[i + j * ld], e);
+}
+
 // The smallest normal magnitude of T's real type (LAPACK's safe minimum).
 template <class T>
 inline constexpr real_t<T> safe_minimum() {
