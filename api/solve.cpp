@@ -90,6 +90,12 @@ struct Scaling {
   int measured_row(int i) const { return rcond_rows ? row[i] : 0; }
   // Whether the matrix factored is the one whose rcond is reported (no C, R as measured).
   bool factors_measured() const { return !cols && rows == rcond_rows; }
+  // R A C solved, as dgesvx's.
+  Scaling equilibrated() const {
+    Scaling s = *this;
+    s.rows = s.cols = true;
+    return s;
+  }
   // A itself solved, rcond and omega measured as before.
   Scaling unapplied() const {
     Scaling s = *this;
@@ -186,37 +192,113 @@ double wide_backward_error(int n, int nrhs, const T* A, int lda, const T* X, int
   return omega;
 }
 
-// omega of X for A X = B, computed on the scaled system R A C y = R B, y = C^-1 X (rows' shares
-// summed in double, a column of A at a time); in long double on A itself where A has entries near
-// the ends of the range.
+// For one column x of X and b of B: residual = R b - R A C y and magnitude = |R b| + |R A C| |y|
+// (y = C^-1 x; magnitudes |re| + |im|, as LAPACK's zgerfs), summed in W, a column of A at a time.
+template <class T, class W = scalar::wide_t<T>>
+void scaled_residual(int n, const T* A, int lda, const T* x, const T* b, const std::vector<int>& row,
+                     const std::vector<int>& col, std::vector<W>& residual, std::vector<double>& magnitude) {
+  using scalar::abs1;
+  using scalar::scale_by_power_of_two;
+  residual.resize(n), magnitude.resize(n);
+  for (int i = 0; i < n; ++i) {
+    residual[i] = scale_by_power_of_two(W(b[i]), row[i]);
+    magnitude[i] = abs1(residual[i]);
+  }
+  for (int j = 0; j < n; ++j) {
+    const W y = scale_by_power_of_two(W(x[j]), -col[j]);
+    for (int i = 0; i < n; ++i) {
+      const W a = scale_by_power_of_two(W(A[i + static_cast<long long>(j) * lda]), row[i] + col[j]);
+      residual[i] -= a * y;
+      magnitude[i] += abs1(a) * abs1(y);
+    }
+  }
+}
+
+// omega of X for A X = B, computed on the scaled system R A C y = R B, y = C^-1 X; in long double
+// on A itself where A has entries near the ends of the range.
 template <class T>
 double scaled_backward_error(int n, int nrhs, const T* A, int lda, const T* X, int ldx, const T* B, int ldb,
                              const Scaling& s) {
   if (s.extreme) return wide_backward_error(n, nrhs, A, lda, X, ldx, B, ldb);
-  using W = scalar::wide_t<T>;  // magnitudes |re| + |im|, as LAPACK's zgerfs
-  using scalar::abs1;
-  using scalar::scale_by_power_of_two;
   double omega = 0;
-  std::vector<W> residual(n);
-  std::vector<double> magnitude(n);
+  std::vector<scalar::wide_t<T>> residual;
+  std::vector<double> magnitude;
   for (int k = 0; k < nrhs; ++k) {
-    const T* x = X + static_cast<long long>(k) * ldx;
-    const T* b = B + static_cast<long long>(k) * ldb;
-    for (int i = 0; i < n; ++i) {
-      residual[i] = scale_by_power_of_two(W(b[i]), s.row[i]);
-      magnitude[i] = abs1(residual[i]);
-    }
-    for (int j = 0; j < n; ++j) {
-      const W y = scale_by_power_of_two(W(x[j]), -s.col[j]);
-      for (int i = 0; i < n; ++i) {
-        const W a = scale_by_power_of_two(W(A[i + static_cast<long long>(j) * lda]), s.row[i] + s.col[j]);
-        residual[i] -= a * y;
-        magnitude[i] += abs1(a) * abs1(y);
-      }
-    }
-    for (int i = 0; i < n; ++i) omega = std::max(omega, accuracy::row_omega(abs1(residual[i]), magnitude[i]));
+    scaled_residual(n, A, lda, X + static_cast<long long>(k) * ldx, B + static_cast<long long>(k) * ldb, s.row, s.col,
+                    residual, magnitude);
+    for (int i = 0; i < n; ++i) omega = std::max(omega, accuracy::row_omega(scalar::abs1(residual[i]), magnitude[i]));
   }
   return omega;
+}
+
+// Where an answer's rcond is below eps, X may have no correct digit; dgerfs' forward error bound
+// tells whether it has: an X within this of the exact solution, relative to ||X||_inf, is not called
+// singular to working precision (A's columns scaled 10^U(-10, 10): rcond(R A) 2e-23, X right to
+// 8e-14, and the bound says 1e-12). A hundredth leaves room for the estimate, usually within a
+// factor of 3 of the bound it estimates.
+constexpr double trusted_forward_error = 0.01;
+
+// dgerfs' forward error bound of X (A X = B), estimated from the factors of M = R_a A C_a in LU (R_a,
+// C_a as the solve applied them): the largest over columns of || |A^-1| w_j ||_inf / ||x_j||_inf,
+// w_j = |b_j - A x_j| + (n + 1) eps (|A| |x_j| + |b_j|), which bounds ||x_j - A^-1 b_j||_inf /
+// ||x_j||_inf but for the rounding of the residual. |A^-1| w = C_a |M^-1| R_a w, and R_a w is the
+// scaled system's w, computed there. One estimate serves every column: w-hat, each entry the
+// largest over columns of w_ij / ||x_j||_inf, bounds each column's, so nrhs = n costs what 1 does.
+template <class T>
+double forward_error_bound(int n, int nrhs, const T* A, int lda, const T* X, int ldx, const T* B, int ldb, const T* LU,
+                           int ld, const int* ipiv, const Scaling& s) {
+  using R = scalar::real_t<T>;
+  const double eps = accuracy::unit_roundoff<T>();
+  const double safe1 = (n + 1) * double(std::numeric_limits<R>::min()), safe2 = safe1 / eps;  // dgerfs'
+  std::vector<int> rows(n), cols(n);
+  for (int i = 0; i < n; ++i) rows[i] = s.applied_row(i), cols[i] = s.applied_col(i);
+  auto x_norm = [&](int k) {
+    double largest = 0;
+    for (int i = 0; i < n; ++i)
+      largest = std::max(largest, double(scalar::abs1(X[i + static_cast<long long>(k) * ldx])));
+    return largest;
+  };
+  // C_a / ||X||_inf and w ||X||_inf / ||x_j||_inf, by powers of two, keep the products in range: with
+  // columns spread 1e+-160, C_a reached 2^1049 (R A's small columns fell below 1e-300) and x 1e160.
+  int shift = std::numeric_limits<int>::min();
+  for (int k = 0; k < nrhs; ++k) shift = std::max(shift, exponent_of(x_norm(k)));
+  if (shift == std::numeric_limits<int>::min()) return 0;  // X = 0: B = 0, solved exactly
+  std::vector<double> w(n, 0.0), magnitude;
+  std::vector<scalar::wide_t<T>> residual;
+  for (int k = 0; k < nrhs; ++k) {
+    const double norm = x_norm(k);
+    if (norm == 0) continue;  // b_j = 0, solved exactly
+    int e = 0;
+    const double mantissa = std::frexp(norm, &e);                 // norm = mantissa 2^e
+    const double weight = std::ldexp(1.0 / mantissa, shift - e);  // 2^shift / norm
+    scaled_residual(n, A, lda, X + static_cast<long long>(k) * ldx, B + static_cast<long long>(k) * ldb, rows, cols,
+                    residual, magnitude);
+    for (int i = 0; i < n; ++i) {
+      const double bound = scalar::abs1(residual[i]) + (n + 1) * eps * magnitude[i];
+      const double wi = (magnitude[i] > safe2 ? bound : bound + safe1) * weight;
+      w[i] = std::isnan(wi) ? std::numeric_limits<double>::infinity() : std::max(w[i], wi);
+    }
+  }
+  auto by_c = [&](T* v) {
+    for (int j = 0; j < n; ++j) v[j] = scalar::scale_by_power_of_two(v[j], cols[j] - shift);
+  };
+  auto by_w = [&](T* v) {
+    for (int i = 0; i < n; ++i) v[i] *= T(w[i]);
+  };
+  // || C_a M^-1 diag(w) ||_inf = || diag(w) M^-H C_a ||_1: Hager and Higham's estimate of the latter.
+  const double bound = kernels::inverse_norm1_estimate<T>(
+      n,
+      [&](T* v) {
+        by_c(v);
+        variants::lu_getrs(Transpose::conjugate, n, 1, LU, ld, ipiv, v, n);
+        by_w(v);
+      },
+      [&](T* v) {
+        by_w(v);
+        variants::lu_getrs(Transpose::no, n, 1, LU, ld, ipiv, v, n);
+        by_c(v);
+      });
+  return std::isfinite(bound) ? bound : std::numeric_limits<double>::infinity();
 }
 
 template <class T>
@@ -334,15 +416,19 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
                                             ? std::min(10.0 * std::max(1, n), 1000.0) * accuracy::unit_roundoff<T>()
                                             : 0.0;
   bool verdict_wanted = false;
-  std::optional<double> verdict;  // GEPP's estimate, where PRBT's could not tell
-  for (size_t k = 0; k < attempts.size(); ++k) {
-    const Attempt attempt = attempts[k];
+  std::optional<double> verdict;                // GEPP's estimate, where PRBT's could not tell
+  auto load_scaled_a = [&](const Scaling& s) {  // LU <- R_a A C_a
     for (int j = 0; j < n; ++j)
       for (int i = 0; i < n; ++i) {
         const T a = A[i + static_cast<long long>(j) * lda];
         LU[i + static_cast<size_t>(j) * ld] =
-            scaling.needed() ? scalar::scale_by_power_of_two(a, scaling.applied_row(i) + scaling.applied_col(j)) : a;
+            s.needed() ? scalar::scale_by_power_of_two(a, s.applied_row(i) + s.applied_col(j)) : a;
       }
+  };
+  bool factors_in_lu = false;  // GEPP's or CALU's P M = L U, with ipiv (PRBT leaves none)
+  for (size_t k = 0; k < attempts.size(); ++k) {
+    const Attempt attempt = attempts[k];
+    load_scaled_a(scaling);
     X = B_scaled;
     Options o = options;
     if (attempt.refinement != Refinement::none) o.overrides.refinement = attempt.refinement;
@@ -353,6 +439,7 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
       report.attempts.push_back(to_string(attempt.solver) + ": singular (info " + std::to_string(report.info) + ")");
       return report;
     }
+    factors_in_lu = attempt.solver != Solver::prbt;
     if (scaling.cols)  // R A C y = R b: x = C y
       for (int column = 0; column < nrhs; ++column)
         for (int j = 0; j < n; ++j) {
@@ -418,7 +505,32 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
   best.backward_error = best_omega;
   best.accurate = best_omega <= tolerance;
   best.auto_choice = why;
-  check_working_precision_singularity<T>(best);
+  if (best.accurate && best.rcond && *best.rcond < accuracy::unit_roundoff<T>()) {
+    // X may have no correct digit: dgerfs' bound tells, from the factors of A with its rows and
+    // columns equilibrated, as dgesvx's (a triangular solve with R A's factors overflowed where A's
+    // columns spanned 1e+-160).
+    const Scaling both = scaling.equilibrated();
+    if (!(factors_in_lu && scaling.rows && scaling.cols)) {
+      load_scaled_a(both);
+      Options o = options;
+      o.input_check = InputCheck::none;
+      factors_in_lu = getrf(Solver::gepp, n, n, LU.data(), ld, ipiv.data(), o).info == 0;
+    }
+    if (factors_in_lu)
+      best.forward_error = forward_error_bound(n, nrhs, A, lda, best_x.data(), ld, B_original.data(), ld, LU.data(), ld,
+                                               ipiv.data(), both);
+  }
+  if (best.forward_error && *best.forward_error <= trusted_forward_error) {
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "rcond %.1e is below eps, but dgerfs' forward error bound is %.1e: X has digits (A's columns are "
+                  "badly scaled), and A is not called singular to working precision",
+                  *best.rcond, *best.forward_error);
+    best.note = best.note.empty() ? line : best.note + "; " + line;
+    clear_working_precision_singularity(best);  // what PRBT's gesv said from its own estimate
+  } else {
+    check_working_precision_singularity<T>(best);
+  }
   if (scaling.extreme && scaling.rows)
     best.warnings.push_back(
         "A has rows or columns near an end of the floating-point range: solved equilibrated by powers of two (as "

@@ -271,6 +271,7 @@ void register_solve(CLI::App& app, CommandState& state) {
                                   {"info", report.info}};
       if (report.rcond) j["rcond"] = *report.rcond;
       j["singular_to_working_precision"] = report.singular_to_working_precision;
+      if (report.forward_error) j["forward_error_bound"] = *report.forward_error;  // null where infinite
       if (!report.auto_choice.empty()) j["auto"] = report.auto_choice;
       if (!args->x_path.empty())
         j["output"] = args->x_path;

@@ -115,6 +115,11 @@ struct SolveReport {
   // in single), A is singular to working precision, and X may have no correct digit however small its backward error:
   // dgesvx's info = n + 1. `warnings` says so; the CLI exits 5.
   bool singular_to_working_precision = false;
+  // solve_checked, where rcond < eps and X is accurate: dgerfs' forward error bound, estimated (the
+  // largest over columns of ||X_j - A^-1 B_j||_inf / ||X_j||_inf, but for the estimate). At most
+  // 0.01, X has digits and A is not called singular to working precision (badly scaled columns:
+  // ||A^-1|| counts their spread, while GEPP's X does not feel it).
+  std::optional<double> forward_error;
 };
 
 // The componentwise backward error omega above which hetlu calls a solution inaccurate:

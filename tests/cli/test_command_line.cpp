@@ -1127,6 +1127,38 @@ TEST_F(Cli, EquilibratesRowsAndAgreesAcrossPrecisions) {
     }
 }
 
+// Columns scaled 10^U(-10, 10): R A's rcond is 1e-23, but GEPP's X does not feel the columns, and
+// dgerfs' forward error bound says so: exit 0 in every precision, the bound in the JSON.
+TEST_F(Cli, BadlyScaledColumnsAreJudgedByTheForwardErrorBound) {
+  const int n = 40;
+  std::mt19937_64 rng(6);
+  std::uniform_real_distribution<double> u(-1, 1), exponent(-10, 10);
+  std::vector<double> A(static_cast<size_t>(n) * n), b(n, 0.0), x(n);
+  for (auto& v : A) v = u(rng);
+  for (int i = 0; i < n; ++i) A[i + static_cast<size_t>(i) * n] += 4;
+  for (int j = 0; j < n; ++j) {
+    const double c = std::pow(10.0, exponent(rng));
+    for (int i = 0; i < n; ++i) A[i + static_cast<size_t>(j) * n] *= c;
+    x[j] = 1 / c;
+  }
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) b[i] += A[i + static_cast<size_t>(j) * n] * x[j];
+  const auto a = write(dir, "A.mtx", array_file(n, n, A)), bb = write(dir, "b.mtx", array_file(n, 1, b));
+  for (const char* precision : {"double", "mixed", "auto"})
+    for (const char* solver : {"gepp", "prbt"}) {
+      const std::string name = std::string(precision) + " " + solver;
+      const auto r = run_hetlu(
+          "solve '" + a + "' '" + bb + "' --json --precision " + precision + " --solver " + solver + " " + db(), dir);
+      ASSERT_EQ(r.exit_code, 0) << name << ": " << r.err;
+      const auto j = nlohmann::json::parse(r.out);
+      EXPECT_LT(j["rcond"].get<double>(), 1e-16) << name;
+      EXPECT_FALSE(j["singular_to_working_precision"].get<bool>()) << name;
+      EXPECT_LT(j["forward_error_bound"].get<double>(), 1e-8) << name;
+      const auto X = j["x"].get<std::vector<double>>();
+      for (int i = 0; i < n; ++i) EXPECT_NEAR(X[i] / x[i], 1.0, 1e-11) << name << " x_" << i;
+    }
+}
+
 // A * 1e-310 (every entry subnormal): scaled, so the answer is the unscaled one's when it exists,
 // and a clear refusal (exit 4, nothing written) when x overflows.
 TEST_F(Cli, AnAllSubnormalMatrixIsScaledOrRefused) {
