@@ -168,6 +168,9 @@ struct Resolved {
 };
 std::mutex cache_mutex;
 std::map<std::string, Resolved> cache;  // key: problem, database and level
+// Entries kept at most (a few KB each): a caller of ever new shapes (a hostile tester's 40000 took
+// 70 MB) starts the cache afresh rather than growing it without end.
+constexpr std::size_t max_cached_plans = 4096;
 
 Resolution resolve_uncached(Solver solver, Precision precision, Target target, int m, int n, const Options& options,
                             MachineProfile& profile) {
@@ -328,6 +331,7 @@ Resolution resolve_plan(Solver solver, Precision precision, int m, int n, const 
     entry->resolution = resolve_uncached(solver, precision, target, m, n, options, *profile);
     entry->profile = std::move(profile);
     std::lock_guard lock(cache_mutex);
+    if (cache.size() >= max_cached_plans) cache.clear();
     cache.emplace(key, *entry);
   }
   Resolution& r = entry->resolution;

@@ -725,7 +725,8 @@ bool takes_small_path(Solver solver, int m, int n, const Options& options) {
     return false;
   // The default database's crossover in a process-wide atomic (no lock, no string compared: most
   // calls name no database); any other in a thread's cache keyed by its path.
-  if (options.use_database && options.db_path.empty()) return std::max(m, n) < default_small_matrix_below<T>();
+  if (options.use_database && options.db_path.empty())
+    return below_small_matrix_crossover(m, n, default_small_matrix_below<T>());
   struct Known {
     bool valid = false, use_database = false;
     std::string db_path;
@@ -736,7 +737,7 @@ bool takes_small_path(Solver solver, int m, int n, const Options& options) {
     known = {true, options.use_database, options.db_path,
              small_matrix_crossover(scalar::plan_precision<T>(), options).below};
   }
-  return std::max(m, n) < known.below;
+  return below_small_matrix_crossover(m, n, known.below);
 }
 
 // Seconds `run` took, or 0 without running the clock when the caller asked for no timing.
@@ -770,7 +771,7 @@ bool detail::small_path_getrf(Solver solver, int m, int n, T* A, int lda, int* i
 template <class T>
 int detail::small_path_getrf_default(int m, int n, T* A, int lda, int* ipiv) {
   const int below = default_below<T>.load(std::memory_order_relaxed);
-  if (m < 0 || n < 0 || std::max(m, n) >= below || lda < std::max(1, m)) return -1;  // also: not yet resolved
+  if (!below_small_matrix_crossover(m, n, below) || lda < std::max(1, m)) return -1;  // also: not yet resolved
   if (std::min(m, n) > 0 && (!A || !ipiv)) return -1;
   bool finite = true;
   for (int j = 0; j < n; ++j) finite &= scalar::all_finite(A + static_cast<long long>(j) * lda, m);

@@ -138,7 +138,8 @@ void getrf(const char* routine, const int* m, const int* n, T* A, const int* lda
     *info = illegal(routine, 2);
   else if (*lda < std::max(1, *m))
     *info = illegal(routine, 4);
-  else if (std::max(*m, *n) < small_matrix_below<T>() && hetlu::blas_library_getrf(*m, *n, A, *lda, ipiv, info))
+  else if (hetlu::below_small_matrix_crossover(*m, *n, small_matrix_below<T>()) &&
+           hetlu::blas_library_getrf(*m, *n, A, *lda, ipiv, info))
     return;
   else {
     try {
@@ -197,7 +198,9 @@ void gesv(const char* routine, const int* n, const int* nrhs, T* A, const int* l
           int* info) {
   announce(routine);
   if (!gesv_arguments_ok(routine, n, nrhs, lda, ldb, info)) return;
-  if (*n < small_matrix_below<T>() && hetlu::blas_library_gesv(*n, *nrhs, A, *lda, ipiv, B, *ldb, info)) return;
+  if (hetlu::below_small_matrix_crossover(*n, *n, small_matrix_below<T>()) &&
+      hetlu::blas_library_gesv(*n, *nrhs, A, *lda, ipiv, B, *ldb, info))
+    return;
   try {
     *info = hetlu::gesv(hetlu::Solver::gepp, *n, *nrhs, A, *lda, ipiv, B, *ldb, lapack_options()).info;
   } catch (const std::exception& e) {

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "hetlu/detail/flops.hpp"
 #include "hetlu/types.hpp"
 
 namespace hetlu {
@@ -74,6 +75,13 @@ struct SmallMatrixCrossover {
 // against 4.5 through hetlu, and was still 1.07x faster at n = 512; hetlu's GEPP won from n = 1024.
 inline constexpr int default_small_matrix_crossover = 512;
 SmallMatrixCrossover small_matrix_crossover(Precision precision, const Options& options = {});
+// Whether an m x n getrf goes to the BLAS library's LU under a crossover of order `below`: when it
+// is less work than a square getrf of that order. A tall 10000 x 3 panel is less work than a 64 x 64
+// matrix; compared by max(m, n), each new shape resolved a plan (3-5 ms, where OpenBLAS took
+// microseconds).
+inline bool below_small_matrix_crossover(int m, int n, int below) {
+  return below > 0 && m >= 0 && n >= 0 && detail::getrf_flops(m, n) < detail::getrf_flops(below, below);
+}
 
 // The small-matrix path: LAPACK's getrf or gesv of the BLAS library hetlu links, found in that
 // library itself (a preloaded drop-in exporting the same names is never called back); no plan, no

@@ -202,6 +202,7 @@ def lu_factor(a, overwrite_a=False, check_finite=True):
 def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     """scipy.linalg.lu_solve: x from lu_factor's (lu, piv) (hetlu's or SciPy's); trans 0, 1 or 2."""
     (lu, piv) = lu_and_piv
+    piv = np.asarray(piv)  # a list too, as SciPy takes it
     lu = _validated(lu, False)
     b1 = _validated(b, False)
     if check_finite and _long_double(lu, b1):

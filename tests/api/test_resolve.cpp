@@ -434,6 +434,31 @@ TEST(SmallMatrixCrossover, MeasuredForThisMachineElseTheDefault) {
   EXPECT_EQ(small_matrix_crossover(Precision::single, with_db(path)).below, 2048);
 }
 
+TEST(SmallMatrixCrossover, ComparesWorkNotTheLongerSide) {
+  // A tall panel of a few columns is less work than a small square: it takes the BLAS library's
+  // LU (a hostile tester's 400 shapes of (600 + k) x 3 through the drop-in: 80-700x OpenBLAS's time,
+  // a plan resolved for each).
+  EXPECT_TRUE(below_small_matrix_crossover(100000, 3, 512));
+  EXPECT_TRUE(below_small_matrix_crossover(3, 100000, 512));
+  EXPECT_TRUE(below_small_matrix_crossover(511, 511, 512));
+  EXPECT_FALSE(below_small_matrix_crossover(512, 512, 512));  // a square below the order, as before
+  EXPECT_FALSE(below_small_matrix_crossover(100000, 512, 512));
+  EXPECT_TRUE(below_small_matrix_crossover(0, 100000, 512));
+  EXPECT_FALSE(below_small_matrix_crossover(1, 1, 0));  // HETLU_SMALL_MATRIX_CROSSOVER=0: never
+  EXPECT_FALSE(below_small_matrix_crossover(-1, 4, 512));
+  EXPECT_FALSE(below_small_matrix_crossover(4, 4, -1));  // not resolved yet
+  const int m = 3000, n = 3;
+  std::vector<double> A(static_cast<size_t>(m) * n);
+  unsigned seed = 3;
+  for (auto& a : A) a = double(rand_r(&seed)) / RAND_MAX - 0.5;
+  std::vector<int> ipiv(n);
+  Options small = with_db("/nonexistent/none.db");
+  small.small_matrix_path = true;
+  const auto r = hetlu::getrf(Solver::gepp, m, n, A.data(), m, ipiv.data(), small);
+  EXPECT_EQ(r.info, 0);
+  EXPECT_EQ(r.plan.source_detail, "small-matrix LU");
+}
+
 TEST(SmallMatrixCrossover, TheBlasLibrarysOwnLuIsLapacks) {
   // The small-matrix path: the BLAS library's getrf and gesv, found in that library itself.
   const int n = 40;

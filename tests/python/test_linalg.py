@@ -22,6 +22,8 @@ def test_factors_are_interchangeable_with_scipys_both_ways():
         np.testing.assert_allclose(linalg.lu_solve(scipy_linalg.lu_factor(A), b, trans=trans), expected, rtol=1e-10)
     lu, piv = linalg.lu_factor(A)
     assert piv.dtype == np.int32 and lu.flags.f_contiguous
+    # Pivots as a list, as SciPy takes them.
+    np.testing.assert_allclose(linalg.lu_solve((lu, piv.tolist()), b), scipy_linalg.lu_solve((lu, piv), b), rtol=1e-12)
 
 
 def test_large_systems_go_through_hetlus_solvers():
