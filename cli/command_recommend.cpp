@@ -157,6 +157,17 @@ void register_recommend(CLI::App& app, CommandState&) {
                   "--ranks: the most ranks on one node (default: all of them here; 1 with --machine)")
       ->check(CLI::Range(1, 1 << 20));
   cmd->callback([args, cmd] {
+    // Orders beyond these kept the model pricing for minutes (its schedules take O(n / nb) a d, and
+    // --sweep-d prices every d; -n 2147483647 ran for days): 10^7 doubles square are 800 TB, beyond
+    // one machine, and 10^8 beyond HPL's largest runs (N = 2.4e7).
+    constexpr int largest_order = 10'000'000, largest_distributed_order = 100'000'000;
+    constexpr int most_swept_block_columns = 20000;  // --sweep-d --nb 1 took 0.8 s at n = 8000
+    const int largest = args->ranks ? largest_distributed_order : largest_order;
+    if (args->n > largest || args->m > largest)
+      throw UsageError(fmt::format("-n and -m must be at most {}{}", largest, args->ranks ? " with --ranks" : ""));
+    if (args->sweep_d && args->nb && (args->n + *args->nb - 1) / *args->nb > most_swept_block_columns)
+      throw UsageError(fmt::format("--sweep-d prices every d: n / nb must be at most {} block columns (here {})",
+                                   most_swept_block_columns, (args->n + *args->nb - 1) / *args->nb));
     if (args->ranks) {
       for (const char* option : {"-m", "--solver", "--target", "--sweep-d", "--nb", "--devices"})
         if (cmd->count(option) > 0) throw UsageError(std::string(option) + " does not apply to --ranks");

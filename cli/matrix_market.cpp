@@ -20,11 +20,24 @@ std::string lower(std::string s) {
   return s;
 }
 
+// A token as an error message quotes it: cut to its first 40 characters (a 50 MB number was echoed
+// whole, into one 50 MB line).
+std::string quote_cut(const std::string& token) {
+  constexpr std::size_t shown = 40;
+  return "'" + (token.size() <= shown ? token : token.substr(0, shown) + "...") + "'";
+}
+
+// The longest line a Matrix Market file may have: far beyond any header, comment or entry, and a
+// bound on what /dev/zero or a file without newlines makes the reader hold.
+constexpr std::size_t max_line_bytes = 1 << 20;
+
 class Reader {
  public:
   explicit Reader(const std::string& path) : path_(path), in_(path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+      throw InvalidArgument(path + ": is a folder, not a Matrix Market file");
     if (!in_) {
-      std::error_code ec;
       const bool exists = std::filesystem::exists(path, ec);
       throw InvalidArgument(path + ": " + (exists ? "cannot be read" : "no such file"));
     }
@@ -36,9 +49,8 @@ class Reader {
 
   // Next line that is not a comment or blank; false at end of file.
   bool next_data_line(std::string& line) {
-    while (std::getline(in_, line)) {
+    while (read_line(line)) {
       ++line_number_;
-      if (line.find('\0') != std::string::npos) fail("a NUL byte: not a text file");
       const auto first = line.find_first_not_of(" \t\r");
       if (first == std::string::npos || line[first] == '%') continue;
       return true;
@@ -47,8 +59,9 @@ class Reader {
   }
 
   bool header(std::string& line) {
-    if (!std::getline(in_, line)) return false;
+    if (!read_line(line)) return false;
     ++line_number_;
+    if (line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // a UTF-8 byte-order mark, as editors write it
     // A CR inside the first line: the file's lines end in a lone CR (classic Mac OS), and getline
     // saw it as one line; said so, not as a missing size line.
     if (const auto cr = line.find('\r'); cr != std::string::npos && cr + 1 < line.size())
@@ -62,7 +75,7 @@ class Reader {
     char* end = nullptr;
     errno = 0;
     long long v = std::strtoll(token.c_str(), &end, 10);
-    if (*end != '\0' || errno == ERANGE) fail(std::string("bad ") + what + " '" + token + "'");
+    if (*end != '\0' || errno == ERANGE) fail(std::string("bad ") + what + " " + quote_cut(token));
     return v;
   }
 
@@ -71,12 +84,12 @@ class Reader {
     if (!(fields >> token)) fail("missing value" + where);
     char* end = nullptr;
     double v = std::strtod(token.c_str(), &end);
-    if (*end != '\0') fail("bad value '" + token + "'" + where);
+    if (*end != '\0') fail("bad value " + quote_cut(token) + where);
     if (std::isnan(v)) fail("NaN" + where + "; the input must be finite");
-    if (std::isinf(v)) fail("Inf or overflow ('" + token + "')" + where + "; the input must be finite");
+    if (std::isinf(v)) fail("Inf or overflow (" + quote_cut(token) + ")" + where + "; the input must be finite");
     if (integer_field_) {  // an integer file holds whole numbers a double represents exactly
       if (token.find_first_not_of("+-0123456789") != std::string::npos || std::abs(v) > 9007199254740992.0)
-        fail("bad integer value '" + token + "'" + where + " in an integer file");
+        fail("bad integer value " + quote_cut(token) + where + " in an integer file");
     }
     return v;
   }
@@ -85,12 +98,32 @@ class Reader {
 
   void expect_end(std::istringstream& fields) {
     std::string extra;
-    if (fields >> extra) fail("unexpected extra field '" + extra + "'");
+    if (fields >> extra) fail("unexpected extra field " + quote_cut(extra));
   }
 
   int line_number() const { return line_number_; }
 
  private:
+  // The next line without its '\n'; false at the end of the file. Refuses a NUL byte and a line
+  // longer than max_line_bytes as it reads, before holding more.
+  bool read_line(std::string& line) {
+    line.clear();
+    std::streambuf* buffer = in_.rdbuf();
+    for (bool any = false;; any = true) {
+      const int c = buffer->sbumpc();
+      if (c == std::char_traits<char>::eof()) return any;
+      if (c == '\n') return true;
+      if (c == '\0') fail_on_next("a NUL byte: not a text file");
+      if (line.size() >= max_line_bytes) fail_on_next("a line longer than 1 MiB: not a Matrix Market file");
+      line.push_back(static_cast<char>(c));
+    }
+  }
+
+  [[noreturn]] void fail_on_next(const std::string& what) {
+    ++line_number_;
+    fail(what);
+  }
+
   bool integer_field_ = false;
   std::string path_;
   std::ifstream in_;
@@ -109,15 +142,15 @@ DenseMatrix read_matrix_market(const std::string& path) {
   if (banner != "%%MatrixMarket")
     reader.fail("not a Matrix Market file (the first line must start with %%MatrixMarket)");
   object = lower(object), format = lower(format), field = lower(field), symmetry = lower(symmetry);
-  if (object != "matrix") reader.fail("object '" + object + "' is not supported (expected matrix)");
+  if (object != "matrix") reader.fail("object " + quote_cut(object) + " is not supported (expected matrix)");
   if (format != "array" && format != "coordinate")
-    reader.fail("format '" + format + "' is not supported (expected array or coordinate)");
+    reader.fail("format " + quote_cut(format) + " is not supported (expected array or coordinate)");
   if (field != "real" && field != "integer" && field != "double" && field != "complex")
-    reader.fail("field '" + field + "' is not supported (expected real, integer or complex)");
+    reader.fail("field " + quote_cut(field) + " is not supported (expected real, integer or complex)");
   reader.set_integer_field(field == "integer");
   const bool complex = field == "complex";
   if (symmetry != "general" && symmetry != "symmetric" && !(complex && symmetry == "hermitian"))
-    reader.fail("symmetry '" + symmetry + "' is not supported (expected general or symmetric" +
+    reader.fail("symmetry " + quote_cut(symmetry) + " is not supported (expected general or symmetric" +
                 (complex ? ", or hermitian)" : ")"));
   const bool hermitian = symmetry == "hermitian";
   const bool symmetric = symmetry == "symmetric" || hermitian;

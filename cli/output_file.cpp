@@ -48,6 +48,28 @@ std::ostream* standard_stream(const std::string& path) {
   return nullptr;
 }
 
+// A name of an open file descriptor (/dev/fd/N, /proc/PID/fd/N, /dev/stdin and the like): written
+// through, never renamed over, since the file behind it is one the shell opened (`3> X.mtx`) and a
+// rename would leave the descriptor on the old file. Judged on the name with "." and ".." resolved:
+// any other path under /dev or /proc is judged by what it names (a regular file in /dev/shm is
+// replaced whole, as anywhere else; before, every /dev/ path was appended to).
+bool names_a_descriptor(const std::string& output) {
+  const std::string p = fs::absolute(output).lexically_normal().string();
+  for (const char* name : {"/dev/stdin", "/dev/stdout", "/dev/stderr"})
+    if (p == name) return true;
+  return p.rfind("/dev/fd/", 0) == 0 || (p.rfind("/proc/", 0) == 0 && p.find("/fd/") != std::string::npos);
+}
+
+// A temporary name beside `target`, unique to this process, within the 255 bytes a name may have:
+// a long target name is cut (a 252-byte name could not be written).
+fs::path temporary_beside(const fs::path& target) {
+  const std::string suffix = "." + std::to_string(::getpid());
+  std::string name = target.filename().string();
+  const std::size_t room = 255 - std::string(".tmp.").size() - suffix.size();
+  if (name.size() > room) name.resize(room);
+  return target.parent_path() / (".tmp." + name + suffix);
+}
+
 // The temporary file being written, removed by a terminating signal (SIGTERM, SIGHUP, SIGINT)
 // before the process dies of it: a killed write leaves no .tmp file behind.
 char pending_temp[4096];
@@ -116,8 +138,7 @@ void write_output(const std::string& output, const std::vector<std::string>& inp
   const fs::path target = resolved(output);
   std::error_code ec;
   const auto status = fs::status(target, ec);
-  const bool special = output.rfind("/dev/", 0) == 0 || output.rfind("/proc/", 0) == 0;
-  if (special || (!ec && fs::exists(status) && !fs::is_regular_file(status))) {
+  if (names_a_descriptor(output) || (!ec && fs::exists(status) && !fs::is_regular_file(status))) {
     // A device, pipe or socket: a temporary file renamed over it would replace the device itself.
     // Appending: no truncation of what is there (a device has nothing to truncate).
     std::ofstream out(target, std::ios::out | std::ios::app);
@@ -127,8 +148,7 @@ void write_output(const std::string& output, const std::vector<std::string>& inp
     if (!out) throw InvalidArgument(output + ": write failed");
     return;
   }
-  const fs::path temp =
-      target.parent_path() / (".tmp." + target.filename().string() + "." + std::to_string(::getpid()));
+  const fs::path temp = temporary_beside(target);
   remove_temp_on_signals(temp);
   {
     std::ofstream out(temp);

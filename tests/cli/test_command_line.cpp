@@ -723,6 +723,56 @@ TEST_F(Cli, OutputThroughDanglingLinksAppendsToStandardOutputAndProtectsTheDatab
   expect_one_line_error(run_hetlu("solve '" + A + "' -o '' " + db(), dir), {"empty"});
 }
 
+TEST_F(Cli, RegularFilesUnderDevAndLongNamesAreReplacedWhole) {
+  namespace fs = std::filesystem;
+  const auto A = write(dir, "A.mtx", array_header + "1 1\n2\n");
+  auto written = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  // A path through /dev/.. names an ordinary file: replaced, not appended to (it was, as every
+  // /dev/ path was, leaving "old" before X).
+  const std::string through_dev = "/dev/.." + dir.file("x.mtx");
+  write(dir, "x.mtx", "old\n");
+  ASSERT_EQ(run_hetlu("solve '" + A + "' -o '" + through_dev + "' " + db(), dir).exit_code, 0);
+  EXPECT_EQ(written(dir.file("x.mtx")).rfind("%%MatrixMarket", 0), 0u) << written(dir.file("x.mtx"));
+  // A descriptor the shell opened is still written through.
+  write(dir, "fd.txt", "keep\n");
+  const std::string line = std::string("'") + HETLU_COMMAND + "' solve '" + A + "' -o /dev/fd/3 " + db() + " 3>>'" +
+                           dir.file("fd.txt") + "' 2>/dev/null";
+  ASSERT_EQ(std::system(line.c_str()), 0);
+  EXPECT_EQ(written(dir.file("fd.txt")).rfind("keep\n%%MatrixMarket", 0), 0u) << written(dir.file("fd.txt"));
+  // A name of 250 bytes, which the temporary name beside it would have made too long.
+  const std::string long_name = dir.file(std::string(246, 'x') + ".mtx");
+  ASSERT_EQ(run_hetlu("solve '" + A + "' -o '" + long_name + "' " + db(), dir).exit_code, 0);
+  EXPECT_EQ(written(long_name).rfind("%%MatrixMarket", 0), 0u);
+}
+
+TEST_F(Cli, EndlessOrOddInputsAreRefusedAtOnce) {
+  // /dev/zero has no newline: it was read into memory without end.
+  expect_one_line_error(run_hetlu("solve /dev/zero " + db(), dir), {"/dev/zero:1:", "NUL"});
+  const auto endless = write(dir, "long.mtx", std::string(2 << 20, '1'));
+  expect_one_line_error(run_hetlu("solve '" + endless + "' " + db(), dir), {"long.mtx:1:", "longer than 1 MiB"});
+  std::filesystem::create_directory(dir.file("folder"));
+  expect_one_line_error(run_hetlu("solve '" + dir.file("folder") + "' " + db(), dir), {"is a folder"});
+  // A 50 MB number is quoted by its first 40 characters.
+  const auto huge = write(dir, "huge.mtx", array_header + "1 1\n" + std::string(1000, '7') + "x\n");
+  const auto r = run_hetlu("solve '" + huge + "' " + db(), dir);
+  expect_one_line_error(r, {"huge.mtx:3:", "bad value"});
+  EXPECT_LT(r.err.size(), 200u);
+  // A UTF-8 byte-order mark before the header, as editors write it, is read past.
+  const auto bom = write(dir, "bom.mtx", "\xEF\xBB\xBF" + array_header + "1 1\n2\n");
+  EXPECT_EQ(run_hetlu("solve '" + bom + "' " + db(), dir).exit_code, 0);
+  // Orders that kept the model pricing for days.
+  const std::string machine = std::string(HETLU_SOURCE_DIR) + "/configs/machines/xeon-e5-2670-m2090.yaml";
+  for (const std::string& args : {"recommend -n 2147483647 --target hybrid --machine '" + machine + "'",
+                                  std::string("recommend -n 2147483647 --ranks 1048576"),
+                                  "recommend -n 100000 --target hybrid --machine '" + machine + "' --sweep-d --nb 1"}) {
+    const auto refused = run_hetlu(args + " " + db(), dir);
+    EXPECT_EQ(refused.exit_code, 2) << args << ": " << refused.err;
+  }
+}
+
 TEST_F(Cli, ReportNeverWritesThroughALinkOntoTheDatabase) {
   namespace fs = std::filesystem;
   ASSERT_EQ(run_hetlu("calibrate --level quick --sizes 48 " + db(), dir).exit_code, 0);
