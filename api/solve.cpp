@@ -275,8 +275,8 @@ constexpr double trusted_forward_error = 0.01;
 // scaled system's w, computed there. One estimate serves every column: w-hat, each entry the
 // largest over columns of w_ij / ||x_j||_inf, bounds each column's, so nrhs = n costs what 1 does.
 template <class T>
-double forward_error_bound(int n, int nrhs, const T* A, int lda, const T* X, int ldx, const T* B, int ldb, const T* LU,
-                           int ld, const int* ipiv, const Scaling& s) {
+std::optional<double> forward_error_bound(int n, int nrhs, const T* A, int lda, const T* X, int ldx, const T* B,
+                                          int ldb, const T* LU, int ld, const int* ipiv, const Scaling& s) {
   using R = scalar::real_t<T>;
   const double eps = accuracy::unit_roundoff<T>();
   const double safe1 = (n + 1) * double(std::numeric_limits<R>::min()), safe2 = safe1 / eps;  // dgerfs'
@@ -292,7 +292,8 @@ double forward_error_bound(int n, int nrhs, const T* A, int lda, const T* X, int
   // columns spread 1e+-160, C_a reached 2^1049 (R A's small columns fell below 1e-300) and x 1e160.
   int shift = std::numeric_limits<int>::min();
   for (int k = 0; k < nrhs; ++k) shift = std::max(shift, exponent_of(x_norm(k)));
-  if (shift == std::numeric_limits<int>::min()) return 0;  // X = 0: B = 0, solved exactly
+  // No right-hand side, or X = 0 (B = 0, solved exactly): no X to bound, and rcond alone tells.
+  if (shift == std::numeric_limits<int>::min()) return std::nullopt;
   std::vector<double> w(n, 0.0), magnitude;
   std::vector<scalar::wide_t<T>> residual;
   for (int k = 0; k < nrhs; ++k) {
@@ -553,8 +554,8 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
   if (best.forward_error && *best.forward_error <= trusted_forward_error) {
     char line[200];
     std::snprintf(line, sizeof line,
-                  "rcond %.1e is below eps, but dgerfs' forward error bound is %.1e: X has digits (A's columns are "
-                  "badly scaled), and A is not called singular to working precision",
+                  "rcond %.1e is below eps, but dgerfs' forward error bound is %.1e: X is that accurate (as where A's "
+                  "columns are badly scaled), and A is not called singular to working precision",
                   *best.rcond, *best.forward_error);
     best.note = best.note.empty() ? line : best.note + "; " + line;
     clear_working_precision_singularity(best);  // what PRBT's gesv said from its own estimate

@@ -478,7 +478,12 @@ void register_bench(CLI::App& app, CommandState&) {
   cmd->add_option("--cond", args->cond,
                   "--precision mixed or auto: A with singular values graded from 1 to 1/COND (default: a random A)")
       ->check(finite_positive)
-      ->check(CLI::Range(1.0, 1e300));
+      ->check(CLI::Validator(  // CLI::Range would print 1e300 in 300 digits
+          [](std::string& input) -> std::string {
+            const double v = std::strtod(input.c_str(), nullptr);
+            return v >= 1 && v <= 1e300 ? "" : "Value " + input + " is not from 1 to 1e300";
+          },
+          "1 to 1e300"));
   add_hybrid_options(*cmd, args->hybrid);
   cmd->add_flag("--sweep-d", args->sweep_d, "hybrid: GFlop/s for each CPU share d, the model's d marked");
   cmd->add_flag("--json", args->json, "print one JSON object");

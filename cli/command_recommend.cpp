@@ -184,6 +184,7 @@ void register_recommend(CLI::App& app, CommandState&) {
     if (args->ranks_per_node) throw UsageError("--ranks-per-node needs --ranks");
     const int m = args->m < 0 ? args->n : args->m;
     const Solver solver = from_string<Solver>(args->solver);
+    if (solver == Solver::prbt && m != args->n) throw UsageError("prbt solves square systems only: give m = n");
     const Precision precision = from_string<Precision>(args->precision);
     const Target target = from_string<Target>(args->target);
     const auto devices = devices_of("", args->devices);

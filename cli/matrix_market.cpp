@@ -84,12 +84,16 @@ class Reader {
     if (!(fields >> token)) fail("missing value" + where);
     char* end = nullptr;
     double v = std::strtod(token.c_str(), &end);
-    if (*end != '\0') fail("bad value " + quote_cut(token) + where);
+    // strtod also reads hexadecimal (0x1p3), which Matrix Market's decimal numbers are not.
+    if (*end != '\0' || token.find_first_of("xX") != std::string::npos) fail("bad value " + quote_cut(token) + where);
     if (std::isnan(v)) fail("NaN" + where + "; the input must be finite");
     if (std::isinf(v)) fail("Inf or overflow (" + quote_cut(token) + ")" + where + "; the input must be finite");
     if (integer_field_) {  // an integer file holds whole numbers a double represents exactly
-      if (token.find_first_not_of("+-0123456789") != std::string::npos || std::abs(v) > 9007199254740992.0)
-        fail("bad integer value " + quote_cut(token) + where + " in an integer file");
+      errno = 0;
+      const long long exact = std::strtoll(token.c_str(), nullptr, 10);  // 2^53 + 1 read as a double is 2^53
+      if (token.find_first_not_of("+-0123456789") != std::string::npos || errno == ERANGE ||
+          std::llabs(exact) > (1LL << 53))
+        fail("bad integer value " + quote_cut(token) + where + " in an integer file (beyond 2^53, doubles round it)");
     }
     return v;
   }

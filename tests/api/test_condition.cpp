@@ -71,6 +71,23 @@ TEST(SolveCheckedRcond, SaysAMatrixIsSingularToWorkingPrecision) {
   expect_singular_to_working_precision(conditioned<float>(n, 1e10, 5).A, n, "single, kappa 1e10");
 }
 
+TEST(SolveCheckedRcond, WithNoXToBoundRcondAloneTells) {
+  // No right-hand side, or B = 0 (X = 0): dgerfs' bound has nothing to bound, so it clears nothing
+  // (it once came back 0 and cleared a rank-deficient A's flag).
+  const int n = 30;
+  const auto A = with_a_column_the_sum_of_two<double>(n);
+  for (const auto& solver : every_solver) {
+    const std::string name = solver ? to_string(*solver) : "auto";
+    std::vector<double> none(1), zeros(n, 0.0);
+    const auto r0 = solve_checked(solver, n, 0, A.data(), n, none.data(), n, no_db());
+    EXPECT_TRUE(r0.singular_to_working_precision) << name << ": rcond " << r0.rcond.value_or(-1);
+    EXPECT_FALSE(r0.forward_error.has_value()) << name;
+    const auto rz = solve_checked(solver, n, 1, A.data(), n, zeros.data(), n, no_db());
+    EXPECT_TRUE(rz.singular_to_working_precision) << name << ": rcond " << rz.rcond.value_or(-1);
+    EXPECT_FALSE(rz.forward_error.has_value()) << name;
+  }
+}
+
 TEST(SolveCheckedRcond, GeppDecidesWherePrbtsEstimateCannotTell) {
   // PRBT's estimate, from GENP's factors of the randomized matrix, stopped at 1e-15 to 1e-14 on
   // random matrices with one column the sum of two others (above its own 10 u hand-over to GEPP),

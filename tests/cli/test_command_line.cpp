@@ -760,6 +760,16 @@ TEST_F(Cli, EndlessOrOddInputsAreRefusedAtOnce) {
   const auto r = run_hetlu("solve '" + huge + "' " + db(), dir);
   expect_one_line_error(r, {"huge.mtx:3:", "bad value"});
   EXPECT_LT(r.err.size(), 200u);
+  // Numbers Matrix Market does not have: hexadecimal, and integers a double rounds.
+  const auto hex = write(dir, "hex.mtx", array_header + "1 1\n0x1p3\n");
+  expect_one_line_error(run_hetlu("solve '" + hex + "' " + db(), dir), {"hex.mtx:3:", "bad value '0x1p3'"});
+  const auto big = write(dir, "big.mtx", "%%MatrixMarket matrix array integer general\n1 1\n9007199254740993\n");
+  expect_one_line_error(run_hetlu("solve '" + big + "' " + db(), dir), {"big.mtx:3:", "beyond 2^53"});
+  // Contradictions are usage errors (exit 2), as the README says.
+  EXPECT_EQ(run_hetlu("solve '" + hex + "' --solver prbt --precision mixed --target hybrid --backend host " + db(), dir)
+                .exit_code,
+            2);
+  EXPECT_EQ(run_hetlu("recommend --solver prbt -m 50 -n 100 " + db(), dir).exit_code, 2);
   // A UTF-8 byte-order mark before the header, as editors write it, is read past.
   const auto bom = write(dir, "bom.mtx", "\xEF\xBB\xBF" + array_header + "1 1\n2\n");
   EXPECT_EQ(run_hetlu("solve '" + bom + "' " + db(), dir).exit_code, 0);
