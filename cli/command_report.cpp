@@ -43,6 +43,9 @@ void register_report(CLI::App& app, CommandState& state) {
     const std::string path = database_path(args->db);
     if (!std::filesystem::exists(path))
       throw InvalidArgument("no database at '" + path + "' (run 'hetlu calibrate' first)");
+    // A folder, an empty or damaged file, another program's database: said as every command says it
+    // (the script's SQLite said "disk I/O error" or "no such table").
+    { const auto checked = db::Database::open(path, db::Database::Mode::read_only); }
     // Debian's python3 has Debian's matplotlib; another python3 first on PATH may not.
     const std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
     const std::string command = python + " " + shell_quoted(report_script()) + " --db " + shell_quoted(path) +

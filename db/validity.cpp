@@ -36,9 +36,12 @@ std::string real_between(const char* column, double low, double high) {
          fmt_real(high) + ")";
 }
 
-// A real > 0 (or >= 0), or NULL where allowed. REAL columns store numbers as reals.
+// A finite real > 0 (or >= 0), or NULL where allowed. REAL columns store numbers as reals; SQLite
+// keeps an infinity (1e999) as a real above every finite one (a best plan of Inf GFlop/s passed,
+// and its export, as JSON null, could not be imported).
 std::string real(const char* column, bool null_ok, bool zero_ok = false) {
-  return std::string("((typeof(") + column + ") = 'real' AND " + column + (zero_ok ? " >= 0" : " > 0") + ")" +
+  return std::string("((typeof(") + column + ") = 'real' AND " + column + (zero_ok ? " >= 0" : " > 0") + " AND " +
+         column + " <= " + fmt_real(std::numeric_limits<double>::max()) + ")" +
          (null_ok ? std::string(" OR ") + column + " IS NULL" : "") + ")";
 }
 

@@ -813,8 +813,12 @@ TEST_F(Cli, SecondReviewDatabaseAndCommandLineCases) {
 TEST_F(Cli, DatabasePathsThatAreNotDatabases) {
   // A folder as the database, and forget on a path with no database (which must not create one).
   std::filesystem::create_directory(dir.file("folder.db"));
-  for (const std::string& command : {"db show", "db check", "calibrate --level estimate", "db export"})
+  for (const std::string& command : std::vector<std::string>{"db show", "db check", "calibrate --level estimate",
+                                                             "db export", "report --out '" + dir.file("r") + "'"})
     expect_one_line_error(run_hetlu(command + " --db '" + dir.file("folder.db") + "'", dir), {"is a folder"});
+  write(dir, "empty.db", "");  // report's script said "no such table" here
+  expect_one_line_error(run_hetlu("report --out '" + dir.file("r") + "' --db '" + dir.file("empty.db") + "'", dir),
+                        {"is empty"});
   expect_one_line_error(run_hetlu("db forget --machine 0123 --db '" + dir.file("none.db") + "'", dir),
                         {"no database at"});
   EXPECT_FALSE(std::filesystem::exists(dir.file("none.db")));

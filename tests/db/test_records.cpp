@@ -354,6 +354,13 @@ TEST(Maintenance, CheckAndForget) {
   EXPECT_EQ(report.best_plans, 1);
   EXPECT_FALSE(db::find_machine(database, fp_a.hash));
   EXPECT_TRUE(db::find_machine(database, fp_b.hash));
+  // An infinite rate (1e999 in SQL) is out of range: it exported as JSON null, which no import took.
+  database.exec("UPDATE best_plans SET gflops = 1e999");
+  report = db::check(database);
+  ASSERT_EQ(report.problems.size(), 1u);
+  EXPECT_NE(report.problems[0].find("best_plans row"), std::string::npos) << report.problems[0];
+  database.exec("UPDATE best_plans SET gflops = 6; UPDATE trials SET median_s = -1e999");
+  EXPECT_EQ(db::check(database).problems.size(), 1u);
 }
 
 TEST(BestPlans, HybridPlansAreKeptApartByBackend) {
