@@ -8,6 +8,7 @@
 #include "api/small_path.hpp"
 #include "configs/configs.hpp"
 #include "db/records.hpp"
+#include "hetlu/detail/flops.hpp"
 #include "hetlu/hetlu.hpp"
 #include "model/predict.hpp"
 #include "probes/probes.hpp"
@@ -273,6 +274,11 @@ void clear_plan_cache() {
   cache.clear();
   crossovers.clear();
   detail::forget_default_crossover();
+}
+
+bool below_small_matrix_crossover(int m, int n, int below) {
+  if (m == n) return n >= 0 && n < below;  // a square's work grows with n: the same test, on the hot path
+  return below > 0 && m >= 0 && n >= 0 && detail::getrf_flops(m, n) < detail::getrf_flops(below, below);
 }
 
 SmallMatrixCrossover small_matrix_crossover(Precision precision, const Options& options) {

@@ -11,7 +11,6 @@
 #include <utility>
 #include <vector>
 
-#include "hetlu/detail/flops.hpp"
 #include "hetlu/types.hpp"
 
 namespace hetlu {
@@ -79,9 +78,7 @@ SmallMatrixCrossover small_matrix_crossover(Precision precision, const Options& 
 // is less work than a square getrf of that order. A tall 10000 x 3 panel is less work than a 64 x 64
 // matrix; compared by max(m, n), each new shape resolved a plan (3-5 ms, where OpenBLAS took
 // microseconds).
-inline bool below_small_matrix_crossover(int m, int n, int below) {
-  return below > 0 && m >= 0 && n >= 0 && detail::getrf_flops(m, n) < detail::getrf_flops(below, below);
-}
+bool below_small_matrix_crossover(int m, int n, int below);
 
 // The small-matrix path: LAPACK's getrf or gesv of the BLAS library hetlu links, found in that
 // library itself (a preloaded drop-in exporting the same names is never called back); no plan, no
