@@ -43,6 +43,28 @@ int local_count(int n, int nb, int index, int count) {
   return numroc_(&n, &nb, &index, &zero, &count);
 }
 
+long long local_entries(const int* desc) {
+  int rows = 0, cols = 0, row = -1, col = -1;
+  if (desc[1] < 0) return 0;
+  Cblacs_gridinfo(desc[1], &rows, &cols, &row, &col);
+  if (row < 0 || col < 0 || desc[4] < 1 || desc[5] < 1) return 0;
+  // DESC: DTYPE, CTXT, M, N, MB, NB, RSRC, CSRC, LLD.
+  return static_cast<long long>(numroc_(&desc[2], &desc[4], &row, &desc[6], &rows)) *
+         numroc_(&desc[3], &desc[5], &col, &desc[7], &cols);
+}
+
+void agree_on_values(int context, const std::vector<int>& values, const std::string& what) {
+  int rows = 0, cols = 0, row = -1, col = -1;
+  if (context < 0) return;
+  Cblacs_gridinfo(context, &rows, &cols, &row, &col);
+  if (row < 0 || col < 0 || values.empty()) return;
+  std::vector<int> most = values, least = values;
+  const int count = static_cast<int>(values.size());
+  Cigamx2d(context, "All", " ", count, 1, most.data(), count, nullptr, nullptr, -1, -1, -1);
+  Cigamn2d(context, "All", " ", count, 1, least.data(), count, nullptr, nullptr, -1, -1, -1);
+  if (most != least) throw InvalidArgument(what + " differ between ranks");
+}
+
 BlasThreads::BlasThreads(int threads) : saved_(omp_get_max_threads()), changed_(threads > 0) {
   if (!changed_) return;
   omp_set_num_threads(threads);

@@ -62,8 +62,18 @@ struct Failure {
 // a rank outside it (or a context that is none) throws its own failure or returns.
 void agree_on_failure(int context, const Failure& failure, const std::string& otherwise, const std::string& prefix);
 
+// Every rank of the BLACS grid `context` throws InvalidArgument (`what` differ between ranks) where
+// one rank's `values` differ from another's (n, a descriptor's M, N, NB): a rank with its own view
+// of the matrix left the others waiting in a collective, or PBLAS aborting the job. Collective over
+// the grid; a rank outside it returns.
+void agree_on_values(int context, const std::vector<int>& values, const std::string& what);
+
 // Rows (or columns) of an n-long dimension in nb-blocks that process `index` of `count` holds.
 int local_count(int n, int nb, int index, int count);
+
+// How many entries of the matrix a ScaLAPACK descriptor describes this rank holds (0 outside the
+// grid): where there are none, the caller may pass a null local array.
+long long local_entries(const int* desc);
 
 // The rank's BLAS and OpenMP threads set for a scope (threads <= 0: left as they are), restored after.
 class BlasThreads {

@@ -10,6 +10,7 @@
 #include "distributed/scalapack_calls.hpp"
 #include "hetlu/distributed.hpp"
 #include "hetlu/types.hpp"
+#include "solvers/checks.hpp"
 
 namespace hetlu::distributed {
 
@@ -46,6 +47,9 @@ DistributedReport gesv_from_root(MPI_Comm comm, int root, int n, int nrhs, T* A,
                               " must be >= max(1, n) = " + std::to_string(std::max(1, n)));
       if (n > 0 && (!A || (!B && nrhs > 0)))
         throw InvalidArgument("distributed gesv: A or B is a null pointer on the root");
+      // As hetlu_dgesv: a NaN or Inf is refused, naming its entry (p?gesv returned X all NaN with info 0).
+      checks::finite("A", n, n, A, lda);
+      if (nrhs > 0) checks::finite("B", n, nrhs, B, ldb);
       const auto resolved =
           resolve_plan(plan, std::is_same_v<T, float> ? Precision::single : Precision::double_, n, layout, db_path);
       report.plan = resolved.plan;

@@ -102,15 +102,13 @@ class ResidentLu {
     Failure failure;
     failure.unless([&] { upload_matrix(); });
     agree_on_failure(desc_[field_ctxt], failure, "another rank's device could not hold its part");
-    int info = 0;
     try {
       for (int j = 1; j <= n_; j += nb_) {  // global, 1-based, as ScaLAPACK counts
         const int jb = std::min(nb_, n_ - j + 1);
         // The last step's uploads read the host copy and the receive buffers, which this step
         // rewrites; its GEMM may go on meanwhile.
         if (uploads_done_) device_.host_wait(uploads_done_);
-        const int panel_info = factor_panel(j, jb);
-        if (panel_info > 0 && info == 0) info = panel_info + j - 1;
+        factor_panel(j, jb);
         interchange_left(j, jb);
         if (j + jb <= n_) {
           interchange_right_and_solve_row(j, jb);
@@ -129,13 +127,25 @@ class ResidentLu {
       throw;
     }
     for (const auto& [from, to] : updates_) phases_.update += device_.elapsed_seconds(from, to);
-    // p?getf2 knows a zero pivot in the panel's process column; every rank learns the first.
-    int first = info == 0 ? n_ + 1 : info;
+    return first_zero_pivot();
+  }
+
+ private:
+  // LAPACK's info: the first k with U(k, k) exactly zero (0: none), from the diagonal in the host
+  // copy, final once its panel is factored; every rank learns it. (p?getf2's own info said so on a
+  // process row holding no row of a 1 x 1 matrix on a 2 x 1 grid: "[[5]] is singular".)
+  int first_zero_pivot() const {
+    int first = n_ + 1;
+    for (int k = 0; k < n_ && first > n_; ++k) {  // global, 0-based; the first block on process (0, 0)
+      const int block = k / nb_;
+      if (block % P_ != row_ || block % Q_ != col_) continue;
+      const int local_row = (block / P_) * nb_ + k % nb_, local_col = (block / Q_) * nb_ + k % nb_;
+      if (*host(local_row, local_col) == T(0)) first = k + 1;
+    }
     Cigamn2d(desc_[field_ctxt], "All", " ", 1, 1, &first, 1, nullptr, nullptr, -1, -1, -1);
     return first == n_ + 1 ? 0 : first;
   }
 
- private:
   T* host(int local_row, int local_col) const { return A_ + local_row + static_cast<std::size_t>(local_col) * lld_; }
   T* device(int local_row, int local_col) const { return matrix_.at(local_row, local_col); }
   void count_link(double elements) { phases_.link_bytes += elements * sizeof(T); }
@@ -154,7 +164,7 @@ class ResidentLu {
   }
 
   // 1. The panel to the CPUs (its process column), p?getf2 there (every rank calls it).
-  int factor_panel(int j, int jb) {
+  void factor_panel(int j, int jb) {
     PhaseClock clock(phases_.panel);
     const int panel_col = ((j - 1) / nb_) % Q_;
     const int r0 = local_count(j - 1, nb_, row_, P_);
@@ -166,7 +176,6 @@ class ResidentLu {
     }
     const int info = scalapack_getf2(n_ - j + 1, jb, A_, j, j, desc_, ipiv_);
     if (info < 0) throw InvalidArgument("device-resident p?getrf: p?getf2 rejected argument " + std::to_string(-info));
-    return info;
   }
 
   // 2. Left of the panel the columns are final on the CPUs: p?laswp there.
@@ -298,6 +307,12 @@ int getrf_resident(int n, T* A, const int* desc_a, int* ipiv, const Device& devi
     }
   });
   agree_on_failure(desc_a[field_ctxt], failure, "another rank's arguments or device were refused");
+  // Each rank checked its own descriptor; the grid's collectives need them the same (NB 4 on one
+  // rank and 3 on the others hung a 2 x 2 grid and aborted a 1 x 3 one in PBLAS).
+  agree_on_values(
+      desc_a[field_ctxt],
+      {n, desc_a[field_m], desc_a[field_n], desc_a[field_mb], desc_a[field_nb], desc_a[field_rsrc], desc_a[field_csrc]},
+      "device-resident p?getrf: n and desc_a's M, N, MB, NB and source process");
   ResidentPhases local;
   ResidentPhases& into = phases ? *phases : local;
   if (n == 0) return 0;
@@ -321,6 +336,9 @@ int gesv_resident(int n, int nrhs, T* A, const int* desc_a, int* ipiv, T* B, con
   const BlasThreads threads(threads_per_rank);
   ResidentPhases local;
   ResidentPhases& into = phases ? *phases : local;
+  if (desc_b)  // p?getrs's collectives need B's view the same on every rank too
+    agree_on_values(desc_a[field_ctxt], {nrhs, desc_b[field_m], desc_b[field_n], desc_b[field_mb], desc_b[field_nb]},
+                    "device-resident p?gesv: nrhs and desc_b's M, N, MB, NB");
   const int info = getrf_resident(n, A, desc_a, ipiv, device, &into);
   if (info != 0 || n == 0 || nrhs == 0) return info;
   PhaseClock clock(into.solve);

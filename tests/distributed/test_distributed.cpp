@@ -148,23 +148,36 @@ void descriptor_case(int n, int nrhs, const char* resident = nullptr) {
   distributed::redistribute(n, n, A.data(), ra.data(), a.data(), da.data(), grid.context());
   distributed::redistribute(n, nrhs, B.data(), rb.data(), b.data(), db.data(), grid.context());
   int info = -1;
-  // "bogus-on-the-root": the root names no device, the others host:1; "threads-bad-on-the-root":
-  // host:1 everywhere, the root's threads per rank out of range.
+  // Arguments refused on one rank: "bogus-on-the-root" (the root names no device, the others
+  // host:1), "threads-bad-on-the-root" (the root's threads per rank out of range), "nb-differs-on-
+  // the-last" (its descriptors' NB one more; PBLAS hung or aborted), each resident on host:1; and
+  // plain p?gesv's "plain-threads-bad-on-the-root", "plain-null-ipiv-on-the-last" (both hung the
+  // other ranks) and "plain-null-a-on-the-last" (a crash in the BLAS).
   const std::string mode = resident ? resident : "";
-  const bool refused_somewhere = mode == "bogus-on-the-root" || mode == "threads-bad-on-the-root";
-  const char* device = mode == "bogus-on-the-root"         ? (rank_ == 0 ? "bogus" : "host:1")
-                       : mode == "threads-bad-on-the-root" ? "host:1"
-                                                           : resident;
-  const int threads = mode == "threads-bad-on-the-root" && rank_ == 0 ? -5 : 1;
-  const hetlu_status status =
-      resident ? hetlu_pdgesv_resident(n, nrhs, a.data(), da.data(), ipiv.data(), b.data(), db.data(), device, &info,
-                                       threads)
-               : hetlu_pdgesv(n, nrhs, a.data(), 1, 1, da.data(), ipiv.data(), b.data(), 1, 1, db.data(), &info, 1);
+  const bool last = rank_ == ranks - 1;
+  const bool refused_somewhere = mode == "bogus-on-the-root" || mode == "threads-bad-on-the-root" ||
+                                 mode == "nb-differs-on-the-last" || mode.rfind("plain-", 0) == 0;
+  const bool plain = !resident || mode.rfind("plain-", 0) == 0;
+  const char* device = mode == "bogus-on-the-root" ? (rank_ == 0 ? "bogus" : "host:1")
+                       : refused_somewhere         ? "host:1"
+                                                   : resident;
+  const int threads =
+      (mode == "threads-bad-on-the-root" || mode == "plain-threads-bad-on-the-root") && rank_ == 0 ? -5 : 1;
+  auto da_used = da, db_used = db;
+  if (mode == "nb-differs-on-the-last" && last)
+    for (auto* d : {&da_used, &db_used}) (*d)[4] = (*d)[5] = nb + 1;
+  int* ipiv_used = mode == "plain-null-ipiv-on-the-last" && last ? nullptr : ipiv.data();
+  double* a_used = mode == "plain-null-a-on-the-last" && last ? nullptr : a.data();
+  const hetlu_status status = plain ? hetlu_pdgesv(n, nrhs, a_used, 1, 1, da_used.data(), ipiv_used, b.data(), 1, 1,
+                                                   db_used.data(), &info, threads)
+                                    : hetlu_pdgesv_resident(n, nrhs, a_used, da_used.data(), ipiv_used, b.data(),
+                                                            db_used.data(), device, &info, threads);
   distributed::redistribute(n, nrhs, b.data(), db.data(), B.data(), rb.data(), grid.context());
   if (refused_somewhere) {  // refused on one rank: every rank fails, with the caller's status
     int refused = status == HETLU_ERROR_INVALID_ARGUMENT, every = 0;
     MPI_Allreduce(&refused, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    check(every == 1, "hetlu_pdgesv_resident: " + mode + ": every rank fails: " + hetlu_last_error());
+    check(every == 1, std::string(plain ? "hetlu_pdgesv: " : "hetlu_pdgesv_resident: ") + mode +
+                          ": every rank fails: " + hetlu_last_error());
     return;
   }
   int ok = status == HETLU_SUCCESS && info == 0, all = 0;
@@ -240,6 +253,23 @@ int main(int argc, char** argv) {
     root_c_api_case(77, "host:1");
     descriptor_case(30, 1, "bogus-on-the-root");
     descriptor_case(30, 1, "threads-bad-on-the-root");
+    descriptor_case(30, 1, "plain-threads-bad-on-the-root");
+    descriptor_case(30, 1, "plain-null-ipiv-on-the-last");
+    descriptor_case(30, 1, "plain-null-a-on-the-last");
+    if (ranks > 1) descriptor_case(31, 1, "nb-differs-on-the-last");
+    // 1 x 1 on a grid of several process rows: a rank holding no row once called it singular.
+    solve_case<double>(1, 1, {ranks, 1, 8}, "double", &team);
+    {
+      // A NaN on the root, through the C API: refused on every rank (p?gesv returned X all NaN, info 0).
+      std::vector<double> A(16, 1.0), B(4, 1.0);
+      for (int i = 0; i < 4; ++i) A[i * 5] = 4;
+      A[3] = std::numeric_limits<double>::quiet_NaN();
+      int info = 0;
+      const hetlu_status status = hetlu_pdgesv_root(MPI_COMM_WORLD, 0, 4, 1, A.data(), 4, B.data(), 4, &info, nullptr);
+      int refused = status == HETLU_ERROR_INVALID_ARGUMENT, every = 0;
+      MPI_Allreduce(&refused, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+      check(every == 1, std::string("hetlu_pdgesv_root: a NaN in A is refused on every rank: ") + hetlu_last_error());
+    }
     {
       // A resident device refused on one rank, or named on some ranks only: every rank fails, none hangs.
       std::vector<double> A(25, 1.0), B(5, 1.0);
