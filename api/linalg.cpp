@@ -61,7 +61,15 @@ void gesv_batched(int batch, int n, int nrhs, T* A, int lda, std::int64_t stride
     std::fill(info, info + batch, 0);
     return;
   }
-  solvers::gesv_batched(batch, n, nrhs, A, lda, stride_a, ipiv, stride_ipiv, B, ldb, stride_b, info);
+  // As gesv refuses them: a system with a NaN or Inf is left as it is (info -3 for A, -6 for B) and
+  // named once the others are solved (its X came back NaN with info 0).
+  solvers::gesv_batched(batch, n, nrhs, A, lda, stride_a, ipiv, stride_ipiv, B, ldb, stride_b, info,
+                        InputCheck::finite);
+  for (int i = 0; i < batch; ++i)
+    if (info[i] < 0)
+      throw InvalidArgument("system " + std::to_string(i) + ": " + (info[i] == -3 ? "A" : "B") +
+                            " holds a NaN or Inf; the input must be finite (info[" + std::to_string(i) +
+                            "] = " + std::to_string(info[i]) + "; the other systems are solved)");
 }
 
 template <class T>

@@ -26,6 +26,14 @@ int systems_per_grab(int n, int nrhs) {
   return static_cast<int>(std::clamp(65536.0 / flops, 1.0, 64.0));
 }
 
+// Whether the m x n M (leading dimension ld) is all finite; the system is in cache for its solve.
+template <class T>
+bool finite_block(int m, int n, const T* M, int ld) {
+  for (int j = 0; j < n; ++j)
+    if (!scalar::all_finite(M + static_cast<std::int64_t>(j) * ld, m)) return false;
+  return true;
+}
+
 template <class T>
 void solve_one(int n, int nrhs, T* a, int lda, int* p, T* b, int ldb, int* info) {
   if (vendor::gesv(n, nrhs, a, lda, p, b, ldb, info)) return;
@@ -37,12 +45,19 @@ void solve_one(int n, int nrhs, T* a, int lda, int* p, T* b, int ldb, int* info)
 
 template <class T>
 void gesv_batched(int batch, int n, int nrhs, T* A, int lda, std::int64_t stride_a, int* ipiv, std::int64_t stride_ipiv,
-                  T* B, int ldb, std::int64_t stride_b, int* info) {
+                  T* B, int ldb, std::int64_t stride_b, int* info, InputCheck check) {
   if (batch <= 0) return;
   const int threads = std::max(1, std::min(omp_get_max_threads(), batch));
 #pragma omp parallel for num_threads(threads) schedule(dynamic, systems_per_grab(n, nrhs))
-  for (int i = 0; i < batch; ++i)
-    solve_one(n, nrhs, A + i * stride_a, lda, ipiv + i * stride_ipiv, B + i * stride_b, ldb, &info[i]);
+  for (int i = 0; i < batch; ++i) {
+    T *a = A + i * stride_a, *b = B + i * stride_b;
+    if (check == InputCheck::finite && !finite_block(n, n, a, lda))
+      info[i] = -3;
+    else if (check == InputCheck::finite && !finite_block(n, nrhs, b, ldb))
+      info[i] = -6;
+    else
+      solve_one(n, nrhs, a, lda, ipiv + i * stride_ipiv, b, ldb, &info[i]);
+  }
 }
 
 template <class T>
@@ -72,13 +87,15 @@ void gesv_batched_row_major(int batch, int n, int nrhs, const T* A, const T* B, 
 }
 
 template void gesv_batched<float>(int, int, int, float*, int, std::int64_t, int*, std::int64_t, float*, int,
-                                  std::int64_t, int*);
+                                  std::int64_t, int*, InputCheck);
 template void gesv_batched<double>(int, int, int, double*, int, std::int64_t, int*, std::int64_t, double*, int,
-                                   std::int64_t, int*);
+                                   std::int64_t, int*, InputCheck);
 template void gesv_batched<std::complex<double>>(int, int, int, std::complex<double>*, int, std::int64_t, int*,
-                                                 std::int64_t, std::complex<double>*, int, std::int64_t, int*);
+                                                 std::int64_t, std::complex<double>*, int, std::int64_t, int*,
+                                                 InputCheck);
 template void gesv_batched<std::complex<float>>(int, int, int, std::complex<float>*, int, std::int64_t, int*,
-                                                std::int64_t, std::complex<float>*, int, std::int64_t, int*);
+                                                std::int64_t, std::complex<float>*, int, std::int64_t, int*,
+                                                InputCheck);
 template void gesv_batched_row_major<float>(int, int, int, const float*, const float*, float*, int*);
 template void gesv_batched_row_major<double>(int, int, int, const double*, const double*, double*, int*);
 template void gesv_batched_row_major<std::complex<double>>(int, int, int, const std::complex<double>*,

@@ -76,10 +76,11 @@ int gesv(const Plan& plan, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int 
 // `batch` independent n x n systems: system i's A at A + i * stride_a, its pivots at
 // ipiv + i * stride_ipiv, its B at B + i * stride_b; each overwritten as gesv overwrites them,
 // info[i] its LAPACK info. In parallel across the batch, one system per thread at a time, with
-// partial pivoting. Arguments are already checked.
+// partial pivoting. Arguments are already checked. With check = finite, a system whose A or B holds
+// a NaN or Inf is left as it is, info[i] = -3 (A) or -6 (B), as LAPACK numbers gesv's arguments.
 template <class T>
 void gesv_batched(int batch, int n, int nrhs, T* A, int lda, std::int64_t stride_a, int* ipiv, std::int64_t stride_ipiv,
-                  T* B, int ldb, std::int64_t stride_b, int* info);
+                  T* B, int ldb, std::int64_t stride_b, int* info, InputCheck check = InputCheck::none);
 
 // The same for a C-ordered stack, as NumPy holds one: A (batch, n, n) and B (batch, n, nrhs)
 // row-major and left as they are, X (batch, n, nrhs) row-major gets the solutions (a singular

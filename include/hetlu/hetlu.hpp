@@ -200,7 +200,9 @@ SolveReport auto_precision_gesv(Solver solver, int n, int nrhs, T* A, int lda, i
 // info. Solved in parallel across the batch, each system with partial pivoting on one thread (the
 // BLAS library's small-matrix gesv). No plan: a system this small has nothing to tune but the
 // batch's spread over the cores. Throws InvalidArgument naming a bad size, stride or null pointer
-// (strides may not make systems overlap).
+// (strides may not make systems overlap), and, once the other systems are solved, the first system
+// whose A or B holds a NaN or Inf (left as it is, info[i] = -3 for A, -6 for B, as LAPACK numbers
+// gesv's arguments).
 template <class T>
 void gesv_batched(int batch, int n, int nrhs, T* A, int lda, std::int64_t stride_a, int* ipiv, std::int64_t stride_ipiv,
                   T* B, int ldb, std::int64_t stride_b, int* info);

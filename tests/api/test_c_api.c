@@ -155,6 +155,13 @@ int main(void) {
   check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "batch") != NULL, "a negative batch is named");
   s = hetlu_dgesv_batched(2, 2, 1, As, 2, 4, pivots, 2, Bs, 2, 2, NULL);
   check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "info") != NULL, "a null info is named");
+  /* A NaN in one system's A, an Inf in another's B: those left as they are (info -3, -6), named; the
+   * rest solved (the NaN system came back with info 0 and X NaN). */
+  double An[12] = {2, 0, 0, 4, NAN, 0, 0, 1, 1, 0, 0, 1}, Bn[6] = {2, 4, 7, 7, INFINITY, 1};
+  s = hetlu_dgesv_batched(3, 2, 1, An, 2, 4, pivots, 2, Bn, 2, 2, infos);
+  check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "system 1: A") != NULL && infos[0] == 0 &&
+            infos[1] == -3 && infos[2] == -6 && Bn[0] == 1 && Bn[1] == 1 && Bn[2] == 7 && isnan(An[4]),
+        "a batch names its first system with a NaN, solves the others, leaves those as they were");
 
   hetlu_plan plan;
   options.nb = 48;
