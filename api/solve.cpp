@@ -608,6 +608,17 @@ std::vector<int> row_equilibration(int n, const T* A, int lda) {
 }
 
 template <class T>
+std::vector<int> column_equilibration(int n, const T* A, int lda) {
+  checks::non_negative("n", n);
+  checks::at_least("lda", lda, "max(1, n)", std::max(1, n));
+  checks::not_null("A", A, static_cast<long long>(n) * n);
+  const Scaling scaling = equilibrate(n, A, lda);
+  std::vector<int> exponents(n);
+  for (int j = 0; j < n; ++j) exponents[j] = scaling.applied_col(j);
+  return exponents;
+}
+
+template <class T>
 void check_working_precision_singularity(SolveReport& report) {
   const double eps = accuracy::unit_roundoff<T>();
   if (!report.rcond || *report.rcond >= eps) return;
@@ -1033,6 +1044,10 @@ template double rcond_of_solution<std::complex<double>>(int, int, const std::com
 template double rcond_of_solution<std::complex<float>>(int, int, const std::complex<float>*, int, const int*,
                                                        const std::complex<float>*, int, const std::complex<float>*, int,
                                                        double);
+template std::vector<int> column_equilibration<float>(int, const float*, int);
+template std::vector<int> column_equilibration<double>(int, const double*, int);
+template std::vector<int> column_equilibration<std::complex<double>>(int, const std::complex<double>*, int);
+template std::vector<int> column_equilibration<std::complex<float>>(int, const std::complex<float>*, int);
 template std::vector<int> row_equilibration<float>(int, const float*, int);
 template std::vector<int> row_equilibration<double>(int, const double*, int);
 template std::vector<int> row_equilibration<std::complex<double>>(int, const std::complex<double>*, int);

@@ -168,6 +168,31 @@ ReadSystem read_system(const DistributedSolveArgs& args) {
   return s;
 }
 
+// rcond of R A (anorm = ||R A||_1) from the factors F of R A C, C = 2^cols, folded into the solves:
+// ||(R A)^-1||_1 = ||C (R A C)^-1||_1, dgecon's estimate of it (as solve_checked's, so that the
+// rcond reported bounds the error of x itself, not of C^-1 x).
+template <class T>
+double rows_rcond_from_column_scaled_factors(int n, const T* F, int ld, const int* ipiv, const std::vector<int>& cols,
+                                             double anorm) {
+  if (!(anorm > 0)) return 0;
+  auto by_c = [&](T* x) {
+    for (int j = 0; j < n; ++j) x[j] = scalar::scale_by_power_of_two(x[j], cols[j]);
+  };
+  Options quiet;
+  quiet.input_check = InputCheck::none;  // an overflowing solve reads as singular, as dgecon's
+  const double inverse = kernels::inverse_norm1_estimate<T>(
+      n,
+      [&](T* x) {
+        getrs(Transpose::no, n, 1, F, ld, ipiv, x, n, quiet);
+        by_c(x);
+      },
+      [&](T* x) {
+        by_c(x);
+        getrs(Transpose::yes, n, 1, F, ld, ipiv, x, n, quiet);
+      });
+  return std::isfinite(inverse) && inverse > 0 ? 1 / inverse / anorm : 0;
+}
+
 template <class T>
 int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const DistributedPlan& given,
                 const std::optional<Device>& resident, ReadSystem& system, const std::vector<std::string>& inputs) {
@@ -176,12 +201,23 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
   // Rows equilibrated on rank 0 as hetlu solve's (dgesvx's R): R A x = R b has A's x, and the
   // factors that come back are R A's, whose rcond bounds x's error (rows scaled 10^U(-12, 12)
   // exited 5 on A's own rcond, 6e-25, with x right to 1e-14; R A's is 2e-3).
-  const std::vector<int> rows = row_equilibration(n, A.data(), ld);
-  auto row_exponent = [&](int i) { return rows[i]; };
-  scalar::scale_rows_by_powers_of_two(n, n, A.data(), ld, row_exponent);
-  scalar::scale_rows_by_powers_of_two(n, nrhs, B.data(), ld, row_exponent);
-  const double anorm = n > 0 ? kernels::norm1(n, n, A.data(), ld) : 0;  // ||R A||_1
-  const std::vector<T> RB = B;                                          // R b, for the bound X proves
+  // Where a row or column lies near an end of the range, columns too (dgesvx's C, as hetlu solve):
+  // columns spread 1e+-165 underflowed to zero after R ("exactly singular"). R A C y = R b, x = C y.
+  const std::vector<int> rows = row_equilibration(n, A.data(), ld), cols = column_equilibration(n, A.data(), ld);
+  const bool columns_scaled = std::any_of(cols.begin(), cols.end(), [](int e) { return e != 0; });
+  // ||R A||_1, then R A C in one pass: R first and C after underflowed what C would have restored.
+  double anorm = 0;
+  for (int j = 0; j < n; ++j) {
+    double column = 0;
+    for (int i = 0; i < n; ++i)
+      column += std::abs(scalar::scale_by_power_of_two(A[i + static_cast<std::size_t>(j) * ld], rows[i]));
+    anorm = std::max(anorm, column);
+  }
+  for (int j = 0; j < n; ++j)
+    scalar::scale_rows_by_powers_of_two(n, 1, A.data() + static_cast<std::size_t>(j) * ld, ld,
+                                        [&](int i) { return rows[i] + cols[j]; });
+  scalar::scale_rows_by_powers_of_two(n, nrhs, B.data(), ld, [&](int i) { return rows[i]; });
+  const std::vector<T> RB = B;  // R b, for the bound X proves
   const auto report = together(rank, [&] {
     return distributed::gesv_from_root<T>(MPI_COMM_WORLD, 0, n, nrhs, A.data(), ld, B.data(), ld, given, args.db,
                                           resident ? &*resident : nullptr);
@@ -192,6 +228,7 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
                               report.info, report.info));
   if (rank != 0) return exit_ok;
   warn_all(report.warnings);
+  if (columns_scaled) scalar::scale_rows_by_powers_of_two(n, nrhs, B.data(), ld, [&](int j) { return cols[j]; });
   // omega in the solve's precision against A and B as read (rounded to it).
   const std::vector<T> A0(system.A.values.begin(), system.A.values.end()),
       B0(system.B.values.begin(), system.B.values.end());
@@ -216,7 +253,10 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
     std::vector<int> no_interchange(n);
     std::iota(no_interchange.begin(), no_interchange.end(), 1);
     condition.rcond =
-        rcond_of_solution(n, nrhs, A.data(), ld, no_interchange.data(), B.data(), ld, RB.data(), ld, anorm);
+        columns_scaled
+            ? std::min(rows_rcond_from_column_scaled_factors(n, A.data(), ld, no_interchange.data(), cols, anorm),
+                       rcond_bound(n, nrhs, B.data(), ld, RB.data(), ld, anorm))
+            : rcond_of_solution(n, nrhs, A.data(), ld, no_interchange.data(), B.data(), ld, RB.data(), ld, anorm);
     check_working_precision_singularity<T>(condition);
   }
   warn_all(condition.warnings);

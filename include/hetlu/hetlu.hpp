@@ -233,6 +233,13 @@ double rcond_of_solution(int n, int nrhs, const T* LU, int lda, const int* ipiv,
 template <class T>
 std::vector<int> row_equilibration(int n, const T* A, int lda);
 
+// The column scaling solve_checked applies after R (dgesvx's C): c_j = 2^e_j where some row or
+// column of A lies near an end of the range, every e_j 0 otherwise. R A C's entries then stay in
+// range through the factorization (columns spread 1e+-165: R A's small columns underflowed to
+// zero, "exactly singular"). R A C y = R b, x = C y.
+template <class T>
+std::vector<int> column_equilibration(int n, const T* A, int lda);
+
 // Where report.rcond < eps (of T's precision): sets report.singular_to_working_precision and says
 // so in report.warnings, as solve_checked does.
 template <class T>

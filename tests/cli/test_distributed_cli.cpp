@@ -158,6 +158,28 @@ TEST_F(DistributedCli, SaysAMatrixIsSingularToWorkingPrecision) {
   EXPECT_LT(rcond, 1e-1);
 }
 
+TEST_F(DistributedCli, ColumnsNearTheEndsOfTheRangeAreScaledToo) {
+  // Columns 10^-165 .. 10^165: with R alone the small columns underflowed (exit 3, "exactly
+  // singular", or 4), as hetlu solve's R A C solves them. x = 1 / c_j, right to 1e-12; exit 5,
+  // since --distributed has no forward error bound to clear R A's rcond.
+  auto graded = a;
+  std::vector<double> x(n), b(n, 0.0);
+  for (int j = 0; j < n; ++j) {
+    const double c = std::pow(10.0, -165.0 + 330.0 * j / (n - 1));
+    for (int i = 0; i < n; ++i) graded[i + j * n] *= c;
+    x[j] = 1 / c;
+  }
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) b[i] += graded[i + j * n] * x[j];
+  const std::string G = write("G.mtx", n, n, graded), gb = write("gb.mtx", n, 1, b);
+  for (int ranks : {1, 2}) {
+    const auto r = run(ranks, "solve '" + G + "' '" + gb + "' --distributed --json --nb 8", dir);
+    ASSERT_EQ(r.exit_code, 5) << ranks << ": " << r.err;
+    const auto X = nlohmann::json::parse(r.out)["x"].get<std::vector<double>>();
+    for (int j = 0; j < n; ++j) EXPECT_NEAR(X[j] / x[j], 1.0, 1e-12) << ranks << " x_" << j;
+  }
+}
+
 TEST_F(DistributedCli, ReportsBadInputOnceWithANonZeroStatus) {
   std::vector<double> singular(9, 1.0);
   const auto S = write("S.mtx", 3, 3, singular);
