@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <optional>
@@ -218,9 +219,29 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
                                         [&](int i) { return rows[i] + cols[j]; });
   scalar::scale_rows_by_powers_of_two(n, nrhs, B.data(), ld, [&](int i) { return rows[i]; });
   const std::vector<T> RB = B;  // R b, for the bound X proves
+  // In single precision, an entry beyond its range became Inf, which the solve refuses on every
+  // rank: said as what it is ("the solution is not finite" before, or "A(i,j) is Inf").
+  std::string beyond_single;
+  if constexpr (std::is_same_v<T, float>) {
+    auto first_beyond = [&](const std::vector<double>& from, const char* name, int rows) {
+      for (std::size_t k = 0; k < from.size() && beyond_single.empty(); ++k)
+        if (std::abs(from[k]) > std::numeric_limits<float>::max())
+          beyond_single = fmt::format(
+              "{}({},{}) = {:g} is beyond single precision's range (3.4e38): use --precision "
+              "double",
+              name, k % rows + 1, k / rows + 1, from[k]);
+    };
+    first_beyond(system.A.values, "A", ld);
+    first_beyond(system.B.values, "B", ld);
+  }
   const auto report = together(rank, [&] {
-    return distributed::gesv_from_root<T>(MPI_COMM_WORLD, 0, n, nrhs, A.data(), ld, B.data(), ld, given, args.db,
-                                          resident ? &*resident : nullptr);
+    try {
+      return distributed::gesv_from_root<T>(MPI_COMM_WORLD, 0, n, nrhs, A.data(), ld, B.data(), ld, given, args.db,
+                                            resident ? &*resident : nullptr);
+    } catch (const InvalidArgument&) {
+      if (!beyond_single.empty()) throw InvalidArgument(args.a_path + ": " + beyond_single);
+      throw;
+    }
   });
   if (report.info > 0)
     fail_together(rank, exit_singular,

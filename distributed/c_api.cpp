@@ -70,6 +70,8 @@ template <class T>
 hetlu_status root_gesv(MPI_Comm comm, int root, int n, int nrhs, T* A, int lda, T* B, int ldb, int* info,
                        const hetlu_distributed_options* options) {
   return c_guarded([&] {
+    // Refused on each rank alone (no collective can run on it): MPI's own error would abort the job.
+    if (comm == MPI_COMM_NULL) throw hetlu::InvalidArgument("distributed gesv: comm is MPI_COMM_NULL");
     hetlu::distributed::DistributedPlan plan;
     std::string db;
     std::optional<hetlu::Device> resident;

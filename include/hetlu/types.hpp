@@ -281,12 +281,13 @@ inline DeviceSet from_string<DeviceSet>(std::string_view text) {
     if (colon != std::string_view::npos) {
       const std::string_view digits = item.substr(colon + 1);
       const int most = d.kind == BackendKind::cuda ? 63 : 1024;
-      if (digits.empty() || digits.size() > 4 ||
-          !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
         throw bad("'" + std::string(item) + "' needs a whole number after ':'");
-      d.number = static_cast<std::int16_t>(std::stoi(std::string(digits)));  // at most 4 digits
       const int least = d.kind == BackendKind::cuda ? 0 : 1;
-      if (d.number < least || d.number > most)
+      // More than 4 digits is out of range however many (host:99999 read as no number at all).
+      const int number = digits.size() > 4 ? most + 1 : std::stoi(std::string(digits));
+      d.number = static_cast<std::int16_t>(std::min(number, most + 1));
+      if (number < least || number > most)
         throw bad("'" + std::string(item) + "': " + (d.kind == BackendKind::cuda ? "a GPU ordinal" : "a team") +
                   " in [" + std::to_string(least) + ", " + std::to_string(most) + "]");
     }

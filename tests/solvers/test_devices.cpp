@@ -81,6 +81,14 @@ TEST(DeviceSet, ParsesAndWritesDeviceLists) {
   } catch (const InvalidArgument& e) {
     EXPECT_NE(std::string(e.what()).find("host:zero"), std::string::npos) << e.what();
   }
+  for (const char* big : {"host:99999", "host:2147483648", "cuda:00064"}) {  // whole numbers, out of range
+    try {
+      from_string<DeviceSet>(big);
+      FAIL() << big;
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find(" in ["), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(DealBlockColumns, ProportionalAtEveryPrefixEqualWithoutShares) {
