@@ -207,17 +207,27 @@ std::vector<double> powers_of_two(const std::vector<int>& exponents) {
 // Each entry of R A C as (a c_j) r_i: a c_j is exact (c_j >= 1 and |a c_j| <= 1 / r_i), so the
 // product rounds once, as ldexp(a, r + c) did, at a multiplication's cost (ldexp per entry took 70 %
 // of `hetlu solve` with 1000 right-hand sides at n = 1000). With exponents beyond +-1000, ldexp.
+// R's and C's exponents with their powers of two, computed once for every right-hand side.
+struct ScalingPowers {
+  ScalingPowers(const std::vector<int>& rows, const std::vector<int>& cols)
+      : row(rows), col(cols), r(powers_of_two(rows)), c(powers_of_two(cols)) {}
+  const std::vector<int>& row;
+  const std::vector<int>& col;
+  std::vector<double> r, c;  // empty where some exponent lies beyond +-1000
+};
+
 template <class T, class W = scalar::wide_t<T>>
-void scaled_residual(int n, const T* A, int lda, const T* x, const T* b, const std::vector<int>& row,
-                     const std::vector<int>& col, std::vector<W>& residual, std::vector<double>& magnitude) {
+void scaled_residual(int n, const T* A, int lda, const T* x, const T* b, const ScalingPowers& scaling,
+                     std::vector<W>& residual, std::vector<double>& magnitude) {
   using scalar::abs1;
   using scalar::scale_by_power_of_two;
+  const std::vector<int>&row = scaling.row, &col = scaling.col;
+  const std::vector<double>&r = scaling.r, &c = scaling.c;
   residual.resize(n), magnitude.resize(n);
   for (int i = 0; i < n; ++i) {
     residual[i] = scale_by_power_of_two(W(b[i]), row[i]);
     magnitude[i] = abs1(residual[i]);
   }
-  const std::vector<double> r = powers_of_two(row), c = powers_of_two(col);
   const bool multiply = !r.empty() && !c.empty();
   for (int j = 0; j < n; ++j) {
     const W y = scale_by_power_of_two(W(x[j]), -col[j]);
@@ -247,13 +257,14 @@ double scaled_backward_error(int n, int nrhs, const T* A, int lda, const T* X, i
                              const Scaling& s) {
   if (s.extreme) return wide_backward_error(n, nrhs, A, lda, X, ldx, B, ldb);
   double omega = 0;
+  const ScalingPowers powers(s.row, s.col);
 #pragma omp parallel reduction(max : omega) if (nrhs > 1 && static_cast <long long>(n) * n * nrhs > 1000000)
   {
     std::vector<scalar::wide_t<T>> residual;
     std::vector<double> magnitude;
 #pragma omp for schedule(dynamic)
     for (int k = 0; k < nrhs; ++k) {
-      scaled_residual(n, A, lda, X + static_cast<long long>(k) * ldx, B + static_cast<long long>(k) * ldb, s.row, s.col,
+      scaled_residual(n, A, lda, X + static_cast<long long>(k) * ldx, B + static_cast<long long>(k) * ldb, powers,
                       residual, magnitude);
       for (int i = 0; i < n; ++i) omega = std::max(omega, accuracy::row_omega(scalar::abs1(residual[i]), magnitude[i]));
     }
@@ -296,13 +307,14 @@ std::optional<double> forward_error_bound(int n, int nrhs, const T* A, int lda, 
   if (shift == std::numeric_limits<int>::min()) return std::nullopt;
   std::vector<double> w(n, 0.0), magnitude;
   std::vector<scalar::wide_t<T>> residual;
+  const ScalingPowers powers(rows, cols);
   for (int k = 0; k < nrhs; ++k) {
     const double norm = x_norm(k);
     if (norm == 0) continue;  // b_j = 0, solved exactly
     int e = 0;
     const double mantissa = std::frexp(norm, &e);                 // norm = mantissa 2^e
     const double weight = std::ldexp(1.0 / mantissa, shift - e);  // 2^shift / norm
-    scaled_residual(n, A, lda, X + static_cast<long long>(k) * ldx, B + static_cast<long long>(k) * ldb, rows, cols,
+    scaled_residual(n, A, lda, X + static_cast<long long>(k) * ldx, B + static_cast<long long>(k) * ldb, powers,
                     residual, magnitude);
     for (int i = 0; i < n; ++i) {
       const double bound = scalar::abs1(residual[i]) + (n + 1) * eps * magnitude[i];
@@ -597,25 +609,30 @@ double rcond_of_solution(int n, int nrhs, const T* LU, int lda, const int* ipiv,
 }
 
 template <class T>
-std::vector<int> row_equilibration(int n, const T* A, int lda) {
+Equilibration equilibration(int n, const T* A, int lda) {
   checks::non_negative("n", n);
   checks::at_least("lda", lda, "max(1, n)", std::max(1, n));
   checks::not_null("A", A, static_cast<long long>(n) * n);
   const Scaling scaling = equilibrate(n, A, lda);
-  std::vector<int> exponents(n);
-  for (int i = 0; i < n; ++i) exponents[i] = scaling.applied_row(i);
-  return exponents;
+  Equilibration e;
+  e.rows.resize(n), e.cols.resize(n);
+  for (int i = 0; i < n; ++i) e.rows[i] = scaling.applied_row(i), e.cols[i] = scaling.applied_col(i);
+  return e;
 }
 
 template <class T>
-std::vector<int> column_equilibration(int n, const T* A, int lda) {
-  checks::non_negative("n", n);
-  checks::at_least("lda", lda, "max(1, n)", std::max(1, n));
-  checks::not_null("A", A, static_cast<long long>(n) * n);
-  const Scaling scaling = equilibrate(n, A, lda);
-  std::vector<int> exponents(n);
-  for (int j = 0; j < n; ++j) exponents[j] = scaling.applied_col(j);
-  return exponents;
+double equilibrated_backward_error(int n, int nrhs, const T* A, int lda, const T* X, int ldx, const T* B, int ldb) {
+  checks::square_system(n, nrhs, A, lda, X, ldx);
+  return scaled_backward_error(n, nrhs, A, lda, X, ldx, B, ldb, equilibrate(n, A, lda));
+}
+
+template <class T>
+double rcond_estimate_with_columns(int n, const T* LU, int lda, const int* ipiv, const std::vector<int>& cols,
+                                   double anorm) {
+  Scaling s;  // C applied, R measured as applied: rows_rcond's R_a R^-1 = I
+  s.row.assign(n, 0), s.col = cols;
+  s.cols = std::any_of(cols.begin(), cols.end(), [](int e) { return e != 0; });
+  return rows_rcond(n, LU, lda, ipiv, s, anorm);
 }
 
 template <class T>
@@ -1028,6 +1045,26 @@ template double accuracy_tolerance<float>(int);
 template double accuracy_tolerance<double>(int);
 template double accuracy_tolerance<std::complex<double>>(int);
 template double accuracy_tolerance<std::complex<float>>(int);
+template Equilibration equilibration<float>(int, const float*, int);
+template Equilibration equilibration<double>(int, const double*, int);
+template Equilibration equilibration<std::complex<double>>(int, const std::complex<double>*, int);
+template Equilibration equilibration<std::complex<float>>(int, const std::complex<float>*, int);
+template double equilibrated_backward_error<float>(int, int, const float*, int, const float*, int, const float*, int);
+template double equilibrated_backward_error<double>(int, int, const double*, int, const double*, int, const double*,
+                                                    int);
+template double equilibrated_backward_error<std::complex<double>>(int, int, const std::complex<double>*, int,
+                                                                  const std::complex<double>*, int,
+                                                                  const std::complex<double>*, int);
+template double equilibrated_backward_error<std::complex<float>>(int, int, const std::complex<float>*, int,
+                                                                 const std::complex<float>*, int,
+                                                                 const std::complex<float>*, int);
+template double rcond_estimate_with_columns<float>(int, const float*, int, const int*, const std::vector<int>&, double);
+template double rcond_estimate_with_columns<double>(int, const double*, int, const int*, const std::vector<int>&,
+                                                    double);
+template double rcond_estimate_with_columns<std::complex<double>>(int, const std::complex<double>*, int, const int*,
+                                                                  const std::vector<int>&, double);
+template double rcond_estimate_with_columns<std::complex<float>>(int, const std::complex<float>*, int, const int*,
+                                                                 const std::vector<int>&, double);
 template double rcond_bound<float>(int, int, const float*, int, const float*, int, double);
 template double rcond_bound<double>(int, int, const double*, int, const double*, int, double);
 template double rcond_bound<std::complex<double>>(int, int, const std::complex<double>*, int,
@@ -1044,14 +1081,6 @@ template double rcond_of_solution<std::complex<double>>(int, int, const std::com
 template double rcond_of_solution<std::complex<float>>(int, int, const std::complex<float>*, int, const int*,
                                                        const std::complex<float>*, int, const std::complex<float>*, int,
                                                        double);
-template std::vector<int> column_equilibration<float>(int, const float*, int);
-template std::vector<int> column_equilibration<double>(int, const double*, int);
-template std::vector<int> column_equilibration<std::complex<double>>(int, const std::complex<double>*, int);
-template std::vector<int> column_equilibration<std::complex<float>>(int, const std::complex<float>*, int);
-template std::vector<int> row_equilibration<float>(int, const float*, int);
-template std::vector<int> row_equilibration<double>(int, const double*, int);
-template std::vector<int> row_equilibration<std::complex<double>>(int, const std::complex<double>*, int);
-template std::vector<int> row_equilibration<std::complex<float>>(int, const std::complex<float>*, int);
 template void check_working_precision_singularity<float>(SolveReport&);
 template void check_working_precision_singularity<double>(SolveReport&);
 template void check_working_precision_singularity<std::complex<double>>(SolveReport&);

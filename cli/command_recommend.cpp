@@ -165,9 +165,10 @@ void register_recommend(CLI::App& app, CommandState&) {
     const int largest = args->ranks ? largest_distributed_order : largest_order;
     if (args->n > largest || args->m > largest)
       throw UsageError(fmt::format("-n and -m must be at most {}{}", largest, args->ranks ? " with --ranks" : ""));
-    if (args->sweep_d && args->nb && (args->n + *args->nb - 1) / *args->nb > most_swept_block_columns)
+    const int swept = args->nb ? (args->n - 1) / *args->nb + 1 : 0;  // block columns, without overflow
+    if (args->sweep_d && swept > most_swept_block_columns)
       throw UsageError(fmt::format("--sweep-d prices every d: n / nb must be at most {} block columns (here {})",
-                                   most_swept_block_columns, (args->n + *args->nb - 1) / *args->nb));
+                                   most_swept_block_columns, swept));
     if (args->ranks) {
       for (const char* option : {"-m", "--solver", "--target", "--sweep-d", "--nb", "--devices"})
         if (cmd->count(option) > 0) throw UsageError(std::string(option) + " does not apply to --ranks");

@@ -169,31 +169,6 @@ ReadSystem read_system(const DistributedSolveArgs& args) {
   return s;
 }
 
-// rcond of R A (anorm = ||R A||_1) from the factors F of R A C, C = 2^cols, folded into the solves:
-// ||(R A)^-1||_1 = ||C (R A C)^-1||_1, dgecon's estimate of it (as solve_checked's, so that the
-// rcond reported bounds the error of x itself, not of C^-1 x).
-template <class T>
-double rows_rcond_from_column_scaled_factors(int n, const T* F, int ld, const int* ipiv, const std::vector<int>& cols,
-                                             double anorm) {
-  if (!(anorm > 0)) return 0;
-  auto by_c = [&](T* x) {
-    for (int j = 0; j < n; ++j) x[j] = scalar::scale_by_power_of_two(x[j], cols[j]);
-  };
-  Options quiet;
-  quiet.input_check = InputCheck::none;  // an overflowing solve reads as singular, as dgecon's
-  const double inverse = kernels::inverse_norm1_estimate<T>(
-      n,
-      [&](T* x) {
-        getrs(Transpose::no, n, 1, F, ld, ipiv, x, n, quiet);
-        by_c(x);
-      },
-      [&](T* x) {
-        by_c(x);
-        getrs(Transpose::yes, n, 1, F, ld, ipiv, x, n, quiet);
-      });
-  return std::isfinite(inverse) && inverse > 0 ? 1 / inverse / anorm : 0;
-}
-
 template <class T>
 int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const DistributedPlan& given,
                 const std::optional<Device>& resident, ReadSystem& system, const std::vector<std::string>& inputs) {
@@ -204,7 +179,8 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
   // exited 5 on A's own rcond, 6e-25, with x right to 1e-14; R A's is 2e-3).
   // Where a row or column lies near an end of the range, columns too (dgesvx's C, as hetlu solve):
   // columns spread 1e+-165 underflowed to zero after R ("exactly singular"). R A C y = R b, x = C y.
-  const std::vector<int> rows = row_equilibration(n, A.data(), ld), cols = column_equilibration(n, A.data(), ld);
+  const Equilibration scaling = equilibration(n, A.data(), ld);
+  const std::vector<int>&rows = scaling.rows, &cols = scaling.cols;
   const bool columns_scaled = std::any_of(cols.begin(), cols.end(), [](int e) { return e != 0; });
   // ||R A||_1, then R A C in one pass: R first and C after underflowed what C would have restored.
   double anorm = 0;
@@ -223,13 +199,13 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
   // rank: said as what it is ("the solution is not finite" before, or "A(i,j) is Inf").
   std::string beyond_single;
   if constexpr (std::is_same_v<T, float>) {
-    auto first_beyond = [&](const std::vector<double>& from, const char* name, int rows) {
+    auto first_beyond = [&](const std::vector<double>& from, const char* name, int height) {
       for (std::size_t k = 0; k < from.size() && beyond_single.empty(); ++k)
         if (std::abs(from[k]) > std::numeric_limits<float>::max())
           beyond_single = fmt::format(
               "{}({},{}) = {:g} is beyond single precision's range (3.4e38): use --precision "
               "double",
-              name, k % rows + 1, k / rows + 1, from[k]);
+              name, k % height + 1, k / height + 1, from[k]);
     };
     first_beyond(system.A.values, "A", ld);
     first_beyond(system.B.values, "B", ld);
@@ -255,7 +231,8 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
       B0(system.B.values.begin(), system.B.values.end());
   const bool finite = std::all_of(B.begin(), B.end(), [](T x) { return std::isfinite(x); });
   if (!finite) throw CommandFailure(exit_inaccurate, args.a_path + ": the solution is not finite; no solution written");
-  const double omega = n ? accuracy::backward_error(n, nrhs, A0.data(), ld, B.data(), ld, B0.data(), ld) : 0;
+  // As hetlu solve measures it: near the range's ends |A| |x| overflowed double (exit 4 for a right X).
+  const double omega = n ? equilibrated_backward_error(n, nrhs, A0.data(), ld, B.data(), ld, B0.data(), ld) : 0;
   const double tolerance = accuracy_tolerance<T>(n);
   int status = exit_ok;
   if (!(omega <= tolerance)) {
@@ -273,11 +250,8 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
   if (n > 0) {
     std::vector<int> no_interchange(n);
     std::iota(no_interchange.begin(), no_interchange.end(), 1);
-    condition.rcond =
-        columns_scaled
-            ? std::min(rows_rcond_from_column_scaled_factors(n, A.data(), ld, no_interchange.data(), cols, anorm),
-                       rcond_bound(n, nrhs, B.data(), ld, RB.data(), ld, anorm))
-            : rcond_of_solution(n, nrhs, A.data(), ld, no_interchange.data(), B.data(), ld, RB.data(), ld, anorm);
+    condition.rcond = std::min(rcond_estimate_with_columns(n, A.data(), ld, no_interchange.data(), cols, anorm),
+                               rcond_bound(n, nrhs, B.data(), ld, RB.data(), ld, anorm));
     check_working_precision_singularity<T>(condition);
   }
   warn_all(condition.warnings);

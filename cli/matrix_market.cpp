@@ -89,11 +89,12 @@ class Reader {
     if (std::isnan(v)) fail("NaN" + where + "; the input must be finite");
     if (std::isinf(v)) fail("Inf or overflow (" + quote_cut(token) + ")" + where + "; the input must be finite");
     if (integer_field_) {  // an integer file holds whole numbers a double represents exactly
+      if (token.find_first_not_of("+-0123456789") != std::string::npos)
+        fail("bad integer value " + quote_cut(token) + where + " in an integer file");
       errno = 0;
       const long long exact = std::strtoll(token.c_str(), nullptr, 10);  // 2^53 + 1 read as a double is 2^53
-      if (token.find_first_not_of("+-0123456789") != std::string::npos || errno == ERANGE ||
-          std::llabs(exact) > (1LL << 53))
-        fail("bad integer value " + quote_cut(token) + where + " in an integer file (beyond 2^53, doubles round it)");
+      if (errno == ERANGE || std::llabs(exact) > (1LL << 53))
+        fail("integer value " + quote_cut(token) + where + " is beyond 2^53, which a double cannot hold exactly");
     }
     return v;
   }
@@ -118,7 +119,10 @@ class Reader {
       if (c == std::char_traits<char>::eof()) return any;
       if (c == '\n') return true;
       if (c == '\0') fail_on_next("a NUL byte: not a text file");
-      if (line.size() >= max_line_bytes) fail_on_next("a line longer than 1 MiB: not a Matrix Market file");
+      if (line.size() >= max_line_bytes)
+        fail_on_next(line.find('\r') != std::string::npos
+                         ? "lines end in a lone carriage return (CR): convert them to LF (or CR LF)"
+                         : "a line longer than 1 MiB: not a Matrix Market file");
       line.push_back(static_cast<char>(c));
     }
   }

@@ -43,6 +43,11 @@ int local_count(int n, int nb, int index, int count) {
   return numroc_(&n, &nb, &index, &zero, &count);
 }
 
+void check_threads_per_rank(int threads, const std::string& routine) {
+  if (threads < 0 || threads > 4096)
+    throw InvalidArgument(routine + ": threads per rank = " + std::to_string(threads) + " must be in [0, 4096]");
+}
+
 long long local_entries(const int* desc) {
   int rows = 0, cols = 0, row = -1, col = -1;
   if (desc[1] < 0) return 0;

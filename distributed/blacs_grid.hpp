@@ -68,6 +68,9 @@ void agree_on_failure(int context, const Failure& failure, const std::string& ot
 // the grid; a rank outside it returns.
 void agree_on_values(int context, const std::vector<int>& values, const std::string& what);
 
+// Throws InvalidArgument ("<routine>: threads per rank = t must be in [0, 4096]") unless it is.
+void check_threads_per_rank(int threads, const std::string& routine);
+
 // Rows (or columns) of an n-long dimension in nb-blocks that process `index` of `count` holds.
 int local_count(int n, int nb, int index, int count);
 

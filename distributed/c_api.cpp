@@ -15,23 +15,18 @@ template <class T>
 hetlu_status descriptor_gesv(int n, int nrhs, T* A, int ia, int ja, const int* desca, int* ipiv, T* B, int ib, int jb,
                              const int* descb, int* info, int threads) {
   return c_guarded([&] {
-    // What is refused on one rank alone fails every rank of the grid, none waiting in p?gesv's
-    // collectives (a bad thread count or a null ipiv on one rank hung the others; a null A crashed
-    // in the BLAS). A null local array is fine where the rank holds none of the matrix.
+    // A null info on one rank fails every rank of the grid (gesv agrees on its own arguments).
     hetlu::distributed::Failure failure;
     failure.unless([&] {
-      if (!info || !desca || !descb || !ipiv)
-        throw hetlu::InvalidArgument("p?gesv: info, desca, descb or ipiv is a null pointer");
-      if ((!A && hetlu::distributed::local_entries(desca) > 0) || (!B && hetlu::distributed::local_entries(descb) > 0))
-        throw hetlu::InvalidArgument("p?gesv: A or B is a null pointer on a rank that holds part of it");
-      if (threads < 0 || threads > 4096)
-        throw hetlu::InvalidArgument("p?gesv: threads per rank = " + std::to_string(threads) + " must be in [0, 4096]");
+      if (!info) throw hetlu::InvalidArgument("p?gesv: info is a null pointer");
     });
-    const int* grid = desca ? desca : descb;
-    if (!grid) throw hetlu::InvalidArgument("p?gesv: desca and descb are null pointers");
-    hetlu::distributed::agree_on_failure(grid[1], failure, "another rank's arguments were refused", "p?gesv: ");
-    *info = hetlu::distributed::gesv(n, nrhs, A, ia, ja, desca, ipiv, B, ib, jb, descb, threads);
-    return *info > 0 ? HETLU_ERROR_SINGULAR : HETLU_SUCCESS;
+    if (const int* grid = desca ? desca : descb)
+      hetlu::distributed::agree_on_failure(grid[1], failure, "another rank's arguments were refused", "p?gesv: ");
+    else if (failure.failed())
+      throw hetlu::InvalidArgument(failure.message);
+    int* status = info;
+    *status = hetlu::distributed::gesv(n, nrhs, A, ia, ja, desca, ipiv, B, ib, jb, descb, threads);
+    return *status > 0 ? HETLU_ERROR_SINGULAR : HETLU_SUCCESS;
   });
 }
 

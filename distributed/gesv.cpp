@@ -104,8 +104,19 @@ DistributedReport gesv_from_root(MPI_Comm comm, int root, int n, int nrhs, T* A,
 template <class T>
 int gesv(int n, int nrhs, T* A, int ia, int ja, const int* desc_a, int* ipiv, T* B, int ib, int jb, const int* desc_b,
          int threads_per_rank) {
-  if (threads_per_rank < 0 || threads_per_rank > 4096)
-    throw InvalidArgument("p?gesv: threads per rank = " + std::to_string(threads_per_rank) + " must be in [0, 4096]");
+  // What is refused on one rank alone fails every rank of the grid, none waiting in p?gesv's
+  // collectives (a bad thread count or a null ipiv on one rank hung the others; a null A crashed
+  // in the BLAS). A null local array is fine where the rank holds none of the matrix.
+  Failure failure;
+  failure.unless([&] {
+    if (!desc_a || !desc_b || !ipiv) throw InvalidArgument("p?gesv: desc_a, desc_b or ipiv is a null pointer");
+    if ((!A && local_entries(desc_a) > 0) || (!B && local_entries(desc_b) > 0))
+      throw InvalidArgument("p?gesv: A or B is a null pointer on a rank that holds part of it");
+    check_threads_per_rank(threads_per_rank, "p?gesv");
+  });
+  const int* grid = desc_a ? desc_a : desc_b;
+  if (!grid) throw InvalidArgument("p?gesv: desc_a and desc_b are null pointers");
+  agree_on_failure(grid[1], failure, "another rank's arguments were refused", "p?gesv: ");
   const BlasThreads threads(threads_per_rank);
   const int info = scalapack_gesv(n, nrhs, A, ia, ja, desc_a, ipiv, B, ib, jb, desc_b);
   if (info < 0) throw InvalidArgument("p?gesv: argument " + std::to_string(-info) + " is illegal");

@@ -326,19 +326,22 @@ int gesv_resident(int n, int nrhs, T* A, const int* desc_a, int* ipiv, T* B, con
   Failure failure;
   failure.unless([&] {
     if (nrhs < 0) throw InvalidArgument("device-resident p?gesv: nrhs = " + std::to_string(nrhs) + " must be >= 0");
-    if (threads_per_rank < 0 || threads_per_rank > 4096)
-      throw InvalidArgument("device-resident p?gesv: threads per rank = " + std::to_string(threads_per_rank) +
-                            " must be in [0, 4096]");
+    if (nrhs > 0 && !desc_b) throw InvalidArgument("device-resident p?gesv: desc_b is a null descriptor");
+    check_threads_per_rank(threads_per_rank, "device-resident p?gesv");
   });
   if (!desc_a) throw InvalidArgument("device-resident p?gesv: desc_a is a null descriptor");
   distributed::agree_on_failure(desc_a[field_ctxt], failure, "another rank's arguments were refused",
                                 "device-resident p?gesv: ");
+  // p?getrs's collectives need B's view the same on every rank too; every rank of the grid takes
+  // part (-1 for what a null desc_b, nrhs = 0 there, does not say).
+  auto b_field = [&](int field) { return desc_b ? desc_b[field] : -1; };
+  agree_on_values(desc_a[field_ctxt],
+                  {nrhs, b_field(field_m), b_field(field_n), b_field(field_mb), b_field(field_nb), b_field(field_rsrc),
+                   b_field(field_csrc)},
+                  "device-resident p?gesv: nrhs and desc_b's M, N, MB, NB and source process");
   const BlasThreads threads(threads_per_rank);
   ResidentPhases local;
   ResidentPhases& into = phases ? *phases : local;
-  if (desc_b)  // p?getrs's collectives need B's view the same on every rank too
-    agree_on_values(desc_a[field_ctxt], {nrhs, desc_b[field_m], desc_b[field_n], desc_b[field_mb], desc_b[field_nb]},
-                    "device-resident p?gesv: nrhs and desc_b's M, N, MB, NB");
   const int info = getrf_resident(n, A, desc_a, ipiv, device, &into);
   if (info != 0 || n == 0 || nrhs == 0) return info;
   PhaseClock clock(into.solve);

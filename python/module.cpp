@@ -125,6 +125,28 @@ bool is_contiguous_as(const py::array& A) {
   return py::isinstance<py::array_t<T, order>>(A) && A.dtype().is(py::dtype::of<T>());
 }
 
+// A as a backward error reads it: where it lies when it has T's type in either order (C order is
+// A^T column-major: transposed), else a Fortran-ordered copy of T, held here.
+template <class T>
+struct OriginalA {
+  const T* data = nullptr;
+  bool transposed = false;
+  py::array_t<T, py::array::f_style> copy;
+};
+template <class T>
+OriginalA<T> original_of(const py::array& A) {
+  OriginalA<T> o;
+  const bool f_order = is_contiguous_as<T, py::array::f_style>(A);
+  o.transposed = !f_order && is_contiguous_as<T, py::array::c_style>(A);
+  if (f_order || o.transposed) {
+    o.data = static_cast<const T*>(A.data());
+  } else {
+    o.copy = fortran_copy<T>(A, false);  // another type or strided
+    o.data = o.copy.data();
+  }
+  return o;
+}
+
 // n and nrhs of A x = b: A square, b with n rows (one or more columns); else a ValueError saying so.
 std::pair<int, int> system_shape(const py::array& A_in, const py::array& b_in) {
   const int n = static_cast<int>(A_in.shape(0));
@@ -196,17 +218,10 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
   }
   // The backward error needs the original A: read it where it lies; after an in-place factorization
   // it is gone, and the result says so (backward_error is None).
-  const T* a_original = nullptr;
-  py::array_t<T, py::array::f_style> converted;
-  if (!in_place) {
-    if (f_order || c_order) {
-      a_original = static_cast<const T*>(A_in.data());
-    } else {
-      converted = fortran_copy<T>(A_in, false);  // another type or strided: convert once more
-      a_original = converted.data();
-    }
-  }
-  const bool original_transposed = c_order;
+  OriginalA<T> original;
+  if (!in_place) original = original_of<T>(A_in);
+  const T* a_original = original.data;
+  const bool original_transposed = original.transposed;
   py::array_t<T, py::array::f_style> B = fortran_copy<T>(b_in, true);  // no copy when b is already T, F-ordered
 
   std::vector<int> ipiv(ld);
@@ -266,13 +281,9 @@ SolveResult solve_mixed_typed(const py::array& A_in, const py::array& b_in, cons
     throw InvalidArgument("precision='mixed' runs on the CPU target only");
   const int ld = std::max(1, n);
   auto A = fortran_copy<T>(A_in, false);  // the double solver, if it answers, overwrites its copy
-  // omega reads A where it lies when it has T's type in either order (a second 128 MB copy at n =
-  // 4000 cost its page faults, a tenth of the solve); otherwise a converted copy.
-  const bool f_order = is_contiguous_as<T, py::array::f_style>(A_in);
-  const bool c_order = !f_order && is_contiguous_as<T, py::array::c_style>(A_in);
-  py::array_t<T, py::array::f_style> converted;
-  if (!f_order && !c_order) converted = fortran_copy<T>(A_in, false);
-  const T* original = f_order || c_order ? static_cast<const T*>(A_in.data()) : converted.data();
+  // omega reads A where it lies (a second 128 MB copy at n = 4000 cost its page faults, a tenth of
+  // the solve).
+  const OriginalA<T> original = original_of<T>(A_in);
   const auto B = fortran_copy<T>(b_in, false);
   py::array_t<T, py::array::f_style> X({py::ssize_t(n), py::ssize_t(nrhs)});
   std::vector<int> ipiv(ld);
@@ -292,7 +303,8 @@ SolveResult solve_mixed_typed(const py::array& A_in, const py::array& b_in, cons
   }
   if (report.info > 0) raise_singular(report.info);
   SolveResult r;
-  r.backward_error = accuracy::backward_error(n, nrhs, original, ld, X.data(), ld, B.data(), ld, c_order);
+  r.backward_error =
+      accuracy::backward_error(n, nrhs, original.data, ld, X.data(), ld, B.data(), ld, original.transposed);
   r.plan = plan_dict(report.plan);
   r.seconds = report.seconds;
   r.gflops = report.seconds > 0 ? detail::gesv_flops(n, nrhs, scalar::is_complex_v<T>) / report.seconds / 1e9 : 0;

@@ -225,20 +225,29 @@ template <class T>
 double rcond_of_solution(int n, int nrhs, const T* LU, int lda, const int* ipiv, const T* X, int ldx, const T* B,
                          int ldb, double anorm);
 
-// The row scaling solve_checked applies to A (dgesvx's: dgeequb's powers of two where the rows'
-// largest magnitudes differ by more than about 10, or some row or column lies near an end of the
-// range): r_i = 2^e_i, every e_i 0 where it applies none. R A x = R b has A's solution x, and R A's
-// rcond bounds its error: rows scaled 10^U(-12, 12) read as singular to working precision by A's
-// own rcond (6e-25) with x right to 1e-14, where R A's is 2e-3.
+// The scalings solve_checked applies to A (dgesvx's R and C, dgeequb's powers of two), as
+// exponents, 0 where none applies: rows r_i = 2^rows[i] where the rows' largest magnitudes differ by
+// more than about 10 or some row or column lies near an end of the range; columns c_j = 2^cols[j]
+// only in the latter case (R A's small columns underflowed there). R A C y = R b, x = C y; R A's
+// rcond bounds x's error (rows scaled 10^U(-12, 12): A's own rcond 6e-25 with x right to 1e-14,
+// R A's 2e-3).
+struct Equilibration {
+  std::vector<int> rows, cols;
+};
 template <class T>
-std::vector<int> row_equilibration(int n, const T* A, int lda);
+Equilibration equilibration(int n, const T* A, int lda);
 
-// The column scaling solve_checked applies after R (dgesvx's C): c_j = 2^e_j where some row or
-// column of A lies near an end of the range, every e_j 0 otherwise. R A C's entries then stay in
-// range through the factorization (columns spread 1e+-165: R A's small columns underflowed to
-// zero, "exactly singular"). R A C y = R b, x = C y.
+// omega of X for A X = B as solve_checked measures it: invariant under the scalings above, so on
+// R A C where entries would leave the range otherwise, in long double on A itself near the
+// range's ends (|A| |x| overflowed double for a row of 1e300 and x of 1e10).
 template <class T>
-std::vector<int> column_equilibration(int n, const T* A, int lda);
+double equilibrated_backward_error(int n, int nrhs, const T* A, int lda, const T* X, int ldx, const T* B, int ldb);
+
+// rcond of R A (anorm = ||R A||_1) from LU factors of R A C (getrf's, ipiv), C = 2^cols folded
+// into dgecon's solves: ||(R A)^-1||_1 = ||C (R A C)^-1||_1. With cols all 0, rcond_estimate's.
+template <class T>
+double rcond_estimate_with_columns(int n, const T* LU, int lda, const int* ipiv, const std::vector<int>& cols,
+                                   double anorm);
 
 // Where report.rcond < eps (of T's precision): sets report.singular_to_working_precision and says
 // so in report.warnings, as solve_checked does.

@@ -279,17 +279,18 @@ inline DeviceSet from_string<DeviceSet>(std::string_view text) {
     }
     d.number = d.kind == BackendKind::cuda ? 0 : -1;
     if (colon != std::string_view::npos) {
-      const std::string_view digits = item.substr(colon + 1);
+      std::string_view digits = item.substr(colon + 1);
+      while (digits.size() > 1 && digits.front() == '0') digits.remove_prefix(1);  // host:0004 is host:4
       const int most = d.kind == BackendKind::cuda ? 63 : 1024;
       if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
         throw bad("'" + std::string(item) + "' needs a whole number after ':'");
       const int least = d.kind == BackendKind::cuda ? 0 : 1;
-      // More than 4 digits is out of range however many (host:99999 read as no number at all).
+      // More than 4 digits (after leading zeros) is out of range (host:99999 read as no number at all).
       const int number = digits.size() > 4 ? most + 1 : std::stoi(std::string(digits));
-      d.number = static_cast<std::int16_t>(std::min(number, most + 1));
       if (number < least || number > most)
         throw bad("'" + std::string(item) + "': " + (d.kind == BackendKind::cuda ? "a GPU ordinal" : "a team") +
                   " in [" + std::to_string(least) + ", " + std::to_string(most) + "]");
+      d.number = static_cast<std::int16_t>(number);
     }
     if (d.kind == BackendKind::cuda && std::count(list.begin(), list.end(), d) > 0)
       throw bad("'" + std::string(item) + "' named twice");

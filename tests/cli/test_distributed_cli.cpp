@@ -178,6 +178,11 @@ TEST_F(DistributedCli, ColumnsNearTheEndsOfTheRangeAreScaledToo) {
     const auto X = nlohmann::json::parse(r.out)["x"].get<std::vector<double>>();
     for (int j = 0; j < n; ++j) EXPECT_NEAR(X[j] / x[j], 1.0, 1e-12) << ranks << " x_" << j;
   }
+  // omega as hetlu solve measures it: |A| |x| overflowed double here (backward error inf, exit 4).
+  const std::string E = write("E.mtx", 2, 2, {1e300, 1, 1e300, 2}), eb = write("eb.mtx", 2, 1, {0, -1e10});
+  const auto r = run(1, "solve '" + E + "' '" + eb + "' --distributed --json", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_LT(nlohmann::json::parse(r.out)["backward_error"].get<double>(), 1e-15);
 }
 
 TEST_F(DistributedCli, ReportsBadInputOnceWithANonZeroStatus) {
