@@ -272,6 +272,26 @@ double scaled_backward_error(int n, int nrhs, const T* A, int lda, const T* X, i
   return omega;
 }
 
+// Hager and Higham's estimate of ||D2 op(M)^-1 D1||_1 for diagonal D1, D2 (before, after: x <- D x)
+// and op(M) = M or M^H, from M's factors (getrf's): its adjoint D1 op(M)^-H D2 runs the scalings
+// in the other order. dgecon's rcond with the equilibration folded in, and dgerfs' bound, use it.
+template <class T, class Before, class After>
+double scaled_inverse_norm1(int n, const T* LU, int ld, const int* ipiv, Transpose op, Before&& before, After&& after) {
+  const Transpose adjoint = op == Transpose::no ? Transpose::conjugate : Transpose::no;
+  return kernels::inverse_norm1_estimate<T>(
+      n,
+      [&](T* x) {
+        before(x);
+        variants::lu_getrs(op, n, 1, LU, ld, ipiv, x, n);
+        after(x);
+      },
+      [&](T* x) {
+        after(x);
+        variants::lu_getrs(adjoint, n, 1, LU, ld, ipiv, x, n);
+        before(x);
+      });
+}
+
 // Where an answer's rcond is below eps, X may have no correct digit; dgerfs' forward error bound
 // tells whether it has: an X within this of the exact solution, relative to ||X||_inf, is not called
 // singular to working precision (A's columns scaled 10^U(-10, 10): rcond(R A) 2e-23, X right to
@@ -329,18 +349,7 @@ std::optional<double> forward_error_bound(int n, int nrhs, const T* A, int lda, 
     for (int i = 0; i < n; ++i) v[i] *= T(w[i]);
   };
   // || C_a M^-1 diag(w) ||_inf = || diag(w) M^-H C_a ||_1: Hager and Higham's estimate of the latter.
-  const double bound = kernels::inverse_norm1_estimate<T>(
-      n,
-      [&](T* v) {
-        by_c(v);
-        variants::lu_getrs(Transpose::conjugate, n, 1, LU, ld, ipiv, v, n);
-        by_w(v);
-      },
-      [&](T* v) {
-        by_w(v);
-        variants::lu_getrs(Transpose::no, n, 1, LU, ld, ipiv, v, n);
-        by_c(v);
-      });
+  const double bound = scaled_inverse_norm1(n, LU, ld, ipiv, Transpose::conjugate, by_c, by_w);
   return std::isfinite(bound) ? bound : std::numeric_limits<double>::infinity();
 }
 
@@ -380,18 +389,7 @@ double rows_rcond(int n, const T* LU, int ld, const int* ipiv, const Scaling& s,
   auto by_r = [&](T* x) {
     for (int i = 0; i < n; ++i) x[i] = scalar::scale_by_power_of_two(x[i], s.applied_row(i) - s.measured_row(i));
   };
-  const double inverse_norm = kernels::inverse_norm1_estimate<T>(
-      n,
-      [&](T* x) {
-        by_r(x);
-        variants::lu_getrs(Transpose::no, n, 1, LU, ld, ipiv, x, n);
-        by_c(x);
-      },
-      [&](T* x) {
-        by_c(x);
-        variants::lu_getrs(Transpose::conjugate, n, 1, LU, ld, ipiv, x, n);
-        by_r(x);
-      });
+  const double inverse_norm = scaled_inverse_norm1(n, LU, ld, ipiv, Transpose::no, by_r, by_c);
   return std::isfinite(inverse_norm) && inverse_norm > 0 ? 1 / inverse_norm / anorm : 0;
 }
 
