@@ -90,6 +90,9 @@ struct Scaling {
   int measured_row(int i) const { return rcond_rows ? row[i] : 0; }
   // Whether the matrix factored is the one whose rcond is reported (no C, R as measured).
   bool factors_measured() const { return !cols && rows == rcond_rows; }
+  // The exponents as the solve applies them (0 where it applies none).
+  std::vector<int> applied_rows() const { return rows ? row : std::vector<int>(row.size(), 0); }
+  std::vector<int> applied_cols() const { return cols ? col : std::vector<int>(col.size(), 0); }
   // R A C solved, as dgesvx's.
   Scaling equilibrated() const {
     Scaling s = *this;
@@ -202,11 +205,6 @@ std::vector<double> powers_of_two(const std::vector<int>& exponents) {
   return powers;
 }
 
-// For one column x of X and b of B: residual = R b - R A C y and magnitude = |R b| + |R A C| |y|
-// (y = C^-1 x; magnitudes |re| + |im|, as LAPACK's zgerfs), summed in W, a column of A at a time.
-// Each entry of R A C as (a c_j) r_i: a c_j is exact (c_j >= 1 and |a c_j| <= 1 / r_i), so the
-// product rounds once, as ldexp(a, r + c) did, at a multiplication's cost (ldexp per entry took 70 %
-// of `hetlu solve` with 1000 right-hand sides at n = 1000). With exponents beyond +-1000, ldexp.
 // R's and C's exponents with their powers of two, computed once for every right-hand side.
 struct ScalingPowers {
   ScalingPowers(const std::vector<int>& rows, const std::vector<int>& cols)
@@ -216,6 +214,11 @@ struct ScalingPowers {
   std::vector<double> r, c;  // empty where some exponent lies beyond +-1000
 };
 
+// For one column x of X and b of B: residual = R b - R A C y and magnitude = |R b| + |R A C| |y|
+// (y = C^-1 x; magnitudes |re| + |im|, as LAPACK's zgerfs), summed in W, a column of A at a time.
+// Each entry of R A C as (a c_j) r_i: a c_j is exact (c_j >= 1 and |a c_j| <= 1 / r_i), so the
+// product rounds once, as ldexp(a, r + c) did, at a multiplication's cost (ldexp per entry took 70 %
+// of `hetlu solve` with 1000 right-hand sides at n = 1000). With exponents beyond +-1000, ldexp.
 template <class T, class W = scalar::wide_t<T>>
 void scaled_residual(int n, const T* A, int lda, const T* x, const T* b, const ScalingPowers& scaling,
                      std::vector<W>& residual, std::vector<double>& magnitude) {
@@ -228,25 +231,23 @@ void scaled_residual(int n, const T* A, int lda, const T* x, const T* b, const S
     residual[i] = scale_by_power_of_two(W(b[i]), row[i]);
     magnitude[i] = abs1(residual[i]);
   }
+  // One column's update; `entry(i)` is R A C's (i, j), each way inlined so that the loop vectorizes.
+  auto update = [&](const W& y, auto&& entry) {
+    const double y_size = abs1(y);
+    for (int i = 0; i < n; ++i) {
+      const W a = entry(i);
+      residual[i] -= a * y;
+      magnitude[i] += abs1(a) * y_size;
+    }
+  };
   const bool multiply = !r.empty() && !c.empty();
   for (int j = 0; j < n; ++j) {
     const W y = scale_by_power_of_two(W(x[j]), -col[j]);
-    const double y_size = abs1(y);
     const T* a_j = A + static_cast<long long>(j) * lda;
-    if (multiply) {
-      const double c_j = c[j];
-      for (int i = 0; i < n; ++i) {
-        const W a = W(a_j[i]) * c_j * r[i];
-        residual[i] -= a * y;
-        magnitude[i] += abs1(a) * y_size;
-      }
-    } else {
-      for (int i = 0; i < n; ++i) {
-        const W a = scale_by_power_of_two(W(a_j[i]), row[i] + col[j]);
-        residual[i] -= a * y;
-        magnitude[i] += abs1(a) * y_size;
-      }
-    }
+    if (multiply)
+      update(y, [&, c_j = c[j]](int i) { return W(a_j[i]) * c_j * r[i]; });
+    else
+      update(y, [&](int i) { return scale_by_power_of_two(W(a_j[i]), row[i] + col[j]); });
   }
 }
 
@@ -311,8 +312,7 @@ std::optional<double> forward_error_bound(int n, int nrhs, const T* A, int lda, 
   using R = scalar::real_t<T>;
   const double eps = accuracy::unit_roundoff<T>();
   const double safe1 = (n + 1) * double(std::numeric_limits<R>::min()), safe2 = safe1 / eps;  // dgerfs'
-  std::vector<int> rows(n), cols(n);
-  for (int i = 0; i < n; ++i) rows[i] = s.applied_row(i), cols[i] = s.applied_col(i);
+  const std::vector<int> rows = s.applied_rows(), cols = s.applied_cols();
   auto x_norm = [&](int k) {
     double largest = 0;
     for (int i = 0; i < n; ++i)
@@ -351,14 +351,6 @@ std::optional<double> forward_error_bound(int n, int nrhs, const T* A, int lda, 
   // || C_a M^-1 diag(w) ||_inf = || diag(w) M^-H C_a ||_1: Hager and Higham's estimate of the latter.
   const double bound = scaled_inverse_norm1(n, LU, ld, ipiv, Transpose::conjugate, by_c, by_w);
   return std::isfinite(bound) ? bound : std::numeric_limits<double>::infinity();
-}
-
-template <class T>
-bool all_finite(int n, int nrhs, const T* X, int ldx) {
-  for (int j = 0; j < nrhs; ++j)
-    for (int i = 0; i < n; ++i)
-      if (!scalar::is_finite(X[i + static_cast<long long>(j) * ldx])) return false;
-  return true;
 }
 
 // ||R A||_1: the matrix whose rcond solve_scaled reports (R as it measures it).
@@ -487,7 +479,7 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
           T& x = X[j + static_cast<size_t>(column) * ld];
           x = scalar::scale_by_power_of_two(x, scaling.applied_col(j));
         }
-    const double omega = all_finite(n, nrhs, X.data(), ld)
+    const double omega = scalar::all_finite(n, nrhs, X.data(), ld)
                              ? scaled_backward_error(n, nrhs, A, lda, X.data(), ld, B_original.data(), ld, scaling)
                              : std::numeric_limits<double>::infinity();
     const double proven = rcond_bound(n, nrhs, X.data(), ld, B_measured.data(), ld, anorm);  // R A x = R b
@@ -612,15 +604,13 @@ Equilibration equilibration(int n, const T* A, int lda) {
   checks::at_least("lda", lda, "max(1, n)", std::max(1, n));
   checks::not_null("A", A, static_cast<long long>(n) * n);
   const Scaling scaling = equilibrate(n, A, lda);
-  Equilibration e;
-  e.rows.resize(n), e.cols.resize(n);
-  for (int i = 0; i < n; ++i) e.rows[i] = scaling.applied_row(i), e.cols[i] = scaling.applied_col(i);
-  return e;
+  return {scaling.applied_rows(), scaling.applied_cols()};
 }
 
 template <class T>
 double equilibrated_backward_error(int n, int nrhs, const T* A, int lda, const T* X, int ldx, const T* B, int ldb) {
   checks::square_system(n, nrhs, A, lda, X, ldx);
+  checks::square_system(n, nrhs, A, lda, B, ldb);  // B's leading dimension and pointer too
   return scaled_backward_error(n, nrhs, A, lda, X, ldx, B, ldb, equilibrate(n, A, lda));
 }
 
@@ -830,9 +820,7 @@ int detail::small_path_getrf_default(int m, int n, T* A, int lda, int* ipiv) {
   const int below = default_below<T>.load(std::memory_order_relaxed);
   if (!below_small_matrix_crossover(m, n, below) || lda < std::max(1, m)) return -1;  // also: not yet resolved
   if (std::min(m, n) > 0 && (!A || !ipiv)) return -1;
-  bool finite = true;
-  for (int j = 0; j < n; ++j) finite &= scalar::all_finite(A + static_cast<long long>(j) * lda, m);
-  if (!finite) return -1;
+  if (!scalar::all_finite(m, n, A, lda)) return -1;
   int info = 0;
   return vendor::getrf(m, n, A, lda, ipiv, &info) ? info : -1;
 }

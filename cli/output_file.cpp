@@ -138,11 +138,12 @@ void write_output(const std::string& output, const std::vector<std::string>& inp
   const fs::path target = resolved(output);
   std::error_code ec;
   const auto status = fs::status(target, ec);
-  if (names_a_descriptor(output) || (!ec && fs::exists(status) && !fs::is_regular_file(status))) {
+  const bool descriptor = names_a_descriptor(output);
+  if (descriptor || (!ec && fs::exists(status) && !fs::is_regular_file(status))) {
     // A device, pipe or socket: a temporary file renamed over it would replace the device itself.
     // Appending: no truncation of what is there (a device has nothing to truncate). A descriptor's
     // name is opened as given: the link behind /dev/fd/N of a pipe reads "pipe:[N]", no path.
-    std::ofstream out(names_a_descriptor(output) ? fs::path(output) : target, std::ios::out | std::ios::app);
+    std::ofstream out(descriptor ? fs::path(output) : target, std::ios::out | std::ios::app);
     if (!out) throw InvalidArgument(output + ": cannot be opened for writing");
     write(out);
     out.flush();

@@ -58,6 +58,13 @@ long long local_entries(const int* desc) {
          numroc_(&desc[3], &desc[5], &col, &desc[7], &cols);
 }
 
+void check_local_arrays(const void* A, const int* desc_a, const void* B, const int* desc_b,
+                        const std::string& routine) {
+  auto holds_part = [](const int* desc) { return desc && local_entries(desc) > 0; };
+  if ((!A && holds_part(desc_a)) || (!B && holds_part(desc_b)))
+    throw InvalidArgument(routine + ": A or B is a null pointer on a rank that holds part of it");
+}
+
 void agree_on_values(int context, const std::vector<int>& values, const std::string& what) {
   int rows = 0, cols = 0, row = -1, col = -1;
   if (context < 0) return;

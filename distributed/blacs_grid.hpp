@@ -78,6 +78,11 @@ int local_count(int n, int nb, int index, int count);
 // grid): where there are none, the caller may pass a null local array.
 long long local_entries(const int* desc);
 
+// Throws InvalidArgument ("<routine>: A or B is a null pointer ...") where this rank holds part of
+// A or B (by its descriptor; a null descriptor holds none) and its local array is null: a null A
+// crashed in the BLAS.
+void check_local_arrays(const void* A, const int* desc_a, const void* B, const int* desc_b, const std::string& routine);
+
 // The rank's BLAS and OpenMP threads set for a scope (threads <= 0: left as they are), restored after.
 class BlasThreads {
  public:

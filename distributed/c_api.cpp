@@ -24,9 +24,8 @@ hetlu_status descriptor_gesv(int n, int nrhs, T* A, int ia, int ja, const int* d
       hetlu::distributed::agree_on_failure(grid[1], failure, "another rank's arguments were refused", "p?gesv: ");
     else if (failure.failed())
       throw hetlu::InvalidArgument(failure.message);
-    int* status = info;
-    *status = hetlu::distributed::gesv(n, nrhs, A, ia, ja, desca, ipiv, B, ib, jb, descb, threads);
-    return *status > 0 ? HETLU_ERROR_SINGULAR : HETLU_SUCCESS;
+    *info = hetlu::distributed::gesv(n, nrhs, A, ia, ja, desca, ipiv, B, ib, jb, descb, threads);
+    return *info > 0 ? HETLU_ERROR_SINGULAR : HETLU_SUCCESS;
   });
 }
 
@@ -47,8 +46,6 @@ hetlu_status resident_gesv(int n, int nrhs, T* A, const int* desca, int* ipiv, T
     failure.unless([&] {
       if (!info || !desca || !descb || !ipiv)
         throw hetlu::InvalidArgument("p?gesv resident: info, desca, descb or ipiv is a null pointer");
-      if ((!A && hetlu::distributed::local_entries(desca) > 0) || (!B && hetlu::distributed::local_entries(descb) > 0))
-        throw hetlu::InvalidArgument("p?gesv resident: A or B is a null pointer on a rank that holds part of it");
       parsed = resident_device(device);
     });
     const int* grid = desca ? desca : descb;

@@ -110,8 +110,7 @@ int gesv(int n, int nrhs, T* A, int ia, int ja, const int* desc_a, int* ipiv, T*
   Failure failure;
   failure.unless([&] {
     if (!desc_a || !desc_b || !ipiv) throw InvalidArgument("p?gesv: desc_a, desc_b or ipiv is a null pointer");
-    if ((!A && local_entries(desc_a) > 0) || (!B && local_entries(desc_b) > 0))
-      throw InvalidArgument("p?gesv: A or B is a null pointer on a rank that holds part of it");
+    check_local_arrays(A, desc_a, B, desc_b, "p?gesv");
     check_threads_per_rank(threads_per_rank, "p?gesv");
   });
   const int* grid = desc_a ? desc_a : desc_b;

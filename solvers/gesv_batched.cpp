@@ -12,6 +12,7 @@
 
 #include "solvers/gepp_kernels.hpp"
 #include "solvers/lu.hpp"
+#include "solvers/scalar.hpp"
 #include "solvers/variants.hpp"
 #include "solvers/vendor_lapack.hpp"
 
@@ -24,14 +25,6 @@ namespace {
 int systems_per_grab(int n, int nrhs) {
   const double flops = std::max(1.0, 2.0 / 3 * double(n) * n * n + 2.0 * n * n * nrhs);
   return static_cast<int>(std::clamp(65536.0 / flops, 1.0, 64.0));
-}
-
-// Whether the m x n M (leading dimension ld) is all finite; the system is in cache for its solve.
-template <class T>
-bool finite_block(int m, int n, const T* M, int ld) {
-  for (int j = 0; j < n; ++j)
-    if (!scalar::all_finite(M + static_cast<std::int64_t>(j) * ld, m)) return false;
-  return true;
 }
 
 template <class T>
@@ -51,9 +44,9 @@ void gesv_batched(int batch, int n, int nrhs, T* A, int lda, std::int64_t stride
 #pragma omp parallel for num_threads(threads) schedule(dynamic, systems_per_grab(n, nrhs))
   for (int i = 0; i < batch; ++i) {
     T *a = A + i * stride_a, *b = B + i * stride_b;
-    if (check == InputCheck::finite && !finite_block(n, n, a, lda))
+    if (check == InputCheck::finite && !scalar::all_finite(n, n, a, lda))
       info[i] = -3;
-    else if (check == InputCheck::finite && !finite_block(n, nrhs, b, ldb))
+    else if (check == InputCheck::finite && !scalar::all_finite(n, nrhs, b, ldb))
       info[i] = -6;
     else
       solve_one(n, nrhs, a, lda, ipiv + i * stride_ipiv, b, ldb, &info[i]);

@@ -116,6 +116,14 @@ inline T scale_by_power_of_two(T x, int e) {
     return std::ldexp(x, e);
 }
 
+// Whether every entry of the m x n M (leading dimension ld) is finite, a column at a time.
+template <class T>
+inline bool all_finite(int m, int n, const T* M, long long ld) {
+  for (int j = 0; j < n; ++j)
+    if (!all_finite(M + j * ld, m)) return false;
+  return true;
+}
+
 // The m x n M's row i times 2^exponent(i), exactly (unless it under- or overflows): dgesvx's R.
 template <class T, class Exponent>
 void scale_rows_by_powers_of_two(int m, int n, T* M, long long ld, Exponent&& exponent) {
