@@ -152,7 +152,7 @@ tuner::LevelSettings calibration_level(CalibrationLevel level, const std::string
   const std::string where = source + ": levels." + name + ".";
   refuse_unknown_keys(node,
                       {"measure_rates", "probe_gemm_size", "sizes", "strategy", "nb", "ib", "lookahead", "hybrid_sizes",
-                       "cpu_share", "budget_seconds", "solvers", "precisions", "timing"},
+                       "cpu_share", "budget_seconds", "prune_above", "solvers", "precisions", "timing"},
                       where);
 
   tuner::LevelSettings s;
@@ -170,6 +170,10 @@ tuner::LevelSettings calibration_level(CalibrationLevel level, const std::string
     if (!(share >= 0 && share <= 1))
       throw InvalidArgument(where + "cpu_share: " + shown(share) + " is not a number in [0, 1]");
   s.budget_seconds = number(node, "budget_seconds", s.budget_seconds, where, 0, huge);
+  s.prune_above = number(node, "prune_above", s.prune_above, where, 0, huge);
+  if (s.prune_above > 0 && s.prune_above < 1)
+    throw InvalidArgument(where + "prune_above: " + shown(s.prune_above) +
+                          " would skip plans the model prices faster than the best measured (0, or at least 1)");
   s.solvers = names(node, "solvers", s.solvers, where);
   s.precisions = names(node, "precisions", s.precisions, where);
   if (s.precisions.empty()) throw InvalidArgument(where + "precisions: is empty");

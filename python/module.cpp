@@ -501,6 +501,7 @@ py::list calibrate_py(const std::string& level_name, const std::optional<std::ve
     d["gflops"] = e.gflops;
     d["trials_measured"] = e.trials_measured;
     d["trials_reused"] = e.trials_reused;
+    d["trials_pruned"] = e.trials_pruned;
     out.append(d);
   }
   return out;

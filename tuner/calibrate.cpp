@@ -153,18 +153,24 @@ const db::Trial* choose_best(const std::vector<db::Trial>& trials, const Plan& m
   return best;
 }
 
+// "gepp n=1000 nb=128 lookahead=1", "calu single n=16384 nb=256 ib=32 d=0 (cuda)".
+std::string describe_plan(const Plan& plan, int n) {
+  std::ostringstream line;
+  line << to_string(plan.solver);
+  if (plan.precision != Precision::double_) line << " " << to_string(plan.precision);
+  line << " n=" << n << " nb=" << plan.nb;
+  if (plan.solver == Solver::calu) line << " ib=" << plan.ib;
+  if (plan.target == Target::hybrid)
+    line << " d=" << plan.cpu_block_columns << " (" << to_string(plan.devices) << ")";
+  else
+    line << " lookahead=" << plan.lookahead;
+  return line.str();
+}
+
 std::string describe(const db::Trial& t) {
   std::ostringstream line;
   line.precision(3);
-  line << to_string(t.plan.solver);
-  if (t.plan.precision != Precision::double_) line << " " << to_string(t.plan.precision);
-  line << " n=" << t.n << " nb=" << t.plan.nb;
-  if (t.plan.solver == Solver::calu) line << " ib=" << t.plan.ib;
-  if (t.plan.target == Target::hybrid)
-    line << " d=" << t.plan.cpu_block_columns << " (" << to_string(t.plan.devices) << ")";
-  else
-    line << " lookahead=" << t.plan.lookahead;
-  line << ": ";
+  line << describe_plan(t.plan, t.n) << ": ";
   if (t.status == db::TrialStatus::failed)
     line << "FAILED (" << t.error << ")";
   else
@@ -289,7 +295,12 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
         // Where the mixed path gives up, the double solver answers, with partial pivoting for PRBT.
         const Plan fallback = model_plan_for(
             model::Problem{solver == Solver::prbt ? Solver::gepp : solver, Precision::double_, target, n, n, devices});
-        std::optional<Problem> system;  // made on first use: a resumed size needs none
+        std::optional<Problem> system;       // made on first use: a resumed size needs none
+        std::optional<double> best_seconds;  // the fastest time this problem has measured (or reused)
+        auto noted = [&](std::optional<double> seconds) {
+          if (seconds && (!best_seconds || *seconds < *best_seconds)) best_seconds = seconds;
+          return seconds;
+        };
 
         Evaluate evaluate = [&](const Plan& candidate) -> std::optional<double> {
           struct Counted {  // reports the count when this evaluation ends, whichever way
@@ -313,7 +324,19 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
               ++result.failed;
               return std::nullopt;
             }
-            return stored->median_s;
+            return noted(stored->median_s);
+          }
+          const double predicted = model::predict_seconds(profile, problem, key.plan, params);
+          if (settings.prune_above > 0 && best_seconds && predicted > settings.prune_above * *best_seconds) {
+            ++result.pruned;
+            if (progress) {
+              std::ostringstream line;
+              line.precision(3);
+              line << describe_plan(key.plan, n) << ": not timed: the model prices it at " << predicted << " s, over "
+                   << settings.prune_above << "x the best measured " << *best_seconds << " s";
+              progress(line.str());
+            }
+            return std::nullopt;
           }
           if (over_budget()) {
             if (progress && !budget_said) progress("budget of " + std::to_string(settings.budget_seconds) + " s spent");
@@ -328,7 +351,7 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
           }
           trial.machine_id = machine_id;
           trial.level = settings.level;
-          trial.predicted_s = model::predict_seconds(profile, problem, key.plan, params);
+          trial.predicted_s = predicted;
           // Another calibration may have stored this configuration meanwhile: its success is kept.
           trial = db::store_trial(db, trial);
           measured_now.insert(trial.id);
@@ -338,7 +361,7 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
             ++result.failed;
             return std::nullopt;
           }
-          return trial.median_s;
+          return noted(trial.median_s);
         };
         strategy(settings.space, model_plan, n, n, evaluate, 2026u + static_cast<unsigned>(n));
 

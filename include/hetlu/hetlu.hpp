@@ -300,6 +300,7 @@ struct CalibrationEntry {
   double median_seconds = 0, gflops = 0;
   std::optional<double> predicted_seconds;
   int trials_measured = 0, trials_reused = 0, trials_failed = 0;
+  int trials_pruned = 0;  // not timed: the model priced them far above the best measured
 };
 
 // A solver and size that got no plan, and why: every trial failed, or (resumable) the budget was

@@ -22,6 +22,25 @@ TEST(CalibrationConfig, BuiltInLevels) {
   const auto measure = configs::calibration_level(CalibrationLevel::measure);
   EXPECT_GE(measure.sizes.size(), quick.sizes.size());
   EXPECT_GE(measure.space.nb.size(), quick.space.nb.size());
+  // The model prunes what it prices far above the best measured, except where every point is asked for.
+  EXPECT_EQ(quick.prune_above, 4);
+  EXPECT_EQ(configs::calibration_level(CalibrationLevel::exhaustive).prune_above, 0);
+}
+
+TEST(CalibrationConfig, PruneAboveIsZeroOrAtLeastOne) {
+  test_support::TempDir dir;
+  const auto path = dir.file("c.yaml");
+  std::ofstream(path) << "levels:\n  quick:\n    sizes: [100]\n    prune_above: 2.5\n";
+  EXPECT_EQ(configs::calibration_level(CalibrationLevel::quick, path).prune_above, 2.5);
+  for (const char* bad : {"0.5", "-1", "many"}) {
+    std::ofstream(path) << "levels:\n  quick:\n    sizes: [100]\n    prune_above: " << bad << "\n";
+    try {
+      configs::calibration_level(CalibrationLevel::quick, path);
+      ADD_FAILURE() << bad;
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find("levels.quick.prune_above"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(CalibrationConfig, ErrorsNameTheFileAndKey) {

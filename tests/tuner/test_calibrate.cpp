@@ -28,6 +28,7 @@ tuner::LevelSettings tiny_settings() {
   s.space.lookahead = {1};
   s.timing.min_samples = 2;
   s.timing.max_samples = 3;
+  s.prune_above = 0;  // every configuration timed: what these tests count must not depend on timings
   return s;
 }
 // Every test: a fresh database holding the measured test machine.
@@ -158,6 +159,32 @@ TEST_F(Calibrate, EverySolverAndTheBudget) {
   }
   ASSERT_FALSE(lines.empty());
   EXPECT_NE(lines.front().find("budget"), std::string::npos);
+}
+
+TEST_F(Calibrate, PrunesWhatTheModelPricesFarAboveTheBestMeasured) {
+  auto settings = tiny_settings();
+  settings.sizes = {64};
+  settings.prune_above = 4;
+  // A machine the model thinks a million times slower than this one: after the model's own plan
+  // (timed first, as there is no best yet) every other is priced far above what it measured.
+  MachineProfile slow = profile;
+  slow.dgemm_gflops_all_cores = slow.dgemm_gflops_one_core = 1e-5;
+  std::vector<std::string> lines;
+  const auto pruned = tuner::tune(database, id, slow, settings, {}, [&](const std::string& l) { lines.push_back(l); });
+  ASSERT_EQ(pruned.size(), 1u);
+  EXPECT_EQ(pruned[0].measured, 1);
+  EXPECT_EQ(pruned[0].pruned, 2);  // nb = 8, 16, 32: the model's and two others
+  EXPECT_EQ(pruned[0].best.source, PlanSource::tuned);
+  EXPECT_EQ(db::count_trials(database), 1);  // a pruned plan is not a trial: a later run may time it
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_NE(lines[1].find("not timed: the model prices it at"), std::string::npos) << lines[1];
+
+  // One a million times faster: nothing is priced above what was measured, everything is timed.
+  MachineProfile fast = profile;
+  fast.dgemm_gflops_all_cores = fast.dgemm_gflops_one_core = 1e9;
+  const auto timed = tuner::tune(database, id, fast, settings, {}, nullptr);
+  EXPECT_EQ(timed[0].pruned, 0);
+  EXPECT_EQ(timed[0].measured + timed[0].reused, 3);
 }
 
 TEST_F(Calibrate, TunedPlanIsWithinFivePercentOfTheExhaustiveBest) {
