@@ -215,6 +215,7 @@ void register_recommend(CLI::App& app, CommandState&) {
       r.explanation = prediction.reasoning;
       r.cpu_fraction = prediction.d_fraction;
       r.predicted_gflops = prediction.gflops;
+      if (prediction.faster_alone) warn_all({"the model says " + model::faster_alone_note(prediction)});
       if (target == Target::hybrid && prediction.rates.device.gflops > 0)
         closed_form = model::cpu_fraction(prediction.rates.cpu_all.gflops, prediction.rates.device.gflops);
       machine_name = profile.cpu_model;

@@ -709,6 +709,37 @@ double predict_seconds(const MachineProfile& profile, const Problem& problem, co
   return seconds;
 }
 
+namespace {
+// Each of the first problem.devices devices driven alone (moved to the front of the profile's
+// list, the CPUs as they are); the fastest, where it beats `set_seconds`.
+std::optional<AlonePrediction> fastest_alone(const MachineProfile& profile, const Problem& problem,
+                                             const ModelParams& params, double set_seconds) {
+  std::optional<AlonePrediction> fastest;
+  const int count = std::min<int>(problem.devices, static_cast<int>(profile.gpus.size()));
+  for (int i = 0; i < count; ++i) {
+    MachineProfile alone = profile;
+    std::rotate(alone.gpus.begin(), alone.gpus.begin() + i, alone.gpus.begin() + i + 1);
+    Problem one = problem;
+    one.devices = 1;
+    const Prediction p = predict(alone, one, params);
+    if (p.seconds < set_seconds && (!fastest || p.seconds < fastest->seconds))
+      fastest = AlonePrediction{p.rates.device_name, p.plan, p.seconds};
+  }
+  return fastest;
+}
+}  // namespace
+
+std::string faster_alone_note(const Prediction& prediction) {
+  const auto& alone = prediction.faster_alone;
+  if (!alone) return "";
+  return alone->device + " alone (nb = " + std::to_string(alone->plan.nb) +
+         ", d = " + std::to_string(alone->plan.cpu_block_columns) + ") is predicted " + fmt_seconds(alone->seconds) +
+         ", " + fmt1(prediction.seconds / alone->seconds) + "x faster than these " +
+         std::to_string(prediction.rates.devices.size()) + " devices (" + fmt_seconds(prediction.seconds) +
+         "): with several devices every panel stays on the CPUs, which stall the fastest; give --devices that one "
+         "alone";
+}
+
 Prediction predict(const MachineProfile& profile, const Problem& problem, const ModelParams& params) {
   if (problem.m < 0 || problem.n < 0) throw InvalidArgument("problem sizes must be >= 0");
   Prediction best;
@@ -833,6 +864,10 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
   std::string parts;
   for (const auto& t : best.terms) parts += (parts.empty() ? "" : ", ") + t.name + " " + fmt_seconds(t.seconds);
   why.push_back("predicted " + fmt_seconds(best.seconds) + " = " + fmt1(best.gflops) + " GFlop/s (" + parts + ")");
+  if (several) {
+    best.faster_alone = fastest_alone(profile, problem, params, best.seconds);
+    if (best.faster_alone) why.push_back(faster_alone_note(best));
+  }
   plan.source_detail = std::string("model: least predicted time at ") +
                        (r.cpu_all.source == "measured" ? "measured" : "estimated") + " rates";
   if (hybrid && r.device.source != "measured")

@@ -157,8 +157,8 @@ TEST(ModelConfig, EveryValueIsCheckedAndTheErrorNamesTheFileAndKey) {
 }
 
 TEST(MachineConfig, TheShippedMachinesAndConfigsRead) {
-  for (const char* name :
-       {"opteron-6172-s2050.yaml", "opteron-6180-s2050.yaml", "xeon-e5-2670-m2090.yaml", "xeon-e5-2670x48-m2090.yaml"})
+  for (const char* name : {"opteron-6172-s2050.yaml", "opteron-6180-s2050.yaml", "xeon-e5-2670-m2090.yaml",
+                           "xeon-e5-2670x48-m2090.yaml", "xeon-16c-h100.yaml"})
     EXPECT_NO_THROW(configs::machine_from_yaml(std::string(HETLU_SOURCE_DIR "/configs/machines/") + name)) << name;
   EXPECT_NO_THROW(configs::model_params());
   for (auto level : {CalibrationLevel::estimate, CalibrationLevel::quick, CalibrationLevel::measure,
