@@ -264,8 +264,15 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
   if (d == 0 && factors_return)
     for (int J = 0; J + 1 < block_columns(std::min(m, n), nb); ++J)
       early_bytes += word * std::min<double>(m, double(J + 1) * nb) * nb;
+  // d = 0 (GEPP, CALU): the matrix goes up beside the first steps, upload_ahead_block_columns
+  // before the first panel (priced here) and the rest while the steps run (priced after them, as
+  // what of it outlasts them). PRBT uploads its own copy before GENP starts.
+  const bool upload_beside_steps = d == 0 && solver != Solver::prbt;
+  const double first_upload =
+      upload_beside_steps ? word * double(m) * std::min<double>(n, double(detail::upload_ahead_block_columns) * nb)
+                          : matrix;
   if (d == 0)
-    once = staged(matrix) + (factors_return ? staged(matrix - early_bytes) : 0) + 2 * latency;
+    once = staged(first_upload) + (factors_return ? staged(matrix - early_bytes) : 0) + 2 * latency;
   else if (solver == Solver::prbt && !several)
     once = staged(matrix) + staged(matrix * cpu_share) + 2 * latency;
   else if (d < blocks)
@@ -374,11 +381,13 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
     t.total += std::max(cpu + transfer, dev) + params.step_overhead_seconds;
     ++K;
   });
-  if (early_bytes > 0) {  // what of the early downloads outlasts the factorization they overlap
-    const double early = staged(early_bytes), hidden_behind = t.total - once;
-    t.transfer += early;
-    t.total += std::max(0.0, early - hidden_behind);
-  }
+  // The early downloads and the upload beside the steps overlap the factorization, each in its own
+  // direction of the link: the longest of the three counts.
+  const double steps = t.total - once;
+  const double early = early_bytes > 0 ? staged(early_bytes) : 0;
+  const double late = upload_beside_steps && matrix > first_upload ? staged(matrix - first_upload) : 0;
+  t.transfer += early + late;
+  t.total = once + std::max({steps, early, late});
   return t;
 }
 

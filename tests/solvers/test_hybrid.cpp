@@ -154,7 +154,7 @@ TEST(Hybrid, ThePanelOnTheDeviceReportsItsPhases) {
       continue;
     }
     ASSERT_EQ(balance.phases.size(), 3u);
-    EXPECT_EQ(balance.phases[0].first, "upload");
+    EXPECT_EQ(balance.phases[0].first, "upload, beside the first steps");
     EXPECT_EQ(balance.phases[1].first, "factorization");
     EXPECT_EQ(balance.phases[2].first, "download after it");
     for (const auto& [phase, seconds] : balance.phases) {
@@ -164,6 +164,29 @@ TEST(Hybrid, ThePanelOnTheDeviceReportsItsPhases) {
     EXPECT_GT(balance.phases[1].second, 0);
     EXPECT_LT(accuracy::factorization_residual(n, n, A.data(), n, LU.data(), n, ipiv.data()), 30.0);
   }
+}
+
+// With the panel on the device the matrix goes up beside the first steps, a few block columns a
+// step: with narrow panels most block columns go up after some panels are factored and catch up
+// with them left-looking (interchanges, TRSM, GEMM). Square, tall and wide; GEPP and CALU; a
+// wide matrix's block columns right of the last panel too. The CPU's GEPP gives the same pivots.
+TEST(Hybrid, BlockColumnsThatGoUpLateCatchUpWithThePanelsBefore) {
+  for (Solver solver : {Solver::gepp, Solver::calu})
+    for (auto [m, n] : {std::pair{301, 301}, std::pair{301, 150}, std::pair{150, 301}}) {
+      check_getrf<double>(hybrid_plan<double>(solver, BackendKind::host, 8, 0), Kind::random, m, n);
+      check_getrf<float>(hybrid_plan<float>(solver, BackendKind::host, 5, 0), Kind::random, m, n);
+    }
+  const int n = 203;
+  const auto A = test_support::make_matrix<double>(Kind::random, n, n, 23);
+  auto hybrid = A, cpu = A;
+  std::vector<int> hybrid_pivots(n), cpu_pivots(n);
+  ASSERT_EQ(solvers::getrf(hybrid_plan<double>(Solver::gepp, BackendKind::host, 8, 0), n, n, hybrid.data(), n,
+                           hybrid_pivots.data()),
+            0);
+  Plan plan;
+  plan.nb = 8;
+  ASSERT_EQ(solvers::getrf(plan, n, n, cpu.data(), n, cpu_pivots.data()), 0);
+  EXPECT_EQ(hybrid_pivots, cpu_pivots);
 }
 
 // Factors left on the device (for a solve there) equal those that come back to the host, for

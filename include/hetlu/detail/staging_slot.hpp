@@ -21,4 +21,9 @@ inline int staging_slot_columns(int rows, int cols, int nb, bool per_step, std::
   return std::max(1, std::min(cols, per_step ? nb : bulk));
 }
 
+// With the panel on the device (d = 0), the matrix goes up beside the first steps: this many block
+// columns before the first panel, and as many more each step (solvers/hybrid_lu.hpp's
+// device_panels), so that the upload, several times faster than the factorization, stays ahead.
+inline constexpr int upload_ahead_block_columns = 4;
+
 }  // namespace hetlu::detail
