@@ -357,14 +357,7 @@ std::optional<double> forward_error_bound(int n, int nrhs, const T* A, int lda, 
 template <class T>
 double scaled_norm1(int n, const T* A, int lda, const Scaling& s) {
   if (!s.rcond_rows) return kernels::norm1(n, n, A, lda);
-  double largest = 0;
-  for (int j = 0; j < n; ++j) {
-    double sum = 0;
-    for (int i = 0; i < n; ++i)
-      sum += double(std::abs(scalar::scale_by_power_of_two(A[i + static_cast<long long>(j) * lda], s.measured_row(i))));
-    largest = std::max(largest, sum);
-  }
-  return largest;
+  return scalar::norm1_of_scaled_rows(n, A, lda, [&](int i) { return s.measured_row(i); });
 }
 
 // rcond of R A (R as measured; anorm = ||R A||_1) from the factors of M = R_a A C_a (R, C as

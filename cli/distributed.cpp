@@ -183,13 +183,7 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
   const std::vector<int>&rows = scaling.rows, &cols = scaling.cols;
   const bool columns_scaled = std::any_of(cols.begin(), cols.end(), [](int e) { return e != 0; });
   // ||R A||_1, then R A C in one pass: R first and C after underflowed what C would have restored.
-  double anorm = 0;
-  for (int j = 0; j < n; ++j) {
-    double column = 0;
-    for (int i = 0; i < n; ++i)
-      column += std::abs(scalar::scale_by_power_of_two(A[i + static_cast<std::size_t>(j) * ld], rows[i]));
-    anorm = std::max(anorm, column);
-  }
+  const double anorm = scalar::norm1_of_scaled_rows(n, A.data(), ld, [&](int i) { return rows[i]; });
   for (int j = 0; j < n; ++j)
     scalar::scale_rows_by_powers_of_two(n, 1, A.data() + static_cast<std::size_t>(j) * ld, ld,
                                         [&](int i) { return rows[i] + cols[j]; });

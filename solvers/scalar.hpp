@@ -4,6 +4,7 @@
 // matrix uses the plan of its real type: the same BLAS rates and block sizes serve it, see DESIGN.md).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -130,6 +131,19 @@ void scale_rows_by_powers_of_two(int m, int n, T* M, long long ld, Exponent&& ex
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < m; ++i)
       if (const int e = exponent(i)) M[i + j * ld] = scale_by_power_of_two(M[i + j * ld], e);
+}
+
+// ||R M||_1 of the n x n M with R's row i 2^exponent(i), summed without forming R M (in double:
+// the scaling that keeps entries in range is what the sum would otherwise lose).
+template <class T, class Exponent>
+double norm1_of_scaled_rows(int n, const T* M, long long ld, Exponent&& exponent) {
+  double largest = 0;
+  for (int j = 0; j < n; ++j) {
+    double sum = 0;
+    for (int i = 0; i < n; ++i) sum += double(std::abs(scale_by_power_of_two(M[i + j * ld], exponent(i))));
+    largest = std::max(largest, sum);
+  }
+  return largest;
 }
 
 // The smallest normal magnitude of T's real type (LAPACK's safe minimum).
