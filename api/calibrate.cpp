@@ -78,8 +78,8 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
                                    options.progress, options.on_trial);
   for (const auto& r : results)
     if (r.no_plan.empty())
-      report.entries.push_back(
-          {r.solver, r.m, r.n, r.best, r.median_s, r.gflops, r.predicted_s, r.measured, r.reused, r.failed, r.pruned});
+      report.entries.push_back({r.solver, r.m, r.n, r.best, r.median_s, r.gflops, r.predicted_s, r.measured, r.reused,
+                                r.failed, r.pruned, r.left_by_budget});
     else
       report.without_plan.push_back({r.solver, r.precision, r.m, r.n, r.no_plan, r.budget_spent});
   return report;

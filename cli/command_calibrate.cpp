@@ -152,7 +152,8 @@ void register_calibrate(CLI::App& app, CommandState& state) {
                         {"trials_measured", r.trials_measured},
                         {"trials_reused", r.trials_reused},
                         {"trials_failed", r.trials_failed},
-                        {"trials_pruned", r.trials_pruned}});
+                        {"trials_pruned", r.trials_pruned},
+                        {"trials_left_by_budget", r.trials_left_by_budget}});
       print_json({{"database", path},
                   {"level", to_string(level)},
                   {"machine", report.machine},
@@ -172,17 +173,23 @@ void register_calibrate(CLI::App& app, CommandState& state) {
     if (hybrid) std::cout << "hybrid target on the " << to_string(results.front().plan.devices) << " backend\n";
     std::cout << fmt::format("\n{:>6} {:>9} {:>6} {:>6} {:>6} {:>10} {:>9} {:>12} {:>9}\n", "solver", "precision", "n",
                              "nb", hybrid ? "d" : "", "seconds", "GFlop/s", "model (s)", "trials");
-    int pruned = 0;
+    int pruned = 0, left = 0;
     for (const auto& r : results) {
+      std::string notes;
+      if (r.trials_pruned) notes += fmt::format(" {} pruned", r.trials_pruned);
+      if (r.trials_left_by_budget) notes += fmt::format(" {} left by the budget", r.trials_left_by_budget);
       std::cout << fmt::format("{:>6} {:>9} {:>6} {:>6} {:>6} {:>10.4f} {:>9.1f} {:>12.4f} {:>4}+{:<4}{}\n",
                                to_string(r.solver), to_string(r.plan.precision), r.n, r.plan.nb,
                                hybrid ? std::to_string(r.plan.cpu_block_columns) : "", r.median_seconds, r.gflops,
                                r.predicted_seconds.value_or(0), r.trials_measured, r.trials_reused,
-                               r.trials_pruned ? fmt::format(" ({} pruned)", r.trials_pruned) : "");
+                               notes.empty() ? "" : " (" + notes.substr(1) + ")");
       pruned += r.trials_pruned;
+      left += r.trials_left_by_budget;
     }
     std::cout << "(trials: measured now + reused from earlier runs"
               << (pruned ? "; pruned: not timed, the model priced them above prune_above x the best measured" : "")
+              << (left ? "; left by the budget: not timed, a rerun resumes them (the plan is the best of the rest)"
+                       : "")
               << ")\n";
   });
 }

@@ -502,6 +502,7 @@ py::list calibrate_py(const std::string& level_name, const std::optional<std::ve
     d["trials_measured"] = e.trials_measured;
     d["trials_reused"] = e.trials_reused;
     d["trials_pruned"] = e.trials_pruned;
+    d["trials_left_by_budget"] = e.trials_left_by_budget;
     out.append(d);
   }
   return out;

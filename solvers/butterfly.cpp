@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <limits>
 #include <random>
 #include <stdexcept>
+
+#include "solvers/scalar.hpp"
 
 namespace hetlu::kernels {
 namespace {
@@ -98,17 +101,17 @@ void on_columns(Diagonals<T> d, int size, int nrows, T* A, int lda) {
   }
 }
 
-// Column c of diag(A, I) (a x a A padded to n) into `to`; marks the nonzero rows of A it meets,
-// adds |A(i, c)| into *column_sum (0 for the identity's columns) and returns whether the column is
-// nonzero.
+// Column c of diag(A, s I) (a x a A padded to n, s = pad) into `to`; marks the nonzero rows of A it
+// meets, adds |A(i, c)| into *column_sum (0 for the padding's columns) and returns whether the
+// column is nonzero.
 template <class T>
-bool load_padded_column(int a, const T* A, int lda, int n, int c, T* to, unsigned char* row_nonzero,
-                        double* column_sum) {
+bool load_padded_column(int a, const T* A, int lda, int n, int c, T* to, unsigned char* row_nonzero, double* column_sum,
+                        T pad) {
   *column_sum = 0;
   if (c >= a) {
     if (to) {
       std::fill(to, to + n, T(0));
-      to[c] = T(1);
+      to[c] = pad;
     }
     return true;
   }
@@ -170,6 +173,7 @@ namespace {
 template <class T, class GroupTransform>
 bool pass_over_groups(int a, const T* A, int lda, int n, T* Ar, int ldar, double* a_norm1, GroupTransform transform) {
   const int q = n / 4;
+  const T pad = a < n && Ar ? padding_value(a, A, lda) : T(1);
   bool zero_column = false;
   double largest_sum = 0;
   std::vector<unsigned char> row_nonzero;  // per thread, a bytes each
@@ -185,7 +189,7 @@ bool pass_over_groups(int a, const T* A, int lda, int n, T* Ar, int ldar, double
       for (int k = 0; k < 4; ++k) {
         col[k] = Ar ? Ar + static_cast<long long>(g + k * q) * ldar : nullptr;
         double sum;
-        if (!load_padded_column(a, A, lda, n, g + k * q, col[k], mine, &sum)) my_zero_column = true;
+        if (!load_padded_column(a, A, lda, n, g + k * q, col[k], mine, &sum, pad)) my_zero_column = true;
         largest_sum = std::max(largest_sum, sum);
       }
       if (Ar) transform(g, col);
@@ -212,6 +216,20 @@ void check_sizes(int a, int n, bool in_place, int lda, int ldar) {
 }
 
 }  // namespace
+
+template <class T>
+T padding_value(int a, const T* A, int lda) {
+  double largest = 0;
+  for (int i = 0; i < a; ++i)
+    largest = std::max({largest, double(std::abs(A[i + static_cast<long long>(i) * lda])),
+                        double(std::abs(A[i + static_cast<long long>(a - 1 - i) * lda]))});
+  if (!(largest > 0) || !std::isfinite(largest)) return T(1);
+  int e = 0;
+  std::frexp(largest, &e);  // largest = m 2^e, m in [0.5, 1)
+  using R = scalar::real_t<T>;
+  const int low = std::numeric_limits<R>::min_exponent, high = std::numeric_limits<R>::max_exponent - 1;
+  return T(std::ldexp(R(1), std::clamp(e - 1, low, high)));
+}
 
 template <class T>
 bool randomize_two_sided(const Butterfly<T>& U, const Butterfly<T>& V, int a, const T* A, int lda, T* Ar, int ldar,
@@ -270,6 +288,10 @@ template bool randomize_two_sided<std::complex<float>>(const Butterfly<std::comp
                                                        const Butterfly<std::complex<float>>&, int,
                                                        const std::complex<float>*, int, std::complex<float>*, int,
                                                        double*);
+template float padding_value<float>(int, const float*, int);
+template double padding_value<double>(int, const double*, int);
+template std::complex<double> padding_value<std::complex<double>>(int, const std::complex<double>*, int);
+template std::complex<float> padding_value<std::complex<float>>(int, const std::complex<float>*, int);
 template bool scan_padded<float>(int, const float*, int, int, double*);
 template bool scan_padded<double>(int, const double*, int, int, double*);
 template bool scan_padded<std::complex<double>>(int, const std::complex<double>*, int, int, double*);

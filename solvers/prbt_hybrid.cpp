@@ -38,13 +38,14 @@ void PrbtDevice<T>::upload_and_randomize() {
   staging_ = std::make_unique<backends::Staging<T>>(
       device_, np_, detail::staging_slot_columns(np_, np_, plan_.nb, plan_.cpu_block_columns > 0, sizeof(T)));
   try {
-    // A as it is, then diag(A, I)'s padding: the rows below A zero, the columns right of it the
-    // identity's (np - n < 4 of each).
+    // A as it is, then diag(A, s I)'s padding (kernels::padding_value): the rows below A zero, the
+    // columns right of it s I's (np - n < 4 of each).
     staging_->to_device(Queue::to_device, n_, n_, A_, lda_, first->data(), first->ld);
     if (const int pad = np_ - n_; pad > 0) {
       std::vector<T> zeros(static_cast<std::size_t>(pad) * n_, T(0)),
           identity(static_cast<std::size_t>(np_) * pad, T(0));
-      for (int c = 0; c < pad; ++c) identity[n_ + c + static_cast<std::size_t>(c) * np_] = T(1);
+      const T s = kernels::padding_value(n_, A_, lda_);
+      for (int c = 0; c < pad; ++c) identity[n_ + c + static_cast<std::size_t>(c) * np_] = s;
       staging_->to_device(Queue::to_device, pad, n_, zeros.data(), pad, first->at(n_, 0), first->ld);
       staging_->to_device(Queue::to_device, np_, pad, identity.data(), np_, first->at(0, n_), first->ld);
     }

@@ -326,6 +326,12 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
             }
             return noted(stored->median_s);
           }
+          if (over_budget()) {  // before pruning: what the budget leaves is left, not pruned
+            ++result.left_by_budget;
+            if (progress && !budget_said) progress("budget of " + std::to_string(settings.budget_seconds) + " s spent");
+            budget_said = true;
+            return std::nullopt;
+          }
           const double predicted = model::predict_seconds(profile, problem, key.plan, params);
           if (settings.prune_above > 0 && best_seconds && predicted > settings.prune_above * *best_seconds) {
             ++result.pruned;
@@ -336,11 +342,6 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
                    << settings.prune_above << "x the best measured " << *best_seconds << " s";
               progress(line.str());
             }
-            return std::nullopt;
-          }
-          if (over_budget()) {
-            if (progress && !budget_said) progress("budget of " + std::to_string(settings.budget_seconds) + " s spent");
-            budget_said = true;
             return std::nullopt;
           }
           if (!system) system = random_problem(n);
@@ -368,8 +369,8 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
         const auto trials = db::list_trials(db, machine_id, model_plan, n, n, settings.level);
         const db::Trial* best = choose_best(trials, model_plan);
         if (!best) {
-          result.no_plan = why_no_plan(trials, budget_said);
-          result.budget_spent = budget_said;
+          result.no_plan = why_no_plan(trials, result.left_by_budget > 0);
+          result.budget_spent = result.left_by_budget > 0;
           if (progress)
             progress(to_string(solver) + (precision == Precision::double_ ? "" : " " + to_string(precision)) +
                      " n=" + std::to_string(n) + ": no plan stored: " + result.no_plan);
@@ -400,6 +401,7 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
         if (precision == Precision::mixed)
           store_steps_of(db, machine_id, n, best->plan, fallback, system, settings, progress);
 
+        result.budget_spent = result.left_by_budget > 0;  // stored, but from part of the search
         result.best = best->plan;
         result.best.source = PlanSource::tuned;
         result.median_s = row.median_s;

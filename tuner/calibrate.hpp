@@ -55,9 +55,12 @@ struct TuneResult {
   double median_s = 0, gflops = 0;
   std::optional<double> predicted_s;
   int measured = 0, reused = 0, failed = 0;
-  int pruned = 0;             // not timed: the model priced them above prune_above x the best measured
-  std::string no_plan;        // empty when a plan was stored; else why none was (best, median_s unset)
-  bool budget_spent = false;  // the budget ran out during this problem: a rerun resumes it
+  int pruned = 0;          // not timed: the model priced them above prune_above x the best measured
+  int left_by_budget = 0;  // not timed: the budget was spent before their turn
+  std::string no_plan;     // empty when a plan was stored; else why none was (best, median_s unset)
+  // The budget ran out during this problem (left_by_budget > 0): a rerun resumes it. With a plan
+  // stored, that plan is the best of part of the search.
+  bool budget_spent = false;
 };
 
 using Progress = std::function<void(const std::string& line)>;

@@ -301,6 +301,8 @@ struct CalibrationEntry {
   std::optional<double> predicted_seconds;
   int trials_measured = 0, trials_reused = 0, trials_failed = 0;
   int trials_pruned = 0;  // not timed: the model priced them far above the best measured
+  // Not timed: the budget was spent first. The plan is the best of the rest; a rerun resumes.
+  int trials_left_by_budget = 0;
 };
 
 // A solver and size that got no plan, and why: every trial failed, or (resumable) the budget was

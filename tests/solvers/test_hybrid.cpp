@@ -11,6 +11,7 @@
 #include "matrices.hpp"
 #include "solvers/accuracy.hpp"
 #include "solvers/backend.hpp"
+#include "solvers/butterfly.hpp"
 #include "solvers/hybrid_lu.hpp"
 #include "solvers/lu.hpp"
 
@@ -187,6 +188,34 @@ TEST(Hybrid, BlockColumnsThatGoUpLateCatchUpWithThePanelsBefore) {
   plan.nb = 8;
   ASSERT_EQ(solvers::getrf(plan, n, n, cpu.data(), n, cpu_pivots.data()), 0);
   EXPECT_EQ(hybrid_pivots, cpu_pivots);
+}
+
+// PRBT pads A to a multiple of 4 with s I: s is a power of two near A's magnitude. With s = 1, a
+// well-conditioned A of entries near 1e-20 (or 1e-36) and n = 49..51 fell back to GEPP (refinement
+// did not converge, or GENP met a zero pivot on the hybrid target); n = 48 and 52 did not.
+TEST(Hybrid, PrbtsPaddingFollowsTheMatricesScale) {
+  for (int n : {49, 50, 51})
+    for (double scale : {1e-20, 1e-36, 1e30})
+      for (bool hybrid : {false, true}) {
+        SCOPED_TRACE("n = " + std::to_string(n) + ", scale " + std::to_string(scale) + (hybrid ? ", hybrid" : ""));
+        auto A = test_support::make_matrix<double>(Kind::random, n, n, 31);
+        for (auto& a : A) a *= scale;
+        const auto B = test_support::make_matrix<double>(Kind::random, n, 1, 32);
+        auto LU = A;
+        auto X = B;
+        std::vector<int> ipiv(n);
+        Plan plan = hybrid ? hybrid_plan<double>(Solver::prbt, BackendKind::host, 16, 0) : Plan{};
+        plan.solver = Solver::prbt;
+        plan.refinement = Refinement::working;
+        SolveDetails details;
+        ASSERT_EQ(solvers::gesv(plan, n, 1, LU.data(), n, ipiv.data(), X.data(), n, InputCheck::finite, &details), 0);
+        EXPECT_FALSE(details.fell_back_to_gepp) << details.note;
+        EXPECT_LE(accuracy::backward_error(n, 1, A.data(), n, X.data(), n, B.data(), n),
+                  (n + 1) * accuracy::unit_roundoff<double>());
+      }
+  EXPECT_EQ(kernels::padding_value(2, std::vector<double>{3e-20, 0, 0, 1e-21}.data(), 2), std::ldexp(1.0, -65));
+  EXPECT_EQ(kernels::padding_value(2, std::vector<double>(4, 0.0).data(), 2), 1.0);
+  EXPECT_EQ(kernels::padding_value(1, std::vector<float>{1e38f}.data(), 1), std::ldexp(1.0f, 126));
 }
 
 // Factors left on the device (for a solve there) equal those that come back to the host, for

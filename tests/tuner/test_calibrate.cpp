@@ -187,6 +187,27 @@ TEST_F(Calibrate, PrunesWhatTheModelPricesFarAboveTheBestMeasured) {
   EXPECT_EQ(timed[0].measured + timed[0].reused, 3);
 }
 
+// Once the budget is spent nothing more is timed or pruned: what is left is counted as left, and a
+// plan stored from part of the search says the budget ran out (a rerun resumes it).
+TEST_F(Calibrate, TheBudgetLeavesWhatItLeavesAndSaysSo) {
+  auto settings = tiny_settings();
+  settings.sizes = {64};
+  settings.space.nb = {16};
+  tuner::tune(database, id, profile, settings, {}, nullptr);  // one trial stored
+  settings.space.nb = {8, 16, 32};
+  settings.prune_above = 1;
+  settings.budget_seconds = 1e-9;
+  MachineProfile slow = profile;  // the model would prune everything else
+  slow.dgemm_gflops_all_cores = slow.dgemm_gflops_one_core = 1e-5;
+  const auto results = tuner::tune(database, id, slow, settings, {}, nullptr);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_TRUE(results[0].no_plan.empty()) << results[0].no_plan;
+  EXPECT_EQ(results[0].reused, 1);
+  EXPECT_EQ(results[0].left_by_budget, 2);
+  EXPECT_EQ(results[0].pruned, 0);
+  EXPECT_TRUE(results[0].budget_spent);
+}
+
 TEST_F(Calibrate, TunedPlanIsWithinFivePercentOfTheExhaustiveBest) {
   // The figure of issue 5 on a small real grid: the stored plan against the fastest trial.
   auto settings = tiny_settings();
