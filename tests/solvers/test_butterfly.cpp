@@ -52,11 +52,12 @@ TEST(Butterfly, IsWellConditionedAndDeterministic) {
 }
 
 namespace {
-// diag(A, I): the a x a A padded with the identity to n x n.
+// diag(A, s I): the a x a A padded to n x n as PRBT pads it (s = padding_value, a power of two).
 std::vector<double> padded(int a, const std::vector<double>& A, int n) {
+  const double s = kernels::padding_value(a, A.data(), a);
   std::vector<double> P(static_cast<size_t>(n) * n, 0.0);
   for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i) P[i + j * n] = i < a && j < a ? A[i + j * a] : (i == j ? 1.0 : 0.0);
+    for (int i = 0; i < n; ++i) P[i + j * n] = i < a && j < a ? A[i + j * a] : (i == j ? s : 0.0);
   return P;
 }
 }  // namespace
