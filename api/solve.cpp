@@ -300,6 +300,23 @@ double scaled_inverse_norm1(int n, const T* LU, int ld, const int* ipiv, Transpo
 // factor of 3 of the bound it estimates.
 constexpr double trusted_forward_error = 0.01;
 
+// Where report.rcond < eps: a forward error bound at most trusted_forward_error clears the verdict
+// "singular to working precision" (with a note saying why); else it stands.
+template <class T>
+void decide_with_forward_error(SolveReport& report) {
+  if (report.forward_error && *report.forward_error <= trusted_forward_error) {
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "rcond %.1e is below eps, but dgerfs' forward error bound is %.1e: X is that accurate (as where A's "
+                  "columns are badly scaled), and A is not called singular to working precision",
+                  report.rcond.value_or(0), *report.forward_error);
+    report.note = report.note.empty() ? line : report.note + "; " + line;
+    clear_working_precision_singularity(report);  // what PRBT's gesv said from its own estimate
+  } else {
+    check_working_precision_singularity<T>(report);
+  }
+}
+
 // dgerfs' forward error bound of X (A X = B), estimated from the factors of M = R_a A C_a in LU (R_a,
 // C_a as the solve applied them): the largest over columns of || |A^-1| w_j ||_inf / ||x_j||_inf,
 // w_j = |b_j - A x_j| + (n + 1) eps (|A| |x_j| + |b_j|), which bounds ||x_j - A^-1 b_j||_inf /
@@ -546,17 +563,7 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
       best.forward_error = forward_error_bound(n, nrhs, A, lda, best_x.data(), ld, B_original.data(), ld, LU.data(), ld,
                                                ipiv.data(), both);
   }
-  if (best.forward_error && *best.forward_error <= trusted_forward_error) {
-    char line[200];
-    std::snprintf(line, sizeof line,
-                  "rcond %.1e is below eps, but dgerfs' forward error bound is %.1e: X is that accurate (as where A's "
-                  "columns are badly scaled), and A is not called singular to working precision",
-                  *best.rcond, *best.forward_error);
-    best.note = best.note.empty() ? line : best.note + "; " + line;
-    clear_working_precision_singularity(best);  // what PRBT's gesv said from its own estimate
-  } else {
-    check_working_precision_singularity<T>(best);
-  }
+  decide_with_forward_error<T>(best);
   if (scaling.extreme && scaling.rows)
     best.warnings.push_back(
         "A has rows or columns near an end of the floating-point range: solved equilibrated by powers of two (as "
@@ -614,6 +621,28 @@ double rcond_estimate_with_columns(int n, const T* LU, int lda, const int* ipiv,
   s.row.assign(n, 0), s.col = cols;
   s.cols = std::any_of(cols.begin(), cols.end(), [](int e) { return e != 0; });
   return rows_rcond(n, LU, lda, ipiv, s, anorm);
+}
+
+template <class T>
+void judge_singularity_with_forward_error(SolveReport& report, int n, int nrhs, const T* A, int lda, const T* X,
+                                          int ldx, const T* B, int ldb) {
+  checks::square_system(n, nrhs, A, lda, X, ldx);
+  checks::square_system(n, nrhs, A, lda, B, ldb);
+  if (report.rcond && *report.rcond < accuracy::unit_roundoff<T>() && n > 0) {
+    const Scaling both = equilibrate(n, A, lda).equilibrated();
+    const int ld = std::max(1, n);
+    std::vector<T> LU(static_cast<size_t>(ld) * n);
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i)
+        LU[i + static_cast<size_t>(j) * ld] = scalar::scale_by_power_of_two(A[i + static_cast<long long>(j) * lda],
+                                                                            both.applied_row(i) + both.applied_col(j));
+    std::vector<int> ipiv(ld);
+    Options o;
+    o.input_check = InputCheck::none;
+    if (getrf(Solver::gepp, n, n, LU.data(), ld, ipiv.data(), o).info == 0)
+      report.forward_error = forward_error_bound(n, nrhs, A, lda, X, ldx, B, ldb, LU.data(), ld, ipiv.data(), both);
+  }
+  decide_with_forward_error<T>(report);
 }
 
 template <class T>
@@ -1060,6 +1089,18 @@ template double rcond_of_solution<std::complex<double>>(int, int, const std::com
 template double rcond_of_solution<std::complex<float>>(int, int, const std::complex<float>*, int, const int*,
                                                        const std::complex<float>*, int, const std::complex<float>*, int,
                                                        double);
+template void judge_singularity_with_forward_error<float>(SolveReport&, int, int, const float*, int, const float*, int,
+                                                          const float*, int);
+template void judge_singularity_with_forward_error<double>(SolveReport&, int, int, const double*, int, const double*,
+                                                           int, const double*, int);
+template void judge_singularity_with_forward_error<std::complex<double>>(SolveReport&, int, int,
+                                                                         const std::complex<double>*, int,
+                                                                         const std::complex<double>*, int,
+                                                                         const std::complex<double>*, int);
+template void judge_singularity_with_forward_error<std::complex<float>>(SolveReport&, int, int,
+                                                                        const std::complex<float>*, int,
+                                                                        const std::complex<float>*, int,
+                                                                        const std::complex<float>*, int);
 template void check_working_precision_singularity<float>(SolveReport&);
 template void check_working_precision_singularity<double>(SolveReport&);
 template void check_working_precision_singularity<std::complex<double>>(SolveReport&);

@@ -254,6 +254,15 @@ double rcond_estimate_with_columns(int n, const T* LU, int lda, const int* ipiv,
 template <class T>
 void check_working_precision_singularity(SolveReport& report);
 
+// The same verdict as solve_checked gives it, for an X solved otherwise (the distributed CLI): where
+// report.rcond < eps, dgerfs' forward error bound of X (A X = B, A n x n and unchanged), from GEPP's
+// factors of A equilibrated as dgesvx's (R A C), goes in report.forward_error; at most 0.01, X has
+// digits and A is not called singular to working precision (report.note says why); otherwise as
+// check_working_precision_singularity.
+template <class T>
+void judge_singularity_with_forward_error(SolveReport& report, int n, int nrhs, const T* A, int lda, const T* X,
+                                          int ldx, const T* B, int ldb);
+
 // Takes back what a solve said of A's singularity to working precision (the flag, its warning, the
 // mixed path's "may be singular" note), where another verdict replaces it.
 void clear_working_precision_singularity(SolveReport& report);
