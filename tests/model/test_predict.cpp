@@ -489,13 +489,7 @@ TEST(Predict, MixedPrecisionIsPricedWithTheRefinementStepsItTakes) {
   EXPECT_GT(refinement_term(Solver::prbt, 4000).seconds, 1.5 * prbt.seconds);
 }
 
-// The model against a GPU's measured times: the H100 as `hetlu probe` measured it, and the d = 0
-// plans `hetlu bench` timed there (bench/results/2026-11-26-h100-session22.md, double, from host
-// memory) whose schedule has not changed since: PRBT's (its own upload, then GENP) and GEPP's one
-// panel (cuSOLVER's getrf of the whole matrix). GEPP's blocked plans measured 14-27 % above the
-// model's price then (the device's row interchanges and pivoted panels, priced as GENP's); their
-// upload now runs beside the first steps, so those times no longer describe the code: the next GPU
-// run measures them again and they come back here.
+// The H100 machine as `hetlu probe` measured it (bench/results/2026-11-26-h100-session22/probe.txt).
 static MachineProfile h100_as_probed() {
   MachineProfile p;
   p.cores = 16;
@@ -524,6 +518,13 @@ static MachineProfile h100_as_probed() {
   return p;
 }
 
+// The model against a GPU's measured times: the H100 as `hetlu probe` measured it, and the d = 0
+// plans `hetlu bench` timed there (bench/results/2026-11-26-h100-session22.md, double, from host
+// memory) whose schedule has not changed since: PRBT's (its own upload, then GENP) and GEPP's one
+// panel (cuSOLVER's getrf of the whole matrix). GEPP's blocked plans measured 14-27 % above the
+// model's price then (the device's row interchanges and pivoted panels, priced as GENP's); their
+// upload now runs beside the first steps, so those times no longer describe the code: the next GPU
+// run measures them again and they come back here.
 TEST(Predict, TheH100sMeasuredTimesWithinAQuarter) {
   const MachineProfile p = h100_as_probed();
   struct Measured {
