@@ -25,7 +25,8 @@ struct LoadBalance {
   double seconds = 0;
   std::vector<ProcessorLoad> processors;
   // The panel on the one device (d = 0): where the device's time went, from timed events in its
-  // queues ("upload, beside the first steps", "factorization", "download after it"); empty otherwise.
+  // queues ("upload, beside the first steps", "factorization", "download after it"), and the host's own
+  // share before and after them ("host: ..."); empty otherwise.
   std::vector<std::pair<std::string, double>> phases;
   // The mean over the processors of (seconds - busy) / seconds; 0 without a time.
   double average_idle_ratio() const {
