@@ -20,7 +20,7 @@
 #   scripts/device_run.sh prebuilt [STAGE...]  on the GPU machine: unpack the bundle, then the
 #                                          stages test, probe, calibrate, bench (8192, 16384),
 #                                          bench32k, single (16384, 32768), sweep (16384), sweep8k, cpu,
-#                                          devices (cuda,host:8 at 16384)
+#                                          devices (cuda,host:8 at 16384), mixed (16384, 32768)
 # A device call is limited to 10 minutes: name fewer stages per call when the whole does not fit.
 # Logs and JSON go to $OUT (or build-device/out) for bench/results/.
 set -euo pipefail
@@ -149,6 +149,14 @@ prebuilt)
       ;;
     sweep8k) timeout 140 $H bench -n 8192 --solver calu --target hybrid --backend cuda --sweep-d --reps 1 "${DB[@]}" 2>&1 | tee "$OUT/sweep_d_8192.md" || true ;;
     cpu) cpu || true ;;
+    mixed)
+      # #15 item 5's first figure: single-precision factorization on the GPU, refinement in double
+      # (compare with bench's double hybrid GEPP of the same call's `bench` stage).
+      for n in 16384 32768; do
+        timeout 200 $H bench -n "$n" --precision mixed --target hybrid --backend cuda --solver gepp --reps 3 \
+          "${DB[@]}" 2>&1 | tee "$OUT/bench_mixed_$n.md" || true
+      done
+      ;;
     devices)
       # #16 item 6: the GPU and a host backend of 8 cores as a second device, beside the CPUs.
       timeout 240 $H bench -n 16384 --solver calu --target hybrid --devices cuda,host:8 --reps 2 "${DB[@]}" 2>&1 |
