@@ -483,7 +483,6 @@ class HybridLu {
     for (int K = 0; K < panels_; ++K) {
       const int j = K * nb_, jb = panel_width(K);
       if (panel_factored) dev.wait(Queue::compute, panel_factored);
-      upload_through(std::max(K + 1, (K + 1) * upload_ahead + upload_ahead - 1));  // caught up to panel K - 1
       if (early && K > 0) {  // block column K - 1 down to panel K - 1's last row
         dev.wait(Queue::to_host, dev.record(Queue::compute));
         download_rows(w, *early, K - 1, 0, j);
@@ -502,6 +501,9 @@ class HybridLu {
         update_device(w, K, j + jb, up);
       }
       applied = K + 1;
+      // More block columns up behind this step's updates (queued first: the device need not wait
+      // for them), caught up with panels 0 .. K; block column K + 2 among them, for step K + 1.
+      upload_through(std::max(K + 2, (K + 2) * upload_ahead - 1));
     }
     upload_through(blocks_ - 1);  // a wide matrix's last block columns, if still on the host
     w.busy.emplace_back(started, dev.record_timed(Queue::compute));
