@@ -20,6 +20,7 @@ constexpr std::uintmax_t largest_file_bytes = 1 << 20;
 
 std::string shown(double x) {
   std::ostringstream s;
+  s.precision(10);  // 0.9999999 is not "1", 1000000001 not "1e+09"
   s << x;
   return s.str();
 }

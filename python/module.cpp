@@ -175,19 +175,17 @@ void warn_where_untrustworthy(SolveResult& r, int n, const T* X, long long entri
   char line[240];
   if (!finite) {
     said.push_back(
-        "x is not finite: A or b lies near an end of the floating-point range, or A is singular to "
-        "working precision (the hetlu command equilibrates such systems)");
+        "x is not finite: A or b lies near an end of the floating-point range (x may lie beyond it), or A is "
+        "singular to working precision");
   } else if (r.backward_error && !(*r.backward_error <= accuracy_tolerance<T>(n))) {
-    std::snprintf(line, sizeof line,
-                  "x is inaccurate: componentwise backward error %.2e above %.2e (30 (n + 1) eps); the hetlu command "
-                  "equilibrates and escalates such systems",
+    std::snprintf(line, sizeof line, "x is inaccurate: componentwise backward error %.2e above %.2e (30 (n + 1) eps)",
                   *r.backward_error, accuracy_tolerance<T>(n));
     said.push_back(line);
   }
   std::vector<std::string> raised = said;
-  if (singular)
-    for (const auto& w : r.warnings)
-      if (w.find("singular to working precision") != std::string::npos) raised.push_back(w);
+  for (const auto& w : r.warnings)
+    if ((singular && w.find("singular to working precision") != std::string::npos) || w.rfind("x may be", 0) == 0)
+      raised.push_back(w);
   r.warnings.insert(r.warnings.end(), said.begin(), said.end());
   if (raised.empty()) return;
   const py::object category = py::module_::import("hetlu.linalg").attr("LinAlgWarning");
@@ -195,32 +193,48 @@ void warn_where_untrustworthy(SolveResult& r, int n, const T* X, long long entri
     if (PyErr_WarnEx(category.ptr(), w.c_str(), 1) != 0) throw py::error_already_set();
 }
 
-// An answer that is not finite or not accurate is solved again as the hetlu command solves it
-// (solve_checked: equilibrated by powers of two where A's rows or columns need it, an explicit
-// solver once, auto escalating), and kept where it is better: float32 rows scaled 1e+-30 gave an x
-// of Inf and NaN (LAPACK's sgetrs overflows the same way on these factors) where R A's factors give
-// x to 1e-8. A is the caller's (column-major, or its transpose where `transposed`).
+// A column-major copy of the caller's A where it lies transposed (a C-ordered array read in place).
 template <class T>
-void solve_again_if_untrustworthy(SolveResult& r, SolveReport& report, const std::string& solver,
-                                  const Options& options, int n, int nrhs, const T* A, bool transposed,
-                                  const py::array& b_in, py::array_t<T, py::array::f_style>& X) {
-  const double before = r.backward_error.value_or(std::numeric_limits<double>::infinity());
-  if (before <= accuracy_tolerance<T>(n)) return;
+const T* column_major_a(const T* A, bool transposed, int n, std::vector<T>& storage) {
+  if (!transposed) return A;
   const int ld = std::max(1, n);
-  std::vector<T> column_major;
-  if (transposed) {  // a C-ordered A read where it lies: solve_checked wants it column-major
-    column_major.resize(static_cast<size_t>(ld) * n);
-    for (int j = 0; j < n; ++j)
-      for (int i = 0; i < n; ++i) column_major[i + static_cast<size_t>(j) * ld] = A[j + static_cast<size_t>(i) * ld];
-    A = column_major.data();
+  storage.resize(static_cast<size_t>(ld) * n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) storage[i + static_cast<size_t>(j) * ld] = A[j + static_cast<size_t>(i) * ld];
+  return storage.data();
+}
+
+// The answer checked as the hetlu command checks it. Not finite or not accurate: solved again as
+// the command solves (solve_checked: equilibrated by powers of two where A's rows or columns need
+// it, an explicit solver once, auto escalating) and kept where better: float32 rows scaled 1e+-30
+// gave an x of Inf and NaN (LAPACK's sgetrs overflows the same way on these factors) where R A's
+// factors give x to 1e-8. Accurate but "singular to working precision" from an rcond of A
+// unequilibrated (5.8e-42 for rows scaled 1e+-20, x right to 1e-15): dgerfs' forward error bound
+// decides, as in the command. A is the caller's (column-major, or its transpose where `transposed`);
+// B the right-hand sides as given, in T.
+template <class T>
+void check_as_the_command(SolveResult& r, SolveReport& report, const std::string& solver, const Options& options, int n,
+                          int nrhs, const T* A, bool transposed, const py::array& b_in, const T* B,
+                          py::array_t<T, py::array::f_style>& X) {
+  const double before = r.backward_error.value_or(std::numeric_limits<double>::infinity());
+  const int ld = std::max(1, n);
+  std::vector<T> storage;
+  if (before <= accuracy_tolerance<T>(n)) {
+    if (report.singular_to_working_precision) {
+      const T* a = column_major_a(A, transposed, n, storage);
+      py::gil_scoped_release release;
+      judge_singularity_with_forward_error(report, n, nrhs, a, ld, X.data(), ld, B, ld);
+    }
+    return;
   }
+  const T* a = column_major_a(A, transposed, n, storage);
   auto again_x = fortran_copy<T>(b_in, false);
   SolveReport again;
   {
     py::gil_scoped_release release;
     const std::optional<Solver> asked =
         solver == "auto" ? std::nullopt : std::optional<Solver>(from_string<Solver>(solver));
-    again = solve_checked(asked, n, nrhs, A, ld, again_x.mutable_data(), ld, options);
+    again = solve_checked(asked, n, nrhs, a, ld, again_x.mutable_data(), ld, options);
   }
   if (again.info != 0 || !again.backward_error || !(*again.backward_error < before)) return;
   char line[200];
@@ -235,6 +249,29 @@ void solve_again_if_untrustworthy(SolveResult& r, SolveReport& report, const std
   report.seconds += again.seconds;
   report.rcond = again.rcond;
   report.singular_to_working_precision = again.singular_to_working_precision;
+  report.note = again.note;
+}
+
+// Where A was factored in place (overwrite_a=True) nothing can check the answer against A: LAPACK's
+// reciprocal pivot growth (dgesvx's rpvgrw, min over columns of max|A(:,j)| / max|U(:,j)|) is what
+// the factors still tell. Wilkinson's matrix at n = 60 (growth 2^59) gave omega 0.1 in silence.
+template <class T>
+std::vector<double> column_maxima(int n, const T* A, int ld) {
+  std::vector<double> largest(n, 0.0);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i)
+      largest[j] = std::max(largest[j], double(scalar::abs1(A[i + static_cast<size_t>(j) * ld])));
+  return largest;
+}
+template <class T>
+double pivot_growth(int n, const std::vector<double>& a_maxima, const T* LU, int ld) {
+  double growth = 1;
+  for (int j = 0; j < n; ++j) {
+    double u = 0;
+    for (int i = 0; i <= j; ++i) u = std::max(u, double(scalar::abs1(LU[i + static_cast<size_t>(j) * ld])));
+    if (a_maxima[j] > 0) growth = std::max(growth, u / a_maxima[j]);
+  }
+  return growth;
 }
 
 template <class T>
@@ -268,6 +305,7 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
 
   std::vector<int> ipiv(ld);
   SolveReport report;
+  std::optional<double> growth;  // factored in place (A gone): the factors' pivot growth
   {
     py::gil_scoped_release release;
     const Solver chosen = solver_of(solver, n, n, options, scalar::plan_precision<T>());
@@ -284,7 +322,10 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
       }
       report = gesv(Solver::prbt, n, nrhs, const_cast<T*>(a_in), ld, ipiv.data(), X.mutable_data(), ld, options);
     } else {
+      std::vector<double> a_maxima;
+      if (!a_original) a_maxima = column_maxima(n, a, ld);  // A is about to go
       report = getrf(chosen, n, n, a, ld, ipiv.data(), options);
+      if (!a_original && report.info == 0) growth = pivot_growth(n, a_maxima, a, ld);
       if (report.info == 0) {
         const SolveReport solve = getrs(transposed ? Transpose::yes : Transpose::no, n, nrhs, a, ld, ipiv.data(),
                                         X.mutable_data(), ld, options);
@@ -300,7 +341,16 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
     r.backward_error =
         accuracy::backward_error(n, nrhs, a_original, ld, X.data(), ld, B.data(), ld, original_transposed);
   if (a_original)
-    solve_again_if_untrustworthy<T>(r, report, solver, options, n, nrhs, a_original, original_transposed, b_in, X);
+    check_as_the_command<T>(r, report, solver, options, n, nrhs, a_original, original_transposed, b_in, B.data(), X);
+  if (growth && *growth > 1 / std::sqrt(accuracy::unit_roundoff<T>())) {
+    char line[240];
+    std::snprintf(line, sizeof line,
+                  "x may be inaccurate: pivot growth %.1e (1 / dgesvx's rpvgrw) is above 1 / sqrt(eps), and with "
+                  "overwrite_a=True A is gone and x cannot be checked: solve with overwrite_a=False to check and "
+                  "repair it",
+                  *growth);
+    report.warnings.push_back(line);  // raised as a LinAlgWarning below
+  }
   r.plan = plan_dict(report.plan);
   r.seconds = report.seconds;
   r.gflops = report.seconds > 0 ? detail::gesv_flops(n, nrhs, scalar::is_complex_v<T>) / report.seconds / 1e9 : 0;
@@ -349,7 +399,7 @@ SolveResult solve_mixed_typed(const py::array& A_in, const py::array& b_in, cons
   SolveResult r;
   r.backward_error =
       accuracy::backward_error(n, nrhs, original.data, ld, X.data(), ld, B.data(), ld, original.transposed);
-  solve_again_if_untrustworthy<T>(r, report, solver, options, n, nrhs, original.data, original.transposed, b_in, X);
+  check_as_the_command<T>(r, report, solver, options, n, nrhs, original.data, original.transposed, b_in, B.data(), X);
   r.plan = plan_dict(report.plan);
   r.seconds = report.seconds;
   r.gflops = report.seconds > 0 ? detail::gesv_flops(n, nrhs, scalar::is_complex_v<T>) / report.seconds / 1e9 : 0;

@@ -220,9 +220,11 @@ void check_sizes(int a, int n, bool in_place, int lda, int ldar) {
 template <class T>
 T padding_value(int a, const T* A, int lda) {
   double largest = 0;
+  const long long last = static_cast<long long>(a - 1) * lda;
   for (int i = 0; i < a; ++i)
     largest = std::max({largest, double(std::abs(A[i + static_cast<long long>(i) * lda])),
-                        double(std::abs(A[i + static_cast<long long>(a - 1 - i) * lda]))});
+                        double(std::abs(A[i + static_cast<long long>(a - 1 - i) * lda])), double(std::abs(A[i])),
+                        double(std::abs(A[i + last]))});
   if (!(largest > 0) || !std::isfinite(largest)) return T(1);
   int e = 0;
   std::frexp(largest, &e);  // largest = m 2^e, m in [0.5, 1)

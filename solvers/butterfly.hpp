@@ -37,7 +37,8 @@ bool randomize_two_sided(const Butterfly<T>& U, const Butterfly<T>& V, int a, co
                          double* a_norm1 = nullptr);
 
 // The padding's diagonal s in diag(A, s I): a power of two near A's magnitude (the largest entry
-// of A's diagonal and anti-diagonal: 2a reads, before the one pass), 1 where those are all zero.
+// of A's diagonal, anti-diagonal, first and last columns: 4a reads, before the one pass), 1 where
+// those are all zero (a hollow A with zero diagonals scaled 1e-30 fell back with the diagonals alone).
 // With s = 1, a well-conditioned A of entries near 1e-20 and n = 50 lost GENP's pivots to the
 // padding once randomized, and refinement did not converge (n a multiple of 4, no padding, did).
 template <class T>

@@ -569,3 +569,18 @@ TEST(Predict, SeveralDevicesSayWhenOneAloneIsFaster) {
   two.devices = 1;
   EXPECT_FALSE(model::predict(equal, two).faster_alone);  // one device: nothing to compare
 }
+
+// The panel on the device (d = 0) keeps the whole matrix there: n = 110000 in double (97 GB) does
+// not fit an 80 GB H100, and the model sent it there; it keeps d block columns on the CPUs instead,
+// as many as the device cannot hold. n = 90000 (65 GB) fits.
+TEST(Predict, APlanKeepsOnTheDeviceOnlyWhatItsMemoryHolds) {
+  const auto p = h100_as_probed();
+  const model::Problem fits{Solver::gepp, Precision::double_, Target::hybrid, 90000, 90000};
+  EXPECT_EQ(model::predict(p, fits).plan.cpu_block_columns, 0);
+  const model::Problem too_large{Solver::gepp, Precision::double_, Target::hybrid, 110000, 110000};
+  const Plan plan = model::predict(p, too_large).plan;
+  ASSERT_GT(plan.cpu_block_columns, 0);
+  const double on_device =
+      8.0 * 110000 * (double(block_columns(110000, plan.nb) - plan.cpu_block_columns) * plan.nb + 2.0 * plan.nb);
+  EXPECT_LE(on_device, 0.95 * double(p.gpus[0].memory_bytes));
+}

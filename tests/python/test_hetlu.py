@@ -265,10 +265,14 @@ def test_mixed_precision(db):
     r = hetlu.solve(z, b.astype(np.complex128), db=db, precision="mixed")
     np.testing.assert_allclose(z @ r.x, b, atol=1e-9)
     # Out of single's range: the double solver answers, and says why.
+    # kappa_1 = 1e300, as scipy.linalg.solve warns; x is exact, and dgerfs' forward error bound says
+    # so (as the hetlu command, which exits 0): no warning.
     big = np.diag([1e300, 1.0])
-    with pytest.warns(hetlu.linalg.LinAlgWarning, match="1.0e-300"):  # kappa_1 = 1e300, as scipy.linalg.solve warns
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         r = hetlu.solve(big, np.array([1e300, 1.0]), db=db, precision="mixed")
     assert r.iter == -2 and np.allclose(r.x, [1, 1])
+    assert r.rcond < 1e-299 and "forward error bound" in r.note, r.note
     with pytest.raises(np.linalg.LinAlgError, match="singular"):
         hetlu.solve(np.ones((3, 3)), np.ones(3), db=db, precision="mixed")
     with pytest.raises(ValueError, match="float64"):
@@ -376,3 +380,34 @@ def test_auto_precision(db):
         hetlu.solve(A.astype(np.float32), b.astype(np.float32), db=db, precision="auto")
     with pytest.raises(np.linalg.LinAlgError, match="singular"):
         hetlu.solve(np.ones((3, 3)), np.ones(3), db=db, precision="auto")
+
+
+def test_in_place_answers_say_what_the_factors_tell(db):
+    # overwrite_a=True leaves no A to check x against: Wilkinson's matrix (pivot growth 2^59, omega
+    # 0.1) came back in silence; the factors' pivot growth says it now.
+    n = 60
+    A = np.eye(n) - np.tril(np.ones((n, n)), -1)
+    A[:, -1] = 1
+    b = np.random.default_rng(4).standard_normal(n)
+    with pytest.warns(hetlu.linalg.LinAlgWarning, match="pivot growth"):
+        r = hetlu.solve(np.asfortranarray(A), b, db=db, solver="gepp", overwrite_a=True)
+    assert r.backward_error is None
+    # A random matrix factored in place: nothing to say.
+    R, rb = random_system(60, order="F")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = hetlu.solve(R, rb, db=db, solver="gepp", overwrite_a=True)
+    assert not r.warnings
+
+
+def test_badly_scaled_rows_are_not_called_singular(db):
+    # rcond of A itself (5.8e-42 for rows 1e+-20) said "singular to working precision" of an x right
+    # to 1e-15; dgerfs' forward error bound decides, as in the hetlu command.
+    A, b = random_system(40, seed=3)
+    x = np.linalg.solve(A, b)
+    scale = 10.0 ** np.linspace(-20, 20, 40)
+    for precision in ("mixed", "auto", None):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            r = hetlu.solve(A * scale[:, None], b * scale, db=db, precision=precision)
+        np.testing.assert_allclose(r.x, x, rtol=1e-10)

@@ -198,25 +198,32 @@ TEST(Hybrid, BlockColumnsThatGoUpLateCatchUpWithThePanelsBefore) {
 TEST(Hybrid, PrbtsPaddingFollowsTheMatricesScale) {
   for (int n : {49, 50, 51})
     for (double scale : {1e-20, 1e-36, 1e30})
-      for (bool hybrid : {false, true}) {
-        SCOPED_TRACE("n = " + std::to_string(n) + ", scale " + std::to_string(scale) + (hybrid ? ", hybrid" : ""));
-        auto A = test_support::make_matrix<double>(Kind::random, n, n, 31);
-        for (auto& a : A) a *= scale;
-        const auto B = test_support::make_matrix<double>(Kind::random, n, 1, 32);
-        auto LU = A;
-        auto X = B;
-        std::vector<int> ipiv(n);
-        Plan plan = hybrid ? hybrid_plan<double>(Solver::prbt, BackendKind::host, 16, 0) : Plan{};
-        plan.solver = Solver::prbt;
-        plan.refinement = Refinement::working;
-        SolveDetails details;
-        ASSERT_EQ(solvers::gesv(plan, n, 1, LU.data(), n, ipiv.data(), X.data(), n, InputCheck::finite, &details), 0);
-        EXPECT_FALSE(details.fell_back_to_gepp) << details.note;
-        EXPECT_LE(accuracy::backward_error(n, 1, A.data(), n, X.data(), n, B.data(), n),
-                  (n + 1) * accuracy::unit_roundoff<double>());
-      }
+      for (bool hybrid : {false, true})
+        for (bool hollow : {false, true}) {  // hollow: diagonal and anti-diagonal zero
+          SCOPED_TRACE("n = " + std::to_string(n) + ", scale " + std::to_string(scale) + (hybrid ? ", hybrid" : "") +
+                       (hollow ? ", hollow" : ""));
+          auto A = test_support::make_matrix<double>(Kind::random, n, n, 31);
+          for (auto& a : A) a *= scale;
+          if (hollow)
+            for (int i = 0; i < n; ++i)
+              A[i + static_cast<size_t>(i) * n] = A[i + static_cast<size_t>(n - 1 - i) * n] = 0;
+          const auto B = test_support::make_matrix<double>(Kind::random, n, 1, 32);
+          auto LU = A;
+          auto X = B;
+          std::vector<int> ipiv(n);
+          Plan plan = hybrid ? hybrid_plan<double>(Solver::prbt, BackendKind::host, 16, 0) : Plan{};
+          plan.solver = Solver::prbt;
+          plan.refinement = Refinement::working;
+          SolveDetails details;
+          ASSERT_EQ(solvers::gesv(plan, n, 1, LU.data(), n, ipiv.data(), X.data(), n, InputCheck::finite, &details), 0);
+          EXPECT_FALSE(details.fell_back_to_gepp) << details.note;
+          EXPECT_LE(accuracy::backward_error(n, 1, A.data(), n, X.data(), n, B.data(), n),
+                    (n + 1) * accuracy::unit_roundoff<double>());
+        }
   EXPECT_EQ(kernels::padding_value(2, std::vector<double>{3e-20, 0, 0, 1e-21}.data(), 2), std::ldexp(1.0, -65));
   EXPECT_EQ(kernels::padding_value(2, std::vector<double>(4, 0.0).data(), 2), 1.0);
+  EXPECT_EQ(kernels::padding_value(3, std::vector<double>{0, 3e-30, 0, 1, 0, 1, 0, 0, 0}.data(), 3),
+            std::ldexp(1.0, -99));  // hollow: the first column's 3e-30
   EXPECT_EQ(kernels::padding_value(1, std::vector<float>{1e38f}.data(), 1), std::ldexp(1.0f, 126));
 }
 
