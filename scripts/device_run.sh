@@ -152,9 +152,12 @@ prebuilt)
     mixed)
       # #15 item 5's first figure: single-precision factorization on the GPU, refinement in double
       # (compare with bench's double hybrid GEPP of the same call's `bench` stage).
+      # HETLU_CUDA_TF32=1: the single-precision GEMMs on the tensor cores in TF32.
       for n in 16384 32768; do
-        timeout 200 $H bench -n "$n" --precision mixed --target hybrid --backend cuda --solver gepp --reps 3 \
+        timeout 150 $H bench -n "$n" --precision mixed --target hybrid --backend cuda --solver gepp --reps 3 \
           "${DB[@]}" 2>&1 | tee "$OUT/bench_mixed_$n.md" || true
+        HETLU_CUDA_TF32=1 timeout 150 $H bench -n "$n" --precision mixed --target hybrid --backend cuda --solver gepp \
+          --reps 3 "${DB[@]}" 2>&1 | tee "$OUT/bench_mixed_tf32_$n.md" || true
       done
       ;;
     devices)
