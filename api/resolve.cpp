@@ -86,7 +86,7 @@ std::optional<Plan> model_plan(Solver solver, Precision precision, Target target
         model::predict(profile, model::Problem{solver, precision, target, m, n, devices}, configs::model_params());
     r.explanation = prediction.reasoning;
     r.cpu_fraction = prediction.d_fraction;
-    if (prediction.faster_alone) r.warnings.push_back("the model says " + model::faster_alone_note(prediction));
+    if (prediction.faster_alone) r.warnings.push_back(model::faster_alone_note(prediction));
     r.predicted_gflops = prediction.gflops;
     return prediction.plan;
   } catch (const Error& e) {

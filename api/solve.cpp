@@ -304,7 +304,8 @@ constexpr double trusted_forward_error = 0.01;
 // "singular to working precision" (with a note saying why); else it stands.
 template <class T>
 void decide_with_forward_error(SolveReport& report) {
-  if (report.forward_error && *report.forward_error <= trusted_forward_error) {
+  const bool below_eps = report.rcond && *report.rcond < accuracy::unit_roundoff<T>();
+  if (below_eps && report.forward_error && *report.forward_error <= trusted_forward_error) {
     char line[200];
     std::snprintf(line, sizeof line,
                   "rcond %.1e is below eps, but dgerfs' forward error bound is %.1e: X is that accurate (as where A's "
@@ -625,7 +626,7 @@ double rcond_estimate_with_columns(int n, const T* LU, int lda, const int* ipiv,
 
 template <class T>
 void judge_singularity_with_forward_error(SolveReport& report, int n, int nrhs, const T* A, int lda, const T* X,
-                                          int ldx, const T* B, int ldb) {
+                                          int ldx, const T* B, int ldb, const Options& options) {
   checks::square_system(n, nrhs, A, lda, X, ldx);
   checks::square_system(n, nrhs, A, lda, B, ldb);
   if (report.rcond && *report.rcond < accuracy::unit_roundoff<T>() && n > 0) {
@@ -637,7 +638,7 @@ void judge_singularity_with_forward_error(SolveReport& report, int n, int nrhs, 
         LU[i + static_cast<size_t>(j) * ld] = scalar::scale_by_power_of_two(A[i + static_cast<long long>(j) * lda],
                                                                             both.applied_row(i) + both.applied_col(j));
     std::vector<int> ipiv(ld);
-    Options o;
+    Options o = options;  // the caller's database and threads, for GEPP's plan
     o.input_check = InputCheck::none;
     if (getrf(Solver::gepp, n, n, LU.data(), ld, ipiv.data(), o).info == 0)
       report.forward_error = forward_error_bound(n, nrhs, A, lda, X, ldx, B, ldb, LU.data(), ld, ipiv.data(), both);
@@ -1090,17 +1091,19 @@ template double rcond_of_solution<std::complex<float>>(int, int, const std::comp
                                                        const std::complex<float>*, int, const std::complex<float>*, int,
                                                        double);
 template void judge_singularity_with_forward_error<float>(SolveReport&, int, int, const float*, int, const float*, int,
-                                                          const float*, int);
+                                                          const float*, int, const Options&);
 template void judge_singularity_with_forward_error<double>(SolveReport&, int, int, const double*, int, const double*,
-                                                           int, const double*, int);
+                                                           int, const double*, int, const Options&);
 template void judge_singularity_with_forward_error<std::complex<double>>(SolveReport&, int, int,
                                                                          const std::complex<double>*, int,
                                                                          const std::complex<double>*, int,
-                                                                         const std::complex<double>*, int);
+                                                                         const std::complex<double>*, int,
+                                                                         const Options&);
 template void judge_singularity_with_forward_error<std::complex<float>>(SolveReport&, int, int,
                                                                         const std::complex<float>*, int,
                                                                         const std::complex<float>*, int,
-                                                                        const std::complex<float>*, int);
+                                                                        const std::complex<float>*, int,
+                                                                        const Options&);
 template void check_working_precision_singularity<float>(SolveReport&);
 template void check_working_precision_singularity<double>(SolveReport&);
 template void check_working_precision_singularity<std::complex<double>>(SolveReport&);

@@ -210,12 +210,15 @@ void register_recommend(CLI::App& app, CommandState&) {
       const auto prediction = model::predict(profile, model::Problem{solver, precision, target, m, args->n, driven},
                                              configs::model_params(args->model_config));
       r.plan = prediction.plan;
-      if (devices) r.plan.devices = *devices;
+      if (devices)
+        r.plan.devices = *devices;
+      else if (target == Target::hybrid && !profile.gpus.empty())
+        r.plan.devices = DeviceSet(BackendKind::cuda);  // the what-if machine's GPU, which the model priced
       r.plan.source_detail = "model for the machine in " + args->machine;
       r.explanation = prediction.reasoning;
       r.cpu_fraction = prediction.d_fraction;
       r.predicted_gflops = prediction.gflops;
-      if (prediction.faster_alone) warn_all({"the model says " + model::faster_alone_note(prediction)});
+      if (prediction.faster_alone) warn_all({model::faster_alone_note(prediction)});
       if (target == Target::hybrid && prediction.rates.device.gflops > 0)
         closed_form = model::cpu_fraction(prediction.rates.cpu_all.gflops, prediction.rates.device.gflops);
       machine_name = profile.cpu_model;

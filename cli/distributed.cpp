@@ -248,10 +248,12 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
                                rcond_bound(n, nrhs, B.data(), ld, RB.data(), ld, anorm));
     // Below eps, dgerfs' forward error bound decides, as in hetlu solve (badly scaled columns: rcond
     // counts their spread, GEPP's X does not feel it); rank 0 holds A as read, and refactors it
-    // only here.
-    if (omega <= tolerance)
-      judge_singularity_with_forward_error(condition, n, nrhs, A0.data(), ld, B.data(), ld, B0.data(), ld);
-    else
+    // only here: an O(n^3) GEPP on rank 0 alone, where rcond < eps.
+    if (omega <= tolerance) {
+      Options gepp;  // GEPP's plan from the same database as the solve's
+      gepp.db_path = args.db;
+      judge_singularity_with_forward_error(condition, n, nrhs, A0.data(), ld, B.data(), ld, B0.data(), ld, gepp);
+    } else
       check_working_precision_singularity<T>(condition);
   }
   warn_all(condition.warnings);

@@ -267,10 +267,11 @@ class CudaBackend final : public Backend<T> {
             "cudaStreamCreateWithPriority");
     check(cublasCreate(&blas_), "cublasCreate");
     check(cusolverDnCreate(&solver_), "cusolverDnCreate");
-    // HETLU_CUDA_TF32=1 (read here, once per backend; default off): single precision's GEMMs on the
-    // tensor cores in TF32 (10-bit mantissa; an H100 runs FP32 and FP64 GEMM alike, about 55
-    // TFlop/s, and TF32 several times faster). For the mixed path, whose refinement in double
-    // restores the accuracy or falls back to double where it cannot (#15 item 5).
+    // HETLU_CUDA_TF32=1 (read here, once per backend; default off): every single-precision GEMM on
+    // this backend on the tensor cores in TF32 (10-bit mantissa; an H100 runs FP32 and FP64 GEMM
+    // alike, about 55 TFlop/s, and TF32 several times faster). Meant for the mixed path, whose
+    // refinement in double restores the accuracy or falls back to double (#15 item 5); a
+    // --precision single solve loses what TF32 loses, and its backward error says so.
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, std::complex<float>>)
       if (const char* tf32 = std::getenv("HETLU_CUDA_TF32"); tf32 && std::string(tf32) == "1")
         check(cublasSetMathMode(blas_, CUBLAS_TF32_TENSOR_OP_MATH), "cublasSetMathMode (TF32)");

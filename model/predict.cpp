@@ -184,22 +184,21 @@ double mixed_extra_seconds(const MachineProfile& profile, const Rates& rates, in
 // on the device, where it solves and refines; else they come back and the CPUs do it. A capacity
 // not known counts as enough. The share held back stands for the context, the libraries'
 // workspaces and the staging slots, which cudaMalloc's free memory does not have.
+constexpr double usable_device_memory_share = 0.95;
 bool prbt_solves_on_device(const Rates& rates, int n, double word) {
-  constexpr double usable_share = 0.95;
   const double copy = word * double(n) * n;
-  return !(rates.device_memory_bytes > 0) || 2 * copy <= usable_share * rates.device_memory_bytes;
+  return !(rates.device_memory_bytes > 0) || 2 * copy <= usable_device_memory_share * rates.device_memory_bytes;
 }
 
-// Whether one device's memory holds what a plan keeps there (hybrid_lu.hpp): the whole matrix with
-// the panel on it (d = 0), else its block columns right of the CPUs' d and two panel slots. A
-// capacity not known counts as enough; the share held back is prbt_solves_on_device's. Without
-// this the model sent n = 110000 (97 GB) to an 80 GB H100 with d = 0.
-bool device_holds_plan(const Rates& rates, int m, int n, int nb, int d, double word) {
-  constexpr double usable_share = 0.95;
+// Whether one device's memory holds what a plan keeps there: the whole matrix with the panel on it
+// (d = 0, hybrid_lu.hpp) or for PRBT at any d (prbt_hybrid.cpp randomizes A there; a second copy
+// only where it fits), else its block columns right of the CPUs' d and two panel slots. A capacity
+// not known counts as enough. Without this the model sent n = 110000 (97 GB) to an 80 GB H100.
+bool device_holds_plan(const Rates& rates, Solver solver, int m, int n, int nb, int d, double word) {
   if (!(rates.device_memory_bytes > 0)) return true;
   const int blocks = block_columns(n, nb);
-  const double columns = d == 0 ? double(n) : double(std::max(0, blocks - d)) * nb + 2.0 * nb;
-  return word * double(m) * columns <= usable_share * rates.device_memory_bytes;
+  const double columns = d == 0 || solver == Solver::prbt ? double(n) : double(std::max(0, blocks - d)) * nb + 2.0 * nb;
+  return word * double(m) * columns <= usable_device_memory_share * rates.device_memory_bytes;
 }
 
 // The same on the hybrid target, as prbt_hybrid.cpp and prbt_device.hpp do it: the host reads A
@@ -280,7 +279,7 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
   // d = 0 (GEPP, CALU): the matrix goes up beside the first steps, upload_ahead_block_columns
   // before the first panel (priced here) and the rest while the steps run (priced after them, as
   // what of it outlasts them). PRBT uploads its own copy before GENP starts.
-  const bool upload_beside_steps = d == 0 && solver != Solver::prbt;
+  const bool upload_beside_steps = d == 0 && solver != Solver::prbt && nb < std::min(m, n);
   const double first_upload =
       upload_beside_steps ? word * double(m) * std::min<double>(n, double(detail::upload_ahead_block_columns) * nb)
                           : matrix;
@@ -759,7 +758,7 @@ std::string faster_alone_note(const Prediction& prediction) {
   std::snprintf(times, sizeof times, ") is predicted %.3g s, %.1fx faster than these %zu devices (%.3g s)",
                 alone->seconds, prediction.seconds / alone->seconds, prediction.rates.devices.size(),
                 prediction.seconds);
-  return alone->device + " alone (nb = " + std::to_string(alone->plan.nb) +
+  return "the model says " + alone->device + " alone (nb = " + std::to_string(alone->plan.nb) +
          ", d = " + std::to_string(alone->plan.cpu_block_columns) + times +
          ": with several devices every panel stays on the CPUs, which stall the fastest; give --devices that one "
          "alone";
@@ -812,7 +811,9 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
                                             : candidate_cpu_block_columns(blocks, closed_form_fraction);
       const double word = problem.precision == Precision::double_ ? 8 : 4;
       for (int d : ds) {
-        if (hybrid && !several && d < blocks && !device_holds_plan(r, problem.m, problem.n, width, d, word)) continue;
+        if (hybrid && !several && d < blocks &&
+            !device_holds_plan(r, problem.solver, problem.m, problem.n, width, d, word))
+          continue;
         plan.cpu_block_columns = d;
         if (several)
           plan.device_shares = balanced_device_shares(r, problem.m, problem.n, width, d, problem.precision, params);

@@ -138,7 +138,8 @@ struct MixedSteps {
 };
 MixedSteps mixed_refinement_steps(const MachineProfile& profile, Solver solver, int n, const ModelParams& params);
 
-// Says that one device alone is faster than the set, where faster_alone is set; "" otherwise.
+// "the model says <device> alone ... is predicted ... faster than these N devices ...", where
+// faster_alone is set; "" otherwise.
 std::string faster_alone_note(const Prediction& prediction);
 
 // Predicted seconds of `plan` on the problem; terms filled when given.

@@ -168,8 +168,8 @@ std::pair<int, int> system_shape(const py::array& A_in, const py::array& b_in) {
 // working precision (said already in the report's warnings). Raises where the caller's warning
 // filters make a warning an error.
 template <class T>
-void warn_where_untrustworthy(SolveResult& r, int n, const T* X, long long entries, bool singular) {
-  std::vector<std::string> said;
+void warn_where_untrustworthy(SolveResult& r, int n, const T* X, long long entries, bool singular,
+                              std::vector<std::string> said = {}) {
   bool finite = true;
   for (long long i = 0; i < entries && finite; ++i) finite = scalar::is_finite(X[i]);
   char line[240];
@@ -183,9 +183,9 @@ void warn_where_untrustworthy(SolveResult& r, int n, const T* X, long long entri
     said.push_back(line);
   }
   std::vector<std::string> raised = said;
-  for (const auto& w : r.warnings)
-    if ((singular && w.find("singular to working precision") != std::string::npos) || w.rfind("x may be", 0) == 0)
-      raised.push_back(w);
+  if (singular)
+    for (const auto& w : r.warnings)
+      if (w.find("singular to working precision") != std::string::npos) raised.push_back(w);
   r.warnings.insert(r.warnings.end(), said.begin(), said.end());
   if (raised.empty()) return;
   const py::object category = py::module_::import("hetlu.linalg").attr("LinAlgWarning");
@@ -217,24 +217,27 @@ void check_as_the_command(SolveResult& r, SolveReport& report, const std::string
                           int nrhs, const T* A, bool transposed, const py::array& b_in, const T* B,
                           py::array_t<T, py::array::f_style>& X) {
   const double before = r.backward_error.value_or(std::numeric_limits<double>::infinity());
+  const bool accurate = before <= accuracy_tolerance<T>(n);
+  if (accurate && !report.singular_to_working_precision) return;
   const int ld = std::max(1, n);
   std::vector<T> storage;
-  if (before <= accuracy_tolerance<T>(n)) {
-    if (report.singular_to_working_precision) {
-      const T* a = column_major_a(A, transposed, n, storage);
-      py::gil_scoped_release release;
-      judge_singularity_with_forward_error(report, n, nrhs, a, ld, X.data(), ld, B, ld);
-    }
-    return;
-  }
-  const T* a = column_major_a(A, transposed, n, storage);
-  auto again_x = fortran_copy<T>(b_in, false);
+  py::array_t<T, py::array::f_style> again_x;
+  if (!accurate) again_x = fortran_copy<T>(b_in, false);
   SolveReport again;
-  {
+  try {  // a check that fails (a database, memory) keeps the first answer, and says so
     py::gil_scoped_release release;
+    const T* a = column_major_a(A, transposed, n, storage);
+    if (accurate) {
+      judge_singularity_with_forward_error(report, n, nrhs, a, ld, X.data(), ld, B, ld, options);
+      return;
+    }
     const std::optional<Solver> asked =
         solver == "auto" ? std::nullopt : std::optional<Solver>(from_string<Solver>(solver));
     again = solve_checked(asked, n, nrhs, a, ld, again_x.mutable_data(), ld, options);
+  } catch (const Error& e) {
+    report.warnings.push_back(std::string("the answer could not be checked as the hetlu command checks it: ") +
+                              e.what());
+    return;
   }
   if (again.info != 0 || !again.backward_error || !(*again.backward_error < before)) return;
   char line[200];
@@ -244,12 +247,14 @@ void check_as_the_command(SolveResult& r, SolveReport& report, const std::string
                 *again.backward_error, before);
   X = again_x;
   r.backward_error = again.backward_error;
-  report.warnings.push_back(line);
-  report.warnings.insert(report.warnings.end(), again.warnings.begin(), again.warnings.end());
-  report.seconds += again.seconds;
-  report.rcond = again.rcond;
-  report.singular_to_working_precision = again.singular_to_working_precision;
-  report.note = again.note;
+  clear_working_precision_singularity(report);  // the first answer's verdict: the second's counts
+  std::vector<std::string> warnings = std::move(report.warnings);
+  warnings.push_back(line);
+  warnings.insert(warnings.end(), again.warnings.begin(), again.warnings.end());
+  const double first_seconds = report.seconds;
+  report = std::move(again);  // plan, phases, steps, rcond and verdict of the answer returned
+  report.warnings = std::move(warnings);
+  report.seconds += first_seconds;
 }
 
 // Where A was factored in place (overwrite_a=True) nothing can check the answer against A: LAPACK's
@@ -342,6 +347,7 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
         accuracy::backward_error(n, nrhs, a_original, ld, X.data(), ld, B.data(), ld, original_transposed);
   if (a_original)
     check_as_the_command<T>(r, report, solver, options, n, nrhs, a_original, original_transposed, b_in, B.data(), X);
+  std::vector<std::string> unchecked;  // raised as LinAlgWarnings below
   if (growth && *growth > 1 / std::sqrt(accuracy::unit_roundoff<T>())) {
     char line[240];
     std::snprintf(line, sizeof line,
@@ -349,7 +355,7 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
                   "overwrite_a=True A is gone and x cannot be checked: solve with overwrite_a=False to check and "
                   "repair it",
                   *growth);
-    report.warnings.push_back(line);  // raised as a LinAlgWarning below
+    unchecked.push_back(line);
   }
   r.plan = plan_dict(report.plan);
   r.seconds = report.seconds;
@@ -359,7 +365,8 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
   r.refinement_steps = report.refinement_steps;
   r.fell_back_to_gepp = report.fell_back_to_gepp;
   r.phase_seconds = report.phase_seconds;
-  warn_where_untrustworthy(r, n, X.data(), static_cast<long long>(n) * nrhs, report.singular_to_working_precision);
+  warn_where_untrustworthy(r, n, X.data(), static_cast<long long>(n) * nrhs, report.singular_to_working_precision,
+                           std::move(unchecked));
   r.x = b_in.ndim() == 1 ? py::array(X.attr("reshape")(n)) : py::array(X);
   return r;
 }

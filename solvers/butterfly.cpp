@@ -219,18 +219,20 @@ void check_sizes(int a, int n, bool in_place, int lda, int ldar) {
 
 template <class T>
 T padding_value(int a, const T* A, int lda) {
-  double largest = 0;
-  const long long last = static_cast<long long>(a - 1) * lda;
-  for (int i = 0; i < a; ++i)
-    largest = std::max({largest, double(std::abs(A[i + static_cast<long long>(i) * lda])),
-                        double(std::abs(A[i + static_cast<long long>(a - 1 - i) * lda])), double(std::abs(A[i])),
-                        double(std::abs(A[i + last]))});
-  if (!(largest > 0) || !std::isfinite(largest)) return T(1);
-  int e = 0;
-  std::frexp(largest, &e);  // largest = m 2^e, m in [0.5, 1)
+  constexpr int diagonals = 64;
+  const int step = std::max(1, a / diagonals);
+  double exponents = 0;
+  long long counted = 0;
+  for (int k = 0; k < std::min(a, diagonals); ++k)
+    for (int j = 0; j < a; ++j) {
+      const double x =
+          double(std::abs(A[(j + static_cast<long long>(k) * step) % a + static_cast<long long>(j) * lda]));
+      if (x > 0 && std::isfinite(x)) exponents += std::ilogb(x), ++counted;
+    }
+  if (counted == 0) return T(1);
   using R = scalar::real_t<T>;
-  const int low = std::numeric_limits<R>::min_exponent, high = std::numeric_limits<R>::max_exponent - 1;
-  return T(std::ldexp(R(1), std::clamp(e - 1, low, high)));
+  const int low = std::numeric_limits<R>::min_exponent, high = std::numeric_limits<R>::max_exponent - 2;
+  return T(std::ldexp(R(1), std::clamp(static_cast<int>(std::lround(exponents / counted)), low, high)));
 }
 
 template <class T>

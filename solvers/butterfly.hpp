@@ -26,21 +26,23 @@ template <class T>
 void apply_right(const Butterfly<T>& W, int nrows, T* A, int lda);
 
 // Ar <- U^T diag(A, s I) V in one pass over A (PRBT's randomization): U and V are n x n, A is
-// a x a with a <= n (s I pads it to n, s = padding_value: x's first a entries are A's solution). Columns g, g + n/4, g
-// + n/2 and g + 3n/4 meet only one another in both products, so each such group is read once, transformed in cache and
-// written once; the groups run in parallel (and first-touch Ar's pages from the thread that uses them). In place when
-// Ar == A (then a == n and ldar == lda). Returns false when diag(A, I) has an exactly zero row or column (A is singular
-// however it is randomized). With a_norm1, ||A||_1 from the same pass (PRBT's condition estimate needs it: a pass of
-// its own, on one thread, took 1 s of a 2.3 s solve at n = 32768 on an H100 machine).
+// a x a with a <= n (s I pads it to n, s = padding_value: x's first a entries are A's solution).
+// Columns g, g + n/4, g + n/2 and g + 3n/4 meet only one another in both products, so each such
+// group is read once, transformed in cache and written once; the groups run in parallel (and
+// first-touch Ar's pages from the thread that uses them). In place when Ar == A (then a == n and
+// ldar == lda). Returns false when diag(A, I) has an exactly zero row or column (A is singular
+// however it is randomized). With a_norm1, ||A||_1 from the same pass (PRBT's condition estimate
+// needs it: a pass of its own, on one thread, took 1 s of a 2.3 s solve at n = 32768 on an H100).
 template <class T>
 bool randomize_two_sided(const Butterfly<T>& U, const Butterfly<T>& V, int a, const T* A, int lda, T* Ar, int ldar,
                          double* a_norm1 = nullptr);
 
-// The padding's diagonal s in diag(A, s I): a power of two near A's magnitude (the largest entry
-// of A's diagonal, anti-diagonal, first and last columns: 4a reads, before the one pass), 1 where
-// those are all zero (a hollow A with zero diagonals scaled 1e-30 fell back with the diagonals alone).
-// With s = 1, a well-conditioned A of entries near 1e-20 and n = 50 lost GENP's pivots to the
-// padding once randomized, and refinement did not converge (n a multiple of 4, no padding, did).
+// The padding's diagonal s in diag(A, s I): a power of two at A's typical magnitude, the mean
+// binary exponent of the nonzero entries on 64 wrapped diagonals (64 a reads spread over every row
+// and column, before the one pass: a mean of exponents, so that one huge or tiny entry does not set
+// it), 1 where those are all zero. With s = 1, a well-conditioned A of entries near 1e-20 and
+// n = 50 lost GENP's pivots to the padding once randomized, and refinement did not converge (n a
+// multiple of 4, no padding, did); the largest entry of a few diagonals missed hollow matrices.
 template <class T>
 T padding_value(int a, const T* A, int lda);
 

@@ -447,30 +447,40 @@ class HybridLu {
   // device always has steps queued (with the two bulk slots it waited for the device to go idle at
   // every step).
   // The upload runs beside the first steps instead of before them (it took 0.164 s of 1.13 at
-  // n = 32768 on the H100, 2026-11-26): block columns go up in order, upload_ahead a step, each
-  // step updates only the block columns already up, and one that goes up later first catches up
-  // with the panels factored before it, left-looking (their interchanges, a TRSM with their L and
-  // one GEMM: the same flops, and wide ones).
+  // n = 32768 on the H100, 2026-11-26): block columns go up in order, upload_ahead a step, and the
+  // device waits for each batch a step after it left; each step updates only the block columns
+  // already up, and a batch that arrives later first catches up with the panels factored before it,
+  // left-looking (their interchanges, a TRSM with their L and one GEMM: the same flops, and wide
+  // ones). Its phase spans the first copy to the last, the steps between included.
   static constexpr int early_download_slots = 3;
   static constexpr int upload_ahead = detail::upload_ahead_block_columns;
+  static_assert(upload_ahead >= 2, "step 0 updates block column 1, which must be up before it");
   int device_panels() {
     auto& w = work_[0];
     auto& dev = *w.dev;
     backends::EventPtr upload_began, upload_ended;
-    int uploaded = resident_ ? blocks_ : 0;  // block columns [0, uploaded) are up (or queued to go)
-    int applied = 0;                         // panels whose updates those columns have (or have queued)
-    auto upload_through = [&](int last) {
+    int caught = resident_ ? blocks_ : 0;  // block columns [0, caught) are up and have `applied` panels
+    int uploaded = caught;                 // [caught, uploaded) are going up (`in_flight`)
+    int applied = 0;                       // panels whose updates the columns up have (or have queued)
+    backends::EventPtr in_flight;
+    auto upload_through = [&](int last) {  // block columns up to `last` on their way up
       last = std::min(last, blocks_ - 1);
       if (uploaded > last) return;
       if (!upload_began) upload_began = dev.record_timed(Queue::to_device);
       const int c0 = col(uploaded), c1 = col(last + 1);
       w.staging->to_device(Queue::to_device, A_.m, c1 - c0, A_.at(0, c0), A_.lda, w.mem.at(0, c0), w.mem.ld);
-      upload_ended = dev.record_timed(Queue::to_device);
-      dev.wait(Queue::compute, upload_ended);
-      catch_up(w, applied, c0, c1);
+      in_flight = upload_ended = dev.record_timed(Queue::to_device);
       uploaded = last + 1;
     };
-    upload_through(upload_ahead - 1);
+    auto catch_up_in_flight = [&] {  // the device waits for them only here, a step after they left
+      if (uploaded == caught) return;
+      dev.wait(Queue::compute, in_flight);
+      catch_up(w, applied, col(caught), col(uploaded));
+      caught = uploaded;
+    };
+    upload_through(upload_ahead - 1);  // the first panel's block columns
+    catch_up_in_flight();
+    upload_through(2 * upload_ahead - 1);  // beside the first panel and step 0
     const bool download = !keep_on_device_;
     std::optional<backends::Staging<T>> early;
     if (download && panels_ > 1)
@@ -488,7 +498,7 @@ class HybridLu {
         download_rows(w, *early, K - 1, 0, j);
       }
       if (pivoting_ && j > 0) dev.laswp(Queue::compute, j, w.mem.data(), w.mem.ld, j, j + jb, pivots + j);
-      const int up = col(uploaded);  // this step updates the columns already up; later ones catch up
+      const int up = col(caught);  // this step updates the columns up (K + 1 among them); later ones catch up
       if (K + 1 < panels_) {
         const int next = K + 1, top = next * nb_;
         update_device(w, K, j + jb, std::min(up, col(next + 1)));
@@ -501,11 +511,14 @@ class HybridLu {
         update_device(w, K, j + jb, up);
       }
       applied = K + 1;
-      // More block columns up behind this step's updates (queued first: the device need not wait
-      // for them), caught up with panels 0 .. K; block column K + 2 among them, for step K + 1.
-      upload_through(std::max(K + 2, (K + 2) * upload_ahead - 1));
+      // The block columns that went up beside this step catch up with panels 0 .. K behind its
+      // updates (K + 2 among them, for step K + 1), and the next ones start up.
+      catch_up_in_flight();
+      upload_through((K + 3) * upload_ahead - 1);
     }
+    catch_up_in_flight();
     upload_through(blocks_ - 1);  // a wide matrix's last block columns, if still on the host
+    catch_up_in_flight();
     w.busy.emplace_back(started, dev.record_timed(Queue::compute));
     const auto factored = w.busy.back().second;
     // The pivots and infos come back once, behind the last panel's update, not a step at a time.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <random>
 #include <set>
@@ -238,6 +239,8 @@ std::string environment(const LevelSettings& settings) {
     text += text.empty() ? "" : "; ";
     if (d.kind == BackendKind::cuda) {
       text += "cuda: " + backends::backend<double>(d, copies[i]).device_name();
+      if (const char* tf32 = std::getenv("HETLU_CUDA_TF32"); tf32 && std::string(tf32) == "1")
+        text += ", single precision in TF32";  // read by the cuda backend (cuda/backend_cuda.cu)
     } else {
       text += "host backend: " + std::to_string(d.number > 0 ? d.number : backends::host_backend_threads()) +
               " threads, " +
@@ -295,12 +298,17 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
         // Where the mixed path gives up, the double solver answers, with partial pivoting for PRBT.
         const Plan fallback = model_plan_for(
             model::Problem{solver == Solver::prbt ? Solver::gepp : solver, Precision::double_, target, n, n, devices});
-        std::optional<Problem> system;       // made on first use: a resumed size needs none
-        std::optional<double> best_seconds;  // the fastest time this problem has measured (or reused)
-        auto noted = [&](std::optional<double> seconds) {
-          if (seconds && (!best_seconds || *seconds < *best_seconds)) best_seconds = seconds;
+        std::optional<Problem> system;  // made on first use: a resumed size needs none
+        // The fastest time this problem has measured (or reused), and the model's price of that plan:
+        // a candidate is pruned by its price against that price, the model's ranking, which it gets
+        // right more often than absolute times.
+        std::optional<double> best_seconds, best_predicted;
+        auto noted = [&](std::optional<double> seconds, double predicted) {
+          if (seconds && (!best_seconds || *seconds < *best_seconds))
+            best_seconds = seconds, best_predicted = predicted;
           return seconds;
         };
+        std::set<std::string> not_timed;  // pruned or left by the budget: counted once each
 
         Evaluate evaluate = [&](const Plan& candidate) -> std::optional<double> {
           struct Counted {  // reports the count when this evaluation ends, whichever way
@@ -317,6 +325,7 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
           key.level = settings.level;
           key.plan = without_unused_fields(candidate);
           key.m = key.n = n;
+          const double predicted = model::predict_seconds(profile, problem, key.plan, params);
           auto stored = db::find_trial(db, key);
           if (stored && (measured_now.count(stored->id) || !measure_again(*stored, settings, here))) {
             ++result.reused;
@@ -324,23 +333,26 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
               ++result.failed;
               return std::nullopt;
             }
-            return noted(stored->median_s);
+            return noted(stored->median_s, predicted);
           }
+          const std::string name = describe_plan(key.plan, n);
           if (over_budget()) {  // before pruning: what the budget leaves is left, not pruned
-            ++result.left_by_budget;
+            if (not_timed.insert(name).second) ++result.left_by_budget;
             if (progress && !budget_said) progress("budget of " + std::to_string(settings.budget_seconds) + " s spent");
             budget_said = true;
             return std::nullopt;
           }
-          const double predicted = model::predict_seconds(profile, problem, key.plan, params);
-          if (settings.prune_above > 0 && best_seconds && predicted > settings.prune_above * *best_seconds) {
-            ++result.pruned;
-            if (progress) {
-              std::ostringstream line;
-              line.precision(3);
-              line << describe_plan(key.plan, n) << ": not timed: the model prices it at " << predicted << " s, over "
-                   << settings.prune_above << "x the best measured " << *best_seconds << " s";
-              progress(line.str());
+          if (settings.prune_above > 0 && best_predicted && predicted > settings.prune_above * *best_predicted) {
+            if (not_timed.insert(name).second) {
+              ++result.pruned;
+              if (progress) {
+                std::ostringstream line;
+                line.precision(3);
+                line << name << ": not timed: the model prices it at " << predicted << " s, over "
+                     << settings.prune_above << "x its price of the best measured plan (" << *best_predicted
+                     << " s; measured " << *best_seconds << " s)";
+                progress(line.str());
+              }
             }
             return std::nullopt;
           }
@@ -362,7 +374,7 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
             ++result.failed;
             return std::nullopt;
           }
-          return noted(trial.median_s);
+          return noted(trial.median_s, predicted);
         };
         strategy(settings.space, model_plan, n, n, evaluate, 2026u + static_cast<unsigned>(n));
 

@@ -38,11 +38,11 @@ struct LevelSettings {
   SearchSpace space;
   TimingOptions timing;
   double budget_seconds = 0;  // 0: no limit; else no new measurement starts after this long
-  // A configuration the model prices above prune_above times the best time measured so far for the
-  // same problem is not timed (YAML prune_above; 0: time every one). On the H100 a quick hybrid
-  // calibration spent 130 of its 150 s on d = 128..512, which the model priced at 15-37x the
-  // d = 0 plan already measured, and which measured 16-31x; the model ranks plans well (Spearman
-  // 0.93 over a d sweep) but is off by up to 50 % in absolute time, so the margin is wide.
+  // A configuration the model prices above prune_above times its price of the plan measured fastest
+  // so far for the same problem is not timed (YAML prune_above; 0: time every one): the model's
+  // ranking decides (Spearman 0.93 over a d sweep on the H100), not its absolute times (off by up to
+  // half). On the H100 a quick hybrid calibration spent 130 of its 150 s on d = 128..512, which the
+  // model priced at 15-37x the d = 0 plan already measured, and which measured 16-31x.
   double prune_above = 4;
   bool retry_failed = false;  // measure stored failed trials again (else only those of another environment)
 };

@@ -261,7 +261,7 @@ void check_working_precision_singularity(SolveReport& report);
 // check_working_precision_singularity.
 template <class T>
 void judge_singularity_with_forward_error(SolveReport& report, int n, int nrhs, const T* A, int lda, const T* X,
-                                          int ldx, const T* B, int ldb);
+                                          int ldx, const T* B, int ldb, const Options& options = {});
 
 // Takes back what a solve said of A's singularity to working precision (the flag, its warning, the
 // mixed path's "may be singular" note), where another verdict replaces it.

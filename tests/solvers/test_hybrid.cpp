@@ -175,7 +175,8 @@ TEST(Hybrid, ThePanelOnTheDeviceReportsItsPhases) {
 // wide matrix's block columns right of the last panel too. The CPU's GEPP gives the same pivots.
 TEST(Hybrid, BlockColumnsThatGoUpLateCatchUpWithThePanelsBefore) {
   for (Solver solver : {Solver::gepp, Solver::calu})
-    for (auto [m, n] : {std::pair{301, 301}, std::pair{301, 150}, std::pair{150, 301}}) {
+    for (auto [m, n] : {std::pair{301, 301}, std::pair{301, 150}, std::pair{150, 301}, std::pair{16, 301},
+                        std::pair{7, 40}}) {  // m = 16, 7: block columns still up after the last panel
       check_getrf<double>(hybrid_plan<double>(solver, BackendKind::host, 8, 0), Kind::random, m, n);
       check_getrf<float>(hybrid_plan<float>(solver, BackendKind::host, 5, 0), Kind::random, m, n);
     }
@@ -220,10 +221,14 @@ TEST(Hybrid, PrbtsPaddingFollowsTheMatricesScale) {
           EXPECT_LE(accuracy::backward_error(n, 1, A.data(), n, X.data(), n, B.data(), n),
                     (n + 1) * accuracy::unit_roundoff<double>());
         }
-  EXPECT_EQ(kernels::padding_value(2, std::vector<double>{3e-20, 0, 0, 1e-21}.data(), 2), std::ldexp(1.0, -65));
+  // The mean binary exponent of the nonzero entries sampled: 3e-20 = 1.1 2^-65, 1e-21 = 1.2 2^-70.
+  EXPECT_EQ(kernels::padding_value(2, std::vector<double>{3e-20, 0, 0, 1e-21}.data(), 2), std::ldexp(1.0, -68));
   EXPECT_EQ(kernels::padding_value(2, std::vector<double>(4, 0.0).data(), 2), 1.0);
-  EXPECT_EQ(kernels::padding_value(3, std::vector<double>{0, 3e-30, 0, 1, 0, 1, 0, 0, 0}.data(), 3),
-            std::ldexp(1.0, -99));  // hollow: the first column's 3e-30
+  std::vector<double> hollow(64, 1e-30), spiked(64, 1.0);  // 8 x 8
+  for (int i = 0; i < 8; ++i) hollow[i + 8 * i] = hollow[i + 8 * (7 - i)] = 0;
+  EXPECT_EQ(kernels::padding_value(8, hollow.data(), 8), std::ldexp(1.0, -100));  // 1e-30 = 1.3 2^-100
+  spiked[7 * 8] = 1e20;  // one huge corner entry does not set the scale
+  EXPECT_LE(kernels::padding_value(8, spiked.data(), 8), 4.0);
   EXPECT_EQ(kernels::padding_value(1, std::vector<float>{1e38f}.data(), 1), std::ldexp(1.0f, 126));
 }
 

@@ -162,28 +162,29 @@ TEST_F(Calibrate, EverySolverAndTheBudget) {
 }
 
 TEST_F(Calibrate, PrunesWhatTheModelPricesFarAboveTheBestMeasured) {
+  // prune_above = 1: whatever the model prices above its price of the plan measured fastest so far
+  // is not timed. The model's own plan goes first (nothing measured yet); a plan it prices lower is
+  // timed, one it prices higher pruned: each of the three once.
   auto settings = tiny_settings();
   settings.sizes = {64};
-  settings.prune_above = 4;
-  // A machine the model thinks a million times slower than this one: after the model's own plan
-  // (timed first, as there is no best yet) every other is priced far above what it measured.
-  MachineProfile slow = profile;
-  slow.dgemm_gflops_all_cores = slow.dgemm_gflops_one_core = 1e-5;
+  settings.prune_above = 1;
   std::vector<std::string> lines;
-  const auto pruned = tuner::tune(database, id, slow, settings, {}, [&](const std::string& l) { lines.push_back(l); });
+  const auto pruned =
+      tuner::tune(database, id, profile, settings, {}, [&](const std::string& l) { lines.push_back(l); });
   ASSERT_EQ(pruned.size(), 1u);
-  EXPECT_EQ(pruned[0].measured, 1);
-  EXPECT_EQ(pruned[0].pruned, 2);  // nb = 8, 16, 32: the model's and two others
+  EXPECT_GE(pruned[0].measured, 1);
+  EXPECT_GE(pruned[0].pruned, 1);
+  EXPECT_EQ(pruned[0].measured + pruned[0].pruned, 3);  // nb = 8, 16, 32
   EXPECT_EQ(pruned[0].best.source, PlanSource::tuned);
-  EXPECT_EQ(db::count_trials(database), 1);  // a pruned plan is not a trial: a later run may time it
-  ASSERT_EQ(lines.size(), 3u);
-  EXPECT_NE(lines[1].find("not timed: the model prices it at"), std::string::npos) << lines[1];
-
-  // One a million times faster: nothing is priced above what was measured, everything is timed.
-  MachineProfile fast = profile;
-  fast.dgemm_gflops_all_cores = fast.dgemm_gflops_one_core = 1e9;
-  const auto timed = tuner::tune(database, id, fast, settings, {}, nullptr);
+  EXPECT_EQ(db::count_trials(database), pruned[0].measured);  // a pruned plan is not a trial: a later run may time it
+  int said = 0;
+  for (const auto& l : lines) said += l.find("not timed: the model prices it at") != std::string::npos;
+  EXPECT_EQ(said, pruned[0].pruned);
+  // prune_above = 0: everything is timed (the pruned ones now, the rest reused).
+  settings.prune_above = 0;
+  const auto timed = tuner::tune(database, id, profile, settings, {}, nullptr);
   EXPECT_EQ(timed[0].pruned, 0);
+  EXPECT_EQ(timed[0].measured, pruned[0].pruned);
   EXPECT_EQ(timed[0].measured + timed[0].reused, 3);
 }
 
