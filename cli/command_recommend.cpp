@@ -218,7 +218,7 @@ void register_recommend(CLI::App& app, CommandState&) {
       r.explanation = prediction.reasoning;
       r.cpu_fraction = prediction.d_fraction;
       r.predicted_gflops = prediction.gflops;
-      if (prediction.faster_alone) warn_all({model::faster_alone_note(prediction)});
+      if (prediction.faster_alone) r.warnings.push_back(model::faster_alone_note(prediction));
       if (target == Target::hybrid && prediction.rates.device.gflops > 0)
         closed_form = model::cpu_fraction(prediction.rates.cpu_all.gflops, prediction.rates.device.gflops);
       machine_name = profile.cpu_model;
@@ -231,8 +231,8 @@ void register_recommend(CLI::App& app, CommandState&) {
       options.target = target;
       options.overrides.devices = devices;
       r = resolve_plan(solver, precision, m, args->n, options);
-      warn_all(r.warnings);
     }
+    warn_all(r.warnings);
     const Plan& p = r.plan;
     if (args->json) {
       auto j = to_json(p);
@@ -244,6 +244,7 @@ void register_recommend(CLI::App& app, CommandState&) {
       j["predicted_gflops"] = r.predicted_gflops ? nlohmann::ordered_json(*r.predicted_gflops) : nullptr;
       if (!machine_name.empty()) j["machine"] = machine_name;
       if (args->explain) j["explanation"] = r.explanation;
+      j["warnings"] = r.warnings;  // as said on stderr
       print_json(j);
       return;
     }

@@ -396,6 +396,9 @@ TEST_F(Cli, RecommendSaysWhenOneDeviceAloneIsFaster) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("NVIDIA H100 80GB HBM3 alone (nb = "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("give --devices that one alone"), std::string::npos) << r.err;
+  const auto said = nlohmann::json::parse(r.out)["warnings"];
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_NE(said[0].get<std::string>().find("alone"), std::string::npos);
   r = run_hetlu("recommend --machine '" + h100 + "' --target hybrid --devices cuda -n 16384 --json", dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err.find("alone"), std::string::npos) << r.err;
