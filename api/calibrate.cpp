@@ -81,7 +81,7 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
       report.entries.push_back({r.solver, r.m, r.n, r.best, r.median_s, r.gflops, r.predicted_s, r.measured, r.reused,
                                 r.failed, r.pruned, r.left_by_budget});
     else
-      report.without_plan.push_back({r.solver, r.precision, r.m, r.n, r.no_plan, r.budget_spent});
+      report.without_plan.push_back({r.solver, r.precision, r.m, r.n, r.no_plan, r.budget_spent, r.left_by_budget});
   return report;
 }
 

@@ -131,10 +131,14 @@ void register_calibrate(CLI::App& app, CommandState& state) {
                          {"m", m.m},
                          {"n", m.n},
                          {"why", m.why},
-                         {"resumable", m.resumable}});
+                         {"resumable", m.resumable},
+                         {"trials_left_by_budget", m.trials_left_by_budget}});
       std::cerr << "hetlu: " << (m.resumable ? "note" : "error") << ": no plan stored for " << to_string(m.solver)
                 << (m.precision == Precision::double_ ? "" : " " + to_string(m.precision)) << " n=" << m.n << ": "
-                << m.why << "\n";
+                << m.why
+                << (m.trials_left_by_budget ? " (" + std::to_string(m.trials_left_by_budget) + " left by the budget)"
+                                            : "")
+                << "\n";
       if (!m.resumable) state.exit_code = exit_error;
     }
 

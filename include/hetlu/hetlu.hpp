@@ -322,6 +322,7 @@ struct MissingPlan {
   int m = 0, n = 0;
   std::string why;
   bool resumable = false;
+  int trials_left_by_budget = 0;  // configurations the budget left untimed (a rerun times them)
 };
 
 struct CalibrationReport {

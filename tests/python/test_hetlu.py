@@ -292,7 +292,7 @@ def test_mixed_precision_reports_how_singular_a_is(db):
     kappa = np.linalg.cond(A, 1)
     assert r.rcond is not None and 1 / (3 * 120 * kappa) < r.rcond < 120 / kappa
     assert not any("singular to working precision" in w for w in r.warnings)
-    assert hetlu.solve(A, b, db=db, solver="gepp").rcond is None  # LAPACK's gesv estimates nothing
+    assert hetlu.solve(A, b, db=db, solver="gepp").rcond > 0  # dgecon's estimate, as scipy.linalg.solve
     A[:, -1] = A[:, 0] + A[:, 1]
     for solver in ("gepp", "calu", "prbt"):
         with pytest.warns(hetlu.linalg.LinAlgWarning, match="singular to working precision"):
@@ -411,3 +411,21 @@ def test_badly_scaled_rows_are_not_called_singular(db):
             warnings.simplefilter("error")
             r = hetlu.solve(A * scale[:, None], b * scale, db=db, precision=precision)
         np.testing.assert_allclose(r.x, x, rtol=1e-10)
+
+
+def test_singular_to_working_precision_warns_on_every_path(db):
+    # Hilbert 14 (rcond 2e-18): x wrong by 0.18. GEPP and auto's double answer came back in silence;
+    # every path now says it, as scipy.linalg.solve and the hetlu command do.
+    import scipy.linalg
+
+    H, b = scipy.linalg.hilbert(14), np.ones(14)
+    for precision in (None, "auto", "mixed"):
+        with pytest.warns(hetlu.linalg.LinAlgWarning, match="singular to working precision"):
+            r = hetlu.solve(H, b, db=db, precision=precision)
+        assert r.rcond < 1e-16
+    # In place, the factors' pivot growth warns from Wilkinson n = 20 (omega 9e-12 > 7e-14).
+    n = 20
+    W = np.eye(n) - np.tril(np.ones((n, n)), -1)
+    W[:, -1] = 1
+    with pytest.warns(hetlu.linalg.LinAlgWarning, match="pivot growth"):
+        hetlu.solve(np.asfortranarray(W), np.ones(n), db=db, solver="gepp", overwrite_a=True)
