@@ -371,6 +371,31 @@ std::optional<double> forward_error_bound(int n, int nrhs, const T* A, int lda, 
   return std::isfinite(bound) ? bound : std::numeric_limits<double>::infinity();
 }
 
+// LU <- R_a A C_a (R_a, C_a as `s` applies them), n x n.
+template <class T>
+void load_scaled(int n, const T* A, int lda, const Scaling& s, T* LU, int ld) {
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) {
+      const T a = A[i + static_cast<long long>(j) * lda];
+      LU[i + static_cast<size_t>(j) * ld] =
+          s.needed() ? scalar::scale_by_power_of_two(a, s.applied_row(i) + s.applied_col(j)) : a;
+    }
+}
+
+// dgerfs' forward error bound from GEPP's factors of A scaled as `both` (R A C, dgesvx's), factored
+// into LU and ipiv (n x n, ld) with the caller's options (its database for GEPP's plan); nullopt
+// where those factors are singular.
+template <class T>
+std::optional<double> forward_error_from_gepp(int n, int nrhs, const T* A, int lda, const T* X, int ldx, const T* B,
+                                              int ldb, const Scaling& both, T* LU, int ld, int* ipiv,
+                                              const Options& options) {
+  load_scaled(n, A, lda, both, LU, ld);
+  Options o = options;
+  o.input_check = InputCheck::none;
+  if (getrf(Solver::gepp, n, n, LU, ld, ipiv, o).info != 0) return std::nullopt;
+  return forward_error_bound(n, nrhs, A, lda, X, ldx, B, ldb, LU, ld, ipiv, both);
+}
+
 // ||R A||_1: the matrix whose rcond solve_scaled reports (R as it measures it).
 template <class T>
 double scaled_norm1(int n, const T* A, int lda, const Scaling& s) {
@@ -460,19 +485,11 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
                                             ? std::min(10.0 * std::max(1, n), 1000.0) * accuracy::unit_roundoff<T>()
                                             : 0.0;
   bool verdict_wanted = false;
-  std::optional<double> verdict;                // GEPP's estimate, where PRBT's could not tell
-  auto load_scaled_a = [&](const Scaling& s) {  // LU <- R_a A C_a
-    for (int j = 0; j < n; ++j)
-      for (int i = 0; i < n; ++i) {
-        const T a = A[i + static_cast<long long>(j) * lda];
-        LU[i + static_cast<size_t>(j) * ld] =
-            s.needed() ? scalar::scale_by_power_of_two(a, s.applied_row(i) + s.applied_col(j)) : a;
-      }
-  };
-  bool factors_in_lu = false;  // GEPP's or CALU's P M = L U, with ipiv (PRBT leaves none)
+  std::optional<double> verdict;  // GEPP's estimate, where PRBT's could not tell
+  bool factors_in_lu = false;     // GEPP's or CALU's P M = L U, with ipiv (PRBT leaves none)
   for (size_t k = 0; k < attempts.size(); ++k) {
     const Attempt attempt = attempts[k];
-    load_scaled_a(scaling);
+    load_scaled(n, A, lda, scaling, LU.data(), ld);
     X = B_scaled;
     Options o = options;
     if (attempt.refinement != Refinement::none) o.overrides.refinement = attempt.refinement;
@@ -554,15 +571,11 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
     // columns equilibrated, as dgesvx's (a triangular solve with R A's factors overflowed where A's
     // columns spanned 1e+-160).
     const Scaling both = scaling.equilibrated();
-    if (!(factors_in_lu && scaling.rows && scaling.cols)) {
-      load_scaled_a(both);
-      Options o = options;
-      o.input_check = InputCheck::none;
-      factors_in_lu = getrf(Solver::gepp, n, n, LU.data(), ld, ipiv.data(), o).info == 0;
-    }
-    if (factors_in_lu)
-      best.forward_error = forward_error_bound(n, nrhs, A, lda, best_x.data(), ld, B_original.data(), ld, LU.data(), ld,
-                                               ipiv.data(), both);
+    best.forward_error = factors_in_lu && scaling.rows && scaling.cols
+                             ? forward_error_bound(n, nrhs, A, lda, best_x.data(), ld, B_original.data(), ld, LU.data(),
+                                                   ld, ipiv.data(), both)
+                             : forward_error_from_gepp(n, nrhs, A, lda, best_x.data(), ld, B_original.data(), ld, both,
+                                                       LU.data(), ld, ipiv.data(), options);
   }
   decide_with_forward_error<T>(best);
   if (scaling.extreme && scaling.rows)
@@ -630,18 +643,11 @@ void judge_singularity_with_forward_error(SolveReport& report, int n, int nrhs, 
   checks::square_system(n, nrhs, A, lda, X, ldx);
   checks::square_system(n, nrhs, A, lda, B, ldb);
   if (report.rcond && *report.rcond < accuracy::unit_roundoff<T>() && n > 0) {
-    const Scaling both = equilibrate(n, A, lda).equilibrated();
     const int ld = std::max(1, n);
     std::vector<T> LU(static_cast<size_t>(ld) * n);
-    for (int j = 0; j < n; ++j)
-      for (int i = 0; i < n; ++i)
-        LU[i + static_cast<size_t>(j) * ld] = scalar::scale_by_power_of_two(A[i + static_cast<long long>(j) * lda],
-                                                                            both.applied_row(i) + both.applied_col(j));
     std::vector<int> ipiv(ld);
-    Options o = options;  // the caller's database and threads, for GEPP's plan
-    o.input_check = InputCheck::none;
-    if (getrf(Solver::gepp, n, n, LU.data(), ld, ipiv.data(), o).info == 0)
-      report.forward_error = forward_error_bound(n, nrhs, A, lda, X, ldx, B, ldb, LU.data(), ld, ipiv.data(), both);
+    report.forward_error = forward_error_from_gepp(
+        n, nrhs, A, lda, X, ldx, B, ldb, equilibrate(n, A, lda).equilibrated(), LU.data(), ld, ipiv.data(), options);
   }
   decide_with_forward_error<T>(report);
 }

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <complex>
-#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <string>
@@ -18,6 +17,7 @@
 
 #include "cuda/cuda_check.hpp"
 #include "cuda/cuda_parts.hpp"
+#include "hetlu/detail/cuda_tf32.hpp"
 #include "hetlu/detail/statistics.hpp"
 #include "solvers/row_omega.hpp"
 
@@ -273,7 +273,7 @@ class CudaBackend final : public Backend<T> {
     // refinement in double restores the accuracy or falls back to double (#15 item 5); a
     // --precision single solve loses what TF32 loses, and its backward error says so.
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, std::complex<float>>)
-      if (const char* tf32 = std::getenv("HETLU_CUDA_TF32"); tf32 && std::string(tf32) == "1")
+      if (detail::cuda_tf32_requested())
         check(cublasSetMathMode(blas_, CUBLAS_TF32_TENSOR_OP_MATH), "cublasSetMathMode (TF32)");
   }
   ~CudaBackend() override {

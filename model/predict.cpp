@@ -771,6 +771,7 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
   const Rates& r = best.rates;
   const bool hybrid = problem.target == Target::hybrid && r.device.gflops > 0;
   const int k = std::max(1, std::min(problem.m, problem.n));
+  const double word = problem.precision == Precision::double_ ? 8 : 4;  // bytes an entry
 
   // The paper's closed-form share d / N = P g1 / (P g1 + g2) (async-calu §4, Eq. 1): shown beside
   // the model's choice, and where the search for d looks first.
@@ -809,7 +810,6 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
       if (hybrid)
         ds = where == PanelLocation::device ? std::vector<int>{0}
                                             : candidate_cpu_block_columns(blocks, closed_form_fraction);
-      const double word = problem.precision == Precision::double_ ? 8 : 4;
       for (int d : ds) {
         if (hybrid && !several && d < blocks &&
             !device_holds_plan(r, problem.solver, problem.m, problem.n, width, d, word))
@@ -865,7 +865,6 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
                   " %) minimizes the predicted time of the moving-window schedule; the paper's closed form "
                   "d/N = P g1 / (P g1 + g2) = " +
                   fmt1(100 * closed_form_fraction) + " % (async-calu §4, Eq. 1)");
-    const double word = problem.precision == Precision::double_ ? 8 : 4;
     if (problem.solver == Solver::prbt && !several && !prbt_solves_on_device(r, problem.n, word))
       why.push_back("two copies of A (" + fmt1(2 * word * double(problem.n) * problem.n / 1e9) +
                     " GB) do not fit the device's " + fmt1(r.device_memory_bytes / 1e9) +

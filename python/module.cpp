@@ -317,15 +317,8 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
     const Solver chosen = solver_of(solver, n, n, options, scalar::plan_precision<T>());
     if (chosen == Solver::prbt) {
       // PRBT solves from A itself (unchanged) and refines; it has no factorization to reuse.
-      const T* a_in = transposed ? nullptr : a;
-      std::vector<T> column_major;
-      if (!a_in) {  // a C-ordered A given in place: PRBT needs it column-major
-        column_major.resize(static_cast<size_t>(ld) * n);
-        for (int j = 0; j < n; ++j)
-          for (int i = 0; i < n; ++i)
-            column_major[i + static_cast<size_t>(j) * ld] = a[j + static_cast<size_t>(i) * ld];
-        a_in = column_major.data();
-      }
+      std::vector<T> column_major;  // a C-ordered A given in place: PRBT needs it column-major
+      const T* a_in = column_major_a(a, transposed, n, column_major);
       report = gesv(Solver::prbt, n, nrhs, const_cast<T*>(a_in), ld, ipiv.data(), X.mutable_data(), ld, options);
     } else {
       std::vector<double> a_maxima;

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <limits>
 #include <random>
 #include <set>
@@ -11,6 +10,7 @@
 #include <vector>
 
 #include "db/records.hpp"
+#include "hetlu/detail/cuda_tf32.hpp"
 #include "hetlu/detail/stopwatch.hpp"
 #include "model/gepp_cpu.hpp"
 #include "model/predict.hpp"
@@ -239,8 +239,7 @@ std::string environment(const LevelSettings& settings) {
     text += text.empty() ? "" : "; ";
     if (d.kind == BackendKind::cuda) {
       text += "cuda: " + backends::backend<double>(d, copies[i]).device_name();
-      if (const char* tf32 = std::getenv("HETLU_CUDA_TF32"); tf32 && std::string(tf32) == "1")
-        text += ", single precision in TF32";  // read by the cuda backend (cuda/backend_cuda.cu)
+      if (detail::cuda_tf32_requested()) text += ", single precision in TF32";
     } else {
       text += "host backend: " + std::to_string(d.number > 0 ? d.number : backends::host_backend_threads()) +
               " threads, " +
