@@ -273,9 +273,11 @@ hetlu_status auto_precision_gesv_c(int n, int nrhs, T* A, int lda, int* ipiv, co
 
 template <class T>
 hetlu_status gesv_batched_c(int batch, int n, int nrhs, T* A, int lda, long long stride_a, int* ipiv,
-                            long long stride_ipiv, T* B, int ldb, long long stride_b, int* info) {
+                            long long stride_ipiv, T* B, int ldb, long long stride_b, int* info,
+                            const hetlu_options* options = nullptr) {
   return guarded([&] {
-    hetlu::gesv_batched(batch, n, nrhs, A, lda, stride_a, ipiv, stride_ipiv, B, ldb, stride_b, info);
+    hetlu::gesv_batched(batch, n, nrhs, A, lda, stride_a, ipiv, stride_ipiv, B, ldb, stride_b, info,
+                        options_of(options));
     return HETLU_SUCCESS;
   });
 }
@@ -395,6 +397,27 @@ hetlu_status hetlu_cgesv_batched(int batch, int n, int nrhs, hetlu_complex_float
 hetlu_status hetlu_sgesv_batched(int batch, int n, int nrhs, float* A, int lda, long long stride_a, int* ipiv,
                                  long long stride_ipiv, float* B, int ldb, long long stride_b, int* info) {
   return gesv_batched_c(batch, n, nrhs, A, lda, stride_a, ipiv, stride_ipiv, B, ldb, stride_b, info);
+}
+
+hetlu_status hetlu_dgesv_batched_x(int batch, int n, int nrhs, double* A, int lda, long long stride_a, int* ipiv,
+                                   long long stride_ipiv, double* B, int ldb, long long stride_b, int* info,
+                                   const hetlu_options* options) {
+  return gesv_batched_c(batch, n, nrhs, A, lda, stride_a, ipiv, stride_ipiv, B, ldb, stride_b, info, options);
+}
+hetlu_status hetlu_sgesv_batched_x(int batch, int n, int nrhs, float* A, int lda, long long stride_a, int* ipiv,
+                                   long long stride_ipiv, float* B, int ldb, long long stride_b, int* info,
+                                   const hetlu_options* options) {
+  return gesv_batched_c(batch, n, nrhs, A, lda, stride_a, ipiv, stride_ipiv, B, ldb, stride_b, info, options);
+}
+hetlu_status hetlu_zgesv_batched_x(int batch, int n, int nrhs, hetlu_complex_double* A, int lda, long long stride_a,
+                                   int* ipiv, long long stride_ipiv, hetlu_complex_double* B, int ldb,
+                                   long long stride_b, int* info, const hetlu_options* options) {
+  return gesv_batched_c(batch, n, nrhs, A, lda, stride_a, ipiv, stride_ipiv, B, ldb, stride_b, info, options);
+}
+hetlu_status hetlu_cgesv_batched_x(int batch, int n, int nrhs, hetlu_complex_float* A, int lda, long long stride_a,
+                                   int* ipiv, long long stride_ipiv, hetlu_complex_float* B, int ldb,
+                                   long long stride_b, int* info, const hetlu_options* options) {
+  return gesv_batched_c(batch, n, nrhs, A, lda, stride_a, ipiv, stride_ipiv, B, ldb, stride_b, info, options);
 }
 
 hetlu_status hetlu_recommend(char precision, int m, int n, const hetlu_options* options, hetlu_plan* plan) {

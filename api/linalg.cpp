@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "hetlu/hetlu.hpp"
+#include "solvers/backend.hpp"
 #include "solvers/checks.hpp"
 #include "solvers/condition.hpp"
 #include "solvers/lu.hpp"
@@ -34,11 +35,28 @@ void batch_within_memory(const char* stride_name, const E* base, int batch, std:
                           std::to_string(batch) + " systems would lie beyond the address space");
 }
 
+// A batch has no plan: nb, d, the panel and the rest are refused rather than ignored.
+void refuse_plan_overrides(const PlanOverrides& o) {
+  if (o.nb || o.ib || o.cpu_block_columns || o.panel_threads || o.lookahead || o.refinement || o.panel_location)
+    throw InvalidArgument(
+        "a batched solve has no plan to override: only the target and the device (backend or devices) apply");
+}
+
+// The device a batch runs on (options.target = hybrid): the one of overrides.devices, else a GPU
+// where there is one, else the host backend.
+DeviceSet batch_device(const Options& options) {
+  const DeviceSet devices = options.overrides.devices.value_or(DeviceSet(backends::preferred()));
+  if (devices.size() != 1)
+    throw InvalidArgument("a batched solve runs on one device; " + std::to_string(devices.size()) + " were given");
+  return devices;
+}
+
 }  // namespace
 
 template <class T>
 void gesv_batched(int batch, int n, int nrhs, T* A, int lda, std::int64_t stride_a, int* ipiv, std::int64_t stride_ipiv,
-                  T* B, int ldb, std::int64_t stride_b, int* info) {
+                  T* B, int ldb, std::int64_t stride_b, int* info, const Options& options) {
+  refuse_plan_overrides(options.overrides);
   checks::non_negative("batch", batch);
   checks::non_negative("n", n);
   checks::non_negative("nrhs", nrhs);
@@ -63,8 +81,15 @@ void gesv_batched(int batch, int n, int nrhs, T* A, int lda, std::int64_t stride
   }
   // As gesv refuses them: a system with a NaN or Inf is left as it is (info -3 for A, -6 for B) and
   // named once the others are solved (its X came back NaN with info 0).
-  solvers::gesv_batched(batch, n, nrhs, A, lda, stride_a, ipiv, stride_ipiv, B, ldb, stride_b, info,
-                        InputCheck::finite);
+  if (options.target == Target::hybrid) {
+    const DeviceSet device = batch_device(options);
+    auto lock = backends::lock_devices(device);
+    solvers::gesv_batched_on(backends::backend<T>(device.front()), batch, n, nrhs, A, lda, stride_a, ipiv, stride_ipiv,
+                             B, ldb, stride_b, info, InputCheck::finite);
+  } else {
+    solvers::gesv_batched(batch, n, nrhs, A, lda, stride_a, ipiv, stride_ipiv, B, ldb, stride_b, info,
+                          InputCheck::finite);
+  }
   for (int i = 0; i < batch; ++i)
     if (info[i] < 0)
       throw InvalidArgument("system " + std::to_string(i) + ": " + (info[i] == -3 ? "A" : "B") +
@@ -83,14 +108,14 @@ double rcond_estimate(int n, const T* LU, int lda, const int* ipiv, double anorm
   return variants::lu_reciprocal_condition(n, LU, lda, ipiv, anorm);
 }
 
-template void gesv_batched<float>(int, int, int, float*, int, std::int64_t, int*, std::int64_t, float*, int,
-                                  std::int64_t, int*);
-template void gesv_batched<double>(int, int, int, double*, int, std::int64_t, int*, std::int64_t, double*, int,
-                                   std::int64_t, int*);
-template void gesv_batched<std::complex<double>>(int, int, int, std::complex<double>*, int, std::int64_t, int*,
-                                                 std::int64_t, std::complex<double>*, int, std::int64_t, int*);
-template void gesv_batched<std::complex<float>>(int, int, int, std::complex<float>*, int, std::int64_t, int*,
-                                                std::int64_t, std::complex<float>*, int, std::int64_t, int*);
+#define HETLU_INSTANTIATE_BATCHED(T)                                                                                   \
+  template void gesv_batched<T>(int, int, int, T*, int, std::int64_t, int*, std::int64_t, T*, int, std::int64_t, int*, \
+                                const Options&);
+HETLU_INSTANTIATE_BATCHED(float)
+HETLU_INSTANTIATE_BATCHED(double)
+HETLU_INSTANTIATE_BATCHED(std::complex<double>)
+HETLU_INSTANTIATE_BATCHED(std::complex<float>)
+#undef HETLU_INSTANTIATE_BATCHED
 template double rcond_estimate<float>(int, const float*, int, const int*, double);
 template double rcond_estimate<double>(int, const double*, int, const int*, double);
 template double rcond_estimate<std::complex<double>>(int, const std::complex<double>*, int, const int*, double);

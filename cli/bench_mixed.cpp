@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <iostream>
+#include <limits>
 #include <random>
 
 #include "cli/commands.hpp"
@@ -20,6 +21,7 @@
 #include "hetlu/detail/statistics.hpp"
 #include "hetlu/detail/stopwatch.hpp"
 #include "solvers/accuracy.hpp"
+#include "solvers/backend.hpp"
 
 namespace hetlu::cli {
 namespace {
@@ -43,7 +45,10 @@ std::vector<double> test_matrix(int n, double cond) {
     };
     std::vector<double> v(n);
     double norm = 0;
-    for (auto& x : v) norm += (x = normal(rng)) * x;
+    for (auto& x : v) {
+      x = normal(rng);
+      norm += x * x;
+    }
     for (auto& x : v) x /= std::sqrt(norm);
     for (int j = 0; j < n; ++j) {
       double dot = 0;
@@ -111,6 +116,47 @@ MixedRow bench_one(Solver solver, bool automatic, int n, int reps, const std::ve
   return row;
 }
 
+// On a GPU (#15 item 5): cuSOLVER's double solve of the same system with a double, single and TF32
+// factorization (DDgesv, DSgesv, DXgesv), each from host memory as hetlu's hybrid runs are (A and
+// b up, x back), against hetlu's fastest row; a table after hetlu's, or the JSON's "cusolver".
+template <class Omega>
+nlohmann::ordered_json cusolver_rows(int n, int reps, const std::vector<double>& A, const std::vector<double>& b,
+                                     double fastest, bool json, Omega&& omega) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  if (!json)
+    std::cout << fmt::format(
+        "\ncuSOLVER on the same system, median of {}; ratio = its time from host memory / hetlu's fastest row "
+        "above ({:.4f} s)\n\n| routine | device s | from host memory s | iter | omega | ratio |\n"
+        "|---|---|---|---|---|---|\n",
+        reps, fastest);
+  using backends::VendorFactorPrecision;
+  for (auto factored : {VendorFactorPrecision::double_, VendorFactorPrecision::single, VendorFactorPrecision::tf32}) {
+    backends::VendorIrsTiming t;
+    try {
+      t = backends::time_vendor_irs(n, A.data(), n, b.data(), reps, factored);
+    } catch (const Error& e) {
+      if (json)
+        rows.push_back({{"error", e.what()}});
+      else
+        std::cout << fmt::format("| {} | | | | | |\n", e.what());
+      continue;
+    }
+    const double from_host = t.upload_seconds + t.solve_seconds + t.download_seconds;
+    const double w = omega(Timed{{}, 0, t.x, t.iter});
+    if (json)
+      rows.push_back({{"routine", t.library},
+                      {"seconds", t.solve_seconds},
+                      {"from_host_memory_seconds", from_host},
+                      {"iter", t.iter},
+                      {"backward_error", w},
+                      {"ratio", from_host / fastest}});
+    else
+      std::cout << fmt::format("| {} | {:.4f} | {:.4f} | {} | {:.1e} | {:.2f} |\n", t.library, t.solve_seconds,
+                               from_host, t.iter, w, from_host / fastest);
+  }
+  return rows;
+}
+
 }  // namespace
 
 void bench_mixed(const MixedBench& bench, const Options& options) {
@@ -134,10 +180,12 @@ void bench_mixed(const MixedBench& bench, const Options& options) {
         bench.automatic ? "; auto's first call (the warm-up) timed apart, and the precision its last call answered in"
                         : "",
         ours_name, bench.automatic ? "first call s | answered in | " : "", bench.automatic ? "---|---|" : "");
+  double fastest = std::numeric_limits<double>::infinity();  // hetlu's fastest row, for cuSOLVER's
   for (Solver solver : bench.solvers) {
     const MixedRow r = bench_one(solver, bench.automatic, n, bench.reps, A, b, options);
     const double ours = detail::median(r.ours.seconds), plain = detail::median(r.dgesv.seconds),
                  mixed = detail::median(r.dsgesv.seconds);
+    fastest = std::min(fastest, ours);
     std::string note = bench.automatic ? r.report.auto_choice : r.report.warnings.empty() ? r.report.note : "";
     if (bench.automatic && r.report.plan.precision == Precision::mixed) note += "; " + r.report.note;
     if (!bench.automatic)
@@ -169,8 +217,15 @@ void bench_mixed(const MixedBench& bench, const Options& options) {
         to_string(solver), r.report.plan.nb, to_string(r.report.plan.source), ours, auto_columns, r.ours.iter,
         omega(r.ours), plain, omega(r.dgesv), mixed, r.dsgesv.iter, omega(r.dsgesv), plain / ours, mixed / ours, note);
   }
+  const auto vendor = uses_cuda(options) ? cusolver_rows(n, bench.reps, A, b, fastest, bench.json, omega)
+                                         : nlohmann::ordered_json::array();
   if (bench.json)
-    print_json({{"n", n}, {"precision", ours_name}, {"cond", bench.cond}, {"reps", bench.reps}, {"rows", rows}});
+    print_json({{"n", n},
+                {"precision", ours_name},
+                {"cond", bench.cond},
+                {"reps", bench.reps},
+                {"rows", rows},
+                {"cusolver", vendor}});
 }
 
 }  // namespace hetlu::cli

@@ -30,6 +30,12 @@
 #include "solvers/scalar.hpp"
 
 namespace hetlu::cli {
+
+bool uses_cuda(const Options& options) {
+  if (options.target != Target::hybrid) return false;
+  return options.overrides.devices.value_or(DeviceSet(backends::preferred())).has(BackendKind::cuda);
+}
+
 namespace {
 
 // LAPACKE's getrf, getrs and gesv for the element type.
@@ -88,9 +94,7 @@ struct Reference {
 
 template <class T>
 Reference reference_for(const Options& options, int m, int n, int reps, const std::vector<T>& A) {
-  if (options.target != Target::hybrid) return {};
-  const DeviceSet devices = options.overrides.devices.value_or(DeviceSet(backends::preferred()));
-  if (!devices.has(BackendKind::cuda)) return {};
+  if (!uses_cuda(options)) return {};
   return {Reference::Kind::vendor, backends::time_vendor_lu(m, n, A.data(), m, 1, reps)};
 }
 

@@ -75,6 +75,8 @@ struct HybridArgs {
 void add_hybrid_options(CLI::App& command, HybridArgs& args);
 // Applies them to options (checking the names; a misspelt one is a usage error naming it).
 void apply_hybrid_options(const HybridArgs& args, Options& options);
+// Whether options run hybrid with a GPU among their devices: bench then compares with cuSOLVER.
+bool uses_cuda(const Options& options);
 // --devices LIST (or --backend KIND, the one-device form) for `command`; checks the list's form.
 void add_devices_option(CLI::App& command, std::string& devices);
 // The device set of --backend or --devices (nothing when neither is given); both is a usage error.

@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <complex>
+#include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <type_traits>
@@ -124,7 +126,31 @@ __global__ void residual_finish_kernel(int n, int chunks, const double* sums, co
   w[i] = T(accuracy::row_omega(residual, scale));
 }
 
+// cuBLAS's batched LU takes arrays of pointers in device memory: system i's A and B.
+template <class T>
+__global__ void batch_pointers_kernel(int batch, T* A, long long stride_a, T* B, long long stride_b, T** pointers) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= batch) return;
+  pointers[i] = A + i * stride_a;
+  pointers[batch + i] = B + i * stride_b;
+}
+
 // ---- typed library calls ---------------------------------------------------------------------------
+
+cublasStatus_t getrf_batched(cublasHandle_t h, int n, double* const A[], int lda, int* ipiv, int* info, int batch) {
+  return cublasDgetrfBatched(h, n, A, lda, ipiv, info, batch);
+}
+cublasStatus_t getrf_batched(cublasHandle_t h, int n, float* const A[], int lda, int* ipiv, int* info, int batch) {
+  return cublasSgetrfBatched(h, n, A, lda, ipiv, info, batch);
+}
+cublasStatus_t getrs_batched(cublasHandle_t h, int n, int nrhs, const double* const A[], int lda, const int* ipiv,
+                             double* const B[], int ldb, int* info, int batch) {
+  return cublasDgetrsBatched(h, CUBLAS_OP_N, n, nrhs, A, lda, ipiv, B, ldb, info, batch);
+}
+cublasStatus_t getrs_batched(cublasHandle_t h, int n, int nrhs, const float* const A[], int lda, const int* ipiv,
+                             float* const B[], int ldb, int* info, int batch) {
+  return cublasSgetrsBatched(h, CUBLAS_OP_N, n, nrhs, A, lda, ipiv, B, ldb, info, batch);
+}
 
 cublasStatus_t trsm(cublasHandle_t h, cublasFillMode_t uplo, cublasOperation_t op, cublasDiagType_t diag, int m, int n,
                     const double* L, int ldl, double* B, int ldb) {
@@ -406,6 +432,29 @@ class CudaBackend final : public Backend<T> {
                                                                     W + column * ldw);
       check_launch("residual kernel (finish)");
     }
+  }
+
+  void gesv_batched(Queue q, int batch, int n, int nrhs, T* A, int lda, int stride_a, int* ipiv, T* B, int ldb,
+                    int stride_b, int* info) override {
+    if (batch <= 0 || n <= 0) return;
+    // The pointer arrays in stream order: allocated, filled, read and freed on q, so that nothing
+    // waits for the device here.
+    void* memory = nullptr;
+    check(cudaMallocAsync(&memory, sizeof(T*) * 2 * static_cast<std::size_t>(batch), stream(q)),
+          "cudaMallocAsync (the batch's pointers)");
+    std::unique_ptr<void, std::function<void(void*)>> release(memory,
+                                                              [s = stream(q)](void* p) { cudaFreeAsync(p, s); });
+    T** pointers = static_cast<T**>(memory);
+    const int threads = 256;
+    batch_pointers_kernel<<<(batch + threads - 1) / threads, threads, 0, stream(q)>>>(batch, A, stride_a, B, stride_b,
+                                                                                      pointers);
+    check_launch("batch pointers kernel");
+    check(cublasSetStream(blas_, stream(q)), "cublasSetStream");
+    check(getrf_batched(blas_, n, pointers, lda, ipiv, info, batch), "getrfBatched");
+    if (nrhs <= 0) return;
+    int argument = 0;  // getrsBatched checks its arguments on the host; a singular system's B is left undefined
+    check(getrs_batched(blas_, n, nrhs, pointers, lda, ipiv, pointers + batch, ldb, &argument, batch), "getrsBatched");
+    if (argument != 0) throw Error("cuBLAS: getrsBatched rejected argument " + std::to_string(-argument));
   }
 
   EventPtr record(Queue q) override {

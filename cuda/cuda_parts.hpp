@@ -13,6 +13,8 @@ template <class T>
 std::unique_ptr<Backend<T>> make_cuda_backend();  // throws Error when no GPU can be used
 template <class T>                                // float or double
 VendorLuTiming cuda_time_vendor_lu(int m, int n, const T* A, int lda, int nrhs, int reps);
+VendorIrsTiming cuda_time_vendor_irs(int n, const double* A, int lda, const double* b, int reps,
+                                     VendorFactorPrecision factored);
 }  // namespace hetlu::backends
 
 namespace hetlu::probes {

@@ -19,6 +19,7 @@ extern "C" __attribute__((visibility("default"))) const hetlu::cuda_plugin::Entr
                                                &make_cuda_backend<double>,
                                                &cuda_time_vendor_lu<double>,
                                                &probe_gpus,
-                                               &cuda_time_vendor_lu<float>};
+                                               &cuda_time_vendor_lu<float>,
+                                               &cuda_time_vendor_irs};
   return &entry;
 }

@@ -657,11 +657,11 @@ void require_in_place(const py::array& a, const char* name, int ndim, bool fortr
 
 // hetlu.linalg's calls: no finiteness check (check_finite is the caller's choice, as in SciPy), no
 // clock, and the small-matrix path below the crossover, as the LAPACK drop-in.
-Options linalg_options() {
-  Options options;
+Options linalg_options(const Placement& where = {}) {
+  Options options = options_of(std::nullopt, std::nullopt, where);
   options.input_check = InputCheck::none;
   options.measure_time = false;
-  options.small_matrix_path = true;
+  options.small_matrix_path = options.target == Target::cpu;
   return options;
 }
 
@@ -698,7 +698,8 @@ py::tuple getrf_in_place(const py::array& a, bool check_finite) {
 // scipy.linalg.solve's LAPACK sequence in one call (a Python call per step costs microseconds on
 // small systems): ||A||_1 of a, then a <- its factors, x <- the solution (trans 0: A; 1 or 2: A^T),
 // and the reciprocal condition estimate. Returns (info, rcond); x is untouched when info > 0.
-py::tuple gesv_in_place(const py::array& a, const py::array& x, int trans, bool check_finite) {
+py::tuple gesv_in_place(const py::array& a, const py::array& x, int trans, bool check_finite, const std::string& target,
+                        const std::optional<std::string>& backend) {
   require_in_place(a, "a", 2, true);
   require_in_place(x, "x", 2, true);
   const int n = static_cast<int>(a.shape(0)), nrhs = static_cast<int>(x.shape(1));
@@ -717,12 +718,12 @@ py::tuple gesv_in_place(const py::array& a, const py::array& x, int trans, bool 
     T* X = static_cast<T*>(py::array(x).mutable_data());
     const int ld = std::max(1, n);
     std::vector<int> ipiv(ld);
-    const Options options = linalg_options();
+    const Options options = linalg_options({target, backend});  // the factorization where target says
     py::gil_scoped_release release;
     const double anorm = kernels::norm1(n, n, A, ld);
     info = getrf(Solver::gepp, n, n, A, ld, ipiv.data(), options).info;
     if (info != 0) return;
-    getrs(op, n, nrhs, A, ld, ipiv.data(), X, ld, options);
+    getrs(op, n, nrhs, A, ld, ipiv.data(), X, ld, linalg_options());
     rcond = rcond_estimate(n, A, ld, ipiv.data(), anorm);
   };
   dispatch(a, run);
@@ -754,9 +755,29 @@ void getrs_in_place(const py::array& lu, const py::array& piv, const py::array& 
   dispatch(b, run);
 }
 
+// The stack on a device (target 'hybrid', #14 item 5): each system transposed into column-major
+// copies (C order holds A^T), hetlu::gesv_batched on the device, the solutions transposed into X.
+template <class T>
+void gesv_stack_on_device(int batch, int n, int k, const T* A, const T* B, T* X, int* infos, const Options& options) {
+  const std::int64_t a_size = std::int64_t(n) * n, b_size = std::int64_t(n) * k;
+  std::vector<T> a(a_size * batch), b(b_size * batch);
+  std::vector<int> ipiv(std::int64_t(n) * batch);
+  for (std::int64_t s = 0; s < batch; ++s)
+    for (int r = 0; r < n; ++r) {
+      for (int c = 0; c < n; ++c) a[s * a_size + r + std::int64_t(c) * n] = A[s * a_size + std::int64_t(r) * n + c];
+      for (int c = 0; c < k; ++c) b[s * b_size + r + std::int64_t(c) * n] = B[s * b_size + std::int64_t(r) * k + c];
+    }
+  hetlu::gesv_batched(batch, n, k, a.data(), n, a_size, ipiv.data(), n, b.data(), n, b_size, infos, options);
+  for (std::int64_t s = 0; s < batch; ++s)
+    for (int r = 0; r < n; ++r)
+      for (int c = 0; c < k; ++c) X[s * b_size + std::int64_t(r) * k + c] = b[s * b_size + r + std::int64_t(c) * n];
+}
+
 // A C-ordered stack as NumPy holds it: a (batch, n, n), b (batch, n, k) of one type, left as they
-// are; returns (x of b's shape, each system's info).
-py::tuple gesv_stack(const py::array& a, const py::array& b) {
+// are; returns (x of b's shape, each system's info). target 'hybrid': on one device (backend).
+py::tuple gesv_stack(const py::array& a, const py::array& b, const std::string& target,
+                     const std::optional<std::string>& backend) {
+  const Options options = options_of(std::nullopt, std::nullopt, {target, backend});
   for (const auto* array : {&a, &b})
     if (array->ndim() != 3 || !(array->flags() & py::array::c_style) || !holds_lapack_type(*array))
       throw InvalidArgument("a and b must be C-ordered 3-dimensional float32, float64, complex64 or complex128 arrays");
@@ -775,7 +796,11 @@ py::tuple gesv_stack(const py::array& a, const py::array& b) {
     T* X = static_cast<T*>(x.mutable_data());
     int* infos = info.mutable_data();
     py::gil_scoped_release release;
-    solvers::gesv_batched_row_major(static_cast<int>(batch), static_cast<int>(n), static_cast<int>(k), A, B, X, infos);
+    if (options.target == Target::hybrid)
+      gesv_stack_on_device(static_cast<int>(batch), static_cast<int>(n), static_cast<int>(k), A, B, X, infos, options);
+    else
+      solvers::gesv_batched_row_major(static_cast<int>(batch), static_cast<int>(n), static_cast<int>(k), A, B, X,
+                                      infos);
   };
   dispatch(a, run);
   return py::make_tuple(x, info);
@@ -829,10 +854,11 @@ PYBIND11_MODULE(_hetlu, m) {
   m.def("_getrf", &getrf_in_place, "hetlu.linalg: P A = L U in place of a Fortran-ordered array -> (piv, info)", "a"_a,
         "check_finite"_a = false);
   m.def("_gesv", &gesv_in_place, "hetlu.linalg: ||a||_1, a <- LU, x <- solution, rcond -> (info, rcond)", "a"_a, "x"_a,
-        "trans"_a = 0, "check_finite"_a = false);
+        "trans"_a = 0, "check_finite"_a = false, "target"_a = "cpu", "backend"_a = py::none());
   m.def("_getrs", &getrs_in_place, "hetlu.linalg: solve in place of b with getrf's factors", "lu"_a, "piv"_a, "b"_a,
         "trans"_a = 0, "check_finite"_a = false);
-  m.def("_gesv_stack", &gesv_stack, "hetlu.linalg: a C-ordered stack of systems -> (x, info)", "a"_a, "b"_a);
+  m.def("_gesv_stack", &gesv_stack, "hetlu.linalg: a C-ordered stack of systems -> (x, info)", "a"_a, "b"_a,
+        "target"_a = "cpu", "backend"_a = py::none());
   m.def("calibrate", &calibrate_py,
         "Probe and tune this machine into the database (target='hybrid': the CPU share d and nb of the hybrid "
         "target, on backend 'cuda', 'host' or several devices, e.g. 'cuda,host:4')",

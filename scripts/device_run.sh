@@ -13,19 +13,28 @@
 #   scripts/device_run.sh bundle           on the dev machine, after building build-device/ here with CUDA
 #                                          (cmake -B build-device -DHETLU_WITH_CUDA=ON
 #                                          -DCMAKE_CUDA_ARCHITECTURES=90 -DHETLU_WITH_MPI=OFF; targets
-#                                          test_solvers hetlu_command hetlu_cuda): pack the binaries and
+#                                          test_solvers hetlu_command hetlu_cuda, and test_distributed
+#                                          bench_batched_gesv): pack the binaries and
 #                                          the Debian libraries they load into .devpkg/bundle.tar.xz
 #                                          (git-ignored; carry .devpkg), so that the GPU's minutes go to
 #                                          tests and timings, not to compiling
 #   scripts/device_run.sh prebuilt [STAGE...]  on the GPU machine: unpack the bundle, then the
 #                                          stages test, probe, calibrate, bench (8192, 16384),
 #                                          bench32k, single (16384, 32768), sweep (16384), sweep8k, cpu,
-#                                          devices (cuda,host:8 at 16384), mixed (16384, 32768)
+#                                          devices (cuda,host:8 at 16384), mixed (16384, 32768),
+#                                          batched (10000 systems of n = 16, 64, 256 on the GPU),
+#                                          distributed (mpirun: tests resident on cuda, calibrate, bench;
+#                                          needs build-device configured with -DHETLU_WITH_MPI=ON)
 # A device call is limited to 10 minutes: name fewer stages per call when the whole does not fit.
 # Logs and JSON go to $OUT (or build-device/out) for bench/results/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DEBS=.debs
+# What mpirun, its plugins and ScaLAPACK need at run time (bundle; Debian 12's package names; not
+# libhwloc-plugins, whose XML and X11 topology readers pull in 35 MB of ICU and X11).
+MPI_PACKAGES=(openmpi-bin openmpi-common libopenmpi3 libpmix2 libscalapack-openmpi2.2 libevent-core-2.1-7
+  libevent-pthreads-2.1-7 libevent-2.1-7 libfabric1 libucx0 libhwloc15 libpsm2-2 libpsm-infinipath1
+  libibverbs1 ibverbs-providers librdmacm1 libmunge2)
 PACKAGES=(libopenblas0-openmp libopenblas-openmp-dev libopenblas-dev libopenblas0 liblapacke liblapacke-dev
   libblas3 liblapack3 libtmglib3 libgfortran5 libquadmath0 libhwloc15 libhwloc-dev libudev1 libsqlite3-0
   libsqlite3-dev libyaml-cpp0.7 libyaml-cpp-dev libgtest-dev libcli11-dev nlohmann-json3-dev libfmt9 libfmt-dev
@@ -101,8 +110,15 @@ prebuilt_environment() {
   # Debian's OpenBLAS 0.3.21 took the H100 machine's Xeon (CPUID masked) for a Prescott and ran its
   # SSE3 kernels (DGEMM 106 GFlop/s on 16 cores, 2026-11-26): name the kernels the flags allow.
   if [ -z "${OPENBLAS_CORETYPE:-}" ] && grep -qw avx512f /proc/cpuinfo; then export OPENBLAS_CORETYPE=SkylakeX; fi
+  if [ -f .devpkg/root/mpi.tar ]; then
+    # Debian's OpenMPI at its own paths; the image's files stay as they are.
+    tar -C / --skip-old-files -xf .devpkg/root/mpi.tar && MPIRUN="/usr/bin/orterun --oversubscribe"
+    # As on the dev machine: ranks of one node over shared memory, root allowed, no CMA (a VM may refuse it).
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
+  fi
   H=.devpkg/root/build-device/bin/hetlu
   TESTS=.devpkg/root/build-device/bin/test_solvers
+  TEST_DISTRIBUTED=.devpkg/root/build-device/bin/test_distributed
   mkdir -p build-gpu  # not carried: a warm machine keeps its database between calls
   DB=(--db "$PWD/build-gpu/tuning.db")
   echo "plugin: $HETLU_CUDA_PLUGIN; CUDA libraries from: $cuda_dirs"
@@ -117,12 +133,27 @@ bundle)
   mkdir -p .devpkg/stage/lib
   rm -f .devpkg/stage/lib/*
   files=(build-device/bin/hetlu build-device/bin/test_solvers)
+  for extra in test_distributed bench_batched_gesv; do
+    [ -x build-device/bin/$extra ] && files+=(build-device/bin/$extra)
+  done
   while IFS= read -r f; do files+=("$f"); done < <(find build-device -name "*.so*" \( -type f -o -type l \))
-  for f in "${files[@]}"; do
+  # OpenMPI and ScaLAPACK (#18 on the GPU machine, which has no MPI): each package's files at their
+  # Debian paths (mpirun finds its plugins, help texts and /etc/openmpi's defaults there), extracted
+  # over / there without replacing anything the image has; what they load goes with the rest (the
+  # MPI libraries too: found first, they are Debian's even where the image has others of the name).
+  mpi_files=()
+  if [ -x build-device/bin/test_distributed ]; then
+    while IFS= read -r f; do mpi_files+=("$f"); done < <(for p in "${MPI_PACKAGES[@]}"; do dpkg -L "$p"; done |
+      grep -v -E '^/usr/share/(doc|man|lintian)|^/\.$' | while read -r f; do [ -f "$f" ] || [ -L "$f" ] && echo "$f"; done | sort -u)
+    tar -cf .devpkg/mpi.tar -C / "${mpi_files[@]#/}"
+  fi
+  for f in "${files[@]}" "${mpi_files[@]}"; do
+    [ -f "$f" ] && [ ! -L "$f" ] && head -c4 "$f" | grep -q ELF || continue
     ldd "$f" | awk '/=> \//{print $3}' | grep -v -E 'libc\.so|libm\.so|libstdc\+\+|libgcc_s|libpthread|libdl\.so|librt\.so|libcu|libnv|ld-linux|build-device' || true
   done | sort -u | while read -r lib; do cp -L "$lib" .devpkg/stage/lib/; done
   tar -C .devpkg/stage -cf .devpkg/stage.tar lib
   tar --append -f .devpkg/stage.tar "${files[@]}"
+  if [ -f .devpkg/mpi.tar ]; then mv .devpkg/mpi.tar .devpkg/stage/mpi.tar && tar -C .devpkg/stage --append -f .devpkg/stage.tar mpi.tar; fi
   xz -T2 -6 -f .devpkg/stage.tar && mv .devpkg/stage.tar.xz .devpkg/bundle.tar.xz
   ls -la .devpkg/bundle.tar.xz
   ;;
@@ -159,6 +190,29 @@ prebuilt)
         HETLU_CUDA_TF32=1 timeout 150 $H bench -n "$n" --precision mixed --target hybrid --backend cuda --solver gepp \
           --reps 3 "${DB[@]}" 2>&1 | tee "$OUT/bench_mixed_tf32_$n.md" || true
       done
+      ;;
+    batched)
+      # #14 item 5: 10000 systems a call on the GPU (cuBLAS's batched LU, from and to host memory)
+      # against the CPUs' batch and a loop of OpenBLAS calls (the test stage checks the answers).
+      HETLU_BENCH_BATCH_DEVICE=cuda timeout 120 .devpkg/root/build-device/bin/bench_batched_gesv 10000 16 64 256 2>&1 |
+        tee "$OUT/bench_batched.md" || true
+      ;;
+    distributed)
+      # #18 on 16 cores and the GPU: the distributed tests with each rank's part on the GPU, the
+      # tuner under mpirun, then item 6's benchmark (hetlu's tuned p?gesv and the GPU-resident LU
+      # against p?gesv with nb 64 and the squarest grid) at RANKS ranks (default 16, one BLAS
+      # thread each, as MPI codes usually run) and at 4 ranks with OpenBLAS's default threads.
+      [ -n "${MPIRUN:-}" ] || { echo "no MPI in the bundle (build-device without HETLU_WITH_MPI=ON)"; continue; }
+      timeout 30 $MPIRUN -n 2 sh -c 'echo rank $OMPI_COMM_WORLD_RANK of $OMPI_COMM_WORLD_SIZE' 2>&1 | tee "$OUT/mpi_smoke.txt" || true
+      HETLU_TEST_RESIDENT=${RESIDENT:-cuda} OMP_NUM_THREADS=1 timeout 150 $MPIRUN -n 4 $TEST_DISTRIBUTED 2>&1 |
+        tee "$OUT/distributed_tests.txt" | grep -E "FAILED|resident cases|passed|failed" | head -20 || true
+      R=${RANKS:-16}
+      timeout 200 $MPIRUN -n "$R" $H calibrate --distributed --sizes "${DIST_SIZES:-4000,8000}" --candidates 4 --reps 2 \
+        "${DB[@]}" 2>&1 | tee "$OUT/calibrate_distributed_$R.txt" | tail -8 || true
+      OMP_NUM_THREADS=1 timeout 150 $MPIRUN -n "$R" $H bench --distributed -n "${DIST_N:-16000}" --reps 2 "${DB[@]}" \
+        2>&1 | tee "$OUT/bench_distributed_${R}ranks.md" || true
+      timeout 120 $MPIRUN -n 4 $H bench --distributed -n "${DIST_N:-16000}" --reps 1 "${DB[@]}" 2>&1 |
+        tee "$OUT/bench_distributed_4ranks.md" || true
       ;;
     devices)
       # #16 item 6: the GPU and a host backend of 8 cores as a second device, beside the CPUs.

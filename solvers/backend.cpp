@@ -41,6 +41,10 @@ VendorLuTiming time_vendor_lu(int m, int n, const double* A, int lda, int nrhs, 
 VendorLuTiming time_vendor_lu(int m, int n, const float* A, int lda, int nrhs, int reps) {
   return vendor_plugin().time_vendor_lu_float(m, n, A, lda, nrhs, reps);
 }
+VendorIrsTiming time_vendor_irs(int n, const double* A, int lda, const double* b, int reps,
+                                VendorFactorPrecision factored) {
+  return vendor_plugin().time_vendor_irs(n, A, lda, b, reps, factored);
+}
 
 namespace {
 

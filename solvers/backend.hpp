@@ -116,6 +116,12 @@ class Backend {
   // shares in double, in an order that does not depend on timing.
   virtual void residual(Queue q, int n, int nrhs, const T* A, int lda, const T* X, int ldx, T* R, int ldr, T* W,
                         int ldw) = 0;
+  // batch independent n x n systems in device memory, each solved as LAPACK's gesv solves it
+  // (#14 item 5): system i's A at A + i * stride_a (leading dimension lda), its pivots (1-based) at
+  // ipiv + i * n, its B at B + i * stride_b (ldb), its info at info[i], all in device memory. A
+  // singular system's B (info > 0) is left undefined: the caller keeps its own copy.
+  virtual void gesv_batched(Queue q, int batch, int n, int nrhs, T* A, int lda, int stride_a, int* ipiv, T* B, int ldb,
+                            int stride_b, int* info) = 0;
 
   virtual EventPtr record(Queue q) = 0;
   // An event that also keeps when the queue reached it (cuda: a timing event; host: a timestamp),
@@ -161,6 +167,21 @@ struct VendorLuTiming {
   double upload_seconds = 0, download_seconds = 0;  // A (m x n) to the device, the factors back
 };
 VendorLuTiming time_vendor_lu(int m, int n, const double* A, int lda, int nrhs, int reps);
+// cuSOLVER's double solve of A x = b with the factorization in `factored` precision (#15 item 5):
+// double is cusolverDnDDgesv (getrf + getrs in double through the IRS interface), single
+// cusolverDnDSgesv and tf32 cusolverDnDXgesv (its iterative refinement, the same solver as
+// cusolverDnIRSXgesv with its default parameters: classical refinement, fallback to double).
+// Median of reps after a warm-up; A and b go up from pageable memory and x comes back each run.
+enum class VendorFactorPrecision { double_, single, tf32 };
+struct VendorIrsTiming {
+  std::string library;                              // e.g. "cuSOLVER 12000 DSgesv"
+  double solve_seconds = 0;                         // device time, A and b resident
+  double upload_seconds = 0, download_seconds = 0;  // A and b up, x back
+  int iter = 0;           // the last run's: refinement steps, or < 0 where it fell back to double
+  std::vector<double> x;  // the last run's answer
+};
+VendorIrsTiming time_vendor_irs(int n, const double* A, int lda, const double* b, int reps,
+                                VendorFactorPrecision factored);
 VendorLuTiming time_vendor_lu(int m, int n, const float* A, int lda, int nrhs, int reps);  // sgetrf, sgetrs
 
 // "1.3 GiB", "12.0 MiB", "720 KiB": sizes in out-of-memory messages (inline: the cuda plugin has it too).

@@ -27,6 +27,7 @@
 #include "solvers/butterfly.hpp"
 #include "solvers/copy_block.hpp"
 #include "solvers/gepp_kernels.hpp"
+#include "solvers/lu.hpp"
 
 namespace hetlu::backends {
 namespace {
@@ -220,6 +221,14 @@ class HostBackend final : public Backend<T> {
                 int ldw) override {
     // The CPU's pass (row blocks over the worker's OpenMP team); B is R itself.
     worker(q).push([=] { accuracy::residual_and_backward_error(n, nrhs, A, lda, X, ldx, R, ldr, R, ldr, W, ldw); });
+  }
+
+  void gesv_batched(Queue q, int batch, int n, int nrhs, T* A, int lda, int stride_a, int* ipiv, T* B, int ldb,
+                    int stride_b, int* info) override {
+    // The CPUs' batch on the team's threads (the worker's OpenMP count).
+    worker(q).push([=] {
+      solvers::gesv_batched(batch, n, nrhs, A, lda, stride_a, ipiv, n, B, ldb, stride_b, info, InputCheck::none);
+    });
   }
 
   EventPtr record(Queue q) override { return std::make_shared<HostEvent>(&worker(q), worker(q).enqueued()); }

@@ -17,7 +17,7 @@
 
 namespace hetlu::cuda_plugin {
 
-inline constexpr int interface_version = 3;  // 3: Queue::panel, time_vendor_lu_float
+inline constexpr int interface_version = 4;  // 3: Queue::panel, time_vendor_lu_float; 4: time_vendor_irs
 
 struct Entry {
   int version = interface_version;
@@ -31,6 +31,8 @@ struct Entry {
   // probe types, so the loader passes it through untyped).
   void (*probe_gpus)(bool measure_rates, void* gpu_probe) = nullptr;
   backends::VendorLuTiming (*time_vendor_lu_float)(int m, int n, const float* A, int lda, int nrhs, int reps) = nullptr;
+  backends::VendorIrsTiming (*time_vendor_irs)(int n, const double* A, int lda, const double* b, int reps,
+                                               backends::VendorFactorPrecision factored) = nullptr;
 };
 
 // The plugin's entry point: extern "C" const Entry* hetlu_cuda_plugin_entry();

@@ -13,6 +13,11 @@
 
 namespace hetlu {
 
+namespace backends {
+template <class T>
+class Backend;
+}  // namespace backends
+
 // How busy each processor of a hybrid factorization was: the wall-clock time, and each one's busy
 // time (the CPUs first, then each device in the plan's order) with the block columns dealt to it
 // (the CPUs: their d). The average idle ratio is heterogeneous-column-block §4's balance metric.
@@ -82,6 +87,18 @@ int gesv(const Plan& plan, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int 
 template <class T>
 void gesv_batched(int batch, int n, int nrhs, T* A, int lda, std::int64_t stride_a, int* ipiv, std::int64_t stride_ipiv,
                   T* B, int ldb, std::int64_t stride_b, int* info, InputCheck check = InputCheck::none);
+
+// The same on one device (#14 item 5: cuBLAS's batched LU on a GPU, the batch on a host backend's
+// team), the caller's arrays in host memory: in chunks, each packed into page-locked memory, up,
+// solved there and back (solvers/gesv_batched_device.cpp). The caller holds the device's lock.
+// chunk_bytes: a chunk's systems in page-locked and device memory at most; the default is large
+// enough that a GPU's batched kernels fill it (4000 systems of n = 64 in double) and small enough
+// that the first call's page-locking (the cuda backend recycles the buffer after it) stays short.
+inline constexpr std::int64_t batch_chunk_bytes = std::int64_t(128) << 20;
+template <class T>
+void gesv_batched_on(backends::Backend<T>& device, int batch, int n, int nrhs, T* A, int lda, std::int64_t stride_a,
+                     int* ipiv, std::int64_t stride_ipiv, T* B, int ldb, std::int64_t stride_b, int* info,
+                     InputCheck check = InputCheck::none, std::int64_t chunk_bytes = batch_chunk_bytes);
 
 // The same for a C-ordered stack, as NumPy holds one: A (batch, n, n) and B (batch, n, nrhs)
 // row-major and left as they are, X (batch, n, nrhs) row-major gets the solutions (a singular

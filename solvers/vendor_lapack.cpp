@@ -87,6 +87,9 @@ bool getrf(int m, int n, T* A, int lda, int* ipiv, int* info) {
 
 template <class T>
 bool gesv(int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, int* info) {
+  // OpenBLAS's gesv returns at once when nrhs = 0, leaving A and ipiv as they were; LAPACK's
+  // factors A whatever nrhs is, and so do hetlu's callers (the drop-in's dgesv_, the batch).
+  if (nrhs == 0) return getrf(n, n, A, lda, ipiv, info);
   const Routines& r = routines();
   const gesv_fn f = pick<T>(r.dgesv, r.sgesv, r.zgesv, r.cgesv);
   if (!f) return false;

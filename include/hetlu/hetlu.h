@@ -176,6 +176,23 @@ hetlu_status hetlu_zgesv_batched(int batch, int n, int nrhs, hetlu_complex_doubl
 hetlu_status hetlu_cgesv_batched(int batch, int n, int nrhs, hetlu_complex_float* A, int lda, long long stride_a,
                                  int* ipiv, long long stride_ipiv, hetlu_complex_float* B, int ldb, long long stride_b,
                                  int* info);
+/* The same where options say (since 0.3; NULL: as above): target HETLU_TARGET_HYBRID runs the batch
+ * on one device, options->devices' or backend's, else a GPU where there is one (cuBLAS's batched
+ * LU, s and d only), else the host backend's team; the systems go up and come back in chunks through
+ * page-locked memory. options->nb and cpu_block_columns (other than -1) and panel are refused: a
+ * batch has no plan. */
+hetlu_status hetlu_dgesv_batched_x(int batch, int n, int nrhs, double* A, int lda, long long stride_a, int* ipiv,
+                                   long long stride_ipiv, double* B, int ldb, long long stride_b, int* info,
+                                   const hetlu_options* options);
+hetlu_status hetlu_sgesv_batched_x(int batch, int n, int nrhs, float* A, int lda, long long stride_a, int* ipiv,
+                                   long long stride_ipiv, float* B, int ldb, long long stride_b, int* info,
+                                   const hetlu_options* options);
+hetlu_status hetlu_zgesv_batched_x(int batch, int n, int nrhs, hetlu_complex_double* A, int lda, long long stride_a,
+                                   int* ipiv, long long stride_ipiv, hetlu_complex_double* B, int ldb,
+                                   long long stride_b, int* info, const hetlu_options* options);
+hetlu_status hetlu_cgesv_batched_x(int batch, int n, int nrhs, hetlu_complex_float* A, int lda, long long stride_a,
+                                   int* ipiv, long long stride_ipiv, hetlu_complex_float* B, int ldb,
+                                   long long stride_b, int* info, const hetlu_options* options);
 
 /* The plan for an m x n problem in precision 'd' or 's'. */
 hetlu_status hetlu_recommend(char precision, int m, int n, const hetlu_options* options, hetlu_plan* plan);

@@ -203,9 +203,13 @@ SolveReport auto_precision_gesv(Solver solver, int n, int nrhs, T* A, int lda, i
 // (strides may not make systems overlap), and, once the other systems are solved, the first system
 // whose A or B holds a NaN or Inf (left as it is, info[i] = -3 for A, -6 for B, as LAPACK numbers
 // gesv's arguments).
+// options.target = hybrid runs the batch on one device (#14 item 5): overrides.devices' one, else a
+// GPU where there is one (cuBLAS's getrfBatched and getrsBatched, real precisions), else the host
+// backend's team; the systems go up and come back in chunks through page-locked memory. Any other
+// override (nb, d, the panel...) is refused: a batch has no plan.
 template <class T>
 void gesv_batched(int batch, int n, int nrhs, T* A, int lda, std::int64_t stride_a, int* ipiv, std::int64_t stride_ipiv,
-                  T* B, int ldb, std::int64_t stride_b, int* info);
+                  T* B, int ldb, std::int64_t stride_b, int* info, const Options& options = {});
 
 // The reciprocal of A's 1-norm condition number, estimated from its LU factors (getrf's) as LAPACK's
 // gecon estimates it (Hager and Higham: a few solves with A and A^T, O(n^2)); anorm is ||A||_1 of

@@ -103,11 +103,13 @@ def _mirrored(a, lower, conjugate):
 
 
 def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=True, assume_a="gen",
-          transposed=False, *, sym_pos=False):
+          transposed=False, *, sym_pos=False, target="cpu", backend=None):
     """scipy.linalg.solve: x with a @ x = b (a.T @ x = b when transposed); a stack as numpy.linalg.solve.
 
     b may have more than two dimensions (n, ...): every column of its trailing dimensions is solved,
-    as SciPy does. sym_pos is SciPy 1.10's deprecated spelling of assume_a='pos'."""
+    as SciPy does. sym_pos is SciPy 1.10's deprecated spelling of assume_a='pos'. target='hybrid'
+    (hetlu's own, default 'cpu'): a matrix is factored by the hybrid LU, a stack solved on one device
+    (backend 'cuda', cuBLAS's batched LU, or 'host:K'; None: a GPU where there is one, else host)."""
     a1 = np.atleast_2d(_validated(a, False))
     b1 = np.atleast_1d(_validated(b, False))
     if sym_pos:
@@ -124,7 +126,7 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     if a1.ndim > 2:  # each matrix of the stack read as assume_a and lower say, as a lone one is
         if assume_a != "gen" and a1.shape[-1] == a1.shape[-2]:
             a1 = _mirrored(a1, lower, conjugate=assume_a != "sym")
-        return _solve_stack(a1, b1, transposed)
+        return _solve_stack(a1, b1, transposed, target, backend)
     n = a1.shape[0]
     if a1.shape[0] != a1.shape[1]:
         raise ValueError("Input a needs to be a square matrix.")
@@ -147,7 +149,7 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
         overwrite_a = True  # a fresh array
     lu = _owned(a1, dtype, overwrite_a)
     x = _owned(b1, dtype, overwrite_b)
-    info, rcond = _hetlu._gesv(lu, x, 1 if transposed else 0, check_finite and checked_in_module)
+    info, rcond = _hetlu._gesv(lu, x, 1 if transposed else 0, check_finite and checked_in_module, target, backend)
     if info > 0:
         raise LinAlgError("Matrix is singular.")
     if rcond < _epsilon(dtype):
@@ -156,7 +158,7 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     return x.ravel() if b_is_1d else x.reshape(shape)
 
 
-def _solve_stack(a, b, transposed):
+def _solve_stack(a, b, transposed, target="cpu", backend=None):
     """numpy.linalg.solve's broadcasting: b is (..., n) when it has one dimension less than a."""
     n = a.shape[-1]
     if a.shape[-2] != n:
@@ -177,7 +179,7 @@ def _solve_stack(a, b, transposed):
     if not (count and n and k):
         x = np.zeros(stack + (n, k), dtype=dtype)
         return x[..., 0] if vector else x
-    x, info = _hetlu._gesv_stack(a_stack.reshape(count, n, n), rhs.reshape(count, n, k))
+    x, info = _hetlu._gesv_stack(a_stack.reshape(count, n, n), rhs.reshape(count, n, k), target, backend)
     if (info > 0).any():
         raise LinAlgError("Singular matrix")
     x = x.reshape(stack + (n, k))

@@ -155,6 +155,32 @@ int main(void) {
   check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "batch") != NULL, "a negative batch is named");
   s = hetlu_dgesv_batched(2, 2, 1, As, 2, 4, pivots, 2, Bs, 2, 2, NULL);
   check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "info") != NULL, "a null info is named");
+  /* The same batch on the host backend's team (the hybrid target's device, #14 item 5), and a plan
+   * override refused there. */
+  {
+    double Ah[12] = {2, 0, 0, 4, 1, 2, 2, 4, 0, 1, 1, 0}, Bh[6] = {2, 4, 1, 1, 3, 5};
+    hetlu_options on_host;
+    hetlu_options_init(&on_host);
+    on_host.target = HETLU_TARGET_HYBRID;
+    on_host.backend = HETLU_BACKEND_HOST;
+    s = hetlu_dgesv_batched_x(3, 2, 1, Ah, 2, 4, pivots, 2, Bh, 2, 2, infos, &on_host);
+    check(s == HETLU_SUCCESS && infos[0] == 0 && infos[1] == 2 && infos[2] == 0 && Bh[0] == 1 && Bh[1] == 1 &&
+              Bh[2] == 1 && Bh[3] == 1 && Bh[4] == 5 && Bh[5] == 3,
+          "a batch on the host backend: each system solved, the singular one's B untouched");
+    on_host.nb = 16;
+    s = hetlu_dgesv_batched_x(3, 2, 1, Ah, 2, 4, pivots, 2, Bh, 2, 2, infos, &on_host);
+    check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "no plan") != NULL,
+          "a batch refuses nb: it has no plan");
+    double Ac[12] = {2, 0, 0, 4, 1, 2, 2, 4, 0, 1, 1, 0}, Bc[6] = {2, 4, 1, 1, 3, 5};
+    s = hetlu_dgesv_batched_x(3, 2, 1, Ac, 2, 4, pivots, 2, Bc, 2, 2, infos, NULL);
+    check(s == HETLU_SUCCESS && infos[1] == 2 && Bc[4] == 5 && Bc[5] == 3,
+          "a batch with NULL options runs on the CPUs");
+    /* No right-hand side: each A is still factored, as LAPACK's gesv does (OpenBLAS's returned at once). */
+    double Af0[4] = {1, 2, 3, 4}, Bf0[2] = {0, 0};
+    s = hetlu_dgesv_batched(1, 2, 0, Af0, 2, 4, pivots, 2, Bf0, 2, 2, infos);
+    check(s == HETLU_SUCCESS && infos[0] == 0 && pivots[0] == 2 && Af0[0] == 2 && Af0[1] == 0.5,
+          "a batch without right-hand sides factors each A");
+  }
   /* A NaN in one system's A, an Inf in another's B: those left as they are (info -3, -6), named; the
    * rest solved (the NaN system came back with info 0 and X NaN). */
   double An[12] = {2, 0, 0, 4, NAN, 0, 0, 1, 1, 0, 0, 1}, Bn[6] = {2, 4, 7, 7, INFINITY, 1};

@@ -236,9 +236,13 @@ int main(int argc, char** argv) {
     solve_case<double>(120, 1, {0, 0, 0, 1}, "double");  // one BLAS thread per rank
     solve_case<double>(0, 2, {}, "double");
 
-    // The device-resident LU (#18 item 4) on a host backend of one thread per rank: every grid
-    // shape, orders nb does not divide, nb > n / P, one block, both precisions.
-    const Device team{BackendKind::host, 1};
+    // The device-resident LU (#18 item 4) on a host backend of one thread per rank (or on the
+    // device HETLU_TEST_RESIDENT names: cuda on the GPU machine): every grid shape, orders nb does
+    // not divide, nb > n / P, one block, both precisions.
+    const char* named = std::getenv("HETLU_TEST_RESIDENT");
+    const std::string resident_text = named && *named ? named : "host:1";
+    const Device team = distributed::resident_device(resident_text);
+    if (rank_ == 0) std::printf("resident cases on %s\n", resident_text.c_str());
     for (int rows = 1; rows <= ranks; ++rows)
       if (ranks % rows == 0) {
         solve_case<double>(97, 2, {rows, ranks / rows, 16}, "double", &team);
@@ -251,8 +255,8 @@ int main(int argc, char** argv) {
     solve_case<double>(0, 1, {}, "double", &team);
     descriptor_case(90, 2);
     root_c_api_case(77);
-    descriptor_case(90, 2, "host:1");  // the resident LU from C, on the caller's layout and from the root
-    root_c_api_case(77, "host:1");
+    descriptor_case(90, 2, resident_text.c_str());  // the resident LU from C, on the caller's layout and from the root
+    root_c_api_case(77, resident_text.c_str());
     descriptor_case(30, 1, "bogus-on-the-root");
     descriptor_case(30, 1, "threads-bad-on-the-root");
     descriptor_case(30, 1, "plain-threads-bad-on-the-root");

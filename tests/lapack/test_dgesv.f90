@@ -4,7 +4,7 @@ program test_dgesv
   implicit none
   integer, parameter :: n = 4
   double precision :: a(n, n), b(n, 2), x_expected(n)
-  double precision :: s(3, 3), bs(3, 1)
+  double precision :: s(3, 3), bs(3, 1), t(2, 2)
   integer :: ipiv(n), info, failures, i
   external dgesv, dgetrf
 
@@ -27,12 +27,18 @@ program test_dgesv
   call dgesv(3, 1, s, 3, ipiv, bs, 3, info)
   call expect(info == 2, 'singular matrix: info = 2')
 
+  ! NRHS = 0: A is still factored, as LAPACK's DGESV does (OpenBLAS's returned at once).
+  t = reshape([1d0, 2d0, 3d0, 4d0], [2, 2])
+  ipiv = -7
+  call dgesv(2, 0, t, 2, ipiv, bs, 2, info)
+  call expect(info == 0 .and. ipiv(1) == 2 .and. t(1, 1) == 2d0 .and. t(2, 1) == 0.5d0, 'nrhs = 0 factors A')
+
   ! LDA < N: XERBLA reports argument 4 and INFO = -4.
   call dgetrf(3, 3, s, 2, ipiv, info)
   call expect(info == -4, 'lda < m: info = -4')
 
   if (failures == 0) then
-    print '(a)', '7 passed, 0 failed'
+    print '(a)', '8 passed, 0 failed'
   else
     print '(i0, a)', failures, ' failed'
     stop 1

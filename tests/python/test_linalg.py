@@ -69,6 +69,30 @@ def test_stacks_broadcast_as_numpy():
     assert linalg.solve(random(0, 3, 3), random(0, 3)).shape == (0, 3)
 
 
+def test_a_stack_and_a_matrix_on_a_device():
+    # target='hybrid' (#14 item 5): a stack on one device (here the host backend's team; on a GPU
+    # cuBLAS's batched LU), a matrix by the hybrid LU; the same answers as numpy's.
+    A, B = random(7, 3, 6, 6), random(7, 3, 6, 2, seed=6)
+    for dtype, rtol in ((np.float64, 1e-10), (np.float32, 1e-3), (np.complex128, 1e-10)):
+        a, b = A.astype(dtype), B.astype(dtype)
+        x = linalg.solve(a, b, target="hybrid", backend="host:1")
+        assert x.dtype == dtype and x.shape == b.shape
+        np.testing.assert_allclose(x, np.linalg.solve(a, b), rtol=rtol)
+    np.testing.assert_allclose(linalg.solve(A, B[..., 0], target="hybrid", backend="host:1", transposed=True),
+                               np.linalg.solve(np.swapaxes(A, -1, -2), B[..., 0]), rtol=1e-10)
+    M, v = random(80, 80), random(80, seed=7)
+    np.testing.assert_allclose(linalg.solve(M, v, target="hybrid", backend="host:1"), np.linalg.solve(M, v),
+                               rtol=1e-9)
+    singular = A.copy()
+    singular[2, 1, :, 3] = 0
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        linalg.solve(singular, B, target="hybrid", backend="host:1")
+    with pytest.raises(ValueError, match="hybrid target only"):
+        linalg.solve(A, B, backend="host:1")
+    with pytest.raises(ValueError, match="one device"):
+        linalg.solve(A, B, target="hybrid", backend="host:1,host:1")
+
+
 def test_each_matrix_of_a_stack_is_read_as_assume_a_and_lower_say():
     A, b = random(3, 6, 6) + 4 * np.eye(6), random(3, 6, seed=4)
     C = A + 1j * random(3, 6, 6, seed=5)
