@@ -276,6 +276,9 @@ hetlu_status gesv_batched_c(int batch, int n, int nrhs, T* A, int lda, long long
                             long long stride_ipiv, T* B, int ldb, long long stride_b, int* info,
                             const hetlu_options* options = nullptr) {
   return guarded([&] {
+    if (options && options->solver != HETLU_SOLVER_GEPP)
+      throw hetlu::InvalidArgument("options->solver = " + std::to_string(static_cast<int>(options->solver)) +
+                                   ": a batch factors each system with partial pivoting (HETLU_SOLVER_GEPP) only");
     hetlu::gesv_batched(batch, n, nrhs, A, lda, stride_a, ipiv, stride_ipiv, B, ldb, stride_b, info,
                         options_of(options));
     return HETLU_SUCCESS;

@@ -14,6 +14,7 @@
 #include "solvers/checks.hpp"
 #include "solvers/condition.hpp"
 #include "solvers/lu.hpp"
+#include "solvers/scalar.hpp"
 #include "solvers/variants.hpp"
 
 namespace hetlu {
@@ -43,9 +44,11 @@ void refuse_plan_overrides(const PlanOverrides& o) {
 }
 
 // The device a batch runs on (options.target = hybrid): the one of overrides.devices, else a GPU
-// where there is one, else the host backend.
+// where there is one (real precisions: the cuda backend has no complex ones), else the host backend.
+template <class T>
 DeviceSet batch_device(const Options& options) {
-  const DeviceSet devices = options.overrides.devices.value_or(DeviceSet(backends::preferred()));
+  const BackendKind fallback = scalar::is_complex_v<T> ? BackendKind::host : backends::preferred();
+  const DeviceSet devices = options.overrides.devices.value_or(DeviceSet(fallback));
   if (devices.size() != 1)
     throw InvalidArgument("a batched solve runs on one device; " + std::to_string(devices.size()) + " were given");
   return devices;
@@ -80,16 +83,18 @@ void gesv_batched(int batch, int n, int nrhs, T* A, int lda, std::int64_t stride
     return;
   }
   // As gesv refuses them: a system with a NaN or Inf is left as it is (info -3 for A, -6 for B) and
-  // named once the others are solved (its X came back NaN with info 0).
+  // named once the others are solved (its X came back NaN with info 0). InputCheck::none: they
+  // propagate, as in LAPACK.
+  const InputCheck check = options.input_check;
   if (options.target == Target::hybrid) {
-    const DeviceSet device = batch_device(options);
+    const DeviceSet device = batch_device<T>(options);
     auto lock = backends::lock_devices(device);
     solvers::gesv_batched_on(backends::backend<T>(device.front()), batch, n, nrhs, A, lda, stride_a, ipiv, stride_ipiv,
-                             B, ldb, stride_b, info, InputCheck::finite);
+                             B, ldb, stride_b, info, check);
   } else {
-    solvers::gesv_batched(batch, n, nrhs, A, lda, stride_a, ipiv, stride_ipiv, B, ldb, stride_b, info,
-                          InputCheck::finite);
+    solvers::gesv_batched(batch, n, nrhs, A, lda, stride_a, ipiv, stride_ipiv, B, ldb, stride_b, info, check);
   }
+  if (check != InputCheck::finite) return;
   for (int i = 0; i < batch; ++i)
     if (info[i] < 0)
       throw InvalidArgument("system " + std::to_string(i) + ": " + (info[i] == -3 ? "A" : "B") +

@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
     for (int i = 2; i < argc && count < 16; ++i) orders[count++] = atoi(argv[i]);
   }
   const char* device = getenv("HETLU_BENCH_BATCH_DEVICE");
+  if (device && !*device) device = NULL;
   hetlu_options on_device;
   hetlu_options_init(&on_device);
   on_device.target = HETLU_TARGET_HYBRID;

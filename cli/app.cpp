@@ -121,9 +121,6 @@ void apply_hybrid_options(const HybridArgs& args, Options& options) {
     throw UsageError("--d " + std::to_string(*args.d) + " and --panel " + args.panel +
                      " contradict each other: d = 0 puts the panel on the device, any other d keeps it on the CPUs");
   options.overrides.devices = devices_of(args.backend, args.devices);
-  if (options.overrides.devices && options.overrides.devices->size() > 1 && args.d && *args.d == 0)
-    throw UsageError("--d 0 (the panel on the device) needs a single device: with --devices " + args.devices +
-                     " the CPUs factor the panels");
   if (!args.panel.empty()) options.overrides.panel_location = from_string<PanelLocation>(args.panel);
   options.overrides.cpu_block_columns = args.d;
 }

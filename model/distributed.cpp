@@ -95,7 +95,7 @@ DistributedPrediction predict_distributed_seconds(const MachineProfile& node, co
   const Rates rates = rates_of(node, problem.precision, params);
   if (rates.cpu_one.gflops <= 0) throw Error("the machine profile has no CPU rate to predict from");
   const RankRates rank = rank_rates(node, rates, problem, plan.threads_per_rank, params);
-  const double word = problem.precision == Precision::double_ ? 8 : 4;
+  const double word = entry_bytes(problem.precision);
   const double gemm_rate = rank.gemm_flops * nb / (nb + params.gemm_half_rate_k);
   const int levels_p = distributed::broadcast_tree_levels(P);
 
@@ -156,7 +156,7 @@ DistributedPrediction predict_resident_seconds(const MachineProfile& node, const
   const RankRates rank =
       rank_rates(node, rates_of(node, problem.precision, params), problem, plan.threads_per_rank, params);
   const int P = plan.grid_rows, Q = plan.grid_cols, nb = plan.nb, n = problem.n;
-  const double word = problem.precision == Precision::double_ ? 8 : 4;
+  const double word = entry_bytes(problem.precision);
   const double cpu_rate = rank.gemm_flops * nb / (nb + params.gemm_half_rate_k);
   const double device_rate = rates.device.gflops * 1e9 * nb / (nb + params.gemm_half_rate_k);
   const double link = rates.link.gbs * 1e9, latency = rates.link_latency_us * 1e-6;

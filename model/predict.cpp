@@ -137,7 +137,7 @@ double pass_seconds_per_entry(const MachineProfile& profile, const Rates& rates,
 // (L U)^-T; the first solution and each refinement step are a solve and a residual pass with omega.
 double prbt_extra_seconds(const MachineProfile& profile, const Rates& rates, int n, Precision precision,
                           const ModelParams& params, bool randomizes = true) {
-  const double word = precision == Precision::double_ ? 8 : 4;
+  const double word = entry_bytes(precision);
   const double entries = double(n) * n;
   auto pass = [&](const char* kind, double memory_bytes) {
     return entries * pass_seconds_per_entry(profile, rates, kind, n, word, memory_bytes);
@@ -209,7 +209,7 @@ bool device_holds_plan(const Rates& rates, Solver solver, int m, int n, int nb, 
 // holds one copy only, it randomizes that one and the CPUs solve with the factors sent back.
 double prbt_hybrid_extra_seconds(const MachineProfile& profile, const Rates& rates, int n, Precision precision,
                                  const ModelParams& params) {
-  const double word = precision == Precision::double_ ? 8 : 4;
+  const double word = entry_bytes(precision);
   const double host = host_bandwidth(rates.memory_gbs);
   const double matrix = word * double(n) * n;
   const double copy = 2 * matrix / host, scan = matrix / host;
@@ -569,7 +569,7 @@ std::vector<double> balanced_device_shares(const Rates& rates, int m, int n, int
                                            Precision precision, const ModelParams& params) {
   const std::size_t count = rates.devices.size();
   if (count <= 1) return {};
-  const double word = precision == Precision::double_ ? 8 : 4;
+  const double word = entry_bytes(precision);
   nb = std::max(1, nb);
   const int blocks = block_columns(n, nb), d = std::clamp(cpu_block_columns, 1, std::max(1, blocks));
   // F: the device update flops over the factorization (columns right of the window); L_i: device
@@ -695,7 +695,7 @@ double predict_seconds(const MachineProfile& profile, const Problem& problem, co
   const Rates rates = rates_of(profile, problem.precision, params, problem.devices);
   if (rates.cpu_all.gflops <= 0 && rates.device.gflops <= 0)
     throw Error("the machine profile has no CPU or device rate to predict from");
-  const double word = problem.precision == Precision::double_ ? 8 : 4;
+  const double word = entry_bytes(problem.precision);
   double seconds = 0;
   if (problem.target == Target::hybrid && rates.device.gflops > 0) {
     if (rates.cpu_all.gflops <= 0) throw Error("the machine profile has no CPU rate to predict from");
@@ -771,7 +771,7 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
   const Rates& r = best.rates;
   const bool hybrid = problem.target == Target::hybrid && r.device.gflops > 0;
   const int k = std::max(1, std::min(problem.m, problem.n));
-  const double word = problem.precision == Precision::double_ ? 8 : 4;  // bytes an entry
+  const double word = entry_bytes(problem.precision);
 
   // The paper's closed-form share d / N = P g1 / (P g1 + g2) (async-calu §4, Eq. 1): shown beside
   // the model's choice, and where the search for d looks first.

@@ -262,14 +262,6 @@ bool check_as_the_command(SolveResult& r, SolveReport& report, const std::string
 // reciprocal pivot growth (dgesvx's rpvgrw, min over columns of max|A(:,j)| / max|U(:,j)|) is what
 // the factors still tell. Wilkinson's matrix at n = 60 (growth 2^59) gave omega 0.1 in silence.
 template <class T>
-std::vector<double> column_maxima(int n, const T* A, int ld) {
-  std::vector<double> largest(n, 0.0);
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i)
-      largest[j] = std::max(largest[j], double(scalar::abs1(A[i + static_cast<size_t>(j) * ld])));
-  return largest;
-}
-template <class T>
 double pivot_growth(int n, const std::vector<double>& a_maxima, const T* LU, int ld) {
   double growth = 1;
   for (int j = 0; j < n; ++j) {
@@ -321,9 +313,9 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
       const T* a_in = column_major_a(a, transposed, n, column_major);
       report = gesv(Solver::prbt, n, nrhs, const_cast<T*>(a_in), ld, ipiv.data(), X.mutable_data(), ld, options);
     } else {
-      std::vector<double> a_maxima;
-      if (!a_original) a_maxima = column_maxima(n, a, ld);  // A is about to go
-      const double anorm = kernels::norm1(n, n, a, ld);     // of the matrix factored (A^T where transposed)
+      std::vector<double> a_maxima;  // where A is about to go: its columns' largest entries, in the same pass
+      const double anorm = a_original ? kernels::norm1(n, n, a, ld)  // of the matrix factored (A^T where transposed)
+                                      : kernels::norm1(n, n, a, ld, a_maxima);
       report = getrf(chosen, n, n, a, ld, ipiv.data(), options);
       if (!a_original && report.info == 0) growth = pivot_growth(n, a_maxima, a, ld);
       if (report.info == 0) {
@@ -777,7 +769,8 @@ void gesv_stack_on_device(int batch, int n, int k, const T* A, const T* B, T* X,
 // are; returns (x of b's shape, each system's info). target 'hybrid': on one device (backend).
 py::tuple gesv_stack(const py::array& a, const py::array& b, const std::string& target,
                      const std::optional<std::string>& backend) {
-  const Options options = options_of(std::nullopt, std::nullopt, {target, backend});
+  Options options = options_of(std::nullopt, std::nullopt, {target, backend});
+  options.input_check = InputCheck::none;  // hetlu.linalg checked them where check_finite asked
   for (const auto* array : {&a, &b})
     if (array->ndim() != 3 || !(array->flags() & py::array::c_style) || !holds_lapack_type(*array))
       throw InvalidArgument("a and b must be C-ordered 3-dimensional float32, float64, complex64 or complex128 arrays");

@@ -102,9 +102,6 @@ void devices(const Plan& plan) {
       if (!std::isfinite(share) || share < 0)
         throw InvalidArgument("plan.device_shares: " + std::to_string(share) + " is not a share (finite, >= 0)");
   }
-  if (list.size() > 1 && plan.cpu_block_columns == 0)
-    throw InvalidArgument("plan.cpu_block_columns = 0 (the panel on the device) needs a single device; " +
-                          to_string(plan.devices) + " has " + std::to_string(list.size()));
   for (const auto& d : list) {
     std::string why;
     if (!backends::available(d.kind, &why)) throw Error("backend '" + to_string(d.kind) + "' is not available: " + why);

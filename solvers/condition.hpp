@@ -95,4 +95,26 @@ double norm1(int m, int n, const T* A, int lda) {
   return largest;
 }
 
+// The same, keeping each column's largest entry too (|re| + |im|, as LAPACK's rpvgrw measures it):
+// for the pivot growth of a matrix about to be factored in place, A read once.
+template <class T>
+double norm1(int m, int n, const T* A, int lda, std::vector<double>& column_maxima) {
+  column_maxima.assign(std::max(0, n), 0.0);
+  double largest = 0;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) reduction(max : largest) if (static_cast <long long>(m) * n > (1 << 18))
+#endif
+  for (int j = 0; j < n; ++j) {
+    double sum = 0, biggest = 0;
+    for (int i = 0; i < m; ++i) {
+      const T a = A[i + static_cast<long long>(j) * lda];
+      sum += double(std::abs(a));
+      biggest = std::max(biggest, double(scalar::abs1(a)));
+    }
+    column_maxima[j] = biggest;
+    largest = std::max(largest, sum);
+  }
+  return largest;
+}
+
 }  // namespace hetlu::kernels

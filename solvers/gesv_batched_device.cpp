@@ -9,6 +9,7 @@
 #include <climits>
 #include <complex>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "solvers/backend.hpp"
@@ -32,16 +33,27 @@ void gesv_batched_on(backends::Backend<T>& device, int batch, int n, int nrhs, T
     throw InvalidArgument("a batch on a device: n = " + std::to_string(n) + " with " + std::to_string(nrhs) +
                           " right-hand sides is too large for one system's copy; solve such systems one by one");
   const std::int64_t per_system = std::int64_t(sizeof(T)) * (a_size + b_size) + std::int64_t(sizeof(int)) * (n + 1);
-  const int chunk = static_cast<int>(std::clamp<std::int64_t>(chunk_bytes / per_system, 1, batch));
+  int chunk = static_cast<int>(std::clamp<std::int64_t>(chunk_bytes / per_system, 1, batch));
+  // A device with less free memory than a chunk: half as many systems a chunk, down to one (which,
+  // not fitting, is the error, naming the sizes).
+  backends::DeviceMatrix<T> dA, dB;
+  std::shared_ptr<int> d_ints;
+  for (;;) try {
+      dA = device.allocate(static_cast<int>(a_size), chunk);
+      dB = device.allocate(static_cast<int>(std::max<std::int64_t>(1, b_size)), chunk);
+      d_ints = device.allocate_ints((n + 1) * chunk);
+      break;
+    } catch (const DeviceOutOfMemory&) {
+      dA = {}, dB = {}, d_ints.reset();
+      if (chunk == 1) throw;
+      chunk = (chunk + 1) / 2;
+    }
   auto staged = device.allocate_pinned(sizeof(T) * static_cast<std::size_t>(a_size + b_size) * chunk);
   auto staged_ints = device.allocate_pinned(sizeof(int) * static_cast<std::size_t>(n + 1) * chunk);
   T* const a_slot = static_cast<T*>(staged.get());
   T* const b_slot = a_slot + a_size * chunk;
   int* const pivots = static_cast<int*>(staged_ints.get());
   int* const infos = pivots + std::int64_t(n) * chunk;
-  auto dA = device.allocate(static_cast<int>(a_size), chunk);
-  auto dB = device.allocate(static_cast<int>(std::max<std::int64_t>(1, b_size)), chunk);
-  auto d_ints = device.allocate_ints((n + 1) * chunk);
   using backends::Queue;
   for (int first = 0; first < batch; first += chunk) {
     const int count = std::min(chunk, batch - first);

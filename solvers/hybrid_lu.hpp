@@ -21,7 +21,10 @@
 // owns at any step are contiguous and each step is one laswp, TRSM and GEMM per device. A device
 // of several that cannot hold its share throws DeviceOutOfMemory naming it.
 //
-// Panel on the device (d = 0; one device only): the whole matrix stays on the device; the device
+// Several devices with d = 0: each device factors the panels of its own block columns and the CPUs
+// pass them on (owner_panels, heterogeneous-column-block §3).
+//
+// Panel on the device (d = 0, one device): the whole matrix stays on the device; the device
 // factors each panel (Backend::getrf_panel) and updates the rest; the factors come back at the end.
 // This is the plan for a device so much faster than the CPUs that a CPU panel would stall it. PRBT
 // on one device (resident matrix, factors left there) holds the whole matrix on it too.
@@ -95,7 +98,8 @@ struct DeviceWork {
   backends::DeviceMatrix<T> mem;
   std::vector<int> local;  // compact layout: each block column's first column in mem, -1 if not its own
   std::shared_ptr<int> pivots, staged_pivots;  // k pivots, then one info per panel
-  int pivots_sent = 0;                         // panels whose pivots the device has
+  int pivots_sent = 0;                         // panels [0, pivots_sent) have their pivots on the device
+  std::vector<char> factored_here;             // several devices, d = 0: the panels this device factored
   backends::Staging<T>* staging = nullptr;
   std::unique_ptr<backends::Staging<T>> own_staging;
   backends::EventPtr slot_read[2];  // compact: the last step that read each panel slot
@@ -129,9 +133,6 @@ class HybridLu {
     const bool several = devices.size() > 1;
     if (several && (resident || staging))
       throw InvalidArgument("hybrid LU: a resident matrix or the caller's staging needs a single device");
-    if (several && d_ == 0)
-      throw InvalidArgument("hybrid LU: the panel on the device (d = 0) needs a single device; with " +
-                            std::to_string(devices.size()) + " the CPUs factor the panels (d >= 1)");
     work_.resize(devices.size());
     for (std::size_t i = 0; i < devices.size(); ++i) work_[i].dev = devices[i];
     if (resident) work_[0].mem = *resident;
@@ -166,7 +167,7 @@ class HybridLu {
       // The host's own share of a call, beside the device-timed phases (d = 0): on the H100 0.03 to
       // 0.11 s a call lay outside upload, factorization and download (2026-11-26).
       setup_seconds_ = clock.seconds();
-      const int info = d_ == 0 ? device_panels() : cpu_panels();
+      const int info = d_ > 0 ? cpu_panels() : work_.size() == 1 ? device_panels() : owner_panels();
       record_balance(clock.lap());
       return info;
     } catch (...) {
@@ -225,12 +226,13 @@ class HybridLu {
     }
     if (!w.staging) {
       w.own_staging = std::make_unique<backends::Staging<T>>(
-          dev, A_.m, detail::staging_slot_columns(A_.m, A_.n, nb_, d_ > 0, sizeof(T)));
+          dev, A_.m, detail::staging_slot_columns(A_.m, A_.n, nb_, d_ > 0 || work_.size() > 1, sizeof(T)));
       w.staging = w.own_staging.get();
     }
     w.pivots = dev.allocate_ints(k_ + panels_);
     w.staged_pivots = std::static_pointer_cast<int>(dev.allocate_pinned(sizeof(int) * (k_ + panels_)));
-    if (d_ == 0 || resident_) return;  // device_panels uploads; a resident matrix is there
+    w.factored_here.assign(panels_, 0);
+    if ((d_ == 0 && work_.size() == 1) || resident_) return;  // device_panels uploads; a resident matrix is there
     // Runs of consecutive block columns go up in one staged copy each.
     for (std::size_t a = 0; a < w.blocks.size();) {
       std::size_t b = a + 1;
@@ -251,7 +253,9 @@ class HybridLu {
   // Row j of panel K's first column on device w: its own place, or its slot (two, alternating).
   T* panel_on(DeviceWork<T>& w, int K) const {
     const int j = K * nb_;
-    return w.whole_matrix ? w.mem.at(j, j) : w.mem.at(j, (K % 2) * nb_);
+    if (w.whole_matrix) return w.mem.at(j, j);
+    if (!w.factored_here.empty() && w.factored_here[K]) return column(w, j) + j;  // its own block column
+    return w.mem.at(j, (K % 2) * nb_);
   }
 
   // ---- the CPUs' side ---------------------------------------------------------------------------
@@ -301,12 +305,22 @@ class HybridLu {
 
   // The pivots of the CPUs' panels up to `last`, not sent yet, to device w (relative to each panel,
   // as the device's laswp reads them), from pinned memory on the to_device queue.
+  // Panels the device factored itself (several devices, d = 0) have theirs there already.
   void send_pivots(DeviceWork<T>& w, int last) {
     if (!pivoting_ || last < w.pivots_sent) return;
-    const int first = w.pivots_sent * nb_, end = std::min(k_, (last + 1) * nb_);
     int* staged = w.staged_pivots.get();
-    for (int i = first; i < end; ++i) staged[i] = ipiv_[i] - i / nb_ * nb_;
-    w.dev->copy_ints_to_device(Queue::to_device, end - first, staged + first, w.pivots.get() + first);
+    for (int K = w.pivots_sent; K <= last;) {
+      if (w.factored_here[K]) {
+        ++K;
+        continue;
+      }
+      int end_panel = K;  // a run of panels it did not factor, in one copy
+      while (end_panel + 1 <= last && !w.factored_here[end_panel + 1]) ++end_panel;
+      const int first = K * nb_, end = std::min(k_, (end_panel + 1) * nb_);
+      for (int i = first; i < end; ++i) staged[i] = ipiv_[i] - i / nb_ * nb_;
+      w.dev->copy_ints_to_device(Queue::to_device, end - first, staged + first, w.pivots.get() + first);
+      K = end_panel + 1;
+    }
     w.pivots_sent = last + 1;
   }
 
@@ -430,6 +444,98 @@ class HybridLu {
       for (int K = 1; K < panels_; ++K)
         dev.laswp(Queue::compute, K * nb_, w.mem.data(), w.mem.ld, K * nb_, K * nb_ + panel_width(K),
                   w.pivots.get() + K * nb_);
+  }
+
+  // ---- several devices, d = 0: the owner of each block column factors its panel ------------------
+
+  // heterogeneous-column-block §3 as its seed describes it: every block column is dealt to a device
+  // and stays there; the owner of block column K factors panel K where it lies (Backend::getrf_panel)
+  // and sends the block column and its pivots to the host, which passes the panel to every other
+  // device that still owns a block column right of it; each updates its own. Look-ahead: the owner
+  // of block column K + 1 takes panel K first, updates that block column, factors panel K + 1 and
+  // sends it before its other updates. With a GPU much faster than the CPUs this keeps its panels on
+  // the GPU (with the CPUs' panel, cuda,host:8 ran 5.8x slower than the H100 alone, 2026-11-26). The
+  // CPUs only pass panels: the balance lists the devices alone.
+  int owner_panels() {
+    arrived_.assign(blocks_, 0);
+    panel_back_.assign(panels_, nullptr);
+    int info = 0;
+    factor_and_send(0);
+    for (int K = 0; K < panels_; ++K) {
+      const int found = receive_panel(K);
+      if (info == 0) info = found;
+      const int next = K + 1 < panels_ ? owner_[K + 1] : -1;
+      if (next >= 0) owner_step(work_[next], K, true);
+      for (int i = 0; i < static_cast<int>(work_.size()); ++i)
+        if (i != next) owner_step(work_[i], K, false);
+    }
+    for (int J = panels_; J < blocks_; ++J) download_block(J);  // a wide matrix's block columns right of the last panel
+    detail::Stopwatch waited;
+    for (auto& w : work_) w.dev->synchronize();
+    for (auto& w : work_)
+      if (w.staging) w.staging->finish_all();
+    cpu_idle_ += waited.lap();
+    swap_left_columns(A_, k_, nb_, ipiv_);
+    return info;
+  }
+
+  // Panel K on its owner, in its queues: factored where it lies (the rest of its block column too,
+  // for a wide matrix's last), then the block column (final but for later panels' interchanges,
+  // applied on the host at the end) and the panel's pivots and info to the host.
+  void factor_and_send(int K) {
+    auto& w = work_[owner_[K]];
+    auto& dev = *w.dev;
+    const int j = K * nb_, jb = panel_width(K);
+    dev.getrf_panel(Queue::compute, A_.m - j, jb, column(w, j) + j, w.mem.ld, w.pivots.get() + j,
+                    w.pivots.get() + k_ + K, pivoting_);
+    w.factored_here[K] = 1;
+    update_device(w, K, j + jb, col(K + 1));
+    download_block(K);
+    dev.copy_ints_to_host(Queue::to_host, jb, w.pivots.get() + j, w.staged_pivots.get() + j);
+    dev.copy_ints_to_host(Queue::to_host, 1, w.pivots.get() + k_ + K, w.staged_pivots.get() + k_ + K);
+    panel_back_[K] = dev.record(Queue::to_host);
+  }
+
+  // Panel K in the host's A and ipiv (waits for its owner); returns its LAPACK info (whole-matrix).
+  int receive_panel(int K) {
+    auto& w = work_[owner_[K]];
+    detail::Stopwatch waited;
+    wait_arrival(K);
+    w.dev->host_wait(panel_back_[K]);
+    cpu_idle_ += waited.lap();
+    const int j = K * nb_, jb = panel_width(K);
+    const int* got = w.staged_pivots.get();
+    const int panel_info = got[k_ + K];
+    if (panel_info < 0)
+      throw Error("hybrid LU: " + w.dev->device_name() + "'s getrf rejected argument " + std::to_string(-panel_info));
+    for (int i = j; i < j + jb; ++i) ipiv_[i] = j + (pivoting_ ? got[i] : i - j + 1);
+    return panel_info > 0 ? panel_info + j : 0;
+  }
+
+  // Step K on device w: panel K up (unless w factored it), then its update of w's block columns right
+  // of it; with factor_next (w owns block column K + 1), that one first and panel K + 1 factored.
+  void owner_step(DeviceWork<T>& w, int K, bool factor_next) {
+    while (w.owns_more() && w.blocks[w.returned] <= K) ++w.returned;  // final once their panel is factored
+    if (!w.owns_more()) return;
+    auto& dev = *w.dev;
+    const int j = K * nb_, jb = panel_width(K);
+    const bool own_panel = w.factored_here[K] != 0;
+    if (!own_panel) {
+      if (w.slot_read[K % 2]) dev.wait(Queue::to_device, w.slot_read[K % 2]);
+      w.staging->to_device(Queue::to_device, A_.m - j, jb, A_.at(j, j), A_.lda, w.mem.at(j, (K % 2) * nb_), w.mem.ld);
+      send_pivots(w, K);
+      dev.wait(Queue::compute, dev.record(Queue::to_device));
+    }
+    auto started = dev.record_timed(Queue::compute);
+    std::size_t first = w.returned;
+    if (factor_next) {
+      update_device(w, K, col(K + 1), col(K + 2));
+      factor_and_send(K + 1);
+      ++first;
+    }
+    update_own(w, K, first);
+    w.busy.emplace_back(std::move(started), dev.record_timed(Queue::compute));
+    if (!own_panel) w.slot_read[K % 2] = dev.record(Queue::compute);
   }
 
   // ---- everything on the (one) device -----------------------------------------------------------
@@ -593,7 +699,8 @@ class HybridLu {
     balance_ = {};
     balance_.seconds = seconds;
     balance_.phases = phases_;
-    balance_.processors.push_back({"CPUs", std::min(d_, blocks_), std::max(0.0, seconds - cpu_idle_)});
+    if (d_ > 0 || work_.size() == 1)  // several devices with d = 0: the CPUs only pass panels on
+      balance_.processors.push_back({"CPUs", std::min(d_, blocks_), std::max(0.0, seconds - cpu_idle_)});
     for (auto& w : work_) {
       double busy = 0;
       for (const auto& [from, to] : w.busy) busy += w.dev->elapsed_seconds(from, to);
@@ -612,8 +719,9 @@ class HybridLu {
   bool resident_;
   bool keep_on_device_ = false;
   int k_ = 0, blocks_ = 0, panels_ = 0;
-  std::vector<int> owner_;              // per block column: its device, -1 for the CPUs' first d
-  std::vector<std::uint64_t> arrived_;  // per block column: its download's ticket (its owner's staging)
+  std::vector<int> owner_;                      // per block column: its device, -1 for the CPUs' first d
+  std::vector<std::uint64_t> arrived_;          // per block column: its download's ticket (its owner's staging)
+  std::vector<backends::EventPtr> panel_back_;  // several devices, d = 0: each panel's pivots on the host
   double cpu_idle_ = 0;
   std::vector<std::pair<std::string, double>> phases_;  // d = 0: LoadBalance::phases
   LoadBalance balance_;

@@ -91,9 +91,11 @@ void gesv_batched(int batch, int n, int nrhs, T* A, int lda, std::int64_t stride
 // The same on one device (#14 item 5: cuBLAS's batched LU on a GPU, the batch on a host backend's
 // team), the caller's arrays in host memory: in chunks, each packed into page-locked memory, up,
 // solved there and back (solvers/gesv_batched_device.cpp). The caller holds the device's lock.
-// chunk_bytes: a chunk's systems in page-locked and device memory at most; the default is large
-// enough that a GPU's batched kernels fill it (4000 systems of n = 64 in double) and small enough
-// that the first call's page-locking (the cuda backend recycles the buffer after it) stays short.
+// chunk_bytes: a chunk's systems in page-locked and device memory at most (or one system, where
+// one is larger); the default is large enough that a GPU's batched kernels fill it (4000 systems of
+// n = 64 in double) and small enough that the first call's page-locking (the cuda backend recycles
+// the buffer after it) stays short. A device that cannot hold a chunk gets smaller ones; one that
+// cannot hold one system throws DeviceOutOfMemory.
 inline constexpr std::int64_t batch_chunk_bytes = std::int64_t(128) << 20;
 template <class T>
 void gesv_batched_on(backends::Backend<T>& device, int batch, int n, int nrhs, T* A, int lda, std::int64_t stride_a,

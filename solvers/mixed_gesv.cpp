@@ -453,10 +453,6 @@ int mixed_gesv(const Plan& low_plan, const Plan& high_plan, int n, int nrhs, T* 
   using Low = scalar::low_t<T>;
   details = MixedDetails{};
   if (n == 0) return 0;
-  if (nrhs == 0) {  // nothing to solve, but a non-finite A is still refused
-    if (check == InputCheck::finite) checks::finite("A", n, n, A, lda);
-    return 0;
-  }
   const MixedSafeguards safeguards = safeguards_for<T>(low_plan.solver, n, requested);
   auto single_path = [&]() -> int {
     kernels::WorkspaceVector<Low> a(static_cast<size_t>(n) * n);  // kept across calls: no page faults
@@ -467,6 +463,9 @@ int mixed_gesv(const Plan& low_plan, const Plan& high_plan, int n, int nrhs, T* 
     LuFactors<Low> factors;
     if (factor(low_plan, n, std::move(a), factors) != 0) return -3;
     std::copy(factors.ipiv.begin(), factors.ipiv.end(), ipiv);
+    // No right-hand side: LAPACK's dsgesv still factors (ITER 0, A as it was, the single
+    // factorization's pivots; or A's double factors where single fails, ITER -2 or -3).
+    if (nrhs == 0) return 0;
     return Refinement<T, Low>(n, nrhs, A, lda, rounded, B, ldb, X, ldx, factors, details, safeguards).run();
   };
   details.iter = single_path();

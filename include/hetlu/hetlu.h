@@ -179,8 +179,9 @@ hetlu_status hetlu_cgesv_batched(int batch, int n, int nrhs, hetlu_complex_float
 /* The same where options say (since 0.3; NULL: as above): target HETLU_TARGET_HYBRID runs the batch
  * on one device, options->devices' or backend's, else a GPU where there is one (cuBLAS's batched
  * LU, s and d only), else the host backend's team; the systems go up and come back in chunks through
- * page-locked memory. options->nb and cpu_block_columns (other than -1) and panel are refused: a
- * batch has no plan. */
+ * page-locked memory (smaller chunks where the device holds less; HETLU_ERROR_OUT_OF_MEMORY where it
+ * cannot hold one system). options->nb, cpu_block_columns (other than -1), panel and a solver other
+ * than HETLU_SOLVER_GEPP are refused: a batch has no plan. */
 hetlu_status hetlu_dgesv_batched_x(int batch, int n, int nrhs, double* A, int lda, long long stride_a, int* ipiv,
                                    long long stride_ipiv, double* B, int ldb, long long stride_b, int* info,
                                    const hetlu_options* options);

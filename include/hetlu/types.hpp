@@ -51,6 +51,11 @@ enum class Solver { gepp, calu, prbt };
 // mixed: a double answer from a single-precision factorization refined in double (classical, then
 // GMRES-based refinement; the double solver where both fail): its plan is the single factorization's.
 enum class Precision { single, double_, mixed };
+// Bytes of one real entry as the factorization holds it (mixed factors in single): what the model
+// prices every copy, pass and memory footprint by.
+constexpr int entry_bytes(Precision precision) {
+  return precision == Precision::double_ ? 8 : 4;
+}
 enum class Target { cpu, hybrid };
 // Where a plan's values came from, strongest first in the resolution chain.
 enum class PlanSource { override_, tuned, model, default_ };

@@ -171,6 +171,11 @@ int main(void) {
     s = hetlu_dgesv_batched_x(3, 2, 1, Ah, 2, 4, pivots, 2, Bh, 2, 2, infos, &on_host);
     check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "no plan") != NULL,
           "a batch refuses nb: it has no plan");
+    on_host.nb = 0;
+    on_host.solver = HETLU_SOLVER_PRBT;
+    s = hetlu_dgesv_batched_x(3, 2, 1, Ah, 2, 4, pivots, 2, Bh, 2, 2, infos, &on_host);
+    check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "partial pivoting") != NULL,
+          "a batch refuses a solver other than GEPP");
     double Ac[12] = {2, 0, 0, 4, 1, 2, 2, 4, 0, 1, 1, 0}, Bc[6] = {2, 4, 1, 1, 3, 5};
     s = hetlu_dgesv_batched_x(3, 2, 1, Ac, 2, 4, pivots, 2, Bc, 2, 2, infos, NULL);
     check(s == HETLU_SUCCESS && infos[1] == 2 && Bc[4] == 5 && Bc[5] == 3,

@@ -203,6 +203,25 @@ TEST(MixedGesv, ASingularMatrixGivesTheDoubleSolversInfo) {
   }
 }
 
+TEST(MixedGesv, NoRightHandSideStillFactorsAsDsgesvDoes) {
+  // LAPACK's dsgesv with NRHS = 0: ITER 0 and the single factorization's pivots, A as it was; a
+  // singular A: ITER -3, info and A's double factors (hetlu returned at once, INFO 0).
+  auto s = conditioned<double>(30, 10, 3);
+  const auto A0 = s.A;
+  std::vector<int> ipiv(30, -7);
+  std::vector<double> X(1);
+  int iter = 99;
+  auto report = mixed_gesv(Solver::gepp, 30, 0, s.A.data(), 30, ipiv.data(), s.B.data(), 30, X.data(), 30, &iter);
+  EXPECT_EQ(report.info, 0);
+  EXPECT_EQ(iter, 0);
+  EXPECT_EQ(s.A, A0);
+  for (int i = 0; i < 30; ++i) EXPECT_TRUE(ipiv[i] >= i + 1 && ipiv[i] <= 30) << i;
+  for (int i = 0; i < 30; ++i) s.A[i + 30 * 4] = 0;  // column 5 zero
+  report = mixed_gesv(Solver::gepp, 30, 0, s.A.data(), 30, ipiv.data(), s.B.data(), 30, X.data(), 30, &iter);
+  EXPECT_EQ(iter, -3);
+  EXPECT_EQ(report.info, 5);
+}
+
 TEST(MixedGesv, BadArgumentsAreNamed) {
   std::vector<double> A(4, 1.0), B(2, 1.0), X(2);
   std::vector<int> ipiv(2);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -138,6 +139,31 @@ TEST_P(BatchedOnDevice, AnEmptyBatchOrOrderZeroDoesNothingWrong) {
   EXPECT_EQ(info, (std::vector<int>{-1, -1, -1}));
   solvers::gesv_batched_on(backends::backend<double>(GetParam()), 3, 0, 1, &a, 1, 0, &p, 0, &b, 1, 0, info.data());
   EXPECT_EQ(info, (std::vector<int>{0, 0, 0}));
+}
+
+TEST(BatchedOnHostBackend, ChunksShrinkToTheDevicesMemoryAndOneSystemTooLargeIsNamed) {
+  // 1 MiB of "device memory": 3000 systems of n = 8 (1.7 MiB) go in smaller chunks; one 400 x 400
+  // system (1.2 MiB) cannot go at all, and the error says how much it needed.
+  setenv("HETLU_HOST_BACKEND_MEMORY_MIB", "1", 1);
+  Batch<double> device(3000, 8, 1, 0, 9), cpu = device;
+  solvers::gesv_batched(3000, 8, 1, cpu.A.data(), 8, cpu.stride_a, cpu.ipiv.data(), 8, cpu.B.data(), 8, cpu.stride_b,
+                        cpu.info.data());
+  auto& host = backends::backend<double>(BackendKind::host);
+  solvers::gesv_batched_on(host, 3000, 8, 1, device.A.data(), 8, device.stride_a, device.ipiv.data(), 8,
+                           device.B.data(), 8, device.stride_b, device.info.data());
+  EXPECT_EQ(device.A, cpu.A);
+  EXPECT_EQ(device.B, cpu.B);
+  EXPECT_EQ(device.info, cpu.info);
+  Batch<double> large(1, 400, 1, 0, 2);
+  try {
+    solvers::gesv_batched_on(host, 1, 400, 1, large.A.data(), 400, large.stride_a, large.ipiv.data(), 400,
+                             large.B.data(), 400, large.stride_b, large.info.data());
+    ADD_FAILURE() << "a system larger than the device was accepted";
+  } catch (const DeviceOutOfMemory& e) {
+    EXPECT_NE(std::string(e.what()).find("out of"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(large.info[0], -99);  // untouched
+  unsetenv("HETLU_HOST_BACKEND_MEMORY_MIB");
 }
 
 INSTANTIATE_TEST_SUITE_P(Kinds, BatchedOnDevice, ::testing::Values(BackendKind::host, BackendKind::cuda),

@@ -121,6 +121,57 @@ TEST(SeveralDevices, FactorEverySizeOnTwoAndThreeDevices) {
         }
 }
 
+// d = 0 on several devices (heterogeneous-column-block §3): each device factors the panels of its
+// own block columns; the pivots are those of the one device with its panel there (the same panel
+// kernel), every size, deal and solver, a device dealt nothing, the balance without the CPUs.
+TEST(SeveralDevices, TheOwnerFactorsEachPanelWithDZero) {
+  for (Solver solver : {Solver::gepp, Solver::calu})
+    for (const char* devices : {"host:1,host:2", "host:2,host:1,host:1"})
+      for (auto [m, n] : {std::pair{257, 257}, {300, 199}, {150, 301}, {50, 120}, {64, 64}, {33, 1}, {1, 40}}) {
+        check_getrf(devices_plan(solver, devices, 16, 0), m, n);
+        const bool three = from_string<DeviceSet>(devices).size() == 3;
+        check_getrf(
+            devices_plan(solver, devices, 16, 0, three ? std::vector<double>{1, 3, 0.5} : std::vector<double>{3, 1}), m,
+            n);
+      }
+  LoadBalance balance;
+  check_getrf(devices_plan(Solver::gepp, "host:1,host:1", 32, 0, {0, 1}), 200, 200, &balance);
+  ASSERT_EQ(balance.processors.size(), 2u);  // the devices alone: the CPUs factor nothing
+  EXPECT_EQ(balance.processors[0].block_columns, 0);
+  EXPECT_EQ(balance.processors[0].busy_seconds, 0);
+  EXPECT_EQ(balance.processors[1].block_columns, 7);
+  EXPECT_GT(balance.processors[1].busy_seconds, 0);
+  check_getrf(devices_plan(Solver::gepp, "host:1,host:1,host:1", 16, 0), 400, 400, &balance);
+  ASSERT_EQ(balance.processors.size(), 3u);
+  EXPECT_EQ(
+      balance.processors[0].block_columns + balance.processors[1].block_columns + balance.processors[2].block_columns,
+      25);
+}
+
+TEST(SeveralDevices, TheOwnersPanelsSolveAndFindASingularColumn) {
+  const int n = 150, nrhs = 2;
+  const auto A = test_support::make_matrix<double>(Kind::random, n, n, 21);
+  const auto B = test_support::make_matrix<double>(Kind::random, n, nrhs, 22);
+  for (Solver solver : {Solver::gepp, Solver::prbt}) {
+    Plan plan = devices_plan(solver, "host:1,host:2", 16, 0);
+    plan.refinement = Refinement::working;
+    SCOPED_TRACE(describe(plan));
+    auto LU = A;
+    auto X = B;
+    std::vector<int> ipiv(n);
+    SolveDetails details;
+    ASSERT_EQ(solvers::gesv(plan, n, nrhs, LU.data(), n, ipiv.data(), X.data(), n, InputCheck::finite, &details), 0);
+    EXPECT_FALSE(details.fell_back_to_gepp) << details.note;
+    EXPECT_LE(accuracy::backward_error(n, nrhs, A.data(), n, X.data(), n, B.data(), n),
+              (n + 1) * accuracy::unit_roundoff<double>());
+  }
+  auto singular = A;
+  for (int i = 0; i < n; ++i) singular[i + 70 * n] = 0;  // U(70, 70) exactly zero, in the second device's panel
+  std::vector<int> ipiv(n);
+  EXPECT_EQ(solvers::getrf(devices_plan(Solver::gepp, "host:1,host:1", 16, 0), n, n, singular.data(), n, ipiv.data()),
+            71);
+}
+
 TEST(SeveralDevices, ADeviceDealtNothingIsIdleAndHoldsNothing) {
   LoadBalance balance;
   check_getrf(devices_plan(Solver::gepp, "host:1,host:1", 32, 1, {0, 1}), 200, 200, &balance);
@@ -214,9 +265,6 @@ TEST(SeveralDevices, ADeviceOutOfMemoryIsNamed) {
 TEST(SeveralDevices, PlansThatCannotRunAreRefused) {
   std::vector<double> A(64 * 64, 1.0);
   std::vector<int> ipiv(64);
-  // The panel on the device needs a single device.
-  EXPECT_THROW(solvers::getrf(devices_plan(Solver::gepp, "host:1,host:1", 16, 0), 64, 64, A.data(), 64, ipiv.data()),
-               InvalidArgument);
   // One share per device.
   EXPECT_THROW(
       solvers::getrf(devices_plan(Solver::gepp, "host:1,host:1", 16, 1, {1}), 64, 64, A.data(), 64, ipiv.data()),

@@ -26,6 +26,9 @@ hetlu_status c_guarded(Body&& body) {
   } catch (const std::bad_alloc&) {
     set_last_error("out of memory");
     return HETLU_ERROR_OUT_OF_MEMORY;
+  } catch (const hetlu::DeviceOutOfMemory& e) {  // a device's memory, said with its sizes
+    set_last_error(e.what());
+    return HETLU_ERROR_OUT_OF_MEMORY;
   } catch (const hetlu::Error& e) {
     set_last_error(e.what());
     const bool unavailable = std::strstr(e.what(), "not available") != nullptr;
