@@ -47,6 +47,7 @@ void getrs(const Plan& plan, Transpose trans, int n, int nrhs, const T* LU, int 
   checks::not_null("ipiv", ipiv, n);
   checks::not_null("B", B, static_cast<long long>(n) * nrhs);
   checks::precision_matches<T>(plan);
+  if (nrhs == 0) return;            // LAPACK's quick return: nothing is read, ipiv included
   checks::pivots("ipiv", n, ipiv);  // O(n), and an out-of-range pivot would address outside B
   if (check == InputCheck::finite) checks::finite("B", n, nrhs, B, ldb);
   variants::lu_getrs(trans, n, nrhs, LU, lda, ipiv, B, ldb);

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <complex>
 #include <cstdint>
+#include <exception>
+#include <string>
 #include <vector>
 
 #include "solvers/gepp_kernels.hpp"
@@ -34,6 +36,19 @@ void solve_one(int n, int nrhs, T* a, int lda, int* p, T* b, int ldb, int* info)
   if (*info == 0) variants::lu_getrs(Transpose::no, n, nrhs, a, lda, p, b, ldb);
 }
 
+// solve_one inside an OpenMP region, which no exception may leave: the first, naming its system,
+// is kept for the caller to rethrow after the region.
+template <class T>
+void solve_one_within_region(int i, int n, int nrhs, T* a, int lda, int* p, T* b, int ldb, int* info,
+                             std::exception_ptr& failure) {
+  try {
+    solve_one(n, nrhs, a, lda, p, b, ldb, info);
+  } catch (const std::exception& e) {
+#pragma omp critical(hetlu_batch_failure)
+    if (!failure) failure = std::make_exception_ptr(Error("system " + std::to_string(i) + ": " + e.what()));
+  }
+}
+
 }  // namespace
 
 template <class T>
@@ -41,6 +56,7 @@ void gesv_batched(int batch, int n, int nrhs, T* A, int lda, std::int64_t stride
                   T* B, int ldb, std::int64_t stride_b, int* info, InputCheck check) {
   if (batch <= 0) return;
   const int threads = std::max(1, std::min(omp_get_max_threads(), batch));
+  std::exception_ptr failure;  // none may leave the parallel region: the first is rethrown after it
 #pragma omp parallel for num_threads(threads) schedule(dynamic, systems_per_grab(n, nrhs))
   for (int i = 0; i < batch; ++i) {
     T *a = A + i * stride_a, *b = B + i * stride_b;
@@ -49,8 +65,9 @@ void gesv_batched(int batch, int n, int nrhs, T* A, int lda, std::int64_t stride
     else if (check == InputCheck::finite && !scalar::all_finite(n, nrhs, b, ldb))
       info[i] = -6;
     else
-      solve_one(n, nrhs, a, lda, ipiv + i * stride_ipiv, b, ldb, &info[i]);
+      solve_one_within_region(i, n, nrhs, a, lda, ipiv + i * stride_ipiv, b, ldb, &info[i], failure);
   }
+  if (failure) std::rethrow_exception(failure);
 }
 
 template <class T>
@@ -58,6 +75,7 @@ void gesv_batched_row_major(int batch, int n, int nrhs, const T* A, const T* B, 
   if (batch <= 0) return;
   const std::int64_t a_size = std::int64_t(n) * n, b_size = std::int64_t(n) * nrhs;
   const int threads = std::max(1, std::min(omp_get_max_threads(), batch));
+  std::exception_ptr failure;
 #pragma omp parallel num_threads(threads)
   {
     // Each thread's system, column-major, in cache: the transposing copies cost no pass of their own.
@@ -71,12 +89,14 @@ void gesv_batched_row_major(int batch, int n, int nrhs, const T* A, const T* B, 
       const T* rhs = B + i * b_size;
       for (int r = 0; r < n; ++r)
         for (int c = 0; c < nrhs; ++c) b[r + std::int64_t(c) * n] = rhs[std::int64_t(r) * nrhs + c];
-      solve_one(n, nrhs, a.data(), std::max(1, n), p.data(), b.data(), std::max(1, n), &info[i]);
+      solve_one_within_region(i, n, nrhs, a.data(), std::max(1, n), p.data(), b.data(), std::max(1, n), &info[i],
+                              failure);
       T* to = X + i * b_size;
       for (int r = 0; r < n; ++r)
         for (int c = 0; c < nrhs; ++c) to[std::int64_t(r) * nrhs + c] = b[r + std::int64_t(c) * n];
     }
   }
+  if (failure) std::rethrow_exception(failure);
 }
 
 template void gesv_batched<float>(int, int, int, float*, int, std::int64_t, int*, std::int64_t, float*, int,

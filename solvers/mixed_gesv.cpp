@@ -470,10 +470,11 @@ int mixed_gesv(const Plan& low_plan, const Plan& high_plan, int n, int nrhs, T* 
   };
   details.iter = single_path();
   if (details.iter >= 0) return 0;
-  // The double solver, as dsgesv's fallback: A overwritten by its factors, X by the solution.
-  kernels::copy_block(n, nrhs, B, ldb, X, ldx);
+  // The double solver, as dsgesv's fallback: A overwritten by its factors, X by the solution (X as
+  // it was where A is singular, as LAPACK's leaves it).
   const int info = getrf(high_plan, n, n, A, lda, ipiv, InputCheck::none);
   if (info != 0) return info;
+  kernels::copy_block(n, nrhs, B, ldb, X, ldx);
   variants::lu_getrs(Transpose::no, n, nrhs, A, lda, ipiv, X, ldx);
   // How singular A is, from the double solver's factors (high_plan: GEPP or CALU).
   const bool estimate = safeguards.estimate_after_fallback || (safeguards.certify && details.near_singular);

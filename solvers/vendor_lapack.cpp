@@ -3,10 +3,17 @@
 #include <cblas.h>
 #include <dlfcn.h>
 
+#include <algorithm>
+#include <cmath>
 #include <complex>
+#include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <type_traits>
+
+#include "hetlu/types.hpp"
+#include "solvers/scalar.hpp"
 
 namespace hetlu::vendor {
 namespace {
@@ -76,12 +83,71 @@ F pick(F d, F s, F z, F c) {
   if constexpr (std::is_same_v<T, std::complex<float>>) return c;
 }
 
+// OpenBLAS's LU scales each column by the reciprocal of its pivot, where LAPACK's divides by a pivot
+// whose reciprocal would overflow: a subnormal pivot (|p| < 1 / max) turned whole factors into NaN
+// with INFO = 0 (n = 300, A(1, 1) = 1e-310), and its isamax passed over a NaN in single (the NaN
+// stayed where it was, the rest finite). hetlu's own LU does neither. So the library gets A only
+// where every entry is finite and each nonzero one at least `tiny`, far enough above the
+// underflow that a pivot below 1 / max needs two catastrophic cancellations in a row; the rest goes
+// to hetlu's LU. Whether a pivot went below 1 / max anyway is checked on U's diagonal after (O(n)):
+// then the factors are wrong and A is gone, and the call says so.
+// Whether count real values are all finite and each zero or at least min * 2^(2 digits), read by
+// their exponent bits: branch-free integer adds, shifts and ors, which the compiler vectorizes even
+// for SSE2 (with a compare per entry the scan ran at 1 ns an entry, a quarter of OpenBLAS's dgetrf
+// at n = 16 to 64).
+template <class R>
+bool plain_values(const R* x, long long count) {
+  using Bits = std::conditional_t<sizeof(R) == 8, std::uint64_t, std::uint32_t>;
+  constexpr int mantissa = std::numeric_limits<R>::digits - 1;
+  constexpr Bits exponent_mask = (Bits(1) << (sizeof(R) * 8 - 1 - mantissa)) - 1;  // all ones: Inf or NaN
+  constexpr Bits lowest_exponent = 1 + 2 * std::numeric_limits<R>::digits;         // biased, of the bound
+  constexpr int top = sizeof(Bits) * 8 - 1, exponent_bits = top - mantissa;
+  Bits bad = 0;
+  for (long long i = 0; i < count; ++i) {  // no compares: SSE2 has none for 64-bit lanes
+    Bits bits;
+    std::memcpy(&bits, x + i, sizeof bits);
+    const Bits exponent = (bits >> mantissa) & exponent_mask, magnitude = bits << 1;
+    const Bits special = (exponent + 1) >> exponent_bits;             // all ones: Inf or NaN
+    const Bits below = (exponent - lowest_exponent) >> top;           // wraps around when lower
+    const Bits nonzero = (magnitude | (Bits(0) - magnitude)) >> top;  // any bit but the sign
+    bad |= special | (below & nonzero);
+  }
+  return bad == 0;
+}
+
+template <class T>
+bool library_handles(int m, int n, const T* A, int lda) {
+  using R = scalar::real_t<T>;
+  constexpr int parts = scalar::is_complex_v<T> ? 2 : 1;  // a complex entry: both parts, each as a real
+  if (lda == m) return plain_values(reinterpret_cast<const R*>(A), static_cast<long long>(m) * n * parts);
+  for (int j = 0; j < n; ++j)
+    if (!plain_values(reinterpret_cast<const R*>(A + static_cast<long long>(j) * lda),
+                      static_cast<long long>(m) * parts))
+      return false;
+  return true;
+}
+
+template <class T>
+void check_pivots_after(const char* routine, int m, int n, const T* LU, int lda) {
+  using R = scalar::real_t<T>;
+  const R smallest = R(1) / std::numeric_limits<R>::max();
+  for (int j = 0; j < std::min(m, n); ++j) {
+    const R p = std::abs(LU[j + static_cast<long long>(j) * lda]);
+    if (p != R(0) && p < smallest)
+      throw Error(std::string("the BLAS library's ") + routine + ": pivot " + std::to_string(j + 1) + " came out at " +
+                  std::to_string(double(p)) +
+                  ", below 1 / max: it scales by the pivot's reciprocal, so these factors are not LAPACK's; "
+                  "call hetlu's LU (above the small-matrix crossover, HETLU_SMALL_MATRIX_CROSSOVER=0)");
+  }
+}
+
 template <class T>
 bool getrf(int m, int n, T* A, int lda, int* ipiv, int* info) {
   const Routines& r = routines();
   const getrf_fn f = pick<T>(r.dgetrf, r.sgetrf, r.zgetrf, r.cgetrf);
-  if (!f) return false;
+  if (!f || !library_handles(m, n, A, lda)) return false;
   f(&m, &n, A, &lda, ipiv, info);
+  check_pivots_after("getrf", m, n, A, lda);
   return true;
 }
 
@@ -92,8 +158,9 @@ bool gesv(int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, int* info) {
   if (nrhs == 0) return getrf(n, n, A, lda, ipiv, info);
   const Routines& r = routines();
   const gesv_fn f = pick<T>(r.dgesv, r.sgesv, r.zgesv, r.cgesv);
-  if (!f) return false;
+  if (!f || !library_handles(n, n, A, lda)) return false;
   f(&n, &nrhs, A, &lda, ipiv, B, &ldb, info);
+  check_pivots_after("gesv", n, n, A, lda);
   return true;
 }
 

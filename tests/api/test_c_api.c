@@ -40,6 +40,10 @@ int main(void) {
   check(s == HETLU_SUCCESS && fabs(X[0] - 1) < 1e-14 && fabs(X[1] - 2) < 1e-14, "dgetrs 'T' solves A^T x = b");
   check(hetlu_dgetrs('Q', 2, 1, LU, 2, piv2, X, 2) == HETLU_ERROR_INVALID_ARGUMENT, "dgetrs rejects trans 'Q'");
   check(strstr(hetlu_last_error(), "trans") != NULL, "the message names trans");
+  {
+    int garbage[2] = {0, 99}; /* LAPACK returns at once for NRHS = 0, reading nothing */
+    check(hetlu_dgetrs('N', 2, 0, LU, 2, garbage, X, 2) == HETLU_SUCCESS, "dgetrs with nrhs = 0 reads no pivot");
+  }
 
   {
     /* gecon: A = [[2, 1], [1, 3]] (||A||_1 = 4, ||A^-1||_1 = 4/5: rcond = 5/16), and a nearly

@@ -220,6 +220,11 @@ TEST(MixedGesv, NoRightHandSideStillFactorsAsDsgesvDoes) {
   report = mixed_gesv(Solver::gepp, 30, 0, s.A.data(), 30, ipiv.data(), s.B.data(), 30, X.data(), 30, &iter);
   EXPECT_EQ(iter, -3);
   EXPECT_EQ(report.info, 5);
+  // With a right-hand side: X as it was, as LAPACK's dsgesv leaves it for a singular A.
+  std::vector<double> X2(30, 42.0);
+  report = mixed_gesv(Solver::gepp, 30, 1, s.A.data(), 30, ipiv.data(), s.B.data(), 30, X2.data(), 30, &iter);
+  EXPECT_GT(report.info, 0);
+  EXPECT_EQ(X2, std::vector<double>(30, 42.0));
 }
 
 TEST(MixedGesv, BadArgumentsAreNamed) {

@@ -459,6 +459,32 @@ TEST(SmallMatrixCrossover, ComparesWorkNotTheLongerSide) {
   EXPECT_EQ(r.plan.source_detail, "small-matrix LU");
 }
 
+TEST(SmallMatrixCrossover, ASubnormalPivotOrANaNGoesToHetlusLuNotTheLibrarys) {
+  // OpenBLAS's LU scales by a pivot's reciprocal: a pivot of 1e-310 gave NaN factors with INFO = 0,
+  // and its single-precision LU left a NaN where it was. Those matrices go to hetlu's LU, which
+  // divides as LAPACK's does.
+  const int n = 40;
+  std::vector<double> A = dominant_matrix(n);
+  for (int i = 0; i < n; ++i) A[i] = i == 0 ? 1e-310 : 0.0;  // column 1: a subnormal pivot alone
+  std::vector<int> ipiv(n);
+  int info = -1;
+  EXPECT_FALSE(blas_library_getrf(n, n, A.data(), n, ipiv.data(), &info)) << "the library took it";
+  Options small = with_db("/nonexistent/none.db");
+  small.small_matrix_path = true;
+  std::vector<double> x(n, 1.0);
+  const auto r = hetlu::gesv(Solver::gepp, n, 1, A.data(), n, ipiv.data(), x.data(), n, small);
+  EXPECT_EQ(r.info, 0);
+  int finite = 0;
+  for (double v : A) finite += std::isfinite(v);
+  EXPECT_EQ(finite, n * n) << "the factors of a matrix with a subnormal pivot";
+  for (int i = 1; i < n; ++i) EXPECT_TRUE(std::isfinite(x[i])) << i;  // x(1) ~ 1e310 overflows, genuinely
+  std::vector<float> S(16, 0.0f);
+  for (int i = 0; i < 4; ++i) S[i + 4 * i] = 2.0f;
+  S[5] = std::nanf("");
+  std::vector<int> piv4(4);
+  EXPECT_FALSE(blas_library_getrf(4, 4, S.data(), 4, piv4.data(), &info)) << "a NaN went to the library";
+}
+
 TEST(SmallMatrixCrossover, TheBlasLibrarysOwnLuIsLapacks) {
   // The small-matrix path: the BLAS library's getrf and gesv, found in that library itself.
   const int n = 40;
