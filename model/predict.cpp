@@ -240,6 +240,80 @@ struct HybridTimes {
   double d_fraction = 0;
 };
 
+// Several devices with d = 0, as HybridLu's owner_panels runs them (heterogeneous-column-block §3):
+// each device's block columns go up once; at step K the owner of block column K has factored panel
+// K and sends the block column to the host, which packs the panel for every other device owning
+// columns right of it; each then updates its own columns, the owner of block column K + 1 that one
+// first and then its panel K + 1 (look-ahead). A step lasts until the slowest device is done and
+// the next panel is factored, whichever is later.
+HybridTimes owner_panels_seconds(const MachineProfile& profile, const Rates& rates, Solver solver, int m, int n,
+                                 const Plan& plan, const ModelParams& params, double word) {
+  const int nb = std::max(1, plan.nb), blocks = block_columns(n, nb);
+  const std::size_t count = rates.devices.size();
+  const double host = host_bandwidth(rates.memory_gbs);
+  const std::vector<int> owner = detail::deal_block_columns(plan.device_shares, static_cast<int>(count), blocks);
+  std::vector<double> owned(count, 0);  // columns of each device right of the current panel
+  for (int J = 0; J < blocks; ++J) owned[owner[J]] += std::min(n, (J + 1) * nb) - J * nb;
+  auto link = [&](std::size_t i) { return rates.devices[i].link.gbs * 1e9; };
+  auto latency = [&](std::size_t i) { return rates.devices[i].link_latency_us * 1e-6; };
+  auto gemm = [&](std::size_t i, double jb) {
+    const auto& dev = rates.devices[i];
+    const double half_k = dev.host_threads > 0 ? params.gemm_half_rate_k : params.device_gemm_half_rate_k;
+    return dev.gemm.gflops * 1e9 * efficiency(jb, half_k);
+  };
+  // A GPU's panel is latency-bound, column by column; a host backend's team runs the CPUs' kernel.
+  auto panel = [&](std::size_t i, const Step& s) {
+    const auto& dev = rates.devices[i];
+    return dev.host_threads > 0
+               ? cpu_panel_seconds(profile, rates, Solver::gepp, s.rows, int(s.jb), dev.host_threads, params)
+               : s.panel_flops() / (dev.gemm.gflops * 1e9 * params.device_panel_efficiency) +
+                     s.jb * params.device_panel_column_seconds;
+  };
+  (void)solver;
+  HybridTimes t;
+  const double slot = word * double(m) * nb;
+  double up = 0;  // every device's columns, over its own link, the host packing them one after another
+  for (std::size_t i = 0; i < count; ++i)
+    up = std::max(up, staged_copy_seconds(word * double(m) * owned[i], slot, link(i), host) + latency(i));
+  t.transfer += up;
+  t.total += up;
+  int K = 0;
+  for_each_step(m, n, nb, [&](const Step& s) {
+    const std::size_t o = owner[K];
+    if (K == 0) {  // panel 0 alone; every later one is factored in the step before
+      const double first = panel(o, s);
+      t.device += first;
+      t.total += first;
+    }
+    owned[o] -= std::min(n, (K + 1) * nb) - K * nb;
+    const double column_bytes = word * double(m) * std::min<double>(nb, s.jb + s.right);
+    const double panel_bytes = word * s.rows * s.jb;
+    // The panel's pivots come first; its block column follows over the link and the host unpacks
+    // it (every step: before passing the panel on where another device needs it, else later).
+    const double pivots = latency(o), unpack = 2 * column_bytes / host;
+    const double panel_at_host = pivots + column_bytes / link(o) + unpack;
+    const bool has_next = K + 1 < blocks && s.rows > s.jb && s.right > 0;
+    const std::size_t next = has_next ? owner[K + 1] : count;
+    const Step next_panel{s.rows - s.jb, std::min({double(nb), s.rows - s.jb, s.right}), 0};
+    double step = pivots, packing = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+      if (owned[i] <= 0) continue;
+      if (i != o) packing += 2 * panel_bytes / host;  // the host packs the panel once for each, in turn
+      const double arrive = i == o ? pivots : panel_at_host + packing + latency(i) + panel_bytes / link(i);
+      const double update = s.update_flops(owned[i]) / gemm(i, s.jb);
+      const double factor_next = i == next ? panel(i, next_panel) : 0;
+      t.device += update + factor_next;
+      t.transfer += i == o ? 0 : panel_bytes / link(i);
+      step = std::max(step, arrive + update + factor_next);
+    }
+    step = std::max(step, pivots + unpack + packing);  // the host's own work each step
+    t.transfer += column_bytes / link(o);
+    t.total += step + params.step_overhead_seconds;
+    ++K;
+  });
+  return t;
+}
+
 // Hybrid LU as HybridLu runs it (solvers/hybrid_lu.hpp; async-calu Algorithm 2): the CPUs own a
 // window of the plan's d block columns that moves right one block column per step. At step K the
 // panel goes to the device, which updates block column K + d first and sends it back (the window
@@ -253,6 +327,7 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
   const double link = rates.link.gbs * 1e9, latency = rates.link_latency_us * 1e-6;
   const int blocks = block_columns(n, nb);
   const int d = std::min(blocks, std::max(0, plan.cpu_block_columns));
+  if (d == 0 && rates.devices.size() > 1) return owner_panels_seconds(profile, rates, solver, m, n, plan, params, word);
   HybridTimes t;
   t.d_fraction = blocks > 0 ? double(d) / blocks : 0;
   // The matrix crosses the link before the first step and (d = 0) after the last, overlapping
@@ -760,8 +835,8 @@ std::string faster_alone_note(const Prediction& prediction) {
                 prediction.seconds);
   return "the model says " + alone->device + " alone (nb = " + std::to_string(alone->plan.nb) +
          ", d = " + std::to_string(alone->plan.cpu_block_columns) + times +
-         ": with several devices every panel stays on the CPUs, which stall the fastest; give --devices that one "
-         "alone";
+         ": the others' share of the work, their panels and the panels' trips cost the set more than they "
+         "give; give --devices that one alone";
 }
 
 Prediction predict(const MachineProfile& profile, const Problem& problem, const ModelParams& params) {
@@ -780,8 +855,9 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
   for (const auto& dev : r.devices) devices_gflops += dev.gemm.gflops;
   const double closed_form_fraction = hybrid ? cpu_fraction(r.cpu_all.gflops, devices_gflops) : 1;
   std::vector<PanelLocation> locations = {PanelLocation::cpu};
-  const bool several = hybrid && r.devices.size() > 1;  // the CPUs factor every panel (hybrid_lu.hpp)
-  if (hybrid && !several) locations.push_back(PanelLocation::device);
+  const bool several = hybrid && r.devices.size() > 1;
+  // The panel on the device: with several, each device factors its own block columns' panels.
+  if (hybrid) locations.push_back(PanelLocation::device);
   best.seconds = std::numeric_limits<double>::infinity();
   for (PanelLocation where : locations)
     for (int nb : params.nb_candidates) {
@@ -790,8 +866,8 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
       // take a few wide panels only to save the per-step overhead). A tall and skinny matrix on
       // the CPUs may also be one panel (nb = n): a recursive LU whose updates are all wide GEMMs.
       // With the panel on the device, one panel is the vendor's LU of the whole matrix.
-      const bool one_panel =
-          nb == params.nb_candidates.back() && (hybrid ? where == PanelLocation::device : problem.m >= 4 * problem.n);
+      const bool one_panel = nb == params.nb_candidates.back() &&
+                             (hybrid ? where == PanelLocation::device && !several : problem.m >= 4 * problem.n);
       const int width = one_panel ? k : nb;
       if (!one_panel && nb > std::max(params.nb_candidates.front(), k / 4)) continue;
       Plan plan;
@@ -869,7 +945,11 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
       why.push_back("two copies of A (" + fmt1(2 * word * double(problem.n) * problem.n / 1e9) +
                     " GB) do not fit the device's " + fmt1(r.device_memory_bytes / 1e9) +
                     " GB: PRBT's factors come back and the CPUs solve and refine");
-    if (panel_location(plan) == PanelLocation::device)
+    if (panel_location(plan) == PanelLocation::device && several)
+      why.push_back(
+          "d = 0 on several devices: each factors the panels of its own block columns and the CPUs pass them on "
+          "(heterogeneous-column-block §3); the CPUs' panels would stall the fastest device");
+    else if (panel_location(plan) == PanelLocation::device)
       why.push_back(
           "panel on the device: the device is so much faster that a CPU panel (and its transfers) "
           "would stall it; the CPUs take no block columns");

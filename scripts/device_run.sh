@@ -218,6 +218,9 @@ prebuilt)
       # #16 item 6: the GPU and a host backend of 8 cores as a second device, beside the CPUs.
       timeout 240 $H bench -n 16384 --solver calu --target hybrid --devices cuda,host:8 --reps 2 "${DB[@]}" 2>&1 |
         tee "$OUT/bench_devices_16384.md" || true
+      # d = 0: each device factors its own block columns' panels (the GPU nearly all of them).
+      timeout 200 $H bench -n 16384 --solver gepp --target hybrid --devices cuda,host:8 --d 0 --reps 2 "${DB[@]}" \
+        2>&1 | tee "$OUT/bench_devices_d0_16384.md" || true
       ;;
     *) echo "unknown stage '$stage'" >&2 ;;
     esac

@@ -490,18 +490,29 @@ class HybridLu {
                     w.pivots.get() + k_ + K, pivoting_);
     w.factored_here[K] = 1;
     update_device(w, K, j + jb, col(K + 1));
-    download_block(K);
+    // The pivots first: the host waits for them alone where no other device needs the panel.
+    dev.wait(Queue::to_host, dev.record(Queue::compute));
     dev.copy_ints_to_host(Queue::to_host, jb, w.pivots.get() + j, w.staged_pivots.get() + j);
     dev.copy_ints_to_host(Queue::to_host, 1, w.pivots.get() + k_ + K, w.staged_pivots.get() + k_ + K);
     panel_back_[K] = dev.record(Queue::to_host);
+    download_block(K);
   }
 
-  // Panel K in the host's A and ipiv (waits for its owner); returns its LAPACK info (whole-matrix).
+  // Whether a device other than block column K's owner owns a block column right of it.
+  bool others_need_panel(int K) const {
+    for (std::size_t i = 0; i < work_.size(); ++i)
+      if (static_cast<int>(i) != owner_[K] && !work_[i].blocks.empty() && work_[i].blocks.back() > K) return true;
+    return false;
+  }
+
+  // Panel K's pivots in the host's ipiv, and the panel in its A where another device needs it
+  // (otherwise its block column is unpacked later, the slots recycled or at the end); returns its
+  // LAPACK info (whole-matrix).
   int receive_panel(int K) {
     auto& w = work_[owner_[K]];
     detail::Stopwatch waited;
-    wait_arrival(K);
     w.dev->host_wait(panel_back_[K]);
+    if (others_need_panel(K)) wait_arrival(K);
     cpu_idle_ += waited.lap();
     const int j = K * nb_, jb = panel_width(K);
     const int* got = w.staged_pivots.get();

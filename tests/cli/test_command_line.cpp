@@ -374,14 +374,17 @@ TEST_F(Cli, SeveralDevicesSolveBenchAndRecommend) {
   r = run_hetlu("recommend -n 128 --json --target hybrid --devices host:1 " + db(), dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(nlohmann::json::parse(r.out)["source"], "tuned") << r.out;
+  // d = 0 on several devices: each factors its own block columns' panels.
+  r = run_hetlu("solve '" + A + "' --json --target hybrid --devices host:1,host:1 --d 0 " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["plan"]["cpu_block_columns"], 0) << r.out;
   // Bad lists and contradictions are one-line usage errors.
   for (const std::string& bad : std::vector<std::string>{
            "recommend -n 10 --target hybrid --devices gpu", "recommend -n 10 --devices host:2",
            "solve '" + A + "' --target hybrid --devices host:0",
            "solve '" + A + "' --target hybrid --devices host,,host",
            "solve '" + A + "' --target hybrid --devices host:1,host:1 --backend host",
-           "solve '" + A + "' --target hybrid --devices host:1,host:1 --d 0", "solve '" + A + "' --devices host:1",
-           "calibrate --target hybrid --devices cuda,cuda"}) {
+           "solve '" + A + "' --devices host:1", "calibrate --target hybrid --devices cuda,cuda"}) {
     r = run_hetlu(bad + " " + db(), dir);
     expect_one_line_error(r, {});
     EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
