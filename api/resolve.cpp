@@ -251,8 +251,6 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
   plan->precision = precision;
   plan->target = target;
   plan->devices = devices;
-  if (target == Target::hybrid && devices.size() > 1 && plan->cpu_block_columns == 0)
-    plan->cpu_block_columns = 1;  // several devices: the CPUs factor the panels (hybrid_lu.hpp)
   if (target == Target::hybrid) {
     std::string names;
     for (const auto& g : profile.gpus) names += (names.empty() ? "" : ", ") + g.name;

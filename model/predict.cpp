@@ -274,7 +274,7 @@ HybridTimes owner_panels_seconds(const MachineProfile& profile, const Rates& rat
   const double slot = word * double(m) * nb;
   double up = 0;  // every device's columns, over its own link, the host packing them one after another
   for (std::size_t i = 0; i < count; ++i)
-    up = std::max(up, staged_copy_seconds(word * double(m) * owned[i], slot, link(i), host) + latency(i));
+    up += staged_copy_seconds(word * double(m) * owned[i], slot, link(i), host) + latency(i);
   t.transfer += up;
   t.total += up;
   int K = 0;
@@ -296,7 +296,11 @@ HybridTimes owner_panels_seconds(const MachineProfile& profile, const Rates& rat
     const std::size_t next = has_next ? owner[K + 1] : count;
     const Step next_panel{s.rows - s.jb, std::min({double(nb), s.rows - s.jb, s.right}), 0};
     double step = pivots, packing = 0;
-    for (std::size_t i = 0; i < count; ++i) {
+    std::vector<std::size_t> order;  // the host serves the next panel's owner first, then the rest in turn
+    if (next < count) order.push_back(next);
+    for (std::size_t i = 0; i < count; ++i)
+      if (i != next) order.push_back(i);
+    for (std::size_t i : order) {
       if (owned[i] <= 0) continue;
       if (i != o) packing += 2 * panel_bytes / host;  // the host packs the panel once for each, in turn
       const double arrive = i == o ? pivots : panel_at_host + packing + latency(i) + panel_bytes / link(i);

@@ -255,6 +255,7 @@ class HostBackend final : public Backend<T> {
     auto e = std::dynamic_pointer_cast<HostEvent>(event);
     if (!e) throw Error("host backend: waiting on an event of another backend");
     e->worker->wait_for(e->ticket);
+    rethrow_failure();  // what the tasks before it wrote is not there if one of them failed
   }
   void synchronize() override {
     for (auto& w : workers_) w->wait_for(w->enqueued());

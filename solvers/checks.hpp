@@ -69,7 +69,7 @@ template <class T>
 void precision_matches(const Plan& plan);
 
 // The hybrid plan's devices: one to max_devices, each available here, shares one per device (or
-// none), finite and >= 0; the panel on the device (d = 0) with one device only.
+// none), finite and >= 0.
 void devices(const Plan& plan);
 
 }  // namespace hetlu::checks

@@ -93,7 +93,7 @@ template <class T>
 struct DeviceWork {
   backends::Backend<T>* dev = nullptr;
   std::vector<int> blocks;    // the block columns dealt to it, ascending
-  std::size_t returned = 0;   // blocks[0 .. returned) have gone back to the CPUs
+  std::size_t returned = 0;   // blocks[0 .. returned) have gone back to the CPUs (d = 0: are left of the panel)
   bool whole_matrix = false;  // memory holds the m x n matrix at its own columns (one device)
   backends::DeviceMatrix<T> mem;
   std::vector<int> local;  // compact layout: each block column's first column in mem, -1 if not its own
@@ -459,8 +459,16 @@ class HybridLu {
   int owner_panels() {
     arrived_.assign(blocks_, 0);
     panel_back_.assign(panels_, nullptr);
+    // The host's own copies (copy_block) keep to the cores the host backends' teams leave it.
+    int teams = 0;
+    for (const auto& w : work_)
+      if (w.dev->kind() == BackendKind::host && !w.blocks.empty()) teams += w.dev->cpu_threads();
+    CpuThreads host_share(std::max(1, omp_get_max_threads() - teams));
     int info = 0;
+    auto& first = work_[owner_[0]];
+    auto started = first.dev->record_timed(Queue::compute);
     factor_and_send(0);
+    first.busy.emplace_back(std::move(started), first.dev->record_timed(Queue::compute));
     for (int K = 0; K < panels_; ++K) {
       const int found = receive_panel(K);
       if (info == 0) info = found;
