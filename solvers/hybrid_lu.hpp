@@ -421,13 +421,19 @@ class HybridLu {
     // Block columns that never reached the window (wide matrices) come back updated.
     for (int J = std::max(d, last + d + 1); J < blocks_; ++J) download_block(J);
     if (keep_on_device_) send_last_block_columns(d);
+    finish_on_host();
+    return info;
+  }
+
+  // Every device done and every download unpacked (the wait is the CPUs' idle time), then the
+  // interchanges left of each panel on the host.
+  void finish_on_host() {
     detail::Stopwatch waited;
     for (auto& w : work_) w.dev->synchronize();
     for (auto& w : work_)
       if (w.staging) w.staging->finish_all();
     cpu_idle_ += waited.lap();
     swap_left_columns(A_, k_, nb_, ipiv_);
-    return info;
   }
 
   // The block columns that were still in the CPUs' window at the end (square: the last d) go to
@@ -478,12 +484,7 @@ class HybridLu {
         if (i != next) owner_step(work_[i], K, false);
     }
     for (int J = panels_; J < blocks_; ++J) download_block(J);  // a wide matrix's block columns right of the last panel
-    detail::Stopwatch waited;
-    for (auto& w : work_) w.dev->synchronize();
-    for (auto& w : work_)
-      if (w.staging) w.staging->finish_all();
-    cpu_idle_ += waited.lap();
-    swap_left_columns(A_, k_, nb_, ipiv_);
+    finish_on_host();
     return info;
   }
 

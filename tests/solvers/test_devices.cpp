@@ -57,6 +57,22 @@ void check_getrf(const Plan& plan, int m, int n, LoadBalance* balance = nullptr)
   EXPECT_LT(accuracy::factorization_residual(m, n, A.data(), m, LU.data(), m, ipiv.data()), 30.0);
 }
 
+// A random system solved with refinement: no fall-back, omega within (n + 1) u.
+void check_gesv(Plan plan, int n, int nrhs) {
+  plan.refinement = Refinement::working;
+  SCOPED_TRACE(describe(plan));
+  const auto A = test_support::make_matrix<double>(Kind::random, n, n, 11);
+  const auto B = test_support::make_matrix<double>(Kind::random, n, nrhs, 12);
+  auto LU = A;
+  auto X = B;
+  std::vector<int> ipiv(n);
+  SolveDetails details;
+  ASSERT_EQ(solvers::gesv(plan, n, nrhs, LU.data(), n, ipiv.data(), X.data(), n, InputCheck::finite, &details), 0);
+  EXPECT_FALSE(details.fell_back_to_gepp) << details.note;
+  EXPECT_LE(accuracy::backward_error(n, nrhs, A.data(), n, X.data(), n, B.data(), n),
+            (n + 1) * accuracy::unit_roundoff<double>());
+}
+
 }  // namespace
 
 TEST(DeviceSet, ParsesAndWritesDeviceLists) {
@@ -149,23 +165,9 @@ TEST(SeveralDevices, TheOwnerFactorsEachPanelWithDZero) {
 }
 
 TEST(SeveralDevices, TheOwnersPanelsSolveAndFindASingularColumn) {
-  const int n = 150, nrhs = 2;
-  const auto A = test_support::make_matrix<double>(Kind::random, n, n, 21);
-  const auto B = test_support::make_matrix<double>(Kind::random, n, nrhs, 22);
-  for (Solver solver : {Solver::gepp, Solver::prbt}) {
-    Plan plan = devices_plan(solver, "host:1,host:2", 16, 0);
-    plan.refinement = Refinement::working;
-    SCOPED_TRACE(describe(plan));
-    auto LU = A;
-    auto X = B;
-    std::vector<int> ipiv(n);
-    SolveDetails details;
-    ASSERT_EQ(solvers::gesv(plan, n, nrhs, LU.data(), n, ipiv.data(), X.data(), n, InputCheck::finite, &details), 0);
-    EXPECT_FALSE(details.fell_back_to_gepp) << details.note;
-    EXPECT_LE(accuracy::backward_error(n, nrhs, A.data(), n, X.data(), n, B.data(), n),
-              (n + 1) * accuracy::unit_roundoff<double>());
-  }
-  auto singular = A;
+  const int n = 150;
+  for (Solver solver : {Solver::gepp, Solver::prbt}) check_gesv(devices_plan(solver, "host:1,host:2", 16, 0), n, 2);
+  auto singular = test_support::make_matrix<double>(Kind::random, n, n, 21);
   for (int i = 0; i < n; ++i) singular[i + 70 * n] = 0;  // U(70, 70) exactly zero, in the second device's panel
   std::vector<int> ipiv(n);
   EXPECT_EQ(solvers::getrf(devices_plan(Solver::gepp, "host:1,host:1", 16, 0), n, n, singular.data(), n, ipiv.data()),
@@ -204,23 +206,9 @@ TEST(SeveralDevices, ReportEachProcessorsBusyTime) {
 }
 
 TEST(SeveralDevices, SolveWithEverySolver) {
-  const int n = 211, nrhs = 3;
-  const auto A = test_support::make_matrix<double>(Kind::random, n, n, 11);
-  const auto B = test_support::make_matrix<double>(Kind::random, n, nrhs, 12);
   for (Solver solver : {Solver::gepp, Solver::calu, Solver::prbt})
-    for (const char* devices : {"host:1,host:2", "host:1,host:1,host:1"}) {
-      Plan plan = devices_plan(solver, devices, 32, 2);
-      plan.refinement = Refinement::working;
-      SCOPED_TRACE(describe(plan));
-      auto LU = A;
-      auto X = B;
-      std::vector<int> ipiv(n);
-      SolveDetails details;
-      ASSERT_EQ(solvers::gesv(plan, n, nrhs, LU.data(), n, ipiv.data(), X.data(), n, InputCheck::finite, &details), 0);
-      EXPECT_FALSE(details.fell_back_to_gepp) << details.note;
-      EXPECT_LE(accuracy::backward_error(n, nrhs, A.data(), n, X.data(), n, B.data(), n),
-                (n + 1) * accuracy::unit_roundoff<double>());
-    }
+    for (const char* devices : {"host:1,host:2", "host:1,host:1,host:1"})
+      check_gesv(devices_plan(solver, devices, 32, 2), 211, 3);
 }
 
 TEST(SeveralDevices, SingularAsOnOneDevice) {
