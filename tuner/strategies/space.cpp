@@ -49,8 +49,8 @@ bool SearchSpace::allows(const Plan& plan, int m, int n) const {
   if (!lookahead.empty() && !contains(lookahead, plan.lookahead)) return false;
   if (plan.solver == Solver::calu && (plan.ib > plan.nb || (!ib.empty() && !contains(ib, plan.ib)))) return false;
   if (hybrid(plan)) {
+    // d = 0: the panel on the device; on several, each device factors its own block columns' panels.
     if (plan.cpu_block_columns < 0 || plan.cpu_block_columns > block_columns(n, plan.nb)) return false;
-    if (plan.cpu_block_columns == 0 && plan.devices.size() > 1) return false;  // the device panel: one device
   }
   return true;
 }
