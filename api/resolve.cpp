@@ -217,7 +217,7 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
   if (plan && predicted && driven > 1) {
     const auto rates = model::rates_of(profile, precision, configs::model_params(), driven);
     plan->device_shares = model::balanced_device_shares(rates, m, n, plan->nb, plan->cpu_block_columns, precision,
-                                                        configs::model_params());
+                                                        configs::model_params(), &profile);
   }
   if (plan && predicted) {
     // The stored prediction was for the tuned size: predict this size with the tuned parameters.

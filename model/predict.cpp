@@ -240,6 +240,19 @@ struct HybridTimes {
   double d_fraction = 0;
 };
 
+// Panel s on device i of several, as owner_panels factors it there: a GPU's is latency-bound,
+// column by column; a host backend's team runs the CPUs' kernel (priced from the profile's panel
+// probes; without a profile, at its GEMM rate).
+double owner_panel_seconds(const MachineProfile* profile, const Rates& rates, std::size_t i, const Step& s,
+                           const ModelParams& params) {
+  const auto& dev = rates.devices[i];
+  if (dev.host_threads > 0 && profile)
+    return cpu_panel_seconds(*profile, rates, Solver::gepp, s.rows, int(s.jb), dev.host_threads, params);
+  const double efficiency = dev.host_threads > 0 ? 1.0 : params.device_panel_efficiency;
+  return s.panel_flops() / (dev.gemm.gflops * 1e9 * efficiency) +
+         (dev.host_threads > 0 ? 0.0 : s.jb * params.device_panel_column_seconds);
+}
+
 // Several devices with d = 0, as HybridLu's owner_panels runs them (heterogeneous-column-block §3):
 // each device's block columns go up once; at step K the owner of block column K has factored panel
 // K and sends the block column to the host, which packs the panel for every other device owning
@@ -261,14 +274,7 @@ HybridTimes owner_panels_seconds(const MachineProfile& profile, const Rates& rat
     const double half_k = dev.host_threads > 0 ? params.gemm_half_rate_k : params.device_gemm_half_rate_k;
     return dev.gemm.gflops * 1e9 * efficiency(jb, half_k);
   };
-  // A GPU's panel is latency-bound, column by column; a host backend's team runs the CPUs' kernel.
-  auto panel = [&](std::size_t i, const Step& s) {
-    const auto& dev = rates.devices[i];
-    return dev.host_threads > 0
-               ? cpu_panel_seconds(profile, rates, Solver::gepp, s.rows, int(s.jb), dev.host_threads, params)
-               : s.panel_flops() / (dev.gemm.gflops * 1e9 * params.device_panel_efficiency) +
-                     s.jb * params.device_panel_column_seconds;
-  };
+  auto panel = [&](std::size_t i, const Step& s) { return owner_panel_seconds(&profile, rates, i, s, params); };
   (void)solver;
   HybridTimes t;
   const double slot = word * double(m) * nb;
@@ -308,7 +314,11 @@ HybridTimes owner_panels_seconds(const MachineProfile& profile, const Rates& rat
       const double factor_next = i == next ? panel(i, next_panel) : 0;
       t.device += update + factor_next;
       t.transfer += i == o ? 0 : panel_bytes / link(i);
-      step = std::max(step, arrive + update + factor_next);
+      // The next panel runs on its own queue after block column K + 1's update: a GPU overlaps it
+      // with the rest of its update; a host backend's team runs both on the same cores.
+      const double first = i == next ? s.update_flops(std::min<double>(nb, owned[i])) / gemm(i, s.jb) : 0;
+      const bool overlaps = rates.devices[i].host_threads == 0;
+      step = std::max(step, arrive + (overlaps ? first + std::max(factor_next, update - first) : update + factor_next));
     }
     step = std::max(step, pivots + unpack + packing);  // the host's own work each step
     t.transfer += column_bytes / link(o);
@@ -645,7 +655,8 @@ MachineProfile with_devices(const MachineProfile& profile, const DeviceSet& devi
 }
 
 std::vector<double> balanced_device_shares(const Rates& rates, int m, int n, int nb, int cpu_block_columns,
-                                           Precision precision, const ModelParams& params) {
+                                           Precision precision, const ModelParams& params,
+                                           const MachineProfile* profile) {
   const std::size_t count = rates.devices.size();
   if (count <= 1) return {};
   const double word = entry_bytes(precision);
@@ -672,6 +683,14 @@ std::vector<double> balanced_device_shares(const Rates& rates, int m, int n, int
     g[i] = std::max(0.0, dev.gemm.gflops * 1e9 * efficiency(nb, half_k));
     const double link = std::max(1e-3, dev.link.gbs) * 1e9;
     L[i] = (panel_bytes + returned / count) / link + 2.0 * steps * dev.link_latency_us * 1e-6;
+    // d = 0: a share s_i also factors that share of the panels (owner_panels), s_i P_i more time,
+    // P_i the device's time for every panel: it counts as the rate F / (F / g_i + P_i). A GPU
+    // factors them beside its update (its panel queue): only a host backend's team pays them.
+    if (cpu_block_columns == 0 && g[i] > 0 && dev.host_threads > 0) {
+      double panels = 0;
+      for_each_step(m, n, nb, [&](const Step& s) { panels += owner_panel_seconds(profile, rates, i, s, params); });
+      g[i] = flops / (flops / g[i] + panels);
+    }
   }
   // T = (F + sum L_i g_i) / sum g_i over the devices in use; drop any whose L_i >= T and repeat.
   std::vector<bool> used(count);
@@ -896,7 +915,8 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
           continue;
         plan.cpu_block_columns = d;
         if (several)
-          plan.device_shares = balanced_device_shares(r, problem.m, problem.n, width, d, problem.precision, params);
+          plan.device_shares =
+              balanced_device_shares(r, problem.m, problem.n, width, d, problem.precision, params, &profile);
         std::vector<Term> terms;
         const double t = predict_seconds(profile, problem, plan, params, &terms);
         if (t < best.seconds) {

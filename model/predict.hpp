@@ -72,8 +72,11 @@ MachineProfile with_devices(const MachineProfile& profile, const DeviceSet& devi
 // and an equal part of the block columns that go back to the CPUs), and its share s_i of the device
 // update flops F at its GEMM rate g_i, L_i + s_i F / g_i = T for all i (the least T with shares
 // summing to 1; a device whose transfers alone exceed T gets none).
+// With d = 0 each device also factors its share of the panels (priced from `profile`'s panel
+// probes for a host backend's team where given).
 std::vector<double> balanced_device_shares(const Rates& rates, int m, int n, int nb, int cpu_block_columns,
-                                           Precision precision, const ModelParams& params);
+                                           Precision precision, const ModelParams& params,
+                                           const MachineProfile* profile = nullptr);
 
 // The host backend (a second team of `team_threads` of this machine's cores standing in for a
 // device) as the model sees it: a "device" with those cores' GEMM rate and main memory as its

@@ -465,6 +465,7 @@ class HybridLu {
   int owner_panels() {
     arrived_.assign(blocks_, 0);
     panel_back_.assign(panels_, nullptr);
+    panel_factored_.assign(panels_, nullptr);
     // The host's own copies (copy_block) keep to the cores the host backends' teams leave it.
     int teams = 0;
     for (const auto& w : work_)
@@ -491,15 +492,24 @@ class HybridLu {
   // Panel K on its owner, in its queues: factored where it lies (the rest of its block column too,
   // for a wide matrix's last), then the block column (final but for later panels' interchanges,
   // applied on the host at the end) and the panel's pivots and info to the host.
+  // On the panel queue, after what the compute queue has done to the block column so far: a GPU
+  // factors it beside the rest of the step's update (device_panels' look-ahead); the owner's next
+  // step waits for it (owner_step).
   void factor_and_send(int K) {
     auto& w = work_[owner_[K]];
     auto& dev = *w.dev;
     const int j = K * nb_, jb = panel_width(K);
-    dev.getrf_panel(Queue::compute, A_.m - j, jb, column(w, j) + j, w.mem.ld, w.pivots.get() + j,
-                    w.pivots.get() + k_ + K, pivoting_);
+    dev.wait(Queue::panel, dev.record(Queue::compute));
+    dev.getrf_panel(Queue::panel, A_.m - j, jb, column(w, j) + j, w.mem.ld, w.pivots.get() + j, w.pivots.get() + k_ + K,
+                    pivoting_);
+    panel_factored_[K] = dev.record(Queue::panel);
     w.factored_here[K] = 1;
-    update_device(w, K, j + jb, col(K + 1));
+    if (col(K + 1) > j + jb) {  // a wide matrix's last block column: the rest of it, with this panel
+      dev.wait(Queue::compute, panel_factored_[K]);
+      update_device(w, K, j + jb, col(K + 1));
+    }
     // The pivots first: the host waits for them alone where no other device needs the panel.
+    dev.wait(Queue::to_host, panel_factored_[K]);
     dev.wait(Queue::to_host, dev.record(Queue::compute));
     dev.copy_ints_to_host(Queue::to_host, jb, w.pivots.get() + j, w.staged_pivots.get() + j);
     dev.copy_ints_to_host(Queue::to_host, 1, w.pivots.get() + k_ + K, w.staged_pivots.get() + k_ + K);
@@ -546,6 +556,7 @@ class HybridLu {
       send_pivots(w, K);
       dev.wait(Queue::compute, dev.record(Queue::to_device));
     }
+    if (own_panel) dev.wait(Queue::compute, panel_factored_[K]);
     auto started = dev.record_timed(Queue::compute);
     std::size_t first = w.returned;
     if (factor_next) {
@@ -739,9 +750,10 @@ class HybridLu {
   bool resident_;
   bool keep_on_device_ = false;
   int k_ = 0, blocks_ = 0, panels_ = 0;
-  std::vector<int> owner_;                      // per block column: its device, -1 for the CPUs' first d
-  std::vector<std::uint64_t> arrived_;          // per block column: its download's ticket (its owner's staging)
-  std::vector<backends::EventPtr> panel_back_;  // several devices, d = 0: each panel's pivots on the host
+  std::vector<int> owner_;                          // per block column: its device, -1 for the CPUs' first d
+  std::vector<std::uint64_t> arrived_;              // per block column: its download's ticket (its owner's staging)
+  std::vector<backends::EventPtr> panel_back_;      // several devices, d = 0: each panel's pivots on the host
+  std::vector<backends::EventPtr> panel_factored_;  // and each panel factored on its owner's panel queue
   double cpu_idle_ = 0;
   std::vector<std::pair<std::string, double>> phases_;  // d = 0: LoadBalance::phases
   LoadBalance balance_;
