@@ -47,8 +47,8 @@ void refuse_plan_overrides(const PlanOverrides& o) {
 // where there is one (real precisions: the cuda backend has no complex ones), else the host backend.
 template <class T>
 DeviceSet batch_device(const Options& options) {
-  const BackendKind fallback = scalar::is_complex_v<T> ? BackendKind::host : backends::preferred();
-  const DeviceSet devices = options.overrides.devices.value_or(DeviceSet(fallback));
+  const DeviceSet devices =
+      options.overrides.devices.value_or(scalar::is_complex_v<T> ? DeviceSet(BackendKind::host) : default_devices());
   if (devices.size() != 1)
     throw InvalidArgument("a batched solve runs on one device; " + std::to_string(devices.size()) + " were given");
   return devices;

@@ -33,7 +33,7 @@ namespace hetlu::cli {
 
 bool uses_cuda(const Options& options) {
   if (options.target != Target::hybrid) return false;
-  return options.overrides.devices.value_or(DeviceSet(backends::preferred())).has(BackendKind::cuda);
+  return options.overrides.devices.value_or(default_devices()).has(BackendKind::cuda);
 }
 
 namespace {

@@ -52,6 +52,12 @@ void solve_one_within_region(int i, int n, int nrhs, T* a, int lda, int* p, T* b
 }  // namespace
 
 template <class T>
+int batch_input_info(int n, int nrhs, const T* a, int lda, const T* b, int ldb, InputCheck check) {
+  if (check != InputCheck::finite) return 0;
+  return !scalar::all_finite(n, n, a, lda) ? -3 : !scalar::all_finite(n, nrhs, b, ldb) ? -6 : 0;
+}
+
+template <class T>
 void gesv_batched(int batch, int n, int nrhs, T* A, int lda, std::int64_t stride_a, int* ipiv, std::int64_t stride_ipiv,
                   T* B, int ldb, std::int64_t stride_b, int* info, InputCheck check) {
   if (batch <= 0) return;
@@ -60,12 +66,8 @@ void gesv_batched(int batch, int n, int nrhs, T* A, int lda, std::int64_t stride
 #pragma omp parallel for num_threads(threads) schedule(dynamic, systems_per_grab(n, nrhs))
   for (int i = 0; i < batch; ++i) {
     T *a = A + i * stride_a, *b = B + i * stride_b;
-    if (check == InputCheck::finite && !scalar::all_finite(n, n, a, lda))
-      info[i] = -3;
-    else if (check == InputCheck::finite && !scalar::all_finite(n, nrhs, b, ldb))
-      info[i] = -6;
-    else
-      solve_one_within_region(i, n, nrhs, a, lda, ipiv + i * stride_ipiv, b, ldb, &info[i], failure);
+    info[i] = batch_input_info(n, nrhs, a, lda, b, ldb, check);
+    if (info[i] == 0) solve_one_within_region(i, n, nrhs, a, lda, ipiv + i * stride_ipiv, b, ldb, &info[i], failure);
   }
   if (failure) std::rethrow_exception(failure);
 }
@@ -99,6 +101,12 @@ void gesv_batched_row_major(int batch, int n, int nrhs, const T* A, const T* B, 
   if (failure) std::rethrow_exception(failure);
 }
 
+template int batch_input_info<float>(int, int, const float*, int, const float*, int, InputCheck);
+template int batch_input_info<double>(int, int, const double*, int, const double*, int, InputCheck);
+template int batch_input_info<std::complex<float>>(int, int, const std::complex<float>*, int,
+                                                   const std::complex<float>*, int, InputCheck);
+template int batch_input_info<std::complex<double>>(int, int, const std::complex<double>*, int,
+                                                    const std::complex<double>*, int, InputCheck);
 template void gesv_batched<float>(int, int, int, float*, int, std::int64_t, int*, std::int64_t, float*, int,
                                   std::int64_t, int*, InputCheck);
 template void gesv_batched<double>(int, int, int, double*, int, std::int64_t, int*, std::int64_t, double*, int,

@@ -15,7 +15,6 @@
 #include "solvers/backend.hpp"
 #include "solvers/copy_block.hpp"
 #include "solvers/lu.hpp"
-#include "solvers/scalar.hpp"
 
 namespace hetlu::solvers {
 
@@ -61,9 +60,7 @@ void gesv_batched_on(backends::Backend<T>& device, int batch, int n, int nrhs, T
     for (int i = 0; i < count; ++i) {
       const std::int64_t s = first + i;
       const T *a = A + s * stride_a, *b = B + s * stride_b;
-      info[s] = check == InputCheck::finite && !scalar::all_finite(n, n, a, lda)      ? -3
-                : check == InputCheck::finite && !scalar::all_finite(n, nrhs, b, ldb) ? -6
-                                                                                      : 0;
+      info[s] = batch_input_info(n, nrhs, a, lda, b, ldb, check);
       kernels::copy_block(n, n, a, lda, a_slot + i * a_size, n);
       kernels::copy_block(n, nrhs, b, ldb, b_slot + i * b_size, n);
     }

@@ -508,9 +508,9 @@ class HybridLu {
       dev.wait(Queue::compute, panel_factored_[K]);
       update_device(w, K, j + jb, col(K + 1));
     }
-    // The pivots first: the host waits for them alone where no other device needs the panel.
+    // The pivots first, behind the panel alone: the host waits for them alone where no other device
+    // needs the panel. The block column follows behind the compute queue too (download_block).
     dev.wait(Queue::to_host, panel_factored_[K]);
-    dev.wait(Queue::to_host, dev.record(Queue::compute));
     dev.copy_ints_to_host(Queue::to_host, jb, w.pivots.get() + j, w.staged_pivots.get() + j);
     dev.copy_ints_to_host(Queue::to_host, 1, w.pivots.get() + k_ + K, w.staged_pivots.get() + k_ + K);
     panel_back_[K] = dev.record(Queue::to_host);
@@ -550,13 +550,14 @@ class HybridLu {
     auto& dev = *w.dev;
     const int j = K * nb_, jb = panel_width(K);
     const bool own_panel = w.factored_here[K] != 0;
-    if (!own_panel) {
+    if (own_panel) {
+      dev.wait(Queue::compute, panel_factored_[K]);
+    } else {
       if (w.slot_read[K % 2]) dev.wait(Queue::to_device, w.slot_read[K % 2]);
       w.staging->to_device(Queue::to_device, A_.m - j, jb, A_.at(j, j), A_.lda, w.mem.at(j, (K % 2) * nb_), w.mem.ld);
       send_pivots(w, K);
       dev.wait(Queue::compute, dev.record(Queue::to_device));
     }
-    if (own_panel) dev.wait(Queue::compute, panel_factored_[K]);
     auto started = dev.record_timed(Queue::compute);
     std::size_t first = w.returned;
     if (factor_next) {

@@ -88,6 +88,11 @@ template <class T>
 void gesv_batched(int batch, int n, int nrhs, T* A, int lda, std::int64_t stride_a, int* ipiv, std::int64_t stride_ipiv,
                   T* B, int ldb, std::int64_t stride_b, int* info, InputCheck check = InputCheck::none);
 
+// A batch's system before it is solved, under `check`: -3 where A holds a NaN or Inf, -6 where B
+// does (LAPACK's numbers of gesv's arguments; the system is then left as it is), else 0.
+template <class T>
+int batch_input_info(int n, int nrhs, const T* a, int lda, const T* b, int ldb, InputCheck check);
+
 // The same on one device (#14 item 5: cuBLAS's batched LU on a GPU, the batch on a host backend's
 // team), the caller's arrays in host memory: in chunks, each packed into page-locked memory, up,
 // solved there and back (solvers/gesv_batched_device.cpp). The caller holds the device's lock.

@@ -83,14 +83,6 @@ F pick(F d, F s, F z, F c) {
   if constexpr (std::is_same_v<T, std::complex<float>>) return c;
 }
 
-// OpenBLAS's LU scales each column by the reciprocal of its pivot, where LAPACK's divides by a pivot
-// whose reciprocal would overflow: a subnormal pivot (|p| < 1 / max) turned whole factors into NaN
-// with INFO = 0 (n = 300, A(1, 1) = 1e-310), and its isamax passed over a NaN in single (the NaN
-// stayed where it was, the rest finite). hetlu's own LU does neither. So the library gets A only
-// where every entry is finite and each nonzero one at least `tiny`, far enough above the
-// underflow that a pivot below 1 / max needs two catastrophic cancellations in a row; the rest goes
-// to hetlu's LU. Whether a pivot went below 1 / max anyway is checked on U's diagonal after (O(n)):
-// then the factors are wrong and A is gone, and the call says so.
 // Whether count real values are all finite and each zero or at least min * 2^(2 digits), read by
 // their exponent bits: branch-free integer adds, shifts and ors, which the compiler vectorizes even
 // for SSE2 (with a compare per entry the scan ran at 1 ns an entry, a quarter of OpenBLAS's dgetrf
@@ -132,6 +124,14 @@ bool plain_values(const R* x, long long count) {
   return count < 16 ? plain_values_core(x, count) : plain_values_wide(x, count);
 }
 
+// OpenBLAS's LU scales each column by the reciprocal of its pivot, where LAPACK's divides by a pivot
+// whose reciprocal would overflow: a subnormal pivot (|p| < 1 / max) turned whole factors into NaN
+// with INFO = 0 (n = 300, A(1, 1) = 1e-310), and its isamax passed over a NaN in single (the NaN
+// stayed where it was, the rest finite). hetlu's own LU does neither. So the library gets A only
+// where every entry is finite and each nonzero one at least min * 2^(2 digits), far enough above the
+// underflow that a pivot below 1 / max needs two catastrophic cancellations in a row; the rest goes
+// to hetlu's LU. Whether a pivot went below 1 / max anyway is checked on U's diagonal after (O(n)):
+// then the factors are wrong and A is gone, and the call says so.
 template <class T>
 bool library_handles(int m, int n, const T* A, int lda) {
   using R = scalar::real_t<T>;

@@ -10,6 +10,7 @@
 
 #include "hetlu/detail/deal_columns.hpp"
 #include "matrices.hpp"
+#include "refined_solve.hpp"
 #include "solvers/accuracy.hpp"
 #include "solvers/backend.hpp"
 #include "solvers/hybrid_lu.hpp"
@@ -57,20 +58,9 @@ void check_getrf(const Plan& plan, int m, int n, LoadBalance* balance = nullptr)
   EXPECT_LT(accuracy::factorization_residual(m, n, A.data(), m, LU.data(), m, ipiv.data()), 30.0);
 }
 
-// A random system solved with refinement: no fall-back, omega within (n + 1) u.
-void check_gesv(Plan plan, int n, int nrhs) {
-  plan.refinement = Refinement::working;
+void check_gesv(const Plan& plan, int n, int nrhs) {
   SCOPED_TRACE(describe(plan));
-  const auto A = test_support::make_matrix<double>(Kind::random, n, n, 11);
-  const auto B = test_support::make_matrix<double>(Kind::random, n, nrhs, 12);
-  auto LU = A;
-  auto X = B;
-  std::vector<int> ipiv(n);
-  SolveDetails details;
-  ASSERT_EQ(solvers::gesv(plan, n, nrhs, LU.data(), n, ipiv.data(), X.data(), n, InputCheck::finite, &details), 0);
-  EXPECT_FALSE(details.fell_back_to_gepp) << details.note;
-  EXPECT_LE(accuracy::backward_error(n, nrhs, A.data(), n, X.data(), n, B.data(), n),
-            (n + 1) * accuracy::unit_roundoff<double>());
+  test_support::expect_refined_solve<double>(plan, n, nrhs);
 }
 
 }  // namespace
