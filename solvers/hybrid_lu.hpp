@@ -49,8 +49,9 @@
 // the last d at the end, and with d = 0 nothing comes back.
 //
 // Busy and idle time (heterogeneous-column-block §4's average idle ratio): each device's compute
-// queue is timed from when a step's panel has arrived to when its update is done (timed events);
-// the CPUs are idle while the look-ahead waits for a block column and while they wait for the
+// queue is timed from when a step's panel has arrived to when its update is done (timed events),
+// and, where a device factors panels on its panel queue (several devices, d = 0), each panel, the
+// overlaps counted once; the CPUs are idle while the look-ahead waits for a block column and while they wait for the
 // devices at the end. balance() reports it after run().
 #pragma once
 
@@ -65,6 +66,7 @@
 
 #include "hetlu/detail/deal_columns.hpp"
 #include "hetlu/detail/staging_slot.hpp"
+#include "hetlu/detail/statistics.hpp"
 #include "hetlu/detail/stopwatch.hpp"
 #include "solvers/backend.hpp"
 #include "solvers/blocked_lu.hpp"
@@ -500,9 +502,11 @@ class HybridLu {
     auto& dev = *w.dev;
     const int j = K * nb_, jb = panel_width(K);
     dev.wait(Queue::panel, dev.record(Queue::compute));
+    auto began = dev.record_timed(Queue::panel);
     dev.getrf_panel(Queue::panel, A_.m - j, jb, column(w, j) + j, w.mem.ld, w.pivots.get() + j, w.pivots.get() + k_ + K,
                     pivoting_);
-    panel_factored_[K] = dev.record(Queue::panel);
+    panel_factored_[K] = dev.record_timed(Queue::panel);
+    w.busy.emplace_back(std::move(began), panel_factored_[K]);  // beside the compute queue's steps
     w.factored_here[K] = 1;
     if (col(K + 1) > j + jb) {  // a wide matrix's last block column: the rest of it, with this panel
       dev.wait(Queue::compute, panel_factored_[K]);
@@ -734,8 +738,13 @@ class HybridLu {
     if (d_ > 0 || work_.size() == 1)  // several devices with d = 0: the CPUs only pass panels on
       balance_.processors.push_back({"CPUs", std::min(d_, blocks_), std::max(0.0, seconds - cpu_idle_)});
     for (auto& w : work_) {
-      double busy = 0;
-      for (const auto& [from, to] : w.busy) busy += w.dev->elapsed_seconds(from, to);
+      // Offsets from its first timed step: its panel queue's steps overlap its compute queue's.
+      std::vector<std::pair<double, double>> steps;
+      if (!w.busy.empty())
+        for (const auto& [from, to] : w.busy)
+          steps.emplace_back(w.dev->elapsed_seconds(w.busy.front().first, from),
+                             w.dev->elapsed_seconds(w.busy.front().first, to));
+      const double busy = detail::covered_length(std::move(steps));
       balance_.processors.push_back({w.dev->device_name(), static_cast<int>(w.whole_matrix ? blocks_ : w.blocks.size()),
                                      std::min(busy, seconds)});
     }

@@ -152,6 +152,10 @@ TEST(SeveralDevices, TheOwnerFactorsEachPanelWithDZero) {
   EXPECT_EQ(
       balance.processors[0].block_columns + balance.processors[1].block_columns + balance.processors[2].block_columns,
       25);
+  for (const auto& p : balance.processors) {  // panels on the panel queue, counted once beside the updates
+    EXPECT_GT(p.busy_seconds, 0) << p.name;
+    EXPECT_LE(p.busy_seconds, balance.seconds) << p.name;
+  }
 }
 
 TEST(SeveralDevices, TheOwnersPanelsSolveAndFindASingularColumn) {

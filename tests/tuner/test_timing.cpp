@@ -23,6 +23,13 @@ TEST(Summarize, MedianMinimumAndSpread) {
   EXPECT_THROW(tuner::summarize({}, 0.03), Error);
 }
 
+TEST(CoveredLength, CountsOverlapsOnce) {
+  EXPECT_DOUBLE_EQ(detail::covered_length({}), 0);
+  EXPECT_DOUBLE_EQ(detail::covered_length({{0, 1}, {2, 3}}), 2);
+  EXPECT_DOUBLE_EQ(detail::covered_length({{2, 5}, {0, 3}, {1, 2}}), 5);   // unsorted, nested
+  EXPECT_DOUBLE_EQ(detail::covered_length({{-1, 1}, {1, 2}, {4, 4}}), 3);  // touching, empty
+}
+
 TEST(Measure, PreparesBeforeEveryRunAndTakesAtLeastMinSamples) {
   int prepared = 0, ran = 0;
   bool ready = false;

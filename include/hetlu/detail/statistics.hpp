@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 namespace hetlu::detail {
@@ -24,6 +25,18 @@ inline double relative_spread(const std::vector<double>& v) {
   deviations.reserve(v.size());
   for (double x : v) deviations.push_back(std::abs(x - m));
   return median(deviations) / std::abs(m);
+}
+
+// The time covered by a set of [begin, end) intervals, overlaps counted once: a device's busy time
+// from steps on queues that run side by side (a GPU's panel queue beside its compute queue).
+inline double covered_length(std::vector<std::pair<double, double>> intervals) {
+  std::sort(intervals.begin(), intervals.end());
+  double covered = 0, reached = -INFINITY;
+  for (auto [begin, end] : intervals) {
+    begin = std::max(begin, reached);
+    if (end > begin) covered += end - begin, reached = end;
+  }
+  return covered;
 }
 
 // 1-based ranks of v, ties given their average rank.
