@@ -8,6 +8,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -23,6 +24,7 @@
 #include "hetlu/hetlu.hpp"
 #include "solvers/accuracy.hpp"
 #include "solvers/condition.hpp"
+#include "solvers/copy_block.hpp"
 #include "solvers/lu.hpp"
 #include "solvers/scalar.hpp"
 
@@ -749,20 +751,29 @@ void getrs_in_place(const py::array& lu, const py::array& piv, const py::array& 
 
 // The stack on a device (target 'hybrid', #14 item 5): each system transposed into column-major
 // copies (C order holds A^T), hetlu::gesv_batched on the device, the solutions transposed into X.
+// A part of the stack at a time, so that the copies hold at most about stack_part_bytes beside the
+// caller's arrays (they held the whole stack again).
+constexpr std::int64_t stack_part_bytes = std::int64_t(64) << 20;
 template <class T>
 void gesv_stack_on_device(int batch, int n, int k, const T* A, const T* B, T* X, int* infos, const Options& options) {
   const std::int64_t a_size = std::int64_t(n) * n, b_size = std::int64_t(n) * k;
-  std::vector<T> a(a_size * batch), b(b_size * batch);
-  std::vector<int> ipiv(std::int64_t(n) * batch);
-  for (std::int64_t s = 0; s < batch; ++s)
-    for (int r = 0; r < n; ++r) {
-      for (int c = 0; c < n; ++c) a[s * a_size + r + std::int64_t(c) * n] = A[s * a_size + std::int64_t(r) * n + c];
-      for (int c = 0; c < k; ++c) b[s * b_size + r + std::int64_t(c) * n] = B[s * b_size + std::int64_t(r) * k + c];
+  const std::int64_t per_system = std::int64_t(sizeof(T)) * (a_size + b_size) + std::int64_t(sizeof(int)) * n;
+  const int part =
+      static_cast<int>(std::clamp<std::int64_t>(stack_part_bytes / std::max<std::int64_t>(1, per_system), 1, batch));
+  std::vector<T> a(a_size * part), b(b_size * part);
+  std::vector<int> ipiv(std::int64_t(n) * part);
+  const int ld = std::max(1, n), ld_rows = std::max(1, k);
+  for (int first = 0; first < batch; first += part) {
+    const int count = std::min(part, batch - first);
+    for (std::int64_t i = 0; i < count; ++i) {
+      kernels::transpose_block(n, n, A + (first + i) * a_size, ld, a.data() + i * a_size, ld);
+      kernels::transpose_block(k, n, B + (first + i) * b_size, ld_rows, b.data() + i * b_size, ld);
     }
-  hetlu::gesv_batched(batch, n, k, a.data(), n, a_size, ipiv.data(), n, b.data(), n, b_size, infos, options);
-  for (std::int64_t s = 0; s < batch; ++s)
-    for (int r = 0; r < n; ++r)
-      for (int c = 0; c < k; ++c) X[s * b_size + std::int64_t(r) * k + c] = b[s * b_size + r + std::int64_t(c) * n];
+    hetlu::gesv_batched(count, n, k, a.data(), ld, a_size, ipiv.data(), n, b.data(), ld, b_size, infos + first,
+                        options);
+    for (std::int64_t i = 0; i < count; ++i)
+      kernels::transpose_block(n, k, b.data() + i * b_size, ld, X + (first + i) * b_size, ld_rows);
+  }
 }
 
 // A C-ordered stack as NumPy holds it: a (batch, n, n), b (batch, n, k) of one type, left as they

@@ -1,5 +1,5 @@
 // Copies a rows x cols column-major block between leading dimensions (in parallel when large:
-// an n x n copy is memory-bound, and one core does not saturate the memory bus).
+// an n x n copy is memory-bound, and one core does not saturate the memory bus), or transposes it.
 #pragma once
 
 #include <algorithm>
@@ -12,6 +12,16 @@ void copy_block(int rows, int cols, const T* from, int ld_from, T* to, int ld_to
   for (int j = 0; j < cols; ++j)
     std::copy(from + static_cast<long long>(j) * ld_from, from + static_cast<long long>(j) * ld_from + rows,
               to + static_cast<long long>(j) * ld_to);
+}
+
+// to <- from^T: the rows x cols column-major block `from` as a cols x rows block (a C-ordered
+// NumPy array, row-major, is its transpose in column-major terms). Serial: callers copy one small
+// system per thread.
+template <class T>
+void transpose_block(int rows, int cols, const T* from, int ld_from, T* to, int ld_to) {
+  for (int j = 0; j < cols; ++j)
+    for (int i = 0; i < rows; ++i)
+      to[j + static_cast<long long>(i) * ld_to] = from[i + static_cast<long long>(j) * ld_from];
 }
 
 }  // namespace hetlu::kernels

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "solvers/copy_block.hpp"
 #include "solvers/gepp_kernels.hpp"
 #include "solvers/lu.hpp"
 #include "solvers/scalar.hpp"
@@ -85,17 +86,11 @@ void gesv_batched_row_major(int batch, int n, int nrhs, const T* A, const T* B, 
     std::vector<int> p(std::max(1, n));
 #pragma omp for schedule(dynamic, systems_per_grab(n, nrhs))
     for (int i = 0; i < batch; ++i) {
-      const T* from = A + i * a_size;
-      for (int r = 0; r < n; ++r)
-        for (int c = 0; c < n; ++c) a[r + std::int64_t(c) * n] = from[std::int64_t(r) * n + c];
-      const T* rhs = B + i * b_size;
-      for (int r = 0; r < n; ++r)
-        for (int c = 0; c < nrhs; ++c) b[r + std::int64_t(c) * n] = rhs[std::int64_t(r) * nrhs + c];
-      solve_one_within_region(i, n, nrhs, a.data(), std::max(1, n), p.data(), b.data(), std::max(1, n), &info[i],
-                              failure);
-      T* to = X + i * b_size;
-      for (int r = 0; r < n; ++r)
-        for (int c = 0; c < nrhs; ++c) to[std::int64_t(r) * nrhs + c] = b[r + std::int64_t(c) * n];
+      const int ld = std::max(1, n);
+      kernels::transpose_block(n, n, A + i * a_size, ld, a.data(), ld);
+      kernels::transpose_block(nrhs, n, B + i * b_size, std::max(1, nrhs), b.data(), ld);
+      solve_one_within_region(i, n, nrhs, a.data(), ld, p.data(), b.data(), ld, &info[i], failure);
+      kernels::transpose_block(n, nrhs, b.data(), ld, X + i * b_size, std::max(1, nrhs));
     }
   }
   if (failure) std::rethrow_exception(failure);

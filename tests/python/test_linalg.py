@@ -93,6 +93,17 @@ def test_a_stack_and_a_matrix_on_a_device():
         linalg.solve(A, B, target="hybrid", backend="host:1,host:1")
 
 
+def test_a_stack_larger_than_one_part_on_a_device():
+    # The device path copies 64 MB of the stack at a time: 4500 systems of order 64 are three parts,
+    # and a singular system in the last one is still found.
+    A, b = random(4500, 64, 64), random(4500, 64, seed=8)
+    np.testing.assert_allclose(linalg.solve(A, b, target="hybrid", backend="host:2"), np.linalg.solve(A, b),
+                               rtol=1e-8)
+    A[4400, :, 5] = 0
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        linalg.solve(A, b, target="hybrid", backend="host:2")
+
+
 def test_each_matrix_of_a_stack_is_read_as_assume_a_and_lower_say():
     A, b = random(3, 6, 6) + 4 * np.eye(6), random(3, 6, seed=4)
     C = A + 1j * random(3, 6, 6, seed=5)
