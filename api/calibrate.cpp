@@ -31,7 +31,7 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
     throw InvalidArgument("calibrate: devices apply to the hybrid target only");
   if (options.target == Target::hybrid) {
     settings.target = Target::hybrid;
-    settings.devices = options.devices.value_or(DeviceSet(backends::preferred()));
+    settings.devices = options.devices.value_or(default_devices());
     if (settings.devices.has(BackendKind::host)) {  // a bad HETLU_HOST_BACKEND_* fails now, not after the probes
       backends::host_backend_threads();
       backends::host_backend_memory_limit();

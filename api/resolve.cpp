@@ -98,8 +98,7 @@ std::optional<Plan> model_plan(Solver solver, Precision precision, Target target
 // The devices a hybrid plan runs on: the caller's, else a GPU when this build and machine have one,
 // else the host backend.
 DeviceSet devices_for(const Options& options) {
-  if (options.overrides.devices) return *options.overrides.devices;
-  return backends::preferred();
+  return options.overrides.devices.value_or(default_devices());
 }
 
 // How many devices the model prices for a plan of this target.
