@@ -1,5 +1,6 @@
 // The C API of include/hetlu/hetlu.h: every C++ exception becomes a status and a per-thread message.
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -161,7 +162,11 @@ hetlu::Transpose transpose_of(char trans) {
   if (trans == 'N' || trans == 'n') return hetlu::Transpose::no;
   if (trans == 'T' || trans == 't') return hetlu::Transpose::yes;
   if (trans == 'C' || trans == 'c') return hetlu::Transpose::conjugate;
-  throw hetlu::InvalidArgument(std::string("trans = '") + trans + "' must be 'N', 'T' or 'C'");
+  // A character a message can carry as it is, else its code (a NUL ended the message there).
+  const bool printable = trans > ' ' && trans < 127;
+  throw hetlu::InvalidArgument(
+      "trans = " + (printable ? std::string("'") + trans + "'" : "char " + std::to_string(int(trans))) +
+      " must be 'N', 'T' or 'C'");
 }
 
 // Options that ask for nothing: hetlu_options_init's values, or none at all.
@@ -232,6 +237,11 @@ template <class T>
 hetlu_status gecon_c(int n, const T* LU, int lda, const int* ipiv, double anorm, double* rcond) {
   return guarded([&] {
     hetlu::checks::not_null("rcond", rcond, 1);
+    // As LAPACK 3.12's ?gecon (INFO = -5, RCOND = 0): an infinite ||A||_1 is no norm to divide by.
+    if (std::isinf(anorm)) {
+      *rcond = 0;
+      throw hetlu::InvalidArgument("anorm = inf must be finite (||A||_1 of the matrix factored)");
+    }
     *rcond = hetlu::rcond_estimate(n, LU, lda, ipiv, anorm);
     return HETLU_SUCCESS;
   });

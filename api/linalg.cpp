@@ -36,6 +36,22 @@ void batch_within_memory(const char* stride_name, const E* base, int batch, std:
                           std::to_string(batch) + " systems would lie beyond the address space");
 }
 
+// Batch matrices of rows x cols (leading dimension ld) `stride` apart must not overlap: each after
+// the last one's entries (they span ld (cols - 1) + rows; the next may begin in the last column's
+// padding), or all stacked down the rows of one tall array (rows <= stride, the last within ld).
+template <class E>
+void systems_apart(const char* stride_name, int batch, int rows, int cols, int ld, std::int64_t stride, const E* base) {
+  const std::int64_t span = rows > 0 && cols > 0 ? std::int64_t(ld) * (cols - 1) + rows : 0;
+  const bool after = stride >= span;
+  const bool stacked = stride >= rows && (std::int64_t(batch) - 1) * stride + rows <= ld;
+  if (!after && !stacked)
+    throw InvalidArgument(std::string(stride_name) + " = " + std::to_string(stride) +
+                          " makes systems overlap: it must be >= " + std::to_string(span) +
+                          " (the leading dimension x (columns - 1) + n), or the systems stacked down the rows (" +
+                          stride_name + " >= n and (batch - 1) x " + stride_name + " + n <= the leading dimension)");
+  batch_within_memory(stride_name, base, batch, stride, span);
+}
+
 // A batch has no plan: nb, d, the panel and the rest are refused rather than ignored.
 void refuse_plan_overrides(const PlanOverrides& o) {
   if (o.nb || o.ib || o.cpu_block_columns || o.panel_threads || o.lookahead || o.refinement || o.panel_location)
@@ -66,13 +82,11 @@ void gesv_batched(int batch, int n, int nrhs, T* A, int lda, std::int64_t stride
   checks::at_least("lda", lda, "max(1, n)", std::max(1, n));
   checks::at_least("ldb", ldb, "max(1, n)", std::max(1, n));
   checks::not_null("info", info, batch);
-  if (batch > 1) {  // systems may not overlap: each stride covers its matrix (a batch of one needs none)
-    checks::at_least("stride_a", stride_a, "lda * n", std::int64_t(lda) * n);
+  if (batch > 1) {  // systems may not overlap (a batch of one needs no stride)
+    systems_apart("stride_a", batch, n, n, lda, stride_a, A);
     checks::at_least("stride_ipiv", stride_ipiv, "n", n);
-    checks::at_least("stride_b", stride_b, "ldb * nrhs", std::int64_t(ldb) * nrhs);
-    batch_within_memory("stride_a", A, batch, stride_a, std::int64_t(lda) * n);
     batch_within_memory("stride_ipiv", ipiv, batch, stride_ipiv, n);
-    batch_within_memory("stride_b", B, batch, stride_b, std::int64_t(ldb) * nrhs);
+    systems_apart("stride_b", batch, n, nrhs, ldb, stride_b, B);
   }
   const long long systems = n > 0 ? batch : 0;
   checks::not_null("A", A, systems);

@@ -163,7 +163,8 @@ hetlu_status hetlu_zgesv_auto_precision(int n, int nrhs, hetlu_complex_double* A
  * partial pivoting on one thread): system i's A at A + i * stride_a (leading dimension lda), its
  * pivots at ipiv + i * stride_ipiv, its B at B + i * stride_b (ldb), overwritten as gesv overwrites
  * them; info[i] is system i's LAPACK info (> 0: singular, its B untouched). HETLU_SUCCESS when every
- * argument is valid, whatever the infos; strides that make systems overlap are invalid. A system
+ * argument is valid, whatever the infos; strides that make systems overlap are invalid (each system
+ * begins after the last one's entries, or all are stacked down the rows of one tall array). A system
  * whose A or B holds a NaN or Inf is left as it is, info[i] = -3 (A) or -6 (B), and the call returns
  * HETLU_ERROR_INVALID_ARGUMENT naming the first, once the others are solved. */
 hetlu_status hetlu_dgesv_batched(int batch, int n, int nrhs, double* A, int lda, long long stride_a, int* ipiv,

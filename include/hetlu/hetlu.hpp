@@ -200,7 +200,8 @@ SolveReport auto_precision_gesv(Solver solver, int n, int nrhs, T* A, int lda, i
 // info. Solved in parallel across the batch, each system with partial pivoting on one thread (the
 // BLAS library's small-matrix gesv). No plan: a system this small has nothing to tune but the
 // batch's spread over the cores. Throws InvalidArgument naming a bad size, stride or null pointer
-// (strides may not make systems overlap), and, once the other systems are solved, the first system
+// (strides may not make systems overlap: each system after the last one's entries, or all stacked
+// down the rows of one tall array), and, once the other systems are solved, the first system
 // whose A or B holds a NaN or Inf (left as it is, info[i] = -3 for A, -6 for B, as LAPACK numbers
 // gesv's arguments).
 // options.target = hybrid runs the batch on one device (#14 item 5): overrides.devices' one, else a

@@ -147,6 +147,15 @@ int main(void) {
   s = hetlu_dgesv_batched(3, 2, 1, As, 2, 3, pivots, 2, Bs, 2, 2, infos);
   check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "stride_a") != NULL,
         "overlapping systems are refused, the stride named");
+  s = hetlu_dgetrs('\0', 2, 1, As, 2, pivots, Bs, 2);
+  check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "char 0 must be") != NULL,
+        "a NUL trans is named by its code (it had cut the message short)");
+  {
+    double rc = -1;
+    s = hetlu_dgecon(2, As, 2, pivots, 1.0 / 0.0, &rc);
+    check(s == HETLU_ERROR_INVALID_ARGUMENT && rc == 0 && strstr(hetlu_last_error(), "anorm") != NULL,
+          "an infinite anorm is refused, rcond 0, as LAPACK 3.12's gecon");
+  }
   s = hetlu_dgesv_batched(2, 2, 1, As, 2, LLONG_MAX, pivots, 2, Bs, 2, 2, infos);
   check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "address space") != NULL,
         "a stride that carries a system past the end of memory is refused");
