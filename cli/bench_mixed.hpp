@@ -15,6 +15,9 @@ struct MixedBench {
   std::vector<Solver> solvers;
   bool automatic = false;  // --precision auto: auto_precision_gesv in place of mixed_gesv
   bool json = false;
+  // --no-openblas: OpenBLAS's dgesv and dsgesv not timed (a GPU run compares with cuSOLVER; at
+  // n = 32768 OpenBLAS's dgesv takes about a minute a repetition on 16 cores).
+  bool openblas = true;
 };
 
 void bench_mixed(const MixedBench& bench, const Options& options);

@@ -454,7 +454,7 @@ void register_bench(CLI::App& app, CommandState&) {
     int m = -1, n = 0, reps = 5;
     double cond = 0;
     std::optional<int> nb, ib;
-    bool json = false, sweep_d = false, distributed = false;
+    bool json = false, sweep_d = false, distributed = false, no_openblas = false;
     HybridArgs hybrid;
     DistributedArgs distributed_plan;
   };
@@ -491,11 +491,14 @@ void register_bench(CLI::App& app, CommandState&) {
   add_hybrid_options(*cmd, args->hybrid);
   cmd->add_flag("--sweep-d", args->sweep_d, "hybrid: GFlop/s for each CPU share d, the model's d marked");
   cmd->add_flag("--json", args->json, "print one JSON object");
+  cmd->add_flag("--no-openblas", args->no_openblas,
+                "--precision mixed or auto: time hetlu (and cuSOLVER on a GPU) alone, without OpenBLAS's dgesv and "
+                "dsgesv");
   add_distributed_options(*cmd, args->distributed, args->distributed_plan);
   cmd->callback([args, cmd] {
     if (args->distributed) {
-      for (const char* option :
-           {"-m", "--solver", "--ib", "--cond", "--sweep-d", "--target", "--backend", "--devices", "--d", "--panel"})
+      for (const char* option : {"-m", "--solver", "--ib", "--cond", "--sweep-d", "--target", "--backend", "--devices",
+                                 "--d", "--panel", "--no-openblas"})
         if (cmd->count(option) > 0) throw UsageError(std::string(option) + " does not apply to --distributed");
       DistributedBenchArgs d;
       d.db = args->db, d.precision = args->precision, d.n = args->n, d.repetitions = args->reps;
@@ -525,10 +528,13 @@ void register_bench(CLI::App& app, CommandState&) {
     options.overrides.ib = args->ib;
     const bool mixed = args->precision == "mixed" || args->precision == "auto";
     if (args->cond > 0 && !mixed) throw UsageError("--cond is for --precision mixed or auto");
+    if (args->no_openblas && !mixed) throw UsageError("--no-openblas is for --precision mixed or auto");
     if (mixed) {
       if (m != n) throw UsageError("--precision " + args->precision + " solves square systems: give m = n");
       if (args->sweep_d) throw UsageError("--sweep-d is for --precision double or single");
-      bench_mixed(MixedBench{n, args->reps, args->cond, solvers, args->precision == "auto", args->json}, options);
+      bench_mixed(
+          MixedBench{n, args->reps, args->cond, solvers, args->precision == "auto", args->json, !args->no_openblas},
+          options);
       return;
     }
 

@@ -318,24 +318,27 @@ class CudaBackend final : public Backend<T> {
     DeviceMatrix<T> m;
     m.rows = rows, m.cols = cols, m.ld = std::max(1, rows);
     const std::size_t bytes = sizeof(T) * static_cast<std::size_t>(m.ld) * std::max(1, cols);
+    void* p = device_malloc(bytes, "a " + std::to_string(rows) + " x " + std::to_string(cols) + " matrix");
+    m.storage = std::shared_ptr<T>(static_cast<T*>(p), [](T* q) { cudaFree(q); });
+    return m;
+  }
+  // cudaMalloc; out of memory is DeviceOutOfMemory (callers such as a batch's chunks take less).
+  void* device_malloc(std::size_t bytes, const std::string& what) {
     void* p = nullptr;
     const cudaError_t status = cudaMalloc(&p, bytes);
     if (status == cudaErrorMemoryAllocation) {
       cudaGetLastError();  // not sticky: clear it
       std::size_t free_bytes = 0, total = 0;
       cudaMemGetInfo(&free_bytes, &total);
-      throw DeviceOutOfMemory("cuda backend: out of device memory: a " + std::to_string(rows) + " x " +
-                              std::to_string(cols) + " matrix needs " + describe_bytes(bytes) + ", " +
+      throw DeviceOutOfMemory("cuda backend: out of device memory: " + what + " needs " + describe_bytes(bytes) + ", " +
                               describe_bytes(free_bytes) + " free on " + name_);
     }
     check(status, "cudaMalloc");
-    m.storage = std::shared_ptr<T>(static_cast<T*>(p), [](T* q) { cudaFree(q); });
-    return m;
+    return p;
   }
 
   std::shared_ptr<int> allocate_ints(int count) override {
-    void* p = nullptr;
-    check(cudaMalloc(&p, sizeof(int) * std::max(1, count)), "cudaMalloc (pivots)");
+    void* p = device_malloc(sizeof(int) * std::max(1, count), std::to_string(count) + " pivots");
     return std::shared_ptr<int>(static_cast<int*>(p), [](int* q) { cudaFree(q); });
   }
   void copy_ints_to_device(Queue q, int count, const int* host, int* device) override {
@@ -492,6 +495,12 @@ class CudaBackend final : public Backend<T> {
   void copy_2d(Queue q, int rows, int cols, const T* from, int ldf, T* to, int ldt, cudaMemcpyKind kind,
                const char* what) {
     if (rows <= 0 || cols <= 0) return;
+    // Contiguous: one plain copy (a batch's systems are rows = n^2 entries a "column", whose pitch
+    // may pass cudaMemcpy2D's limit, 2^31 bytes on an H100, from n = 16384 in double).
+    if (rows == ldf && rows == ldt) {
+      check(cudaMemcpyAsync(to, from, sizeof(T) * std::size_t(rows) * std::size_t(cols), kind, stream(q)), what);
+      return;
+    }
     check(cudaMemcpy2DAsync(to, sizeof(T) * ldt, from, sizeof(T) * ldf, sizeof(T) * rows, cols, kind, stream(q)), what);
   }
   static cudaEvent_t cuda_event(const EventPtr& event) {

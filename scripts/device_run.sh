@@ -12,7 +12,7 @@
 #                  and a short table last
 #   scripts/device_run.sh bundle           on the dev machine, after building build-device/ here with CUDA
 #                                          (cmake -B build-device -DHETLU_WITH_CUDA=ON
-#                                          -DCMAKE_CUDA_ARCHITECTURES=90 -DHETLU_WITH_MPI=OFF; targets
+#                                          -DCMAKE_CUDA_ARCHITECTURES=90 -DHETLU_WITH_MPI=ON; targets
 #                                          test_solvers hetlu_command hetlu_cuda, and test_distributed
 #                                          bench_batched_gesv): pack the binaries and
 #                                          the Debian libraries they load into .devpkg/bundle.tar.xz
@@ -23,8 +23,9 @@
 #                                          bench32k, single (16384, 32768), sweep (16384), sweep8k, cpu,
 #                                          devices (cuda,host:8 at 16384), mixed (16384, 32768),
 #                                          batched (10000 systems of n = 16, 64, 256 on the GPU),
-#                                          distributed (mpirun: tests resident on cuda, calibrate, bench;
-#                                          needs build-device configured with -DHETLU_WITH_MPI=ON)
+#                                          distributed (mpirun: tests resident on cuda, calibrate) and
+#                                          distbench (bench --distributed at 16 and 4 ranks), both needing
+#                                          build-device configured with -DHETLU_WITH_MPI=ON
 # A device call is limited to 10 minutes: name fewer stages per call when the whole does not fit.
 # Logs and JSON go to $OUT (or build-device/out) for bench/results/.
 set -euo pipefail
@@ -114,7 +115,9 @@ prebuilt_environment() {
     # Debian's OpenMPI at its own paths; the image's files stay as they are.
     tar -C / --skip-old-files -xf .devpkg/root/mpi.tar && MPIRUN="/usr/bin/orterun --oversubscribe"
     # As on the dev machine: ranks of one node over shared memory, root allowed, no CMA (a VM may refuse it).
+    # Shared-memory segments in /tmp: a container's /dev/shm may be 64 MB, too small for 16 ranks.
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
+    export OMPI_MCA_btl_vader_backing_directory=/tmp
   fi
   H=.devpkg/root/build-device/bin/hetlu
   TESTS=.devpkg/root/build-device/bin/test_solvers
@@ -184,11 +187,15 @@ prebuilt)
       # #15 item 5's first figure: single-precision factorization on the GPU, refinement in double
       # (compare with bench's double hybrid GEPP of the same call's `bench` stage).
       # HETLU_CUDA_TF32=1: the single-precision GEMMs on the tensor cores in TF32.
+      # At 32768 OpenBLAS's dgesv and dsgesv on the 16 cores (about a minute a repetition) are left
+      # out: hetlu against cuSOLVER's DDgesv, DSgesv and DXgesv alone.
       for n in 16384 32768; do
-        timeout 150 $H bench -n "$n" --precision mixed --target hybrid --backend cuda --solver gepp --reps 3 \
+        vs=()
+        [ "$n" -gt 16384 ] && vs=(--no-openblas)
+        timeout 150 $H bench -n "$n" --precision mixed --target hybrid --backend cuda --solver gepp --reps 3 "${vs[@]}" \
           "${DB[@]}" 2>&1 | tee "$OUT/bench_mixed_$n.md" || true
         HETLU_CUDA_TF32=1 timeout 150 $H bench -n "$n" --precision mixed --target hybrid --backend cuda --solver gepp \
-          --reps 3 "${DB[@]}" 2>&1 | tee "$OUT/bench_mixed_tf32_$n.md" || true
+          --reps 3 "${vs[@]}" "${DB[@]}" 2>&1 | tee "$OUT/bench_mixed_tf32_$n.md" || true
       done
       ;;
     batched)
@@ -198,10 +205,8 @@ prebuilt)
         tee "$OUT/bench_batched.md" || true
       ;;
     distributed)
-      # #18 on 16 cores and the GPU: the distributed tests with each rank's part on the GPU, the
-      # tuner under mpirun, then item 6's benchmark (hetlu's tuned p?gesv and the GPU-resident LU
-      # against p?gesv with nb 64 and the squarest grid) at RANKS ranks (default 16, one BLAS
-      # thread each, as MPI codes usually run) and at 4 ranks with OpenBLAS's default threads.
+      # #18 on 16 cores and the GPU: the distributed tests with each rank's part on the GPU, then the
+      # tuner under mpirun at RANKS ranks (default 16). At most 380 s: distbench in another call.
       [ -n "${MPIRUN:-}" ] || { echo "no MPI in the bundle (build-device without HETLU_WITH_MPI=ON)"; continue; }
       timeout 30 $MPIRUN -n 2 sh -c 'echo rank $OMPI_COMM_WORLD_RANK of $OMPI_COMM_WORLD_SIZE' 2>&1 | tee "$OUT/mpi_smoke.txt" || true
       HETLU_TEST_RESIDENT=${RESIDENT:-cuda} OMP_NUM_THREADS=1 timeout 150 $MPIRUN -n 4 $TEST_DISTRIBUTED 2>&1 |
@@ -209,6 +214,13 @@ prebuilt)
       R=${RANKS:-16}
       timeout 200 $MPIRUN -n "$R" $H calibrate --distributed --sizes "${DIST_SIZES:-4000,8000}" --candidates 4 --reps 2 \
         "${DB[@]}" 2>&1 | tee "$OUT/calibrate_distributed_$R.txt" | tail -8 || true
+      ;;
+    distbench)
+      # #18 item 6's benchmark (hetlu's tuned p?gesv and the GPU-resident LU against p?gesv with nb 64
+      # and the squarest grid) at RANKS ranks, one BLAS thread each as MPI codes usually run, and at
+      # 4 ranks with OpenBLAS's default threads. At most 270 s; after distributed (its tuned plans).
+      [ -n "${MPIRUN:-}" ] || { echo "no MPI in the bundle (build-device without HETLU_WITH_MPI=ON)"; continue; }
+      R=${RANKS:-16}
       OMP_NUM_THREADS=1 timeout 150 $MPIRUN -n "$R" $H bench --distributed -n "${DIST_N:-16000}" --reps 2 "${DB[@]}" \
         2>&1 | tee "$OUT/bench_distributed_${R}ranks.md" || true
       timeout 120 $MPIRUN -n 4 $H bench --distributed -n "${DIST_N:-16000}" --reps 1 "${DB[@]}" 2>&1 |

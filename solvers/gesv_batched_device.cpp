@@ -9,6 +9,7 @@
 #include <climits>
 #include <complex>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <string>
 
@@ -17,6 +18,20 @@
 #include "solvers/lu.hpp"
 
 namespace hetlu::solvers {
+
+// Waits for the device's queues where the scope is left by an exception; the first failure is the
+// one reported.
+template <class T>
+struct DrainOnFailure {
+  backends::Backend<T>& device;
+  int exceptions = std::uncaught_exceptions();
+  ~DrainOnFailure() {
+    if (std::uncaught_exceptions() > exceptions) try {
+        device.synchronize();
+      } catch (...) {
+      }
+  }
+};
 
 template <class T>
 void gesv_batched_on(backends::Backend<T>& device, int batch, int n, int nrhs, T* A, int lda, std::int64_t stride_a,
@@ -53,6 +68,9 @@ void gesv_batched_on(backends::Backend<T>& device, int batch, int n, int nrhs, T
   T* const b_slot = a_slot + a_size * chunk;
   int* const pivots = static_cast<int*>(staged_ints.get());
   int* const infos = pivots + std::int64_t(n) * chunk;
+  // A failure part way leaves copies queued on the page-locked slots: they end before the slots go
+  // back to the backend's pool (declared after them, the guard goes first).
+  const DrainOnFailure<T> drain{device};
   using backends::Queue;
   for (int first = 0; first < batch; first += chunk) {
     const int count = std::min(chunk, batch - first);

@@ -173,6 +173,15 @@ TEST_F(Cli, BenchesMixedPrecisionAgainstDgesvAndDsgesv) {
   }
   expect_one_line_error(run_hetlu("bench --precision mixed -m 60 -n 64 " + db(), dir), {"square"});
   expect_one_line_error(run_hetlu("bench -n 64 --cond 10 " + db(), dir), {"--cond"});
+  // --no-openblas (a GPU run against cuSOLVER alone): hetlu's rows without OpenBLAS's columns.
+  const auto alone =
+      run_hetlu("bench --precision mixed -n 64 --reps 1 --json --solver gepp --no-openblas " + db(), dir);
+  ASSERT_EQ(alone.exit_code, 0) << alone.err;
+  const auto row = nlohmann::json::parse(alone.out)["rows"][0];
+  EXPECT_LT(row["backward_error"].get<double>(), 65 * 1.2e-16 * 30);
+  EXPECT_FALSE(row.contains("dgesv_seconds"));
+  EXPECT_FALSE(row.contains("ratio_dsgesv"));
+  expect_one_line_error(run_hetlu("bench -n 64 --no-openblas " + db(), dir), {"--no-openblas"});
 }
 
 // --precision auto (#15.3): mixed or double as hetlu decides, the answer in double either way; the

@@ -168,6 +168,40 @@ TEST(SeveralDevices, TheOwnersPanelsSolveAndFindASingularColumn) {
             71);
 }
 
+// A GPU beside a host backend (skipped without one; device_run.sh's test stage runs it): the owner
+// path (d = 0) and the CPUs' panels (d = 2) on real streams and events, each factorization checked
+// by its residual (the GPU's panel kernel may break near-ties another way than the CPUs'), a refined
+// solve, and a zero pivot in the host backend's block column found.
+TEST(SeveralDevicesCuda, AGpuBesideAHostBackendFactorsAndSolves) {
+  std::string why;
+  if (!backends::available(BackendKind::cuda, &why)) GTEST_SKIP() << why;
+  for (Solver solver : {Solver::gepp, Solver::calu})
+    for (int d : {0, 2})
+      for (const auto& shares : {std::vector<double>{}, std::vector<double>{3, 1}})
+        for (auto [m, n] : {std::pair{257, 257}, {300, 199}, {150, 301}, {64, 64}, {33, 1}}) {
+          const Plan plan = devices_plan(solver, "cuda,host:1", 16, d, shares);
+          SCOPED_TRACE(describe(plan) + " " + std::to_string(m) + "x" + std::to_string(n));
+          const auto A = test_support::make_matrix<double>(Kind::random, m, n, 7);
+          auto LU = A;
+          std::vector<int> ipiv(std::max(1, std::min(m, n)));
+          LoadBalance balance;
+          ASSERT_EQ(solvers::getrf(plan, m, n, LU.data(), m, ipiv.data(), InputCheck::finite, &balance), 0);
+          EXPECT_LT(accuracy::factorization_residual(m, n, A.data(), m, LU.data(), m, ipiv.data()), 30.0);
+          for (const auto& p : balance.processors) EXPECT_LE(p.busy_seconds, balance.seconds) << p.name;
+        }
+  for (Solver solver : {Solver::gepp, Solver::prbt})
+    for (int d : {0, 2}) check_gesv(devices_plan(solver, "cuda,host:1", 16, d), 150, 2);
+  const int n = 150;
+  auto singular = test_support::make_matrix<double>(Kind::random, n, n, 21);
+  for (int i = 0; i < n; ++i) singular[i + 70 * n] = 0;  // U(70, 70) exactly zero
+  for (int d : {0, 2}) {
+    auto LU = singular;
+    std::vector<int> ipiv(n);
+    EXPECT_EQ(solvers::getrf(devices_plan(Solver::gepp, "cuda,host:1", 16, d), n, n, LU.data(), n, ipiv.data()), 71)
+        << "d = " << d;
+  }
+}
+
 TEST(SeveralDevices, ADeviceDealtNothingIsIdleAndHoldsNothing) {
   LoadBalance balance;
   check_getrf(devices_plan(Solver::gepp, "host:1,host:1", 32, 1, {0, 1}), 200, 200, &balance);
