@@ -190,19 +190,24 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
   scalar::scale_rows_by_powers_of_two(n, nrhs, B.data(), ld, [&](int i) { return rows[i]; });
   const std::vector<T> RB = B;  // R b, for the bound X proves
   // In single precision, an entry beyond its range became Inf, which the solve refuses on every
-  // rank: said as what it is ("the solution is not finite" before, or "A(i,j) is Inf").
-  std::string beyond_single;
+  // rank: said as what it is ("the solution is not finite" before, or "A(i,j) is Inf"). One below
+  // its normal range became 0 or lost digits: where that left A singular, said too (a matrix of
+  // 1e-300 was "singular: U(1,1) is exactly zero"), otherwise omega, taken against A as read, tells.
+  std::string beyond_single, below_single;
   if constexpr (std::is_same_v<T, float>) {
-    auto first_beyond = [&](const std::vector<double>& from, const char* name, int height) {
-      for (std::size_t k = 0; k < from.size() && beyond_single.empty(); ++k)
-        if (std::abs(from[k]) > std::numeric_limits<float>::max())
-          beyond_single = fmt::format(
-              "{}({},{}) = {:g} is beyond single precision's range (3.4e38): use --precision "
-              "double",
-              name, k % height + 1, k / height + 1, from[k]);
+    auto first_outside = [&](const std::vector<double>& from, const char* name, int height) {
+      for (std::size_t k = 0; k < from.size(); ++k) {
+        const double size = std::abs(from[k]);
+        const bool above = size > std::numeric_limits<float>::max();
+        const bool below = size > 0 && size < std::numeric_limits<float>::min();
+        if ((above && beyond_single.empty()) || (below && below_single.empty()))
+          (above ? beyond_single : below_single) = fmt::format(
+              "{}({},{}) = {:g} is {} single precision's range ({}): use --precision double", name, k % height + 1,
+              k / height + 1, from[k], above ? "beyond" : "below", above ? "3.4e38" : "normal from 1.2e-38");
+      }
     };
-    first_beyond(system.A.values, "A", ld);
-    first_beyond(system.B.values, "B", ld);
+    first_outside(system.A.values, "A", ld);
+    first_outside(system.B.values, "B", ld);
   }
   const auto report = together(rank, [&] {
     try {
@@ -215,18 +220,22 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
   });
   if (report.info > 0)
     fail_together(rank, exit_singular,
-                  fmt::format("{}: the matrix is singular: U({},{}) is exactly zero; no solution written", args.a_path,
-                              report.info, report.info));
+                  fmt::format("{}: the matrix is singular{}: U({},{}) is exactly zero; no solution written{}",
+                              args.a_path, below_single.empty() ? "" : " in single precision", report.info, report.info,
+                              below_single.empty() ? "" : " (" + below_single + ")"));
   if (rank != 0) return exit_ok;
   warn_all(report.warnings);
   if (columns_scaled) scalar::scale_rows_by_powers_of_two(n, nrhs, B.data(), ld, [&](int j) { return cols[j]; });
-  // omega in the solve's precision against A and B as read (rounded to it).
   const std::vector<T> A0(system.A.values.begin(), system.A.values.end()),
       B0(system.B.values.begin(), system.B.values.end());
   const bool finite = std::all_of(B.begin(), B.end(), [](T x) { return std::isfinite(x); });
   if (!finite) throw CommandFailure(exit_inaccurate, args.a_path + ": the solution is not finite; no solution written");
-  // As hetlu solve measures it: near the range's ends |A| |x| overflowed double (exit 4 for a right X).
-  const double omega = n ? equilibrated_backward_error(n, nrhs, A0.data(), ld, B.data(), ld, B0.data(), ld) : 0;
+  // omega against A and B as read, in double: what rounding them to single lost counts. As hetlu
+  // solve measures it: near the range's ends |A| |x| overflowed double (exit 4 for a right X).
+  const std::vector<double> X_read(B.begin(), B.end());
+  const double omega = n ? equilibrated_backward_error(n, nrhs, system.A.values.data(), ld, X_read.data(), ld,
+                                                       system.B.values.data(), ld)
+                         : 0;
   const double tolerance = accuracy_tolerance<T>(n);
   int status = exit_ok;
   if (!(omega <= tolerance)) {

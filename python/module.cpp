@@ -54,6 +54,25 @@ struct Placement {
   std::optional<int> d;
 };
 
+// nb and d as Python gives them: any int (NumPy's too), said out of range as a ValueError (pybind's
+// own int conversion raised a TypeError with the whole signature for nb=10**12).
+using PyWhole = std::optional<py::object>;
+std::optional<int> int_of(const char* name, const PyWhole& value) {
+  if (!value || value->is_none()) return std::nullopt;
+  const auto index = py::reinterpret_steal<py::object>(PyNumber_Index(value->ptr()));
+  if (!index) {
+    PyErr_Clear();
+    throw py::type_error(std::string(name) + " must be an int, not " +
+                         py::type::of(*value).attr("__name__").cast<std::string>());
+  }
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+  if (overflow != 0 || v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
+    throw InvalidArgument(std::string(name) + " = " + py::repr(index).cast<std::string>() +
+                          " is out of range (at most " + std::to_string(std::numeric_limits<int>::max()) + ")");
+  return static_cast<int>(v);
+}
+
 Options options_of(const std::optional<std::string>& db, std::optional<int> nb, const Placement& where = {}) {
   Options o;
   if (db) o.db_path = *db;
@@ -450,11 +469,11 @@ auto dispatch(const py::array& A, Body&& body) {
 }
 
 SolveResult solve(const py::array& A, const py::array& b, const std::string& solver,
-                  const std::optional<std::string>& db, std::optional<int> nb, bool overwrite_a,
-                  const std::string& target, const std::optional<std::string>& backend, std::optional<int> d,
-                  const std::optional<std::string>& panel, const std::optional<std::string>& precision) {
+                  const std::optional<std::string>& db, const PyWhole& nb, bool overwrite_a, const std::string& target,
+                  const std::optional<std::string>& backend, const PyWhole& d, const std::optional<std::string>& panel,
+                  const std::optional<std::string>& precision) {
   check_matrix(A, "A");
-  const Options options = options_of(db, nb, {target, backend, panel, d});
+  const Options options = options_of(db, int_of("nb", nb), {target, backend, panel, int_of("d", d)});
   if (precision && *precision != "mixed" && *precision != "auto")
     throw InvalidArgument("precision='" + *precision +
                           "': give 'mixed', 'auto' or leave it out (the arrays' own precision)");
@@ -481,11 +500,11 @@ SolveResult solve(const py::array& A, const py::array& b, const std::string& sol
 }
 
 LUFactorization lu_factor(const py::array& A, const std::string& solver, const std::optional<std::string>& db,
-                          std::optional<int> nb, bool overwrite_a, const std::string& target,
-                          const std::optional<std::string>& backend, std::optional<int> d,
+                          const PyWhole& nb, bool overwrite_a, const std::string& target,
+                          const std::optional<std::string>& backend, const PyWhole& d,
                           const std::optional<std::string>& panel) {
   check_matrix(A, "A");
-  const Options options = options_of(db, nb, {target, backend, panel, d});
+  const Options options = options_of(db, int_of("nb", nb), {target, backend, panel, int_of("d", d)});
   return dispatch(A, [&](auto t) {
     using T = decltype(t);
     auto LU = fortran_copy<T>(A, overwrite_a);
@@ -561,10 +580,10 @@ int order_of(const char* name, long long value) {
 
 py::dict recommend(long long m_in, long long n_in, const std::string& solver, const std::string& precision,
                    const std::optional<std::string>& db, const std::string& target,
-                   const std::optional<std::string>& backend, std::optional<int> d,
+                   const std::optional<std::string>& backend, const PyWhole& d,
                    const std::optional<std::string>& panel) {
   const int m = order_of("m", m_in), n = order_of("n", n_in);
-  const Options options = options_of(db, std::nullopt, {target, backend, panel, d});
+  const Options options = options_of(db, std::nullopt, {target, backend, panel, int_of("d", d)});
   const Precision p = from_string<Precision>(precision);
   const Resolution r = resolve_plan(solver_of(solver, m, n, options, p), p, m, n, options);
   py::dict plan = plan_dict(r.plan);

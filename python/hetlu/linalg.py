@@ -10,14 +10,16 @@
 Same signatures, dtype promotion, errors and warnings as SciPy: float32 when no input is wider than
 float32 or int16, float64 otherwise (complex alike); ValueError for bad shapes; LinAlgError for a
 singular matrix in solve and inv; LinAlgWarning when the estimated reciprocal condition number is
-below the working precision (solve) or a pivot is exactly zero (lu_factor). Real and complex
+below the working precision (solve of one matrix) or a pivot is exactly zero (lu_factor). Real and complex
 systems (float32, float64, complex64, complex128) are factored by hetlu (its auto-tuned GEPP; below
 the small-matrix crossover, the BLAS library's own getrf, which costs least there) and its condition
 estimate. assume_a 'sym', 'her' and 'pos' are solved by LU of the triangle `lower` names, mirrored
 (conjugated for 'her' and 'pos'; no positive-definiteness check for 'pos').
 
 Stacks: a of shape (..., n, n) with b of shape (..., n) or (..., n, k), broadcast as
-numpy.linalg.solve does, are solved in one call, in parallel across the stack.
+numpy.linalg.solve does, are solved in one call, in parallel across the stack; as there, a singular
+member raises LinAlgError and no member's condition is estimated (no LinAlgWarning: the estimate
+would cost about as much as a small system's LU; solve an ill-conditioned suspect alone).
 
 hetlu.solve, with its report (plan, backward error, timings), stays beside these.
 """
@@ -165,7 +167,10 @@ def _solve_stack(a, b, transposed, target="cpu", backend=None):
         raise LinAlgError("Last 2 dimensions of the array must be square")
     vector = b.ndim == a.ndim - 1
     bb = b[..., None] if vector else b
-    if bb.ndim < 2 or bb.shape[-2] != n:
+    if bb.ndim < 2:
+        raise ValueError("b has shape {}: with a of shape {}, b must be (..., {}) with one dimension fewer than a, "
+                         "or (..., {}, k), as numpy.linalg.solve takes it".format(b.shape, a.shape, n, n))
+    if bb.shape[-2] != n:
         raise ValueError("b has shape {}; its rows must match a's {}".format(b.shape, n))
     dtype = _working_type(a, b)
     stack = np.broadcast_shapes(a.shape[:-2], bb.shape[:-2])

@@ -198,6 +198,20 @@ TEST_F(DistributedCli, ReportsBadInputOnceWithANonZeroStatus) {
   ASSERT_EQ(hetlu_errors(s.err).size(), 1u) << s.err;
   EXPECT_NE(hetlu_errors(s.err)[0].find("singular"), std::string::npos);
 
+  // In single precision: a matrix below its range became zeros (said so, with double to use
+  // instead), and one beyond it became Inf.
+  for (double scale : {1e-300, 1e300}) {
+    auto scaled = a;
+    for (auto& x : scaled) x *= scale;
+    const auto out = run(2, "solve '" + write("R.mtx", n, n, scaled) + "' --distributed --precision single", dir);
+    EXPECT_EQ(out.exit_code, scale < 1 ? 3 : 1) << out.err;
+    ASSERT_EQ(hetlu_errors(out.err).size(), 1u) << out.err;
+    EXPECT_NE(hetlu_errors(out.err)[0].find(scale < 1 ? "below single precision's range" : "beyond single"),
+              std::string::npos)
+        << out.err;
+    EXPECT_NE(hetlu_errors(out.err)[0].find("--precision double"), std::string::npos) << out.err;
+  }
+
   for (const std::string& args :
        {"solve '" + dir.file("missing.mtx") + "' --distributed", "solve '" + A + "' --distributed --grid 3x1",
         "solve '" + A + "' --distributed --grid 2y", "solve '" + A + "' --distributed --solver calu",

@@ -77,6 +77,13 @@ def test_nb_override_is_reported(db):
     A, b = random_system(50)
     r = hetlu.solve(A, b, nb=8, db=db)
     assert r.plan["nb"] == 8 and r.plan["source"] == "override" and r.plan["overridden"] == ["nb"]
+    assert hetlu.solve(A, b, nb=np.int64(8), db=db).plan["nb"] == 8  # NumPy's ints too
+    with pytest.raises(ValueError, match=r"nb = 1000000000000 is out of range"):
+        hetlu.solve(A, b, nb=10**12, db=db)
+    with pytest.raises(ValueError, match=r"d = 1267650600228229401496703205376 is out of range"):
+        hetlu.lu_factor(A, db=db, target="hybrid", backend="host", d=2**100)
+    with pytest.raises(TypeError, match="nb must be an int, not float"):
+        hetlu.solve(A, b, nb=1.5, db=db)
 
 
 def test_lu_factor_matches_scipy_convention(db):

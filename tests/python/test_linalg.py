@@ -67,6 +67,8 @@ def test_stacks_broadcast_as_numpy():
                                np.linalg.solve(np.swapaxes(A, -1, -2), B), rtol=1e-10)
     assert linalg.solve(A.astype(np.float32), B.astype(np.float32)).dtype == np.float32
     assert linalg.solve(random(0, 3, 3), random(0, 3)).shape == (0, 3)
+    with pytest.raises(ValueError, match="one dimension fewer than a"):  # not "rows must match"
+        linalg.solve(A, random(9))
 
 
 def test_a_stack_and_a_matrix_on_a_device():
