@@ -192,7 +192,12 @@ hetlu_status getrf_c_full(int m, int n, T* A, int lda, int* ipiv, int* info, con
 template <class T>
 hetlu_status getrf_c(int m, int n, T* A, int lda, int* ipiv, int* info, const hetlu_options* o, hetlu_report* r) {
   if (!r && asks_nothing(o)) {  // a small call with nothing asked builds no Options (#14.1's per-call cost)
-    const int small_info = hetlu::detail::small_path_getrf_default(m, n, A, lda, ipiv);
+    int small_info = -1;
+    try {
+      small_info = hetlu::detail::small_path_getrf_default(m, n, A, lda, ipiv);
+    } catch (...) {  // the library's factors refused after the fact (a pivot below 1 / max): said, not thrown
+      return guarded([]() -> hetlu_status { throw; });
+    }
     if (small_info == 0) {
       hetlu::detail::clear_last_error();
       if (info) *info = 0;

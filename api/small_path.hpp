@@ -13,10 +13,12 @@ template <class T>
 bool small_path_getrf(Solver solver, int m, int n, T* A, int lda, int* ipiv, const Options& options, int* info);
 
 // The same for a GEPP call on the CPU target with default options and the default database (the C
-// API's call without options or report): nothing built, no lock, no exception. Returns LAPACK's
-// info (>= 0) when it factored A, or -1 having changed nothing when the call must go the full way:
-// the crossover is not resolved yet (the full way resolves it), the order is at or above it, or an
-// argument or an entry of A is wrong (the full way says which).
+// API's call without options or report): nothing built, no lock. Returns LAPACK's info (>= 0) when
+// it factored A, or -1 having changed nothing when the call must go the full way: the crossover is
+// not resolved yet (the full way resolves it), the order is at or above it, an argument or an entry
+// of A is wrong (the full way says which), or an entry is one the library mishandles (tiny: the full
+// way's LU). Throws Error only where the library's factors are refused after the fact (a pivot below
+// 1 / max; A is then changed).
 template <class T>
 int small_path_getrf_default(int m, int n, T* A, int lda, int* ipiv);
 

@@ -849,7 +849,7 @@ int detail::small_path_getrf_default(int m, int n, T* A, int lda, int* ipiv) {
   const int below = default_below<T>.load(std::memory_order_relaxed);
   if (!below_small_matrix_crossover(m, n, below) || lda < std::max(1, m)) return -1;  // also: not yet resolved
   if (std::min(m, n) > 0 && (!A || !ipiv)) return -1;
-  if (!scalar::all_finite(m, n, A, lda)) return -1;
+  if (!scalar::all_finite(m, n, A, lda)) return -1;  // the full way names it
   int info = 0;
   return vendor::getrf(m, n, A, lda, ipiv, &info) ? info : -1;
 }

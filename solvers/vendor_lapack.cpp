@@ -14,6 +14,7 @@
 
 #include "hetlu/types.hpp"
 #include "solvers/scalar.hpp"
+#include "solvers/tiny_lu.hpp"
 
 namespace hetlu::vendor {
 namespace {
@@ -158,8 +159,21 @@ void check_pivots_after(const char* routine, int m, int n, const T* LU, int lda)
   }
 }
 
+// Orders up to tiny_lu_max_order: LAPACK's unblocked arithmetic in hetlu's own loops, which cost a
+// fifth to a half of the library's call there (solvers/tiny_lu.hpp), need no scan (they divide by a
+// subnormal pivot, as LAPACK does) and are there whatever the library has.
+namespace {
+bool tiny(int m, int n) {
+  return m <= kernels::tiny_lu_max_order && n <= kernels::tiny_lu_max_order;
+}
+}  // namespace
+
 template <class T>
 bool getrf(int m, int n, T* A, int lda, int* ipiv, int* info) {
+  if (tiny(m, n)) {
+    *info = kernels::getrf_tiny(m, n, A, lda, ipiv);
+    return true;
+  }
   const Routines& r = routines();
   const getrf_fn f = pick<T>(r.dgetrf, r.sgetrf, r.zgetrf, r.cgetrf);
   if (!f || !library_handles(m, n, A, lda)) return false;
@@ -173,6 +187,11 @@ bool gesv(int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, int* info) {
   // OpenBLAS's gesv returns at once when nrhs = 0, leaving A and ipiv as they were; LAPACK's
   // factors A whatever nrhs is, and so do hetlu's callers (the drop-in's dgesv_, the batch).
   if (nrhs == 0) return getrf(n, n, A, lda, ipiv, info);
+  if (tiny(n, n)) {
+    *info = kernels::getrf_tiny(n, n, A, lda, ipiv);
+    if (*info == 0) kernels::getrs_tiny(n, nrhs, A, lda, ipiv, B, ldb);
+    return true;
+  }
   const Routines& r = routines();
   const gesv_fn f = pick<T>(r.dgesv, r.sgesv, r.zgesv, r.cgesv);
   if (!f || !library_handles(n, n, A, lda)) return false;

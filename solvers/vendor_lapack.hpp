@@ -8,7 +8,9 @@
 
 namespace hetlu::vendor {
 
-// LAPACK's xGETRF / xGESV of the BLAS library; false (nothing done) when it has no such routine.
+// LAPACK's xGETRF / xGESV of the BLAS library, or, at orders up to kernels::tiny_lu_max_order,
+// LAPACK's unblocked arithmetic in hetlu's own loops (solvers/tiny_lu.hpp: cheaper than the call);
+// false (nothing done) when the library has no such routine or the matrix holds what it mishandles.
 template <class T>
 bool getrf(int m, int n, T* A, int lda, int* ipiv, int* info);
 template <class T>

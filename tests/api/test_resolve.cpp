@@ -478,11 +478,29 @@ TEST(SmallMatrixCrossover, ASubnormalPivotOrANaNGoesToHetlusLuNotTheLibrarys) {
   for (double v : A) finite += std::isfinite(v);
   EXPECT_EQ(finite, n * n) << "the factors of a matrix with a subnormal pivot";
   for (int i = 1; i < n; ++i) EXPECT_TRUE(std::isfinite(x[i])) << i;  // x(1) ~ 1e310 overflows, genuinely
-  std::vector<float> S(16, 0.0f);
-  for (int i = 0; i < 4; ++i) S[i + 4 * i] = 2.0f;
-  S[5] = std::nanf("");
-  std::vector<int> piv4(4);
-  EXPECT_FALSE(blas_library_getrf(4, 4, S.data(), 4, piv4.data(), &info)) << "a NaN went to the library";
+  std::vector<float> S(20 * 20, 0.0f);
+  for (int i = 0; i < 20; ++i) S[i + 20 * i] = 2.0f;
+  S[21] = std::nanf("");
+  std::vector<int> piv(20);
+  EXPECT_FALSE(blas_library_getrf(20, 20, S.data(), 20, piv.data(), &info)) << "a NaN went to the library";
+  // Up to order 16, hetlu's own loops (solvers/tiny_lu.hpp) factor it as LAPACK's sgetf2: the NaN is
+  // column 2's pivot (isamax's first largest) and spreads to the trailing matrix.
+  std::vector<float> T(16, 0.0f);
+  for (int i = 0; i < 4; ++i) T[i + 4 * i] = 2.0f;
+  T[5] = std::nanf("");
+  ASSERT_TRUE(blas_library_getrf(4, 4, T.data(), 4, piv.data(), &info));
+  EXPECT_EQ(info, 0);
+  EXPECT_EQ(std::vector<int>(piv.begin(), piv.begin() + 4), (std::vector<int>{1, 2, 3, 4}));
+  EXPECT_TRUE(std::isnan(T[2 + 4 * 2]) && std::isnan(T[3 + 4 * 3]));
+  EXPECT_EQ(T[0], 2.0f);
+  // A subnormal pivot is divided by, as LAPACK divides: finite factors.
+  std::vector<double> D = {1e-310, 1, 1, 1};  // column-major [[1e-310, 1], [1, 1]]: the pivot is 1
+  std::vector<double> E = {1e-310, 0, 1, 1};  // [[1e-310, 1], [0, 1]]: the pivot is 1e-310 alone
+  for (auto* M : {&D, &E}) {
+    ASSERT_TRUE(blas_library_getrf(2, 2, M->data(), 2, piv.data(), &info));
+    EXPECT_EQ(info, 0);
+    for (double v : *M) EXPECT_TRUE(std::isfinite(v)) << v;
+  }
 }
 
 TEST(SmallMatrixCrossover, TheBlasLibrarysOwnLuIsLapacks) {
