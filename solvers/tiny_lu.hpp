@@ -1,7 +1,7 @@
 // LU of a matrix of a few rows and columns as LAPACK's unblocked getf2 computes it, in plain loops:
 // at such orders a call into the BLAS library costs more than the arithmetic (dgetrf_ of OpenBLAS
-// 0.3.21 took 23 ns at n = 1, 87 at 4 and 1130 at 16 on the dev machine's Xeon; these loops 4, 33
-// and 810). LAPACK's own arithmetic: the pivot is the first entry of largest |re| + |im| (i?amax), an
+// 0.3.21 took 23 ns at n = 1, 87 at 4, 1070 at 16 and 4500 at 32 on the dev machine's Xeon; these
+// loops, built with -O3, 4, 42, 640 and 3350). LAPACK's own arithmetic: the pivot is the first entry of largest |re| + |im| (i?amax), an
 // exactly zero one is skipped and named in info, the column below it is scaled by the pivot's
 // reciprocal or, where that would overflow (a subnormal pivot), divided by it, and the rest of the
 // matrix takes a rank-1 update. A NaN propagates as in LAPACK.
@@ -15,9 +15,9 @@
 
 namespace hetlu::kernels {
 
-// The largest order (rows and columns) these kernels take: measured faster than OpenBLAS's call up
-// to about 20 in double on the dev machine (parity at 24, 1.16x slower at 32).
-constexpr int tiny_lu_max_order = 16;
+// The largest order (rows and columns) these kernels take: 0.74x OpenBLAS's call at 32 in double on
+// the dev machine, 1.08x at 48 and 1.16x at 64 (their rank-1 updates read the matrix once a column).
+constexpr int tiny_lu_max_order = 32;
 
 // P A = L U of an m x n matrix in place; ipiv 1-based as LAPACK's. Returns LAPACK's info.
 template <class T>

@@ -478,12 +478,12 @@ TEST(SmallMatrixCrossover, ASubnormalPivotOrANaNGoesToHetlusLuNotTheLibrarys) {
   for (double v : A) finite += std::isfinite(v);
   EXPECT_EQ(finite, n * n) << "the factors of a matrix with a subnormal pivot";
   for (int i = 1; i < n; ++i) EXPECT_TRUE(std::isfinite(x[i])) << i;  // x(1) ~ 1e310 overflows, genuinely
-  std::vector<float> S(20 * 20, 0.0f);
-  for (int i = 0; i < 20; ++i) S[i + 20 * i] = 2.0f;
-  S[21] = std::nanf("");
-  std::vector<int> piv(20);
-  EXPECT_FALSE(blas_library_getrf(20, 20, S.data(), 20, piv.data(), &info)) << "a NaN went to the library";
-  // Up to order 16, hetlu's own loops (solvers/tiny_lu.hpp) factor it as LAPACK's sgetf2: the NaN is
+  std::vector<float> S(40 * 40, 0.0f);
+  for (int i = 0; i < 40; ++i) S[i + 40 * i] = 2.0f;
+  S[41] = std::nanf("");
+  std::vector<int> piv(40);
+  EXPECT_FALSE(blas_library_getrf(40, 40, S.data(), 40, piv.data(), &info)) << "a NaN went to the library";
+  // Up to order 32, hetlu's own loops (solvers/tiny_lu.hpp) factor it as LAPACK's sgetf2: the NaN is
   // column 2's pivot (isamax's first largest) and spreads to the trailing matrix.
   std::vector<float> T(16, 0.0f);
   for (int i = 0; i < 4; ++i) T[i + 4 * i] = 2.0f;
