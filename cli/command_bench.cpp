@@ -430,6 +430,15 @@ void run_bench(const BenchRun& run, const Options& options) {
                            to_string(scalar::plan_precision<T>()), to_string(options.target), run.reps);
   std::cout << "| solver | routine vs reference | nb (source) | hetlu s | GFlop/s | reference s | GFlop/s | ratio | "
                "accuracy hetlu | reference | note |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+  // The model's price of the plan beside the measured time (#17: within 25 % at every size).
+  auto model_note = [](const Row& r) {
+    return r.plan.predicted_seconds ? fmt::format("model {:.4f} s ({:+.0f} %)", *r.plan.predicted_seconds,
+                                                  100 * (*r.plan.predicted_seconds / r.seconds - 1))
+                                    : std::string("model: no price");
+  };
+  auto with_model = [&](const Row& r, const std::string& note) {
+    return note.empty() ? model_note(r) : note + "; " + model_note(r);
+  };
   for (const auto& r : rows)
     std::cout << fmt::format(
         "| {} | {} vs {} | {} ({}) | {:.4f} | {:.1f} | {:.4f} | {:.1f} | {:.2f} | {:.2e} | {:.2e} | {} |\n",
@@ -437,11 +446,11 @@ void run_bench(const BenchRun& run, const Options& options) {
         r.reference == "OpenBLAS" ? lapack_name<T>(r.solver == Solver::prbt ? "gesv" : "getrf") : r.reference,
         r.plan.nb, to_string(r.plan.source), r.seconds, r.flops / r.seconds / 1e9, r.reference_seconds,
         r.flops / r.reference_seconds / 1e9, r.reference_seconds / r.seconds, r.accuracy, r.reference_accuracy,
-        r.plan.target == Target::hybrid
-            ? fmt::format("{} {}, d = {}, panel on the {}{}{}", to_string(r.plan.devices),
-                          r.plan.devices.size() > 1 ? "devices" : "backend", r.plan.cpu_block_columns,
-                          to_string(panel_location(r.plan)), r.note.empty() ? "" : "; ", r.note)
-            : r.note);
+        with_model(r, r.plan.target == Target::hybrid
+                          ? fmt::format("{} {}, d = {}, panel on the {}{}{}", to_string(r.plan.devices),
+                                        r.plan.devices.size() > 1 ? "devices" : "backend", r.plan.cpu_block_columns,
+                                        to_string(panel_location(r.plan)), r.note.empty() ? "" : "; ", r.note)
+                          : r.note));
   if constexpr (is_double)
     if (several_devices) bench_balance(run.solvers, m, n, run.reps, A, options, false);
 }
