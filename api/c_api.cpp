@@ -232,8 +232,13 @@ template <class T>
 
 template <class T>
 hetlu_status getrs_c(char trans, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb) {
+  // Below the crossover with every argument plain: no Options, report or plan built (#14.1).
+  if (hetlu::detail::small_path_getrs_default(trans, n, nrhs, LU, lda, ipiv, B, ldb)) {
+    hetlu::detail::clear_last_error();
+    return HETLU_SUCCESS;
+  }
   return guarded([&] {
-    hetlu::getrs(transpose_of(trans), n, nrhs, LU, lda, ipiv, B, ldb);
+    hetlu::getrs(transpose_of(trans), n, nrhs, LU, lda, ipiv, B, ldb, options_of(nullptr));
     return HETLU_SUCCESS;
   });
 }

@@ -22,6 +22,12 @@ bool small_path_getrf(Solver solver, int m, int n, T* A, int lda, int* ipiv, con
 template <class T>
 int small_path_getrf_default(int m, int n, T* A, int lda, int* ipiv);
 
+// The same for getrs (the C API's hetlu_?getrs): true when it solved, false having changed nothing
+// where the call must go the full way (not resolved yet, at or above the crossover, a bad argument,
+// pivot or entry of B, which the full way names, or factors the small path declines).
+template <class T>
+bool small_path_getrs_default(char trans, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb);
+
 // The default database's crossover is resolved again on the next call (clear_plan_cache: a
 // calibration in this process may have measured a new one).
 void forget_default_crossover();

@@ -710,23 +710,36 @@ void release_workspace() {
 }
 
 template <class T>
-bool blas_library_getrf(int m, int n, T* A, int lda, int* ipiv, int* info) {
-  return vendor::getrf(m, n, A, lda, ipiv, info);
+bool blas_library_getrf(int m, int n, T* A, int lda, int* ipiv, int* info, bool own_loops) {
+  return vendor::getrf(m, n, A, lda, ipiv, info, own_loops);
 }
 template <class T>
-bool blas_library_gesv(int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, int* info) {
-  return vendor::gesv(n, nrhs, A, lda, ipiv, B, ldb, info);
+bool blas_library_gesv(int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, int* info, bool own_loops) {
+  return vendor::gesv(n, nrhs, A, lda, ipiv, B, ldb, info, own_loops);
 }
-template bool blas_library_getrf<double>(int, int, double*, int, int*, int*);
-template bool blas_library_getrf<std::complex<double>>(int, int, std::complex<double>*, int, int*, int*);
-template bool blas_library_getrf<std::complex<float>>(int, int, std::complex<float>*, int, int*, int*);
-template bool blas_library_getrf<float>(int, int, float*, int, int*, int*);
-template bool blas_library_gesv<double>(int, int, double*, int, int*, double*, int, int*);
+template <class T>
+bool blas_library_getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb,
+                        bool own_loops) {
+  for (int i = 0; i < n; ++i)
+    if (ipiv[i] < 1 || ipiv[i] > n) return false;
+  return vendor::getrs(trans, n, nrhs, LU, lda, ipiv, B, ldb, own_loops);
+}
+template bool blas_library_getrs<double>(Transpose, int, int, const double*, int, const int*, double*, int, bool);
+template bool blas_library_getrs<float>(Transpose, int, int, const float*, int, const int*, float*, int, bool);
+template bool blas_library_getrs<std::complex<double>>(Transpose, int, int, const std::complex<double>*, int,
+                                                       const int*, std::complex<double>*, int, bool);
+template bool blas_library_getrs<std::complex<float>>(Transpose, int, int, const std::complex<float>*, int, const int*,
+                                                      std::complex<float>*, int, bool);
+template bool blas_library_getrf<double>(int, int, double*, int, int*, int*, bool);
+template bool blas_library_getrf<std::complex<double>>(int, int, std::complex<double>*, int, int*, int*, bool);
+template bool blas_library_getrf<std::complex<float>>(int, int, std::complex<float>*, int, int*, int*, bool);
+template bool blas_library_getrf<float>(int, int, float*, int, int*, int*, bool);
+template bool blas_library_gesv<double>(int, int, double*, int, int*, double*, int, int*, bool);
 template bool blas_library_gesv<std::complex<double>>(int, int, std::complex<double>*, int, int*, std::complex<double>*,
-                                                      int, int*);
+                                                      int, int*, bool);
 template bool blas_library_gesv<std::complex<float>>(int, int, std::complex<float>*, int, int*, std::complex<float>*,
-                                                     int, int*);
-template bool blas_library_gesv<float>(int, int, float*, int, int*, float*, int, int*);
+                                                     int, int*, bool);
+template bool blas_library_gesv<float>(int, int, float*, int, int*, float*, int, int*, bool);
 
 bool backend_available(BackendKind kind, std::string* why) {
   return backends::available(kind, why);
@@ -841,7 +854,7 @@ bool detail::small_path_getrf(Solver solver, int m, int n, T* A, int lda, int* i
   if (!takes_small_path<T>(solver, m, n, options)) return false;
   checks::factorization(m, n, A, lda, ipiv);
   if (options.input_check == InputCheck::finite) checks::finite("A", m, n, A, lda);
-  return blas_library_getrf(m, n, A, lda, ipiv, info);  // false: the library has no getrf
+  return blas_library_getrf(m, n, A, lda, ipiv, info, options.small_own_loops);  // false: the library has none
 }
 
 template <class T>
@@ -852,6 +865,21 @@ int detail::small_path_getrf_default(int m, int n, T* A, int lda, int* ipiv) {
   if (!scalar::all_finite(m, n, A, lda)) return -1;  // the full way names it
   int info = 0;
   return vendor::getrf(m, n, A, lda, ipiv, &info) ? info : -1;
+}
+
+template <class T>
+bool detail::small_path_getrs_default(char trans, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B,
+                                      int ldb) {
+  const int below = default_below<T>.load(std::memory_order_relaxed);
+  if (!below_small_matrix_crossover(n, n, below) || nrhs <= 0 || lda < std::max(1, n) || ldb < std::max(1, n))
+    return false;
+  if (n > 0 && (!LU || !ipiv || !B)) return false;
+  const Transpose op = trans == 'N' || trans == 'n'   ? Transpose::no
+                       : trans == 'T' || trans == 't' ? Transpose::yes
+                       : trans == 'C' || trans == 'c' ? Transpose::conjugate
+                                                      : Transpose(-1);
+  if (op == Transpose(-1) || !scalar::all_finite(n, nrhs, B, ldb)) return false;
+  return blas_library_getrs(op, n, nrhs, LU, lda, ipiv, B, ldb);  // checks the pivots first
 }
 
 // One report per call, returned from every path (no second one moved out: #14's per-call cost).
@@ -888,8 +916,17 @@ SolveReport getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const 
   plan.source_detail = "getrs takes no tuned parameters";
   SolveReport report;
   report.plan = plan;
-  report.seconds =
-      timed(options, [&] { solvers::getrs(plan, trans, n, nrhs, LU, lda, ipiv, B, ldb, options.input_check); });
+  // Below the crossover, the small path's solve (hetlu's loops up to order 32, else the BLAS
+  // library's getrs) once the arguments have passed the same checks; where it declines, the same
+  // checks pass again on the way to hetlu's.
+  auto solve = [&] {
+    if (takes_small_path<T>(Solver::gepp, n, n, options) && nrhs > 0) {
+      solvers::check_getrs_arguments(plan, n, nrhs, LU, lda, ipiv, B, ldb, options.input_check);
+      if (blas_library_getrs(trans, n, nrhs, LU, lda, ipiv, B, ldb, options.small_own_loops)) return;
+    }
+    solvers::getrs(plan, trans, n, nrhs, LU, lda, ipiv, B, ldb, options.input_check);
+  };
+  report.seconds = timed(options, solve);
   report.gflops = report.seconds > 0 ? detail::getrs_flops(n, nrhs, scalar::is_complex_v<T>) / report.seconds / 1e9 : 0;
   return report;
 }
@@ -902,7 +939,9 @@ SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B,
     checks::not_null("ipiv", ipiv, n);
     if (options.input_check == InputCheck::finite) checks::finite_system(n, nrhs, A, lda, B, ldb);
     bool done = false;
-    report.seconds = timed(options, [&] { done = blas_library_gesv(n, nrhs, A, lda, ipiv, B, ldb, &report.info); });
+    report.seconds = timed(options, [&] {
+      done = blas_library_gesv(n, nrhs, A, lda, ipiv, B, ldb, &report.info, options.small_own_loops);
+    });
     if (done) {
       set_small_path_plan<T>(report.plan, n, n);
       report.gflops =
@@ -1036,6 +1075,12 @@ template SolveReport mixed_gesv<std::complex<double>>(Solver, int, int, std::com
                                                       const std::complex<double>*, int, std::complex<double>*, int,
                                                       int*, const Options&);
 
+template bool detail::small_path_getrs_default<float>(char, int, int, const float*, int, const int*, float*, int);
+template bool detail::small_path_getrs_default<double>(char, int, int, const double*, int, const int*, double*, int);
+template bool detail::small_path_getrs_default<std::complex<double>>(char, int, int, const std::complex<double>*, int,
+                                                                     const int*, std::complex<double>*, int);
+template bool detail::small_path_getrs_default<std::complex<float>>(char, int, int, const std::complex<float>*, int,
+                                                                    const int*, std::complex<float>*, int);
 template int detail::small_path_getrf_default<float>(int, int, float*, int, int*);
 template int detail::small_path_getrf_default<double>(int, int, double*, int, int*);
 template int detail::small_path_getrf_default<std::complex<double>>(int, int, std::complex<double>*, int, int*);

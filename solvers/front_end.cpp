@@ -37,8 +37,8 @@ int getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, InputCheck c
 }
 
 template <class T>
-void getrs(const Plan& plan, Transpose trans, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb,
-           InputCheck check) {
+void check_getrs_arguments(const Plan& plan, int n, int nrhs, const T* LU, int lda, const int* ipiv, const T* B,
+                           int ldb, InputCheck check) {
   checks::non_negative("n", n);
   checks::non_negative("nrhs", nrhs);
   checks::at_least("lda", lda, "max(1, n)", std::max(1, n));
@@ -50,6 +50,13 @@ void getrs(const Plan& plan, Transpose trans, int n, int nrhs, const T* LU, int 
   if (nrhs == 0) return;            // LAPACK's quick return: nothing is read, ipiv included
   checks::pivots("ipiv", n, ipiv);  // O(n), and an out-of-range pivot would address outside B
   if (check == InputCheck::finite) checks::finite("B", n, nrhs, B, ldb);
+}
+
+template <class T>
+void getrs(const Plan& plan, Transpose trans, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb,
+           InputCheck check) {
+  check_getrs_arguments(plan, n, nrhs, LU, lda, ipiv, B, ldb, check);
+  if (nrhs == 0) return;
   variants::lu_getrs(trans, n, nrhs, LU, lda, ipiv, B, ldb);
 }
 
@@ -76,6 +83,14 @@ template int getrf<std::complex<double>>(const Plan&, int, int, std::complex<dou
                                          LoadBalance*);
 template int getrf<std::complex<float>>(const Plan&, int, int, std::complex<float>*, int, int*, InputCheck,
                                         LoadBalance*);
+template void check_getrs_arguments<float>(const Plan&, int, int, const float*, int, const int*, const float*, int,
+                                           InputCheck);
+template void check_getrs_arguments<double>(const Plan&, int, int, const double*, int, const int*, const double*, int,
+                                            InputCheck);
+template void check_getrs_arguments<std::complex<double>>(const Plan&, int, int, const std::complex<double>*, int,
+                                                          const int*, const std::complex<double>*, int, InputCheck);
+template void check_getrs_arguments<std::complex<float>>(const Plan&, int, int, const std::complex<float>*, int,
+                                                         const int*, const std::complex<float>*, int, InputCheck);
 template void getrs<float>(const Plan&, Transpose, int, int, const float*, int, const int*, float*, int, InputCheck);
 template void getrs<double>(const Plan&, Transpose, int, int, const double*, int, const int*, double*, int, InputCheck);
 template void getrs<std::complex<double>>(const Plan&, Transpose, int, int, const std::complex<double>*, int,

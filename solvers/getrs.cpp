@@ -2,6 +2,7 @@
 
 #include "solvers/blas.hpp"
 #include "solvers/gepp_kernels.hpp"
+#include "solvers/tiny_lu.hpp"
 #include "solvers/variants.hpp"
 
 namespace hetlu::variants {
@@ -14,15 +15,24 @@ using blas::Uplo;
 template <class T>
 void lu_getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb) {
   if (n == 0 || nrhs == 0) return;
+  // The BLAS library's trsm multiplies by U's reciprocal pivots: with one below 1 / max (x = Inf
+  // where it is 1e10 in OpenBLAS's, NRHS > 1), U is solved by hetlu's loops, dividing.
+  const bool reciprocals = kernels::pivots_have_reciprocals(n, LU, lda);
   if (trans == Transpose::no) {
     // A = P^T L U: X = U^-1 L^-1 P B
     kernels::laswp(nrhs, B, ldb, 0, n, ipiv);
     blas::trsm(Side::left, Uplo::lower, Op::no_trans, Diag::unit, n, nrhs, T(1), LU, lda, B, ldb);
-    blas::trsm(Side::left, Uplo::upper, Op::no_trans, Diag::non_unit, n, nrhs, T(1), LU, lda, B, ldb);
+    if (reciprocals)
+      blas::trsm(Side::left, Uplo::upper, Op::no_trans, Diag::non_unit, n, nrhs, T(1), LU, lda, B, ldb);
+    else
+      kernels::solve_upper_dividing(trans, n, nrhs, LU, lda, B, ldb);
   } else {
     // A^T = U^T L^T P: X = P^T L^-T U^-T B (A^H: the same with conjugates)
     const Op op = blas::op_of(trans);
-    blas::trsm(Side::left, Uplo::upper, op, Diag::non_unit, n, nrhs, T(1), LU, lda, B, ldb);
+    if (reciprocals)
+      blas::trsm(Side::left, Uplo::upper, op, Diag::non_unit, n, nrhs, T(1), LU, lda, B, ldb);
+    else
+      kernels::solve_upper_dividing(trans, n, nrhs, LU, lda, B, ldb);
     blas::trsm(Side::left, Uplo::lower, op, Diag::unit, n, nrhs, T(1), LU, lda, B, ldb);
     kernels::laswp_reverse(nrhs, B, ldb, 0, n, ipiv);
   }

@@ -71,6 +71,11 @@ int getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, InputCheck c
 template <class T>
 void getrs(const Plan& plan, Transpose trans, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb,
            InputCheck check = InputCheck::finite);
+// getrs' argument checks alone (sizes, pointers, pivots in [1, n], B finite where `check` asks):
+// InvalidArgument naming the first bad one.
+template <class T>
+void check_getrs_arguments(const Plan& plan, int n, int nrhs, const T* LU, int lda, const int* ipiv, const T* B,
+                           int ldb, InputCheck check = InputCheck::finite);
 
 // Solves A X = B. GEPP and CALU: getrf then getrs (A overwritten by its factors), refined when
 // plan.refinement asks. PRBT: A is left unchanged, ipiv is the identity, always refined.

@@ -1,16 +1,19 @@
 // LU of a matrix of a few rows and columns as LAPACK's unblocked getf2 computes it, in plain loops:
 // at such orders a call into the BLAS library costs more than the arithmetic (dgetrf_ of OpenBLAS
 // 0.3.21 took 23 ns at n = 1, 87 at 4, 1070 at 16 and 4500 at 32 on the dev machine's Xeon; these
-// loops, built with -O3, 4, 42, 640 and 3350). LAPACK's own arithmetic: the pivot is the first entry of largest |re| + |im| (i?amax), an
-// exactly zero one is skipped and named in info, the column below it is scaled by the pivot's
+// loops, built with -O3, 4, 42, 640 and 3350). LAPACK's own arithmetic: the pivot is the first entry of largest |re| +
+// |im| (i?amax), an exactly zero one is skipped and named in info, the column below it is scaled by the pivot's
 // reciprocal or, where that would overflow (a subnormal pivot), divided by it, and the rest of the
 // matrix takes a rank-1 update. A NaN propagates as in LAPACK.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
+#include <limits>
 #include <utility>
 
+#include "hetlu/types.hpp"
 #include "solvers/scalar.hpp"
 
 namespace hetlu::kernels {
@@ -28,9 +31,15 @@ int getrf_tiny(int m, int n, T* A, int lda, int* ipiv) {
   for (int j = 0; j < steps; ++j) {
     T* column = A + static_cast<long long>(j) * lda;
     int p = j;
-    double largest = scalar::abs1(column[j]);
+    auto size = [](const T& x) {  // |re| + |im| in T's own precision, as i?amax adds (a tie in single stays one)
+      if constexpr (scalar::is_complex_v<T>)
+        return std::abs(x.real()) + std::abs(x.imag());
+      else
+        return std::abs(x);
+    };
+    auto largest = size(column[j]);
     for (int i = j + 1; i < m; ++i)
-      if (scalar::abs1(column[i]) > largest) largest = scalar::abs1(column[i]), p = i;
+      if (size(column[i]) > largest) largest = size(column[i]), p = i;
     ipiv[j] = p + 1;
     if (column[p] != T(0)) {
       if (p != j)
@@ -46,36 +55,94 @@ int getrf_tiny(int m, int n, T* A, int lda, int* ipiv) {
     } else if (info == 0) {
       info = j + 1;
     }
-    for (int c = j + 1; c < n; ++c) {
+    for (int c = j + 1; c < n; ++c) {  // the rank-1 update, skipping a zero u[c] as LAPACK's ger does
       T* target = A + static_cast<long long>(c) * lda;
       const T u = target[j];
+      if (u == T(0)) continue;
       for (int i = j + 1; i < m; ++i) target[i] -= column[i] * u;
     }
   }
   return info;
 }
 
-// B <- A^-1 B with getrf_tiny's factors of an n x n A (LAPACK's getrs, no transpose): B's rows
-// interchanged as ipiv says, then L's unit lower and U's upper triangle solved.
+// op(U)^-1 B for the upper triangle U of LU (trans yes: U^T, conjugate: U^H), dividing by each
+// pivot as LAPACK's trsm does: the BLAS library's trsm multiplies by reciprocals, and a pivot below
+// 1 / max made x = Inf where it is 1e10 (OpenBLAS's dgetrs_, U(1,1) = 1e-310, NRHS > 1). A zero
+// x[j] is skipped in the column form, as LAPACK's trsm skips it (an Inf factor times 0 would be NaN).
 template <class T>
-void getrs_tiny(int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb) {
+void solve_upper_dividing(Transpose trans, int n, int nrhs, const T* LU, int lda, T* B, int ldb) {
+  auto at = [&](int i, int j) {
+    const T a = LU[i + static_cast<long long>(j) * lda];
+    if constexpr (scalar::is_complex_v<T>)
+      return trans == Transpose::conjugate ? std::conj(a) : a;
+    else
+      return a;
+  };
   for (int c = 0; c < nrhs; ++c) {
     T* x = B + static_cast<long long>(c) * ldb;
-    for (int i = 0; i < n; ++i)
-      if (ipiv[i] - 1 != i) std::swap(x[i], x[ipiv[i] - 1]);
-    // A zero x[j] is skipped, as LAPACK's trsm skips it (an Inf factor times 0 would be a NaN).
-    for (int j = 0; j < n; ++j) {
-      if (x[j] == T(0)) continue;
-      const T* l = LU + static_cast<long long>(j) * lda;
-      for (int i = j + 1; i < n; ++i) x[i] -= l[i] * x[j];
-    }
-    for (int j = n - 1; j >= 0; --j) {
-      if (x[j] == T(0)) continue;
-      const T* u = LU + static_cast<long long>(j) * lda;
-      x[j] /= u[j];
-      for (int i = 0; i < j; ++i) x[i] -= u[i] * x[j];
+    if (trans == Transpose::no) {
+      for (int j = n - 1; j >= 0; --j) {
+        if (x[j] == T(0)) continue;
+        x[j] /= at(j, j);
+        for (int i = 0; i < j; ++i) x[i] -= at(i, j) * x[j];
+      }
+    } else {  // U^T z = b: row j of U^T is column j of U, whose entries above the diagonal meet z[0..j)
+      for (int j = 0; j < n; ++j) {
+        T sum = x[j];
+        for (int i = 0; i < j; ++i) sum -= at(i, j) * x[i];
+        x[j] = sum / at(j, j);
+      }
     }
   }
+}
+
+// B <- op(A)^-1 B with getrf_tiny's factors of an n x n A = P L U, as LAPACK's getrs: trans no
+// interchanges B's rows as ipiv says, then solves L's unit lower and U's upper triangle; yes (A^T)
+// and conjugate (A^H) solve with U^T then L^T (conjugated) and interchange B's rows in reverse.
+// ipiv's entries must lie in [1, n].
+template <class T>
+void getrs_tiny(Transpose trans, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb) {
+  auto lower = [&](int i, int j) {
+    const T a = LU[i + static_cast<long long>(j) * lda];
+    if constexpr (scalar::is_complex_v<T>)
+      return trans == Transpose::conjugate ? std::conj(a) : a;
+    else
+      return a;
+  };
+  if (trans != Transpose::no) solve_upper_dividing(trans, n, nrhs, LU, lda, B, ldb);
+  for (int c = 0; c < nrhs; ++c) {
+    T* x = B + static_cast<long long>(c) * ldb;
+    if (trans == Transpose::no) {
+      for (int i = 0; i < n; ++i)
+        if (ipiv[i] - 1 != i) std::swap(x[i], x[ipiv[i] - 1]);
+      for (int j = 0; j < n; ++j) {
+        if (x[j] == T(0)) continue;
+        for (int i = j + 1; i < n; ++i) x[i] -= lower(i, j) * x[j];
+      }
+    } else {
+      for (int j = n - 1; j >= 0; --j) {  // L^T w = z: column j of L below the diagonal meets w[j+1..n)
+        T sum = x[j];
+        for (int i = j + 1; i < n; ++i) sum -= lower(i, j) * x[i];
+        x[j] = sum;
+      }
+      for (int i = n - 1; i >= 0; --i)
+        if (ipiv[i] - 1 != i) std::swap(x[i], x[ipiv[i] - 1]);
+    }
+  }
+  if (trans == Transpose::no) solve_upper_dividing(trans, n, nrhs, LU, lda, B, ldb);
+}
+
+// Whether every nonzero pivot of U has a finite reciprocal (|U(k,k)| >= 1 / max): the BLAS
+// library's triangular solves multiply by reciprocals, right only then.
+template <class T>
+bool pivots_have_reciprocals(int n, const T* LU, int lda) {
+  using R = scalar::real_t<T>;
+  const R smallest = R(1) / std::numeric_limits<R>::max();
+  for (int k = 0; k < n; ++k) {
+    const R p = std::abs(LU[k + static_cast<long long>(k) * lda]);
+    if (p != R(0) && !(p >= smallest)) return false;
+  }
+  return true;
 }
 
 }  // namespace hetlu::kernels

@@ -21,10 +21,13 @@ namespace {
 
 using getrf_fn = void (*)(const int*, const int*, void*, const int*, int*, int*);
 using gesv_fn = void (*)(const int*, const int*, void*, const int*, int*, void*, const int*, int*);
+using getrs_fn = void (*)(const char*, const int*, const int*, const void*, const int*, const int*, void*, const int*,
+                          int*, std::size_t);
 
 struct Routines {
   getrf_fn dgetrf = nullptr, sgetrf = nullptr, zgetrf = nullptr, cgetrf = nullptr;
   gesv_fn dgesv = nullptr, sgesv = nullptr, zgesv = nullptr, cgesv = nullptr;
+  getrs_fn dgetrs = nullptr, sgetrs = nullptr, zgetrs = nullptr, cgetrs = nullptr;  // optional
   const char* why = nullptr;
 };
 
@@ -57,6 +60,10 @@ Routines find() {
   r.cgetrf = reinterpret_cast<getrf_fn>(own_symbol(library, blas.dli_fname, "cgetrf_"));
   r.zgesv = reinterpret_cast<gesv_fn>(own_symbol(library, blas.dli_fname, "zgesv_"));
   r.cgesv = reinterpret_cast<gesv_fn>(own_symbol(library, blas.dli_fname, "cgesv_"));
+  r.dgetrs = reinterpret_cast<getrs_fn>(own_symbol(library, blas.dli_fname, "dgetrs_"));
+  r.sgetrs = reinterpret_cast<getrs_fn>(own_symbol(library, blas.dli_fname, "sgetrs_"));
+  r.zgetrs = reinterpret_cast<getrs_fn>(own_symbol(library, blas.dli_fname, "zgetrs_"));
+  r.cgetrs = reinterpret_cast<getrs_fn>(own_symbol(library, blas.dli_fname, "cgetrs_"));
   if (!r.dgetrf || !r.sgetrf || !r.dgesv || !r.sgesv || !r.zgetrf || !r.cgetrf || !r.zgesv || !r.cgesv) {
     r = Routines{};
     r.why = "the BLAS library has no LAPACK getrf and gesv of its own";
@@ -169,8 +176,8 @@ bool tiny(int m, int n) {
 }  // namespace
 
 template <class T>
-bool getrf(int m, int n, T* A, int lda, int* ipiv, int* info) {
-  if (tiny(m, n)) {
+bool getrf(int m, int n, T* A, int lda, int* ipiv, int* info, bool own_loops) {
+  if (own_loops && tiny(m, n)) {
     *info = kernels::getrf_tiny(m, n, A, lda, ipiv);
     return true;
   }
@@ -183,13 +190,13 @@ bool getrf(int m, int n, T* A, int lda, int* ipiv, int* info) {
 }
 
 template <class T>
-bool gesv(int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, int* info) {
+bool gesv(int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, int* info, bool own_loops) {
   // OpenBLAS's gesv returns at once when nrhs = 0, leaving A and ipiv as they were; LAPACK's
   // factors A whatever nrhs is, and so do hetlu's callers (the drop-in's dgesv_, the batch).
-  if (nrhs == 0) return getrf(n, n, A, lda, ipiv, info);
-  if (tiny(n, n)) {
+  if (nrhs == 0) return getrf(n, n, A, lda, ipiv, info, own_loops);
+  if (own_loops && tiny(n, n)) {
     *info = kernels::getrf_tiny(n, n, A, lda, ipiv);
-    if (*info == 0) kernels::getrs_tiny(n, nrhs, A, lda, ipiv, B, ldb);
+    if (*info == 0) kernels::getrs_tiny(Transpose::no, n, nrhs, A, lda, ipiv, B, ldb);
     return true;
   }
   const Routines& r = routines();
@@ -200,13 +207,40 @@ bool gesv(int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, int* info) {
   return true;
 }
 
-template bool getrf<double>(int, int, double*, int, int*, int*);
-template bool getrf<std::complex<double>>(int, int, std::complex<double>*, int, int*, int*);
-template bool getrf<std::complex<float>>(int, int, std::complex<float>*, int, int*, int*);
-template bool getrf<float>(int, int, float*, int, int*, int*);
-template bool gesv<double>(int, int, double*, int, int*, double*, int, int*);
-template bool gesv<std::complex<double>>(int, int, std::complex<double>*, int, int*, std::complex<double>*, int, int*);
-template bool gesv<std::complex<float>>(int, int, std::complex<float>*, int, int*, std::complex<float>*, int, int*);
-template bool gesv<float>(int, int, float*, int, int*, float*, int, int*);
+template <class T>
+bool getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb, bool own_loops) {
+  if (own_loops && tiny(n, n)) {
+    kernels::getrs_tiny(trans, n, nrhs, LU, lda, ipiv, B, ldb);
+    return true;
+  }
+  // The library's triangular solves multiply by each pivot's reciprocal: such factors (hetlu's LU
+  // makes them) go the full way, which divides (kernels::solve_upper_dividing).
+  if (!kernels::pivots_have_reciprocals(n, LU, lda)) return false;
+  const Routines& r = routines();
+  const getrs_fn f = pick<T>(r.dgetrs, r.sgetrs, r.zgetrs, r.cgetrs);
+  if (!f) return false;
+  const char t = trans == Transpose::no ? 'N' : trans == Transpose::yes ? 'T' : 'C';
+  int info = 0;
+  f(&t, &n, &nrhs, LU, &lda, ipiv, B, &ldb, &info, 1);
+  return info == 0;
+}
+
+template bool getrf<double>(int, int, double*, int, int*, int*, bool);
+template bool getrf<std::complex<double>>(int, int, std::complex<double>*, int, int*, int*, bool);
+template bool getrf<std::complex<float>>(int, int, std::complex<float>*, int, int*, int*, bool);
+template bool getrf<float>(int, int, float*, int, int*, int*, bool);
+template bool gesv<double>(int, int, double*, int, int*, double*, int, int*, bool);
+template bool gesv<std::complex<double>>(int, int, std::complex<double>*, int, int*, std::complex<double>*, int, int*,
+                                         bool);
+template bool gesv<std::complex<float>>(int, int, std::complex<float>*, int, int*, std::complex<float>*, int, int*,
+                                        bool);
+template bool gesv<float>(int, int, float*, int, int*, float*, int, int*, bool);
+
+template bool getrs<double>(Transpose, int, int, const double*, int, const int*, double*, int, bool);
+template bool getrs<float>(Transpose, int, int, const float*, int, const int*, float*, int, bool);
+template bool getrs<std::complex<double>>(Transpose, int, int, const std::complex<double>*, int, const int*,
+                                          std::complex<double>*, int, bool);
+template bool getrs<std::complex<float>>(Transpose, int, int, const std::complex<float>*, int, const int*,
+                                         std::complex<float>*, int, bool);
 
 }  // namespace hetlu::vendor

@@ -6,15 +6,24 @@
 // back.
 #pragma once
 
+#include "hetlu/types.hpp"
+
 namespace hetlu::vendor {
 
 // LAPACK's xGETRF / xGESV of the BLAS library, or, at orders up to kernels::tiny_lu_max_order,
 // LAPACK's unblocked arithmetic in hetlu's own loops (solvers/tiny_lu.hpp: cheaper than the call);
 // false (nothing done) when the library has no such routine or the matrix holds what it mishandles.
+// own_loops false: the library's routine at every order, bit for bit as a caller of the library gets it.
 template <class T>
-bool getrf(int m, int n, T* A, int lda, int* ipiv, int* info);
+bool getrf(int m, int n, T* A, int lda, int* ipiv, int* info, bool own_loops = true);
 template <class T>
-bool gesv(int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, int* info);
+bool gesv(int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, int* info, bool own_loops = true);
+// The same for getrs (B <- op(A)^-1 B with getrf's factors; ipiv's entries in [1, n]): false, with
+// nothing done, where the library has none or U has a nonzero pivot below 1 / max (its solves
+// multiply by reciprocals).
+template <class T>
+bool getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb,
+           bool own_loops = true);
 
 // Whether the routines were found, and if not, why not.
 bool available(const char** why = nullptr);

@@ -30,6 +30,11 @@ struct Options {
   // calls do: no plan resolution, no database read, no allocation or thread wake-up; the report's
   // plan then says "small-matrix LU". The C API takes it when the caller asks for no report.
   bool small_matrix_path = false;
+  // On the small path, up to order 32: hetlu's own loops (solvers/tiny_lu.hpp, LAPACK's unblocked
+  // arithmetic, cheaper than the library's call). false: the BLAS library's routines at every order,
+  // bit for bit as the library's callers get them (Python's hetlu.linalg: SciPy's own tests compare
+  // lu_factor with the library's getrf exactly, and a Python call costs 50x what the loops save).
+  bool small_own_loops = true;
   // Mixed precision: once LAPACK's normwise test passes, refinement goes on while the componentwise
   // backward error omega is above (n + 1) u and halves, and an answer still above
   // accuracy_tolerance (30 (n + 1) u) is not taken: the double solver answers (ITER -31). LAPACK's
@@ -83,10 +88,18 @@ bool below_small_matrix_crossover(int m, int n, int below);
 // The small-matrix path: LAPACK's getrf or gesv of the BLAS library hetlu links, found in that
 // library itself (a preloaded drop-in exporting the same names is never called back); no plan, no
 // check, no allocation. False, with nothing done, when the BLAS library has no such routine.
+// own_loops false: the library's routines at every order (Options::small_own_loops).
 template <class T>
-bool blas_library_getrf(int m, int n, T* A, int lda, int* ipiv, int* info);
+bool blas_library_getrf(int m, int n, T* A, int lda, int* ipiv, int* info, bool own_loops = true);
 template <class T>
-bool blas_library_gesv(int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, int* info);
+bool blas_library_gesv(int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, int* info, bool own_loops = true);
+// The same for getrs with getrf's factors (up to order 32 hetlu's own loops, as for getrf): false,
+// with nothing done, where an entry of ipiv lies outside [1, n] (the full way names it), U has a
+// nonzero pivot below 1 / max (the library's solves multiply by reciprocals), or the library has
+// no getrs.
+template <class T>
+bool blas_library_getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb,
+                        bool own_loops = true);
 
 // This machine as the probes see it without timing (topology, BLAS, GPUs); probed once per process.
 const MachineProfile& this_machine();

@@ -484,14 +484,16 @@ TEST(SmallMatrixCrossover, ASubnormalPivotOrANaNGoesToHetlusLuNotTheLibrarys) {
   std::vector<int> piv(40);
   EXPECT_FALSE(blas_library_getrf(40, 40, S.data(), 40, piv.data(), &info)) << "a NaN went to the library";
   // Up to order 32, hetlu's own loops (solvers/tiny_lu.hpp) factor it as LAPACK's sgetf2: the NaN is
-  // column 2's pivot (isamax's first largest) and spreads to the trailing matrix.
+  // column 2's pivot (isamax's first largest) and spreads down L's column.
   std::vector<float> T(16, 0.0f);
   for (int i = 0; i < 4; ++i) T[i + 4 * i] = 2.0f;
   T[5] = std::nanf("");
   ASSERT_TRUE(blas_library_getrf(4, 4, T.data(), 4, piv.data(), &info));
   EXPECT_EQ(info, 0);
   EXPECT_EQ(std::vector<int>(piv.begin(), piv.begin() + 4), (std::vector<int>{1, 2, 3, 4}));
-  EXPECT_TRUE(std::isnan(T[2 + 4 * 2]) && std::isnan(T[3 + 4 * 3]));
+  EXPECT_TRUE(std::isnan(T[2 + 4 * 1]) && std::isnan(T[3 + 4 * 1]));  // L below the NaN pivot
+  EXPECT_EQ(T[2 + 4 * 2], 2.0f);  // ger skips the zero entries of U's row, as netlib's does
+  EXPECT_EQ(T[3 + 4 * 3], 2.0f);
   EXPECT_EQ(T[0], 2.0f);
   // A subnormal pivot is divided by, as LAPACK divides: finite factors.
   std::vector<double> D = {1e-310, 1, 1, 1};  // column-major [[1e-310, 1], [1, 1]]: the pivot is 1
@@ -500,6 +502,46 @@ TEST(SmallMatrixCrossover, ASubnormalPivotOrANaNGoesToHetlusLuNotTheLibrarys) {
     ASSERT_TRUE(blas_library_getrf(2, 2, M->data(), 2, piv.data(), &info));
     EXPECT_EQ(info, 0);
     for (double v : *M) EXPECT_TRUE(std::isfinite(v)) << v;
+  }
+}
+
+// getrs on the small path: OpenBLAS's dgetrs_ with NRHS > 1 multiplies by each pivot's reciprocal
+// (U(1,1) = 1e-310 gave x = Inf where it is 1e10), so such factors are declined above order 32
+// (hetlu's solve answers) and solved by dividing, as LAPACK, up to it; pivots outside [1, n] are
+// declined too (the full way names them), and the library's answer is LAPACK's otherwise. hetlu's
+// own getrs divides by such pivots too (it used the library's trsm, and answered Inf).
+TEST(SmallMatrixCrossover, GetrsDeclinesWhatTheLibraryMishandles) {
+  for (int n : {8, 40}) {
+    SCOPED_TRACE(n);
+    std::vector<double> LU(static_cast<size_t>(n) * n, 0.0), B(static_cast<size_t>(n) * 3, 1.0);
+    std::vector<int> ipiv(n);
+    for (int i = 0; i < n; ++i) LU[i + i * n] = 1, ipiv[i] = i + 1;
+    LU[0] = 1e-310;
+    for (int j = 0; j < 3; ++j) B[j * n] = 1e-300;
+    const bool solved = blas_library_getrs(Transpose::no, n, 3, LU.data(), n, ipiv.data(), B.data(), n);
+    EXPECT_EQ(solved, n <= 32);
+    if (solved)
+      for (int j = 0; j < 3; ++j) EXPECT_NEAR(B[j * n], 1e10, 1e4);  // 1e-310 holds 14 digits
+    std::vector<double> X(static_cast<size_t>(n) * 3, 1.0);          // hetlu's own getrs divides too
+    for (int j = 0; j < 3; ++j) X[j * n] = 1e-300;
+    hetlu::getrs(Transpose::no, n, 3, LU.data(), n, ipiv.data(), X.data(), n);
+    for (int j = 0; j < 3; ++j) EXPECT_NEAR(X[j * n], 1e10, 1e4);
+    std::fill(X.begin(), X.end(), 1.0);
+    for (int j = 0; j < 3; ++j) X[j * n] = 1e-300;
+    hetlu::getrs(Transpose::yes, n, 3, LU.data(), n, ipiv.data(), X.data(), n);
+    for (int j = 0; j < 3; ++j) EXPECT_NEAR(X[j * n], 1e10, 1e4);
+    ipiv[1] = n + 1;
+    EXPECT_FALSE(blas_library_getrs(Transpose::yes, n, 1, LU.data(), n, ipiv.data(), B.data(), n));
+  }
+  const int n = 40;
+  std::vector<double> A = dominant_matrix(n), B(static_cast<size_t>(n) * 2);
+  std::vector<int> ipiv(n);
+  ASSERT_EQ(hetlu::getrf(Solver::gepp, n, n, A.data(), n, ipiv.data()).info, 0);
+  for (Transpose op : {Transpose::no, Transpose::yes}) {
+    std::vector<double> b(static_cast<size_t>(n) * 2, 1.0), reference = b;
+    ASSERT_TRUE(blas_library_getrs(op, n, 2, A.data(), n, ipiv.data(), b.data(), n));
+    hetlu::getrs(op, n, 2, A.data(), n, ipiv.data(), reference.data(), n);
+    for (int i = 0; i < 2 * n; ++i) EXPECT_NEAR(b[i], reference[i], 1e-12) << i;
   }
 }
 

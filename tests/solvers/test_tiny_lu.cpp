@@ -49,9 +49,26 @@ TYPED_TEST(TinyLu, NamesTheFirstZeroPivotAndSolves) {
   auto LU = A, X = B;
   std::vector<int> ipiv(n);
   ASSERT_EQ(kernels::getrf_tiny(n, n, LU.data(), n, ipiv.data()), 0);
-  kernels::getrs_tiny(n, 2, LU.data(), n, ipiv.data(), X.data(), n);
+  kernels::getrs_tiny(Transpose::no, n, 2, LU.data(), n, ipiv.data(), X.data(), n);
   EXPECT_LE(accuracy::backward_error(n, 2, A.data(), n, X.data(), n, B.data(), n),
             10 * (n + 1) * accuracy::unit_roundoff<T>());
+  // A^T x = b and A^H x = b with the same factors, checked against A^T and A^H themselves.
+  for (Transpose op : {Transpose::yes, Transpose::conjugate}) {
+    std::vector<T> At(A.size());
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) {
+        const T a = A[i + j * n];
+        if constexpr (scalar::is_complex_v<T>)
+          At[j + i * n] = op == Transpose::conjugate ? std::conj(a) : a;
+        else
+          At[j + i * n] = a;
+      }
+    auto Y = B;
+    kernels::getrs_tiny(op, n, 2, LU.data(), n, ipiv.data(), Y.data(), n);
+    EXPECT_LE(accuracy::backward_error(n, 2, At.data(), n, Y.data(), n, B.data(), n),
+              10 * (n + 1) * accuracy::unit_roundoff<T>())
+        << (op == Transpose::yes ? "A^T" : "A^H");
+  }
   for (int i = 0; i < n; ++i) A[i + 4 * n] = A[i + 7 * n] = T(0);  // columns 5 and 8 zero: info names the first
   ASSERT_EQ(kernels::getrf_tiny(n, n, A.data(), n, ipiv.data()), 5);
 }
