@@ -20,6 +20,7 @@
 #include "solvers/lu_factors.hpp"
 #include "solvers/row_omega.hpp"
 #include "solvers/scalar.hpp"
+#include "solvers/tiny_lu.hpp"
 #include "solvers/variants.hpp"
 #include "solvers/vendor_lapack.hpp"
 #include "solvers/workspace.hpp"
@@ -862,7 +863,10 @@ int detail::small_path_getrf_default(int m, int n, T* A, int lda, int* ipiv) {
   const int below = default_below<T>.load(std::memory_order_relaxed);
   if (!below_small_matrix_crossover(m, n, below) || lda < std::max(1, m)) return -1;  // also: not yet resolved
   if (std::min(m, n) > 0 && (!A || !ipiv)) return -1;
-  if (!scalar::all_finite(m, n, A, lda)) return -1;  // the full way names it
+  // A NaN or Inf goes the full way, which names it: hetlu's loops (up to their order) would
+  // propagate it, and beyond it the library's own scan declines it (one pass over A, not two).
+  const bool own_loops = std::max(m, n) <= kernels::tiny_lu_max_order;
+  if (own_loops && !scalar::all_finite(m, n, A, lda)) return -1;
   int info = 0;
   return vendor::getrf(m, n, A, lda, ipiv, &info) ? info : -1;
 }
