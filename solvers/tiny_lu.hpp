@@ -65,19 +65,23 @@ int getrf_tiny(int m, int n, T* A, int lda, int* ipiv) {
   return info;
 }
 
+// LU(i, j), conjugated for a solve with A^H.
+template <class T>
+T factor(Transpose trans, const T* LU, int lda, int i, int j) {
+  const T a = LU[i + static_cast<long long>(j) * lda];
+  if constexpr (scalar::is_complex_v<T>)
+    return trans == Transpose::conjugate ? std::conj(a) : a;
+  else
+    return a;
+}
+
 // op(U)^-1 B for the upper triangle U of LU (trans yes: U^T, conjugate: U^H), dividing by each
 // pivot as LAPACK's trsm does: the BLAS library's trsm multiplies by reciprocals, and a pivot below
 // 1 / max made x = Inf where it is 1e10 (OpenBLAS's dgetrs_, U(1,1) = 1e-310, NRHS > 1). A zero
 // x[j] is skipped in the column form, as LAPACK's trsm skips it (an Inf factor times 0 would be NaN).
 template <class T>
 void solve_upper_dividing(Transpose trans, int n, int nrhs, const T* LU, int lda, T* B, int ldb) {
-  auto at = [&](int i, int j) {
-    const T a = LU[i + static_cast<long long>(j) * lda];
-    if constexpr (scalar::is_complex_v<T>)
-      return trans == Transpose::conjugate ? std::conj(a) : a;
-    else
-      return a;
-  };
+  auto at = [&](int i, int j) { return factor(trans, LU, lda, i, j); };
   for (int c = 0; c < nrhs; ++c) {
     T* x = B + static_cast<long long>(c) * ldb;
     if (trans == Transpose::no) {
@@ -102,13 +106,7 @@ void solve_upper_dividing(Transpose trans, int n, int nrhs, const T* LU, int lda
 // ipiv's entries must lie in [1, n].
 template <class T>
 void getrs_tiny(Transpose trans, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb) {
-  auto lower = [&](int i, int j) {
-    const T a = LU[i + static_cast<long long>(j) * lda];
-    if constexpr (scalar::is_complex_v<T>)
-      return trans == Transpose::conjugate ? std::conj(a) : a;
-    else
-      return a;
-  };
+  auto lower = [&](int i, int j) { return factor(trans, LU, lda, i, j); };
   if (trans != Transpose::no) solve_upper_dividing(trans, n, nrhs, LU, lda, B, ldb);
   for (int c = 0; c < nrhs; ++c) {
     T* x = B + static_cast<long long>(c) * ldb;
