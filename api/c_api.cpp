@@ -248,7 +248,7 @@ hetlu_status gecon_c(int n, const T* LU, int lda, const int* ipiv, double anorm,
   return guarded([&] {
     hetlu::checks::not_null("rcond", rcond, 1);
     // As LAPACK 3.12's ?gecon (INFO = -5, RCOND = 0): an infinite ||A||_1 is no norm to divide by.
-    if (std::isinf(anorm)) {
+    if (n > 0 && std::isinf(anorm) && anorm > 0) {  // n = 0: rcond 1 whatever anorm is, as LAPACK
       *rcond = 0;
       throw hetlu::InvalidArgument("anorm = inf must be finite (||A||_1 of the matrix factored)");
     }

@@ -43,7 +43,8 @@ template <class E>
 void systems_apart(const char* stride_name, int batch, int rows, int cols, int ld, std::int64_t stride, const E* base) {
   const std::int64_t span = rows > 0 && cols > 0 ? std::int64_t(ld) * (cols - 1) + rows : 0;
   const bool after = stride >= span;
-  const bool stacked = stride >= rows && (std::int64_t(batch) - 1) * stride + rows <= ld;
+  // (batch - 1) stride + rows <= ld, without forming a product that could overflow.
+  const bool stacked = !after && stride >= rows && stride <= (std::int64_t(ld) - rows) / std::max(1, batch - 1);
   if (!after && !stacked)
     throw InvalidArgument(std::string(stride_name) + " = " + std::to_string(stride) +
                           " makes systems overlap: it must be >= " + std::to_string(span) +

@@ -923,14 +923,17 @@ SolveReport getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const 
   // Below the crossover, the small path's solve (hetlu's loops up to order 32, else the BLAS
   // library's getrs) once the arguments have passed the same checks; where it declines, the same
   // checks pass again on the way to hetlu's.
+  bool small = false;
   auto solve = [&] {
     if (takes_small_path<T>(Solver::gepp, n, n, options) && nrhs > 0) {
       solvers::check_getrs_arguments(plan, n, nrhs, LU, lda, ipiv, B, ldb, options.input_check);
-      if (blas_library_getrs(trans, n, nrhs, LU, lda, ipiv, B, ldb, options.small_own_loops)) return;
+      small = blas_library_getrs(trans, n, nrhs, LU, lda, ipiv, B, ldb, options.small_own_loops);
+      if (small) return;
     }
     solvers::getrs(plan, trans, n, nrhs, LU, lda, ipiv, B, ldb, options.input_check);
   };
   report.seconds = timed(options, solve);
+  if (small) report.plan.source_detail = "small-matrix solve";
   report.gflops = report.seconds > 0 ? detail::getrs_flops(n, nrhs, scalar::is_complex_v<T>) / report.seconds / 1e9 : 0;
   return report;
 }

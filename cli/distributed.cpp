@@ -195,11 +195,13 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
   // 1e-300 was "singular: U(1,1) is exactly zero"), otherwise omega, taken against A as read, tells.
   std::string beyond_single, below_single;
   if constexpr (std::is_same_v<T, float>) {
+    // Below the range counts in A alone: B cannot make U singular.
     auto first_outside = [&](const std::vector<double>& from, const char* name, int height) {
+      const bool of_a = name[0] == 'A';
       for (std::size_t k = 0; k < from.size(); ++k) {
         const double size = std::abs(from[k]);
         const bool above = size > std::numeric_limits<float>::max();
-        const bool below = size > 0 && size < std::numeric_limits<float>::min();
+        const bool below = of_a && size > 0 && size < std::numeric_limits<float>::min();
         if ((above && beyond_single.empty()) || (below && below_single.empty()))
           (above ? beyond_single : below_single) = fmt::format(
               "{}({},{}) = {:g} is {} single precision's range ({}): use --precision double", name, k % height + 1,

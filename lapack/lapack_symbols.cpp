@@ -2,7 +2,8 @@
 // order, a bad one reported through xerbla_ with LAPACK's INFO number; info > 0 for an exactly-zero
 // pivot; 1-based pivots, applied row interchanges; NaN and Inf propagate rather than being refused.
 // Plans come from the tuning database like any hetlu call (cached per process and size); below the
-// small-matrix crossover (hetlu::small_matrix_crossover) getrf and gesv go to the BLAS library's own.
+// small-matrix crossover (hetlu::small_matrix_crossover) getrf, getrs and gesv take the small path:
+// hetlu's own loops up to order 32, the BLAS library's own routines above.
 #include <algorithm>
 #include <cerrno>
 #include <complex>
@@ -13,6 +14,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <type_traits>
 
 #include "hetlu/hetlu.hpp"
 
@@ -111,7 +113,8 @@ int small_matrix_below() {
     if (const int order = crossover_from_environment(); order >= 0) return order;
     try {
       // A complex call takes the crossover of its real type (measured for it; complex's is not yet).
-      const auto precision = sizeof(T) == sizeof(double) || sizeof(T) == sizeof(std::complex<double>)
+      // (sizeof(std::complex<float>) == sizeof(double): the type itself decides, not its size.)
+      const auto precision = std::is_same_v<T, double> || std::is_same_v<T, std::complex<double>>
                                  ? hetlu::Precision::double_
                                  : hetlu::Precision::single;
       return hetlu::small_matrix_crossover(precision, placed_options()).below;
@@ -138,11 +141,11 @@ void getrf(const char* routine, const int* m, const int* n, T* A, const int* lda
     *info = illegal(routine, 2);
   else if (*lda < std::max(1, *m))
     *info = illegal(routine, 4);
-  else if (hetlu::below_small_matrix_crossover(*m, *n, small_matrix_below<T>()) &&
-           hetlu::blas_library_getrf(*m, *n, A, *lda, ipiv, info))
-    return;
   else {
-    try {
+    try {  // the small path too: the library's factors refused after the fact (a pivot below 1 / max)
+      if (hetlu::below_small_matrix_crossover(*m, *n, small_matrix_below<T>()) &&
+          hetlu::blas_library_getrf(*m, *n, A, *lda, ipiv, info))
+        return;
       *info = hetlu::getrf(hetlu::Solver::gepp, *m, *n, A, *lda, ipiv, lapack_options()).info;
     } catch (const std::exception& e) {
       fatal(routine, e);
@@ -204,10 +207,10 @@ void gesv(const char* routine, const int* n, const int* nrhs, T* A, const int* l
           int* info) {
   announce(routine);
   if (!gesv_arguments_ok(routine, n, nrhs, lda, ldb, info)) return;
-  if (hetlu::below_small_matrix_crossover(*n, *n, small_matrix_below<T>()) &&
-      hetlu::blas_library_gesv(*n, *nrhs, A, *lda, ipiv, B, *ldb, info))
-    return;
   try {
+    if (hetlu::below_small_matrix_crossover(*n, *n, small_matrix_below<T>()) &&
+        hetlu::blas_library_gesv(*n, *nrhs, A, *lda, ipiv, B, *ldb, info))
+      return;
     *info = hetlu::gesv(hetlu::Solver::gepp, *n, *nrhs, A, *lda, ipiv, B, *ldb, lapack_options()).info;
   } catch (const std::exception& e) {
     fatal(routine, e);

@@ -69,7 +69,8 @@ std::optional<int> int_of(const char* name, const PyWhole& value) {
   const long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
   if (overflow != 0 || v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
     throw InvalidArgument(std::string(name) + " = " + py::repr(index).cast<std::string>() +
-                          " is out of range (at most " + std::to_string(std::numeric_limits<int>::max()) + ")");
+                          " is out of range (an int from " + std::to_string(std::numeric_limits<int>::min()) + " to " +
+                          std::to_string(std::numeric_limits<int>::max()) + ")");
   return static_cast<int>(v);
 }
 

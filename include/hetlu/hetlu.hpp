@@ -30,10 +30,11 @@ struct Options {
   // calls do: no plan resolution, no database read, no allocation or thread wake-up; the report's
   // plan then says "small-matrix LU". The C API takes it when the caller asks for no report.
   bool small_matrix_path = false;
-  // On the small path, up to order 32: hetlu's own loops (solvers/tiny_lu.hpp, LAPACK's unblocked
-  // arithmetic, cheaper than the library's call). false: the BLAS library's routines at every order,
-  // bit for bit as the library's callers get them (Python's hetlu.linalg: SciPy's own tests compare
-  // lu_factor with the library's getrf exactly, and a Python call costs 50x what the loops save).
+  // On the small path of getrf, getrs and gesv, up to order 32: hetlu's own loops (solvers/tiny_lu.hpp,
+  // LAPACK's unblocked arithmetic, cheaper than the library's call). false: the BLAS library's
+  // routines at every order, bit for bit as the library's callers get them (Python's hetlu.linalg:
+  // SciPy's own tests compare lu_factor with the library's getrf exactly, and a Python call costs 50x
+  // what the loops save). A batch (gesv_batched) takes the loops whatever this says.
   bool small_own_loops = true;
   // Mixed precision: once LAPACK's normwise test passes, refinement goes on while the componentwise
   // backward error omega is above (n + 1) u and halves, and an answer still above
@@ -210,17 +211,15 @@ SolveReport auto_precision_gesv(Solver solver, int n, int nrhs, T* A, int lda, i
 // Many independent n x n systems A_i X_i = B_i in one call (a NumPy stack, an assembly loop): system
 // i's A at A + i * stride_a (leading dimension lda), its pivots at ipiv + i * stride_ipiv, its B at
 // B + i * stride_b (ldb), each overwritten as LAPACK's gesv overwrites them; info[i] is its LAPACK
-// info. Solved in parallel across the batch, each system with partial pivoting on one thread (the
-// BLAS library's small-matrix gesv). No plan: a system this small has nothing to tune but the
-// batch's spread over the cores. Throws InvalidArgument naming a bad size, stride or null pointer
-// (strides may not make systems overlap: each system after the last one's entries, or all stacked
-// down the rows of one tall array), and, once the other systems are solved, the first system
-// whose A or B holds a NaN or Inf (left as it is, info[i] = -3 for A, -6 for B, as LAPACK numbers
-// gesv's arguments).
-// options.target = hybrid runs the batch on one device (#14 item 5): overrides.devices' one, else a
-// GPU where there is one (cuBLAS's getrfBatched and getrsBatched, real precisions), else the host
-// backend's team; the systems go up and come back in chunks through page-locked memory. Any other
-// override (nb, d, the panel...) is refused: a batch has no plan.
+// info. Solved in parallel across the batch, each system with partial pivoting on one thread
+// (hetlu's own loops up to order 32, the BLAS library's small-matrix gesv above). No plan: a system this small has
+// nothing to tune but the batch's spread over the cores. Throws InvalidArgument naming a bad size, stride or null
+// pointer (strides may not make systems overlap: each system after the last one's entries, or all stacked down the rows
+// of one tall array), and, once the other systems are solved, the first system whose A or B holds a NaN or Inf (left as
+// it is, info[i] = -3 for A, -6 for B, as LAPACK numbers gesv's arguments). options.target = hybrid runs the batch on
+// one device (#14 item 5): overrides.devices' one, else a GPU where there is one (cuBLAS's getrfBatched and
+// getrsBatched, real precisions), else the host backend's team; the systems go up and come back in chunks through
+// page-locked memory. Any other override (nb, d, the panel...) is refused: a batch has no plan.
 template <class T>
 void gesv_batched(int batch, int n, int nrhs, T* A, int lda, std::int64_t stride_a, int* ipiv, std::int64_t stride_ipiv,
                   T* B, int ldb, std::int64_t stride_b, int* info, const Options& options = {});

@@ -155,6 +155,8 @@ int main(void) {
     s = hetlu_dgecon(2, As, 2, pivots, 1.0 / 0.0, &rc);
     check(s == HETLU_ERROR_INVALID_ARGUMENT && rc == 0 && strstr(hetlu_last_error(), "anorm") != NULL,
           "an infinite anorm is refused, rcond 0, as LAPACK 3.12's gecon");
+    s = hetlu_dgecon(0, As, 1, pivots, 1.0 / 0.0, &rc);
+    check(s == HETLU_SUCCESS && rc == 1, "n = 0: rcond 1 whatever anorm is, as LAPACK's gecon");
   }
   s = hetlu_dgesv_batched(2, 2, 1, As, 2, LLONG_MAX, pivots, 2, Bs, 2, 2, infos);
   check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "address space") != NULL,
