@@ -138,7 +138,7 @@ bool pivots_have_reciprocals(int n, const T* LU, int lda) {
   const R smallest = R(1) / std::numeric_limits<R>::max();
   for (int k = 0; k < n; ++k) {
     const R p = std::abs(LU[k + static_cast<long long>(k) * lda]);
-    if (p != R(0) && !(p >= smallest)) return false;
+    if (p != R(0) && p < smallest) return false;  // a NaN pivot: NaN either way, the BLAS is faster
   }
   return true;
 }
