@@ -130,16 +130,15 @@ void getrs_tiny(Transpose trans, int n, int nrhs, const T* LU, int lda, const in
   if (trans == Transpose::no) solve_upper_dividing(trans, n, nrhs, LU, lda, B, ldb);
 }
 
-// Whether every nonzero pivot of U has a finite reciprocal (|U(k,k)| >= 1 / max): the BLAS
-// library's triangular solves multiply by reciprocals, right only then.
+// Whether every pivot of U has a finite reciprocal: the BLAS library's triangular solves multiply by
+// reciprocals, right only then. 1 / max itself has none (1 / 2^-1024 is Inf), nor has 0 (U singular:
+// LAPACK's solve skips a zero entry of x, and keeps the rest finite). A NaN pivot keeps the BLAS:
+// NaN either way, and the BLAS is faster.
 template <class T>
 bool pivots_have_reciprocals(int n, const T* LU, int lda) {
   using R = scalar::real_t<T>;
-  const R smallest = R(1) / std::numeric_limits<R>::max();
-  for (int k = 0; k < n; ++k) {
-    const R p = std::abs(LU[k + static_cast<long long>(k) * lda]);
-    if (p != R(0) && p < smallest) return false;  // a NaN pivot: NaN either way, the BLAS is faster
-  }
+  for (int k = 0; k < n; ++k)
+    if (std::isinf(R(1) / std::abs(LU[k + static_cast<long long>(k) * lda]))) return false;
   return true;
 }
 

@@ -155,10 +155,9 @@ bool library_handles(int m, int n, const T* A, int lda) {
 template <class T>
 void check_pivots_after(const char* routine, int m, int n, const T* LU, int lda) {
   using R = scalar::real_t<T>;
-  const R smallest = R(1) / std::numeric_limits<R>::max();
   for (int j = 0; j < std::min(m, n); ++j) {
     const R p = std::abs(LU[j + static_cast<long long>(j) * lda]);
-    if (p != R(0) && p < smallest)
+    if (p != R(0) && std::isinf(R(1) / p))  // 1 / max itself included: its reciprocal is Inf
       throw Error(std::string("the BLAS library's ") + routine + ": pivot " + std::to_string(j + 1) + " came out at " +
                   std::to_string(double(p)) +
                   ", below 1 / max: it scales by the pivot's reciprocal, so these factors are not LAPACK's; "

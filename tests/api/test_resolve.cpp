@@ -530,6 +530,13 @@ TEST(SmallMatrixCrossover, GetrsDeclinesWhatTheLibraryMishandles) {
     for (int j = 0; j < 3; ++j) X[j * n] = 1e-300;
     hetlu::getrs(Transpose::yes, n, 3, LU.data(), n, ipiv.data(), X.data(), n);
     for (int j = 0; j < 3; ++j) EXPECT_NEAR(X[j * n], 1e10, 1e4);
+    // 1 / max itself (2^-1024: its reciprocal is Inf) is declined too, and hetlu's solve divides.
+    LU[0] = 1 / std::numeric_limits<double>::max();
+    for (int j = 0; j < 3; ++j) X[j * n] = 1e-300;
+    EXPECT_EQ(blas_library_getrs(Transpose::no, n, 3, LU.data(), n, ipiv.data(), X.data(), n), n <= 32);
+    for (int j = 0; j < 3; ++j) X[j * n] = 1e-300;
+    hetlu::getrs(Transpose::no, n, 3, LU.data(), n, ipiv.data(), X.data(), n);
+    for (int j = 0; j < 3; ++j) EXPECT_TRUE(std::isfinite(X[j * n]) && X[j * n] > 1e8) << X[j * n];
     ipiv[1] = n + 1;
     EXPECT_FALSE(blas_library_getrs(Transpose::yes, n, 1, LU.data(), n, ipiv.data(), B.data(), n));
   }
