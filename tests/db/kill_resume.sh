@@ -10,10 +10,13 @@ db="$work/t.db"
 sizes=160,200,240,280,320,360
 "$hetlu" calibrate --level quick --sizes $sizes --db "$db" >/dev/null 2>&1 &
 pid=$!
-# Kill it once a few trials are committed (the probes come first and take a few seconds).
-for _ in $(seq 600); do
+# Kill it once a few trials are committed. The probes come first: a few seconds alone, over 30 on a
+# loaded CI machine (ctest -j2 beside pip and two other calibrations, where 30 s allowed one trial),
+# so wait up to 150 s, as long as it runs.
+for _ in $(seq 3000); do
   n=$(sqlite3 "$db" "SELECT count(*) FROM trials" 2>/dev/null || echo 0)
   [ "${n:-0}" -ge 3 ] && break
+  kill -0 $pid 2>/dev/null || break
   sleep 0.05
 done
 kill -9 $pid 2>/dev/null
