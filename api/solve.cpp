@@ -865,8 +865,7 @@ int detail::small_path_getrf_default(int m, int n, T* A, int lda, int* ipiv) {
   if (std::min(m, n) > 0 && (!A || !ipiv)) return -1;
   // A NaN or Inf goes the full way, which names it: hetlu's loops (up to their order) would
   // propagate it, and beyond it the library's own scan declines it (one pass over A, not two).
-  const bool own_loops = std::max(m, n) <= kernels::tiny_lu_max_order;
-  if (own_loops && !scalar::all_finite(m, n, A, lda)) return -1;
+  if (kernels::fits_tiny_lu(m, n) && !scalar::all_finite(m, n, A, lda)) return -1;
   int info = 0;
   return vendor::getrf(m, n, A, lda, ipiv, &info) ? info : -1;
 }

@@ -196,8 +196,7 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
   std::string beyond_single, below_single;
   if constexpr (std::is_same_v<T, float>) {
     // Below the range counts in A alone: B cannot make U singular.
-    auto first_outside = [&](const std::vector<double>& from, const char* name, int height) {
-      const bool of_a = name[0] == 'A';
+    auto first_outside = [&](const std::vector<double>& from, const char* name, int height, bool of_a) {
       for (std::size_t k = 0; k < from.size(); ++k) {
         const double size = std::abs(from[k]);
         const bool above = size > std::numeric_limits<float>::max();
@@ -208,8 +207,8 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
               k / height + 1, from[k], above ? "beyond" : "below", above ? "3.4e38" : "normal from 1.2e-38");
       }
     };
-    first_outside(system.A.values, "A", ld);
-    first_outside(system.B.values, "B", ld);
+    first_outside(system.A.values, "A", ld, true);
+    first_outside(system.B.values, "B", ld, false);
   }
   const auto report = together(rank, [&] {
     try {

@@ -22,6 +22,11 @@ namespace hetlu::kernels {
 // the dev machine, 1.08x at 48 and 1.16x at 64 (their rank-1 updates read the matrix once a column).
 constexpr int tiny_lu_max_order = 32;
 
+// Whether an m x n matrix is one these kernels take.
+constexpr bool fits_tiny_lu(int m, int n) {
+  return m <= tiny_lu_max_order && n <= tiny_lu_max_order;
+}
+
 // P A = L U of an m x n matrix in place; ipiv 1-based as LAPACK's. Returns LAPACK's info.
 template <class T>
 int getrf_tiny(int m, int n, T* A, int lda, int* ipiv) {

@@ -165,18 +165,13 @@ void check_pivots_after(const char* routine, int m, int n, const T* LU, int lda)
   }
 }
 
-// Orders up to tiny_lu_max_order: LAPACK's unblocked arithmetic in hetlu's own loops, which cost a
-// fifth to a half of the library's call there (solvers/tiny_lu.hpp), need no scan (they divide by a
-// subnormal pivot, as LAPACK does) and are there whatever the library has.
-namespace {
-bool tiny(int m, int n) {
-  return m <= kernels::tiny_lu_max_order && n <= kernels::tiny_lu_max_order;
-}
-}  // namespace
+// Orders up to tiny_lu_max_order (kernels::fits_tiny_lu): LAPACK's unblocked arithmetic in hetlu's
+// own loops, which cost a fifth to a half of the library's call there (solvers/tiny_lu.hpp), need no
+// scan (they divide by a subnormal pivot, as LAPACK does) and are there whatever the library has.
 
 template <class T>
 bool getrf(int m, int n, T* A, int lda, int* ipiv, int* info, bool own_loops) {
-  if (own_loops && tiny(m, n)) {
+  if (own_loops && kernels::fits_tiny_lu(m, n)) {
     *info = kernels::getrf_tiny(m, n, A, lda, ipiv);
     return true;
   }
@@ -193,7 +188,7 @@ bool gesv(int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, int* info, b
   // OpenBLAS's gesv returns at once when nrhs = 0, leaving A and ipiv as they were; LAPACK's
   // factors A whatever nrhs is, and so do hetlu's callers (the drop-in's dgesv_, the batch).
   if (nrhs == 0) return getrf(n, n, A, lda, ipiv, info, own_loops);
-  if (own_loops && tiny(n, n)) {
+  if (own_loops && kernels::fits_tiny_lu(n, n)) {
     *info = kernels::getrf_tiny(n, n, A, lda, ipiv);
     if (*info == 0) kernels::getrs_tiny(Transpose::no, n, nrhs, A, lda, ipiv, B, ldb);
     return true;
@@ -208,7 +203,7 @@ bool gesv(int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, int* info, b
 
 template <class T>
 bool getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb, bool own_loops) {
-  if (own_loops && tiny(n, n)) {
+  if (own_loops && kernels::fits_tiny_lu(n, n)) {
     kernels::getrs_tiny(trans, n, nrhs, LU, lda, ipiv, B, ldb);
     return true;
   }
