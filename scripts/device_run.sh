@@ -20,7 +20,7 @@
 #                                          tests and timings, not to compiling
 #   scripts/device_run.sh prebuilt [STAGE...]  on the GPU machine: unpack the bundle, then the
 #                                          stages test, probe, calibrate, bench (8192, 16384),
-#                                          bench32k, single (16384, 32768), sweep (16384), sweep8k, cpu,
+#                                          bench16k, bench32k (kernels timed apart), single (16384, 32768), sweep (16384), sweep8k, cpu,
 #                                          devices (cuda,host:8 at 16384), mixed (16384, 32768),
 #                                          batched (10000 systems of n = 16, 64, 256 on the GPU),
 #                                          distributed (mpirun: tests resident on cuda, calibrate) and
@@ -173,7 +173,9 @@ prebuilt)
     probe) probe ;;
     calibrate) calibrate ;;
     bench) bench_sizes 8192 16384 || true ;;
-    bench32k) bench_sizes 32768 || true ;;
+    bench16k) bench_sizes 16384 || true ;;
+    # HETLU_TIME_KERNELS=1: the phases also give the panels', interchanges', TRSMs' and GEMMs' sums.
+    bench32k) HETLU_TIME_KERNELS=1 bench_sizes 32768 || true ;;
     sweep) sweep || true ;;
     single)
       for n in 16384 32768; do

@@ -71,6 +71,7 @@
 #include "solvers/backend.hpp"
 #include "solvers/blocked_lu.hpp"
 #include "solvers/gepp_kernels.hpp"
+#include "solvers/kernel_timer.hpp"
 #include "solvers/lu.hpp"
 #include "solvers/staging.hpp"
 
@@ -275,10 +276,21 @@ class HybridLu {
     const int j = K * nb_, jb = panel_width(K), cols = c1 - c0, ld = w.mem.ld;
     T* C = column(w, c0);
     const T* L = panel_on(w, K);
-    if (pivoting_) dev.laswp(Queue::compute, cols, C, ld, j, j + jb, w.pivots.get() + j);
-    dev.trsm_lower_unit(Queue::compute, jb, cols, L, ld, C + j, ld);
+    if (pivoting_)
+      timed("interchanges", Queue::compute,
+            [&] { dev.laswp(Queue::compute, cols, C, ld, j, j + jb, w.pivots.get() + j); });
+    timed("TRSM", Queue::compute, [&] { dev.trsm_lower_unit(Queue::compute, jb, cols, L, ld, C + j, ld); });
     if (A_.m - j - jb > 0)
-      dev.gemm_minus(Queue::compute, A_.m - j - jb, cols, jb, L + jb, ld, C + j, ld, C + j + jb, ld);
+      timed("GEMM", Queue::compute,
+            [&] { dev.gemm_minus(Queue::compute, A_.m - j - jb, cols, jb, L + jb, ld, C + j, ld, C + j + jb, ld); });
+  }
+  // Queues `work` on q, between timed events when HETLU_TIME_KERNELS asked for them (kernel_timer.hpp).
+  template <typename F>
+  void timed(const char* what, Queue q, F&& work) {
+    if (kernel_timer_)
+      kernel_timer_->time(what, q, std::forward<F>(work));
+    else
+      work();
   }
   // Device w's own block columns blocks[first .. end()) (each a run in its memory), updated.
   void update_own(DeviceWork<T>& w, int K, std::size_t first) {
@@ -617,7 +629,8 @@ class HybridLu {
     auto catch_up_in_flight = [&] {  // the device waits for them only here, a step after they left
       if (uploaded == caught) return;
       dev.wait(Queue::compute, in_flight);
-      catch_up(w, applied, col(caught), col(uploaded));
+      timed("catching up the columns just up", Queue::compute,
+            [&] { catch_up(w, applied, col(caught), col(uploaded)); });
       caught = uploaded;
     };
     upload_through(upload_ahead - 1);  // the first panel's block columns
@@ -629,8 +642,11 @@ class HybridLu {
       early.emplace(dev, A_.m, std::min(nb_, A_.n), early_download_slots, /*downloads_only=*/true);
     int* pivots = w.pivots.get();
     int* infos = pivots + k_;
+    if (KernelTimer<T>::wanted()) kernel_timer_.emplace(dev);
     auto started = dev.record_timed(Queue::compute);
-    dev.getrf_panel(Queue::compute, A_.m, panel_width(0), w.mem.data(), w.mem.ld, pivots, infos, pivoting_);
+    timed("panels", Queue::compute, [&] {
+      dev.getrf_panel(Queue::compute, A_.m, panel_width(0), w.mem.data(), w.mem.ld, pivots, infos, pivoting_);
+    });
     backends::EventPtr panel_factored;  // of panel K, on the panel queue (K >= 1)
     for (int K = 0; K < panels_; ++K) {
       const int j = K * nb_, jb = panel_width(K);
@@ -639,14 +655,18 @@ class HybridLu {
         dev.wait(Queue::to_host, dev.record(Queue::compute));
         download_rows(w, *early, K - 1, 0, j);
       }
-      if (pivoting_ && j > 0) dev.laswp(Queue::compute, j, w.mem.data(), w.mem.ld, j, j + jb, pivots + j);
+      if (pivoting_ && j > 0)
+        timed("interchanges", Queue::compute,
+              [&] { dev.laswp(Queue::compute, j, w.mem.data(), w.mem.ld, j, j + jb, pivots + j); });
       const int up = col(caught);  // this step updates the columns up (K + 1 among them); later ones catch up
       if (K + 1 < panels_) {
         const int next = K + 1, top = next * nb_;
         update_device(w, K, j + jb, std::min(up, col(next + 1)));
         dev.wait(Queue::panel, dev.record(Queue::compute));
-        dev.getrf_panel(Queue::panel, A_.m - top, panel_width(next), w.mem.at(top, top), w.mem.ld, pivots + top,
-                        infos + next, pivoting_);
+        timed("panels", Queue::panel, [&] {
+          dev.getrf_panel(Queue::panel, A_.m - top, panel_width(next), w.mem.at(top, top), w.mem.ld, pivots + top,
+                          infos + next, pivoting_);
+        });
         panel_factored = dev.record(Queue::panel);
         update_device(w, K, col(next + 1), up);
       } else {
@@ -690,6 +710,10 @@ class HybridLu {
     phases_.emplace_back("factorization", dev.elapsed_seconds(started, factored));
     if (download) phases_.emplace_back("download after it", dev.elapsed_seconds(download_began, download_ended));
     phases_.emplace_back("host: unpacking the last slots", unpacked);
+    if (kernel_timer_) {
+      for (auto& sum : kernel_timer_->sums()) phases_.push_back(std::move(sum));
+      kernel_timer_.reset();
+    }
     return pivots_and_info_from_device();
   }
 
@@ -766,6 +790,7 @@ class HybridLu {
   std::vector<backends::EventPtr> panel_factored_;  // and each panel factored on its owner's panel queue
   double cpu_idle_ = 0;
   std::vector<std::pair<std::string, double>> phases_;  // d = 0: LoadBalance::phases
+  std::optional<KernelTimer<T>> kernel_timer_;          // d = 0, one device, HETLU_TIME_KERNELS set
   LoadBalance balance_;
   // Last: goes first, waiting for each device before anything it copies into or out of goes.
   std::vector<DeviceWork<T>> work_;

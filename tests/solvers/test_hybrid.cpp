@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "matrices.hpp"
 #include "refined_solve.hpp"
@@ -159,6 +161,33 @@ TEST(Hybrid, ThePanelOnTheDeviceReportsItsPhases) {
     EXPECT_GT(balance.phases[2].second, 0);
     EXPECT_LT(accuracy::factorization_residual(n, n, A.data(), n, LU.data(), n, ipiv.data()), 30.0);
   }
+}
+
+// HETLU_TIME_KERNELS=1 adds each kind of device work's summed time to those phases (the GPU run's
+// data for the model's GEPP price); the factors are the same.
+TEST(Hybrid, TimingTheKernelsAddsTheirSumsAndChangesNothing) {
+  const int n = 301;
+  const auto A = test_support::make_matrix<double>(Kind::random, n, n, 23);
+  const auto plan = hybrid_plan<double>(Solver::gepp, BackendKind::host, 32, 0);
+  auto plain = A;
+  std::vector<int> plain_ipiv(n);
+  ASSERT_EQ(solvers::getrf(plan, n, n, plain.data(), n, plain_ipiv.data(), InputCheck::finite, nullptr), 0);
+  ::setenv("HETLU_TIME_KERNELS", "1", 1);
+  auto LU = A;
+  std::vector<int> ipiv(n);
+  LoadBalance balance;
+  const int info = solvers::getrf(plan, n, n, LU.data(), n, ipiv.data(), InputCheck::finite, &balance);
+  ::unsetenv("HETLU_TIME_KERNELS");
+  ASSERT_EQ(info, 0);
+  EXPECT_EQ(LU, plain);
+  EXPECT_EQ(ipiv, plain_ipiv);
+  std::vector<std::string> names;
+  for (const auto& [phase, seconds] : balance.phases) {
+    names.push_back(phase);
+    EXPECT_GE(seconds, 0) << phase;
+  }
+  for (const char* kind : {"of which: panels", "of which: interchanges", "of which: TRSM", "of which: GEMM"})
+    EXPECT_NE(std::find(names.begin(), names.end(), kind), names.end()) << kind;
 }
 
 // With the panel on the device the matrix goes up beside the first steps, a few block columns a
