@@ -26,6 +26,9 @@ int main(int argc, char** argv) {
     count = 0;
     for (int i = 2; i < argc && count < 16; ++i) orders[count++] = atoi(argv[i]);
   }
+  /* A row at a time through a pipe (| tee): a run stopped by its timeout still shows the rows it
+   * finished (the H100's first batched stage, 2026-11-26, came back empty after 120 s). */
+  setvbuf(stdout, NULL, _IOLBF, 0);
   const char* device = getenv("HETLU_BENCH_BATCH_DEVICE");
   if (device && !*device) device = NULL;
   hetlu_options on_device;

@@ -220,11 +220,12 @@ model::ModelParams model_params(const std::string& yaml_path) {
   const std::string source = yaml_path.empty() ? "built-in model.yaml" : yaml_path;
   const YAML::Node root = load(yaml_path, embedded::model_yaml, source);
   const std::string top = source + ": ";
-  refuse_unknown_keys(root,
-                      {"efficiency", "gemm_half_rate_k", "panel", "prbt_refinement_steps", "prbt_condition_solves",
-                       "mixed_refinement_steps", "prbt_mixed_refinement_steps", "step_overhead_seconds", "link_default",
-                       "datasheet_bandwidth_efficiency", "nb_candidates", "distributed"},
-                      top);
+  refuse_unknown_keys(
+      root,
+      {"efficiency", "gemm_half_rate_k", "panel", "prbt_refinement_steps", "prbt_condition_solves",
+       "mixed_refinement_steps", "prbt_mixed_refinement_steps", "step_overhead_seconds", "device_interchange_bytes",
+       "link_default", "datasheet_bandwidth_efficiency", "nb_candidates", "distributed"},
+      top);
   model::ModelParams p;
   const YAML::Node efficiency = section(root, "efficiency", top), half = section(root, "gemm_half_rate_k", top),
                    panel = section(root, "panel", top), link = section(root, "link_default", top);
@@ -256,6 +257,7 @@ model::ModelParams model_params(const std::string& yaml_path) {
   p.prbt_mixed_refinement_steps =
       whole(root, "prbt_mixed_refinement_steps", p.prbt_mixed_refinement_steps, top, 0, 100);
   p.step_overhead_seconds = number(root, "step_overhead_seconds", p.step_overhead_seconds, top, 0, 1);
+  p.device_interchange_bytes = number(root, "device_interchange_bytes", p.device_interchange_bytes, top, 0, 1e6);
   p.default_link_gbs = number(link, "bandwidth_gbs", p.default_link_gbs, top + "link_default.", 0, huge, true);
   p.default_link_latency_us = number(link, "latency_us", p.default_link_latency_us, top + "link_default.", 0, 1e6);
   p.datasheet_bandwidth_efficiency =

@@ -62,6 +62,21 @@ double swap_seconds(const Step& s, double columns, double word, double memory_gb
   return 4 * word * s.jb * columns / host_bandwidth(memory_gbs);
 }
 
+// The same on a device's `columns`: a GPU's laswp at params.device_interchange_bytes per row and
+// column; a host backend's team as the CPUs' (swap_seconds).
+double device_swap_seconds(const Rates::Device& dev, double host_memory_gbs, const Step& s, double columns, double word,
+                           const ModelParams& params) {
+  if (dev.host_threads > 0) return swap_seconds(s, columns, word, host_memory_gbs);
+  const double memory = dev.memory.gbs > 0 ? dev.memory.gbs : params.default_device_memory_gbs;
+  return s.jb * columns * params.device_interchange_bytes / (memory * 1e9);
+}
+
+// hetlu's own calls check that the input is finite first (checks::finite, a parallel pass over A
+// on the host: 0.05 s at n = 16384 on the H100 machine's 16 cores, a fifth of the hybrid LU).
+double input_check_seconds(const Rates& rates, int m, int n, double word) {
+  return word * double(m) * n / host_bandwidth(rates.memory_gbs);
+}
+
 // Blocked LU on the CPUs. With look-ahead, one thread factors the next panel while the others
 // (and it, afterwards) update the rest; without, the panel runs on all threads, then the update.
 CpuTimes cpu_lu_seconds(const MachineProfile& profile, const Rates& rates, Solver solver, int m, int n,
@@ -212,7 +227,7 @@ double prbt_hybrid_extra_seconds(const MachineProfile& profile, const Rates& rat
   const double word = entry_bytes(precision);
   const double host = host_bandwidth(rates.memory_gbs);
   const double matrix = word * double(n) * n;
-  const double copy = 2 * matrix / host, scan = matrix / host;
+  const double copy = 2 * matrix / host, scan = input_check_seconds(rates, n, n, word);
   if (rates.device_host_threads > 0) return scan + 2 * copy + prbt_extra_seconds(profile, rates, n, precision, params);
   const double device =
       (rates.device_memory.gbs > 0 ? rates.device_memory.gbs : params.default_device_memory_gbs) * 1e9;
@@ -275,7 +290,7 @@ HybridTimes owner_panels_seconds(const MachineProfile& profile, const Rates& rat
     return dev.gemm.gflops * 1e9 * efficiency(jb, half_k);
   };
   auto panel = [&](std::size_t i, const Step& s) { return owner_panel_seconds(&profile, rates, i, s, params); };
-  (void)solver;
+  const bool pivoting = solver != Solver::prbt;
   HybridTimes t;
   const double slot = word * double(m) * nb;
   double up = 0;  // every device's columns, over its own link, the host packing them one after another
@@ -310,7 +325,9 @@ HybridTimes owner_panels_seconds(const MachineProfile& profile, const Rates& rat
       if (owned[i] <= 0) continue;
       if (i != o) packing += 2 * panel_bytes / host;  // the host packs the panel once for each, in turn
       const double arrive = i == o ? pivots : panel_at_host + packing + latency(i) + panel_bytes / link(i);
-      const double update = s.update_flops(owned[i]) / gemm(i, s.jb);
+      const double update =
+          s.update_flops(owned[i]) / gemm(i, s.jb) +
+          (pivoting ? device_swap_seconds(rates.devices[i], rates.memory_gbs, s, owned[i], word, params) : 0);
       const double factor_next = i == next ? panel(i, next_panel) : 0;
       t.device += update + factor_next;
       t.transfer += i == o ? 0 : panel_bytes / link(i);
@@ -341,7 +358,13 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
   const double link = rates.link.gbs * 1e9, latency = rates.link_latency_us * 1e-6;
   const int blocks = block_columns(n, nb);
   const int d = std::min(blocks, std::max(0, plan.cpu_block_columns));
-  if (d == 0 && rates.devices.size() > 1) return owner_panels_seconds(profile, rates, solver, m, n, plan, params, word);
+  // Several devices with d = 0 run the owner path, unless the deal gives the first every block
+  // column: it then runs alone (HybridLu::deal), priced as one device.
+  if (d == 0 && rates.devices.size() > 1) {
+    const auto dealt = detail::deal_block_columns(plan.device_shares, static_cast<int>(rates.devices.size()), blocks);
+    if (std::any_of(dealt.begin(), dealt.end(), [](int owner) { return owner != 0; }))
+      return owner_panels_seconds(profile, rates, solver, m, n, plan, params, word);
+  }
   HybridTimes t;
   t.d_fraction = blocks > 0 ? double(d) / blocks : 0;
   // The matrix crosses the link before the first step and (d = 0) after the last, overlapping
@@ -437,6 +460,7 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
                : s.panel_flops() / (device * params.device_panel_efficiency) +
                      s.jb * params.device_panel_column_seconds;
   };
+  const bool pivoting = solver != Solver::prbt;
   int K = 0;
   double next_panel = -1;  // d = 0: panel K + 1's time, factored during step K's update
   for_each_step(m, n, nb, [&](const Step& s) {
@@ -450,8 +474,14 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
       const double rows_below = s.rows - s.jb;
       const Step next{rows_below, std::min(double(nb), std::min(rows_below, next_columns)), 0};
       next_panel = rows_below > 0 && next_columns > 0 ? device_panel_seconds(next) : 0;
-      const double first = s.update_flops(next_columns) / dev_gemm;
-      const double rest = s.update_flops(s.right - next_columns) / dev_gemm;
+      // GEPP's and CALU's interchanges: left of the panel and on block column K + 1 before the
+      // next panel, on the rest beside it.
+      const double left = double(n) - s.jb - s.right;
+      auto swaps = [&](double columns) {
+        return pivoting ? device_swap_seconds(rates.devices.front(), rates.memory_gbs, s, columns, word, params) : 0;
+      };
+      const double first = s.update_flops(next_columns) / dev_gemm + swaps(left + next_columns);
+      const double rest = s.update_flops(s.right - next_columns) / dev_gemm + swaps(s.right - next_columns);
       const double overlapped = rates.device_host_threads > 0 ? next_panel + rest : std::max(next_panel, rest);
       t.device += panel + first + next_panel + rest;
       t.total += panel + first + overlapped + params.step_overhead_seconds;
@@ -475,7 +505,12 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
     // unpacked before the CPUs can touch it).
     const double bytes = word * (s.rows * s.jb + double(m) * std::min<double>(nb, s.right));
     const double transfer = device_has_columns ? 3 * latency + bytes / link + 2 * bytes / host : 0;
-    const double dev = device_has_columns ? s.update_flops(s.right - cpu_columns) / dev_gemm : 0;
+    const double device_columns = s.right - cpu_columns;
+    const double dev = device_has_columns ? s.update_flops(device_columns) / dev_gemm +
+                                                (pivoting ? device_swap_seconds(rates.devices.front(), rates.memory_gbs,
+                                                                                s, device_columns, word, params)
+                                                          : 0)
+                                          : 0;
     t.cpu += cpu;
     t.device += dev;
     t.transfer += transfer;
@@ -572,7 +607,8 @@ Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& 
       r.device.source = "no known rate: compute capability " + std::to_string(g.compute_capability_major) + "." +
                         std::to_string(g.compute_capability_minor) +
                         " is not in the datasheet table and it was not probed ('hetlu calibrate')";
-    r.devices.insert(r.devices.begin(), {g.name, r.device, r.link, r.link_latency_us, g.host_team_threads});
+    r.devices.insert(r.devices.begin(),
+                     {g.name, r.device, r.link, r.link_latency_us, g.host_team_threads, r.device_memory});
   }
   r.memory_gbs = p.memory_bandwidth_gbs;
   return r;
@@ -800,6 +836,12 @@ double predict_seconds(const MachineProfile& profile, const Problem& problem, co
     const HybridTimes t = hybrid_lu_seconds(profile, rates, problem.solver, problem.m, problem.n, plan, params, word);
     seconds = t.total;
     if (terms) *terms = {{"cpu panels and updates", t.cpu}, {"device updates", t.device}, {"transfers", t.transfer}};
+    // PRBT's own pass over A checks it (prbt_hybrid_extra_seconds), mixed precision's rounding pass.
+    if (problem.solver != Solver::prbt && problem.precision != Precision::mixed) {
+      const double check = input_check_seconds(rates, problem.m, problem.n, word);
+      seconds += check;
+      if (terms) terms->push_back({"the input's finiteness check on the host", check});
+    }
   } else {
     if (rates.cpu_all.gflops <= 0) throw Error("the machine profile has no CPU rate to predict from");
     const CpuTimes t = cpu_lu_seconds(profile, rates, problem.solver, problem.m, problem.n, plan, params, word);
@@ -852,6 +894,10 @@ std::optional<AlonePrediction> fastest_alone(const MachineProfile& profile, cons
 std::string faster_alone_note(const Prediction& prediction) {
   const auto& alone = prediction.faster_alone;
   if (!alone) return "";
+  if (alone->seconds >= prediction.seconds)  // the set's own plan: the deal left the others nothing
+    return "the model deals the other devices no block column: " + alone->device +
+           " alone (nb = " + std::to_string(alone->plan.nb) + ", d = " + std::to_string(alone->plan.cpu_block_columns) +
+           ") runs the factorization and the others stay idle; give --devices that one alone";
   char times[120];  // %g: a small problem's times are microseconds
   std::snprintf(times, sizeof times, ") is predicted %.3g s, %.1fx faster than these %zu devices (%.3g s)",
                 alone->seconds, prediction.seconds / alone->seconds, prediction.rates.devices.size(),
@@ -995,10 +1041,14 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
   std::string parts;
   for (const auto& t : best.terms) parts += (parts.empty() ? "" : ", ") + t.name + " " + fmt_seconds(t.seconds);
   why.push_back("predicted " + fmt_seconds(best.seconds) + " = " + fmt1(best.gflops) + " GFlop/s (" + parts + ")");
-  if (several) {
-    best.faster_alone = fastest_alone(profile, problem, params, best.seconds);
-    if (best.faster_alone) why.push_back(faster_alone_note(best));
+  if (several && plan.cpu_block_columns == 0) {
+    // HybridLu::deal runs the first device alone where the deal gives it every block column.
+    const auto dealt = detail::deal_block_columns(plan.device_shares, static_cast<int>(r.devices.size()), blocks);
+    if (std::all_of(dealt.begin(), dealt.end(), [](int owner) { return owner == 0; }))
+      best.faster_alone = AlonePrediction{r.device_name, plan, best.seconds};
   }
+  if (several && !best.faster_alone) best.faster_alone = fastest_alone(profile, problem, params, best.seconds);
+  if (several && best.faster_alone) why.push_back(faster_alone_note(best));
   plan.source_detail = std::string("model: least predicted time at ") +
                        (r.cpu_all.source == "measured" ? "measured" : "estimated") + " rates";
   if (hybrid && r.device.source != "measured")

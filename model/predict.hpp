@@ -55,6 +55,7 @@ struct Rates {
     BandwidthUsed link;
     double link_latency_us = 0;
     int host_threads = 0;  // a host backend's team; 0: a GPU
+    BandwidthUsed memory;  // its memory (bytes read + written)
   };
   std::vector<Device> devices;
 };
@@ -125,10 +126,10 @@ struct Prediction {
   std::vector<Term> terms;  // the parts of the time (they overlap in the hybrid schedule)
   std::vector<std::string> reasoning;
   Rates rates;
-  // Several devices: the fastest one alone, where the model prices it faster than the whole set.
-  // The several-devices schedule keeps every panel on the CPUs; one GPU far faster than the cores
-  // takes its panels itself (d = 0) and leaves the set behind: on the H100 with a host backend of
-  // 8 cores, `--devices cuda,host:8` measured 1.53 s at n = 16384 against 0.27 s for `cuda`.
+  // Several devices: the fastest one alone, where the model prices it faster than the whole set,
+  // or the set's own plan where its deal gives the first device every block column (d = 0: that
+  // one runs alone, the others idle; seconds then equal the set's). With every panel on the CPUs,
+  // the H100 and a host backend of 8 cores measured 1.53 s at n = 16384 against 0.27 s for the H100.
   std::optional<AlonePrediction> faster_alone;
 };
 

@@ -105,7 +105,12 @@ prebuilt_environment() {
       -name 'libcudart.so.13*' -o -name 'libcublasLt.so.13*' -o -name 'libnvJitLink.so.13*' -o -name 'libcusparse.so.12*' \) \
       2>/dev/null | xargs -r -n1 dirname | sort -u | tr '\n' ':')
   fi
-  export LD_LIBRARY_PATH=$PWD/.devpkg/root/lib:$PWD/.devpkg/root/build-device/api:${cuda_dirs}${LD_LIBRARY_PATH:-}
+  # Every folder of the build that holds a library (api/, distributed/, ...): hetlu loads
+  # libhetlu_distributed.so from distributed/ (missing from the path, the first call of 2026-11-26
+  # session 25 stopped at the probe).
+  local build_dirs
+  build_dirs=$(find "$PWD/.devpkg/root/build-device" -name '*.so*' -printf '%h\n' | sort -u | tr '\n' ':')
+  export LD_LIBRARY_PATH=$PWD/.devpkg/root/lib:${build_dirs}${cuda_dirs}${LD_LIBRARY_PATH:-}
   export HETLU_CUDA_PLUGIN=$(find "$PWD/.devpkg/root/build-device" -name libhetlu_cuda.so | head -1)
   export OMP_WAIT_POLICY=passive
   # Debian's OpenBLAS 0.3.21 took the H100 machine's Xeon (CPUID masked) for a Prescott and ran its
@@ -203,7 +208,9 @@ prebuilt)
     batched)
       # #14 item 5: 10000 systems a call on the GPU (cuBLAS's batched LU, from and to host memory)
       # against the CPUs' batch and a loop of OpenBLAS calls (the test stage checks the answers).
-      HETLU_BENCH_BATCH_DEVICE=cuda timeout 120 .devpkg/root/build-device/bin/bench_batched_gesv 10000 16 64 256 2>&1 |
+      # n = 256: six rounds of a 5 GB batch and a loop of 10000 OpenBLAS calls on 16 threads each;
+      # 120 s was not enough for the three orders (2026-11-26).
+      HETLU_BENCH_BATCH_DEVICE=cuda timeout 240 .devpkg/root/build-device/bin/bench_batched_gesv 10000 16 64 256 2>&1 |
         tee "$OUT/bench_batched.md" || true
       ;;
     distributed)

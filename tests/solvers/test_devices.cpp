@@ -141,12 +141,25 @@ TEST(SeveralDevices, TheOwnerFactorsEachPanelWithDZero) {
             n);
       }
   LoadBalance balance;
-  check_getrf(devices_plan(Solver::gepp, "host:1,host:1", 32, 0, {0, 1}), 200, 200, &balance);
+  check_getrf(devices_plan(Solver::gepp, "host:1,host:2", 32, 0, {1, 3}), 200, 200, &balance);
   ASSERT_EQ(balance.processors.size(), 2u);  // the devices alone: the CPUs factor nothing
-  EXPECT_EQ(balance.processors[0].block_columns, 0);
-  EXPECT_EQ(balance.processors[0].busy_seconds, 0);
-  EXPECT_EQ(balance.processors[1].block_columns, 7);
-  EXPECT_GT(balance.processors[1].busy_seconds, 0);
+  EXPECT_EQ(balance.processors[0].block_columns + balance.processors[1].block_columns, 7);
+  EXPECT_TRUE(balance.phases.empty());  // the owner path
+  // A deal that gives one device every block column runs it alone, as the one-device path does
+  // (its phases); the other is listed idle, in the plan's order.
+  for (const auto& shares : {std::vector<double>{0, 1}, std::vector<double>{1, 0}}) {
+    check_getrf(devices_plan(Solver::gepp, "host:1,host:2", 32, 0, shares), 200, 200, &balance);
+    ASSERT_EQ(balance.processors.size(), 3u);
+    EXPECT_EQ(balance.processors[0].name, "CPUs");
+    const std::size_t sole = shares[0] > 0 ? 1 : 2, idle = 3 - sole;
+    EXPECT_EQ(balance.processors[sole].block_columns, 7);
+    EXPECT_GT(balance.processors[sole].busy_seconds, 0);
+    EXPECT_NE(balance.processors[sole].name.find(sole == 1 ? "1 CPU thread" : "2 CPU threads"), std::string::npos)
+        << balance.processors[sole].name;
+    EXPECT_EQ(balance.processors[idle].block_columns, 0);
+    EXPECT_EQ(balance.processors[idle].busy_seconds, 0);
+    EXPECT_FALSE(balance.phases.empty());
+  }
   check_getrf(devices_plan(Solver::gepp, "host:1,host:1,host:1", 16, 0), 400, 400, &balance);
   ASSERT_EQ(balance.processors.size(), 3u);
   EXPECT_EQ(
@@ -177,7 +190,7 @@ TEST(SeveralDevicesCuda, AGpuBesideAHostBackendFactorsAndSolves) {
   if (!backends::available(BackendKind::cuda, &why)) GTEST_SKIP() << why;
   for (Solver solver : {Solver::gepp, Solver::calu})
     for (int d : {0, 2})
-      for (const auto& shares : {std::vector<double>{}, std::vector<double>{3, 1}})
+      for (const auto& shares : {std::vector<double>{}, std::vector<double>{3, 1}, std::vector<double>{1, 0}})
         for (auto [m, n] : {std::pair{257, 257}, {300, 199}, {150, 301}, {64, 64}, {33, 1}}) {
           const Plan plan = devices_plan(solver, "cuda,host:1", 16, d, shares);
           SCOPED_TRACE(describe(plan) + " " + std::to_string(m) + "x" + std::to_string(n));
