@@ -2,6 +2,8 @@
 
 #include <cblas.h>
 
+#include <algorithm>
+
 namespace hetlu::blas {
 namespace {
 CBLAS_TRANSPOSE cblas(Op op) {
@@ -81,9 +83,53 @@ void gemm(Op ta, Op tb, int m, int n, int k, complex_float alpha, const complex_
   cblas_cgemm(CblasColMajor, cblas(ta), cblas(tb), m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
 }
 
+namespace {
+// One right-hand side of a large order, in blocks of rows: OpenBLAS 0.3.21's trsv runs on one
+// thread (the L and U pair at n = 8000 in single took 0.019 s on the dev machine's 2 cores with 1
+// thread or 2, a GEMV over the same bytes 0.008; on the H100 machine's 16 cores a mixed solve at
+// 16384 spent most of its 1.5 s in them). Each diagonal block goes to trsv, the rest of its block
+// column (no_trans: below or above it, updating the rest of x) or block row (trans: reading the part
+// of x already solved) to one threaded GEMV.
+constexpr int one_column_block = 256;
+
+template <class T>
+void trsv_in_blocks(Uplo uplo, Op op, Diag diag, int m, const T* A, int lda, T* x) {
+  auto at = [&](int i, int j) { return A + i + static_cast<long long>(j) * lda; };
+  auto solve_block = [&](int k0, int kb) {
+    trsm(Side::left, uplo, op, diag, kb, 1, T(1), at(k0, k0), lda, x + k0, kb);
+  };
+  auto update = [&](Op how, int rows, int k, const T* block, const T* from, T* into) {
+    gemm(how, Op::no_trans, rows, 1, k, T(-1), block, lda, from, std::max(1, k), T(1), into, std::max(1, rows));
+  };
+  const bool forward = (uplo == Uplo::lower) == (op == Op::no_trans);
+  const int blocks = (m + one_column_block - 1) / one_column_block;
+  for (int b = 0; b < blocks; ++b) {
+    const int k0 = (forward ? b : blocks - 1 - b) * one_column_block, kb = std::min(one_column_block, m - k0);
+    if (op == Op::no_trans) {  // x[k] solved, then the rest of its block column out of what is left
+      solve_block(k0, kb);
+      if (uplo == Uplo::lower)
+        update(op, m - k0 - kb, kb, at(k0 + kb, k0), x + k0, x + k0 + kb);
+      else
+        update(op, k0, kb, at(0, k0), x + k0, x);
+    } else {  // x[k] less its block row times the part solved, then solved
+      if (uplo == Uplo::upper)
+        update(op, kb, k0, at(0, k0), x, x + k0);
+      else
+        update(op, kb, m - k0 - kb, at(k0 + kb, k0), x + k0 + kb, x + k0);
+      solve_block(k0, kb);
+    }
+  }
+}
+
+// Orders from which the blocks pay (below, trsv's one pass is as fast).
+constexpr int blocked_one_column_order = 4 * one_column_block;
+}  // namespace
+
 void trsm(Side side, Uplo uplo, Op op, Diag diag, int m, int n, double alpha, const double* A, int lda, double* B,
           int ldb) {
   if (m == 0 || n == 0) return;
+  if (side == Side::left && n == 1 && alpha == 1.0 && m >= blocked_one_column_order)
+    return trsv_in_blocks(uplo, op, diag, m, A, lda, B);
   if (side == Side::left && n == 1 && alpha == 1.0)  // OpenBLAS's trsv is about 1.7x faster here
     return cblas_dtrsv(CblasColMajor, cblas(uplo), cblas(real(op)), cblas(diag), m, A, lda, B, 1);
   cblas_dtrsm(CblasColMajor, cblas(side), cblas(uplo), cblas(real(op)), cblas(diag), m, n, alpha, A, lda, B, ldb);
@@ -91,6 +137,8 @@ void trsm(Side side, Uplo uplo, Op op, Diag diag, int m, int n, double alpha, co
 void trsm(Side side, Uplo uplo, Op op, Diag diag, int m, int n, float alpha, const float* A, int lda, float* B,
           int ldb) {
   if (m == 0 || n == 0) return;
+  if (side == Side::left && n == 1 && alpha == 1.0f && m >= blocked_one_column_order)
+    return trsv_in_blocks(uplo, op, diag, m, A, lda, B);
   if (side == Side::left && n == 1 && alpha == 1.0f)
     return cblas_strsv(CblasColMajor, cblas(uplo), cblas(real(op)), cblas(diag), m, A, lda, B, 1);
   cblas_strsm(CblasColMajor, cblas(side), cblas(uplo), cblas(real(op)), cblas(diag), m, n, alpha, A, lda, B, ldb);
@@ -98,6 +146,8 @@ void trsm(Side side, Uplo uplo, Op op, Diag diag, int m, int n, float alpha, con
 void trsm(Side side, Uplo uplo, Op op, Diag diag, int m, int n, complex_double alpha, const complex_double* A, int lda,
           complex_double* B, int ldb) {
   if (m == 0 || n == 0) return;
+  if (side == Side::left && n == 1 && alpha == complex_double(1) && m >= blocked_one_column_order)
+    return trsv_in_blocks(uplo, op, diag, m, A, lda, B);
   if (side == Side::left && n == 1 && alpha == complex_double(1))
     return cblas_ztrsv(CblasColMajor, cblas(uplo), cblas(op), cblas(diag), m, A, lda, B, 1);
   cblas_ztrsm(CblasColMajor, cblas(side), cblas(uplo), cblas(op), cblas(diag), m, n, &alpha, A, lda, B, ldb);
@@ -105,6 +155,8 @@ void trsm(Side side, Uplo uplo, Op op, Diag diag, int m, int n, complex_double a
 void trsm(Side side, Uplo uplo, Op op, Diag diag, int m, int n, complex_float alpha, const complex_float* A, int lda,
           complex_float* B, int ldb) {
   if (m == 0 || n == 0) return;
+  if (side == Side::left && n == 1 && alpha == complex_float(1) && m >= blocked_one_column_order)
+    return trsv_in_blocks(uplo, op, diag, m, A, lda, B);
   if (side == Side::left && n == 1 && alpha == complex_float(1))
     return cblas_ctrsv(CblasColMajor, cblas(uplo), cblas(op), cblas(diag), m, A, lda, B, 1);
   cblas_ctrsm(CblasColMajor, cblas(side), cblas(uplo), cblas(op), cblas(diag), m, n, &alpha, A, lda, B, ldb);

@@ -1,8 +1,10 @@
 // solvers/blas.cpp: the thin BLAS overloads the solvers are written against.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
+#include <limits>
 #include <vector>
 
 #include "solvers/blas.hpp"
@@ -61,4 +63,50 @@ TEST(Blas, OneColumnGemmMatchesTheLoopForEveryOpAndType) {
   one_column_gemm_matches_the_loop<double>();
   one_column_gemm_matches_the_loop<std::complex<float>>();
   one_column_gemm_matches_the_loop<std::complex<double>>();
+}
+
+namespace {
+// blas::trsm of one column of a large order solves in blocks of rows (trsv on each diagonal block,
+// GEMV for the rest): every uplo, op and diag, with lda > m, against x from the product A x = b,
+// to the accuracy of a triangular solve.
+template <class T>
+void one_column_blocked_solve_matches_the_product() {
+  using Real = scalar::real_t<T>;
+  const int m = 1100, lda = 1103;  // past the blocked order (1024), a last block of 76 rows
+  std::vector<T> A(static_cast<size_t>(lda) * m);
+  for (int j = 0; j < m; ++j)
+    for (int i = 0; i < lda; ++i)
+      A[i + static_cast<size_t>(j) * lda] =
+          i == j ? make<T>(2.0 + std::sin(1.0 * i), 0.5)
+                 : make<T>(0.5 * std::sin(1.3 * i + 0.7 * j) / m, std::cos(0.9 * i * j) / m);
+  std::vector<T> x(m);
+  for (int i = 0; i < m; ++i) x[i] = make<T>(std::cos(0.37 * i), std::sin(0.11 * i));
+  for (blas::Uplo uplo : {blas::Uplo::lower, blas::Uplo::upper})
+    for (blas::Op op : {blas::Op::no_trans, blas::Op::trans, blas::Op::conj_trans})
+      for (blas::Diag diag : {blas::Diag::unit, blas::Diag::non_unit}) {
+        // b = op(A) x from the triangle alone, by the loop.
+        std::vector<T> b(m, T(0));
+        for (int i = 0; i < m; ++i)
+          for (int j = 0; j < m; ++j) {
+            const int r = op == blas::Op::no_trans ? i : j, c = op == blas::Op::no_trans ? j : i;
+            const bool in = uplo == blas::Uplo::lower ? r >= c : r <= c;
+            if (!in) continue;
+            T a = r == c && diag == blas::Diag::unit ? T(1) : A[r + static_cast<size_t>(c) * lda];
+            if (op == blas::Op::conj_trans) a = scalar::conj(a);
+            b[i] += a * x[j];
+          }
+        blas::trsm(blas::Side::left, uplo, op, diag, m, 1, T(1), A.data(), lda, b.data(), m);
+        double err = 0;
+        for (int i = 0; i < m; ++i) err = std::max(err, double(std::abs(b[i] - x[i])));
+        EXPECT_LT(err, 100 * std::numeric_limits<Real>::epsilon())
+            << "uplo " << int(uplo) << " op " << int(op) << " diag " << int(diag);
+      }
+}
+}  // namespace
+
+TEST(Blas, OneColumnOfALargeOrderSolvesInBlocksForEveryCase) {
+  one_column_blocked_solve_matches_the_product<double>();
+  one_column_blocked_solve_matches_the_product<float>();
+  one_column_blocked_solve_matches_the_product<std::complex<double>>();
+  one_column_blocked_solve_matches_the_product<std::complex<float>>();
 }
