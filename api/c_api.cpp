@@ -159,9 +159,7 @@ hetlu_status finish(const hetlu::SolveReport& r, int* info, hetlu_report* report
 }
 
 hetlu::Transpose transpose_of(char trans) {
-  if (trans == 'N' || trans == 'n') return hetlu::Transpose::no;
-  if (trans == 'T' || trans == 't') return hetlu::Transpose::yes;
-  if (trans == 'C' || trans == 'c') return hetlu::Transpose::conjugate;
+  if (const auto op = hetlu::transpose_from_char(trans)) return *op;
   // A character a message can carry as it is, else its code (a NUL ended the message there).
   const bool printable = trans > ' ' && trans < 127;
   throw hetlu::InvalidArgument(

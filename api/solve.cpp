@@ -877,12 +877,9 @@ bool detail::small_path_getrs_default(char trans, int n, int nrhs, const T* LU, 
   if (!below_small_matrix_crossover(n, n, below) || nrhs <= 0 || lda < std::max(1, n) || ldb < std::max(1, n))
     return false;
   if (n > 0 && (!LU || !ipiv || !B)) return false;
-  const Transpose op = trans == 'N' || trans == 'n'   ? Transpose::no
-                       : trans == 'T' || trans == 't' ? Transpose::yes
-                       : trans == 'C' || trans == 'c' ? Transpose::conjugate
-                                                      : Transpose(-1);
-  if (op == Transpose(-1) || !scalar::all_finite(n, nrhs, B, ldb)) return false;
-  return blas_library_getrs(op, n, nrhs, LU, lda, ipiv, B, ldb);  // checks the pivots first
+  const auto op = transpose_from_char(trans);
+  if (!op || !scalar::all_finite(n, nrhs, B, ldb)) return false;
+  return blas_library_getrs(*op, n, nrhs, LU, lda, ipiv, B, ldb);  // checks the pivots first
 }
 
 // One report per call, returned from every path (no second one moved out: #14's per-call cost).

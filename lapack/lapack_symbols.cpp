@@ -157,9 +157,8 @@ template <class T>
 void getrs(const char* routine, const char* trans, const int* n, const int* nrhs, const T* A, const int* lda,
            const int* ipiv, T* B, const int* ldb, int* info) {
   announce(routine);
-  const char t = *trans;
-  const bool no = t == 'N' || t == 'n', transposed = t == 'T' || t == 't', conjugated = t == 'C' || t == 'c';
-  if (!no && !transposed && !conjugated)
+  const auto op = hetlu::transpose_from_char(*trans);
+  if (!op)
     *info = illegal(routine, 1);
   else if (*n < 0)
     *info = illegal(routine, 2);
@@ -171,15 +170,14 @@ void getrs(const char* routine, const char* trans, const int* n, const int* nrhs
     *info = illegal(routine, 8);
   else {
     *info = 0;
-    const auto op = no ? hetlu::Transpose::no : transposed ? hetlu::Transpose::yes : hetlu::Transpose::conjugate;
     if (*n == 0 || *nrhs == 0) return;  // LAPACK returns at once (ipiv is not read)
     // Below the crossover as getrf: a solve costs n^2 a column, so the front end's fixed cost showed
     // (8.7x OpenBLAS's dgetrs_ at n = 1, 1.2x at 256).
     if (hetlu::below_small_matrix_crossover(*n, *n, small_matrix_below<T>()) &&
-        hetlu::blas_library_getrs(op, *n, *nrhs, A, *lda, ipiv, B, *ldb))
+        hetlu::blas_library_getrs(*op, *n, *nrhs, A, *lda, ipiv, B, *ldb))
       return;
     try {
-      hetlu::getrs(op, *n, *nrhs, A, *lda, ipiv, B, *ldb, lapack_options());
+      hetlu::getrs(*op, *n, *nrhs, A, *lda, ipiv, B, *ldb, lapack_options());
     } catch (const std::exception& e) {
       fatal(routine, e);
     }

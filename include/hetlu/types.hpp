@@ -72,6 +72,23 @@ enum class Refinement { none, working };
 // Which system getrs solves with the factors of A: A X = B, A^T X = B, or A^H X = B (LAPACK's
 // 'N', 'T', 'C'; for a real A, conjugate is the same as yes).
 enum class Transpose { no, yes, conjugate };
+// LAPACK's TRANS character, 'N', 'T' or 'C' in either case; nullopt for any other. The one parser
+// of it: the C API throws on nullopt, the drop-in returns LAPACK's info, the small path declines.
+inline std::optional<Transpose> transpose_from_char(char trans) noexcept {
+  switch (trans) {
+    case 'N':
+    case 'n':
+      return Transpose::no;
+    case 'T':
+    case 't':
+      return Transpose::yes;
+    case 'C':
+    case 'c':
+      return Transpose::conjugate;
+    default:
+      return std::nullopt;
+  }
+}
 // Whether a front end checks that every input value is finite before anything is written (the
 // mixed path tests A on its pass rounding A to single). The LAPACK drop-in turns it off: LAPACK
 // propagates NaN and Inf instead of refusing them.
