@@ -383,7 +383,10 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
   double once = 0;
   // d = 0 (GEPP, CALU): the rows of each block column but the last panel's down to its panel come
   // back during the factorization (hidden behind it, priced after the steps); the rest at the end.
-  const bool factors_return = solver != Solver::prbt || !prbt_solves_on_device(rates, std::max(m, n), word);
+  // PRBT keeps its factors (and A) on the device only on one device (prbt_device.hpp); on several
+  // it runs hybrid_lu on the CPUs' randomized copy as GEPP does (prbt.cpp).
+  const bool prbt_resident = solver == Solver::prbt && rates.devices.size() == 1;
+  const bool factors_return = !prbt_resident || !prbt_solves_on_device(rates, std::max(m, n), word);
   double early_bytes = 0;
   if (d == 0 && factors_return)
     for (int J = 0; J + 1 < block_columns(std::min(m, n), nb); ++J)
@@ -391,7 +394,7 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
   // d = 0 (GEPP, CALU): the matrix goes up beside the first steps, upload_ahead_block_columns
   // before the first panel (priced here) and the rest while the steps run (priced after them, as
   // what of it outlasts them). PRBT uploads its own copy before GENP starts.
-  const bool upload_beside_steps = d == 0 && solver != Solver::prbt && nb < std::min(m, n);
+  const bool upload_beside_steps = d == 0 && !prbt_resident && nb < std::min(m, n);
   const double first_upload =
       upload_beside_steps ? word * double(m) * std::min<double>(n, double(detail::upload_ahead_block_columns) * nb)
                           : matrix;
@@ -819,6 +822,17 @@ double calu_panel_seconds(const MachineProfile& profile, const Rates& rates, dou
          calu_panel_seconds(profile, rates, rows - n1, n2, inner, leaf_threads, threaded_blas, params);
 }
 
+// The one device the deal of a d = 0 plan on several devices gives every block column (as
+// HybridLu::deal finds it), else -1.
+static int sole_owner(const Rates& rates, const Problem& problem, const Plan& plan) {
+  const int count = static_cast<int>(rates.devices.size());
+  if (problem.target != Target::hybrid || count < 2 || plan.cpu_block_columns != 0 || rates.device.gflops <= 0)
+    return -1;
+  const auto dealt = detail::deal_block_columns(plan.device_shares, count, block_columns(problem.n, plan.nb));
+  if (dealt.empty() || !std::all_of(dealt.begin(), dealt.end(), [&](int o) { return o == dealt.front(); })) return -1;
+  return dealt.front();
+}
+
 double solve_flops(const Problem& p) {
   return getrf_flops(p.m, p.n);
 }
@@ -827,6 +841,17 @@ double predict_seconds(const MachineProfile& profile, const Problem& problem, co
                        const ModelParams& params, std::vector<Term>* terms) {
   if (plan.nb < 1) throw InvalidArgument("nb = " + std::to_string(plan.nb) + " must be >= 1");
   const Rates rates = rates_of(profile, problem.precision, params, problem.devices);
+  // Several devices with d = 0 where the deal gives one of them every block column: HybridLu::deal
+  // runs that one alone, in front; priced so, the others kept in the set (PRBT's extra work is the
+  // several-devices one, as prbt.cpp runs it).
+  if (const int s = sole_owner(rates, problem, plan); s > 0) {
+    MachineProfile front = profile;
+    std::rotate(front.gpus.begin(), front.gpus.begin() + s, front.gpus.begin() + s + 1);
+    Plan alone = plan;
+    alone.device_shares.assign(rates.devices.size(), 0.0);
+    alone.device_shares.front() = 1;
+    return predict_seconds(front, problem, alone, params, terms);
+  }
   if (rates.cpu_all.gflops <= 0 && rates.device.gflops <= 0)
     throw Error("the machine profile has no CPU or device rate to predict from");
   const double word = entry_bytes(problem.precision);
@@ -836,8 +861,11 @@ double predict_seconds(const MachineProfile& profile, const Problem& problem, co
     const HybridTimes t = hybrid_lu_seconds(profile, rates, problem.solver, problem.m, problem.n, plan, params, word);
     seconds = t.total;
     if (terms) *terms = {{"cpu panels and updates", t.cpu}, {"device updates", t.device}, {"transfers", t.transfer}};
-    // PRBT's own pass over A checks it (prbt_hybrid_extra_seconds), mixed precision's rounding pass.
-    if (problem.solver != Solver::prbt && problem.precision != Precision::mixed) {
+    // On one device PRBT's own pass over A checks it (prbt_hybrid_extra_seconds), mixed precision's
+    // rounding pass; every other hybrid call checks A first.
+    const bool own_pass =
+        problem.precision == Precision::mixed || (problem.solver == Solver::prbt && rates.devices.size() == 1);
+    if (!own_pass) {
       const double check = input_check_seconds(rates, problem.m, problem.n, word);
       seconds += check;
       if (terms) terms->push_back({"the input's finiteness check on the host", check});
@@ -1015,7 +1043,9 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
       why.push_back("two copies of A (" + fmt1(2 * word * double(problem.n) * problem.n / 1e9) +
                     " GB) do not fit the device's " + fmt1(r.device_memory_bytes / 1e9) +
                     " GB: PRBT's factors come back and the CPUs solve and refine");
-    if (panel_location(plan) == PanelLocation::device && several)
+    if (panel_location(plan) == PanelLocation::device && several && sole_owner(r, problem, plan) >= 0)
+      why.push_back("d = 0 on several devices, the deal giving one of them every block column: it runs alone");
+    else if (panel_location(plan) == PanelLocation::device && several)
       why.push_back(
           "d = 0 on several devices: each factors the panels of its own block columns and the CPUs pass them on "
           "(heterogeneous-column-block §3); the CPUs' panels would stall the fastest device");
@@ -1041,14 +1071,15 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
   std::string parts;
   for (const auto& t : best.terms) parts += (parts.empty() ? "" : ", ") + t.name + " " + fmt_seconds(t.seconds);
   why.push_back("predicted " + fmt_seconds(best.seconds) + " = " + fmt1(best.gflops) + " GFlop/s (" + parts + ")");
-  if (several && plan.cpu_block_columns == 0) {
-    // HybridLu::deal runs the first device alone where the deal gives it every block column.
-    const auto dealt = detail::deal_block_columns(plan.device_shares, static_cast<int>(r.devices.size()), blocks);
-    if (std::all_of(dealt.begin(), dealt.end(), [](int owner) { return owner == 0; }))
-      best.faster_alone = AlonePrediction{r.device_name, plan, best.seconds};
+  if (several) {
+    // HybridLu::deal runs a device alone where the deal gives it every block column; a plan of one
+    // device alone that is faster still (another nb, the vendor's LU) is said instead.
+    if (const int s = sole_owner(r, problem, plan); s >= 0)
+      best.faster_alone = AlonePrediction{r.devices[s].name, plan, best.seconds};
+    auto faster = fastest_alone(profile, problem, params, best.seconds);
+    if (faster && (!best.faster_alone || faster->seconds < best.faster_alone->seconds)) best.faster_alone = faster;
+    if (best.faster_alone) why.push_back(faster_alone_note(best));
   }
-  if (several && !best.faster_alone) best.faster_alone = fastest_alone(profile, problem, params, best.seconds);
-  if (several && best.faster_alone) why.push_back(faster_alone_note(best));
   plan.source_detail = std::string("model: least predicted time at ") +
                        (r.cpu_all.source == "measured" ? "measured" : "estimated") + " rates";
   if (hybrid && r.device.source != "measured")

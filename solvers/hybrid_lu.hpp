@@ -240,7 +240,9 @@ class HybridLu {
       }
     } catch (const DeviceOutOfMemory& e) {
       if (work_.size() == 1) throw;
-      throw DeviceOutOfMemory("device " + std::to_string(i + 1) + " of " + std::to_string(work_.size()) + " (" +
+      // Numbered as the plan lists it (deal() may have brought a sole owner to the front).
+      const std::size_t listed = i == 0 ? swapped_with_ : i == swapped_with_ ? 0 : i;
+      throw DeviceOutOfMemory("device " + std::to_string(listed + 1) + " of " + std::to_string(work_.size()) + " (" +
                               dev.device_name() + "), dealt " + std::to_string(w.blocks.size()) +
                               " block columns: " + e.what());
     }
@@ -791,7 +793,7 @@ class HybridLu {
     }
     // The devices in the plan's order.
     const std::size_t first = balance_.processors.size() - work_.size();
-    std::swap(balance_.processors[first], balance_.processors[first + swapped_with_]);
+    if (swapped_with_ > 0) std::swap(balance_.processors[first], balance_.processors[first + swapped_with_]);
   }
 
   Matrix<T> A_;

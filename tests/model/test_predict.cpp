@@ -609,6 +609,14 @@ TEST(Predict, SeveralDevicesSayWhenOneAloneIsFaster) {
   one.devices = 1;
   EXPECT_NEAR(both.faster_alone->seconds, model::predict(h100_as_probed(), one).seconds, 1e-9);
   EXPECT_LE(both.faster_alone->seconds, both.seconds);
+  // The same set listed the other way round: the deal gives the H100, second, every block column,
+  // and it runs alone in front (HybridLu::deal), priced as when it is first.
+  const auto reversed =
+      model::predict(model::with_devices(h100_as_probed(), from_string<DeviceSet>("host:8,cuda")), problem);
+  ASSERT_TRUE(reversed.faster_alone);
+  EXPECT_EQ(reversed.faster_alone->device, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(reversed.plan.cpu_block_columns, 0);
+  EXPECT_NEAR(reversed.seconds, both.seconds, 1e-9 * both.seconds);
   Plan cpu_panels = both.plan;
   cpu_panels.cpu_block_columns = 1;
   cpu_panels.device_shares =
