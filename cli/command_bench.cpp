@@ -27,6 +27,7 @@
 #include "solvers/accuracy.hpp"
 #include "solvers/backend.hpp"
 #include "solvers/lu.hpp"
+#include "solvers/lu_factors.hpp"
 #include "solvers/scalar.hpp"
 
 namespace hetlu::cli {
@@ -540,6 +541,10 @@ void register_bench(CLI::App& app, CommandState&) {
     if (args->no_openblas && !mixed) throw UsageError("--no-openblas is for --precision mixed or auto");
     if (mixed) {
       if (m != n) throw UsageError("--precision " + args->precision + " solves square systems: give m = n");
+      // --solver all: the solvers that run mixed on this target (PRBT's single factors: CPUs only);
+      // one named that does not is refused by the solve, naming why.
+      if (args->solver == "all")
+        std::erase_if(solvers, [&](Solver s) { return !solvers::mixed_precision_runs(s, options.target); });
       if (args->sweep_d) throw UsageError("--sweep-d is for --precision double or single");
       bench_mixed(
           MixedBench{n, args->reps, args->cond, solvers, args->precision == "auto", args->json, !args->no_openblas},

@@ -182,6 +182,16 @@ TEST_F(Cli, BenchesMixedPrecisionAgainstDgesvAndDsgesv) {
   EXPECT_FALSE(row.contains("dgesv_seconds"));
   EXPECT_FALSE(row.contains("ratio_dsgesv"));
   expect_one_line_error(run_hetlu("bench -n 64 --no-openblas " + db(), dir), {"--no-openblas"});
+  // --solver all on the hybrid target: the solvers that run mixed there (PRBT's single factors are
+  // the CPUs'); PRBT named alone is refused, saying why.
+  const auto hybrid = run_hetlu(
+      "bench --precision mixed -n 64 --reps 1 --json --no-openblas --target hybrid --backend host " + db(), dir);
+  ASSERT_EQ(hybrid.exit_code, 0) << hybrid.err;
+  EXPECT_EQ(nlohmann::json::parse(hybrid.out)["rows"].size(), 2u) << hybrid.out;
+  expect_one_line_error(
+      run_hetlu("bench --precision mixed -n 64 --solver prbt --no-openblas --target hybrid --backend host " + db(),
+                dir),
+      {"CPU target"});
 }
 
 // --precision auto (#15.3): mixed or double as hetlu decides, the answer in double either way; the
