@@ -121,8 +121,6 @@ void trsv_in_blocks(Uplo uplo, Op op, Diag diag, int m, const T* A, int lda, T* 
   }
 }
 
-// Orders from which the blocks pay (below, trsv's one pass is as fast).
-constexpr int blocked_one_column_order = 4 * one_column_block;
 }  // namespace
 
 void trsm(Side side, Uplo uplo, Op op, Diag diag, int m, int n, double alpha, const double* A, int lda, double* B,

@@ -19,6 +19,12 @@ inline Op op_of(Transpose trans) {
 }
 enum class Diag { unit, non_unit };
 
+// trsm of one column (side left, alpha 1) from this order is solved in blocks of rows, a threaded
+// GEMV beside trsv on each diagonal block (the library's trsv runs on one thread): hetlu_?getrs
+// against OpenBLAS's ?getrs_ with one right-hand side on the dev machine's 2 cores, 0.96-1.06x at
+// 1024 and 1536, 1.01-1.21x at 2048, 1.3-1.6x at 4096 (bench_one_column_getrs).
+inline constexpr int blocked_one_column_order = 2048;
+
 using complex_float = std::complex<float>;
 using complex_double = std::complex<double>;
 

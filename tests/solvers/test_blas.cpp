@@ -72,7 +72,7 @@ namespace {
 template <class T>
 void one_column_blocked_solve_matches_the_product() {
   using Real = scalar::real_t<T>;
-  const int m = 1100, lda = 1103;  // past the blocked order (1024), a last block of 76 rows
+  const int m = 2100, lda = 2103;  // past the blocked order (2048), a last block of 52 rows
   std::vector<T> A(static_cast<size_t>(lda) * m);
   for (int j = 0; j < m; ++j)
     for (int i = 0; i < lda; ++i)
