@@ -15,6 +15,7 @@
 #include "api/mixed.hpp"
 #include "conditioned_systems.hpp"
 #include "hetlu/hetlu.hpp"
+#include "solvers/scalar.hpp"
 
 namespace hetlu {
 namespace {
@@ -370,15 +371,6 @@ TEST(RcondBound, CheckSaysSoOnlyBelowEps) {
 // rcond does not change when A is scaled by a power of two: the estimate's solves are scaled so
 // that they stay finite where ||A^-1||_1 is near or past the overflow threshold (randn 1e-305 at
 // n = 1025 estimated 0, dgecon 1.3e-5), in every precision.
-template <class T>
-struct real_of {
-  using type = T;
-};
-template <class R>
-struct real_of<std::complex<R>> {
-  using type = R;
-};
-
 // A random A whose second row nearly repeats its first (rows 0 and 1 differ by `apart`), so that
 // ||A^-1||_1 is about 1 / apart, scaled by 2^exponent past where ||A^-1||_1 overflows.
 template <class T>
@@ -397,7 +389,7 @@ void rcond_is_scale_invariant(int exponent, double apart) {
     A[1 + static_cast<size_t>(j) * n] = A[static_cast<size_t>(j) * n] + T(apart * normal(rng));
   auto rcond_of = [&](int e) {
     std::vector<T> LU = A;
-    for (auto& a : LU) a = a * std::ldexp(typename real_of<T>::type(1), e);
+    for (auto& a : LU) a = a * std::ldexp(scalar::real_t<T>(1), e);
     double anorm = 0;
     for (int j = 0; j < n; ++j) {
       double column = 0;
