@@ -345,6 +345,15 @@ HybridTimes owner_panels_seconds(const MachineProfile& profile, const Rates& rat
   return t;
 }
 
+// The one of `devices` devices that the deal of a d = 0 plan over n columns gives every block
+// column (as HybridLu::deal finds it: that one runs alone), else -1; -1 for one device or d > 0.
+int sole_owner(const Plan& plan, int devices, int n) {
+  if (devices < 2 || plan.cpu_block_columns != 0) return -1;
+  const auto dealt = detail::deal_block_columns(plan.device_shares, devices, block_columns(n, std::max(1, plan.nb)));
+  if (dealt.empty() || !std::all_of(dealt.begin(), dealt.end(), [&](int o) { return o == dealt.front(); })) return -1;
+  return dealt.front();
+}
+
 // Hybrid LU as HybridLu runs it (solvers/hybrid_lu.hpp; async-calu Algorithm 2): the CPUs own a
 // window of the plan's d block columns that moves right one block column per step. At step K the
 // panel goes to the device, which updates block column K + d first and sends it back (the window
@@ -360,11 +369,8 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
   const int d = std::min(blocks, std::max(0, plan.cpu_block_columns));
   // Several devices with d = 0 run the owner path, unless the deal gives the first every block
   // column: it then runs alone (HybridLu::deal), priced as one device.
-  if (d == 0 && rates.devices.size() > 1) {
-    const auto dealt = detail::deal_block_columns(plan.device_shares, static_cast<int>(rates.devices.size()), blocks);
-    if (std::any_of(dealt.begin(), dealt.end(), [](int owner) { return owner != 0; }))
-      return owner_panels_seconds(profile, rates, solver, m, n, plan, params, word);
-  }
+  if (d == 0 && rates.devices.size() > 1 && sole_owner(plan, static_cast<int>(rates.devices.size()), n) != 0)
+    return owner_panels_seconds(profile, rates, solver, m, n, plan, params, word);
   HybridTimes t;
   t.d_fraction = blocks > 0 ? double(d) / blocks : 0;
   // The matrix crosses the link before the first step and (d = 0) after the last, overlapping
@@ -463,7 +469,11 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
                : s.panel_flops() / (device * params.device_panel_efficiency) +
                      s.jb * params.device_panel_column_seconds;
   };
+  // GEPP's and CALU's row interchanges on the device's `columns` of step s.
   const bool pivoting = solver != Solver::prbt;
+  auto device_swaps = [&](const Step& s, double columns) {
+    return pivoting ? device_swap_seconds(rates.devices.front(), rates.memory_gbs, s, columns, word, params) : 0;
+  };
   int K = 0;
   double next_panel = -1;  // d = 0: panel K + 1's time, factored during step K's update
   for_each_step(m, n, nb, [&](const Step& s) {
@@ -477,14 +487,11 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
       const double rows_below = s.rows - s.jb;
       const Step next{rows_below, std::min(double(nb), std::min(rows_below, next_columns)), 0};
       next_panel = rows_below > 0 && next_columns > 0 ? device_panel_seconds(next) : 0;
-      // GEPP's and CALU's interchanges: left of the panel and on block column K + 1 before the
-      // next panel, on the rest beside it.
+      // The interchanges left of the panel and on block column K + 1 before the next panel, on
+      // the rest beside it.
       const double left = double(n) - s.jb - s.right;
-      auto swaps = [&](double columns) {
-        return pivoting ? device_swap_seconds(rates.devices.front(), rates.memory_gbs, s, columns, word, params) : 0;
-      };
-      const double first = s.update_flops(next_columns) / dev_gemm + swaps(left + next_columns);
-      const double rest = s.update_flops(s.right - next_columns) / dev_gemm + swaps(s.right - next_columns);
+      const double first = s.update_flops(next_columns) / dev_gemm + device_swaps(s, left + next_columns);
+      const double rest = s.update_flops(s.right - next_columns) / dev_gemm + device_swaps(s, s.right - next_columns);
       const double overlapped = rates.device_host_threads > 0 ? next_panel + rest : std::max(next_panel, rest);
       t.device += panel + first + next_panel + rest;
       t.total += panel + first + overlapped + params.step_overhead_seconds;
@@ -509,11 +516,8 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
     const double bytes = word * (s.rows * s.jb + double(m) * std::min<double>(nb, s.right));
     const double transfer = device_has_columns ? 3 * latency + bytes / link + 2 * bytes / host : 0;
     const double device_columns = s.right - cpu_columns;
-    const double dev = device_has_columns ? s.update_flops(device_columns) / dev_gemm +
-                                                (pivoting ? device_swap_seconds(rates.devices.front(), rates.memory_gbs,
-                                                                                s, device_columns, word, params)
-                                                          : 0)
-                                          : 0;
+    const double dev =
+        device_has_columns ? s.update_flops(device_columns) / dev_gemm + device_swaps(s, device_columns) : 0;
     t.cpu += cpu;
     t.device += dev;
     t.transfer += transfer;
@@ -822,17 +826,6 @@ double calu_panel_seconds(const MachineProfile& profile, const Rates& rates, dou
          calu_panel_seconds(profile, rates, rows - n1, n2, inner, leaf_threads, threaded_blas, params);
 }
 
-// The one device the deal of a d = 0 plan on several devices gives every block column (as
-// HybridLu::deal finds it), else -1.
-static int sole_owner(const Rates& rates, const Problem& problem, const Plan& plan) {
-  const int count = static_cast<int>(rates.devices.size());
-  if (problem.target != Target::hybrid || count < 2 || plan.cpu_block_columns != 0 || rates.device.gflops <= 0)
-    return -1;
-  const auto dealt = detail::deal_block_columns(plan.device_shares, count, block_columns(problem.n, plan.nb));
-  if (dealt.empty() || !std::all_of(dealt.begin(), dealt.end(), [&](int o) { return o == dealt.front(); })) return -1;
-  return dealt.front();
-}
-
 double solve_flops(const Problem& p) {
   return getrf_flops(p.m, p.n);
 }
@@ -844,7 +837,9 @@ double predict_seconds(const MachineProfile& profile, const Problem& problem, co
   // Several devices with d = 0 where the deal gives one of them every block column: HybridLu::deal
   // runs that one alone, in front; priced so, the others kept in the set (PRBT's extra work is the
   // several-devices one, as prbt.cpp runs it).
-  if (const int s = sole_owner(rates, problem, plan); s > 0) {
+  const bool on_devices = problem.target == Target::hybrid && rates.device.gflops > 0;
+  const int devices = on_devices ? static_cast<int>(rates.devices.size()) : 0;
+  if (const int s = sole_owner(plan, devices, problem.n); s > 0) {
     MachineProfile front = profile;
     std::rotate(front.gpus.begin(), front.gpus.begin() + s, front.gpus.begin() + s + 1);
     Plan alone = plan;
@@ -1043,7 +1038,8 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
       why.push_back("two copies of A (" + fmt1(2 * word * double(problem.n) * problem.n / 1e9) +
                     " GB) do not fit the device's " + fmt1(r.device_memory_bytes / 1e9) +
                     " GB: PRBT's factors come back and the CPUs solve and refine");
-    if (panel_location(plan) == PanelLocation::device && several && sole_owner(r, problem, plan) >= 0)
+    if (panel_location(plan) == PanelLocation::device && several &&
+        sole_owner(plan, int(r.devices.size()), problem.n) >= 0)
       why.push_back("d = 0 on several devices, the deal giving one of them every block column: it runs alone");
     else if (panel_location(plan) == PanelLocation::device && several)
       why.push_back(
@@ -1074,7 +1070,7 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
   if (several) {
     // HybridLu::deal runs a device alone where the deal gives it every block column; a plan of one
     // device alone that is faster still (another nb, the vendor's LU) is said instead.
-    if (const int s = sole_owner(r, problem, plan); s >= 0)
+    if (const int s = sole_owner(plan, static_cast<int>(r.devices.size()), problem.n); s >= 0)
       best.faster_alone = AlonePrediction{r.devices[s].name, plan, best.seconds};
     auto faster = fastest_alone(profile, problem, params, best.seconds);
     if (faster && (!best.faster_alone || faster->seconds < best.faster_alone->seconds)) best.faster_alone = faster;

@@ -121,42 +121,50 @@ void trsv_in_blocks(Uplo uplo, Op op, Diag diag, int m, const T* A, int lda, T* 
   }
 }
 
+// trsm of one column from the left with alpha 1 (true: done): the library's trsv, about 1.7x faster
+// than its trsm there, or from blocked_one_column_order trsv_in_blocks.
+template <class T, class Trsv>
+bool one_column(Side side, Uplo uplo, Op op, Diag diag, int m, int n, T alpha, const T* A, int lda, T* B, Trsv&& trsv) {
+  if (side != Side::left || n != 1 || alpha != T(1)) return false;
+  if (m >= blocked_one_column_order)
+    trsv_in_blocks(uplo, op, diag, m, A, lda, B);
+  else
+    trsv();
+  return true;
+}
+
 }  // namespace
 
 void trsm(Side side, Uplo uplo, Op op, Diag diag, int m, int n, double alpha, const double* A, int lda, double* B,
           int ldb) {
   if (m == 0 || n == 0) return;
-  if (side == Side::left && n == 1 && alpha == 1.0 && m >= blocked_one_column_order)
-    return trsv_in_blocks(uplo, op, diag, m, A, lda, B);
-  if (side == Side::left && n == 1 && alpha == 1.0)  // OpenBLAS's trsv is about 1.7x faster here
-    return cblas_dtrsv(CblasColMajor, cblas(uplo), cblas(real(op)), cblas(diag), m, A, lda, B, 1);
+  if (one_column(side, uplo, op, diag, m, n, alpha, A, lda, B,
+                 [&] { cblas_dtrsv(CblasColMajor, cblas(uplo), cblas(real(op)), cblas(diag), m, A, lda, B, 1); }))
+    return;
   cblas_dtrsm(CblasColMajor, cblas(side), cblas(uplo), cblas(real(op)), cblas(diag), m, n, alpha, A, lda, B, ldb);
 }
 void trsm(Side side, Uplo uplo, Op op, Diag diag, int m, int n, float alpha, const float* A, int lda, float* B,
           int ldb) {
   if (m == 0 || n == 0) return;
-  if (side == Side::left && n == 1 && alpha == 1.0f && m >= blocked_one_column_order)
-    return trsv_in_blocks(uplo, op, diag, m, A, lda, B);
-  if (side == Side::left && n == 1 && alpha == 1.0f)
-    return cblas_strsv(CblasColMajor, cblas(uplo), cblas(real(op)), cblas(diag), m, A, lda, B, 1);
+  if (one_column(side, uplo, op, diag, m, n, alpha, A, lda, B,
+                 [&] { cblas_strsv(CblasColMajor, cblas(uplo), cblas(real(op)), cblas(diag), m, A, lda, B, 1); }))
+    return;
   cblas_strsm(CblasColMajor, cblas(side), cblas(uplo), cblas(real(op)), cblas(diag), m, n, alpha, A, lda, B, ldb);
 }
 void trsm(Side side, Uplo uplo, Op op, Diag diag, int m, int n, complex_double alpha, const complex_double* A, int lda,
           complex_double* B, int ldb) {
   if (m == 0 || n == 0) return;
-  if (side == Side::left && n == 1 && alpha == complex_double(1) && m >= blocked_one_column_order)
-    return trsv_in_blocks(uplo, op, diag, m, A, lda, B);
-  if (side == Side::left && n == 1 && alpha == complex_double(1))
-    return cblas_ztrsv(CblasColMajor, cblas(uplo), cblas(op), cblas(diag), m, A, lda, B, 1);
+  if (one_column(side, uplo, op, diag, m, n, alpha, A, lda, B,
+                 [&] { cblas_ztrsv(CblasColMajor, cblas(uplo), cblas(op), cblas(diag), m, A, lda, B, 1); }))
+    return;
   cblas_ztrsm(CblasColMajor, cblas(side), cblas(uplo), cblas(op), cblas(diag), m, n, &alpha, A, lda, B, ldb);
 }
 void trsm(Side side, Uplo uplo, Op op, Diag diag, int m, int n, complex_float alpha, const complex_float* A, int lda,
           complex_float* B, int ldb) {
   if (m == 0 || n == 0) return;
-  if (side == Side::left && n == 1 && alpha == complex_float(1) && m >= blocked_one_column_order)
-    return trsv_in_blocks(uplo, op, diag, m, A, lda, B);
-  if (side == Side::left && n == 1 && alpha == complex_float(1))
-    return cblas_ctrsv(CblasColMajor, cblas(uplo), cblas(op), cblas(diag), m, A, lda, B, 1);
+  if (one_column(side, uplo, op, diag, m, n, alpha, A, lda, B,
+                 [&] { cblas_ctrsv(CblasColMajor, cblas(uplo), cblas(op), cblas(diag), m, A, lda, B, 1); }))
+    return;
   cblas_ctrsm(CblasColMajor, cblas(side), cblas(uplo), cblas(op), cblas(diag), m, n, &alpha, A, lda, B, ldb);
 }
 

@@ -13,44 +13,36 @@ using blas::Op;
 using blas::Side;
 using blas::Uplo;
 
-namespace {
-
-// A = P^T L U. `dividing`: U solved by hetlu's loops, which divide by each pivot, where the BLAS
-// library's trsm multiplies by its reciprocal (x = Inf where a pivot lies below 1 / max: 1e10 in
-// OpenBLAS's, NRHS > 1).
-template <class T>
-void solve_with_factors(Transpose trans, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb,
-                        bool dividing) {
-  // One column below blas.hpp's blocked order: the library's own getrs, whose trsv runs as ours
-  // would, without our laswp and two calls (the C API's getrs took 1.17x OpenBLAS's dgetrs_ at
-  // n = 512 through them). Its pivots have been looked at: `dividing` is false.
-  if (!dividing && nrhs == 1 && n < blas::blocked_one_column_order &&
-      vendor::getrs(trans, n, nrhs, LU, lda, ipiv, B, ldb, /*own_loops=*/false, /*check_pivots=*/false))
-    return;
-  if (trans == Transpose::no) {  // X = U^-1 L^-1 P B
-    kernels::laswp(nrhs, B, ldb, 0, n, ipiv);
-    blas::trsm(Side::left, Uplo::lower, Op::no_trans, Diag::unit, n, nrhs, T(1), LU, lda, B, ldb);
-    if (dividing)
-      kernels::solve_upper_dividing(trans, n, nrhs, LU, lda, B, ldb);
-    else
-      blas::trsm(Side::left, Uplo::upper, Op::no_trans, Diag::non_unit, n, nrhs, T(1), LU, lda, B, ldb);
-  } else {  // A^T = U^T L^T P: X = P^T L^-T U^-T B (A^H: the same with conjugates)
-    const Op op = blas::op_of(trans);
-    if (dividing)
-      kernels::solve_upper_dividing(trans, n, nrhs, LU, lda, B, ldb);
-    else
-      blas::trsm(Side::left, Uplo::upper, op, Diag::non_unit, n, nrhs, T(1), LU, lda, B, ldb);
-    blas::trsm(Side::left, Uplo::lower, op, Diag::unit, n, nrhs, T(1), LU, lda, B, ldb);
-    kernels::laswp_reverse(nrhs, B, ldb, 0, n, ipiv);
-  }
-}
-
-}  // namespace
-
 template <class T>
 void lu_getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb) {
   if (n == 0 || nrhs == 0) return;
-  solve_with_factors(trans, n, nrhs, LU, lda, ipiv, B, ldb, !kernels::pivots_have_reciprocals(n, LU, lda));
+  // The BLAS library's trsm multiplies by U's reciprocal pivots: with one below 1 / max (x = Inf
+  // where it is 1e10 in OpenBLAS's, NRHS > 1), U is solved by hetlu's loops, dividing.
+  const bool reciprocals = kernels::pivots_have_reciprocals(n, LU, lda);
+  // One column below blas.hpp's blocked order: the library's own getrs, whose trsv runs as ours
+  // would, without our laswp and two calls (the C API's getrs took 1.17x OpenBLAS's dgetrs_ at
+  // n = 512 through them); the pivots are looked at already.
+  if (reciprocals && nrhs == 1 && n < blas::blocked_one_column_order &&
+      vendor::getrs(trans, n, nrhs, LU, lda, ipiv, B, ldb, /*own_loops=*/false, /*check_pivots=*/false))
+    return;
+  if (trans == Transpose::no) {
+    // A = P^T L U: X = U^-1 L^-1 P B
+    kernels::laswp(nrhs, B, ldb, 0, n, ipiv);
+    blas::trsm(Side::left, Uplo::lower, Op::no_trans, Diag::unit, n, nrhs, T(1), LU, lda, B, ldb);
+    if (reciprocals)
+      blas::trsm(Side::left, Uplo::upper, Op::no_trans, Diag::non_unit, n, nrhs, T(1), LU, lda, B, ldb);
+    else
+      kernels::solve_upper_dividing(trans, n, nrhs, LU, lda, B, ldb);
+  } else {
+    // A^T = U^T L^T P: X = P^T L^-T U^-T B (A^H: the same with conjugates)
+    const Op op = blas::op_of(trans);
+    if (reciprocals)
+      blas::trsm(Side::left, Uplo::upper, op, Diag::non_unit, n, nrhs, T(1), LU, lda, B, ldb);
+    else
+      kernels::solve_upper_dividing(trans, n, nrhs, LU, lda, B, ldb);
+    blas::trsm(Side::left, Uplo::lower, op, Diag::unit, n, nrhs, T(1), LU, lda, B, ldb);
+    kernels::laswp_reverse(nrhs, B, ldb, 0, n, ipiv);
+  }
 }
 
 template void lu_getrs<float>(Transpose, int, int, const float*, int, const int*, float*, int);
