@@ -1028,7 +1028,10 @@ SolveReport detail::mixed_solve(Solver solver, int n, int nrhs, T* A, int lda, i
     report.rcond = details.rcond > 0 ? std::min(details.rcond, proven) : proven;
     check_working_precision_singularity<T>(report);
   }
+  report.phase_seconds = details.phase_seconds;
   report.note = std::to_string(details.classical_steps) + " step(s) of classical refinement";
+  if (details.refined_on_device) report.note += " on the device, where the single factors and A stayed";
+  if (!details.note.empty()) report.note += "; " + details.note;
   if (details.gmres_steps > 0)
     report.note += ", " + std::to_string(details.gmres_steps) + " of GMRES-based refinement (" +
                    std::to_string(details.gmres_iterations) + " GMRES iterations)";

@@ -191,6 +191,7 @@ void bench_mixed(const MixedBench& bench, const Options& options) {
     if (bench.automatic && r.report.plan.precision == Precision::mixed) note += "; " + r.report.note;
     if (!bench.automatic)
       for (const auto& w : r.report.warnings) note += (note.empty() ? "" : "; ") + w;
+    if (!r.report.phase_seconds.empty()) note += (note.empty() ? "" : "; ") + describe(r.report.phase_seconds);
     if (bench.json) {
       nlohmann::ordered_json row = {{"solver", to_string(solver)},
                                     {"plan", to_json(r.report.plan)},

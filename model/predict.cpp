@@ -250,6 +250,35 @@ double staged_copy_seconds(double bytes, double slot, double link, double host) 
   return std::max(over_link, packing) + std::min(slot / link, 2 * slot / host);
 }
 
+// Whether mixed precision refines on its device (mixed_device.hpp): one device, GEPP or CALU, and
+// its memory holds A in double beside the single factors. A capacity not known counts as enough.
+bool mixed_refines_on_device(const Rates& rates, Solver solver, int n) {
+  if (rates.devices.size() != 1 || solver == Solver::prbt) return false;
+  return !(rates.device_memory_bytes > 0) || 12.0 * n * n <= usable_device_memory_share * rates.device_memory_bytes;
+}
+
+// The same beyond the single factorization (priced with its factors left on the device) when
+// refining on the device: the host rounds A, A in double goes up beside the factorization on the
+// same link after the single copy (what outlasts the factorization counts), and the first solve and
+// each step's solve and residual read the factors or A in device memory, with the latencies of their
+// copies (a solve: up and down; a residual: X and B up, R and the row omegas down). The host
+// backend's team reads them at the CPUs' rates, as mixed_extra_seconds prices them.
+double mixed_device_extra_seconds(const MachineProfile& profile, const Rates& rates, int n, Solver solver,
+                                  const ModelParams& params, double factorization_seconds) {
+  const double entries = double(n) * n;
+  const double host = host_bandwidth(rates.memory_gbs), link = rates.link.gbs * 1e9;
+  const double latency = rates.link_latency_us * 1e-6;
+  const double slot = 8.0 * n * detail::staging_slot_columns(n, n, 1, false, 8);
+  const double both_up = staged_copy_seconds(12 * entries, slot, link, host);
+  const double upload = std::max(0.0, both_up - factorization_seconds);
+  if (rates.device_host_threads > 0) return upload + mixed_extra_seconds(profile, rates, n, solver, params);
+  const double device =
+      (rates.device_memory.gbs > 0 ? rates.device_memory.gbs : params.default_device_memory_gbs) * 1e9;
+  const double rounding = entries * 12 / host;
+  const double solve = 4 * entries / device + 2 * latency, residual = 8 * entries / device + 4 * latency;
+  return rounding + upload + solve + mixed_refinement_steps(profile, solver, n, params).steps * (residual + solve);
+}
+
 struct HybridTimes {
   double cpu = 0, device = 0, transfer = 0, total = 0;
   double d_fraction = 0;
@@ -360,8 +389,10 @@ int sole_owner(const Plan& plan, int devices, int n) {
 // moves), then the rest; meanwhile the CPUs update block columns K + 1 .. K + d - 1 and factor
 // panel K + 1. Once fewer than d block columns are left, the device has none and drops out. With
 // the panel on the device (d = 0), the device does everything.
+// factors_stay: mixed precision refining on the device (mixed_device.hpp), whose single factors
+// never come back; PRBT's stay where the device holds two copies of A, whatever this says.
 HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates, Solver solver, int m, int n,
-                              const Plan& plan, const ModelParams& params, double word) {
+                              const Plan& plan, const ModelParams& params, double word, bool factors_stay = false) {
   const int nb = std::max(1, plan.nb);
   const double cpu_all = rates.cpu_all.gflops * 1e9, device = rates.device.gflops * 1e9;
   const double link = rates.link.gbs * 1e9, latency = rates.link_latency_us * 1e-6;
@@ -392,7 +423,7 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
   // PRBT keeps its factors (and A) on the device only on one device (prbt_device.hpp); on several
   // it runs hybrid_lu on the CPUs' randomized copy as GEPP does (prbt.cpp).
   const bool prbt_resident = solver == Solver::prbt && rates.devices.size() == 1;
-  const bool factors_return = !prbt_resident || !prbt_solves_on_device(rates, std::max(m, n), word);
+  const bool factors_return = !factors_stay && (!prbt_resident || !prbt_solves_on_device(rates, std::max(m, n), word));
   double early_bytes = 0;
   if (d == 0 && factors_return)
     for (int J = 0; J + 1 < block_columns(std::min(m, n), nb); ++J)
@@ -409,7 +440,7 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
   else if (solver == Solver::prbt && !several)
     once = staged(matrix) + staged(matrix * cpu_share) + 2 * latency;
   else if (d < blocks)
-    once = staged(matrix * (1 - cpu_share)) + latency;
+    once = staged(matrix * (1 - cpu_share)) + latency + (factors_stay ? staged(matrix * cpu_share) + latency : 0);
   t.transfer += once;
   t.total += once;
   if (d == 0 && nb >= std::min(m, n)) {
@@ -851,9 +882,14 @@ double predict_seconds(const MachineProfile& profile, const Problem& problem, co
     throw Error("the machine profile has no CPU or device rate to predict from");
   const double word = entry_bytes(problem.precision);
   double seconds = 0;
+  const bool mixed_on_device = problem.precision == Precision::mixed && problem.target == Target::hybrid &&
+                               rates.device.gflops > 0 && mixed_refines_on_device(rates, problem.solver, problem.n);
+  double factorization = 0;
   if (problem.target == Target::hybrid && rates.device.gflops > 0) {
     if (rates.cpu_all.gflops <= 0) throw Error("the machine profile has no CPU rate to predict from");
-    const HybridTimes t = hybrid_lu_seconds(profile, rates, problem.solver, problem.m, problem.n, plan, params, word);
+    const HybridTimes t =
+        hybrid_lu_seconds(profile, rates, problem.solver, problem.m, problem.n, plan, params, word, mixed_on_device);
+    factorization = t.total;
     seconds = t.total;
     if (terms) *terms = {{"cpu panels and updates", t.cpu}, {"device updates", t.device}, {"transfers", t.transfer}};
     // On one device PRBT's own pass over A checks it (prbt_hybrid_extra_seconds), mixed precision's
@@ -874,12 +910,16 @@ double predict_seconds(const MachineProfile& profile, const Problem& problem, co
           {"panels", t.panel}, {"updates", t.update}, {"row interchanges", t.swaps}, {"step overheads", t.overhead}};
   }
   if (problem.precision == Precision::mixed) {
-    const double extra = mixed_extra_seconds(profile, rates, problem.n, problem.solver, params);
+    const double extra =
+        mixed_on_device ? mixed_device_extra_seconds(profile, rates, problem.n, problem.solver, params, factorization)
+                        : mixed_extra_seconds(profile, rates, problem.n, problem.solver, params);
     seconds += extra;
     if (terms) {
       const MixedSteps steps = mixed_refinement_steps(profile, problem.solver, problem.n, params);
       std::ostringstream name;
-      name << "rounding to single, " << steps.steps << " refinement step(s) in double (" << steps.source << ")";
+      name << "rounding to single, " << (mixed_on_device ? "A in double up beside the factorization, " : "")
+           << steps.steps << " refinement step(s) in double" << (mixed_on_device ? " on the device" : "") << " ("
+           << steps.source << ")";
       terms->push_back({name.str(), extra});
     }
   } else if (problem.solver == Solver::prbt) {

@@ -2,6 +2,7 @@
 // cuBLAS handle take long to create, and the host backend's threads should not be respawned per
 // solve.
 #include <algorithm>
+#include <atomic>
 #include <complex>
 #include <cstdio>
 #include <cstdlib>
@@ -69,6 +70,16 @@ DeviceKey key_of(const Device& device, int copy) {
   return {device.kind, number, copy};
 }
 
+// The "device memory" a host team's backends share, every precision's (make_host_backend).
+std::shared_ptr<std::atomic<std::size_t>> host_memory_in_use(const DeviceKey& key) {
+  static std::mutex mutex;
+  static std::map<DeviceKey, std::shared_ptr<std::atomic<std::size_t>>> counters;
+  std::lock_guard lock(mutex);
+  auto& counter = counters[key];
+  if (!counter) counter = std::make_shared<std::atomic<std::size_t>>(0);
+  return counter;
+}
+
 }  // namespace
 
 template <class T>
@@ -84,7 +95,8 @@ Backend<T>& backend(const Device& device, int copy) {
     // The plugin drives the CUDA runtime's current device, ordinal 0 (one GPU per process, #16).
     if (device.kind == BackendKind::cuda && device.number != 0)
       throw Error("device '" + to_string(device) + "': this build drives CUDA device 0 only");
-    slot = device.kind == BackendKind::cuda ? make_cuda_backend<T>() : make_host_backend<T>(std::get<1>(key));
+    slot = device.kind == BackendKind::cuda ? make_cuda_backend<T>()
+                                            : make_host_backend<T>(std::get<1>(key), host_memory_in_use(key));
     // Backends go before the CUDA runtime tears itself down at exit (cuBLAS and cuSOLVER handles,
     // streams and events are destroyed while it still exists): exit handlers run in reverse order
     // of registration, and the runtime (loaded with the plugin) registered its own before this one.

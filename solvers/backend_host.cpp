@@ -122,7 +122,8 @@ void split_columns(int n, int parts, F&& f) {
 template <class T>
 class HostBackend final : public Backend<T> {
  public:
-  explicit HostBackend(int threads) : threads_(std::max(1, threads)) {
+  HostBackend(int threads, std::shared_ptr<std::atomic<std::size_t>> memory_in_use)
+      : threads_(std::max(1, threads)), allocated_(std::move(memory_in_use)) {
     for (auto& w : workers_) w = std::make_unique<Worker>(threads_);
   }
   ~HostBackend() override = default;
@@ -289,8 +290,9 @@ class HostBackend final : public Backend<T> {
 
   int threads_;
   std::unique_ptr<Worker> workers_[queue_count];
-  // Bytes of "device memory" in use; shared with the deleters, which may outlive the backend.
-  std::shared_ptr<std::atomic<std::size_t>> allocated_ = std::make_shared<std::atomic<std::size_t>>(0);
+  // Bytes of "device memory" in use by the team's backends of every precision; shared with the
+  // deleters, which may outlive the backend.
+  std::shared_ptr<std::atomic<std::size_t>> allocated_;
 };
 
 // A variable hetlu reads, parsed strictly: unset is `fallback`; anything but a whole decimal
@@ -323,13 +325,14 @@ int host_backend_threads() {
 }
 
 template <class T>
-std::unique_ptr<Backend<T>> make_host_backend(int threads) {
-  return std::make_unique<HostBackend<T>>(threads);
+std::unique_ptr<Backend<T>> make_host_backend(int threads, std::shared_ptr<std::atomic<std::size_t>> memory_in_use) {
+  return std::make_unique<HostBackend<T>>(threads, std::move(memory_in_use));
 }
 
-template std::unique_ptr<Backend<float>> make_host_backend<float>(int);
-template std::unique_ptr<Backend<double>> make_host_backend<double>(int);
-template std::unique_ptr<Backend<std::complex<double>>> make_host_backend<std::complex<double>>(int);
-template std::unique_ptr<Backend<std::complex<float>>> make_host_backend<std::complex<float>>(int);
+using MemoryInUse = std::shared_ptr<std::atomic<std::size_t>>;
+template std::unique_ptr<Backend<float>> make_host_backend<float>(int, MemoryInUse);
+template std::unique_ptr<Backend<double>> make_host_backend<double>(int, MemoryInUse);
+template std::unique_ptr<Backend<std::complex<double>>> make_host_backend<std::complex<double>>(int, MemoryInUse);
+template std::unique_ptr<Backend<std::complex<float>>> make_host_backend<std::complex<float>>(int, MemoryInUse);
 
 }  // namespace hetlu::backends

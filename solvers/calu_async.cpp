@@ -1,26 +1,19 @@
 // Asynchronous CALU with dynamic balancing (async-calu §3, Algorithm 2): the CPUs own the first d
 // block columns and factor every panel by TSLU (plan.panel_threads row blocks, inner width
 // plan.ib); at each step one block column moves from the device to the CPUs; the device drops out
-// when fewer than d block columns remain. See hybrid_lu.hpp. With the panel on the device (d = 0)
-// the device factors it with partial pivoting: on one device the tournament saves nothing.
+// when fewer than d block columns remain. See hybrid_lu.hpp and hybrid_panels.hpp.
 #include <algorithm>
 #include <complex>
 
 #include "solvers/hybrid_lu.hpp"
+#include "solvers/hybrid_panels.hpp"
 #include "solvers/variants.hpp"
 
 namespace hetlu::variants {
 
 template <class T>
 int calu_async_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, LoadBalance* balance) {
-  const int inner = std::max(1, std::min(plan.ib, plan.nb));
-  const int panel_threads = std::max(1, plan.panel_threads);
-  return hybrid_lu(
-      plan, m, n, A, lda, ipiv, /*pivoting=*/true,
-      [inner, panel_threads](int rows, int width, T* panel, int ld, int* panel_ipiv) {
-        return kernels::calu_panel(rows, width, panel, ld, panel_ipiv, inner, panel_threads);
-      },
-      balance);
+  return hybrid_lu(plan, m, n, A, lda, ipiv, /*pivoting=*/true, calu_hybrid_panel<T>(plan), balance);
 }
 
 template int calu_async_getrf<float>(const Plan&, int, int, float*, int, int*, LoadBalance*);

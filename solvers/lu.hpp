@@ -134,6 +134,11 @@ struct MixedDetails {
   double rcond = 0;
   bool near_singular = false;
   double a_norm1 = 0;  // ||A||_1, from the pass that rounded A to single (0 where it did not run)
+  // The hybrid target on one device: the single factors and A stayed on the device and refinement
+  // ran there (solvers/mixed_device.hpp); else why not, where it was tried.
+  bool refined_on_device = false;
+  std::string note;
+  std::vector<std::pair<std::string, double>> phase_seconds;  // seconds per phase, in order
 };
 
 // What the mixed path checks beyond dsgesv's semantics: all off for the drop-in's dsgesv_ (with

@@ -27,6 +27,7 @@
 #include <random>
 #include <vector>
 
+#include "hetlu/detail/stopwatch.hpp"
 #include "solvers/accuracy.hpp"
 #include "solvers/blas.hpp"
 #include "solvers/checks.hpp"
@@ -35,6 +36,7 @@
 #include "solvers/gmres.hpp"
 #include "solvers/lu.hpp"
 #include "solvers/lu_factors.hpp"
+#include "solvers/mixed_device.hpp"
 #include "solvers/scalar.hpp"
 #include "solvers/variants.hpp"
 
@@ -166,20 +168,22 @@ std::vector<double> scaled_residuals(int n, int nrhs, const T* R, int ldr, const
 // kappa_1(A) = ||A||_1 ||A^-1||_1, the second estimated with the single factors (dgecon's way):
 // about five solves, each reading the factors once (7 % of dgesv's time at n = 4000 on the dev
 // machine). Infinite where a solve in single overflows.
-template <class Low>
-double condition_estimate(int n, double norm_1, const LuFactors<Low>& factors) {
+template <class Low, class Solve>
+double condition_estimate(int n, double norm_1, Solve&& solve) {
   const double inverse_norm = kernels::inverse_norm1_estimate<Low>(
-      n, [&](Low* x) { factors.solve(x, n, 1); }, [&](Low* x) { factors.solve(x, n, 1, Transpose::conjugate); });
+      n, [&](Low* x) { solve(x, n, 1, Transpose::no); }, [&](Low* x) { solve(x, n, 1, Transpose::conjugate); });
   return norm_1 * inverse_norm;
 }
 
-// The refinement of steps 2 and 3 around one set of low-precision factors.
+// The refinement of steps 2 and 3 around one set of low-precision factors: in host memory, or with
+// them and A on the device (variants::MixedDevice), where GMRES-based refinement does not run.
 template <class T, class Low>
 class Refinement {
  public:
-  // norms: ||A||_inf and ||A||_1.
+  // norms: ||A||_inf and ||A||_1. Exactly one of factors and device.
   Refinement(int n, int nrhs, const T* A, int lda, const RoundedMatrix& norms, const T* B, int ldb, T* X, int ldx,
-             const LuFactors<Low>& factors, MixedDetails& details, const MixedSafeguards& safeguards)
+             const LuFactors<Low>* factors, variants::MixedDevice<T>* device, MixedDetails& details,
+             const MixedSafeguards& safeguards)
       : n_(n),
         nrhs_(nrhs),
         A_(A),
@@ -189,6 +193,7 @@ class Refinement {
         X_(X),
         ldx_(ldx),
         factors_(factors),
+        device_(device),
         details_(details),
         safeguards_(safeguards),
         r_(static_cast<size_t>(n) * nrhs),
@@ -231,6 +236,7 @@ class Refinement {
       }
       previous = now;
     }
+    if (device_) return not_converged;  // no GMRES on the device path (mixed_device.hpp)
     return gmres_refinement(previous);
   }
 
@@ -257,7 +263,7 @@ class Refinement {
     for (auto& x : s) x = T(rng() % 2 ? size(rng) : -size(rng));
     auto correct = [&](const T* residual) {  // y += M^-1 residual, false where it leaves single's range
       if (!round_to_low(n_, 1, residual, n_, low_.data(), n_)) return false;
-      factors_.solve(low_.data(), n_, 1);
+      solve_low(low_.data(), n_, 1);
       for (int i = 0; i < n_; ++i) y[i] += T(low_[i]);
       return true;
     };
@@ -280,8 +286,13 @@ class Refinement {
     const double s_norm = largest(s);
     double previous = s_norm;
     for (int step = 1; step <= max_certify_steps; ++step) {
-      r = s;
-      blas::gemm(blas::Op::no_trans, blas::Op::no_trans, n_, 1, n_, T(-1), A_, lda_, y.data(), n_, T(1), r.data(), n_);
+      if (device_) {
+        device_->residual(1, y.data(), n_, s.data(), n_, r.data(), n_);
+      } else {
+        r = s;
+        blas::gemm(blas::Op::no_trans, blas::Op::no_trans, n_, 1, n_, T(-1), A_, lda_, y.data(), n_, T(1), r.data(),
+                   n_);
+      }
       const double now = largest(r);
       if (now <= certified_residual * s_norm) {
         record_rcond();
@@ -305,7 +316,8 @@ class Refinement {
     if (!(safeguards_.max_condition > 0) || contraction <= slow_contraction) return false;
     details_.first_contraction = contraction;
     if (!(contraction < 0.5)) return true;
-    details_.condition_estimate = condition_estimate(n_, norm_1_, factors_);
+    details_.condition_estimate = condition_estimate<Low>(
+        n_, norm_1_, [&](Low* x, int ldx, int ncols, Transpose trans) { solve_low(x, ldx, ncols, trans); });
     return !(details_.condition_estimate <= safeguards_.max_condition);
   }
 
@@ -313,15 +325,26 @@ class Refinement {
   // single's range.
   bool add_single_correction(const T* R, int ldr) {
     if (!round_to_low(n_, nrhs_, R, ldr, low_.data(), n_)) return false;
-    factors_.solve(low_.data(), n_, nrhs_);
+    solve_low(low_.data(), n_, nrhs_);
     for (int j = 0; j < nrhs_; ++j)
       for (int i = 0; i < n_; ++i) X_[i + static_cast<long long>(j) * ldx_] += T(low_[i + static_cast<size_t>(j) * n_]);
     return true;
   }
 
+  // W <- M^-1 W (trans: M^-T, M^-H) with the single factors M, wherever they are.
+  void solve_low(Low* W, int ldw, int ncols, Transpose trans = Transpose::no) {
+    if (device_)
+      device_->solve(W, ldw, ncols, trans);
+    else
+      factors_->solve(W, ldw, ncols, trans);
+  }
+
   // r <- B - A X in T; the largest scaled residual. With a target omega, omega_ in the same pass.
   double residual() {
-    if (safeguards_.target_omega > 0) {
+    if (device_) {
+      const double omega = device_->residual(nrhs_, X_, ldx_, B_, ldb_, r_.data(), n_);
+      if (safeguards_.target_omega > 0) omega_ = omega, details_.backward_error = omega_;
+    } else if (safeguards_.target_omega > 0) {
       omega_ = accuracy::residual_and_backward_error(n_, nrhs_, A_, lda_, X_, ldx_, B_, ldb_, r_.data(), n_);
       details_.backward_error = omega_;
     } else {
@@ -363,7 +386,7 @@ class Refinement {
     // The best iterate so far, for the case GMRES makes it worse before giving up.
     std::vector<T> best(static_cast<size_t>(n_) * nrhs_);
     kernels::copy_block(n_, nrhs_, X_, ldx_, best.data(), n_);
-    const LuFactors<T> preconditioner = factors_.template widened<T>();
+    const LuFactors<T> preconditioner = factors_->template widened<T>();
     std::vector<T> d(n_);
     auto apply = [&](const T* v, T* w) {  // w = M^-1 A v
       blas::gemm(blas::Op::no_trans, blas::Op::no_trans, n_, 1, n_, T(1), A_, lda_, v, n_, T(0), w, n_);
@@ -408,7 +431,8 @@ class Refinement {
   int ldb_;
   T* X_;
   int ldx_;
-  const LuFactors<Low>& factors_;
+  const LuFactors<Low>* factors_;
+  variants::MixedDevice<T>* device_;
   MixedDetails& details_;
   const MixedSafeguards& safeguards_;
   double omega_ = std::numeric_limits<double>::infinity();
@@ -454,19 +478,44 @@ int mixed_gesv(const Plan& low_plan, const Plan& high_plan, int n, int nrhs, T* 
   details = MixedDetails{};
   if (n == 0) return 0;
   const MixedSafeguards safeguards = safeguards_for<T>(low_plan.solver, n, requested);
+  detail::Stopwatch clock;
+  auto mark = [&](const char* phase) { details.phase_seconds.emplace_back(phase, clock.lap()); };
   auto single_path = [&]() -> int {
     kernels::WorkspaceVector<Low> a(static_cast<size_t>(n) * n);  // kept across calls: no page faults
     const RoundedMatrix rounded = round_matrix_to_low(n, A, lda, a.data());
     if (!rounded.finite && check == InputCheck::finite) checks::finite("A", n, n, A, lda);  // throws, naming the entry
     details.a_norm1 = rounded.norm_1;
+    mark("rounding to single");
     if (!rounded.fits) return -2;
-    LuFactors<Low> factors;
-    if (factor(low_plan, n, std::move(a), factors) != 0) return -3;
-    std::copy(factors.ipiv.begin(), factors.ipiv.end(), ipiv);
     // No right-hand side: LAPACK's dsgesv still factors (ITER 0, A as it was, the single
     // factorization's pivots; or A's double factors where single fails, ITER -2 or -3).
+    if (variants::MixedDevice<T>::applies(low_plan)) {
+      {
+        variants::MixedDevice<T> device(low_plan, n, A, lda);
+        if (const std::optional<int> info = device.factor(a.data(), ipiv)) {
+          mark("factorization, A in double up beside it");
+          if (*info != 0) return -3;
+          if (nrhs == 0) return 0;
+          details.refined_on_device = true;
+          const int iter =
+              Refinement<T, Low>(n, nrhs, A, lda, rounded, B, ldb, X, ldx, nullptr, &device, details, safeguards).run();
+          mark("refinement on the device");
+          return iter;
+        }
+        details.note = device.note();
+      }
+      round_to_low(n, n, A, lda, a.data(), n);  // the factorization may have begun on the first copy
+    }
+    LuFactors<Low> factors;
+    const int info = factor(low_plan, n, std::move(a), factors);
+    mark("factorization");
+    if (info != 0) return -3;
+    std::copy(factors.ipiv.begin(), factors.ipiv.end(), ipiv);
     if (nrhs == 0) return 0;
-    return Refinement<T, Low>(n, nrhs, A, lda, rounded, B, ldb, X, ldx, factors, details, safeguards).run();
+    const int iter =
+        Refinement<T, Low>(n, nrhs, A, lda, rounded, B, ldb, X, ldx, &factors, nullptr, details, safeguards).run();
+    mark("refinement");
+    return iter;
   };
   details.iter = single_path();
   if (details.iter >= 0) return 0;
@@ -476,6 +525,7 @@ int mixed_gesv(const Plan& low_plan, const Plan& high_plan, int n, int nrhs, T* 
   if (info != 0) return info;
   kernels::copy_block(n, nrhs, B, ldb, X, ldx);
   variants::lu_getrs(Transpose::no, n, nrhs, A, lda, ipiv, X, ldx);
+  mark("the double solver");
   // How singular A is, from the double solver's factors (high_plan: GEPP or CALU).
   const bool estimate = safeguards.estimate_after_fallback || (safeguards.certify && details.near_singular);
   if (estimate && high_plan.solver != Solver::prbt)

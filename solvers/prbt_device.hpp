@@ -21,6 +21,7 @@
 
 #include "solvers/backend.hpp"
 #include "solvers/butterfly.hpp"
+#include "solvers/device_refinement.hpp"
 #include "solvers/staging.hpp"
 
 namespace hetlu::variants {
@@ -64,8 +65,8 @@ class PrbtDevice {
   std::vector<std::unique_lock<std::mutex>> lock_;
   backends::Backend<T>& device_;
   backends::DeviceMatrix<T> factors_, original_;
-  backends::DeviceMatrix<T> solve_work_, x_, r_, w_;  // sized for the right-hand sides on first use
-  std::vector<T> row_shares_;                         // w_ on the host
+  backends::DeviceMatrix<T> solve_work_;  // sized for the right-hand sides on first use
+  DeviceResidual<T> residual_;
   std::string note_;
   // Every copy between host and device goes through these slots (np rows, a block column wide);
   // last, so that it waits for the device before the device memory above goes.

@@ -4,6 +4,7 @@
 
 #include "hetlu/detail/staging_slot.hpp"
 #include "solvers/accuracy.hpp"
+#include "solvers/device_refinement.hpp"
 #include "solvers/hybrid_lu.hpp"
 #include "solvers/prbt_device.hpp"
 
@@ -76,41 +77,12 @@ int PrbtDevice<T>::factor() {
 
 template <class T>
 void PrbtDevice<T>::triangular_solves(int nrhs, T* W, int ldw, Transpose trans) {
-  if (solve_work_.cols != nrhs) solve_work_ = device_.allocate(np_, nrhs);
-  auto& w = solve_work_;
-  staging_->to_device(Queue::to_device, np_, nrhs, W, ldw, w.data(), w.ld);
-  device_.wait(Queue::compute, device_.record(Queue::to_device));
-  if (trans == Transpose::no) {
-    device_.trsm_lower_unit(Queue::compute, np_, nrhs, factors_.data(), factors_.ld, w.data(), w.ld);
-    device_.trsm_upper(Queue::compute, np_, nrhs, factors_.data(), factors_.ld, w.data(), w.ld);
-  } else {
-    device_.trsm_upper(Queue::compute, np_, nrhs, factors_.data(), factors_.ld, w.data(), w.ld, trans);
-    device_.trsm_lower_unit(Queue::compute, np_, nrhs, factors_.data(), factors_.ld, w.data(), w.ld, trans);
-  }
-  device_.wait(Queue::to_host, device_.record(Queue::compute));
-  staging_->to_host(Queue::to_host, np_, nrhs, w.data(), w.ld, W, ldw);
-  device_.synchronize();
-  staging_->finish_all();
+  solve_with_device_factors(device_, *staging_, factors_, np_, nrhs, W, ldw, trans, solve_work_);
 }
 
 template <class T>
 double PrbtDevice<T>::residual(int n, int nrhs, const T* X, int ldx, const T* B, int ldb, T* R, int ldr) {
-  if (x_.cols != nrhs) {
-    x_ = device_.allocate(n, nrhs), r_ = device_.allocate(n, nrhs), w_ = device_.allocate(n, nrhs);
-    row_shares_.resize(static_cast<std::size_t>(std::max(1, n)) * nrhs);
-  }
-  const int ldw = std::max(1, n);
-  staging_->to_device(Queue::to_device, n, nrhs, X, ldx, x_.data(), x_.ld);
-  staging_->to_device(Queue::to_device, n, nrhs, B, ldb, r_.data(), r_.ld);
-  device_.wait(Queue::compute, device_.record(Queue::to_device));
-  device_.residual(Queue::compute, n, nrhs, original_.data(), original_.ld, x_.data(), x_.ld, r_.data(), r_.ld,
-                   w_.data(), w_.ld);
-  device_.wait(Queue::to_host, device_.record(Queue::compute));
-  staging_->to_host(Queue::to_host, n, nrhs, r_.data(), r_.ld, R, ldr);
-  staging_->to_host(Queue::to_host, n, nrhs, w_.data(), w_.ld, row_shares_.data(), ldw);
-  device_.synchronize();
-  staging_->finish_all();
-  return accuracy::largest_row_omega(n, nrhs, row_shares_.data(), ldw);
+  return residual_(device_, *staging_, original_, n, nrhs, X, ldx, B, ldb, R, ldr);
 }
 
 template class PrbtDevice<float>;

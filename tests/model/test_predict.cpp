@@ -592,6 +592,34 @@ TEST(Predict, TheH100sBlockedPlansWithinAQuarter) {
                           false);
 }
 
+// Mixed precision on one GPU refines there (solvers/mixed_device.hpp): no factors come back, A in
+// double goes up beside the factorization and each step reads device memory; the CPUs' refinement
+// (1.51 s measured at 16384 with it, 2026-11-26) is what the model prices where the GPU cannot hold
+// A in double beside the single factors.
+TEST(Predict, MixedPrecisionOnOneGpuIsPricedRefiningThere) {
+  auto p = h100_as_probed_again();
+  const int n = 16384;
+  const model::Problem problem{Solver::gepp, Precision::mixed, Target::hybrid, n, n, 1};
+  Plan plan;
+  plan.nb = 256;
+  plan.cpu_block_columns = 0;
+  auto priced = [&](std::vector<model::Term>& terms) { return model::predict_seconds(p, problem, plan, {}, &terms); };
+  std::vector<model::Term> on_device, on_cpus;
+  const double device_seconds = priced(on_device);
+  EXPECT_NE(on_device.back().name.find("on the device"), std::string::npos) << on_device.back().name;
+  p.gpus[0].memory_bytes = static_cast<long long>(11.0 * n * n);  // the single factors fit, A in double beside them not
+  const double cpu_seconds = priced(on_cpus);
+  EXPECT_EQ(on_cpus.back().name.find("on the device"), std::string::npos) << on_cpus.back().name;
+  EXPECT_LT(2 * on_device.back().seconds, on_cpus.back().seconds);
+  EXPECT_LT(device_seconds, cpu_seconds);
+  // The double hybrid solve's price, for scale: on an H100 single is no faster, so refining on the
+  // device brings the mixed price near it, not below.
+  p = h100_as_probed_again();
+  const double double_seconds =
+      model::predict_seconds(p, {Solver::gepp, Precision::double_, Target::hybrid, n, n, 1}, plan, {});
+  EXPECT_LT(device_seconds, 2 * double_seconds);
+}
+
 // Beside a GPU far faster than the cores, the CPUs' panels stall it (H100 and host:8 measured
 // 1.53 s at n = 16384, the H100 alone 0.27): the model prices that schedule far above the GPU alone
 // and chooses d = 0 with a deal that gives host:8 no block column, so the H100 runs alone (the

@@ -1,0 +1,105 @@
+// Mixed precision on one device; see mixed_device.hpp.
+#include "solvers/mixed_device.hpp"
+
+#include <complex>
+
+#include "hetlu/detail/staging_slot.hpp"
+#include "solvers/device_refinement.hpp"
+#include "solvers/gepp_kernels.hpp"
+#include "solvers/hybrid_lu.hpp"
+#include "solvers/hybrid_panels.hpp"
+
+namespace hetlu::variants {
+
+using backends::Queue;
+
+template <class T>
+bool MixedDevice<T>::applies(const Plan& low_plan) {
+  return low_plan.target == Target::hybrid && low_plan.devices.size() == 1 && low_plan.solver != Solver::prbt;
+}
+
+template <class T>
+MixedDevice<T>::MixedDevice(const Plan& low_plan, int n, const T* A, int lda)
+    : plan_(low_plan),
+      n_(n),
+      A_(A),
+      lda_(lda),
+      lock_(backends::lock_devices(low_plan.devices)),
+      low_(backends::backend<Low>(low_plan.devices.front())),
+      high_(backends::backend<T>(low_plan.devices.front())) {}
+
+template <class T>
+MixedDevice<T>::~MixedDevice() {
+  if (upload_.valid()) upload_.wait();
+}
+
+template <class T>
+void MixedDevice<T>::upload_matrix() {
+  high_staging_->to_device(Queue::to_device, n_, n_, A_, lda_, original_.data(), original_.ld);
+}
+
+template <class T>
+void MixedDevice<T>::release_device_memory() {
+  if (upload_.valid()) upload_.wait();
+  high_staging_.reset(), low_staging_.reset();
+  factors_ = {}, original_ = {};
+}
+
+template <class T>
+std::optional<int> MixedDevice<T>::factor(Low* a, int* ipiv) {
+  const int nb = panel_width_within(plan_.nb, n_, n_);
+  const bool per_step = plan_.cpu_block_columns > 0;
+  auto out_of_memory = [&](const DeviceOutOfMemory& e) {
+    try {
+      release_device_memory();
+    } catch (...) {  // the copy's own failure, if any, is not the news
+    }
+    note_ = std::string("refinement on the CPUs: the device holds the single factors or A in double, not both: ") +
+            e.what();
+    return std::nullopt;
+  };
+  try {
+    original_ = high_.allocate(n_, n_);
+    high_staging_ = std::make_unique<backends::Staging<T>>(
+        high_, n_, detail::staging_slot_columns(n_, n_, nb, /*per_step=*/false, sizeof(T)));
+    low_staging_ = std::make_unique<backends::Staging<Low>>(
+        low_, n_, detail::staging_slot_columns(n_, n_, nb, per_step, sizeof(Low)));
+  } catch (const DeviceOutOfMemory& e) {
+    return out_of_memory(e);
+  }
+  upload_ = std::async(std::launch::async, [this] { upload_matrix(); });
+  try {
+    const int info = with_hybrid_panel<Low>(plan_, [&](auto panel) {
+      HybridLu<Low, decltype(panel)> lu(low_, Matrix<Low>{n_, n_, n_, a}, nb, plan_.cpu_block_columns, ipiv,
+                                        /*pivoting=*/true, panel, nullptr, low_staging_.get());
+      lu.leave_factors_on_device();
+      const int result = lu.run();
+      factors_ = lu.device_factors();
+      return result;
+    });
+    upload_.get();
+    ipiv_.assign(ipiv, ipiv + n_);
+    return info;
+  } catch (const DeviceOutOfMemory& e) {
+    return out_of_memory(e);
+  }
+}
+
+template <class T>
+void MixedDevice<T>::solve(Low* W, int ldw, int ncols, Transpose trans) {
+  if (n_ == 0 || ncols == 0) return;
+  // A = P^T L U: P's interchanges on the host (O(n ncols)), the triangles on the device.
+  if (trans == Transpose::no) kernels::laswp(ncols, W, ldw, 0, n_, ipiv_.data());
+  solve_with_device_factors(low_, *low_staging_, factors_, n_, ncols, W, ldw, trans, solve_work_);
+  if (trans != Transpose::no) kernels::laswp_reverse(ncols, W, ldw, 0, n_, ipiv_.data());
+}
+
+template <class T>
+double MixedDevice<T>::residual(int nrhs, const T* X, int ldx, const T* B, int ldb, T* R, int ldr) {
+  return residual_(high_, *high_staging_, original_, n_, nrhs, X, ldx, B, ldb, R, ldr);
+}
+
+template class MixedDevice<double>;
+template class MixedDevice<std::complex<double>>;
+
+}  // namespace hetlu::variants
