@@ -984,6 +984,7 @@ std::string near_singular_note() {
 
 // Why precision auto's safeguard sent a system to the double solver after one refinement step.
 std::string beyond_reach_note(const solvers::MixedDetails& details, double limit) {
+  if (details.device_memory_ran_out) return details.note + ": solved in double";
   char line[200];
   if (details.condition_estimate > 0)
     std::snprintf(line, sizeof line,

@@ -544,7 +544,9 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
     // bytes over the link, and the host's packing of the panel and unpacking of the block column
     // (on the CPUs' path: the panel is packed before the device can start, the block column
     // unpacked before the CPUs can touch it).
-    const double bytes = word * (s.rows * s.jb + double(m) * std::min<double>(nb, s.right));
+    // Factors left on the device: the panel goes up whole, its U rows too (hybrid_lu.hpp's device_step).
+    const double panel_rows = s.rows + (factors_stay ? double(K) * nb : 0);
+    const double bytes = word * (panel_rows * s.jb + double(m) * std::min<double>(nb, s.right));
     const double transfer = device_has_columns ? 3 * latency + bytes / link + 2 * bytes / host : 0;
     const double device_columns = s.right - cpu_columns;
     const double dev =

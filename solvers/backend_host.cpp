@@ -143,15 +143,19 @@ class HostBackend final : public Backend<T> {
       return DeviceOutOfMemory("host backend: out of memory allocating a " + std::to_string(rows) + " x " +
                                std::to_string(cols) + " matrix (" + describe_bytes(bytes) + ")");
     };
-    if (bytes > limit || *allocated_ > limit - bytes) throw out_of_memory();
+    // Claimed before it is taken, in one step: the team's precisions share the counter.
+    std::size_t in_use = allocated_->load();
+    do {
+      if (bytes > limit || in_use > limit - bytes) throw out_of_memory();
+    } while (!allocated_->compare_exchange_weak(in_use, in_use + bytes));
     try {
       auto allocated = allocated_;
       m.storage = std::shared_ptr<T>(new T[count], [allocated, bytes](T* p) {
         delete[] p;
         *allocated -= bytes;
       });
-      *allocated_ += bytes;
     } catch (const std::bad_alloc&) {
+      *allocated_ -= bytes;
       throw out_of_memory();
     }
     return m;

@@ -88,6 +88,18 @@ void precision_matches(const Plan& plan) {
     throw InvalidArgument("plan.precision is " + to_string(plan.precision) + " but the matrix is " + scalar::name<T>());
 }
 
+void plan(const Plan& plan) {
+  positive("plan.nb", plan.nb);
+  if (plan.solver == Solver::calu) {
+    positive("plan.ib", plan.ib);
+    positive("plan.panel_threads", plan.panel_threads);
+  }
+  if (plan.target == Target::hybrid) {
+    non_negative("plan.cpu_block_columns", plan.cpu_block_columns);
+    devices(plan);
+  }
+}
+
 void devices(const Plan& plan) {
   const auto& list = plan.devices.list;
   if (list.empty()) throw InvalidArgument("plan.devices is empty: a hybrid plan needs at least one device");

@@ -72,4 +72,8 @@ void precision_matches(const Plan& plan);
 // none), finite and >= 0.
 void devices(const Plan& plan);
 
+// The plan's own fields a factorization reads: nb >= 1; CALU's ib and panel threads >= 1; on the
+// hybrid target d >= 0 and its devices (above).
+void plan(const Plan& plan);
+
 }  // namespace hetlu::checks

@@ -11,27 +11,12 @@
 #include "solvers/workspace.hpp"
 
 namespace hetlu::solvers {
-namespace {
-
-void check_plan(const Plan& plan) {
-  checks::positive("plan.nb", plan.nb);
-  if (plan.solver == Solver::calu) {
-    checks::positive("plan.ib", plan.ib);
-    checks::positive("plan.panel_threads", plan.panel_threads);
-  }
-  if (plan.target == Target::hybrid) {
-    checks::non_negative("plan.cpu_block_columns", plan.cpu_block_columns);
-    checks::devices(plan);
-  }
-}
-
-}  // namespace
 
 template <class T>
 int getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, InputCheck check, LoadBalance* balance) {
   checks::factorization(m, n, A, lda, ipiv);
   checks::precision_matches<T>(plan);
-  check_plan(plan);
+  checks::plan(plan);
   if (check == InputCheck::finite) checks::finite("A", m, n, A, lda);
   return variants::lu_getrf(plan, m, n, A, lda, ipiv, balance);
 }
@@ -66,7 +51,7 @@ int gesv(const Plan& plan, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int 
   checks::square_system(n, nrhs, A, lda, B, ldb);
   checks::not_null("ipiv", ipiv, n);
   checks::precision_matches<T>(plan);
-  check_plan(plan);
+  checks::plan(plan);
   if (check == InputCheck::finite) checks::finite_system(n, nrhs, A, lda, B, ldb);  // before any work
   if (plan.solver == Solver::prbt) return variants::prbt_gesv(plan, n, nrhs, A, lda, ipiv, B, ldb, details);
   // Refinement needs A itself; the factors overwrite it.

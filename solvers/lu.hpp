@@ -137,6 +137,7 @@ struct MixedDetails {
   // The hybrid target on one device: the single factors and A stayed on the device and refinement
   // ran there (solvers/mixed_device.hpp); else why not, where it was tried.
   bool refined_on_device = false;
+  bool device_memory_ran_out = false;  // during refinement there: ITER -1, the double solver answered
   std::string note;
   std::vector<std::pair<std::string, double>> phase_seconds;  // seconds per phase, in order
 };

@@ -1,9 +1,13 @@
 // Mixed precision on one device; see mixed_device.hpp.
 #include "solvers/mixed_device.hpp"
 
+#include <omp.h>
+
+#include <algorithm>
 #include <complex>
 
 #include "hetlu/detail/staging_slot.hpp"
+#include "solvers/checks.hpp"
 #include "solvers/device_refinement.hpp"
 #include "solvers/gepp_kernels.hpp"
 #include "solvers/hybrid_lu.hpp"
@@ -24,7 +28,7 @@ MixedDevice<T>::MixedDevice(const Plan& low_plan, int n, const T* A, int lda)
       n_(n),
       A_(A),
       lda_(lda),
-      lock_(backends::lock_devices(low_plan.devices)),
+      lock_((checks::plan(low_plan), backends::lock_devices(low_plan.devices))),
       low_(backends::backend<Low>(low_plan.devices.front())),
       high_(backends::backend<T>(low_plan.devices.front())) {}
 
@@ -35,6 +39,9 @@ MixedDevice<T>::~MixedDevice() {
 
 template <class T>
 void MixedDevice<T>::upload_matrix() {
+  // The packing's threads (copy_block is parallel): half the cores beside a device that factors
+  // its own panels (d = 0: the CPUs mostly wait), one beside CPU panels, which are the critical path.
+  omp_set_num_threads(plan_.cpu_block_columns > 0 ? 1 : std::max(1, omp_get_max_threads() / 2));
   high_staging_->to_device(Queue::to_device, n_, n_, A_, lda_, original_.data(), original_.ld);
 }
 
@@ -46,7 +53,7 @@ void MixedDevice<T>::release_device_memory() {
 }
 
 template <class T>
-std::optional<int> MixedDevice<T>::factor(Low* a, int* ipiv) {
+std::optional<int> MixedDevice<T>::factor(Low* a, int* ipiv, int nrhs) {
   const int nb = panel_width_within(plan_.nb, n_, n_);
   const bool per_step = plan_.cpu_block_columns > 0;
   auto out_of_memory = [&](const DeviceOutOfMemory& e) {
@@ -59,7 +66,12 @@ std::optional<int> MixedDevice<T>::factor(Low* a, int* ipiv) {
     return std::nullopt;
   };
   try {
+    // Everything refinement keeps, taken first; the single matrix HybridLu allocates is tried (and
+    // freed) before A's upload begins, so that a device too small for it is known at once.
     original_ = high_.allocate(n_, n_);
+    residual_.reserve(high_, n_, std::max(1, nrhs));
+    solve_work_ = low_.allocate(n_, std::max(1, nrhs));
+    low_.allocate(n_, n_);
     high_staging_ = std::make_unique<backends::Staging<T>>(
         high_, n_, detail::staging_slot_columns(n_, n_, nb, /*per_step=*/false, sizeof(T)));
     low_staging_ = std::make_unique<backends::Staging<Low>>(

@@ -52,10 +52,11 @@ class MixedDevice {
   MixedDevice& operator=(const MixedDevice&) = delete;
 
   // Factors `a` (n x n, leading dimension n: A rounded to single; the factorization's workspace from
-  // here) on the device while A goes up, the pivots into ipiv. Returns the single factorization's
-  // LAPACK info, or nothing where the device cannot hold both (note() says why; `a` is then to be
-  // rounded again, since the factorization may have begun).
-  std::optional<int> factor(Low* a, int* ipiv);
+  // here) on the device while A goes up, the pivots into ipiv, and takes the device buffers that
+  // refinement of nrhs right-hand sides needs. Returns the single factorization's LAPACK info, or
+  // nothing where the device cannot hold all of it (note() says why; `a` is then to be rounded
+  // again, since the factorization may have begun).
+  std::optional<int> factor(Low* a, int* ipiv, int nrhs);
   const std::string& note() const { return note_; }
 
   // W <- (P^T L U)^-1 W (trans: its transpose or conjugate transpose) for the n x ncols W in host

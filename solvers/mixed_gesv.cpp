@@ -489,18 +489,24 @@ int mixed_gesv(const Plan& low_plan, const Plan& high_plan, int n, int nrhs, T* 
     if (!rounded.fits) return -2;
     // No right-hand side: LAPACK's dsgesv still factors (ITER 0, A as it was, the single
     // factorization's pivots; or A's double factors where single fails, ITER -2 or -3).
-    if (variants::MixedDevice<T>::applies(low_plan)) {
+    if (nrhs > 0 && variants::MixedDevice<T>::applies(low_plan)) {
       {
         variants::MixedDevice<T> device(low_plan, n, A, lda);
-        if (const std::optional<int> info = device.factor(a.data(), ipiv)) {
+        if (const std::optional<int> info = device.factor(a.data(), ipiv, nrhs)) {
           mark("factorization, A in double up beside it");
           if (*info != 0) return -3;
-          if (nrhs == 0) return 0;
           details.refined_on_device = true;
-          const int iter =
-              Refinement<T, Low>(n, nrhs, A, lda, rounded, B, ldb, X, ldx, nullptr, &device, details, safeguards).run();
-          mark("refinement on the device");
-          return iter;
+          try {
+            const int iter =
+                Refinement<T, Low>(n, nrhs, A, lda, rounded, B, ldb, X, ldx, nullptr, &device, details, safeguards)
+                    .run();
+            mark("refinement on the device");
+            return iter;
+          } catch (const DeviceOutOfMemory& e) {  // a scratch buffer a step wanted: the double solver answers
+            details.note = std::string("device memory ran out during refinement: ") + e.what();
+            details.device_memory_ran_out = true;
+            return -1;
+          }
         }
         details.note = device.note();
       }

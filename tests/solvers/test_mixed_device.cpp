@@ -6,6 +6,7 @@
 // answers as on the CPUs, and two threads' solves share the device in turn.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <complex>
 #include <cstdlib>
 #include <string>
@@ -128,6 +129,25 @@ TEST(MixedDevice, WhereTheDeviceHoldsNotBothTheCpusRefine) {
       EXPECT_NE(out.details.note.find("out of memory"), std::string::npos) << out.details.note;
       EXPECT_LE(out.omega, 30 * (n + 1) * accuracy::unit_roundoff<double>());
     }
+}
+
+// n = 300 with 150 right-hand sides: A in double and the single factors fit in 2 MiB, the
+// refinement's buffers for 150 columns beside them do not. They are taken before the factorization,
+// so the CPUs refine (before, the first step threw).
+TEST(MixedDevice, RefinementBuffersTooLargeForTheDeviceLeaveItToTheCpus) {
+  const ScopedVariable limit("HETLU_HOST_BACKEND_MEMORY_MIB", "2");
+  const int n = 300, nrhs = 150;
+  auto s = conditioned<double>(n, 1e3, 11);
+  s.B.resize(static_cast<size_t>(n) * nrhs);
+  for (size_t i = 0; i < s.B.size(); ++i) s.B[i] = std::cos(0.7 * double(i));
+  const auto out = solve(s, nrhs, Solver::gepp, 0);
+  ASSERT_EQ(out.info, 0);
+  EXPECT_GE(out.details.iter, 0);
+  EXPECT_FALSE(out.details.refined_on_device);
+  EXPECT_NE(out.details.note.find("out of memory"), std::string::npos) << out.details.note;
+  EXPECT_LE(out.omega, 30 * (n + 1) * accuracy::unit_roundoff<double>());
+  // One right-hand side fits beside them: on the device.
+  EXPECT_TRUE(solve(s, 1, Solver::gepp, 0).details.refined_on_device);
 }
 
 TEST_P(MixedOnDevice, AStallHandsTheDeviceToTheDoubleSolver) {
