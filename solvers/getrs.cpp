@@ -1,10 +1,7 @@
-#include <algorithm>
 #include <complex>
-#include <vector>
 
 #include "solvers/blas.hpp"
 #include "solvers/gepp_kernels.hpp"
-#include "solvers/scalar.hpp"
 #include "solvers/tiny_lu.hpp"
 #include "solvers/variants.hpp"
 #include "solvers/vendor_lapack.hpp"
@@ -21,17 +18,10 @@ void lu_getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const int*
   if (n == 0 || nrhs == 0) return;
   // One column below blas.hpp's blocked order: the library's own getrs, whose trsv runs as ours
   // would, without our laswp and two calls (the C API's getrs took 1.17x OpenBLAS's dgetrs_ at
-  // n = 512 through them). Its triangular solve may multiply by U's reciprocal pivots (OpenBLAS's
-  // complex trsv does), which overflow where a pivot lies below 1 / max: X then has an Inf or NaN,
-  // and only then are the pivots looked at, and X solved again by the loops below. Looking first
-  // (a pass down the diagonal, a cache line per column) cost 1-3 % of the call at n = 512 and 1024.
-  if (nrhs == 1 && n < blas::blocked_one_column_order) {
-    const std::vector<T> b(B, B + n);
-    if (vendor::getrs(trans, n, nrhs, LU, lda, ipiv, B, ldb, /*own_loops=*/false, /*check_pivots=*/false) &&
-        (scalar::all_finite(B, n) || kernels::pivots_have_reciprocals(n, LU, lda)))
-      return;
-    std::copy(b.begin(), b.end(), B);
-  }
+  // n = 512 through them). Where U has a pivot without a finite reciprocal, the loops below solve.
+  if (nrhs == 1 && n < blas::blocked_one_column_order &&
+      vendor::getrs(trans, n, nrhs, LU, lda, ipiv, B, ldb, /*own_loops=*/false))
+    return;
   // The BLAS library's trsm multiplies by U's reciprocal pivots: with one below 1 / max (x = Inf
   // where it is 1e10 in OpenBLAS's, NRHS > 1), U is solved by hetlu's loops, dividing.
   const bool reciprocals = kernels::pivots_have_reciprocals(n, LU, lda);

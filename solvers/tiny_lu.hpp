@@ -139,11 +139,23 @@ void getrs_tiny(Transpose trans, int n, int nrhs, const T* LU, int lda, const in
 // reciprocals, right only then. 1 / max itself has none (1 / 2^-1024 is Inf), nor has 0 (U singular:
 // LAPACK's solve skips a zero entry of x, and keeps the rest finite). A NaN pivot keeps the BLAS:
 // NaN either way, and the BLAS is faster.
+// Only a pivot below the smallest normal number in every part can have none: the others are passed
+// on a comparison, without a division or (complex) a hypot, which made this scan 1-3 % of a
+// one-column solve at n = 512 (hypot: far more in complex).
 template <class T>
 bool pivots_have_reciprocals(int n, const T* LU, int lda) {
   using R = scalar::real_t<T>;
-  for (int k = 0; k < n; ++k)
-    if (std::isinf(R(1) / std::abs(LU[k + static_cast<long long>(k) * lda]))) return false;
+  constexpr R smallest_normal = std::numeric_limits<R>::min();
+  for (int k = 0; k < n; ++k) {
+    const T p = LU[k + static_cast<long long>(k) * lda];
+    R size;
+    if constexpr (scalar::is_complex_v<T>)
+      size = std::max(std::abs(p.real()), std::abs(p.imag()));
+    else
+      size = std::abs(p);
+    if (size >= smallest_normal || std::isnan(size)) continue;
+    if (std::isinf(R(1) / std::abs(p))) return false;
+  }
   return true;
 }
 

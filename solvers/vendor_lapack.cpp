@@ -202,18 +202,17 @@ bool gesv(int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, int* info, b
 }
 
 template <class T>
-bool getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb, bool own_loops,
-           bool check_pivots) {
+bool getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb, bool own_loops) {
   if (own_loops && kernels::fits_tiny_lu(n, n)) {
     kernels::getrs_tiny(trans, n, nrhs, LU, lda, ipiv, B, ldb);
     return true;
   }
-  // The library's triangular solves multiply by each pivot's reciprocal: such factors (hetlu's LU
-  // makes them) go the full way, which divides (kernels::solve_upper_dividing).
-  if (check_pivots && !kernels::pivots_have_reciprocals(n, LU, lda)) return false;
   const Routines& r = routines();
   const getrs_fn f = pick<T>(r.dgetrs, r.sgetrs, r.zgetrs, r.cgetrs);
   if (!f) return false;
+  // The library's triangular solves may multiply by each pivot's reciprocal (OpenBLAS's trsm and
+  // complex trsv do): right only where every one is finite.
+  if (!kernels::pivots_have_reciprocals(n, LU, lda)) return false;
   const char t = trans == Transpose::no ? 'N' : trans == Transpose::yes ? 'T' : 'C';
   int info = 0;
   f(&t, &n, &nrhs, LU, &lda, ipiv, B, &ldb, &info, 1);
@@ -231,11 +230,11 @@ template bool gesv<std::complex<float>>(int, int, std::complex<float>*, int, int
                                         bool);
 template bool gesv<float>(int, int, float*, int, int*, float*, int, int*, bool);
 
-template bool getrs<double>(Transpose, int, int, const double*, int, const int*, double*, int, bool, bool);
-template bool getrs<float>(Transpose, int, int, const float*, int, const int*, float*, int, bool, bool);
+template bool getrs<double>(Transpose, int, int, const double*, int, const int*, double*, int, bool);
+template bool getrs<float>(Transpose, int, int, const float*, int, const int*, float*, int, bool);
 template bool getrs<std::complex<double>>(Transpose, int, int, const std::complex<double>*, int, const int*,
-                                          std::complex<double>*, int, bool, bool);
+                                          std::complex<double>*, int, bool);
 template bool getrs<std::complex<float>>(Transpose, int, int, const std::complex<float>*, int, const int*,
-                                         std::complex<float>*, int, bool, bool);
+                                         std::complex<float>*, int, bool);
 
 }  // namespace hetlu::vendor

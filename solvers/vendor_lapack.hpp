@@ -19,11 +19,11 @@ bool getrf(int m, int n, T* A, int lda, int* ipiv, int* info, bool own_loops = t
 template <class T>
 bool gesv(int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, int* info, bool own_loops = true);
 // The same for getrs (B <- op(A)^-1 B with getrf's factors; ipiv's entries in [1, n]): false, with
-// nothing done, where the library has none or U has a nonzero pivot below 1 / max (its solves
-// multiply by reciprocals). check_pivots false: the caller looks at X afterwards instead.
+// nothing done, where the library has none or U has a pivot without a finite reciprocal (its solves
+// may multiply by reciprocals: OpenBLAS's trsm and complex trsv do).
 template <class T>
 bool getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb,
-           bool own_loops = true, bool check_pivots = true);
+           bool own_loops = true);
 
 // Whether the routines were found, and if not, why not.
 bool available(const char** why = nullptr);
