@@ -13,6 +13,7 @@
 #include "model/predict.hpp"
 #include "probes/probes.hpp"
 #include "solvers/backend.hpp"
+#include "solvers/blas.hpp"
 
 namespace hetlu {
 namespace {
@@ -277,6 +278,10 @@ void clear_plan_cache() {
 bool below_small_matrix_crossover(int m, int n, int below) {
   if (m == n) return n >= 0 && n < below;  // a square's work grows with n: the same test, on the hot path
   return below > 0 && m >= 0 && n >= 0 && detail::getrf_flops(m, n) < detail::getrf_flops(below, below);
+}
+
+bool small_path_getrs(int n, int nrhs, int below) {
+  return nrhs > 0 && (below_small_matrix_crossover(n, n, below) || (nrhs == 1 && n < blas::blocked_one_column_order));
 }
 
 SmallMatrixCrossover small_matrix_crossover(Precision precision, const Options& options) {

@@ -875,11 +875,7 @@ template <class T>
 bool detail::small_path_getrs_default(char trans, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B,
                                       int ldb) {
   const int below = default_below<T>.load(std::memory_order_relaxed);
-  // Also one right-hand side below the blocked order, where hetlu's own path ends in the same
-  // library getrs (variants::lu_getrs) after building a report: 1-3 % of the call at n = 512.
-  const bool library_solves =
-      below_small_matrix_crossover(n, n, below) || (nrhs == 1 && n < blas::blocked_one_column_order);
-  if (!library_solves || nrhs <= 0 || lda < std::max(1, n) || ldb < std::max(1, n)) return false;
+  if (!small_path_getrs(n, nrhs, below) || lda < std::max(1, n) || ldb < std::max(1, n)) return false;
   if (n > 0 && (!LU || !ipiv || !B)) return false;
   const auto op = transpose_from_char(trans);
   if (!op || !scalar::all_finite(n, nrhs, B, ldb)) return false;

@@ -171,9 +171,10 @@ void getrs(const char* routine, const char* trans, const int* n, const int* nrhs
   else {
     *info = 0;
     if (*n == 0 || *nrhs == 0) return;  // LAPACK returns at once (ipiv is not read)
-    // Below the crossover as getrf: a solve costs n^2 a column, so the front end's fixed cost showed
+    // Below the crossover as getrf (and one column up to hetlu::small_path_getrs order): a solve
+    // costs n^2 a column, so the front end's fixed cost showed
     // (8.7x OpenBLAS's dgetrs_ at n = 1, 1.2x at 256).
-    if (hetlu::below_small_matrix_crossover(*n, *n, small_matrix_below<T>()) &&
+    if (hetlu::small_path_getrs(*n, *nrhs, small_matrix_below<T>()) &&
         hetlu::blas_library_getrs(*op, *n, *nrhs, A, *lda, ipiv, B, *ldb))
       return;
     try {

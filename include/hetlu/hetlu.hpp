@@ -85,6 +85,11 @@ SmallMatrixCrossover small_matrix_crossover(Precision precision, const Options& 
 // matrix; compared by max(m, n), each new shape resolved a plan (3-5 ms, where OpenBLAS took
 // microseconds).
 bool below_small_matrix_crossover(int m, int n, int below);
+// Whether getrs of order n with nrhs right-hand sides goes to the BLAS library's getrs (the
+// small-matrix path) under that crossover: below it, and with one right-hand side up to the order
+// where hetlu's blocked triangular solves win (2048), since hetlu's own path ends in the same getrs
+// there, after building a report (1-3 % of the call at n = 512).
+bool small_path_getrs(int n, int nrhs, int below);
 
 // The small-matrix path: LAPACK's getrf or gesv of the BLAS library hetlu links, found in that
 // library itself (a preloaded drop-in exporting the same names is never called back); no plan, no
