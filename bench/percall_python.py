@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Per-call cost of hetlu.linalg.lu_factor and solve against scipy.linalg's on small matrices
-(#14.1), one call after another, round-robin, best of five rounds.
+"""Per-call cost of hetlu.linalg.lu_factor, lu_solve and solve against scipy.linalg's (#14.1),
+small matrices and past the small-matrix crossover, one call after another, round-robin, best of
+five rounds. lu_solve solves with each library's own factors.
 
 Usage: PYTHONPATH=build/python python3 bench/percall_python.py
 """
@@ -13,12 +14,15 @@ from hetlu import linalg
 
 print("| n | call | hetlu.linalg us | scipy.linalg us | ratio |")
 print("|---|---|---|---|---|")
-for n in (1, 4, 16, 64, 256):
+for n in (1, 4, 16, 64, 256, 512, 1024):
     A = np.random.default_rng(n).standard_normal((n, n)) + n * np.eye(n)
     b = np.ones(n)
+    our_factors, their_factors = linalg.lu_factor(A), scipy.linalg.lu_factor(A)
     for name, ours, theirs in (("lu_factor", lambda: linalg.lu_factor(A), lambda: scipy.linalg.lu_factor(A)),
+                               ("lu_solve", lambda: linalg.lu_solve(our_factors, b),
+                                lambda: scipy.linalg.lu_solve(their_factors, b)),
                                ("solve", lambda: linalg.solve(A, b), lambda: scipy.linalg.solve(A, b))):
-        number = 20000 if n <= 16 else 2000 if n <= 64 else 200
+        number = 20000 if n <= 16 else 2000 if n <= 64 else 200 if n <= 256 else 40
         best = {"ours": 1e9, "theirs": 1e9}
         for _ in range(5):
             best["ours"] = min(best["ours"], timeit.timeit(ours, number=number) / number)

@@ -227,7 +227,7 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     factors = lu if lu.dtype == dtype and lu.flags.f_contiguous else np.asfortranarray(lu, dtype=dtype)
     vector = b1.ndim == 1
     x = _owned(b1[:, None] if vector else b1.reshape(b1.shape[0], -1), dtype, overwrite_b and not vector)
-    _hetlu._getrs(factors, piv, x, trans, check_finite)  # checks lu and b whole, before solving
+    _hetlu._getrs(factors, piv, x, trans, check_finite)  # b before solving; lu where X is not finite
     return x.ravel() if vector else x.reshape(b1.shape)
 
 

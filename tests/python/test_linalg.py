@@ -178,6 +178,29 @@ def test_check_finite_refuses_as_scipy_and_writes_nothing(dtype):
     assert lu.shape == (2, 2) and piv.shape == (2,)
 
 
+@pytest.mark.parametrize("where", [(5, 2), (2, 5), (4, 4), (9, 0), (0, 9)])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_lu_solve_finds_a_non_finite_factor_after_solving(where, bad):
+    # lu is scanned only where X comes out not finite (a scan first cost as much as the solve), its
+    # diagonal always: each Inf or NaN is still refused, in L, U and on the diagonal.
+    lu, piv = linalg.lu_factor(np.random.default_rng(3).standard_normal((10, 10)) + 10 * np.eye(10))
+    lu[where] = bad
+    with pytest.raises(ValueError, match="infs or NaNs"):
+        linalg.lu_solve((lu, piv), np.ones(10))
+    x = linalg.lu_solve((lu, piv), np.ones(10), check_finite=False)  # no check asked: LAPACK's answer
+    if where[0] != where[1] or np.isnan(bad):
+        assert not np.isfinite(x).all()  # why X's finiteness can stand for lu's off the diagonal
+    else:
+        assert x[where[0]] == 0  # an Inf pivot's x is 0: why the diagonal is checked first
+
+
+def test_lu_solve_overflowing_from_finite_factors_is_no_error():
+    # Finite factors whose X overflows: SciPy's answer (Inf), not a complaint about lu.
+    lu = np.diag([1e-300, 1.0])
+    x = linalg.lu_solve((lu, np.arange(2)), np.array([1e300, 1.0]))
+    assert np.isinf(x[0]) and x[1] == 1.0
+
+
 def test_check_finite_takes_a_long_double_as_scipy_does():
     # A finite long double beyond float64's range is no NaN or Inf to SciPy's check: refused as
     # non-finite only when it is one, before rounding to the working type.
