@@ -18,13 +18,13 @@ void lu_getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const int*
   if (n == 0 || nrhs == 0) return;
   // One column below blas.hpp's blocked order: the library's own getrs, whose trsv runs as ours
   // would, without our laswp and two calls (the C API's getrs took 1.17x OpenBLAS's dgetrs_ at
-  // n = 512 through them). Where U has a pivot without a finite reciprocal, the loops below solve.
-  if (nrhs == 1 && n < blas::blocked_one_column_order &&
-      vendor::getrs(trans, n, nrhs, LU, lda, ipiv, B, ldb, /*own_loops=*/false))
-    return;
+  // n = 512 through them). Where it declines (its X not finite), U is solved by the loops below,
+  // dividing: OpenBLAS's complex trsv overflowed where LAPACK's does not.
+  const bool one_column = nrhs == 1 && n < blas::blocked_one_column_order;
+  if (one_column && vendor::getrs(trans, n, nrhs, LU, lda, ipiv, B, ldb, /*own_loops=*/false)) return;
   // The BLAS library's trsm multiplies by U's reciprocal pivots: with one below 1 / max (x = Inf
   // where it is 1e10 in OpenBLAS's, NRHS > 1), U is solved by hetlu's loops, dividing.
-  const bool reciprocals = kernels::pivots_have_reciprocals(n, LU, lda);
+  const bool reciprocals = !one_column && kernels::pivots_have_reciprocals(n, LU, lda);
   if (trans == Transpose::no) {
     // A = P^T L U: X = U^-1 L^-1 P B
     kernels::laswp(nrhs, B, ldb, 0, n, ipiv);

@@ -19,8 +19,9 @@ bool getrf(int m, int n, T* A, int lda, int* ipiv, int* info, bool own_loops = t
 template <class T>
 bool gesv(int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, int* info, bool own_loops = true);
 // The same for getrs (B <- op(A)^-1 B with getrf's factors; ipiv's entries in [1, n]): false, with
-// nothing done, where the library has none or U has a pivot without a finite reciprocal (its solves
-// may multiply by reciprocals: OpenBLAS's trsm and complex trsv do).
+// B as it was, where the library has none, where U has a pivot without a finite reciprocal (its
+// solves may multiply by reciprocals: OpenBLAS's trsm and complex trsv do), or (one column) where
+// its X is not finite: the caller's dividing loops then answer.
 template <class T>
 bool getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb,
            bool own_loops = true);
