@@ -191,8 +191,10 @@ prebuilt)
     sweep8k) timeout 140 $H bench -n 8192 --solver calu --target hybrid --backend cuda --sweep-d --reps 1 "${DB[@]}" 2>&1 | tee "$OUT/sweep_d_8192.md" || true ;;
     cpu) cpu || true ;;
     mixed)
-      # #15 item 5's first figure: single-precision factorization on the GPU, refinement in double
-      # (compare with bench's double hybrid GEPP of the same call's `bench` stage).
+      # #15 item 5: single-precision factorization on the GPU, refinement in double, since
+      # 2026-11-27 on the GPU with the single factors and A in double left there (mixed_device.hpp;
+      # the note gives the phases: rounding, factorization with A's upload beside it, refinement).
+      # Compare with bench's double hybrid GEPP of the same call's `bench` stage.
       # HETLU_CUDA_TF32=1: the single-precision GEMMs on the tensor cores in TF32.
       # At 32768 OpenBLAS's dgesv and dsgesv on the 16 cores (about a minute a repetition) are left
       # out: hetlu against cuSOLVER's DDgesv, DSgesv and DXgesv alone.
