@@ -270,8 +270,6 @@ hetlu_status mixed_gesv_c(int n, int nrhs, T* A, int lda, int* ipiv, const T* B,
   return guarded([&] {
     const auto solver = o ? solver_of(o->solver) : hetlu::Solver::gepp;
     const hetlu::Options options = options_of(o, r);
-    if (options.target != hetlu::Target::cpu)
-      throw hetlu::InvalidArgument("mixed precision runs on the CPU target only (options->target)");
     int steps = 0;
     const hetlu_status status =
         finish(hetlu::mixed_gesv(solver, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, &steps, options), info, r);

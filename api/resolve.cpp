@@ -281,7 +281,8 @@ bool below_small_matrix_crossover(int m, int n, int below) {
 }
 
 bool small_path_getrs(int n, int nrhs, int below) {
-  return nrhs > 0 && (below_small_matrix_crossover(n, n, below) || (nrhs == 1 && n < blas::blocked_one_column_order));
+  return nrhs > 0 && n >= 0 &&
+         (below_small_matrix_crossover(n, n, below) || (nrhs == 1 && n < blas::blocked_one_column_order));
 }
 
 SmallMatrixCrossover small_matrix_crossover(Precision precision, const Options& options) {

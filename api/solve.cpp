@@ -31,6 +31,16 @@ namespace {
 
 // Runs the report's plan; when it is hybrid and its device cannot hold the problem (thrown before
 // A or B changes), runs the CPU plan instead and says so in the warnings.
+// The options with the CPU target instead of the hybrid one, the device settings dropped.
+Options on_the_cpus(const Options& options) {
+  Options cpus = options;
+  cpus.target = Target::cpu;
+  cpus.overrides.devices.reset();
+  cpus.overrides.cpu_block_columns.reset();
+  cpus.overrides.panel_location.reset();
+  return cpus;
+}
+
 template <class Run>
 void run_or_fall_back_to_cpus(SolveReport& report, Solver solver, Precision precision, int m, int n,
                               const Options& options, Run&& run) {
@@ -38,11 +48,7 @@ void run_or_fall_back_to_cpus(SolveReport& report, Solver solver, Precision prec
     run(report.plan);
   } catch (const DeviceOutOfMemory& e) {
     if (report.plan.target != Target::hybrid) throw;
-    Options cpus = options;
-    cpus.target = Target::cpu;
-    cpus.overrides.devices.reset();
-    cpus.overrides.cpu_block_columns.reset();
-    cpus.overrides.panel_location.reset();
+    const Options cpus = on_the_cpus(options);
     Resolution r = resolve_plan(solver, precision, m, n, cpus);
     report.plan = r.plan;
     report.warnings.push_back(std::string(e.what()) + ": solved on the CPUs instead");
@@ -1012,14 +1018,31 @@ SolveReport detail::mixed_solve(Solver solver, int n, int nrhs, T* A, int lda, i
   const Resolution mixed = resolve_plan(solver, Precision::mixed, n, n, options);
   report.plan = mixed.plan;
   report.warnings = mixed.warnings;
-  Plan low = mixed.plan;  // the factorization runs in single
-  low.precision = Precision::single;
-  // The fallback answers as dsgesv's does, with partial pivoting (PRBT's GENP has nothing to fall back to).
-  const Plan high =
-      resolve_plan(solver == Solver::prbt ? Solver::gepp : solver, Precision::double_, n, n, options).plan;
-  report.seconds = timed(options, [&] {
+  // The factorization runs in single; the fallback answers as dsgesv's does, with partial pivoting
+  // (PRBT's GENP has nothing to fall back to).
+  Plan high;  // the double solver's plan, where it answers
+  auto run = [&](const Plan& mixed_plan, const Options& where) {
+    Plan low = mixed_plan;
+    low.precision = Precision::single;
+    high = resolve_plan(solver == Solver::prbt ? Solver::gepp : solver, Precision::double_, n, n, where).plan;
+    details = solvers::MixedDetails{};
     report.info =
         solvers::mixed_gesv(low, high, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, details, safeguards, options.input_check);
+  };
+  report.seconds = timed(options, [&] {
+    // A device that cannot hold the single factorization (or the double fallback's) throws before
+    // A, X or ipiv change: the CPUs answer, as run_or_fall_back_to_cpus does for the double solvers.
+    try {
+      run(report.plan, options);
+    } catch (const DeviceOutOfMemory& e) {
+      if (report.plan.target != Target::hybrid) throw;
+      const Options cpus = on_the_cpus(options);
+      Resolution r = resolve_plan(solver, Precision::mixed, n, n, cpus);
+      report.plan = r.plan;
+      report.warnings.push_back(std::string(e.what()) + ": solved on the CPUs instead");
+      report.warnings.insert(report.warnings.end(), r.warnings.begin(), r.warnings.end());
+      run(report.plan, cpus);
+    }
   });
   report.refinement_steps = std::max(0, details.iter);
   report.backward_error = details.iter >= 0 ? details.backward_error : std::nullopt;

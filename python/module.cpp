@@ -394,8 +394,6 @@ template <class T>
 SolveResult solve_mixed_typed(const py::array& A_in, const py::array& b_in, const std::string& solver,
                               const Options& options, bool automatic) {
   const auto [n, nrhs] = system_shape(A_in, b_in);
-  if (options.target != Target::cpu && !automatic)
-    throw InvalidArgument("precision='mixed' runs on the CPU target only");
   const int ld = std::max(1, n);
   auto A = fortran_copy<T>(A_in, false);  // the double solver, if it answers, overwrites its copy
   // omega reads A where it lies (a second 128 MB copy at n = 4000 cost its page faults, a tenth of

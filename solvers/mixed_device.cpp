@@ -61,7 +61,9 @@ std::optional<int> MixedDevice<T>::factor(Low* a, int* ipiv, int nrhs) {
       release_device_memory();
     } catch (...) {  // the copy's own failure, if any, is not the news
     }
-    note_ = std::string("refinement on the CPUs: the device holds the single factors or A in double, not both: ") +
+    note_ = std::string(
+                "refinement on the CPUs: the device cannot hold A in double, the single factors and the refinement's "
+                "buffers together: ") +
             e.what();
     return std::nullopt;
   };

@@ -40,6 +40,9 @@ int main(void) {
   check(s == HETLU_SUCCESS && fabs(X[0] - 1) < 1e-14 && fabs(X[1] - 2) < 1e-14, "dgetrs 'T' solves A^T x = b");
   check(hetlu_dgetrs('Q', 2, 1, LU, 2, piv2, X, 2) == HETLU_ERROR_INVALID_ARGUMENT, "dgetrs rejects trans 'Q'");
   check(strstr(hetlu_last_error(), "trans") != NULL, "the message names trans");
+  /* A negative order with one column is refused on the lean path too (it returned success). */
+  check(hetlu_dgetrs('N', -1, 1, LU, 2, piv2, X, 2) == HETLU_ERROR_INVALID_ARGUMENT, "dgetrs rejects n = -1");
+  check(hetlu_zgetrs('N', -5, 1, NULL, 1, NULL, NULL, 1) == HETLU_ERROR_INVALID_ARGUMENT, "zgetrs rejects n = -5");
   {
     int garbage[2] = {0, 99}; /* LAPACK returns at once for NRHS = 0, reading nothing */
     check(hetlu_dgetrs('N', 2, 0, LU, 2, garbage, X, 2) == HETLU_SUCCESS, "dgetrs with nrhs = 0 reads no pivot");
@@ -349,11 +352,20 @@ int main(void) {
     check(s == HETLU_ERROR_SINGULAR && info == 2, "hetlu_dsgesv of a singular matrix is HETLU_ERROR_SINGULAR");
     s = hetlu_dsgesv(2, 1, Big, 1, p2, Bb, 2, Xb, 2, &iter, &info, &options, NULL);
     check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "lda") != NULL, "a bad lda is named");
+    /* The hybrid target (host backend here): GEPP refines on the device; PRBT is refused there. */
     options.target = HETLU_TARGET_HYBRID;
-    s = hetlu_dsgesv(2, 1, Big, 2, p2, Bb, 2, Xb, 2, &iter, &info, &options, NULL);
+    options.backend = HETLU_BACKEND_HOST;
+    double Two[4] = {2, 1, 1, 3}, Bt[2] = {3, 4}, Xt[2];
+    s = hetlu_dsgesv(2, 1, Two, 2, p2, Bt, 2, Xt, 2, &iter, &info, &options, NULL);
+    check(s == HETLU_SUCCESS && iter >= 0 && fabs(Xt[0] - 1) < 1e-15 && fabs(Xt[1] - 1) < 1e-15,
+          "hetlu_dsgesv on the hybrid target solves");
+    options.solver = HETLU_SOLVER_PRBT;
+    s = hetlu_dsgesv(2, 1, Two, 2, p2, Bt, 2, Xt, 2, &iter, &info, &options, NULL);
     check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "CPU target") != NULL,
-          "mixed precision on the hybrid target is refused");
+          "PRBT in mixed precision on the hybrid target is refused");
+    options.solver = HETLU_SOLVER_GEPP;
     options.target = HETLU_TARGET_CPU;
+    options.backend = HETLU_BACKEND_DEFAULT;
   }
 
   /* Precision auto from C: mixed or double as hetlu decides; the report's plan says which. */

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <complex>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -225,6 +226,40 @@ TEST(MixedGesv, NoRightHandSideStillFactorsAsDsgesvDoes) {
   report = mixed_gesv(Solver::gepp, 30, 1, s.A.data(), 30, ipiv.data(), s.B.data(), 30, X2.data(), 30, &iter);
   EXPECT_GT(report.info, 0);
   EXPECT_EQ(X2, std::vector<double>(30, 42.0));
+}
+
+// The hybrid target on a device too small for the single factorization itself (1 MiB, n = 600:
+// 1.4 MB in single): the CPUs answer and a warning says so, as for the double solvers (it threw,
+// and the drop-in's dsgesv_ aborted the program). Where A in double does not fit beside the single
+// factors, the device factors and the CPUs refine (the note says why).
+TEST(MixedGesv, ADeviceTooSmallLeavesTheSystemToTheCpus) {
+  ::setenv("HETLU_HOST_BACKEND_MEMORY_MIB", "1", 1);
+  struct Unset {
+    ~Unset() { ::unsetenv("HETLU_HOST_BACKEND_MEMORY_MIB"); }
+  } unset;
+  Options hybrid;
+  hybrid.use_database = false;
+  hybrid.target = Target::hybrid;
+  hybrid.overrides.devices = DeviceSet(BackendKind::host);
+  hybrid.overrides.cpu_block_columns = 0;
+  for (int n : {600, 300}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto s = conditioned<double>(n, 100, 5);
+    auto A = s.A;
+    std::vector<double> X(s.B.size());
+    std::vector<int> ipiv(n);
+    int iter = -99;
+    const auto report =
+        mixed_gesv(Solver::gepp, n, 2, A.data(), n, ipiv.data(), s.B.data(), n, X.data(), n, &iter, hybrid);
+    EXPECT_EQ(report.info, 0);
+    EXPECT_GE(iter, 0);
+    EXPECT_EQ(A, s.A);  // the single path answered: A as it was
+    EXPECT_LT(test_ratio(s, X), 30.0);
+    bool said = false;
+    for (const auto& w : report.warnings) said = said || w.find("solved on the CPUs instead") != std::string::npos;
+    EXPECT_EQ(said, n == 600) << report.note;
+    if (n == 300) EXPECT_NE(report.note.find("refinement on the CPUs"), std::string::npos) << report.note;
+  }
 }
 
 TEST(MixedGesv, BadArgumentsAreNamed) {

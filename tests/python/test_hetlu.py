@@ -286,8 +286,11 @@ def test_mixed_precision(db):
         hetlu.solve(A.astype(np.float32), b.astype(np.float32), db=db, precision="mixed")
     with pytest.raises(ValueError, match="mixed"):
         hetlu.solve(A, b, db=db, precision="half")
+    # The hybrid target (GEPP, CALU): the device refines; PRBT's mixed path is the CPUs' alone.
+    r = hetlu.solve(A, b, db=db, precision="mixed", target="hybrid", backend="host")
+    assert r.iter >= 0 and "on the device" in r.note, r.note
     with pytest.raises(ValueError, match="CPU target"):
-        hetlu.solve(A, b, db=db, precision="mixed", target="hybrid")
+        hetlu.solve(A, b, db=db, precision="mixed", solver="prbt", target="hybrid", backend="host")
     assert hetlu.solve(A, b, db=db).iter is None
 
 
