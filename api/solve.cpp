@@ -13,7 +13,6 @@
 #include "model/gepp_cpu.hpp"
 #include "solvers/accuracy.hpp"
 #include "solvers/backend.hpp"
-#include "solvers/blas.hpp"
 #include "solvers/checks.hpp"
 #include "solvers/condition.hpp"
 #include "solvers/copy_block.hpp"
@@ -29,8 +28,6 @@
 namespace hetlu {
 namespace {
 
-// Runs the report's plan; when it is hybrid and its device cannot hold the problem (thrown before
-// A or B changes), runs the CPU plan instead and says so in the warnings.
 // The options with the CPU target instead of the hybrid one, the device settings dropped.
 Options on_the_cpus(const Options& options) {
   Options cpus = options;
@@ -41,11 +38,14 @@ Options on_the_cpus(const Options& options) {
   return cpus;
 }
 
+// Runs the report's plan (run(plan, the options it was resolved with)); when it is hybrid and its
+// device cannot hold the problem (thrown before A or B changes), runs the CPU plan instead and says
+// so in the warnings.
 template <class Run>
 void run_or_fall_back_to_cpus(SolveReport& report, Solver solver, Precision precision, int m, int n,
                               const Options& options, Run&& run) {
   try {
-    run(report.plan);
+    run(report.plan, options);
   } catch (const DeviceOutOfMemory& e) {
     if (report.plan.target != Target::hybrid) throw;
     const Options cpus = on_the_cpus(options);
@@ -53,7 +53,7 @@ void run_or_fall_back_to_cpus(SolveReport& report, Solver solver, Precision prec
     report.plan = r.plan;
     report.warnings.push_back(std::string(e.what()) + ": solved on the CPUs instead");
     report.warnings.insert(report.warnings.end(), r.warnings.begin(), r.warnings.end());
-    run(report.plan);
+    run(report.plan, cpus);
   }
 }
 }  // namespace
@@ -905,9 +905,10 @@ SolveReport getrf(Solver solver, int m, int n, T* A, int lda, int* ipiv, const O
   report.plan = r.plan;
   report.warnings = r.warnings;
   report.seconds = timed(options, [&] {
-    run_or_fall_back_to_cpus(report, solver, scalar::plan_precision<T>(), m, n, options, [&](const Plan& plan) {
-      report.info = solvers::getrf(plan, m, n, A, lda, ipiv, options.input_check);
-    });
+    run_or_fall_back_to_cpus(report, solver, scalar::plan_precision<T>(), m, n, options,
+                             [&](const Plan& plan, const Options&) {
+                               report.info = solvers::getrf(plan, m, n, A, lda, ipiv, options.input_check);
+                             });
   });
   report.gflops = report.seconds > 0 ? detail::getrf_flops(m, n, scalar::is_complex_v<T>) / report.seconds / 1e9 : 0;
   return report;
@@ -964,10 +965,11 @@ SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B,
   report.warnings = r.warnings;
   report.seconds = timed(options, [&] {
     SolveDetails details;
-    run_or_fall_back_to_cpus(report, solver, scalar::plan_precision<T>(), n, n, options, [&](const Plan& plan) {
-      details = {};
-      report.info = solvers::gesv(plan, n, nrhs, A, lda, ipiv, B, ldb, options.input_check, &details);
-    });
+    run_or_fall_back_to_cpus(
+        report, solver, scalar::plan_precision<T>(), n, n, options, [&](const Plan& plan, const Options&) {
+          details = {};
+          report.info = solvers::gesv(plan, n, nrhs, A, lda, ipiv, B, ldb, options.input_check, &details);
+        });
     report.refinement_steps = details.refinement_steps;
     report.backward_error = details.backward_error;
     report.fell_back_to_gepp = details.fell_back_to_gepp;
@@ -1025,25 +1027,13 @@ SolveReport detail::mixed_solve(Solver solver, int n, int nrhs, T* A, int lda, i
     Plan low = mixed_plan;
     low.precision = Precision::single;
     high = resolve_plan(solver == Solver::prbt ? Solver::gepp : solver, Precision::double_, n, n, where).plan;
-    details = solvers::MixedDetails{};
     report.info =
         solvers::mixed_gesv(low, high, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, details, safeguards, options.input_check);
   };
-  report.seconds = timed(options, [&] {
-    // A device that cannot hold the single factorization (or the double fallback's) throws before
-    // A, X or ipiv change: the CPUs answer, as run_or_fall_back_to_cpus does for the double solvers.
-    try {
-      run(report.plan, options);
-    } catch (const DeviceOutOfMemory& e) {
-      if (report.plan.target != Target::hybrid) throw;
-      const Options cpus = on_the_cpus(options);
-      Resolution r = resolve_plan(solver, Precision::mixed, n, n, cpus);
-      report.plan = r.plan;
-      report.warnings.push_back(std::string(e.what()) + ": solved on the CPUs instead");
-      report.warnings.insert(report.warnings.end(), r.warnings.begin(), r.warnings.end());
-      run(report.plan, cpus);
-    }
-  });
+  // A device that cannot hold the single factorization (or the double fallback's) throws before A,
+  // X or ipiv change: the CPUs answer.
+  report.seconds =
+      timed(options, [&] { run_or_fall_back_to_cpus(report, solver, Precision::mixed, n, n, options, run); });
   report.refinement_steps = std::max(0, details.iter);
   report.backward_error = details.iter >= 0 ? details.backward_error : std::nullopt;
   if (report.info == 0 && details.a_norm1 > 0 && nrhs > 0) {

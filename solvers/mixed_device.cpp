@@ -46,21 +46,12 @@ void MixedDevice<T>::upload_matrix() {
 }
 
 template <class T>
-void MixedDevice<T>::release_device_memory() {
-  if (upload_.valid()) upload_.wait();
-  high_staging_.reset(), low_staging_.reset();
-  factors_ = {}, original_ = {};
-}
-
-template <class T>
 std::optional<int> MixedDevice<T>::factor(Low* a, int* ipiv, int nrhs) {
   const int nb = panel_width_within(plan_.nb, n_, n_);
   const bool per_step = plan_.cpu_block_columns > 0;
+  // The caller lets the object go at once: the destructor waits for the upload, the members free the
+  // device memory.
   auto out_of_memory = [&](const DeviceOutOfMemory& e) {
-    try {
-      release_device_memory();
-    } catch (...) {  // the copy's own failure, if any, is not the news
-    }
     note_ = std::string(
                 "refinement on the CPUs: the device cannot hold A in double, the single factors and the refinement's "
                 "buffers together: ") +

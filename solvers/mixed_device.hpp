@@ -11,11 +11,11 @@
 //     on the single backend's).
 //   - A correction: the right-hand sides permuted on the host, up in single, two TRSMs, back. A
 //     residual: X and B up in double, Backend::residual (R and each row's share of omega), back.
-// Where the device cannot hold both A in double and the single factors, resident() is false and
-// note() says why: the caller factors as before and refines on the CPUs. GMRES-based refinement is
-// not run on the device path (it needs the factors widened to double and a GEMV with A per
-// iteration, which on the CPUs cost more than the double hybrid solve it would save): the double
-// solver answers where classical refinement stalls.
+// Where the device cannot hold A in double, the single factors and the refinement's buffers together,
+// factor() returns nothing and note() says why: the caller factors as before and refines on the CPUs. GMRES-based
+// refinement is not run on the device path (it needs the factors widened to double and a GEMV with A per iteration,
+// which on the CPUs cost more than the double hybrid solve it would save): the double solver answers where classical
+// refinement stalls.
 //
 // The object holds the device's lock from construction to destruction: nothing else may run a
 // hybrid solve on it meanwhile (the double solver's fallback waits until the object is gone).
@@ -67,7 +67,6 @@ class MixedDevice {
 
  private:
   void upload_matrix();
-  void release_device_memory();
 
   const Plan plan_;
   const int n_;

@@ -138,10 +138,9 @@ void getrs_tiny(Transpose trans, int n, int nrhs, const T* LU, int lda, const in
 // Whether every pivot of U has a finite reciprocal: the BLAS library's triangular solves multiply by
 // reciprocals, right only then. 1 / max itself has none (1 / 2^-1024 is Inf), nor has 0 (U singular:
 // LAPACK's solve skips a zero entry of x, and keeps the rest finite). A NaN pivot keeps the BLAS:
-// NaN either way, and the BLAS is faster.
-// Only a pivot below the smallest normal number in every part can have none: the others are passed
-// on a comparison, without a division or (complex) a hypot, which made this scan 1-3 % of a
-// one-column solve at n = 512 (hypot: far more in complex).
+// NaN either way, and the BLAS is faster. Only a pivot below the smallest normal number in every
+// part can have none: the others pass on a comparison, without the division (and for complex the
+// hypot) that made this scan 1-3 % of a one-column solve at n = 512.
 template <class T>
 bool pivots_have_reciprocals(int n, const T* LU, int lda) {
   using R = scalar::real_t<T>;
