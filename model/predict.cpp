@@ -507,6 +507,17 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
   };
   int K = 0;
   double next_panel = -1;  // d = 0: panel K + 1's time, factored during step K's update
+  // d = 0 with the upload beside the steps (hybrid_lu.hpp's device_panels): the matrix goes up in
+  // batches of upload_ahead block columns, back to back, the first before the steps (in `once`).
+  // The host queues step K once it has packed batch K + 1 into the pinned slots, at the link's
+  // pace; step K updates the K + 1 batches up, then catches batch K + 1 up with panels 0 .. K
+  // (their interchanges, then one TRSM and GEMM as wide as those panels). So the device mostly
+  // waits for the link until the last batch is up, and the steps after it come on top.
+  const double batch_columns = double(detail::upload_ahead_block_columns) * nb;
+  double device_clock = 0;    // the compute queue's time since the steps began
+  double catch_up_flops = 0;  // per column, of the panels so far
+  double catch_up_swaps = 0;  // seconds per column, of the same
+  double catch_up_width = 0;  // the panels so far, side by side: the catch-up's GEMM's k
   for_each_step(m, n, nb, [&](const Step& s) {
     const double dev_gemm = device * efficiency(s.jb, device_half_rate_k);
     if (d == 0) {
@@ -518,14 +529,28 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
       const double rows_below = s.rows - s.jb;
       const Step next{rows_below, std::min(double(nb), std::min(rows_below, next_columns)), 0};
       next_panel = rows_below > 0 && next_columns > 0 ? device_panel_seconds(next) : 0;
+      // The columns this step updates: those up (every one without the upload beside the steps).
+      const double left = double(n) - s.jb - s.right;
+      const double up = upload_beside_steps ? std::min<double>(n, (K + 1) * batch_columns) : double(n);
+      const double rest_columns = std::max(0.0, std::min(s.right, up - left - s.jb) - next_columns);
       // The interchanges left of the panel and on block column K + 1 before the next panel, on
       // the rest beside it.
-      const double left = double(n) - s.jb - s.right;
       const double first = s.update_flops(next_columns) / dev_gemm + device_swaps(s, left + next_columns);
-      const double rest = s.update_flops(s.right - next_columns) / dev_gemm + device_swaps(s, s.right - next_columns);
+      const double rest = s.update_flops(rest_columns) / dev_gemm + device_swaps(s, rest_columns);
       const double overlapped = rates.device_host_threads > 0 ? next_panel + rest : std::max(next_panel, rest);
+      const double batch = std::min<double>(n, up + batch_columns) - up;  // batch K + 1's columns
+      if (batch > 0) device_clock = std::max(device_clock, staged(word * m * (up + batch) - first_upload));
       t.device += panel + first + next_panel + rest;
-      t.total += panel + first + overlapped + params.step_overhead_seconds;
+      device_clock += panel + first + overlapped + params.step_overhead_seconds;
+      catch_up_flops += s.update_flops(1);
+      catch_up_swaps += device_swaps(s, 1);
+      catch_up_width += s.jb;
+      if (batch > 0) {
+        const double catch_up =
+            batch * (catch_up_flops / (device * efficiency(catch_up_width, device_half_rate_k)) + catch_up_swaps);
+        t.device += catch_up;
+        device_clock += catch_up;
+      }
       ++K;
       return;
     }
@@ -557,13 +582,14 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
     t.total += std::max(cpu + transfer, dev) + params.step_overhead_seconds;
     ++K;
   });
-  // The early downloads and the upload beside the steps overlap the factorization, each in its own
-  // direction of the link: the longest of the three counts.
+  // The early downloads overlap the factorization in the link's other direction: the longer
+  // counts. (The upload beside the steps is in the device's clock.)
+  if (d == 0) t.total += device_clock;
   const double steps = t.total - once;
   const double early = early_bytes > 0 ? staged(early_bytes) : 0;
   const double late = upload_beside_steps && matrix > first_upload ? staged(matrix - first_upload) : 0;
   t.transfer += early + late;
-  t.total = once + std::max({steps, early, late});
+  t.total = once + std::max(steps, early);
   return t;
 }
 

@@ -546,10 +546,10 @@ struct MeasuredOnH100 {
   double seconds;
 };
 
-// The model's price of each within a quarter of its measured time; where `keeps_the_panel`, the
-// model's own plan keeps the panel on the device too.
-static void expect_within_a_quarter(const MachineProfile& p, const std::vector<MeasuredOnH100>& runs,
-                                    bool keeps_the_panel) {
+// The model's price of each within `tolerance` of its measured time (a quarter: #17's target);
+// where `keeps_the_panel`, the model's own plan keeps the panel on the device too.
+static void expect_within(const MachineProfile& p, const std::vector<MeasuredOnH100>& runs, double tolerance,
+                          bool keeps_the_panel) {
   for (const MeasuredOnH100& m : runs) {
     Plan plan;
     plan.solver = m.solver;
@@ -558,9 +558,10 @@ static void expect_within_a_quarter(const MachineProfile& p, const std::vector<M
     plan.cpu_block_columns = 0;
     const model::Problem problem{m.solver, Precision::double_, Target::hybrid, m.n, m.n};
     const double predicted = model::predict_seconds(p, problem, plan, {});
-    EXPECT_NEAR(predicted / m.seconds, 1, 0.25) << to_string(m.solver) << " n = " << m.n << ": " << predicted;
-    if (keeps_the_panel)
+    EXPECT_NEAR(predicted / m.seconds, 1, tolerance) << to_string(m.solver) << " n = " << m.n << ": " << predicted;
+    if (keeps_the_panel) {
       EXPECT_EQ(model::predict(p, problem).plan.cpu_block_columns, 0) << to_string(m.solver) << " n = " << m.n;
+    }
   }
 }
 
@@ -569,12 +570,12 @@ static void expect_within_a_quarter(const MachineProfile& p, const std::vector<M
 // not changed since: PRBT's (its own upload, then GENP) and GEPP's one panel (cuSOLVER's getrf of
 // the whole matrix). The model keeps the panel on a device this much faster than the cores.
 TEST(Predict, TheH100sMeasuredTimesWithinAQuarter) {
-  expect_within_a_quarter(h100_as_probed(),
-                          {{Solver::gepp, 8192, 8192, 0.0743},
-                           {Solver::prbt, 8192, 8192, 0.0527},
-                           {Solver::prbt, 16384, 256, 0.2274},
-                           {Solver::prbt, 32768, 384, 1.0293}},
-                          true);
+  expect_within(h100_as_probed(),
+                {{Solver::gepp, 8192, 8192, 0.0743},
+                 {Solver::prbt, 8192, 8192, 0.0527},
+                 {Solver::prbt, 16384, 256, 0.2274},
+                 {Solver::prbt, 32768, 384, 1.0293}},
+                0.25, true);
 }
 
 // The blocked d = 0 plans with the upload beside the first steps, measured in the next GPU run
@@ -582,14 +583,27 @@ TEST(Predict, TheH100sMeasuredTimesWithinAQuarter) {
 // until it charged the host's finiteness check of A and the device's row interchanges (timed apart
 // there with HETLU_TIME_KERNELS: 0.131 s of 0.80 s at 32768).
 TEST(Predict, TheH100sBlockedPlansWithinAQuarter) {
-  expect_within_a_quarter(h100_as_probed_again(),
-                          {{Solver::gepp, 16384, 256, 0.2837},
-                           {Solver::calu, 16384, 256, 0.2835},
-                           {Solver::gepp, 32768, 384, 1.0573},
-                           {Solver::calu, 32768, 384, 1.0497},
-                           {Solver::prbt, 16384, 256, 0.2483},
-                           {Solver::prbt, 32768, 384, 1.0830}},
-                          false);
+  expect_within(h100_as_probed_again(),
+                {{Solver::gepp, 16384, 256, 0.2837},
+                 {Solver::calu, 16384, 256, 0.2835},
+                 {Solver::gepp, 32768, 384, 1.0573},
+                 {Solver::calu, 32768, 384, 1.0497},
+                 {Solver::prbt, 16384, 256, 0.2483},
+                 {Solver::prbt, 32768, 384, 1.0830}},
+                0.25, false);
+}
+
+// The same GEPP and CALU runs within a seventh since the model follows the upload beside the steps
+// batch by batch: the host queues each step after packing the next batch, the device catches the
+// late columns up, and the steps after the last batch come on top of the upload (it took the
+// longer of the upload and all the steps, 20 % under the measured time at 16384).
+TEST(Predict, TheUploadBesideTheStepsDelaysThem) {
+  expect_within(h100_as_probed_again(),
+                {{Solver::gepp, 16384, 256, 0.2837},
+                 {Solver::calu, 16384, 256, 0.2835},
+                 {Solver::gepp, 32768, 384, 1.0573},
+                 {Solver::calu, 32768, 384, 1.0497}},
+                1.0 / 7, false);
 }
 
 // Mixed precision on one GPU refines there (solvers/mixed_device.hpp): no factors come back, A in
