@@ -921,9 +921,11 @@ double predict_seconds(const MachineProfile& profile, const Problem& problem, co
     seconds = t.total;
     if (terms) *terms = {{"cpu panels and updates", t.cpu}, {"device updates", t.device}, {"transfers", t.transfer}};
     // On one device PRBT's own pass over A checks it (prbt_hybrid_extra_seconds), mixed precision's
-    // rounding pass; every other hybrid call checks A first.
-    const bool own_pass =
-        problem.precision == Precision::mixed || (problem.solver == Solver::prbt && rates.devices.size() == 1);
+    // rounding pass, GEPP's and CALU's upload with d = 0 (HybridLu::check_input); every other
+    // hybrid call checks A first.
+    const bool one_device = rates.devices.size() == 1;
+    const bool own_pass = problem.precision == Precision::mixed || (problem.solver == Solver::prbt && one_device) ||
+                          (one_device && plan.cpu_block_columns == 0 && plan.refinement != Refinement::working);
     if (!own_pass) {
       const double check = input_check_seconds(rates, problem.m, problem.n, word);
       seconds += check;

@@ -12,15 +12,15 @@
 namespace hetlu::variants {
 
 template <class T>
-int calu_async_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, LoadBalance* balance) {
-  return hybrid_lu(plan, m, n, A, lda, ipiv, /*pivoting=*/true, calu_hybrid_panel<T>(plan), balance);
+int calu_async_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, LoadBalance* balance, InputCheck check) {
+  return hybrid_lu(plan, m, n, A, lda, ipiv, /*pivoting=*/true, calu_hybrid_panel<T>(plan), balance, check);
 }
 
-template int calu_async_getrf<float>(const Plan&, int, int, float*, int, int*, LoadBalance*);
-template int calu_async_getrf<double>(const Plan&, int, int, double*, int, int*, LoadBalance*);
+template int calu_async_getrf<float>(const Plan&, int, int, float*, int, int*, LoadBalance*, InputCheck);
+template int calu_async_getrf<double>(const Plan&, int, int, double*, int, int*, LoadBalance*, InputCheck);
 template int calu_async_getrf<std::complex<double>>(const Plan&, int, int, std::complex<double>*, int, int*,
-                                                    LoadBalance*);
-template int calu_async_getrf<std::complex<float>>(const Plan&, int, int, std::complex<float>*, int, int*,
-                                                   LoadBalance*);
+                                                    LoadBalance*, InputCheck);
+template int calu_async_getrf<std::complex<float>>(const Plan&, int, int, std::complex<float>*, int, int*, LoadBalance*,
+                                                   InputCheck);
 
 }  // namespace hetlu::variants

@@ -9,15 +9,16 @@
 namespace hetlu::variants {
 
 template <class T>
-int gepp_hybrid_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, LoadBalance* balance) {
-  return hybrid_lu(plan, m, n, A, lda, ipiv, /*pivoting=*/true, kernels::getrf_recursive<T>, balance);
+int gepp_hybrid_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, LoadBalance* balance,
+                      InputCheck check) {
+  return hybrid_lu(plan, m, n, A, lda, ipiv, /*pivoting=*/true, kernels::getrf_recursive<T>, balance, check);
 }
 
-template int gepp_hybrid_getrf<float>(const Plan&, int, int, float*, int, int*, LoadBalance*);
-template int gepp_hybrid_getrf<double>(const Plan&, int, int, double*, int, int*, LoadBalance*);
+template int gepp_hybrid_getrf<float>(const Plan&, int, int, float*, int, int*, LoadBalance*, InputCheck);
+template int gepp_hybrid_getrf<double>(const Plan&, int, int, double*, int, int*, LoadBalance*, InputCheck);
 template int gepp_hybrid_getrf<std::complex<double>>(const Plan&, int, int, std::complex<double>*, int, int*,
-                                                     LoadBalance*);
+                                                     LoadBalance*, InputCheck);
 template int gepp_hybrid_getrf<std::complex<float>>(const Plan&, int, int, std::complex<float>*, int, int*,
-                                                    LoadBalance*);
+                                                    LoadBalance*, InputCheck);
 
 }  // namespace hetlu::variants

@@ -70,6 +70,7 @@
 #include "hetlu/detail/stopwatch.hpp"
 #include "solvers/backend.hpp"
 #include "solvers/blocked_lu.hpp"
+#include "solvers/checks.hpp"
 #include "solvers/gepp_kernels.hpp"
 #include "solvers/kernel_timer.hpp"
 #include "solvers/lu.hpp"
@@ -161,11 +162,20 @@ class HybridLu {
   }
   const backends::DeviceMatrix<T>& device_factors() const { return work_[0].mem; }
 
+  // run() first checks that every entry of A is finite (checks::finite's error where one is not),
+  // or, where the one device takes A up beside the steps (d = 0), as each block column is packed
+  // for its upload; nothing reaches the caller's A before every column has passed.
+  HybridLu& check_input(InputCheck check) {
+    check_ = check;
+    return *this;
+  }
+
   int run() {
     if (k_ == 0) return 0;
     detail::Stopwatch clock;
     try {
       deal();
+      if (check_ == InputCheck::finite && !checks_while_uploading()) checks::finite("A", A_.m, A_.n, A_.data, A_.lda);
       for (std::size_t i = 0; i < work_.size(); ++i) prepare(i);
       // The host's own share of a call, beside the device-timed phases (d = 0): on the H100 0.03 to
       // 0.11 s a call lay outside upload, factorization and download (2026-11-26).
@@ -223,6 +233,8 @@ class HybridLu {
   }
   // One device runs the factorization: the only one, or the one the deal gave everything (d = 0).
   bool single() const { return work_.size() == 1 || alone_; }
+  // device_panels takes A up from the host: check_input's test rides on the packing.
+  bool checks_while_uploading() const { return d_ == 0 && single() && !resident_; }
 
   // Memory, pivots and staging for device i; its columns go up, resident from then on.
   void prepare(std::size_t i) {
@@ -641,7 +653,11 @@ class HybridLu {
       if (uploaded > last) return;
       if (!upload_began) upload_began = dev.record_timed(Queue::to_device);
       const int c0 = col(uploaded), c1 = col(last + 1);
-      w.staging->to_device(Queue::to_device, A_.m, c1 - c0, A_.at(0, c0), A_.lda, w.mem.at(0, c0), w.mem.ld);
+      if (!w.staging->to_device(Queue::to_device, A_.m, c1 - c0, A_.at(0, c0), A_.lda, w.mem.at(0, c0), w.mem.ld,
+                                check_ == InputCheck::finite)) {
+        checks::finite("A", A_.m, c1, A_.data, A_.lda);  // names the first entry that is not finite, and throws
+        throw InvalidArgument("A changed while it was read: an entry is not finite");
+      }
       in_flight = upload_ended = dev.record_timed(Queue::to_device);
       uploaded = last + 1;
     };
@@ -661,6 +677,17 @@ class HybridLu {
       early.emplace(dev, A_.m, std::min(nb_, A_.n), early_download_slots, /*downloads_only=*/true);
     int* pivots = w.pivots.get();
     int* infos = pivots + k_;
+    // Block columns [0, downloaded_early) are on their way down to their panel's last row. With the
+    // input checked on the upload, none goes before the last column has passed (A stays as it was
+    // where the check fails); those held back then go two a step, oldest first, so that the host,
+    // waiting for a free slot, stays a step and a half ahead of the device (the rest at the end).
+    int downloaded_early = 0;
+    auto download_early = [&](int through) {  // block columns up to `through`, their steps queued
+      if (!early || (check_ == InputCheck::finite && uploaded < blocks_) || downloaded_early > through) return;
+      dev.wait(Queue::to_host, dev.record(Queue::compute));
+      for (int sent = 0; sent < 2 && downloaded_early <= through; ++sent, ++downloaded_early)
+        download_rows(w, *early, downloaded_early, 0, downloaded_early * nb_ + panel_width(downloaded_early));
+    };
     if (KernelTimer<T>::wanted()) kernel_timer_.emplace(dev);
     auto started = dev.record_timed(Queue::compute);
     timed("panels", Queue::compute, [&] {
@@ -670,10 +697,7 @@ class HybridLu {
     for (int K = 0; K < panels_; ++K) {
       const int j = K * nb_, jb = panel_width(K);
       if (panel_factored) dev.wait(Queue::compute, panel_factored);
-      if (early && K > 0) {  // block column K - 1 down to panel K - 1's last row
-        dev.wait(Queue::to_host, dev.record(Queue::compute));
-        download_rows(w, *early, K - 1, 0, j);
-      }
+      download_early(K - 1);  // block column K - 1 down to panel K - 1's last row (and any held back)
       if (pivoting_ && j > 0)
         timed("interchanges", Queue::compute,
               [&] { dev.laswp(Queue::compute, j, w.mem.data(), w.mem.ld, j, j + jb, pivots + j); });
@@ -708,8 +732,9 @@ class HybridLu {
     if (download) {
       dev.wait(Queue::to_host, factored);
       download_began = dev.record_timed(Queue::to_host);
-      // What is left: the last panel's block column down to its last row, each panel's block column
-      // below its panel (L), and the block columns right of the last panel (a wide matrix) whole.
+      // What is left: the block columns held back, the last panel's down to its last row, each
+      // panel's block column below its panel (L), and those right of the last panel (a wide matrix) whole.
+      for (int J = downloaded_early; J + 1 < panels_; ++J) download_rows(w, *w.staging, J, 0, J * nb_ + panel_width(J));
       download_rows(w, *w.staging, panels_ - 1, 0, k_);
       for (int K = 0; K < panels_; ++K) download_rows(w, *w.staging, K, K * nb_ + panel_width(K), A_.m);
       for (int J = panels_; J < blocks_; ++J) download_rows(w, *w.staging, J, 0, A_.m);
@@ -805,6 +830,7 @@ class HybridLu {
   double setup_seconds_ = 0;  // run(): deal and prepare, on the host
   bool resident_;
   bool keep_on_device_ = false;
+  InputCheck check_ = InputCheck::none;
   bool alone_ = false;            // d = 0: the deal gave work_[0] every block column (deal())
   std::size_t swapped_with_ = 0;  // ... and it came to the front from there
   int k_ = 0, blocks_ = 0, panels_ = 0;
@@ -824,7 +850,7 @@ class HybridLu {
 // into *balance when given.
 template <class T, class PanelFactor>
 int hybrid_lu(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, bool pivoting, PanelFactor panel,
-              LoadBalance* balance = nullptr) {
+              LoadBalance* balance = nullptr, InputCheck check = InputCheck::none) {
   auto locks = backends::lock_devices(plan.devices);
   const auto copies = backends::device_copies(plan.devices);
   std::vector<backends::Backend<T>*> devices;
@@ -832,7 +858,7 @@ int hybrid_lu(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, bool piv
     devices.push_back(&backends::backend<T>(plan.devices.list[i], copies[i]));
   HybridLu<T, PanelFactor> lu(devices, Matrix<T>{m, n, lda, A}, panel_width_within(plan.nb, m, n),
                               plan.cpu_block_columns, ipiv, pivoting, panel, plan.device_shares);
-  const int info = lu.run();
+  const int info = lu.check_input(check).run();
   if (balance) *balance = lu.balance();
   return info;
 }

@@ -2,6 +2,7 @@
 #include <complex>
 #include <string>
 
+#include "solvers/checks.hpp"
 #include "solvers/copy_block.hpp"
 #include "solvers/phases.hpp"
 #include "solvers/refinement.hpp"
@@ -10,14 +11,16 @@
 namespace hetlu::variants {
 
 template <class T>
-int lu_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, LoadBalance* balance) {
+int lu_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, LoadBalance* balance, InputCheck check) {
+  const bool hybrid = plan.target == Target::hybrid;
+  if (!hybrid && check == InputCheck::finite) checks::finite("A", m, n, A, lda);
   switch (plan.solver) {
     case Solver::gepp:
-      return plan.target == Target::hybrid ? gepp_hybrid_getrf(plan, m, n, A, lda, ipiv, balance)
-                                           : gepp_cpu_getrf(plan, m, n, A, lda, ipiv);
+      return hybrid ? gepp_hybrid_getrf(plan, m, n, A, lda, ipiv, balance, check)
+                    : gepp_cpu_getrf(plan, m, n, A, lda, ipiv);
     case Solver::calu:
-      return plan.target == Target::hybrid ? calu_async_getrf(plan, m, n, A, lda, ipiv, balance)
-                                           : calu_cpu_getrf(plan, m, n, A, lda, ipiv);
+      return hybrid ? calu_async_getrf(plan, m, n, A, lda, ipiv, balance, check)
+                    : calu_cpu_getrf(plan, m, n, A, lda, ipiv);
     case Solver::prbt:
       break;
   }
@@ -26,9 +29,9 @@ int lu_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, LoadBalan
 
 template <class T>
 int lu_gesv(const Plan& plan, int n, int nrhs, T* LU, int ldlu, int* ipiv, const T* A_original, int lda, T* B, int ldb,
-            SolveDetails* details) {
+            SolveDetails* details, InputCheck check) {
   PhaseClock clock(details);
-  const int info = lu_getrf(plan, n, n, LU, ldlu, ipiv);
+  const int info = lu_getrf(plan, n, n, LU, ldlu, ipiv, nullptr, check);
   clock.mark("factorization");
   if (info > 0) return info;
   const bool refine_it = plan.refinement == Refinement::working && A_original;
@@ -55,16 +58,21 @@ int lu_gesv(const Plan& plan, int n, int nrhs, T* LU, int ldlu, int* ipiv, const
   return 0;
 }
 
-template int lu_getrf<float>(const Plan&, int, int, float*, int, int*, LoadBalance*);
-template int lu_getrf<double>(const Plan&, int, int, double*, int, int*, LoadBalance*);
-template int lu_getrf<std::complex<double>>(const Plan&, int, int, std::complex<double>*, int, int*, LoadBalance*);
-template int lu_getrf<std::complex<float>>(const Plan&, int, int, std::complex<float>*, int, int*, LoadBalance*);
-template int lu_gesv<float>(const Plan&, int, int, float*, int, int*, const float*, int, float*, int, SolveDetails*);
-template int lu_gesv<double>(const Plan&, int, int, double*, int, int*, const double*, int, double*, int,
-                             SolveDetails*);
+template int lu_getrf<float>(const Plan&, int, int, float*, int, int*, LoadBalance*, InputCheck);
+template int lu_getrf<double>(const Plan&, int, int, double*, int, int*, LoadBalance*, InputCheck);
+template int lu_getrf<std::complex<double>>(const Plan&, int, int, std::complex<double>*, int, int*, LoadBalance*,
+                                            InputCheck);
+template int lu_getrf<std::complex<float>>(const Plan&, int, int, std::complex<float>*, int, int*, LoadBalance*,
+                                           InputCheck);
+template int lu_gesv<float>(const Plan&, int, int, float*, int, int*, const float*, int, float*, int, SolveDetails*,
+                            InputCheck);
+template int lu_gesv<double>(const Plan&, int, int, double*, int, int*, const double*, int, double*, int, SolveDetails*,
+                             InputCheck);
 template int lu_gesv<std::complex<double>>(const Plan&, int, int, std::complex<double>*, int, int*,
-                                           const std::complex<double>*, int, std::complex<double>*, int, SolveDetails*);
+                                           const std::complex<double>*, int, std::complex<double>*, int, SolveDetails*,
+                                           InputCheck);
 template int lu_gesv<std::complex<float>>(const Plan&, int, int, std::complex<float>*, int, int*,
-                                          const std::complex<float>*, int, std::complex<float>*, int, SolveDetails*);
+                                          const std::complex<float>*, int, std::complex<float>*, int, SolveDetails*,
+                                          InputCheck);
 
 }  // namespace hetlu::variants

@@ -25,6 +25,7 @@
 
 #include "solvers/backend.hpp"
 #include "solvers/copy_block.hpp"
+#include "solvers/scalar.hpp"
 
 namespace hetlu::backends {
 
@@ -54,8 +55,12 @@ class Staging {
   int rows() const { return rows_; }
   int columns() const { return columns_; }
 
-  // Host rows x cols (ldh) to device (ldd), ordered on queue q; rows <= this->rows().
-  void to_device(Queue q, int rows, int cols, const T* host, int ldh, T* device, int ldd) {
+  // Host rows x cols (ldh) to device (ldd), ordered on queue q; rows <= this->rows(). With
+  // check_finite, each column packed is also tested, from cache, and false returned (the rest not
+  // sent) at the first chunk holding an entry that is not finite: the input check rides on the
+  // pass the upload makes anyway (a pass of its own took 0.047 s of a 0.28 s hybrid LU at n = 16384
+  // on the H100 machine).
+  bool to_device(Queue q, int rows, int cols, const T* host, int ldh, T* device, int ldd, bool check_finite = false) {
     check_rows(rows);
     if (uploads_.empty() && cols > 0) throw Error("staging: these slots are for downloads only");
     for (int c = 0; c < cols; c += columns_) {
@@ -64,10 +69,16 @@ class Staging {
       next_upload_ = (next_upload_ + 1) % uploads_.size();
       if (slot.copied) device_.host_wait(slot.copied);  // its previous DMA has read it
       T* staged = slot.data();
-      kernels::copy_block(rows, w, host + static_cast<long long>(c) * ldh, ldh, staged, rows);
+      const T* from = host + static_cast<long long>(c) * ldh;
+      if (check_finite) {
+        if (!pack_finite(rows, w, from, ldh, staged)) return false;
+      } else {
+        kernels::copy_block(rows, w, from, ldh, staged, rows);
+      }
       device_.copy_to_device(q, rows, w, staged, rows, device + static_cast<long long>(c) * ldd, ldd);
       slot.copied = device_.record(q);
     }
+    return true;
   }
 
   // Device rows x cols (ldd) to host (ldh), ordered on queue q; the host columns hold the data once
@@ -119,6 +130,18 @@ class Staging {
     T* host;
     int ldh;
   };
+
+  // kernels::copy_block into a slot, each column tested as it lands; whether every entry is finite.
+  static bool pack_finite(int rows, int cols, const T* from, int ldf, T* to) {
+    bool finite = true;
+#pragma omp parallel for schedule(static) reduction(&& : finite) if (static_cast <long long>(rows) * cols > (1 << 18))
+    for (int j = 0; j < cols; ++j) {
+      T* column = to + static_cast<long long>(j) * rows;
+      std::copy(from + static_cast<long long>(j) * ldf, from + static_cast<long long>(j) * ldf + rows, column);
+      finite = scalar::all_finite(column, rows) && finite;
+    }
+    return finite;
+  }
 
   void check_rows(int rows) const {
     if (rows > rows_)

@@ -12,16 +12,19 @@ int gepp_cpu_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv);
 template <class T>
 int calu_cpu_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv);
 
-// The hybrid forms (plan.target == hybrid) on the plan's backend; see hybrid_lu.hpp.
+// The hybrid forms (plan.target == hybrid) on the plan's backend; see hybrid_lu.hpp. `check`:
+// HybridLu::check_input (A's finiteness, tested where it is read anyway).
 template <class T>
-int gepp_hybrid_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, LoadBalance* balance);
+int gepp_hybrid_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, LoadBalance* balance, InputCheck check);
 
 template <class T>
-int calu_async_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, LoadBalance* balance);
+int calu_async_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, LoadBalance* balance, InputCheck check);
 
 // P A = L U by the plan's solver (GEPP or CALU); the hybrid target's load balance into *balance.
+// check finite: A's entries are tested before anything changes (error: checks::finite's).
 template <class T>
-int lu_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, LoadBalance* balance = nullptr);
+int lu_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, LoadBalance* balance = nullptr,
+             InputCheck check = InputCheck::none);
 
 // Solves A X = B (or A^T X = B) with the factors of any LU variant that leaves P A = L U in place.
 template <class T>
@@ -33,9 +36,10 @@ template <class T>
 double lu_reciprocal_condition(int n, const T* LU, int lda, const int* ipiv, double anorm);
 
 // Factors LU in place (GEPP or CALU) and solves into B; refines with A_original when the plan asks.
+// check: LU's finiteness, as lu_getrf's.
 template <class T>
 int lu_gesv(const Plan& plan, int n, int nrhs, T* LU, int ldlu, int* ipiv, const T* A_original, int lda, T* B, int ldb,
-            SolveDetails* details);
+            SolveDetails* details, InputCheck check = InputCheck::none);
 
 // PRBT solve; A is left unchanged, ipiv set to the identity (or GEPP's, after a fallback).
 template <class T>

@@ -5,7 +5,9 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -212,6 +214,67 @@ TEST(Hybrid, BlockColumnsThatGoUpLateCatchUpWithThePanelsBefore) {
   plan.nb = 8;
   ASSERT_EQ(solvers::getrf(plan, n, n, cpu.data(), n, cpu_pivots.data()), 0);
   EXPECT_EQ(hybrid_pivots, cpu_pivots);
+}
+
+// With the panel on the device (d = 0) A's finiteness is tested as its block columns are packed for
+// the upload beside the steps (HybridLu::check_input), not by a pass of its own. An entry that is
+// not finite in the first batch, in the last, or in a column that goes up after the early downloads
+// could have begun: the same error as the CPUs' check, A and ipiv untouched, for getrf and gesv.
+// With d > 0 (and for a rectangular A with block columns right of the panels) the check comes
+// before any work, as it always did.
+TEST(Hybrid, TheUploadChecksThatAIsFinite) {
+  const int n = 203, nb = 8;  // 26 block columns: 7 batches of 4 go up, the last well after step 0
+  const auto A = test_support::make_matrix<double>(Kind::random, n, n, 31);
+  auto error_of = [](auto&& call) -> std::string {
+    try {
+      call();
+    } catch (const InvalidArgument& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  for (Solver solver : {Solver::gepp, Solver::calu})
+    for (int d : {0, 2})
+      for (auto [i, j, bad] : {std::tuple{4, 0, std::nan("")}, std::tuple{200, 202, HUGE_VAL},
+                               std::tuple{0, 150, -HUGE_VAL}, std::tuple{100, 33, std::nan("")}}) {
+        SCOPED_TRACE(to_string(solver) + " d=" + std::to_string(d) + " A(" + std::to_string(i + 1) + "," +
+                     std::to_string(j + 1) + ")");
+        const Plan plan = hybrid_plan<double>(solver, BackendKind::host, nb, d);
+        auto LU = A;
+        LU[i + static_cast<size_t>(j) * n] = bad;
+        const auto given = LU;
+        std::vector<int> ipiv(n, -7);
+        const std::string expected = "A(" + std::to_string(i + 1) + "," + std::to_string(j + 1) + ") is " +
+                                     (std::isnan(bad) ? "NaN"
+                                      : bad > 0       ? "Inf"
+                                                      : "-Inf") +
+                                     "; the input must be finite";
+        EXPECT_EQ(error_of([&] { solvers::getrf(plan, n, n, LU.data(), n, ipiv.data()); }), expected);
+        EXPECT_EQ(std::memcmp(LU.data(), given.data(), sizeof(double) * LU.size()), 0) << "A changed";
+        EXPECT_EQ(ipiv, std::vector<int>(n, -7));
+        std::vector<double> B(n, 1.0);
+        EXPECT_EQ(error_of([&] { solvers::gesv(plan, n, 1, LU.data(), n, ipiv.data(), B.data(), n); }), expected);
+        EXPECT_EQ(std::memcmp(LU.data(), given.data(), sizeof(double) * LU.size()), 0) << "A changed";
+        EXPECT_EQ(B, std::vector<double>(n, 1.0));
+        // Told not to check (the drop-in's LAPACK semantics), the factorization runs through.
+        EXPECT_EQ(error_of([&] { solvers::getrf(plan, n, n, LU.data(), n, ipiv.data(), InputCheck::none); }),
+                  "no error");
+      }
+  // A finite A: the same factors as without the check.
+  const Plan plan = hybrid_plan<double>(Solver::gepp, BackendKind::host, nb, 0);
+  auto checked = A, unchecked = A;
+  std::vector<int> checked_pivots(n), unchecked_pivots(n);
+  ASSERT_EQ(solvers::getrf(plan, n, n, checked.data(), n, checked_pivots.data()), 0);
+  ASSERT_EQ(solvers::getrf(plan, n, n, unchecked.data(), n, unchecked_pivots.data(), InputCheck::none), 0);
+  EXPECT_EQ(checked_pivots, unchecked_pivots);
+  EXPECT_EQ(std::memcmp(checked.data(), unchecked.data(), sizeof(double) * checked.size()), 0);
+  // A wide A: its block columns right of the last panel go up last, and are checked too.
+  const int m = 40;
+  auto wide = test_support::make_matrix<double>(Kind::random, m, n, 37);
+  wide[3 + static_cast<size_t>(190) * m] = std::nan("");
+  std::vector<int> wide_pivots(m);
+  EXPECT_EQ(error_of([&] { solvers::getrf(plan, m, n, wide.data(), m, wide_pivots.data()); }),
+            "A(4,191) is NaN; the input must be finite");
 }
 
 // PRBT pads A to a multiple of 4 with s I: s is a power of two near A's magnitude. With s = 1, a
