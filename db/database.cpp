@@ -206,6 +206,11 @@ static_assert(migration_count == schema_version);
 Database Database::open(const std::string& path, Mode mode) {
   if (path.empty()) throw DatabaseError("database path is empty");
   if (std::filesystem::is_directory(path)) throw DatabaseError("database '" + path + "' is a folder, not a file");
+  // A FIFO, socket or device is no database, and opening a FIFO blocks until a writer comes: never.
+  std::error_code status_error;
+  const auto status = std::filesystem::status(path, status_error);
+  if (!status_error && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+    throw DatabaseError("database '" + path + "' is not a regular file");
   if (mode == Mode::read_write) {
     std::error_code ec;
     auto parent = std::filesystem::path(path).parent_path();

@@ -123,10 +123,17 @@ struct LUFactorization {
   double seconds = 0, gflops = 0;
 };
 
-// A as a float array of type T: Fortran order and writable. Copies unless overwrite and it already is.
+// Whether a's data lies on its type's alignment: NumPy allows arrays that do not (a buffer at an odd
+// offset), which hetlu's kernels, reading T*, must never be given (a vectorized load of an
+// unaligned float32 matrix crashed the process).
+bool aligned(const py::array& a) {
+  return (a.flags() & py::detail::npy_api::NPY_ARRAY_ALIGNED_) != 0;
+}
+
+// A as a float array of type T: Fortran order, aligned and writable. Copies unless overwrite and it already is.
 template <class T>
 py::array_t<T, py::array::f_style> fortran_copy(const py::array& A, bool overwrite) {
-  if (overwrite && py::isinstance<py::array_t<T, py::array::f_style>>(A) && A.writeable())
+  if (overwrite && py::isinstance<py::array_t<T, py::array::f_style>>(A) && A.writeable() && aligned(A))
     return py::reinterpret_borrow<py::array_t<T, py::array::f_style>>(A);
   py::array_t<T, py::array::f_style> out({A.shape(0), A.ndim() > 1 ? A.shape(1) : py::ssize_t(1)});
   py::object numpy = py::module_::import("numpy");
@@ -141,10 +148,10 @@ void check_matrix(const py::array& A, const char* name) {
                           "-dimensional");
 }
 
-// True when A already holds T values contiguously in the given order.
+// True when A already holds T values contiguously in the given order, aligned.
 template <class T, int order>
 bool is_contiguous_as(const py::array& A) {
-  return py::isinstance<py::array_t<T, order>>(A) && A.dtype().is(py::dtype::of<T>());
+  return py::isinstance<py::array_t<T, order>>(A) && A.dtype().is(py::dtype::of<T>()) && aligned(A);
 }
 
 // A as a backward error reads it: where it lies when it has T's type in either order (C order is
@@ -481,9 +488,11 @@ SolveResult solve(const py::array& A, const py::array& b, const std::string& sol
   if (numeric.find(b.dtype().kind()) == std::string::npos)
     throw InvalidArgument("b has dtype " + b.dtype().attr("name").cast<std::string>() +
                           "; hetlu solves real and complex systems (float32, float64, complex64, complex128)");
-  const bool complex_b = b.dtype().kind() == 'c' && numeric.find(A.dtype().kind()) != std::string::npos;
+  // NumPy's promotion of the two, as SciPy's: a float32 A with a float64 b is solved in float64, not
+  // b rounded to float32 (1e-50 became 0, 1e300 Inf); a complex b makes a complex system of a real A.
+  const bool numeric_a = numeric.find(A.dtype().kind()) != std::string::npos;
   const py::dtype type =
-      complex_b ? py::dtype(py::module_::import("numpy").attr("result_type")(A.dtype(), b.dtype())) : A.dtype();
+      numeric_a ? py::dtype(py::module_::import("numpy").attr("result_type")(A.dtype(), b.dtype())) : A.dtype();
   return dispatch_type(type, [&](auto t) {
     using T = decltype(t);
     if (precision) {
@@ -557,7 +566,10 @@ py::array lu_solve(const LUFactorization& f, const py::array& b, bool trans) {
     throw InvalidArgument("b is complex but the factors are real: factor a complex matrix to solve with it");
   // 0-based as SciPy's; checked here, before the +1 (a pivot near INT_MAX would wrap), and again by getrs.
   const std::vector<int> ipiv = one_based_pivots(f.piv, n);
-  return dispatch(f.lu, [&](auto t) -> py::array {
+  // In the factors' type, or b's where it is wider (float32 factors and a float64 b: solved in
+  // float64 with the factors widened, as SciPy's lu_solve does, not b rounded to float32).
+  const py::dtype type(py::module_::import("numpy").attr("result_type")(f.lu.dtype(), b.dtype()));
+  return dispatch_type(type, [&](auto t) -> py::array {
     using T = decltype(t);
     auto LU = f.lu.cast<py::array_t<T, py::array::f_style | py::array::forcecast>>();
     auto X = fortran_copy<T>(b, false);
@@ -660,9 +672,9 @@ Transpose transpose_of(int trans) {
 
 void require_in_place(const py::array& a, const char* name, int ndim, bool fortran) {
   const int flag = fortran ? py::array::f_style : py::array::c_style;
-  if (a.ndim() != ndim || !(a.flags() & flag) || !a.writeable())
-    throw InvalidArgument(std::string(name) + " must be a writable " + (fortran ? "Fortran" : "C") + "-ordered " +
-                          std::to_string(ndim) + "-dimensional array");
+  if (a.ndim() != ndim || !(a.flags() & flag) || !a.writeable() || !aligned(a))
+    throw InvalidArgument(std::string(name) + " must be a writable, aligned " + (fortran ? "Fortran" : "C") +
+                          "-ordered " + std::to_string(ndim) + "-dimensional array");
   if (!holds_lapack_type(a))
     throw InvalidArgument(std::string(name) + " must be float32, float64, complex64 or complex128");
 }
@@ -747,8 +759,9 @@ py::tuple gesv_in_place(const py::array& a, const py::array& x, int trans, bool 
 void getrs_in_place(const py::array& lu, const py::array& piv, const py::array& b, int trans, bool check_finite) {
   require_in_place(b, "b", 2, true);
   const int n = static_cast<int>(lu.shape(0));
-  if (lu.ndim() != 2 || lu.shape(1) != n || !(lu.flags() & py::array::f_style) || !lu.dtype().is(b.dtype()))
-    throw InvalidArgument("lu must be a square Fortran-ordered array of b's type");
+  if (lu.ndim() != 2 || lu.shape(1) != n || !(lu.flags() & py::array::f_style) || !lu.dtype().is(b.dtype()) ||
+      !aligned(lu))
+    throw InvalidArgument("lu must be a square, aligned, Fortran-ordered array of b's type");
   if (b.shape(0) != n)
     throw InvalidArgument("b has " + std::to_string(b.shape(0)) + " rows; lu is of order " + std::to_string(n));
   const Transpose op = transpose_of(trans);
@@ -812,8 +825,9 @@ py::tuple gesv_stack(const py::array& a, const py::array& b, const std::string& 
   Options options = options_of(std::nullopt, std::nullopt, {target, backend});
   options.input_check = InputCheck::none;  // hetlu.linalg checked them where check_finite asked
   for (const auto* array : {&a, &b})
-    if (array->ndim() != 3 || !(array->flags() & py::array::c_style) || !holds_lapack_type(*array))
-      throw InvalidArgument("a and b must be C-ordered 3-dimensional float32, float64, complex64 or complex128 arrays");
+    if (array->ndim() != 3 || !(array->flags() & py::array::c_style) || !aligned(*array) || !holds_lapack_type(*array))
+      throw InvalidArgument(
+          "a and b must be C-ordered, aligned 3-dimensional float32, float64, complex64 or complex128 arrays");
   const py::ssize_t batch = a.shape(0), n = a.shape(1), k = b.shape(2);
   if (a.shape(2) != n || b.shape(0) != batch || b.shape(1) != n || !a.dtype().is(b.dtype()))
     throw InvalidArgument("a must be (batch, n, n) and b (batch, n, k) of a's type");

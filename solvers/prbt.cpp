@@ -10,9 +10,12 @@
 // says rcond < eps) goes to GEPP too, which finds an exact zero pivot where there is one. On the hybrid target
 // the matrix, its factors and the refinement's residuals stay on the device (prbt_device.hpp).
 #include <algorithm>
+#include <cmath>
 #include <complex>
 #include <cstdio>
+#include <limits>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -89,6 +92,28 @@ double reciprocal_condition(const kernels::Butterfly<T>& U, const kernels::Butte
   return inverse_norm > 0 ? 1 / (anorm * inverse_norm) : 0;
 }
 
+// Whether GENP's factors can solve A at all, asked where the condition estimate is low enough to
+// be the factors' own: one solve of A y = s for a fixed s of random sizes and signs must leave
+// ||s - A y||_inf <= ||s||_inf / 2, the contraction refinement needs (refine() stops where a step
+// does not halve omega). The estimate, a lower bound of ||A^-1|| computed through factors whose
+// backward error exceeds A's smallest singular value, cannot see past that error: a column
+// repeated up to noise of 1e-15 (n = 200) read as rcond 1e-15 to 2e-14 (true 7e-18), and B's
+// refinement, which no null direction hinders when B lies in A's range, converged to an x wrong in
+// every digit. A random s reaches the null direction: there ||s - A y|| / ||s|| came out 1.1 to 58
+// (12 seeds); 1e-3 for a random single-precision A (n = 130). residual(y, r): r = s - A y.
+template <class T, class Solve, class Residual>
+bool certifies_nonsingular(int n, const std::vector<T>& s, Solve&& solve_in_place, Residual&& residual) {
+  auto largest = [](const std::vector<T>& v) {
+    double m = 0;
+    for (const T& x : v) m = std::max(m, double(std::abs(x)));
+    return std::isfinite(m) ? m : std::numeric_limits<double>::infinity();
+  };
+  std::vector<T> y = s, r(n);
+  solve_in_place(y.data());
+  residual(y.data(), r.data());
+  return largest(r) <= 0.5 * largest(s);
+}
+
 }  // namespace
 
 template <class T>
@@ -154,7 +179,6 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
   double rcond = 0;
   if (info == 0) {
     rcond = reciprocal_condition(U, V, n, a_norm1, triangular);
-    clock.mark("condition estimate");
   }
   // Singular to working precision below 10 u, not u: the estimate is a lower bound of ||A^-1||, and on
   // an exactly singular A (a row repeated, n = 30) rounding left it at 1.6 u on an AMD EPYC's BLAS
@@ -162,8 +186,31 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
   // system with omega = 9e-17. Not n u: in single precision a random 1000 x 1000 A (rcond 3e-6)
   // would fall under n u = 6e-5, and every such solve would go to GEPP.
   const double singular_below = 10 * accuracy::unit_roundoff<T>();
-  const bool singular = info == 0 && !(rcond >= singular_below);
-  if (info == 0 && !singular) {
+  bool singular = info == 0 && !(rcond >= singular_below);
+  // Below sqrt(u) the estimate may be the factors' backward error rather than A's: a random system
+  // must then be solved to the last digits with them (certifies_nonsingular), or GEPP answers.
+  bool uncertified = false;
+  if (info == 0 && !singular && rcond < std::sqrt(accuracy::unit_roundoff<T>())) {
+    std::mt19937 rng(2027u + static_cast<unsigned>(n));
+    std::uniform_real_distribution<double> size(1, 2);
+    std::vector<T> probe(n);
+    for (auto& v : probe) v = T(rng() % 2 ? size(rng) : -size(rng));
+    std::vector<T> work;
+    auto solve_one = [&](T* r) {
+      kernels::apply_randomized_inverse(U, V, n, 1, r, n, Transpose::no, work, triangular);
+    };
+    auto residual = [&](const T* y, T* r) {
+      if (device && device->solves_on_device()) {
+        device->residual(n, 1, y, n, probe.data(), n, r, n);
+      } else {
+        std::copy(probe.begin(), probe.end(), r);
+        blas::gemm(blas::Op::no_trans, blas::Op::no_trans, n, 1, n, T(-1), A, lda, y, n, T(1), r, n);
+      }
+    };
+    uncertified = !certifies_nonsingular(n, probe, solve_one, residual);
+  }
+  if (info == 0) clock.mark("condition estimate");
+  if (info == 0 && !singular && !uncertified) {
     if (device && device->solves_on_device())
       refined = solve_and_refine(
           U, V, n, nrhs, B, ldb, X.data(), ld, triangular,
@@ -182,6 +229,14 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
     std::snprintf(why, sizeof why,
                   "its estimated reciprocal condition number %.1e is below 10 u = %.1e, too near singular for GENP",
                   rcond, singular_below);
+    return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, why, a_norm1);
+  }
+  if (uncertified) {
+    char why[160];
+    std::snprintf(why, sizeof why,
+                  "GENP's factors could not solve a random system (estimated reciprocal condition number %.1e): "
+                  "too near singular for them",
+                  rcond);
     return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, why, a_norm1);
   }
   if (!refined.converged)

@@ -82,8 +82,10 @@ def _working_type_of(chars):
 
 
 def _owned(a, dtype, overwrite):
-    """a as a writable Fortran-ordered array of dtype: a itself when allowed and already so."""
-    if overwrite and a.dtype == dtype and a.flags.f_contiguous and a.flags.writeable and a.ndim == 2:
+    """a as a writable, aligned Fortran-ordered array of dtype: a itself when allowed and already so
+    (NumPy allows a buffer at an odd offset, unaligned, which the module's kernels must not read)."""
+    if (overwrite and a.dtype == dtype and a.flags.f_contiguous and a.flags.writeable and a.flags.aligned
+            and a.ndim == 2):
         return a
     return np.array(a, dtype=dtype, order="F", copy=True)
 
@@ -151,6 +153,8 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
         overwrite_a = True  # a fresh array
     lu = _owned(a1, dtype, overwrite_a)
     x = _owned(b1, dtype, overwrite_b)
+    if np.may_share_memory(lu, x):  # b a view of a, both to be overwritten: the factors would clobber b
+        x = np.array(x, order="F", copy=True)
     info, rcond = _hetlu._gesv(lu, x, 1 if transposed else 0, check_finite and checked_in_module, target, backend)
     if info > 0:
         raise LinAlgError("Matrix is singular.")
@@ -178,8 +182,9 @@ def _solve_stack(a, b, transposed, target="cpu", backend=None):
     # C order as NumPy holds it (no copy when it already is): hetlu transposes each system in cache;
     # a^T x = b is the C-ordered a read as column-major, swapped here instead.
     a_stack = np.broadcast_to(a, stack + (n, n))
-    a_stack = np.ascontiguousarray(np.swapaxes(a_stack, -1, -2) if transposed else a_stack, dtype=dtype)
-    rhs = np.ascontiguousarray(np.broadcast_to(bb, stack + (n, k)), dtype=dtype)
+    aligned_c = ("C_CONTIGUOUS", "ALIGNED")
+    a_stack = np.require(np.swapaxes(a_stack, -1, -2) if transposed else a_stack, dtype, aligned_c)
+    rhs = np.require(np.broadcast_to(bb, stack + (n, k)), dtype, aligned_c)
     count = int(np.prod(stack, dtype=np.int64))
     if not (count and n and k):
         x = np.zeros(stack + (n, k), dtype=dtype)
@@ -224,7 +229,7 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
         if check_finite:
             np.asarray_chkfinite(lu)
         return np.array(b1, dtype=dtype)
-    factors = lu if lu.dtype == dtype and lu.flags.f_contiguous else np.asfortranarray(lu, dtype=dtype)
+    factors = np.require(lu, dtype, ("F_CONTIGUOUS", "ALIGNED"))
     vector = b1.ndim == 1
     x = _owned(b1[:, None] if vector else b1.reshape(b1.shape[0], -1), dtype, overwrite_b and not vector)
     _hetlu._getrs(factors, piv, x, trans, check_finite)  # b before solving; lu where X is not finite
@@ -245,7 +250,9 @@ def det(a, overwrite_a=False, check_finite=True):
     if a1.shape[0] == 0:
         return 1.0
     lu = _owned(a1, dtype, overwrite_a)
-    piv, _ = _hetlu._getrf(lu)
+    piv, info = _hetlu._getrf(lu)
+    if info > 0:  # an exactly zero pivot: 0, not U's product (Inf times 0 made NaN), as SciPy and NumPy
+        return dtype.type(0)
     swaps = np.count_nonzero(piv != np.arange(piv.size))
     value = np.prod(np.diagonal(lu))
     return -value if swaps % 2 else value

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -68,6 +69,23 @@ TEST(Database, UnwritablePathIsAClearError) {
   } catch (const db::DatabaseError& e) {
     EXPECT_NE(std::string(e.what()).find("a_file/t.db"), std::string::npos);
   }
+}
+
+// A FIFO at the path: opening it for SQLite would wait for a writer forever (a Python solve with
+// db= a FIFO never returned). Devices are no databases either.
+TEST(Database, AFifoOrADeviceIsRefusedWithoutWaiting) {
+  test_support::TempDir dir;
+  const auto fifo = dir.file("pipe.db");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& path : {fifo, std::string("/dev/null")})
+    for (auto mode : {Database::Mode::read_only, Database::Mode::read_write}) {
+      try {
+        Database::open(path, mode);
+        FAIL() << path;
+      } catch (const db::DatabaseError& e) {
+        EXPECT_EQ(std::string(e.what()), "database '" + path + "' is not a regular file");
+      }
+    }
 }
 
 TEST(Database, MigratesAVersionOneFile) {

@@ -441,3 +441,38 @@ def test_singular_to_working_precision_warns_on_every_path(db):
     W[:, -1] = 1
     with pytest.warns(hetlu.linalg.LinAlgWarning, match="pivot growth"):
         hetlu.solve(np.asfortranarray(W), np.ones(n), db=db, solver="gepp", overwrite_a=True)
+
+
+def test_a_wider_b_is_not_rounded_to_as_type(db):
+    # A float32 with b float64: solved in float64, as SciPy promotes (b was rounded to float32: 1e-50
+    # became 0, and 1e300 became Inf and was refused as not finite).
+    A = np.array([[2.0, 1.0], [1.0, 3.0]], np.float32)
+    for b, exact in (([1e-50, 0.0], [6e-51, -2e-51]), ([1e300, 1.0], [6e299 - 0.2, -2e299 + 0.4])):
+        r = hetlu.solve(A, np.array(b), db=db)
+        assert r.x.dtype == np.float64
+        np.testing.assert_allclose(r.x, exact, rtol=1e-12)
+        f = hetlu.lu_factor(A, db=db)
+        np.testing.assert_allclose(hetlu.lu_solve(f, np.array(b)), exact, rtol=1e-6)
+
+
+def test_prbt_says_when_a_column_nearly_repeats(db):
+    # A column repeated up to noise of 1e-15: PRBT refined to an x wrong in every digit, with no warning.
+    rng = np.random.default_rng(4)
+    n = 200
+    A = rng.standard_normal((n, n))
+    A[:, -1] = A[:, 0] + 1e-15 * rng.standard_normal(n)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        r = hetlu.solve(A, A @ np.ones(n), solver="prbt", db=db)
+    assert r.rcond < np.finfo(np.float64).eps
+    assert any("singular to working precision" in str(w.message) for w in caught)
+
+
+def test_a_fifo_as_the_database_does_not_hang(tmp_path):
+    import os
+
+    fifo = str(tmp_path / "pipe.db")
+    os.mkfifo(fifo)
+    r = hetlu.solve(np.eye(3), np.ones(3), db=fifo)  # used to wait for a writer forever
+    np.testing.assert_allclose(r.x, np.ones(3))
+    assert any("not a regular file" in w for w in r.warnings)

@@ -280,3 +280,44 @@ def test_complex_singular_and_nan():
     A[1, 1] = complex(1, np.nan)
     with pytest.raises(ValueError):
         linalg.solve(A, np.ones(3))
+
+
+def _unaligned(a):
+    """a's values in a buffer one byte off its type's alignment, Fortran order (NumPy allows it)."""
+    buffer = bytearray(a.nbytes + 1)
+    out = np.frombuffer(buffer, a.dtype, offset=1, count=a.size).reshape(a.shape, order="F")
+    out[...] = a
+    assert not out.flags.aligned
+    return out
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128])
+def test_unaligned_arrays_are_copied_not_read_in_place(dtype):
+    # hl.solve(..., overwrite_a=True) of an unaligned float32 matrix crashed the process (n >= 40).
+    a = (random(300, 300, seed=3) + 300 * np.eye(300)).astype(dtype)
+    b = random(300, seed=4).astype(dtype)
+    expected = scipy_linalg.solve(a, b)
+    tolerance = 1e-3 if dtype == np.float32 else 1e-10
+    for overwrite in (False, True):
+        x = linalg.solve(_unaligned(a), _unaligned(b), overwrite_a=overwrite, overwrite_b=overwrite)
+        np.testing.assert_allclose(x, expected, rtol=tolerance, atol=tolerance)
+        lu, piv = linalg.lu_factor(_unaligned(a), overwrite_a=overwrite)
+        np.testing.assert_allclose(linalg.lu_solve((_unaligned(lu), piv), b), expected, rtol=tolerance, atol=tolerance)
+        small = a[:60, :60] / 300
+        assert linalg.det(_unaligned(small), overwrite_a=overwrite) == linalg.det(small)
+        np.testing.assert_allclose(linalg.inv(_unaligned(a), overwrite_a=overwrite) @ a, np.eye(300), atol=tolerance)
+
+
+def test_b_a_view_of_a_is_not_clobbered_by_the_factors():
+    a = np.asfortranarray(random(300, 300, seed=5))
+    expected = np.zeros(300)
+    expected[0] = 1
+    x = linalg.solve(a, a[:, 0], overwrite_a=True, overwrite_b=True)  # SciPy 1.10 returns garbage
+    np.testing.assert_allclose(x, expected, atol=1e-10)
+
+
+def test_det_of_a_singular_matrix_is_zero_not_nan():
+    assert linalg.det(np.diag([1e200, 1e200, 0.0])) == 0.0  # Inf * 0 made NaN
+    a = random(400, 400, seed=6)
+    a[7] = 0
+    assert linalg.det(a) == 0.0

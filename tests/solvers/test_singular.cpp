@@ -106,6 +106,28 @@ TEST_P(EverySolver, ReportsASingularMatrixAsGeppDoes) {
   }
 }
 
+// Nearly singular: a column repeated up to noise of 1e-15 (kappa_1 about 1e17). Refinement converges to
+// an x of tiny backward error and wrong in every digit; PRBT's condition estimate through the randomized
+// factors saw 8.5e-15 (true 7.2e-18) above its 10 u limit, and answered that x with no warning
+// (a hostile tester's find). Every solver must say how near singular A is: rcond below u, where
+// hetlu's front ends warn.
+TEST_P(EverySolver, ANearlyRepeatedColumnIsSeenToBeNearlySingular) {
+  const auto [solver, target] = GetParam();
+  const int n = 200;
+  for (unsigned seed = 1; seed <= 12; ++seed) {
+    std::mt19937_64 rng(500 + seed);
+    std::normal_distribution<double> normal;
+    Matrix A(static_cast<size_t>(n) * n), b(n, 0.0);
+    for (auto& a : A) a = normal(rng);
+    for (int i = 0; i < n; ++i) A[i + static_cast<size_t>(n - 1) * n] = A[i] + 1e-15 * normal(rng);
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i) b[i] += A[i + static_cast<size_t>(j) * n];  // x = ones
+    const Solution s = solve(plan_for(solver, target), n, A, b);
+    if (s.info > 0) continue;  // an exactly zero pivot: singular, said
+    EXPECT_LT(s.details.rcond, accuracy::unit_roundoff<double>()) << "seed " << seed;
+  }
+}
+
 // [1e-310 0; 0 1] x = [1e-300; 1]: a subnormal pivot is divided by, never inverted to infinity.
 TEST_P(EverySolver, ASubnormalPivotGivesAFiniteAnswer) {
   const auto [solver, target] = GetParam();
