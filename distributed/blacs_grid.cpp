@@ -11,7 +11,19 @@
 
 namespace hetlu::distributed {
 
-BlacsGrid::BlacsGrid(MPI_Comm comm, int rows, int cols, int only_rank) : handle_(Csys2blacs_handle(comm)) {
+namespace {
+MPI_Comm duplicate(MPI_Comm comm) {
+  MPI_Comm copy = MPI_COMM_NULL;
+  if (MPI_Comm_dup(comm, &copy) != MPI_SUCCESS) throw Error("MPI_Comm_dup failed");
+  return copy;
+}
+}  // namespace
+
+// On a copy of comm: BLACS hands out one system handle per communicator, so a handle taken on
+// comm itself is the application's own where it has one, and freeing it here broke its next BLACS
+// call (BLACS ERROR, then MPI_ABORT of the job; a BLACS WARNING on every rank every call otherwise).
+BlacsGrid::BlacsGrid(MPI_Comm comm, int rows, int cols, int only_rank)
+    : comm_(duplicate(comm)), handle_(Csys2blacs_handle(comm_)) {
   context_ = handle_;
   if (only_rank >= 0) {
     int map[1] = {only_rank};
@@ -25,6 +37,7 @@ BlacsGrid::BlacsGrid(MPI_Comm comm, int rows, int cols, int only_rank) : handle_
 BlacsGrid::~BlacsGrid() {
   if (context_ >= 0) Cblacs_gridexit(context_);
   Cfree_blacs_system_handle(handle_);
+  MPI_Comm_free(&comm_);
 }
 
 std::vector<int> descriptor(const BlacsGrid& grid, int m, int n, int nb, int lld) {

@@ -29,6 +29,7 @@ class BlacsGrid {
   int cols() const { return cols_; }
 
  private:
+  MPI_Comm comm_;  // a copy of the caller's: its BLACS handle is hetlu's own
   int handle_, context_ = -1;
   int rows_ = 0, cols_ = 0, row_ = -1, col_ = -1;
 };

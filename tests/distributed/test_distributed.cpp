@@ -323,6 +323,29 @@ int main(int argc, char** argv) {
     check(all_agree == 1,
           "resident: a zero column 13 gives info " + std::to_string(resident_singular.info) + " on every rank");
 
+    // The application's own BLACS handle on its communicator survives a call on that communicator:
+    // hetlu freed it (BLACS hands out one handle per communicator), and the application's next
+    // gridinit aborted the job ("No system context corresponding to BLACS system context handle").
+    {
+      MPI_Comm mine = MPI_COMM_NULL;
+      MPI_Comm_dup(MPI_COMM_WORLD, &mine);
+      const int handle = Csys2blacs_handle(mine);
+      const int order = 30;
+      std::vector<double> M, v;
+      if (rank_ == 0) {
+        M.assign(static_cast<size_t>(order) * order, 0.5), v.assign(order, 1.0);
+        for (int i = 0; i < order; ++i) M[i + static_cast<size_t>(i) * order] = order;
+      }
+      const auto solved = distributed::gesv_from_root<double>(mine, 0, order, 1, M.data(), order, v.data(), order, {});
+      check(solved.info == 0, "a solve on the application's communicator");
+      int context = handle;
+      Cblacs_gridinit(&context, "Row", 1, ranks);
+      check(context >= 0, "the application's own BLACS handle still names its communicator");
+      if (context >= 0) Cblacs_gridexit(context);
+      Cfree_blacs_system_handle(handle);
+      MPI_Comm_free(&mine);
+    }
+
     // One rank's descriptor wrong (its LLD below its rows): every rank fails, none hangs.
     {
       int rows = 1, cols = 1;
