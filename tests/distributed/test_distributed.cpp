@@ -300,6 +300,12 @@ int main(int argc, char** argv) {
         MPI_Allreduce(&refused, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
         check(every == 1,
               std::string("hetlu_pdgesv_root: resident on some ranks only fails every rank: ") + hetlu_last_error());
+        // Ranks naming different roots waited for each other in the scatter, forever.
+        status = hetlu_pdgesv_root(MPI_COMM_WORLD, rank_ == 0 ? 0 : 1, 5, 1, A.data(), 5, B.data(), 5, &info, nullptr);
+        refused = status == HETLU_ERROR_INVALID_ARGUMENT &&
+                  std::string(hetlu_last_error()).find("root differs between ranks") != std::string::npos;
+        MPI_Allreduce(&refused, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        check(every == 1, std::string("hetlu_pdgesv_root: roots that differ fail every rank: ") + hetlu_last_error());
       }
     }
 
