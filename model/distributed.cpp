@@ -197,10 +197,15 @@ std::vector<DistributedPrediction> distributed_candidates(const MachineProfile& 
   std::vector<int> thread_counts;
   for (int t = 1; t < cores_per_rank; t *= 2) thread_counts.push_back(t);
   thread_counts.push_back(cores_per_rank);
+  // nb capped at the order, as every other plan's is (64 was offered for n = 10).
+  std::vector<int> nbs;
+  for (int nb : params.distributed_nb_candidates) nbs.push_back(std::clamp(nb, 1, std::max(1, problem.n)));
+  std::sort(nbs.begin(), nbs.end());
+  nbs.erase(std::unique(nbs.begin(), nbs.end()), nbs.end());
   std::vector<DistributedPrediction> all;
   for (int rows = 1; rows <= ranks; ++rows) {
     if (ranks % rows) continue;
-    for (int nb : params.distributed_nb_candidates)
+    for (int nb : nbs)
       for (int threads : thread_counts) {
         DistributedPlan plan;
         plan.grid_rows = rows, plan.grid_cols = ranks / rows, plan.nb = nb, plan.threads_per_rank = threads;

@@ -67,6 +67,17 @@ TEST(DistributedModel, ChoosesAGridOfEveryRankAndMoreNodesHelpALargeSystem) {
   EXPECT_EQ(best.plan.grid_rows * best.plan.grid_cols, 6);
 }
 
+// nb is capped at the order, as for every other target (64 was recommended for n = 10).
+TEST(DistributedModel, NbIsCappedAtTheOrder) {
+  const model::ModelParams params;
+  for (int n : {1, 10, 63}) {
+    const auto p = problem(n, 4, 1);
+    const auto best = model::predict_distributed(node(8), model::default_network(p.layout, params), p, params);
+    EXPECT_LE(best.plan.nb, n) << "n = " << n;
+    EXPECT_GE(best.plan.nb, 1) << "n = " << n;
+  }
+}
+
 TEST(DistributedModel, RefusesAnUnresolvedPlan) {
   const model::ModelParams params;
   const auto p = problem(100, 2, 2);
