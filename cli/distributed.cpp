@@ -179,7 +179,16 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
   // exited 5 on A's own rcond, 6e-25, with x right to 1e-14; R A's is 2e-3).
   // Where a row or column lies near an end of the range, columns too (dgesvx's C, as hetlu solve):
   // columns spread 1e+-165 underflowed to zero after R ("exactly singular"). R A C y = R b, x = C y.
-  const Equilibration scaling = equilibration(n, A.data(), ld);
+  Equilibration scaling = equilibration(n, A.data(), ld);
+  // Where R b leaves the range (a row of A near its bottom, b's entry of ordinary size: "B(1,1) is
+  // Inf" refused a system hetlu solve solves), neither R nor C (R A's) is applied: A as read.
+  for (int j = 0; j < nrhs && !scaling.rows.empty(); ++j)
+    for (int i = 0; i < n; ++i)
+      if (!std::isfinite(std::ldexp(B[i + static_cast<std::size_t>(j) * ld], scaling.rows[i]))) {
+        std::fill(scaling.rows.begin(), scaling.rows.end(), 0);
+        std::fill(scaling.cols.begin(), scaling.cols.end(), 0);
+        break;
+      }
   const std::vector<int>&rows = scaling.rows, &cols = scaling.cols;
   const bool columns_scaled = std::any_of(cols.begin(), cols.end(), [](int e) { return e != 0; });
   // ||R A||_1, then R A C in one pass: R first and C after underflowed what C would have restored.
