@@ -23,11 +23,8 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
-#include <cstdint>
-#include <cstring>
 #include <limits>
 #include <random>
-#include <type_traits>
 #include <vector>
 
 #include "hetlu/detail/stopwatch.hpp"
@@ -116,35 +113,6 @@ struct RoundedMatrix {
   double norm_1 = 0;
 };
 
-// round_matrix_to_low's work on one column of a real A in one loop that vectorizes: each entry
-// rounded as round_column rounds it, |a_ij| added to the row's share and the column's sum, and the
-// exponent bits gathered as scalar::all_finite tests them. Three loops over the column (the finite
-// test, the rounding, the sums) made the rounding 0.064 s of a 1.47 s mixed solve at n = 8000.
-template <class Low, class T>
-void round_real_column(int n, const T* column, Low* to, double* row_shares, bool& fits, bool& finite, double& norm_1) {
-  static_assert(std::is_same_v<T, double> && std::is_same_v<Low, float>, "double rounded to single");
-  constexpr std::uint64_t exponent = 0x7ff0000000000000ull, unit = 1ull << 52;
-  const double largest = std::numeric_limits<Low>::max();
-  std::uint64_t carried = 0;
-  long long outside = 0;
-  double sum = 0;
-#pragma omp simd reduction(| : carried) reduction(+ : outside, sum)
-  for (int i = 0; i < n; ++i) {
-    const double v = column[i], a = std::abs(v);
-    std::uint64_t bits;
-    std::memcpy(&bits, &v, sizeof bits);
-    carried |= (bits & exponent) + unit;  // the sign bit set where the exponent is all ones
-    const bool beyond = a > largest;      // a NaN is not beyond: it is narrowed, as in dlag2s
-    outside += beyond;
-    to[i] = beyond ? Low(0) : static_cast<Low>(v);
-    row_shares[i] += a;
-    sum += a;
-  }
-  fits = fits && outside == 0;
-  finite = finite && (carried >> 63) == 0;
-  norm_1 = std::max(norm_1, std::isnan(sum) ? std::numeric_limits<double>::infinity() : sum);
-}
-
 template <class Low, class T>
 RoundedMatrix round_matrix_to_low(int n, const T* A, int lda, Low* to) {
   const bool parallel = worth_threads(static_cast<long long>(n) * n);
@@ -160,10 +128,6 @@ RoundedMatrix round_matrix_to_low(int n, const T* A, int lda, Low* to) {
 #pragma omp for schedule(static)
     for (int j = 0; j < n; ++j) {
       const T* column = A + static_cast<long long>(j) * lda;
-      if constexpr (!scalar::is_complex_v<T>) {
-        round_real_column(n, column, to + static_cast<long long>(j) * n, mine.data(), fits, finite, norm_1);
-        continue;
-      }
       finite = scalar::all_finite(column, n) && finite;
       fits = round_column(n, column, to + static_cast<long long>(j) * n) && fits;
       double sum = 0;
