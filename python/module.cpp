@@ -7,6 +7,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
 
 #include <algorithm>
 #include <cmath>
@@ -74,9 +75,13 @@ std::optional<int> int_of(const char* name, const PyWhole& value) {
   return static_cast<int>(v);
 }
 
-Options options_of(const std::optional<std::string>& db, std::optional<int> nb, const Placement& where = {}) {
+// A database path as Python gives it: str or os.PathLike (pathlib.Path), embedded NULs refused
+// (pybind11's filesystem caster, os.fsencode's rules) rather than the path cut at them.
+using DbPath = std::optional<std::filesystem::path>;
+
+Options options_of(const DbPath& db, std::optional<int> nb, const Placement& where = {}) {
   Options o;
-  if (db) o.db_path = *db;
+  if (db) o.db_path = db->string();
   if (nb) o.overrides.nb = *nb;
   o.target = from_string<Target>(where.target);
   if (o.target != Target::hybrid && (where.backend || where.panel || where.d))
@@ -177,8 +182,19 @@ OriginalA<T> original_of(const py::array& A) {
 }
 
 // n and nrhs of A x = b: A square, b with n rows (one or more columns); else a ValueError saying so.
+// a.shape(axis) as an int, the solvers' orders; beyond INT_MAX (an empty array may claim any
+// length) an error naming it, where a cast wrapped (0 x 2^32 + 2 was solved as 0 x 2).
+int dimension(const py::array& a, int axis, const char* name) {
+  const py::ssize_t extent = a.shape(axis);
+  if (extent > std::numeric_limits<int>::max())
+    throw InvalidArgument(std::string(name) + " has " + std::to_string(extent) + " " +
+                          (axis == 0 ? "rows" : "columns") + "; hetlu's orders and right-hand sides are at most " +
+                          std::to_string(std::numeric_limits<int>::max()));
+  return static_cast<int>(extent);
+}
+
 std::pair<int, int> system_shape(const py::array& A_in, const py::array& b_in) {
-  const int n = static_cast<int>(A_in.shape(0));
+  const int n = dimension(A_in, 0, "A");
   if (A_in.shape(1) != A_in.shape(0))
     throw InvalidArgument("A is " + std::to_string(A_in.shape(0)) + " x " + std::to_string(A_in.shape(1)) +
                           "; it must be square");
@@ -188,7 +204,7 @@ std::pair<int, int> system_shape(const py::array& A_in, const py::array& b_in) {
   if (b_in.shape(0) != A_in.shape(0))
     throw InvalidArgument("b has " + std::to_string(b_in.shape(0)) + " rows but A is " + std::to_string(n) + " x " +
                           std::to_string(n) + "; they must match");
-  return {n, b_in.ndim() == 2 ? static_cast<int>(b_in.shape(1)) : 1};
+  return {n, b_in.ndim() == 2 ? dimension(b_in, 1, "b") : 1};
 }
 
 // Says where X cannot be trusted, in r.warnings and as hetlu.linalg.LinAlgWarning (SciPy's where
@@ -474,8 +490,8 @@ auto dispatch(const py::array& A, Body&& body) {
   return dispatch_type(A.dtype(), body);
 }
 
-SolveResult solve(const py::array& A, const py::array& b, const std::string& solver,
-                  const std::optional<std::string>& db, const PyWhole& nb, bool overwrite_a, const std::string& target,
+SolveResult solve(const py::array& A, const py::array& b, const std::string& solver, const DbPath& db,
+                  const PyWhole& nb, bool overwrite_a, const std::string& target,
                   const std::optional<std::string>& backend, const PyWhole& d, const std::optional<std::string>& panel,
                   const std::optional<std::string>& precision) {
   check_matrix(A, "A");
@@ -507,16 +523,15 @@ SolveResult solve(const py::array& A, const py::array& b, const std::string& sol
   });
 }
 
-LUFactorization lu_factor(const py::array& A, const std::string& solver, const std::optional<std::string>& db,
-                          const PyWhole& nb, bool overwrite_a, const std::string& target,
-                          const std::optional<std::string>& backend, const PyWhole& d,
-                          const std::optional<std::string>& panel) {
+LUFactorization lu_factor(const py::array& A, const std::string& solver, const DbPath& db, const PyWhole& nb,
+                          bool overwrite_a, const std::string& target, const std::optional<std::string>& backend,
+                          const PyWhole& d, const std::optional<std::string>& panel) {
   check_matrix(A, "A");
   const Options options = options_of(db, int_of("nb", nb), {target, backend, panel, int_of("d", d)});
   return dispatch(A, [&](auto t) {
     using T = decltype(t);
     auto LU = fortran_copy<T>(A, overwrite_a);
-    const int m = static_cast<int>(A.shape(0)), n = static_cast<int>(A.shape(1));
+    const int m = dimension(A, 0, "A"), n = dimension(A, 1, "A");
     std::vector<int> ipiv(std::max(1, std::min(m, n)));
     SolveReport report;
     {
@@ -554,7 +569,7 @@ std::vector<int> one_based_pivots(const py::array& piv_in, int n) {
 }
 
 py::array lu_solve(const LUFactorization& f, const py::array& b, bool trans) {
-  const int n = static_cast<int>(f.lu.shape(0));
+  const int n = dimension(f.lu, 0, "lu");
   if (f.lu.ndim() != 2 || f.lu.shape(1) != n) throw InvalidArgument("lu_solve needs the factors of a square matrix");
   if (b.ndim() < 1 || b.ndim() > 2)
     throw InvalidArgument("b must be 1- or 2-dimensional (n or n x nrhs), not " + std::to_string(b.ndim()) +
@@ -573,7 +588,7 @@ py::array lu_solve(const LUFactorization& f, const py::array& b, bool trans) {
     using T = decltype(t);
     auto LU = f.lu.cast<py::array_t<T, py::array::f_style | py::array::forcecast>>();
     auto X = fortran_copy<T>(b, false);
-    const int nrhs = b.ndim() == 2 ? static_cast<int>(b.shape(1)) : 1;
+    const int nrhs = b.ndim() == 2 ? dimension(b, 1, "b") : 1;
     getrs(trans ? Transpose::yes : Transpose::no, n, nrhs, LU.data(), std::max(1, n), ipiv.data(), X.mutable_data(),
           std::max(1, n));
     return b.ndim() == 1 ? py::array(X.attr("reshape")(n)) : py::array(X);
@@ -590,9 +605,8 @@ int order_of(const char* name, long long value) {
 }
 
 py::dict recommend(long long m_in, long long n_in, const std::string& solver, const std::string& precision,
-                   const std::optional<std::string>& db, const std::string& target,
-                   const std::optional<std::string>& backend, const PyWhole& d,
-                   const std::optional<std::string>& panel) {
+                   const DbPath& db, const std::string& target, const std::optional<std::string>& backend,
+                   const PyWhole& d, const std::optional<std::string>& panel) {
   const int m = order_of("m", m_in), n = order_of("n", n_in);
   const Options options = options_of(db, std::nullopt, {target, backend, panel, int_of("d", d)});
   const Precision p = from_string<Precision>(precision);
@@ -605,15 +619,14 @@ py::dict recommend(long long m_in, long long n_in, const std::string& solver, co
 }
 
 py::list calibrate_py(const std::string& level_name, const std::optional<std::vector<int>>& sizes,
-                      const std::optional<std::string>& db_path, const std::string& target,
-                      const std::optional<std::string>& backend) {
+                      const DbPath& db_path, const std::string& target, const std::optional<std::string>& backend) {
   CalibrationOptions options;
   options.level = from_string<CalibrationLevel>(level_name);
   options.target = from_string<Target>(target);
   if (backend) options.devices = from_string<DeviceSet>(*backend);
   if (sizes && sizes->empty()) throw InvalidArgument("calibrate: sizes is empty (None: the level's sizes)");
   if (sizes) options.sizes = *sizes;
-  if (db_path) options.db_path = *db_path;
+  if (db_path) options.db_path = db_path->string();
   // Ctrl-C: the signal handler only sets a flag while the GIL is released; the calibration polls it
   // between probes and timed runs, stops, and Python sees KeyboardInterrupt.
   options.stop_requested = [] {
@@ -702,7 +715,7 @@ void require_finite(const py::array& a) {
 // the BLAS library's own getrf (Options::small_matrix_path), as the LAPACK drop-in does.
 py::tuple getrf_in_place(const py::array& a, bool check_finite) {
   require_in_place(a, "a", 2, true);
-  const int m = static_cast<int>(a.shape(0)), n = static_cast<int>(a.shape(1)), k = std::min(m, n);
+  const int m = dimension(a, 0, "a"), n = dimension(a, 1, "a"), k = std::min(m, n);
   py::array_t<int> piv(k);
   int info = 0;
   auto run = [&](auto t) {
@@ -727,7 +740,7 @@ py::tuple gesv_in_place(const py::array& a, const py::array& x, int trans, bool 
                         const std::optional<std::string>& backend) {
   require_in_place(a, "a", 2, true);
   require_in_place(x, "x", 2, true);
-  const int n = static_cast<int>(a.shape(0)), nrhs = static_cast<int>(x.shape(1));
+  const int n = dimension(a, 0, "a"), nrhs = dimension(x, 1, "x");
   if (a.shape(1) != n || x.shape(0) != n || !a.dtype().is(x.dtype()))
     throw InvalidArgument("a must be square and x have its rows and type");
   const Transpose op = transpose_of(trans);
@@ -758,7 +771,7 @@ py::tuple gesv_in_place(const py::array& a, const py::array& x, int trans, bool 
 // B <- A^-1 B (trans 0), A^-T B (1) or A^-H B (2) in place, from getrf_in_place's factors.
 void getrs_in_place(const py::array& lu, const py::array& piv, const py::array& b, int trans, bool check_finite) {
   require_in_place(b, "b", 2, true);
-  const int n = static_cast<int>(lu.shape(0));
+  const int n = dimension(lu, 0, "lu");
   if (lu.ndim() != 2 || lu.shape(1) != n || !(lu.flags() & py::array::f_style) || !lu.dtype().is(b.dtype()) ||
       !aligned(lu))
     throw InvalidArgument("lu must be a square, aligned, Fortran-ordered array of b's type");
@@ -766,7 +779,7 @@ void getrs_in_place(const py::array& lu, const py::array& piv, const py::array& 
     throw InvalidArgument("b has " + std::to_string(b.shape(0)) + " rows; lu is of order " + std::to_string(n));
   const Transpose op = transpose_of(trans);
   const std::vector<int> ipiv = one_based_pivots(piv, n);
-  const int nrhs = static_cast<int>(b.shape(1));
+  const int nrhs = dimension(b, 1, "b");
   auto run = [&](auto t) {
     using T = decltype(t);
     // b and U's diagonal before, the rest of lu only where X came out not finite: an Inf or NaN

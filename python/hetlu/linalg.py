@@ -224,6 +224,7 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
         raise ValueError("Shapes of lu {} and b {} are incompatible".format(lu.shape, b1.shape))
     if trans not in (0, 1, 2):
         raise ValueError("trans = {} must be 0, 1 or 2".format(trans))
+    trans = int(trans)  # 1.0 and numpy's integers too, as SciPy takes them
     dtype = _working_type(lu, b1)
     if b1.size == 0:
         if check_finite:

@@ -476,3 +476,21 @@ def test_a_fifo_as_the_database_does_not_hang(tmp_path):
     r = hetlu.solve(np.eye(3), np.ones(3), db=fifo)  # used to wait for a writer forever
     np.testing.assert_allclose(r.x, np.ones(3))
     assert any("not a regular file" in w for w in r.warnings)
+
+
+def test_orders_beyond_int_are_refused_not_wrapped(db):
+    # An empty array may claim any length: 0 x (2^32 + 2) was solved as 0 x 2.
+    for columns in (2**31 + 1, 2**32 + 2):
+        with pytest.raises(ValueError, match="at most 2147483647"):
+            hetlu.solve(np.zeros((0, 0)), np.zeros((0, columns)), db=db)
+    with pytest.raises(ValueError, match="at most 2147483647"):
+        hetlu.lu_factor(np.zeros((0, 2**31 + 1)), db=db)
+
+
+def test_the_database_may_be_a_path(tmp_path):
+    import pathlib
+
+    r = hetlu.solve(np.eye(3), np.ones(3), db=pathlib.Path(tmp_path) / "t.db")
+    np.testing.assert_allclose(r.x, np.ones(3))
+    with pytest.raises(TypeError):  # cut at the NUL before
+        hetlu.solve(np.eye(3), np.ones(3), db=str(tmp_path / "a") + "\x00b")

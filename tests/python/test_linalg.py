@@ -321,3 +321,11 @@ def test_det_of_a_singular_matrix_is_zero_not_nan():
     a = random(400, 400, seed=6)
     a[7] = 0
     assert linalg.det(a) == 0.0
+
+
+def test_trans_may_be_a_float_as_in_scipy():
+    a = random(5, 5, seed=8)
+    lu = linalg.lu_factor(a)
+    b = random(5, seed=9)
+    for trans in (1.0, np.float64(2), np.int64(1)):
+        np.testing.assert_allclose(linalg.lu_solve(lu, b, trans=trans), scipy_linalg.lu_solve(lu, b, trans=int(trans)))
