@@ -1,4 +1,5 @@
 #include <cblas.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <string>
@@ -40,10 +41,10 @@ MachineProfile probe_machine(const ProbeOptions& options) {
   profile.sgemm_gflops_one_core = plateau(float{}, "sgemm_one_core", 1);
   profile.sgemm_gflops_all_cores = plateau(float{}, "sgemm_all_cores", all);
 
-  // Triad arrays four times the last-level cache, so that memory, not cache, is measured.
   long long cache = 0;
   for (const auto& c : profile.caches) cache = std::max(cache, c.bytes * std::max(1, c.count));
-  const long long doubles = std::max(4 * cache / 8, 1LL << 23);
+  const long long memory = static_cast<long long>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
+  const long long doubles = triad_array_doubles(cache, memory);
   profile.memory_bandwidth_gbs = record("triad_bandwidth", measure_triad(doubles, options.repetitions), "GB/s",
                                         "doubles=" + std::to_string(doubles));
 
