@@ -60,6 +60,30 @@ void check_descriptor(int n, const int* desc, const char* name, int local_rows) 
               std::to_string(local_rows));
 }
 
+// What p?getrs asks of B beside A (its argument checks), asked before A is factored: refused after,
+// the call failed with A already overwritten by its factors (nrhs 5 with desc_b's N 2).
+void check_right_hand_sides(int n, int nrhs, const int* desc_a, const int* desc_b) {
+  auto bad = [](const std::string& why) { return InvalidArgument("device-resident p?gesv: desc_b: " + why); };
+  if (desc_b[0] != 1) throw bad("not a block-cyclic descriptor (DTYPE " + std::to_string(desc_b[0]) + ")");
+  if (desc_b[field_ctxt] != desc_a[field_ctxt]) throw bad("its BLACS context is not desc_a's");
+  if (desc_b[field_mb] != desc_a[field_nb])
+    throw bad("MB = " + std::to_string(desc_b[field_mb]) +
+              " must be desc_a's NB = " + std::to_string(desc_a[field_nb]));
+  if (desc_b[field_rsrc] != desc_a[field_rsrc]) throw bad("its first block row is not on desc_a's process row");
+  if (desc_b[field_m] < n)
+    throw bad("M = " + std::to_string(desc_b[field_m]) + " is less than n = " + std::to_string(n));
+  if (desc_b[field_n] < nrhs)
+    throw bad("N = " + std::to_string(desc_b[field_n]) + " is less than nrhs = " + std::to_string(nrhs));
+  if (desc_b[field_nb] < 1) throw bad("NB = " + std::to_string(desc_b[field_nb]) + " must be >= 1");
+  int P = 0, Q = 0, row = -1, col = -1;
+  Cblacs_gridinfo(desc_b[field_ctxt], &P, &Q, &row, &col);
+  if (row < 0) return;
+  const int local_rows = local_count(desc_b[field_m], std::max(1, desc_b[field_mb]), row, P);
+  if (desc_b[field_lld] < std::max(1, local_rows))
+    throw bad("LLD = " + std::to_string(desc_b[field_lld]) + " is less than the local rows " +
+              std::to_string(local_rows));
+}
+
 // Every rank of the grid throws when one failed (its own message; the others `otherwise`), so that
 // none waits for it in a collective.
 void agree_on_failure(int context, const Failure& failure, const std::string& otherwise) {
@@ -329,6 +353,7 @@ int gesv_resident(int n, int nrhs, T* A, const int* desc_a, int* ipiv, T* B, con
     if (nrhs > 0 && !desc_b) throw InvalidArgument("device-resident p?gesv: desc_b is a null descriptor");
     check_local_arrays(A, desc_a, B, desc_b, "device-resident p?gesv");
     check_threads_per_rank(threads_per_rank, "device-resident p?gesv");
+    if (nrhs > 0 && desc_a) check_right_hand_sides(n, nrhs, desc_a, desc_b);
   });
   if (!desc_a) throw InvalidArgument("device-resident p?gesv: desc_a is a null descriptor");
   distributed::agree_on_failure(desc_a[field_ctxt], failure, "another rank's arguments were refused",

@@ -168,6 +168,16 @@ void descriptor_case(int n, int nrhs, const char* resident = nullptr) {
   if (mode == "nb-differs-on-the-last" && last)
     for (auto* d : {&da_used, &db_used}) (*d)[4] = (*d)[5] = nb + 1;
   if (mode == "a-nb-differs-on-the-last" && last) da_used[4] = da_used[5] = nb + 1;  // getrf's own agreement
+  if (mode == "nrhs-beyond-b") {  // B's descriptor was checked after A was factored: A lost
+    const auto a_before = a;
+    const hetlu_status refused =
+        hetlu_pdgesv_resident(n, nrhs + 3, a.data(), da.data(), ipiv.data(), b.data(), db.data(), "host:1", &info, 1);
+    int fine = refused == HETLU_ERROR_INVALID_ARGUMENT && a == a_before, every = 0;
+    MPI_Allreduce(&fine, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    check(every == 1, std::string("hetlu_pdgesv_resident: nrhs beyond desc_b's N is refused before A changes: ") +
+                          hetlu_last_error());
+    return;
+  }
   int* ipiv_used = mode == "plain-null-ipiv-on-the-last" && last ? nullptr : ipiv.data();
   double* a_used = mode == "plain-null-a-on-the-last" && last ? nullptr : a.data();
   const hetlu_status status = plain ? hetlu_pdgesv(n, nrhs, a_used, 1, 1, da_used.data(), ipiv_used, b.data(), 1, 1,
@@ -262,6 +272,7 @@ int main(int argc, char** argv) {
     descriptor_case(30, 1, "plain-threads-bad-on-the-root");
     descriptor_case(30, 1, "plain-null-ipiv-on-the-last");
     descriptor_case(30, 1, "plain-null-a-on-the-last");
+    descriptor_case(30, 2, "nrhs-beyond-b");
     if (ranks > 1) {
       descriptor_case(31, 1, "nb-differs-on-the-last");
       descriptor_case(31, 1, "a-nb-differs-on-the-last");
