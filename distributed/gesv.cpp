@@ -101,6 +101,20 @@ DistributedReport gesv_from_root(MPI_Comm comm, int root, int n, int nrhs, T* A,
   return report;
 }
 
+namespace {
+// p?gesv's -INFO said in words: argument k, or entry j of descriptor k as k * 100 + j.
+std::string illegal_argument(int code) {
+  static const char* const arguments[] = {"n",    "nrhs", "A",  "ia", "ja",     "desc_a",
+                                          "ipiv", "B",    "ib", "jb", "desc_b", "info"};
+  static const char* const entries[] = {"DTYPE", "CTXT", "M", "N", "MB", "NB", "RSRC", "CSRC", "LLD"};
+  const int argument = code > 100 ? code / 100 : code, entry = code > 100 ? code % 100 : 0;
+  if (argument < 1 || argument > 12) return "ScaLAPACK refused argument " + std::to_string(code);
+  std::string said = std::string(arguments[argument - 1]) + " (argument " + std::to_string(argument) + ")";
+  if (entry >= 1 && entry <= 9) said = std::string(entries[entry - 1]) + " of " + said;
+  return said + " is illegal (ScaLAPACK's code " + std::to_string(code) + ")";
+}
+}  // namespace
+
 template <class T>
 int gesv(int n, int nrhs, T* A, int ia, int ja, const int* desc_a, int* ipiv, T* B, int ib, int jb, const int* desc_b,
          int threads_per_rank) {
@@ -118,7 +132,7 @@ int gesv(int n, int nrhs, T* A, int ia, int ja, const int* desc_a, int* ipiv, T*
   agree_on_failure(grid[1], failure, "another rank's arguments were refused", "p?gesv: ");
   const BlasThreads threads(threads_per_rank);
   const int info = scalapack_gesv(n, nrhs, A, ia, ja, desc_a, ipiv, B, ib, jb, desc_b);
-  if (info < 0) throw InvalidArgument("p?gesv: argument " + std::to_string(-info) + " is illegal");
+  if (info < 0) throw InvalidArgument("p?gesv: " + illegal_argument(-info));
   return info;
 }
 

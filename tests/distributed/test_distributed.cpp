@@ -383,6 +383,19 @@ int main(int argc, char** argv) {
       agreed = refused.find("device-resident") != std::string::npos, all_agree = 0;
       MPI_Allreduce(&agreed, &all_agree, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
       check(all_agree == 1, "resident: one rank's LLD too small fails every rank: " + refused);
+      // Plain p?gesv with every rank's LLD too small: ScaLAPACK's code said in words ("argument 609").
+      auto small = da;
+      small[8] = std::max(1, mine - 1);
+      if (mine > 1) {
+        std::string said;
+        try {
+          distributed::gesv(m, 1, a.data(), 1, 1, small.data(), ipiv.data(), b.data(), 1, 1, db.data(), 1);
+        } catch (const Error& e) {
+          said = e.what();
+        }
+        check(said.find("LLD of desc_a (argument 6) is illegal") != std::string::npos,
+              "p?gesv names the descriptor entry it refused: " + said);
+      }
     }
 
     // One rank's device too small for its part: every rank fails with an error, none hangs.
