@@ -76,10 +76,14 @@ void store_network_profile(Database& db, std::int64_t machine_id, const distribu
 std::optional<distributed::NetworkProfile> load_network_profile(Database& db, std::int64_t machine_id,
                                                                 const distributed::RankLayout& layout) {
   auto s = db.prepare(
-      "SELECT latency_s, bandwidth_bps, broadcast_latency_s, broadcast_bandwidth_bps, measured_at FROM "
+      "SELECT latency_s, bandwidth_bps, broadcast_latency_s, broadcast_bandwidth_bps, measured_at, "
+      "typeof(latency_s) = 'real' AND typeof(bandwidth_bps) = 'real' AND typeof(broadcast_latency_s) = 'real' AND "
+      "typeof(broadcast_bandwidth_bps) = 'real' FROM "
       "network_probes WHERE machine_id = ?1 AND ranks = ?2 AND ranks_per_node = ?3");
   s.bind(1, machine_id).bind(2, layout.ranks).bind(3, layout.ranks_per_node);
   if (!s.step()) return std::nullopt;
+  // A text where a measurement belongs read as 0 s of latency: no measurement (as db check says).
+  if (s.column_int(5) != 1) return std::nullopt;
   distributed::NetworkProfile net;
   net.layout = layout;
   net.latency_seconds = s.column_double(0);

@@ -44,6 +44,9 @@ TEST_F(DistributedRecords, NetworkProfilePerLayout) {
   EXPECT_FALSE(db::load_network_profile(db, machine, {4, 4}));
   db.exec("UPDATE network_probes SET bandwidth_bps = -1");  // damaged: no measurement
   EXPECT_FALSE(db::load_network_profile(db, machine, {4, 2}));
+  db::store_network_profile(db, machine, net);
+  db.exec("UPDATE network_probes SET latency_s = 'abc'");  // a text read as 0 s was taken as measured
+  EXPECT_FALSE(db::load_network_profile(db, machine, {4, 2}));
 }
 
 TEST_F(DistributedRecords, LookUpTheFastestAtTheNearestOrder) {
