@@ -31,7 +31,10 @@ void hetlu_distributed_options_init(hetlu_distributed_options* options);
 
 /* ScaLAPACK's p?gesv on a matrix the caller has distributed (descriptors desca, descb on the
  * caller's BLACS grid), as pdgesv_ takes it; threads_per_rank > 0 sets this rank's BLAS threads for
- * the call. */
+ * the call. An argument refused on one rank fails every rank of the grid that desca's context names,
+ * none waiting, provided every rank's desca names the same context: a rank whose descriptor names
+ * another context (or none) is outside the grid the others agree on, and they wait for it, as in
+ * ScaLAPACK itself. The same holds for the _resident forms below. */
 hetlu_status hetlu_pdgesv(int n, int nrhs, double* A, int ia, int ja, const int* desca, int* ipiv, double* B, int ib,
                           int jb, const int* descb, int* info, int threads_per_rank);
 hetlu_status hetlu_psgesv(int n, int nrhs, float* A, int ia, int ja, const int* desca, int* ipiv, float* B, int ib,
