@@ -134,7 +134,8 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     n = a1.shape[0]
     if a1.shape[0] != a1.shape[1]:
         raise ValueError("Input a needs to be a square matrix.")
-    if n != b1.shape[0] and not (n == 1 and b1.size != 0):
+    # A 1 x 1 a takes a 1-D b of any length (each entry a system), as SciPy; a 2-D b needs its rows.
+    if n != b1.shape[0] and not (n == 1 and b1.size != 0 and b1.ndim == 1):
         raise ValueError("Input b has to have same number of rows as input a")
     dtype = _working_type(a1, b1)
     if dtype.kind == "c" and transposed:  # as SciPy

@@ -329,3 +329,9 @@ def test_trans_may_be_a_float_as_in_scipy():
     b = random(5, seed=9)
     for trans in (1.0, np.float64(2), np.int64(1)):
         np.testing.assert_allclose(linalg.lu_solve(lu, b, trans=trans), scipy_linalg.lu_solve(lu, b, trans=int(trans)))
+
+
+def test_a_one_by_one_a_with_a_taller_two_dimensional_b_says_so():
+    with pytest.raises(ValueError, match="same number of rows"):
+        linalg.solve(np.array([[2.0]]), np.ones((5, 2)))
+    np.testing.assert_allclose(linalg.solve(np.array([[2.0]]), np.ones(5)), np.full(5, 0.5))
