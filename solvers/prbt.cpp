@@ -17,6 +17,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "solvers/blocked_lu.hpp"
@@ -94,24 +95,30 @@ double reciprocal_condition(const kernels::Butterfly<T>& U, const kernels::Butte
 
 // Whether GENP's factors can solve A at all, asked where the condition estimate is low enough to
 // be the factors' own: one solve of A y = s for a fixed s of random sizes and signs must leave
-// ||s - A y||_inf <= ||s||_inf / 2, the contraction refinement needs (refine() stops where a step
-// does not halve omega). The estimate, a lower bound of ||A^-1|| computed through factors whose
-// backward error exceeds A's smallest singular value, cannot see past that error: a column
-// repeated up to noise of 1e-15 (n = 200) read as rcond 1e-15 to 2e-14 (true 7e-18), and B's
-// refinement, which no null direction hinders when B lies in A's range, converged to an x wrong in
-// every digit. A random s reaches the null direction: there ||s - A y|| / ||s|| came out 1.1 to 58
-// (12 seeds); 1e-3 for a random single-precision A (n = 130). residual(y, r): r = s - A y.
+// ||s - A y||_inf <= contraction ||s||_inf. The estimate, a lower bound of ||A^-1|| computed
+// through factors whose backward error exceeds A's smallest singular value, cannot see past that
+// error: a column repeated up to noise of 1e-15 (n = 200) read as rcond 1e-15 to 2e-14 (true
+// 7e-18), and B's refinement, which no null direction hinders when B lies in A's range, converged
+// to an x wrong in every digit. A random s reaches the null direction: there the ratio came out
+// 1.1 to 58 (12 seeds), where a solvable A's is about kappa times the factors' backward error
+// (1e-3 for a random single-precision A, n = 130). residual(y, r): r = s - A y. A NaN or Inf in r
+// certifies nothing.
 template <class T, class Solve, class Residual>
-bool certifies_nonsingular(int n, const std::vector<T>& s, Solve&& solve_in_place, Residual&& residual) {
+bool certifies_nonsingular(int n, const std::vector<T>& s, double contraction, Solve&& solve_in_place,
+                           Residual&& residual) {
   auto largest = [](const std::vector<T>& v) {
     double m = 0;
-    for (const T& x : v) m = std::max(m, double(std::abs(x)));
-    return std::isfinite(m) ? m : std::numeric_limits<double>::infinity();
+    for (const T& x : v) {
+      const double a = std::abs(x);
+      if (!(a <= std::numeric_limits<double>::max())) return std::numeric_limits<double>::infinity();
+      m = std::max(m, a);
+    }
+    return m;
   };
   std::vector<T> y = s, r(n);
   solve_in_place(y.data());
   residual(y.data(), r.data());
-  return largest(r) <= 0.5 * largest(s);
+  return largest(r) <= contraction * largest(s);
 }
 
 }  // namespace
@@ -188,13 +195,19 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
   const double singular_below = 10 * accuracy::unit_roundoff<T>();
   bool singular = info == 0 && !(rcond >= singular_below);
   // Below sqrt(u) the estimate may be the factors' backward error rather than A's: a random system
-  // must then be solved to the last digits with them (certifies_nonsingular), or GEPP answers.
+  // must then be solved with them (certifies_nonsingular), or GEPP answers. The contraction asked:
+  // in double 0.01, a hundredth of the least ratio seen on a nearly singular A, which keeps PRBT
+  // for kappa up to about 1e12; in single 0.5, what refinement needs, since there kappa u_single
+  // nears 0.01 already for a random A of order 1000 (rcond 3e-6). The probe's entries are of A's
+  // size (||A||_1 / n), so that a solvable A of entries near 1e-300 does not overflow y.
   bool uncertified = false;
   if (info == 0 && !singular && rcond < std::sqrt(accuracy::unit_roundoff<T>())) {
     std::mt19937 rng(2027u + static_cast<unsigned>(n));
     std::uniform_real_distribution<double> size(1, 2);
+    const double scale = a_norm1 > 0 ? a_norm1 / n : 1.0;
     std::vector<T> probe(n);
-    for (auto& v : probe) v = T(rng() % 2 ? size(rng) : -size(rng));
+    for (auto& v : probe) v = T(scale * (rng() % 2 ? size(rng) : -size(rng)));
+    const double contraction = std::is_same_v<scalar::real_t<T>, double> ? 0.01 : 0.5;
     std::vector<T> work;
     auto solve_one = [&](T* r) {
       kernels::apply_randomized_inverse(U, V, n, 1, r, n, Transpose::no, work, triangular);
@@ -207,7 +220,7 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
         blas::gemm(blas::Op::no_trans, blas::Op::no_trans, n, 1, n, T(-1), A, lda, y, n, T(1), r, n);
       }
     };
-    uncertified = !certifies_nonsingular(n, probe, solve_one, residual);
+    uncertified = !certifies_nonsingular(n, probe, contraction, solve_one, residual);
   }
   if (info == 0) clock.mark("condition estimate");
   if (info == 0 && !singular && !uncertified) {
