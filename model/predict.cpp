@@ -429,8 +429,8 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
     for (int J = 0; J + 1 < block_columns(std::min(m, n), nb); ++J)
       early_bytes += word * std::min<double>(m, double(J + 1) * nb) * nb;
   // d = 0 (GEPP, CALU): the matrix goes up beside the first steps, upload_ahead_block_columns
-  // before the first panel (priced here) and the rest while the steps run (priced after them, as
-  // what of it outlasts them). PRBT uploads its own copy before GENP starts.
+  // before the first panel (priced here) and the rest while the steps run (in the device's clock
+  // below). PRBT uploads its own copy before GENP starts.
   const bool upload_beside_steps = d == 0 && !prbt_resident && nb < std::min(m, n);
   const double first_upload =
       upload_beside_steps ? word * double(m) * std::min<double>(n, double(detail::upload_ahead_block_columns) * nb)
@@ -582,14 +582,25 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
     t.total += std::max(cpu + transfer, dev) + params.step_overhead_seconds;
     ++K;
   });
-  // The early downloads overlap the factorization in the link's other direction: the longer
-  // counts. (The upload beside the steps is in the device's clock.)
-  if (d == 0) t.total += device_clock;
+  const double late = upload_beside_steps && matrix > first_upload ? staged(matrix - first_upload) : 0;
+  if (d == 0) {
+    // A wide matrix's block columns right of the last batch the steps caught up go up after them
+    // and catch up with every panel at once.
+    const double caught = upload_beside_steps ? std::min<double>(n, (K + 1) * batch_columns) : double(n);
+    if (caught < n) {
+      const double catch_up =
+          (n - caught) * (catch_up_flops / (device * efficiency(catch_up_width, device_half_rate_k)) + catch_up_swaps);
+      t.device += catch_up;
+      device_clock = std::max(device_clock, late) + catch_up;
+    }
+    t.total += device_clock;
+  }
+  // The early downloads go in the link's other direction, beside the steps; with the input checked
+  // on the upload (hetlu's default) none starts before the last column has gone up.
   const double steps = t.total - once;
   const double early = early_bytes > 0 ? staged(early_bytes) : 0;
-  const double late = upload_beside_steps && matrix > first_upload ? staged(matrix - first_upload) : 0;
   t.transfer += early + late;
-  t.total = once + std::max(steps, early);
+  t.total = once + std::max(steps, (upload_beside_steps ? late : 0) + early);
   return t;
 }
 

@@ -610,6 +610,20 @@ TEST(Predict, TheUploadBesideTheStepsDelaysThem) {
                 1.0 / 7, false);
 }
 
+// A wide matrix (m = 2000, n = 20000): its block columns right of the panels go up after the steps
+// and catch up then; the price covers at least the whole matrix's trip up the link.
+TEST(Predict, AWideMatrixsLastColumnsArePricedUpAndCaughtUp) {
+  const auto p = h100_as_probed_again();
+  Plan plan;
+  plan.solver = Solver::gepp;
+  plan.target = Target::hybrid;
+  plan.nb = 256;
+  plan.cpu_block_columns = 0;
+  const int m = 2000, n = 20000;
+  const double seconds = model::predict_seconds(p, {Solver::gepp, Precision::double_, Target::hybrid, m, n}, plan, {});
+  EXPECT_GE(seconds, 8.0 * m * n / (p.gpus[0].h2d_bandwidth_gbs * 1e9));
+}
+
 // GEPP's and CALU's upload with the panel on the one device (d = 0) tests A's finiteness as it packs
 // each block column (HybridLu::check_input): no pass of its own is priced there. With d > 0 the
 // host still reads A once to check it before any work.
