@@ -81,17 +81,13 @@ hetlu_status root_gesv(MPI_Comm comm, int root, int n, int nrhs, T* A, int lda, 
     } catch (const std::exception& e) {
       failure = e.what();
     }
-    // And on the root: ranks waiting for different roots in the scatter hung.
-    int mine[3] = {failure.empty() ? 0 : 1, resident ? 1 : 0, root}, most[3] = {0, 0, 0}, least[3] = {0, 0, 0};
-    MPI_Allreduce(mine, most, 3, MPI_INT, MPI_MAX, comm);
-    MPI_Allreduce(mine, least, 3, MPI_INT, MPI_MIN, comm);
+    int mine[2] = {failure.empty() ? 0 : 1, resident ? 1 : 0}, most[2] = {0, 0}, least[2] = {0, 0};
+    MPI_Allreduce(mine, most, 2, MPI_INT, MPI_MAX, comm);
+    MPI_Allreduce(mine, least, 2, MPI_INT, MPI_MIN, comm);
     if (!failure.empty()) throw hetlu::InvalidArgument("distributed gesv: " + failure);
     if (most[0]) throw hetlu::InvalidArgument("distributed gesv: another rank's arguments were refused");
     if (most[1] != least[1])
       throw hetlu::InvalidArgument("distributed gesv: options->resident is set on some ranks and not on others");
-    if (most[2] != least[2])
-      throw hetlu::InvalidArgument("distributed gesv: root differs between ranks (from " + std::to_string(least[2]) +
-                                   " to " + std::to_string(most[2]) + ")");
     const auto report = hetlu::distributed::gesv_from_root(comm, root, n, nrhs, A, lda, B, ldb, plan, db,
                                                            resident ? &*resident : nullptr);
     *info = report.info;

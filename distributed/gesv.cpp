@@ -33,6 +33,13 @@ DistributedReport gesv_from_root(MPI_Comm comm, int root, int n, int nrhs, T* A,
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);
+  // Every rank names the same root, or every rank fails: ranks waiting for different roots in the
+  // scatter hung.
+  int roots[2] = {root, -root}, extremes[2] = {0, 0};
+  MPI_Allreduce(roots, extremes, 2, MPI_INT, MPI_MAX, comm);
+  if (extremes[0] != -extremes[1])
+    throw InvalidArgument("distributed gesv: root differs between ranks (from " + std::to_string(-extremes[1]) +
+                          " to " + std::to_string(extremes[0]) + ")");
   if (root < 0 || root >= ranks)
     throw InvalidArgument("distributed: root " + std::to_string(root) + " is not a rank of the communicator");
   const RankLayout layout = layout_of(comm);

@@ -78,6 +78,9 @@ void check_right_hand_sides(int n, int nrhs, const int* desc_a, const int* desc_
   int P = 0, Q = 0, row = -1, col = -1;
   Cblacs_gridinfo(desc_b[field_ctxt], &P, &Q, &row, &col);
   if (row < 0) return;
+  if (desc_b[field_csrc] < 0 || desc_b[field_csrc] >= Q)
+    throw bad("CSRC = " + std::to_string(desc_b[field_csrc]) + " is not a process column of the " + std::to_string(P) +
+              " x " + std::to_string(Q) + " grid");
   const int local_rows = local_count(desc_b[field_m], std::max(1, desc_b[field_mb]), row, P);
   if (desc_b[field_lld] < std::max(1, local_rows))
     throw bad("LLD = " + std::to_string(desc_b[field_lld]) + " is less than the local rows " +

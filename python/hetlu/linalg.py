@@ -234,6 +234,8 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     factors = np.require(lu, dtype, ("F_CONTIGUOUS", "ALIGNED"))
     vector = b1.ndim == 1
     x = _owned(b1[:, None] if vector else b1.reshape(b1.shape[0], -1), dtype, overwrite_b and not vector)
+    if np.may_share_memory(factors, x):  # b a view of lu, to be overwritten: the solve would read what it wrote
+        x = np.array(x, order="F", copy=True)
     _hetlu._getrs(factors, piv, x, trans, check_finite)  # b before solving; lu where X is not finite
     return x.ravel() if vector else x.reshape(b1.shape)
 

@@ -176,6 +176,15 @@ void descriptor_case(int n, int nrhs, const char* resident = nullptr) {
     MPI_Allreduce(&fine, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     check(every == 1, std::string("hetlu_pdgesv_resident: nrhs beyond desc_b's N is refused before A changes: ") +
                           hetlu_last_error());
+    auto db_outside = db;
+    db_outside[7] = cols;  // CSRC past the grid's last process column
+    const hetlu_status outside = hetlu_pdgesv_resident(n, nrhs, a.data(), da.data(), ipiv.data(), b.data(),
+                                                       db_outside.data(), "host:1", &info, 1);
+    fine = outside == HETLU_ERROR_INVALID_ARGUMENT && a == a_before;
+    MPI_Allreduce(&fine, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    check(every == 1, std::string("hetlu_pdgesv_resident: desc_b's CSRC outside the grid is refused before A "
+                                  "changes: ") +
+                          hetlu_last_error());
     return;
   }
   int* ipiv_used = mode == "plain-null-ipiv-on-the-last" && last ? nullptr : ipiv.data();

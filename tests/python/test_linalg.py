@@ -335,3 +335,12 @@ def test_a_one_by_one_a_with_a_taller_two_dimensional_b_says_so():
     with pytest.raises(ValueError, match="same number of rows"):
         linalg.solve(np.array([[2.0]]), np.ones((5, 2)))
     np.testing.assert_allclose(linalg.solve(np.array([[2.0]]), np.ones(5)), np.full(5, 0.5))
+
+
+def test_lu_solve_with_b_a_view_of_lu_is_not_clobbered():
+    a = random(50, 50, seed=10) + 50 * np.eye(50)
+    lu, piv = linalg.lu_factor(a)
+    lu = np.asfortranarray(lu)
+    expected = scipy_linalg.lu_solve((lu.copy(), piv), lu[:, :1].copy())
+    x = linalg.lu_solve((lu, piv), lu[:, :1], overwrite_b=True)
+    np.testing.assert_allclose(x, expected, rtol=1e-12, atol=1e-12)
