@@ -162,9 +162,10 @@ class HybridLu {
   }
   const backends::DeviceMatrix<T>& device_factors() const { return work_[0].mem; }
 
-  // run() first checks that every entry of A is finite (checks::finite's error where one is not),
-  // or, where the one device takes A up beside the steps (d = 0), as each block column is packed
-  // for its upload; nothing reaches the caller's A before every column has passed.
+  // run() first checks that every entry of the host's A is finite (checks::finite's error where one
+  // is not), or, where the one device takes A up beside the steps (d = 0), as each block column is
+  // packed for its upload; nothing reaches the caller's A before every column has passed. Not for a
+  // resident matrix, whose host A is only a workspace: its callers check what they upload.
   HybridLu& check_input(InputCheck check) {
     check_ = check;
     return *this;
