@@ -275,6 +275,23 @@ TEST(Hybrid, TheUploadChecksThatAIsFinite) {
   std::vector<int> wide_pivots(m);
   EXPECT_EQ(error_of([&] { solvers::getrf(plan, m, n, wide.data(), m, wide_pivots.data()); }),
             "A(4,191) is NaN; the input must be finite");
+  // Wider still (m = 16: two panels): block columns 16 to 25 go up after the steps, in one batch,
+  // which the check reads too.
+  const int short_m = 16;
+  auto wider = test_support::make_matrix<double>(Kind::random, short_m, n, 41);
+  const auto wider_given = wider;
+  wider[5 + static_cast<size_t>(200) * short_m] = -HUGE_VAL;
+  auto wider_bad = wider;
+  std::vector<int> wider_pivots(short_m, -7);
+  EXPECT_EQ(error_of([&] { solvers::getrf(plan, short_m, n, wider_bad.data(), short_m, wider_pivots.data()); }),
+            "A(6,201) is -Inf; the input must be finite");
+  EXPECT_EQ(std::memcmp(wider_bad.data(), wider.data(), sizeof(double) * wider.size()), 0) << "A changed";
+  EXPECT_EQ(wider_pivots, std::vector<int>(short_m, -7));
+  auto wider_good = wider_given;  // and without the Inf, the factors of the CPUs' GEPP
+  ASSERT_EQ(solvers::getrf(plan, short_m, n, wider_good.data(), short_m, wider_pivots.data()), 0);
+  EXPECT_LT(accuracy::factorization_residual(short_m, n, wider_given.data(), short_m, wider_good.data(), short_m,
+                                             wider_pivots.data()),
+            30.0);
 }
 
 // PRBT pads A to a multiple of 4 with s I: s is a power of two near A's magnitude. With s = 1, a
