@@ -40,6 +40,16 @@ BlacsGrid::~BlacsGrid() {
   MPI_Comm_free(&comm_);
 }
 
+std::string illegal_argument(int code, const std::vector<const char*>& arguments) {
+  static const char* const entries[] = {"DTYPE", "CTXT", "M", "N", "MB", "NB", "RSRC", "CSRC", "LLD"};
+  const int argument = code > 100 ? code / 100 : code, entry = code > 100 ? code % 100 : 0;
+  if (argument < 1 || argument > static_cast<int>(arguments.size()))
+    return "ScaLAPACK refused argument " + std::to_string(code);
+  std::string said = std::string(arguments[argument - 1]) + " (argument " + std::to_string(argument) + ")";
+  if (entry >= 1 && entry <= 9) said = std::string(entries[entry - 1]) + " of " + said;
+  return said + " is illegal (ScaLAPACK's code " + std::to_string(code) + ")";
+}
+
 std::vector<int> descriptor(const BlacsGrid& grid, int m, int n, int nb, int lld) {
   std::vector<int> desc(9, 0);
   desc[1] = -1;

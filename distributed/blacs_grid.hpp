@@ -34,6 +34,15 @@ class BlacsGrid {
   int rows_ = 0, cols_ = 0, row_ = -1, col_ = -1;
 };
 
+// A ScaLAPACK routine's -INFO said in words: its argument k (`arguments`, in order), or entry j of a
+// descriptor argument k as k * 100 + j (LLD of desc_a (argument 6), not "argument 609").
+std::string illegal_argument(int code, const std::vector<const char*>& arguments);
+inline const std::vector<const char*> p_gesv_arguments = {"n",    "nrhs", "A",  "ia", "ja",     "desc_a",
+                                                          "ipiv", "B",    "ib", "jb", "desc_b", "info"};
+inline const std::vector<const char*> p_getrs_arguments = {"trans", "n", "nrhs", "A",  "ia",     "ja",  "desc_a",
+                                                           "ipiv",  "B", "ib",   "jb", "desc_b", "info"};
+inline const std::vector<const char*> p_getf2_arguments = {"m", "n", "A", "ia", "ja", "desc_a", "ipiv", "info"};
+
 // A descriptor of an m x n matrix in nb x nb blocks on `grid` with local leading dimension lld;
 // a rank outside the grid gets context -1, as ScaLAPACK expects.
 std::vector<int> descriptor(const BlacsGrid& grid, int m, int n, int nb, int lld);

@@ -101,26 +101,12 @@ DistributedReport gesv_from_root(MPI_Comm comm, int root, int n, int nrhs, T* A,
                  : scalapack_gesv(n, nrhs, a.data(), 1, 1, desc_a.data(), ipiv.data(), b.data(), 1, 1, desc_b.data());
     report.solve_seconds = MPI_Wtime() - solve_start;
   }
-  if (report.info < 0) throw Error("p?gesv rejected argument " + std::to_string(-report.info));
+  if (report.info < 0) throw Error("p?gesv: " + illegal_argument(-report.info, p_gesv_arguments));
   redistribute(n, n, a.data(), desc_a.data(), A, root_a.data(), grid.context());
   if (nrhs > 0 && report.info == 0) redistribute(n, nrhs, b.data(), desc_b.data(), B, root_b.data(), grid.context());
   report.seconds = MPI_Wtime() - start;
   return report;
 }
-
-namespace {
-// p?gesv's -INFO said in words: argument k, or entry j of descriptor k as k * 100 + j.
-std::string illegal_argument(int code) {
-  static const char* const arguments[] = {"n",    "nrhs", "A",  "ia", "ja",     "desc_a",
-                                          "ipiv", "B",    "ib", "jb", "desc_b", "info"};
-  static const char* const entries[] = {"DTYPE", "CTXT", "M", "N", "MB", "NB", "RSRC", "CSRC", "LLD"};
-  const int argument = code > 100 ? code / 100 : code, entry = code > 100 ? code % 100 : 0;
-  if (argument < 1 || argument > 12) return "ScaLAPACK refused argument " + std::to_string(code);
-  std::string said = std::string(arguments[argument - 1]) + " (argument " + std::to_string(argument) + ")";
-  if (entry >= 1 && entry <= 9) said = std::string(entries[entry - 1]) + " of " + said;
-  return said + " is illegal (ScaLAPACK's code " + std::to_string(code) + ")";
-}
-}  // namespace
 
 template <class T>
 int gesv(int n, int nrhs, T* A, int ia, int ja, const int* desc_a, int* ipiv, T* B, int ib, int jb, const int* desc_b,
@@ -139,7 +125,7 @@ int gesv(int n, int nrhs, T* A, int ia, int ja, const int* desc_a, int* ipiv, T*
   agree_on_failure(grid[1], failure, "another rank's arguments were refused", "p?gesv: ");
   const BlasThreads threads(threads_per_rank);
   const int info = scalapack_gesv(n, nrhs, A, ia, ja, desc_a, ipiv, B, ib, jb, desc_b);
-  if (info < 0) throw InvalidArgument("p?gesv: " + illegal_argument(-info));
+  if (info < 0) throw InvalidArgument("p?gesv: " + illegal_argument(-info, p_gesv_arguments));
   return info;
 }
 

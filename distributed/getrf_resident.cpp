@@ -202,7 +202,8 @@ class ResidentLu {
       count_link(double(rows_ - r0) * jb);
     }
     const int info = scalapack_getf2(n_ - j + 1, jb, A_, j, j, desc_, ipiv_);
-    if (info < 0) throw InvalidArgument("device-resident p?getrf: p?getf2 rejected argument " + std::to_string(-info));
+    if (info < 0)
+      throw InvalidArgument("device-resident p?getrf: p?getf2: " + illegal_argument(-info, p_getf2_arguments));
   }
 
   // 2. Left of the panel the columns are final on the CPUs: p?laswp there.
@@ -375,7 +376,8 @@ int gesv_resident(int n, int nrhs, T* A, const int* desc_a, int* ipiv, T* B, con
   if (info != 0 || n == 0 || nrhs == 0) return info;
   PhaseClock clock(into.solve);
   const int solved = scalapack_getrs(n, nrhs, A, desc_a, ipiv, B, desc_b);
-  if (solved < 0) throw InvalidArgument("device-resident p?gesv: p?getrs rejected argument " + std::to_string(-solved));
+  if (solved < 0)
+    throw InvalidArgument("device-resident p?gesv: p?getrs: " + illegal_argument(-solved, p_getrs_arguments));
   return 0;
 }
 
