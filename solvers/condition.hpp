@@ -8,11 +8,24 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <random>
 #include <vector>
 
 #include "solvers/scalar.hpp"
 
 namespace hetlu::kernels {
+
+// A fixed right-hand side that reaches every direction of A, a null one included: entries of
+// random size in [scale, 2 scale) and random sign from `seed` (a fixed +-1 vector lies in the range
+// of half the matrices with two equal rows, s_i = s_j).
+template <class T>
+std::vector<T> random_probe(int n, unsigned seed, double scale = 1) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> size(1, 2);
+  std::vector<T> s(n);
+  for (auto& x : s) x = T(scale * (rng() % 2 ? size(rng) : -size(rng)));
+  return s;
+}
 
 // An estimate (a lower bound, usually within a factor of 3) of ||A^-1||_1 for an n x n A, given
 // solve(x): x <- A^-1 x and solve_transposed(x): x <- A^-T x on n-vectors (A^-H for complex A, as

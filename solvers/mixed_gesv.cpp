@@ -24,7 +24,6 @@
 #include <cmath>
 #include <complex>
 #include <limits>
-#include <random>
 #include <vector>
 
 #include "hetlu/detail/stopwatch.hpp"
@@ -255,23 +254,15 @@ class Refinement {
   // stops where classical steps stall, without GMRES. Costs one solve with the single factors, and
   // where 1. fails a few steps of 2.
   bool certified() {
-    std::mt19937 rng(2029u + static_cast<unsigned>(n_));
-    std::vector<T> s(n_), y(n_, T(0)), r(n_);
-    // Entries of random size and sign: a fixed +-1 vector lies in the range of half the matrices with
-    // two equal rows (s_i = s_j), and would certify them.
-    std::uniform_real_distribution<double> size(1, 2);
-    for (auto& x : s) x = T(rng() % 2 ? size(rng) : -size(rng));
+    const std::vector<T> s = kernels::random_probe<T>(n_, 2029u + static_cast<unsigned>(n_));
+    std::vector<T> y(n_, T(0)), r(n_);
     auto correct = [&](const T* residual) {  // y += M^-1 residual, false where it leaves single's range
       if (!round_to_low(n_, 1, residual, n_, low_.data(), n_)) return false;
       solve_low(low_.data(), n_, 1);
       for (int i = 0; i < n_; ++i) y[i] += T(low_[i]);
       return true;
     };
-    auto largest = [&](const std::vector<T>& v) {
-      double m = 0;
-      for (const T& x : v) m = std::max(m, double(std::abs(x)));
-      return std::isfinite(m) ? m : std::numeric_limits<double>::infinity();
-    };
+    auto largest = [](const std::vector<T>& v) { return scalar::largest_magnitude(v.data(), v.size()); };
     // What y = A^-1 s shows of rcond_1(A): ||A^-1||_1 >= ||y||_1 / ||s||_1.
     auto record_rcond = [&] {
       double s_sum = 0, y_sum = 0;

@@ -13,9 +13,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdio>
-#include <limits>
 #include <optional>
-#include <random>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -106,15 +104,7 @@ double reciprocal_condition(const kernels::Butterfly<T>& U, const kernels::Butte
 template <class T, class Solve, class Residual>
 bool certifies_nonsingular(int n, const std::vector<T>& s, double contraction, Solve&& solve_in_place,
                            Residual&& residual) {
-  auto largest = [](const std::vector<T>& v) {
-    double m = 0;
-    for (const T& x : v) {
-      const double a = std::abs(x);
-      if (!(a <= std::numeric_limits<double>::max())) return std::numeric_limits<double>::infinity();
-      m = std::max(m, a);
-    }
-    return m;
-  };
+  auto largest = [](const std::vector<T>& v) { return scalar::largest_magnitude(v.data(), v.size()); };
   std::vector<T> y = s, r(n);
   solve_in_place(y.data());
   residual(y.data(), r.data());
@@ -202,11 +192,8 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
   // size (||A||_1 / n), so that a solvable A of entries near 1e-300 does not overflow y.
   bool uncertified = false;
   if (info == 0 && !singular && rcond < std::sqrt(accuracy::unit_roundoff<T>())) {
-    std::mt19937 rng(2027u + static_cast<unsigned>(n));
-    std::uniform_real_distribution<double> size(1, 2);
-    const double scale = a_norm1 > 0 ? a_norm1 / n : 1.0;
-    std::vector<T> probe(n);
-    for (auto& v : probe) v = T(scale * (rng() % 2 ? size(rng) : -size(rng)));
+    const std::vector<T> probe =
+        kernels::random_probe<T>(n, 2027u + static_cast<unsigned>(n), a_norm1 > 0 ? a_norm1 / n : 1.0);
     const double contraction = std::is_same_v<scalar::real_t<T>, double> ? 0.01 : 0.5;
     std::vector<T> work;
     auto solve_one = [&](T* r) {

@@ -133,6 +133,19 @@ void scale_rows_by_powers_of_two(int m, int n, T* M, long long ld, Exponent&& ex
       if (const int e = exponent(i)) M[i + j * ld] = scale_by_power_of_two(M[i + j * ld], e);
 }
 
+// max_i |x_i| (LAPACK's magnitude for complex), in double; infinity where an entry is Inf or NaN
+// (std::max passes a NaN over, and a residual of NaNs read as 0).
+template <class T>
+inline double largest_magnitude(const T* x, long long count) {
+  double largest = 0;
+  for (long long i = 0; i < count; ++i) {
+    const double a = std::abs(x[i]);
+    if (!(a <= std::numeric_limits<double>::max())) return std::numeric_limits<double>::infinity();
+    largest = std::max(largest, a);
+  }
+  return largest;
+}
+
 // ||R M||_1 of the n x n M with R's row i 2^exponent(i), summed without forming R M (in double:
 // the scaling that keeps entries in range is what the sum would otherwise lose).
 template <class T, class Exponent>
