@@ -182,13 +182,16 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
   Equilibration scaling = equilibration(n, A.data(), ld);
   // Where R b leaves the range (a row of A near its bottom, b's entry of ordinary size: "B(1,1) is
   // Inf" refused a system hetlu solve solves), neither R nor C (R A's) is applied: A as read.
-  for (int j = 0; j < nrhs && !scaling.rows.empty(); ++j)
-    for (int i = 0; i < n; ++i)
-      if (!std::isfinite(std::ldexp(B[i + static_cast<std::size_t>(j) * ld], scaling.rows[i]))) {
-        std::fill(scaling.rows.begin(), scaling.rows.end(), 0);
-        std::fill(scaling.cols.begin(), scaling.cols.end(), 0);
-        break;
-      }
+  auto r_b_leaves_the_range = [&] {
+    for (int j = 0; j < nrhs; ++j)
+      for (int i = 0; i < n; ++i)
+        if (!std::isfinite(std::ldexp(B[i + static_cast<std::size_t>(j) * ld], scaling.rows[i]))) return true;
+    return false;
+  };
+  if (r_b_leaves_the_range()) {
+    std::fill(scaling.rows.begin(), scaling.rows.end(), 0);
+    std::fill(scaling.cols.begin(), scaling.cols.end(), 0);
+  }
   const std::vector<int>&rows = scaling.rows, &cols = scaling.cols;
   const bool columns_scaled = std::any_of(cols.begin(), cols.end(), [](int e) { return e != 0; });
   // ||R A||_1, then R A C in one pass: R first and C after underflowed what C would have restored.

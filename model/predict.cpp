@@ -514,10 +514,13 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
   // (their interchanges, then one TRSM and GEMM as wide as those panels). So the device mostly
   // waits for the link until the last batch is up, and the steps after it come on top.
   const double batch_columns = double(detail::upload_ahead_block_columns) * nb;
-  double device_clock = 0;    // the compute queue's time since the steps began
-  double catch_up_flops = 0;  // per column, of the panels so far
-  double catch_up_swaps = 0;  // seconds per column, of the same
-  double catch_up_width = 0;  // the panels so far, side by side: the catch-up's GEMM's k
+  double device_clock = 0;                       // the compute queue's time since the steps began
+  double catch_up_flops = 0;                     // per column, of the panels so far
+  double catch_up_swaps = 0;                     // seconds per column, of the same
+  double catch_up_width = 0;                     // the panels so far, side by side: the catch-up's GEMM's k
+  auto catch_up_seconds = [&](double columns) {  // `columns` brought level with the panels so far
+    return columns * (catch_up_flops / (device * efficiency(catch_up_width, device_half_rate_k)) + catch_up_swaps);
+  };
   for_each_step(m, n, nb, [&](const Step& s) {
     const double dev_gemm = device * efficiency(s.jb, device_half_rate_k);
     if (d == 0) {
@@ -546,8 +549,7 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
       catch_up_swaps += device_swaps(s, 1);
       catch_up_width += s.jb;
       if (batch > 0) {
-        const double catch_up =
-            batch * (catch_up_flops / (device * efficiency(catch_up_width, device_half_rate_k)) + catch_up_swaps);
+        const double catch_up = catch_up_seconds(batch);
         t.device += catch_up;
         device_clock += catch_up;
       }
@@ -588,8 +590,7 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
     // and catch up with every panel at once.
     const double caught = upload_beside_steps ? std::min<double>(n, (K + 1) * batch_columns) : double(n);
     if (caught < n) {
-      const double catch_up =
-          (n - caught) * (catch_up_flops / (device * efficiency(catch_up_width, device_half_rate_k)) + catch_up_swaps);
+      const double catch_up = catch_up_seconds(n - caught);
       t.device += catch_up;
       device_clock = std::max(device_clock, late) + catch_up;
     }

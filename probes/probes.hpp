@@ -37,7 +37,6 @@ GemmRate measure_dgemm(int n, int threads, int repetitions = 5);
 template <class T>
 Rate measure_gemm(int n, int threads, int repetitions = 5);
 
-// STREAM triad a = b + s c on arrays of `doubles` elements each, all cores: GB/s moved.
 // The triad's array length for a last-level cache and a memory of these sizes (bytes): four
 // times the cache, so that memory, not cache, is measured, and at least 64 MiB; each array at most
 // 512 MiB and a sixteenth of the memory (a VM shown its host's 480 MiB L3 took 5.8 GB). Three
@@ -45,6 +44,7 @@ Rate measure_gemm(int n, int threads, int repetitions = 5);
 // the probe then measures partly the cache.
 long long triad_array_doubles(long long cache_bytes, long long memory_bytes);
 
+// STREAM triad a = b + s c on arrays of `doubles` elements each, all cores: GB/s moved.
 Rate measure_triad(long long doubles, int repetitions = 5);
 
 // GFlop/s of one panel factorization of rows x width: "gepp" (recursive LU with partial
