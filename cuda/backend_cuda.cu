@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <complex>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <memory>
@@ -31,12 +32,9 @@ using cuda::check_launch;
 
 // ---- kernels --------------------------------------------------------------------------------------
 
-// Row interchanges: one thread per column applies the pivots in order (1-based, relative to k1).
+// Row interchanges of one column, in order (1-based pivots, relative to k1): LAPACK's laswp.
 template <class T>
-__global__ void laswp_kernel(int cols, T* A, long long lda, int k1, int count, const int* pivots) {
-  const int j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j >= cols) return;
-  T* column = A + j * lda;
+__device__ void swap_in_order(T* column, int k1, int count, const int* pivots) {
   for (int t = 0; t < count; ++t) {
     const int i = k1 + t, p = k1 + pivots[t] - 1;
     if (p != i) {
@@ -44,6 +42,85 @@ __global__ void laswp_kernel(int cols, T* A, long long lda, int k1, int count, c
       column[i] = column[p];
       column[p] = a;
     }
+  }
+}
+
+// One thread per column, the swaps in order: what the gather below does where its plan does not
+// apply, and all of it where HETLU_CUDA_LASWP=in_order.
+template <class T>
+__global__ void laswp_kernel(int cols, T* A, long long lda, int k1, int count, const int* pivots) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < cols) swap_in_order(A + j * lda, k1, count, pivots);
+}
+
+// Row interchanges as one gather. The in-order kernel's swaps depend on each other, one thread per
+// column, a sector apart: at 32768 on an H100 they were 16 % of the factorization (352 bytes of
+// memory time an interchange, 2026-11-26). The swaps of count LAPACK pivots (row t's pivot p_t >= t)
+// move at most 2 count rows: the block's own and those they were swapped with. A plan, worked out
+// once per call, says where each of those rows' final content comes from; every column then moves
+// them at once, coalesced over the block's rows.
+//
+// The plan, relative to k1: plan[0] is 1 where it applies (every p_t >= t), then 2 count sources,
+// then 2 count destinations (-1: no move). Entry t is row t; entry count + t the row p_t >= count
+// below the block, once, for the last t that names it.
+//
+// Row t is final after swap t (later swaps touch rows beyond t). What sits at row `row` >= `time`
+// just before swap `time`: the content row s held just before swap s, for the last s < time with
+// p_s = row, else row's own.
+__device__ int content_before_swap(const int* pivots, int row, int time) {
+  for (;;) {
+    int s = time - 1;
+    while (s >= 0 && pivots[s] - 1 != row) --s;
+    if (s < 0) return row;
+    row = s, time = s;
+  }
+}
+
+// One block; the pivots in shared memory (every thread searches them).
+__global__ void interchange_plan_kernel(int count, const int* global_pivots, int* plan) {
+  extern __shared__ int pivots[];
+  int* source = plan + 1;
+  int* destination = plan + 1 + 2 * count;
+  int out_of_order = 0;
+  for (int t = threadIdx.x; t < count; t += blockDim.x) {
+    pivots[t] = global_pivots[t];
+    out_of_order |= pivots[t] - 1 < t;
+  }
+  out_of_order = __syncthreads_or(out_of_order);
+  if (threadIdx.x == 0) plan[0] = !out_of_order;
+  if (out_of_order) return;
+  for (int t = threadIdx.x; t < count; t += blockDim.x) {
+    const int p = pivots[t] - 1;
+    source[t] = content_before_swap(pivots, p, t);
+    destination[t] = t;
+    bool last = p >= count;
+    for (int s = t + 1; last && s < count; ++s) last = pivots[s] - 1 != p;
+    source[count + t] = last ? content_before_swap(pivots, t, t) : 0;
+    destination[count + t] = last ? p : -1;
+  }
+}
+
+template <class T>
+__global__ void interchange_kernel(int cols, int columns_per_block, T* A, long long lda, int k1, int count,
+                                   const int* plan, const int* pivots) {
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  T* moved = reinterpret_cast<T*>(shared_bytes);
+  const int first = blockIdx.x * columns_per_block, end = min(cols, first + columns_per_block);
+  if (plan[0] == 0) {  // the same for every thread: no __syncthreads below is skipped by some
+    for (int j = first + threadIdx.x; j < end; j += blockDim.x) swap_in_order(A + j * lda, k1, count, pivots);
+    return;
+  }
+  const int entries = 2 * count;
+  const int* source = plan + 1;
+  const int* destination = plan + 1 + entries;
+  for (int j = first; j < end; ++j) {
+    T* column = A + j * lda + k1;
+    for (int e = threadIdx.x; e < entries; e += blockDim.x)
+      if (destination[e] >= 0) moved[e] = column[source[e]];
+    __syncthreads();
+    for (int e = threadIdx.x; e < entries; e += blockDim.x)
+      if (destination[e] >= 0) column[destination[e]] = moved[e];
+    __syncthreads();
   }
 }
 
@@ -365,9 +442,22 @@ class CudaBackend final : public Backend<T> {
   void laswp(Queue q, int cols, T* A, int lda, int k1, int k2, const int* pivots) override {
     const int count = k2 - k1;
     if (cols <= 0 || count <= 0) return;
-    const int threads = 128;
-    laswp_kernel<<<(cols + threads - 1) / threads, threads, 0, stream(q)>>>(cols, A, lda, k1, count, pivots);
-    check_launch("laswp kernel");
+    const std::size_t moved_bytes = sizeof(T) * 2 * static_cast<std::size_t>(count);
+    if (interchanges_in_order_ || moved_bytes > 32 * 1024) {  // over 2048 pivots in double: beyond shared memory
+      const int threads = 128;
+      laswp_kernel<<<(cols + threads - 1) / threads, threads, 0, stream(q)>>>(cols, A, lda, k1, count, pivots);
+      check_launch("laswp kernel");
+      return;
+    }
+    int* plan = static_cast<int*>(
+        interchange_plans_[int(q)].reserve(sizeof(int) * (1 + 4 * std::size_t(count)), "cudaMalloc (interchanges)"));
+    interchange_plan_kernel<<<1, std::min(1024, (count + 31) / 32 * 32), sizeof(int) * count, stream(q)>>>(
+        count, pivots, plan);
+    check_launch("interchange plan kernel");
+    const int columns_per_block = 4;
+    interchange_kernel<<<(cols + columns_per_block - 1) / columns_per_block, 256, moved_bytes, stream(q)>>>(
+        cols, columns_per_block, A, lda, k1, count, plan, pivots);
+    check_launch("interchange kernel");
   }
 
   void trsm_lower_unit(Queue q, int m, int n, const T* L, int ldl, T* B, int ldb, Transpose trans) override {
@@ -514,7 +604,13 @@ class CudaBackend final : public Backend<T> {
   cudaStream_t streams_[queue_count] = {};
   cublasHandle_t blas_ = nullptr;
   cusolverDnHandle_t solver_ = nullptr;
-  Scratch residual_sums_[queue_count], work_, butterfly_values_;
+  Scratch residual_sums_[queue_count], interchange_plans_[queue_count], work_, butterfly_values_;
+  // HETLU_CUDA_LASWP=in_order (read once per backend; default unset: the gather): row interchanges
+  // by the in-order kernel, to measure the gather against it in one run.
+  const bool interchanges_in_order_ = [] {
+    const char* value = std::getenv("HETLU_CUDA_LASWP");
+    return value && std::string(value) == "in_order";
+  }();
   // Staging slots of one solve (a few block columns) and the next's: up to 4 GiB kept.
   std::shared_ptr<PinnedPool> pinned_ = std::make_shared<PinnedPool>(std::size_t(4) << 30);
 

@@ -20,7 +20,8 @@
 #                                          tests and timings, not to compiling
 #   scripts/device_run.sh prebuilt [STAGE...]  on the GPU machine: unpack the bundle, then the
 #                                          stages test, probe, calibrate, bench (8192, 16384),
-#                                          bench16k, bench32k (kernels timed apart), single (16384, 32768), sweep (16384), sweep8k, cpu,
+#                                          bench16k, bench32k (kernels timed apart), laswp_in_order (32768,
+#                                          the in-order interchanges), single (16384, 32768), sweep (16384), sweep8k, cpu,
 #                                          devices (cuda,host:8 at 16384), mixed (16384, 32768),
 #                                          batched (10000 systems of n = 16, 64, 256 on the GPU),
 #                                          distributed (mpirun: tests resident on cuda, calibrate) and
@@ -181,6 +182,12 @@ prebuilt)
     bench16k) bench_sizes 16384 || true ;;
     # HETLU_TIME_KERNELS=1: the phases also give the panels', interchanges', TRSMs' and GEMMs' sums.
     bench32k) HETLU_TIME_KERNELS=1 bench_sizes 32768 || true ;;
+    # The row interchanges by the in-order kernel (one thread a column, the swaps in sequence), to
+    # set against bench32k's gather in the same call: GEPP at 32768, kernels timed apart.
+    laswp_in_order)
+      HETLU_CUDA_LASWP=in_order HETLU_TIME_KERNELS=1 timeout 150 $H bench -n 32768 --solver gepp --target hybrid \
+        --backend cuda --reps 3 "${DB[@]}" 2>&1 | tee "$OUT/bench_32768_laswp_in_order.md" || true
+      ;;
     sweep) sweep || true ;;
     single)
       for n in 16384 32768; do
@@ -196,15 +203,14 @@ prebuilt)
       # the note gives the phases: rounding, factorization with A's upload beside it, refinement).
       # Compare with bench's double hybrid GEPP of the same call's `bench` stage.
       # HETLU_CUDA_TF32=1: the single-precision GEMMs on the tensor cores in TF32.
-      # At 32768 OpenBLAS's dgesv and dsgesv on the 16 cores (about a minute a repetition) are left
-      # out: hetlu against cuSOLVER's DDgesv, DSgesv and DXgesv alone.
+      # OpenBLAS's dgesv and dsgesv on the 16 cores (8 and 7 s a repetition at 16384, about a minute
+      # at 32768; recorded 2026-11-26) are left out: hetlu against cuSOLVER's DDgesv, DSgesv and
+      # DXgesv alone.
       # TF32 did not converge on random A at 16384 and 32768 (ITER -31; cuSOLVER's DXgesv -50 too,
       # 2026-11-26): #15.5 asks for well-conditioned systems, so TF32 runs with --cond 100 (singular
       # values graded from 1 to 1e-2).
       for n in 16384 32768; do
-        vs=()
-        [ "$n" -gt 16384 ] && vs=(--no-openblas)
-        timeout 150 $H bench -n "$n" --precision mixed --target hybrid --backend cuda --solver gepp --reps 3 "${vs[@]}" \
+        timeout 150 $H bench -n "$n" --precision mixed --target hybrid --backend cuda --solver gepp --reps 3 --no-openblas \
           "${DB[@]}" 2>&1 | tee "$OUT/bench_mixed_$n.md" || true
         HETLU_CUDA_TF32=1 timeout 150 $H bench -n "$n" --precision mixed --cond 100 --target hybrid --backend cuda \
           --solver gepp --reps 3 --no-openblas "${DB[@]}" 2>&1 | tee "$OUT/bench_mixed_tf32_$n.md" || true

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <random>
 #include <string>
 
 #include "matrices.hpp"
@@ -83,6 +85,52 @@ TEST_P(BackendTest, GemmTrsmLaswpMatchTheCpu) {
     dev.synchronize();  // pivots and staged go out of scope
   });
   EXPECT_LT(max_difference(got, expected), 1e-12);
+}
+
+// Row interchanges of every shape the solvers and hostile callers give: LAPACK's pivots with
+// repeats, chains through the block, every row to one row below it, none at all, blocks of more
+// than a thread block's 1024 rows and of more than the gather's 2048, and pivots above their row
+// (not LAPACK's; swapped in order). Rows from k1 = 3 of a matrix with lda > m.
+TEST_P(BackendTest, LaswpMatchesTheCpuForEveryPivotPattern) {
+  struct Case {
+    const char* name;
+    int count;
+    std::function<int(int t, int count, int below)> pivot;  // 0-based, relative to k1
+  };
+  std::mt19937 generator(7);
+  const std::vector<Case> cases = {
+      {"random", 384, [&](int t, int, int below) { return t + int(generator() % unsigned(below - t)); }},
+      {"within the block", 300, [&](int t, int count, int) { return t + int(generator() % unsigned(count - t)); }},
+      {"next row", 256, [](int t, int, int) { return t + 1; }},
+      {"one row below", 200, [](int, int count, int) { return count + 5; }},
+      {"none", 64, [](int t, int, int) { return t; }},
+      {"wide", 1100, [&](int t, int, int below) { return t + int(generator() % unsigned(below - t)); }},
+      {"wider than the gather", 2100, [&](int t, int, int below) { return t + int(generator() % unsigned(below - t)); }},
+      {"above their row", 100, [](int t, int, int) { return t % 2 ? t - 1 : t + 3; }},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const int k1 = 3, cols = 37, m = k1 + c.count + 150, lda = m + 2;
+    const int below = m - k1;  // rows a pivot may name, relative to k1
+    std::vector<int> pivots(c.count), absolute(k1 + c.count);
+    for (int t = 0; t < c.count; ++t) {
+      pivots[t] = c.pivot(t, c.count, below) + 1;
+      absolute[k1 + t] = k1 + pivots[t];
+    }
+    auto M = test_support::make_matrix<double>(Kind::random, lda, cols);
+    auto expected = M;
+    kernels::laswp(cols, expected.data(), lda, k1, k1 + c.count, absolute.data());
+    const auto got =
+        on_device(M, lda, cols, [&](backends::Backend<double>& dev, const backends::DeviceMatrix<double>& d) {
+          auto on_device_pivots = dev.allocate_ints(c.count);
+          auto staged = std::static_pointer_cast<int>(dev.allocate_pinned(sizeof(int) * c.count));
+          std::copy(pivots.begin(), pivots.end(), staged.get());
+          dev.copy_ints_to_device(Queue::compute, c.count, staged.get(), on_device_pivots.get());
+          dev.laswp(Queue::compute, cols, d.data(), d.ld, k1, k1 + c.count, on_device_pivots.get());
+          dev.synchronize();  // the pivots go out of scope
+        });
+    EXPECT_EQ(got, expected);
+  }
 }
 
 TEST_P(BackendTest, CopyOnDeviceAndTrsmUpperMatchTheCpu) {
