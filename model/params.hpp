@@ -55,12 +55,13 @@ struct ModelParams {
   // replace them.
   int prbt_mixed_refinement_steps = 12;
 
-  // Row interchanges on a GPU (the cuda backend's laswp: a thread per column swapping its rows in
-  // order, the two entries of each swap a sector apart in column-major storage): device memory
-  // traffic per row and column interchanged. 352 bytes: 0.131 s of interchanges at n = 32768, nb =
-  // 384 on an H100 at 2 910 GB/s (HETLU_TIME_KERNELS, bench/results/2026-11-26-h100-session25.md);
-  // a 32-byte sector read and written for each of the two rows would be 128.
-  double device_interchange_bytes = 352;
+  // Row interchanges on a GPU (the cuda backend's laswp: one gather per call, every column moving
+  // the rows its pivots touch at once; a top row's content mostly comes from a row a sector or more
+  // away in column-major storage): device memory traffic per row and column interchanged. 264
+  // bytes: 0.0984 s of interchanges at n = 32768, nb = 384 on an H100 at 2 877 GB/s, against 0.132 s
+  // (355 bytes) for the in-order kernel before it in the same run (HETLU_TIME_KERNELS,
+  // bench/results/2026-11-27-h100-session28.md).
+  double device_interchange_bytes = 264;
 
   // Fixed cost of one panel step (synchronisation, BLAS call overhead), seconds.
   double step_overhead_seconds = 20e-6;
