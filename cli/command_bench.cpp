@@ -506,6 +506,9 @@ void register_bench(CLI::App& app, CommandState&) {
                 "dsgesv");
   add_distributed_options(*cmd, args->distributed, args->distributed_plan);
   cmd->callback([args, cmd] {
+    // Each row as soon as it is measured, also into a pipe: a bench killed at a time limit (tee'd on
+    // the GPU machine, 2026-11-27) kept none of its rows.
+    std::cout << std::unitbuf;
     if (args->distributed) {
       for (const char* option : {"-m", "--solver", "--ib", "--cond", "--sweep-d", "--target", "--backend", "--devices",
                                  "--d", "--panel", "--no-openblas"})

@@ -22,7 +22,7 @@
 #                                          stages test, probe, calibrate, bench (8192, 16384),
 #                                          bench16k, bench32k (kernels timed apart), laswp_in_order (32768,
 #                                          the in-order interchanges), single (16384, 32768), sweep (16384), sweep8k, cpu,
-#                                          devices (cuda,host:8 at 16384), mixed (16384, 32768),
+#                                          devices (cuda,host:8 at 16384), mixed (16384, 32768; TF32 at 16384), tf32_32k,
 #                                          batched (10000 systems of n = 16, 64, 256 on the GPU),
 #                                          distributed (mpirun: tests resident on cuda, calibrate) and
 #                                          distbench (bench --distributed at 16 and 4 ranks), both needing
@@ -88,6 +88,12 @@ sweep() {
   timeout 240 $H bench -n 16384 --solver calu --target hybrid --backend cuda --sweep-d --reps "${SWEEP_REPS:-2}" \
     "${DB[@]}" 2>&1 |
     tee "$OUT/sweep_d.md"
+}
+
+# Mixed precision with TF32 GEMMs at order $1, at most $2 seconds.
+tf32() {
+  HETLU_CUDA_TF32=1 timeout "$2" $H bench -n "$1" --precision mixed --cond 100 --target hybrid --backend cuda \
+    --solver gepp --reps 3 --no-openblas "${DB[@]}" 2>&1 | tee "$OUT/bench_mixed_tf32_$1.md" || true
 }
 
 # The CPU-only solvers against OpenBLAS on the GPU machine's cores.
@@ -209,13 +215,14 @@ prebuilt)
       # TF32 did not converge on random A at 16384 and 32768 (ITER -31; cuSOLVER's DXgesv -50 too,
       # 2026-11-26): #15.5 asks for well-conditioned systems, so TF32 runs with --cond 100 (singular
       # values graded from 1 to 1e-2).
+      # TF32 at 32768 is a stage of its own (tf32_32k): it did not finish in 150 s (2026-11-27).
       for n in 16384 32768; do
         timeout 150 $H bench -n "$n" --precision mixed --target hybrid --backend cuda --solver gepp --reps 3 --no-openblas \
           "${DB[@]}" 2>&1 | tee "$OUT/bench_mixed_$n.md" || true
-        HETLU_CUDA_TF32=1 timeout 150 $H bench -n "$n" --precision mixed --cond 100 --target hybrid --backend cuda \
-          --solver gepp --reps 3 --no-openblas "${DB[@]}" 2>&1 | tee "$OUT/bench_mixed_tf32_$n.md" || true
       done
+      tf32 16384 150
       ;;
+    tf32_32k) tf32 32768 300 ;;
     batched)
       # #14 item 5: 10000 systems a call on the GPU (cuBLAS's batched LU, from and to host memory)
       # against the CPUs' batch and a loop of OpenBLAS calls (the test stage checks the answers).
