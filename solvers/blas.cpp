@@ -50,6 +50,11 @@ void gemm(Op ta, Op tb, int m, int n, int k, double alpha, const double* A, int 
     const GemvShape shape = gemv_shape(real(ta), m, k);
     return cblas_dgemv(CblasColMajor, cblas(real(ta)), shape.rows, shape.cols, alpha, A, lda, x, incx, beta, C, 1);
   }
+  gemm_only(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+void gemm_only(Op ta, Op tb, int m, int n, int k, double alpha, const double* A, int lda, const double* B, int ldb,
+               double beta, double* C, int ldc) {
+  if (m == 0 || n == 0) return;
   cblas_dgemm(CblasColMajor, cblas(real(ta)), cblas(real(tb)), m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 void gemm(Op ta, Op tb, int m, int n, int k, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
@@ -60,6 +65,11 @@ void gemm(Op ta, Op tb, int m, int n, int k, float alpha, const float* A, int ld
     const GemvShape shape = gemv_shape(real(ta), m, k);
     return cblas_sgemv(CblasColMajor, cblas(real(ta)), shape.rows, shape.cols, alpha, A, lda, x, incx, beta, C, 1);
   }
+  gemm_only(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+void gemm_only(Op ta, Op tb, int m, int n, int k, float alpha, const float* A, int lda, const float* B, int ldb,
+               float beta, float* C, int ldc) {
+  if (m == 0 || n == 0) return;
   cblas_sgemm(CblasColMajor, cblas(real(ta)), cblas(real(tb)), m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 void gemm(Op ta, Op tb, int m, int n, int k, complex_double alpha, const complex_double* A, int lda,
@@ -70,6 +80,11 @@ void gemm(Op ta, Op tb, int m, int n, int k, complex_double alpha, const complex
     const GemvShape shape = gemv_shape(ta, m, k);
     return cblas_zgemv(CblasColMajor, cblas(ta), shape.rows, shape.cols, &alpha, A, lda, x, incx, &beta, C, 1);
   }
+  gemm_only(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+void gemm_only(Op ta, Op tb, int m, int n, int k, complex_double alpha, const complex_double* A, int lda,
+               const complex_double* B, int ldb, complex_double beta, complex_double* C, int ldc) {
+  if (m == 0 || n == 0) return;
   cblas_zgemm(CblasColMajor, cblas(ta), cblas(tb), m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
 }
 void gemm(Op ta, Op tb, int m, int n, int k, complex_float alpha, const complex_float* A, int lda,
@@ -80,6 +95,11 @@ void gemm(Op ta, Op tb, int m, int n, int k, complex_float alpha, const complex_
     const GemvShape shape = gemv_shape(ta, m, k);
     return cblas_cgemv(CblasColMajor, cblas(ta), shape.rows, shape.cols, &alpha, A, lda, x, incx, &beta, C, 1);
   }
+  gemm_only(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+void gemm_only(Op ta, Op tb, int m, int n, int k, complex_float alpha, const complex_float* A, int lda,
+               const complex_float* B, int ldb, complex_float beta, complex_float* C, int ldc) {
+  if (m == 0 || n == 0) return;
   cblas_cgemm(CblasColMajor, cblas(ta), cblas(tb), m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
 }
 

@@ -32,13 +32,19 @@ using complex_double = std::complex<double>;
 #define HETLU_BLAS_GEMM(T)                                                                                      \
   void gemm(Op ta, Op tb, int m, int n, int k, T alpha, const T* A, int lda, const T* B, int ldb, T beta, T* C, \
             int ldc);
+// The same by the library's ?gemm alone, even for one column (which gemm gives to ?gemv): where the
+// rounding must be the GEMM's, as in LAPACK's dsgesv and zcgesv, whose residual is a ZGEMM.
+#define HETLU_BLAS_GEMM_ONLY(T)                                                                                      \
+  void gemm_only(Op ta, Op tb, int m, int n, int k, T alpha, const T* A, int lda, const T* B, int ldb, T beta, T* C, \
+                 int ldc);
 // B = alpha op(A)^-1 B (left) or alpha B op(A)^-1 (right), A triangular
 #define HETLU_BLAS_TRSM(T) \
   void trsm(Side side, Uplo uplo, Op op, Diag diag, int m, int n, T alpha, const T* A, int lda, T* B, int ldb);
 // 0-based index of the first entry of largest magnitude (|re| + |im| for complex, as i?amax)
 #define HETLU_BLAS_IAMAX(T) int iamax(int n, const T* x, int incx);
 #define HETLU_BLAS_SCAL(T) void scal(int n, T alpha, T* x, int incx);
-#define HETLU_BLAS_ALL(T) HETLU_BLAS_GEMM(T) HETLU_BLAS_TRSM(T) HETLU_BLAS_IAMAX(T) HETLU_BLAS_SCAL(T)
+#define HETLU_BLAS_ALL(T) \
+  HETLU_BLAS_GEMM(T) HETLU_BLAS_GEMM_ONLY(T) HETLU_BLAS_TRSM(T) HETLU_BLAS_IAMAX(T) HETLU_BLAS_SCAL(T)
 
 HETLU_BLAS_ALL(float)
 HETLU_BLAS_ALL(double)
@@ -49,6 +55,7 @@ HETLU_BLAS_ALL(complex_double)
 #undef HETLU_BLAS_SCAL
 #undef HETLU_BLAS_IAMAX
 #undef HETLU_BLAS_TRSM
+#undef HETLU_BLAS_GEMM_ONLY
 #undef HETLU_BLAS_GEMM
 
 }  // namespace hetlu::blas

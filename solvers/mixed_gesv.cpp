@@ -339,8 +339,12 @@ class Refinement {
       omega_ = accuracy::residual_and_backward_error(n_, nrhs_, A_, lda_, X_, ldx_, B_, ldb_, r_.data(), n_);
       details_.backward_error = omega_;
     } else {
+      // LAPACK's test alone: its residual as dsgesv computes it, one GEMM even for one column. Its
+      // tester recomputes it so; with a GEMV (other rounding, of the test's own size at small n) an
+      // answer hetlu called converged missed the tester's bound at n = 2 (1.62 against 1.41).
       kernels::copy_block(n_, nrhs_, B_, ldb_, r_.data(), n_);
-      blas::gemm(blas::Op::no_trans, blas::Op::no_trans, n_, nrhs_, n_, T(-1), A_, lda_, X_, ldx_, T(1), r_.data(), n_);
+      blas::gemm_only(blas::Op::no_trans, blas::Op::no_trans, n_, nrhs_, n_, T(-1), A_, lda_, X_, ldx_, T(1), r_.data(),
+                      n_);
     }
     scaled_ = scaled_residuals(n_, nrhs_, r_.data(), n_, X_, ldx_, cte_);
     return *std::max_element(scaled_.begin(), scaled_.end());

@@ -128,18 +128,26 @@ TEST(MixedGesv, ComplexDoubleFromComplexSingleByEverySolver) {
 // err in one direction only, so GMRES preconditioned by them converges in a few iterations and the
 // single path still answers, with A unchanged. (PRBT's GENP of the randomized matrix spreads its
 // error: there GMRES may exceed its budget and the double solver answers; see the next test.)
-// At kappa 1e14 GMRES passes LAPACK's test, for GEPP with an omega above what hetlu calls accurate:
-// the double solver then answers, unless the caller asked for LAPACK's test alone.
+// At kappa 1e14 (kappa u_single = 6e6) GMRES is at its edge: on the Xeon dev machine it passed
+// LAPACK's test, for GEPP with an omega above what hetlu calls accurate; on the AMD EPYC one its
+// second outer step did not halve the residual (2026-11-27), and the double solver answered. Either
+// is right; the double solver answers anyway unless the caller asked for LAPACK's test alone.
 TEST(MixedGesv, GmresRefinementAnswersWhereClassicalRefinementStalls) {
   for (double cond : {1e11, 1e14})
     for (Solver solver : {Solver::gepp, Solver::calu}) {
       SCOPED_TRACE(to_string(solver) + " cond " + std::to_string(cond));
       const auto system = conditioned<double>(120, cond, 6, Spectrum::one_small);
       const auto out = solve(system, solver, /*double_accuracy=*/false);  // LAPACK's test alone
-      EXPECT_GE(out.iter, 1);
       EXPECT_NE(out.report.note.find("GMRES"), std::string::npos) << out.report.note;
-      EXPECT_LT(out.ratio, std::sqrt(120.0));
-      EXPECT_TRUE(out.a_unchanged);
+      if (cond < 1e14 || out.iter >= 0) {
+        EXPECT_GE(out.iter, 1);
+        EXPECT_LT(out.ratio, std::sqrt(120.0));
+        EXPECT_TRUE(out.a_unchanged);
+      } else {  // GMRES tried, then the double solver, as for kappa 1e15 below
+        EXPECT_EQ(out.iter, -31);
+        EXPECT_LT(out.ratio, 30.0);
+        EXPECT_EQ(out.report.plan.precision, Precision::double_);
+      }
       // hetlu's default: an answer only where the single factors vouch for A in double, which they
       // cannot at kappa u_single >> 1 (MixedSafeguards::certify): the double solver answers, GMRES
       // skipped.
