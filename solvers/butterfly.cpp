@@ -190,7 +190,7 @@ bool pass_over_groups(int a, const T* A, int lda, int n, T* Ar, int ldar, double
         col[k] = Ar ? Ar + static_cast<long long>(g + k * q) * ldar : nullptr;
         double sum;
         if (!load_padded_column(a, A, lda, n, g + k * q, col[k], mine, &sum, pad)) my_zero_column = true;
-        largest_sum = std::max(largest_sum, sum);
+        largest_sum = std::max(largest_sum, std::isnan(sum) ? std::numeric_limits<double>::infinity() : sum);
       }
       if (Ar) transform(g, col);
     }

@@ -51,20 +51,21 @@ int gesv(const Plan& plan, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int 
   checks::not_null("ipiv", ipiv, n);
   checks::precision_matches<T>(plan);
   checks::plan(plan);
-  // Before any work: B here; A here too, except where the factorization tests it as it reads A
-  // (lu_getrf: the hybrid LU on its upload), so that the caller's A and B are untouched on error.
+  // Before any work: B here; A here too, except where the solver tests it as it reads A before
+  // writing anything (lu_getrf: the hybrid LU on its upload; PRBT: its pass over A), so that the
+  // caller's A and B are untouched on error.
   const bool refine = plan.refinement == Refinement::working;
-  const bool a_checked_by_getrf = plan.solver != Solver::prbt && !refine;
+  const bool a_checked_by_solver = plan.solver == Solver::prbt || !refine;
   if (check == InputCheck::finite) {
-    if (!a_checked_by_getrf) checks::finite("A", n, n, A, lda);
+    if (!a_checked_by_solver) checks::finite("A", n, n, A, lda);
     checks::finite("B", n, nrhs, B, ldb);
   }
-  if (plan.solver == Solver::prbt) return variants::prbt_gesv(plan, n, nrhs, A, lda, ipiv, B, ldb, details);
+  if (plan.solver == Solver::prbt) return variants::prbt_gesv(plan, n, nrhs, A, lda, ipiv, B, ldb, details, check);
   // Refinement needs A itself; the factors overwrite it.
   kernels::Workspace<T> original(refine ? static_cast<size_t>(n) * n : 0);
   if (refine) kernels::copy_block(n, n, A, lda, original.data(), std::max(1, n));
   return variants::lu_gesv(plan, n, nrhs, A, lda, ipiv, refine ? original.data() : nullptr, std::max(1, n), B, ldb,
-                           details, a_checked_by_getrf ? check : InputCheck::none);
+                           details, a_checked_by_solver ? check : InputCheck::none);
 }
 
 template int getrf<float>(const Plan&, int, int, float*, int, int*, InputCheck, LoadBalance*);

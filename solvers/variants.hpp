@@ -42,7 +42,9 @@ int lu_gesv(const Plan& plan, int n, int nrhs, T* LU, int ldlu, int* ipiv, const
             SolveDetails* details, InputCheck check = InputCheck::none);
 
 // PRBT solve; A is left unchanged, ipiv set to the identity (or GEPP's, after a fallback).
+// check: A's finiteness, from the pass PRBT makes over A anyway (its column sums).
 template <class T>
-int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv, T* B, int ldb, SolveDetails* details);
+int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv, T* B, int ldb, SolveDetails* details,
+              InputCheck check = InputCheck::none);
 
 }  // namespace hetlu::variants

@@ -294,6 +294,53 @@ TEST(Hybrid, TheUploadChecksThatAIsFinite) {
             30.0);
 }
 
+// PRBT tests A's finiteness from the pass it makes over A anyway (its column sums; on the CPUs the
+// randomization, on the device the scan before the upload), not in a pass of its own: the same
+// error as the front end's, A and B untouched; a finite A whose column sums overflow is solved.
+TEST(Hybrid, PrbtsPassOverAChecksThatItIsFinite) {
+  const int n = 150;
+  const auto A = test_support::make_matrix<double>(Kind::random, n, n, 37);
+  Plan cpu;
+  cpu.solver = Solver::prbt;
+  cpu.nb = 16;
+  for (const Plan& plan : {cpu, hybrid_plan<double>(Solver::prbt, BackendKind::host, 16, 0),
+                           hybrid_plan<double>(Solver::prbt, BackendKind::host, 16, 3)})
+    for (auto [i, j, bad] :
+         {std::tuple{4, 0, std::nan("")}, std::tuple{149, 149, HUGE_VAL}, std::tuple{0, 101, -HUGE_VAL}}) {
+      SCOPED_TRACE(to_string(plan.target) + " d=" + std::to_string(plan.cpu_block_columns) + " A(" +
+                   std::to_string(i + 1) + "," + std::to_string(j + 1) + ")");
+      auto given = A;
+      given[i + static_cast<size_t>(j) * n] = bad;
+      auto a = given;
+      std::vector<double> B(n, 1.0);
+      std::vector<int> ipiv(n, -7);
+      std::string error = "no error";
+      try {
+        solvers::gesv(plan, n, 1, a.data(), n, ipiv.data(), B.data(), n);
+      } catch (const InvalidArgument& e) {
+        error = e.what();
+      }
+      EXPECT_EQ(error, "A(" + std::to_string(i + 1) + "," + std::to_string(j + 1) + ") is " +
+                           (std::isnan(bad) ? "NaN"
+                            : bad > 0       ? "Inf"
+                                            : "-Inf") +
+                           "; the input must be finite");
+      EXPECT_EQ(std::memcmp(a.data(), given.data(), sizeof(double) * a.size()), 0) << "A changed";
+      EXPECT_EQ(B, std::vector<double>(n, 1.0));
+      EXPECT_EQ(ipiv, std::vector<int>(n, -7));
+    }
+  // Column sums past the largest double, every entry finite: a system like any other.
+  auto huge = A;
+  for (int i = 0; i < n; ++i) huge[i + static_cast<size_t>(7) * n] = 1e308 * (i % 2 ? 1 : -1);
+  std::vector<double> x(n), b(n, 1.0);
+  std::vector<int> ipiv(n);
+  for (const Plan& plan : {cpu, hybrid_plan<double>(Solver::prbt, BackendKind::host, 16, 0)}) {
+    auto a = huge;
+    x = b;
+    EXPECT_NO_THROW(solvers::gesv(plan, n, 1, a.data(), n, ipiv.data(), x.data(), n)) << to_string(plan.target);
+  }
+}
+
 // PRBT pads A to a multiple of 4 with s I: s is a power of two near A's magnitude. With s = 1, a
 // well-conditioned A of entries near 1e-20 (or 1e-36) and n = 49..51 fell back to GEPP (refinement
 // did not converge, or GENP met a zero pivot on the hybrid target); n = 48 and 52 did not.
