@@ -651,6 +651,21 @@ TEST(Predict, TheUploadChecksTheInputWithThePanelOnTheDevice) {
     EXPECT_EQ(check_term(0), 0) << to_string(solver);
     EXPECT_NEAR(check_term(2), 8.0 * 16384 * 16384 / (p.memory_bandwidth_gbs * 1e9), 1e-9) << to_string(solver);
   }
+  // PRBT's own pass over A checks it, on one device or beside several (prbt.cpp).
+  for (const char* devices : {"cuda", "cuda,host:8"}) {
+    const auto set = from_string<DeviceSet>(devices);
+    Plan plan;
+    plan.solver = Solver::prbt;
+    plan.target = Target::hybrid;
+    plan.nb = 256;
+    plan.cpu_block_columns = 2;
+    model::Problem problem{Solver::prbt, Precision::double_, Target::hybrid, 16384, 16384};
+    problem.devices = static_cast<int>(set.size());
+    std::vector<model::Term> terms;
+    model::predict_seconds(model::with_devices(p, set), problem, plan, {}, &terms);
+    ASSERT_FALSE(terms.empty());
+    for (const auto& t : terms) EXPECT_NE(t.name, "the input's finiteness check on the host") << devices;
+  }
 }
 
 // Mixed precision on one GPU refines there (solvers/mixed_device.hpp): no factors come back, A in
