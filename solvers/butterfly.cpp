@@ -109,10 +109,8 @@ bool load_padded_column(int a, const T* A, int lda, int n, int c, T* to, unsigne
                         T pad) {
   *column_sum = 0;
   if (c >= a) {
-    if (to) {
-      std::fill(to, to + n, T(0));
-      to[c] = pad;
-    }
+    std::fill(to, to + n, T(0));
+    to[c] = pad;
     return true;
   }
   const T* from = A + static_cast<long long>(c) * lda;
@@ -125,7 +123,6 @@ bool load_padded_column(int a, const T* A, int lda, int n, int c, T* to, unsigne
     sum += double(std::abs(from[i]));
   }
   *column_sum = sum;
-  if (!to) return nonzero;  // a scan: nothing is copied
   if (from != to) std::copy(from, from + a, to);
   std::fill(to + a, to + n, T(0));
   return nonzero;
@@ -168,12 +165,11 @@ namespace {
 
 // Loads diag(A, I) into Ar group by group (columns g + k n/4, k = 0..3) in parallel, calling
 // transform(col) on each loaded group; false when a row or column of diag(A, I) is exactly zero.
-// With Ar null it only reads A (the checks and the norm), and calls nothing.
 // With a_norm1, also ||A||_1 (the largest column sum: the same to the last bit whatever the threads).
 template <class T, class GroupTransform>
 bool pass_over_groups(int a, const T* A, int lda, int n, T* Ar, int ldar, double* a_norm1, GroupTransform transform) {
   const int q = n / 4;
-  const T pad = a < n && Ar ? padding_value(a, A, lda) : T(1);
+  const T pad = a < n ? padding_value(a, A, lda) : T(1);
   bool zero_column = false;
   double largest_sum = 0;
   std::vector<unsigned char> row_nonzero;  // per thread, a bytes each
@@ -187,12 +183,12 @@ bool pass_over_groups(int a, const T* A, int lda, int n, T* Ar, int ldar, double
     for (int g = 0; g < q; ++g) {
       T* col[4];
       for (int k = 0; k < 4; ++k) {
-        col[k] = Ar ? Ar + static_cast<long long>(g + k * q) * ldar : nullptr;
+        col[k] = Ar + static_cast<long long>(g + k * q) * ldar;
         double sum;
         if (!load_padded_column(a, A, lda, n, g + k * q, col[k], mine, &sum, pad)) my_zero_column = true;
         largest_sum = std::max(largest_sum, std::isnan(sum) ? std::numeric_limits<double>::infinity() : sum);
       }
-      if (Ar) transform(g, col);
+      transform(g, col);
     }
     if (my_zero_column) {
 #pragma omp atomic write
@@ -248,9 +244,31 @@ bool randomize_two_sided(const Butterfly<T>& U, const Butterfly<T>& V, int a, co
 }
 
 template <class T>
-bool scan_padded(int a, const T* A, int lda, int n, double* a_norm1) {
-  check_sizes(a, n, false, lda, n);
-  return pass_over_groups(a, A, lda, n, static_cast<T*>(nullptr), n, a_norm1, [](int, T* const*) {});
+void LineScan<T>::column(int j, const T* x) {
+  double sum = 0;
+  for (int i = 0; i < static_cast<int>(row_nonzero_.size()); ++i) {
+    const double a = double(std::abs(x[i]));
+    sum += a;
+    // Relaxed: flags only go from 0 to 1, and the upload's parallel loop ends before they are read.
+    if (a != 0 && !row_nonzero_[i].load(std::memory_order_relaxed)) row_nonzero_[i].store(1, std::memory_order_relaxed);
+  }
+  column_sums_[j] = std::isnan(sum) ? std::numeric_limits<double>::infinity() : sum;
+}
+
+template <class T>
+bool LineScan<T>::nonsingular_lines() const {
+  for (double s : column_sums_)
+    if (!(s > 0)) return false;  // a zero column, or one not visited
+  for (const auto& r : row_nonzero_)
+    if (!r.load(std::memory_order_relaxed)) return false;
+  return true;
+}
+
+template <class T>
+double LineScan<T>::norm_1() const {
+  double largest = 0;
+  for (double s : column_sums_) largest = std::max(largest, s);
+  return largest;
 }
 
 template <class T>
@@ -265,6 +283,10 @@ void apply_left(const Butterfly<T>& W, int ncols, T* X, int ldx) {
   }
 }
 
+template class LineScan<float>;
+template class LineScan<double>;
+template class LineScan<std::complex<float>>;
+template class LineScan<std::complex<double>>;
 template struct Butterfly<float>;
 template struct Butterfly<double>;
 template struct Butterfly<std::complex<double>>;
@@ -296,10 +318,6 @@ template float padding_value<float>(int, const float*, int);
 template double padding_value<double>(int, const double*, int);
 template std::complex<double> padding_value<std::complex<double>>(int, const std::complex<double>*, int);
 template std::complex<float> padding_value<std::complex<float>>(int, const std::complex<float>*, int);
-template bool scan_padded<float>(int, const float*, int, int, double*);
-template bool scan_padded<double>(int, const double*, int, int, double*);
-template bool scan_padded<std::complex<double>>(int, const std::complex<double>*, int, int, double*);
-template bool scan_padded<std::complex<float>>(int, const std::complex<float>*, int, int, double*);
 template void apply_left<float>(const Butterfly<float>&, int, float*, int);
 template void apply_left<double>(const Butterfly<double>&, int, double*, int);
 template void apply_left<std::complex<double>>(const Butterfly<std::complex<double>>&, int, std::complex<double>*, int);

@@ -4,6 +4,7 @@
 // on a matrix, O(n) on a vector.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -46,11 +47,24 @@ bool randomize_two_sided(const Butterfly<T>& U, const Butterfly<T>& V, int a, co
 template <class T>
 T padding_value(int a, const T* A, int lda);
 
-// The same zero row or column check and ||A||_1 without writing anything: one parallel pass that
-// only reads A (for a device that takes A straight from the caller's memory and randomizes it
-// itself, as PRBT on the hybrid target does).
+// The same zero row or column check and ||A||_1 without writing anything, column by column as
+// another pass over A reads it (PRBT on one device, which takes A straight from the caller's memory
+// and randomizes it itself: the upload's packing, Staging::to_device's visitor). column(j, x) may
+// be called from several threads at once, for distinct columns j < cols.
 template <class T>
-bool scan_padded(int a, const T* A, int lda, int n, double* a_norm1 = nullptr);
+class LineScan {
+ public:
+  LineScan(int rows, int cols) : row_nonzero_(rows), column_sums_(cols, -1.0) {}
+  void column(int j, const T* x);
+  // Every row and every column has a nonzero entry (every column visited).
+  bool nonsingular_lines() const;
+  // ||A||_1: infinite where an entry is NaN or Inf (or a column's sum overflows).
+  double norm_1() const;
+
+ private:
+  std::vector<std::atomic<unsigned char>> row_nonzero_;
+  std::vector<double> column_sums_;  // -1 until visited
+};
 
 // X <- W X for n x ncols X (e.g. x = V y).
 template <class T>

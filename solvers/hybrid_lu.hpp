@@ -654,8 +654,11 @@ class HybridLu {
       if (uploaded > last) return;
       if (!upload_began) upload_began = dev.record_timed(Queue::to_device);
       const int c0 = col(uploaded), c1 = col(last + 1);
+      const typename backends::Staging<T>::ColumnVisitor finite = [](int, const T* x, int rows) {
+        return scalar::all_finite(x, rows);
+      };
       if (!w.staging->to_device(Queue::to_device, A_.m, c1 - c0, A_.at(0, c0), A_.lda, w.mem.at(0, c0), w.mem.ld,
-                                check_ == InputCheck::finite)) {
+                                check_ == InputCheck::finite ? finite : nullptr)) {
         checks::finite("A", A_.m, c1, A_.data, A_.lda);  // names the first entry that is not finite, and throws
         throw InvalidArgument("A changed while it was read: an entry is not finite");
       }

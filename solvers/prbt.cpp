@@ -125,24 +125,35 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
   // Fixed seeds: the same input gives the same answer, run after run.
   const auto U = kernels::Butterfly<T>::random(np, 2012u + 2u * static_cast<unsigned>(np));
   const auto V = kernels::Butterfly<T>::random(np, 2013u + 2u * static_cast<unsigned>(np));
-  // One pass reads A: copies it randomized (the CPU target; a device takes A as it is and randomizes
-  // its own copy, so the pass there only reads), finds exactly zero rows and columns, which make A
-  // singular however it is randomized, and sums its columns for the condition estimate's ||A||_1.
-  // On several devices the CPUs randomize, the devices share GENP's updates (hybrid_lu.hpp), and
-  // the solves and refinement run on the CPUs: no one device holds the factors.
+  // One pass reads A: copies it randomized (the CPU target) or packs it for the upload (one device,
+  // which randomizes its own copy), finds exactly zero rows and columns, which make A singular
+  // however it is randomized, and sums its columns for the condition estimate's ||A||_1. On
+  // several devices the CPUs randomize, the devices share GENP's updates (hybrid_lu.hpp), and the
+  // solves and refinement run on the CPUs: no one device holds the factors.
   const bool hybrid = plan.target == Target::hybrid && plan.devices.size() == 1;
   const bool several_devices = plan.target == Target::hybrid && !hybrid;
   double a_norm1 = 0;
-  const bool nonsingular_lines = hybrid ? kernels::scan_padded(n, A, lda, np, &a_norm1)
-                                        : kernels::randomize_two_sided(U, V, n, A, lda, Ar.data(), np, &a_norm1);
+  bool nonsingular_lines = false;
+  std::optional<PrbtDevice<T>> device;  // hybrid: holds the backend until reset
+  if (hybrid) {
+    kernels::LineScan<T> scan(n, n);
+    device.emplace(plan, n, A, lda, np, Ar.data(), np, U, V);
+    device->upload_and_randomize(&scan);
+    nonsingular_lines = scan.nonsingular_lines();
+    a_norm1 = scan.norm_1();
+  } else {
+    nonsingular_lines = kernels::randomize_two_sided(U, V, n, A, lda, Ar.data(), np, &a_norm1);
+  }
   // A's finiteness from the same pass, not one of its own (at n = 32768 on the H100 machine each
   // pass over A took about 0.16 s of a 1.2 s solve): a NaN or Inf makes its column's sum, and so
   // ||A||_1, infinite. Only then is A searched, for the entry to name (a finite A whose sums
   // overflow passes the search).
   if (check == InputCheck::finite && !std::isfinite(a_norm1)) checks::finite("A", n, n, A, lda);
-  if (!nonsingular_lines)
+  if (!nonsingular_lines) {
+    device.reset();  // GEPP's hybrid LU takes the backend's lock again
     return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, "a row or column is exactly zero");
-  clock.mark(hybrid ? "scan" : "randomization");
+  }
+  clock.mark(hybrid ? "upload and randomization" : "randomization");
 
   // The factors in Ar (host memory): W <- (L U)^-1 W, or (L U)^-T W, for `columns` columns.
   auto host_triangular = [&](T* W, int ldw, int columns, Transpose trans) {
@@ -159,11 +170,7 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
   const int ld = std::max(1, n);
   std::vector<T> X(static_cast<size_t>(ld) * nrhs);
   int info = 0;
-  std::optional<PrbtDevice<T>> device;  // hybrid: holds the backend until reset
   if (hybrid) {
-    device.emplace(plan, n, A, lda, np, Ar.data(), np, U, V);
-    device->upload_and_randomize();
-    clock.mark("upload and randomization");
     info = device->factor();
   } else if (several_devices) {
     std::vector<int> identity(np);

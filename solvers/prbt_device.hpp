@@ -1,6 +1,6 @@
 // PRBT on the device (the hybrid target). The caller's matrix crosses the link once, straight from
-// its memory (the host only reads it before, for the zero-line checks and ||A||_1), and is padded
-// with the identity there. On the device
+// its memory (the zero-line checks, finiteness and ||A||_1 read each column as the upload packs
+// it), and is padded with the identity there. On the device
 // one copy stays as it is, for refinement's residuals, and a second is randomized (U^T A V) and
 // factored by hybrid GENP, with the panel on the CPUs or on the device as the plan says. The
 // factors stay in device memory: the triangular solves and the residuals run there too. Only
@@ -37,8 +37,9 @@ class PrbtDevice {
   PrbtDevice(const PrbtDevice&) = delete;
   PrbtDevice& operator=(const PrbtDevice&) = delete;
 
-  // Sends the matrix to the device and randomizes it there (copies and allocations included).
-  void upload_and_randomize();
+  // Sends the matrix to the device and randomizes it there (copies and allocations included); each
+  // column of A into `scan` as the upload packs it.
+  void upload_and_randomize(kernels::LineScan<T>* scan);
   // Hybrid GENP of the randomized matrix; returns the first exactly-zero pivot, or 0.
   int factor();
 

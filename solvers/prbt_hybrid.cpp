@@ -28,7 +28,7 @@ PrbtDevice<T>::PrbtDevice(const Plan& plan, int n, const T* A, int lda, int np, 
       device_(backends::backend<T>(plan.devices.front())) {}
 
 template <class T>
-void PrbtDevice<T>::upload_and_randomize() {
+void PrbtDevice<T>::upload_and_randomize(kernels::LineScan<T>* scan) {
   factors_ = device_.allocate(np_, np_);
   try {
     original_ = device_.allocate(np_, np_);
@@ -41,7 +41,10 @@ void PrbtDevice<T>::upload_and_randomize() {
   try {
     // A as it is, then diag(A, s I)'s padding (kernels::padding_value): the rows below A zero, the
     // columns right of it s I's (np - n < 4 of each).
-    staging_->to_device(Queue::to_device, n_, n_, A_, lda_, first->data(), first->ld);
+    staging_->to_device(Queue::to_device, n_, n_, A_, lda_, first->data(), first->ld, [scan](int j, const T* x, int) {
+      scan->column(j, x);
+      return true;
+    });
     if (const int pad = np_ - n_; pad > 0) {
       std::vector<T> zeros(static_cast<std::size_t>(pad) * n_, T(0)),
           identity(static_cast<std::size_t>(np_) * pad, T(0));
