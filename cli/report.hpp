@@ -15,7 +15,8 @@ nlohmann::ordered_json to_json(const MachineProfile& profile);
 
 std::string describe(const MachineProfile& profile);  // several lines of text
 
-// A solve's phases: "scan 0.012 s, factorization 0.41 s, ..." and {"scan": 0.012, ...}.
+// A solve's phases: "upload and randomization 0.012 s, factorization 0.41 s, ..." and
+// {"upload and randomization": 0.012, ...}.
 using PhaseSeconds = std::vector<std::pair<std::string, double>>;
 std::string describe(const PhaseSeconds& phases);
 nlohmann::ordered_json to_json(const PhaseSeconds& phases);

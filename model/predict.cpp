@@ -933,9 +933,9 @@ double predict_seconds(const MachineProfile& profile, const Problem& problem, co
     factorization = t.total;
     seconds = t.total;
     if (terms) *terms = {{"cpu panels and updates", t.cpu}, {"device updates", t.device}, {"transfers", t.transfer}};
-    // PRBT's own pass over A checks it (its scan on one device, prbt_hybrid_extra_seconds; its
-    // randomization on the CPUs beside several), mixed precision's rounding pass, GEPP's and CALU's
-    // upload with d = 0 (HybridLu::check_input); every other hybrid call checks A first.
+    // PRBT's own pass over A checks it (its upload's packing on one device,
+    // prbt_hybrid_extra_seconds; its randomization on the CPUs beside several), mixed precision's rounding pass, GEPP's
+    // and CALU's upload with d = 0 (HybridLu::check_input); every other hybrid call checks A first.
     const bool one_device = rates.devices.size() == 1;
     const bool own_pass = problem.precision == Precision::mixed || problem.solver == Solver::prbt ||
                           (one_device && plan.cpu_block_columns == 0 && plan.refinement != Refinement::working);

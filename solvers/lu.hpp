@@ -52,8 +52,8 @@ struct SolveDetails {
   // The reciprocal 1-norm condition number of A, where the solver estimated it (PRBT, to tell a
   // singular A from one its randomization made ill-conditioned; or of GEPP's factors after a fallback).
   std::optional<double> rcond;
-  // Seconds per phase, in order, e.g. PRBT on a device: "scan", "upload and randomization",
-  // "factorization", "solve and refinement".
+  // Seconds per phase, in order, e.g. PRBT on a device: "upload and randomization",
+  // "factorization", "condition estimate", "solve and refinement".
   std::vector<std::pair<std::string, double>> phase_seconds;
 };
 
