@@ -303,12 +303,15 @@ TEST(Hybrid, PrbtsPassOverAChecksThatItIsFinite) {
   Plan cpu;
   cpu.solver = Solver::prbt;
   cpu.nb = 16;
+  Plan several = hybrid_plan<double>(Solver::prbt, BackendKind::host, 16, 2);  // the CPUs randomize
+  several.devices = from_string<DeviceSet>("host:1,host:1");
   for (const Plan& plan : {cpu, hybrid_plan<double>(Solver::prbt, BackendKind::host, 16, 0),
-                           hybrid_plan<double>(Solver::prbt, BackendKind::host, 16, 3)})
+                           hybrid_plan<double>(Solver::prbt, BackendKind::host, 16, 3), several})
     for (auto [i, j, bad] :
          {std::tuple{4, 0, std::nan("")}, std::tuple{149, 149, HUGE_VAL}, std::tuple{0, 101, -HUGE_VAL}}) {
-      SCOPED_TRACE(to_string(plan.target) + " d=" + std::to_string(plan.cpu_block_columns) + " A(" +
-                   std::to_string(i + 1) + "," + std::to_string(j + 1) + ")");
+      SCOPED_TRACE(to_string(plan.target) + " " + to_string(plan.devices) +
+                   " d=" + std::to_string(plan.cpu_block_columns) + " A(" + std::to_string(i + 1) + "," +
+                   std::to_string(j + 1) + ")");
       auto given = A;
       given[i + static_cast<size_t>(j) * n] = bad;
       auto a = given;
