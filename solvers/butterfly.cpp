@@ -101,31 +101,19 @@ void on_columns(Diagonals<T> d, int size, int nrows, T* A, int lda) {
   }
 }
 
-// Column c of diag(A, s I) (a x a A padded to n, s = pad) into `to`; marks the nonzero rows of A it
-// meets, adds |A(i, c)| into *column_sum (0 for the padding's columns) and returns whether the
-// column is nonzero.
+// Column c of diag(A, s I) (a x a A padded to n, s = pad) into `to`, A's columns read into `scan`
+// first (from may be to: in place).
 template <class T>
-bool load_padded_column(int a, const T* A, int lda, int n, int c, T* to, unsigned char* row_nonzero, double* column_sum,
-                        T pad) {
-  *column_sum = 0;
+void load_padded_column(int a, const T* A, int lda, int n, int c, T* to, LineScan<T>& scan, T pad) {
   if (c >= a) {
     std::fill(to, to + n, T(0));
     to[c] = pad;
-    return true;
+    return;
   }
   const T* from = A + static_cast<long long>(c) * lda;
-  bool nonzero = false;
-  double sum = 0;
-  for (int i = 0; i < a; ++i) {
-    const bool here = from[i] != T(0);
-    row_nonzero[i] |= here;
-    nonzero |= here;
-    sum += double(std::abs(from[i]));
-  }
-  *column_sum = sum;
+  scan.column(c, from);
   if (from != to) std::copy(from, from + a, to);
   std::fill(to + a, to + n, T(0));
-  return nonzero;
 }
 
 }  // namespace
@@ -164,46 +152,25 @@ void apply_right(const Butterfly<T>& W, int nrows, T* A, int lda) {
 namespace {
 
 // Loads diag(A, I) into Ar group by group (columns g + k n/4, k = 0..3) in parallel, calling
-// transform(col) on each loaded group; false when a row or column of diag(A, I) is exactly zero.
-// With a_norm1, also ||A||_1 (the largest column sum: the same to the last bit whatever the threads).
+// transform(col) on each loaded group; false when a row or column of diag(A, I) is exactly zero
+// (the padding's are not). With a_norm1, also ||A||_1 (LineScan's: the same to the last bit
+// whatever the threads).
 template <class T, class GroupTransform>
 bool pass_over_groups(int a, const T* A, int lda, int n, T* Ar, int ldar, double* a_norm1, GroupTransform transform) {
   const int q = n / 4;
   const T pad = a < n ? padding_value(a, A, lda) : T(1);
-  bool zero_column = false;
-  double largest_sum = 0;
-  std::vector<unsigned char> row_nonzero;  // per thread, a bytes each
-#pragma omp parallel
-  {
-#pragma omp single
-    row_nonzero.assign(static_cast<size_t>(a) * omp_get_num_threads(), 0);
-    unsigned char* mine = row_nonzero.data() + static_cast<size_t>(a) * omp_get_thread_num();
-    bool my_zero_column = false;
-#pragma omp for schedule(static) reduction(max : largest_sum)
-    for (int g = 0; g < q; ++g) {
-      T* col[4];
-      for (int k = 0; k < 4; ++k) {
-        col[k] = Ar + static_cast<long long>(g + k * q) * ldar;
-        double sum;
-        if (!load_padded_column(a, A, lda, n, g + k * q, col[k], mine, &sum, pad)) my_zero_column = true;
-        largest_sum = std::max(largest_sum, std::isnan(sum) ? std::numeric_limits<double>::infinity() : sum);
-      }
-      transform(g, col);
+  LineScan<T> scan(a, a);
+#pragma omp parallel for schedule(static)
+  for (int g = 0; g < q; ++g) {
+    T* col[4];
+    for (int k = 0; k < 4; ++k) {
+      col[k] = Ar + static_cast<long long>(g + k * q) * ldar;
+      load_padded_column(a, A, lda, n, g + k * q, col[k], scan, pad);
     }
-    if (my_zero_column) {
-#pragma omp atomic write
-      zero_column = true;
-    }
+    transform(g, col);
   }
-  if (a_norm1) *a_norm1 = largest_sum;
-  if (zero_column) return false;
-  const int threads = a == 0 ? 0 : static_cast<int>(row_nonzero.size() / a);
-  for (int i = 0; i < a; ++i) {
-    bool nonzero = false;
-    for (int t = 0; t < threads && !nonzero; ++t) nonzero = row_nonzero[i + static_cast<size_t>(t) * a];
-    if (!nonzero) return false;
-  }
-  return true;
+  if (a_norm1) *a_norm1 = scan.norm_1();
+  return scan.nonsingular_lines();
 }
 
 void check_sizes(int a, int n, bool in_place, int lda, int ldar) {

@@ -6,9 +6,12 @@
 
 namespace hetlu::kernels {
 
+// Entries from which a copy (or a pass that copies) goes to threads.
+inline constexpr long long parallel_copy_entries = 1 << 18;
+
 template <class T>
 void copy_block(int rows, int cols, const T* from, int ld_from, T* to, int ld_to) {
-#pragma omp parallel for schedule(static) if (static_cast <long long>(rows) * cols > (1 << 18))
+#pragma omp parallel for schedule(static) if (static_cast <long long>(rows) * cols > parallel_copy_entries)
   for (int j = 0; j < cols; ++j)
     std::copy(from + static_cast<long long>(j) * ld_from, from + static_cast<long long>(j) * ld_from + rows,
               to + static_cast<long long>(j) * ld_to);

@@ -74,6 +74,7 @@
 #include "solvers/gepp_kernels.hpp"
 #include "solvers/kernel_timer.hpp"
 #include "solvers/lu.hpp"
+#include "solvers/scalar.hpp"
 #include "solvers/staging.hpp"
 
 namespace hetlu::variants {

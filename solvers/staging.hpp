@@ -26,7 +26,6 @@
 
 #include "solvers/backend.hpp"
 #include "solvers/copy_block.hpp"
-#include "solvers/scalar.hpp"
 
 namespace hetlu::backends {
 
@@ -140,7 +139,8 @@ class Staging {
   // whether the visitor took every one.
   static bool pack_visiting(int rows, int cols, const T* from, int ldf, T* to, int first, const ColumnVisitor& visit) {
     bool taken = true;
-#pragma omp parallel for schedule(static) reduction(&& : taken) if (static_cast <long long>(rows) * cols > (1 << 18))
+#pragma omp parallel for schedule(static) reduction(&& : taken) \
+    if (static_cast <long long>(rows) * cols > kernels::parallel_copy_entries)
     for (int j = 0; j < cols; ++j) {
       T* column = to + static_cast<long long>(j) * rows;
       std::copy(from + static_cast<long long>(j) * ldf, from + static_cast<long long>(j) * ldf + rows, column);
