@@ -203,6 +203,20 @@ __global__ void residual_finish_kernel(int n, int chunks, const double* sums, co
   w[i] = T(accuracy::row_omega(residual, scale));
 }
 
+// Mixed precision's A rounded to single where it landed in double (Backend::round_from_wide): an
+// entry beyond single's range becomes 0, as scalar::narrow_or_zero makes it on the host (a NaN stays).
+// Consecutive threads take consecutive rows of a column; the grid's rows of blocks stride the columns.
+__global__ void round_to_single_kernel(int rows, int cols, const double* from, long long ldf, float* to,
+                                       long long ldt) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= rows) return;
+  constexpr double largest = 3.4028234663852886e38;  // FLT_MAX
+  for (long long j = blockIdx.y; j < cols; j += gridDim.y) {
+    const double x = from[i + j * ldf];
+    to[i + j * ldt] = x < -largest || x > largest ? 0.0f : static_cast<float>(x);
+  }
+}
+
 // cuBLAS's batched LU takes arrays of pointers in device memory: system i's A and B.
 template <class T>
 __global__ void batch_pointers_kernel(int batch, T* A, long long stride_a, T* B, long long stride_b, T** pointers) {
@@ -437,6 +451,18 @@ class CudaBackend final : public Backend<T> {
   }
   void copy_on_device(Queue q, int rows, int cols, const T* from, int ldf, T* to, int ldt) override {
     copy_2d(q, rows, cols, from, ldf, to, ldt, cudaMemcpyDeviceToDevice, "cudaMemcpy2DAsync within the device");
+  }
+
+  void round_from_wide(Queue q, int rows, int cols, const double* from, int ldf, T* to, int ldt) override {
+    if constexpr (std::is_same_v<T, double>) {
+      copy_on_device(q, rows, cols, from, ldf, to, ldt);
+    } else {
+      if (rows <= 0 || cols <= 0) return;
+      const int threads = 256;
+      const dim3 blocks((rows + threads - 1) / threads, std::min(cols, 4096));
+      round_to_single_kernel<<<blocks, threads, 0, stream(q)>>>(rows, cols, from, ldf, to, ldt);
+      check_launch("rounding kernel");
+    }
   }
 
   void laswp(Queue q, int cols, T* A, int lda, int k1, int k2, const int* pivots) override {

@@ -71,6 +71,11 @@ double device_swap_seconds(const Rates::Device& dev, double host_memory_gbs, con
   return s.jb * columns * params.device_interchange_bytes / (memory * 1e9);
 }
 
+// The device's memory bandwidth in bytes per second: measured, the datasheet's share, or the default.
+double device_memory_bandwidth(const Rates& rates, const ModelParams& params) {
+  return (rates.device_memory.gbs > 0 ? rates.device_memory.gbs : params.default_device_memory_gbs) * 1e9;
+}
+
 // hetlu's own calls check that the input is finite first (checks::finite, a parallel pass over A
 // on the host: 0.05 s at n = 16384 on the H100 machine's 16 cores, a fifth of the hybrid LU).
 double input_check_seconds(const Rates& rates, int m, int n, double word) {
@@ -183,13 +188,14 @@ namespace {
 // with it is another single pass), then the refinement steps (mixed_refinement_steps) of a residual
 // in double and a solve with the single factors; the first solution is one more solve. GEPP's
 // solves also swap rows.
+// host_rounds false: the device rounded A where it landed (mixed_device.hpp, d = 0): no host pass.
 double mixed_extra_seconds(const MachineProfile& profile, const Rates& rates, int n, Solver solver,
-                           const ModelParams& params) {
+                           const ModelParams& params, bool host_rounds = true) {
   const double entries = double(n) * n;
   auto pass = [&](const char* kind, double word, double memory_bytes) {
     return entries * pass_seconds_per_entry(profile, rates, kind, n, word, memory_bytes);
   };
-  const double rounding = entries * 12 / host_bandwidth(rates.memory_gbs);
+  const double rounding = host_rounds ? entries * 12 / host_bandwidth(rates.memory_gbs) : 0;
   const double randomize = solver == Solver::prbt ? pass("randomize", 4, 16) : 0;
   const double solve = pass("triangular_solve", 4, 8), residual = pass("residual", 8, 8);
   return rounding + randomize + solve + mixed_refinement_steps(profile, solver, n, params).steps * (residual + solve);
@@ -230,8 +236,7 @@ double prbt_hybrid_extra_seconds(const MachineProfile& profile, const Rates& rat
   const double matrix = word * double(n) * n;
   const double copy = 2 * matrix / host;
   if (rates.device_host_threads > 0) return 2 * copy + prbt_extra_seconds(profile, rates, n, precision, params);
-  const double device =
-      (rates.device_memory.gbs > 0 ? rates.device_memory.gbs : params.default_device_memory_gbs) * 1e9;
+  const double device = device_memory_bandwidth(rates, params);
   if (!prbt_solves_on_device(rates, n, word))
     return 2 * matrix / device + prbt_extra_seconds(profile, rates, n, precision, params, false);
   const double solves = params.prbt_condition_solves + params.prbt_refinement_steps + 1;
@@ -259,23 +264,25 @@ bool mixed_refines_on_device(const Rates& rates, Solver solver, int n) {
 }
 
 // The same beyond the single factorization (priced with its factors left on the device) when
-// refining on the device: the host rounds A, A in double goes up beside the factorization on the
-// same link after the single copy (what outlasts the factorization counts), and the first solve and
-// each step's solve and residual read the factors or A in device memory, with the latencies of their
-// copies (a solve: up and down; a residual: X and B up, R and the row omegas down). The host
-// backend's team reads them at the CPUs' rates, as mixed_extra_seconds prices them.
+// refining on the device. With the panel on the device (rounded_on_device) A went up in double as
+// the factorization's own upload and was rounded there (hybrid_lu_seconds prices both); else the
+// host rounds A and A in double goes up beside the factorization on the same link after the single
+// copy (what outlasts the factorization counts). Then the first solve and each step's solve and
+// residual read the factors or A in device memory, with the latencies of their copies (a solve: up
+// and down; a residual: X and B up, R and the row omegas down). The host backend's team reads them
+// at the CPUs' rates, as mixed_extra_seconds prices them.
 double mixed_device_extra_seconds(const MachineProfile& profile, const Rates& rates, int n, Solver solver,
-                                  const ModelParams& params, double factorization_seconds) {
+                                  const ModelParams& params, double factorization_seconds, bool rounded_on_device) {
   const double entries = double(n) * n;
   const double host = host_bandwidth(rates.memory_gbs), link = rates.link.gbs * 1e9;
   const double latency = rates.link_latency_us * 1e-6;
   const double slot = 8.0 * n * detail::staging_slot_columns(n, n, 1, false, 8);
   const double both_up = staged_copy_seconds(12 * entries, slot, link, host);
-  const double upload = std::max(0.0, both_up - factorization_seconds);
-  if (rates.device_host_threads > 0) return upload + mixed_extra_seconds(profile, rates, n, solver, params);
-  const double device =
-      (rates.device_memory.gbs > 0 ? rates.device_memory.gbs : params.default_device_memory_gbs) * 1e9;
-  const double rounding = entries * 12 / host;
+  const double upload = rounded_on_device ? 0 : std::max(0.0, both_up - factorization_seconds);
+  if (rates.device_host_threads > 0)
+    return upload + mixed_extra_seconds(profile, rates, n, solver, params, !rounded_on_device);
+  const double device = device_memory_bandwidth(rates, params);
+  const double rounding = rounded_on_device ? 0 : entries * 12 / host;
   const double solve = 4 * entries / device + 2 * latency, residual = 8 * entries / device + 4 * latency;
   return rounding + upload + solve + mixed_refinement_steps(profile, solver, n, params).steps * (residual + solve);
 }
@@ -392,8 +399,12 @@ int sole_owner(const Plan& plan, int devices, int n) {
 // the panel on the device (d = 0), the device does everything.
 // factors_stay: mixed precision refining on the device (mixed_device.hpp), whose single factors
 // never come back; PRBT's stay where the device holds two copies of A, whatever this says.
+// upload_word: bytes per entry of the upload beside the steps (d = 0), where it differs from the
+// factorization's word: mixed precision's A goes up in double and each batch is rounded to single
+// where it lands, on the upload's queue (Backend::round_from_wide).
 HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates, Solver solver, int m, int n,
-                              const Plan& plan, const ModelParams& params, double word, bool factors_stay = false) {
+                              const Plan& plan, const ModelParams& params, double word, bool factors_stay = false,
+                              double upload_word = 0) {
   const int nb = std::max(1, plan.nb);
   const double cpu_all = rates.cpu_all.gflops * 1e9, device = rates.device.gflops * 1e9;
   const double link = rates.link.gbs * 1e9, latency = rates.link_latency_us * 1e-6;
@@ -433,11 +444,19 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
   // before the first panel (priced here) and the rest while the steps run (in the device's clock
   // below). PRBT uploads its own copy before GENP starts.
   const bool upload_beside_steps = d == 0 && !prbt_resident && nb < std::min(m, n);
-  const double first_upload =
-      upload_beside_steps ? word * double(m) * std::min<double>(n, double(detail::upload_ahead_block_columns) * nb)
-                          : matrix;
+  if (!(upload_word > 0) || d > 0) upload_word = word;
+  // Columns up, rounded on the device where the upload's word is wider: a read and a write of each
+  // entry in device memory (the host backend's team: its worker's pass over host memory).
+  const double rounding_per_entry =
+      upload_word == word
+          ? 0
+          : (upload_word + word) / (rates.device_host_threads > 0 ? host : device_memory_bandwidth(rates, params));
+  auto uploaded = [&](double entries) { return staged(upload_word * entries) + rounding_per_entry * entries; };
+  const double first_columns =
+      upload_beside_steps ? std::min<double>(n, double(detail::upload_ahead_block_columns) * nb) : double(n);
+  const double first_entries = double(m) * first_columns;
   if (d == 0)
-    once = staged(first_upload) + (factors_return ? staged(matrix - early_bytes) : 0) + 2 * latency;
+    once = uploaded(first_entries) + (factors_return ? staged(matrix - early_bytes) : 0) + 2 * latency;
   else if (solver == Solver::prbt && !several)
     once = staged(matrix) + staged(matrix * cpu_share) + 2 * latency;
   else if (d < blocks)
@@ -543,7 +562,7 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
       const double rest = s.update_flops(rest_columns) / dev_gemm + device_swaps(s, rest_columns);
       const double overlapped = rates.device_host_threads > 0 ? next_panel + rest : std::max(next_panel, rest);
       const double batch = std::min<double>(n, up + batch_columns) - up;  // batch K + 1's columns
-      if (batch > 0) device_clock = std::max(device_clock, staged(word * m * (up + batch) - first_upload));
+      if (batch > 0) device_clock = std::max(device_clock, uploaded(double(m) * (up + batch) - first_entries));
       t.device += panel + first + next_panel + rest;
       device_clock += panel + first + overlapped + params.step_overhead_seconds;
       catch_up_flops += s.update_flops(1);
@@ -585,7 +604,8 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
     t.total += std::max(cpu + transfer, dev) + params.step_overhead_seconds;
     ++K;
   });
-  const double late = upload_beside_steps && matrix > first_upload ? staged(matrix - first_upload) : 0;
+  const double late =
+      upload_beside_steps && double(m) * n > first_entries ? uploaded(double(m) * n - first_entries) : 0;
   if (d == 0) {
     // A wide matrix's block columns right of the last batch the steps caught up go up after them
     // and catch up with every panel at once.
@@ -928,8 +948,10 @@ double predict_seconds(const MachineProfile& profile, const Problem& problem, co
   double factorization = 0;
   if (problem.target == Target::hybrid && rates.device.gflops > 0) {
     if (rates.cpu_all.gflops <= 0) throw Error("the machine profile has no CPU rate to predict from");
-    const HybridTimes t =
-        hybrid_lu_seconds(profile, rates, problem.solver, problem.m, problem.n, plan, params, word, mixed_on_device);
+    // Mixed precision on the device with the panel there: A goes up in double and is rounded there.
+    const double upload_word = mixed_on_device && plan.cpu_block_columns == 0 ? 2 * word : word;
+    const HybridTimes t = hybrid_lu_seconds(profile, rates, problem.solver, problem.m, problem.n, plan, params, word,
+                                            mixed_on_device, upload_word);
     factorization = t.total;
     seconds = t.total;
     if (terms) *terms = {{"cpu panels and updates", t.cpu}, {"device updates", t.device}, {"transfers", t.transfer}};
@@ -953,14 +975,17 @@ double predict_seconds(const MachineProfile& profile, const Problem& problem, co
           {"panels", t.panel}, {"updates", t.update}, {"row interchanges", t.swaps}, {"step overheads", t.overhead}};
   }
   if (problem.precision == Precision::mixed) {
-    const double extra =
-        mixed_on_device ? mixed_device_extra_seconds(profile, rates, problem.n, problem.solver, params, factorization)
-                        : mixed_extra_seconds(profile, rates, problem.n, problem.solver, params);
+    const double extra = mixed_on_device ? mixed_device_extra_seconds(profile, rates, problem.n, problem.solver, params,
+                                                                      factorization, plan.cpu_block_columns == 0)
+                                         : mixed_extra_seconds(profile, rates, problem.n, problem.solver, params);
     seconds += extra;
     if (terms) {
       const MixedSteps steps = mixed_refinement_steps(profile, problem.solver, problem.n, params);
       std::ostringstream name;
-      name << "rounding to single, " << (mixed_on_device ? "A in double up beside the factorization, " : "")
+      const bool rounded_there = mixed_on_device && plan.cpu_block_columns == 0;
+      name << (rounded_there     ? "A up in double beside the factorization and rounded there, "
+               : mixed_on_device ? "rounding to single, A in double up beside the factorization, "
+                                 : "rounding to single, ")
            << steps.steps << " refinement step(s) in double" << (mixed_on_device ? " on the device" : "") << " ("
            << steps.source << ")";
       terms->push_back({name.str(), extra});

@@ -23,6 +23,7 @@
 #                                          bench16k, bench32k (kernels timed apart), laswp_in_order (32768,
 #                                          the in-order interchanges), single (16384, 32768), sweep (16384), sweep8k, cpu,
 #                                          devices (cuda,host:8 at 16384), mixed (16384, 32768; TF32 at 16384), tf32_32k,
+#                                          mixed_host_rounding (32768, A rounded by the host as before),
 #                                          batched (10000 systems of n = 16, 64, 256 on the GPU),
 #                                          distributed (mpirun: tests resident on cuda, calibrate) and
 #                                          distbench (bench --distributed at 16 and 4 ranks), both needing
@@ -223,6 +224,12 @@ prebuilt)
       tf32 16384 150
       ;;
     tf32_32k) tf32 32768 300 ;;
+    # The host rounding A to single (HETLU_MIXED_ROUNDING=host: both copies go up), to set against
+    # the mixed stage's rounding on the device in the same call (since 2026-11-27, mixed_device.hpp).
+    mixed_host_rounding)
+      HETLU_MIXED_ROUNDING=host timeout 150 $H bench -n 32768 --precision mixed --target hybrid --backend cuda \
+        --solver gepp --reps 3 --no-openblas "${DB[@]}" 2>&1 | tee "$OUT/bench_mixed_32768_host_rounding.md" || true
+      ;;
     batched)
       # #14 item 5: 10000 systems a call on the GPU (cuBLAS's batched LU, from and to host memory)
       # against the CPUs' batch and a loop of OpenBLAS calls (the test stage checks the answers).

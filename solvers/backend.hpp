@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "hetlu/types.hpp"
+#include "solvers/scalar.hpp"
 
 namespace hetlu::backends {
 
@@ -91,6 +92,11 @@ class Backend {
   virtual void laswp(Queue q, int cols, T* A, int lda, int k1, int k2, const int* pivots) = 0;
   // A copy within device memory.
   virtual void copy_on_device(Queue q, int rows, int cols, const T* from, int ldf, T* to, int ldt) = 0;
+  // to <- from rounded to T, within device memory: from holds the wider precision (double for float,
+  // complex<double> for complex<float>; T itself for the double types, a copy). An entry outside T's
+  // range becomes 0 (scalar::narrow_or_zero), as the host's rounding makes it. Mixed precision's A
+  // goes up once, in double, and is rounded where it lands (mixed_device.hpp).
+  virtual void round_from_wide(Queue q, int rows, int cols, const scalar::wide_t<T>* from, int ldf, T* to, int ldt) = 0;
 
   // B <- L^-1 B, L unit lower triangular m x m (the block row of U; the first half of a solve);
   // trans = yes: B <- L^-T B (the second half of a transposed solve).

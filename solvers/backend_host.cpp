@@ -181,6 +181,20 @@ class HostBackend final : public Backend<T> {
     worker(q).push([=] { kernels::copy_block(rows, cols, from, ldf, to, ldt); });
   }
 
+  void round_from_wide(Queue q, int rows, int cols, const scalar::wide_t<T>* from, int ldf, T* to, int ldt) override {
+    if constexpr (std::is_same_v<T, scalar::wide_t<T>>) {
+      copy_on_device(q, rows, cols, from, ldf, to, ldt);
+      return;
+    }
+    worker(q).push([=] {
+      for (int j = 0; j < cols; ++j) {
+        const scalar::wide_t<T>* x = from + static_cast<long long>(j) * ldf;
+        T* y = to + static_cast<long long>(j) * ldt;
+        for (int i = 0; i < rows; ++i) y[i] = scalar::narrow_or_zero<T>(x[i]);
+      }
+    });
+  }
+
   void laswp(Queue q, int cols, T* A, int lda, int k1, int k2, const int* pivots) override {
     if (cols <= 0 || k2 <= k1) return;
     const int team = threads_;

@@ -60,6 +60,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -162,6 +163,19 @@ class HybridLu {
     return *this;
   }
   const backends::DeviceMatrix<T>& device_factors() const { return work_[0].mem; }
+
+  // The one device's columns put in place by the caller rather than packed from the host's A, with
+  // the panel on the device (d = 0): put(c0, cols, device, ldd) queues columns [c0, c0 + cols) into
+  // `device` (the device's copy of column c0) on the device's to_device queue, or on another queue
+  // that it waits for there; it may throw. Mixed precision takes A up in double and rounds it there
+  // (mixed_device.hpp); the host's A_ is then not read at all (its data may be null).
+  using ColumnSource = std::function<void(int c0, int cols, T* device, int ldd)>;
+  HybridLu& upload_from(ColumnSource put) {
+    if (work_.size() > 1 || d_ > 0 || resident_)
+      throw InvalidArgument("hybrid LU: a column source needs one device with the panel on it (d = 0)");
+    source_ = std::move(put);
+    return *this;
+  }
 
   // run() first checks that every entry of the host's A is finite (checks::finite's error where one
   // is not), or, where the one device takes A up beside the steps (d = 0), as each block column is
@@ -658,8 +672,10 @@ class HybridLu {
       const typename backends::Staging<T>::ColumnVisitor finite = [](int, const T* x, int rows) {
         return scalar::all_finite(x, rows);
       };
-      if (!w.staging->to_device(Queue::to_device, A_.m, c1 - c0, A_.at(0, c0), A_.lda, w.mem.at(0, c0), w.mem.ld,
-                                check_ == InputCheck::finite ? finite : nullptr)) {
+      if (source_) {
+        source_(c0, c1 - c0, w.mem.at(0, c0), w.mem.ld);
+      } else if (!w.staging->to_device(Queue::to_device, A_.m, c1 - c0, A_.at(0, c0), A_.lda, w.mem.at(0, c0), w.mem.ld,
+                                       check_ == InputCheck::finite ? finite : nullptr)) {
         checks::finite("A", A_.m, c1, A_.data, A_.lda);  // names the first entry that is not finite, and throws
         throw InvalidArgument("A changed while it was read: an entry is not finite");
       }
@@ -835,6 +851,7 @@ class HybridLu {
   double setup_seconds_ = 0;  // run(): deal and prepare, on the host
   bool resident_;
   bool keep_on_device_ = false;
+  ColumnSource source_;  // upload_from: the device's columns come from it, not from A_
   InputCheck check_ = InputCheck::none;
   bool alone_ = false;            // d = 0: the deal gave work_[0] every block column (deal())
   std::size_t swapped_with_ = 0;  // ... and it came to the front from there

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <complex>
+#include <cstdlib>
+#include <string>
 
 #include "hetlu/detail/staging_slot.hpp"
 #include "solvers/checks.hpp"
@@ -20,6 +22,17 @@ using backends::Queue;
 template <class T>
 bool MixedDevice<T>::applies(const Plan& low_plan) {
   return low_plan.target == Target::hybrid && low_plan.devices.size() == 1 && low_plan.solver != Solver::prbt;
+}
+
+template <class T>
+bool MixedDevice<T>::rounds_on_device(const Plan& low_plan) {
+  // HETLU_MIXED_ROUNDING=host (read once; default unset: on the device): the host rounds A, as with
+  // d > 0, to time the two ways in one run (device_run.sh's mixed_host_rounding stage).
+  static const bool host_rounds = [] {
+    const char* value = std::getenv("HETLU_MIXED_ROUNDING");
+    return value && std::string(value) == "host";
+  }();
+  return applies(low_plan) && low_plan.cpu_block_columns == 0 && !host_rounds;
 }
 
 template <class T>
@@ -46,9 +59,27 @@ void MixedDevice<T>::upload_matrix() {
 }
 
 template <class T>
-std::optional<int> MixedDevice<T>::factor(Low* a, int* ipiv, int nrhs) {
+void MixedDevice<T>::upload_and_round(int c0, int cols, Low* device, int ldd, InputCheck check) {
+  const typename backends::Staging<T>::ColumnVisitor visit = [&](int j, const T* x, int) {
+    scan_->column(c0 + j, x);
+    return check != InputCheck::finite || scan_->column_finite(c0 + j);
+  };
+  if (!high_staging_->to_device(Queue::to_device, n_, cols, A_ + static_cast<long long>(c0) * lda_, lda_,
+                                original_.at(0, c0), original_.ld, visit)) {
+    checks::finite("A", n_, c0 + cols, A_, lda_);  // names the first entry that is not finite, and throws
+    throw InvalidArgument("A changed while it was read: an entry is not finite");
+  }
+  low_.wait(Queue::to_device, high_.record(Queue::to_device));
+  low_.round_from_wide(Queue::to_device, n_, cols, original_.at(0, c0), original_.ld, device, ldd);
+}
+
+template <class T>
+std::optional<int> MixedDevice<T>::factor(Low* a, int nrhs, InputCheck check) {
   const int nb = panel_width_within(plan_.nb, n_, n_);
   const bool per_step = plan_.cpu_block_columns > 0;
+  const bool round_here = a == nullptr;
+  if (round_here && !rounds_on_device(plan_))
+    throw InvalidArgument("mixed precision: A is rounded on the device only with the panel there (d = 0)");
   // The caller lets the object go at once: the destructor waits for the upload, the members free the
   // device memory.
   auto out_of_memory = [&](const DeviceOutOfMemory& e) {
@@ -72,18 +103,26 @@ std::optional<int> MixedDevice<T>::factor(Low* a, int* ipiv, int nrhs) {
   } catch (const DeviceOutOfMemory& e) {
     return out_of_memory(e);
   }
-  upload_ = std::async(std::launch::async, [this] { upload_matrix(); });
+  if (round_here)
+    scan_ = std::make_unique<kernels::RoundingScan<T>>(n_);
+  else
+    upload_ = std::async(std::launch::async, [this] { upload_matrix(); });
   try {
+    ipiv_.assign(n_, 0);
     const int info = with_hybrid_panel<Low>(plan_, [&](auto panel) {
-      HybridLu<Low, decltype(panel)> lu(low_, Matrix<Low>{n_, n_, n_, a}, nb, plan_.cpu_block_columns, ipiv,
+      HybridLu<Low, decltype(panel)> lu(low_, Matrix<Low>{n_, n_, n_, a}, nb, plan_.cpu_block_columns, ipiv_.data(),
                                         /*pivoting=*/true, panel, nullptr, low_staging_.get());
       lu.leave_factors_on_device();
+      if (round_here)
+        lu.upload_from([&](int c0, int cols, Low* device, int ldd) { upload_and_round(c0, cols, device, ldd, check); });
       const int result = lu.run();
       factors_ = lu.device_factors();
       return result;
     });
-    upload_.get();
-    ipiv_.assign(ipiv, ipiv + n_);
+    if (upload_.valid()) upload_.get();
+    // Refinement's residuals read A in double on the double backend's compute queue.
+    high_.wait(Queue::compute, high_.record(Queue::to_device));
+    if (scan_) scanned_ = scan_->result();
     return info;
   } catch (const DeviceOutOfMemory& e) {
     return out_of_memory(e);

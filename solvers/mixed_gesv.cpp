@@ -36,6 +36,7 @@
 #include "solvers/lu.hpp"
 #include "solvers/lu_factors.hpp"
 #include "solvers/mixed_device.hpp"
+#include "solvers/rounding_scan.hpp"
 #include "solvers/scalar.hpp"
 #include "solvers/variants.hpp"
 
@@ -63,25 +64,14 @@ int gmres_iteration_budget(int n) {
   return std::max(4, n / 800);
 }
 
-template <class Low, class T>
-bool fits_low(T v) {
-  const double largest = std::numeric_limits<scalar::real_t<Low>>::max();
-  auto fits = [&](double x) { return !(x < -largest || x > largest); };  // NaN passes, as in dlag2s
-  if constexpr (scalar::is_complex_v<T>)
-    return fits(v.real()) && fits(v.imag());
-  else
-    return fits(v);
-}
-
 // to <- from rounded to Low, column j by column j; false when an entry lies outside Low's range
 // (LAPACK's dlag2s, zlag2c).
 template <class Low, class T>
 bool round_column(int m, const T* from, Low* to) {
   bool fit = true;
   for (int i = 0; i < m; ++i) {
-    const bool fits = fits_low<Low>(from[i]);  // an entry beyond single's range is not narrowed at all
-    fit = fit && fits;
-    to[i] = fits ? scalar::narrow<Low>(from[i]) : Low(0);
+    fit = scalar::fits<Low>(from[i]) && fit;
+    to[i] = scalar::narrow_or_zero<Low>(from[i]);  // an entry beyond single's range is not narrowed at all
   }
   return fit;
 }
@@ -102,51 +92,19 @@ bool round_to_low(int m, int n, const T* from, int ldf, Low* to, int ldt) {
   return all_fit;
 }
 
-// What rounding A found on its way: whether every entry fits single, whether every entry is finite,
-// ||A||_inf and ||A||_1. One pass over A does it all, the refinement's norms and the input check
-// included: at n = 8000 each separate pass read 512 MB, about 27 ms of a 2 s solve on the dev machine.
-struct RoundedMatrix {
-  bool fits = true;
-  bool finite = true;
-  double norm_inf = 0;
-  double norm_1 = 0;
-};
-
+// A rounded to single by the host, and what the same pass found (kernels::RoundingScan): the
+// refinement's norms and the input check ride on it (at n = 8000 each separate pass read 512 MB,
+// about 27 ms of a 2 s solve on the dev machine).
 template <class Low, class T>
-RoundedMatrix round_matrix_to_low(int n, const T* A, int lda, Low* to) {
-  const bool parallel = worth_threads(static_cast<long long>(n) * n);
-  // Each thread's columns' share of each row's sum, added in thread order after: ||A||_inf, and the
-  // refinement's stopping test with it, the same to the last bit from run to run.
-  std::vector<std::vector<double>> shares(parallel ? omp_get_max_threads() : 1);
-  bool fits = true, finite = true;
-  double norm_1 = 0;
-#pragma omp parallel reduction(&& : fits, finite) reduction(max : norm_1) if (parallel)
-  {
-    std::vector<double>& mine = shares[omp_get_thread_num()];
-    mine.assign(n, 0.0);
-#pragma omp for schedule(static)
-    for (int j = 0; j < n; ++j) {
-      const T* column = A + static_cast<long long>(j) * lda;
-      finite = scalar::all_finite(column, n) && finite;
-      fits = round_column(n, column, to + static_cast<long long>(j) * n) && fits;
-      double sum = 0;
-#pragma omp simd reduction(+ : sum)
-      for (int i = 0; i < n; ++i) {
-        const double a = std::abs(column[i]);
-        mine[i] += a;
-        sum += a;
-      }
-      norm_1 = std::max(norm_1, std::isnan(sum) ? std::numeric_limits<double>::infinity() : sum);
-    }
+kernels::RoundedMatrix round_matrix_to_low(int n, const T* A, int lda, Low* to) {
+  kernels::RoundingScan<T> scan(n);
+#pragma omp parallel for schedule(static) if (worth_threads(static_cast <long long>(n) * n))
+  for (int j = 0; j < n; ++j) {
+    const T* column = A + static_cast<long long>(j) * lda;
+    scan.column(j, column);
+    round_column(n, column, to + static_cast<long long>(j) * n);
   }
-  RoundedMatrix out;
-  out.fits = fits, out.finite = finite, out.norm_1 = norm_1;
-  for (int i = 0; i < n; ++i) {
-    double row = 0;
-    for (const auto& share : shares) row += share.empty() ? 0.0 : share[i];
-    out.norm_inf = std::max(out.norm_inf, row);
-  }
-  return out;
+  return scan.result();
 }
 
 // The largest over columns of ||r_j||_inf / (||x_j||_inf cte) in LAPACK's magnitude |re| + |im|:
@@ -180,8 +138,8 @@ template <class T, class Low>
 class Refinement {
  public:
   // norms: ||A||_inf and ||A||_1. Exactly one of factors and device.
-  Refinement(int n, int nrhs, const T* A, int lda, const RoundedMatrix& norms, const T* B, int ldb, T* X, int ldx,
-             const LuFactors<Low>* factors, variants::MixedDevice<T>* device, MixedDetails& details,
+  Refinement(int n, int nrhs, const T* A, int lda, const kernels::RoundedMatrix& norms, const T* B, int ldb, T* X,
+             int ldx, const LuFactors<Low>* factors, variants::MixedDevice<T>* device, MixedDetails& details,
              const MixedSafeguards& safeguards)
       : n_(n),
         nrhs_(nrhs),
@@ -476,20 +434,36 @@ int mixed_gesv(const Plan& low_plan, const Plan& high_plan, int n, int nrhs, T* 
   detail::Stopwatch clock;
   auto mark = [&](const char* phase) { details.phase_seconds.emplace_back(phase, clock.lap()); };
   auto single_path = [&]() -> int {
-    kernels::WorkspaceVector<Low> a(static_cast<size_t>(n) * n);  // kept across calls: no page faults
-    const RoundedMatrix rounded = round_matrix_to_low(n, A, lda, a.data());
-    if (!rounded.finite && check == InputCheck::finite) checks::finite("A", n, n, A, lda);  // throws, naming the entry
-    details.a_norm1 = rounded.norm_1;
-    mark("rounding to single");
-    if (!rounded.fits) return -2;
+    kernels::WorkspaceVector<Low> a;  // A rounded by the host; kept across calls: no page faults
+    kernels::RoundedMatrix rounded;
+    // What the pass over A found: the input check (throws, naming the entry) and the norms; false
+    // where an entry does not fit single.
+    auto scanned = [&](const kernels::RoundedMatrix& found, const char* phase) {
+      rounded = found;
+      if (!rounded.finite && check == InputCheck::finite) checks::finite("A", n, n, A, lda);
+      details.a_norm1 = rounded.norm_1;
+      mark(phase);
+      return rounded.fits;
+    };
+    auto round_on_host = [&] {
+      a.resize(static_cast<size_t>(n) * n);
+      return scanned(round_matrix_to_low(n, A, lda, a.data()), "rounding to single");
+    };
     // No right-hand side: LAPACK's dsgesv still factors (ITER 0, A as it was, the single
     // factorization's pivots; or A's double factors where single fails, ITER -2 or -3).
-    if (nrhs > 0 && variants::MixedDevice<T>::applies(low_plan)) {
+    const bool on_device = nrhs > 0 && variants::MixedDevice<T>::applies(low_plan);
+    const bool round_there = on_device && variants::MixedDevice<T>::rounds_on_device(low_plan);
+    if (!round_there && !round_on_host()) return -2;
+    if (on_device) {
       {
         variants::MixedDevice<T> device(low_plan, n, A, lda);
-        if (const std::optional<int> info = device.factor(a.data(), ipiv, nrhs)) {
-          mark("factorization, A in double up beside it");
+        if (const std::optional<int> info = device.factor(round_there ? nullptr : a.data(), nrhs, check)) {
+          if (round_there &&
+              !scanned(device.scan(), "factorization, A up in double beside it and rounded to single there"))
+            return -2;
+          if (!round_there) mark("factorization, A in double up beside it");
           if (*info != 0) return -3;
+          std::copy(device.pivots().begin(), device.pivots().end(), ipiv);
           details.refined_on_device = true;
           try {
             const int iter =
@@ -505,7 +479,11 @@ int mixed_gesv(const Plan& low_plan, const Plan& high_plan, int n, int nrhs, T* 
         }
         details.note = device.note();
       }
-      round_to_low(n, n, A, lda, a.data(), n);  // the factorization may have begun on the first copy
+      if (round_there) {
+        if (!round_on_host()) return -2;
+      } else {
+        round_to_low(n, n, A, lda, a.data(), n);  // the factorization may have begun on the first copy
+      }
     }
     LuFactors<Low> factors;
     const int info = factor(low_plan, n, std::move(a), factors);

@@ -108,6 +108,24 @@ inline T narrow(W x) {
     return static_cast<T>(x);
 }
 
+// Whether x lies within Low's range, as LAPACK's dlag2s and zlag2c test it (a NaN passes).
+template <class Low, class W>
+inline bool fits(W x) {
+  const double largest = std::numeric_limits<real_t<Low>>::max();
+  auto within = [&](double v) { return !(v < -largest || v > largest); };
+  if constexpr (is_complex_v<W>)
+    return within(x.real()) && within(x.imag());
+  else
+    return within(x);
+}
+// x rounded to Low, or 0 where it lies outside Low's range: mixed precision's rounding of A, on the
+// host and on a device alike (an entry beyond single's range is not narrowed to infinity; the
+// caller, which knows from fits, answers with the double solver).
+template <class Low, class W>
+inline Low narrow_or_zero(W x) {
+  return fits<Low>(x) ? narrow<Low>(x) : Low(0);
+}
+
 // x 2^e, exactly (both parts of a complex x).
 template <class T>
 inline T scale_by_power_of_two(T x, int e) {

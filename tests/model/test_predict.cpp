@@ -696,6 +696,32 @@ TEST(Predict, MixedPrecisionOnOneGpuIsPricedRefiningThere) {
   EXPECT_LT(device_seconds, 2 * double_seconds);
 }
 
+// With the panel on the device (d = 0) mixed precision's A goes up once, in double, and the device
+// rounds it (mixed_device.hpp): the model prices the factorization's upload at double's 8 bytes an
+// entry and no host rounding pass; with d > 0 the host rounds A and both copies go up. Over a link
+// of 1 GB/s the upload is most of the price: at least 8 n^2 bytes' worth at d = 0, and less than the
+// 12 n^2 bytes of both copies.
+TEST(Predict, MixedPrecisionRoundedOnTheDeviceIsPricedWithADoubleUpload) {
+  auto p = h100_as_probed_again();
+  p.gpus[0].h2d_bandwidth_gbs = p.gpus[0].d2h_bandwidth_gbs = 1;
+  const int n = 8192;
+  const model::Problem problem{Solver::gepp, Precision::mixed, Target::hybrid, n, n, 1};
+  Plan plan;
+  plan.nb = 256;
+  plan.cpu_block_columns = 0;
+  std::vector<model::Term> terms;
+  const double seconds = model::predict_seconds(p, problem, plan, {}, &terms);
+  const double double_upload = 8.0 * n * n / 1e9;
+  EXPECT_GT(seconds, double_upload);
+  EXPECT_LT(seconds, 1.5 * double_upload);
+  EXPECT_NE(terms.back().name.find("rounded there"), std::string::npos) << terms.back().name;
+  EXPECT_EQ(terms.back().name.find("rounding to single"), std::string::npos) << terms.back().name;
+  plan.cpu_block_columns = 2;
+  const double host_rounds = model::predict_seconds(p, problem, plan, {}, &terms);
+  EXPECT_NE(terms.back().name.find("rounding to single"), std::string::npos) << terms.back().name;
+  EXPECT_GT(host_rounds, 12.0 * n * n / 1e9);
+}
+
 // Beside a GPU far faster than the cores, the CPUs' panels stall it (H100 and host:8 measured
 // 1.53 s at n = 16384, the H100 alone 0.27): the model prices that schedule far above the GPU alone
 // and chooses d = 0 with a deal that gives host:8 no block column, so the H100 runs alone (the

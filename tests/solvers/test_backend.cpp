@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <random>
 #include <string>
 
@@ -105,7 +106,8 @@ TEST_P(BackendTest, LaswpMatchesTheCpuForEveryPivotPattern) {
       {"one row below", 200, [](int, int count, int) { return count + 5; }},
       {"none", 64, [](int t, int, int) { return t; }},
       {"wide", 1100, [&](int t, int, int below) { return t + int(generator() % unsigned(below - t)); }},
-      {"wider than the gather", 2100, [&](int t, int, int below) { return t + int(generator() % unsigned(below - t)); }},
+      {"wider than the gather", 2100,
+       [&](int t, int, int below) { return t + int(generator() % unsigned(below - t)); }},
       {"above their row", 100, [](int t, int, int) { return t % 2 ? t - 1 : t + 3; }},
   };
   for (const auto& c : cases) {
@@ -149,6 +151,50 @@ TEST_P(BackendTest, CopyOnDeviceAndTrsmUpperMatchTheCpu) {
     dev.synchronize();  // rhs goes out of scope
   });
   EXPECT_LT(max_difference(got, expected), 1e-13);
+}
+
+// Mixed precision's A rounded where it lands in double: as the host rounds it, to the bit; an entry
+// beyond single's range becomes 0 and a NaN stays; the double backend's "rounding" copies, infinities
+// and all. A 3 x 5 block of a 4 x 6 matrix on each side: the leading dimensions are honoured.
+TEST_P(BackendTest, RoundingFromDoubleMatchesTheHost) {
+  const int rows = 3, cols = 5, ld = 4;
+  std::vector<double> wide = test_support::make_matrix<double>(Kind::random, ld, cols + 1);
+  wide[1] = 1e39, wide[ld + 2] = -4e38, wide[2 * ld] = std::nan(""), wide[3 * ld + 1] = 3.3e38;
+  wide[4 * ld + 2] = std::numeric_limits<double>::infinity();
+  auto& high = device();
+  auto& low = backends::backend<float>(GetParam());
+  auto from = high.allocate(ld, cols + 1);
+  auto to = low.allocate(ld, cols + 1);
+  auto copied = high.allocate(ld, cols + 1);
+  high.copy_to_device(Queue::to_device, ld, cols + 1, wide.data(), ld, from.data(), from.ld);
+  low.wait(Queue::compute, high.record(Queue::to_device));
+  high.wait(Queue::compute, high.record(Queue::to_device));
+  std::vector<float> unset(static_cast<size_t>(ld) * (cols + 1), -7.0f);
+  low.copy_to_device(Queue::compute, ld, cols + 1, unset.data(), ld, to.data(), to.ld);
+  low.round_from_wide(Queue::compute, rows, cols, from.data(), from.ld, to.data(), to.ld);
+  high.round_from_wide(Queue::compute, rows, cols, from.data(), from.ld, copied.data(), copied.ld);
+  std::vector<float> got(unset.size());
+  std::vector<double> got_wide(wide.size(), -7.0);
+  low.copy_to_host(Queue::compute, ld, cols + 1, to.data(), to.ld, got.data(), ld);
+  high.copy_to_host(Queue::compute, rows, cols, copied.data(), copied.ld, got_wide.data(), ld);
+  low.synchronize();
+  high.synchronize();
+  for (int j = 0; j <= cols; ++j)
+    for (int i = 0; i < ld; ++i) {
+      SCOPED_TRACE("(" + std::to_string(i) + ", " + std::to_string(j) + ")");
+      const double x = wide[i + j * ld];
+      const float y = got[i + j * ld];
+      if (i >= rows || j >= cols) {
+        EXPECT_EQ(y, -7.0f);  // outside the block: untouched
+        continue;
+      }
+      EXPECT_EQ(std::isnan(y), std::isnan(x));
+      if (!std::isnan(x)) EXPECT_EQ(y, std::abs(x) > 3.4028234663852886e38 ? 0.0f : static_cast<float>(x));
+      const double w = got_wide[i + j * ld];
+      EXPECT_TRUE(w == x || (std::isnan(w) && std::isnan(x)));
+    }
+  EXPECT_EQ(got[ld + 2], 0.0f);
+  EXPECT_EQ(got[3 * ld + 1], 3.3e38f);
 }
 
 // The transposed solves of a condition estimate: U^-T then L^-T, against the CPU's.

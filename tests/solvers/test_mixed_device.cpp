@@ -6,9 +6,11 @@
 // answers as on the CPUs, and two threads' solves share the device in turn.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <thread>
 #include <vector>
@@ -194,6 +196,77 @@ TEST_P(MixedOnDevice, TwoThreadsShareItInTurn) {
     EXPECT_GE(out->details.iter, 0);
     EXPECT_TRUE(out->details.refined_on_device);
     EXPECT_LE(out->omega, 30 * (n + 1) * accuracy::unit_roundoff<double>());
+  }
+}
+
+// With the panel on the device (d = 0) A goes up once, in double, and the device rounds it: no host
+// rounding pass, and its packing takes the norms the host's rounding would (||A||_1 to the bit); with
+// d > 0 the host rounds it, as before.
+TEST_P(MixedOnDevice, WithThePanelThereTheDeviceRoundsA) {
+  const int n = 173;  // not a multiple of the block size: the last batch is narrow
+  const auto s = conditioned<double>(n, 1e3, 12);
+  auto has_phase = [](const Solved& out, const std::string& name) {
+    for (const auto& [phase, seconds] : out.details.phase_seconds)
+      if (phase == name) return true;
+    return false;
+  };
+  const std::string rounded_there = "factorization, A up in double beside it and rounded to single there";
+  for (Solver solver : {Solver::gepp, Solver::calu}) {
+    SCOPED_TRACE(to_string(solver));
+    const auto there = solve(s, 1, solver, 0, MixedSafeguards::double_accuracy<double>(n), GetParam());
+    const auto host = solve(s, 1, solver, 2, MixedSafeguards::double_accuracy<double>(n), GetParam());
+    for (const Solved* out : {&there, &host}) {
+      ASSERT_EQ(out->info, 0);
+      EXPECT_GE(out->details.iter, 0);
+      EXPECT_TRUE(out->details.refined_on_device) << out->details.note;
+      EXPECT_LE(out->omega, (n + 1) * accuracy::unit_roundoff<double>());
+    }
+    EXPECT_TRUE(has_phase(there, rounded_there));
+    EXPECT_FALSE(has_phase(there, "rounding to single"));
+    EXPECT_TRUE(has_phase(host, "rounding to single"));
+    EXPECT_FALSE(has_phase(host, rounded_there));
+    EXPECT_EQ(there.details.a_norm1, host.details.a_norm1);
+    EXPECT_GT(there.details.a_norm1, 0);
+  }
+}
+
+// Where the device rounds A: an entry beyond single's range is found on the packing (ITER -2, the
+// double solver answers), and a NaN or Inf is refused before the factorization goes on, naming the
+// entry, with A, B, X and ipiv as they were. Without the check (LAPACK's mode), a NaN is no error.
+TEST_P(MixedOnDevice, ThePackingThatFeedsTheDeviceChecksA) {
+  const int n = 150;
+  auto s = conditioned<double>(n, 1e2, 13);
+  s.A[5 + static_cast<size_t>(n) * 140] = 1e39;  // column 141: in the last batch
+  auto out = solve(s, 1, Solver::gepp, 0, {}, GetParam());
+  ASSERT_EQ(out.info, 0);
+  EXPECT_EQ(out.details.iter, -2);
+  EXPECT_EQ(out.details.phase_seconds.back().first, "the double solver");
+  EXPECT_LE(out.omega, 30 * (n + 1) * accuracy::unit_roundoff<double>());
+
+  for (double bad : {std::nan(""), -std::numeric_limits<double>::infinity()}) {
+    auto t = conditioned<double>(n, 1e2, 14);
+    t.A[7 + static_cast<size_t>(n) * 100] = bad;
+    auto A = t.A;
+    std::vector<double> X(n, 3.0);
+    std::vector<int> ipiv(n, -5);
+    MixedDetails details;
+    Plan low = hybrid_plan(Solver::gepp, Precision::single, 0, GetParam());
+    Plan high = hybrid_plan(Solver::gepp, Precision::double_, 0, GetParam());
+    try {
+      mixed_gesv(low, high, n, 1, A.data(), n, ipiv.data(), t.B.data(), n, X.data(), n, details);
+      ADD_FAILURE() << "no error for " << bad;
+    } catch (const std::exception& e) {
+      EXPECT_NE(std::string(e.what()).find("A(8,101)"), std::string::npos) << e.what();
+    }
+    EXPECT_TRUE(std::equal(A.begin(), A.end(), t.A.begin(),
+                           [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }));
+    EXPECT_EQ(X, std::vector<double>(n, 3.0));
+    EXPECT_EQ(ipiv, std::vector<int>(n, -5));
+    // LAPACK's mode: no check, and an answer that is no answer is not claimed as one (ITER < 0).
+    const int info = mixed_gesv(low, high, n, 1, A.data(), n, ipiv.data(), t.B.data(), n, X.data(), n, details, {},
+                                InputCheck::none);
+    EXPECT_GE(info, 0);
+    EXPECT_LT(details.iter, 0);
   }
 }
 

@@ -1,0 +1,63 @@
+// What rounding A to single needs to know of it; see rounding_scan.hpp.
+#include "solvers/rounding_scan.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <limits>
+
+#include "solvers/scalar.hpp"
+
+namespace hetlu::kernels {
+
+template <class T>
+RoundingScan<T>::RoundingScan(int n)
+    : n_(n), row_sums_(std::max(1, omp_get_max_threads())), column_sums_(n, 0.0), fits_(n, 1), finite_(n, 1) {}
+
+template <class T>
+void RoundingScan<T>::column(int j, const T* x) {
+  using Low = scalar::low_t<T>;
+  const std::size_t thread = omp_get_thread_num();
+  std::unique_lock<std::mutex> spilled;
+  std::vector<double>* shares = &spill_;
+  if (thread < row_sums_.size())
+    shares = &row_sums_[thread];
+  else
+    spilled = std::unique_lock<std::mutex>(spill_mutex_);
+  if (shares->empty()) shares->assign(n_, 0.0);
+  double* rows = shares->data();
+  bool fits = true;
+  for (int i = 0; i < n_; ++i) fits = scalar::fits<Low>(x[i]) && fits;
+  double sum = 0;
+#pragma omp simd reduction(+ : sum)
+  for (int i = 0; i < n_; ++i) {
+    const double a = std::abs(x[i]);
+    rows[i] += a;
+    sum += a;
+  }
+  fits_[j] = fits;
+  finite_[j] = scalar::all_finite(x, n_);
+  column_sums_[j] = std::isnan(sum) ? std::numeric_limits<double>::infinity() : sum;
+}
+
+template <class T>
+RoundedMatrix RoundingScan<T>::result() const {
+  RoundedMatrix out;
+  out.fits = std::all_of(fits_.begin(), fits_.end(), [](unsigned char f) { return f != 0; });
+  out.finite = std::all_of(finite_.begin(), finite_.end(), [](unsigned char f) { return f != 0; });
+  for (double s : column_sums_) out.norm_1 = std::max(out.norm_1, s);
+  for (int i = 0; i < n_; ++i) {
+    double row = 0;
+    for (const auto& share : row_sums_) row += share.empty() ? 0.0 : share[i];
+    if (!spill_.empty()) row += spill_[i];
+    out.norm_inf = std::max(out.norm_inf, row);
+  }
+  return out;
+}
+
+template class RoundingScan<double>;
+template class RoundingScan<std::complex<double>>;
+
+}  // namespace hetlu::kernels
