@@ -14,7 +14,6 @@
 #include "solvers/checks.hpp"
 #include "solvers/condition.hpp"
 #include "solvers/lu.hpp"
-#include "solvers/scalar.hpp"
 #include "solvers/variants.hpp"
 
 namespace hetlu {
@@ -61,11 +60,10 @@ void refuse_plan_overrides(const PlanOverrides& o) {
 }
 
 // The device a batch runs on (options.target = hybrid): the one of overrides.devices, else a GPU
-// where there is one (real precisions: the cuda backend has no complex ones), else the host backend.
+// where there is one, else the host backend.
 template <class T>
 DeviceSet batch_device(const Options& options) {
-  const DeviceSet devices =
-      options.overrides.devices.value_or(scalar::is_complex_v<T> ? DeviceSet(BackendKind::host) : default_devices());
+  const DeviceSet devices = options.overrides.devices.value_or(default_devices());
   if (devices.size() != 1)
     throw InvalidArgument("a batched solve runs on one device; " + std::to_string(devices.size()) + " were given");
   return devices;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <complex>
 #include <cstdlib>
+#include <cuda/std/complex>
 #include <functional>
 #include <map>
 #include <memory>
@@ -29,6 +30,61 @@ namespace {
 
 using cuda::check;
 using cuda::check_launch;
+
+// ---- elements on the device --------------------------------------------------------------------
+
+// How the kernels see an element: std::complex as ::cuda::std::complex (the same layout, two reals,
+// with arithmetic in device code), the real types as they are. The backend's interface keeps the
+// host's types; each launch passes device_view of its pointers.
+template <class T>
+struct on_device_of {
+  using type = T;
+};
+template <class R>
+struct on_device_of<std::complex<R>> {
+  using type = ::cuda::std::complex<R>;
+};
+template <class T>
+using device_t = typename on_device_of<T>::type;
+template <class T>
+device_t<T>* device_view(T* p) {
+  return reinterpret_cast<device_t<T>*>(p);
+}
+template <class T>
+const device_t<T>* device_view(const T* p) {
+  return reinterpret_cast<const device_t<T>*>(p);
+}
+static_assert(sizeof(device_t<std::complex<double>>) == sizeof(std::complex<double>), "complex layouts differ");
+static_assert(sizeof(device_t<std::complex<float>>) == sizeof(std::complex<float>), "complex layouts differ");
+
+// The type a device element's sums run in: double, or complex<double> (as scalar::wide_t on the host).
+template <class T>
+struct wide_of {
+  using type = double;
+};
+template <class R>
+struct wide_of<::cuda::std::complex<R>> {
+  using type = ::cuda::std::complex<double>;
+};
+template <class T>
+using wide_on_device_t = typename wide_of<T>::type;
+
+// LAPACK's magnitude |re| + |im| (|x| for a real x), as scalar::abs1 on the host.
+__device__ inline double abs1(double x) {
+  return fabs(x);
+}
+__device__ inline double abs1(::cuda::std::complex<double> x) {
+  return fabs(x.real()) + fabs(x.imag());
+}
+
+// Within single's range, as scalar::fits on the host (a NaN fits; a complex fits when both parts do).
+__device__ inline bool fits_single(double x) {
+  constexpr double largest = 3.4028234663852886e38;  // FLT_MAX
+  return !(x < -largest || x > largest);
+}
+__device__ inline bool fits_single(::cuda::std::complex<double> x) {
+  return fits_single(x.real()) && fits_single(x.imag());
+}
 
 // ---- kernels --------------------------------------------------------------------------------------
 
@@ -169,18 +225,21 @@ __global__ void butterflies_kernel(int n, const T* u, const T* v, T* A, long lon
 
 // Refinement's residual in two passes, so that every SM has work and the sums keep a fixed order.
 // First: block (x, y) = (256 rows, one chunk of columns); each thread sums its row of the chunk
-// in double, in column order (consecutive threads read consecutive rows of a column).
+// in double (complex<double>), in column order (consecutive threads read consecutive rows of a
+// column), and the magnitudes |a_ij x_j| in LAPACK's |re| + |im|.
 template <class T>
-__global__ void residual_chunks_kernel(int n, int chunk_width, const T* A, long long lda, const T* x, double* sums,
-                                       double* magnitudes) {
+__global__ void residual_chunks_kernel(int n, int chunk_width, const T* A, long long lda, const T* x,
+                                       wide_on_device_t<T>* sums, double* magnitudes) {
+  using W = wide_on_device_t<T>;
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const int first = blockIdx.y * chunk_width, last = min(n, first + chunk_width);
-  double sum = 0, magnitude = 0;
+  W sum = W(0);
+  double magnitude = 0;
   for (int j = first; j < last; ++j) {
-    const double term = double(A[i + j * lda]) * double(x[j]);
+    const W term = W(A[i + j * lda]) * W(x[j]);
     sum += term;
-    magnitude += fabs(term);
+    magnitude += abs1(term);
   }
   const long long slot = static_cast<long long>(blockIdx.y) * n + i;
   sums[slot] = sum;
@@ -190,30 +249,32 @@ __global__ void residual_chunks_kernel(int n, int chunk_width, const T* A, long 
 // Second: r = b - (the chunks' sums, in chunk order), over b, and the row's share of omega,
 // |r| / (|b| + their magnitudes), in double (row_omega.hpp).
 template <class T>
-__global__ void residual_finish_kernel(int n, int chunks, const double* sums, const double* magnitudes, T* r, T* w) {
+__global__ void residual_finish_kernel(int n, int chunks, const wide_on_device_t<T>* sums, const double* magnitudes,
+                                       T* r, T* w) {
+  using W = wide_on_device_t<T>;
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  const double b = r[i];
-  double residual = b, scale = fabs(b);
+  const W b = W(r[i]);
+  W residual = b;
+  double scale = abs1(b);
   for (int c = 0; c < chunks; ++c) {
     residual -= sums[static_cast<long long>(c) * n + i];
     scale += magnitudes[static_cast<long long>(c) * n + i];
   }
   r[i] = T(residual);
-  w[i] = T(accuracy::row_omega(residual, scale));
+  w[i] = T(accuracy::row_omega(abs1(residual), scale));
 }
 
 // Mixed precision's A rounded to single where it landed in double (Backend::round_from_wide): an
 // entry beyond single's range becomes 0, as scalar::narrow_or_zero makes it on the host (a NaN stays).
 // Consecutive threads take consecutive rows of a column; the grid's rows of blocks stride the columns.
-__global__ void round_to_single_kernel(int rows, int cols, const double* from, long long ldf, float* to,
-                                       long long ldt) {
+template <class Narrow, class Wide>
+__global__ void round_to_single_kernel(int rows, int cols, const Wide* from, long long ldf, Narrow* to, long long ldt) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= rows) return;
-  constexpr double largest = 3.4028234663852886e38;  // FLT_MAX
   for (long long j = blockIdx.y; j < cols; j += gridDim.y) {
-    const double x = from[i + j * ldf];
-    to[i + j * ldt] = x < -largest || x > largest ? 0.0f : static_cast<float>(x);
+    const Wide x = from[i + j * ldf];
+    to[i + j * ldt] = fits_single(x) ? Narrow(x) : Narrow(0);
   }
 }
 
@@ -285,6 +346,81 @@ cusolverStatus_t getrs(cusolverDnHandle_t h, int n, int nrhs, const double* LU, 
 cusolverStatus_t getrs(cusolverDnHandle_t h, int n, int nrhs, const float* LU, int lda, const int* ipiv, float* B,
                        int ldb, int* info) {
   return cusolverDnSgetrs(h, CUBLAS_OP_N, n, nrhs, LU, lda, ipiv, B, ldb, info);
+}
+
+// The complex ones: std::complex and cuComplex share their layout.
+using Cf = std::complex<float>;
+using Zd = std::complex<double>;
+cuComplex* cu(Cf* p) {
+  return reinterpret_cast<cuComplex*>(p);
+}
+const cuComplex* cu(const Cf* p) {
+  return reinterpret_cast<const cuComplex*>(p);
+}
+cuDoubleComplex* cu(Zd* p) {
+  return reinterpret_cast<cuDoubleComplex*>(p);
+}
+const cuDoubleComplex* cu(const Zd* p) {
+  return reinterpret_cast<const cuDoubleComplex*>(p);
+}
+cuComplex* const* cu(Cf* const* p) {
+  return reinterpret_cast<cuComplex* const*>(p);
+}
+cuDoubleComplex* const* cu(Zd* const* p) {
+  return reinterpret_cast<cuDoubleComplex* const*>(p);
+}
+const cuComplex* const* cu_const(Cf* const* p) {
+  return reinterpret_cast<const cuComplex* const*>(p);
+}
+const cuDoubleComplex* const* cu_const(Zd* const* p) {
+  return reinterpret_cast<const cuDoubleComplex* const*>(p);
+}
+
+cublasStatus_t getrf_batched(cublasHandle_t h, int n, Cf* const A[], int lda, int* ipiv, int* info, int batch) {
+  return cublasCgetrfBatched(h, n, cu(A), lda, ipiv, info, batch);
+}
+cublasStatus_t getrf_batched(cublasHandle_t h, int n, Zd* const A[], int lda, int* ipiv, int* info, int batch) {
+  return cublasZgetrfBatched(h, n, cu(A), lda, ipiv, info, batch);
+}
+cublasStatus_t getrs_batched(cublasHandle_t h, int n, int nrhs, Cf* const A[], int lda, const int* ipiv, Cf* const B[],
+                             int ldb, int* info, int batch) {
+  return cublasCgetrsBatched(h, CUBLAS_OP_N, n, nrhs, cu_const(A), lda, ipiv, cu(B), ldb, info, batch);
+}
+cublasStatus_t getrs_batched(cublasHandle_t h, int n, int nrhs, Zd* const A[], int lda, const int* ipiv, Zd* const B[],
+                             int ldb, int* info, int batch) {
+  return cublasZgetrsBatched(h, CUBLAS_OP_N, n, nrhs, cu_const(A), lda, ipiv, cu(B), ldb, info, batch);
+}
+cublasStatus_t trsm(cublasHandle_t h, cublasFillMode_t uplo, cublasOperation_t op, cublasDiagType_t diag, int m, int n,
+                    const Cf* L, int ldl, Cf* B, int ldb) {
+  const cuComplex one{1, 0};
+  return cublasCtrsm(h, CUBLAS_SIDE_LEFT, uplo, op, diag, m, n, &one, cu(L), ldl, cu(B), ldb);
+}
+cublasStatus_t trsm(cublasHandle_t h, cublasFillMode_t uplo, cublasOperation_t op, cublasDiagType_t diag, int m, int n,
+                    const Zd* L, int ldl, Zd* B, int ldb) {
+  const cuDoubleComplex one{1, 0};
+  return cublasZtrsm(h, CUBLAS_SIDE_LEFT, uplo, op, diag, m, n, &one, cu(L), ldl, cu(B), ldb);
+}
+cublasStatus_t gemm_minus(cublasHandle_t h, int m, int n, int k, const Cf* A, int lda, const Cf* B, int ldb, Cf* C,
+                          int ldc) {
+  const cuComplex minus_one{-1, 0}, one{1, 0};
+  return cublasCgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &minus_one, cu(A), lda, cu(B), ldb, &one, cu(C), ldc);
+}
+cublasStatus_t gemm_minus(cublasHandle_t h, int m, int n, int k, const Zd* A, int lda, const Zd* B, int ldb, Zd* C,
+                          int ldc) {
+  const cuDoubleComplex minus_one{-1, 0}, one{1, 0};
+  return cublasZgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &minus_one, cu(A), lda, cu(B), ldb, &one, cu(C), ldc);
+}
+cusolverStatus_t getrf_buffer(cusolverDnHandle_t h, int m, int n, Cf* A, int lda, int* size) {
+  return cusolverDnCgetrf_bufferSize(h, m, n, cu(A), lda, size);
+}
+cusolverStatus_t getrf_buffer(cusolverDnHandle_t h, int m, int n, Zd* A, int lda, int* size) {
+  return cusolverDnZgetrf_bufferSize(h, m, n, cu(A), lda, size);
+}
+cusolverStatus_t getrf(cusolverDnHandle_t h, int m, int n, Cf* A, int lda, Cf* work, int* ipiv, int* info) {
+  return cusolverDnCgetrf(h, m, n, cu(A), lda, cu(work), ipiv, info);
+}
+cusolverStatus_t getrf(cusolverDnHandle_t h, int m, int n, Zd* A, int lda, Zd* work, int* ipiv, int* info) {
+  return cusolverDnZgetrf(h, m, n, cu(A), lda, cu(work), ipiv, info);
 }
 
 // ---- the backend ------------------------------------------------------------------------------------
@@ -453,14 +589,15 @@ class CudaBackend final : public Backend<T> {
     copy_2d(q, rows, cols, from, ldf, to, ldt, cudaMemcpyDeviceToDevice, "cudaMemcpy2DAsync within the device");
   }
 
-  void round_from_wide(Queue q, int rows, int cols, const double* from, int ldf, T* to, int ldt) override {
-    if constexpr (std::is_same_v<T, double>) {
+  void round_from_wide(Queue q, int rows, int cols, const scalar::wide_t<T>* from, int ldf, T* to, int ldt) override {
+    if constexpr (std::is_same_v<T, scalar::wide_t<T>>) {
       copy_on_device(q, rows, cols, from, ldf, to, ldt);
     } else {
       if (rows <= 0 || cols <= 0) return;
       const int threads = 256;
       const dim3 blocks((rows + threads - 1) / threads, std::min(cols, 4096));
-      round_to_single_kernel<<<blocks, threads, 0, stream(q)>>>(rows, cols, from, ldf, to, ldt);
+      round_to_single_kernel<<<blocks, threads, 0, stream(q)>>>(rows, cols, device_view(from), ldf, device_view(to),
+                                                                ldt);
       check_launch("rounding kernel");
     }
   }
@@ -471,7 +608,8 @@ class CudaBackend final : public Backend<T> {
     const std::size_t moved_bytes = sizeof(T) * 2 * static_cast<std::size_t>(count);
     if (interchanges_in_order_ || moved_bytes > 32 * 1024) {  // over 2048 pivots in double: beyond shared memory
       const int threads = 128;
-      laswp_kernel<<<(cols + threads - 1) / threads, threads, 0, stream(q)>>>(cols, A, lda, k1, count, pivots);
+      laswp_kernel<<<(cols + threads - 1) / threads, threads, 0, stream(q)>>>(cols, device_view(A), lda, k1, count,
+                                                                              pivots);
       check_launch("laswp kernel");
       return;
     }
@@ -482,7 +620,7 @@ class CudaBackend final : public Backend<T> {
     check_launch("interchange plan kernel");
     const int columns_per_block = 4;
     interchange_kernel<<<(cols + columns_per_block - 1) / columns_per_block, 256, moved_bytes, stream(q)>>>(
-        cols, columns_per_block, A, lda, k1, count, plan, pivots);
+        cols, columns_per_block, device_view(A), lda, k1, count, plan, pivots);
     check_launch("interchange kernel");
   }
 
@@ -528,27 +666,30 @@ class CudaBackend final : public Backend<T> {
     const dim3 threads(64, 4);
     const int q4 = n / 4;
     const dim3 blocks((q4 + threads.x - 1) / threads.x, (q4 + threads.y - 1) / threads.y);
-    butterflies_kernel<<<blocks, threads, 0, stream(q)>>>(n, values, values + 2 * n, A, lda);
+    butterflies_kernel<<<blocks, threads, 0, stream(q)>>>(n, device_view(values), device_view(values + 2 * n),
+                                                          device_view(A), lda);
     check_launch("butterflies kernel");
   }
 
-  void residual(Queue q, int n, int nrhs, const T* A, int lda, const T* X, int ldx, T* R, int ldr, T* W,
+  void residual(Queue q, int n, int nrhs, const T* A, int lda, const T* X, int ldx, T* R, int ldr, T* W_,
                 int ldw) override {
     if (n <= 0 || nrhs <= 0) return;
     // About 64 chunks of at least 256 columns: n = 32768 gives 128 x 64 blocks of 256 threads.
+    using W = wide_on_device_t<device_t<T>>;
     const int chunks = std::max(1, std::min(64, n / 256));
     const int width = (n + chunks - 1) / chunks;
-    double* sums = static_cast<double*>(
-        residual_sums_[int(q)].reserve(sizeof(double) * 2 * chunks * static_cast<std::size_t>(n), "cudaMalloc (sums)"));
-    double* magnitudes = sums + static_cast<long long>(chunks) * n;
+    const std::size_t slots = static_cast<std::size_t>(chunks) * n;
+    W* sums =
+        static_cast<W*>(residual_sums_[int(q)].reserve((sizeof(W) + sizeof(double)) * slots, "cudaMalloc (sums)"));
+    double* magnitudes = reinterpret_cast<double*>(sums + slots);
     const int threads = 256, row_blocks = (n + threads - 1) / threads;
     for (int r = 0; r < nrhs; ++r) {  // one right-hand side at a time: the sums' buffer is reused in order
       const long long column = static_cast<long long>(r);
-      residual_chunks_kernel<<<dim3(row_blocks, chunks), threads, 0, stream(q)>>>(n, width, A, lda, X + column * ldx,
-                                                                                  sums, magnitudes);
+      residual_chunks_kernel<<<dim3(row_blocks, chunks), threads, 0, stream(q)>>>(
+          n, width, device_view(A), lda, device_view(X + column * ldx), sums, magnitudes);
       check_launch("residual kernel (chunks)");
-      residual_finish_kernel<<<row_blocks, threads, 0, stream(q)>>>(n, chunks, sums, magnitudes, R + column * ldr,
-                                                                    W + column * ldw);
+      residual_finish_kernel<<<row_blocks, threads, 0, stream(q)>>>(
+          n, chunks, sums, magnitudes, device_view(R + column * ldr), device_view(W_ + column * ldw));
       check_launch("residual kernel (finish)");
     }
   }
@@ -565,8 +706,8 @@ class CudaBackend final : public Backend<T> {
                                                               [s = stream(q)](void* p) { cudaFreeAsync(p, s); });
     T** pointers = static_cast<T**>(memory);
     const int threads = 256;
-    batch_pointers_kernel<<<(batch + threads - 1) / threads, threads, 0, stream(q)>>>(batch, A, stride_a, B, stride_b,
-                                                                                      pointers);
+    batch_pointers_kernel<<<(batch + threads - 1) / threads, threads, 0, stream(q)>>>(
+        batch, device_view(A), stride_a, device_view(B), stride_b, reinterpret_cast<device_t<T>**>(pointers));
     check_launch("batch pointers kernel");
     check(cublasSetStream(blas_, stream(q)), "cublasSetStream");
     check(getrf_batched(blas_, n, pointers, lda, ipiv, info, batch), "getrfBatched");
@@ -720,5 +861,7 @@ template VendorLuTiming cuda_time_vendor_lu<float>(int, int, const float*, int, 
 template VendorLuTiming cuda_time_vendor_lu<double>(int, int, const double*, int, int, int);
 template std::unique_ptr<Backend<float>> make_cuda_backend<float>();
 template std::unique_ptr<Backend<double>> make_cuda_backend<double>();
+template std::unique_ptr<Backend<std::complex<float>>> make_cuda_backend<std::complex<float>>();
+template std::unique_ptr<Backend<std::complex<double>>> make_cuda_backend<std::complex<double>>();
 
 }  // namespace hetlu::backends

@@ -20,6 +20,8 @@ extern "C" __attribute__((visibility("default"))) const hetlu::cuda_plugin::Entr
                                                &cuda_time_vendor_lu<double>,
                                                &probe_gpus,
                                                &cuda_time_vendor_lu<float>,
-                                               &cuda_time_vendor_irs};
+                                               &cuda_time_vendor_irs,
+                                               &make_cuda_backend<std::complex<float>>,
+                                               &make_cuda_backend<std::complex<double>>};
   return &entry;
 }

@@ -445,18 +445,24 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
   // below). PRBT uploads its own copy before GENP starts.
   const bool upload_beside_steps = d == 0 && !prbt_resident && nb < std::min(m, n);
   if (!(upload_word > 0) || d > 0) upload_word = word;
-  // Columns up, rounded on the device where the upload's word is wider: a read and a write of each
-  // entry in device memory (the host backend's team: its worker's pass over host memory).
+  // `entries` up through slots of the upload's word (d = 0: staging_slot_columns' batches), the
+  // last `batch` of them then rounded on the device where the upload's word is wider: a read and a
+  // write of each entry in device memory (the host backend's team: its pass over host memory). A
+  // batch's rounding overlaps the next batch's copy, so only the last one's adds.
   const double rounding_per_entry =
       upload_word == word
           ? 0
           : (upload_word + word) / (rates.device_host_threads > 0 ? host : device_memory_bandwidth(rates, params));
-  auto uploaded = [&](double entries) { return staged(upload_word * entries) + rounding_per_entry * entries; };
+  const double upload_slot =
+      upload_word * double(m) * detail::staging_slot_columns(m, n, nb, d > 0, std::size_t(upload_word));
+  auto uploaded = [&](double entries, double batch) {
+    return staged_copy_seconds(upload_word * entries, upload_slot, link, host) + rounding_per_entry * batch;
+  };
   const double first_columns =
       upload_beside_steps ? std::min<double>(n, double(detail::upload_ahead_block_columns) * nb) : double(n);
   const double first_entries = double(m) * first_columns;
   if (d == 0)
-    once = uploaded(first_entries) + (factors_return ? staged(matrix - early_bytes) : 0) + 2 * latency;
+    once = uploaded(first_entries, first_entries) + (factors_return ? staged(matrix - early_bytes) : 0) + 2 * latency;
   else if (solver == Solver::prbt && !several)
     once = staged(matrix) + staged(matrix * cpu_share) + 2 * latency;
   else if (d < blocks)
@@ -562,7 +568,8 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
       const double rest = s.update_flops(rest_columns) / dev_gemm + device_swaps(s, rest_columns);
       const double overlapped = rates.device_host_threads > 0 ? next_panel + rest : std::max(next_panel, rest);
       const double batch = std::min<double>(n, up + batch_columns) - up;  // batch K + 1's columns
-      if (batch > 0) device_clock = std::max(device_clock, uploaded(double(m) * (up + batch) - first_entries));
+      if (batch > 0)
+        device_clock = std::max(device_clock, uploaded(double(m) * (up + batch) - first_entries, double(m) * batch));
       t.device += panel + first + next_panel + rest;
       device_clock += panel + first + overlapped + params.step_overhead_seconds;
       catch_up_flops += s.update_flops(1);
@@ -604,12 +611,14 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
     t.total += std::max(cpu + transfer, dev) + params.step_overhead_seconds;
     ++K;
   });
-  const double late =
-      upload_beside_steps && double(m) * n > first_entries ? uploaded(double(m) * n - first_entries) : 0;
+  // The steps caught up the block columns up to `caught`; a wide matrix's right of them go up after
+  // the steps, rounded (where the device rounds) as one batch.
+  const double caught = upload_beside_steps ? std::min<double>(n, (K + 1) * batch_columns) : double(n);
+  const double late = upload_beside_steps && double(m) * n > first_entries
+                          ? uploaded(double(m) * n - first_entries, double(m) * (n - caught))
+                          : 0;
   if (d == 0) {
-    // A wide matrix's block columns right of the last batch the steps caught up go up after them
-    // and catch up with every panel at once.
-    const double caught = upload_beside_steps ? std::min<double>(n, (K + 1) * batch_columns) : double(n);
+    // Those late block columns catch up with every panel at once.
     if (caught < n) {
       const double catch_up = catch_up_seconds(n - caught);
       t.device += catch_up;

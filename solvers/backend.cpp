@@ -56,9 +56,10 @@ std::unique_ptr<Backend<T>> make_cuda_backend() {
     return plugin->make_float_backend();
   else if constexpr (std::is_same_v<T, double>)
     return plugin->make_double_backend();
+  else if constexpr (std::is_same_v<T, std::complex<float>>)
+    return plugin->make_complex_float_backend();
   else
-    throw InvalidArgument(
-        "the cuda backend has no complex precisions yet: use --backend host or the CPU target for a complex matrix");
+    return plugin->make_complex_double_backend();
 }
 
 // A device of a device set, told apart from another of the same kind and number ("host:2,host:2"

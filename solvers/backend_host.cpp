@@ -186,12 +186,15 @@ class HostBackend final : public Backend<T> {
       copy_on_device(q, rows, cols, from, ldf, to, ldt);
       return;
     }
+    const int team = threads_;
     worker(q).push([=] {
-      for (int j = 0; j < cols; ++j) {
-        const scalar::wide_t<T>* x = from + static_cast<long long>(j) * ldf;
-        T* y = to + static_cast<long long>(j) * ldt;
-        for (int i = 0; i < rows; ++i) y[i] = scalar::narrow_or_zero<T>(x[i]);
-      }
+      split_columns(cols, team, [&](int c, int w) {
+        for (int j = c; j < c + w; ++j) {
+          const scalar::wide_t<T>* x = from + static_cast<long long>(j) * ldf;
+          T* y = to + static_cast<long long>(j) * ldt;
+          for (int i = 0; i < rows; ++i) y[i] = scalar::narrow_or_zero<T>(x[i]);
+        }
+      });
     });
   }
 

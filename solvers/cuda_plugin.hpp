@@ -10,6 +10,7 @@
 // built, not found, a CUDA library missing) makes the cuda backend unavailable, with why.
 #pragma once
 
+#include <complex>
 #include <memory>
 #include <string>
 
@@ -17,7 +18,9 @@
 
 namespace hetlu::cuda_plugin {
 
-inline constexpr int interface_version = 4;  // 3: Queue::panel, time_vendor_lu_float; 4: time_vendor_irs
+// 3: Queue::panel, time_vendor_lu_float; 4: time_vendor_irs; 5: Backend::round_from_wide (the
+// backends' virtual table), the complex backends.
+inline constexpr int interface_version = 5;
 
 struct Entry {
   int version = interface_version;
@@ -33,6 +36,8 @@ struct Entry {
   backends::VendorLuTiming (*time_vendor_lu_float)(int m, int n, const float* A, int lda, int nrhs, int reps) = nullptr;
   backends::VendorIrsTiming (*time_vendor_irs)(int n, const double* A, int lda, const double* b, int reps,
                                                backends::VendorFactorPrecision factored) = nullptr;
+  std::unique_ptr<backends::Backend<std::complex<float>>> (*make_complex_float_backend)() = nullptr;
+  std::unique_ptr<backends::Backend<std::complex<double>>> (*make_complex_double_backend)() = nullptr;
 };
 
 // The plugin's entry point: extern "C" const Entry* hetlu_cuda_plugin_entry();

@@ -58,16 +58,21 @@ void MixedDevice<T>::upload_matrix() {
   high_staging_->to_device(Queue::to_device, n_, n_, A_, lda_, original_.data(), original_.ld);
 }
 
+// Thrown by the column source where an entry of A lies beyond single's range: the factorization
+// stops there (ITER -2; the double solver answers), not after factoring the rest.
+struct OutsideSingle {};
+
 template <class T>
 void MixedDevice<T>::upload_and_round(int c0, int cols, Low* device, int ldd, InputCheck check) {
   const typename backends::Staging<T>::ColumnVisitor visit = [&](int j, const T* x, int) {
     scan_->column(c0 + j, x);
-    return check != InputCheck::finite || scan_->column_finite(c0 + j);
+    return (check != InputCheck::finite || scan_->column_finite(c0 + j)) && scan_->column_fits(c0 + j);
   };
   if (!high_staging_->to_device(Queue::to_device, n_, cols, A_ + static_cast<long long>(c0) * lda_, lda_,
                                 original_.at(0, c0), original_.ld, visit)) {
-    checks::finite("A", n_, c0 + cols, A_, lda_);  // names the first entry that is not finite, and throws
-    throw InvalidArgument("A changed while it was read: an entry is not finite");
+    if (check == InputCheck::finite)
+      checks::finite("A", n_, n_, A_, lda_);  // names the first entry that is not finite (any column), and throws
+    throw OutsideSingle{};
   }
   low_.wait(Queue::to_device, high_.record(Queue::to_device));
   low_.round_from_wide(Queue::to_device, n_, cols, original_.at(0, c0), original_.ld, device, ldd);
@@ -126,6 +131,9 @@ std::optional<int> MixedDevice<T>::factor(Low* a, int nrhs, InputCheck check) {
     return info;
   } catch (const DeviceOutOfMemory& e) {
     return out_of_memory(e);
+  } catch (const OutsideSingle&) {  // HybridLu waited for the device; the scan says what was found
+    scanned_ = scan_->result();
+    return 0;
   }
 }
 

@@ -27,6 +27,7 @@ class RoundingScan {
   // Column j of A (n entries), from several threads at once for distinct j, each column once.
   void column(int j, const T* x);
   bool column_finite(int j) const { return finite_[j] != 0; }
+  bool column_fits(int j) const { return fits_[j] != 0; }
 
   // Once every column was visited: ||A||_inf sums each row's shares in thread order, the same to the
   // last bit from run to run at a given thread count.

@@ -27,7 +27,7 @@ constexpr Precision precision_of() {
 }
 
 template <class T>
-Plan plan_for(Solver solver, int nb, int d = -1) {
+Plan plan_for(Solver solver, int nb, int d = -1, BackendKind kind = BackendKind::host) {
   Plan p;
   p.precision = precision_of<T>();
   p.solver = solver;
@@ -37,7 +37,7 @@ Plan plan_for(Solver solver, int nb, int d = -1) {
   p.refinement = Refinement::working;
   if (d >= 0) {
     p.target = Target::hybrid;
-    p.devices = BackendKind::host;
+    p.devices = kind;
     p.cpu_block_columns = d;
   }
   return p;
@@ -64,13 +64,13 @@ using FactorCase = std::tuple<Solver, int, int, int, int>;  // solver, m, n, nb,
 class ComplexGetrf : public ::testing::TestWithParam<FactorCase> {};
 
 template <class T>
-void check_getrf(const FactorCase& c) {
+void check_getrf(const FactorCase& c, BackendKind kind = BackendKind::host) {
   const auto [solver, m, n, nb, d] = c;
   const auto A = random_complex<T>(m, n, 11u + m + 7u * n);
   auto LU = A;
   std::vector<int> ipiv(std::max(1, std::min(m, n)));
   const int lda = std::max(1, m);
-  const int info = solvers::getrf(plan_for<T>(solver, nb, d), m, n, LU.data(), lda, ipiv.data());
+  const int info = solvers::getrf(plan_for<T>(solver, nb, d, kind), m, n, LU.data(), lda, ipiv.data());
   EXPECT_EQ(info, 0);
   EXPECT_LT(accuracy::factorization_residual(m, n, A.data(), lda, LU.data(), lda, ipiv.data()), 30.0);
 }
@@ -98,7 +98,7 @@ using SolveCase = std::tuple<int, Solver, int>;  // type, solver, d (-1: CPU tar
 class ComplexLawn41 : public ::testing::TestWithParam<SolveCase> {};
 
 template <class T>
-void check_solve(const SolveCase& c) {
+void check_solve(const SolveCase& c, BackendKind kind = BackendKind::host) {
   const auto [type, solver, d] = c;
   const int n = 131;  // not a multiple of nb = 24 nor of PRBT's 4
   const double eps = unit_roundoff<T>();
@@ -116,7 +116,7 @@ void check_solve(const SolveCase& c) {
   auto x = b;
   std::vector<int> ipiv(n);
   SolveDetails details;
-  const int info = solvers::gesv(plan_for<T>(solver, 24, d), n, 1, LU.data(), n, ipiv.data(), x.data(), n,
+  const int info = solvers::gesv(plan_for<T>(solver, 24, d, kind), n, 1, LU.data(), n, ipiv.data(), x.data(), n,
                                  InputCheck::finite, &details);
   if (test_support::lawn41_singular(type)) {
     EXPECT_EQ(info, test_support::lawn41_zero_column(type, n));
@@ -153,6 +153,38 @@ INSTANTIATE_TEST_SUITE_P(HostBackend, ComplexLawn41,
                          ::testing::Combine(::testing::Values(4, 5, 8), ::testing::Values(Solver::gepp, Solver::prbt),
                                             ::testing::Values(0, 2)),
                          solve_case_name);
+
+// ---- the hybrid target on every backend --------------------------------------------------------
+
+// The hybrid target's complex factorizations and solves on each backend this machine has (the cuda
+// backend on cuBLAS's and cuSOLVER's C and Z routines where a GPU is), the panel on either side.
+class ComplexOnEveryBackend : public ::testing::TestWithParam<BackendKind> {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (!backends::available(GetParam(), &why)) GTEST_SKIP() << why;
+  }
+};
+
+TEST_P(ComplexOnEveryBackend, FactorsAndSolvesLawn41sTypes) {
+  for (int d : {0, 2})
+    for (Solver solver : {Solver::gepp, Solver::calu}) {
+      SCOPED_TRACE(to_string(solver) + " d=" + std::to_string(d));
+      check_getrf<Z>(FactorCase{solver, 211, 211, 32, d}, GetParam());
+      check_getrf<C>(FactorCase{solver, 211, 211, 32, d}, GetParam());
+      check_getrf<Z>(FactorCase{solver, 150, 97, 32, d}, GetParam());  // tall
+    }
+  for (int type : {4, 5, 8, 9})
+    for (Solver solver : {Solver::gepp, Solver::prbt})
+      for (int d : {0, 2}) {
+        SCOPED_TRACE("type " + std::to_string(type) + " " + to_string(solver) + " d=" + std::to_string(d));
+        check_solve<Z>(SolveCase{type, solver, d}, GetParam());
+        check_solve<C>(SolveCase{type, solver, d}, GetParam());
+      }
+}
+
+INSTANTIATE_TEST_SUITE_P(Kinds, ComplexOnEveryBackend, ::testing::Values(BackendKind::host, BackendKind::cuda),
+                         [](const auto& param_info) { return to_string(param_info.param); });
 
 // ---- getrs with A^T and A^H -------------------------------------------------------------------
 

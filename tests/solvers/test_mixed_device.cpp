@@ -102,11 +102,11 @@ TEST_P(MixedOnDevice, RefinesThereForGeppAndCaluAtEveryShare) {
     }
 }
 
-TEST(MixedDevice, ComplexDoubleFromComplexSingleOnTheDevice) {
+TEST_P(MixedOnDevice, ComplexDoubleFromComplexSingleOnTheDevice) {
   const int n = 97;
   const auto s = conditioned<zd>(n, 1e3, 6);
   for (int d : {0, 2}) {
-    const auto out = solve(s, 1, Solver::gepp, d, MixedSafeguards::double_accuracy<zd>(n));
+    const auto out = solve(s, 1, Solver::gepp, d, MixedSafeguards::double_accuracy<zd>(n), GetParam());
     ASSERT_EQ(out.info, 0);
     EXPECT_GE(out.details.iter, 0);
     EXPECT_TRUE(out.details.refined_on_device);
@@ -243,8 +243,14 @@ TEST_P(MixedOnDevice, ThePackingThatFeedsTheDeviceChecksA) {
   EXPECT_EQ(out.details.phase_seconds.back().first, "the double solver");
   EXPECT_LE(out.omega, 30 * (n + 1) * accuracy::unit_roundoff<double>());
 
-  for (double bad : {std::nan(""), -std::numeric_limits<double>::infinity()}) {
+  // An entry beyond single's range in the first batch stops the upload there; a NaN in a column that
+  // never went up is still found (the whole of A is checked before ITER -2 is answered).
+  for (double bad : {std::nan(""), -std::numeric_limits<double>::infinity(), 0.0}) {
     auto t = conditioned<double>(n, 1e2, 14);
+    if (bad == 0.0) {  // the third case: a huge entry first, then a NaN far right
+      t.A[2 + static_cast<size_t>(n) * 3] = -2e39;
+      bad = std::nan("");
+    }
     t.A[7 + static_cast<size_t>(n) * 100] = bad;
     auto A = t.A;
     std::vector<double> X(n, 3.0);
