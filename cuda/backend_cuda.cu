@@ -54,6 +54,8 @@ template <class T>
 const device_t<T>* device_view(const T* p) {
   return reinterpret_cast<const device_t<T>*>(p);
 }
+// cuda::std::complex<double> is 16-aligned, std::complex<double> 8: every device pointer the kernels
+// get is a whole number of elements from a cudaMalloc base (256-aligned), never a sub-allocation.
 static_assert(sizeof(device_t<std::complex<double>>) == sizeof(std::complex<double>), "complex layouts differ");
 static_assert(sizeof(device_t<std::complex<float>>) == sizeof(std::complex<float>), "complex layouts differ");
 
@@ -521,7 +523,7 @@ class CudaBackend final : public Backend<T> {
     check(cublasCreate(&blas_), "cublasCreate");
     check(cusolverDnCreate(&solver_), "cusolverDnCreate");
     // HETLU_CUDA_TF32=1 (read here, once per backend; default off): every single-precision GEMM on
-    // this backend on the tensor cores in TF32 (10-bit mantissa; an H100 runs FP32 and FP64 GEMM
+    // this backend, real and complex, on the tensor cores in TF32 (10-bit mantissa; an H100 runs FP32 and FP64 GEMM
     // alike, about 55 TFlop/s, and TF32 several times faster). Meant for the mixed path, whose
     // refinement in double restores the accuracy or falls back to double (#15 item 5); a
     // --precision single solve loses what TF32 loses, and its backward error says so.

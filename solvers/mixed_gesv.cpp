@@ -101,8 +101,9 @@ kernels::RoundedMatrix round_matrix_to_low(int n, const T* A, int lda, Low* to) 
 #pragma omp parallel for schedule(static) if (worth_threads(static_cast <long long>(n) * n))
   for (int j = 0; j < n; ++j) {
     const T* column = A + static_cast<long long>(j) * lda;
-    scan.column(j, column);
-    round_column(n, column, to + static_cast<long long>(j) * n);
+    scan.column(j, column);  // which also says whether every entry fits
+    Low* rounded = to + static_cast<long long>(j) * n;
+    for (int i = 0; i < n; ++i) rounded[i] = scalar::narrow_or_zero<Low>(column[i]);
   }
   return scan.result();
 }

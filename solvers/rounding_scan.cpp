@@ -28,17 +28,21 @@ void RoundingScan<T>::column(int j, const T* x) {
     spilled = std::unique_lock<std::mutex>(spill_mutex_);
   if (shares->empty()) shares->assign(n_, 0.0);
   double* rows = shares->data();
-  bool fits = true;
-  for (int i = 0; i < n_; ++i) fits = scalar::fits<Low>(x[i]) && fits;
-  double sum = 0;
-#pragma omp simd reduction(+ : sum)
+  double sum = 0, largest = 0;  // largest ignores a NaN, which fits (dlag2s)
+#pragma omp simd reduction(+ : sum) reduction(max : largest)
   for (int i = 0; i < n_; ++i) {
     const double a = std::abs(x[i]);
     rows[i] += a;
     sum += a;
+    largest = std::max(largest, a);
+  }
+  bool fits = !(largest > std::numeric_limits<float>::max());
+  if constexpr (scalar::is_complex_v<T>) {  // |z| beyond single's range while both parts fit is no overflow
+    fits = true;
+    for (int i = 0; i < n_; ++i) fits = scalar::fits<Low>(x[i]) && fits;
   }
   fits_[j] = fits;
-  finite_[j] = scalar::all_finite(x, n_);
+  finite_[j] = std::isfinite(sum) || scalar::all_finite(x, n_);  // a finite sum has finite terms
   column_sums_[j] = std::isnan(sum) ? std::numeric_limits<double>::infinity() : sum;
 }
 
