@@ -21,7 +21,8 @@
 #   scripts/device_run.sh prebuilt [STAGE...]  on the GPU machine: unpack the bundle, then the
 #                                          stages test, probe, calibrate, bench (8192, 16384),
 #                                          bench16k, bench32k (kernels timed apart), laswp_in_order (32768,
-#                                          the in-order interchanges), single (16384, 32768), sweep (16384), sweep8k, cpu,
+#                                          the in-order interchanges), strips (GEPP at 32768 and 16384 with L
+#                                          by row blocks during the steps), single (16384, 32768), sweep (16384), sweep8k, cpu,
 #                                          devices (cuda,host:8 at 16384), mixed (16384, 32768; TF32 at 16384), tf32_32k,
 #                                          mixed_host_rounding (32768, A rounded by the host as before),
 #                                          batched (10000 systems of n = 16, 64, 256 on the GPU),
@@ -194,6 +195,14 @@ prebuilt)
     laswp_in_order)
       HETLU_CUDA_LASWP=in_order HETLU_TIME_KERNELS=1 timeout 150 $H bench -n 32768 --solver gepp --target hybrid \
         --backend cuda --reps 3 "${DB[@]}" 2>&1 | tee "$OUT/bench_32768_laswp_in_order.md" || true
+      ;;
+    # L by row blocks during the steps (HETLU_L_STRIPS=1, hybrid_lu.hpp's device_panels), to set
+    # against bench32k's and bench16k's default (all of L after the steps) in the same call.
+    strips)
+      for n in 32768 16384; do
+        HETLU_L_STRIPS=1 timeout 150 $H bench -n "$n" --solver gepp --target hybrid --backend cuda --reps 3 \
+          "${DB[@]}" 2>&1 | tee "$OUT/bench_${n}_strips.md" || true
+      done
       ;;
     sweep) sweep || true ;;
     single)

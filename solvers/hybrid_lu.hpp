@@ -59,10 +59,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "hetlu/detail/deal_columns.hpp"
@@ -642,11 +644,15 @@ class HybridLu {
   // The factors come back in two parts: the rows of block column K down to its panel's last row
   // are final once step K is done (later interchanges move only rows below), so they go to the host
   // during the factorization, a step later; the rows below (L, which later panels' interchanges
-  // still move) come back at the end. The early downloads have slots of their own, a block column
-  // each and early_download_slots of them: the host, which queues the steps and unpacks the
-  // downloads, waits for a free slot only behind the download of that many steps before, so the
-  // device always has steps queued (with the two bulk slots it waited for the device to go idle at
-  // every step).
+  // still move) come back at the end: 0.114 s of a 0.960 s factorization at n = 32768 on an H100
+  // (2026-11-27). With HETLU_L_STRIPS=1 (l_strips_requested) row block K of L left of panel K, final
+  // once step K has swapped it, also goes down a step later, a strip of jb rows, and only L below the
+  // panels' last strip sent comes back at the end. Not yet the default: no GPU has timed it, and the
+  // model prices the default (device_run.sh's strips stage times both in one call). The early
+  // downloads have slots of their own, a block column (or a strip) each and early_download_slots of
+  // each: the host, which queues the steps and unpacks the downloads, waits for a free slot only
+  // behind the download of that many steps before, so the device always has steps queued (with the
+  // two bulk slots it waited for the device to go idle at every step).
   // The upload runs beside the first steps instead of before them (it took 0.164 s of 1.13 at
   // n = 32768 on the H100, 2026-11-26): block columns go up in order, upload_ahead a step, and the
   // device waits for each batch a step after it left; each step updates only the block columns
@@ -654,6 +660,12 @@ class HybridLu {
   // left-looking (their interchanges, a TRSM with their L and one GEMM: the same flops, and wide
   // ones). Its phase spans the first copy to the last, the steps between included.
   static constexpr int early_download_slots = 3;
+  // HETLU_L_STRIPS=1 (read at each factorization; default unset: off): L by row blocks during the
+  // steps, above.
+  static bool l_strips_requested() {
+    const char* value = std::getenv("HETLU_L_STRIPS");
+    return value && std::string(value) == "1";
+  }
   static constexpr int upload_ahead = detail::upload_ahead_block_columns;
   static_assert(upload_ahead >= 2, "step 0 updates block column 1, which must be up before it");
   int device_panels() {
@@ -693,21 +705,26 @@ class HybridLu {
     catch_up_in_flight();
     upload_through(2 * upload_ahead - 1);  // beside the first panel and step 0
     const bool download = !keep_on_device_;
-    std::optional<backends::Staging<T>> early;
-    if (download && panels_ > 1)
+    std::optional<backends::Staging<T>> early, strips;
+    if (download && panels_ > 1) {
       early.emplace(dev, A_.m, std::min(nb_, A_.n), early_download_slots, /*downloads_only=*/true);
+      if (l_strips_requested()) strips.emplace(dev, nb_, k_, early_download_slots, /*downloads_only=*/true);
+    }
     int* pivots = w.pivots.get();
     int* infos = pivots + k_;
-    // Block columns [0, downloaded_early) are on their way down to their panel's last row. With the
-    // input checked on the upload, none goes before the last column has passed (A stays as it was
+    // Block columns [0, downloaded_early) are on their way down to their panel's last row (with
+    // strips, row blocks [0, downloaded_early) of L left of their panel too). With the input checked
+    // on the upload, none goes before the last column has passed (A stays as it was
     // where the check fails); those held back then go two a step, oldest first, so that the host,
     // waiting for a free slot, stays a step and a half ahead of the device (the rest at the end).
     int downloaded_early = 0;
     auto download_early = [&](int through) {  // block columns up to `through`, their steps queued
       if (!early || (check_ == InputCheck::finite && uploaded < blocks_) || downloaded_early > through) return;
       dev.wait(Queue::to_host, dev.record(Queue::compute));
-      for (int sent = 0; sent < 2 && downloaded_early <= through; ++sent, ++downloaded_early)
+      for (int sent = 0; sent < 2 && downloaded_early <= through; ++sent, ++downloaded_early) {
         download_rows(w, *early, downloaded_early, 0, downloaded_early * nb_ + panel_width(downloaded_early));
+        if (strips) download_strip(w, *strips, downloaded_early);
+      }
     };
     if (KernelTimer<T>::wanted()) kernel_timer_.emplace(dev);
     auto started = dev.record_timed(Queue::compute);
@@ -754,10 +771,13 @@ class HybridLu {
       dev.wait(Queue::to_host, factored);
       download_began = dev.record_timed(Queue::to_host);
       // What is left: the block columns held back, the last panel's down to its last row, each
-      // panel's block column below its panel (L), and those right of the last panel (a wide matrix) whole.
+      // panel's block column below its panel (L; with strips, from the first row block not sent),
+      // and those right of the last panel (a wide matrix) whole.
       for (int J = downloaded_early; J + 1 < panels_; ++J) download_rows(w, *w.staging, J, 0, J * nb_ + panel_width(J));
       download_rows(w, *w.staging, panels_ - 1, 0, k_);
-      for (int K = 0; K < panels_; ++K) download_rows(w, *w.staging, K, K * nb_ + panel_width(K), A_.m);
+      const int strips_end = strips ? downloaded_early * nb_ : 0;
+      for (int K = 0; K < panels_; ++K)
+        download_rows(w, *w.staging, K, std::max(K * nb_ + panel_width(K), strips_end), A_.m);
       for (int J = panels_; J < blocks_; ++J) download_rows(w, *w.staging, J, 0, A_.m);
     }
     const auto download_ended = download ? dev.record_timed(Queue::to_host) : nullptr;
@@ -766,6 +786,7 @@ class HybridLu {
     const double device_done = waited.seconds();
     w.staging->finish_all();
     if (early) early->finish_all();
+    if (strips) strips->finish_all();
     const double unpacked = waited.seconds() - device_done;
     cpu_idle_ += waited.lap();
     phases_.clear();
@@ -803,6 +824,12 @@ class HybridLu {
   void download_rows(DeviceWork<T>& w, backends::Staging<T>& staging, int J, int r0, int r1) {
     if (r1 <= r0 || width(J) <= 0) return;
     staging.to_host(Queue::to_host, r1 - r0, width(J), w.mem.at(r0, col(J)), w.mem.ld, A_.at(r0, col(J)), A_.lda);
+  }
+  // Row block J of L, left of panel J (one slot of the strips' staging: nb rows by k columns).
+  void download_strip(DeviceWork<T>& w, backends::Staging<T>& staging, int J) {
+    const int top = J * nb_, rows = panel_width(J);
+    if (top <= 0 || rows <= 0) return;
+    staging.to_host(Queue::to_host, rows, top, w.mem.at(top, 0), w.mem.ld, A_.at(top, 0), A_.lda);
   }
 
   // LAPACK's info (the first zero pivot) and ipiv (whole-matrix rows) from the device's panels.

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <string>
 #include <tuple>
+#include <optional>
 #include <vector>
 
 #include "matrices.hpp"
@@ -214,6 +215,48 @@ TEST(Hybrid, BlockColumnsThatGoUpLateCatchUpWithThePanelsBefore) {
   plan.nb = 8;
   ASSERT_EQ(solvers::getrf(plan, n, n, cpu.data(), n, cpu_pivots.data()), 0);
   EXPECT_EQ(hybrid_pivots, cpu_pivots);
+}
+
+// HETLU_L_STRIPS=1: L comes back by row blocks during the steps (hybrid_lu.hpp's device_panels)
+// rather than after them: the same factors and pivots to the bit, square, tall and wide, GEPP and
+// CALU, checked (early downloads held back until the last column is up) or not, single and double;
+// and a NaN met on the upload still leaves A and ipiv as they were.
+TEST(Hybrid, LByRowBlocksDuringTheStepsGivesTheSameFactors) {
+  struct Strips {
+    Strips() { ::setenv("HETLU_L_STRIPS", "1", 1); }
+    ~Strips() { ::unsetenv("HETLU_L_STRIPS"); }
+  };
+  auto factor = [](const Plan& plan, int m, int n, std::vector<double> A, InputCheck check, bool strips) {
+    std::optional<Strips> on;
+    if (strips) on.emplace();
+    std::vector<int> ipiv(std::min(m, n), -7);
+    const int info = solvers::getrf(plan, m, n, A.data(), m, ipiv.data(), check);
+    return std::tuple{info, A, ipiv};
+  };
+  for (Solver solver : {Solver::gepp, Solver::calu})
+    for (auto [m, n] : {std::pair{203, 203}, std::pair{301, 150}, std::pair{150, 301}, std::pair{16, 301}})
+      for (InputCheck check : {InputCheck::finite, InputCheck::none}) {
+        SCOPED_TRACE(to_string(solver) + " " + std::to_string(m) + " x " + std::to_string(n) +
+                     (check == InputCheck::finite ? " checked" : ""));
+        const Plan plan = hybrid_plan<double>(solver, BackendKind::host, 8, 0);
+        const auto A = test_support::make_matrix<double>(Kind::random, m, n, 43);
+        const auto whole = factor(plan, m, n, A, check, false), strips = factor(plan, m, n, A, check, true);
+        EXPECT_EQ(std::get<0>(strips), std::get<0>(whole));
+        EXPECT_EQ(std::get<2>(strips), std::get<2>(whole));
+        EXPECT_EQ(std::memcmp(std::get<1>(strips).data(), std::get<1>(whole).data(), sizeof(double) * A.size()), 0);
+      }
+  const Strips on;
+  check_getrf<float>(hybrid_plan<float>(Solver::gepp, BackendKind::host, 5, 0), Kind::random, 211, 211);
+  const int n = 203;
+  auto A = test_support::make_matrix<double>(Kind::random, n, n, 47);
+  A[9 + static_cast<size_t>(190) * n] = std::nan("");
+  const auto given = A;
+  std::vector<int> ipiv(n, -7);
+  EXPECT_THROW(solvers::getrf(hybrid_plan<double>(Solver::gepp, BackendKind::host, 8, 0), n, n, A.data(), n,
+                              ipiv.data()),
+               InvalidArgument);
+  EXPECT_EQ(std::memcmp(A.data(), given.data(), sizeof(double) * A.size()), 0) << "A changed";
+  EXPECT_EQ(ipiv, std::vector<int>(n, -7));
 }
 
 // With the panel on the device (d = 0) A's finiteness is tested as its block columns are packed for
