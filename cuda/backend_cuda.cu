@@ -280,6 +280,26 @@ __global__ void round_to_single_kernel(int rows, int cols, const Wide* from, lon
   }
 }
 
+// The rows a distributed step's interchanges touch, gathered into a dense block and scattered back
+// (Backend::gather_rows): consecutive threads take consecutive entries of the list; the grid's rows
+// of blocks stride the columns.
+template <class T>
+__global__ void gather_rows_kernel(int count, int cols, const T* A, long long lda, const int* rows, T* out,
+                                   long long ldo) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= count) return;
+  const long long row = rows[t];
+  for (long long j = blockIdx.y; j < cols; j += gridDim.y) out[t + j * ldo] = A[row + j * lda];
+}
+template <class T>
+__global__ void scatter_rows_kernel(int count, int cols, const T* in, long long ldi, const int* rows, T* A,
+                                    long long lda) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= count) return;
+  const long long row = rows[t];
+  for (long long j = blockIdx.y; j < cols; j += gridDim.y) A[row + j * lda] = in[t + j * ldi];
+}
+
 // cuBLAS's batched LU takes arrays of pointers in device memory: system i's A and B.
 template <class T>
 __global__ void batch_pointers_kernel(int batch, T* A, long long stride_a, T* B, long long stride_b, T** pointers) {
@@ -589,6 +609,23 @@ class CudaBackend final : public Backend<T> {
   }
   void copy_on_device(Queue q, int rows, int cols, const T* from, int ldf, T* to, int ldt) override {
     copy_2d(q, rows, cols, from, ldf, to, ldt, cudaMemcpyDeviceToDevice, "cudaMemcpy2DAsync within the device");
+  }
+
+  void gather_rows(Queue q, int count, int cols, const T* A, int lda, const int* rows, T* out, int ldo) override {
+    if (count <= 0 || cols <= 0) return;
+    const int threads = 128;
+    const dim3 blocks((count + threads - 1) / threads, std::min(cols, 4096));
+    gather_rows_kernel<<<blocks, threads, 0, stream(q)>>>(count, cols, device_view(A), lda, rows, device_view(out),
+                                                          ldo);
+    check_launch("gather rows kernel");
+  }
+  void scatter_rows(Queue q, int count, int cols, const T* in, int ldi, const int* rows, T* A, int lda) override {
+    if (count <= 0 || cols <= 0) return;
+    const int threads = 128;
+    const dim3 blocks((count + threads - 1) / threads, std::min(cols, 4096));
+    scatter_rows_kernel<<<blocks, threads, 0, stream(q)>>>(count, cols, device_view(in), ldi, rows, device_view(A),
+                                                           lda);
+    check_launch("scatter rows kernel");
   }
 
   void round_from_wide(Queue q, int rows, int cols, const scalar::wide_t<T>* from, int ldf, T* to, int ldt) override {

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -184,6 +185,12 @@ class ResidentLu {
     U_ = device_.allocate(nb_, std::max(1, cols_));
     l_buffer_.resize(static_cast<std::size_t>(std::max(1, rows_)) * nb_);  // no allocation inside the loop
     u_buffer_.resize(static_cast<std::size_t>(nb_) * std::max(1, cols_));
+    // A step touches at most its own nb rows and the nb its pivots name.
+    const int touched = std::max(1, std::min(rows_, 2 * nb_));
+    touched_ = device_.allocate_ints(touched);
+    touched_staged_ = std::static_pointer_cast<int>(device_.allocate_pinned(sizeof(int) * touched));
+    gathered_ = device_.allocate(touched, std::max(1, cols_));
+    gathered_host_.resize(static_cast<std::size_t>(touched) * std::max(1, cols_));
     if (rows_ > 0 && cols_ > 0)
       device_.copy_to_device(Queue::compute, rows_, cols_, A_, lld_, matrix_.data(), matrix_.ld);
     device_.synchronize();
@@ -230,26 +237,36 @@ class ResidentLu {
   }
 
   // 3. Right of the panel: the touched rows down, p?laswp and p?trsm on the CPUs, the rows back up.
+  // The rows are gathered into one block on the device and cross the link in one copy each way
+  // (Backend::gather_rows): one copy per run of consecutive rows paid the link's latency up to
+  // 2 nb times a step, the pivots' rows lying apart.
   void interchange_right_and_solve_row(int j, int jb) {
     PhaseClock clock(phases_.interchanges);
     const int c1 = local_count(j + jb - 1, nb_, col_, Q_), right = cols_ - c1;
     const std::vector<int> rows = right > 0 ? touched_rows(j, jb) : std::vector<int>{};
-    // One copy per run of consecutive rows (the block row is one): each copy pays the link's latency.
-    std::vector<std::pair<int, int>> runs;  // first local row, count
-    for (int r : rows)
-      if (!runs.empty() && runs.back().first + runs.back().second == r)
-        ++runs.back().second;
-      else
-        runs.emplace_back(r, 1);
-    for (auto [r, count] : runs)
-      device_.copy_to_host(Queue::compute, count, right, device(r, c1), matrix_.ld, host(r, c1), lld_);
-    if (!runs.empty()) device_.synchronize();
+    const int count = static_cast<int>(rows.size());
+    T* gathered = gathered_host_.data();
+    if (count > 0) {
+      std::copy(rows.begin(), rows.end(), touched_staged_.get());
+      device_.copy_ints_to_device(Queue::compute, count, touched_staged_.get(), touched_.get());
+      device_.gather_rows(Queue::compute, count, right, device(0, c1), matrix_.ld, touched_.get(), gathered_.data(),
+                          gathered_.ld);
+      device_.copy_to_host(Queue::compute, count, right, gathered_.data(), gathered_.ld, gathered, count);
+      device_.synchronize();
+      for (int c = 0; c < right; ++c)
+        for (int t = 0; t < count; ++t) *host(rows[t], c1 + c) = gathered[t + static_cast<std::size_t>(c) * count];
+    }
     scalapack_laswp(n_ - j - jb + 1, A_, j + jb, desc_, j, j + jb - 1, ipiv_);
     scalapack_trsm_lower_unit(jb, n_ - j - jb + 1, A_, j, j, j + jb, desc_);
-    for (auto [r, count] : runs)
-      device_.copy_to_device(Queue::compute, count, right, host(r, c1), lld_, device(r, c1), matrix_.ld);
-    if (!runs.empty()) uploads_done_ = device_.record(Queue::compute);
-    count_link(2.0 * rows.size() * right);
+    if (count > 0) {
+      for (int c = 0; c < right; ++c)
+        for (int t = 0; t < count; ++t) gathered[t + static_cast<std::size_t>(c) * count] = *host(rows[t], c1 + c);
+      device_.copy_to_device(Queue::compute, count, right, gathered, count, gathered_.data(), gathered_.ld);
+      device_.scatter_rows(Queue::compute, count, right, gathered_.data(), gathered_.ld, touched_.get(), device(0, c1),
+                           matrix_.ld);
+      uploads_done_ = device_.record(Queue::compute);
+    }
+    count_link(2.0 * count * right);
   }
 
   // 4. L along the process rows, U down the process columns, both up; the GEMM on the device.
@@ -305,6 +322,11 @@ class ResidentLu {
   int P_ = 1, Q_ = 1, row_ = 0, col_ = 0, nb_ = 1, lld_ = 1, rows_ = 0, cols_ = 0;
   backends::DeviceMatrix<T> matrix_, L_, U_;
   std::vector<T> l_buffer_, u_buffer_;
+  // The rows a step's interchanges touch: their local indices (pinned, then on the device) and the
+  // rows themselves, gathered, on both sides.
+  std::shared_ptr<int> touched_, touched_staged_;
+  backends::DeviceMatrix<T> gathered_;
+  std::vector<T> gathered_host_;
   std::vector<std::pair<backends::EventPtr, backends::EventPtr>> updates_;
   backends::EventPtr uploads_done_;
 };

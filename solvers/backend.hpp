@@ -92,6 +92,12 @@ class Backend {
   virtual void laswp(Queue q, int cols, T* A, int lda, int k1, int k2, const int* pivots) = 0;
   // A copy within device memory.
   virtual void copy_on_device(Queue q, int rows, int cols, const T* from, int ldf, T* to, int ldt) = 0;
+  // out's row t <- A's row rows[t], t < count, in each of cols columns (gather), and back (scatter;
+  // distinct rows); `rows` in device memory (allocate_ints), 0-based, read when the queue runs the
+  // call. The rows a distributed step's interchanges touch cross the link in one copy each way, not
+  // one per run of consecutive rows, each paying the link's latency (distributed/getrf_resident.cpp).
+  virtual void gather_rows(Queue q, int count, int cols, const T* A, int lda, const int* rows, T* out, int ldo) = 0;
+  virtual void scatter_rows(Queue q, int count, int cols, const T* in, int ldi, const int* rows, T* A, int lda) = 0;
   // to <- from rounded to T, within device memory: from holds the wider precision (double for float,
   // complex<double> for complex<float>; T itself for the double types, a copy). An entry outside T's
   // range becomes 0 (scalar::narrow_or_zero), as the host's rounding makes it. Mixed precision's A

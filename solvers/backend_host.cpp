@@ -181,6 +181,21 @@ class HostBackend final : public Backend<T> {
     worker(q).push([=] { kernels::copy_block(rows, cols, from, ldf, to, ldt); });
   }
 
+  void gather_rows(Queue q, int count, int cols, const T* A, int lda, const int* rows, T* out, int ldo) override {
+    worker(q).push([=] {
+      for (int j = 0; j < cols; ++j)
+        for (int t = 0; t < count; ++t)
+          out[t + static_cast<long long>(j) * ldo] = A[rows[t] + static_cast<long long>(j) * lda];
+    });
+  }
+  void scatter_rows(Queue q, int count, int cols, const T* in, int ldi, const int* rows, T* A, int lda) override {
+    worker(q).push([=] {
+      for (int j = 0; j < cols; ++j)
+        for (int t = 0; t < count; ++t)
+          A[rows[t] + static_cast<long long>(j) * lda] = in[t + static_cast<long long>(j) * ldi];
+    });
+  }
+
   void round_from_wide(Queue q, int rows, int cols, const scalar::wide_t<T>* from, int ldf, T* to, int ldt) override {
     if constexpr (std::is_same_v<T, scalar::wide_t<T>>) {
       copy_on_device(q, rows, cols, from, ldf, to, ldt);

@@ -197,6 +197,43 @@ TEST_P(BackendTest, RoundingFromDoubleMatchesTheHost) {
   EXPECT_EQ(got[3 * ld + 1], 3.3e38f);
 }
 
+// The rows a distributed step touches, gathered into a dense block and scattered back: in any
+// order of the list, the other rows untouched; a block with lda > its rows, on both sides.
+TEST_P(BackendTest, GatherAndScatterRowsMoveExactlyTheRowsListed) {
+  const int m = 40, cols = 9, lda = m + 3;
+  const std::vector<int> rows = {17, 3, 39, 0, 22, 23, 24, 8};
+  const int count = static_cast<int>(rows.size()), ldo = count + 2;
+  const auto M = test_support::make_matrix<double>(Kind::random, lda, cols, 12);
+  auto& dev = device();
+  auto dA = dev.allocate(lda, cols), dOut = dev.allocate(ldo, cols);
+  auto on_device_rows = dev.allocate_ints(count);
+  auto staged = std::static_pointer_cast<int>(dev.allocate_pinned(sizeof(int) * count));
+  std::copy(rows.begin(), rows.end(), staged.get());
+  dev.copy_ints_to_device(Queue::compute, count, staged.get(), on_device_rows.get());
+  dev.copy_to_device(Queue::compute, lda, cols, M.data(), lda, dA.data(), dA.ld);
+  dev.gather_rows(Queue::compute, count, cols, dA.data(), dA.ld, on_device_rows.get(), dOut.data(), dOut.ld);
+  std::vector<double> gathered(static_cast<size_t>(ldo) * cols, -1);
+  dev.copy_to_host(Queue::compute, count, cols, dOut.data(), dOut.ld, gathered.data(), ldo);
+  dev.synchronize();
+  for (int j = 0; j < cols; ++j)
+    for (int t = 0; t < count; ++t)
+      ASSERT_EQ(gathered[t + static_cast<size_t>(j) * ldo], M[rows[t] + static_cast<size_t>(j) * lda])
+          << t << ", " << j;
+  // Scatter new values back: only the listed rows change.
+  std::vector<double> fresh(static_cast<size_t>(ldo) * cols);
+  for (size_t k = 0; k < fresh.size(); ++k) fresh[k] = 1000.0 + double(k);
+  dev.copy_to_device(Queue::compute, count, cols, fresh.data(), ldo, dOut.data(), dOut.ld);
+  dev.scatter_rows(Queue::compute, count, cols, dOut.data(), dOut.ld, on_device_rows.get(), dA.data(), dA.ld);
+  std::vector<double> back(M.size());
+  dev.copy_to_host(Queue::compute, lda, cols, dA.data(), dA.ld, back.data(), lda);
+  dev.synchronize();
+  auto expected = M;
+  for (int j = 0; j < cols; ++j)
+    for (int t = 0; t < count; ++t)
+      expected[rows[t] + static_cast<size_t>(j) * lda] = fresh[t + static_cast<size_t>(j) * ldo];
+  EXPECT_EQ(back, expected);
+}
+
 // The transposed solves of a condition estimate: U^-T then L^-T, against the CPU's.
 TEST_P(BackendTest, TransposedTrsmMatchesTheCpu) {
   const int m = 29, n = 3;
