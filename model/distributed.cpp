@@ -168,9 +168,9 @@ DistributedPrediction predict_resident_seconds(const MachineProfile& node, const
     gemm += 2 * rows * cols * width / device_rate;
     const double touched = rest > 0 ? width + width / P : 0;
     elements += most_loaded(m, nb, P) * width + 2 * touched * cols + rows * width + width * cols;
-    // The panel, L and U one copy each; the touched rows one copy per run each way: the block row
-    // is one run, a pivot row elsewhere about one more.
-    copies += 3 + (rest > 0 ? 2 * (1 + width / P) : 0);
+    // The panel, L and U one copy each; the touched rows gathered on the device, one copy each way
+    // and their indices up (Backend::gather_rows).
+    copies += 3 + (rest > 0 ? 3 : 0);
   }
   const double transfers = elements * word / link + copies * latency;
   double seconds = 0;
