@@ -280,24 +280,19 @@ __global__ void round_to_single_kernel(int rows, int cols, const Wide* from, lon
   }
 }
 
-// The rows a distributed step's interchanges touch, gathered into a dense block and scattered back
-// (Backend::gather_rows): consecutive threads take consecutive entries of the list; the grid's rows
-// of blocks stride the columns.
-template <class T>
-__global__ void gather_rows_kernel(int count, int cols, const T* A, long long lda, const int* rows, T* out,
-                                   long long ldo) {
+// The rows a distributed step's interchanges touch, gathered into a dense block (gather) or scattered
+// back (Backend::gather_rows, scatter_rows): row t of `dense` is row rows[t] of A. Consecutive
+// threads take consecutive entries of the list; the grid's rows of blocks stride the columns.
+template <bool gather, class T>
+__global__ void move_rows_kernel(int count, int cols, T* A, long long lda, const int* rows, T* dense, long long ldd) {
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= count) return;
   const long long row = rows[t];
-  for (long long j = blockIdx.y; j < cols; j += gridDim.y) out[t + j * ldo] = A[row + j * lda];
-}
-template <class T>
-__global__ void scatter_rows_kernel(int count, int cols, const T* in, long long ldi, const int* rows, T* A,
-                                    long long lda) {
-  const int t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= count) return;
-  const long long row = rows[t];
-  for (long long j = blockIdx.y; j < cols; j += gridDim.y) A[row + j * lda] = in[t + j * ldi];
+  for (long long j = blockIdx.y; j < cols; j += gridDim.y)
+    if constexpr (gather)
+      dense[t + j * ldd] = A[row + j * lda];
+    else
+      A[row + j * lda] = dense[t + j * ldd];
 }
 
 // cuBLAS's batched LU takes arrays of pointers in device memory: system i's A and B.
@@ -612,20 +607,10 @@ class CudaBackend final : public Backend<T> {
   }
 
   void gather_rows(Queue q, int count, int cols, const T* A, int lda, const int* rows, T* out, int ldo) override {
-    if (count <= 0 || cols <= 0) return;
-    const int threads = 128;
-    const dim3 blocks((count + threads - 1) / threads, std::min(cols, 4096));
-    gather_rows_kernel<<<blocks, threads, 0, stream(q)>>>(count, cols, device_view(A), lda, rows, device_view(out),
-                                                          ldo);
-    check_launch("gather rows kernel");
+    move_rows<true>(q, count, cols, const_cast<T*>(A), lda, rows, out, ldo);
   }
   void scatter_rows(Queue q, int count, int cols, const T* in, int ldi, const int* rows, T* A, int lda) override {
-    if (count <= 0 || cols <= 0) return;
-    const int threads = 128;
-    const dim3 blocks((count + threads - 1) / threads, std::min(cols, 4096));
-    scatter_rows_kernel<<<blocks, threads, 0, stream(q)>>>(count, cols, device_view(in), ldi, rows, device_view(A),
-                                                           lda);
-    check_launch("scatter rows kernel");
+    move_rows<false>(q, count, cols, A, lda, rows, const_cast<T*>(in), ldi);
   }
 
   void round_from_wide(Queue q, int rows, int cols, const scalar::wide_t<T>* from, int ldf, T* to, int ldt) override {
@@ -787,6 +772,16 @@ class CudaBackend final : public Backend<T> {
 
  private:
   cudaStream_t stream(Queue q) const { return streams_[int(q)]; }
+  // gather_rows (A only read) and scatter_rows (dense only read).
+  template <bool gather>
+  void move_rows(Queue q, int count, int cols, T* A, int lda, const int* rows, T* dense, int ldd) {
+    if (count <= 0 || cols <= 0) return;
+    const int threads = 128;
+    const dim3 blocks((count + threads - 1) / threads, std::min(cols, 4096));
+    move_rows_kernel<gather>
+        <<<blocks, threads, 0, stream(q)>>>(count, cols, device_view(A), lda, rows, device_view(dense), ldd);
+    check_launch(gather ? "gather rows kernel" : "scatter rows kernel");
+  }
   // A rows x cols column-major block from `from` (leading dimension ldf) to `to` (ldt), queued on q.
   void copy_2d(Queue q, int rows, int cols, const T* from, int ldf, T* to, int ldt, cudaMemcpyKind kind,
                const char* what) {

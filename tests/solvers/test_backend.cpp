@@ -9,6 +9,7 @@
 #include <random>
 #include <string>
 
+#include "device_residual.hpp"
 #include "matrices.hpp"
 #include "solvers/accuracy.hpp"
 #include "solvers/backend.hpp"
@@ -260,18 +261,7 @@ TEST_P(BackendTest, ResidualMatchesTheCpu) {
   std::vector<double> expected_r(n * nrhs), expected_w(n * nrhs);
   const double expected_omega = accuracy::residual_and_backward_error(n, nrhs, A.data(), n, X.data(), n, B.data(), n,
                                                                       expected_r.data(), n, expected_w.data(), n);
-  auto& dev = device();
-  auto dA = dev.allocate(n, n), dX = dev.allocate(n, nrhs), dR = dev.allocate(n, nrhs), dW = dev.allocate(n, nrhs);
-  dev.copy_to_device(Queue::to_device, n, n, A.data(), n, dA.data(), dA.ld);
-  dev.copy_to_device(Queue::to_device, n, nrhs, X.data(), n, dX.data(), dX.ld);
-  dev.copy_to_device(Queue::to_device, n, nrhs, B.data(), n, dR.data(), dR.ld);
-  dev.wait(Queue::compute, dev.record(Queue::to_device));
-  dev.residual(Queue::compute, n, nrhs, dA.data(), dA.ld, dX.data(), dX.ld, dR.data(), dR.ld, dW.data(), dW.ld);
-  dev.wait(Queue::to_host, dev.record(Queue::compute));
-  std::vector<double> r(n * nrhs), w(n * nrhs);
-  dev.copy_to_host(Queue::to_host, n, nrhs, dR.data(), dR.ld, r.data(), n);
-  dev.copy_to_host(Queue::to_host, n, nrhs, dW.data(), dW.ld, w.data(), n);
-  dev.synchronize();
+  const auto [r, w] = test_support::residual_on(device(), n, nrhs, A, X, B);
   // Sums in double in another order: equal to a few units in the last place of the terms' size.
   EXPECT_LT(max_difference(r, expected_r), 1e-12);
   for (int i = 0; i < n * nrhs; ++i) ASSERT_NEAR(w[i], expected_w[i], 1e-9 * expected_w[i]) << i;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "device_residual.hpp"
 #include "solvers/accuracy.hpp"
 #include "solvers/backend.hpp"
 #include "solvers/butterfly.hpp"
@@ -183,18 +184,7 @@ class ComplexBackend : public ::testing::TestWithParam<BackendKind> {
     std::vector<T> expected_r(n * nrhs), expected_w(n * nrhs);
     accuracy::residual_and_backward_error(n, nrhs, A.data(), n, X.data(), n, B.data(), n, expected_r.data(), n,
                                           expected_w.data(), n);
-    auto& dev = backends::backend<T>(GetParam());
-    auto dA = dev.allocate(n, n), dX = dev.allocate(n, nrhs), dR = dev.allocate(n, nrhs), dW = dev.allocate(n, nrhs);
-    dev.copy_to_device(Queue::to_device, n, n, A.data(), n, dA.data(), dA.ld);
-    dev.copy_to_device(Queue::to_device, n, nrhs, X.data(), n, dX.data(), dX.ld);
-    dev.copy_to_device(Queue::to_device, n, nrhs, B.data(), n, dR.data(), dR.ld);
-    dev.wait(Queue::compute, dev.record(Queue::to_device));
-    dev.residual(Queue::compute, n, nrhs, dA.data(), dA.ld, dX.data(), dX.ld, dR.data(), dR.ld, dW.data(), dW.ld);
-    dev.wait(Queue::to_host, dev.record(Queue::compute));
-    std::vector<T> r(n * nrhs), w(n * nrhs);
-    dev.copy_to_host(Queue::to_host, n, nrhs, dR.data(), dR.ld, r.data(), n);
-    dev.copy_to_host(Queue::to_host, n, nrhs, dW.data(), dW.ld, w.data(), n);
-    dev.synchronize();
+    const auto [r, w] = test_support::residual_on(backends::backend<T>(GetParam()), n, nrhs, A, X, B);
     // Sums in complex<double> in another order, each rounded to T once.
     const double u = accuracy::unit_roundoff<T>();
     for (int i = 0; i < n * nrhs; ++i) {
