@@ -1057,13 +1057,14 @@ SolveReport detail::mixed_solve(Solver solver, int n, int nrhs, T* A, int lda, i
   if (details.iter < 0) {
     // Why the double solver answered; unsaid when it found A exactly singular (info says all).
     if (report.info == 0)
-      report.warnings.push_back(details.near_singular ? near_singular_note()
-                                : details.iter == -1  ? beyond_reach_note(details, safeguards.max_condition)
-                                : details.iter == -2
-                                    ? "an entry lies outside single precision's range: solved in double"
-                                : details.iter == -3 ? "single precision's LU met a zero pivot: solved in double"
-                                                     : "refinement from single precision did not converge (" +
-                                                           report.note + "): solved in double");
+      report.warnings.push_back(
+          details.near_singular ? near_singular_note()
+          : details.iter == -1  ? beyond_reach_note(details, safeguards.max_condition)
+          : details.iter == -2
+              ? "an entry of A, of B or of a correction lies outside single precision's range: solved in double"
+          : details.iter == -3
+              ? "single precision's LU met a zero pivot: solved in double"
+              : "refinement from single precision did not converge (" + report.note + "): solved in double");
     report.plan = high;  // the plan that gave the answer
   }
   report.gflops = report.seconds > 0 ? detail::gesv_flops(n, nrhs, scalar::is_complex_v<T>) / report.seconds / 1e9 : 0;

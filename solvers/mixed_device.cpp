@@ -131,8 +131,11 @@ std::optional<int> MixedDevice<T>::factor(Low* a, int nrhs, InputCheck check) {
     return info;
   } catch (const DeviceOutOfMemory& e) {
     return out_of_memory(e);
-  } catch (const OutsideSingle&) {  // HybridLu waited for the device; the scan says what was found
-    scanned_ = scan_->result();
+  } catch (const OutsideSingle&) {
+    // HybridLu waited for the device. The packing read A only up to the entry: ||A||_1, which the
+    // double solver's condition estimate takes, from a pass over the whole of it (with the columns
+    // not sent, the estimate was up to n times too large, and "singular to working precision" unsaid).
+    scanned_ = kernels::scan_matrix(n_, A_, lda_);
     return 0;
   }
 }

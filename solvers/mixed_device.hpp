@@ -67,8 +67,8 @@ class MixedDevice {
   // here), or null where rounds_on_device: A then goes up in double and is rounded there, scan()
   // holds what its packing found, and with check finite an entry that is not finite throws
   // (checks::finite's error) before any column past it goes up; an entry beyond single's range
-  // stops the factorization there (scan().fits false: the caller answers ITER -2, whatever info
-  // says; with check finite, the whole of A was checked first). Returns the single factorization's
+  // stops the factorization there (scan().fits false, its norms of the whole of A: the caller answers
+  // ITER -2, whatever info says; with check finite, the whole of A was checked first). Returns the single factorization's
   // LAPACK info, or nothing where the device cannot hold all of it (note() says why; a host copy in
   // `a` is then to be rounded again, since the factorization may have begun).
   std::optional<int> factor(Low* a, int nrhs, InputCheck check = InputCheck::none);

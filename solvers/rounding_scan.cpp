@@ -61,6 +61,16 @@ RoundedMatrix RoundingScan<T>::result() const {
   return out;
 }
 
+template <class T>
+RoundedMatrix scan_matrix(int n, const T* A, int lda) {
+  RoundingScan<T> scan(n);
+#pragma omp parallel for schedule(static) if (static_cast <long long>(n) * n > 65536)
+  for (int j = 0; j < n; ++j) scan.column(j, A + static_cast<long long>(j) * lda);
+  return scan.result();
+}
+
+template RoundedMatrix scan_matrix<double>(int, const double*, int);
+template RoundedMatrix scan_matrix<std::complex<double>>(int, const std::complex<double>*, int);
 template class RoundingScan<double>;
 template class RoundingScan<std::complex<double>>;
 

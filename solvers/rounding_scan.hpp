@@ -42,4 +42,8 @@ class RoundingScan {
   std::vector<unsigned char> fits_, finite_;  // per column
 };
 
+// The same of a whole n x n A in one parallel pass of its own (no rounding).
+template <class T>
+RoundedMatrix scan_matrix(int n, const T* A, int lda);
+
 }  // namespace hetlu::kernels

@@ -9,7 +9,7 @@
 #include <random>
 #include <string>
 
-#include "device_residual.hpp"
+#include "device_ops.hpp"
 #include "matrices.hpp"
 #include "solvers/accuracy.hpp"
 #include "solvers/backend.hpp"
@@ -277,13 +277,7 @@ TEST_P(BackendTest, PanelLuMatchesTheCpuKernel) {
   kernels::getrf_recursive(m, n, expected.data(), m, expected_ipiv.data());
   int info = -1;
   const auto got = on_device(A, m, n, [&](backends::Backend<double>& dev, const backends::DeviceMatrix<double>& d) {
-    auto ints = dev.allocate_ints(n + 1);
-    auto staged = std::static_pointer_cast<int>(dev.allocate_pinned(sizeof(int) * (n + 1)));
-    dev.getrf_panel(Queue::compute, m, n, d.data(), d.ld, ints.get(), ints.get() + n, true);
-    dev.copy_ints_to_host(Queue::compute, n + 1, ints.get(), staged.get());
-    dev.synchronize();
-    std::copy(staged.get(), staged.get() + n, ipiv.begin());
-    info = staged.get()[n];
+    info = test_support::panel_lu_on(dev, m, n, d.data(), d.ld, ipiv);
   });
   EXPECT_EQ(info, 0);
   EXPECT_EQ(ipiv, expected_ipiv);

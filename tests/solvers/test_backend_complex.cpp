@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "device_residual.hpp"
+#include "device_ops.hpp"
 #include "solvers/accuracy.hpp"
 #include "solvers/backend.hpp"
 #include "solvers/butterfly.hpp"
@@ -158,13 +158,7 @@ class ComplexBackend : public ::testing::TestWithParam<BackendKind> {
       std::vector<int> ipiv(n);
       int info = -1;
       const auto LU = on_device(A, m, n, [&](backends::Backend<T>& dev, const backends::DeviceMatrix<T>& d) {
-        auto ints = dev.allocate_ints(n + 1);
-        auto staged = std::static_pointer_cast<int>(dev.allocate_pinned(sizeof(int) * (n + 1)));
-        dev.getrf_panel(Queue::compute, m, n, d.data(), d.ld, ints.get(), ints.get() + n, true);
-        dev.copy_ints_to_host(Queue::compute, n + 1, ints.get(), staged.get());
-        dev.synchronize();
-        std::copy(staged.get(), staged.get() + n, ipiv.begin());
-        info = staged.get()[n];
+        info = test_support::panel_lu_on(dev, m, n, d.data(), d.ld, ipiv);
       });
       if (zero_column) {
         EXPECT_EQ(info, 5);

@@ -243,6 +243,19 @@ TEST_P(MixedOnDevice, ThePackingThatFeedsTheDeviceChecksA) {
   EXPECT_EQ(out.details.phase_seconds.back().first, "the double solver");
   EXPECT_LE(out.omega, 30 * (n + 1) * accuracy::unit_roundoff<double>());
 
+  // Stopped early, ||A||_1 still covers the whole of A (the double solver's condition estimate takes
+  // it): a large column after the stop counts, as where the host rounds (d > 0).
+  {
+    auto t = conditioned<double>(n, 1e2, 15);
+    t.A[0] = 1e39;
+    for (int i = 0; i < n; ++i) t.A[i + static_cast<size_t>(n) * (n - 1)] = i % 2 ? 3.3e38 : -3.3e38;
+    const auto there = solve(t, 1, Solver::gepp, 0, {}, GetParam());
+    const auto host = solve(t, 1, Solver::gepp, 2, {}, GetParam());
+    EXPECT_EQ(there.details.iter, -2);
+    EXPECT_EQ(host.details.iter, -2);
+    EXPECT_EQ(there.details.a_norm1, host.details.a_norm1);
+    EXPECT_GT(there.details.a_norm1, 1e40);
+  }
   // An entry beyond single's range in the first batch stops the upload there; a NaN in a column that
   // never went up is still found (the whole of A is checked before ITER -2 is answered).
   for (double bad : {std::nan(""), -std::numeric_limits<double>::infinity(), 0.0}) {

@@ -1,6 +1,7 @@
-// Backend::residual's answer brought back to the host, for the backend tests of every precision.
+// Backend operations whose answers the backend tests of every precision bring back to the host.
 #pragma once
 
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -27,6 +28,20 @@ std::pair<std::vector<T>, std::vector<T>> residual_on(backends::Backend<T>& dev,
   dev.copy_to_host(Queue::to_host, n, nrhs, dW.data(), dW.ld, w.data(), n);
   dev.synchronize();
   return {r, w};
+}
+
+// Backend::getrf_panel (with pivoting) of the m x n block at d (leading dimension ld), on the
+// compute queue; its pivots into ipiv (n), its info returned.
+template <class T>
+int panel_lu_on(backends::Backend<T>& dev, int m, int n, T* d, int ld, std::vector<int>& ipiv) {
+  using backends::Queue;
+  auto ints = dev.allocate_ints(n + 1);
+  auto staged = std::static_pointer_cast<int>(dev.allocate_pinned(sizeof(int) * (n + 1)));
+  dev.getrf_panel(Queue::compute, m, n, d, ld, ints.get(), ints.get() + n, true);
+  dev.copy_ints_to_host(Queue::compute, n + 1, ints.get(), staged.get());
+  dev.synchronize();
+  ipiv.assign(staged.get(), staged.get() + n);
+  return staged.get()[n];
 }
 
 }  // namespace hetlu::test_support
