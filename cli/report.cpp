@@ -37,7 +37,9 @@ nlohmann::ordered_json to_json(const MachineProfile& p) {
          {"d2h_bandwidth_gbs", g.d2h_bandwidth_gbs},
          {"h2d_latency_us", g.h2d_latency_us},
          {"d2h_latency_us", g.d2h_latency_us},
-         {"memory_bandwidth_gbs", g.memory_bandwidth_gbs}});
+         {"memory_bandwidth_gbs", g.memory_bandwidth_gbs},
+         {"staged_upload_gbs", g.staged_upload_gbs},
+         {"staged_download_gbs", g.staged_download_gbs}});
   nlohmann::ordered_json panels = nlohmann::ordered_json::array();
   for (const auto& r : p.panel_rates)
     panels.push_back(
@@ -127,6 +129,9 @@ std::string describe(const MachineProfile& p) {
           "device->host {:.1f} GB/s {:.1f} us; device memory {:.0f} GB/s\n",
           g.dgemm_gflops, g.sgemm_gflops, g.dgetrf_gflops, g.h2d_bandwidth_gbs, g.h2d_latency_us, g.d2h_bandwidth_gbs,
           g.d2h_latency_us, g.memory_bandwidth_gbs);
+    if (g.staged_upload_gbs > 0)
+      text += fmt::format("           staged from pageable memory: up {:.1f}, down {:.1f} GB/s\n", g.staged_upload_gbs,
+                          g.staged_download_gbs);
   }
   return text;
 }

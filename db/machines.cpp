@@ -194,6 +194,8 @@ bool load_probe_rates(Database& db, std::int64_t machine_id, MachineProfile& pro
       if (m.name == "gpu_h2d_latency") g.h2d_latency_us = m.median;
       if (m.name == "gpu_d2h_latency") g.d2h_latency_us = m.median;
       if (m.name == "gpu_memory_bandwidth") g.memory_bandwidth_gbs = m.median;
+      if (m.name == "gpu_staged_upload") g.staged_upload_gbs = m.median;
+      if (m.name == "gpu_staged_download") g.staged_download_gbs = m.median;
     }
     loaded.measurements.push_back(std::move(m));
     found = true;

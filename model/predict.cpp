@@ -248,12 +248,15 @@ double prbt_hybrid_extra_seconds(const MachineProfile& profile, const Rates& rat
 // A copy of `bytes` between the caller's memory and the device through pinned staging slots of
 // `slot` bytes (solvers/staging.hpp): the host packs (or unpacks) each slot, a read and a write of
 // it at host bandwidth, while the link carries the slot before; the pipeline costs the slower of
-// the two over the whole copy and the faster over one slot (its fill).
-double staged_copy_seconds(double bytes, double slot, double link, double host) {
+// the two over the whole copy and the faster over one slot (its fill). `measured` (GB/s; 0: none):
+// the same copy timed whole on this machine, which the two rates alone may overrate (the link's DMA
+// also reads host memory while the host packs the next slot); never below the two rates' bound.
+double staged_copy_seconds(double bytes, double slot, double link, double host, double measured = 0) {
   if (bytes <= 0) return 0;
   slot = std::min(slot, bytes);
   const double over_link = bytes / link, packing = 2 * bytes / host;
-  return std::max(over_link, packing) + std::min(slot / link, 2 * slot / host);
+  const double bound = std::max(over_link, packing) + std::min(slot / link, 2 * slot / host);
+  return measured > 0 ? std::max(bound, bytes / (measured * 1e9)) : bound;
 }
 
 // Whether mixed precision refines on its device (mixed_device.hpp): one device, GEPP or CALU, and
@@ -277,7 +280,7 @@ double mixed_device_extra_seconds(const MachineProfile& profile, const Rates& ra
   const double host = host_bandwidth(rates.memory_gbs), link = rates.link.gbs * 1e9;
   const double latency = rates.link_latency_us * 1e-6;
   const double slot = 8.0 * n * detail::staging_slot_columns(n, n, 1, false, 8);
-  const double both_up = staged_copy_seconds(12 * entries, slot, link, host);
+  const double both_up = staged_copy_seconds(12 * entries, slot, link, host, rates.staged_upload.gbs);
   const double upload = rounded_on_device ? 0 : std::max(0.0, both_up - factorization_seconds);
   if (rates.device_host_threads > 0)
     return upload + mixed_extra_seconds(profile, rates, n, solver, params, !rounded_on_device);
@@ -425,7 +428,10 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
   const double matrix = word * double(m) * n;
   const double slot = word * double(m) * detail::staging_slot_columns(m, n, nb, d > 0, std::size_t(word));
   const double host = host_bandwidth(rates.memory_gbs);
-  auto staged = [&](double bytes) { return staged_copy_seconds(bytes, slot, link, host); };
+  auto staged_up = [&](double bytes) { return staged_copy_seconds(bytes, slot, link, host, rates.staged_upload.gbs); };
+  auto staged_down = [&](double bytes) {
+    return staged_copy_seconds(bytes, slot, link, host, rates.staged_download.gbs);
+  };
   const double cpu_share = std::min(1.0, double(d) * nb / std::max(1, n));
   // Several devices (#16): PRBT randomizes on the CPUs and its GENP runs as GEPP's does.
   const bool several = rates.devices.size() > 1 && d > 0;
@@ -456,17 +462,19 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
   const double upload_slot =
       upload_word * double(m) * detail::staging_slot_columns(m, n, nb, d > 0, std::size_t(upload_word));
   auto uploaded = [&](double entries, double batch) {
-    return staged_copy_seconds(upload_word * entries, upload_slot, link, host) + rounding_per_entry * batch;
+    return staged_copy_seconds(upload_word * entries, upload_slot, link, host, rates.staged_upload.gbs) +
+           rounding_per_entry * batch;
   };
   const double first_columns =
       upload_beside_steps ? std::min<double>(n, double(detail::upload_ahead_block_columns) * nb) : double(n);
   const double first_entries = double(m) * first_columns;
   if (d == 0)
-    once = uploaded(first_entries, first_entries) + (factors_return ? staged(matrix - early_bytes) : 0) + 2 * latency;
+    once =
+        uploaded(first_entries, first_entries) + (factors_return ? staged_down(matrix - early_bytes) : 0) + 2 * latency;
   else if (solver == Solver::prbt && !several)
-    once = staged(matrix) + staged(matrix * cpu_share) + 2 * latency;
+    once = staged_up(matrix) + staged_down(matrix * cpu_share) + 2 * latency;
   else if (d < blocks)
-    once = staged(matrix * (1 - cpu_share)) + latency + (factors_stay ? staged(matrix * cpu_share) + latency : 0);
+    once = staged_up(matrix * (1 - cpu_share)) + latency + (factors_stay ? staged_up(matrix * cpu_share) + latency : 0);
   t.transfer += once;
   t.total += once;
   if (d == 0 && nb >= std::min(m, n)) {
@@ -629,7 +637,7 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
   // The early downloads go in the link's other direction, beside the steps; with the input checked
   // on the upload (hetlu's default) none starts before the last column has gone up.
   const double steps = t.total - once;
-  const double early = early_bytes > 0 ? staged(early_bytes) : 0;
+  const double early = early_bytes > 0 ? staged_down(early_bytes) : 0;
   t.transfer += early + late;
   t.total = once + std::max(steps, (upload_beside_steps ? late : 0) + early);
   return t;
@@ -709,6 +717,8 @@ Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& 
       r.link = {params.default_link_gbs, "default"};
     const double latency = std::max(g.h2d_latency_us, g.d2h_latency_us);
     r.link_latency_us = latency > 0 ? latency : params.default_link_latency_us;
+    r.staged_upload = {g.staged_upload_gbs, g.staged_upload_gbs > 0 ? known : ""};
+    r.staged_download = {g.staged_download_gbs, g.staged_download_gbs > 0 ? known : ""};
     r.device_name = g.name;
     r.device_memory_bytes = double(g.memory_bytes);
     if (r.device.gflops <= 0)
@@ -1130,7 +1140,10 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
     best.d_fraction = blocks > 0 ? double(plan.cpu_block_columns) / blocks : 0;
     why.push_back("device " + r.device_name + ": GEMM rate " + fmt1(r.device.gflops) + " GFlop/s (" + r.device.source +
                   "), link " + fmt1(r.link.gbs) + " GB/s (" + r.link.source + ") with " + fmt1(r.link_latency_us) +
-                  " us latency, memory " + fmt1(r.device_memory.gbs) + " GB/s (" + r.device_memory.source + ")");
+                  " us latency, memory " + fmt1(r.device_memory.gbs) + " GB/s (" + r.device_memory.source + ")" +
+                  (r.staged_upload.gbs > 0 ? ", staged copies " + fmt1(r.staged_upload.gbs) + " GB/s up and " +
+                                                 fmt1(r.staged_download.gbs) + " down (" + r.staged_upload.source + ")"
+                                           : ""));
     for (std::size_t i = 1; i < r.devices.size(); ++i)
       why.push_back("device " + std::to_string(i + 1) + " " + r.devices[i].name + ": GEMM rate " +
                     fmt1(r.devices[i].gemm.gflops) + " GFlop/s (" + r.devices[i].gemm.source + "), link " +

@@ -9,6 +9,11 @@
 #include "hetlu/types.hpp"
 #include "probes/timed.hpp"
 
+namespace hetlu::backends {
+template <class T>
+class Backend;
+}  // namespace hetlu::backends
+
 namespace hetlu::probes {
 
 // Topology from hwloc (packages, cores, hardware threads, NUMA nodes, caches), the CPU model
@@ -61,6 +66,16 @@ Rate measure_panel(const std::string& kind, int rows, int width, int threads, in
 // per second (its inverse: ns per entry). Scalar and memory-bound loops, which the triad bandwidth alone under-prices
 // 3-9x.
 Rate measure_pass_cost(const std::string& kind, int n, int repetitions = 5);
+
+// A rows x cols double matrix from pageable host memory through the solvers' pinned slots
+// (solvers/staging.hpp, sized as an upload beside the steps takes them) to `device`, and back, with
+// this thread's OpenMP threads packing: GB/s each way, the host's packing and the link together, as
+// the hybrid solvers pay them (the link's rate and the triad's price them too fast where the DMA's
+// reads of the slots compete with the packing for host memory). One warm-up, then `repetitions`.
+struct StagedRates {
+  Rate upload, download;
+};
+StagedRates measure_staged_copies(backends::Backend<double>& device, int rows, int cols, int repetitions = 3);
 
 struct GpuProbe {
   std::vector<GpuInfo> gpus;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "probes/probes.hpp"
+#include "solvers/backend.hpp"
 
 namespace hetlu::probes {
 
@@ -89,6 +90,20 @@ MachineProfile probe_machine(const ProbeOptions& options) {
                measure_gemm<double>(profile.dgemm_probe_size, threads, options.repetitions), "GFlop/s",
                "n=" + std::to_string(profile.dgemm_probe_size) + " threads=" + std::to_string(threads) + " again"));
   }
+  // The solvers' staged copies on the first GPU (the cuda backend's device, CUDA's ordinal 0), with
+  // every core packing as an upload beside the steps does: 512 MiB each way.
+  if (!profile.gpus.empty() && backends::available(BackendKind::cuda)) try {
+      const StagedRates staged =
+          measure_staged_copies(backends::backend<double>(BackendKind::cuda), 8192, 8192, options.repetitions);
+      GpuInfo& g = profile.gpus.front();
+      g.staged_upload_gbs = staged.upload.median, g.staged_download_gbs = staged.download.median;
+      g.measurements.push_back({"gpu_staged_upload", staged.upload.median, staged.upload.spread, "GB/s", "n=8192"});
+      g.measurements.push_back(
+          {"gpu_staged_download", staged.download.median, staged.download.spread, "GB/s", "n=8192"});
+    } catch (const std::exception&) {
+      // Not measured (the device too small, pinned memory refused): the model prices the copies from
+      // the link's and the triad's rates, as before this probe.
+    }
   // The GPU probes keep their own medians and spreads; here they are tagged with the device.
   for (size_t g = 0; g < profile.gpus.size(); ++g)
     for (ProbeMeasurement m : profile.gpus[g].measurements) {

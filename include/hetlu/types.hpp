@@ -445,7 +445,11 @@ struct GpuInfo {
   double d2h_bandwidth_gbs = 0;
   double h2d_latency_us = 0;
   double d2h_latency_us = 0;
-  double memory_bandwidth_gbs = 0;             // device memory: a large device-to-device copy, bytes read + written
+  double memory_bandwidth_gbs = 0;  // device memory: a large device-to-device copy, bytes read + written
+  // A double matrix from pageable host memory through the solvers' pinned slots to the device, and
+  // back (solvers/staging.hpp: the host's packing and the link together, as an upload beside the
+  // steps and the factors' download run); 0 when not measured.
+  double staged_upload_gbs = 0, staged_download_gbs = 0;
   std::vector<ProbeMeasurement> measurements;  // the timed probes above, with their spreads
 
   // What the device says of itself (no timing), and the datasheet rates estimated from it

@@ -137,6 +137,28 @@ TEST(ProbeResults, PanelRatesRoundTrip) {
   EXPECT_DOUBLE_EQ(loaded.panel_rates[0].gflops, 7.5);
 }
 
+// The GPU's probes, the staged copies among them, come back onto the GPU they were taken on.
+TEST(ProbeResults, TheGpusStagedCopiesRoundTrip) {
+  test_support::TempDir dir;
+  auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
+  MachineProfile with_gpu = profile();
+  with_gpu.gpus.push_back(GpuInfo{});
+  with_gpu.gpus.back().name = "NVIDIA H100 80GB HBM3";
+  const auto id = db::ensure_machine(database, db::fingerprint(with_gpu));
+  MachineProfile measured = with_gpu;
+  measured.rates_measured = true;
+  measured.measurements = {{"gpu_h2d_bandwidth", 55.1, 0.01, "GB/s", "gpu=0"},
+                           {"gpu_staged_upload", 31.5, 0.02, "GB/s", "gpu=0 n=8192"},
+                           {"gpu_staged_download", 27.25, 0.03, "GB/s", "gpu=0 n=8192"}};
+  db::store_probe_results(database, id, measured);
+  MachineProfile loaded = with_gpu;
+  ASSERT_TRUE(db::load_probe_rates(database, id, loaded));
+  ASSERT_EQ(loaded.gpus.size(), 1u);
+  EXPECT_DOUBLE_EQ(loaded.gpus[0].h2d_bandwidth_gbs, 55.1);
+  EXPECT_DOUBLE_EQ(loaded.gpus[0].staged_upload_gbs, 31.5);
+  EXPECT_DOUBLE_EQ(loaded.gpus[0].staged_download_gbs, 27.25);
+}
+
 TEST(ProbeResults, TsluLeavesAndPassCostsRoundTrip) {
   test_support::TempDir dir;
   auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);

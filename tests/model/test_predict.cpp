@@ -696,6 +696,32 @@ TEST(Predict, MixedPrecisionOnOneGpuIsPricedRefiningThere) {
   EXPECT_LT(device_seconds, 2 * double_seconds);
 }
 
+// The staged copies measured on the machine (GpuInfo::staged_upload_gbs) price the upload beside
+// the steps and the factors' download where they are slower than the link and the triad say; never
+// faster than those. At 5 GB/s each way, a d = 0 GEPP of order 16384 costs at least its 2 GiB up and
+// its 2 GiB back at that rate, and the explanation says what it used.
+TEST(Predict, MeasuredStagedCopiesPriceTheTransfers) {
+  auto p = h100_as_probed_again();
+  const int n = 16384;
+  const model::Problem problem{Solver::gepp, Precision::double_, Target::hybrid, n, n, 1};
+  Plan plan;
+  plan.nb = 256;
+  plan.cpu_block_columns = 0;
+  const double unmeasured = model::predict_seconds(p, problem, plan, {});
+  p.gpus[0].staged_upload_gbs = p.gpus[0].staged_download_gbs = 5;
+  const double slow = model::predict_seconds(p, problem, plan, {});
+  const double matrix = 8.0 * n * n;
+  EXPECT_GE(slow, 2 * matrix / 5e9 * 0.95);
+  EXPECT_GT(slow, 2 * unmeasured);
+  p.gpus[0].staged_upload_gbs = p.gpus[0].staged_download_gbs = 1e4;  // faster than the link: the bound holds
+  EXPECT_NEAR(model::predict_seconds(p, problem, plan, {}), unmeasured, 1e-12);
+  p.gpus[0].staged_upload_gbs = p.gpus[0].staged_download_gbs = 20;
+  const auto explained = model::predict(p, problem);
+  bool said = false;
+  for (const auto& line : explained.reasoning) said = said || line.find("staged copies 20.0 GB/s") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
 // With the panel on the device (d = 0) mixed precision's A goes up once, in double, and the device
 // rounds it (mixed_device.hpp): the model prices the factorization's upload at double's 8 bytes an
 // entry and no host rounding pass; with d > 0 the host rounds A and both copies go up. Over a link

@@ -1,9 +1,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "model/predict.hpp"
 #include "probes/probes.hpp"
+#include "solvers/backend.hpp"
 
 using namespace hetlu;
 
@@ -202,6 +204,18 @@ TEST(GpuDatasheet, AnUnprobedGpuGetsTheDevicesShareAndSaysDatasheet) {
 
 TEST(GpuDatasheet, PcieLinkOfAMissingDeviceIsUnknown) {
   EXPECT_EQ(probes::pcie_link(0xffff, 0xff, 0x1f), (std::pair<int, int>{0, 0}));
+}
+
+// The solvers' staged copies, timed on the host backend (a GPU's in device_run.sh's probe stage):
+// a rate each way, finite and positive, and the copy a real one.
+TEST(StagedCopies, MeasureARateEachWayOnTheHostBackend) {
+  auto& device = backends::backend<double>(BackendKind::host);
+  const probes::StagedRates rates = probes::measure_staged_copies(device, 512, 300, 2);
+  for (const probes::Rate& r : {rates.upload, rates.download}) {
+    EXPECT_GT(r.median, 0);
+    EXPECT_TRUE(std::isfinite(r.median));
+    EXPECT_GE(r.spread, 0);
+  }
 }
 
 TEST(PassCost, EveryPassMeasuresAndBadArgumentsAreNamed) {
