@@ -1141,9 +1141,11 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
     why.push_back("device " + r.device_name + ": GEMM rate " + fmt1(r.device.gflops) + " GFlop/s (" + r.device.source +
                   "), link " + fmt1(r.link.gbs) + " GB/s (" + r.link.source + ") with " + fmt1(r.link_latency_us) +
                   " us latency, memory " + fmt1(r.device_memory.gbs) + " GB/s (" + r.device_memory.source + ")" +
-                  (r.staged_upload.gbs > 0 ? ", staged copies " + fmt1(r.staged_upload.gbs) + " GB/s up and " +
-                                                 fmt1(r.staged_download.gbs) + " down (" + r.staged_upload.source + ")"
-                                           : ""));
+                  (r.staged_upload.gbs > 0
+                       ? ", staged copies " + fmt1(r.staged_upload.gbs) + " GB/s up" +
+                             (r.staged_download.gbs > 0 ? " and " + fmt1(r.staged_download.gbs) + " down" : "") + " (" +
+                             r.staged_upload.source + ")"
+                       : ""));
     for (std::size_t i = 1; i < r.devices.size(); ++i)
       why.push_back("device " + std::to_string(i + 1) + " " + r.devices[i].name + ": GEMM rate " +
                     fmt1(r.devices[i].gemm.gflops) + " GFlop/s (" + r.devices[i].gemm.source + "), link " +

@@ -93,6 +93,7 @@ MachineProfile probe_machine(const ProbeOptions& options) {
   // The solvers' staged copies on the first GPU (the cuda backend's device, CUDA's ordinal 0), with
   // every core packing as an upload beside the steps does: 512 MiB each way.
   if (!profile.gpus.empty() && backends::available(BackendKind::cuda)) try {
+      const auto lock = backends::lock_backend(BackendKind::cuda);  // no solve shares its queues meanwhile
       const StagedRates staged =
           measure_staged_copies(backends::backend<double>(BackendKind::cuda), 8192, 8192, options.repetitions);
       GpuInfo& g = profile.gpus.front();

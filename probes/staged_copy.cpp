@@ -6,6 +6,7 @@
 #include "hetlu/detail/staging_slot.hpp"
 #include "probes/probes.hpp"
 #include "solvers/backend.hpp"
+#include "solvers/scalar.hpp"
 #include "solvers/staging.hpp"
 
 namespace hetlu::probes {
@@ -18,11 +19,15 @@ StagedRates measure_staged_copies(backends::Backend<double>& device, int rows, i
   std::vector<double> host(static_cast<std::size_t>(rows) * cols);
   for (std::size_t k = 0; k < host.size(); ++k) host[k] = double(k % 1021) - 510;  // pages touched, not constant
   const double bytes = sizeof(double) * double(rows) * cols;
+  // The solvers' default upload checks each column as it packs it (HybridLu::check_input).
+  const backends::Staging<double>::ColumnVisitor finite = [](int, const double* x, int n) {
+    return scalar::all_finite(x, n);
+  };
   StagedRates out;
   out.upload = rate_from_seconds(bytes / 1e9, time_samples(
                                                   [&] {
                                                     staging.to_device(Queue::to_device, rows, cols, host.data(), rows,
-                                                                      on_device.data(), on_device.ld);
+                                                                      on_device.data(), on_device.ld, finite);
                                                     device.synchronize();
                                                   },
                                                   repetitions));
