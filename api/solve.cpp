@@ -688,12 +688,16 @@ SolveReport solve_checked(std::optional<Solver> solver, int n, int nrhs, const T
   Scaling scaling = equilibrate(n, A, lda);
   std::vector<T> X;
   SolveReport report = solve_scaled(solver, n, nrhs, A, lda, B, ldb, options, scaling, X);
-  if ((report.info > 0 || !report.accurate) && scaling.extreme) {
-    // Scaling to the ends of the range underflowed entries far below their row's largest: the
-    // equilibrated matrix was singular, or its answer inaccurate (a row led by 1e300 with 1e-300
-    // beside it: omega 1.0 where A itself gave 8e-17). A's own answer, unscaled, where it is better.
-    // omega measured as before (in long double on A itself), and rcond still R A's (solved as A,
-    // measured as R A).
+  if ((report.info > 0 || !report.accurate) && scaling.needed()) {
+    // The equilibrated matrix was singular, or its answer inaccurate, where A's own may not be:
+    //  - scaling to the ends of the range underflowed entries far below their row's largest (a row
+    //    led by 1e300 with 1e-300 beside it: omega 1.0 where A itself gave 8e-17);
+    //  - a row scaled down to its one large entry (1e5 in a random 101 x 101 A) lets GEPP pivot
+    //    elsewhere in that column, and elimination brings entries of size 1 into the scaled row,
+    //    which in A's scale are a residual 1e5 times too large: omega 4e-12 (and 1.0 at 1e20) where
+    //    A itself gave 3e-16, with no refinement asked for (hostile testing, 2026-11-27).
+    // A's own answer, unscaled, where it is better. omega measured as before (in long double on A
+    // itself where the range is extreme), and rcond still R A's (solved as A, measured as R A).
     std::vector<T> X_unscaled;
     SolveReport unscaled = solve_scaled(solver, n, nrhs, A, lda, B, ldb, options, scaling.unapplied(), X_unscaled);
     const bool better = report.info > 0 || (unscaled.info == 0 && unscaled.backward_error && report.backward_error &&
