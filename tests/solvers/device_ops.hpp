@@ -9,6 +9,21 @@
 
 namespace hetlu::test_support {
 
+// Round trip: the rows x cols `host` to the device, op(dev, device_matrix) on its compute queue,
+// back to the host.
+template <class T, class Op>
+std::vector<T> round_trip(backends::Backend<T>& dev, std::vector<T> host, int rows, int cols, Op op) {
+  using backends::Queue;
+  auto d = dev.allocate(rows, cols);
+  dev.copy_to_device(Queue::to_device, rows, cols, host.data(), rows, d.data(), d.ld);
+  dev.wait(Queue::compute, dev.record(Queue::to_device));
+  op(dev, d);
+  dev.wait(Queue::to_host, dev.record(Queue::compute));
+  dev.copy_to_host(Queue::to_host, rows, cols, d.data(), d.ld, host.data(), rows);
+  dev.synchronize();
+  return host;
+}
+
 // R = B - A X and each row's share of omega, W, as the device computes them (A n x n, X and B
 // n x nrhs, all with leading dimension n).
 template <class T>

@@ -8,6 +8,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 
 #include "device_ops.hpp"
 #include "matrices.hpp"
@@ -35,15 +36,7 @@ class BackendTest : public ::testing::TestWithParam<BackendKind> {
   // Round trip: host -> device, op, device -> host.
   template <class Op>
   std::vector<double> on_device(std::vector<double> host, int rows, int cols, Op op) {
-    auto& dev = device();
-    auto dA = dev.allocate(rows, cols);
-    dev.copy_to_device(Queue::to_device, rows, cols, host.data(), rows, dA.data(), dA.ld);
-    dev.wait(Queue::compute, dev.record(Queue::to_device));
-    op(dev, dA);
-    dev.wait(Queue::to_host, dev.record(Queue::compute));
-    dev.copy_to_host(Queue::to_host, rows, cols, dA.data(), dA.ld, host.data(), rows);
-    dev.synchronize();
-    return host;
+    return test_support::round_trip(device(), std::move(host), rows, cols, op);
   }
 };
 

@@ -10,6 +10,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "device_ops.hpp"
@@ -50,15 +51,7 @@ class ComplexBackend : public ::testing::TestWithParam<BackendKind> {
   // Round trip: host -> device, op, device -> host.
   template <class T, class Op>
   std::vector<T> on_device(std::vector<T> host, int rows, int cols, Op op) {
-    auto& dev = backends::backend<T>(GetParam());
-    auto d = dev.allocate(rows, cols);
-    dev.copy_to_device(Queue::to_device, rows, cols, host.data(), rows, d.data(), d.ld);
-    dev.wait(Queue::compute, dev.record(Queue::to_device));
-    op(dev, d);
-    dev.wait(Queue::to_host, dev.record(Queue::compute));
-    dev.copy_to_host(Queue::to_host, rows, cols, d.data(), d.ld, host.data(), rows);
-    dev.synchronize();
-    return host;
+    return test_support::round_trip(backends::backend<T>(GetParam()), std::move(host), rows, cols, op);
   }
 
   // C - A B, then the four triangular solves (L unit and U, each plain and conjugate-transposed)
