@@ -26,6 +26,7 @@
 #include "distributed/scalapack_calls.hpp"
 #include "hetlu/distributed.hpp"
 #include "solvers/backend.hpp"
+#include "solvers/copy_block.hpp"
 
 namespace hetlu::distributed {
 namespace {
@@ -253,14 +254,12 @@ class ResidentLu {
                           gathered_.ld);
       device_.copy_to_host(Queue::compute, count, right, gathered_.data(), gathered_.ld, gathered, count);
       device_.synchronize();
-      for (int c = 0; c < right; ++c)
-        for (int t = 0; t < count; ++t) *host(rows[t], c1 + c) = gathered[t + static_cast<std::size_t>(c) * count];
+      kernels::scatter_rows(count, right, gathered, count, rows.data(), host(0, c1), lld_);
     }
     scalapack_laswp(n_ - j - jb + 1, A_, j + jb, desc_, j, j + jb - 1, ipiv_);
     scalapack_trsm_lower_unit(jb, n_ - j - jb + 1, A_, j, j, j + jb, desc_);
     if (count > 0) {
-      for (int c = 0; c < right; ++c)
-        for (int t = 0; t < count; ++t) gathered[t + static_cast<std::size_t>(c) * count] = *host(rows[t], c1 + c);
+      kernels::gather_rows(count, right, host(0, c1), lld_, rows.data(), gathered, count);
       device_.copy_to_device(Queue::compute, count, right, gathered, count, gathered_.data(), gathered_.ld);
       device_.scatter_rows(Queue::compute, count, right, gathered_.data(), gathered_.ld, touched_.get(), device(0, c1),
                            matrix_.ld);

@@ -964,11 +964,13 @@ double predict_seconds(const MachineProfile& profile, const Problem& problem, co
   double seconds = 0;
   const bool mixed_on_device = problem.precision == Precision::mixed && problem.target == Target::hybrid &&
                                rates.device.gflops > 0 && mixed_refines_on_device(rates, problem.solver, problem.n);
+  // ... and with the panel there (d = 0), A goes up in double and the device rounds it (mixed_device.hpp).
+  const bool mixed_rounded_on_device = mixed_on_device && plan.cpu_block_columns == 0;
   double factorization = 0;
   if (problem.target == Target::hybrid && rates.device.gflops > 0) {
     if (rates.cpu_all.gflops <= 0) throw Error("the machine profile has no CPU rate to predict from");
     // Mixed precision on the device with the panel there: A goes up in double and is rounded there.
-    const double upload_word = mixed_on_device && plan.cpu_block_columns == 0 ? 2 * word : word;
+    const double upload_word = mixed_rounded_on_device ? 2 * word : word;
     const HybridTimes t = hybrid_lu_seconds(profile, rates, problem.solver, problem.m, problem.n, plan, params, word,
                                             mixed_on_device, upload_word);
     factorization = t.total;
@@ -995,16 +997,15 @@ double predict_seconds(const MachineProfile& profile, const Problem& problem, co
   }
   if (problem.precision == Precision::mixed) {
     const double extra = mixed_on_device ? mixed_device_extra_seconds(profile, rates, problem.n, problem.solver, params,
-                                                                      factorization, plan.cpu_block_columns == 0)
+                                                                      factorization, mixed_rounded_on_device)
                                          : mixed_extra_seconds(profile, rates, problem.n, problem.solver, params);
     seconds += extra;
     if (terms) {
       const MixedSteps steps = mixed_refinement_steps(profile, problem.solver, problem.n, params);
       std::ostringstream name;
-      const bool rounded_there = mixed_on_device && plan.cpu_block_columns == 0;
-      name << (rounded_there     ? "A up in double beside the factorization and rounded there, "
-               : mixed_on_device ? "rounding to single, A in double up beside the factorization, "
-                                 : "rounding to single, ")
+      name << (mixed_rounded_on_device ? "A up in double beside the factorization and rounded there, "
+               : mixed_on_device       ? "rounding to single, A in double up beside the factorization, "
+                                       : "rounding to single, ")
            << steps.steps << " refinement step(s) in double" << (mixed_on_device ? " on the device" : "") << " ("
            << steps.source << ")";
       terms->push_back({name.str(), extra});

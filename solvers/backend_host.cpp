@@ -182,18 +182,10 @@ class HostBackend final : public Backend<T> {
   }
 
   void gather_rows(Queue q, int count, int cols, const T* A, int lda, const int* rows, T* out, int ldo) override {
-    worker(q).push([=] {
-      for (int j = 0; j < cols; ++j)
-        for (int t = 0; t < count; ++t)
-          out[t + static_cast<long long>(j) * ldo] = A[rows[t] + static_cast<long long>(j) * lda];
-    });
+    worker(q).push([=] { kernels::gather_rows(count, cols, A, lda, rows, out, ldo); });
   }
   void scatter_rows(Queue q, int count, int cols, const T* in, int ldi, const int* rows, T* A, int lda) override {
-    worker(q).push([=] {
-      for (int j = 0; j < cols; ++j)
-        for (int t = 0; t < count; ++t)
-          A[rows[t] + static_cast<long long>(j) * lda] = in[t + static_cast<long long>(j) * ldi];
-    });
+    worker(q).push([=] { kernels::scatter_rows(count, cols, in, ldi, rows, A, lda); });
   }
 
   void round_from_wide(Queue q, int rows, int cols, const scalar::wide_t<T>* from, int ldf, T* to, int ldt) override {

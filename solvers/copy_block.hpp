@@ -27,4 +27,20 @@ void transpose_block(int rows, int cols, const T* from, int ld_from, T* to, int 
       to[j + static_cast<long long>(i) * ld_to] = from[i + static_cast<long long>(j) * ld_from];
 }
 
+// dense's row t <- A's row rows[t] (t < count), in each of cols columns; and back (scatter, the
+// rows distinct): the rows a distributed step's interchanges touch, on the host and on the host
+// backend's device (Backend::gather_rows).
+template <class T>
+void gather_rows(int count, int cols, const T* A, int lda, const int* rows, T* dense, int ldd) {
+  for (int j = 0; j < cols; ++j)
+    for (int t = 0; t < count; ++t)
+      dense[t + static_cast<long long>(j) * ldd] = A[rows[t] + static_cast<long long>(j) * lda];
+}
+template <class T>
+void scatter_rows(int count, int cols, const T* dense, int ldd, const int* rows, T* A, int lda) {
+  for (int j = 0; j < cols; ++j)
+    for (int t = 0; t < count; ++t)
+      A[rows[t] + static_cast<long long>(j) * lda] = dense[t + static_cast<long long>(j) * ldd];
+}
+
 }  // namespace hetlu::kernels

@@ -36,7 +36,7 @@ void RoundingScan<T>::column(int j, const T* x) {
     sum += a;
     largest = std::max(largest, a);
   }
-  bool fits = !(largest > std::numeric_limits<float>::max());
+  bool fits = !(largest > std::numeric_limits<scalar::real_t<Low>>::max());
   if constexpr (scalar::is_complex_v<T>) {  // |z| beyond single's range while both parts fit is no overflow
     fits = true;
     for (int i = 0; i < n_; ++i) fits = scalar::fits<Low>(x[i]) && fits;
