@@ -32,7 +32,6 @@
 #include "solvers/checks.hpp"
 #include "solvers/condition.hpp"
 #include "solvers/copy_block.hpp"
-#include "solvers/lu_factors.hpp"
 #include "solvers/scalar.hpp"
 
 namespace hetlu {
@@ -130,10 +129,6 @@ double further_rhs_seconds(int n, int nrhs, double double_rate) {
 // plans are priced for one right-hand side, further ones charged to mixed (further_rhs_seconds).
 
 bool mixed_predicted_faster(Solver solver, int n, int nrhs, const Options& options, std::string& why) {
-  if (!solvers::mixed_precision_runs(solver, options.target)) {
-    why = std::string(solvers::mixed_precision_prbt_cpu_only) + ": double";
-    return false;
-  }
   const Resolution mixed_resolution = resolve_plan(solver, Precision::mixed, n, n, options);
   const Resolution double_resolution = resolve_plan(solver, Precision::double_, n, n, options);
   if (mixed_resolution.measured_seconds && double_resolution.measured_seconds) {

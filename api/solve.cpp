@@ -17,7 +17,6 @@
 #include "solvers/condition.hpp"
 #include "solvers/copy_block.hpp"
 #include "solvers/lu.hpp"
-#include "solvers/lu_factors.hpp"
 #include "solvers/row_omega.hpp"
 #include "solvers/scalar.hpp"
 #include "solvers/tiny_lu.hpp"
@@ -1018,8 +1017,6 @@ SolveReport detail::mixed_solve(Solver solver, int n, int nrhs, T* A, int lda, i
                                 solvers::MixedDetails& details) {
   static_assert(scalar::plan_precision<T>() == Precision::double_, "mixed precision answers in double");
   checks::system_into_x(n, nrhs, A, lda, B, ldb, X, ldx, ipiv, options.input_check);
-  if (!solvers::mixed_precision_runs(solver, options.target))
-    throw InvalidArgument(std::string(solvers::mixed_precision_prbt_cpu_only) + ": use --target cpu");
   SolveReport report;
   const Resolution mixed = resolve_plan(solver, Precision::mixed, n, n, options);
   report.plan = mixed.plan;

@@ -27,7 +27,6 @@
 #include "solvers/accuracy.hpp"
 #include "solvers/backend.hpp"
 #include "solvers/lu.hpp"
-#include "solvers/lu_factors.hpp"
 #include "solvers/scalar.hpp"
 
 namespace hetlu::cli {
@@ -464,7 +463,7 @@ void register_bench(CLI::App& app, CommandState&) {
     int m = -1, n = 0, reps = 5;
     double cond = 0;
     std::optional<int> nb, ib;
-    bool json = false, sweep_d = false, distributed = false, no_openblas = false;
+    bool json = false, sweep_d = false, distributed = false, no_openblas = false, lapack_test = false;
     HybridArgs hybrid;
     DistributedArgs distributed_plan;
   };
@@ -504,6 +503,10 @@ void register_bench(CLI::App& app, CommandState&) {
   cmd->add_flag("--no-openblas", args->no_openblas,
                 "--precision mixed or auto: time hetlu (and cuSOLVER on a GPU) alone, without OpenBLAS's dgesv and "
                 "dsgesv");
+  // Default off: hetlu's own mixed solve, with its answers certified to double's accuracy.
+  cmd->add_flag("--lapack-test", args->lapack_test,
+                "--precision mixed: hetlu's solve with LAPACK's dsgesv semantics, as the drop-in's dsgesv_ (its "
+                "convergence test alone, GMRES-based refinement where classical refinement stalls, no certificate)");
   add_distributed_options(*cmd, args->distributed, args->distributed_plan);
   cmd->callback([args, cmd] {
     // Each row as soon as it is measured, also into a pipe: a bench killed at a time limit (tee'd on
@@ -511,7 +514,7 @@ void register_bench(CLI::App& app, CommandState&) {
     std::cout << std::unitbuf;
     if (args->distributed) {
       for (const char* option : {"-m", "--solver", "--ib", "--cond", "--sweep-d", "--target", "--backend", "--devices",
-                                 "--d", "--panel", "--no-openblas"})
+                                 "--d", "--panel", "--no-openblas", "--lapack-test"})
         if (cmd->count(option) > 0) throw UsageError(std::string(option) + " does not apply to --distributed");
       DistributedBenchArgs d;
       d.db = args->db, d.precision = args->precision, d.n = args->n, d.repetitions = args->reps;
@@ -542,12 +545,10 @@ void register_bench(CLI::App& app, CommandState&) {
     const bool mixed = args->precision == "mixed" || args->precision == "auto";
     if (args->cond > 0 && !mixed) throw UsageError("--cond is for --precision mixed or auto");
     if (args->no_openblas && !mixed) throw UsageError("--no-openblas is for --precision mixed or auto");
+    if (args->lapack_test && args->precision != "mixed") throw UsageError("--lapack-test is for --precision mixed");
+    options.mixed_double_accuracy = !args->lapack_test;
     if (mixed) {
       if (m != n) throw UsageError("--precision " + args->precision + " solves square systems: give m = n");
-      // --solver all: the solvers that run mixed on this target (PRBT's single factors: CPUs only);
-      // one named that does not is refused by the solve, naming why.
-      if (args->solver == "all")
-        std::erase_if(solvers, [&](Solver s) { return !solvers::mixed_precision_runs(s, options.target); });
       if (args->sweep_d) throw UsageError("--sweep-d is for --precision double or single");
       bench_mixed(
           MixedBench{n, args->reps, args->cond, solvers, args->precision == "auto", args->json, !args->no_openblas},

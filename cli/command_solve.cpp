@@ -14,7 +14,6 @@
 #include "hetlu/hetlu.hpp"
 #include "solvers/accuracy.hpp"
 #include "solvers/condition.hpp"
-#include "solvers/lu_factors.hpp"
 #include "solvers/scalar.hpp"
 
 namespace hetlu::cli {
@@ -184,10 +183,6 @@ void register_solve(CLI::App& app, CommandState& state) {
     if (args->solver != "auto") from_string<Solver>(args->solver);  // a misspelt solver fails before any reading
     Options options;
     apply_hybrid_options(args->hybrid, options);
-    const bool mixed_asked = args->precision == "mixed";  // auto answers in double there
-    if (mixed_asked && args->solver != "auto" &&
-        !solvers::mixed_precision_runs(from_string<Solver>(args->solver), options.target))
-      throw UsageError(std::string(solvers::mixed_precision_prbt_cpu_only) + ": use --target cpu");
     const std::vector<std::string> inputs = read_files(args->a_path, args->b_path, args->db);
     if (!args->x_path.empty()) refuse_clobbering(args->x_path, inputs);  // before any work
     if (args->json && is_standard_stream(args->x_path))

@@ -267,16 +267,21 @@ __global__ void residual_finish_kernel(int n, int chunks, const wide_on_device_t
   w[i] = T(accuracy::row_omega(abs1(residual), scale));
 }
 
-// Mixed precision's A rounded to single where it landed in double (Backend::round_from_wide): an
-// entry beyond single's range becomes 0, as scalar::narrow_or_zero makes it on the host (a NaN stays).
-// Consecutive threads take consecutive rows of a column; the grid's rows of blocks stride the columns.
-template <class Narrow, class Wide>
-__global__ void round_to_single_kernel(int rows, int cols, const Wide* from, long long ldf, Narrow* to, long long ldt) {
+// Mixed precision's conversions in device memory: A rounded to single where it landed in double
+// (Backend::round_from_wide: an entry beyond single's range becomes 0, as scalar::narrow_or_zero
+// makes it on the host; a NaN stays), and the single factors widened to double where they lie
+// (widen_to_wide, exactly). Consecutive threads take consecutive rows of a column; the grid's rows
+// of blocks stride the columns.
+template <class From, class To>
+__global__ void convert_kernel(int rows, int cols, const From* from, long long ldf, To* to, long long ldt) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= rows) return;
   for (long long j = blockIdx.y; j < cols; j += gridDim.y) {
-    const Wide x = from[i + j * ldf];
-    to[i + j * ldt] = fits_single(x) ? Narrow(x) : Narrow(0);
+    const From x = from[i + j * ldf];
+    if constexpr (sizeof(To) < sizeof(From))
+      to[i + j * ldt] = fits_single(x) ? To(x) : To(0);
+    else
+      to[i + j * ldt] = To(x);
   }
 }
 
@@ -614,15 +619,22 @@ class CudaBackend final : public Backend<T> {
   }
 
   void round_from_wide(Queue q, int rows, int cols, const scalar::wide_t<T>* from, int ldf, T* to, int ldt) override {
-    if constexpr (std::is_same_v<T, scalar::wide_t<T>>) {
+    convert(q, rows, cols, from, ldf, to, ldt);
+  }
+  void widen_to_wide(Queue q, int rows, int cols, const T* from, int ldf, scalar::wide_t<T>* to, int ldt) override {
+    convert(q, rows, cols, from, ldf, to, ldt);
+  }
+  // to <- from in To (convert_kernel); a copy where the types agree.
+  template <class From, class To>
+  void convert(Queue q, int rows, int cols, const From* from, int ldf, To* to, int ldt) {
+    if constexpr (std::is_same_v<From, To>) {
       copy_on_device(q, rows, cols, from, ldf, to, ldt);
     } else {
       if (rows <= 0 || cols <= 0) return;
       const int threads = 256;
       const dim3 blocks((rows + threads - 1) / threads, std::min(cols, 4096));
-      round_to_single_kernel<<<blocks, threads, 0, stream(q)>>>(rows, cols, device_view(from), ldf, device_view(to),
-                                                                ldt);
-      check_launch("rounding kernel");
+      convert_kernel<<<blocks, threads, 0, stream(q)>>>(rows, cols, device_view(from), ldf, device_view(to), ldt);
+      check_launch(sizeof(To) < sizeof(From) ? "rounding kernel" : "widening kernel");
     }
   }
 

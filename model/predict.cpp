@@ -259,10 +259,10 @@ double staged_copy_seconds(double bytes, double slot, double link, double host, 
   return measured > 0 ? std::max(bound, bytes / (measured * 1e9)) : bound;
 }
 
-// Whether mixed precision refines on its device (mixed_device.hpp): one device, GEPP or CALU, and
-// its memory holds A in double beside the single factors. A capacity not known counts as enough.
-bool mixed_refines_on_device(const Rates& rates, Solver solver, int n) {
-  if (rates.devices.size() != 1 || solver == Solver::prbt) return false;
+// Whether mixed precision refines on its device (mixed_device.hpp): one device, and its memory
+// holds A in double beside the single factors. A capacity not known counts as enough.
+bool mixed_refines_on_device(const Rates& rates, int n) {
+  if (rates.devices.size() != 1) return false;
   return !(rates.device_memory_bytes > 0) || 12.0 * n * n <= usable_device_memory_share * rates.device_memory_bytes;
 }
 
@@ -273,7 +273,8 @@ bool mixed_refines_on_device(const Rates& rates, Solver solver, int n) {
 // copy (what outlasts the factorization counts). Then the first solve and each step's solve and
 // residual read the factors or A in device memory, with the latencies of their copies (a solve: up
 // and down; a residual: X and B up, R and the row omegas down). The host backend's team reads them
-// at the CPUs' rates, as mixed_extra_seconds prices them.
+// at the CPUs' rates, as mixed_extra_seconds prices them. PRBT's randomization of the single copy
+// on the device reads and writes it once (Backend::butterflies_two_sided).
 double mixed_device_extra_seconds(const MachineProfile& profile, const Rates& rates, int n, Solver solver,
                                   const ModelParams& params, double factorization_seconds, bool rounded_on_device) {
   const double entries = double(n) * n;
@@ -286,8 +287,10 @@ double mixed_device_extra_seconds(const MachineProfile& profile, const Rates& ra
     return upload + mixed_extra_seconds(profile, rates, n, solver, params, !rounded_on_device);
   const double device = device_memory_bandwidth(rates, params);
   const double rounding = rounded_on_device ? 0 : entries * 12 / host;
+  const double randomize = solver == Solver::prbt ? 8 * entries / device : 0;
   const double solve = 4 * entries / device + 2 * latency, residual = 8 * entries / device + 4 * latency;
-  return rounding + upload + solve + mixed_refinement_steps(profile, solver, n, params).steps * (residual + solve);
+  return rounding + randomize + upload + solve +
+         mixed_refinement_steps(profile, solver, n, params).steps * (residual + solve);
 }
 
 struct HybridTimes {
@@ -450,7 +453,9 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
   // before the first panel (priced here) and the rest while the steps run (in the device's clock
   // below). PRBT uploads its own copy before GENP starts.
   const bool upload_beside_steps = d == 0 && !prbt_resident && nb < std::min(m, n);
-  if (!(upload_word > 0) || d > 0) upload_word = word;
+  // Where the CPUs factor panels from host memory (d > 0), the device's share goes up in the
+  // factorization's word; PRBT's whole matrix goes up first at any d, and is rounded there whole.
+  if (!(upload_word > 0) || (d > 0 && !prbt_resident)) upload_word = word;
   // `entries` up through slots of the upload's word (d = 0: staging_slot_columns' batches), the
   // last `batch` of them then rounded on the device where the upload's word is wider: a read and a
   // write of each entry in device memory (the host backend's team: its pass over host memory). A
@@ -471,8 +476,9 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
   if (d == 0)
     once =
         uploaded(first_entries, first_entries) + (factors_return ? staged_down(matrix - early_bytes) : 0) + 2 * latency;
-  else if (solver == Solver::prbt && !several)
-    once = staged_up(matrix) + staged_down(matrix * cpu_share) + 2 * latency;
+  else if (solver == Solver::prbt && !several)  // the CPUs' columns down; where the factors stay, their final form up
+    once = uploaded(double(m) * n, double(m) * n) + staged_down(matrix * cpu_share) + 2 * latency +
+           (factors_return ? 0 : staged_up(matrix * cpu_share) + latency);
   else if (d < blocks)
     once = staged_up(matrix * (1 - cpu_share)) + latency + (factors_stay ? staged_up(matrix * cpu_share) + latency : 0);
   t.transfer += once;
@@ -963,9 +969,11 @@ double predict_seconds(const MachineProfile& profile, const Problem& problem, co
   const double word = entry_bytes(problem.precision);
   double seconds = 0;
   const bool mixed_on_device = problem.precision == Precision::mixed && problem.target == Target::hybrid &&
-                               rates.device.gflops > 0 && mixed_refines_on_device(rates, problem.solver, problem.n);
-  // ... and with the panel there (d = 0), A goes up in double and the device rounds it (mixed_device.hpp).
-  const bool mixed_rounded_on_device = mixed_on_device && plan.cpu_block_columns == 0;
+                               rates.device.gflops > 0 && mixed_refines_on_device(rates, problem.n);
+  // ... and with the panel there (d = 0), or for PRBT, A goes up in double and the device rounds it
+  // (mixed_device.hpp).
+  const bool mixed_rounded_on_device =
+      mixed_on_device && (plan.cpu_block_columns == 0 || problem.solver == Solver::prbt);
   double factorization = 0;
   if (problem.target == Target::hybrid && rates.device.gflops > 0) {
     if (rates.cpu_all.gflops <= 0) throw Error("the machine profile has no CPU rate to predict from");
@@ -1003,9 +1011,11 @@ double predict_seconds(const MachineProfile& profile, const Problem& problem, co
     if (terms) {
       const MixedSteps steps = mixed_refinement_steps(profile, problem.solver, problem.n, params);
       std::ostringstream name;
-      name << (mixed_rounded_on_device ? "A up in double beside the factorization and rounded there, "
-               : mixed_on_device       ? "rounding to single, A in double up beside the factorization, "
-                                       : "rounding to single, ")
+      const bool randomized_there = mixed_rounded_on_device && problem.solver == Solver::prbt;
+      name << (randomized_there          ? "A up in double, rounded and randomized there, "
+               : mixed_rounded_on_device ? "A up in double beside the factorization and rounded there, "
+               : mixed_on_device         ? "rounding to single, A in double up beside the factorization, "
+                                         : "rounding to single, ")
            << steps.steps << " refinement step(s) in double" << (mixed_on_device ? " on the device" : "") << " ("
            << steps.source << ")";
       terms->push_back({name.str(), extra});
@@ -1167,7 +1177,8 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
                   " %) minimizes the predicted time of the moving-window schedule; the paper's closed form "
                   "d/N = P g1 / (P g1 + g2) = " +
                   fmt1(100 * closed_form_fraction) + " % (async-calu §4, Eq. 1)");
-    if (problem.solver == Solver::prbt && !several && !prbt_solves_on_device(r, problem.n, word))
+    if (problem.solver == Solver::prbt && problem.precision != Precision::mixed && !several &&
+        !prbt_solves_on_device(r, problem.n, word))
       why.push_back("two copies of A (" + fmt1(2 * word * double(problem.n) * problem.n / 1e9) +
                     " GB) do not fit the device's " + fmt1(r.device_memory_bytes / 1e9) +
                     " GB: PRBT's factors come back and the CPUs solve and refine");

@@ -24,6 +24,8 @@
 #                                          the in-order interchanges), strips (GEPP at 32768 and 16384 with L
 #                                          by row blocks during the steps), single (16384, 32768), sweep (16384), sweep8k, cpu,
 #                                          devices (cuda,host:8 at 16384), mixed (16384, 32768; TF32 at 16384), tf32_32k,
+#                                          tf32_random (TF32 on random A at 16384: GMRES-based refinement on the GPU),
+#                                          mixed_prbt (PRBT in mixed precision at 16384 and 32768, and with TF32),
 #                                          mixed_host_rounding (32768, A rounded by the host as before),
 #                                          batched (10000 systems of n = 16, 64, 256 on the GPU),
 #                                          distributed (mpirun: tests resident on cuda, calibrate) and
@@ -92,10 +94,15 @@ sweep() {
     tee "$OUT/sweep_d.md"
 }
 
-# Mixed precision with TF32 GEMMs at order $1, at most $2 seconds.
+# Mixed precision with TF32 GEMMs at order $1, at most $2 seconds, on A with condition number 100,
+# or on a random A where $3 is "random", with LAPACK's dsgesv semantics (--lapack-test): where
+# classical refinement stalls, GMRES-based refinement runs on the device (since 2026-11-27), which
+# hetlu's default certificate would leave to the double solver.
 tf32() {
-  HETLU_CUDA_TF32=1 timeout "$2" $H bench -n "$1" --precision mixed --cond 100 --target hybrid --backend cuda \
-    --solver gepp --reps 3 --no-openblas "${DB[@]}" 2>&1 | tee "$OUT/bench_mixed_tf32_$1.md" || true
+  local shape=(--cond 100) name="$OUT/bench_mixed_tf32_$1.md"
+  if [[ ${3:-} == random ]]; then shape=(--lapack-test) name="$OUT/bench_mixed_tf32_$1_random.md"; fi
+  HETLU_CUDA_TF32=1 timeout "$2" $H bench -n "$1" --precision mixed "${shape[@]}" --target hybrid --backend cuda \
+    --solver gepp --reps 3 --no-openblas "${DB[@]}" 2>&1 | tee "$name" || true
 }
 
 # The CPU-only solvers against OpenBLAS on the GPU machine's cores.
@@ -233,6 +240,18 @@ prebuilt)
       tf32 16384 150
       ;;
     tf32_32k) tf32 32768 300 ;;
+    # TF32 on random A at 16384: ITER -31 on 2026-11-26, before GMRES-based refinement ran on the device.
+    tf32_random) tf32 16384 200 random ;;
+    # PRBT in mixed precision on the GPU (since 2026-11-27): A up in double, rounded and randomized
+    # there, GENP without interchanges in single, refinement there; then the same with TF32 GEMMs.
+    mixed_prbt)
+      for n in 16384 32768; do
+        timeout 150 $H bench -n "$n" --precision mixed --target hybrid --backend cuda --solver prbt --reps 3 --no-openblas \
+          "${DB[@]}" 2>&1 | tee "$OUT/bench_mixed_prbt_$n.md" || true
+      done
+      HETLU_CUDA_TF32=1 timeout 150 $H bench -n 32768 --precision mixed --cond 100 --target hybrid --backend cuda \
+        --solver prbt --reps 3 --no-openblas "${DB[@]}" 2>&1 | tee "$OUT/bench_mixed_prbt_tf32_32768.md" || true
+      ;;
     # The host rounding A to single (HETLU_MIXED_ROUNDING=host: both copies go up), to set against
     # the mixed stage's rounding on the device in the same call (since 2026-11-27, mixed_device.hpp).
     mixed_host_rounding)

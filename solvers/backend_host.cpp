@@ -189,20 +189,34 @@ class HostBackend final : public Backend<T> {
   }
 
   void round_from_wide(Queue q, int rows, int cols, const scalar::wide_t<T>* from, int ldf, T* to, int ldt) override {
-    if constexpr (std::is_same_v<T, scalar::wide_t<T>>) {
+    convert(q, rows, cols, from, ldf, to, ldt);
+  }
+  void widen_to_wide(Queue q, int rows, int cols, const T* from, int ldf, scalar::wide_t<T>* to, int ldt) override {
+    convert(q, rows, cols, from, ldf, to, ldt);
+  }
+
+  // to <- from in To: narrowed as the host's rounding narrows (scalar::narrow_or_zero), or widened
+  // exactly; a copy where the types agree.
+  template <class From, class To>
+  void convert(Queue q, int rows, int cols, const From* from, int ldf, To* to, int ldt) {
+    if constexpr (std::is_same_v<From, To>) {
       copy_on_device(q, rows, cols, from, ldf, to, ldt);
-      return;
-    }
-    const int team = threads_;
-    worker(q).push([=] {
-      split_columns(cols, team, [&](int c, int w) {
-        for (int j = c; j < c + w; ++j) {
-          const scalar::wide_t<T>* x = from + static_cast<long long>(j) * ldf;
-          T* y = to + static_cast<long long>(j) * ldt;
-          for (int i = 0; i < rows; ++i) y[i] = scalar::narrow_or_zero<T>(x[i]);
-        }
+    } else {
+      const int team = threads_;
+      worker(q).push([=] {
+        split_columns(cols, team, [&](int c, int w) {
+          for (int j = c; j < c + w; ++j) {
+            const From* x = from + static_cast<long long>(j) * ldf;
+            To* y = to + static_cast<long long>(j) * ldt;
+            for (int i = 0; i < rows; ++i)
+              if constexpr (sizeof(To) < sizeof(From))
+                y[i] = scalar::narrow_or_zero<To>(x[i]);
+              else
+                y[i] = To(x[i]);
+          }
+        });
       });
-    });
+    }
   }
 
   void laswp(Queue q, int cols, T* A, int lda, int k1, int k2, const int* pivots) override {

@@ -180,8 +180,8 @@ void check_sizes(int a, int n, bool in_place, int lda, int ldar) {
 
 }  // namespace
 
-template <class T>
-T padding_value(int a, const T* A, int lda) {
+template <class Out, class T>
+Out padding_value_as(int a, const T* A, int lda) {
   constexpr int diagonals = 64;
   const int step = std::max(1, a / diagonals);
   double exponents = 0;
@@ -192,10 +192,10 @@ T padding_value(int a, const T* A, int lda) {
           double(std::abs(A[(j + static_cast<long long>(k) * step) % a + static_cast<long long>(j) * lda]));
       if (x > 0 && std::isfinite(x)) exponents += std::ilogb(x), ++counted;
     }
-  if (counted == 0) return T(1);
-  using R = scalar::real_t<T>;
+  if (counted == 0) return Out(1);
+  using R = scalar::real_t<Out>;
   const int low = std::numeric_limits<R>::min_exponent, high = std::numeric_limits<R>::max_exponent - 2;
-  return T(std::ldexp(R(1), std::clamp(static_cast<int>(std::lround(exponents / counted)), low, high)));
+  return Out(std::ldexp(R(1), std::clamp(static_cast<int>(std::lround(exponents / counted)), low, high)));
 }
 
 template <class T>
@@ -281,10 +281,12 @@ template bool randomize_two_sided<std::complex<float>>(const Butterfly<std::comp
                                                        const Butterfly<std::complex<float>>&, int,
                                                        const std::complex<float>*, int, std::complex<float>*, int,
                                                        double*);
-template float padding_value<float>(int, const float*, int);
-template double padding_value<double>(int, const double*, int);
-template std::complex<double> padding_value<std::complex<double>>(int, const std::complex<double>*, int);
-template std::complex<float> padding_value<std::complex<float>>(int, const std::complex<float>*, int);
+template float padding_value_as<float>(int, const float*, int);
+template double padding_value_as<double>(int, const double*, int);
+template std::complex<double> padding_value_as<std::complex<double>>(int, const std::complex<double>*, int);
+template std::complex<float> padding_value_as<std::complex<float>>(int, const std::complex<float>*, int);
+template float padding_value_as<float>(int, const double*, int);
+template std::complex<float> padding_value_as<std::complex<float>>(int, const std::complex<double>*, int);
 template void apply_left<float>(const Butterfly<float>&, int, float*, int);
 template void apply_left<double>(const Butterfly<double>&, int, double*, int);
 template void apply_left<std::complex<double>>(const Butterfly<std::complex<double>>&, int, std::complex<double>*, int);

@@ -16,7 +16,26 @@ struct Butterfly {
   std::vector<T> values;  // R0, S0 (n/2 each), then R1, S1, R2, S2 (n/4 each)
 
   static Butterfly random(int n, std::uint64_t seed);
+  // PRBT's pair for the padded order np, from fixed seeds: the same input gives the same answer, run
+  // after run, and the same matrix is randomized the same way in every precision and on every target.
+  static Butterfly prbt_left(int np) { return random(np, 2012u + 2u * static_cast<unsigned>(np)); }
+  static Butterfly prbt_right(int np) { return random(np, 2013u + 2u * static_cast<unsigned>(np)); }
 };
+
+// W held as G (float to double, complex<float> to complex<double>): the same butterflies applied in
+// G's precision (GMRES-based refinement's preconditioner).
+template <class G, class F>
+Butterfly<G> widened(const Butterfly<F>& W) {
+  Butterfly<G> out;
+  out.n = W.n;
+  out.values.assign(W.values.begin(), W.values.end());
+  return out;
+}
+
+// PRBT's padded order: n rounded up to a multiple of 4 (at least 4), diag(A, s I).
+inline int prbt_padded_order(int n) {
+  return n <= 4 ? 4 : (n + 3) / 4 * 4;
+}
 
 // A <- W^T A for the n x ncols column-major A.
 template <class T>
@@ -44,8 +63,14 @@ bool randomize_two_sided(const Butterfly<T>& U, const Butterfly<T>& V, int a, co
 // it), 1 where those are all zero. With s = 1, a well-conditioned A of entries near 1e-20 and
 // n = 50 lost GENP's pivots to the padding once randomized, and refinement did not converge (n a
 // multiple of 4, no padding, did); the largest entry of a few diagonals missed hollow matrices.
+// padding_value_as<Out>: the same s within Out's range, for A held in a wider T (mixed precision's
+// device path pads the single copy it rounds from A in double: mixed_device.hpp).
+template <class Out, class T>
+Out padding_value_as(int a, const T* A, int lda);
 template <class T>
-T padding_value(int a, const T* A, int lda);
+T padding_value(int a, const T* A, int lda) {
+  return padding_value_as<T>(a, A, lda);
+}
 
 // The same zero row or column check and ||A||_1 without writing anything, column by column as
 // another pass over A reads it (PRBT on one device, which takes A straight from the caller's memory

@@ -19,8 +19,9 @@
 namespace hetlu::cuda_plugin {
 
 // 3: Queue::panel, time_vendor_lu_float; 4: time_vendor_irs; 5: Backend::round_from_wide,
-// gather_rows and scatter_rows (the backends' virtual table), the complex backends.
-inline constexpr int interface_version = 5;
+// gather_rows and scatter_rows (the backends' virtual table), the complex backends; 6:
+// Backend::widen_to_wide.
+inline constexpr int interface_version = 6;
 
 struct Entry {
   int version = interface_version;

@@ -5,6 +5,7 @@
 
 #include "solvers/blas.hpp"
 #include "solvers/blocked_lu.hpp"
+#include "solvers/hybrid_lu.hpp"
 #include "solvers/lu.hpp"
 #include "solvers/randomized_solve.hpp"
 #include "solvers/variants.hpp"
@@ -44,15 +45,13 @@ int factor(const Plan& plan, int n, kernels::WorkspaceVector<F>&& A, LuFactors<F
     factors.ipiv.resize(n);
     return getrf(plan, n, n, factors.lu.data(), factors.ld, factors.ipiv.data(), InputCheck::none);
   }
-  if (!mixed_precision_runs(plan.solver, plan.target)) throw InvalidArgument(mixed_precision_prbt_cpu_only);
-  const int np = std::max(4, (n + 3) / 4 * 4);
+  const int np = kernels::prbt_padded_order(n);
   factors.ld = np;
   factors.lu.resize(static_cast<size_t>(np) * np);
   factors.ipiv.resize(n);
   for (int i = 0; i < n; ++i) factors.ipiv[i] = i + 1;
-  // The seeds PRBT's own solve uses: the same matrix is randomized the same way in every precision.
-  factors.U = kernels::Butterfly<F>::random(np, 2012u + 2u * static_cast<unsigned>(np));
-  factors.V = kernels::Butterfly<F>::random(np, 2013u + 2u * static_cast<unsigned>(np));
+  factors.U = kernels::Butterfly<F>::prbt_left(np);
+  factors.V = kernels::Butterfly<F>::prbt_right(np);
   if (!kernels::randomize_two_sided(*factors.U, *factors.V, n, A.data(), lda, factors.lu.data(), np)) {
     // The first exactly zero column (or row) names the singularity, as GEPP's info would.
     for (int j = 0; j < n; ++j)
@@ -63,6 +62,9 @@ int factor(const Plan& plan, int n, kernels::WorkspaceVector<F>&& A, LuFactors<F
   }
   A = {};
   std::vector<int> identity(np);
+  if (plan.target == Target::hybrid)
+    return variants::hybrid_lu(plan, np, np, factors.lu.data(), np, identity.data(), /*pivoting=*/false,
+                               variants::genp_panel<F>);
   return variants::blocked_lu(np, np, factors.lu.data(), np, identity.data(), plan.nb, plan.lookahead > 0,
                               variants::genp_panel<F>);
 }

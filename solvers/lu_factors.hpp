@@ -31,26 +31,15 @@ struct LuFactors {
     LuFactors<G> out;
     out.n = n, out.ld = ld, out.ipiv = ipiv;
     out.lu.assign(lu.begin(), lu.end());
-    auto widen = [](const kernels::Butterfly<F>& W) {
-      kernels::Butterfly<G> w;
-      w.n = W.n;
-      w.values.assign(W.values.begin(), W.values.end());
-      return w;
-    };
-    if (U) out.U = widen(*U), out.V = widen(*V);
+    if (U) out.U = kernels::widened<G>(*U), out.V = kernels::widened<G>(*V);
     return out;
   }
 };
 
-// Whether the mixed path factors with `solver` on `target`: PRBT's single factors are made on the
-// CPUs only (so far); GEPP and CALU anywhere. The one statement of that rule.
-inline bool mixed_precision_runs(Solver solver, Target target) {
-  return solver != Solver::prbt || target == Target::cpu;
-}
-inline constexpr const char* mixed_precision_prbt_cpu_only = "PRBT in mixed precision runs on the CPU target only";
-
 // Factors the n x n A (leading dimension max(1, n); taken: GEPP and CALU factor it in place) by
-// plan.solver on plan.target (PRBT: the CPU target only), into `factors`. Returns LAPACK's info:
+// plan.solver on plan.target (PRBT: the CPUs randomize, and on the hybrid target the devices share
+// GENP's updates, as prbt.cpp runs it on several devices), into `factors`. One device's mixed path
+// is mixed_device.hpp's, which keeps the factors there. Returns LAPACK's info:
 // > 0 an exactly zero pivot (PRBT: also an exactly zero row or column, which makes A singular
 // however it is randomized).
 template <class F>

@@ -18,11 +18,24 @@
 //     come back.
 //   - A correction: the right-hand sides permuted on the host, up in single, two TRSMs, back. A
 //     residual: X and B up in double, Backend::residual (R and each row's share of omega), back.
+//   - PRBT: A goes up whole, in double (the packing checks it, takes its norms and finds exactly
+//     zero rows and columns), the device rounds it to single, pads it to diag(A, s I) and randomizes
+//     it (U^T A V, Backend::butterflies_two_sided), and hybrid GENP factors it at the plan's d, with
+//     no interchanges to make. A correction: U^T on the host (O(n)), the two TRSMs on the device,
+//     V on the host. GENP's growth in single costs more refinement steps than GEPP's (README).
 // Where the device cannot hold A in double, the single factors and the refinement's buffers together,
-// factor() returns nothing and note() says why: the caller factors as before and refines on the CPUs. GMRES-based
-// refinement is not run on the device path (it needs the factors widened to double and a GEMV with A per iteration,
-// which on the CPUs cost more than the double hybrid solve it would save): the double solver answers where classical
-// refinement stalls.
+// factor() returns nothing and note() says why: the caller factors as before and refines on the CPUs.
+//   - GMRES-based refinement, where classical refinement stalls (mixed_gesv.cpp: with LAPACK's test
+//     alone, as the drop-in's dsgesv_ asks; hetlu's certificate, PRBT's always, hands a stall to the
+//     double solver), runs here too: the single factors are widened to double where they lie
+//     (Backend::widen_to_wide, once, n^2 doubles more of device memory), and each GMRES iteration
+//     computes A v on the device (a GEMV with A in double) and brings it back, then applies M^-1 as a
+//     correction does, in double: P or the butterflies on the host (O(n)), the two triangular solves
+//     on the device. The CPUs would read A and the widened factors (16 n^2 bytes) per iteration; the
+//     device reads them at its memory's rate, and only vectors cross the link. Where TF32's or
+//     single's factors are too coarse for classical refinement (kappa(A) u_low near 1: random
+//     matrices of order 16384 with TF32), GMRES converges far beyond (Carson and Higham). Where the
+//     device cannot hold the widened factors, prepare_gmres() says why and the double solver answers.
 //
 // The object holds the device's lock from construction to destruction: nothing else may run a
 // hybrid solve on it meanwhile (the double solver's fallback waits until the object is gone).
@@ -37,6 +50,7 @@
 
 #include "hetlu/types.hpp"
 #include "solvers/backend.hpp"
+#include "solvers/butterfly.hpp"
 #include "solvers/device_refinement.hpp"
 #include "solvers/rounding_scan.hpp"
 #include "solvers/scalar.hpp"
@@ -49,10 +63,10 @@ class MixedDevice {
  public:
   using Low = scalar::low_t<T>;
 
-  // Whether a mixed solve at low_plan refines on its device: the hybrid target on one device, GEPP
-  // or CALU (PRBT's single factors are made on the CPU target only: lu_factors.hpp).
+  // Whether a mixed solve at low_plan refines on its device: the hybrid target on one device.
   static bool applies(const Plan& low_plan);
-  // Whether A goes up in double and the device rounds it (d = 0; factor(nullptr, ...)).
+  // Whether A goes up in double and the device rounds it (factor(nullptr, ...)): GEPP and CALU at
+  // d = 0, PRBT always.
   static bool rounds_on_device(const Plan& low_plan);
 
   // A: the caller's n x n matrix (lda), read by the upload until factor() returns.
@@ -62,34 +76,53 @@ class MixedDevice {
   MixedDevice& operator=(const MixedDevice&) = delete;
 
   // Factors A in single on the device and takes the device buffers that refinement of nrhs
-  // right-hand sides needs; the pivots stay here (pivots()) until the caller takes them. `a`: A
+  // right-hand sides needs; the pivots (PRBT: the identity) stay here (pivots()) until the caller
+  // takes them. PRBT's info is positive also where A has an exactly zero row or column. `a`: A
   // rounded to single by the host (n x n, leading dimension n; the factorization's workspace from
   // here), or null where rounds_on_device: A then goes up in double and is rounded there, scan()
   // holds what its packing found, and with check finite an entry that is not finite throws
   // (checks::finite's error) before any column past it goes up; an entry beyond single's range
   // stops the factorization there (scan().fits false, its norms of the whole of A: the caller answers
-  // ITER -2, whatever info says; with check finite, the whole of A was checked first). Returns the single factorization's
-  // LAPACK info, or nothing where the device cannot hold all of it (note() says why; a host copy in
-  // `a` is then to be rounded again, since the factorization may have begun).
+  // ITER -2, whatever info says; with check finite, the whole of A was checked first). Returns the single
+  // factorization's LAPACK info, or nothing where the device cannot hold all of it (note() says why; a host copy in `a`
+  // is then to be rounded again, since the factorization may have begun).
   std::optional<int> factor(Low* a, int nrhs, InputCheck check = InputCheck::none);
   const std::vector<int>& pivots() const { return ipiv_; }
   const kernels::RoundedMatrix& scan() const { return scanned_; }
   const std::string& note() const { return note_; }
 
-  // W <- (P^T L U)^-1 W (trans: its transpose or conjugate transpose) for the n x ncols W in host
-  // memory, with the single factors on the device.
+  // W <- M^-1 W (trans: M^-T, M^-H) for the n x ncols W in host memory, M the single factors on the
+  // device: P^T L U, or PRBT's U^-T L U V^-1.
   void solve(Low* W, int ldw, int ncols, Transpose trans = Transpose::no);
   // R <- B - A X with A in double on the device; returns the componentwise backward error of X.
   double residual(int nrhs, const T* X, int ldx, const T* B, int ldb, T* R, int ldr);
+
+  // GMRES-based refinement's operators, with M the single factors applied in double. prepare_gmres()
+  // first: it widens the factors on the device, once; false where the device cannot hold them
+  // (note() says why; nothing else changed).
+  bool prepare_gmres();
+  // w <- M^-1 A v (n values each, host memory; v and w may be the same).
+  void apply_preconditioned(const T* v, T* w);
+  // w <- M^-1 w.
+  void precondition(T* w);
 
  private:
   void upload_matrix();
   // HybridLu's column source where the device rounds: columns [c0, c0 + cols) of A up in double
   // (into original_) and rounded into `device`.
   void upload_and_round(int c0, int cols, Low* device, int ldd, InputCheck check);
+  // PRBT's factor(): A up, rounded, padded, randomized and factored by GENP on the device.
+  int factor_randomized(InputCheck check);
+  // W <- M^-1 W in F (Low: the factors; T: widened), on B's device factors and staging slots.
+  template <class F>
+  void apply_inverse(backends::Backend<F>& device, backends::Staging<F>& staging,
+                     const backends::DeviceMatrix<F>& factors, backends::DeviceMatrix<F>& work,
+                     const std::optional<kernels::Butterfly<F>>& U, const std::optional<kernels::Butterfly<F>>& V, F* W,
+                     int ldw, int ncols, Transpose trans);
 
   const Plan plan_;
   const int n_;
+  const int np_;  // the factors' order: n, or PRBT's padded order
   const T* A_;
   const int lda_;
   std::vector<int> ipiv_;
@@ -98,6 +131,10 @@ class MixedDevice {
   backends::Backend<T>& high_;
   backends::DeviceMatrix<Low> factors_, solve_work_;
   backends::DeviceMatrix<T> original_;
+  std::optional<kernels::Butterfly<Low>> U_, V_;  // PRBT's, the same as its CPU path's (Butterfly::prbt_left)
+  // prepare_gmres(): the factors and butterflies in double, a solve's work, v, A v, and a zero vector.
+  backends::DeviceMatrix<T> wide_factors_, wide_work_, vector_, product_, zero_;
+  std::optional<kernels::Butterfly<T>> wide_U_, wide_V_;
   DeviceResidual<T> residual_;
   std::string note_;
   std::unique_ptr<kernels::RoundingScan<T>> scan_;  // the packing's, where the device rounds

@@ -24,6 +24,7 @@
 #include <cmath>
 #include <complex>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "hetlu/detail/stopwatch.hpp"
@@ -59,7 +60,10 @@ constexpr double certified_residual = 1e-6;
 // factors (16 n^2 bytes: memory-bound), the double LU it saves does (2/3) n^3 flops at the GEMM rate: on the 2-core dev
 // machine an iteration took 30 ms at n = 4000 against 0.45 s for dgesv, so n / 800 iterations cost about a third of the
 // double solve (n / 256 cost 2.3x dgesv where GMRES failed). At least 4, which small matrices can afford and which one
-// error direction needs.
+// error direction needs. With the factors on a device (mixed_device.hpp) an iteration reads the same 16 n^2 bytes at
+// the device's memory rate: on an H100 at n = 32768 about 5 ms at 3.35 TB/s, so n / 800 = 40 iterations would cost
+// about a fifth of the 0.96 s double hybrid GEPP (bench/results/2026-11-27-h100-session28.md); more where cuBLAS's
+// one-column TRSM runs below that rate (not yet measured).
 int gmres_iteration_budget(int n) {
   return std::max(4, n / 800);
 }
@@ -134,7 +138,7 @@ double condition_estimate(int n, double norm_1, Solve&& solve) {
 }
 
 // The refinement of steps 2 and 3 around one set of low-precision factors: in host memory, or with
-// them and A on the device (variants::MixedDevice), where GMRES-based refinement does not run.
+// them and A on the device (variants::MixedDevice).
 template <class T, class Low>
 class Refinement {
  public:
@@ -194,7 +198,6 @@ class Refinement {
       }
       previous = now;
     }
-    if (device_) return not_converged;  // no GMRES on the device path (mixed_device.hpp)
     return gmres_refinement(previous);
   }
 
@@ -340,13 +343,21 @@ class Refinement {
     // The best iterate so far, for the case GMRES makes it worse before giving up.
     std::vector<T> best(static_cast<size_t>(n_) * nrhs_);
     kernels::copy_block(n_, nrhs_, X_, ldx_, best.data(), n_);
-    const LuFactors<T> preconditioner = factors_->template widened<T>();
+    // M, the single factors, applied in double: widened on the CPUs, or where they lie on the device.
+    std::optional<LuFactors<T>> widened;
+    if (!device_)
+      widened = factors_->template widened<T>();
+    else if (!device_->prepare_gmres()) {
+      details_.note = device_->note();
+      return not_converged;
+    }
     std::vector<T> d(n_);
     auto apply = [&](const T* v, T* w) {  // w = M^-1 A v
+      if (device_) return device_->apply_preconditioned(v, w);
       blas::gemm(blas::Op::no_trans, blas::Op::no_trans, n_, 1, n_, T(1), A_, lda_, v, n_, T(0), w, n_);
-      preconditioner.solve(w, n_, 1);
+      widened->solve(w, n_, 1);
     };
-    auto precondition = [&](T* w) { preconditioner.solve(w, n_, 1); };
+    auto precondition = [&](T* w) { device_ ? device_->precondition(w) : widened->solve(w, n_, 1); };
     int budget = gmres_iteration_budget(n_) * nrhs_;
     // One outer step: each column's correction equation (every column's when polishing) by GMRES;
     // false when the budget is spent.
@@ -459,9 +470,10 @@ int mixed_gesv(const Plan& low_plan, const Plan& high_plan, int n, int nrhs, T* 
       {
         variants::MixedDevice<T> device(low_plan, n, A, lda);
         if (const std::optional<int> info = device.factor(round_there ? nullptr : a.data(), nrhs, check)) {
-          if (round_there &&
-              !scanned(device.scan(), "factorization, A up in double beside it and rounded to single there"))
-            return -2;
+          const char* phase = low_plan.solver == Solver::prbt
+                                  ? "A up in double, rounded to single and randomized there, GENP there"
+                                  : "factorization, A up in double beside it and rounded to single there";
+          if (round_there && !scanned(device.scan(), phase)) return -2;
           if (!round_there) mark("factorization, A in double up beside it");
           if (*info != 0) return -3;
           std::copy(device.pivots().begin(), device.pivots().end(), ipiv);

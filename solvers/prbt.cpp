@@ -120,11 +120,10 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
   if (n == 0) return 0;
   PhaseClock clock(details);
   // Pad to a multiple of 4 with the identity: diag(A, I) keeps the solution in the first n entries.
-  const int np = (n + 3) / 4 * 4;
+  const int np = kernels::prbt_padded_order(n);
   kernels::Workspace<T> Ar(static_cast<size_t>(np) * np);
-  // Fixed seeds: the same input gives the same answer, run after run.
-  const auto U = kernels::Butterfly<T>::random(np, 2012u + 2u * static_cast<unsigned>(np));
-  const auto V = kernels::Butterfly<T>::random(np, 2013u + 2u * static_cast<unsigned>(np));
+  const auto U = kernels::Butterfly<T>::prbt_left(np);
+  const auto V = kernels::Butterfly<T>::prbt_right(np);
   // One pass reads A: copies it randomized (the CPU target) or packs it for the upload (one device,
   // which randomizes its own copy), finds exactly zero rows and columns, which make A singular
   // however it is randomized, and sums its columns for the condition estimate's ||A||_1. On

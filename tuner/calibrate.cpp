@@ -16,7 +16,6 @@
 #include "model/predict.hpp"
 #include "solvers/backend.hpp"
 #include "solvers/lu.hpp"
-#include "solvers/lu_factors.hpp"
 
 namespace hetlu::tuner {
 namespace {
@@ -194,11 +193,6 @@ bool measure_again(const db::Trial& stored, const LevelSettings& settings, const
   return settings.retry_failed || (!stored.environment.empty() && stored.environment != environment);
 }
 
-// Mixed precision where the solvers run it (PRBT's mixed path: the CPU target only).
-bool tunable(Solver solver, Precision precision, Target target) {
-  return precision != Precision::mixed || solvers::mixed_precision_runs(solver, target);
-}
-
 // The refinement steps the best mixed plan takes on this machine and order, stored with the probes
 // for the model's price of mixed precision (model/predict.cpp): one more run, untimed but taking
 // its turn. A failure costs the steps only (the model keeps its default), never the plan stored.
@@ -274,7 +268,6 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
   for (Solver solver : settings.solvers)
     for (Precision precision : settings.precisions)
       for (int n : settings.sizes) {
-        if (!tunable(solver, precision, target)) continue;
         const model::Problem problem{solver, precision, target, n, n, devices};
         at_most += static_cast<int>(settings.space.all(model_plan_for(problem), n, n).size());
       }
@@ -285,13 +278,6 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
         result.solver = solver;
         result.precision = precision;
         result.m = result.n = n;
-        if (!tunable(solver, precision, target)) {
-          result.no_plan = std::string(solvers::mixed_precision_prbt_cpu_only);
-          if (progress)
-            progress(to_string(solver) + " mixed n=" + std::to_string(n) + ": not tuned: " + result.no_plan);
-          results.push_back(result);
-          continue;
-        }
         const model::Problem problem{solver, precision, target, n, n, devices};
         const Plan model_plan = model_plan_for(problem);
         // Where the mixed path gives up, the double solver answers, with partial pivoting for PRBT.

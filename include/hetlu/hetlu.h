@@ -138,9 +138,9 @@ hetlu_status hetlu_cgesv(int n, int nrhs, hetlu_complex_float* A, int lda, int* 
  * is LAPACK's ITER: >= 0 the refinement steps, < 0 why the double solver answered instead (-2: an
  * entry outside single's range, -3: a zero pivot in single, -31: no convergence, or, beyond
  * LAPACK's normwise test, a componentwise backward error still above 30 (n + 1) u); A is then
- * overwritten by its double factors. iter may be NULL. On the hybrid target (GEPP and CALU; PRBT
- * runs mixed on the CPU target only) one device keeps the single factors and A in double and
- * refines there; a device too small for the factorization leaves it to the CPUs (a warning says so). */
+ * overwritten by its double factors. iter may be NULL. On the hybrid target one device keeps the
+ * single factors (GEPP's, CALU's, or PRBT's of the randomized A) and A in double and refines there;
+ * a device too small for the factorization leaves it to the CPUs (a warning says so). */
 hetlu_status hetlu_dsgesv(int n, int nrhs, double* A, int lda, int* ipiv, const double* B, int ldb, double* X, int ldx,
                           int* iter, int* info, const hetlu_options* options, hetlu_report* report);
 hetlu_status hetlu_zcgesv(int n, int nrhs, hetlu_complex_double* A, int lda, int* ipiv, const hetlu_complex_double* B,

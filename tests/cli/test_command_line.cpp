@@ -182,16 +182,22 @@ TEST_F(Cli, BenchesMixedPrecisionAgainstDgesvAndDsgesv) {
   EXPECT_FALSE(row.contains("dgesv_seconds"));
   EXPECT_FALSE(row.contains("ratio_dsgesv"));
   expect_one_line_error(run_hetlu("bench -n 64 --no-openblas " + db(), dir), {"--no-openblas"});
-  // --solver all on the hybrid target: the solvers that run mixed there (PRBT's single factors are
-  // the CPUs'); PRBT named alone is refused, saying why.
+  // --solver all on the hybrid target: every solver, each refining on the device.
   const auto hybrid = run_hetlu(
       "bench --precision mixed -n 64 --reps 1 --json --no-openblas --target hybrid --backend host " + db(), dir);
   ASSERT_EQ(hybrid.exit_code, 0) << hybrid.err;
-  EXPECT_EQ(nlohmann::json::parse(hybrid.out)["rows"].size(), 2u) << hybrid.out;
-  expect_one_line_error(
-      run_hetlu("bench --precision mixed -n 64 --solver prbt --no-openblas --target hybrid --backend host " + db(),
-                dir),
-      {"CPU target"});
+  const auto rows = nlohmann::json::parse(hybrid.out)["rows"];
+  ASSERT_EQ(rows.size(), 3u) << hybrid.out;
+  for (const auto& r : rows) {
+    EXPECT_NE(r["note"].get<std::string>().find("on the device"), std::string::npos) << r;
+    EXPECT_LT(r["backward_error"].get<double>(), 65 * 1.2e-16 * 30) << r;
+  }
+  // --lapack-test: LAPACK's dsgesv semantics for hetlu's solve (the drop-in's); mixed precision only.
+  const auto lapack =
+      run_hetlu("bench --precision mixed -n 64 --reps 1 --json --no-openblas --lapack-test " + db(), dir);
+  ASSERT_EQ(lapack.exit_code, 0) << lapack.err;
+  EXPECT_GE(nlohmann::json::parse(lapack.out)["rows"][0]["iter"].get<int>(), 0) << lapack.out;
+  expect_one_line_error(run_hetlu("bench -n 64 --lapack-test " + db(), dir), {"--lapack-test"});
 }
 
 // --precision auto (#15.3): mixed or double as hetlu decides, the answer in double either way; the
@@ -806,9 +812,7 @@ TEST_F(Cli, EndlessOrOddInputsAreRefusedAtOnce) {
   const auto big = write(dir, "big.mtx", "%%MatrixMarket matrix array integer general\n1 1\n9007199254740993\n");
   expect_one_line_error(run_hetlu("solve '" + big + "' " + db(), dir), {"big.mtx:3:", "beyond 2^53"});
   // Contradictions are usage errors (exit 2), as the README says.
-  EXPECT_EQ(run_hetlu("solve '" + hex + "' --solver prbt --precision mixed --target hybrid --backend host " + db(), dir)
-                .exit_code,
-            2);
+  EXPECT_EQ(run_hetlu("solve '" + hex + "' --solver prbt --precision single " + db(), dir).exit_code, 2);
   EXPECT_EQ(run_hetlu("recommend --solver prbt -m 50 -n 100 " + db(), dir).exit_code, 2);
   // A UTF-8 byte-order mark before the header, as editors write it, is read past.
   const auto bom = write(dir, "bom.mtx", "\xEF\xBB\xBF" + array_header + "1 1\n2\n");

@@ -748,6 +748,32 @@ TEST(Predict, MixedPrecisionRoundedOnTheDeviceIsPricedWithADoubleUpload) {
   EXPECT_GT(host_rounds, 12.0 * n * n / 1e9);
 }
 
+// PRBT's mixed path on one device (mixed_device.hpp): A goes up whole in double at any d, and is
+// rounded and randomized there; the link at 1 GB/s makes the double upload the bulk of the time
+// (at d = 0; at d = 2 GENP's block columns also cross it through the CPUs' window).
+// Its factors stay there, so PRBT's "two copies" rule for the double solve says nothing.
+TEST(Predict, MixedPrbtOnTheDeviceIsPricedWithADoubleUploadAtAnyShare) {
+  auto p = h100_as_probed_again();
+  p.gpus[0].h2d_bandwidth_gbs = p.gpus[0].d2h_bandwidth_gbs = 1;
+  const int n = 8192;
+  const model::Problem problem{Solver::prbt, Precision::mixed, Target::hybrid, n, n, 1};
+  const double double_upload = 8.0 * n * n / 1e9;
+  for (int d : {0, 2}) {
+    SCOPED_TRACE("d=" + std::to_string(d));
+    Plan plan;
+    plan.nb = 256;
+    plan.cpu_block_columns = d;
+    std::vector<model::Term> terms;
+    const double seconds = model::predict_seconds(p, problem, plan, {}, &terms);
+    EXPECT_GT(seconds, double_upload);
+    if (d == 0) EXPECT_LT(seconds, 1.5 * double_upload);  // d > 0 also sends the CPUs' window down and up
+    EXPECT_NE(terms.back().name.find("rounded and randomized there"), std::string::npos) << terms.back().name;
+    EXPECT_NE(terms.back().name.find("on the device"), std::string::npos) << terms.back().name;
+  }
+  const auto predicted = model::predict(p, problem);
+  for (const auto& line : predicted.reasoning) EXPECT_EQ(line.find("two copies of A"), std::string::npos) << line;
+}
+
 // Beside a GPU far faster than the cores, the CPUs' panels stall it (H100 and host:8 measured
 // 1.53 s at n = 16384, the H100 alone 0.27): the model prices that schedule far above the GPU alone
 // and chooses d = 0 with a deal that gives host:8 no block column, so the H100 runs alone (the

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "solvers/backend.hpp"
+#include "solvers/scalar.hpp"
 
 namespace hetlu::test_support {
 
@@ -57,6 +58,30 @@ int panel_lu_on(backends::Backend<T>& dev, int m, int n, T* d, int ld, std::vect
   dev.synchronize();
   ipiv.assign(staged.get(), staged.get() + n);
   return staged.get()[n];
+}
+
+// Backend::widen_to_wide of `narrow` (ld x cols, of which the leading ld - 1 x cols - 1 block is
+// widened) into a wide matrix of leading dimension ld + 3 preset to `unset`, brought back with
+// leading dimension ld: the block holds each entry exactly, the rest `unset`.
+template <class Low>
+std::vector<scalar::wide_t<Low>> widened_on(BackendKind kind, const std::vector<Low>& narrow, int ld, int cols,
+                                            scalar::wide_t<Low> unset) {
+  using backends::Queue;
+  using Wide = scalar::wide_t<Low>;
+  auto& low = backends::backend<Low>(Device{kind});
+  auto& high = backends::backend<Wide>(Device{kind});
+  auto from = low.allocate(ld, cols);
+  auto to = high.allocate(ld + 3, cols);  // another leading dimension than from's
+  std::vector<Wide> out(static_cast<std::size_t>(ld) * cols, unset);
+  low.copy_to_device(Queue::compute, ld, cols, narrow.data(), ld, from.data(), from.ld);
+  high.copy_to_device(Queue::compute, ld, cols, out.data(), ld, to.data(), to.ld);
+  low.wait(Queue::compute, high.record(Queue::compute));
+  low.widen_to_wide(Queue::compute, ld - 1, cols - 1, from.data(), from.ld, to.data(), to.ld);
+  high.wait(Queue::compute, low.record(Queue::compute));
+  high.copy_to_host(Queue::compute, ld, cols, to.data(), to.ld, out.data(), ld);
+  high.synchronize();
+  low.synchronize();
+  return out;
 }
 
 }  // namespace hetlu::test_support

@@ -191,6 +191,35 @@ TEST_P(BackendTest, RoundingFromDoubleMatchesTheHost) {
   EXPECT_EQ(got[3 * ld + 1], 3.3e38f);
 }
 
+// GMRES-based refinement's single factors widened to double where they lie: every float exactly,
+// infinities, NaN, FLT_MAX and subnormals too; only the block asked for (4 x 5 of a 5 x 6 matrix).
+TEST_P(BackendTest, WideningToDoubleIsExact) {
+  const int ld = 5, cols = 6;
+  std::vector<float> narrow(static_cast<size_t>(ld) * cols);
+  for (size_t k = 0; k < narrow.size(); ++k) narrow[k] = std::ldexp(float(std::sin(1.7 * double(k))), int(k % 9) - 4);
+  narrow[1] = std::numeric_limits<float>::infinity(), narrow[ld + 2] = std::nanf("");
+  narrow[2 * ld + 3] = std::numeric_limits<float>::max(), narrow[3 * ld] = std::numeric_limits<float>::denorm_min();
+  const auto wide = test_support::widened_on(GetParam(), narrow, ld, cols, -7.0);
+  for (int j = 0; j < cols; ++j)
+    for (int i = 0; i < ld; ++i) {
+      const size_t k = i + static_cast<size_t>(j) * ld;
+      if (i == ld - 1 || j == cols - 1) {
+        EXPECT_EQ(wide[k], -7.0) << k;  // outside the block: untouched
+      } else {
+        EXPECT_TRUE(wide[k] == double(narrow[k]) || (std::isnan(wide[k]) && std::isnan(narrow[k]))) << k;
+      }
+    }
+  // More columns than a CUDA grid's rows of blocks (4096): the kernel strides over the rest.
+  const int many = 4100;
+  std::vector<float> row(static_cast<size_t>(2) * many);
+  for (size_t k = 0; k < row.size(); ++k) row[k] = float(k) + 0.5f;
+  const auto wide_row = test_support::widened_on(GetParam(), row, 2, many, -7.0);
+  EXPECT_EQ(wide_row[2 * (many - 2)], double(row[2 * (many - 2)]));
+  EXPECT_EQ(wide_row[2 * (many - 2) + 1], -7.0);
+  EXPECT_EQ(wide_row[2 * (many - 1)], -7.0);
+  for (int j = 0; j < many - 1; ++j) ASSERT_EQ(wide_row[2 * j], double(row[2 * j])) << j;
+}
+
 // The rows a distributed step touches, gathered into a dense block and scattered back: in any
 // order of the list, the other rows untouched; a block with lda > its rows, on both sides.
 TEST_P(BackendTest, GatherAndScatterRowsMoveExactlyTheRowsListed) {

@@ -197,6 +197,21 @@ class ComplexBackend : public ::testing::TestWithParam<BackendKind> {
   }
 };
 
+// complex<float> widened to complex<double> where it lies (GMRES-based refinement's factors): each part exactly.
+TEST_P(ComplexBackend, WideningToComplexDoubleIsExact) {
+  using C = std::complex<float>;
+  const int ld = 4, cols = 3;
+  auto narrow = random_complex<C>(ld, cols, 21);
+  narrow[1] = C(std::numeric_limits<float>::max(), -std::numeric_limits<float>::denorm_min());
+  const auto wide = test_support::widened_on(GetParam(), narrow, ld, cols, std::complex<double>(-7, -7));
+  for (int j = 0; j < cols; ++j)
+    for (int i = 0; i < ld; ++i) {
+      const size_t k = i + static_cast<size_t>(j) * ld;
+      const bool inside = i < ld - 1 && j < cols - 1;
+      EXPECT_EQ(wide[k], inside ? std::complex<double>(narrow[k]) : std::complex<double>(-7, -7)) << k;
+    }
+}
+
 TEST_P(ComplexBackend, GemmAndTriangularSolvesMatchTheHost) {
   blas3_matches_the_host<std::complex<double>>();
   blas3_matches_the_host<std::complex<float>>();

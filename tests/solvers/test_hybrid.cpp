@@ -8,9 +8,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <tuple>
-#include <optional>
 #include <vector>
 
 #include "matrices.hpp"
@@ -252,9 +252,9 @@ TEST(Hybrid, LByRowBlocksDuringTheStepsGivesTheSameFactors) {
   A[9 + static_cast<size_t>(190) * n] = std::nan("");
   const auto given = A;
   std::vector<int> ipiv(n, -7);
-  EXPECT_THROW(solvers::getrf(hybrid_plan<double>(Solver::gepp, BackendKind::host, 8, 0), n, n, A.data(), n,
-                              ipiv.data()),
-               InvalidArgument);
+  EXPECT_THROW(
+      solvers::getrf(hybrid_plan<double>(Solver::gepp, BackendKind::host, 8, 0), n, n, A.data(), n, ipiv.data()),
+      InvalidArgument);
   EXPECT_EQ(std::memcmp(A.data(), given.data(), sizeof(double) * A.size()), 0) << "A changed";
   EXPECT_EQ(ipiv, std::vector<int>(n, -7));
 }
