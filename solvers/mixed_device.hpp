@@ -89,6 +89,7 @@ class MixedDevice {
   std::optional<int> factor(Low* a, int nrhs, InputCheck check = InputCheck::none);
   const std::vector<int>& pivots() const { return ipiv_; }
   const kernels::RoundedMatrix& scan() const { return scanned_; }
+  bool randomized() const { return U_.has_value(); }  // PRBT's butterflies and GENP
   const std::string& note() const { return note_; }
 
   // W <- M^-1 W (trans: M^-T, M^-H) for the n x ncols W in host memory, M the single factors on the

@@ -183,7 +183,9 @@ TEST_P(BackendTest, RoundingFromDoubleMatchesTheHost) {
         continue;
       }
       EXPECT_EQ(std::isnan(y), std::isnan(x));
-      if (!std::isnan(x)) EXPECT_EQ(y, std::abs(x) > 3.4028234663852886e38 ? 0.0f : static_cast<float>(x));
+      if (!std::isnan(x)) {
+        EXPECT_EQ(y, std::abs(x) > 3.4028234663852886e38 ? 0.0f : static_cast<float>(x));
+      }
       const double w = got_wide[i + j * ld];
       EXPECT_TRUE(w == x || (std::isnan(w) && std::isnan(x)));
     }

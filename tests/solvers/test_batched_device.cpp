@@ -94,7 +94,9 @@ class BatchedOnDevice : public ::testing::TestWithParam<BackendKind> {
       EXPECT_LT(omega, 30 * (n + 1) * u) << where << ", system " << s;
     }
     for (std::size_t k = 0; k < device.B.size(); ++k)
-      if (original.B[k] == T(gap)) ASSERT_EQ(device.B[k], T(gap)) << where << ", a gap of B at " << k;
+      if (original.B[k] == T(gap)) {
+        ASSERT_EQ(device.B[k], T(gap)) << where << ", a gap of B at " << k;
+      }
   }
 };
 
