@@ -386,6 +386,11 @@ TEST(RcondBound, IsWhatTheSolutionProves) {
   EXPECT_DOUBLE_EQ(rcond_bound(2, 1, X.data(), 2, B.data(), 2, 0.0), 1.0);
   const std::vector<zd> Bz = {0, {0, 1}}, Xz = {0, {0, 1e10}};
   EXPECT_DOUBLE_EQ(rcond_bound(2, 1, Xz.data(), 2, Bz.data(), 2, anorm), 1e-10);
+  // Near overflow: ||B||_1 and ||A||_1 ||X||_1 would be 1.3e307 and 1.3e309.
+  const std::vector<double> huge_b(130, 1e305), huge_x(130, 1e305);
+  EXPECT_DOUBLE_EQ(rcond_bound(130, 1, huge_x.data(), 130, huge_b.data(), 130, 100.0), 0.01);
+  const std::vector<double> largest(2, 1.7e308);
+  EXPECT_DOUBLE_EQ(rcond_bound(2, 1, largest.data(), 2, largest.data(), 2, 4.0), 0.25);
 }
 
 TEST(RcondBound, CheckSaysSoOnlyBelowEps) {
