@@ -236,6 +236,7 @@ void bench_mixed(const MixedBench& bench, const Options& options) {
                 {"precision", ours_name},
                 {"cond", bench.cond},
                 {"reps", bench.reps},
+                {"lapack_test", !options.mixed_double_accuracy},  // --lapack-test: dsgesv's semantics
                 {"rows", rows},
                 {"cusolver", vendor}});
 }

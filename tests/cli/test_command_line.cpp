@@ -197,6 +197,8 @@ TEST_F(Cli, BenchesMixedPrecisionAgainstDgesvAndDsgesv) {
       run_hetlu("bench --precision mixed -n 64 --reps 1 --json --no-openblas --lapack-test " + db(), dir);
   ASSERT_EQ(lapack.exit_code, 0) << lapack.err;
   EXPECT_GE(nlohmann::json::parse(lapack.out)["rows"][0]["iter"].get<int>(), 0) << lapack.out;
+  EXPECT_TRUE(nlohmann::json::parse(lapack.out)["lapack_test"].get<bool>()) << lapack.out;
+  EXPECT_FALSE(nlohmann::json::parse(alone.out)["lapack_test"].get<bool>()) << alone.out;
   expect_one_line_error(run_hetlu("bench -n 64 --lapack-test " + db(), dir), {"--lapack-test"});
 }
 
