@@ -408,9 +408,11 @@ int sole_owner(const Plan& plan, int devices, int n) {
 // upload_word: bytes per entry of the upload beside the steps (d = 0), where it differs from the
 // factorization's word: mixed precision's A goes up in double and each batch is rounded to single
 // where it lands, on the upload's queue (Backend::round_from_wide).
+// prbt_on_device false: PRBT's GENP of a copy the CPUs randomized, as GEPP's hybrid LU runs
+// (mixed precision where one device cannot hold A in double beside the single factors: lu_factors.cpp).
 HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates, Solver solver, int m, int n,
                               const Plan& plan, const ModelParams& params, double word, bool factors_stay = false,
-                              double upload_word = 0) {
+                              double upload_word = 0, bool prbt_on_device = true) {
   const int nb = std::max(1, plan.nb);
   const double cpu_all = rates.cpu_all.gflops * 1e9, device = rates.device.gflops * 1e9;
   const double link = rates.link.gbs * 1e9, latency = rates.link_latency_us * 1e-6;
@@ -443,7 +445,7 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
   // back during the factorization (hidden behind it, priced after the steps); the rest at the end.
   // PRBT keeps its factors (and A) on the device only on one device (prbt_device.hpp); on several
   // it runs hybrid_lu on the CPUs' randomized copy as GEPP does (prbt.cpp).
-  const bool prbt_resident = solver == Solver::prbt && rates.devices.size() == 1;
+  const bool prbt_resident = solver == Solver::prbt && rates.devices.size() == 1 && prbt_on_device;
   const bool factors_return = !factors_stay && (!prbt_resident || !prbt_solves_on_device(rates, std::max(m, n), word));
   double early_bytes = 0;
   if (d == 0 && factors_return)
@@ -476,7 +478,7 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
   if (d == 0)
     once =
         uploaded(first_entries, first_entries) + (factors_return ? staged_down(matrix - early_bytes) : 0) + 2 * latency;
-  else if (solver == Solver::prbt && !several)  // the CPUs' columns down; where the factors stay, their final form up
+  else if (prbt_resident)  // the CPUs' columns down; where the factors stay, their final form up
     once = uploaded(double(m) * n, double(m) * n) + staged_down(matrix * cpu_share) + 2 * latency +
            (factors_return ? 0 : staged_up(matrix * cpu_share) + latency);
   else if (d < blocks)
@@ -979,8 +981,10 @@ double predict_seconds(const MachineProfile& profile, const Problem& problem, co
     if (rates.cpu_all.gflops <= 0) throw Error("the machine profile has no CPU rate to predict from");
     // Mixed precision on the device with the panel there: A goes up in double and is rounded there.
     const double upload_word = mixed_rounded_on_device ? 2 * word : word;
+    // Mixed PRBT where the device cannot hold A in double beside its factors: the CPUs randomize.
+    const bool prbt_on_device = problem.precision != Precision::mixed || mixed_on_device;
     const HybridTimes t = hybrid_lu_seconds(profile, rates, problem.solver, problem.m, problem.n, plan, params, word,
-                                            mixed_on_device, upload_word);
+                                            mixed_on_device, upload_word, prbt_on_device);
     factorization = t.total;
     seconds = t.total;
     if (terms) *terms = {{"cpu panels and updates", t.cpu}, {"device updates", t.device}, {"transfers", t.transfer}};

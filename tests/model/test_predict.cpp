@@ -772,6 +772,18 @@ TEST(Predict, MixedPrbtOnTheDeviceIsPricedWithADoubleUploadAtAnyShare) {
   }
   const auto predicted = model::predict(p, problem);
   for (const auto& line : predicted.reasoning) EXPECT_EQ(line.find("two copies of A"), std::string::npos) << line;
+  // A device that holds two single copies (8 n^2 bytes) but not A in double beside the factors (12
+  // n^2): the CPUs randomize, GENP runs as GEPP's hybrid LU does, and the factors come back, so the
+  // single matrix crosses the 1 GB/s link both ways (before, priced as resident: one way only).
+  p.gpus[0].memory_bytes = static_cast<long long>(10.0 * n * n);
+  Plan plan;
+  plan.nb = 256;
+  plan.cpu_block_columns = 0;
+  std::vector<model::Term> terms;
+  model::predict_seconds(p, problem, plan, {}, &terms);
+  ASSERT_EQ(terms[2].name, "transfers");
+  EXPECT_GT(terms[2].seconds, 0.9 * 2 * 4.0 * n * n / 1e9);
+  EXPECT_EQ(terms.back().name.find("on the device"), std::string::npos) << terms.back().name;
 }
 
 // Beside a GPU far faster than the cores, the CPUs' panels stall it (H100 and host:8 measured
