@@ -180,7 +180,7 @@ void bench_mixed(const MixedBench& bench, const Options& options) {
         n, bench.cond > 0 ? fmt::format("kappa_2(A) = {:.0e}", bench.cond) : "random A", bench.reps, tolerance,
         bench.automatic ? "; auto's first call (the warm-up) timed apart, and the precision its last call answered in"
         : !options.mixed_double_accuracy ? "; hetlu with LAPACK's dsgesv semantics (--lapack-test: its test alone, "
-                                           "GMRES where classical refinement stalls)"
+                                           "GMRES where classical refinement stalls; PRBT's answers stay certified)"
                                          : "",
         ours_name, bench.automatic ? "first call s | answered in | " : "", bench.automatic ? "---|---|" : "");
   double fastest = std::numeric_limits<double>::infinity();  // hetlu's fastest row, for cuSOLVER's

@@ -506,7 +506,8 @@ void register_bench(CLI::App& app, CommandState&) {
   // Default off: hetlu's own mixed solve, with its answers certified to double's accuracy.
   cmd->add_flag("--lapack-test", args->lapack_test,
                 "--precision mixed: hetlu's solve with LAPACK's dsgesv semantics, as the drop-in's dsgesv_ (its "
-                "convergence test alone, GMRES-based refinement where classical refinement stalls, no certificate)");
+                "convergence test alone, GMRES-based refinement where classical refinement stalls, no certificate; "
+                "PRBT's answers stay certified)");
   add_distributed_options(*cmd, args->distributed, args->distributed_plan);
   cmd->callback([args, cmd] {
     // Each row as soon as it is measured, also into a pipe: a bench killed at a time limit (tee'd on

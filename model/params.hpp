@@ -53,7 +53,7 @@ struct ModelParams {
   // random matrix at n = 4000 on the dev machine (bench/results/...-mixed.md). Both are defaults:
   // the steps `hetlu calibrate --precision mixed` measured (MachineProfile::mixed_refinement_steps)
   // replace them.
-  int prbt_mixed_refinement_steps = 12;
+  int prbt_mixed_refinement_steps = 18;
 
   // Row interchanges on a GPU (the cuda backend's laswp: one gather per call, every column moving
   // the rows its pivots touch at once; a top row's content mostly comes from a row a sector or more

@@ -25,7 +25,7 @@
 #                                          by row blocks during the steps), single (16384, 32768), sweep (16384), sweep8k, cpu,
 #                                          devices (cuda,host:8 at 16384), mixed (16384, 32768; TF32 at 16384), tf32_32k,
 #                                          tf32_random (TF32 on random A at 16384: GMRES-based refinement on the GPU),
-#                                          mixed_prbt (PRBT in mixed precision at 16384 and 32768, and with TF32),
+#                                          mixed_prbt (PRBT in mixed precision at 16384 and 32768, TF32 at 16384; kappa 100),
 #                                          mixed_host_rounding (32768, A rounded by the host as before),
 #                                          batched (10000 systems of n = 16, 64, 256 on the GPU),
 #                                          distributed (mpirun: tests resident on cuda, calibrate) and
@@ -244,13 +244,15 @@ prebuilt)
     tf32_random) tf32 16384 200 random ;;
     # PRBT in mixed precision on the GPU (since 2026-11-27): A up in double, rounded and randomized
     # there, GENP without interchanges in single, refinement there; then the same with TF32 GEMMs.
+    # On kappa 100 (#15.5's well-conditioned systems): on random A of order 3000 and 4000 GENP's
+    # growth in single already stalled refinement on the dev machine (2026-11-27).
     mixed_prbt)
       for n in 16384 32768; do
-        timeout 150 $H bench -n "$n" --precision mixed --target hybrid --backend cuda --solver prbt --reps 3 --no-openblas \
-          "${DB[@]}" 2>&1 | tee "$OUT/bench_mixed_prbt_$n.md" || true
+        timeout 150 $H bench -n "$n" --precision mixed --cond 100 --target hybrid --backend cuda --solver prbt \
+          --reps 3 --no-openblas "${DB[@]}" 2>&1 | tee "$OUT/bench_mixed_prbt_$n.md" || true
       done
-      HETLU_CUDA_TF32=1 timeout 150 $H bench -n 32768 --precision mixed --cond 100 --target hybrid --backend cuda \
-        --solver prbt --reps 3 --no-openblas "${DB[@]}" 2>&1 | tee "$OUT/bench_mixed_prbt_tf32_32768.md" || true
+      HETLU_CUDA_TF32=1 timeout 150 $H bench -n 16384 --precision mixed --cond 100 --target hybrid --backend cuda \
+        --solver prbt --reps 3 --no-openblas "${DB[@]}" 2>&1 | tee "$OUT/bench_mixed_prbt_tf32_16384.md" || true
       ;;
     # The host rounding A to single (HETLU_MIXED_ROUNDING=host: both copies go up), to set against
     # the mixed stage's rounding on the device in the same call (since 2026-11-27, mixed_device.hpp).

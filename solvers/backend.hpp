@@ -103,7 +103,7 @@ class Backend {
   // range becomes 0 (scalar::narrow_or_zero), as the host's rounding makes it. Mixed precision's A
   // goes up once, in double, and is rounded where it lands (mixed_device.hpp).
   virtual void round_from_wide(Queue q, int rows, int cols, const scalar::wide_t<T>* from, int ldf, T* to, int ldt) = 0;
-  // to <- from widened, exactly: the inverse of round_from_wide (T itself for the double types, a
+  // to <- from widened, exactly: the converse of round_from_wide (T itself for the double types, a
   // copy). GMRES-based refinement on the device applies the single factors in double (mixed_device.hpp).
   virtual void widen_to_wide(Queue q, int rows, int cols, const T* from, int ldf, scalar::wide_t<T>* to, int ldt) = 0;
 

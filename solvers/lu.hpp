@@ -125,6 +125,7 @@ struct MixedDetails {
   int classical_steps = 0;               // corrections solved with the single factors
   int gmres_steps = 0;                   // corrections solved by GMRES preconditioned with them
   int gmres_iterations = 0;              // GMRES's iterations over all of those
+  int certify_steps = 0;                 // safeguards.certify: refinement steps of the probe vector (PRBT's always)
   double first_contraction = 0;          // safeguards: the first step's residual ratio, where it was slow
   double condition_estimate = 0;         // safeguards: kappa_1(A) from the single factors, where estimated
   std::optional<double> backward_error;  // safeguards: omega of the refined X

@@ -14,6 +14,7 @@
 #include "solvers/gepp_kernels.hpp"
 #include "solvers/hybrid_lu.hpp"
 #include "solvers/hybrid_panels.hpp"
+#include "solvers/prbt_device.hpp"
 #include "solvers/randomized_solve.hpp"
 #include "solvers/workspace.hpp"
 
@@ -106,14 +107,8 @@ int MixedDevice<T>::factor_randomized(InputCheck check) {
   low_.round_from_wide(Queue::compute, n_, n_, original_.data(), original_.ld, factors_.data(), factors_.ld);
   // diag(A, s I), s from A's exponents as PRBT's CPU path takes it from the rounded A (an entry
   // rounded across a power of two aside), within single's range.
-  if (const int pad = np_ - n_; pad > 0) {
-    std::vector<Low> zeros(static_cast<std::size_t>(pad) * n_, Low(0)), identity(static_cast<std::size_t>(np_) * pad);
-    const Low s = kernels::padding_value_as<Low>(n_, A_, lda_);
-    for (int c = 0; c < pad; ++c) identity[n_ + c + static_cast<std::size_t>(c) * np_] = s;
-    low_staging_->to_device(Queue::to_device, pad, n_, zeros.data(), pad, factors_.at(n_, 0), factors_.ld);
-    low_staging_->to_device(Queue::to_device, np_, pad, identity.data(), np_, factors_.at(0, n_), factors_.ld);
-    low_.wait(Queue::compute, low_.record(Queue::to_device));
-  }
+  upload_padding(*low_staging_, n_, np_, A_, lda_, factors_);
+  low_.wait(Queue::compute, low_.record(Queue::to_device));
   low_.butterflies_two_sided(Queue::compute, np_, U_->values.data(), V_->values.data(), factors_.data(), factors_.ld);
   // GENP's host matrix: where the CPUs factor block columns (d > 0), they come back there.
   kernels::Workspace<Low> host(static_cast<std::size_t>(np_) * np_);
@@ -132,7 +127,8 @@ std::optional<int> MixedDevice<T>::factor(Low* a, int nrhs, InputCheck check) {
   const bool per_step = plan_.cpu_block_columns > 0;
   const bool round_here = a == nullptr;
   if (round_here != rounds_on_device(plan_))
-    throw InvalidArgument(round_here ? "mixed precision: A is rounded on the device only with the panel there (d = 0)"
+    throw InvalidArgument(round_here ? "mixed precision: A is rounded on the device only on one device, with the panel "
+                                       "there (d = 0) or for PRBT"
                           : plan_.solver == Solver::prbt
                               ? "mixed precision: PRBT's A is rounded on the device"
                               : "mixed precision: with the panel on the device (d = 0), the device rounds A");

@@ -34,8 +34,9 @@
 //     on the device. The CPUs would read A and the widened factors (16 n^2 bytes) per iteration; the
 //     device reads them at its memory's rate, and only vectors cross the link. Where TF32's or
 //     single's factors are too coarse for classical refinement (kappa(A) u_low near 1: random
-//     matrices of order 16384 with TF32), GMRES converges far beyond (Carson and Higham). Where the
-//     device cannot hold the widened factors, prepare_gmres() says why and the double solver answers.
+//     matrices of order 16384 with TF32 stalled in 2026-11-26's run), Carson and Higham's analysis has
+//     GMRES converge far beyond; on a GPU that is not yet measured (device_run.sh's tf32_random). Where
+//     the device cannot hold the widened factors, prepare_gmres() says why and the double solver answers.
 //
 // The object holds the device's lock from construction to destruction: nothing else may run a
 // hybrid solve on it meanwhile (the double solver's fallback waits until the object is gone).
@@ -114,7 +115,7 @@ class MixedDevice {
   void upload_and_round(int c0, int cols, Low* device, int ldd, InputCheck check);
   // PRBT's factor(): A up, rounded, padded, randomized and factored by GENP on the device.
   int factor_randomized(InputCheck check);
-  // W <- M^-1 W in F (Low: the factors; T: widened), on B's device factors and staging slots.
+  // W <- M^-1 W in F (Low: the factors; T: widened), with `device`'s factors and staging slots.
   template <class F>
   void apply_inverse(backends::Backend<F>& device, backends::Staging<F>& staging,
                      const backends::DeviceMatrix<F>& factors, backends::DeviceMatrix<F>& work,

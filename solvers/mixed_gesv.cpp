@@ -61,9 +61,9 @@ constexpr double certified_residual = 1e-6;
 // machine an iteration took 30 ms at n = 4000 against 0.45 s for dgesv, so n / 800 iterations cost about a third of the
 // double solve (n / 256 cost 2.3x dgesv where GMRES failed). At least 4, which small matrices can afford and which one
 // error direction needs. With the factors on a device (mixed_device.hpp) an iteration reads the same 16 n^2 bytes at
-// the device's memory rate: on an H100 at n = 32768 about 5 ms at 3.35 TB/s, so n / 800 = 40 iterations would cost
-// about a fifth of the 0.96 s double hybrid GEPP (bench/results/2026-11-27-h100-session28.md); more where cuBLAS's
-// one-column TRSM runs below that rate (not yet measured).
+// the device's memory rate. An estimate from an H100's datasheet (3.35 TB/s) puts an iteration at n = 32768 near 5 ms,
+// and n / 800 = 40 of them near a fifth of the 0.96 s double hybrid GEPP (bench/results/2026-11-27-h100-session28.md);
+// more where cuBLAS's one-column TRSM runs below that rate. Not yet measured.
 int gmres_iteration_budget(int n) {
   return std::max(4, n / 800);
 }
@@ -256,6 +256,7 @@ class Refinement {
     }
     double previous = s_norm;
     for (int step = 1; step <= max_certify_steps; ++step) {
+      details_.certify_steps = step;
       const double now = residual_of_y();
       if (now <= certified_residual * s_norm) {
         record_rcond();

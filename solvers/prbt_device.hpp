@@ -26,6 +26,21 @@
 
 namespace hetlu::variants {
 
+// diag(A, s I)'s padding of the np x np device matrix M whose leading n x n block holds A, queued
+// through `staging` on the upload queue: the rows below A zero, the columns right of it s I's
+// (np - n < 4 of each), s = padding_value_as<T> of the caller's A (lda), read only where np > n.
+template <class T, class Source>
+void upload_padding(backends::Staging<T>& staging, int n, int np, const Source* A, int lda,
+                    const backends::DeviceMatrix<T>& M) {
+  const int pad = np - n;
+  if (pad <= 0) return;
+  std::vector<T> zeros(static_cast<std::size_t>(pad) * n, T(0)), identity(static_cast<std::size_t>(np) * pad, T(0));
+  const T s = kernels::padding_value_as<T>(n, A, lda);
+  for (int c = 0; c < pad; ++c) identity[n + c + static_cast<std::size_t>(c) * np] = s;
+  staging.to_device(backends::Queue::to_device, pad, n, zeros.data(), pad, M.at(n, 0), M.ld);
+  staging.to_device(backends::Queue::to_device, np, pad, identity.data(), np, M.at(0, n), M.ld);
+}
+
 template <class T>
 class PrbtDevice {
  public:

@@ -39,20 +39,12 @@ void PrbtDevice<T>::upload_and_randomize(kernels::LineScan<T>* scan) {
   staging_ = std::make_unique<backends::Staging<T>>(
       device_, np_, detail::staging_slot_columns(np_, np_, plan_.nb, plan_.cpu_block_columns > 0, sizeof(T)));
   try {
-    // A as it is, then diag(A, s I)'s padding (kernels::padding_value): the rows below A zero, the
-    // columns right of it s I's (np - n < 4 of each).
+    // A as it is, then diag(A, s I)'s padding.
     staging_->to_device(Queue::to_device, n_, n_, A_, lda_, first->data(), first->ld, [scan](int j, const T* x, int) {
       scan->column(j, x);
       return true;
     });
-    if (const int pad = np_ - n_; pad > 0) {
-      std::vector<T> zeros(static_cast<std::size_t>(pad) * n_, T(0)),
-          identity(static_cast<std::size_t>(np_) * pad, T(0));
-      const T s = kernels::padding_value(n_, A_, lda_);
-      for (int c = 0; c < pad; ++c) identity[n_ + c + static_cast<std::size_t>(c) * np_] = s;
-      staging_->to_device(Queue::to_device, pad, n_, zeros.data(), pad, first->at(n_, 0), first->ld);
-      staging_->to_device(Queue::to_device, np_, pad, identity.data(), np_, first->at(0, n_), first->ld);
-    }
+    upload_padding(*staging_, n_, np_, A_, lda_, *first);
     device_.wait(Queue::compute, device_.record(Queue::to_device));
     if (solves_on_device())
       device_.copy_on_device(Queue::compute, np_, np_, original_.data(), original_.ld, factors_.data(), factors_.ld);

@@ -76,8 +76,9 @@ class CandidateRun {
     return info;
   }
   // Mixed: the last run's refinement steps (GMRES's iterations count as steps: each is a product
-  // with A in double and a solve with the single factors, as a classical step is).
-  int refinement_steps() const { return details_.classical_steps + details_.gmres_iterations; }
+  // with A in double and a solve with the single factors, as a classical step is; so do the
+  // certificate's steps on its probe vector).
+  int refinement_steps() const { return details_.classical_steps + details_.gmres_iterations + details_.certify_steps; }
 
  private:
   template <class T>

@@ -152,8 +152,9 @@ TEST_F(AutoPrecision, ComplexSystemsAreAnsweredAccurately) {
             30 * 401 * accuracy::unit_roundoff<double>());
 }
 
-// PRBT's mixed path runs on the hybrid target too (mixed_device.hpp): auto weighs it as elsewhere.
-TEST_F(AutoPrecision, PrbtOnTheHybridTargetIsDecidedAsElsewhere) {
+// PRBT's mixed path runs on the hybrid target too (mixed_device.hpp): the model weighs it against
+// double there, as elsewhere (before, auto answered in double, saying "CPU target only").
+TEST_F(AutoPrecision, PrbtOnTheHybridTargetIsWeighedByTheModel) {
   const auto s = conditioned<double>(64, 10, 15);
   Options hybrid = no_database();
   hybrid.target = Target::hybrid;

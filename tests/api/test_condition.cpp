@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <limits>
 #include <optional>
 #include <random>
 #include <string>
@@ -391,6 +392,10 @@ TEST(RcondBound, IsWhatTheSolutionProves) {
   EXPECT_DOUBLE_EQ(rcond_bound(130, 1, huge_x.data(), 130, huge_b.data(), 130, 100.0), 0.01);
   const std::vector<double> largest(2, 1.7e308);
   EXPECT_DOUBLE_EQ(rcond_bound(2, 1, largest.data(), 2, largest.data(), 2, 4.0), 0.25);
+  // Near underflow: A = 1e-3 I, B the least subnormal, X = 1000 B (entries / n would be 0).
+  const double tiny = std::numeric_limits<double>::denorm_min();
+  const std::vector<double> tiny_b(130, tiny), tiny_x(130, 1000 * tiny);
+  EXPECT_NEAR(rcond_bound(130, 1, tiny_x.data(), 130, tiny_b.data(), 130, 1e-3), 1.0, 0.01);
 }
 
 TEST(RcondBound, CheckSaysSoOnlyBelowEps) {
