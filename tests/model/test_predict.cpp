@@ -281,6 +281,31 @@ TEST(Predict, TheMatrixCrossesTheLinkBeforeAndAfter) {
   EXPECT_NEAR(transfers(Solver::prbt), one_way, 0.01 * one_way);
 }
 
+// With d > 0 and PRBT's factors staying on the device, the CPUs' last d block columns go back up
+// once the steps end (HybridLu::send_last_block_columns); where the device holds one copy of A
+// they do not (the factors come back). nb = 256, d = 2 at 32768: 1/64 of the matrix, about 0.011 s
+// at 12 GB/s.
+TEST(Predict, PrbtsLastCpuColumnsGoBackUpWhereItsFactorsStay) {
+  const int n = 32768;
+  Plan plan;
+  plan.solver = Solver::prbt;
+  plan.target = Target::hybrid;
+  plan.nb = 256;
+  plan.cpu_block_columns = 2;
+  auto transfers = [&](double memory_gb) {
+    auto p = machine(2, 10, 60000);
+    p.gpus[0].memory_bytes = static_cast<long long>(memory_gb * 1e9);
+    std::vector<model::Term> terms;
+    model::predict_seconds(p, {Solver::prbt, Precision::double_, Target::hybrid, n, n, 1}, plan, {}, &terms);
+    for (const auto& t : terms)
+      if (t.name == "transfers") return t.seconds;
+    return -1.0;
+  };
+  const double columns_up = 8.0 * n * n / 64 / 12e9;
+  EXPECT_GT(transfers(40) - transfers(12), 0.9 * columns_up);
+  EXPECT_LT(transfers(40) - transfers(12), 1.5 * columns_up);
+}
+
 TEST(Predict, PrbtsFactorsComeBackWhereTheDeviceHoldsOneCopyOfA) {
   // prbt_device.hpp: with room for one copy of A only, the factors come back (staged, as GEPP's)
   // and the CPUs solve and refine. 32768^2 doubles are 8.6 GB: two fit 40 GB, not 12.
