@@ -617,6 +617,10 @@ double rcond_bound(int n, int nrhs, const T* X, int ldx, const T* B, int ldb, do
     const auto [x_largest, x_sum] = norm(X + static_cast<long long>(k) * ldx);
     const auto [b_largest, b_sum] = norm(B + static_cast<long long>(k) * ldb);
     if (!(x_largest > 0) || !(anorm > 0)) continue;  // X = 0 proves nothing
+    if (std::isinf(x_largest)) {                     // X overflowed on a finite B: ||A^-1|| beyond any bound
+      if (std::isfinite(b_largest)) bound = 0;
+      continue;
+    }
     const double ratio = b_largest == 0 ? 0 : (b_largest / x_largest) * (b_sum / x_sum);
     bound = std::min(bound, ratio / anorm);
   }

@@ -396,6 +396,11 @@ TEST(RcondBound, IsWhatTheSolutionProves) {
   const double tiny = std::numeric_limits<double>::denorm_min();
   const std::vector<double> tiny_b(130, tiny), tiny_x(130, 1000 * tiny);
   EXPECT_NEAR(rcond_bound(130, 1, tiny_x.data(), 130, tiny_b.data(), 130, 1e-3), 1.0, 0.01);
+  // An X that overflowed on a finite B proves rcond 0; a NaN in X proves nothing.
+  std::vector<double> overflowed(2, 1.0), not_a_number(2, 1.0);
+  overflowed[1] = std::numeric_limits<double>::infinity(), not_a_number[0] = std::nan("");
+  EXPECT_EQ(rcond_bound(2, 1, overflowed.data(), 2, B.data() + 2, 2, anorm), 0.0);
+  EXPECT_EQ(rcond_bound(2, 1, not_a_number.data(), 2, B.data() + 2, 2, anorm), 1.0);
 }
 
 TEST(RcondBound, CheckSaysSoOnlyBelowEps) {
