@@ -190,7 +190,9 @@ prebuilt)
   for stage in "$@"; do
     echo "== $stage ($(date +%T))"
     case "$stage" in
-    test) timeout 240 $TESTS --gtest_filter='*cuda*:*Cuda*' --gtest_brief=1 2>&1 | tee "$OUT/cuda_tests.txt" | tail -40 ;;
+    # A failing test must not end the call (set -e): the stages after it still run (2026-11-27
+    # session 31 lost its first call's stages to three failures).
+    test) timeout 240 $TESTS --gtest_filter='*cuda*:*Cuda*' --gtest_brief=1 2>&1 | tee "$OUT/cuda_tests.txt" | tail -40 || true ;;
     probe) probe ;;
     calibrate) calibrate ;;
     bench) bench_sizes 8192 16384 || true ;;

@@ -105,7 +105,9 @@ int batch_input_info(int n, int nrhs, const T* a, int lda, const T* b, int ldb, 
 // one is larger); the default is large enough that a GPU's batched kernels fill it (4000 systems of
 // n = 64 in double) and small enough that the first call's page-locking (the cuda backend recycles
 // the buffer after it) stays short. A device that cannot hold a chunk gets smaller ones; one that
-// cannot hold one system throws DeviceOutOfMemory.
+// cannot hold one system throws DeviceOutOfMemory. In complex, cuBLAS pivots on the modulus |z|,
+// LAPACK on |re| + |im|: where they disagree a GPU's pivots differ from LAPACK's (both partial
+// pivoting; an H100 showed it, 2026-11-27).
 inline constexpr std::int64_t batch_chunk_bytes = std::int64_t(128) << 20;
 template <class T>
 void gesv_batched_on(backends::Backend<T>& device, int batch, int n, int nrhs, T* A, int lda, std::int64_t stride_a,

@@ -68,8 +68,8 @@ std::vector<scalar::wide_t<Low>> widened_on(BackendKind kind, const std::vector<
                                             scalar::wide_t<Low> unset) {
   using backends::Queue;
   using Wide = scalar::wide_t<Low>;
-  auto& low = backends::backend<Low>(Device{kind});
-  auto& high = backends::backend<Wide>(Device{kind});
+  auto& low = backends::backend<Low>(kind);
+  auto& high = backends::backend<Wide>(kind);
   auto from = low.allocate(ld, cols);
   auto to = high.allocate(ld + 3, cols);  // another leading dimension than from's
   std::vector<Wide> out(static_cast<std::size_t>(ld) * cols, unset);

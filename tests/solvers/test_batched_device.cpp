@@ -57,6 +57,33 @@ struct Batch {
 
 class BatchedOnDevice : public ::testing::TestWithParam<BackendKind> {
  protected:
+  // Each system's factors as an LU with partial pivoting by modulus: pivots in range, every
+  // multiplier at most 1 in modulus, ||P A - L U|| / (n ||A|| eps) below LAPACK's 30; the gaps
+  // around the systems untouched.
+  template <class T>
+  static void expect_pivoted_by_modulus(const Batch<T>& device, const Batch<T>& original, const std::string& where) {
+    const double u = std::numeric_limits<scalar::real_t<T>>::epsilon();
+    const int n = device.n;
+    for (int s = 0; s < device.batch; ++s) {
+      if (device.info[s] != 0) continue;
+      const T* lu = &device.A[s * device.stride_a];
+      const int* ipiv = &device.ipiv[s * device.stride_ipiv];
+      for (int k = 0; k < n; ++k) {
+        EXPECT_TRUE(ipiv[k] >= k + 1 && ipiv[k] <= n) << where << ", system " << s << ", ipiv[" << k << "]";
+        for (int i = k + 1; i < n; ++i)
+          EXPECT_LE(std::abs(lu[i + std::int64_t(k) * device.lda]), 1 + 8 * u) << where << ", system " << s;
+      }
+      EXPECT_LT(accuracy::factorization_residual(n, n, &original.A[s * original.stride_a], original.lda, lu, device.lda,
+                                                 ipiv),
+                30)
+          << where << ", system " << s;
+    }
+    for (std::size_t k = 0; k < device.A.size(); ++k)
+      if (original.A[k] == T(gap)) {
+        ASSERT_EQ(device.A[k], T(gap)) << where << ", a gap of A at " << k;
+      }
+  }
+
   void SetUp() override {
     std::string why;
     if (!backends::available(GetParam(), &why)) GTEST_SKIP() << why;
@@ -77,15 +104,21 @@ class BatchedOnDevice : public ::testing::TestWithParam<BackendKind> {
     const std::string where = "n = " + std::to_string(n) + ", nrhs " + std::to_string(nrhs) + ", pad " +
                               std::to_string(pad) + ", chunk " + std::to_string(chunk_bytes) + " B";
     EXPECT_EQ(device.info, cpu.info) << where;
-    // cuBLAS pivots as LAPACK does (complex: on |re| + |im|, BLAS's icamax): the same pivots.
-    EXPECT_EQ(device.ipiv, cpu.ipiv) << where;
     const double u = std::numeric_limits<scalar::real_t<T>>::epsilon();
     const bool exact = GetParam() == BackendKind::host;
-    for (std::size_t k = 0; k < device.A.size(); ++k)
-      if (exact || cpu.A[k] == T(gap))
-        ASSERT_EQ(device.A[k], cpu.A[k]) << where << ", A entry " << k;
-      else
-        ASSERT_LE(std::abs(device.A[k] - cpu.A[k]), 1e3 * u * (1 + std::abs(cpu.A[k]))) << where << ", A entry " << k;
+    // cuBLAS's complex batched LU pivots on the modulus |z|, LAPACK's on |re| + |im| (izamax): a
+    // GPU may choose another row where the two disagree (seen on an H100, 2026-11-27). Its
+    // factors are then checked as an LU with partial pivoting by modulus.
+    if (scalar::is_complex_v<T> && !exact) {
+      expect_pivoted_by_modulus(device, original, where);
+    } else {
+      EXPECT_EQ(device.ipiv, cpu.ipiv) << where;
+      for (std::size_t k = 0; k < device.A.size(); ++k)
+        if (exact || cpu.A[k] == T(gap))
+          ASSERT_EQ(device.A[k], cpu.A[k]) << where << ", A entry " << k;
+        else
+          ASSERT_LE(std::abs(device.A[k] - cpu.A[k]), 1e3 * u * (1 + std::abs(cpu.A[k]))) << where << ", A entry " << k;
+    }
     for (int s = 0; s < batch; ++s) {
       if (cpu.info[s] != 0) continue;
       const double omega = accuracy::backward_error(n, nrhs, &original.A[s * original.stride_a], original.lda,
