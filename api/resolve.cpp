@@ -215,7 +215,7 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
   std::optional<Plan> predicted = model_plan(solver, precision, target, m, n, driven, profile, why_not_model, r);
   // Several devices: the tuned plan keeps nb and d; the deal follows the devices' measured rates.
   if (plan && predicted && driven > 1) {
-    const auto rates = model::rates_of(profile, precision, configs::model_params(), driven);
+    const auto rates = model::rates_of(profile, precision, configs::model_params(), driven, model::Problem{}.tf32);
     plan->device_shares = model::balanced_device_shares(rates, m, n, plan->nb, plan->cpu_block_columns, precision,
                                                         configs::model_params(), &profile);
   }

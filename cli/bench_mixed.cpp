@@ -27,7 +27,10 @@ namespace hetlu::cli {
 namespace {
 
 // Uniform in [-1, 1]; or, with cond > 0, singular values graded from 1 to 1/cond (geometric) mixed
-// by two random Householder reflections from each side (randsvd-like: kappa_2(A) = cond).
+// by two random Householder reflections from each side (randsvd-like: kappa_2(A) = cond). Every
+// pass runs down columns, on all threads: the right reflections as A - 2 (A v) v^T, never along a
+// row (at n = 32768 a row-wise pass took the stage's whole 150 s on an H100's host, 2026-11-27). The
+// sums run in a fixed order: the same A on any number of threads.
 std::vector<double> test_matrix(int n, double cond) {
   std::mt19937_64 rng(2026);
   std::vector<double> A(static_cast<size_t>(n) * n, 0.0);
@@ -38,11 +41,8 @@ std::vector<double> test_matrix(int n, double cond) {
   }
   for (int j = 0; j < n; ++j) A[j + static_cast<size_t>(j) * n] = std::pow(cond, -double(j) / std::max(1, n - 1));
   std::normal_distribution<double> normal;
+  auto column = [&](int j) { return A.data() + static_cast<size_t>(j) * n; };
   for (int reflection = 0; reflection < 4; ++reflection) {
-    const bool rows = reflection < 2;
-    auto entry = [&](int i, int j) -> double& {
-      return rows ? A[i + static_cast<size_t>(j) * n] : A[j + static_cast<size_t>(i) * n];
-    };
     std::vector<double> v(n);
     double norm = 0;
     for (auto& x : v) {
@@ -50,10 +50,30 @@ std::vector<double> test_matrix(int n, double cond) {
       norm += x * x;
     }
     for (auto& x : v) x /= std::sqrt(norm);
-    for (int j = 0; j < n; ++j) {
-      double dot = 0;
-      for (int i = 0; i < n; ++i) dot += v[i] * entry(i, j);
-      for (int i = 0; i < n; ++i) entry(i, j) -= 2 * dot * v[i];
+    if (reflection < 2) {  // from the left: each column a_j -= 2 (v^T a_j) v
+#pragma omp parallel for schedule(static)
+      for (int j = 0; j < n; ++j) {
+        double* a = column(j);
+        double dot = 0;
+        for (int i = 0; i < n; ++i) dot += v[i] * a[i];
+        for (int i = 0; i < n; ++i) a[i] -= 2 * dot * v[i];
+      }
+    } else {  // from the right: w = A v by row blocks, then each column a_j -= 2 v_j w
+      std::vector<double> w(n, 0.0);
+      constexpr int rows_per_block = 2048;
+#pragma omp parallel for schedule(static)
+      for (int first = 0; first < n; first += rows_per_block) {
+        const int last = std::min(n, first + rows_per_block);
+        for (int j = 0; j < n; ++j) {
+          const double* a = column(j);
+          for (int i = first; i < last; ++i) w[i] += a[i] * v[j];
+        }
+      }
+#pragma omp parallel for schedule(static)
+      for (int j = 0; j < n; ++j) {
+        double* a = column(j);
+        for (int i = 0; i < n; ++i) a[i] -= 2 * v[j] * w[i];
+      }
     }
   }
   return A;

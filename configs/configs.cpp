@@ -224,7 +224,7 @@ model::ModelParams model_params(const std::string& yaml_path) {
       root,
       {"efficiency", "gemm_half_rate_k", "panel", "prbt_refinement_steps", "prbt_condition_solves",
        "mixed_refinement_steps", "prbt_mixed_refinement_steps", "step_overhead_seconds", "device_interchange_bytes",
-       "link_default", "datasheet_bandwidth_efficiency", "nb_candidates", "distributed"},
+       "tf32_gemm_speedup", "link_default", "datasheet_bandwidth_efficiency", "nb_candidates", "distributed"},
       top);
   model::ModelParams p;
   const YAML::Node efficiency = section(root, "efficiency", top), half = section(root, "gemm_half_rate_k", top),
@@ -258,6 +258,7 @@ model::ModelParams model_params(const std::string& yaml_path) {
       whole(root, "prbt_mixed_refinement_steps", p.prbt_mixed_refinement_steps, top, 0, 100);
   p.step_overhead_seconds = number(root, "step_overhead_seconds", p.step_overhead_seconds, top, 0, 1);
   p.device_interchange_bytes = number(root, "device_interchange_bytes", p.device_interchange_bytes, top, 0, 1e6);
+  p.tf32_gemm_speedup = number(root, "tf32_gemm_speedup", p.tf32_gemm_speedup, top, 0, 1000, true);
   p.default_link_gbs = number(link, "bandwidth_gbs", p.default_link_gbs, top + "link_default.", 0, huge, true);
   p.default_link_latency_us = number(link, "latency_us", p.default_link_latency_us, top + "link_default.", 0, 1e6);
   p.datasheet_bandwidth_efficiency =
@@ -308,14 +309,16 @@ MachineProfile machine_from_yaml(const std::string& yaml_path) {
       const std::string dwhere = top + "devices[" + std::to_string(index++) + "].";
       if (!d.IsMap()) throw InvalidArgument(dwhere + " must be a mapping of keys");
       refuse_unknown_keys(d,
-                          {"name", "dgemm_peak_gflops", "dgemm_gflops", "dgetrf_gflops", "memory_gb", "link_gbs",
-                           "latency_us", "memory_gbs"},
+                          {"name", "dgemm_peak_gflops", "dgemm_gflops", "dgetrf_gflops", "sgetrf_gflops",
+                           "tf32_gemm_gflops", "memory_gb", "link_gbs", "latency_us", "memory_gbs"},
                           dwhere);
       GpuInfo g;
       g.name = get<std::string>(d, "name", "device", dwhere);
       g.dgemm_peak_gflops = number(d, "dgemm_peak_gflops", 0.0, dwhere, 0, huge, true);
       g.dgemm_gflops = number(d, "dgemm_gflops", 0.0, dwhere, 0, huge, true);
       g.dgetrf_gflops = number(d, "dgetrf_gflops", 0.0, dwhere, 0, huge, true);
+      g.sgetrf_gflops = number(d, "sgetrf_gflops", 0.0, dwhere, 0, huge, true);
+      g.tf32_gemm_gflops = number(d, "tf32_gemm_gflops", 0.0, dwhere, 0, huge, true);
       g.memory_bytes = static_cast<long long>(number(d, "memory_gb", 0.0, dwhere, 0, 1e6, true) * 1e9);
       g.h2d_bandwidth_gbs = g.d2h_bandwidth_gbs = number(d, "link_gbs", 0.0, dwhere, 0, huge, true);
       g.h2d_latency_us = g.d2h_latency_us = number(d, "latency_us", 0.0, dwhere, 0, 1e6);

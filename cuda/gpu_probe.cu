@@ -85,8 +85,10 @@ struct DeviceScratch {
   }
 };
 
+// tf32: the single-precision GEMM on the tensor cores in TF32, the math mode the cuda backend sets
+// for HETLU_CUDA_TF32=1.
 template <class T>
-double measure_cublas_gemm(int device, int n, double* spread) {
+double measure_cublas_gemm(int device, int n, double* spread, bool tf32 = false) {
   check(cudaSetDevice(device), "cudaSetDevice");
   DeviceScratch s;
   const size_t count = size_t(n) * n;
@@ -94,35 +96,49 @@ double measure_cublas_gemm(int device, int n, double* spread) {
   T* B = s.filled<T>(count, 2);
   T* C = s.alloc<T>(count);
   check(cublasCreate(&s.handle), "cublasCreate");
+  if (tf32) check(cublasSetMathMode(s.handle, CUBLAS_TF32_TENSOR_OP_MATH), "cublasSetMathMode (TF32)");
   s.events();
   const float ms = s.time_ms([&] { check(gemm(s.handle, n, A, B, C), "cublas gemm"); }, 5, spread);
   return 2.0 * n * double(n) * n / (ms * 1e-3) / 1e9;
 }
 
-// cuSOLVER's dgetrf of a resident n x n matrix: the rate of the best device-only LU, which a plan
+cusolverStatus_t getrf_buffer_size(cusolverDnHandle_t h, int n, double* A, int* lwork) {
+  return cusolverDnDgetrf_bufferSize(h, n, n, A, n, lwork);
+}
+cusolverStatus_t getrf_buffer_size(cusolverDnHandle_t h, int n, float* A, int* lwork) {
+  return cusolverDnSgetrf_bufferSize(h, n, n, A, n, lwork);
+}
+cusolverStatus_t getrf(cusolverDnHandle_t h, int n, double* A, double* work, int* ipiv, int* info) {
+  return cusolverDnDgetrf(h, n, n, A, n, work, ipiv, info);
+}
+cusolverStatus_t getrf(cusolverDnHandle_t h, int n, float* A, float* work, int* ipiv, int* info) {
+  return cusolverDnSgetrf(h, n, n, A, n, work, ipiv, info);
+}
+
+// cuSOLVER's getrf of a resident n x n matrix: the rate of the best device-only LU, which a plan
 // of one panel on the device (d = 0, nb = n) runs. The matrix is restored (untimed) before each run.
+template <class T>
 double measure_cusolver_getrf(int device, int n, double* spread) {
   check(cudaSetDevice(device), "cudaSetDevice");
   DeviceScratch s;
   const size_t count = size_t(n) * n;
-  double* pristine = s.filled<double>(count, 3);
-  double* A = s.alloc<double>(count);
+  T* pristine = s.filled<T>(count, 3);
+  T* A = s.alloc<T>(count);
   cusolverDnHandle_t solver = nullptr;
   check(cusolverDnCreate(&solver), "cusolverDnCreate");
   std::shared_ptr<void> release(nullptr, [solver](void*) { cusolverDnDestroy(solver); });
   int lwork = 0;
-  check(cusolverDnDgetrf_bufferSize(solver, n, n, A, n, &lwork), "getrf_bufferSize");
-  double* work = s.alloc<double>(std::max(1, lwork));
+  check(getrf_buffer_size(solver, n, A, &lwork), "getrf_bufferSize");
+  T* work = s.alloc<T>(std::max(1, lwork));
   int* ints = s.alloc<int>(n + 1);
   cuda::EventTimer timer;
   std::vector<double> ms;
   for (int r = 0; r <= 3; ++r) {  // r = 0 warms up
-    check(cudaMemcpy(A, pristine, count * sizeof(double), cudaMemcpyDeviceToDevice), "cudaMemcpy");
-    const double t =
-        1e3 * timer.seconds([&] { check(cusolverDnDgetrf(solver, n, n, A, n, work, ints, ints + n), "getrf"); });
+    check(cudaMemcpy(A, pristine, count * sizeof(T), cudaMemcpyDeviceToDevice), "cudaMemcpy");
+    const double t = 1e3 * timer.seconds([&] { check(getrf(solver, n, A, work, ints, ints + n), "getrf"); });
     int info = 0;  // a random matrix is nonsingular: anything else means the timing is not of an LU
     check(cudaMemcpy(&info, ints + n, sizeof info, cudaMemcpyDeviceToHost), "cudaMemcpy(info)");
-    if (info != 0) throw Error("GPU probe: cuSOLVER dgetrf returned info = " + std::to_string(info) + " on a random matrix");
+    if (info != 0) throw Error("GPU probe: cuSOLVER getrf returned info = " + std::to_string(info) + " on a random matrix");
     if (r > 0) ms.push_back(t);
   }
   *spread = detail::relative_spread(ms);
@@ -195,8 +211,12 @@ GpuProbe cuda_gpus(bool measure_rates) {
         info.measurements.push_back({"gpu_dgemm", info.dgemm_gflops, spread, "GFlop/s", "n=8192"});
         info.sgemm_gflops = measure_cublas_gemm<float>(d, 8192, &spread);
         info.measurements.push_back({"gpu_sgemm", info.sgemm_gflops, spread, "GFlop/s", "n=8192"});
-        info.dgetrf_gflops = measure_cusolver_getrf(d, 8192, &spread);
+        info.tf32_gemm_gflops = measure_cublas_gemm<float>(d, 8192, &spread, true);
+        info.measurements.push_back({"gpu_tf32_gemm", info.tf32_gemm_gflops, spread, "GFlop/s", "n=8192"});
+        info.dgetrf_gflops = measure_cusolver_getrf<double>(d, 8192, &spread);
         info.measurements.push_back({"gpu_dgetrf", info.dgetrf_gflops, spread, "GFlop/s", "n=8192"});
+        info.sgetrf_gflops = measure_cusolver_getrf<float>(d, 8192, &spread);
+        info.measurements.push_back({"gpu_sgetrf", info.sgetrf_gflops, spread, "GFlop/s", "n=8192"});
         measure_transfers(d, info);
       }
       probe.gpus.push_back(info);

@@ -189,6 +189,8 @@ bool load_probe_rates(Database& db, std::int64_t machine_id, MachineProfile& pro
       if (m.name == "gpu_dgemm") g.dgemm_gflops = m.median;
       if (m.name == "gpu_sgemm") g.sgemm_gflops = m.median;
       if (m.name == "gpu_dgetrf") g.dgetrf_gflops = m.median;
+      if (m.name == "gpu_sgetrf") g.sgetrf_gflops = m.median;
+      if (m.name == "gpu_tf32_gemm") g.tf32_gemm_gflops = m.median;
       if (m.name == "gpu_h2d_bandwidth") g.h2d_bandwidth_gbs = m.median;
       if (m.name == "gpu_d2h_bandwidth") g.d2h_bandwidth_gbs = m.median;
       if (m.name == "gpu_h2d_latency") g.h2d_latency_us = m.median;

@@ -33,6 +33,10 @@ struct ModelParams {
   // Without a measured cuSOLVER getrf rate: the vendor's LU of a whole resident matrix at this
   // fraction of the device's GEMM rate.
   double device_lu_efficiency = 0.7;
+  // Without a probed TF32 GEMM rate (GpuInfo::tf32_gemm_gflops): single precision's GEMM rate times
+  // this under HETLU_CUDA_TF32=1. An H100's datasheet gives TF32 tensor cores 7.4x its FP32 cores
+  // (495 against 67 TFlop/s dense), an A100's 8x; cuBLAS reaches a part of that peak: an estimate.
+  double tf32_gemm_speedup = 4;
   // ... and, for the one-panel plan (the whole matrix as one recursive LU), for its leaves up to
   // this width: the wider levels are modelled as it recurses, two halves and a GEMM between them.
   int panel_leaf_width = 32;

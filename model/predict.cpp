@@ -667,7 +667,7 @@ std::vector<int> candidate_cpu_block_columns(int blocks, double closed_form_frac
 
 }  // namespace
 
-Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& params, int devices) {
+Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& params, int devices, bool tf32) {
   Rates r;
   r.cores = std::max(1, p.cores);
   const bool single = precision != Precision::double_;  // mixed factors in single
@@ -702,12 +702,23 @@ Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& 
       r.device = {measured, "measured"};
     else if (peak > 0)
       r.device = {peak * efficiency, "datasheet x " + fmt1(efficiency)};
-    const bool lu_measured = !single && g.dgetrf_gflops > 0;  // cuSOLVER dgetrf, probed
-    if (lu_measured)
-      r.device_lu = {g.dgetrf_gflops, "measured"};
+    // cuSOLVER's getrf, probed. Single precision unprobed takes double's: the LU is bound by its
+    // panels, and an H100 ran sgetrf no faster than dgetrf at 16384 (cuSOLVER's DSgesv 0.158 s,
+    // DDgesv 0.152 s, 2026-11-27), where its GEMM x 0.7 had priced it 3.9x faster than dgetrf.
+    if (single && g.sgetrf_gflops > 0)
+      r.device_lu = {g.sgetrf_gflops, "measured"};
+    else if (g.dgetrf_gflops > 0)
+      r.device_lu = {g.dgetrf_gflops, single ? "cuSOLVER dgetrf's, measured (sgetrf not probed)" : "measured"};
     else if (r.device.gflops > 0)
       r.device_lu = {r.device.gflops * params.device_lu_efficiency,
                      "device GEMM x " + fmt1(params.device_lu_efficiency)};
+    // After the vendor's LU, which takes no TF32.
+    r.device_tf32 = tf32 && single && g.host_team_threads == 0 && r.device.gflops > 0;
+    if (r.device_tf32)
+      r.device = g.tf32_gemm_gflops > 0
+                     ? RateUsed{g.tf32_gemm_gflops, "measured, TF32"}
+                     : RateUsed{r.device.gflops * params.tf32_gemm_speedup,
+                                r.device.source + " x " + fmt1(params.tf32_gemm_speedup) + " (TF32, estimated)"};
     const std::string known = p.hostname == "what-if" ? "given" : "measured";  // machine_from_yaml's
     if (g.memory_bandwidth_gbs > 0)
       r.device_memory = {g.memory_bandwidth_gbs, known};
@@ -952,7 +963,7 @@ double solve_flops(const Problem& p) {
 double predict_seconds(const MachineProfile& profile, const Problem& problem, const Plan& plan,
                        const ModelParams& params, std::vector<Term>* terms) {
   if (plan.nb < 1) throw InvalidArgument("nb = " + std::to_string(plan.nb) + " must be >= 1");
-  const Rates rates = rates_of(profile, problem.precision, params, problem.devices);
+  const Rates rates = rates_of(profile, problem.precision, params, problem.devices, problem.tf32);
   // Several devices with d = 0 where the deal gives one of them every block column: HybridLu::deal
   // runs that one alone, in front; priced so, the others kept in the set (PRBT's extra work is the
   // several-devices one, as prbt.cpp runs it).
@@ -1076,7 +1087,7 @@ std::string faster_alone_note(const Prediction& prediction) {
 Prediction predict(const MachineProfile& profile, const Problem& problem, const ModelParams& params) {
   if (problem.m < 0 || problem.n < 0) throw InvalidArgument("problem sizes must be >= 0");
   Prediction best;
-  best.rates = rates_of(profile, problem.precision, params, problem.devices);
+  best.rates = rates_of(profile, problem.precision, params, problem.devices, problem.tf32);
   const Rates& r = best.rates;
   const bool hybrid = problem.target == Target::hybrid && r.device.gflops > 0;
   const int k = std::max(1, std::min(problem.m, problem.n));
@@ -1100,8 +1111,10 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
       // take a few wide panels only to save the per-step overhead). A tall and skinny matrix on
       // the CPUs may also be one panel (nb = n): a recursive LU whose updates are all wide GEMMs.
       // With the panel on the device, one panel is the vendor's LU of the whole matrix.
+      // Not under TF32: cuSOLVER's getrf would run the GEMMs without it.
       const bool one_panel = nb == params.nb_candidates.back() &&
-                             (hybrid ? where == PanelLocation::device && !several : problem.m >= 4 * problem.n);
+                             (hybrid ? where == PanelLocation::device && !several && !r.device_tf32
+                                     : problem.m >= 4 * problem.n);
       const int width = one_panel ? k : nb;
       if (!one_panel && nb > std::max(params.nb_candidates.front(), k / 4)) continue;
       Plan plan;
@@ -1161,6 +1174,10 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
                              (r.staged_download.gbs > 0 ? " and " + fmt1(r.staged_download.gbs) + " down" : "") + " (" +
                              r.staged_upload.source + ")"
                        : ""));
+    if (r.device_tf32)
+      why.push_back(
+          "single precision's GEMMs on the device in TF32 (HETLU_CUDA_TF32=1); no plan of one panel: cuSOLVER's "
+          "getrf would run them without TF32");
     for (std::size_t i = 1; i < r.devices.size(); ++i)
       why.push_back("device " + std::to_string(i + 1) + " " + r.devices[i].name + ": GEMM rate " +
                     fmt1(r.devices[i].gemm.gflops) + " GFlop/s (" + r.devices[i].gemm.source + "), link " +

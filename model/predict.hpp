@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "hetlu/detail/cuda_tf32.hpp"
 #include "hetlu/types.hpp"
 #include "model/params.hpp"
 
@@ -19,6 +20,9 @@ struct Problem {
   // Hybrid: the devices the plan drives, the first `devices` of the profile's gpus (with_devices
   // puts a device set's in its order); the rest stay idle.
   int devices = 1;
+  // Single precision's GEMMs on a GPU in TF32 (HETLU_CUDA_TF32=1, as the cuda backend reads it):
+  // priced at the TF32 rate, and never one panel (cuSOLVER's getrf takes no TF32).
+  bool tf32 = detail::cuda_tf32_requested();
 };
 
 // A rate the model works from, and where it came from ("measured", "datasheet x 0.8", ...).
@@ -40,6 +44,7 @@ struct Rates {
   int devices_idle = 0;         // the profile's devices the plan does not drive
   RateUsed device;              // its GEMM (g2); 0 without a device
   RateUsed device_lu;           // the vendor's LU of a resident matrix on it
+  bool device_tf32 = false;     // its GEMM rate is TF32's (Problem::tf32, single precision, a GPU)
   int device_host_threads = 0;  // the host backend's team (its panels priced as CPU panels); 0: a GPU
   BandwidthUsed link;           // host <-> device, the slowest direction; 0 without a device
   double link_latency_us = 0;   // the slower direction
@@ -63,7 +68,8 @@ struct Rates {
   std::vector<Device> devices;
 };
 // `devices`: how many of the profile's gpus the plan drives (the first ones).
-Rates rates_of(const MachineProfile& profile, Precision precision, const ModelParams& params, int devices = 1);
+Rates rates_of(const MachineProfile& profile, Precision precision, const ModelParams& params, int devices = 1,
+               bool tf32 = false);
 
 // The machine as a hybrid plan on `devices` sees it: profile.gpus holds one entry per device, in
 // the set's order (a host backend: with_host_backend's team of this machine's cores, its number of

@@ -441,6 +441,10 @@ struct GpuInfo {
   double sgemm_gflops = 0;
   double dgemm_peak_gflops = 0;  // datasheet (estimated from the properties below, or a what-if machine's)
   double dgetrf_gflops = 0;      // cuSOLVER dgetrf of a resident 8192 x 8192 matrix; 0 when not measured
+  double sgetrf_gflops = 0;      // the same in single precision (mixed precision's one-panel plans)
+  // cuBLAS SGEMM on the tensor cores in TF32 (CUBLAS_TF32_TENSOR_OP_MATH, as HETLU_CUDA_TF32=1 runs
+  // it); 0 when not measured
+  double tf32_gemm_gflops = 0;
   double h2d_bandwidth_gbs = 0;  // pinned host to device
   double d2h_bandwidth_gbs = 0;
   double h2d_latency_us = 0;

@@ -867,3 +867,51 @@ TEST(Predict, APlanKeepsOnTheDeviceOnlyWhatItsMemoryHolds) {
       8.0 * 110000 * (double(block_columns(110000, plan.nb) - plan.cpu_block_columns) * plan.nb + 2.0 * plan.nb);
   EXPECT_LE(on_device, 0.95 * double(p.gpus[0].memory_bytes));
 }
+
+// Single precision on a GPU (mixed precision's factorization): the vendor's LU priced at cuSOLVER's
+// probed sgetrf rate, else at dgetrf's (an H100 ran the two alike at 16384), never at 0.7 of SGEMM,
+// which chose one panel at 16384 on an H100 (2026-11-27). Under TF32 the device's GEMMs run at
+// TF32's rate and no plan is one panel: cuSOLVER's getrf would run them in plain FP32.
+TEST(Predict, SinglePrecisionsLuAndTf32ArePricedAsTheDeviceRunsThem) {
+  MachineProfile p = h100_as_probed();
+  model::Problem problem{Solver::gepp, Precision::mixed, Target::hybrid, 16384, 16384, 1};
+  problem.tf32 = false;
+  const auto unprobed = model::predict(p, problem);
+  EXPECT_DOUBLE_EQ(unprobed.rates.device_lu.gflops, 9318);
+  EXPECT_NE(unprobed.rates.device_lu.source.find("sgetrf not probed"), std::string::npos);
+  EXPECT_FALSE(unprobed.rates.device_tf32);
+
+  p.gpus[0].sgetrf_gflops = 60000;  // a vendor LU faster than any blocked plan
+  const auto fast_lu = model::predict(p, problem);
+  EXPECT_DOUBLE_EQ(fast_lu.rates.device_lu.gflops, 60000);
+  EXPECT_EQ(fast_lu.rates.device_lu.source, "measured");
+  EXPECT_EQ(fast_lu.plan.nb, 16384);
+
+  problem.tf32 = true;
+  const auto estimated = model::predict(p, problem);
+  EXPECT_TRUE(estimated.rates.device_tf32);
+  EXPECT_DOUBLE_EQ(estimated.rates.device.gflops, 4 * 51632);
+  EXPECT_NE(estimated.rates.device.source.find("TF32, estimated"), std::string::npos);
+  EXPECT_DOUBLE_EQ(estimated.rates.device_lu.gflops, 60000);  // the vendor's LU takes no TF32
+  EXPECT_LT(estimated.plan.nb, 16384);
+  bool said = false;
+  for (const auto& line : estimated.reasoning) said |= line.find("in TF32") != std::string::npos;
+  EXPECT_TRUE(said);
+  // The same blocked plan costs less with TF32's GEMMs than without.
+  model::Problem fp32 = problem;
+  fp32.tf32 = false;
+  EXPECT_LT(estimated.seconds, model::predict_seconds(p, fp32, estimated.plan, {}));
+
+  p.gpus[0].tf32_gemm_gflops = 300000;
+  const auto probed = model::predict(p, problem);
+  EXPECT_DOUBLE_EQ(probed.rates.device.gflops, 300000);
+  EXPECT_EQ(probed.rates.device.source, "measured, TF32");
+
+  // Double precision, and a host backend's team standing in for a device, take no TF32.
+  problem.precision = Precision::double_;
+  EXPECT_FALSE(model::predict(p, problem).rates.device_tf32);
+  EXPECT_DOUBLE_EQ(model::predict(p, problem).rates.device.gflops, 58588);
+  problem.precision = Precision::single;
+  p.gpus[0].host_team_threads = 8;
+  EXPECT_FALSE(model::rates_of(p, Precision::single, {}, 1, true).device_tf32);
+}
