@@ -10,11 +10,11 @@
 #include <tuple>
 #include <vector>
 
+#include "cuda/cuda_check.hpp"
+#include "cuda/cuda_parts.hpp"
 #include "hetlu/detail/flops.hpp"
 #include "hetlu/detail/statistics.hpp"
-#include "cuda/cuda_parts.hpp"
 #include "probes/probes.hpp"
-#include "cuda/cuda_check.hpp"
 
 namespace hetlu::probes {
 namespace {
@@ -138,7 +138,8 @@ double measure_cusolver_getrf(int device, int n, double* spread) {
     const double t = 1e3 * timer.seconds([&] { check(getrf(solver, n, A, work, ints, ints + n), "getrf"); });
     int info = 0;  // a random matrix is nonsingular: anything else means the timing is not of an LU
     check(cudaMemcpy(&info, ints + n, sizeof info, cudaMemcpyDeviceToHost), "cudaMemcpy(info)");
-    if (info != 0) throw Error("GPU probe: cuSOLVER getrf returned info = " + std::to_string(info) + " on a random matrix");
+    if (info != 0)
+      throw Error("GPU probe: cuSOLVER getrf returned info = " + std::to_string(info) + " on a random matrix");
     if (r > 0) ms.push_back(t);
   }
   *spread = detail::relative_spread(ms);

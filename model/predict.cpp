@@ -1112,9 +1112,9 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
       // the CPUs may also be one panel (nb = n): a recursive LU whose updates are all wide GEMMs.
       // With the panel on the device, one panel is the vendor's LU of the whole matrix.
       // Not under TF32: cuSOLVER's getrf would run the GEMMs without it.
-      const bool one_panel = nb == params.nb_candidates.back() &&
-                             (hybrid ? where == PanelLocation::device && !several && !r.device_tf32
-                                     : problem.m >= 4 * problem.n);
+      const bool one_panel =
+          nb == params.nb_candidates.back() &&
+          (hybrid ? where == PanelLocation::device && !several && !r.device_tf32 : problem.m >= 4 * problem.n);
       const int width = one_panel ? k : nb;
       if (!one_panel && nb > std::max(params.nb_candidates.front(), k / 4)) continue;
       Plan plan;
