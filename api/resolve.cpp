@@ -8,6 +8,7 @@
 #include "api/small_path.hpp"
 #include "configs/configs.hpp"
 #include "db/records.hpp"
+#include "hetlu/detail/cuda_tf32.hpp"
 #include "hetlu/detail/flops.hpp"
 #include "hetlu/hetlu.hpp"
 #include "model/predict.hpp"
@@ -215,7 +216,8 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
   std::optional<Plan> predicted = model_plan(solver, precision, target, m, n, driven, profile, why_not_model, r);
   // Several devices: the tuned plan keeps nb and d; the deal follows the devices' measured rates.
   if (plan && predicted && driven > 1) {
-    const auto rates = model::rates_of(profile, precision, configs::model_params(), driven, model::Problem{}.tf32);
+    const auto rates =
+        model::rates_of(profile, precision, configs::model_params(), driven, detail::cuda_tf32_requested());
     plan->device_shares = model::balanced_device_shares(rates, m, n, plan->nb, plan->cpu_block_columns, precision,
                                                         configs::model_params(), &profile);
   }

@@ -17,6 +17,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/report.hpp"
+#include "hetlu/detail/cuda_tf32.hpp"
 #include "hetlu/detail/flops.hpp"
 #include "hetlu/detail/statistics.hpp"
 #include "hetlu/detail/stopwatch.hpp"
@@ -214,6 +215,12 @@ void bench_mixed(const MixedBench& bench, const Options& options) {
     if (!bench.automatic)
       for (const auto& w : r.report.warnings) note += (note.empty() ? "" : "; ") + w;
     if (!r.report.phase_seconds.empty()) note += (note.empty() ? "" : "; ") + describe(r.report.phase_seconds);
+    // Whether HETLU_CUDA_TF32 reached the GEMMs: one panel on the device is cuSOLVER's getrf, which
+    // takes no TF32 (the 2026-11-27 runs that said TF32 had such plans, and factored in FP32).
+    if (uses_cuda(options) && detail::cuda_tf32_requested() && r.report.plan.precision != Precision::double_)
+      note += (note.empty() ? "" : "; ") + std::string(r.report.plan.nb >= n && r.report.plan.cpu_block_columns == 0
+                                                           ? "TF32 asked for but not used: one panel, cuSOLVER's getrf"
+                                                           : "the single-precision GEMMs in TF32");
     if (bench.json) {
       nlohmann::ordered_json row = {{"solver", to_string(solver)},
                                     {"plan", to_json(r.report.plan)},

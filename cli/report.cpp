@@ -126,10 +126,12 @@ std::string describe(const MachineProfile& p) {
           g.peak_link_gbs);
     if (g.dgemm_gflops > 0)
       text += fmt::format(
-          "           cuBLAS DGEMM {:.0f}, SGEMM {:.0f} (TF32 {:.0f}), cuSOLVER DGETRF {:.0f}, SGETRF {:.0f} GFlop/s; "
+          "           cuBLAS DGEMM {:.0f}, SGEMM {:.0f}{}, cuSOLVER DGETRF {:.0f}{} GFlop/s; "
           "host->device {:.1f} GB/s {:.1f} us, "
           "device->host {:.1f} GB/s {:.1f} us; device memory {:.0f} GB/s\n",
-          g.dgemm_gflops, g.sgemm_gflops, g.tf32_gemm_gflops, g.dgetrf_gflops, g.sgetrf_gflops, g.h2d_bandwidth_gbs,
+          g.dgemm_gflops, g.sgemm_gflops,
+          g.tf32_gemm_gflops > 0 ? fmt::format(" (TF32 {:.0f})", g.tf32_gemm_gflops) : "", g.dgetrf_gflops,
+          g.sgetrf_gflops > 0 ? fmt::format(", SGETRF {:.0f}", g.sgetrf_gflops) : "", g.h2d_bandwidth_gbs,
           g.h2d_latency_us, g.d2h_bandwidth_gbs, g.d2h_latency_us, g.memory_bandwidth_gbs);
     if (g.staged_upload_gbs > 0)
       text += fmt::format("           staged from pageable memory: up {:.1f}, down {:.1f} GB/s\n", g.staged_upload_gbs,

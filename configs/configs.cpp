@@ -308,14 +308,17 @@ MachineProfile machine_from_yaml(const std::string& yaml_path) {
     for (const auto& d : devices) {
       const std::string dwhere = top + "devices[" + std::to_string(index++) + "].";
       if (!d.IsMap()) throw InvalidArgument(dwhere + " must be a mapping of keys");
-      refuse_unknown_keys(d,
-                          {"name", "dgemm_peak_gflops", "dgemm_gflops", "dgetrf_gflops", "sgetrf_gflops",
-                           "tf32_gemm_gflops", "memory_gb", "link_gbs", "latency_us", "memory_gbs"},
-                          dwhere);
+      refuse_unknown_keys(
+          d,
+          {"name", "dgemm_peak_gflops", "dgemm_gflops", "sgemm_peak_gflops", "sgemm_gflops", "dgetrf_gflops",
+           "sgetrf_gflops", "tf32_gemm_gflops", "memory_gb", "link_gbs", "latency_us", "memory_gbs"},
+          dwhere);
       GpuInfo g;
       g.name = get<std::string>(d, "name", "device", dwhere);
       g.dgemm_peak_gflops = number(d, "dgemm_peak_gflops", 0.0, dwhere, 0, huge, true);
       g.dgemm_gflops = number(d, "dgemm_gflops", 0.0, dwhere, 0, huge, true);
+      g.sgemm_peak_gflops = number(d, "sgemm_peak_gflops", 0.0, dwhere, 0, huge, true);
+      g.sgemm_gflops = number(d, "sgemm_gflops", 0.0, dwhere, 0, huge, true);
       g.dgetrf_gflops = number(d, "dgetrf_gflops", 0.0, dwhere, 0, huge, true);
       g.sgetrf_gflops = number(d, "sgetrf_gflops", 0.0, dwhere, 0, huge, true);
       g.tf32_gemm_gflops = number(d, "tf32_gemm_gflops", 0.0, dwhere, 0, huge, true);

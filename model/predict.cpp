@@ -307,7 +307,7 @@ double owner_panel_seconds(const MachineProfile* profile, const Rates& rates, st
   if (dev.host_threads > 0 && profile)
     return cpu_panel_seconds(*profile, rates, Solver::gepp, s.rows, int(s.jb), dev.host_threads, params);
   const double efficiency = dev.host_threads > 0 ? 1.0 : params.device_panel_efficiency;
-  return s.panel_flops() / (dev.gemm.gflops * 1e9 * efficiency) +
+  return s.panel_flops() / (dev.panel_gflops * 1e9 * efficiency) +
          (dev.host_threads > 0 ? 0.0 : s.jb * params.device_panel_column_seconds);
 }
 
@@ -539,7 +539,7 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
   auto device_panel_seconds = [&](const Step& s) {
     return rates.device_host_threads > 0
                ? cpu_panel_seconds(profile, rates, Solver::gepp, s.rows, s.jb, rates.device_host_threads, params)
-               : s.panel_flops() / (device * params.device_panel_efficiency) +
+               : s.panel_flops() / (rates.device_panel_gflops * 1e9 * params.device_panel_efficiency) +
                      s.jb * params.device_panel_column_seconds;
   };
   // GEPP's and CALU's row interchanges on the device's `columns` of step s.
@@ -702,18 +702,24 @@ Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& 
       r.device = {measured, "measured"};
     else if (peak > 0)
       r.device = {peak * efficiency, "datasheet x " + fmt1(efficiency)};
-    // cuSOLVER's getrf, probed. Single precision unprobed takes double's: the LU is bound by its
-    // panels, and an H100 ran sgetrf no faster than dgetrf at 16384 (cuSOLVER's DSgesv 0.158 s,
-    // DDgesv 0.152 s, 2026-11-27), where its GEMM x 0.7 had priced it 3.9x faster than dgetrf.
+    // cuSOLVER's getrf, probed. Single precision unprobed is priced as double: the LU is bound by
+    // its panels, and on an H100 cuSOLVER's DSgesv (sgetrf and refinement) took 0.158 s on the
+    // device at 16384, DDgesv (dgetrf and getrs) 0.152 s (2026-11-27), where 0.7 of SGEMM had
+    // priced sgetrf 3.9x faster than the probed dgetrf and planned one panel.
+    const double double_gemm =
+        g.dgemm_gflops > 0 ? g.dgemm_gflops : g.dgemm_peak_gflops * efficiency;  // the unprobed fallback's
     if (single && g.sgetrf_gflops > 0)
       r.device_lu = {g.sgetrf_gflops, "measured"};
     else if (g.dgetrf_gflops > 0)
       r.device_lu = {g.dgetrf_gflops, single ? "cuSOLVER dgetrf's, measured (sgetrf not probed)" : "measured"};
-    else if (r.device.gflops > 0)
-      r.device_lu = {r.device.gflops * params.device_lu_efficiency,
-                     "device GEMM x " + fmt1(params.device_lu_efficiency)};
-    // After the vendor's LU, which takes no TF32.
-    r.device_tf32 = tf32 && single && g.host_team_threads == 0 && r.device.gflops > 0;
+    else if (double_gemm > 0)
+      r.device_lu = {double_gemm * params.device_lu_efficiency,
+                     std::string(single ? "double's " : "") + "device GEMM x " + fmt1(params.device_lu_efficiency)};
+    // After the vendor's LU and with the panels' rate kept apart: cuSOLVER's getrf takes no TF32.
+    // A GPU before compute capability 8 has no TF32 (0: not known, as a what-if machine's).
+    r.device_panel_gflops = r.device.gflops;
+    r.device_tf32 = tf32 && single && g.host_team_threads == 0 && r.device.gflops > 0 &&
+                    (g.compute_capability_major == 0 || g.compute_capability_major >= 8);
     if (r.device_tf32)
       r.device = g.tf32_gemm_gflops > 0
                      ? RateUsed{g.tf32_gemm_gflops, "measured, TF32"}
@@ -744,8 +750,8 @@ Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& 
       r.device.source = "no known rate: compute capability " + std::to_string(g.compute_capability_major) + "." +
                         std::to_string(g.compute_capability_minor) +
                         " is not in the datasheet table and it was not probed ('hetlu calibrate')";
-    r.devices.insert(r.devices.begin(),
-                     {g.name, r.device, r.link, r.link_latency_us, g.host_team_threads, r.device_memory});
+    r.devices.insert(r.devices.begin(), {g.name, r.device, r.link, r.link_latency_us, g.host_team_threads,
+                                         r.device_memory, r.device_panel_gflops});
   }
   r.memory_gbs = p.memory_bandwidth_gbs;
   return r;
@@ -1243,7 +1249,7 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
   }
   plan.source_detail = std::string("model: least predicted time at ") +
                        (r.cpu_all.source == "measured" ? "measured" : "estimated") + " rates";
-  if (hybrid && r.device.source != "measured")
+  if (hybrid && r.device.source.rfind("measured", 0) != 0)
     plan.source_detail += "; device rates from its datasheet (" + r.device_name + " not probed: 'hetlu calibrate')";
   return best;
 }

@@ -41,14 +41,15 @@ struct Rates {
   RateUsed cpu_one;  // GEMM, one core (g1)
   // The device the executor drives, the first of several (each one's in `devices`).
   std::string device_name;
-  int devices_idle = 0;         // the profile's devices the plan does not drive
-  RateUsed device;              // its GEMM (g2); 0 without a device
-  RateUsed device_lu;           // the vendor's LU of a resident matrix on it
-  bool device_tf32 = false;     // its GEMM rate is TF32's (Problem::tf32, single precision, a GPU)
-  int device_host_threads = 0;  // the host backend's team (its panels priced as CPU panels); 0: a GPU
-  BandwidthUsed link;           // host <-> device, the slowest direction; 0 without a device
-  double link_latency_us = 0;   // the slower direction
-  BandwidthUsed device_memory;  // bytes read + written; 0 without a device
+  int devices_idle = 0;            // the profile's devices the plan does not drive
+  RateUsed device;                 // its GEMM (g2); 0 without a device
+  RateUsed device_lu;              // the vendor's LU of a resident matrix on it
+  bool device_tf32 = false;        // its GEMM rate is TF32's (Problem::tf32, single precision, a GPU)
+  double device_panel_gflops = 0;  // its GEMM rate without TF32: its panels (cuSOLVER's getrf) take none
+  int device_host_threads = 0;     // the host backend's team (its panels priced as CPU panels); 0: a GPU
+  BandwidthUsed link;              // host <-> device, the slowest direction; 0 without a device
+  double link_latency_us = 0;      // the slower direction
+  BandwidthUsed device_memory;     // bytes read + written; 0 without a device
   // The solvers' staged copies to and from the device, measured (GpuInfo::staged_upload_gbs); 0:
   // priced from the link and the host's bandwidth alone.
   BandwidthUsed staged_upload, staged_download;
@@ -62,8 +63,9 @@ struct Rates {
     RateUsed gemm;
     BandwidthUsed link;
     double link_latency_us = 0;
-    int host_threads = 0;  // a host backend's team; 0: a GPU
-    BandwidthUsed memory;  // its memory (bytes read + written)
+    int host_threads = 0;     // a host backend's team; 0: a GPU
+    BandwidthUsed memory;     // its memory (bytes read + written)
+    double panel_gflops = 0;  // its GEMM rate without TF32, for its panels
   };
   std::vector<Device> devices;
 };

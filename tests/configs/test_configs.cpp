@@ -99,6 +99,15 @@ const std::string good_cpu = "cpu:\n  cores: 8\n  frequency_ghz: 2.0\n  flops_pe
 TEST(MachineConfig, EveryValueIsCheckedAndTheErrorNamesTheFileAndKey) {
   test_support::TempDir dir;
   EXPECT_EQ(machine_error(dir, good_cpu + "devices:\n  - {name: G, dgemm_peak_gflops: 100, latency_us: 0}\n"), "");
+  // A what-if GPU's single-precision rates, as the probe stores them.
+  const std::string rates = good_cpu +
+                            "devices:\n  - {name: G, dgemm_gflops: 100, sgemm_peak_gflops: 300, sgemm_gflops: 200, "
+                            "dgetrf_gflops: 20, sgetrf_gflops: 30, tf32_gemm_gflops: 800}\n";
+  std::ofstream(dir.file("rates.yaml")) << rates;
+  const GpuInfo g = configs::machine_from_yaml(dir.file("rates.yaml")).gpus.at(0);
+  EXPECT_EQ(
+      std::vector<double>({g.sgemm_peak_gflops, g.sgemm_gflops, g.dgetrf_gflops, g.sgetrf_gflops, g.tf32_gemm_gflops}),
+      std::vector<double>({300, 200, 20, 30, 800}));
   const std::pair<std::string, std::string> bad[] = {
       {"cpu:\n  cores: 8\n  frequency_ghz: .nan\n  flops_per_cycle: 16\n", "cpu.frequency_ghz: nan"},
       {"cpu:\n  cores: 8\n  frequency_ghz: -2\n  flops_per_cycle: -16\n", "cpu.frequency_ghz: -2"},

@@ -137,7 +137,8 @@ TEST(ProbeResults, PanelRatesRoundTrip) {
   EXPECT_DOUBLE_EQ(loaded.panel_rates[0].gflops, 7.5);
 }
 
-// The GPU's probes, the staged copies among them, come back onto the GPU they were taken on.
+// The GPU's probes, the staged copies, single precision's LU and TF32's GEMM among them, come
+// back onto the GPU they were taken on.
 TEST(ProbeResults, TheGpusStagedCopiesRoundTrip) {
   test_support::TempDir dir;
   auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
@@ -149,7 +150,10 @@ TEST(ProbeResults, TheGpusStagedCopiesRoundTrip) {
   measured.rates_measured = true;
   measured.measurements = {{"gpu_h2d_bandwidth", 55.1, 0.01, "GB/s", "gpu=0"},
                            {"gpu_staged_upload", 31.5, 0.02, "GB/s", "gpu=0 n=8192"},
-                           {"gpu_staged_download", 27.25, 0.03, "GB/s", "gpu=0 n=8192"}};
+                           {"gpu_staged_download", 27.25, 0.03, "GB/s", "gpu=0 n=8192"},
+                           {"gpu_dgetrf", 9318, 0.01, "GFlop/s", "gpu=0 n=8192"},
+                           {"gpu_sgetrf", 12500, 0.01, "GFlop/s", "gpu=0 n=8192"},
+                           {"gpu_tf32_gemm", 250000, 0.02, "GFlop/s", "gpu=0 n=8192"}};
   db::store_probe_results(database, id, measured);
   MachineProfile loaded = with_gpu;
   ASSERT_TRUE(db::load_probe_rates(database, id, loaded));
@@ -157,6 +161,9 @@ TEST(ProbeResults, TheGpusStagedCopiesRoundTrip) {
   EXPECT_DOUBLE_EQ(loaded.gpus[0].h2d_bandwidth_gbs, 55.1);
   EXPECT_DOUBLE_EQ(loaded.gpus[0].staged_upload_gbs, 31.5);
   EXPECT_DOUBLE_EQ(loaded.gpus[0].staged_download_gbs, 27.25);
+  EXPECT_DOUBLE_EQ(loaded.gpus[0].dgetrf_gflops, 9318);
+  EXPECT_DOUBLE_EQ(loaded.gpus[0].sgetrf_gflops, 12500);
+  EXPECT_DOUBLE_EQ(loaded.gpus[0].tf32_gemm_gflops, 250000);
 }
 
 TEST(ProbeResults, TsluLeavesAndPassCostsRoundTrip) {

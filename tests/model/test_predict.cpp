@@ -911,7 +911,20 @@ TEST(Predict, SinglePrecisionsLuAndTf32ArePricedAsTheDeviceRunsThem) {
   problem.precision = Precision::double_;
   EXPECT_FALSE(model::predict(p, problem).rates.device_tf32);
   EXPECT_DOUBLE_EQ(model::predict(p, problem).rates.device.gflops, 58588);
-  problem.precision = Precision::single;
   p.gpus[0].host_team_threads = 8;
   EXPECT_FALSE(model::rates_of(p, Precision::single, {}, 1, true).device_tf32);
+  p.gpus[0].host_team_threads = 0;
+  p.gpus[0].compute_capability_major = 7;  // a V100: no TF32
+  EXPECT_FALSE(model::rates_of(p, Precision::single, {}, 1, true).device_tf32);
+
+  // Nothing probed: single's vendor LU at 0.7 of the double GEMM's estimate, not of single's.
+  const auto unmeasured = model::rates_of(machine(2, 10, 60000), Precision::single, {}, 1, false);
+  EXPECT_DOUBLE_EQ(unmeasured.device_lu.gflops, 60000 * 0.9 * 0.7);
+  EXPECT_NE(unmeasured.device_lu.source.find("double's"), std::string::npos);
+  EXPECT_DOUBLE_EQ(unmeasured.device.gflops, 2 * 60000 * 0.9);
+  // Under TF32 the device's panels keep the rate without it (cuSOLVER's getrf takes none).
+  const auto tf32_rates = model::rates_of(machine(2, 10, 60000), Precision::single, {}, 1, true);
+  EXPECT_DOUBLE_EQ(tf32_rates.device.gflops, 4 * 2 * 60000 * 0.9);
+  EXPECT_DOUBLE_EQ(tf32_rates.device_panel_gflops, 2 * 60000 * 0.9);
+  EXPECT_DOUBLE_EQ(tf32_rates.devices.at(0).panel_gflops, 2 * 60000 * 0.9);
 }

@@ -57,9 +57,9 @@ struct Batch {
 
 class BatchedOnDevice : public ::testing::TestWithParam<BackendKind> {
  protected:
-  // Each system's factors as an LU with partial pivoting by modulus: pivots in range, every
-  // multiplier at most 1 in modulus, ||P A - L U|| / (n ||A|| eps) below LAPACK's 30; the gaps
-  // around the systems untouched.
+  // Each system's factors as an LU with partial pivoting by modulus: pivots in range (and none
+  // past n), every multiplier at most 1 in modulus, ||P A - L U|| / (n ||A|| eps) below LAPACK's
+  // 30; the gaps around the systems untouched.
   template <class T>
   static void expect_pivoted_by_modulus(const Batch<T>& device, const Batch<T>& original, const std::string& where) {
     const double u = std::numeric_limits<scalar::real_t<T>>::epsilon();
@@ -68,6 +68,8 @@ class BatchedOnDevice : public ::testing::TestWithParam<BackendKind> {
       if (device.info[s] != 0) continue;
       const T* lu = &device.A[s * device.stride_a];
       const int* ipiv = &device.ipiv[s * device.stride_ipiv];
+      for (std::int64_t k = n; k < device.stride_ipiv; ++k)
+        EXPECT_EQ(ipiv[k], -5) << where << ", system " << s << ": ipiv written past n";
       for (int k = 0; k < n; ++k) {
         EXPECT_TRUE(ipiv[k] >= k + 1 && ipiv[k] <= n) << where << ", system " << s << ", ipiv[" << k << "]";
         for (int i = k + 1; i < n; ++i)
