@@ -22,7 +22,8 @@
 #                                          stages test, probe, calibrate, bench (8192, 16384),
 #                                          bench16k, bench32k (kernels timed apart), laswp_in_order (32768,
 #                                          the in-order interchanges), strips (GEPP at 32768 and 16384 with L
-#                                          by row blocks during the steps), single (16384, 32768), sweep (16384), sweep8k, cpu,
+#                                          by row blocks during the steps), strips_ab (32768, L by row blocks
+#                                          and not, alternating), single (16384, 32768), sweep (16384), sweep8k, cpu,
 #                                          devices (cuda,host:8 at 16384), mixed (16384, 32768; TF32 at 16384), tf32_32k,
 #                                          tf32_random (TF32 on random A at 16384: GMRES-based refinement on the GPU),
 #                                          mixed_prbt (PRBT in mixed precision at 16384 and 32768, TF32 at 16384; kappa 100),
@@ -213,6 +214,16 @@ prebuilt)
           "${DB[@]}" 2>&1 | tee "$OUT/bench_${n}_strips.md" || true
       done
       ;;
+    # The same two at 32768, alternating in one call, twice each: the host's packing moved the
+    # upload 3x between two calls on one machine (2026-11-27), which decided nothing. About 150 s.
+    strips_ab)
+      for round in 1 2; do
+        for strips in 0 1; do
+          HETLU_L_STRIPS=$strips timeout 75 $H bench -n 32768 --solver gepp --target hybrid --backend cuda --reps 3 \
+            "${DB[@]}" 2>&1 | tee "$OUT/bench_32768_strips${strips}_round$round.md" || true
+        done
+      done
+      ;;
     sweep) sweep || true ;;
     single)
       for n in 16384 32768; do
@@ -239,6 +250,10 @@ prebuilt)
         timeout 150 $H bench -n "$n" --precision mixed --target hybrid --backend cuda --solver gepp --reps 3 --no-openblas \
           "${DB[@]}" 2>&1 | tee "$OUT/bench_mixed_$n.md" || true
       done
+      # One panel (cuSOLVER's sgetrf of the whole matrix), which the model chose at 16384 until it
+      # priced sgetrf as measured (2026-11-27: 0.248 s), against the model's plan above.
+      timeout 100 $H bench -n 16384 --nb 16384 --precision mixed --target hybrid --backend cuda --solver gepp --reps 3 \
+        --no-openblas "${DB[@]}" 2>&1 | tee "$OUT/bench_mixed_16384_one_panel.md" || true
       tf32 16384 150
       ;;
     tf32_32k) tf32 32768 300 ;;
