@@ -258,7 +258,7 @@ model::ModelParams model_params(const std::string& yaml_path) {
       whole(root, "prbt_mixed_refinement_steps", p.prbt_mixed_refinement_steps, top, 0, 100);
   p.step_overhead_seconds = number(root, "step_overhead_seconds", p.step_overhead_seconds, top, 0, 1);
   p.device_interchange_bytes = number(root, "device_interchange_bytes", p.device_interchange_bytes, top, 0, 1e6);
-  p.tf32_gemm_speedup = number(root, "tf32_gemm_speedup", p.tf32_gemm_speedup, top, 0, 1000, true);
+  p.tf32_gemm_speedup = number(root, "tf32_gemm_speedup", p.tf32_gemm_speedup, top, 1, 1000);  // never below FP32
   p.default_link_gbs = number(link, "bandwidth_gbs", p.default_link_gbs, top + "link_default.", 0, huge, true);
   p.default_link_latency_us = number(link, "latency_us", p.default_link_latency_us, top + "link_default.", 0, 1e6);
   p.datasheet_bandwidth_efficiency =

@@ -31,11 +31,14 @@ struct ModelParams {
   // where the flops alone predicted 50 %, 29 % and 8 % too little.
   double device_panel_column_seconds = 5e-6;
   // Without a measured cuSOLVER getrf rate: the vendor's LU of a whole resident matrix at this
-  // fraction of the device's GEMM rate.
-  double device_lu_efficiency = 0.7;
+  // fraction of the device's GEMM rate. An H100 ran cuSOLVER's dgetrf at 0.15 of cuBLAS's DGEMM at
+  // n = 8192 (the probe: 9.3 of 60.8 TFlop/s) and 0.34 at 16384 (bench, 2026-11-27); 0.7 had priced
+  // a what-if H100's one-panel plans at twice what any run reached.
+  double device_lu_efficiency = 0.3;
   // Without a probed TF32 GEMM rate (GpuInfo::tf32_gemm_gflops): single precision's GEMM rate times
-  // this under HETLU_CUDA_TF32=1. An H100's datasheet gives TF32 tensor cores 7.4x its FP32 cores
-  // (495 against 67 TFlop/s dense), an A100's 8x; cuBLAS reaches a part of that peak: an estimate.
+  // this under HETLU_CUDA_TF32=1 (from 1 up). An H100's datasheet gives TF32 tensor cores 7.4x its
+  // FP32 cores (495 against 67 TFlop/s dense), an A100's 8x; cuBLAS reaches a part of that peak: an
+  // estimate, which `hetlu probe` replaces by the measured rate.
   double tf32_gemm_speedup = 4;
   // ... and, for the one-panel plan (the whole matrix as one recursive LU), for its leaves up to
   // this width: the wider levels are modelled as it recurses, two halves and a GEMM between them.

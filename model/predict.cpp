@@ -702,24 +702,26 @@ Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& 
       r.device = {measured, "measured"};
     else if (peak > 0)
       r.device = {peak * efficiency, "datasheet x " + fmt1(efficiency)};
-    // cuSOLVER's getrf, probed. Single precision unprobed is priced as double: the LU is bound by
-    // its panels, and on an H100 cuSOLVER's DSgesv (sgetrf and refinement) took 0.158 s on the
-    // device at 16384, DDgesv (dgetrf and getrs) 0.152 s (2026-11-27), where 0.7 of SGEMM had
-    // priced sgetrf 3.9x faster than the probed dgetrf and planned one panel.
-    const double double_gemm =
-        g.dgemm_gflops > 0 ? g.dgemm_gflops : g.dgemm_peak_gflops * efficiency;  // the unprobed fallback's
+    // cuSOLVER's getrf, probed. Single precision unprobed takes dgetrf's measured rate scaled by
+    // SGEMM / DGEMM: on an H100 the two ran alike (cuSOLVER's DSgesv, sgetrf and refinement, took
+    // 0.158 s on the device at 16384, DDgesv 0.152 s, 2026-11-27), where 0.7 of SGEMM had priced
+    // sgetrf 3.9x faster than the probed dgetrf and planned one panel; a GPU of weak FP64 scales up.
+    const double double_gemm = g.dgemm_gflops > 0 ? g.dgemm_gflops : g.dgemm_peak_gflops * efficiency;
     if (single && g.sgetrf_gflops > 0)
       r.device_lu = {g.sgetrf_gflops, "measured"};
-    else if (g.dgetrf_gflops > 0)
-      r.device_lu = {g.dgetrf_gflops, single ? "cuSOLVER dgetrf's, measured (sgetrf not probed)" : "measured"};
-    else if (double_gemm > 0)
-      r.device_lu = {double_gemm * params.device_lu_efficiency,
-                     std::string(single ? "double's " : "") + "device GEMM x " + fmt1(params.device_lu_efficiency)};
+    else if (g.dgetrf_gflops > 0 && (!single || (double_gemm > 0 && r.device.gflops > 0)))
+      r.device_lu = single ? RateUsed{g.dgetrf_gflops * r.device.gflops / double_gemm,
+                                      "cuSOLVER dgetrf's, measured, x SGEMM / DGEMM (sgetrf not probed)"}
+                           : RateUsed{g.dgetrf_gflops, "measured"};
+    else if (r.device.gflops > 0)
+      r.device_lu = {r.device.gflops * params.device_lu_efficiency,
+                     "device GEMM x " + fmt1(params.device_lu_efficiency)};
     // After the vendor's LU and with the panels' rate kept apart: cuSOLVER's getrf takes no TF32.
-    // A GPU before compute capability 8 has no TF32 (0: not known, as a what-if machine's).
+    // TF32 from compute capability 8 on; a what-if device (capability unknown) has it only where
+    // its file gives tf32_gemm_gflops.
     r.device_panel_gflops = r.device.gflops;
     r.device_tf32 = tf32 && single && g.host_team_threads == 0 && r.device.gflops > 0 &&
-                    (g.compute_capability_major == 0 || g.compute_capability_major >= 8);
+                    (g.tf32_gemm_gflops > 0 || g.compute_capability_major >= 8);
     if (r.device_tf32)
       r.device = g.tf32_gemm_gflops > 0
                      ? RateUsed{g.tf32_gemm_gflops, "measured, TF32"}
@@ -746,7 +748,11 @@ Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& 
     r.staged_download = {g.staged_download_gbs, g.staged_download_gbs > 0 ? known : ""};
     r.device_name = g.name;
     r.device_memory_bytes = double(g.memory_bytes);
-    if (r.device.gflops <= 0)
+    if (r.device.gflops <= 0 && p.hostname == "what-if")
+      r.device.source = std::string("no known rate: the machine file gives none in ") +
+                        (single ? "single precision (sgemm_gflops or sgemm_peak_gflops, or dgemm_peak_gflops)"
+                                : "double precision (dgemm_gflops or dgemm_peak_gflops)");
+    else if (r.device.gflops <= 0)
       r.device.source = "no known rate: compute capability " + std::to_string(g.compute_capability_major) + "." +
                         std::to_string(g.compute_capability_minor) +
                         " is not in the datasheet table and it was not probed ('hetlu calibrate')";
@@ -1117,10 +1123,9 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
       // take a few wide panels only to save the per-step overhead). A tall and skinny matrix on
       // the CPUs may also be one panel (nb = n): a recursive LU whose updates are all wide GEMMs.
       // With the panel on the device, one panel is the vendor's LU of the whole matrix.
-      // Not under TF32: cuSOLVER's getrf would run the GEMMs without it.
-      const bool one_panel =
-          nb == params.nb_candidates.back() &&
-          (hybrid ? where == PanelLocation::device && !several && !r.device_tf32 : problem.m >= 4 * problem.n);
+      // Under TF32 too, at the vendor LU's own rate: cuSOLVER's getrf runs its GEMMs without it.
+      const bool one_panel = nb == params.nb_candidates.back() &&
+                             (hybrid ? where == PanelLocation::device && !several : problem.m >= 4 * problem.n);
       const int width = one_panel ? k : nb;
       if (!one_panel && nb > std::max(params.nb_candidates.front(), k / 4)) continue;
       Plan plan;
@@ -1182,8 +1187,12 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
                        : ""));
     if (r.device_tf32)
       why.push_back(
-          "single precision's GEMMs on the device in TF32 (HETLU_CUDA_TF32=1); no plan of one panel: cuSOLVER's "
-          "getrf would run them without TF32");
+          "single precision's GEMMs on the device in TF32 (HETLU_CUDA_TF32=1), except in a plan of one panel: "
+          "cuSOLVER's getrf runs them without TF32, priced at its own rate");
+    else if (problem.tf32 && problem.precision != Precision::double_ && r.device_host_threads == 0)
+      why.push_back("HETLU_CUDA_TF32=1, but " + r.device_name +
+                    " has no TF32 (compute capability below 8, or a machine file without tf32_gemm_gflops): "
+                    "priced in FP32");
     for (std::size_t i = 1; i < r.devices.size(); ++i)
       why.push_back("device " + std::to_string(i + 1) + " " + r.devices[i].name + ": GEMM rate " +
                     fmt1(r.devices[i].gemm.gflops) + " GFlop/s (" + r.devices[i].gemm.source + "), link " +
@@ -1231,7 +1240,7 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
                 std::to_string(params.nb_candidates.size()) + " candidate widths" +
                 (plan.nb >= k && hybrid && panel_location(plan) == PanelLocation::device
                      ? ": one panel, the vendor's LU of the whole matrix on the device (" + fmt1(r.device_lu.gflops) +
-                           " GFlop/s, " + r.device_lu.source + ")"
+                           " GFlop/s, " + r.device_lu.source + (r.device_tf32 ? "; without TF32" : "") + ")"
                  : plan.nb >= k   ? ": one panel, a recursive LU of the whole matrix on all threads (tall and skinny)"
                  : plan.lookahead ? ", with look-ahead (one thread factors the next panel)"
                                   : ""));

@@ -158,6 +158,7 @@ TEST(ModelConfig, EveryValueIsCheckedAndTheErrorNamesTheFileAndKey) {
       {"nb_candidates: [32, 0]\n", "nb_candidates: 0"},
       {"nb_candidates: []\n", "nb_candidates: is empty"},
       {"efficency: {cpu: 0.5}\n", "efficency: unknown key"},
+      {"tf32_gemm_speedup: 0.5\n", "tf32_gemm_speedup: 0.5"},  // TF32 is never slower than FP32
   };
   for (const auto& [text, expected] : bad) {
     const std::string message = model_error(dir, text);

@@ -869,62 +869,82 @@ TEST(Predict, APlanKeepsOnTheDeviceOnlyWhatItsMemoryHolds) {
 }
 
 // Single precision on a GPU (mixed precision's factorization): the vendor's LU priced at cuSOLVER's
-// probed sgetrf rate, else at dgetrf's (an H100 ran the two alike at 16384), never at 0.7 of SGEMM,
-// which chose one panel at 16384 on an H100 (2026-11-27). Under TF32 the device's GEMMs run at
-// TF32's rate and no plan is one panel: cuSOLVER's getrf would run them in plain FP32.
+// probed sgetrf rate, else at dgetrf's scaled by SGEMM / DGEMM (an H100 ran the two alike at
+// 16384), never at 0.7 of SGEMM, which chose one panel at 16384 on an H100 (2026-11-27). Under TF32
+// the device's GEMMs run at TF32's rate, its panels and a one-panel plan's getrf without it.
 TEST(Predict, SinglePrecisionsLuAndTf32ArePricedAsTheDeviceRunsThem) {
   MachineProfile p = h100_as_probed();
   model::Problem problem{Solver::gepp, Precision::mixed, Target::hybrid, 16384, 16384, 1};
   problem.tf32 = false;
   const auto unprobed = model::predict(p, problem);
-  EXPECT_DOUBLE_EQ(unprobed.rates.device_lu.gflops, 9318);
+  EXPECT_DOUBLE_EQ(unprobed.rates.device_lu.gflops, 9318.0 * 51632 / 58588);
   EXPECT_NE(unprobed.rates.device_lu.source.find("sgetrf not probed"), std::string::npos);
   EXPECT_FALSE(unprobed.rates.device_tf32);
-
-  p.gpus[0].sgetrf_gflops = 60000;  // a vendor LU faster than any blocked plan
-  const auto fast_lu = model::predict(p, problem);
-  EXPECT_DOUBLE_EQ(fast_lu.rates.device_lu.gflops, 60000);
-  EXPECT_EQ(fast_lu.rates.device_lu.source, "measured");
-  EXPECT_EQ(fast_lu.plan.nb, 16384);
+  EXPECT_LT(unprobed.plan.nb, 16384);
 
   problem.tf32 = true;
   const auto estimated = model::predict(p, problem);
   EXPECT_TRUE(estimated.rates.device_tf32);
   EXPECT_DOUBLE_EQ(estimated.rates.device.gflops, 4 * 51632);
   EXPECT_NE(estimated.rates.device.source.find("TF32, estimated"), std::string::npos);
-  EXPECT_DOUBLE_EQ(estimated.rates.device_lu.gflops, 60000);  // the vendor's LU takes no TF32
+  EXPECT_DOUBLE_EQ(estimated.rates.device_panel_gflops, 51632);  // cuSOLVER's panels take no TF32
   EXPECT_LT(estimated.plan.nb, 16384);
   bool said = false;
   for (const auto& line : estimated.reasoning) said |= line.find("in TF32") != std::string::npos;
   EXPECT_TRUE(said);
-  // The same blocked plan costs less with TF32's GEMMs than without.
+  // A blocked plan costs less with TF32's GEMMs than without.
   model::Problem fp32 = problem;
   fp32.tf32 = false;
-  EXPECT_LT(estimated.seconds, model::predict_seconds(p, fp32, estimated.plan, {}));
+  EXPECT_LT(estimated.seconds, 0.9 * model::predict_seconds(p, fp32, estimated.plan, {}));
+
+  // A vendor LU faster than any blocked plan: one panel, under TF32 too (its getrf takes none; the
+  // plan of least predicted time is the plan).
+  p.gpus[0].sgetrf_gflops = 60000;
+  problem.tf32 = false;
+  const auto fast_lu = model::predict(p, problem);
+  EXPECT_DOUBLE_EQ(fast_lu.rates.device_lu.gflops, 60000);
+  EXPECT_EQ(fast_lu.rates.device_lu.source, "measured");
+  EXPECT_EQ(fast_lu.plan.nb, 16384);
+  problem.tf32 = true;
+  const auto either = model::predict(p, problem);
+  EXPECT_DOUBLE_EQ(either.rates.device_lu.gflops, 60000);
+  EXPECT_LE(either.seconds, model::predict_seconds(p, problem, fast_lu.plan, {}));
+  EXPECT_LE(either.seconds, model::predict_seconds(p, problem, estimated.plan, {}));
+  EXPECT_DOUBLE_EQ(model::predict_seconds(p, problem, fast_lu.plan, {}), fast_lu.seconds);
 
   p.gpus[0].tf32_gemm_gflops = 300000;
   const auto probed = model::predict(p, problem);
   EXPECT_DOUBLE_EQ(probed.rates.device.gflops, 300000);
   EXPECT_EQ(probed.rates.device.source, "measured, TF32");
 
-  // Double precision, and a host backend's team standing in for a device, take no TF32.
+  // Double precision, a host backend's team and a GPU before compute capability 8 take no TF32.
   problem.precision = Precision::double_;
   EXPECT_FALSE(model::predict(p, problem).rates.device_tf32);
   EXPECT_DOUBLE_EQ(model::predict(p, problem).rates.device.gflops, 58588);
   p.gpus[0].host_team_threads = 8;
   EXPECT_FALSE(model::rates_of(p, Precision::single, {}, 1, true).device_tf32);
   p.gpus[0].host_team_threads = 0;
-  p.gpus[0].compute_capability_major = 7;  // a V100: no TF32
+  p.gpus[0].compute_capability_major = 7;  // a V100
+  p.gpus[0].tf32_gemm_gflops = 0;
   EXPECT_FALSE(model::rates_of(p, Precision::single, {}, 1, true).device_tf32);
 
-  // Nothing probed: single's vendor LU at 0.7 of the double GEMM's estimate, not of single's.
-  const auto unmeasured = model::rates_of(machine(2, 10, 60000), Precision::single, {}, 1, false);
-  EXPECT_DOUBLE_EQ(unmeasured.device_lu.gflops, 60000 * 0.9 * 0.7);
-  EXPECT_NE(unmeasured.device_lu.source.find("double's"), std::string::npos);
+  // A what-if device (capability unknown): nothing measured, single's LU at 0.3 of its GEMM; TF32
+  // only where the file gives its rate, and then the panels keep the rate without it.
+  MachineProfile what_if = machine(2, 10, 60000);
+  const auto unmeasured = model::rates_of(what_if, Precision::single, {}, 1, true);
+  EXPECT_FALSE(unmeasured.device_tf32);
   EXPECT_DOUBLE_EQ(unmeasured.device.gflops, 2 * 60000 * 0.9);
-  // Under TF32 the device's panels keep the rate without it (cuSOLVER's getrf takes none).
-  const auto tf32_rates = model::rates_of(machine(2, 10, 60000), Precision::single, {}, 1, true);
-  EXPECT_DOUBLE_EQ(tf32_rates.device.gflops, 4 * 2 * 60000 * 0.9);
-  EXPECT_DOUBLE_EQ(tf32_rates.device_panel_gflops, 2 * 60000 * 0.9);
-  EXPECT_DOUBLE_EQ(tf32_rates.devices.at(0).panel_gflops, 2 * 60000 * 0.9);
+  EXPECT_DOUBLE_EQ(unmeasured.device_lu.gflops, 2 * 60000 * 0.9 * 0.3);
+  model::Problem tf32_what_if{Solver::gepp, Precision::mixed, Target::hybrid, 8192, 8192, 1};
+  tf32_what_if.tf32 = true;
+  said = false;
+  for (const auto& line : model::predict(what_if, tf32_what_if).reasoning)
+    said |= line.find("has no TF32") != std::string::npos;
+  EXPECT_TRUE(said);
+  what_if.gpus[0].tf32_gemm_gflops = 400000;
+  const auto given = model::rates_of(what_if, Precision::single, {}, 1, true);
+  EXPECT_TRUE(given.device_tf32);
+  EXPECT_DOUBLE_EQ(given.device.gflops, 400000);
+  EXPECT_DOUBLE_EQ(given.device_panel_gflops, 2 * 60000 * 0.9);
+  EXPECT_DOUBLE_EQ(given.devices.at(0).panel_gflops, 2 * 60000 * 0.9);
 }
