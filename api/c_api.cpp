@@ -193,7 +193,7 @@ hetlu_status getrf_c(int m, int n, T* A, int lda, int* ipiv, int* info, const he
     int small_info = -1;
     try {
       small_info = hetlu::detail::small_path_getrf_default(m, n, A, lda, ipiv);
-    } catch (...) {  // the library's factors refused after the fact (a pivot below 1 / max): said, not thrown
+    } catch (...) {  // e.g. no memory for the copy of A the library's call keeps: said, not thrown
       return guarded([]() -> hetlu_status { throw; });
     }
     if (small_info == 0) {

@@ -17,8 +17,8 @@ bool small_path_getrf(Solver solver, int m, int n, T* A, int lda, int* ipiv, con
 // it factored A, or -1 having changed nothing when the call must go the full way: the crossover is
 // not resolved yet (the full way resolves it), the order is at or above it, an argument or an entry
 // of A is wrong (the full way says which), or an entry is one the library mishandles (tiny: the full
-// way's LU). Throws Error only where the library's factors are refused after the fact (a pivot below
-// 1 / max; A is then changed).
+// way's LU, also where the library's factors are refused after the fact: a pivot below 1 / max,
+// A put back). Throws only where the copy of A the library's call keeps cannot be allocated.
 template <class T>
 int small_path_getrf_default(int m, int n, T* A, int lda, int* ipiv);
 

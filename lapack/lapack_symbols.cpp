@@ -142,7 +142,7 @@ void getrf(const char* routine, const int* m, const int* n, T* A, const int* lda
   else if (*lda < std::max(1, *m))
     *info = illegal(routine, 4);
   else {
-    try {  // the small path too: the library's factors refused after the fact (a pivot below 1 / max)
+    try {  // the small path too (it keeps a copy of A while the library factors it)
       if (hetlu::below_small_matrix_crossover(*m, *n, small_matrix_below<T>()) &&
           hetlu::blas_library_getrf(*m, *n, A, *lda, ipiv, info))
         return;

@@ -95,9 +95,10 @@ F pick(F d, F s, F z, F c) {
 // Whether count real values are all finite and each zero or at least min * 2^(2 digits), read by
 // their exponent bits: branch-free integer adds, shifts and ors, which the compiler vectorizes even
 // for SSE2 (with a compare per entry the scan ran at 1 ns an entry, a quarter of OpenBLAS's dgetrf
-// at n = 16 to 64; 0.5 ns with these, 0.27 with AVX2's lanes).
+// at n = 16 to 64; 0.5 ns with these, 0.27 with AVX2's lanes). Each value also into copy, in the
+// same pass: kept while the library factors (below).
 template <class R>
-__attribute__((always_inline)) inline bool plain_values_core(const R* x, long long count) {
+__attribute__((always_inline)) inline bool plain_values_core(const R* x, long long count, R* copy) {
   using Bits = std::conditional_t<sizeof(R) == 8, std::uint64_t, std::uint32_t>;
   constexpr int mantissa = std::numeric_limits<R>::digits - 1;
   constexpr Bits exponent_mask = (Bits(1) << (sizeof(R) * 8 - 1 - mantissa)) - 1;  // all ones: Inf or NaN
@@ -107,6 +108,7 @@ __attribute__((always_inline)) inline bool plain_values_core(const R* x, long lo
   for (long long i = 0; i < count; ++i) {  // no compares: SSE2 has none for 64-bit lanes
     Bits bits;
     std::memcpy(&bits, x + i, sizeof bits);
+    std::memcpy(copy + i, &bits, sizeof bits);
     const Bits exponent = (bits >> mantissa) & exponent_mask, magnitude = bits << 1;
     const Bits special = (exponent + 1) >> exponent_bits;             // all ones: Inf or NaN
     const Bits below = (exponent - lowest_exponent) >> top;           // wraps around when lower
@@ -123,52 +125,116 @@ __attribute__((always_inline)) inline bool plain_values_core(const R* x, long lo
 #define HETLU_SCAN_CLONES
 #endif
 template <class R>
-HETLU_SCAN_CLONES bool plain_values_wide(const R* x, long long count) {
-  return plain_values_core(x, count);
+HETLU_SCAN_CLONES bool plain_values_wide(const R* x, long long count, R* copy) {
+  return plain_values_core(x, count, copy);
 }
 
 // A few values (n <= 3) skip the call through the clones' resolver.
 template <class R>
-bool plain_values(const R* x, long long count) {
-  return count < 16 ? plain_values_core(x, count) : plain_values_wide(x, count);
+bool plain_values(const R* x, long long count, R* copy) {
+  return count < 16 ? plain_values_core(x, count, copy) : plain_values_wide(x, count, copy);
 }
 
 // OpenBLAS's LU scales each column by the reciprocal of its pivot, where LAPACK's divides by a pivot
 // whose reciprocal would overflow: a subnormal pivot (|p| < 1 / max) turned whole factors into NaN
 // with INFO = 0 (n = 300, A(1, 1) = 1e-310), and its isamax passed over a NaN in single (the NaN
 // stayed where it was, the rest finite). hetlu's own LU does neither. So the library gets A only
-// where every entry is finite and each nonzero one at least min * 2^(2 digits), far enough above the
-// underflow that a pivot below 1 / max needs two catastrophic cancellations in a row; the rest goes
-// to hetlu's LU. Whether a pivot went below 1 / max anyway is checked on U's diagonal after (O(n)):
-// then the factors are wrong and A is gone, and the call says so.
+// where every entry is finite and each nonzero one at least min * 2^(2 digits); the rest goes to
+// hetlu's LU. A pivot can still come out below 1 / max from entries far above that: a product of
+// two (1e-160 x 1e-160 beside a zero, n = 40, found by a hostile test on 2026-11-27, where the
+// drop-in then aborted the caller). So A (and gesv's B) is kept while the library works, U's
+// diagonal checked after (O(n)), and where a pivot has no reciprocal both are put back and the
+// call is hetlu's LU's.
+
+// The caller's matrix, rows x cols at leading dimension ld, into a buffer of this thread's, or back.
+// One buffer per use (A, B) and element type, kept between calls up to 8 MiB (the drop-in's orders
+// below the crossover, 511 in complex double: no allocation per call), released after a larger one
+// (a batch's systems can be of any order, on every thread of the team).
 template <class T>
-bool library_handles(int m, int n, const T* A, int lda) {
+std::vector<T>& kept(int which) {
+  thread_local std::vector<T> buffers[2];
+  return buffers[which];
+}
+template <class T>
+void release_if_large(std::vector<T>& buffer) {
+  if (buffer.capacity() * sizeof(T) > (std::size_t(8) << 20)) std::vector<T>().swap(buffer);
+}
+template <class T>
+void keep(int rows, int cols, const T* X, int ld, std::vector<T>& into) {
+  const std::size_t count = static_cast<std::size_t>(rows) * cols;
+  if (into.size() < count) into.resize(count);
+  for (int j = 0; j < cols; ++j)
+    std::copy_n(X + static_cast<long long>(j) * ld, rows, into.data() + std::size_t(j) * rows);
+}
+template <class T>
+void put_back(int rows, int cols, const std::vector<T>& from, T* X, int ld) {
+  for (int j = 0; j < cols; ++j)
+    std::copy_n(from.data() + std::size_t(j) * rows, rows, X + static_cast<long long>(j) * ld);
+}
+// Whether the library may factor A (see above), A kept densely in `copy` by the same pass.
+template <class T>
+bool library_handles(int m, int n, const T* A, int lda, std::vector<T>& copy) {
   using R = scalar::real_t<T>;
   constexpr int parts = scalar::is_complex_v<T> ? 2 : 1;  // a complex entry: both parts, each as a real
-  if (lda == m) return plain_values(reinterpret_cast<const R*>(A), static_cast<long long>(m) * n * parts);
+  const std::size_t count = static_cast<std::size_t>(m) * n;
+  if (copy.size() < count) copy.resize(count);
+  R* into = reinterpret_cast<R*>(copy.data());
+  if (lda == m) return plain_values(reinterpret_cast<const R*>(A), static_cast<long long>(count) * parts, into);
   for (int j = 0; j < n; ++j)
     if (!plain_values(reinterpret_cast<const R*>(A + static_cast<long long>(j) * lda),
-                      static_cast<long long>(m) * parts))
+                      static_cast<long long>(m) * parts, into + std::size_t(j) * m * parts))
       return false;
   return true;
 }
 
+// Whether every nonzero pivot of the library's factors has a finite reciprocal (1 / max itself has
+// none), as its scaling needs to give LAPACK's factors.
 template <class T>
-void check_pivots_after(const char* routine, int m, int n, const T* LU, int lda) {
+bool pivots_scaled_right(int m, int n, const T* LU, int lda) {
   using R = scalar::real_t<T>;
   for (int j = 0; j < std::min(m, n); ++j) {
     const R p = std::abs(LU[j + static_cast<long long>(j) * lda]);
-    if (p != R(0) && std::isinf(R(1) / p))  // 1 / max itself included: its reciprocal is Inf
-      throw Error(std::string("the BLAS library's ") + routine + ": pivot " + std::to_string(j + 1) + " came out at " +
-                  std::to_string(double(p)) +
-                  ", below 1 / max: it scales by the pivot's reciprocal, so these factors are not LAPACK's; "
-                  "call hetlu's LU (above the small-matrix crossover, HETLU_SMALL_MATRIX_CROSSOVER=0)");
+    if (p != R(0) && std::isinf(R(1) / p)) return false;
   }
+  return true;
 }
 
 // Orders up to tiny_lu_max_order (kernels::fits_tiny_lu): LAPACK's unblocked arithmetic in hetlu's
 // own loops, which cost a fifth to a half of the library's call there (solvers/tiny_lu.hpp), need no
 // scan (they divide by a subnormal pivot, as LAPACK does) and are there whatever the library has.
+
+// The library's calls, out of line: inlined, they slowed the own loops' calls beside them by a
+// third at order 32 (bench_percall_getrf, 2026-11-27).
+template <class T>
+__attribute__((noinline)) bool library_getrf(int m, int n, T* A, int lda, int* ipiv, int* info) {
+  const Routines& r = routines();
+  const getrf_fn f = pick<T>(r.dgetrf, r.sgetrf, r.zgetrf, r.cgetrf);
+  std::vector<T>& a = kept<T>(0);
+  if (!f || !library_handles(m, n, A, lda, a)) return false;
+  f(&m, &n, A, &lda, ipiv, info);
+  const bool right = pivots_scaled_right(m, n, A, lda);
+  if (!right) put_back(m, n, a, A, lda);
+  release_if_large(a);
+  return right;
+}
+
+template <class T>
+__attribute__((noinline)) bool library_gesv(int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, int* info) {
+  const Routines& r = routines();
+  const gesv_fn f = pick<T>(r.dgesv, r.sgesv, r.zgesv, r.cgesv);
+  std::vector<T>&a = kept<T>(0), &b = kept<T>(1);
+  if (!f || !library_handles(n, n, A, lda, a)) return false;
+  keep(n, nrhs, B, ldb, b);
+  f(&n, &nrhs, A, &lda, ipiv, B, &ldb, info);
+  const bool right = pivots_scaled_right(n, n, A, lda);
+  if (!right) {
+    put_back(n, n, a, A, lda);
+    put_back(n, nrhs, b, B, ldb);
+  }
+  release_if_large(a);
+  release_if_large(b);
+  return right;
+}
 
 template <class T>
 bool getrf(int m, int n, T* A, int lda, int* ipiv, int* info, bool own_loops) {
@@ -176,12 +242,7 @@ bool getrf(int m, int n, T* A, int lda, int* ipiv, int* info, bool own_loops) {
     *info = kernels::getrf_tiny(m, n, A, lda, ipiv);
     return true;
   }
-  const Routines& r = routines();
-  const getrf_fn f = pick<T>(r.dgetrf, r.sgetrf, r.zgetrf, r.cgetrf);
-  if (!f || !library_handles(m, n, A, lda)) return false;
-  f(&m, &n, A, &lda, ipiv, info);
-  check_pivots_after("getrf", m, n, A, lda);
-  return true;
+  return library_getrf(m, n, A, lda, ipiv, info);
 }
 
 template <class T>
@@ -194,12 +255,7 @@ bool gesv(int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, int* info, b
     if (*info == 0) kernels::getrs_tiny(Transpose::no, n, nrhs, A, lda, ipiv, B, ldb);
     return true;
   }
-  const Routines& r = routines();
-  const gesv_fn f = pick<T>(r.dgesv, r.sgesv, r.zgesv, r.cgesv);
-  if (!f || !library_handles(n, n, A, lda)) return false;
-  f(&n, &nrhs, A, &lda, ipiv, B, &ldb, info);
-  check_pivots_after("gesv", n, n, A, lda);
-  return true;
+  return library_gesv(n, nrhs, A, lda, ipiv, B, ldb, info);
 }
 
 template <class T>

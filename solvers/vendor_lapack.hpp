@@ -12,7 +12,8 @@ namespace hetlu::vendor {
 
 // LAPACK's xGETRF / xGESV of the BLAS library, or, at orders up to kernels::tiny_lu_max_order,
 // LAPACK's unblocked arithmetic in hetlu's own loops (solvers/tiny_lu.hpp: cheaper than the call);
-// false (nothing done) when the library has no such routine or the matrix holds what it mishandles.
+// false (A and B as they were; ipiv and info undefined) when the library has no such routine, the
+// matrix holds what it mishandles, or a pivot came out below 1 / max (vendor_lapack.cpp).
 // own_loops false: the library's routine at every order, bit for bit as a caller of the library gets it.
 template <class T>
 bool getrf(int m, int n, T* A, int lda, int* ipiv, int* info, bool own_loops = true);

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <complex>
 #include <cstdlib>
 #include <fstream>
 #include <limits>
@@ -11,6 +12,7 @@
 #include "db/records.hpp"
 #include "hetlu/hetlu.hpp"
 #include "solvers/lu.hpp"
+#include "solvers/scalar.hpp"
 
 using namespace hetlu;
 
@@ -503,6 +505,44 @@ TEST(SmallMatrixCrossover, ASubnormalPivotOrANaNGoesToHetlusLuNotTheLibrarys) {
     EXPECT_EQ(info, 0);
     for (double v : *M) EXPECT_TRUE(std::isfinite(v)) << v;
   }
+}
+
+// Entries far above the scan's bound whose product is a subnormal pivot: [[1, e], [e, 0]] at the top
+// of an identity of order 40, e = 2^-531 in double (2^-65 in single), pivot 2 = -e^2 (found by a
+// hostile test on 2026-11-27: the library's factors were refused after the fact, with A gone, and
+// the drop-in aborted its caller). The library's call now keeps A (and B): refused, they are put
+// back as they were and the call is hetlu's, which divides by the pivot as LAPACK does.
+template <class T>
+void expect_a_product_pivot_goes_to_hetlu_lu() {
+  using R = scalar::real_t<T>;
+  const int n = 40;
+  const R e = std::ldexp(R(1), std::is_same_v<R, double> ? -531 : -65);
+  std::vector<T> A(static_cast<size_t>(n) * n, T(0));
+  for (int i = 0; i < n; ++i) A[i + i * n] = T(1);
+  A[1] = A[n] = T(e), A[1 + n] = T(0);
+  std::vector<T> B(static_cast<size_t>(n) * 2, T(1));
+  B[1] = B[n + 1] = T(e);  // x = ones with x(2) = 0
+  const std::vector<T> A0 = A, B0 = B;
+  std::vector<int> ipiv(n);
+  int info = -1;
+  EXPECT_FALSE(blas_library_gesv(n, 2, A.data(), n, ipiv.data(), B.data(), n, &info)) << "the library's answer kept";
+  EXPECT_EQ(A, A0) << "A not put back";
+  EXPECT_EQ(B, B0) << "B not put back";
+  EXPECT_FALSE(blas_library_getrf(n, n, A.data(), n, ipiv.data(), &info));
+  EXPECT_EQ(A, A0);
+  Options small = with_db("/nonexistent/none.db");
+  small.small_matrix_path = true;
+  const auto r = hetlu::gesv(Solver::gepp, n, 2, A.data(), n, ipiv.data(), B.data(), n, small);
+  EXPECT_EQ(r.info, 0);
+  for (int j = 0; j < 2; ++j)
+    for (int i = 0; i < n; ++i) EXPECT_EQ(B[i + j * n], T(i == 1 ? 0 : 1)) << i << ", " << j;
+}
+
+TEST(SmallMatrixCrossover, APivotThatIsAProductOfSmallEntriesGoesToHetlusLuWithAAsItWas) {
+  expect_a_product_pivot_goes_to_hetlu_lu<double>();
+  expect_a_product_pivot_goes_to_hetlu_lu<float>();
+  expect_a_product_pivot_goes_to_hetlu_lu<std::complex<double>>();
+  expect_a_product_pivot_goes_to_hetlu_lu<std::complex<float>>();
 }
 
 // getrs on the small path: OpenBLAS's dgetrs_ with NRHS > 1 multiplies by each pivot's reciprocal
