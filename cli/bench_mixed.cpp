@@ -27,11 +27,32 @@
 namespace hetlu::cli {
 namespace {
 
-// Uniform in [-1, 1]; or, with cond > 0, singular values graded from 1 to 1/cond (geometric) mixed
-// by two random Householder reflections from each side (randsvd-like: kappa_2(A) = cond). Every
-// pass runs down columns, on all threads: the right reflections as A - 2 (A v) v^T, never along a
-// row (at n = 32768 a row-wise pass took the stage's whole 150 s on an H100's host, 2026-11-27). The
-// sums run in a fixed order: the same A on any number of threads.
+// Random rotations in a butterfly: for each level h = 1, 2, 4, ... below n, every pair (i, i + h)
+// with bit h of i clear rotated by an angle of its own, drawn in a fixed order. Orthogonal, and after
+// all levels every row (left) or column (right) mixes every other.
+struct Rotations {
+  std::vector<std::vector<double>> cosine, sine;  // per level, per first index of a pair
+  Rotations(int n, std::mt19937_64& rng) {
+    std::uniform_real_distribution<double> angle(0, 2 * M_PI);
+    for (int h = 1; h < n; h *= 2) {
+      std::vector<double> c(n, 1.0), s(n, 0.0);
+      for (int i = 0; i < n; ++i)
+        if (!(i & h) && i + h < n) {
+          const double t = angle(rng);
+          c[i] = std::cos(t), s[i] = std::sin(t);
+        }
+      cosine.push_back(std::move(c)), sine.push_back(std::move(s));
+    }
+  }
+};
+
+// Uniform in [-1, 1]; or, with cond > 0, a randsvd matrix: singular values graded from 1 to 1/cond
+// (geometric), mixed from both sides by random rotation butterflies (kappa_2(A) = cond exactly, up
+// to rounding). Until 2026-11-27 two Householder reflections a side mixed them: each moved an entry by
+// about 1/n, which left A nearly diagonal (12 % of its norm off the diagonal at n = 1001), easy for
+// mixed precision whatever cond said. log2 n passes a side, each down columns on all threads: about
+// 6 s at n = 32768 on 16 cores. Every entry is computed by the same operations on any number of
+// threads.
 std::vector<double> test_matrix(int n, double cond) {
   std::mt19937_64 rng(2026);
   std::vector<double> A(static_cast<size_t>(n) * n, 0.0);
@@ -41,39 +62,31 @@ std::vector<double> test_matrix(int n, double cond) {
     return A;
   }
   for (int j = 0; j < n; ++j) A[j + static_cast<size_t>(j) * n] = std::pow(cond, -double(j) / std::max(1, n - 1));
-  std::normal_distribution<double> normal;
   auto column = [&](int j) { return A.data() + static_cast<size_t>(j) * n; };
-  for (int reflection = 0; reflection < 4; ++reflection) {
-    std::vector<double> v(n);
-    double norm = 0;
-    for (auto& x : v) {
-      x = normal(rng);
-      norm += x * x;
-    }
-    for (auto& x : v) x /= std::sqrt(norm);
-    if (reflection < 2) {  // from the left: each column a_j -= 2 (v^T a_j) v
+  const Rotations left(n, rng), right(n, rng);
+  for (std::size_t level = 0; level < left.cosine.size(); ++level) {
+    const int h = 1 << level;
+    const auto &c = left.cosine[level], &s = left.sine[level];
 #pragma omp parallel for schedule(static)
-      for (int j = 0; j < n; ++j) {
-        double* a = column(j);
-        double dot = 0;
-        for (int i = 0; i < n; ++i) dot += v[i] * a[i];
-        for (int i = 0; i < n; ++i) a[i] -= 2 * dot * v[i];
-      }
-    } else {  // from the right: w = A v by row blocks, then each column a_j -= 2 v_j w
-      std::vector<double> w(n, 0.0);
-      constexpr int rows_per_block = 2048;
-#pragma omp parallel for schedule(static)
-      for (int first = 0; first < n; first += rows_per_block) {
-        const int last = std::min(n, first + rows_per_block);
-        for (int j = 0; j < n; ++j) {
-          const double* a = column(j);
-          for (int i = first; i < last; ++i) w[i] += a[i] * v[j];
+    for (int j = 0; j < n; ++j) {  // rows i and i + h of every column
+      double* a = column(j);
+      for (int i = 0; i + h < n; ++i)
+        if (!(i & h)) {
+          const double x = a[i], y = a[i + h];
+          a[i] = c[i] * x + s[i] * y, a[i + h] = c[i] * y - s[i] * x;
         }
-      }
+    }
+  }
+  for (std::size_t level = 0; level < right.cosine.size(); ++level) {
+    const int h = 1 << level;
+    const auto &c = right.cosine[level], &s = right.sine[level];
 #pragma omp parallel for schedule(static)
-      for (int j = 0; j < n; ++j) {
-        double* a = column(j);
-        for (int i = 0; i < n; ++i) a[i] -= 2 * v[j] * w[i];
+    for (int j = 0; j < n - h; ++j) {  // columns j and j + h
+      if (j & h) continue;
+      double *x = column(j), *y = column(j + h);
+      for (int i = 0; i < n; ++i) {
+        const double u = x[i], v = y[i];
+        x[i] = c[j] * u + s[j] * v, y[i] = c[j] * v - s[j] * u;
       }
     }
   }
