@@ -50,9 +50,9 @@ struct Rotations {
 // (geometric), mixed from both sides by random rotation butterflies (kappa_2(A) = cond exactly, up
 // to rounding). Until 2026-11-27 two Householder reflections a side mixed them: each moved an entry by
 // about 1/n, which left A nearly diagonal (12 % of its norm off the diagonal at n = 1001), easy for
-// mixed precision whatever cond said. log2 n passes a side, each down columns on all threads: about
-// 6 s at n = 32768 on 16 cores. Every entry is computed by the same operations on any number of
-// threads.
+// mixed precision whatever cond said. log2 n passes a side (15 at n = 32768), each a read and a
+// write of A down columns on all threads. Every entry is computed by the same operations on any
+// number of threads.
 std::vector<double> test_matrix(int n, double cond) {
   std::mt19937_64 rng(2026);
   std::vector<double> A(static_cast<size_t>(n) * n, 0.0);
