@@ -21,6 +21,7 @@
 
 #include "cuda/cuda_check.hpp"
 #include "cuda/cuda_parts.hpp"
+#include "cuda/cusolver_getrf.hpp"
 #include "hetlu/detail/cuda_tf32.hpp"
 #include "hetlu/detail/statistics.hpp"
 #include "solvers/row_omega.hpp"
@@ -349,18 +350,8 @@ cublasStatus_t gemm_minus(cublasHandle_t h, int m, int n, int k, const float* A,
   const float minus_one = -1, one = 1;
   return cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &minus_one, A, lda, B, ldb, &one, C, ldc);
 }
-cusolverStatus_t getrf_buffer(cusolverDnHandle_t h, int m, int n, double* A, int lda, int* size) {
-  return cusolverDnDgetrf_bufferSize(h, m, n, A, lda, size);
-}
-cusolverStatus_t getrf_buffer(cusolverDnHandle_t h, int m, int n, float* A, int lda, int* size) {
-  return cusolverDnSgetrf_bufferSize(h, m, n, A, lda, size);
-}
-cusolverStatus_t getrf(cusolverDnHandle_t h, int m, int n, double* A, int lda, double* work, int* ipiv, int* info) {
-  return cusolverDnDgetrf(h, m, n, A, lda, work, ipiv, info);
-}
-cusolverStatus_t getrf(cusolverDnHandle_t h, int m, int n, float* A, int lda, float* work, int* ipiv, int* info) {
-  return cusolverDnSgetrf(h, m, n, A, lda, work, ipiv, info);
-}
+using cuda::getrf;  // the real precisions' (cusolver_getrf.hpp); the complex ones below
+using cuda::getrf_buffer;
 cusolverStatus_t getrs(cusolverDnHandle_t h, int n, int nrhs, const double* LU, int lda, const int* ipiv, double* B,
                        int ldb, int* info) {
   return cusolverDnDgetrs(h, CUBLAS_OP_N, n, nrhs, LU, lda, ipiv, B, ldb, info);

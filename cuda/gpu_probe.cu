@@ -12,6 +12,7 @@
 
 #include "cuda/cuda_check.hpp"
 #include "cuda/cuda_parts.hpp"
+#include "cuda/cusolver_getrf.hpp"
 #include "hetlu/detail/flops.hpp"
 #include "hetlu/detail/statistics.hpp"
 #include "probes/probes.hpp"
@@ -102,19 +103,6 @@ double measure_cublas_gemm(int device, int n, double* spread, bool tf32 = false)
   return 2.0 * n * double(n) * n / (ms * 1e-3) / 1e9;
 }
 
-cusolverStatus_t getrf_buffer_size(cusolverDnHandle_t h, int n, double* A, int* lwork) {
-  return cusolverDnDgetrf_bufferSize(h, n, n, A, n, lwork);
-}
-cusolverStatus_t getrf_buffer_size(cusolverDnHandle_t h, int n, float* A, int* lwork) {
-  return cusolverDnSgetrf_bufferSize(h, n, n, A, n, lwork);
-}
-cusolverStatus_t getrf(cusolverDnHandle_t h, int n, double* A, double* work, int* ipiv, int* info) {
-  return cusolverDnDgetrf(h, n, n, A, n, work, ipiv, info);
-}
-cusolverStatus_t getrf(cusolverDnHandle_t h, int n, float* A, float* work, int* ipiv, int* info) {
-  return cusolverDnSgetrf(h, n, n, A, n, work, ipiv, info);
-}
-
 // cuSOLVER's getrf of a resident n x n matrix: the rate of the best device-only LU, which a plan
 // of one panel on the device (d = 0, nb = n) runs. The matrix is restored (untimed) before each run.
 template <class T>
@@ -128,14 +116,15 @@ double measure_cusolver_getrf(int device, int n, double* spread) {
   check(cusolverDnCreate(&solver), "cusolverDnCreate");
   std::shared_ptr<void> release(nullptr, [solver](void*) { cusolverDnDestroy(solver); });
   int lwork = 0;
-  check(getrf_buffer_size(solver, n, A, &lwork), "getrf_bufferSize");
+  check(cuda::getrf_buffer(solver, n, n, A, n, &lwork), "getrf_bufferSize");
   T* work = s.alloc<T>(std::max(1, lwork));
   int* ints = s.alloc<int>(n + 1);
   cuda::EventTimer timer;
   std::vector<double> ms;
   for (int r = 0; r <= 3; ++r) {  // r = 0 warms up
     check(cudaMemcpy(A, pristine, count * sizeof(T), cudaMemcpyDeviceToDevice), "cudaMemcpy");
-    const double t = 1e3 * timer.seconds([&] { check(getrf(solver, n, A, work, ints, ints + n), "getrf"); });
+    const double t =
+        1e3 * timer.seconds([&] { check(cuda::getrf(solver, n, n, A, n, work, ints, ints + n), "getrf"); });
     int info = 0;  // a random matrix is nonsingular: anything else means the timing is not of an LU
     check(cudaMemcpy(&info, ints + n, sizeof info, cudaMemcpyDeviceToHost), "cudaMemcpy(info)");
     if (info != 0)

@@ -21,7 +21,8 @@ struct Problem {
   // puts a device set's in its order); the rest stay idle.
   int devices = 1;
   // Single precision's GEMMs on a GPU in TF32 (HETLU_CUDA_TF32=1, as the cuda backend reads it):
-  // priced at the TF32 rate, and never one panel (cuSOLVER's getrf takes no TF32).
+  // priced at the TF32 rate, but its panels and a plan of one panel (cuSOLVER's getrf takes no
+  // TF32) at the rate without it.
   bool tf32 = detail::cuda_tf32_requested();
 };
 
