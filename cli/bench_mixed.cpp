@@ -211,7 +211,8 @@ void bench_mixed(const MixedBench& bench, const Options& options) {
         "backward error ((n+1) eps = {:.1e}){}\n\n"
         "| solver | nb (source) | hetlu {} s | {}iter | omega | dgesv s | omega | dsgesv s | iter | omega | vs dgesv "
         "| vs dsgesv | note |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|{}\n",
-        n, bench.cond > 0 ? fmt::format("kappa_2(A) = {:.0e}", bench.cond) : "random A", bench.reps, tolerance,
+        n, bench.cond > 0 ? fmt::format("kappa_2(A) = {:.0e}", n > 1 ? bench.cond : 1.0) : "random A", bench.reps,
+        tolerance,
         bench.automatic ? "; auto's first call (the warm-up) timed apart, and the precision its last call answered in"
         : !options.mixed_double_accuracy ? "; hetlu with LAPACK's dsgesv semantics (--lapack-test: its test alone, "
                                            "GMRES where classical refinement stalls; PRBT's answers stay certified)"

@@ -490,13 +490,14 @@ void register_bench(CLI::App& app, CommandState&) {
       ->check(CLI::IsMember({"double", "mixed", "auto", "single"}));
   cmd->add_option("--cond", args->cond,
                   "--precision mixed or auto: A with singular values graded from 1 to 1/COND (default: a random A)")
-      ->check(finite_positive)
-      ->check(CLI::Validator(  // CLI::Range would print 1e300 in 300 digits
+      ->check(CLI::Validator(  // one refusal for 0, 0.5, inf and text alike; CLI::Range would print 1e300 in 300 digits
           [](std::string& input) -> std::string {
-            const double v = std::strtod(input.c_str(), nullptr);
-            return v >= 1 && v <= 1e300 ? "" : "Value " + input + " is not from 1 to 1e300";
+            char* end = nullptr;
+            const double v = std::strtod(input.c_str(), &end);
+            const bool number = end != input.c_str() && *end == '\0';
+            return number && v >= 1 && v <= 1e300 ? "" : "'" + input + "' is not a number from 1 to 1e300";
           },
-          "1 to 1e300"));
+          "a number from 1 to 1e300"));
   add_hybrid_options(*cmd, args->hybrid);
   cmd->add_flag("--sweep-d", args->sweep_d, "hybrid: GFlop/s for each CPU share d, the model's d marked");
   cmd->add_flag("--json", args->json, "print one JSON object");

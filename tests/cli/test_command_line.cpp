@@ -173,6 +173,10 @@ TEST_F(Cli, BenchesMixedPrecisionAgainstDgesvAndDsgesv) {
   }
   expect_one_line_error(run_hetlu("bench --precision mixed -m 60 -n 64 " + db(), dir), {"square"});
   expect_one_line_error(run_hetlu("bench -n 64 --cond 10 " + db(), dir), {"--cond"});
+  // Out of range or not a number: one wording for each.
+  for (const char* cond : {"0", "0.5", "-1", "inf", "1e301", "1e3x"})
+    expect_one_line_error(run_hetlu(std::string("bench --precision mixed -n 64 --cond ") + cond + " " + db(), dir),
+                          {"--cond", "is not a number from 1 to 1e300"});
   // --no-openblas (a GPU run against cuSOLVER alone): hetlu's rows without OpenBLAS's columns.
   const auto alone =
       run_hetlu("bench --precision mixed -n 64 --reps 1 --json --solver gepp --no-openblas " + db(), dir);
