@@ -233,7 +233,7 @@ model::ModelParams model_params(const std::string& yaml_path) {
   refuse_unknown_keys(half, {"cpu", "device"}, top + "gemm_half_rate_k.");
   refuse_unknown_keys(panel,
                       {"cpu_efficiency", "tslu_efficiency", "device_efficiency", "device_column_latency_us",
-                       "device_lu_efficiency", "genp_speedup", "leaf_width"},
+                       "device_lu_gemm_efficiency", "device_lu_column_latency_us", "genp_speedup", "leaf_width"},
                       top + "panel.");
   refuse_unknown_keys(link, {"bandwidth_gbs", "latency_us"}, top + "link_default.");
   // Efficiencies are fractions of a peak: (0, 1].
@@ -248,7 +248,10 @@ model::ModelParams model_params(const std::string& yaml_path) {
   p.device_panel_efficiency = number(panel, "device_efficiency", p.device_panel_efficiency, pwhere, 0, 1, true);
   p.device_panel_column_seconds =
       1e-6 * number(panel, "device_column_latency_us", 1e6 * p.device_panel_column_seconds, pwhere, 0, 1e6);
-  p.device_lu_efficiency = number(panel, "device_lu_efficiency", p.device_lu_efficiency, pwhere, 0, 1, true);
+  p.device_lu_gemm_efficiency =
+      number(panel, "device_lu_gemm_efficiency", p.device_lu_gemm_efficiency, pwhere, 0, 1, true);
+  p.device_lu_column_seconds =
+      1e-6 * number(panel, "device_lu_column_latency_us", 1e6 * p.device_lu_column_seconds, pwhere, 0, 1e6);
   p.genp_panel_speedup = number(panel, "genp_speedup", p.genp_panel_speedup, pwhere, 0, 100, true);
   p.panel_leaf_width = whole(panel, "leaf_width", p.panel_leaf_width, pwhere, 1, 4096);
   p.prbt_refinement_steps = whole(root, "prbt_refinement_steps", p.prbt_refinement_steps, top, 0, 100);

@@ -203,10 +203,11 @@ GpuProbe cuda_gpus(bool measure_rates) {
         info.measurements.push_back({"gpu_sgemm", info.sgemm_gflops, spread, "GFlop/s", "n=8192"});
         info.tf32_gemm_gflops = measure_cublas_gemm<float>(d, 8192, &spread, true);
         info.measurements.push_back({"gpu_tf32_gemm", info.tf32_gemm_gflops, spread, "GFlop/s", "n=8192"});
-        info.dgetrf_gflops = measure_cusolver_getrf<double>(d, 8192, &spread);
-        info.measurements.push_back({"gpu_dgetrf", info.dgetrf_gflops, spread, "GFlop/s", "n=8192"});
-        info.sgetrf_gflops = measure_cusolver_getrf<float>(d, 8192, &spread);
-        info.measurements.push_back({"gpu_sgetrf", info.sgetrf_gflops, spread, "GFlop/s", "n=8192"});
+        const std::string lu_order = "n=" + std::to_string(vendor_lu_probe_order);
+        info.dgetrf_gflops = measure_cusolver_getrf<double>(d, vendor_lu_probe_order, &spread);
+        info.measurements.push_back({"gpu_dgetrf", info.dgetrf_gflops, spread, "GFlop/s", lu_order});
+        info.sgetrf_gflops = measure_cusolver_getrf<float>(d, vendor_lu_probe_order, &spread);
+        info.measurements.push_back({"gpu_sgetrf", info.sgetrf_gflops, spread, "GFlop/s", lu_order});
         measure_transfers(d, info);
       }
       probe.gpus.push_back(info);

@@ -30,11 +30,15 @@ struct ModelParams {
   // n = 8192, 16384 and 32768 on an H100 with cuSOLVER 12004 (bench/results/2026-11-26-h100.md),
   // where the flops alone predicted 50 %, 29 % and 8 % too little.
   double device_panel_column_seconds = 5e-6;
-  // Without a measured cuSOLVER getrf rate: the vendor's LU of a whole resident matrix at this
-  // fraction of the device's GEMM rate. An H100 ran cuSOLVER's dgetrf at 0.15 of cuBLAS's DGEMM at
-  // n = 8192 (the probe: 9.3 of 60.8 TFlop/s) and 0.34 at 16384 (bench, 2026-11-27); 0.7 had priced
-  // a what-if H100's one-panel plans at twice what any run reached.
-  double device_lu_efficiency = 0.3;
+  // The vendor's LU of a whole resident matrix (cuSOLVER getrf, a plan of one panel): its
+  // trailing updates at this fraction of the device's GEMM rate, plus a latency per column (its
+  // panels go column by column), which a probed getrf rate replaces by what the probe took beyond
+  // the updates (model::rates_of). An H100 (cuSOLVER 12004) ran dgetrf in 0.0392-0.0394 s at
+  // n = 8192, 0.141-0.142 at 16384 and 0.715-0.727 at 32768 (bench/results/2026-11-2[67]-h100*):
+  // a constant rate cannot hold (9.3 to 32.6 TFlop/s), and one rate fitted at 8192 priced 32768 at
+  // 3.5x its time; 0.65 of its 58.6 TFlop/s DGEMM plus 3.6 us a column fits all three within 4 %.
+  double device_lu_gemm_efficiency = 0.65;
+  double device_lu_column_seconds = 3.6e-6;
   // Without a probed TF32 GEMM rate (GpuInfo::tf32_gemm_gflops): single precision's GEMM rate times
   // this under HETLU_CUDA_TF32=1 (from 1 up). An H100's datasheet gives TF32 tensor cores 7.4x its
   // FP32 cores (495 against 67 TFlop/s dense), an A100's 8x; cuBLAS reaches a part of that peak: an

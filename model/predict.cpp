@@ -487,7 +487,7 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
   t.total += once;
   if (d == 0 && nb >= std::min(m, n)) {
     // One panel on the device: the vendor's LU of the whole resident matrix (cuSOLVER getrf).
-    const double lu = getrf_flops(m, n) / (rates.device_lu.gflops * 1e9);
+    const double lu = vendor_lu_seconds(rates, m, n);
     t.device += lu;
     t.total += lu;
     return t;
@@ -667,6 +667,28 @@ std::vector<int> candidate_cpu_block_columns(int blocks, double closed_form_frac
 
 }  // namespace
 
+namespace {
+// The vendor's LU of a resident matrix as updates at a rate and a latency per column, fitted to a
+// getrf rate probed at vendor_lu_probe_order: the updates at the params' share of the GEMM rate,
+// the latency what the probe took beyond them. Where the updates alone would take longer than the
+// probe, the probed rate holds at every order (no latency).
+struct VendorLuFit {
+  double update_gflops, column_seconds;
+};
+VendorLuFit fit_vendor_lu(double probed_gflops, double gemm_gflops, const ModelParams& params) {
+  const double order = vendor_lu_probe_order, flops = getrf_flops(order, order);
+  const double probed = flops / (probed_gflops * 1e9);
+  const double update_gflops = params.device_lu_gemm_efficiency * gemm_gflops;
+  const double updates = flops / (update_gflops * 1e9);
+  if (!(updates < probed)) return {probed_gflops, 0};
+  return {update_gflops, (probed - updates) / order};
+}
+}  // namespace
+
+double vendor_lu_seconds(const Rates& rates, double m, double n) {
+  return getrf_flops(m, n) / (rates.device_lu.gflops * 1e9) + std::min(m, n) * rates.device_lu_column_seconds;
+}
+
 Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& params, int devices, bool tf32) {
   Rates r;
   r.cores = std::max(1, p.cores);
@@ -692,7 +714,7 @@ Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& 
   r.devices_idle = static_cast<int>(p.gpus.size()) - driven;
   for (int i = driven - 1; i >= 0; --i) {  // the first last: its rates are r.device's
     const GpuInfo& g = p.gpus[i];
-    r.device = {}, r.device_lu = {};
+    r.device = {}, r.device_lu = {}, r.device_lu_column_seconds = 0;
     r.device_host_threads = g.host_team_threads;
     const double efficiency = params.device_efficiency, bandwidth_share = params.datasheet_bandwidth_efficiency;
     const double measured = single ? g.sgemm_gflops : g.dgemm_gflops;
@@ -702,20 +724,28 @@ Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& 
       r.device = {measured, "measured"};
     else if (peak > 0)
       r.device = {peak * efficiency, "datasheet x " + fmt1(efficiency)};
-    // cuSOLVER's getrf, probed. Single precision unprobed takes dgetrf's measured rate scaled by
-    // SGEMM / DGEMM: on an H100 the two ran alike (cuSOLVER's DSgesv, sgetrf and refinement, took
-    // 0.158 s on the device at 16384, DDgesv 0.152 s, 2026-11-27), where 0.7 of SGEMM had priced
-    // sgetrf 3.9x faster than the probed dgetrf and planned one panel; a GPU of weak FP64 scales up.
+    // cuSOLVER's getrf: updates at a share of the GEMM rate plus a latency per column, the latency
+    // fitted to the probed getrf (params.device_lu_gemm_efficiency). Single precision unprobed takes
+    // dgetrf's latency and its updates at the SGEMM rate: on an H100 the two ran alike (DSgesv,
+    // sgetrf and refinement, 0.158 s on the device at 16384, DDgesv 0.152 s, 2026-11-27), where 0.7
+    // of SGEMM had priced sgetrf 3.9x faster than the probed dgetrf and planned one panel.
     const double double_gemm = g.dgemm_gflops > 0 ? g.dgemm_gflops : g.dgemm_peak_gflops * efficiency;
-    if (single && g.sgetrf_gflops > 0)
-      r.device_lu = {g.sgetrf_gflops, "measured"};
-    else if (g.dgetrf_gflops > 0 && (!single || (double_gemm > 0 && r.device.gflops > 0)))
-      r.device_lu = single ? RateUsed{g.dgetrf_gflops * r.device.gflops / double_gemm,
-                                      "cuSOLVER dgetrf's, measured, x SGEMM / DGEMM (sgetrf not probed)"}
-                           : RateUsed{g.dgetrf_gflops, "measured"};
-    else if (r.device.gflops > 0)
-      r.device_lu = {r.device.gflops * params.device_lu_efficiency,
-                     "device GEMM x " + fmt1(params.device_lu_efficiency)};
+    const std::string at_probe = " at n = " + std::to_string(vendor_lu_probe_order);
+    if (single && g.sgetrf_gflops > 0 && r.device.gflops > 0) {
+      const VendorLuFit fit = fit_vendor_lu(g.sgetrf_gflops, r.device.gflops, params);
+      r.device_lu = {fit.update_gflops, "fitted to cuSOLVER sgetrf, measured" + at_probe};
+      r.device_lu_column_seconds = fit.column_seconds;
+    } else if (g.dgetrf_gflops > 0 && double_gemm > 0 && r.device.gflops > 0) {
+      const VendorLuFit fit = fit_vendor_lu(g.dgetrf_gflops, double_gemm, params);
+      r.device_lu = {fit.update_gflops * r.device.gflops / double_gemm,
+                     single ? "fitted to cuSOLVER dgetrf, measured" + at_probe + ", x SGEMM / DGEMM (sgetrf not probed)"
+                            : "fitted to cuSOLVER dgetrf, measured" + at_probe};
+      r.device_lu_column_seconds = fit.column_seconds;
+    } else if (r.device.gflops > 0) {
+      r.device_lu = {r.device.gflops * params.device_lu_gemm_efficiency,
+                     "device GEMM x " + fmt1(params.device_lu_gemm_efficiency) + ", getrf not probed"};
+      r.device_lu_column_seconds = params.device_lu_column_seconds;
+    }
     // After the vendor's LU and with the panels' rate kept apart: cuSOLVER's getrf takes no TF32.
     // TF32 from compute capability 8 on; a what-if device (capability unknown) has it only where
     // its file gives tf32_gemm_gflops.
@@ -1239,8 +1269,11 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
   why.push_back("nb = " + std::to_string(plan.nb) + " minimizes the predicted time over " +
                 std::to_string(params.nb_candidates.size()) + " candidate widths" +
                 (plan.nb >= k && hybrid && panel_location(plan) == PanelLocation::device
-                     ? ": one panel, the vendor's LU of the whole matrix on the device (" + fmt1(r.device_lu.gflops) +
-                           " GFlop/s, " + r.device_lu.source + (r.device_tf32 ? "; without TF32" : "") + ")"
+                     ? ": one panel, the vendor's LU of the whole matrix on the device (" +
+                           fmt1(getrf_flops(problem.m, problem.n) / vendor_lu_seconds(r, problem.m, problem.n) / 1e9) +
+                           " GFlop/s at this order: updates at " + fmt1(r.device_lu.gflops) + " GFlop/s and " +
+                           fmt1(1e6 * r.device_lu_column_seconds) + " us a column, " + r.device_lu.source +
+                           (r.device_tf32 ? "; without TF32" : "") + ")"
                  : plan.nb >= k   ? ": one panel, a recursive LU of the whole matrix on all threads (tall and skinny)"
                  : plan.lookahead ? ", with look-ahead (one thread factors the next panel)"
                                   : ""));

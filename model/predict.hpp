@@ -42,9 +42,12 @@ struct Rates {
   RateUsed cpu_one;  // GEMM, one core (g1)
   // The device the executor drives, the first of several (each one's in `devices`).
   std::string device_name;
-  int devices_idle = 0;            // the profile's devices the plan does not drive
-  RateUsed device;                 // its GEMM (g2); 0 without a device
-  RateUsed device_lu;              // the vendor's LU of a resident matrix on it
+  int devices_idle = 0;  // the profile's devices the plan does not drive
+  RateUsed device;       // its GEMM (g2); 0 without a device
+  // The vendor's LU of a whole resident matrix on it (a plan of one panel): its updates' rate, and
+  // a latency per column on top (vendor_lu_seconds).
+  RateUsed device_lu;
+  double device_lu_column_seconds = 0;
   bool device_tf32 = false;        // its GEMM rate is TF32's (Problem::tf32, single precision, a GPU)
   double device_panel_gflops = 0;  // its GEMM rate without TF32: its panels (cuSOLVER's getrf) take none
   int device_host_threads = 0;     // the host backend's team (its panels priced as CPU panels); 0: a GPU
@@ -70,6 +73,9 @@ struct Rates {
   };
   std::vector<Device> devices;
 };
+// Seconds of the vendor's LU of a resident m x n matrix on the device `rates` describes.
+double vendor_lu_seconds(const Rates& rates, double m, double n);
+
 // `devices`: how many of the profile's gpus the plan drives (the first ones).
 Rates rates_of(const MachineProfile& profile, Precision precision, const ModelParams& params, int devices = 1,
                bool tf32 = false);

@@ -431,6 +431,10 @@ struct ProbeMeasurement {
   std::string detail;  // e.g. "n=2048", "rows=4096 width=128 threads=1"
 };
 
+// The order of the square matrix whose cuSOLVER getrf `hetlu probe` times (GpuInfo::dgetrf_gflops,
+// sgetrf_gflops; a machine file's rates are taken at this order too).
+constexpr int vendor_lu_probe_order = 8192;
+
 struct GpuInfo {
   std::string name;
   int compute_capability_major = 0;
@@ -440,8 +444,11 @@ struct GpuInfo {
   double dgemm_gflops = 0;  // measured with cuBLAS; 0 when not measured
   double sgemm_gflops = 0;
   double dgemm_peak_gflops = 0;  // datasheet (estimated from the properties below, or a what-if machine's)
-  double dgetrf_gflops = 0;      // cuSOLVER dgetrf of a resident 8192 x 8192 matrix; 0 when not measured
-  double sgetrf_gflops = 0;      // the same in single precision (mixed precision's one-panel plans)
+  // cuSOLVER dgetrf of a resident matrix of order vendor_lu_probe_order; 0 when not measured. Its
+  // rate grows with the order (an H100: 9.3 TFlop/s at 8192, 20.7 at 16384, 32.6 at 32768), so
+  // the model prices other orders from it as updates plus a latency per column (model::rates_of).
+  double dgetrf_gflops = 0;
+  double sgetrf_gflops = 0;  // the same in single precision (mixed precision's one-panel plans)
   // cuBLAS SGEMM on the tensor cores in TF32 (CUBLAS_TF32_TENSOR_OP_MATH, as HETLU_CUDA_TF32=1 runs
   // it); 0 when not measured
   double tf32_gemm_gflops = 0;

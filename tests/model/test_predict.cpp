@@ -344,7 +344,8 @@ TEST(Predict, PrbtsFactorsComeBackWhereTheDeviceHoldsOneCopyOfA) {
 }
 
 TEST(Predict, AFarFasterDeviceRunsTheVendorsLuOfTheWholeMatrix) {
-  // Panel on the device and one panel: cuSOLVER getrf of the resident matrix, at its probed rate.
+  // Panel on the device and one panel: cuSOLVER getrf of the resident matrix, at its probed rate
+  // (faster than its updates could run at the model's share of the GEMM rate: no latency on top).
   // Links and host memory fast enough that the copies weigh nothing: blocked panels hide half the
   // download behind their steps, a single panel cannot.
   auto p = machine(2, 10, 60000);
@@ -355,7 +356,9 @@ TEST(Predict, AFarFasterDeviceRunsTheVendorsLuOfTheWholeMatrix) {
   const auto prediction = hybrid(p, 16384);
   EXPECT_EQ(panel_location(prediction.plan), PanelLocation::device);
   EXPECT_EQ(prediction.plan.nb, 16384);
-  EXPECT_EQ(prediction.rates.device_lu.source, "measured");
+  EXPECT_EQ(prediction.rates.device_lu.source, "fitted to cuSOLVER dgetrf, measured at n = 8192");
+  EXPECT_DOUBLE_EQ(prediction.rates.device_lu.gflops, 50000);
+  EXPECT_EQ(prediction.rates.device_lu_column_seconds, 0);
   bool said = false;
   for (const auto& line : prediction.reasoning) said |= line.find("the vendor's LU") != std::string::npos;
   EXPECT_TRUE(said);
@@ -868,16 +871,59 @@ TEST(Predict, APlanKeepsOnTheDeviceOnlyWhatItsMemoryHolds) {
   EXPECT_LE(on_device, 0.95 * double(p.gpus[0].memory_bytes));
 }
 
-// Single precision on a GPU (mixed precision's factorization): the vendor's LU priced at cuSOLVER's
-// probed sgetrf rate, else at dgetrf's scaled by SGEMM / DGEMM (an H100 ran the two alike at
-// 16384), never at 0.7 of SGEMM, which chose one panel at 16384 on an H100 (2026-11-27). Under TF32
+// cuSOLVER's getrf of a resident matrix as an H100 ran it (cuSOLVER 12004, four GPU sessions,
+// bench/results/2026-11-2[67]-h100*): dgetrf 0.0392-0.0394 s at n = 8192, 0.1413-0.1423 at 16384 and
+// 0.7151-0.7273 at 32768; sgetrf 0.1334 at 16384 and 0.7099 at 32768. One rate fitted at the probe's
+// order (9.3 TFlop/s) priced 32768 at 3.5x its time; updates at 0.65 of DGEMM plus a latency per
+// column fitted to the probe hold every order within a few per cent.
+TEST(Predict, TheVendorsLuIsUpdatesAndALatencyPerColumnFittedToItsProbe) {
+  const MachineProfile p = h100_as_probed();
+  const model::Rates d = model::rates_of(p, Precision::double_, {});
+  auto dgetrf = [&](double n) { return model::vendor_lu_seconds(d, n, n); };
+  EXPECT_NEAR(dgetrf(8192), hetlu::detail::getrf_flops(8192, 8192) / 9318e9, 1e-12);  // the probe, as fitted
+  EXPECT_NEAR(dgetrf(16384) / 0.1418, 1, 0.05);
+  EXPECT_NEAR(dgetrf(32768) / 0.7210, 1, 0.05);
+  EXPECT_NEAR(d.device_lu_column_seconds, 3.6e-6, 0.1e-6);
+  EXPECT_NE(d.device_lu.source.find("fitted to cuSOLVER dgetrf"), std::string::npos);
+  // Single precision, sgetrf not probed: dgetrf's latency, the updates at the SGEMM rate.
+  const model::Rates s = model::rates_of(p, Precision::single, {});
+  EXPECT_NEAR(model::vendor_lu_seconds(s, 16384, 16384) / 0.1334, 1, 0.15);
+  EXPECT_NEAR(model::vendor_lu_seconds(s, 32768, 32768) / 0.7099, 1, 0.20);
+  EXPECT_DOUBLE_EQ(s.device_lu_column_seconds, d.device_lu_column_seconds);
+  // A rectangular matrix pays a latency per column of its shorter side.
+  EXPECT_NEAR(model::vendor_lu_seconds(d, 32768, 8192) - model::vendor_lu_seconds(d, 8192, 32768), 0, 1e-12);
+  EXPECT_GT(model::vendor_lu_seconds(d, 32768, 8192), dgetrf(8192));
+  // Not probed: the updates at 0.65 of the GEMM and the default latency (the H100's, fitted).
+  MachineProfile unprobed = p;
+  unprobed.gpus[0].dgetrf_gflops = 0;
+  const model::Rates u = model::rates_of(unprobed, Precision::double_, {});
+  EXPECT_DOUBLE_EQ(u.device_lu.gflops, 0.65 * 58588);
+  EXPECT_DOUBLE_EQ(u.device_lu_column_seconds, 3.6e-6);
+  EXPECT_NEAR(model::vendor_lu_seconds(u, 32768, 32768) / 0.7210, 1, 0.05);
+  // Its price is the one-panel plan's (d = 0 and nb = n): the copies the same, the LU's time apart.
+  Plan one_panel;
+  one_panel.solver = Solver::gepp;
+  one_panel.target = Target::hybrid;
+  one_panel.nb = 32768;
+  one_panel.cpu_block_columns = 0;
+  const model::Problem problem{Solver::gepp, Precision::double_, Target::hybrid, 32768, 32768};
+  EXPECT_NEAR(
+      model::predict_seconds(unprobed, problem, one_panel, {}) - model::predict_seconds(p, problem, one_panel, {}),
+      model::vendor_lu_seconds(u, 32768, 32768) - dgetrf(32768), 1e-9);
+}
+
+// Single precision on a GPU (mixed precision's factorization): the vendor's LU fitted to cuSOLVER's
+// probed sgetrf, else dgetrf's latency per column with its updates at the SGEMM rate (an H100 ran
+// the two alike at 16384), never at 0.7 of SGEMM, which chose one panel at 16384 on an H100
+// (2026-11-27). Under TF32
 // the device's GEMMs run at TF32's rate, its panels and a one-panel plan's getrf without it.
 TEST(Predict, SinglePrecisionsLuAndTf32ArePricedAsTheDeviceRunsThem) {
   MachineProfile p = h100_as_probed();
   model::Problem problem{Solver::gepp, Precision::mixed, Target::hybrid, 16384, 16384, 1};
   problem.tf32 = false;
   const auto unprobed = model::predict(p, problem);
-  EXPECT_DOUBLE_EQ(unprobed.rates.device_lu.gflops, 9318.0 * 51632 / 58588);
+  EXPECT_DOUBLE_EQ(unprobed.rates.device_lu.gflops, 0.65 * 51632);
+  EXPECT_NEAR(unprobed.rates.device_lu_column_seconds, 3.6e-6, 0.1e-6);
   EXPECT_NE(unprobed.rates.device_lu.source.find("sgetrf not probed"), std::string::npos);
   EXPECT_FALSE(unprobed.rates.device_tf32);
   EXPECT_LT(unprobed.plan.nb, 16384);
@@ -903,7 +949,7 @@ TEST(Predict, SinglePrecisionsLuAndTf32ArePricedAsTheDeviceRunsThem) {
   problem.tf32 = false;
   const auto fast_lu = model::predict(p, problem);
   EXPECT_DOUBLE_EQ(fast_lu.rates.device_lu.gflops, 60000);
-  EXPECT_EQ(fast_lu.rates.device_lu.source, "measured");
+  EXPECT_EQ(fast_lu.rates.device_lu.source, "fitted to cuSOLVER sgetrf, measured at n = 8192");
   EXPECT_EQ(fast_lu.plan.nb, 16384);
   problem.tf32 = true;
   const auto either = model::predict(p, problem);
@@ -928,13 +974,14 @@ TEST(Predict, SinglePrecisionsLuAndTf32ArePricedAsTheDeviceRunsThem) {
   p.gpus[0].tf32_gemm_gflops = 0;
   EXPECT_FALSE(model::rates_of(p, Precision::single, {}, 1, true).device_tf32);
 
-  // A what-if device (capability unknown): nothing measured, single's LU at 0.3 of its GEMM; TF32
+  // A what-if device (capability unknown): nothing measured, single's LU's updates at 0.65 of its GEMM; TF32
   // only where the file gives its rate, and then the panels keep the rate without it.
   MachineProfile what_if = machine(2, 10, 60000);
   const auto unmeasured = model::rates_of(what_if, Precision::single, {}, 1, true);
   EXPECT_FALSE(unmeasured.device_tf32);
   EXPECT_DOUBLE_EQ(unmeasured.device.gflops, 2 * 60000 * 0.9);
-  EXPECT_DOUBLE_EQ(unmeasured.device_lu.gflops, 2 * 60000 * 0.9 * 0.3);
+  EXPECT_DOUBLE_EQ(unmeasured.device_lu.gflops, 2 * 60000 * 0.9 * 0.65);
+  EXPECT_DOUBLE_EQ(unmeasured.device_lu_column_seconds, 3.6e-6);
   model::Problem tf32_what_if{Solver::gepp, Precision::mixed, Target::hybrid, 8192, 8192, 1};
   tf32_what_if.tf32 = true;
   said = false;
