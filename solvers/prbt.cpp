@@ -34,6 +34,13 @@
 namespace hetlu::variants {
 namespace {
 
+// PRBT leaves A unchanged and factors a randomized copy (or, falling back, GEPP's private copy):
+// no L U of A exists for a getrs to use. Its pivots are zeroed, which getrs refuses, so that a
+// caller reusing A and ipiv as LAPACK's gesv leaves them gets an error, not a wrong X with success.
+void no_factors_of_a(int n, int* ipiv) {
+  std::fill_n(ipiv, n, 0);
+}
+
 template <class T>
 int gepp_fallback(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv, T* B, int ldb,
                   SolveDetails* details, const char* why, double a_norm1 = 0) {
@@ -61,6 +68,7 @@ int gepp_fallback(const Plan& plan, int n, int nrhs, const T* A, int lda, int* i
     details->rcond = lu_reciprocal_condition(n, LU.data(), std::max(1, n), ipiv, a_norm1);
     estimate_clock.mark("GEPP condition estimate");
   }
+  no_factors_of_a(n, ipiv);  // GEPP's pivots belong to its copy's factors, gone with it
   return info;
 }
 
@@ -257,7 +265,7 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
                          a_norm1);
 
   kernels::copy_block(n, nrhs, X.data(), ld, B, ldb);
-  for (int i = 0; i < n; ++i) ipiv[i] = i + 1;  // no interchanges: the randomization replaced them
+  no_factors_of_a(n, ipiv);
   if (details) {
     details->refinement_steps = refined.steps;
     details->backward_error = refined.backward_error;

@@ -41,7 +41,7 @@ template <class T>
 int lu_gesv(const Plan& plan, int n, int nrhs, T* LU, int ldlu, int* ipiv, const T* A_original, int lda, T* B, int ldb,
             SolveDetails* details, InputCheck check = InputCheck::none);
 
-// PRBT solve; A is left unchanged, ipiv set to the identity (or GEPP's, after a fallback).
+// PRBT solve; A is left unchanged and ipiv zeroed: no L U of A exists (getrs refuses those pivots).
 // check: A's finiteness, from the pass PRBT makes over A anyway (its column sums).
 template <class T>
 int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv, T* B, int ldb, SolveDetails* details,

@@ -120,7 +120,9 @@ hetlu_status hetlu_sgecon(int n, const float* LU, int lda, const int* ipiv, doub
 hetlu_status hetlu_zgecon(int n, const hetlu_complex_double* LU, int lda, const int* ipiv, double anorm, double* rcond);
 hetlu_status hetlu_cgecon(int n, const hetlu_complex_float* LU, int lda, const int* ipiv, double anorm, double* rcond);
 
-/* Solves A X = B; A is overwritten by its factors and B by X (B untouched when singular). */
+/* Solves A X = B; A is overwritten by its factors and B by X (B untouched when singular). With
+ * HETLU_SOLVER_PRBT, which factors a randomized copy, A is left unchanged and ipiv zeroed: no L U of
+ * A exists, and hetlu_?getrs refuses those pivots. */
 hetlu_status hetlu_dgesv(int n, int nrhs, double* A, int lda, int* ipiv, double* B, int ldb, int* info,
                          const hetlu_options* options, hetlu_report* report);
 hetlu_status hetlu_sgesv(int n, int nrhs, float* A, int lda, int* ipiv, float* B, int ldb, int* info,
@@ -152,7 +154,8 @@ hetlu_status hetlu_zcgesv(int n, int nrhs, hetlu_complex_double* A, int lda, int
  * hetlu::auto_precision_gesv decides (hetlu.hpp: a system beyond single's reach is detected after
  * one refinement step, and the next few calls of the same solver, target and order go to double at
  * once). report->plan.precision says which answered: "mixed" or "double". B is left unchanged; A
- * is overwritten by the double factors where double answered. */
+ * is overwritten by the double factors where double answered (PRBT's double, as hetlu_dgesv,
+ * leaves A unchanged and ipiv zeroed). */
 hetlu_status hetlu_dgesv_auto_precision(int n, int nrhs, double* A, int lda, int* ipiv, const double* B, int ldb,
                                         double* X, int ldx, int* info, const hetlu_options* options,
                                         hetlu_report* report);

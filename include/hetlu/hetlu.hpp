@@ -164,7 +164,8 @@ template <class T>
 SolveReport getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb,
                   const Options& options = {});
 
-// Solves A X = B: A is overwritten by its LU factors, B by X (unless info > 0).
+// Solves A X = B: A is overwritten by its LU factors, B by X (unless info > 0). PRBT factors a
+// randomized copy and leaves A unchanged, ipiv zeroed (no L U of A exists; getrs refuses them).
 template <class T>
 SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, const Options& options = {});
 
@@ -207,8 +208,8 @@ SolveReport mixed_gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv,
 // the single factors is beyond reach). Where mixed answers, refinement goes on, as dgerfs, until
 // omega stops improving, and an omega above (n + 1) u is not taken; report.backward_error is that
 // omega and report.plan.precision says which answered. The limits and why: api/auto_precision.cpp.
-// A is left unchanged unless the double solver answers (then its factors), ipiv holds the
-// answering factorization's pivots, B is left unchanged.
+// A is left unchanged unless the double solver answers (then its factors, except PRBT's, as gesv),
+// ipiv holds the answering factorization's pivots (zero for PRBT's double), B is left unchanged.
 template <class T>
 SolveReport auto_precision_gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, const T* B, int ldb, T* X,
                                 int ldx, const Options& options = {});

@@ -229,6 +229,22 @@ int main(void) {
     check(s == HETLU_SUCCESS && fabs(bc[0] - 1) < 1e-14 && fabs(bc[2] - 1) < 1e-14,
           k == 0 ? "CALU solves through the C API" : "PRBT solves through the C API");
     check(strcmp(report.plan.refinement, k == 0 ? "none" : "working") == 0, "the report's plan names its refinement");
+    if (k == 1) {
+      /* PRBT factored a randomized copy: A unchanged and no pivots of A, so a getrs reusing them, as
+         after LAPACK's dgesv, is refused instead of solving with A taken for its factors. */
+      const double A0[9] = {4, 1, 0, 2, 3, 1, 0, 1, 5};
+      double again[3] = {6, 5, 6};
+      check(memcmp(C, A0, sizeof A0) == 0 && ipiv[0] == 0 && ipiv[1] == 0 && ipiv[2] == 0,
+            "PRBT's gesv leaves A unchanged and ipiv zeroed");
+      check(hetlu_dgetrs('N', 3, 1, C, 3, ipiv, again, 3) == HETLU_ERROR_INVALID_ARGUMENT && again[0] == 6,
+            "getrs refuses PRBT's zeroed pivots");
+      double X[3];
+      const double bd[3] = {6, 5, 6};
+      ipiv[0] = 7;
+      s = hetlu_dgesv_auto_precision(3, 1, C, 3, ipiv, bd, 3, X, 3, &info, &options, &report);
+      check(s == HETLU_SUCCESS && fabs(X[0] - 1) < 1e-14 && memcmp(C, A0, sizeof A0) == 0 && ipiv[0] == 0,
+            "precision auto with PRBT: A unchanged and ipiv zeroed where PRBT's double answered");
+    }
   }
   check(strcmp(hetlu_strerror(HETLU_ERROR_SINGULAR), "the matrix is singular") == 0, "hetlu_strerror");
 
