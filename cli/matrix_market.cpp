@@ -167,19 +167,23 @@ DenseMatrix read_matrix_market(const std::string& path) {
   std::istringstream sizes(line);
   const long long rows = reader.parse_int(sizes, "row count");
   const long long cols = reader.parse_int(sizes, "column count");
-  const long long entries = format == "coordinate" ? reader.parse_int(sizes, "entry count") : rows * cols;
+  const bool coordinate = format == "coordinate";
+  const long long declared_entries = coordinate ? reader.parse_int(sizes, "entry count") : 0;
   reader.expect_end(sizes);
-  if (rows < 0 || cols < 0 || entries < 0) reader.fail("sizes must be >= 0");
+  if (rows < 0 || cols < 0 || declared_entries < 0) reader.fail("sizes must be >= 0");
+  // Each side bounded before the product is formed (3037000500 x 3037000500 overflows 64 bits).
   if (rows > 100000 || cols > 100000 || rows * cols > (1LL << 31))
     reader.fail("matrix of " + std::to_string(rows) + " x " + std::to_string(cols) + " is too large");
+  const long long entries = coordinate ? declared_entries : rows * cols;
   if (symmetric && rows != cols) reader.fail("a " + symmetry + " matrix must be square");
   // What the header declares is checked against the file before anything is allocated: every
   // entry takes at least 2 bytes ("0\n") in an array file and 6 ("1 1 0\n") in a coordinate one.
   const long long stored = format == "array" && symmetric ? rows * (rows + 1) / 2 : entries;
-  const long long least_bytes = stored * ((format == "array" ? 2 : 6) + (complex ? 2 : 0));
+  const long long least_entry_bytes = (format == "array" ? 2 : 6) + (complex ? 2 : 0);
   std::error_code ec;
   const auto file_bytes = std::filesystem::file_size(path, ec);
-  if (!ec && std::filesystem::is_regular_file(path) && least_bytes > static_cast<long long>(file_bytes))
+  // Divided, not multiplied: a declared count near 2^63 would overflow the product.
+  if (!ec && std::filesystem::is_regular_file(path) && stored > static_cast<long long>(file_bytes) / least_entry_bytes)
     reader.fail("the size line declares " + std::to_string(stored) + " entries, more than a file of " +
                 std::to_string(file_bytes) + " bytes can hold");
   require_memory((complex ? 16.0 : 8.0) * double(rows) * double(cols),

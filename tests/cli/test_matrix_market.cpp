@@ -69,6 +69,11 @@ TEST(MatrixMarket, ErrorsNameTheLine) {
             dir.file("m.mtx") + ":1: lines end in a lone carriage return (CR): convert them to LF (or CR LF)");
   EXPECT_EQ(cli::read_matrix_market(write(dir, "%%MatrixMarket matrix array real general\r\n1 1\r\n5\r\n")).values,
             std::vector<double>{5});  // CR LF is fine
+  // Sizes whose product or byte count would overflow 64 bits: too large, never "sizes must be >= 0".
+  EXPECT_EQ(error_of(write(dir, "%%MatrixMarket matrix array real general\n3037000500 3037000500\n1\n")),
+            dir.file("m.mtx") + ":2: matrix of 3037000500 x 3037000500 is too large");
+  EXPECT_EQ(error_of(write(dir, header + "2 2 9223372036854775807\n1 1 1\n")).find(":2: the size line declares "),
+            dir.file("m.mtx").size());
 }
 
 TEST(MatrixMarket, IntegerFilesHoldWholeNumbersAndNulBytesAreRefused) {
