@@ -76,6 +76,32 @@ auto together(int rank, Body&& body) {
   }
 }
 
+// The exit status rank 0 reached after the solve, on every other rank (share_verdict's broadcast).
+int verdict_of_root() {
+  int status = exit_ok;
+  MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return status;
+}
+
+// On rank 0: judge()'s status, or the exit code of what it threw, sent to every rank before it
+// returns or rethrows.
+template <class Judge>
+int share_verdict(Judge&& judge) {
+  int status = exit_error;
+  try {
+    status = judge();
+  } catch (const CommandFailure& e) {
+    status = e.exit_code;
+    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    throw;
+  } catch (...) {
+    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    throw;
+  }
+  MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return status;
+}
+
 // A check each rank makes on its own node before MPI starts (the memory a size needs): the
 // failure, if any; agreed on after MPI starts (agree_on_any_error), so that it is said once.
 template <class Check>
@@ -208,15 +234,17 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
   std::string beyond_single, below_single;
   if constexpr (std::is_same_v<T, float>) {
     // Below the range counts in A alone: B cannot make U singular.
+    // beyond_single names the file that holds the entry (A's or B's); below_single is A's alone.
     auto first_outside = [&](const std::vector<double>& from, const char* name, int height, bool of_a) {
       for (std::size_t k = 0; k < from.size(); ++k) {
         const double size = std::abs(from[k]);
         const bool above = size > std::numeric_limits<float>::max();
         const bool below = of_a && size > 0 && size < std::numeric_limits<float>::min();
         if ((above && beyond_single.empty()) || (below && below_single.empty()))
-          (above ? beyond_single : below_single) = fmt::format(
-              "{}({},{}) = {:g} is {} single precision's range ({}): use --precision double", name, k % height + 1,
-              k / height + 1, from[k], above ? "beyond" : "below", above ? "3.4e38" : "normal from 1.2e-38");
+          (above ? beyond_single : below_single) =
+              fmt::format("{}{}({},{}) = {:g} is {} single precision's range ({}): use --precision double",
+                          above ? (of_a ? args.a_path : args.b_path) + ": " : "", name, k % height + 1, k / height + 1,
+                          from[k], above ? "beyond" : "below", above ? "3.4e38" : "normal from 1.2e-38");
       }
     };
     first_outside(system.A.values, "A", ld, true);
@@ -227,7 +255,7 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
       return distributed::gesv_from_root<T>(MPI_COMM_WORLD, 0, n, nrhs, A.data(), ld, B.data(), ld, given, args.db,
                                             resident ? &*resident : nullptr);
     } catch (const InvalidArgument&) {
-      if (!beyond_single.empty()) throw InvalidArgument(args.a_path + ": " + beyond_single);
+      if (!beyond_single.empty()) throw InvalidArgument(beyond_single);
       throw;
     }
   });
@@ -236,96 +264,101 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
                   fmt::format("{}: the matrix is singular{}: U({},{}) is exactly zero; no solution written{}",
                               args.a_path, below_single.empty() ? "" : " in single precision", report.info, report.info,
                               below_single.empty() ? "" : " (" + below_single + ")"));
-  if (rank != 0) return exit_ok;
-  warn_all(report.warnings);
-  if (columns_scaled) scalar::scale_rows_by_powers_of_two(n, nrhs, B.data(), ld, [&](int j) { return cols[j]; });
-  const std::vector<T> A0(system.A.values.begin(), system.A.values.end()),
-      B0(system.B.values.begin(), system.B.values.end());
-  const bool finite = std::all_of(B.begin(), B.end(), [](T x) { return std::isfinite(x); });
-  if (!finite) throw CommandFailure(exit_inaccurate, args.a_path + ": the solution is not finite; no solution written");
-  // omega against A and B as read, in double: what rounding them to single lost counts. As hetlu
-  // solve measures it: near the range's ends |A| |x| overflowed double (exit 4 for a right X).
-  const std::vector<double> X_read(B.begin(), B.end());
-  const double omega = n ? equilibrated_backward_error(n, nrhs, system.A.values.data(), ld, X_read.data(), ld,
-                                                       system.B.values.data(), ld)
-                         : 0;
-  const double tolerance = accuracy_tolerance<T>(n);
-  int status = exit_ok;
-  if (!(omega <= tolerance)) {
+  // Rank 0 alone judges X (omega, the condition, the output file); every rank leaves with its
+  // verdict (exits 4 and 5 on rank 0 alone showed success to launchers that read each rank's).
+  if (rank != 0) return verdict_of_root();
+  return share_verdict([&]() -> int {
+    warn_all(report.warnings);
+    if (columns_scaled) scalar::scale_rows_by_powers_of_two(n, nrhs, B.data(), ld, [&](int j) { return cols[j]; });
+    const std::vector<T> A0(system.A.values.begin(), system.A.values.end()),
+        B0(system.B.values.begin(), system.B.values.end());
+    const bool finite = std::all_of(B.begin(), B.end(), [](T x) { return std::isfinite(x); });
+    if (!finite)
+      throw CommandFailure(exit_inaccurate, args.a_path + ": the solution is not finite; no solution written");
+    // omega against A and B as read, in double: what rounding them to single lost counts. As hetlu
+    // solve measures it: near the range's ends |A| |x| overflowed double (exit 4 for a right X).
+    const std::vector<double> X_read(B.begin(), B.end());
+    const double omega = n ? equilibrated_backward_error(n, nrhs, system.A.values.data(), ld, X_read.data(), ld,
+                                                         system.B.values.data(), ld)
+                           : 0;
+    const double tolerance = accuracy_tolerance<T>(n);
+    int status = exit_ok;
+    if (!(omega <= tolerance)) {
+      std::cerr << fmt::format(
+          "hetlu: warning: {}: backward error {:.2e} exceeds the tolerance 30 (n+1) eps = {:.2e}: the solution is not "
+          "accurate (exit status {})\n",
+          args.a_path, omega, tolerance, exit_inaccurate);
+      status = exit_inaccurate;
+    }
+    // How singular R A is, as hetlu solve says it: dgecon's estimate from the factors gathered back
+    // into A, never above what X proves. The pivots stayed on the grid, but R A = P L U gives
+    // ||(R A)^-1||_1 = ||U^-1 L^-1 P^T||_1 = ||U^-1 L^-1||_1 (permuting columns keeps the 1-norm): the
+    // factors with no interchange estimate it.
+    SolveReport condition;
+    if (n > 0) {
+      std::vector<int> no_interchange(n);
+      std::iota(no_interchange.begin(), no_interchange.end(), 1);
+      condition.rcond = std::min(rcond_estimate_with_columns(n, A.data(), ld, no_interchange.data(), cols, anorm),
+                                 rcond_bound(n, nrhs, B.data(), ld, RB.data(), ld, anorm));
+      // Below eps, dgerfs' forward error bound decides, as in hetlu solve (badly scaled columns: rcond
+      // counts their spread, GEPP's X does not feel it); rank 0 holds A as read, and refactors it
+      // only here: an O(n^3) GEPP on rank 0 alone, where rcond < eps.
+      if (omega <= tolerance) {
+        Options gepp;  // GEPP's plan from the same database as the solve's
+        gepp.db_path = args.db;
+        judge_singularity_with_forward_error(condition, n, nrhs, A0.data(), ld, B.data(), ld, B0.data(), ld, gepp);
+      } else
+        check_working_precision_singularity<T>(condition);
+    }
+    warn_all(condition.warnings);
+    if (condition.singular_to_working_precision && status == exit_ok) {
+      std::cerr << fmt::format("hetlu: warning: {}: the solution is not reliable (exit status {})\n", args.a_path,
+                               exit_singular_to_working_precision);
+      status = exit_singular_to_working_precision;
+    }
+    DenseMatrix X;
+    X.rows = n, X.cols = nrhs, X.values.assign(B.begin(), B.end());
+    if (!args.x_path.empty()) write_matrix_market(args.x_path, X, inputs);
+    int ranks = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    const double gflops = report.solve_seconds > 0 ? detail::gesv_flops(n, nrhs) / report.solve_seconds / 1e9 : 0;
+    if (args.json) {
+      nlohmann::ordered_json j = {{"n", n},
+                                  {"nrhs", nrhs},
+                                  {"precision", args.precision},
+                                  {"ranks", ranks},
+                                  {"engine", report.engine},
+                                  {"plan", plan_json(report.plan)},
+                                  {"seconds", report.seconds},
+                                  {"solve_seconds", report.solve_seconds},
+                                  {"gflops", gflops},
+                                  {"backward_error", omega},
+                                  {"accurate", status != exit_inaccurate},
+                                  {"singular_to_working_precision", condition.singular_to_working_precision},
+                                  {"info", report.info}};
+      if (condition.rcond) j["rcond"] = *condition.rcond;
+      if (condition.forward_error) j["forward_error_bound"] = *condition.forward_error;
+      if (!condition.note.empty()) j["note"] = condition.note;
+      if (!args.x_path.empty())
+        j["output"] = args.x_path;
+      else
+        j["x"] = X.values;
+      print_json(j);
+      return status;
+    }
+    const char letter = std::is_same_v<T, float> ? 's' : 'd';
+    const std::string engine =
+        resident ? fmt::format("LU with each rank's part on {}, p{}getrs", to_string(*resident), letter)
+                 : fmt::format("ScaLAPACK p{}gesv", letter);
     std::cerr << fmt::format(
-        "hetlu: warning: {}: backward error {:.2e} exceeds the tolerance 30 (n+1) eps = {:.2e}: the solution is not "
-        "accurate (exit status {})\n",
-        args.a_path, omega, tolerance, exit_inaccurate);
-    status = exit_inaccurate;
-  }
-  // How singular R A is, as hetlu solve says it: dgecon's estimate from the factors gathered back
-  // into A, never above what X proves. The pivots stayed on the grid, but R A = P L U gives
-  // ||(R A)^-1||_1 = ||U^-1 L^-1 P^T||_1 = ||U^-1 L^-1||_1 (permuting columns keeps the 1-norm): the
-  // factors with no interchange estimate it.
-  SolveReport condition;
-  if (n > 0) {
-    std::vector<int> no_interchange(n);
-    std::iota(no_interchange.begin(), no_interchange.end(), 1);
-    condition.rcond = std::min(rcond_estimate_with_columns(n, A.data(), ld, no_interchange.data(), cols, anorm),
-                               rcond_bound(n, nrhs, B.data(), ld, RB.data(), ld, anorm));
-    // Below eps, dgerfs' forward error bound decides, as in hetlu solve (badly scaled columns: rcond
-    // counts their spread, GEPP's X does not feel it); rank 0 holds A as read, and refactors it
-    // only here: an O(n^3) GEPP on rank 0 alone, where rcond < eps.
-    if (omega <= tolerance) {
-      Options gepp;  // GEPP's plan from the same database as the solve's
-      gepp.db_path = args.db;
-      judge_singularity_with_forward_error(condition, n, nrhs, A0.data(), ld, B.data(), ld, B0.data(), ld, gepp);
-    } else
-      check_working_precision_singularity<T>(condition);
-  }
-  warn_all(condition.warnings);
-  if (condition.singular_to_working_precision && status == exit_ok) {
-    std::cerr << fmt::format("hetlu: warning: {}: the solution is not reliable (exit status {})\n", args.a_path,
-                             exit_singular_to_working_precision);
-    status = exit_singular_to_working_precision;
-  }
-  DenseMatrix X;
-  X.rows = n, X.cols = nrhs, X.values.assign(B.begin(), B.end());
-  if (!args.x_path.empty()) write_matrix_market(args.x_path, X, inputs);
-  int ranks = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  const double gflops = report.solve_seconds > 0 ? detail::gesv_flops(n, nrhs) / report.solve_seconds / 1e9 : 0;
-  if (args.json) {
-    nlohmann::ordered_json j = {{"n", n},
-                                {"nrhs", nrhs},
-                                {"precision", args.precision},
-                                {"ranks", ranks},
-                                {"engine", report.engine},
-                                {"plan", plan_json(report.plan)},
-                                {"seconds", report.seconds},
-                                {"solve_seconds", report.solve_seconds},
-                                {"gflops", gflops},
-                                {"backward_error", omega},
-                                {"accurate", status != exit_inaccurate},
-                                {"singular_to_working_precision", condition.singular_to_working_precision},
-                                {"info", report.info}};
-    if (condition.rcond) j["rcond"] = *condition.rcond;
-    if (condition.forward_error) j["forward_error_bound"] = *condition.forward_error;
-    if (!condition.note.empty()) j["note"] = condition.note;
-    if (!args.x_path.empty())
-      j["output"] = args.x_path;
-    else
-      j["x"] = X.values;
-    print_json(j);
+        "hetlu: distributed GEPP ({}) on {} ranks, n = {}, nrhs = {}: {:.4f} s ({:.4f} s solving, {:.2f} GFlop/s), "
+        "backward error {:.2e}; {}{}{}\n",
+        engine, ranks, n, nrhs, report.seconds, report.solve_seconds, gflops, omega, describe(report.plan),
+        report.plan.predicted_seconds ? fmt::format(", predicted {:.4f} s", *report.plan.predicted_seconds) : "",
+        condition.note.empty() ? "" : "; " + condition.note);
+    if (args.x_path.empty()) write_matrix_market(std::cout, X);
     return status;
-  }
-  const char letter = std::is_same_v<T, float> ? 's' : 'd';
-  const std::string engine = resident
-                                 ? fmt::format("LU with each rank's part on {}, p{}getrs", to_string(*resident), letter)
-                                 : fmt::format("ScaLAPACK p{}gesv", letter);
-  std::cerr << fmt::format(
-      "hetlu: distributed GEPP ({}) on {} ranks, n = {}, nrhs = {}: {:.4f} s ({:.4f} s solving, {:.2f} GFlop/s), "
-      "backward error {:.2e}; {}{}{}\n",
-      engine, ranks, n, nrhs, report.seconds, report.solve_seconds, gflops, omega, describe(report.plan),
-      report.plan.predicted_seconds ? fmt::format(", predicted {:.4f} s", *report.plan.predicted_seconds) : "",
-      condition.note.empty() ? "" : "; " + condition.note);
-  if (args.x_path.empty()) write_matrix_market(std::cout, X);
-  return status;
+  });
 }
 
 }  // namespace

@@ -88,6 +88,53 @@ void check_local_arrays(const void* A, const int* desc_a, const void* B, const i
     throw InvalidArgument(routine + ": A or B is a null pointer on a rank that holds part of it");
 }
 
+namespace {
+// The global index (0-based) of local index `local` along a dimension in nb-blocks dealt from
+// process `source` over `count` processes, on process `index` (ScaLAPACK's INDXL2G).
+int global_index(int local, int nb, int index, int source, int count) {
+  return ((local / nb) * count + (index - source + count) % count) * nb + local % nb;
+}
+}  // namespace
+
+template <class T>
+void check_finite_part(const char* name, int m, int n, const T* local, int ia, int ja, const int* desc,
+                       const std::string& routine) {
+  // DESC: DTYPE, CTXT, M, N, MB, NB, RSRC, CSRC, LLD.
+  if (!desc || !local || desc[0] != 1 || desc[1] < 0 || m <= 0 || n <= 0) return;
+  int P = 0, Q = 0, row = -1, col = -1;
+  Cblacs_gridinfo(desc[1], &P, &Q, &row, &col);
+  const int M = desc[2], N = desc[3], mb = desc[4], nb = desc[5], rsrc = desc[6], csrc = desc[7], lld = desc[8];
+  if (row < 0 || col < 0 || mb < 1 || nb < 1 || rsrc < 0 || rsrc >= P || csrc < 0 || csrc >= Q) return;
+  if (ia < 1 || ja < 1 || static_cast<long long>(ia) - 1 + m > M || static_cast<long long>(ja) - 1 + n > N) return;
+  const int rows = numroc_(&M, &mb, &row, &rsrc, &P), cols = numroc_(&N, &nb, &col, &csrc, &Q);
+  if (lld < std::max(1, rows)) return;
+  // Local indices grow with the global ones: the submatrix's rows here are one local range.
+  int first = rows, last = 0;
+  for (int i = 0; i < rows; ++i) {
+    const int g = global_index(i, mb, row, rsrc, P);
+    if (g >= ia - 1 && g < ia - 1 + m) first = std::min(first, i), last = i + 1;
+  }
+  if (first >= last) return;
+  for (int j = 0; j < cols; ++j) {
+    const int gj = global_index(j, nb, col, csrc, Q);
+    if (gj < ja - 1 || gj >= ja - 1 + n) continue;
+    const T* column = local + static_cast<long long>(j) * lld;
+    for (int i = first; i < last; ++i) {
+      if (std::isfinite(column[i])) continue;
+      const int gi = global_index(i, mb, row, rsrc, P);
+      if (gi < ia - 1 || gi >= ia - 1 + m) continue;
+      throw InvalidArgument(routine + ": " + name + "(" + std::to_string(gi - ia + 2) + "," +
+                            std::to_string(gj - ja + 2) + ") is " +
+                            (std::isnan(column[i]) ? "NaN"
+                             : column[i] > 0       ? "Inf"
+                                                   : "-Inf") +
+                            "; the input must be finite");
+    }
+  }
+}
+template void check_finite_part<float>(const char*, int, int, const float*, int, int, const int*, const std::string&);
+template void check_finite_part<double>(const char*, int, int, const double*, int, int, const int*, const std::string&);
+
 void agree_on_values(int context, const std::vector<int>& values, const std::string& what) {
   int rows = 0, cols = 0, row = -1, col = -1;
   if (context < 0) return;
@@ -140,23 +187,30 @@ void agree_on_any_error(MPI_Comm comm, const std::string& error) {
 }
 
 void agree_on_failure(int context, const Failure& failure, const std::string& otherwise, const std::string& prefix) {
-  auto raise = [&](const std::string& message, bool invalid_argument) {
-    const std::string text = message.rfind(prefix, 0) == 0 ? message : prefix + message;
-    if (invalid_argument) throw InvalidArgument(text);
-    throw Error(text);
+  auto raise = [&](std::string message, int kind) {
+    if (message.rfind(prefix, 0) != 0) message = prefix + message;
+    switch (kind) {
+      case Failure::argument:
+        throw InvalidArgument(message);
+      case Failure::out_of_memory:
+        throw DeviceOutOfMemory(message);
+      case Failure::not_available:  // the C status reads "not available" in the message
+        throw Error(message.find("not available") != std::string::npos ? message : message + " (not available there)");
+      default:
+        throw Error(message);
+    }
   };
   int rows = 0, cols = 0, row = -1, col = -1;
   Cblacs_gridinfo(context, &rows, &cols, &row, &col);
   if (row < 0 || col < 0) {
-    if (failure.failed()) raise(failure.message, failure.invalid_argument);
+    if (failure.failed()) raise(failure.message, failure.kind);
     return;
   }
-  // 0: nothing failed; 1: the environment; 2: an argument. The worst over the grid.
-  int kind = !failure.failed() ? 0 : failure.invalid_argument ? 2 : 1;
+  int kind = failure.kind;  // the largest over the grid: every rank reports it
   Cigamx2d(context, "All", " ", 1, 1, &kind, 1, nullptr, nullptr, -1, -1, -1);
-  if (kind == 0) return;
-  if (failure.failed()) raise(failure.message, failure.invalid_argument);
-  raise(otherwise, kind == 2);
+  if (kind == Failure::none) return;
+  if (failure.failed()) raise(failure.message, failure.kind);
+  raise(otherwise, kind);
 }
 
 }  // namespace hetlu::distributed

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <exception>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -47,29 +48,38 @@ inline const std::vector<const char*> p_getf2_arguments = {"m", "n", "A", "ia", 
 // a rank outside the grid gets context -1, as ScaLAPACK expects.
 std::vector<int> descriptor(const BlacsGrid& grid, int m, int n, int nb, int lld);
 
-// What failed on this rank before a collective, if anything: its message, and whether it was the
-// caller's argument (InvalidArgument) rather than the environment (a device, memory).
+// What failed on this rank before a collective, if anything: its message, and its kind, which the C
+// API's status tells apart (detail::c_guarded): the caller's argument, a device's memory, a device
+// or backend not available, or anything else. Ordered: where several ranks fail, the largest kind
+// is every other rank's.
 struct Failure {
+  enum Kind { none = 0, other = 1, not_available = 2, out_of_memory = 3, argument = 4 };
   std::string message;
-  bool invalid_argument = false;
-  bool failed() const { return !message.empty(); }
+  Kind kind = none;
+  bool failed() const { return kind != none; }
   // Runs `check` and keeps what it threw.
   template <class Check>
   void unless(Check&& check) {
     try {
       check();
     } catch (const InvalidArgument& e) {
-      message = e.what(), invalid_argument = true;
+      message = e.what(), kind = argument;
+    } catch (const DeviceOutOfMemory& e) {
+      message = e.what(), kind = out_of_memory;
+    } catch (const std::bad_alloc&) {
+      message = "out of memory", kind = out_of_memory;
     } catch (const std::exception& e) {
       message = e.what();
+      kind = message.find("not available") != std::string::npos ? not_available : other;
     }
   }
 };
 
 // Every rank of the BLACS grid `context` throws when one failed: that one its own message, the others
-// `otherwise`, each after `prefix`, so that none waits for it in a collective. InvalidArgument where
-// the failure was an argument (on any rank, for the others), else Error. Collective over the grid;
-// a rank outside it (or a context that is none) throws its own failure or returns.
+// `otherwise`, each after `prefix`, so that none waits for it in a collective. The others throw the
+// failure's kind (the largest over the grid), so that their C status is the failing rank's:
+// InvalidArgument, DeviceOutOfMemory, an Error saying "not available", or an Error. Collective over
+// the grid; a rank outside it (or a context that is none) throws its own failure or returns.
 void agree_on_failure(int context, const Failure& failure, const std::string& otherwise, const std::string& prefix);
 
 // Every rank of the BLACS grid `context` throws InvalidArgument (`what` differ between ranks) where
@@ -92,6 +102,15 @@ long long local_entries(const int* desc);
 // A or B (by its descriptor; a null descriptor holds none) and its local array is null: a null A
 // crashed in the BLAS.
 void check_local_arrays(const void* A, const int* desc_a, const void* B, const int* desc_b, const std::string& routine);
+
+// Throws InvalidArgument ("<routine>: A(i,j) is NaN; the input must be finite", i and j counted in
+// the submatrix from 1, as hetlu_dgesv names them) where this rank's part of the m x n submatrix at
+// (ia, ja) (1-based, ScaLAPACK's IA and JA) of the matrix `desc` describes holds a NaN or an Inf:
+// p?gesv returned X all NaN with info 0 for one. Reads nothing where the descriptor or the
+// submatrix is one ScaLAPACK refuses (it says why after), or where this rank holds none of it.
+template <class T>
+void check_finite_part(const char* name, int m, int n, const T* local, int ia, int ja, const int* desc,
+                       const std::string& routine);
 
 // The rank's BLAS and OpenMP threads set for a scope (threads <= 0: left as they are), restored after.
 class BlasThreads {

@@ -81,13 +81,11 @@ hetlu_status root_gesv(MPI_Comm comm, int root, int n, int nrhs, T* A, int lda, 
     } catch (const std::exception& e) {
       failure = e.what();
     }
-    int mine[2] = {failure.empty() ? 0 : 1, resident ? 1 : 0}, most[2] = {0, 0}, least[2] = {0, 0};
-    MPI_Allreduce(mine, most, 2, MPI_INT, MPI_MAX, comm);
-    MPI_Allreduce(mine, least, 2, MPI_INT, MPI_MIN, comm);
+    // (gesv_from_root refuses a resident device given on some ranks only.)
+    int mine = failure.empty() ? 0 : 1, most = 0;
+    MPI_Allreduce(&mine, &most, 1, MPI_INT, MPI_MAX, comm);
     if (!failure.empty()) throw hetlu::InvalidArgument("distributed gesv: " + failure);
-    if (most[0]) throw hetlu::InvalidArgument("distributed gesv: another rank's arguments were refused");
-    if (most[1] != least[1])
-      throw hetlu::InvalidArgument("distributed gesv: options->resident is set on some ranks and not on others");
+    if (most) throw hetlu::InvalidArgument("distributed gesv: another rank's arguments were refused");
     const auto report = hetlu::distributed::gesv_from_root(comm, root, n, nrhs, A, lda, B, ldb, plan, db,
                                                            resident ? &*resident : nullptr);
     *info = report.info;

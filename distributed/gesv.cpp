@@ -42,6 +42,12 @@ DistributedReport gesv_from_root(MPI_Comm comm, int root, int n, int nrhs, T* A,
                           " to " + std::to_string(extremes[0]) + ")");
   if (root < 0 || root >= ranks)
     throw InvalidArgument("distributed: root " + std::to_string(root) + " is not a rank of the communicator");
+  // Every rank resident, or none: the two take different collectives (hetlu solve --resident on
+  // some ranks only hung).
+  int resident_here[2] = {resident ? 1 : 0, resident ? 0 : 1}, anywhere[2] = {0, 0};
+  MPI_Allreduce(resident_here, anywhere, 2, MPI_INT, MPI_MAX, comm);
+  if (anywhere[0] && anywhere[1])
+    throw InvalidArgument("distributed gesv: a resident device is given on some ranks and not on others");
   const RankLayout layout = layout_of(comm);
   DistributedReport report;
   std::string error;
@@ -119,6 +125,8 @@ int gesv(int n, int nrhs, T* A, int ia, int ja, const int* desc_a, int* ipiv, T*
     if (!desc_a || !desc_b || !ipiv) throw InvalidArgument("p?gesv: desc_a, desc_b or ipiv is a null pointer");
     check_local_arrays(A, desc_a, B, desc_b, "p?gesv");
     check_threads_per_rank(threads_per_rank, "p?gesv");
+    check_finite_part("A", n, n, A, ia, ja, desc_a, "p?gesv");
+    check_finite_part("B", n, nrhs, B, ib, jb, desc_b, "p?gesv");
   });
   const int* grid = desc_a ? desc_a : desc_b;
   if (!grid) throw InvalidArgument("p?gesv: desc_a and desc_b are null pointers");

@@ -346,7 +346,10 @@ int getrf_resident(int n, T* A, const int* desc_a, int* ipiv, const Device& devi
   std::vector<std::unique_lock<std::mutex>> locks;
   failure.unless([&] {
     if (n < 0) throw InvalidArgument("device-resident p?getrf: n = " + std::to_string(n) + " must be >= 0");
-    check_descriptor(n, desc_a, "desc_a", local_count(n, std::max(1, desc_a[field_nb]), row, P));
+    // LLD against the local rows of all M rows, as ScaLAPACK checks it (M > n with an LLD for n
+    // passed here and aborted the job in p?getf2).
+    check_descriptor(n, desc_a, "desc_a",
+                     local_count(std::max(0, desc_a[field_m]), std::max(1, desc_a[field_nb]), row, P));
     if (desc_a[field_n] < n)
       throw InvalidArgument("device-resident p?getrf: desc_a: N = " + std::to_string(desc_a[field_n]) +
                             " is less than n = " + std::to_string(n));
@@ -378,7 +381,13 @@ int gesv_resident(int n, int nrhs, T* A, const int* desc_a, int* ipiv, T* B, con
     if (nrhs > 0 && !desc_b) throw InvalidArgument("device-resident p?gesv: desc_b is a null descriptor");
     check_local_arrays(A, desc_a, B, desc_b, "device-resident p?gesv");
     check_threads_per_rank(threads_per_rank, "device-resident p?gesv");
+    // A's first block where the resident LU needs it, before B is checked against it (B's local
+    // rows counted from a source A may not have was a misleading "LLD ... less than the local rows").
+    if (desc_a && (desc_a[field_rsrc] != 0 || desc_a[field_csrc] != 0))
+      throw InvalidArgument("device-resident p?gesv: desc_a: the first block must be on process (0, 0)");
     if (nrhs > 0 && desc_a) check_right_hand_sides(n, nrhs, desc_a, desc_b);
+    check_finite_part("A", n, n, A, 1, 1, desc_a, "device-resident p?gesv");
+    check_finite_part("B", n, nrhs, B, 1, 1, desc_b, "device-resident p?gesv");
   });
   if (!desc_a) throw InvalidArgument("device-resident p?gesv: desc_a is a null descriptor");
   distributed::agree_on_failure(desc_a[field_ctxt], failure, "another rank's arguments were refused",

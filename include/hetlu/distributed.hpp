@@ -60,8 +60,9 @@ struct DistributedReport {
 // ScaLAPACK's p?gesv (partial pivoting), X gathered back into B on the root, A overwritten there by
 // its factors (row-interchanged as p?gesv leaves them). The plan's zero fields are resolved on the
 // root (resolve_plan, with db_path). `resident` (null: ScaLAPACK's p?gesv) solves with
-// gesv_resident on that device of each rank instead. Collective over `comm`; every rank gets the
-// report. Bad arguments on the root throw InvalidArgument on every rank.
+// gesv_resident on that device of each rank instead (given on every rank, or on none: else
+// InvalidArgument on every rank). Collective over `comm`; every rank gets the report. Bad arguments
+// on the root throw InvalidArgument on every rank.
 template <class T>
 DistributedReport gesv_from_root(MPI_Comm comm, int root, int n, int nrhs, T* A, int lda, T* B, int ldb,
                                  const DistributedPlan& plan = {}, const std::string& db_path = "",

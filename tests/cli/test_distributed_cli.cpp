@@ -41,6 +41,28 @@ Result run(int ranks, const std::string& args, const hetlu::test_support::TempDi
   return r;
 }
 
+// Each rank's exit status of hetlu under mpirun with `ranks` ranks, in rank order: a wrapper
+// records each (mpirun's own status is one rank's, and launchers read every rank's).
+std::vector<int> exit_codes_of_every_rank(int ranks, const std::string& args, const hetlu::test_support::TempDir& dir) {
+  const std::string wrapper = dir.file("record_exit.sh");
+  std::ofstream(wrapper) << "#!/bin/sh\n\"$@\" >/dev/null 2>&1\necho $? > '" << dir.file("exit.")
+                         << "'$OMPI_COMM_WORLD_RANK\n";
+  std::filesystem::permissions(wrapper, std::filesystem::perms::owner_all);
+  const std::string command =
+      std::string("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 '") + HETLU_MPIEXEC +
+      "' --oversubscribe -n " + std::to_string(ranks) + " '" + wrapper + "' '" + HETLU_COMMAND + "' " + args +
+      " --db '" + dir.file("t.db") + "' >/dev/null 2>&1";
+  [[maybe_unused]] const int status = std::system(command.c_str());
+  std::vector<int> codes;
+  for (int r = 0; r < ranks; ++r) {
+    std::ifstream in(dir.file("exit." + std::to_string(r)));
+    int code = -1;
+    in >> code;
+    codes.push_back(code);
+  }
+  return codes;
+}
+
 // The lines of stderr that hetlu wrote (mpirun adds its own banner on a failure).
 std::vector<std::string> hetlu_errors(const std::string& err) {
   std::vector<std::string> lines;
@@ -125,6 +147,9 @@ TEST_F(DistributedCli, SaysAMatrixIsSingularToWorkingPrecision) {
       const auto r =
           run(ranks, "solve '" + S + "' '" + b1 + "' --distributed --json --nb 8 --precision " + precision, dir);
       ASSERT_EQ(r.exit_code, 5) << ranks << " " << precision << ": " << r.err;
+      if (ranks == 4 && std::string(precision) == "double")  // on every rank, not rank 0's alone
+        EXPECT_EQ(exit_codes_of_every_rank(ranks, "solve '" + S + "' '" + b1 + "' --distributed --nb 8", dir),
+                  std::vector<int>(4, 5));
       const auto j = nlohmann::json::parse(r.out);
       EXPECT_TRUE(j["singular_to_working_precision"].get<bool>());
       EXPECT_LT(j["rcond"].get<double>(), std::string(precision) == "double" ? 1.2e-16 : 6e-8);

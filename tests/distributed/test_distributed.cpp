@@ -152,12 +152,15 @@ void descriptor_case(int n, int nrhs, const char* resident = nullptr) {
   // host:1), "threads-bad-on-the-root" (the root's threads per rank out of range), "nb-differs-on-
   // the-last" (its descriptors' NB one more; PBLAS hung or aborted), each resident on host:1; and
   // plain p?gesv's "plain-threads-bad-on-the-root", "plain-null-ipiv-on-the-last" (both hung the
-  // other ranks) and "plain-null-a-on-the-last" (a crash in the BLAS).
+  // other ranks) and "plain-null-a-on-the-last" (a crash in the BLAS). "nan-on-the-last" and
+  // "plain-nan-on-the-last": a NaN in the last rank's part of A (X all NaN with success before);
+  // "m-beyond-n": resident, desc_a's M three rows more than n with an LLD for n rows (ScaLAPACK's
+  // p?getf2 aborted the job).
   const std::string mode = resident ? resident : "";
   const bool last = rank_ == ranks - 1;
   const bool refused_somewhere = mode == "bogus-on-the-root" || mode == "threads-bad-on-the-root" ||
                                  mode.find("nb-differs-on-the-last") != std::string::npos ||
-                                 mode.rfind("plain-", 0) == 0;
+                                 mode.rfind("plain-", 0) == 0 || mode == "nan-on-the-last" || mode == "m-beyond-n";
   const bool plain = !resident || mode.rfind("plain-", 0) == 0;
   const char* device = mode == "bogus-on-the-root" ? (rank_ == 0 ? "bogus" : "host:1")
                        : refused_somewhere         ? "host:1"
@@ -168,6 +171,8 @@ void descriptor_case(int n, int nrhs, const char* resident = nullptr) {
   if (mode == "nb-differs-on-the-last" && last)
     for (auto* d : {&da_used, &db_used}) (*d)[4] = (*d)[5] = nb + 1;
   if (mode == "a-nb-differs-on-the-last" && last) da_used[4] = da_used[5] = nb + 1;  // getrf's own agreement
+  if (mode.find("nan-on-the-last") != std::string::npos && last) a.back() = std::nan("");
+  if (mode == "m-beyond-n") da_used[2] = n + 3;
   if (mode == "nrhs-beyond-b") {  // B's descriptor was checked after A was factored: A lost
     const auto a_before = a;
     const hetlu_status refused =
@@ -199,6 +204,9 @@ void descriptor_case(int n, int nrhs, const char* resident = nullptr) {
     MPI_Allreduce(&refused, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     check(every == 1, std::string(plain ? "hetlu_pdgesv: " : "hetlu_pdgesv_resident: ") + mode +
                           ": every rank fails: " + hetlu_last_error());
+    if (mode.find("nan-on-the-last") != std::string::npos && last)
+      check(std::string(hetlu_last_error()).find(") is NaN; the input must be finite") != std::string::npos,
+            std::string("the rank holding the NaN names its entry: ") + hetlu_last_error());
     return;
   }
   int ok = status == HETLU_SUCCESS && info == 0, all = 0;
@@ -281,6 +289,9 @@ int main(int argc, char** argv) {
     descriptor_case(30, 1, "plain-threads-bad-on-the-root");
     descriptor_case(30, 1, "plain-null-ipiv-on-the-last");
     descriptor_case(30, 1, "plain-null-a-on-the-last");
+    descriptor_case(30, 1, "plain-nan-on-the-last");
+    descriptor_case(30, 1, "nan-on-the-last");
+    descriptor_case(30, 1, "m-beyond-n");
     descriptor_case(30, 2, "nrhs-beyond-b");
     if (ranks > 1) {
       descriptor_case(31, 1, "nb-differs-on-the-last");
@@ -419,11 +430,13 @@ int main(int argc, char** argv) {
     try {
       distributed::gesv_from_root<double>(MPI_COMM_WORLD, 0, big_n, 1, big.data(), big_n, big_b.data(), big_n,
                                           {0, 0, 64}, "", &team);
-    } catch (const Error& e) {
+    } catch (const DeviceOutOfMemory& e) {  // on every rank: the C status is the failing rank's
       why = e.what();
+    } catch (const Error& e) {
+      why = std::string("not DeviceOutOfMemory: ") + e.what();
     }
     unsetenv("HETLU_HOST_BACKEND_MEMORY_MIB");
-    agreed = why.find("device-resident") != std::string::npos, all_agree = 0;
+    agreed = why.find("device-resident") != std::string::npos && why.rfind("not ", 0) != 0, all_agree = 0;
     MPI_Allreduce(&agreed, &all_agree, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     check(all_agree == 1, "resident: one rank's device out of memory fails every rank: " + why);
 
