@@ -196,7 +196,13 @@ void register_recommend(CLI::App& app, CommandState&) {
       throw UsageError("--sweep-d needs --machine FILE and --target hybrid");
     if (args->nb && !args->sweep_d) throw UsageError("--nb applies to --sweep-d");
     if (args->sweep_d) {
-      predicted_sweep(configs::machine_from_yaml(args->machine), model::Problem{solver, precision, target, m, args->n},
+      // One device's d at a time (a plan on several would need their shares): --devices picks it.
+      if (devices && devices->size() > 1)
+        throw UsageError("--sweep-d sweeps the d of a plan on one device: --devices names " +
+                         std::to_string(devices->size()));
+      MachineProfile profile = configs::machine_from_yaml(args->machine);
+      if (devices) profile = model::with_devices(profile, *devices);  // ignored before, cuda:3 of one GPU too
+      predicted_sweep(profile, model::Problem{solver, precision, target, m, args->n},
                       configs::model_params(args->model_config), args->nb, args->json);
       return;
     }

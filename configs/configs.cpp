@@ -121,6 +121,10 @@ std::vector<int> wholes(const YAML::Node& node, const char* key, const std::vect
 }
 
 constexpr double huge = 1e9;  // far above any rate, bandwidth or latency of a real machine
+// ... and far below any rate (GFlop/s), bandwidth (GB/s) or efficiency a real machine has: 1e-300
+// was taken, and priced every plan at an infinite (or 300-digit) time, which recommend answered
+// with a default plan and exit 0.
+constexpr double tiny = 1e-3;
 constexpr int largest_order = 1 << 20;
 
 // A list of enum names (solvers, precisions) under key, each read with from_string; `fallback` when
@@ -206,11 +210,11 @@ void read_distributed_params(const YAML::Node& node, const std::string& where, m
   const std::string nwhere = where + "network_default.";
   refuse_unknown_keys(net, {"latency_us", "bandwidth_gbs", "node_latency_us", "node_bandwidth_gbs"}, nwhere);
   p.network_latency_us = number(net, "latency_us", p.network_latency_us, nwhere, 0, 1e6);
-  p.network_bandwidth_gbs = number(net, "bandwidth_gbs", p.network_bandwidth_gbs, nwhere, 0, huge, true);
+  p.network_bandwidth_gbs = number(net, "bandwidth_gbs", p.network_bandwidth_gbs, nwhere, tiny, huge);
   p.node_latency_us = number(net, "node_latency_us", p.node_latency_us, nwhere, 0, 1e6);
-  p.node_bandwidth_gbs = number(net, "node_bandwidth_gbs", p.node_bandwidth_gbs, nwhere, 0, huge, true);
+  p.node_bandwidth_gbs = number(net, "node_bandwidth_gbs", p.node_bandwidth_gbs, nwhere, tiny, huge);
   p.oversubscribed_slowdown = number(node, "oversubscribed_slowdown", p.oversubscribed_slowdown, where, 1, 1e6);
-  p.distributed_panel_efficiency = number(node, "panel_efficiency", p.distributed_panel_efficiency, where, 0, 1, true);
+  p.distributed_panel_efficiency = number(node, "panel_efficiency", p.distributed_panel_efficiency, where, tiny, 1);
   p.distributed_nb_candidates = wholes(node, "nb_candidates", p.distributed_nb_candidates, where, 1, largest_order);
   if (p.distributed_nb_candidates.empty()) throw InvalidArgument(where + "nb_candidates: is empty");
 }
@@ -231,28 +235,33 @@ model::ModelParams model_params(const std::string& yaml_path) {
                    panel = section(root, "panel", top), link = section(root, "link_default", top);
   refuse_unknown_keys(efficiency, {"cpu", "device"}, top + "efficiency.");
   refuse_unknown_keys(half, {"cpu", "device"}, top + "gemm_half_rate_k.");
+  if (panel && panel["device_lu_efficiency"])  // a model.yaml from before 2026-11-27
+    throw InvalidArgument(top +
+                          "panel.device_lu_efficiency: renamed device_lu_gemm_efficiency, whose meaning "
+                          "changed: the vendor's LU is now its updates at that share of the device GEMM plus "
+                          "device_lu_column_latency_us a column");
   refuse_unknown_keys(panel,
                       {"cpu_efficiency", "tslu_efficiency", "device_efficiency", "device_column_latency_us",
                        "device_lu_gemm_efficiency", "device_lu_column_latency_us", "genp_speedup", "leaf_width"},
                       top + "panel.");
   refuse_unknown_keys(link, {"bandwidth_gbs", "latency_us"}, top + "link_default.");
   // Efficiencies are fractions of a peak: (0, 1].
-  p.cpu_efficiency = number(efficiency, "cpu", p.cpu_efficiency, top + "efficiency.", 0, 1, true);
-  p.device_efficiency = number(efficiency, "device", p.device_efficiency, top + "efficiency.", 0, 1, true);
+  p.cpu_efficiency = number(efficiency, "cpu", p.cpu_efficiency, top + "efficiency.", tiny, 1);
+  p.device_efficiency = number(efficiency, "device", p.device_efficiency, top + "efficiency.", tiny, 1);
   p.gemm_half_rate_k = number(half, "cpu", p.gemm_half_rate_k, top + "gemm_half_rate_k.", 0, largest_order);
   p.device_gemm_half_rate_k =
       number(half, "device", p.device_gemm_half_rate_k, top + "gemm_half_rate_k.", 0, largest_order);
   const std::string pwhere = top + "panel.";
-  p.panel_efficiency = number(panel, "cpu_efficiency", p.panel_efficiency, pwhere, 0, 1, true);
-  p.tslu_efficiency = number(panel, "tslu_efficiency", p.tslu_efficiency, pwhere, 0, 1, true);
-  p.device_panel_efficiency = number(panel, "device_efficiency", p.device_panel_efficiency, pwhere, 0, 1, true);
+  p.panel_efficiency = number(panel, "cpu_efficiency", p.panel_efficiency, pwhere, tiny, 1);
+  p.tslu_efficiency = number(panel, "tslu_efficiency", p.tslu_efficiency, pwhere, tiny, 1);
+  p.device_panel_efficiency = number(panel, "device_efficiency", p.device_panel_efficiency, pwhere, tiny, 1);
   p.device_panel_column_seconds =
       1e-6 * number(panel, "device_column_latency_us", 1e6 * p.device_panel_column_seconds, pwhere, 0, 1e6);
   p.device_lu_gemm_efficiency =
-      number(panel, "device_lu_gemm_efficiency", p.device_lu_gemm_efficiency, pwhere, 0, 1, true);
+      number(panel, "device_lu_gemm_efficiency", p.device_lu_gemm_efficiency, pwhere, tiny, 1);
   p.device_lu_column_seconds =
       1e-6 * number(panel, "device_lu_column_latency_us", 1e6 * p.device_lu_column_seconds, pwhere, 0, 1e6);
-  p.genp_panel_speedup = number(panel, "genp_speedup", p.genp_panel_speedup, pwhere, 0, 100, true);
+  p.genp_panel_speedup = number(panel, "genp_speedup", p.genp_panel_speedup, pwhere, tiny, 100);
   p.panel_leaf_width = whole(panel, "leaf_width", p.panel_leaf_width, pwhere, 1, 4096);
   p.prbt_refinement_steps = whole(root, "prbt_refinement_steps", p.prbt_refinement_steps, top, 0, 100);
   p.prbt_condition_solves = whole(root, "prbt_condition_solves", p.prbt_condition_solves, top, 0, 100);
@@ -262,10 +271,10 @@ model::ModelParams model_params(const std::string& yaml_path) {
   p.step_overhead_seconds = number(root, "step_overhead_seconds", p.step_overhead_seconds, top, 0, 1);
   p.device_interchange_bytes = number(root, "device_interchange_bytes", p.device_interchange_bytes, top, 0, 1e6);
   p.tf32_gemm_speedup = number(root, "tf32_gemm_speedup", p.tf32_gemm_speedup, top, 1, 1000);  // never below FP32
-  p.default_link_gbs = number(link, "bandwidth_gbs", p.default_link_gbs, top + "link_default.", 0, huge, true);
+  p.default_link_gbs = number(link, "bandwidth_gbs", p.default_link_gbs, top + "link_default.", tiny, huge);
   p.default_link_latency_us = number(link, "latency_us", p.default_link_latency_us, top + "link_default.", 0, 1e6);
   p.datasheet_bandwidth_efficiency =
-      number(root, "datasheet_bandwidth_efficiency", p.datasheet_bandwidth_efficiency, top, 0, 1, true);
+      number(root, "datasheet_bandwidth_efficiency", p.datasheet_bandwidth_efficiency, top, tiny, 1);
   p.nb_candidates = wholes(root, "nb_candidates", p.nb_candidates, top, 1, largest_order);
   if (p.nb_candidates.empty()) throw InvalidArgument(top + "nb_candidates: is empty");
   read_distributed_params(section(root, "distributed", top), top + "distributed.", p);
@@ -295,13 +304,13 @@ MachineProfile machine_from_yaml(const std::string& yaml_path) {
   p.hardware_threads = whole(cpu, "hardware_threads", p.cores, where, p.cores, most_cores);
   p.numa_nodes = whole(cpu, "numa_nodes", p.packages, where, 1, p.cores);
   // Rates: absent means "not given" (0); given, they must be positive.
-  p.frequency_ghz = number(cpu, "frequency_ghz", 0.0, where, 0, 100, true);
+  p.frequency_ghz = number(cpu, "frequency_ghz", 0.0, where, tiny, 100);
   p.flops_per_cycle = whole(cpu, "flops_per_cycle", 0, where, 1, 1024);
   p.peak_gflops_per_core = p.frequency_ghz * p.flops_per_cycle;
-  if (cpu["peak_gflops"]) p.peak_gflops_per_core = number(cpu, "peak_gflops", 0.0, where, 0, huge, true) / p.cores;
-  p.dgemm_gflops_all_cores = number(cpu, "dgemm_gflops_all_cores", 0.0, where, 0, huge, true);
-  p.dgemm_gflops_one_core = number(cpu, "dgemm_gflops_one_core", 0.0, where, 0, huge, true);
-  p.memory_bandwidth_gbs = number(cpu, "memory_bandwidth_gbs", 0.0, where, 0, huge, true);
+  if (cpu["peak_gflops"]) p.peak_gflops_per_core = number(cpu, "peak_gflops", 0.0, where, tiny, huge) / p.cores;
+  p.dgemm_gflops_all_cores = number(cpu, "dgemm_gflops_all_cores", 0.0, where, tiny, huge);
+  p.dgemm_gflops_one_core = number(cpu, "dgemm_gflops_one_core", 0.0, where, tiny, huge);
+  p.memory_bandwidth_gbs = number(cpu, "memory_bandwidth_gbs", 0.0, where, tiny, huge);
   p.rates_measured = p.dgemm_gflops_all_cores > 0;
   if (p.peak_gflops_per_core <= 0 && p.dgemm_gflops_all_cores <= 0)
     throw InvalidArgument(top + "cpu: give frequency_ghz and flops_per_cycle, peak_gflops, or dgemm_gflops_all_cores");
@@ -318,17 +327,17 @@ MachineProfile machine_from_yaml(const std::string& yaml_path) {
           dwhere);
       GpuInfo g;
       g.name = get<std::string>(d, "name", "device", dwhere);
-      g.dgemm_peak_gflops = number(d, "dgemm_peak_gflops", 0.0, dwhere, 0, huge, true);
-      g.dgemm_gflops = number(d, "dgemm_gflops", 0.0, dwhere, 0, huge, true);
-      g.sgemm_peak_gflops = number(d, "sgemm_peak_gflops", 0.0, dwhere, 0, huge, true);
-      g.sgemm_gflops = number(d, "sgemm_gflops", 0.0, dwhere, 0, huge, true);
-      g.dgetrf_gflops = number(d, "dgetrf_gflops", 0.0, dwhere, 0, huge, true);
-      g.sgetrf_gflops = number(d, "sgetrf_gflops", 0.0, dwhere, 0, huge, true);
-      g.tf32_gemm_gflops = number(d, "tf32_gemm_gflops", 0.0, dwhere, 0, huge, true);
+      g.dgemm_peak_gflops = number(d, "dgemm_peak_gflops", 0.0, dwhere, tiny, huge);
+      g.dgemm_gflops = number(d, "dgemm_gflops", 0.0, dwhere, tiny, huge);
+      g.sgemm_peak_gflops = number(d, "sgemm_peak_gflops", 0.0, dwhere, tiny, huge);
+      g.sgemm_gflops = number(d, "sgemm_gflops", 0.0, dwhere, tiny, huge);
+      g.dgetrf_gflops = number(d, "dgetrf_gflops", 0.0, dwhere, tiny, huge);
+      g.sgetrf_gflops = number(d, "sgetrf_gflops", 0.0, dwhere, tiny, huge);
+      g.tf32_gemm_gflops = number(d, "tf32_gemm_gflops", 0.0, dwhere, tiny, huge);
       g.memory_bytes = static_cast<long long>(number(d, "memory_gb", 0.0, dwhere, 0, 1e6, true) * 1e9);
-      g.h2d_bandwidth_gbs = g.d2h_bandwidth_gbs = number(d, "link_gbs", 0.0, dwhere, 0, huge, true);
+      g.h2d_bandwidth_gbs = g.d2h_bandwidth_gbs = number(d, "link_gbs", 0.0, dwhere, tiny, huge);
       g.h2d_latency_us = g.d2h_latency_us = number(d, "latency_us", 0.0, dwhere, 0, 1e6);
-      g.memory_bandwidth_gbs = number(d, "memory_gbs", 0.0, dwhere, 0, huge, true);
+      g.memory_bandwidth_gbs = number(d, "memory_gbs", 0.0, dwhere, tiny, huge);
       if (g.dgemm_peak_gflops <= 0 && g.dgemm_gflops <= 0)
         throw InvalidArgument(top + "devices[" + std::to_string(index - 1) +
                               "]: give dgemm_peak_gflops or dgemm_gflops");
@@ -344,9 +353,9 @@ model::ModelParams with_machine_network(const std::string& yaml_path, model::Mod
   const YAML::Node net = section(root, "network", yaml_path + ": ");
   refuse_unknown_keys(net, {"latency_us", "bandwidth_gbs", "node_latency_us", "node_bandwidth_gbs"}, where);
   params.network_latency_us = number(net, "latency_us", params.network_latency_us, where, 0, 1e6);
-  params.network_bandwidth_gbs = number(net, "bandwidth_gbs", params.network_bandwidth_gbs, where, 0, huge, true);
+  params.network_bandwidth_gbs = number(net, "bandwidth_gbs", params.network_bandwidth_gbs, where, tiny, huge);
   params.node_latency_us = number(net, "node_latency_us", params.node_latency_us, where, 0, 1e6);
-  params.node_bandwidth_gbs = number(net, "node_bandwidth_gbs", params.node_bandwidth_gbs, where, 0, huge, true);
+  params.node_bandwidth_gbs = number(net, "node_bandwidth_gbs", params.node_bandwidth_gbs, where, tiny, huge);
   return params;
 }
 

@@ -685,6 +685,19 @@ VendorLuFit fit_vendor_lu(double probed_gflops, double gemm_gflops, const ModelP
 }
 }  // namespace
 
+namespace {
+// How vendor_lu_seconds prices it, in words for --explain.
+std::string vendor_lu_terms(const Rates& r) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.4g", r.device_lu.gflops);
+  if (r.device_lu_column_seconds <= 0)  // the probe beat its updates at the model's share of the GEMM
+    return std::string("its probed ") + buffer + " GFlop/s at every size, " + r.device_lu.source;
+  std::string text = std::string("updates at ") + buffer + " GFlop/s and ";
+  std::snprintf(buffer, sizeof buffer, "%.3g", 1e6 * r.device_lu_column_seconds);
+  return text + buffer + " us a column, " + r.device_lu.source;
+}
+}  // namespace
+
 double vendor_lu_seconds(const Rates& rates, double m, double n) {
   return getrf_flops(m, n) / (rates.device_lu.gflops * 1e9) + std::min(m, n) * rates.device_lu_column_seconds;
 }
@@ -724,8 +737,9 @@ Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& 
       r.device = {measured, "measured"};
     else if (peak > 0)
       r.device = {peak * efficiency, "datasheet x " + fmt1(efficiency)};
-    // cuSOLVER's getrf: updates at a share of the GEMM rate plus a latency per column, the latency
-    // fitted to the probed getrf (params.device_lu_gemm_efficiency). Single precision unprobed takes
+    // cuSOLVER's getrf: updates at params.device_lu_gemm_efficiency of the GEMM rate plus a latency
+    // per column fitted to the probed getrf (fit_vendor_lu). A host backend's team launches no
+    // kernels: no latency there. Single precision unprobed takes
     // dgetrf's latency and its updates at the SGEMM rate: on an H100 the two ran alike (DSgesv,
     // sgetrf and refinement, 0.158 s on the device at 16384, DDgesv 0.152 s, 2026-11-27), where 0.7
     // of SGEMM had priced sgetrf 3.9x faster than the probed dgetrf and planned one panel.
@@ -742,9 +756,11 @@ Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& 
                             : "fitted to cuSOLVER dgetrf, measured" + at_probe};
       r.device_lu_column_seconds = fit.column_seconds;
     } else if (r.device.gflops > 0) {
+      char share[32];
+      std::snprintf(share, sizeof share, "%g", params.device_lu_gemm_efficiency);
       r.device_lu = {r.device.gflops * params.device_lu_gemm_efficiency,
-                     "device GEMM x " + fmt1(params.device_lu_gemm_efficiency) + ", getrf not probed"};
-      r.device_lu_column_seconds = params.device_lu_column_seconds;
+                     "device GEMM x " + std::string(share) + ", getrf not probed"};
+      r.device_lu_column_seconds = g.host_team_threads > 0 ? 0 : params.device_lu_column_seconds;
     }
     // After the vendor's LU and with the panels' rate kept apart: cuSOLVER's getrf takes no TF32.
     // TF32 from compute capability 8 on; a what-if device (capability unknown) has it only where
@@ -1191,6 +1207,12 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
         }
       }
     }
+  // No plan priced finite (rates so small that every time overflows): an error, never Plan{}'s
+  // defaults with an infinite time.
+  if (!std::isfinite(best.seconds))
+    throw InvalidArgument("the model prices every plan of this " + std::to_string(problem.m) + " x " +
+                          std::to_string(problem.n) +
+                          " problem at an infinite time: the machine's rates are too small");
 
   Plan& plan = best.plan;
   const double flops = solve_flops(problem);
@@ -1271,9 +1293,8 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
                 (plan.nb >= k && hybrid && panel_location(plan) == PanelLocation::device
                      ? ": one panel, the vendor's LU of the whole matrix on the device (" +
                            fmt1(getrf_flops(problem.m, problem.n) / vendor_lu_seconds(r, problem.m, problem.n) / 1e9) +
-                           " GFlop/s at this order: updates at " + fmt1(r.device_lu.gflops) + " GFlop/s and " +
-                           fmt1(1e6 * r.device_lu_column_seconds) + " us a column, " + r.device_lu.source +
-                           (r.device_tf32 ? "; without TF32" : "") + ")"
+                           " GFlop/s at this size: " + vendor_lu_terms(r) + (r.device_tf32 ? "; without TF32" : "") +
+                           ")"
                  : plan.nb >= k   ? ": one panel, a recursive LU of the whole matrix on all threads (tall and skinny)"
                  : plan.lookahead ? ", with look-ahead (one thread factors the next panel)"
                                   : ""));

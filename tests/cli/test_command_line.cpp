@@ -530,6 +530,12 @@ TEST_F(Cli, WhatIfMachinesReproduceThePaper) {
   EXPECT_GT(sweep["points"][8]["predicted_gflops"].get<double>(),
             sweep["points"][32]["predicted_gflops"].get<double>());
   expect_one_line_error(run_hetlu("recommend -n 100 --sweep-d", dir), {"--sweep-d needs --machine"});
+  // --devices with --sweep-d: the device it names, checked (cuda:3 of one GPU was ignored, exit 0).
+  const std::string s2050 = "recommend --machine '" + machines + "opteron-6172-12cores-s2050.yaml' --target hybrid " +
+                            "--solver calu -n 10112 --sweep-d --nb 128 --devices ";
+  expect_one_line_error(run_hetlu(s2050 + "cuda:3", dir), {"cuda:3"});
+  expect_one_line_error(run_hetlu(s2050 + "cuda:0,host:2", dir), {"--sweep-d"});
+  EXPECT_EQ(run_hetlu(s2050 + "cuda:0 --json", dir).out, r.out);
   for (const char* file : {"opteron-6172-s2050.yaml", "opteron-6180-s2050.yaml"}) {
     r = run_hetlu("recommend --machine '" + machines + file + "' --target hybrid -n 10000 --json", dir);
     EXPECT_EQ(r.exit_code, 0) << file << r.err;

@@ -124,6 +124,10 @@ TEST(MachineConfig, EveryValueIsCheckedAndTheErrorNamesTheFileAndKey) {
       {"root:x:0:0:root:/root:/bin/bash\n", "not a YAML mapping"},  // /etc/passwd
       {"cpu: [1, 2]\n", "cpu: must be a mapping"},
       {"cpu: {cores: 8\n", "not YAML"},
+      // Rates too small for any machine: every plan was priced at an infinite time (exit 0).
+      {"cpu:\n  cores: 1\n  peak_gflops: 1e-300\n", "cpu.peak_gflops: 1e-300"},
+      {good_cpu + "devices:\n  - {name: G, dgemm_gflops: 5e-324}\n", "devices[0].dgemm_gflops: 4.9406"},
+      {good_cpu + "devices:\n  - {name: G, dgemm_gflops: 100, link_gbs: 1e-9}\n", "devices[0].link_gbs: 1e-09"},
   };
   for (const auto& [text, expected] : bad) {
     const std::string message = machine_error(dir, text);
@@ -159,6 +163,11 @@ TEST(ModelConfig, EveryValueIsCheckedAndTheErrorNamesTheFileAndKey) {
       {"nb_candidates: []\n", "nb_candidates: is empty"},
       {"efficency: {cpu: 0.5}\n", "efficency: unknown key"},
       {"tf32_gemm_speedup: 0.5\n", "tf32_gemm_speedup: 0.5"},  // TF32 is never slower than FP32
+      {"efficiency: {device: 1e-320}\n", "efficiency.device: "},
+      {"panel: {device_lu_gemm_efficiency: 1e-320}\n", "panel.device_lu_gemm_efficiency: "},
+      {"panel: {device_lu_column_latency_us: -1}\n", "panel.device_lu_column_latency_us: -1"},
+      // The key before 2026-11-27, whose meaning changed: named, not only "unknown".
+      {"panel: {device_lu_efficiency: 0.3}\n", "panel.device_lu_efficiency: renamed device_lu_gemm_efficiency"},
   };
   for (const auto& [text, expected] : bad) {
     const std::string message = model_error(dir, text);
