@@ -11,6 +11,7 @@
 #include "hetlu/hetlu.h"
 #include "hetlu/hetlu.hpp"
 #include "solvers/checks.hpp"
+#include "solvers/scalar.hpp"
 
 namespace {
 thread_local std::string last_error;
@@ -228,16 +229,43 @@ template <class T>
   });
 }
 
+// HETLU_ERROR_NOT_FINITE where the n x nrhs X (ldx) holds an Inf or NaN, naming the first: the
+// input was checked finite, so the factors or the substitutions overflowed, and LAPACK's INFO = 0
+// would have passed it as an answer (a Wilkinson-growth matrix scaled near 1e308).
+template <class T>
+hetlu_status finite_or_error(hetlu_status status, int n, int nrhs, const T* X, int ldx) {
+  if (status != HETLU_SUCCESS || n <= 0 || nrhs <= 0 || !X) return status;
+  for (int j = 0; j < nrhs; ++j) {
+    const T* x = X + static_cast<long long>(j) * ldx;
+    if (hetlu::scalar::all_finite(x, n)) continue;
+    int i = 0;
+    while (hetlu::scalar::is_finite(x[i])) ++i;
+    hetlu::detail::set_last_error("X(" + std::to_string(i + 1) + "," + std::to_string(j + 1) +
+                                  ") is not finite although A and B were: the factorization or the solve overflowed");
+    return HETLU_ERROR_NOT_FINITE;
+  }
+  return status;
+}
+
 template <class T>
 hetlu_status getrs_c(char trans, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb) {
+  // Singular factors (getrf's info > 0) would divide by zero: refused before B changes, where the
+  // arguments let U's diagonal be read (the others are refused below, naming what is wrong).
+  if (n > 0 && LU && lda >= n)
+    for (int k = 0; k < n; ++k)
+      if (LU[k + static_cast<long long>(k) * lda] == T(0)) {
+        hetlu::detail::set_last_error("the factors are singular: U(" + std::to_string(k + 1) + "," +
+                                      std::to_string(k + 1) + ") is exactly zero; B is unchanged");
+        return HETLU_ERROR_SINGULAR;
+      }
   // Below the crossover with every argument plain: no Options, report or plan built (#14.1).
   if (hetlu::detail::small_path_getrs_default(trans, n, nrhs, LU, lda, ipiv, B, ldb)) {
     hetlu::detail::clear_last_error();
-    return HETLU_SUCCESS;
+    return finite_or_error(HETLU_SUCCESS, n, nrhs, B, ldb);
   }
   return guarded([&] {
     hetlu::getrs(transpose_of(trans), n, nrhs, LU, lda, ipiv, B, ldb, options_of(nullptr));
-    return HETLU_SUCCESS;
+    return finite_or_error(HETLU_SUCCESS, n, nrhs, B, ldb);
   });
 }
 
@@ -260,7 +288,8 @@ hetlu_status gesv_c(int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, in
                     hetlu_report* r) {
   return guarded([&] {
     const auto solver = o ? solver_of(o->solver) : hetlu::Solver::gepp;
-    return finish(hetlu::gesv(solver, n, nrhs, A, lda, ipiv, B, ldb, options_of(o, r)), info, r);
+    return finite_or_error(finish(hetlu::gesv(solver, n, nrhs, A, lda, ipiv, B, ldb, options_of(o, r)), info, r), n,
+                           nrhs, B, ldb);
   });
 }
 
@@ -274,7 +303,7 @@ hetlu_status mixed_gesv_c(int n, int nrhs, T* A, int lda, int* ipiv, const T* B,
     const hetlu_status status =
         finish(hetlu::mixed_gesv(solver, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, &steps, options), info, r);
     if (iter) *iter = steps;
-    return status;
+    return finite_or_error(status, n, nrhs, X, ldx);
   });
 }
 
@@ -283,7 +312,9 @@ hetlu_status auto_precision_gesv_c(int n, int nrhs, T* A, int lda, int* ipiv, co
                                    int* info, const hetlu_options* o, hetlu_report* r) {
   return guarded([&] {
     const auto solver = o ? solver_of(o->solver) : hetlu::Solver::gepp;
-    return finish(hetlu::auto_precision_gesv(solver, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, options_of(o, r)), info, r);
+    return finite_or_error(
+        finish(hetlu::auto_precision_gesv(solver, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, options_of(o, r)), info, r), n,
+        nrhs, X, ldx);
   });
 }
 
@@ -469,6 +500,8 @@ const char* hetlu_strerror(hetlu_status status) {
       return "out of memory";
     case HETLU_ERROR_INTERNAL:
       return "internal error";
+    case HETLU_ERROR_NOT_FINITE:
+      return "the solution is not finite (an overflow)";
   }
   return "unknown status";
 }

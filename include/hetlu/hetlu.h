@@ -3,7 +3,9 @@
  * Matrices are column-major with a leading dimension, as in LAPACK; ipiv is 1-based. Every function
  * returns a hetlu_status; on failure hetlu_last_error() says what and where (per thread). A singular
  * matrix is HETLU_ERROR_SINGULAR with *info the 1-based index of the exactly-zero pivot U(info,info),
- * and the factorization completed, as LAPACK does. */
+ * and the factorization completed, as LAPACK does. A solve whose X came out Inf or NaN from finite
+ * input (an overflow in the factors or the substitutions, where LAPACK returns INFO = 0) is
+ * HETLU_ERROR_NOT_FINITE (since 0.3), never success. */
 #ifndef HETLU_H
 #define HETLU_H
 
@@ -32,7 +34,8 @@ typedef enum hetlu_status {
   HETLU_ERROR_SINGULAR = 2,         /* an exactly-zero pivot; *info says which */
   HETLU_ERROR_NOT_AVAILABLE = 3,    /* the solver or target is not built in this version */
   HETLU_ERROR_OUT_OF_MEMORY = 4,
-  HETLU_ERROR_INTERNAL = 5
+  HETLU_ERROR_INTERNAL = 5,
+  HETLU_ERROR_NOT_FINITE = 6 /* X holds an Inf or NaN although A and B were finite (an overflow) */
 } hetlu_status;
 
 typedef enum hetlu_solver { HETLU_SOLVER_GEPP = 0, HETLU_SOLVER_CALU = 1, HETLU_SOLVER_PRBT = 2 } hetlu_solver;
@@ -102,7 +105,9 @@ hetlu_status hetlu_cgetrf(int m, int n, hetlu_complex_float* A, int lda, int* ip
                           const hetlu_options* options, hetlu_report* report);
 
 /* Solves A X = B (trans 'N'), A^T X = B ('T') or A^H X = B ('C'; for real A the same as 'T') with
- * the factors from getrf. */
+ * the factors from getrf. Factors with an exactly zero U(k,k) (getrf's info > 0) are
+ * HETLU_ERROR_SINGULAR with B untouched, where LAPACK's getrs divides by it; an X that overflowed is
+ * HETLU_ERROR_NOT_FINITE (B then holds it). */
 hetlu_status hetlu_dgetrs(char trans, int n, int nrhs, const double* LU, int lda, const int* ipiv, double* B, int ldb);
 hetlu_status hetlu_sgetrs(char trans, int n, int nrhs, const float* LU, int lda, const int* ipiv, float* B, int ldb);
 hetlu_status hetlu_zgetrs(char trans, int n, int nrhs, const hetlu_complex_double* LU, int lda, const int* ipiv,

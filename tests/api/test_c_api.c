@@ -248,6 +248,33 @@ int main(void) {
   }
   check(strcmp(hetlu_strerror(HETLU_ERROR_SINGULAR), "the matrix is singular") == 0, "hetlu_strerror");
 
+  /* Finite input whose X overflows (Wilkinson's growth matrix scaled by 1.5e308: U(n,n) = 2^39 x
+     that): LAPACK's dgesv returns INFO = 0 with X Inf; hetlu says NOT_FINITE, every solver. */
+  {
+    enum { W = 40 };
+    static double Wm[W * W], wb[W];
+    int wpiv[W];
+    for (int k = 0; k < 3; ++k) {
+      for (int j = 0; j < W; ++j)
+        for (int i = 0; i < W; ++i) Wm[i + j * W] = (j == W - 1 || i == j ? 1.0 : i > j ? -1.0 : 0.0) * 1.5e308;
+      for (int i = 0; i < W; ++i) wb[i] = 1;
+      hetlu_options_init(&options);
+      options.db_path = "/nonexistent-folder/hetlu-c-api-test.db";
+      options.solver = (hetlu_solver)k;
+      s = hetlu_dgesv(W, 1, Wm, W, wpiv, wb, W, &info, &options, NULL);
+      check(s == HETLU_ERROR_NOT_FINITE && strstr(hetlu_last_error(), "is not finite") != NULL,
+            "an X that overflowed from finite input is HETLU_ERROR_NOT_FINITE, not success");
+    }
+    check(strcmp(hetlu_strerror(HETLU_ERROR_NOT_FINITE), "the solution is not finite (an overflow)") == 0,
+          "hetlu_strerror names NOT_FINITE");
+    /* getrs with singular factors (getrf's info > 0): refused before B changes. */
+    double Z[4] = {1, 0, 2, 0}, zb[2] = {3, 4};
+    int zpiv[2] = {1, 2};
+    check(hetlu_dgetrs('N', 2, 1, Z, 2, zpiv, zb, 2) == HETLU_ERROR_SINGULAR && zb[0] == 3 && zb[1] == 4 &&
+              strstr(hetlu_last_error(), "U(2,2) is exactly zero") != NULL,
+          "getrs refuses factors with an exactly zero U(k,k), B unchanged");
+  }
+
   /* The hybrid target from C: the host backend, d and the panel's place, as the CLI's options. */
   hetlu_options_init(&options);
   check(options.target == HETLU_TARGET_CPU && options.backend == HETLU_BACKEND_DEFAULT &&
