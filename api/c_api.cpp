@@ -247,24 +247,30 @@ hetlu_status finite_or_error(hetlu_status status, int n, int nrhs, const T* X, i
   return status;
 }
 
+// The k (1-based) of the first exactly zero U(k,k) of factors getrs could otherwise use, else 0:
+// they would divide by it. Arguments the solve refuses (nrhs = 0 reads nothing, as LAPACK) are left
+// to it, which names them; out-of-range pivots (PRBT's zeroed ones) are named first.
+template <class T>
+int zero_pivot_of_usable_factors(char trans, int n, int nrhs, const T* LU, int lda, const int* ipiv, const T* B,
+                                 int ldb) {
+  if (n <= 0 || nrhs <= 0 || !LU || lda < n || !B || ldb < n || !ipiv || !hetlu::transpose_from_char(trans)) return 0;
+  hetlu::checks::pivots("ipiv", n, ipiv);
+  for (int k = 0; k < n; ++k)
+    if (LU[k + static_cast<long long>(k) * lda] == T(0)) return k + 1;
+  return 0;
+}
+
 template <class T>
 hetlu_status getrs_c(char trans, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb) {
-  // Singular factors (getrf's info > 0) would divide by zero: refused before B changes, where the
-  // arguments let U's diagonal be read (the others are refused below, naming what is wrong).
-  if (n > 0 && LU && lda >= n)
-    for (int k = 0; k < n; ++k)
-      if (LU[k + static_cast<long long>(k) * lda] == T(0)) {
-        hetlu::detail::set_last_error("the factors are singular: U(" + std::to_string(k + 1) + "," +
-                                      std::to_string(k + 1) + ") is exactly zero; B is unchanged");
-        return HETLU_ERROR_SINGULAR;
-      }
-  // Below the crossover with every argument plain: no Options, report or plan built (#14.1).
-  if (hetlu::detail::small_path_getrs_default(trans, n, nrhs, LU, lda, ipiv, B, ldb)) {
-    hetlu::detail::clear_last_error();
-    return finite_or_error(HETLU_SUCCESS, n, nrhs, B, ldb);
-  }
   return guarded([&] {
-    hetlu::getrs(transpose_of(trans), n, nrhs, LU, lda, ipiv, B, ldb, options_of(nullptr));
+    if (const int k = zero_pivot_of_usable_factors(trans, n, nrhs, LU, lda, ipiv, B, ldb)) {
+      hetlu::detail::set_last_error("the factors are singular: U(" + std::to_string(k) + "," + std::to_string(k) +
+                                    ") is exactly zero; B is unchanged");
+      return HETLU_ERROR_SINGULAR;
+    }
+    // Below the crossover with every argument plain: no Options, report or plan built (#14.1).
+    if (!hetlu::detail::small_path_getrs_default(trans, n, nrhs, LU, lda, ipiv, B, ldb))
+      hetlu::getrs(transpose_of(trans), n, nrhs, LU, lda, ipiv, B, ldb, options_of(nullptr));
     return finite_or_error(HETLU_SUCCESS, n, nrhs, B, ldb);
   });
 }

@@ -1,4 +1,5 @@
 // include/hetlu/hetlu_distributed.h over the C++ front ends; no exception crosses the C ABI.
+#include <cmath>
 #include <optional>
 #include <string>
 
@@ -89,7 +90,21 @@ hetlu_status root_gesv(MPI_Comm comm, int root, int n, int nrhs, T* A, int lda, 
     const auto report = hetlu::distributed::gesv_from_root(comm, root, n, nrhs, A, lda, B, ldb, plan, db,
                                                            resident ? &*resident : nullptr);
     *info = report.info;
-    return report.info > 0 ? HETLU_ERROR_SINGULAR : HETLU_SUCCESS;
+    if (report.info > 0) return HETLU_ERROR_SINGULAR;
+    // X on the root Inf or NaN from finite input (an overflow; p?gesv's INFO = 0): every rank says so.
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    int overflowed = 0;
+    if (rank == root && n > 0)
+      for (int j = 0; j < nrhs && !overflowed; ++j)
+        for (int i = 0; i < n && !overflowed; ++i) overflowed = !std::isfinite(B[i + static_cast<long long>(j) * ldb]);
+    MPI_Bcast(&overflowed, 1, MPI_INT, root, comm);
+    if (overflowed) {
+      hetlu::detail::set_last_error(
+          "distributed gesv: X is not finite although A and B were: the factorization or the solve overflowed");
+      return HETLU_ERROR_NOT_FINITE;
+    }
+    return HETLU_SUCCESS;
   });
 }
 

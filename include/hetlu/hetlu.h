@@ -3,9 +3,10 @@
  * Matrices are column-major with a leading dimension, as in LAPACK; ipiv is 1-based. Every function
  * returns a hetlu_status; on failure hetlu_last_error() says what and where (per thread). A singular
  * matrix is HETLU_ERROR_SINGULAR with *info the 1-based index of the exactly-zero pivot U(info,info),
- * and the factorization completed, as LAPACK does. A solve whose X came out Inf or NaN from finite
- * input (an overflow in the factors or the substitutions, where LAPACK returns INFO = 0) is
- * HETLU_ERROR_NOT_FINITE (since 0.3), never success. */
+ * and the factorization completed, as LAPACK does. A solve (gesv, getrs, the mixed and auto
+ * solves, the distributed root solve) whose X came out Inf or NaN from finite input (an overflow in
+ * the factors or the substitutions, where LAPACK returns INFO = 0) is HETLU_ERROR_NOT_FINITE
+ * (since 0.3), never success; the batched solves and hetlu_p?gesv on descriptors do not check X. */
 #ifndef HETLU_H
 #define HETLU_H
 

@@ -273,6 +273,13 @@ int main(void) {
     check(hetlu_dgetrs('N', 2, 1, Z, 2, zpiv, zb, 2) == HETLU_ERROR_SINGULAR && zb[0] == 3 && zb[1] == 4 &&
               strstr(hetlu_last_error(), "U(2,2) is exactly zero") != NULL,
           "getrs refuses factors with an exactly zero U(k,k), B unchanged");
+    check(hetlu_dgetrs('N', 2, 0, Z, 2, zpiv, zb, 2) == HETLU_SUCCESS, "nrhs = 0 reads nothing, as LAPACK");
+    check(hetlu_dgetrs('X', 2, 1, Z, 2, zpiv, zb, 2) == HETLU_ERROR_INVALID_ARGUMENT,
+          "a bad argument is named before the factors are judged");
+    int zeroed[2] = {0, 0}; /* PRBT's: refused as pivots, whatever U's diagonal holds */
+    check(hetlu_dgetrs('N', 2, 1, Z, 2, zeroed, zb, 2) == HETLU_ERROR_INVALID_ARGUMENT &&
+              strstr(hetlu_last_error(), "ipiv") != NULL,
+          "zeroed pivots are refused as pivots");
   }
 
   /* The hybrid target from C: the host backend, d and the panel's place, as the CLI's options. */

@@ -311,6 +311,20 @@ int main(int argc, char** argv) {
       check(every == 1, std::string("hetlu_pdgesv_root: a NaN in A is refused on every rank: ") + hetlu_last_error());
     }
     {
+      // Finite input whose X overflows (Wilkinson's growth matrix scaled by 1.5e308): p?gesv's INFO
+      // is 0 with X Inf on the root; every rank returns HETLU_ERROR_NOT_FINITE.
+      const int w = 40;
+      std::vector<double> W(w * w), wb(w, 1.0);
+      for (int j = 0; j < w; ++j)
+        for (int i = 0; i < w; ++i) W[i + j * w] = (j == w - 1 || i == j ? 1.0 : i > j ? -1.0 : 0.0) * 1.5e308;
+      int info = 0;
+      const hetlu_status status = hetlu_pdgesv_root(MPI_COMM_WORLD, 0, w, 1, W.data(), w, wb.data(), w, &info, nullptr);
+      int said = status == HETLU_ERROR_NOT_FINITE, every = 0;
+      MPI_Allreduce(&said, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+      check(every == 1,
+            std::string("hetlu_pdgesv_root: an X that overflowed is NOT_FINITE on every rank: ") + hetlu_last_error());
+    }
+    {
       // A resident device refused on one rank, or named on some ranks only: every rank fails, none hangs.
       std::vector<double> A(25, 1.0), B(5, 1.0);
       hetlu_distributed_options bad;
