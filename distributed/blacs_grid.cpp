@@ -97,24 +97,24 @@ int global_index(int local, int nb, int index, int source, int count) {
 }  // namespace
 
 template <class T>
-void check_finite_part(const char* name, int m, int n, const T* local, int ia, int ja, const int* desc,
-                       const std::string& routine) {
+std::optional<NonFiniteEntry> first_non_finite_part(int m, int n, const T* local, int ia, int ja, const int* desc) {
   // DESC: DTYPE, CTXT, M, N, MB, NB, RSRC, CSRC, LLD.
-  if (!desc || !local || desc[0] != 1 || desc[1] < 0 || m <= 0 || n <= 0) return;
+  if (!desc || !local || desc[0] != 1 || desc[1] < 0 || m <= 0 || n <= 0) return std::nullopt;
   int P = 0, Q = 0, row = -1, col = -1;
   Cblacs_gridinfo(desc[1], &P, &Q, &row, &col);
   const int M = desc[2], N = desc[3], mb = desc[4], nb = desc[5], rsrc = desc[6], csrc = desc[7], lld = desc[8];
-  if (row < 0 || col < 0 || mb < 1 || nb < 1 || rsrc < 0 || rsrc >= P || csrc < 0 || csrc >= Q) return;
-  if (ia < 1 || ja < 1 || static_cast<long long>(ia) - 1 + m > M || static_cast<long long>(ja) - 1 + n > N) return;
+  if (row < 0 || col < 0 || mb < 1 || nb < 1 || rsrc < 0 || rsrc >= P || csrc < 0 || csrc >= Q) return std::nullopt;
+  if (ia < 1 || ja < 1 || static_cast<long long>(ia) - 1 + m > M || static_cast<long long>(ja) - 1 + n > N)
+    return std::nullopt;
   const int rows = numroc_(&M, &mb, &row, &rsrc, &P), cols = numroc_(&N, &nb, &col, &csrc, &Q);
-  if (lld < std::max(1, rows)) return;
+  if (lld < std::max(1, rows)) return std::nullopt;
   // Local indices grow with the global ones: the submatrix's rows here are one local range.
   int first = rows, last = 0;
   for (int i = 0; i < rows; ++i) {
     const int g = global_index(i, mb, row, rsrc, P);
     if (g >= ia - 1 && g < ia - 1 + m) first = std::min(first, i), last = i + 1;
   }
-  if (first >= last) return;
+  if (first >= last) return std::nullopt;
   for (int j = 0; j < cols; ++j) {
     const int gj = global_index(j, nb, col, csrc, Q);
     if (gj < ja - 1 || gj >= ja - 1 + n) continue;
@@ -123,17 +123,33 @@ void check_finite_part(const char* name, int m, int n, const T* local, int ia, i
       if (std::isfinite(column[i])) continue;
       const int gi = global_index(i, mb, row, rsrc, P);
       if (gi < ia - 1 || gi >= ia - 1 + m) continue;
-      throw InvalidArgument(routine + ": " + name + "(" + std::to_string(gi - ia + 2) + "," +
-                            std::to_string(gj - ja + 2) + ") is " +
-                            (std::isnan(column[i]) ? "NaN"
-                             : column[i] > 0       ? "Inf"
-                                                   : "-Inf") +
-                            "; the input must be finite");
+      return NonFiniteEntry{gi - ia + 2, gj - ja + 2, std::isnan(column[i]) ? "NaN" : column[i] > 0 ? "Inf" : "-Inf"};
     }
   }
+  return std::nullopt;
 }
+
+template <class T>
+void check_finite_part(const char* name, int m, int n, const T* local, int ia, int ja, const int* desc,
+                       const std::string& routine) {
+  if (const auto e = first_non_finite_part(m, n, local, ia, ja, desc))
+    throw InvalidArgument(routine + ": " + name + "(" + std::to_string(e->row) + "," + std::to_string(e->col) +
+                          ") is " + e->what + "; the input must be finite");
+}
+template std::optional<NonFiniteEntry> first_non_finite_part<float>(int, int, const float*, int, int, const int*);
+template std::optional<NonFiniteEntry> first_non_finite_part<double>(int, int, const double*, int, int, const int*);
 template void check_finite_part<float>(const char*, int, int, const float*, int, int, const int*, const std::string&);
 template void check_finite_part<double>(const char*, int, int, const double*, int, int, const int*, const std::string&);
+
+bool on_any_rank(int context, bool mine) {
+  int rows = 0, cols = 0, row = -1, col = -1;
+  if (context < 0) return false;
+  Cblacs_gridinfo(context, &rows, &cols, &row, &col);
+  if (row < 0 || col < 0) return false;
+  int any = mine ? 1 : 0;
+  Cigamx2d(context, "All", " ", 1, 1, &any, 1, nullptr, nullptr, -1, -1, -1);
+  return any != 0;
+}
 
 void agree_on_values(int context, const std::vector<int>& values, const std::string& what) {
   int rows = 0, cols = 0, row = -1, col = -1;

@@ -6,6 +6,7 @@
 
 #include <exception>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -111,6 +112,19 @@ void check_local_arrays(const void* A, const int* desc_a, const void* B, const i
 template <class T>
 void check_finite_part(const char* name, int m, int n, const T* local, int ia, int ja, const int* desc,
                        const std::string& routine);
+
+// The first NaN or Inf (in local column order) of this rank's part of that submatrix, counted in it
+// from 1; none where there is none or where check_finite_part reads nothing.
+struct NonFiniteEntry {
+  int row, col;
+  const char* what;  // "NaN", "Inf" or "-Inf"
+};
+template <class T>
+std::optional<NonFiniteEntry> first_non_finite_part(int m, int n, const T* local, int ia, int ja, const int* desc);
+
+// Whether `mine` holds on any rank of the BLACS grid `context` (false on a rank outside it).
+// Collective over the grid.
+bool on_any_rank(int context, bool mine);
 
 // The rank's BLAS and OpenMP threads set for a scope (threads <= 0: left as they are), restored after.
 class BlasThreads {

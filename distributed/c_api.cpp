@@ -12,6 +12,30 @@ namespace {
 
 using hetlu::detail::c_guarded;
 
+// The status every rank of the grid returns after p?gesv's INFO: an overflow (finite input) is
+// HETLU_ERROR_NOT_FINITE, the rank holding it naming its entry: X Inf or NaN with INFO = 0, or
+// factors Inf or NaN with INFO > 0 (a NaN pivot read as zero: "singular" on a 2 x 2 grid for a
+// nonsingular A); else singular or success.
+template <class T>
+hetlu_status verdict_on_every_rank(int info, int n, int nrhs, const T* A, int ia, int ja, const int* desca, const T* B,
+                                   int ib, int jb, const int* descb) {
+  using hetlu::distributed::first_non_finite_part;
+  const auto mine = info > 0   ? first_non_finite_part(n, n, A, ia, ja, desca)
+                    : nrhs > 0 ? first_non_finite_part(n, nrhs, B, ib, jb, descb)
+                               : std::nullopt;
+  const int* grid = desca ? desca : descb;
+  if (!hetlu::distributed::on_any_rank(grid[1], mine.has_value()))
+    return info > 0 ? HETLU_ERROR_SINGULAR : HETLU_SUCCESS;
+  const std::string where = mine ? std::string(info > 0 ? "the factor entry (" : "X(") + std::to_string(mine->row) +
+                                       "," + std::to_string(mine->col) + ") is " + mine->what
+                                 : std::string(info > 0 ? "the factors are" : "X is") + " not finite on another rank";
+  hetlu::detail::set_last_error(
+      "p?gesv: " + where + " although A and B were finite: the " +
+      (info > 0 ? "factorization overflowed (info " + std::to_string(info) + " is no exact zero pivot of A)"
+                : std::string("factorization or the solve overflowed")));
+  return HETLU_ERROR_NOT_FINITE;
+}
+
 template <class T>
 hetlu_status descriptor_gesv(int n, int nrhs, T* A, int ia, int ja, const int* desca, int* ipiv, T* B, int ib, int jb,
                              const int* descb, int* info, int threads) {
@@ -26,7 +50,7 @@ hetlu_status descriptor_gesv(int n, int nrhs, T* A, int ia, int ja, const int* d
     else if (failure.failed())
       throw hetlu::InvalidArgument(failure.message);
     *info = hetlu::distributed::gesv(n, nrhs, A, ia, ja, desca, ipiv, B, ib, jb, descb, threads);
-    return *info > 0 ? HETLU_ERROR_SINGULAR : HETLU_SUCCESS;
+    return verdict_on_every_rank(*info, n, nrhs, A, ia, ja, desca, B, ib, jb, descb);
   });
 }
 
@@ -55,7 +79,7 @@ hetlu_status resident_gesv(int n, int nrhs, T* A, const int* desca, int* ipiv, T
     hetlu::distributed::agree_on_failure(context, failure, "another rank's arguments were refused",
                                          "p?gesv resident: ");
     *info = hetlu::distributed::gesv_resident(n, nrhs, A, desca, ipiv, B, descb, parsed, threads);
-    return *info > 0 ? HETLU_ERROR_SINGULAR : HETLU_SUCCESS;
+    return verdict_on_every_rank(*info, n, nrhs, A, 1, 1, desca, B, 1, 1, descb);
   });
 }
 
@@ -90,21 +114,29 @@ hetlu_status root_gesv(MPI_Comm comm, int root, int n, int nrhs, T* A, int lda, 
     const auto report = hetlu::distributed::gesv_from_root(comm, root, n, nrhs, A, lda, B, ldb, plan, db,
                                                            resident ? &*resident : nullptr);
     *info = report.info;
-    if (report.info > 0) return HETLU_ERROR_SINGULAR;
-    // X on the root Inf or NaN from finite input (an overflow; p?gesv's INFO = 0): every rank says so.
+    // An overflow from finite input, on the root, said on every rank: X Inf or NaN with INFO = 0, or
+    // the factors gathered back Inf or NaN with INFO > 0 (a NaN pivot read as zero, no zero of A).
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
+    const bool factors = report.info > 0;
     int overflowed = 0;
-    if (rank == root && n > 0)
-      for (int j = 0; j < nrhs && !overflowed; ++j)
-        for (int i = 0; i < n && !overflowed; ++i) overflowed = !std::isfinite(B[i + static_cast<long long>(j) * ldb]);
+    if (rank == root && n > 0) {
+      const T* M = factors ? A : B;
+      const int columns = factors ? n : nrhs, ld = factors ? lda : ldb;
+      for (int j = 0; j < columns && !overflowed; ++j)
+        for (int i = 0; i < n && !overflowed; ++i) overflowed = !std::isfinite(M[i + static_cast<long long>(j) * ld]);
+    }
     MPI_Bcast(&overflowed, 1, MPI_INT, root, comm);
     if (overflowed) {
       hetlu::detail::set_last_error(
-          "distributed gesv: X is not finite although A and B were: the factorization or the solve overflowed");
+          factors ? "distributed gesv: the factors are not finite although A and B were: the factorization "
+                    "overflowed (info " +
+                        std::to_string(report.info) + " is no exact zero pivot of A)"
+                  : std::string("distributed gesv: X is not finite although A and B were: the factorization or "
+                                "the solve overflowed"));
       return HETLU_ERROR_NOT_FINITE;
     }
-    return HETLU_SUCCESS;
+    return factors ? HETLU_ERROR_SINGULAR : HETLU_SUCCESS;
   });
 }
 

@@ -6,7 +6,7 @@
  * and the factorization completed, as LAPACK does. A solve (gesv, getrs, the mixed and auto
  * solves, the distributed root solve) whose X came out Inf or NaN from finite input (an overflow in
  * the factors or the substitutions, where LAPACK returns INFO = 0) is HETLU_ERROR_NOT_FINITE
- * (since 0.3), never success; the batched solves and hetlu_p?gesv on descriptors do not check X. */
+ * (since 0.3), never success (distributed: on every rank); the batched solves do not check X. */
 #ifndef HETLU_H
 #define HETLU_H
 

@@ -134,6 +134,10 @@ void descriptor_case(int n, int nrhs, const char* resident = nullptr) {
     A.resize(static_cast<size_t>(n) * n), B.resize(static_cast<size_t>(n) * nrhs);
     for (auto& x : A) x = u(rng);
     for (auto& x : B) x = u(rng);
+    if (resident && std::string(resident).find("overflow") != std::string::npos)  // Wilkinson's growth x 1.5e308
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i)
+          A[i + static_cast<size_t>(j) * n] = (j == n - 1 || i == j ? 1.0 : i > j ? -1.0 : 0.0) * 1.5e308;
     A0 = A, B0 = B;
   }
   const int nb = 8;
@@ -155,9 +159,22 @@ void descriptor_case(int n, int nrhs, const char* resident = nullptr) {
   // other ranks) and "plain-null-a-on-the-last" (a crash in the BLAS). "nan-on-the-last" and
   // "plain-nan-on-the-last": a NaN in the last rank's part of A (X all NaN with success before);
   // "m-beyond-n": resident, desc_a's M three rows more than n with an LLD for n rows (ScaLAPACK's
-  // p?getf2 aborted the job).
+  // p?getf2 aborted the job). "overflow" and "plain-overflow": finite A whose X overflows (p?gesv's
+  // INFO = 0 with X Inf): HETLU_ERROR_NOT_FINITE on every rank.
   const std::string mode = resident ? resident : "";
   const bool last = rank_ == ranks - 1;
+  if (mode.find("overflow") != std::string::npos) {
+    const bool plain_call = mode.rfind("plain-", 0) == 0;
+    const hetlu_status status =
+        plain_call
+            ? hetlu_pdgesv(n, nrhs, a.data(), 1, 1, da.data(), ipiv.data(), b.data(), 1, 1, db.data(), &info, 1)
+            : hetlu_pdgesv_resident(n, nrhs, a.data(), da.data(), ipiv.data(), b.data(), db.data(), "host:1", &info, 1);
+    int said = status == HETLU_ERROR_NOT_FINITE, every = 0;  // on a 2 x 2 grid ScaLAPACK's info is 30
+    MPI_Allreduce(&said, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    check(every == 1, std::string(plain_call ? "hetlu_pdgesv" : "hetlu_pdgesv_resident") +
+                          ": an X that overflowed is NOT_FINITE on every rank: " + hetlu_last_error());
+    return;
+  }
   const bool refused_somewhere = mode == "bogus-on-the-root" || mode == "threads-bad-on-the-root" ||
                                  mode.find("nb-differs-on-the-last") != std::string::npos ||
                                  mode.rfind("plain-", 0) == 0 || mode == "nan-on-the-last" || mode == "m-beyond-n";
@@ -292,6 +309,8 @@ int main(int argc, char** argv) {
     descriptor_case(30, 1, "plain-nan-on-the-last");
     descriptor_case(30, 1, "nan-on-the-last");
     descriptor_case(30, 1, "m-beyond-n");
+    descriptor_case(30, 1, "overflow");
+    descriptor_case(30, 1, "plain-overflow");
     descriptor_case(30, 2, "nrhs-beyond-b");
     if (ranks > 1) {
       descriptor_case(31, 1, "nb-differs-on-the-last");
