@@ -245,7 +245,7 @@ model::ModelParams model_params(const std::string& yaml_path) {
                        "device_lu_gemm_efficiency", "device_lu_column_latency_us", "genp_speedup", "leaf_width"},
                       top + "panel.");
   refuse_unknown_keys(link, {"bandwidth_gbs", "latency_us"}, top + "link_default.");
-  // Efficiencies are fractions of a peak: (0, 1].
+  // Efficiencies are fractions of a peak: [tiny, 1].
   p.cpu_efficiency = number(efficiency, "cpu", p.cpu_efficiency, top + "efficiency.", tiny, 1);
   p.device_efficiency = number(efficiency, "device", p.device_efficiency, top + "efficiency.", tiny, 1);
   p.gemm_half_rate_k = number(half, "cpu", p.gemm_half_rate_k, top + "gemm_half_rate_k.", 0, largest_order);

@@ -108,7 +108,8 @@ std::optional<NonFiniteEntry> first_non_finite_part(int m, int n, const T* local
     return std::nullopt;
   const int rows = numroc_(&M, &mb, &row, &rsrc, &P), cols = numroc_(&N, &nb, &col, &csrc, &Q);
   if (lld < std::max(1, rows)) return std::nullopt;
-  // Local indices grow with the global ones: the submatrix's rows here are one local range.
+  // Local indices grow with the global ones: the submatrix's rows here are one local range, every
+  // row in it the submatrix's.
   int first = rows, last = 0;
   for (int i = 0; i < rows; ++i) {
     const int g = global_index(i, mb, row, rsrc, P);
@@ -122,7 +123,6 @@ std::optional<NonFiniteEntry> first_non_finite_part(int m, int n, const T* local
     for (int i = first; i < last; ++i) {
       if (std::isfinite(column[i])) continue;
       const int gi = global_index(i, mb, row, rsrc, P);
-      if (gi < ia - 1 || gi >= ia - 1 + m) continue;
       return NonFiniteEntry{gi - ia + 2, gj - ja + 2, std::isnan(column[i]) ? "NaN" : column[i] > 0 ? "Inf" : "-Inf"};
     }
   }

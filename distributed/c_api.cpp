@@ -1,5 +1,4 @@
 // include/hetlu/hetlu_distributed.h over the C++ front ends; no exception crosses the C ABI.
-#include <cmath>
 #include <optional>
 #include <string>
 
@@ -7,6 +6,7 @@
 #include "hetlu/detail/c_guard.hpp"
 #include "hetlu/distributed.hpp"
 #include "hetlu/hetlu_distributed.h"
+#include "solvers/scalar.hpp"
 
 namespace {
 
@@ -120,12 +120,8 @@ hetlu_status root_gesv(MPI_Comm comm, int root, int n, int nrhs, T* A, int lda, 
     MPI_Comm_rank(comm, &rank);
     const bool factors = report.info > 0;
     int overflowed = 0;
-    if (rank == root && n > 0) {
-      const T* M = factors ? A : B;
-      const int columns = factors ? n : nrhs, ld = factors ? lda : ldb;
-      for (int j = 0; j < columns && !overflowed; ++j)
-        for (int i = 0; i < n && !overflowed; ++i) overflowed = !std::isfinite(M[i + static_cast<long long>(j) * ld]);
-    }
+    if (rank == root && n > 0)
+      overflowed = factors ? !hetlu::scalar::all_finite(n, n, A, lda) : !hetlu::scalar::all_finite(n, nrhs, B, ldb);
     MPI_Bcast(&overflowed, 1, MPI_INT, root, comm);
     if (overflowed) {
       hetlu::detail::set_last_error(

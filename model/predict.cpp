@@ -665,9 +665,6 @@ std::vector<int> candidate_cpu_block_columns(int blocks, double closed_form_frac
   return ds;
 }
 
-}  // namespace
-
-namespace {
 // The vendor's LU of a resident matrix as updates at a rate and a latency per column, fitted to a
 // getrf rate probed at vendor_lu_probe_order: the updates at the params' share of the GEMM rate,
 // the latency what the probe took beyond them. Where the updates alone would take longer than the
@@ -683,9 +680,7 @@ VendorLuFit fit_vendor_lu(double probed_gflops, double gemm_gflops, const ModelP
   if (!(updates < probed)) return {probed_gflops, 0};
   return {update_gflops, (probed - updates) / order};
 }
-}  // namespace
 
-namespace {
 // How vendor_lu_seconds prices it, in words for --explain.
 std::string vendor_lu_terms(const Rates& r) {
   char buffer[64];
@@ -739,10 +734,10 @@ Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& 
       r.device = {peak * efficiency, "datasheet x " + fmt1(efficiency)};
     // cuSOLVER's getrf: updates at params.device_lu_gemm_efficiency of the GEMM rate plus a latency
     // per column fitted to the probed getrf (fit_vendor_lu). A host backend's team launches no
-    // kernels: no latency there. Single precision unprobed takes
-    // dgetrf's latency and its updates at the SGEMM rate: on an H100 the two ran alike (DSgesv,
-    // sgetrf and refinement, 0.158 s on the device at 16384, DDgesv 0.152 s, 2026-11-27), where 0.7
-    // of SGEMM had priced sgetrf 3.9x faster than the probed dgetrf and planned one panel.
+    // kernels: no latency there. Single precision unprobed takes dgetrf's latency and its updates
+    // at the SGEMM rate: on an H100 the two ran alike (DSgesv, sgetrf and refinement, 0.158 s on the
+    // device at 16384, DDgesv 0.152 s, 2026-11-27), where 0.7 of SGEMM had priced sgetrf 3.9x faster
+    // than the probed dgetrf and planned one panel.
     const double double_gemm = g.dgemm_gflops > 0 ? g.dgemm_gflops : g.dgemm_peak_gflops * efficiency;
     const std::string at_probe = " at n = " + std::to_string(vendor_lu_probe_order);
     if (single && g.sgetrf_gflops > 0 && r.device.gflops > 0) {

@@ -159,6 +159,8 @@ template <class T>
 void release_if_large(std::vector<T>& buffer) {
   if (buffer.capacity() * sizeof(T) > (std::size_t(8) << 20)) std::vector<T>().swap(buffer);
 }
+// Serial copies, not kernels::copy_block: its OpenMP region (if false below its threshold) costs a
+// team's set-up on every call of this per-call path.
 template <class T>
 void keep(int rows, int cols, const T* X, int ld, std::vector<T>& into) {
   const std::size_t count = static_cast<std::size_t>(rows) * cols;
