@@ -10,7 +10,7 @@
 
 namespace {
 
-using hetlu::detail::c_guarded;
+using hetlu::detail::c_guarded_info;
 
 // The status every rank of the grid returns after p?gesv's INFO: an overflow (finite input) is
 // HETLU_ERROR_NOT_FINITE, the rank holding it naming its entry: X Inf or NaN with INFO = 0, or
@@ -39,7 +39,7 @@ hetlu_status verdict_on_every_rank(int info, int n, int nrhs, const T* A, int ia
 template <class T>
 hetlu_status descriptor_gesv(int n, int nrhs, T* A, int ia, int ja, const int* desca, int* ipiv, T* B, int ib, int jb,
                              const int* descb, int* info, int threads) {
-  return c_guarded([&] {
+  return c_guarded_info(info, [&] {
     // A null info on one rank fails every rank of the grid (gesv agrees on its own arguments).
     hetlu::distributed::Failure failure;
     failure.unless([&] {
@@ -63,7 +63,7 @@ hetlu::Device resident_device(const char* text) {
 template <class T>
 hetlu_status resident_gesv(int n, int nrhs, T* A, const int* desca, int* ipiv, T* B, const int* descb,
                            const char* device, int* info, int threads) {
-  return c_guarded([&] {
+  return c_guarded_info(info, [&] {
     // What is refused on one rank alone fails every rank of the grid, none waiting in a collective
     // (the grid from desca, else descb; with neither there is none to agree over).
     hetlu::distributed::Failure failure;
@@ -86,7 +86,7 @@ hetlu_status resident_gesv(int n, int nrhs, T* A, const int* desca, int* ipiv, T
 template <class T>
 hetlu_status root_gesv(MPI_Comm comm, int root, int n, int nrhs, T* A, int lda, T* B, int ldb, int* info,
                        const hetlu_distributed_options* options) {
-  return c_guarded([&] {
+  return c_guarded_info(info, [&] {
     // Refused on each rank alone (no collective can run on it): MPI's own error would abort the job.
     if (comm == MPI_COMM_NULL) throw hetlu::InvalidArgument("distributed gesv: comm is MPI_COMM_NULL");
     hetlu::distributed::DistributedPlan plan;

@@ -6,7 +6,11 @@
  * and the factorization completed, as LAPACK does. A solve (gesv, getrs, the mixed and auto
  * solves, the distributed root solve) whose X came out Inf or NaN from finite input (an overflow in
  * the factors or the substitutions, where LAPACK returns INFO = 0) is HETLU_ERROR_NOT_FINITE
- * (since 0.3), never success (distributed: on every rank); the batched solves do not check X. */
+ * (since 0.3), never success (distributed: on every rank); a batched solve says which system's X.
+ * Since 0.3 too, every call sets *info: 0 on success, k > 0 for a singular matrix, and -status (e.g.
+ * -1 for HETLU_ERROR_INVALID_ARGUMENT, -6 for NOT_FINITE) on any other failure, never an argument's
+ * position; a report is cleared first (source "", predicted_seconds -1), so a call that failed
+ * before its plan was resolved leaves no earlier call's plan in it. */
 #ifndef HETLU_H
 #define HETLU_H
 
@@ -176,7 +180,9 @@ hetlu_status hetlu_zgesv_auto_precision(int n, int nrhs, hetlu_complex_double* A
  * argument is valid, whatever the infos; strides that make systems overlap are invalid (each system
  * begins after the last one's entries, or all are stacked down the rows of one tall array). A system
  * whose A or B holds a NaN or Inf is left as it is, info[i] = -3 (A) or -6 (B), and the call returns
- * HETLU_ERROR_INVALID_ARGUMENT naming the first, once the others are solved. */
+ * HETLU_ERROR_INVALID_ARGUMENT naming the first, once the others are solved. Otherwise a system whose
+ * X overflowed from finite input keeps info[i] = 0 (LAPACK's) and the call returns
+ * HETLU_ERROR_NOT_FINITE naming the first such system and entry. */
 hetlu_status hetlu_dgesv_batched(int batch, int n, int nrhs, double* A, int lda, long long stride_a, int* ipiv,
                                  long long stride_ipiv, double* B, int ldb, long long stride_b, int* info);
 hetlu_status hetlu_sgesv_batched(int batch, int n, int nrhs, float* A, int lda, long long stride_a, int* ipiv,

@@ -1,6 +1,7 @@
 /* hetlu's distributed solves from C (#18), over MPI and ScaLAPACK: link libhetlu_distributed.
  * Every rank of the communicator calls these collectively. Statuses and hetlu_last_error() as in
- * hetlu.h; a singular matrix is HETLU_ERROR_SINGULAR with *info ScaLAPACK's, on every rank. */
+ * hetlu.h; a singular matrix is HETLU_ERROR_SINGULAR with *info ScaLAPACK's, on every rank, and
+ * *info is -status on any other failure (as hetlu.h). */
 #ifndef HETLU_DISTRIBUTED_H
 #define HETLU_DISTRIBUTED_H
 

@@ -31,6 +31,13 @@ int main(void) {
   check(s == HETLU_SUCCESS && info == 0, "dgesv succeeds");
   check(fabs(B[0] - 1) < 1e-14 && fabs(B[1] - 1) < 1e-14 && fabs(B[2] - 1) < 1e-14, "dgesv solution is (1, 1, 1)");
   check(strcmp(report.plan.source, "model") == 0, "report names the plan's source");
+  {
+    double bad[9] = {4, 1, 0, 2, NAN, 1, 0, 1, 5}, bb[3] = {6, 5, 6};
+    s = hetlu_dgesv(3, 1, bad, 3, ipiv, bb, 3, &info, &options, &report);
+    check(s == HETLU_ERROR_INVALID_ARGUMENT && info == -HETLU_ERROR_INVALID_ARGUMENT && report.plan.source[0] == '\0' &&
+              report.plan.predicted_seconds == -1 && report.seconds == 0,
+          "a refused call clears the report (no earlier call's plan) and sets *info to -status");
+  }
 
   double LU[4] = {1, 3, 2, 4}, X[2] = {7, 10}; /* A^T (1, 2)^T = (1*1 + 3*2, 2*1 + 4*2) */
   int piv2[2];
@@ -129,8 +136,10 @@ int main(void) {
     check(s == HETLU_SUCCESS && info == 0, "no options: an empty matrix is no error");
   }
 
+  info = 12345;
   s = hetlu_dgesv(3, 1, A, 2, ipiv, B, 3, &info, &options, NULL);
   check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "lda") != NULL, "lda < n is named");
+  check(info == -HETLU_ERROR_INVALID_ARGUMENT, "a refused call sets *info to -status, not left as it was");
 
   double N[1] = {NAN}, bn[1] = {1};
   s = hetlu_dgesv(1, 1, N, 1, ipiv, bn, 1, &info, &options, NULL);
@@ -264,6 +273,22 @@ int main(void) {
       s = hetlu_dgesv(W, 1, Wm, W, wpiv, wb, W, &info, &options, NULL);
       check(s == HETLU_ERROR_NOT_FINITE && strstr(hetlu_last_error(), "is not finite") != NULL,
             "an X that overflowed from finite input is HETLU_ERROR_NOT_FINITE, not success");
+      check(info == -HETLU_ERROR_NOT_FINITE, "an X that overflowed: *info -6, not LAPACK's 0");
+    }
+    /* The same in a batch, after a system that solves: its info stays LAPACK's 0, the call says which. */
+    {
+      static double Wb[2 * W * W], wbb[2 * W];
+      int bpiv[2 * W], binfo[2] = {-7, -7};
+      for (int j = 0; j < W; ++j)
+        for (int i = 0; i < W; ++i) {
+          Wb[i + j * W] = i == j ? 2.0 : 0.0;
+          Wb[W * W + i + j * W] = (j == W - 1 || i == j ? 1.0 : i > j ? -1.0 : 0.0) * 1.5e308;
+        }
+      for (int i = 0; i < 2 * W; ++i) wbb[i] = 1;
+      s = hetlu_dgesv_batched(2, W, 1, Wb, W, W * W, bpiv, W, wbb, W, W, binfo);
+      check(s == HETLU_ERROR_NOT_FINITE && binfo[0] == 0 && binfo[1] == 0 && wbb[0] == 0.5 &&
+                strstr(hetlu_last_error(), "system 1: X(") != NULL,
+            "a batch whose second X overflowed is NOT_FINITE, naming system 1; the first solved");
     }
     check(strcmp(hetlu_strerror(HETLU_ERROR_NOT_FINITE), "the solution is not finite (an overflow)") == 0,
           "hetlu_strerror names NOT_FINITE");

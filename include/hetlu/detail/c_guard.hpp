@@ -5,6 +5,7 @@
 #include <cstring>
 #include <new>
 #include <string>
+#include <utility>
 
 #include "hetlu/hetlu.h"
 #include "hetlu/types.hpp"
@@ -37,6 +38,15 @@ hetlu_status c_guarded(Body&& body) {
     set_last_error(e.what());
     return HETLU_ERROR_INTERNAL;
   }
+}
+
+// c_guarded with *info set on every failure other than a singular matrix, to -status (never an
+// argument's position): a caller that reads only info, as LAPACK's do, still sees the call failed.
+template <class Body>
+hetlu_status c_guarded_info(int* info, Body&& body) {
+  const hetlu_status status = c_guarded(std::forward<Body>(body));
+  if (info && status != HETLU_SUCCESS && status != HETLU_ERROR_SINGULAR) *info = -static_cast<int>(status);
+  return status;
 }
 
 }  // namespace hetlu::detail
