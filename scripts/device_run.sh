@@ -16,8 +16,10 @@
 #                                          test_solvers hetlu_command hetlu_cuda, and test_distributed
 #                                          bench_batched_gesv): pack the binaries and
 #                                          the Debian libraries they load into .devpkg/bundle.tar.xz
-#                                          (git-ignored; carry .devpkg), so that the GPU's minutes go to
-#                                          tests and timings, not to compiling
+#                                          (git-ignored; carry that one file: all of .devpkg, with
+#                                          its staging folder, exceeds the 64 MiB a call carries),
+#                                          so that the GPU's minutes go to tests and timings, not
+#                                          to compiling
 #   scripts/device_run.sh prebuilt [STAGE...]  on the GPU machine: unpack the bundle, then the
 #                                          stages test, probe, calibrate, bench (8192, 16384),
 #                                          bench16k, bench32k (kernels timed apart), laswp_in_order (32768,
