@@ -150,7 +150,7 @@ DistributedPrediction predict_resident_seconds(const MachineProfile& node, const
                                                const NetworkProfile& net, const DistributedProblem& problem,
                                                const DistributedPlan& plan, const ModelParams& params) {
   DistributedPrediction out = predict_distributed_seconds(node, net, problem, plan, params);
-  const Rates rates = rates_of(node_with_device, problem.precision, params);
+  const Rates rates = rates_of(node_with_device, problem.precision, params, 1, problem.tf32);
   if (rates.device.gflops <= 0 || rates.link.gbs <= 0)
     throw Error("the machine profile has no device rate or link to price the device-resident LU with");
   const RankRates rank =

@@ -135,4 +135,35 @@ TEST(DistributedModel, ResidentVariantPricesTheDeviceGemmAndItsLink) {
   EXPECT_THROW(model::predict_resident_seconds(cpus, cpus, net, p, plan, params), Error);
 }
 
+TEST(DistributedModel, ResidentVariantInSinglePricesTf32WhereTheDeviceRunsIt) {
+  const model::ModelParams params;
+  auto p = problem(20000, 4, 4);
+  p.precision = Precision::single;
+  distributed::DistributedPlan plan;
+  plan.grid_rows = plan.grid_cols = 2, plan.nb = 256, plan.threads_per_rank = 2;
+  const auto net = model::default_network(p.layout, params);
+  const auto cpus = node(8);
+  auto gpu = with_gpu(cpus, 50000, 25);
+  gpu.gpus[0].sgemm_gflops = 50000;
+  gpu.gpus[0].tf32_gemm_gflops = 200000;
+  auto device_gemm = [&](const model::DistributedPrediction& d) {
+    for (const auto& t : d.terms)
+      if (t.name.find("GEMM (device") != std::string::npos) return t.seconds;
+    return 0.0;
+  };
+  p.tf32 = false;
+  const auto fp32 = model::predict_resident_seconds(cpus, gpu, net, p, plan, params);
+  p.tf32 = true;
+  const auto tf32 = model::predict_resident_seconds(cpus, gpu, net, p, plan, params);
+  EXPECT_NEAR(device_gemm(tf32) * 4, device_gemm(fp32), 1e-9 * device_gemm(fp32));  // the probed 4x
+  EXPECT_LT(tf32.seconds, fp32.seconds);
+  bool said = false;
+  for (const auto& line : tf32.reasoning) said = said || line.find("TF32") != std::string::npos;
+  EXPECT_TRUE(said) << "the reasoning names the TF32 rate";
+  p.precision = Precision::double_;  // double's GEMMs take no TF32
+  const auto fp64 = model::predict_resident_seconds(cpus, gpu, net, p, plan, params);
+  p.tf32 = false;
+  EXPECT_DOUBLE_EQ(model::predict_resident_seconds(cpus, gpu, net, p, plan, params).seconds, fp64.seconds);
+}
+
 }  // namespace
