@@ -83,11 +83,16 @@ class Reader {
     std::string token;
     if (!(fields >> token)) fail("missing value" + where);
     char* end = nullptr;
+    errno = 0;
     double v = std::strtod(token.c_str(), &end);
     // strtod also reads hexadecimal (0x1p3), which Matrix Market's decimal numbers are not.
     if (*end != '\0' || token.find_first_of("xX") != std::string::npos) fail("bad value " + quote_cut(token) + where);
     if (std::isnan(v)) fail("NaN" + where + "; the input must be finite");
     if (std::isinf(v)) fail("Inf or overflow (" + quote_cut(token) + ")" + where + "; the input must be finite");
+    // Below the least subnormal a nonzero number reads as 0 (strtod's ERANGE), which would show up
+    // as a singular matrix with no word of why; subnormals themselves are read.
+    if (v == 0 && errno == ERANGE)
+      fail("underflow (" + quote_cut(token) + ")" + where + ": nonzero, but below the least double (4.9e-324)");
     if (integer_field_) {  // an integer file holds whole numbers a double represents exactly
       if (token.find_first_not_of("+-0123456789") != std::string::npos)
         fail("bad integer value " + quote_cut(token) + where + " in an integer file");
@@ -138,6 +143,12 @@ class Reader {
   int line_number_ = 0;
 };
 
+// An entry as a pipe's reader holds it until the last has arrived.
+struct Entry {
+  int row, col;
+  std::complex<double> value;
+};
+
 }  // namespace
 
 DenseMatrix read_matrix_market(const std::string& path) {
@@ -181,9 +192,10 @@ DenseMatrix read_matrix_market(const std::string& path) {
   const long long stored = format == "array" && symmetric ? rows * (rows + 1) / 2 : entries;
   const long long least_entry_bytes = (format == "array" ? 2 : 6) + (complex ? 2 : 0);
   std::error_code ec;
-  const auto file_bytes = std::filesystem::file_size(path, ec);
+  const bool regular = std::filesystem::is_regular_file(path, ec);
+  const auto file_bytes = regular ? std::filesystem::file_size(path, ec) : 0;
   // Divided, not multiplied: a declared count near 2^63 would overflow the product.
-  if (!ec && std::filesystem::is_regular_file(path) && stored > static_cast<long long>(file_bytes) / least_entry_bytes)
+  if (regular && !ec && stored > static_cast<long long>(file_bytes) / least_entry_bytes)
     reader.fail("the size line declares " + std::to_string(stored) + " entries, more than a file of " +
                 std::to_string(file_bytes) + " bytes can hold");
   require_memory((complex ? 16.0 : 8.0) * double(rows) * double(cols),
@@ -193,27 +205,48 @@ DenseMatrix read_matrix_market(const std::string& path) {
   M.rows = static_cast<int>(rows);
   M.cols = static_cast<int>(cols);
   M.is_complex = complex;
-  if (complex)
-    M.complex_values.assign(static_cast<size_t>(rows * cols), 0.0);
-  else
-    M.values.assign(static_cast<size_t>(rows * cols), 0.0);
+  // A regular file's size bounded what it declares: the dense matrix is allocated at once. A pipe's
+  // (/dev/stdin) is unknown, so its entries are held as they arrive and the matrix allocated after
+  // the last one: a header alone cannot make it allocate gigabytes.
+  std::vector<Entry> staged;
+  auto allocate = [&] {
+    if (complex)
+      M.complex_values.assign(static_cast<size_t>(rows * cols), 0.0);
+    else
+      M.values.assign(static_cast<size_t>(rows * cols), 0.0);
+  };
+  if (regular) allocate();
   // One entry's value(s) from its fields: a real number, or a complex one's real and imaginary parts.
   auto value = [&](std::istringstream& fields, const std::string& where) {
     const double re = reader.parse_value(fields, where);
     return std::complex<double>(re, complex ? reader.parse_value(fields, where) : 0.0);
   };
   // Entry (i, j) and, below the diagonal of a symmetric or hermitian file, its mirror; a hermitian
-  // diagonal is real.
-  auto add = [&](int i, int j, std::complex<double> v, const std::string& where) {
-    if (hermitian && i == j && v.imag() != 0) reader.fail("a hermitian matrix's diagonal must be real" + where);
+  // diagonal is real. Duplicates add, as in the format; a sum beyond double's range is refused
+  // where it happens (the file holds no Inf).
+  auto add_to_matrix = [&](int i, int j, std::complex<double> v) {
     const std::complex<double> mirror = hermitian ? std::conj(v) : v;
+    bool finite = true;
     if (complex) {
-      M.complex_at(i, j) += v;
+      const std::complex<double> sum = M.complex_at(i, j) += v;
+      finite = std::isfinite(sum.real()) && std::isfinite(sum.imag());
       if (symmetric && i != j) M.complex_at(j, i) += mirror;
     } else {
-      M.at(i, j) += v.real();
+      finite = std::isfinite(M.at(i, j) += v.real());
       if (symmetric && i != j) M.at(j, i) += v.real();
     }
+    return finite;
+  };
+  auto overflowed = [&](int i, int j) {
+    return "entries (" + std::to_string(i + 1) + "," + std::to_string(j + 1) +
+           ") listed more than once add up beyond the largest double";
+  };
+  auto add = [&](int i, int j, std::complex<double> v, const std::string& where) {
+    if (hermitian && i == j && v.imag() != 0) reader.fail("a hermitian matrix's diagonal must be real" + where);
+    if (!regular)
+      staged.push_back({i, j, v});
+    else if (!add_to_matrix(i, j, v))
+      reader.fail(overflowed(i, j));
   };
 
   if (format == "array") {
@@ -245,10 +278,15 @@ DenseMatrix read_matrix_market(const std::string& path) {
                     " file lists the lower triangle only");
       const std::complex<double> v = value(fields, where);
       reader.expect_end(fields);
-      add(static_cast<int>(i - 1), static_cast<int>(j - 1), v, where);  // duplicates add, as in the format
+      add(static_cast<int>(i - 1), static_cast<int>(j - 1), v, where);
     }
   }
   if (reader.next_data_line(line)) reader.fail("more entries than the size line declares");
+  if (!regular) {
+    allocate();
+    for (const Entry& e : staged)
+      if (!add_to_matrix(e.row, e.col, e.value)) throw InvalidArgument(path + ": " + overflowed(e.row, e.col));
+  }
   return M;
 }
 
