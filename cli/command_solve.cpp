@@ -184,7 +184,9 @@ void register_solve(CLI::App& app, CommandState& state) {
     Options options;
     apply_hybrid_options(args->hybrid, options);
     const std::vector<std::string> inputs = read_files(args->a_path, args->b_path, args->db);
-    if (!args->x_path.empty()) refuse_clobbering(args->x_path, inputs);  // before any work
+    // Before any work. Standard output, which X or the report goes to, too: `>> A.mtx` appended to A.
+    refuse_clobbering("/dev/stdout", inputs);
+    if (!args->x_path.empty()) refuse_clobbering(args->x_path, inputs);
     if (args->json && is_standard_stream(args->x_path))
       throw UsageError("--json prints one document on standard output: -o cannot write X there too");
     DenseMatrix A = read_matrix_market(args->a_path);

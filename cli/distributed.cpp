@@ -375,6 +375,8 @@ int solve_distributed(const DistributedSolveArgs& args) {
   ReadSystem system;
   std::string error;
   if (rank == 0) try {  // rank 0 alone reads: the files need exist only where it runs
+      // Before any work. Standard output, which X or the report goes to, too: `>> A.mtx` appended to A.
+      refuse_clobbering("/dev/stdout", inputs);
       if (!args.x_path.empty()) refuse_clobbering(args.x_path, inputs);
       if (args.json && is_standard_stream(args.x_path))
         throw UsageError("--json prints one document on standard output: -o cannot write X there too");

@@ -1,6 +1,7 @@
 #include "cli/output_file.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -110,9 +111,36 @@ bool is_standard_stream(const std::string& path) {
   return standard_stream(path) != nullptr;
 }
 
+namespace {
+
+// Whether descriptor fd is open on the regular file `path` names (the same inode): a shell's
+// `>> A.mtx` behind standard output.
+bool descriptor_is_file(int fd, const std::string& path) {
+  struct stat open_file, named;
+  return ::fstat(fd, &open_file) == 0 && S_ISREG(open_file.st_mode) && ::stat(path.c_str(), &named) == 0 &&
+         open_file.st_dev == named.st_dev && open_file.st_ino == named.st_ino;
+}
+
+[[noreturn]] void refuse_overwriting(const std::string& output, const std::string& input, const char* suffix) {
+  throw InvalidArgument(output + ": would overwrite " + (*suffix ? "a file of " : "") + "'" + input +
+                        "', which this command reads; write the output elsewhere");
+}
+
+}  // namespace
+
 void refuse_clobbering(const std::string& output, const std::vector<std::string>& inputs) {
   if (output.empty()) throw InvalidArgument("the output path is empty");
-  if (standard_stream(output)) return;
+  if (const std::ostream* stream = standard_stream(output)) {
+    // Written through the stream: refused where the shell opened an input behind it (`>> A.mtx`).
+    const int fd = stream == &std::cout ? STDOUT_FILENO : STDERR_FILENO;
+    for (const auto& input : inputs)
+      for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+        if (!input.empty() && descriptor_is_file(fd, input + suffix))
+          throw InvalidArgument(std::string(fd == STDOUT_FILENO ? "standard output" : "standard error") +
+                                " is opened on " + (*suffix ? "a file of " : "") + "'" + input +
+                                "', which this command reads; send it elsewhere");
+    return;
+  }
   const fs::path target = resolved(output);
   std::error_code ec;
   if (fs::is_directory(target, ec)) throw InvalidArgument(output + ": is a folder; name a file to write");
@@ -120,10 +148,13 @@ void refuse_clobbering(const std::string& output, const std::vector<std::string>
     if (input.empty()) continue;
     // A database's companions are protected whether they exist now or not (SQLite may create them).
     for (const char* suffix : {"", "-wal", "-shm", "-journal"})
-      if (same_file(target, input + suffix))
-        throw InvalidArgument(output + ": would overwrite " + (*suffix ? "a file of " : "") + "'" + input +
-                              "', which this command reads; write the output elsewhere");
+      if (same_file(target, input + suffix)) refuse_overwriting(output, input, suffix);
   }
+  // The file is replaced by a rename, which its own mode does not stop: refused where this user
+  // could not write it (`> X.mtx` would not), as a read-only or another user's file.
+  if (fs::is_regular_file(target, ec) && !names_a_descriptor(output) && ::access(target.c_str(), W_OK) != 0)
+    throw InvalidArgument(output + ": is not writable by this user (its mode or owner); hetlu replaces only a " +
+                          "file it could write");
 }
 
 void write_output(const std::string& output, const std::vector<std::string>& inputs,

@@ -10,9 +10,10 @@
 namespace hetlu::cli {
 
 // Throws InvalidArgument when `output` names one of `inputs` (the same file by any path: a link,
-// a hard link, "./A.mtx") or a folder. A database among the inputs protects its -wal, -shm and
-// -journal files too, whether they exist yet or not. Called before the work, so that nothing is
-// computed for a refused path.
+// a hard link, "./A.mtx"; standard output or error by name, where the shell opened an input behind
+// it), a folder, or an existing file this user could not write (a rename would replace it anyway). A database among the
+// inputs protects its -wal, -shm and -journal files too, whether they exist yet or not. Called before the work, so that
+// nothing is computed for a refused path.
 void refuse_clobbering(const std::string& output, const std::vector<std::string>& inputs);
 
 // Whether path names standard output or error (/dev/stdout, /dev/fd/1, /proc/self/fd/1, ...).

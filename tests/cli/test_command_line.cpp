@@ -1,6 +1,7 @@
 // The hetlu command as a user runs it: exit codes, one-line errors, no partial output files.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cmath>
@@ -1396,4 +1397,44 @@ TEST_F(Cli, LyingHeadersAndBothTrianglesAreRefused) {
   const auto both =
       write(dir, "both.mtx", "%%MatrixMarket matrix coordinate real symmetric\n2 2 3\n1 1 1\n1 2 1\n2 2 1\n");
   expect_one_line_error(run_hetlu("solve '" + both + "' " + db(), dir), {"both.mtx:4:", "above the diagonal"});
+}
+
+// `hetlu solve A.mtx >> A.mtx` (and -o /dev/stdout) appended X to A, exit 0: the next solve of A
+// failed. Standard output opened on an input is refused before any work, A unchanged.
+TEST_F(Cli, StandardOutputOpenedOnAnInputIsRefused) {
+  const std::string a_text = array_header + "2 2\n4\n1\n2\n3\n";
+  const auto A = write(dir, "A.mtx", a_text);
+  for (const std::string output : {"", " -o /dev/stdout", " -o /dev/fd/1"}) {
+    const std::string command = std::string("'") + HETLU_COMMAND + "' solve '" + A + "'" + output + " " + db() +
+                                " >>'" + A + "' 2>'" + dir.file("err.txt") + "'";
+    const int status = std::system(command.c_str());
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << output;
+    std::ifstream in(A), err(dir.file("err.txt"));
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), a_text) << output;
+    EXPECT_NE(std::string(std::istreambuf_iterator<char>(err), {}).find("standard output is opened on '" + A + "'"),
+              std::string::npos)
+        << output;
+  }
+}
+
+// -o replaced a file its user could not write (mode 0444, or another user's in a shared folder)
+// by renaming over it, exit 0. Run as an unprivileged user (root may write anything).
+TEST_F(Cli, OutputThisUserCannotWriteIsRefused) {
+  namespace fs = std::filesystem;
+  const bool root = ::geteuid() == 0;
+  if (root && std::system("setpriv --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "root, and no setpriv";
+  const std::string as_user = root ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
+  fs::permissions(dir.path(), fs::perms::all);  // the unprivileged user reaches into it
+  const auto A = write(dir, "A.mtx", array_header + "1 1\n2\n");
+  const auto X = write(dir, "X.mtx", "keep me\n");
+  fs::permissions(A, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  fs::permissions(X, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  const std::string command = as_user + "'" + HETLU_COMMAND + "' solve '" + A + "' -o '" + X + "' --db '" +
+                              dir.file("user.db") + "' 2>'" + dir.file("err.txt") + "'";
+  const int status = std::system(command.c_str());
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+  std::ifstream x(X), err(dir.file("err.txt"));
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(x), {}), "keep me\n");
+  EXPECT_NE(std::string(std::istreambuf_iterator<char>(err), {}).find("is not writable by this user"),
+            std::string::npos);
 }
