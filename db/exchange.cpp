@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "db/records.hpp"
 
@@ -140,7 +142,32 @@ nlohmann::json export_json(Database& db) {
   return {{"format", format_name}, {"schema_version", db.user_version()}, {"machines", machines}};
 }
 
+namespace {
+
+// The deepest nesting in `value`, walked with a stack of its own: nlohmann's dump recurses once a
+// level, and a 200 KB file nested 100000 deep under hard_key overflowed the call stack.
+int nesting_depth(const nlohmann::json& value) {
+  int deepest = 0;
+  std::vector<std::pair<const nlohmann::json*, int>> pending{{&value, 1}};
+  while (!pending.empty()) {
+    const auto [node, depth] = pending.back();
+    pending.pop_back();
+    deepest = std::max(deepest, depth);
+    if (node->is_structured())
+      for (const auto& child : *node) pending.push_back({&child, depth + 1});
+  }
+  return deepest;
+}
+
+// An export nests 5 deep (document, machines, machine, table, row) and its machine keys' objects a
+// few more; this leaves room and refuses what would exhaust a recursive walk.
+constexpr int deepest_export = 32;
+
+}  // namespace
+
 void check_export(const nlohmann::json& document, const std::string& this_machine, bool force) {
+  if (nesting_depth(document) > deepest_export)
+    throw DatabaseError("import: nested more than " + std::to_string(deepest_export) + " levels deep; not an export");
   if (!document.is_object() || document.value("format", "") != format_name)
     throw DatabaseError("import: not a hetlu database export (no \"format\": \"" + std::string(format_name) + "\")");
   const auto version = document.find("schema_version");
@@ -177,15 +204,22 @@ ImportReport import_json(Database& db, const nlohmann::json& document, const std
     const auto bad_plans_before = invalid_best_plans(db), bad_rows_before = invalid_rows(db);
     for (const auto& m : document.at("machines")) {
       Fingerprint fp{m.at("fingerprint"), m.at("hard_key").dump(), m.at("soft_attributes").dump()};
-      const auto id = ensure_machine(db, fp);
-      // The machine's history: first seen at the earliest of both, last seen at the latest.
+      // A machine this database knows keeps its own soft attributes (an import adds, never
+      // replaces: a file's hostname made this host's own rows look stale); a new one is the file's.
+      const auto here = find_machine(db, fp.hash);
+      const bool known = here.has_value();
+      const auto id = known ? here->id : ensure_machine(db, fp);
+      // The machine's history: a new one's as the file has it; a known one's first seen at the
+      // earliest of both, last seen at the latest.
       if (m.contains("first_seen") && m.contains("last_seen"))
-        db.prepare("UPDATE machines SET first_seen = min(first_seen, ?2), last_seen = max(last_seen, ?3) WHERE id = ?1")
+        db.prepare(known ? "UPDATE machines SET first_seen = min(first_seen, ?2), last_seen = max(last_seen, ?3) "
+                           "WHERE id = ?1"
+                         : "UPDATE machines SET first_seen = ?2, last_seen = ?3 WHERE id = ?1")
             .bind(1, id)
             .bind(2, text_of(m["first_seen"], "first_seen"))
             .bind(3, text_of(m["last_seen"], "last_seen"))
             .run();
-      ++report.machines;
+      if (!known) ++report.machines;
       std::int64_t* added[] = {&report.probe_results, &report.trials, &report.best_plans, &report.network_probes,
                                &report.distributed_trials};
       static_assert(sizeof added / sizeof added[0] == table_count);

@@ -12,7 +12,7 @@ namespace hetlu::db {
 nlohmann::json export_json(Database& db);
 
 struct ImportReport {
-  int machines = 0;
+  int machines = 0;                                            // machines added (one already here adds its rows only)
   std::int64_t probe_results = 0, trials = 0, best_plans = 0;  // rows added
   std::int64_t network_probes = 0, distributed_trials = 0;     // rows added (exports of schema 5 on)
   std::int64_t skipped = 0;                                    // rows already present

@@ -468,11 +468,38 @@ TEST(Exchange, ExportImportIsAFaithfulRoundTrip) {
   const auto machine = db::find_machine(target, fp.hash);
   ASSERT_TRUE(machine);
   EXPECT_EQ(machine->first_seen, "2026-01-02 03:04:05");
-  // The same file twice adds nothing, probe rows included.
+  EXPECT_EQ(machine->last_seen, "2026-02-03 04:05:06");  // a new machine's history as the file has it
+  EXPECT_EQ(report.machines, 1);
+  // The same file twice adds nothing, probe rows and the machine included.
   report = db::import_json(target, exported, fp.hash, false);
-  EXPECT_EQ(report.probe_results + report.trials + report.best_plans, 0);
+  EXPECT_EQ(report.probe_results + report.trials + report.best_plans + report.machines, 0);
   EXPECT_EQ(report.skipped, 5);
   EXPECT_EQ(db::export_json(target)["machines"][0]["probe_results"].size(), 2u);
+}
+
+// An import replaced the local machine's soft attributes with the file's (its hostname then made
+// this host's own rows look stale), and a 200 KB file nested 100000 deep under soft_attributes
+// crashed the import (nlohmann's dump recursing).
+TEST(Exchange, AnImportKeepsTheLocalMachinesAttributesAndRefusesDeepNesting) {
+  test_support::TempDir dir;
+  auto local = Database::open(dir.file("a.db"), Database::Mode::read_write);
+  const auto fp = db::fingerprint(profile());
+  db::ensure_machine(local, fp);
+  auto exported = db::export_json(local);
+  exported["machines"][0]["soft_attributes"] = {{"hostname", "some-other-host"}};
+  EXPECT_EQ(db::import_json(local, exported, fp.hash, false).machines, 0);
+  EXPECT_EQ(db::find_machine(local, fp.hash)->fingerprint.soft_attributes, fp.soft_attributes);
+
+  std::string deep(100000, '[');
+  deep += std::string(100000, ']');
+  auto nested = db::export_json(local);
+  nested["machines"][0]["soft_attributes"] = {{"x", nlohmann::json::parse(deep)}};
+  try {
+    db::import_json(local, nested, fp.hash, false);
+    ADD_FAILURE() << "a document nested 100000 deep was imported";
+  } catch (const db::DatabaseError& e) {
+    EXPECT_NE(std::string(e.what()).find("nested more than"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Exchange, ARowThatBreaksAConstraintFailsTheImport) {
