@@ -1,6 +1,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "db/records.hpp"
@@ -11,6 +13,15 @@ namespace {
 constexpr const char* best_columns =
     "SELECT machine_id, solver, precision, target, m, n, level, nb, ib, cpu_block_columns, "
     "panel_threads, lookahead, median_s, gflops, predicted_s, trial_id, updated_at, backend FROM best_plans";
+
+// A time or rate as a best plan needs it: a finite real > 0 (a NULL, text, -1 or Inf was shown as
+// a tuned plan's time and passed on to recommend).
+double positive_real(Statement& s, int column, const char* name) {
+  const auto value = s.column_optional_double(column);
+  if (!s.column_is_real(column) || !value || !std::isfinite(*value) || *value <= 0)
+    throw DatabaseError(std::string(name) + " = '" + s.column_text(column) + "' is not a finite number > 0");
+  return *value;
+}
 
 BestPlan read_best_unchecked(Statement& s) {
   BestPlan b;
@@ -27,9 +38,9 @@ BestPlan read_best_unchecked(Statement& s) {
   b.plan.cpu_block_columns = s.column_int_within(9, "cpu_block_columns", 0, most);
   b.plan.panel_threads = s.column_int_within(10, "panel_threads", 1, 4096);
   b.plan.lookahead = s.column_int_within(11, "lookahead", 0, most);
-  b.median_s = s.column_double(12);
-  b.gflops = s.column_double(13);
-  b.predicted_s = s.column_optional_double(14);
+  b.median_s = positive_real(s, 12, "median_s");
+  b.gflops = positive_real(s, 13, "gflops");
+  if (s.column_optional_double(14)) b.predicted_s = positive_real(s, 14, "predicted_s");
   b.trial_id = s.column_int(15);
   b.updated_at = s.column_text(16);
   read_backend_column(s.column_text(17), b.plan);
@@ -52,10 +63,11 @@ BestPlan read_best(Statement& s) {
 
 void upsert_best_plan(Database& db, const BestPlan& b) {
   db.transaction([&] {
-    // A row from a higher level is better informed: a lower-level run does not replace it.
-    auto existing = db.prepare(
-        "SELECT level FROM best_plans WHERE machine_id = ?1 AND solver = ?2 AND precision = ?3 AND target = ?4 "
-        "AND m = ?5 AND n = ?6 AND backend = ?7");
+    // A row from a higher level is better informed: a lower-level run does not replace it, unless
+    // the row is damaged (it had kept every later calibration's result out, with exit 0).
+    auto existing = db.prepare(std::string(best_columns) +
+                               " WHERE machine_id = ?1 AND solver = ?2 AND precision = ?3 AND target = ?4 "
+                               "AND m = ?5 AND n = ?6 AND backend = ?7");
     existing.bind(1, b.machine_id)
         .bind(2, to_string(b.plan.solver))
         .bind(3, to_string(b.plan.precision))
@@ -63,7 +75,14 @@ void upsert_best_plan(Database& db, const BestPlan& b) {
         .bind(5, b.m)
         .bind(6, b.n)
         .bind(7, backend_column(b.plan));
-    if (existing.step() && from_string<CalibrationLevel>(existing.column_text(0)) > b.level) return;
+    if (existing.step()) {
+      std::optional<BestPlan> stored;
+      try {
+        stored = read_best(existing);
+      } catch (const DatabaseError&) {  // damaged: replaced below
+      }
+      if (stored && stored->level > b.level) return;
+    }
     db.prepare(
           "INSERT INTO best_plans (machine_id, solver, precision, target, m, n, level, nb, ib, "
           "cpu_block_columns, panel_threads, lookahead, median_s, gflops, predicted_s, trial_id, backend) "

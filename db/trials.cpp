@@ -94,6 +94,15 @@ Trial read_trial(Statement& s) {
   return t;
 }
 
+// The row of key's configuration; with valid_only, none unless it meets valid_trial_condition.
+std::optional<Trial> find_stored_trial(Database& db, const Trial& key, bool valid_only) {
+  auto s = db.prepare(std::string(trial_columns) + trial_key_where +
+                      (valid_only ? " AND (" + valid_trial_condition() + ")" : std::string()));
+  bind_key(s, key);
+  if (!s.step()) return std::nullopt;
+  return read_trial(s);
+}
+
 // The INSERT of a trial; `on_conflict` decides what a stored trial with the same key becomes.
 void run_insert(Database& db, const Trial& t, const std::string& on_conflict) {
   auto s = db.prepare(
@@ -130,31 +139,31 @@ std::int64_t insert_trial(Database& db, const Trial& t) {
 Trial store_trial(Database& db, const Trial& t) {
   std::optional<Trial> stored;
   db.transaction([&] {
-    // A failure is replaced by whatever was measured since; a success is never replaced.
+    // A failure is replaced by whatever was measured since, and so is a damaged row (a NULL or
+    // text time: the tuner had read it as a measurement); a success is never replaced.
     run_insert(db, t,
                " ON CONFLICT DO UPDATE SET status = excluded.status, error = excluded.error, "
                "repetitions = excluded.repetitions, median_s = excluded.median_s, min_s = excluded.min_s, "
                "spread = excluded.spread, gflops = excluded.gflops, predicted_s = excluded.predicted_s, "
                "samples = excluded.samples, environment = excluded.environment, measured_at = datetime('now') "
-               "WHERE trials.status = 'failed'");
-    stored = find_trial(db, t);
+               "WHERE trials.status = 'failed' OR NOT (" +
+                   valid_trial_condition() + ")");
+    stored = find_stored_trial(db, t, false);  // what was stored, whatever its values
   });
   if (!stored) throw DatabaseError("trial not found right after it was stored");
   return *stored;
 }
 
 std::optional<Trial> find_trial(Database& db, const Trial& key) {
-  auto s = db.prepare(std::string(trial_columns) + trial_key_where);
-  bind_key(s, key);
-  if (!s.step()) return std::nullopt;
-  return read_trial(s);
+  return find_stored_trial(db, key, true);
 }
 
 std::vector<Trial> list_trials(Database& db, std::int64_t machine_id, const Plan& kind, int m, int n,
                                CalibrationLevel level) {
   auto s = db.prepare(std::string(trial_columns) +
                       " WHERE machine_id = ?1 AND level = ?2 AND solver = ?3 AND precision = ?4 "
-                      "AND target = ?5 AND m = ?6 AND n = ?7 AND backend = ?8 ORDER BY id");
+                      "AND target = ?5 AND m = ?6 AND n = ?7 AND backend = ?8 AND (" +
+                      valid_trial_condition() + ") ORDER BY id");
   s.bind(1, machine_id)
       .bind(2, to_string(level))
       .bind(3, to_string(kind.solver))

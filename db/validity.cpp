@@ -61,15 +61,15 @@ struct Rule {
   const char* describe;  // SQL expression naming a row
 };
 
+// A JSON array of numbers only (a sample of "x" failed the tuner's read of the row).
+std::string numbers_array(const char* column) {
+  return std::string("json_valid(") + column + ") AND json_type(" + column + ") = 'array' AND NOT EXISTS (SELECT 1 " +
+         "FROM json_each(" + column + ") WHERE json_each.type NOT IN ('integer', 'real'))";
+}
+
 std::vector<Rule> rules() {
   return {
-      {"trials",
-       plan_columns_valid() + " AND status " + one_of({"ok", "noisy", "failed"}) + " AND (status = 'failed' OR (" +
-           real("median_s", false) + " AND " + real("gflops", false) + "))" + " AND " + real("median_s", true) +
-           " AND " + real("min_s", true) + " AND " + real("spread", true, true) + " AND " + real("gflops", true) +
-           " AND " + real("predicted_s", true) + " AND " + whole("repetitions", 0) +
-           " AND json_valid(samples) AND json_type(samples) = 'array'" +
-           " AND datetime(measured_at) IS NOT NULL AND typeof(error) = 'text' AND typeof(environment) = 'text'",
+      {"trials", valid_trial_condition(),
        "'trials row ' || id || ' (' || solver || ', n = ' || n || ', nb = ' || nb || ')'"},
       {"probe_results",
        "typeof(name) = 'text' AND name != '' AND " + real("value", false, true) + " AND " +
@@ -94,13 +94,21 @@ std::vector<Rule> rules() {
            whole("grid_rows", 1) + " AND " + whole("grid_cols", 1) + " AND grid_rows * grid_cols = ranks AND " +
            whole("threads_per_rank", 1, 4096) + " AND status " + one_of({"ok", "noisy", "failed"}) +
            " AND (status = 'failed' OR " + real("median_s", false) + ") AND " + real("median_s", true) + " AND " +
-           real("predicted_s", true) + " AND " + whole("repetitions", 0) +
-           " AND json_valid(samples) AND json_type(samples) = 'array' AND datetime(measured_at) IS NOT NULL",
+           real("predicted_s", true) + " AND " + whole("repetitions", 0) + " AND " + numbers_array("samples") +
+           " AND datetime(measured_at) IS NOT NULL",
        "'distributed_trials row ' || id || ' (' || ranks || ' ranks, n = ' || n || ', nb = ' || nb || ')'"},
   };
 }
 
 }  // namespace
+
+std::string valid_trial_condition() {
+  return plan_columns_valid() + " AND status " + one_of({"ok", "noisy", "failed"}) + " AND (status = 'failed' OR (" +
+         real("median_s", false) + " AND " + real("gflops", false) + "))" + " AND " + real("median_s", true) + " AND " +
+         real("min_s", true) + " AND " + real("spread", true, true) + " AND " + real("gflops", true) + " AND " +
+         real("predicted_s", true) + " AND " + whole("repetitions", 0) + " AND " + numbers_array("samples") +
+         " AND datetime(measured_at) IS NOT NULL AND typeof(error) = 'text' AND typeof(environment) = 'text'";
+}
 
 std::vector<std::string> invalid_rows(Database& db) {
   std::vector<std::string> found;

@@ -236,7 +236,7 @@ TEST(Trials, RoundTripIncludingFailures) {
   auto failed = trial(id, 100, 64, 0);
   failed.status = db::TrialStatus::failed;
   failed.error = "out of memory";
-  failed.median_s = failed.min_s = failed.spread = failed.gflops = std::nullopt;
+  failed.median_s = failed.min_s = failed.spread = failed.gflops = failed.predicted_s = std::nullopt;
   failed.samples.clear();
   db::insert_trial(database, failed);
 
@@ -276,7 +276,8 @@ TEST(Trials, StoreKeepsTheFirstSuccessAndReplacesAFailure) {
   failed.status = db::TrialStatus::failed;
   failed.error = "host backend: out of memory";
   failed.environment = "host backend: 1 threads, memory limit 1.0 MiB";
-  failed.median_s = failed.min_s = failed.spread = failed.gflops = std::nullopt;
+  failed.median_s = failed.min_s = failed.spread = failed.gflops = failed.predicted_s = std::nullopt;
+  failed.samples.clear();
   const auto stored_failure = db::store_trial(database, failed);
   EXPECT_EQ(stored_failure.status, db::TrialStatus::failed);
   EXPECT_EQ(stored_failure.environment, failed.environment);
@@ -289,6 +290,19 @@ TEST(Trials, StoreKeepsTheFirstSuccessAndReplacesAFailure) {
   // ... and a success is never replaced by a failure.
   EXPECT_EQ(db::store_trial(database, failed).status, db::TrialStatus::ok);
   EXPECT_EQ(db::count_trials(database), 2);
+
+  // A damaged row (a NULL, text or negative time, a sample of text: a hand edit or a broken file)
+  // is not seen as a measurement, and the next measurement replaces it. The tuner had read an
+  // empty optional and stored the garbage as the best plan, with exit 0.
+  for (const char* damage :
+       {"median_s = NULL", "median_s = 'abc'", "median_s = -1", "samples = '[\"x\"]'", "samples = 'not json'"}) {
+    database.exec(std::string("UPDATE trials SET ") + damage + " WHERE nb = 32");
+    EXPECT_FALSE(db::find_trial(database, trial(id, 100, 32, 1))) << damage;
+    EXPECT_EQ(db::list_trials(database, id, Plan{}, 100, 100, CalibrationLevel::quick).size(), 1u) << damage;
+    const auto remeasured = db::store_trial(database, trial(id, 100, 32, 0.375));
+    EXPECT_DOUBLE_EQ(remeasured.median_s.value_or(0), 0.375) << damage;
+    EXPECT_EQ(remeasured.id, first.id) << damage;
+  }
 }
 
 TEST(BestPlans, LookupExactNearestAndMiss) {
@@ -547,4 +561,28 @@ TEST(ProbeResults, OnlyTheNewestRunsAreKept) {
   MachineProfile loaded = profile();
   ASSERT_TRUE(db::load_probe_rates(database, id, loaded));
   EXPECT_DOUBLE_EQ(loaded.dgemm_gflops_all_cores, 10.0 * (db::kept_probe_runs + 3));
+}
+
+// A best plan whose time or rate was damaged (-1, Inf, NULL, text) was shown and recommended as a
+// tuned plan; one of a higher level with a bad nb or level kept every later calibration's result
+// out, exit 0. Now the look-up skips it, saying why, and the next calibration replaces it.
+TEST(BestPlans, ADamagedRowIsSkippedWithItsValueNamedAndReplacedByTheNextCalibration) {
+  test_support::TempDir dir;
+  auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
+  const auto id = db::ensure_machine(database, db::fingerprint(profile()));
+  for (const char* damage : {"median_s = -1", "median_s = 1e999", "gflops = ''", "predicted_s = 'abc'",
+                             "nb = -5, level = 'exhaustive'", "level = 'bogus'"}) {
+    db::upsert_best_plan(database, best(id, 100, 32));
+    database.exec(std::string("UPDATE best_plans SET ") + damage);
+    const auto found = db::lookup_best_plan(database, id, Plan{}, 100, 100, CalibrationLevel::quick);
+    EXPECT_FALSE(found.best) << damage;
+    ASSERT_EQ(found.invalid_rows.size(), 1u) << damage;
+    EXPECT_NE(found.invalid_rows[0].find("best_plans row (gepp, m = 100, n = 100): "), std::string::npos)
+        << found.invalid_rows[0];
+    EXPECT_EQ(db::check(database).problems.size(), 1u) << damage;  // said once
+    db::upsert_best_plan(database, best(id, 100, 48));
+    const auto replaced = db::lookup_best_plan(database, id, Plan{}, 100, 100, CalibrationLevel::quick);
+    ASSERT_TRUE(replaced.best) << damage;
+    EXPECT_EQ(replaced.best->plan.nb, 48) << damage;
+  }
 }
