@@ -257,6 +257,17 @@ Database Database::open(const std::string& path, Mode mode) {
   if (version < 0)
     throw DatabaseError("database '" + path + "' has schema version " + std::to_string(version) +
                         ", which no hetlu writes (a damaged or foreign file)");
+  if (version == 0) {
+    // hetlu's first migration creates its tables and sets version 1 in one transaction: tables at
+    // version 0 are another program's. Said before anything touches the file (a read-only
+    // command had added hetlu's tables to it and turned its journal to WAL).
+    auto objects = db.prepare("SELECT count(*) FROM sqlite_master");
+    objects.step();
+    if (objects.column_int(0) > 0)
+      throw DatabaseError("database '" + path +
+                          "' holds another program's tables (SQLite user_version 0): not a hetlu database; name "
+                          "another file");
+  }
   if (mode == Mode::read_write) {
     if (sqlite3_db_readonly(db.handle_, "main") == 1)  // SQLite opened a read-only file read-only
       throw DatabaseError("database '" + path + "' cannot be written (a read-only file or folder)");

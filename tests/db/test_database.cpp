@@ -208,6 +208,36 @@ TEST(Database, ImpossibleSchemaVersionsAreNamedAndChangeNothing) {
   }
 }
 
+// Another program's SQLite file (user_version 0, tables of its own) got hetlu's tables, WAL and
+// version 5 from a read-only `hetlu db check`. Refused in either mode, the file byte for byte as it was.
+TEST(Database, AnotherProgramsFileIsRefusedAndLeftAsItWas) {
+  test_support::TempDir dir;
+  const auto path = dir.file("notes.db");
+  sqlite3* other = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &other), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(other,
+                         "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) "
+                         "VALUES ('my data')",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(other);
+  auto bytes = [&] {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string before = bytes();
+  for (auto mode : {Database::Mode::read_only, Database::Mode::read_write}) {
+    try {
+      Database::open(path, mode);
+      ADD_FAILURE() << "opened another program's file";
+    } catch (const db::DatabaseError& e) {
+      EXPECT_NE(std::string(e.what()).find("not a hetlu database"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(bytes(), before);
+  EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
+}
+
 TEST(Database, TransactionRollsBackOnError) {
   test_support::TempDir dir;
   auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
