@@ -80,6 +80,15 @@ bool round_column(int m, const T* from, Low* to) {
   return fit;
 }
 
+// Whether every entry of the m x n `from` lies within Low's range (LAPACK's dlag2s without the copy).
+template <class Low, class T>
+bool fits_low(int m, int n, const T* from, int ldf) {
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i)
+      if (!scalar::fits<Low>(from[i + static_cast<long long>(j) * ldf])) return false;
+  return true;
+}
+
 // A pass over a whole matrix or residual: in parallel where it is large (a serial one took 4 % of
 // a mixed solve at n = 4000).
 inline bool worth_threads(long long entries) {
@@ -475,6 +484,9 @@ int mixed_gesv(const Plan& low_plan, const Plan& high_plan, int n, int nrhs, T* 
     };
     // No right-hand side: LAPACK's dsgesv still factors (ITER 0, A as it was, the single
     // factorization's pivots; or A's double factors where single fails, ITER -2 or -3).
+    // B first, as LAPACK's dsgesv rounds it before A: an entry beyond single's range is ITER -2,
+    // whatever the single factorization of A would have met (it said -3 where both held).
+    if (!fits_low<Low>(n, nrhs, B, ldb)) return -2;
     const bool on_device = nrhs > 0 && variants::MixedDevice<T>::applies(low_plan);
     const bool round_there = on_device && variants::MixedDevice<T>::rounds_on_device(low_plan);
     if (!round_there && !round_on_host()) return -2;

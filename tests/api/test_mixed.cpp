@@ -244,6 +244,9 @@ TEST(MixedGesv, EntriesBeyondSinglePrecisionAndZeroPivotsThereGoToDouble) {
     const auto out = solve(tiny, solver);
     EXPECT_EQ(out.iter, -3);
     EXPECT_LT(out.ratio, 30.0);
+    // Both at once, B beyond single and A singular there: -2, as LAPACK's dsgesv rounds B first.
+    for (auto& x : tiny.B) x *= 1e90;
+    EXPECT_EQ(solve(tiny, solver).iter, -2);
   }
   auto z = conditioned<zd>(30, 10, 3);
   z.A[7] = zd(1, -1e39);  // an imaginary part beyond float's range, as zlag2c checks it
