@@ -485,6 +485,13 @@ auto dispatch_type(const py::dtype& type, Body&& body) {
   if (kind == 'c') return body(std::complex<double>{});
   return body(double{});
 }
+// An array of numbers, else an error naming it (the type dispatched on named A, whichever was not).
+void require_numeric(const py::array& a, const char* name) {
+  if (std::string("fiubc").find(a.dtype().kind()) == std::string::npos)
+    throw InvalidArgument(std::string(name) + " has dtype " + a.dtype().attr("name").cast<std::string>() +
+                          "; hetlu solves real and complex systems (float32, float64, complex64, complex128)");
+}
+
 template <class Body>
 auto dispatch(const py::array& A, Body&& body) {
   return dispatch_type(A.dtype(), body);
@@ -501,9 +508,7 @@ SolveResult solve(const py::array& A, const py::array& b, const std::string& sol
                           "': give 'mixed', 'auto' or leave it out (the arrays' own precision)");
   // A complex b makes a complex system of a real A (NumPy's promotion).
   const std::string numeric = "fiubc";
-  if (numeric.find(b.dtype().kind()) == std::string::npos)
-    throw InvalidArgument("b has dtype " + b.dtype().attr("name").cast<std::string>() +
-                          "; hetlu solves real and complex systems (float32, float64, complex64, complex128)");
+  require_numeric(b, "b");
   // NumPy's promotion of the two, as SciPy's: a float32 A with a float64 b is solved in float64, not
   // b rounded to float32 (1e-50 became 0, 1e300 Inf); a complex b makes a complex system of a real A.
   const bool numeric_a = numeric.find(A.dtype().kind()) != std::string::npos;
@@ -577,6 +582,8 @@ py::array lu_solve(const LUFactorization& f, const py::array& b, bool trans) {
   if (b.shape(0) != n)
     throw InvalidArgument("b has " + std::to_string(b.shape(0)) + " rows but the factors are " + std::to_string(n) +
                           " x " + std::to_string(n));
+  require_numeric(f.lu, "lu");
+  require_numeric(b, "b");
   if (b.dtype().kind() == 'c' && f.lu.dtype().kind() != 'c')
     throw InvalidArgument("b is complex but the factors are real: factor a complex matrix to solve with it");
   // 0-based as SciPy's; checked here, before the +1 (a pivot near INT_MAX would wrap), and again by getrs.
@@ -589,8 +596,22 @@ py::array lu_solve(const LUFactorization& f, const py::array& b, bool trans) {
     auto LU = f.lu.cast<py::array_t<T, py::array::f_style | py::array::forcecast>>();
     auto X = fortran_copy<T>(b, false);
     const int nrhs = b.ndim() == 2 ? dimension(b, 1, "b") : 1;
+    // Factors with an exactly zero U(k,k) (edited, or another library's) would divide by it: said as
+    // lu_factor says a singular matrix, as the C API's getrs refuses them.
+    for (int k = 0; k < n; ++k)
+      if (LU.data()[k + static_cast<long long>(k) * std::max(1, n)] == T(0)) raise_singular(k + 1);
     getrs(trans ? Transpose::yes : Transpose::no, n, nrhs, LU.data(), std::max(1, n), ipiv.data(), X.mutable_data(),
           std::max(1, n));
+    // An overflow in the substitutions (finite factors and b, x Inf or NaN): said as solve says it.
+    const T* x = X.data();
+    if (!scalar::all_finite(x, static_cast<long long>(n) * nrhs)) {
+      const py::object category = py::module_::import("hetlu.linalg").attr("LinAlgWarning");
+      if (PyErr_WarnEx(category.ptr(),
+                       "x is not finite: the substitutions overflowed (the factors or b lie near an end of the "
+                       "floating-point range, or the factors are singular to working precision)",
+                       1) != 0)
+        throw py::error_already_set();
+    }
     return b.ndim() == 1 ? py::array(X.attr("reshape")(n)) : py::array(X);
   });
 }

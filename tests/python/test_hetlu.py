@@ -99,6 +99,19 @@ def test_lu_factor_matches_scipy_convention(db):
     np.testing.assert_allclose(A.T @ hetlu.lu_solve(f, b, trans=True), b, atol=1e-10)
 
 
+def test_lu_solve_says_where_x_cannot_be_trusted(db):
+    """lu_solve returned x of Inf and NaN with no word where solve warns, and solved with factors
+    holding an exactly zero pivot; an object b was blamed on A."""
+    f = hetlu.lu_factor(np.diag([1e-200, 1e-200, 1e-200]), db=db)
+    with pytest.warns(hetlu.linalg.LinAlgWarning, match="x is not finite"):
+        hetlu.lu_solve(f, np.full(3, 1e200))
+    f.lu[2, 2] = 0
+    with pytest.raises(np.linalg.LinAlgError, match=r"U\(3,3\) is exactly zero"):
+        hetlu.lu_solve(f, np.ones(3))
+    with pytest.raises(ValueError, match="^b has dtype object"):
+        hetlu.lu_solve(hetlu.lu_factor(np.eye(3), db=db), np.array([1, "x", 2], dtype=object))
+
+
 @pytest.mark.parametrize("bad", [-1, 25, 2**31 - 1])
 def test_out_of_range_pivots_are_refused(db, bad):
     A = np.random.default_rng(5).standard_normal((25, 25))
