@@ -16,7 +16,6 @@
 #include "cli/bench_mixed.hpp"
 #include "cli/commands.hpp"
 #include "cli/distributed.hpp"
-#include "cli/memory.hpp"
 #include "cli/report.hpp"
 #include "configs/configs.hpp"
 #include "hetlu/detail/flops.hpp"
@@ -24,6 +23,7 @@
 #include "hetlu/detail/stopwatch.hpp"
 #include "hetlu/hetlu.hpp"
 #include "model/gepp_cpu.hpp"
+#include "probes/memory.hpp"
 #include "solvers/accuracy.hpp"
 #include "solvers/backend.hpp"
 #include "solvers/lu.hpp"
@@ -528,7 +528,8 @@ void register_bench(CLI::App& app, CommandState&) {
     const int m = args->m < 0 ? args->n : args->m, n = args->n;
     // A, hetlu's copy, the reference's copy, and the factors checked against A: four m x n arrays.
     const double word = args->precision == "single" ? 4 : 8;
-    require_memory(4 * word * m * double(n), "bench of a " + std::to_string(m) + " x " + std::to_string(n) + " matrix");
+    probes::require_memory(4 * word * m * double(n),
+                           "bench of a " + std::to_string(m) + " x " + std::to_string(n) + " matrix");
     std::vector<Solver> solvers;
     if (args->solver == "all")
       solvers = {Solver::gepp, Solver::calu, Solver::prbt};

@@ -6,10 +6,11 @@
 
 #include "cli/commands.hpp"
 #include "cli/distributed.hpp"
-#include "cli/memory.hpp"
 #include "cli/report.hpp"
 #include "hetlu/detail/stopwatch.hpp"
 #include "hetlu/hetlu.hpp"
+#include "probes/memory.hpp"
+#include "tuner/calibrate.hpp"
 
 namespace hetlu::cli {
 
@@ -86,8 +87,8 @@ void register_calibrate(CLI::App& app, CommandState& state) {
     options.db_path = args->db;
     options.config_path = args->config;
     options.sizes = args->sizes;
-    for (int n : args->sizes)  // a trial holds A and a working copy (PRBT a padded one, the reference another)
-      require_memory(3 * 8.0 * n * double(n), "calibrate --sizes " + std::to_string(n));
+    for (int n : args->sizes)  // refused before the probes run; a config file's sizes are the tuner's to refuse
+      probes::require_memory(tuner::trial_bytes(n), "calibrate --sizes " + std::to_string(n));
     for (const auto& name : args->solvers) options.solvers.push_back(from_string<Solver>(name));
     for (const auto& name : args->precisions) options.precisions.push_back(from_string<Precision>(name));
     options.budget_seconds = args->budget;

@@ -8,10 +8,10 @@
 #include "cli/commands.hpp"
 #include "cli/distributed.hpp"
 #include "cli/matrix_market.hpp"
-#include "cli/memory.hpp"
 #include "cli/output_file.hpp"
 #include "cli/report.hpp"
 #include "hetlu/hetlu.hpp"
+#include "probes/memory.hpp"
 #include "solvers/accuracy.hpp"
 #include "solvers/condition.hpp"
 #include "solvers/scalar.hpp"
@@ -211,8 +211,8 @@ void register_solve(CLI::App& app, CommandState& state) {
     const bool automatic = args->precision == "auto", mixed = automatic || args->precision == "mixed";
     const double copies_of_a = (complex && !A.is_complex ? 1 : 0) + 2 + (mixed ? 1.5 : 0);
     const double copies_of_b = 4 + (mixed ? 3.5 : 0);
-    require_memory((complex ? 16.0 : 8.0) * (copies_of_a * n * double(n) + copies_of_b * n * double(nrhs)),
-                   fmt::format("{}: solving a {} x {} system", args->a_path, n, n));
+    probes::require_memory((complex ? 16.0 : 8.0) * (copies_of_a * n * double(n) + copies_of_b * n * double(nrhs)),
+                           fmt::format("{}: solving a {} x {} system", args->a_path, n, n));
     options.db_path = args->db;
     options.overrides.nb = args->nb;
     if (args->refine) options.overrides.refinement = Refinement::working;

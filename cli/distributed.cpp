@@ -16,7 +16,6 @@
 
 #include "cli/commands.hpp"
 #include "cli/matrix_market.hpp"
-#include "cli/memory.hpp"
 #include "cli/output_file.hpp"
 #include "cli/report.hpp"
 #include "distributed/blacs_grid.hpp"
@@ -24,6 +23,7 @@
 #include "hetlu/detail/statistics.hpp"
 #include "hetlu/distributed.hpp"
 #include "hetlu/hetlu.hpp"
+#include "probes/memory.hpp"
 #include "solvers/accuracy.hpp"
 #include "solvers/condition.hpp"
 #include "solvers/scalar.hpp"
@@ -383,8 +383,8 @@ int solve_distributed(const DistributedSolveArgs& args) {
       system = read_system(args);
       const double n = system.A.rows;
       // A as read (double), the copy the solve scatters from, and A's copy for omega.
-      require_memory((8.0 + 2 * (precision == Precision::single ? 4.0 : 8.0)) * n * n,
-                     fmt::format("{}: solving a {} x {} system on rank 0", args.a_path, n, n));
+      probes::require_memory((8.0 + 2 * (precision == Precision::single ? 4.0 : 8.0)) * n * n,
+                             fmt::format("{}: solving a {} x {} system on rank 0", args.a_path, n, n));
     } catch (const std::exception& e) {
       error = e.what();
     }
@@ -407,7 +407,7 @@ void calibrate_distributed(const DistributedCalibrateArgs& args) {
   options.candidates = args.candidates, options.repetitions = args.repetitions;
   const std::string memory_error = node_check([&] {
     for (int n : options.sizes)  // each rank holds about n^2 / ranks; rank 0 is checked for all of it
-      require_memory(8.0 * n * double(n), "calibrate --distributed --sizes " + std::to_string(n));
+      probes::require_memory(8.0 * n * double(n), "calibrate --distributed --sizes " + std::to_string(n));
   });
   MpiSession mpi;
   const int rank = mpi.rank();
@@ -473,8 +473,9 @@ void bench_distributed(const DistributedBenchArgs& args) {
   if (args.n < 1) throw UsageError("--distributed bench needs -n");
   if (args.repetitions < 1) throw UsageError("--reps must be >= 1");
   if (!args.plan.resident.empty()) resident_device(args.plan.resident);  // a bad device fails before MPI starts
-  const std::string memory_error = node_check(
-      [&] { require_memory(8.0 * args.n * double(args.n), "bench --distributed -n " + std::to_string(args.n)); });
+  const std::string memory_error = node_check([&] {
+    probes::require_memory(8.0 * args.n * double(args.n), "bench --distributed -n " + std::to_string(args.n));
+  });
   MpiSession mpi;
   const int rank = mpi.rank();
   together(rank, [&] {

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "cli/memory.hpp"
 #include "cli/output_file.hpp"
+#include "probes/memory.hpp"
 
 namespace hetlu::cli {
 namespace {
@@ -198,8 +198,8 @@ DenseMatrix read_matrix_market(const std::string& path) {
   if (regular && !ec && stored > static_cast<long long>(file_bytes) / least_entry_bytes)
     reader.fail("the size line declares " + std::to_string(stored) + " entries, more than a file of " +
                 std::to_string(file_bytes) + " bytes can hold");
-  require_memory((complex ? 16.0 : 8.0) * double(rows) * double(cols),
-                 path + ": a dense " + std::to_string(rows) + " x " + std::to_string(cols) + " matrix");
+  probes::require_memory((complex ? 16.0 : 8.0) * double(rows) * double(cols),
+                         path + ": a dense " + std::to_string(rows) + " x " + std::to_string(cols) + " matrix");
 
   DenseMatrix M;
   M.rows = static_cast<int>(rows);

@@ -14,6 +14,7 @@
 #include "hetlu/detail/stopwatch.hpp"
 #include "model/gepp_cpu.hpp"
 #include "model/predict.hpp"
+#include "probes/memory.hpp"
 #include "solvers/backend.hpp"
 #include "solvers/lu.hpp"
 
@@ -279,6 +280,17 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
         result.solver = solver;
         result.precision = precision;
         result.m = result.n = n;
+        // A size this machine cannot hold is no plan, said with its bytes before anything is
+        // allocated (A, its working copy and the reference's: 3 n^2 doubles). One such size among a
+        // config file's had ended the whole calibration with bad_alloc, the other sizes untuned.
+        const double needed = trial_bytes(n);
+        if (const auto available = probes::available_memory_bytes(); available > 0 && needed > double(available)) {
+          result.no_plan = "a trial needs " + probes::readable_bytes(needed) + " of memory, but only " +
+                           probes::readable_bytes(double(available)) + " is available";
+          if (progress) progress(to_string(solver) + " n=" + std::to_string(n) + ": no plan stored: " + result.no_plan);
+          results.push_back(result);
+          continue;
+        }
         const model::Problem problem{solver, precision, target, n, n, devices};
         const Plan model_plan = model_plan_for(problem);
         // Where the mixed path gives up, the double solver answers, with partial pivoting for PRBT.

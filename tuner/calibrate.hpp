@@ -72,7 +72,13 @@ using Count = std::function<void(int done, int at_most)>;
 // backend and its limits (threads, memory).
 std::string environment(const LevelSettings& settings);
 
-// One result per solver and size, in order; those with no_plan set stored no plan.
+// Bytes a trial at order n holds: A, its working copy (PRBT's padded) and the reference's, in double.
+inline double trial_bytes(int n) {
+  return 3 * 8.0 * n * double(n);
+}
+
+// One result per solver and size, in order; those with no_plan set stored no plan (a size beyond
+// the memory available among them: no trial at all).
 std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const MachineProfile& profile,
                              const LevelSettings& settings, const model::ModelParams& params, const Progress& progress,
                              const Count& count = nullptr);

@@ -320,3 +320,17 @@ TEST_F(Calibrate, MixedPrbtOnTheHybridTargetIsTunedAsGeppIs) {
   }
   EXPECT_EQ(results[0].best.solver, Solver::prbt);
 }
+
+// A size beyond this machine's memory among others (a config file's sizes: 40, 200000, 96) ended the
+// whole calibration with bad_alloc before the last was tuned. It is now no plan, said with its bytes.
+TEST_F(Calibrate, ASizeBeyondMemoryIsNoPlanAndTheOthersAreTuned) {
+  auto settings = tiny_settings();
+  settings.sizes = {40, 200000, 96};  // 3 x 320 GB
+  settings.space.nb = {16};
+  const auto results = tuner::tune(database, id, profile, settings, {}, {}, {});
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_TRUE(results[0].no_plan.empty());
+  EXPECT_NE(results[1].no_plan.find("of memory, but only"), std::string::npos) << results[1].no_plan;
+  EXPECT_TRUE(results[2].no_plan.empty());
+  EXPECT_EQ(db::list_best_plans(database).size(), 2u);
+}

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-namespace hetlu::cli {
+namespace hetlu::probes {
 
 // Bytes of memory available now: MemAvailable in /proc/meminfo (physical pages where that is
 // missing), less where `ulimit -v` / `-d` or the cgroup's memory.max leave the process less; 0
@@ -20,4 +20,4 @@ std::string readable_bytes(double bytes);
 // exceeds the memory available (nothing is checked when that is unknown).
 void require_memory(double bytes, const std::string& what);
 
-}  // namespace hetlu::cli
+}  // namespace hetlu::probes

@@ -1,4 +1,4 @@
-#include "cli/memory.hpp"
+#include "probes/memory.hpp"
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -12,7 +12,7 @@
 
 #include "hetlu/types.hpp"
 
-namespace hetlu::cli {
+namespace hetlu::probes {
 
 namespace {
 
@@ -117,4 +117,4 @@ void require_memory(double bytes, const std::string& what) {
   }
 }
 
-}  // namespace hetlu::cli
+}  // namespace hetlu::probes
