@@ -218,6 +218,18 @@ void read_distributed_params(const YAML::Node& node, const std::string& where, m
   p.distributed_nb_candidates = wholes(node, "nb_candidates", p.distributed_nb_candidates, where, 1, largest_order);
   if (p.distributed_nb_candidates.empty()) throw InvalidArgument(where + "nb_candidates: is empty");
 }
+// The machine file's network section over params' defaults; every key checked.
+model::ModelParams network_of(const YAML::Node& root, const std::string& yaml_path, model::ModelParams params) {
+  const std::string where = yaml_path + ": network.";
+  const YAML::Node net = section(root, "network", yaml_path + ": ");
+  refuse_unknown_keys(net, {"latency_us", "bandwidth_gbs", "node_latency_us", "node_bandwidth_gbs"}, where);
+  params.network_latency_us = number(net, "latency_us", params.network_latency_us, where, 0, 1e6);
+  params.network_bandwidth_gbs = number(net, "bandwidth_gbs", params.network_bandwidth_gbs, where, tiny, huge);
+  params.node_latency_us = number(net, "node_latency_us", params.node_latency_us, where, 0, 1e6);
+  params.node_bandwidth_gbs = number(net, "node_bandwidth_gbs", params.node_bandwidth_gbs, where, tiny, huge);
+  return params;
+}
+
 }  // namespace
 
 model::ModelParams model_params(const std::string& yaml_path) {
@@ -286,6 +298,8 @@ MachineProfile machine_from_yaml(const std::string& yaml_path) {
   const YAML::Node root = load(yaml_path, "", yaml_path);
   const std::string top = yaml_path + ": ";
   refuse_unknown_keys(root, {"name", "cpu", "devices", "network"}, top);
+  // Checked whether or not this command reads it (only --ranks does): a bad key is a bad file.
+  network_of(root, yaml_path, model::ModelParams{});
   const YAML::Node cpu = section(root, "cpu", top);
   if (!cpu) throw InvalidArgument(top + "no 'cpu' section");
   const std::string where = top + "cpu.";
@@ -348,15 +362,7 @@ MachineProfile machine_from_yaml(const std::string& yaml_path) {
 }
 
 model::ModelParams with_machine_network(const std::string& yaml_path, model::ModelParams params) {
-  const YAML::Node root = load(yaml_path, "", yaml_path);
-  const std::string where = yaml_path + ": network.";
-  const YAML::Node net = section(root, "network", yaml_path + ": ");
-  refuse_unknown_keys(net, {"latency_us", "bandwidth_gbs", "node_latency_us", "node_bandwidth_gbs"}, where);
-  params.network_latency_us = number(net, "latency_us", params.network_latency_us, where, 0, 1e6);
-  params.network_bandwidth_gbs = number(net, "bandwidth_gbs", params.network_bandwidth_gbs, where, tiny, huge);
-  params.node_latency_us = number(net, "node_latency_us", params.node_latency_us, where, 0, 1e6);
-  params.node_bandwidth_gbs = number(net, "node_bandwidth_gbs", params.node_bandwidth_gbs, where, tiny, huge);
-  return params;
+  return network_of(load(yaml_path, "", yaml_path), yaml_path, params);
 }
 
 }  // namespace hetlu::configs

@@ -121,6 +121,9 @@ TEST(MachineConfig, EveryValueIsCheckedAndTheErrorNamesTheFileAndKey) {
       {good_cpu + "devices:\n  - {name: G, dgemm_peak_gflops: 100, latency_us: .inf}\n", "devices[0].latency_us: inf"},
       {good_cpu + "devices:\n  - {name: G, dgemm_gflops: 100, link_gbs: -6}\n", "devices[0].link_gbs: -6"},
       {good_cpu + "devices: 3\n", "devices: must be a list"},
+      // The network section, read only under --ranks, was not checked otherwise (exit 0).
+      {good_cpu + "network:\n  bogus: 1\n", "network.bogus: unknown key"},
+      {good_cpu + "network:\n  latency_us: .nan\n", "network.latency_us: nan"},
       {"root:x:0:0:root:/root:/bin/bash\n", "not a YAML mapping"},  // /etc/passwd
       {"cpu: [1, 2]\n", "cpu: must be a mapping"},
       {"cpu: {cores: 8\n", "not YAML"},
