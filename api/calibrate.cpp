@@ -62,7 +62,7 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
     options.progress(std::string("probing this machine") + (settings.measure_rates ? " (timing)" : ""));
   {
     std::optional<tuner::MeasurementTurn> turn;  // probes time too: one process at a time
-    if (settings.measure_rates) turn.emplace(options.stop_requested);
+    if (settings.measure_rates) turn.emplace(options.stop_requested, options.progress);
     report.profile = probes::probe_machine(probe_options);
     if (settings.measure_rates) tuner::measure_getrf_crossovers(report.profile, configs::model_params());
   }

@@ -206,7 +206,7 @@ void store_steps_of(db::Database& db, std::int64_t machine_id, int n, const Plan
     CandidateRun run(best, fallback, *system);
     run.prepare();
     {
-      const MeasurementTurn turn(settings.timing.stop_requested);
+      const MeasurementTurn turn(settings.timing.stop_requested, progress);
       run.run();
     }
     const double steps = run.refinement_steps();
@@ -357,7 +357,7 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
           if (!system) system = random_problem(n);
           db::Trial trial;
           {
-            const MeasurementTurn turn(settings.timing.stop_requested);
+            const MeasurementTurn turn(settings.timing.stop_requested, progress);
             trial = time_candidate(key.plan, fallback, *system, settings.timing, here);
           }
           trial.machine_id = machine_id;
@@ -391,7 +391,7 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
         if (solver == Solver::gepp && precision == Precision::double_ && target == Target::cpu && system) {
           std::vector<double> work(system->A.size());
           std::vector<int> ipiv(n);
-          const MeasurementTurn turn(settings.timing.stop_requested);
+          const MeasurementTurn turn(settings.timing.stop_requested, progress);
           const Measurement reference =
               measure([&] { std::copy(system->A.begin(), system->A.end(), work.begin()); },
                       [&] { solvers::reference_getrf(n, n, work.data(), n, ipiv.data()); }, settings.timing);

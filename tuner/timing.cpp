@@ -29,13 +29,27 @@ Measurement summarize(std::vector<double> samples, double target_spread) {
   return m;
 }
 
-MeasurementTurn::MeasurementTurn(const std::function<bool()>& stop_requested) {
+MeasurementTurn::MeasurementTurn(const std::function<bool()>& stop_requested,
+                                 const std::function<void(const std::string&)>& waiting) {
   const char* folder = std::getenv("TMPDIR");
   const std::string path = std::string(folder && *folder ? folder : "/tmp") + "/hetlu-measurements.lock";
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
   if (fd_ < 0) return;
   ::fchmod(fd_, 0666);  // every user's measurements take turns, whatever the umask
+  const detail::Stopwatch since_start;
+  bool said = false;
   while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    if (waiting && !said && since_start.seconds() > waited_long_seconds) {
+      char holder[32] = {};
+      const ssize_t got = ::pread(fd_, holder, sizeof holder - 1, 0);
+      const std::string pid = got > 0 ? std::string(holder, static_cast<size_t>(got)) : "";
+      waiting("waiting for another hetlu process's measurements to end" +
+              (pid.empty() || pid.find_first_not_of("0123456789\n") != std::string::npos
+                   ? std::string()
+                   : " (process " + pid.substr(0, pid.find('\n')) + ")") +
+              "; they take turns through " + path);
+      said = true;
+    }
     if (errno != EWOULDBLOCK && errno != EINTR) {  // no locking here: go ahead
       ::close(fd_);
       fd_ = -1;
@@ -50,6 +64,11 @@ MeasurementTurn::MeasurementTurn(const std::function<bool()>& stop_requested) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  // Ours now: the holder named for whoever waits next (a name only: where the file cannot take
+  // it, the turn is still ours).
+  const std::string pid = std::to_string(::getpid()) + "\n";
+  [[maybe_unused]] const bool named =
+      ::ftruncate(fd_, 0) == 0 && ::pwrite(fd_, pid.data(), pid.size(), 0) == static_cast<ssize_t>(pid.size());
 }
 
 MeasurementTurn::~MeasurementTurn() {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace hetlu::tuner {
@@ -28,10 +29,14 @@ struct Measurement {
 // process holding one runs (an advisory lock on a file in the temporary folder, released by the
 // kernel if the process dies). Two calibrations at once then never time each other's load, which
 // would be stored as the configuration's time and reused. Waiting polls stop_requested (Interrupted).
-// Where the lock file cannot be opened, measurements go ahead unserialized.
+// Where the lock file cannot be opened, measurements go ahead unserialized. The holder writes its
+// process id into the file; a wait longer than waited_long_seconds calls waiting once with a line
+// naming it (a stopped calibration elsewhere had held every other one up without a word).
 class MeasurementTurn {
  public:
-  explicit MeasurementTurn(const std::function<bool()>& stop_requested = nullptr);
+  static constexpr double waited_long_seconds = 2;
+  explicit MeasurementTurn(const std::function<bool()>& stop_requested = nullptr,
+                           const std::function<void(const std::string&)>& waiting = nullptr);
   ~MeasurementTurn();
   MeasurementTurn(const MeasurementTurn&) = delete;
   MeasurementTurn& operator=(const MeasurementTurn&) = delete;

@@ -1,9 +1,11 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <thread>
+#include <vector>
 
 #include "hetlu/detail/statistics.hpp"
 #include "hetlu/types.hpp"
@@ -85,6 +87,21 @@ TEST(MeasurementTurn, MeasurementsTakeTurnsAndWaitingCanBeStopped) {
   while (!held) std::this_thread::yield();
   int polls = 0;
   EXPECT_THROW(tuner::MeasurementTurn([&] { return ++polls > 3; }), Interrupted);
+  // A long wait is said once, naming the holder, which wrote its process id into the lock file.
+  std::vector<std::string> said;
+  const auto waited = clock::now();
+  EXPECT_THROW(tuner::MeasurementTurn(
+                   [&] {
+                     return std::chrono::duration<double>(clock::now() - waited).count() >
+                            tuner::MeasurementTurn::waited_long_seconds + 0.5;
+                   },
+                   [&](const std::string& line) { said.push_back(line); }),
+               Interrupted);
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_NE(said[0].find("waiting for another hetlu process's measurements to end (process " +
+                         std::to_string(::getpid()) + ")"),
+            std::string::npos)
+      << said[0];
   release = true;
   holder.join();
 }
