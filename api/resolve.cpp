@@ -53,7 +53,9 @@ std::optional<Plan> tuned_plan(const Plan& kind, int m, int n, const Options& op
     // Soft attributes (hostname, hetlu version) do not decide whether rows apply, but a change
     // means they were measured under other conditions: say so.
     const auto now = nlohmann::json::parse(db::fingerprint(profile).soft_attributes);
-    const auto then = nlohmann::json::parse(machine->fingerprint.soft_attributes);
+    // A damaged row's (not a JSON object: `hetlu db check` lists it) are unknown, not an error.
+    auto then = nlohmann::json::parse(machine->fingerprint.soft_attributes, nullptr, false);
+    if (!then.is_object()) then = nlohmann::json::object();
     std::string changed;
     for (auto it = now.begin(); it != now.end(); ++it)
       if (!then.contains(it.key()) || then[it.key()] != it.value())

@@ -237,11 +237,20 @@ void register_db(CLI::App& app, CommandState& state) {
     }
     if (args->json) {
       nlohmann::ordered_json jm = nlohmann::ordered_json::array(), jp = nlohmann::ordered_json::array();
+      // A machine row's attributes as JSON, or said as damaged (db check lists it), never a raw parse error.
+      auto attributes = [&](const db::MachineRow& m, const std::string& text, const char* name) {
+        try {
+          return nlohmann::json::parse(text);
+        } catch (const nlohmann::json::exception&) {
+          throw InvalidArgument(path + ": machine " + m.fingerprint.hash + ": " + name +
+                                " is not JSON (a damaged row: 'hetlu db check' lists it)");
+        }
+      };
       for (const auto& m : machines)
         jm.push_back({{"id", m.id},
                       {"fingerprint", m.fingerprint.hash},
-                      {"hard_key", nlohmann::json::parse(m.fingerprint.hard_key)},
-                      {"soft_attributes", nlohmann::json::parse(m.fingerprint.soft_attributes)},
+                      {"hard_key", attributes(m, m.fingerprint.hard_key, "hard_key")},
+                      {"soft_attributes", attributes(m, m.fingerprint.soft_attributes, "soft_attributes")},
                       {"first_seen", m.first_seen},
                       {"last_seen", m.last_seen}});
       for (const auto& b : plans) {

@@ -129,6 +129,11 @@ std::string text_of(const nlohmann::json& value, const char* what) {
 }  // namespace
 
 nlohmann::json export_json(Database& db) {
+  // A damaged row would make a file no import takes (or a raw JSON error here): named instead.
+  for (const auto& problems : {invalid_best_plans(db), invalid_rows(db)})
+    if (!problems.empty())
+      throw DatabaseError("export: " + problems.front() +
+                          " ('hetlu db check' lists every such row; 'hetlu db forget' or a new calibration clears it)");
   nlohmann::json machines = nlohmann::json::array();
   for (const auto& m : list_machines(db)) {
     nlohmann::json machine = {{"fingerprint", m.fingerprint.hash},

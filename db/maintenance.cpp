@@ -34,10 +34,6 @@ CheckReport check(Database& db) {
                      [&](const std::string& seen) { return seen.rfind(row + ": ", 0) == 0; }))
       report.problems.push_back(problem);
   }
-  auto machines = db.prepare("SELECT fingerprint, hard_key FROM machines");
-  while (machines.step())
-    if (!nlohmann::json::accept(machines.column_text(1)))
-      report.problems.push_back("machine " + machines.column_text(0) + ": hard_key is not JSON");
   report.machines = count(db, "machines");
   report.probe_results = count(db, "probe_results");
   report.trials = count(db, "trials");

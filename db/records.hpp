@@ -123,8 +123,9 @@ struct Lookup {
 // Every best_plans row that a look-up would skip as invalid, described (db check, import).
 std::vector<std::string> invalid_best_plans(Database& db);
 
-// Rows of trials, probe_results and best_plans whose values have the wrong type or range (a text
-// time, a real count, an unknown solver, a bad date), described: up to 20 per table (db check, import).
+// Rows of machines, trials, probe_results, best_plans and the distributed tables whose values have
+// the wrong type or range (a text time, a real count, an unknown solver, a bad date, attributes that
+// are not a JSON object), described: up to 20 per table (db check, import, export).
 std::vector<std::string> invalid_rows(Database& db);
 
 // The SQL condition a trials row meets when its values are of the right types and ranges (what

@@ -71,6 +71,11 @@ std::vector<Rule> rules() {
   return {
       {"trials", valid_trial_condition(),
        "'trials row ' || id || ' (' || solver || ', n = ' || n || ', nb = ' || nb || ')'"},
+      {"machines",
+       "json_valid(hard_key) AND json_type(hard_key) = 'object' AND json_valid(soft_attributes) AND "
+       "json_type(soft_attributes) = 'object' AND datetime(first_seen) IS NOT NULL AND datetime(last_seen) IS NOT "
+       "NULL",
+       "'machine ' || fingerprint"},
       {"probe_results",
        "typeof(name) = 'text' AND name != '' AND " + real("value", false, true) + " AND " +
            real("spread", false, true) + " AND typeof(unit) = 'text' AND typeof(detail) = 'text' AND " +

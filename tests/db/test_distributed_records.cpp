@@ -144,12 +144,22 @@ TEST_F(DistributedRecords, ImpossibleRowsAreSkippedListedAndNeverImported) {
   db::store_network_profile(db, machine, net);
   const auto exported = db::export_json(db);
   int round = 0;
-  for (const char* absurd : {"latency_s = 1e300", "latency_s = -1", "bandwidth_bps = 1e-300"}) {
-    SCOPED_TRACE(absurd);
-    db.exec(std::string("UPDATE network_probes SET ") + absurd);
+  struct Absurd {
+    const char* sql;
+    const char* column;
+    double value;
+  };
+  for (const Absurd absurd :
+       {Absurd{"latency_s = 1e300", "latency_s", 1e300}, Absurd{"latency_s = -1", "latency_s", -1},
+        Absurd{"bandwidth_bps = 1e-300", "bandwidth_bps", 1e-300}}) {
+    SCOPED_TRACE(absurd.sql);
+    db.exec(std::string("UPDATE network_probes SET ") + absurd.sql);
     EXPECT_FALSE(db::load_network_profile(db, machine, {4, 4}));
     EXPECT_EQ(db::invalid_rows(db).size(), 1u);
-    auto damaged = db::export_json(db);
+    // An export names the row rather than write a file no import takes; a file carrying it is refused.
+    EXPECT_THROW(db::export_json(db), db::DatabaseError);
+    auto damaged = exported;
+    damaged["machines"][0]["network_probes"][0][absurd.column] = absurd.value;
     auto fresh = Database::open(dir.file("fresh-" + std::to_string(round++) + ".db"), Database::Mode::read_write);
     EXPECT_THROW(db::import_json(fresh, damaged, damaged["machines"][0]["fingerprint"], false), db::DatabaseError);
     db::store_network_profile(db, machine, net);

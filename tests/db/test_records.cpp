@@ -586,3 +586,26 @@ TEST(BestPlans, ADamagedRowIsSkippedWithItsValueNamedAndReplacedByTheNextCalibra
     EXPECT_EQ(replaced.best->plan.nb, 48) << damage;
   }
 }
+
+// A machine row with attributes that are not a JSON object, or a date that is none, passed db check
+// ("ok"); export then failed with a raw JSON error naming neither the database nor the machine.
+TEST(Maintenance, ADamagedMachineRowIsListedAndNamedByExport) {
+  test_support::TempDir dir;
+  auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
+  db::ensure_machine(database, db::fingerprint(profile()));
+  for (const char* damage : {"soft_attributes = '{{'", "hard_key = '[1,2]'", "first_seen = 'yesterday'"}) {
+    SCOPED_TRACE(damage);
+    database.exec(std::string("UPDATE machines SET ") + damage);
+    const auto problems = db::check(database).problems;
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_EQ(problems[0].rfind("machine " + db::fingerprint(profile()).hash + ": ", 0), 0u) << problems[0];
+    try {
+      db::export_json(database);
+      ADD_FAILURE() << "exported";
+    } catch (const db::DatabaseError& e) {
+      EXPECT_NE(std::string(e.what()).find("export: machine "), std::string::npos) << e.what();
+    }
+    database.exec("DELETE FROM machines");
+    db::ensure_machine(database, db::fingerprint(profile()));
+  }
+}
