@@ -109,7 +109,7 @@ Options options_of(const DbPath& db, std::optional<int> nb, const Placement& whe
 struct SolveResult {
   py::array x;
   py::dict plan;
-  std::optional<double> backward_error;  // None after overwrite_a=True factored A in place
+  std::optional<double> backward_error;  // None after overwrite_a=True factored A in place (not PRBT's)
   double seconds = 0, gflops = 0;
   int refinement_steps = 0;
   bool fell_back_to_gepp = false;
@@ -343,7 +343,7 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
   OriginalA<T> original;
   if (!in_place) original = original_of<T>(A_in);
   const T* a_original = original.data;
-  const bool original_transposed = original.transposed;
+  bool original_transposed = original.transposed;
   py::array_t<T, py::array::f_style> B = fortran_copy<T>(b_in, true);  // no copy when b is already T, F-ordered
 
   std::vector<int> ipiv(ld);
@@ -357,6 +357,9 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
       std::vector<T> column_major;  // a C-ordered A given in place: PRBT needs it column-major
       const T* a_in = column_major_a(a, transposed, n, column_major);
       report = gesv(Solver::prbt, n, nrhs, const_cast<T*>(a_in), ld, ipiv.data(), X.mutable_data(), ld, options);
+      // A given in place is still A: the answer is checked and repaired against it, as without
+      // overwrite_a (rows scaled by 1e30 in float32 came back with omega 0.68 unchecked).
+      if (!a_original) a_original = a, original_transposed = transposed;
     } else {
       std::vector<double> a_maxima;  // where A is about to go: its columns' largest entries, in the same pass
       const double anorm = a_original ? kernels::norm1(n, n, a, ld)  // of the matrix factored (A^T where transposed)

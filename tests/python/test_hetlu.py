@@ -112,6 +112,21 @@ def test_lu_solve_says_where_x_cannot_be_trusted(db):
         hetlu.lu_solve(hetlu.lu_factor(np.eye(3), db=db), np.array([1, "x", 2], dtype=object))
 
 
+@pytest.mark.parametrize("order", ["F", "C"])
+def test_prbt_with_overwrite_a_still_checks_and_repairs_against_a(db, order):
+    """PRBT leaves A as it is, so overwrite_a=True need not give up the check: rows scaled by 1e30
+    in float32 came back with omega 0.68, backward_error None."""
+    rng = np.random.default_rng(1)
+    A = rng.standard_normal((200, 200)).astype(np.float32)
+    A[::2] *= 1e30
+    A = np.asfortranarray(A) if order == "F" else np.ascontiguousarray(A)
+    b = rng.standard_normal(200).astype(np.float32) * 1e15
+    before = A.copy()
+    r = hetlu.solve(A, b, solver="prbt", overwrite_a=True, db=db)
+    assert np.array_equal(A, before)
+    assert r.backward_error is not None and r.backward_error < 30 * 201 * np.finfo(np.float32).eps
+
+
 @pytest.mark.parametrize("bad", [-1, 25, 2**31 - 1])
 def test_out_of_range_pivots_are_refused(db, bad):
     A = np.random.default_rng(5).standard_normal((25, 25))
