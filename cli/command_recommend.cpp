@@ -132,7 +132,7 @@ void register_recommend(CLI::App& app, CommandState&) {
   cmd->add_option("--solver", args->solver, "gepp, calu or prbt")
       ->capture_default_str()
       ->check(one_of(detail::solver_names.all()));
-  cmd->add_option("--precision", args->precision, "double or single")
+  cmd->add_option("--precision", args->precision, "double, single or mixed (single's factorization refined in double)")
       ->capture_default_str()
       ->check(one_of(detail::precision_names.all()));
   cmd->add_option("--target", args->target, "cpu or hybrid")

@@ -33,6 +33,7 @@ YAML::Node load(const std::string& path, const char* embedded_text, const std::s
     namespace fs = std::filesystem;
     std::error_code ec;
     const auto status = fs::status(path, ec);
+    if (ec && ec != std::errc::no_such_file_or_directory) throw InvalidArgument(path + ": " + ec.message());
     if (ec || !fs::exists(status)) throw InvalidArgument(path + ": no such file");
     if (fs::is_directory(status)) throw InvalidArgument(path + ": is a folder, not a YAML file");
     if (fs::is_regular_file(status) && fs::file_size(path, ec) > largest_file_bytes)

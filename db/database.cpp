@@ -205,10 +205,12 @@ static_assert(migration_count == schema_version);
 
 Database Database::open(const std::string& path, Mode mode) {
   if (path.empty()) throw DatabaseError("database path is empty");
-  if (std::filesystem::is_directory(path)) throw DatabaseError("database '" + path + "' is a folder, not a file");
   // A FIFO, socket or device is no database, and opening a FIFO blocks until a writer comes: never.
   std::error_code status_error;
   const auto status = std::filesystem::status(path, status_error);
+  if (status_error && status_error != std::errc::no_such_file_or_directory)  // a loop of links, say
+    throw DatabaseError("database '" + path + "': " + status_error.message());
+  if (std::filesystem::is_directory(status)) throw DatabaseError("database '" + path + "' is a folder, not a file");
   if (!status_error && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
     throw DatabaseError("database '" + path + "' is not a regular file");
   if (mode == Mode::read_write) {
@@ -216,7 +218,7 @@ Database Database::open(const std::string& path, Mode mode) {
     auto parent = std::filesystem::path(path).parent_path();
     if (!parent.empty()) std::filesystem::create_directories(parent, ec);
     if (ec) throw DatabaseError("cannot create the folder of database '" + path + "': " + ec.message());
-  } else if (!std::filesystem::exists(path)) {
+  } else if (!std::filesystem::exists(status)) {
     throw DatabaseError("no database at '" + path + "' (run 'hetlu calibrate' first)");
   }
   sqlite3* handle = nullptr;
