@@ -53,9 +53,11 @@ std::optional<Plan> tuned_plan(const Plan& kind, int m, int n, const Options& op
     // Soft attributes (hostname, hetlu version) do not decide whether rows apply, but a change
     // means they were measured under other conditions: say so.
     const auto now = nlohmann::json::parse(db::fingerprint(profile).soft_attributes);
-    // A damaged row's (not a JSON object: `hetlu db check` lists it) are unknown, not an error.
-    auto then = nlohmann::json::parse(machine->fingerprint.soft_attributes, nullptr, false);
-    if (!then.is_object()) then = nlohmann::json::object();
+    // A damaged machine row is a miss, as a damaged plan is: said in words, not a parser's.
+    const auto then = nlohmann::json::parse(machine->fingerprint.soft_attributes, nullptr, false);
+    if (!then.is_object())
+      throw db::DatabaseError("'" + path + "': machine " + machine->fingerprint.hash +
+                              ": soft_attributes is not a JSON object (a damaged row: 'hetlu db check' lists it)");
     std::string changed;
     for (auto it = now.begin(); it != now.end(); ++it)
       if (!then.contains(it.key()) || then[it.key()] != it.value())
