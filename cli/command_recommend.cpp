@@ -29,7 +29,10 @@ void predicted_sweep(const MachineProfile& profile, const model::Problem& proble
   for (int d = 0; d <= blocks; ++d) {
     plan.cpu_block_columns = d;
     const double seconds = model::predict_seconds(profile, problem, plan, params);
-    rows.push_back({{"d", d}, {"predicted_seconds", seconds}, {"predicted_gflops", flops / seconds / 1e9}});
+    rows.push_back({{"d", d},
+                    {"predicted_seconds", seconds},
+                    {"predicted_gflops", flops / seconds / 1e9},
+                    {"fits_device", model::device_holds(profile, problem, plan, params)}});
   }
   if (json) {
     print_json(
@@ -46,8 +49,9 @@ void predicted_sweep(const MachineProfile& profile, const model::Problem& proble
                            to_string(problem.solver), problem.n, plan.nb, blocks);
   std::cout << fmt::format("{:>6} {:>12} {:>10}\n", "d", "seconds", "GFlop/s");
   for (const auto& row : rows)
-    std::cout << fmt::format("{:>6} {:>12.4f} {:>10.1f}{}\n", row["d"].get<int>(),
+    std::cout << fmt::format("{:>6} {:>12.4f} {:>10.1f}{}{}\n", row["d"].get<int>(),
                              row["predicted_seconds"].get<double>(), row["predicted_gflops"].get<double>(),
+                             row["fits_device"].get<bool>() ? "" : "  (does not fit the device's memory)",
                              !nb && row["d"] == prediction.plan.cpu_block_columns ? "  <- model's d" : "");
 }
 

@@ -15,9 +15,11 @@
 namespace hetlu::model {
 namespace {
 
+// One decimal; a positive value below 0.1 with two significant digits (a link of 0.01 GB/s had
+// read "0.0 GB/s").
 std::string fmt1(double v) {
   char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.1f", v);
+  std::snprintf(buffer, sizeof buffer, v > 0 && v < 0.1 ? "%.2g" : "%.1f", v);
   return buffer;
 }
 std::string fmt_seconds(double s) {
@@ -1013,6 +1015,14 @@ double solve_flops(const Problem& p) {
   return getrf_flops(p.m, p.n);
 }
 
+bool device_holds(const MachineProfile& profile, const Problem& problem, const Plan& plan, const ModelParams& params) {
+  if (problem.target != Target::hybrid || plan.cpu_block_columns >= block_columns(problem.n, plan.nb)) return true;
+  const Rates r = rates_of(profile, problem.precision, params, problem.devices, problem.tf32);
+  if (r.device.gflops <= 0 || r.devices.size() > 1) return true;
+  return device_holds_plan(r, problem.solver, problem.m, problem.n, plan.nb, plan.cpu_block_columns,
+                           entry_bytes(problem.precision));
+}
+
 double predict_seconds(const MachineProfile& profile, const Problem& problem, const Plan& plan,
                        const ModelParams& params, std::vector<Term>* terms) {
   if (plan.nb < 1) throw InvalidArgument("nb = " + std::to_string(plan.nb) + " must be >= 1");
@@ -1051,7 +1061,13 @@ double predict_seconds(const MachineProfile& profile, const Problem& problem, co
                                             mixed_on_device, upload_word, prbt_on_device);
     factorization = t.total;
     seconds = t.total;
-    if (terms) *terms = {{"cpu panels and updates", t.cpu}, {"device updates", t.device}, {"transfers", t.transfer}};
+    // Busy times, which the schedule overlaps (they may add up to more than the total), and the
+    // steps' fixed costs, which it does not.
+    if (terms)
+      *terms = {{"cpu panels and updates", t.cpu},
+                {plan.cpu_block_columns == 0 ? "device panels and updates" : "device updates", t.device},
+                {"transfers", t.transfer},
+                {"per-step overheads", block_columns(problem.n, plan.nb) * params.step_overhead_seconds}};
     // PRBT's own pass over A checks it (its upload's packing on one device,
     // prbt_hybrid_extra_seconds; its randomization on the CPUs beside several), mixed precision's rounding pass, GEPP's
     // and CALU's upload with d = 0 (HybridLu::check_input); every other hybrid call checks A first.
@@ -1244,7 +1260,7 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
       why.push_back("device " + std::to_string(i + 1) + " " + r.devices[i].name + ": GEMM rate " +
                     fmt1(r.devices[i].gemm.gflops) + " GFlop/s (" + r.devices[i].gemm.source + "), link " +
                     fmt1(r.devices[i].link.gbs) + " GB/s (" + r.devices[i].link.source + ")");
-    if (several) {
+    if (several && plan.cpu_block_columns < blocks) {
       std::string shares;
       for (std::size_t i = 0; i < plan.device_shares.size(); ++i)
         shares += (i ? ", " : "") + fmt1(100 * plan.device_shares[i]) + " %";
@@ -1276,9 +1292,19 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
       why.push_back(
           "panel on the device: the device is so much faster that a CPU panel (and its transfers) "
           "would stall it; the CPUs take no block columns");
+    else if (plan.cpu_block_columns >= blocks)
+      why.push_back("every block column on the CPUs: the device's share would not pay for its transfers");
     else
       why.push_back("panel on the CPUs, overlapped with the device's update; d = " +
                     std::to_string(plan.cpu_block_columns) + " of " + std::to_string(blocks) + " block columns");
+    // The d the device's memory allows: below it the chosen d is no choice of the time's.
+    int least_fitting = 0;
+    while (!several && least_fitting < blocks &&
+           !device_holds_plan(r, problem.solver, problem.m, problem.n, plan.nb, least_fitting, word))
+      ++least_fitting;
+    if (least_fitting > 0)
+      why.push_back("d below " + std::to_string(least_fitting) + " leaves the device more block columns than its " +
+                    fmt1(r.device_memory_bytes / 1e9) + " GB hold: those plans were left out");
   } else {
     best.d_fraction = 1;
     plan.cpu_block_columns = blocks;
@@ -1295,7 +1321,8 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
                                   : ""));
   std::string parts;
   for (const auto& t : best.terms) parts += (parts.empty() ? "" : ", ") + t.name + " " + fmt_seconds(t.seconds);
-  why.push_back("predicted " + fmt_seconds(best.seconds) + " = " + fmt1(best.gflops) + " GFlop/s (" + parts + ")");
+  why.push_back("predicted " + fmt_seconds(best.seconds) + " = " + fmt1(best.gflops) + " GFlop/s (" +
+                (hybrid ? "busy times the schedule overlaps: " : "") + parts + ")");
   if (several) {
     // HybridLu::deal runs a device alone where the deal gives it every block column; a plan of one
     // device alone that is faster still (another nb, the vendor's LU) is said instead.

@@ -164,6 +164,10 @@ MixedSteps mixed_refinement_steps(const MachineProfile& profile, Solver solver, 
 // faster_alone is set; "" otherwise.
 std::string faster_alone_note(const Prediction& prediction);
 
+// Whether one device's memory holds what the hybrid plan keeps there (predict leaves out the plans
+// that it does not; a capacity not known, several devices or a plan without a device's share: true).
+bool device_holds(const MachineProfile& profile, const Problem& problem, const Plan& plan, const ModelParams& params);
+
 // Predicted seconds of `plan` on the problem; terms filled when given.
 double predict_seconds(const MachineProfile& profile, const Problem& problem, const Plan& plan,
                        const ModelParams& params, std::vector<Term>* terms = nullptr);

@@ -869,6 +869,18 @@ TEST(Predict, APlanKeepsOnTheDeviceOnlyWhatItsMemoryHolds) {
   const double on_device =
       8.0 * 110000 * (double(block_columns(110000, plan.nb) - plan.cpu_block_columns) * plan.nb + 2.0 * plan.nb);
   EXPECT_LE(on_device, 0.95 * double(p.gpus[0].memory_bytes));
+  // The explanation and --sweep-d say so: the d the model chose is the least that fits, and the
+  // cheaper-looking smaller ones (d = 0 priced 20x faster) do not fit.
+  const auto prediction = model::predict(p, too_large);
+  bool said = false;
+  for (const auto& line : prediction.reasoning)
+    said = said || line.find("d below " + std::to_string(plan.cpu_block_columns) + " leaves the device") == 0;
+  EXPECT_TRUE(said);
+  Plan smaller = plan;
+  smaller.cpu_block_columns = plan.cpu_block_columns - 1;
+  EXPECT_FALSE(model::device_holds(p, too_large, smaller, {}));
+  EXPECT_TRUE(model::device_holds(p, too_large, plan, {}));
+  EXPECT_TRUE(model::device_holds(p, fits, model::predict(p, fits).plan, {}));
 }
 
 // cuSOLVER's getrf of a resident matrix as an H100 ran it (cuSOLVER 12004, four GPU sessions,
