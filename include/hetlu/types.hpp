@@ -351,13 +351,21 @@ struct Plan {
   std::optional<double> predicted_seconds;   // the model's prediction, when it made one
 };
 
+// Block columns of width nb in n columns (the N of the hybrid split d / N).
+inline int block_columns(int n, int nb) {
+  nb = nb < 1 ? 1 : nb;
+  return static_cast<int>(((n < 0 ? 0LL : n) + nb - 1LL) / nb);
+}
+
 // A block wider than the matrix is the whole matrix: nb and ib beyond max(m, n) are taken as
 // max(m, n), so that no block arithmetic (j + nb, (k + nb - 1) / nb) can overflow an int whatever
-// width a caller asks for.
+// width a caller asks for; and a d beyond the block columns is all of them (reported as run: a
+// d of 1000000 for one block column was reported as given).
 inline void clamp_blocks_to_matrix(Plan& plan, int m, int n) {
   const int widest = std::max(1, std::max(m, n));
   plan.nb = std::min(plan.nb, widest);
   plan.ib = std::min(plan.ib, widest);
+  if (n > 0) plan.cpu_block_columns = std::min(plan.cpu_block_columns, block_columns(n, plan.nb));
 }
 
 // The plan with every field that its solver and target do not read set to the default: two plans
@@ -373,12 +381,6 @@ inline Plan without_unused_fields(Plan plan) {
     plan.device_shares.clear();
   }
   return plan;
-}
-
-// Block columns of width nb in n columns (the N of the hybrid split d / N).
-inline int block_columns(int n, int nb) {
-  nb = nb < 1 ? 1 : nb;
-  return static_cast<int>(((n < 0 ? 0LL : n) + nb - 1LL) / nb);
 }
 
 // The CPUs' share d of `from` block columns carried over to `to` block columns (another nb or

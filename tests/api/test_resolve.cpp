@@ -114,6 +114,14 @@ TEST(Resolve, AnOverriddenBlockWiderThanTheMatrixIsTheMatrix) {
   const auto r = resolve_plan(Solver::calu, Precision::double_, 7, 5, o);
   EXPECT_EQ(r.plan.nb, 7);
   EXPECT_EQ(r.plan.ib, 7);
+  // ... and a CPU share d beyond the block columns is all of them, reported as it runs.
+  Options hybrid;
+  hybrid.use_database = false;
+  hybrid.target = Target::hybrid;
+  hybrid.overrides.devices = DeviceSet(BackendKind::host);
+  hybrid.overrides.nb = 64;
+  hybrid.overrides.cpu_block_columns = 1000000;
+  EXPECT_EQ(resolve_plan(Solver::gepp, Precision::double_, 257, 257, hybrid).plan.cpu_block_columns, 5);
   for (Solver solver : {Solver::gepp, Solver::calu, Solver::prbt}) {
     SCOPED_TRACE(to_string(solver));
     std::vector<double> A = {4, 1, 0, 1, 4, 1, 0, 1, 4}, B = {5, 6, 5};
