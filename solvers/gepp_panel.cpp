@@ -22,6 +22,15 @@ namespace {
 // few misses a core keeps in flight.
 constexpr int kSwapBlockColumns = 32;
 
+// The block's width for a leading dimension: where lda's bytes are a multiple of 4 KiB (n = 1024,
+// 2048 ...) a row's entries in successive columns all fall in one set of a 4 KiB-way L1 cache, and
+// 32 of them overflow its 8 ways on every swap: 8 columns, which one set holds.
+template <class T>
+int swap_block_columns(int lda) {
+  const long long row_stride = static_cast<long long>(lda) * static_cast<long long>(sizeof(T));
+  return row_stride % 4096 == 0 ? 8 : kSwapBlockColumns;
+}
+
 // ipiv[i] - 1 for every i in `order` (k1 up to k2, or back down), applied to columns [j0, j1).
 template <class T, class Rows>
 void swap_rows(T* A, int lda, int j0, int j1, const int* ipiv, Rows order) {
@@ -38,7 +47,7 @@ void swap_blocks(int ncols, T* A, int lda, long long swaps, const int* ipiv, Row
   // Narrower blocks where fewer than two per thread would be left (getrs's few right-hand sides).
   const bool parallel = swaps * ncols > 65536 && !omp_in_parallel();
   const int threads = parallel ? omp_get_max_threads() : 1;
-  const int width = std::clamp((ncols + 2 * threads - 1) / (2 * threads), 1, kSwapBlockColumns);
+  const int width = std::clamp((ncols + 2 * threads - 1) / (2 * threads), 1, swap_block_columns<T>(lda));
   const int blocks = (ncols + width - 1) / width;
 #pragma omp parallel for schedule(static) if (parallel && blocks > 1)
   for (int b = 0; b < blocks; ++b) {
