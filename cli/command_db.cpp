@@ -203,7 +203,7 @@ void register_db_exchange(CLI::App& db_cmd, CommandState&) {
       throw InvalidArgument(args->file + ": a value has the wrong JSON type");
     }
     std::cout << fmt::format(
-        "imported {} machine(s): {} probe result(s), {} trial(s), {} best plan(s), {} network probe(s), {} "
+        "imported {} new machine(s), {} probe result(s), {} trial(s), {} best plan(s), {} network probe(s), {} "
         "distributed trial(s); {} row(s) already there\n",
         r.machines, r.probe_results, r.trials, r.best_plans, r.network_probes, r.distributed_trials, r.skipped);
   });

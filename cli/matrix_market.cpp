@@ -207,8 +207,13 @@ DenseMatrix read_matrix_market(const std::string& path) {
   M.is_complex = complex;
   // A regular file's size bounded what it declares: the dense matrix is allocated at once. A pipe's
   // (/dev/stdin) is unknown, so its entries are held as they arrive and the matrix allocated after
-  // the last one: a header alone cannot make it allocate gigabytes.
+  // the last one: a header alone cannot make it allocate gigabytes. An array file's values come in
+  // the matrix's own order (a general one's are the matrix: no copy), a coordinate file's with
+  // their indices.
+  const bool array = format == "array";
   std::vector<Entry> staged;
+  std::vector<double> staged_values;
+  std::vector<std::complex<double>> staged_complex_values;
   auto allocate = [&] {
     if (complex)
       M.complex_values.assign(static_cast<size_t>(rows * cols), 0.0);
@@ -243,10 +248,15 @@ DenseMatrix read_matrix_market(const std::string& path) {
   };
   auto add = [&](int i, int j, std::complex<double> v, const std::string& where) {
     if (hermitian && i == j && v.imag() != 0) reader.fail("a hermitian matrix's diagonal must be real" + where);
-    if (!regular)
+    if (regular) {
+      if (!add_to_matrix(i, j, v)) reader.fail(overflowed(i, j));
+    } else if (!array) {
       staged.push_back({i, j, v});
-    else if (!add_to_matrix(i, j, v))
-      reader.fail(overflowed(i, j));
+    } else if (complex) {
+      staged_complex_values.push_back(v);
+    } else {
+      staged_values.push_back(v.real());
+    }
   };
 
   if (format == "array") {
@@ -282,7 +292,16 @@ DenseMatrix read_matrix_market(const std::string& path) {
     }
   }
   if (reader.next_data_line(line)) reader.fail("more entries than the size line declares");
-  if (!regular) {
+  if (!regular && array && !symmetric) {
+    M.values = std::move(staged_values);
+    M.complex_values = std::move(staged_complex_values);
+  } else if (!regular && array) {  // the lower triangle, column by column, and its mirror
+    allocate();
+    std::size_t k = 0;
+    for (int j = 0; j < M.cols; ++j)
+      for (int i = j; i < M.rows; ++i, ++k)
+        add_to_matrix(i, j, complex ? staged_complex_values[k] : std::complex<double>(staged_values[k], 0));
+  } else if (!regular) {
     allocate();
     for (const Entry& e : staged)
       if (!add_to_matrix(e.row, e.col, e.value)) throw InvalidArgument(path + ": " + overflowed(e.row, e.col));

@@ -121,11 +121,6 @@ bool descriptor_is_file(int fd, const std::string& path) {
          open_file.st_dev == named.st_dev && open_file.st_ino == named.st_ino;
 }
 
-[[noreturn]] void refuse_overwriting(const std::string& output, const std::string& input, const char* suffix) {
-  throw InvalidArgument(output + ": would overwrite " + (*suffix ? "a file of " : "") + "'" + input +
-                        "', which this command reads; write the output elsewhere");
-}
-
 }  // namespace
 
 void refuse_clobbering(const std::string& output, const std::vector<std::string>& inputs) {
@@ -148,7 +143,9 @@ void refuse_clobbering(const std::string& output, const std::vector<std::string>
     if (input.empty()) continue;
     // A database's companions are protected whether they exist now or not (SQLite may create them).
     for (const char* suffix : {"", "-wal", "-shm", "-journal"})
-      if (same_file(target, input + suffix)) refuse_overwriting(output, input, suffix);
+      if (same_file(target, input + suffix))
+        throw InvalidArgument(output + ": would overwrite " + (*suffix ? "a file of " : "") + "'" + input +
+                              "', which this command reads; write the output elsewhere");
   }
   // The file is replaced by a rename, which its own mode does not stop: refused where this user
   // could not write it (`> X.mtx` would not), as a read-only or another user's file.

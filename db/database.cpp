@@ -262,10 +262,11 @@ Database Database::open(const std::string& path, Mode mode) {
   if (version == 0) {
     // hetlu's first migration creates its tables and sets version 1 in one transaction: tables at
     // version 0 are another program's. Said before anything touches the file (a read-only
-    // command had added hetlu's tables to it and turned its journal to WAL).
-    auto objects = db.prepare("SELECT count(*) FROM sqlite_master");
+    // command had added hetlu's tables to it and turned its journal to WAL). Both read in one
+    // statement: another hetlu creating the schema between two reads is no foreign file.
+    auto objects = db.prepare("SELECT (SELECT count(*) FROM sqlite_master), user_version FROM pragma_user_version");
     objects.step();
-    if (objects.column_int(0) > 0)
+    if (objects.column_int(1) == 0 && objects.column_int(0) > 0)
       throw DatabaseError("database '" + path +
                           "' holds another program's tables (SQLite user_version 0): not a hetlu database; name "
                           "another file");

@@ -131,7 +131,7 @@ std::vector<std::string> invalid_rows(Database& db);
 // The SQL condition a trials row meets when its values are of the right types and ranges (what
 // invalid_rows checks): find_trial and list_trials see only such rows, and store_trial replaces
 // a row that does not, so a damaged trial is measured again rather than read.
-std::string valid_trial_condition();
+const std::string& valid_trial_condition();
 
 // The best plan for this machine and problem from rows at min_level or higher: the exact size;
 // else, for a square problem between two tuned square sizes, nb interpolated geometrically between

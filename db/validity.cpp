@@ -63,8 +63,10 @@ struct Rule {
 
 // A JSON array of numbers only (a sample of "x" failed the tuner's read of the row).
 std::string numbers_array(const char* column) {
+  // json_each of text that is not JSON raises an error, and SQLite need not test json_valid first.
   return std::string("json_valid(") + column + ") AND json_type(" + column + ") = 'array' AND NOT EXISTS (SELECT 1 " +
-         "FROM json_each(" + column + ") WHERE json_each.type NOT IN ('integer', 'real'))";
+         "FROM json_each(CASE WHEN json_valid(" + column + ") THEN " + column +
+         " ELSE '[]' END) WHERE json_each.type NOT IN ('integer', 'real'))";
 }
 
 std::vector<Rule> rules() {
@@ -107,12 +109,14 @@ std::vector<Rule> rules() {
 
 }  // namespace
 
-std::string valid_trial_condition() {
-  return plan_columns_valid() + " AND status " + one_of({"ok", "noisy", "failed"}) + " AND (status = 'failed' OR (" +
-         real("median_s", false) + " AND " + real("gflops", false) + "))" + " AND " + real("median_s", true) + " AND " +
-         real("min_s", true) + " AND " + real("spread", true, true) + " AND " + real("gflops", true) + " AND " +
-         real("predicted_s", true) + " AND " + whole("repetitions", 0) + " AND " + numbers_array("samples") +
-         " AND datetime(measured_at) IS NOT NULL AND typeof(error) = 'text' AND typeof(environment) = 'text'";
+const std::string& valid_trial_condition() {
+  static const std::string condition =
+      plan_columns_valid() + " AND status " + one_of({"ok", "noisy", "failed"}) + " AND (status = 'failed' OR (" +
+      real("median_s", false) + " AND " + real("gflops", false) + "))" + " AND " + real("median_s", true) + " AND " +
+      real("min_s", true) + " AND " + real("spread", true, true) + " AND " + real("gflops", true) + " AND " +
+      real("predicted_s", true) + " AND " + whole("repetitions", 0) + " AND " + numbers_array("samples") +
+      " AND datetime(measured_at) IS NOT NULL AND typeof(error) = 'text' AND typeof(environment) = 'text'";
+  return condition;
 }
 
 std::vector<std::string> invalid_rows(Database& db) {

@@ -1067,7 +1067,8 @@ double predict_seconds(const MachineProfile& profile, const Problem& problem, co
       *terms = {{"cpu panels and updates", t.cpu},
                 {plan.cpu_block_columns == 0 ? "device panels and updates" : "device updates", t.device},
                 {"transfers", t.transfer},
-                {"per-step overheads", block_columns(problem.n, plan.nb) * params.step_overhead_seconds}};
+                {"per-step overheads",
+                 block_columns(std::min(problem.m, problem.n), plan.nb) * params.step_overhead_seconds}};
     // PRBT's own pass over A checks it (its upload's packing on one device,
     // prbt_hybrid_extra_seconds; its randomization on the CPUs beside several), mixed precision's rounding pass, GEPP's
     // and CALU's upload with d = 0 (HybridLu::check_input); every other hybrid call checks A first.
@@ -1299,7 +1300,7 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
                     std::to_string(plan.cpu_block_columns) + " of " + std::to_string(blocks) + " block columns");
     // The d the device's memory allows: below it the chosen d is no choice of the time's.
     int least_fitting = 0;
-    while (!several && least_fitting < blocks &&
+    while (!several && problem.solver != Solver::prbt && least_fitting < blocks &&
            !device_holds_plan(r, problem.solver, problem.m, problem.n, plan.nb, least_fitting, word))
       ++least_fitting;
     if (least_fitting > 0)

@@ -601,17 +601,18 @@ py::array lu_solve(const LUFactorization& f, const py::array& b, bool trans) {
     const int nrhs = b.ndim() == 2 ? dimension(b, 1, "b") : 1;
     // Factors with an exactly zero U(k,k) (edited, or another library's) would divide by it: said as
     // lu_factor says a singular matrix, as the C API's getrs refuses them.
-    for (int k = 0; k < n; ++k)
+    for (int k = 0; nrhs > 0 && k < n; ++k)  // no right-hand side reads nothing, as getrs
       if (LU.data()[k + static_cast<long long>(k) * std::max(1, n)] == T(0)) raise_singular(k + 1);
     getrs(trans ? Transpose::yes : Transpose::no, n, nrhs, LU.data(), std::max(1, n), ipiv.data(), X.mutable_data(),
           std::max(1, n));
-    // An overflow in the substitutions (finite factors and b, x Inf or NaN): said as solve says it.
+    // x Inf or NaN (an overflow in the substitutions, or a NaN or Inf in the factors or b, which
+    // lu_solve does not scan): said as solve says it.
     const T* x = X.data();
     if (!scalar::all_finite(x, static_cast<long long>(n) * nrhs)) {
       const py::object category = py::module_::import("hetlu.linalg").attr("LinAlgWarning");
       if (PyErr_WarnEx(category.ptr(),
-                       "x is not finite: the substitutions overflowed (the factors or b lie near an end of the "
-                       "floating-point range, or the factors are singular to working precision)",
+                       "x is not finite: the factors or b hold an Inf or NaN, lie near an end of the floating-point "
+                       "range, or are singular to working precision",
                        1) != 0)
         throw py::error_already_set();
     }

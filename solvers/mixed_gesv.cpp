@@ -484,9 +484,10 @@ int mixed_gesv(const Plan& low_plan, const Plan& high_plan, int n, int nrhs, T* 
     };
     // No right-hand side: LAPACK's dsgesv still factors (ITER 0, A as it was, the single
     // factorization's pivots; or A's double factors where single fails, ITER -2 or -3).
-    // B first, as LAPACK's dsgesv rounds it before A: an entry beyond single's range is ITER -2,
-    // whatever the single factorization of A would have met (it said -3 where both held).
-    if (!fits_low<Low>(n, nrhs, B, ldb)) return -2;
+    // B beyond single's range is ITER -2 whatever A's single factorization meets, as LAPACK's
+    // dsgesv rounds B first (it said -3 where both held). A is still scanned: its input check and
+    // norm ride on that pass.
+    const int singular_in_low = fits_low<Low>(n, nrhs, B, ldb) ? -3 : -2;
     const bool on_device = nrhs > 0 && variants::MixedDevice<T>::applies(low_plan);
     const bool round_there = on_device && variants::MixedDevice<T>::rounds_on_device(low_plan);
     if (!round_there && !round_on_host()) return -2;
@@ -499,7 +500,7 @@ int mixed_gesv(const Plan& low_plan, const Plan& high_plan, int n, int nrhs, T* 
                                   : "factorization, A up in double beside it and rounded to single there";
           if (round_there && !scanned(device.scan(), phase)) return -2;
           if (!round_there) mark("factorization, A in double up beside it");
-          if (*info != 0) return -3;
+          if (*info != 0) return singular_in_low;
           std::copy(device.pivots().begin(), device.pivots().end(), ipiv);
           details.refined_on_device = true;
           try {
@@ -525,7 +526,7 @@ int mixed_gesv(const Plan& low_plan, const Plan& high_plan, int n, int nrhs, T* 
     LuFactors<Low> factors;
     const int info = factor(low_plan, n, std::move(a), factors);
     mark("factorization");
-    if (info != 0) return -3;
+    if (info != 0) return singular_in_low;
     std::copy(factors.ipiv.begin(), factors.ipiv.end(), ipiv);
     if (nrhs == 0) return 0;
     const int iter =

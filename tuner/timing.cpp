@@ -39,6 +39,7 @@ MeasurementTurn::MeasurementTurn(const std::function<bool()>& stop_requested,
   const detail::Stopwatch since_start;
   bool said = false;
   while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int refused = errno;  // before the message's calls, which may change errno
     if (waiting && !said && since_start.seconds() > waited_long_seconds) {
       char holder[32] = {};
       const ssize_t got = ::pread(fd_, holder, sizeof holder - 1, 0);
@@ -50,7 +51,7 @@ MeasurementTurn::MeasurementTurn(const std::function<bool()>& stop_requested,
               "; they take turns through " + path);
       said = true;
     }
-    if (errno != EWOULDBLOCK && errno != EINTR) {  // no locking here: go ahead
+    if (refused != EWOULDBLOCK && refused != EINTR) {  // no locking here: go ahead
       ::close(fd_);
       fd_ = -1;
       return;

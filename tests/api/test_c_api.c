@@ -140,6 +140,13 @@ int main(void) {
   s = hetlu_dgesv(3, 1, A, 2, ipiv, B, 3, &info, &options, NULL);
   check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "lda") != NULL, "lda < n is named");
   check(info == -HETLU_ERROR_INVALID_ARGUMENT, "a refused call sets *info to -status, not left as it was");
+  {
+    double Xr[3];
+    int iter = -2;
+    s = hetlu_dsgesv(3, 1, A, 2, ipiv, B, 3, Xr, 3, &iter, &info, &options, NULL);
+    check(s == HETLU_ERROR_INVALID_ARGUMENT && iter == 0 && info == -HETLU_ERROR_INVALID_ARGUMENT,
+          "a refused dsgesv sets ITER 0 (LAPACK's first assignment), not an earlier call's");
+  }
 
   double N[1] = {NAN}, bn[1] = {1};
   s = hetlu_dgesv(1, 1, N, 1, ipiv, bn, 1, &info, &options, NULL);

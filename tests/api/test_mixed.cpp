@@ -247,6 +247,20 @@ TEST(MixedGesv, EntriesBeyondSinglePrecisionAndZeroPivotsThereGoToDouble) {
     // Both at once, B beyond single and A singular there: -2, as LAPACK's dsgesv rounds B first.
     for (auto& x : tiny.B) x *= 1e90;
     EXPECT_EQ(solve(tiny, solver).iter, -2);
+    // ... and A is still checked: a NaN in it is named, whatever B holds.
+    tiny.A[31] = std::nan("");
+    std::vector<double> X(tiny.B.size());
+    std::vector<int> ipiv(tiny.n);
+    int iter = 0;
+    Options options;
+    options.use_database = false;
+    try {
+      mixed_gesv(solver, tiny.n, 2, tiny.A.data(), tiny.n, ipiv.data(), tiny.B.data(), tiny.n, X.data(), tiny.n, &iter,
+                 options);
+      ADD_FAILURE() << "a NaN in A was solved with";
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find("NaN"), std::string::npos) << e.what();
+    }
   }
   auto z = conditioned<zd>(30, 10, 3);
   z.A[7] = zd(1, -1e39);  // an imaginary part beyond float's range, as zlag2c checks it

@@ -192,7 +192,8 @@ TEST(MatrixMarket, APipeReadsAsTheSameFileDoes) {
   test_support::TempDir dir;
   for (const std::string text : {"%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 1 4\n2 1 1\n2 2 3\n3 3 4\n",
                                  "%%MatrixMarket matrix array complex hermitian\n2 2\n4 0\n1 2\n5 0\n",
-                                 "%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 1\n1 1 2\n2 2 5\n"}) {
+                                 "%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 1\n1 1 2\n2 2 5\n",
+                                 "%%MatrixMarket matrix array real general\n2 3\n1\n2\n3\n4\n5\n6\n"}) {
     const auto from_file = cli::read_matrix_market(write(dir, text));
     int ends[2];
     ASSERT_EQ(pipe(ends), 0);
