@@ -54,7 +54,10 @@ BestPlan read_best(Statement& s) {
   try {
     return read_best_unchecked(s);
   } catch (const Error& e) {  // a bad value (DatabaseError included), named with its row
-    throw DatabaseError("best_plans row (" + s.column_text(1) + ", m = " + std::to_string(s.column_int(4)) +
+    // Named by its key as invalid_rows names it (db check says a row both find once).
+    const std::string backend = s.column_text(17);
+    throw DatabaseError("best_plans row (" + s.column_text(1) + " " + s.column_text(2) + " " + s.column_text(3) +
+                        (backend.empty() ? "" : " " + backend) + ", m = " + std::to_string(s.column_int(4)) +
                         ", n = " + std::to_string(s.column_int(5)) + "): " + e.what());
   }
 }

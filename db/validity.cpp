@@ -86,7 +86,8 @@ std::vector<Rule> rules() {
       {"best_plans",
        plan_columns_valid() + " AND " + real("median_s", false) + " AND " + real("gflops", false) + " AND " +
            real("predicted_s", true) + " AND datetime(updated_at) IS NOT NULL",
-       "'best_plans row (' || solver || ', m = ' || m || ', n = ' || n || ')'"},
+       "'best_plans row (' || solver || ' ' || precision || ' ' || target || CASE backend WHEN '' THEN '' ELSE ' ' || "
+       "backend END || ', m = ' || m || ', n = ' || n || ')'"},
       {"network_probes",
        whole("ranks", 1) + " AND " + whole("ranks_per_node", 1) + " AND " +
            real_between("latency_s", 0, most_network_latency_s) + " AND " +

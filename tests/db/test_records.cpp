@@ -577,7 +577,7 @@ TEST(BestPlans, ADamagedRowIsSkippedWithItsValueNamedAndReplacedByTheNextCalibra
     const auto found = db::lookup_best_plan(database, id, Plan{}, 100, 100, CalibrationLevel::quick);
     EXPECT_FALSE(found.best) << damage;
     ASSERT_EQ(found.invalid_rows.size(), 1u) << damage;
-    EXPECT_NE(found.invalid_rows[0].find("best_plans row (gepp, m = 100, n = 100): "), std::string::npos)
+    EXPECT_NE(found.invalid_rows[0].find("best_plans row (gepp double cpu, m = 100, n = 100): "), std::string::npos)
         << found.invalid_rows[0];
     EXPECT_EQ(db::check(database).problems.size(), 1u) << damage;  // said once
     db::upsert_best_plan(database, best(id, 100, 48));
@@ -585,6 +585,12 @@ TEST(BestPlans, ADamagedRowIsSkippedWithItsValueNamedAndReplacedByTheNextCalibra
     ASSERT_TRUE(replaced.best) << damage;
     EXPECT_EQ(replaced.best->plan.nb, 48) << damage;
   }
+  // Two damaged rows alike but for their precision are two problems, not one said once.
+  auto single = best(id, 100, 32);
+  single.plan.precision = Precision::single;
+  db::upsert_best_plan(database, single);
+  database.exec("UPDATE best_plans SET median_s = -1");
+  EXPECT_EQ(db::check(database).problems.size(), 2u);
 }
 
 // A machine row with attributes that are not a JSON object, or a date that is none, passed db check
