@@ -224,6 +224,15 @@ bool device_holds_plan(const Rates& rates, Solver solver, int m, int n, int nb, 
   return word * double(m) * columns <= usable_device_memory_share * rates.device_memory_bytes;
 }
 
+// The same for a plan as the model chooses among them: only a hybrid plan on one device that keeps
+// block columns there can fail to fit (several devices' shares are dealt by their memory).
+bool plan_fits_device(const Rates& rates, const Problem& problem, const Plan& plan) {
+  const bool hybrid = problem.target == Target::hybrid && rates.device.gflops > 0;
+  if (!hybrid || rates.devices.size() > 1 || plan.cpu_block_columns >= block_columns(problem.n, plan.nb)) return true;
+  return device_holds_plan(rates, problem.solver, problem.m, problem.n, plan.nb, plan.cpu_block_columns,
+                           entry_bytes(problem.precision));
+}
+
 // The same on the hybrid target, as prbt_hybrid.cpp and prbt_device.hpp do it: the host uploads A
 // (zero lines, finiteness and ||A||_1 read as it packs each column: no pass of their own, which
 // took 0.16 s at n = 32768 on the H100 machine), and the device keeps a copy and randomizes the other;
@@ -1016,11 +1025,8 @@ double solve_flops(const Problem& p) {
 }
 
 bool device_holds(const MachineProfile& profile, const Problem& problem, const Plan& plan, const ModelParams& params) {
-  if (problem.target != Target::hybrid || plan.cpu_block_columns >= block_columns(problem.n, plan.nb)) return true;
-  const Rates r = rates_of(profile, problem.precision, params, problem.devices, problem.tf32);
-  if (r.device.gflops <= 0 || r.devices.size() > 1) return true;
-  return device_holds_plan(r, problem.solver, problem.m, problem.n, plan.nb, plan.cpu_block_columns,
-                           entry_bytes(problem.precision));
+  if (problem.target != Target::hybrid) return true;
+  return plan_fits_device(rates_of(profile, problem.precision, params, problem.devices, problem.tf32), problem, plan);
 }
 
 double predict_seconds(const MachineProfile& profile, const Problem& problem, const Plan& plan,
@@ -1203,10 +1209,8 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
         ds = where == PanelLocation::device ? std::vector<int>{0}
                                             : candidate_cpu_block_columns(blocks, closed_form_fraction);
       for (int d : ds) {
-        if (hybrid && !several && d < blocks &&
-            !device_holds_plan(r, problem.solver, problem.m, problem.n, width, d, word))
-          continue;
         plan.cpu_block_columns = d;
+        if (!plan_fits_device(r, problem, plan)) continue;
         if (several)
           plan.device_shares =
               balanced_device_shares(r, problem.m, problem.n, width, d, problem.precision, params, &profile);
@@ -1298,14 +1302,16 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
     else
       why.push_back("panel on the CPUs, overlapped with the device's update; d = " +
                     std::to_string(plan.cpu_block_columns) + " of " + std::to_string(blocks) + " block columns");
-    // The d the device's memory allows: below it the chosen d is no choice of the time's.
-    int least_fitting = 0;
-    while (!several && problem.solver != Solver::prbt && least_fitting < blocks &&
-           !device_holds_plan(r, problem.solver, problem.m, problem.n, plan.nb, least_fitting, word))
-      ++least_fitting;
-    if (least_fitting > 0)
-      why.push_back("d below " + std::to_string(least_fitting) + " leaves the device more block columns than its " +
-                    fmt1(r.device_memory_bytes / 1e9) + " GB hold: those plans were left out");
+    // The d the device's memory allows: below it the chosen d is no choice of the time's (PRBT
+    // keeps the whole matrix there at any d: said above where it does not fit).
+    Plan fewer = plan;
+    fewer.cpu_block_columns = 0;
+    if (problem.solver != Solver::prbt)
+      while (fewer.cpu_block_columns < blocks && !plan_fits_device(r, problem, fewer)) ++fewer.cpu_block_columns;
+    if (fewer.cpu_block_columns > 0)
+      why.push_back("d below " + std::to_string(fewer.cpu_block_columns) +
+                    " leaves the device more block columns than its " + fmt1(r.device_memory_bytes / 1e9) +
+                    " GB hold: those plans were left out");
   } else {
     best.d_fraction = 1;
     plan.cpu_block_columns = blocks;
