@@ -268,9 +268,7 @@ int zero_pivot_of_usable_factors(char trans, int n, int nrhs, const T* LU, int l
                                  int ldb) {
   if (n <= 0 || nrhs <= 0 || !LU || lda < n || !B || ldb < n || !ipiv || !hetlu::transpose_from_char(trans)) return 0;
   hetlu::checks::pivots("ipiv", n, ipiv);
-  for (int k = 0; k < n; ++k)
-    if (LU[k + static_cast<long long>(k) * lda] == T(0)) return k + 1;
-  return 0;
+  return hetlu::checks::first_zero_pivot(n, LU, lda);
 }
 
 template <class T>

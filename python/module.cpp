@@ -24,6 +24,7 @@
 #include "hetlu/detail/flops.hpp"
 #include "hetlu/hetlu.hpp"
 #include "solvers/accuracy.hpp"
+#include "solvers/checks.hpp"
 #include "solvers/condition.hpp"
 #include "solvers/copy_block.hpp"
 #include "solvers/lu.hpp"
@@ -475,24 +476,31 @@ SolveResult solve_mixed_typed(const py::array& A_in, const py::array& b_in, cons
   return r;
 }
 
+// Whether a dtype holds numbers hetlu solves with: float, integer, bool or complex.
+bool numeric(const py::dtype& type) {
+  return std::string("fiubc").find(type.kind()) != std::string::npos;
+}
+
+// The dtype of `name`'s array, unless it holds numbers: an error naming it.
+void require_numeric(const py::dtype& type, const char* name) {
+  if (!numeric(type))
+    throw InvalidArgument(std::string(name) + " has dtype " + type.attr("name").cast<std::string>() +
+                          "; hetlu solves real and complex systems (float32, float64, complex64, complex128)");
+}
+void require_numeric(const py::array& a, const char* name) {
+  require_numeric(a.dtype(), name);
+}
+
 // body(T{}) for the type a system of dtype `type` is solved in: float32, complex64, complex128 as
 // they are, every other real or integer type in float64.
 template <class Body>
 auto dispatch_type(const py::dtype& type, Body&& body) {
+  require_numeric(type, "A");
   const auto kind = type.kind();
-  if (kind != 'f' && kind != 'i' && kind != 'u' && kind != 'b' && kind != 'c')
-    throw InvalidArgument(std::string("A has dtype ") + type.attr("name").cast<std::string>() +
-                          "; hetlu solves real and complex systems (float32, float64, complex64, complex128)");
   if (type.is(py::dtype::of<float>())) return body(float{});
   if (type.is(py::dtype::of<std::complex<float>>())) return body(std::complex<float>{});
   if (kind == 'c') return body(std::complex<double>{});
   return body(double{});
-}
-// An array of numbers, else an error naming it (the type dispatched on named A, whichever was not).
-void require_numeric(const py::array& a, const char* name) {
-  if (std::string("fiubc").find(a.dtype().kind()) == std::string::npos)
-    throw InvalidArgument(std::string(name) + " has dtype " + a.dtype().attr("name").cast<std::string>() +
-                          "; hetlu solves real and complex systems (float32, float64, complex64, complex128)");
 }
 
 template <class Body>
@@ -509,14 +517,12 @@ SolveResult solve(const py::array& A, const py::array& b, const std::string& sol
   if (precision && *precision != "mixed" && *precision != "auto")
     throw InvalidArgument("precision='" + *precision +
                           "': give 'mixed', 'auto' or leave it out (the arrays' own precision)");
-  // A complex b makes a complex system of a real A (NumPy's promotion).
-  const std::string numeric = "fiubc";
   require_numeric(b, "b");
   // NumPy's promotion of the two, as SciPy's: a float32 A with a float64 b is solved in float64, not
   // b rounded to float32 (1e-50 became 0, 1e300 Inf); a complex b makes a complex system of a real A.
-  const bool numeric_a = numeric.find(A.dtype().kind()) != std::string::npos;
-  const py::dtype type =
-      numeric_a ? py::dtype(py::module_::import("numpy").attr("result_type")(A.dtype(), b.dtype())) : A.dtype();
+  const py::dtype type = numeric(A.dtype())
+                             ? py::dtype(py::module_::import("numpy").attr("result_type")(A.dtype(), b.dtype()))
+                             : A.dtype();
   return dispatch_type(type, [&](auto t) {
     using T = decltype(t);
     if (precision) {
@@ -601,8 +607,9 @@ py::array lu_solve(const LUFactorization& f, const py::array& b, bool trans) {
     const int nrhs = b.ndim() == 2 ? dimension(b, 1, "b") : 1;
     // Factors with an exactly zero U(k,k) (edited, or another library's) would divide by it: said as
     // lu_factor says a singular matrix, as the C API's getrs refuses them.
-    for (int k = 0; nrhs > 0 && k < n; ++k)  // no right-hand side reads nothing, as getrs
-      if (LU.data()[k + static_cast<long long>(k) * std::max(1, n)] == T(0)) raise_singular(k + 1);
+    if (const int k =
+            nrhs > 0 ? checks::first_zero_pivot(n, LU.data(), std::max(1, n)) : 0)  // none: getrs reads nothing
+      raise_singular(k);
     getrs(trans ? Transpose::yes : Transpose::no, n, nrhs, LU.data(), std::max(1, n), ipiv.data(), X.mutable_data(),
           std::max(1, n));
     // x Inf or NaN (an overflow in the substitutions, or a NaN or Inf in the factors or b, which

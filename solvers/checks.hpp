@@ -21,6 +21,15 @@ void square_system(int n, int nrhs, const void* A, int lda, const void* B, int l
 // names the first one that is not, as ipiv(i), 1-based.
 void pivots(const char* name, int n, const int* ipiv);
 
+// The 1-based k of the first exactly zero U(k,k) of n x n LU factors, else 0: getrs would divide
+// by it (the C API and Python refuse such factors where LAPACK's getrs does not).
+template <class T>
+int first_zero_pivot(int n, const T* LU, int lda) {
+  for (int k = 0; k < n; ++k)
+    if (LU[k + static_cast<long long>(k) * lda] == T(0)) return k + 1;
+  return 0;
+}
+
 // The arguments of getrf (m, n, lda, then the arrays A and ipiv).
 void factorization(int m, int n, const void* A, int lda, const int* ipiv);
 
