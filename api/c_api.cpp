@@ -245,19 +245,25 @@ template <class T>
 // HETLU_ERROR_NOT_FINITE where the n x nrhs X (ldx) holds an Inf or NaN, naming the first: the
 // input was checked finite, so the factors or the substitutions overflowed, and LAPACK's INFO = 0
 // would have passed it as an answer (a Wilkinson-growth matrix scaled near 1e308).
+// The first column of the n x nrhs X (ldx) holding an Inf or NaN, else -1.
+template <class T>
+int first_non_finite_column(int n, int nrhs, const T* X, int ldx) {
+  for (int j = 0; j < nrhs; ++j)
+    if (!hetlu::scalar::all_finite(X + static_cast<long long>(j) * ldx, n)) return j;
+  return -1;
+}
+
 template <class T>
 hetlu_status finite_or_error(hetlu_status status, int n, int nrhs, const T* X, int ldx) {
   if (status != HETLU_SUCCESS || n <= 0 || nrhs <= 0 || !X) return status;
-  for (int j = 0; j < nrhs; ++j) {
-    const T* x = X + static_cast<long long>(j) * ldx;
-    if (hetlu::scalar::all_finite(x, n)) continue;
-    int i = 0;
-    while (hetlu::scalar::is_finite(x[i])) ++i;
-    hetlu::detail::set_last_error("X(" + std::to_string(i + 1) + "," + std::to_string(j + 1) +
-                                  ") is not finite although A and B were: the factorization or the solve overflowed");
-    return HETLU_ERROR_NOT_FINITE;
-  }
-  return status;
+  const int j = first_non_finite_column(n, nrhs, X, ldx);
+  if (j < 0) return status;
+  const T* x = X + static_cast<long long>(j) * ldx;
+  int i = 0;
+  while (hetlu::scalar::is_finite(x[i])) ++i;
+  hetlu::detail::set_last_error("X(" + std::to_string(i + 1) + "," + std::to_string(j + 1) +
+                                ") is not finite although A and B were: the factorization or the solve overflowed");
+  return HETLU_ERROR_NOT_FINITE;
 }
 
 // The k (1-based) of the first exactly zero U(k,k) of factors getrs could otherwise use, else 0:
@@ -353,12 +359,8 @@ hetlu_status gesv_batched_c(int batch, int n, int nrhs, T* A, int lda, long long
     if (n > 0 && nrhs > 0) {
 #pragma omp parallel for schedule(static) reduction(min : first) if (static_cast <long long>(batch) * n * nrhs > 65536)
       for (int i = 0; i < batch; ++i) {
-        if (info[i] != 0) continue;  // a singular or refused system's B is as it was
-        const T* x = B + i * stride_b;
-        bool finite = true;
-        for (int j = 0; j < nrhs && finite; ++j)
-          finite = hetlu::scalar::all_finite(x + static_cast<long long>(j) * ldb, n);
-        if (!finite) first = std::min(first, i);
+        // A singular or refused system's B is as it was.
+        if (info[i] == 0 && first_non_finite_column(n, nrhs, B + i * stride_b, ldb) >= 0) first = std::min(first, i);
       }
     }
     if (first < batch) {
