@@ -12,6 +12,15 @@ namespace {
 
 using hetlu::detail::c_guarded_info;
 
+// Why a distributed solve of finite input is HETLU_ERROR_NOT_FINITE: `what` ("X(1,2) is Inf", "the
+// factors are") was not finite after an overflow; with ScaLAPACK's info > 0 its factors overflowed
+// (a NaN pivot read as zero), no exact zero pivot of A.
+std::string overflow_message(const std::string& what, int info) {
+  return what + " although A and B were finite: the " +
+         (info > 0 ? "factorization overflowed (info " + std::to_string(info) + " is no exact zero pivot of A)"
+                   : std::string("factorization or the solve overflowed"));
+}
+
 // The status every rank of the grid returns after p?gesv's INFO: an overflow (finite input) is
 // HETLU_ERROR_NOT_FINITE, the rank holding it naming its entry: X Inf or NaN with INFO = 0, or
 // factors Inf or NaN with INFO > 0 (a NaN pivot read as zero: "singular" on a 2 x 2 grid for a
@@ -29,10 +38,7 @@ hetlu_status verdict_on_every_rank(int info, int n, int nrhs, const T* A, int ia
   const std::string where = mine ? std::string(info > 0 ? "the factor entry (" : "X(") + std::to_string(mine->row) +
                                        "," + std::to_string(mine->col) + ") is " + mine->what
                                  : std::string(info > 0 ? "the factors are" : "X is") + " not finite on another rank";
-  hetlu::detail::set_last_error(
-      "p?gesv: " + where + " although A and B were finite: the " +
-      (info > 0 ? "factorization overflowed (info " + std::to_string(info) + " is no exact zero pivot of A)"
-                : std::string("factorization or the solve overflowed")));
+  hetlu::detail::set_last_error("p?gesv: " + overflow_message(where, info));
   return HETLU_ERROR_NOT_FINITE;
 }
 
@@ -125,11 +131,8 @@ hetlu_status root_gesv(MPI_Comm comm, int root, int n, int nrhs, T* A, int lda, 
     MPI_Bcast(&overflowed, 1, MPI_INT, root, comm);
     if (overflowed) {
       hetlu::detail::set_last_error(
-          factors ? "distributed gesv: the factors are not finite although A and B were: the factorization "
-                    "overflowed (info " +
-                        std::to_string(report.info) + " is no exact zero pivot of A)"
-                  : std::string("distributed gesv: X is not finite although A and B were: the factorization or "
-                                "the solve overflowed"));
+          "distributed gesv: " +
+          overflow_message(factors ? "the factors are not finite" : "X is not finite", report.info));
       return HETLU_ERROR_NOT_FINITE;
     }
     return factors ? HETLU_ERROR_SINGULAR : HETLU_SUCCESS;
