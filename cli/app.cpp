@@ -9,6 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/distributed.hpp"
+#include "cli/output_file.hpp"
 #include "db/database.hpp"
 #include "hetlu/types.hpp"
 
@@ -137,6 +138,13 @@ std::vector<std::string> read_files(const std::string& a_path, const std::string
   } catch (const Error&) {  // no default path (no HOME): the solve uses no database, so none to protect
   }
   return inputs;
+}
+
+void check_solve_outputs(const std::string& x_path, bool json, const std::vector<std::string>& inputs) {
+  refuse_clobbering("/dev/stdout", inputs);
+  if (!x_path.empty()) refuse_clobbering(x_path, inputs);
+  if (json && is_standard_stream(x_path))
+    throw UsageError("--json prints one document on standard output: -o cannot write X there too");
 }
 
 void add_distributed_options(CLI::App& command, bool& distributed, DistributedArgs& args) {

@@ -8,7 +8,6 @@
 #include "cli/commands.hpp"
 #include "cli/distributed.hpp"
 #include "cli/matrix_market.hpp"
-#include "cli/output_file.hpp"
 #include "cli/report.hpp"
 #include "hetlu/hetlu.hpp"
 #include "probes/memory.hpp"
@@ -184,11 +183,7 @@ void register_solve(CLI::App& app, CommandState& state) {
     Options options;
     apply_hybrid_options(args->hybrid, options);
     const std::vector<std::string> inputs = read_files(args->a_path, args->b_path, args->db);
-    // Before any work. Standard output, which X or the report goes to, too: `>> A.mtx` appended to A.
-    refuse_clobbering("/dev/stdout", inputs);
-    if (!args->x_path.empty()) refuse_clobbering(args->x_path, inputs);
-    if (args->json && is_standard_stream(args->x_path))
-      throw UsageError("--json prints one document on standard output: -o cannot write X there too");
+    check_solve_outputs(args->x_path, args->json, inputs);
     DenseMatrix A = read_matrix_market(args->a_path);
     if (A.rows != A.cols)
       throw InvalidArgument(fmt::format("{}: A is {} x {}; it must be square", args->a_path, A.rows, A.cols));

@@ -63,6 +63,10 @@ std::string database_path(const std::string& db_option);
 // The files a solve reads, which its output must never replace: A, B (either may be empty) and the
 // database when there is one (a solve without a default database path runs on the model alone).
 std::vector<std::string> read_files(const std::string& a_path, const std::string& b_path, const std::string& db_option);
+// A solve's outputs checked before any work (hetlu solve, and its --distributed rank 0): standard
+// output, which X or the report goes to, never an input (`>> A.mtx` appended X to A); -o's path
+// (x_path, empty: none) never an input; and --json's document alone on standard output.
+void check_solve_outputs(const std::string& x_path, bool json, const std::vector<std::string>& inputs);
 
 // --target, --devices (or --backend), --d and --panel: where a solve runs (solve, bench).
 struct HybridArgs {

@@ -16,7 +16,6 @@
 
 #include "cli/commands.hpp"
 #include "cli/matrix_market.hpp"
-#include "cli/output_file.hpp"
 #include "cli/report.hpp"
 #include "distributed/blacs_grid.hpp"
 #include "hetlu/detail/flops.hpp"
@@ -375,11 +374,7 @@ int solve_distributed(const DistributedSolveArgs& args) {
   ReadSystem system;
   std::string error;
   if (rank == 0) try {  // rank 0 alone reads: the files need exist only where it runs
-      // Before any work. Standard output, which X or the report goes to, too: `>> A.mtx` appended to A.
-      refuse_clobbering("/dev/stdout", inputs);
-      if (!args.x_path.empty()) refuse_clobbering(args.x_path, inputs);
-      if (args.json && is_standard_stream(args.x_path))
-        throw UsageError("--json prints one document on standard output: -o cannot write X there too");
+      check_solve_outputs(args.x_path, args.json, inputs);
       system = read_system(args);
       const double n = system.A.rows;
       // A as read (double), the copy the solve scatters from, and A's copy for omega.
