@@ -139,7 +139,8 @@ Scaling equilibrate(int n, const T* A, int lda) {
   const double small = double(std::numeric_limits<R>::min()) / double(std::numeric_limits<R>::epsilon());
   const int low = exponent_of(small), high = exponent_of(1 / small);
   auto outside = [&](int e) { return e != none && (e < low || e > high); };
-  auto entry = [&](int i, int j) { return exponent_of(scalar::abs1(A[i + static_cast<long long>(j) * lda])); };
+  // max(|re|, |im|): |re| + |im| of 1e308 + 1e308i is Inf, whose row then looked empty and unscaled.
+  auto entry = [&](int i, int j) { return exponent_of(scalar::abs_max(A[i + static_cast<long long>(j) * lda])); };
   // The spread of the nonzero exponents among `e` (0 where fewer than two).
   auto spread = [&](const std::vector<int>& e) {
     int least = std::numeric_limits<int>::max(), most = none;

@@ -267,7 +267,7 @@ void bench_mixed(const MixedBench& bench, const Options& options) {
                                      mixed, r.dsgesv.iter, omega(r.dsgesv), plain / ours, mixed / ours)
                        : "- | - | - | - | - | - | -";
     std::cout << fmt::format("| {} | {} ({}) | {:.4f} | {}{} | {:.1e} | {} | {} |\n", to_string(solver),
-                             r.report.plan.nb, to_string(r.report.plan.source), ours, auto_columns, r.ours.iter,
+                             r.report.plan.nb, origin_of(r.report.plan, "nb"), ours, auto_columns, r.ours.iter,
                              omega(r.ours), openblas_columns, note);
   }
   const auto vendor = uses_cuda(options) ? cusolver_rows(n, bench.reps, A, b, fastest, bench.json, omega)

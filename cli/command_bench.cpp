@@ -444,7 +444,7 @@ void run_bench(const BenchRun& run, const Options& options) {
         "| {} | {} vs {} | {} ({}) | {:.4f} | {:.1f} | {:.4f} | {:.1f} | {:.2f} | {:.2e} | {:.2e} | {} |\n",
         to_string(r.solver), r.solver == Solver::prbt ? "gesv" : "getrf",
         r.reference == "OpenBLAS" ? lapack_name<T>(r.solver == Solver::prbt ? "gesv" : "getrf") : r.reference,
-        r.plan.nb, to_string(r.plan.source), r.seconds, r.flops / r.seconds / 1e9, r.reference_seconds,
+        r.plan.nb, origin_of(r.plan, "nb"), r.seconds, r.flops / r.seconds / 1e9, r.reference_seconds,
         r.flops / r.reference_seconds / 1e9, r.reference_seconds / r.seconds, r.accuracy, r.reference_accuracy,
         with_model(r, r.plan.target == Target::hybrid
                           ? fmt::format("{} {}, d = {}, panel on the {}{}{}", to_string(r.plan.devices),

@@ -184,7 +184,7 @@ void register_solve(CLI::App& app, CommandState& state) {
     apply_hybrid_options(args->hybrid, options);
     const std::vector<std::string> inputs = read_files(args->a_path, args->b_path, args->db);
     check_solve_outputs(args->x_path, args->json, inputs);
-    DenseMatrix A = read_matrix_market(args->a_path);
+    DenseMatrix A = read_matrix_market(args->a_path, MatrixRole::system);
     if (A.rows != A.cols)
       throw InvalidArgument(fmt::format("{}: A is {} x {}; it must be square", args->a_path, A.rows, A.cols));
     DenseMatrix B;
@@ -288,7 +288,7 @@ void register_solve(CLI::App& app, CommandState& state) {
         "hetlu: {}{} n = {}, nrhs = {}: {:.4f} s, {:.2f} GFlop/s, backward error {:.2e}, {} refinement step(s); "
         "nb = {} ({}){}{}{}\n",
         to_string(report.plan.solver), report.plan.precision == Precision::mixed ? " in mixed precision" : "", n, nrhs,
-        report.seconds, report.gflops, omega, report.refinement_steps, report.plan.nb, to_string(report.plan.source),
+        report.seconds, report.gflops, omega, report.refinement_steps, report.plan.nb, origin_of(report.plan, "nb"),
         report.plan.target == Target::hybrid
             ? fmt::format("; hybrid on {}, d = {}, panel on the {}", to_string(report.plan.devices),
                           report.plan.cpu_block_columns, to_string(panel_location(report.plan)))

@@ -75,6 +75,30 @@ auto together(int rank, Body&& body) {
   }
 }
 
+// Runs body on rank 0 alone (it reads the files, resolves the plan); its failure, with its exit
+// status (a singular A's is exit_singular), is every rank's.
+template <class Body>
+void on_root_together(int rank, Body&& body) {
+  std::string error;
+  int code = exit_error;
+  if (rank == 0) try {
+      body();
+    } catch (const CommandFailure& e) {
+      error = e.what(), code = e.exit_code;
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  together(rank, [&] {
+    try {
+      distributed::agree_on_error(MPI_COMM_WORLD, 0, error);
+    } catch (const InvalidArgument& e) {
+      throw CommandFailure(code, e.what());
+    }
+    return 0;
+  });
+}
+
 // The exit status rank 0 reached after the solve, on every other rank (share_verdict's broadcast).
 int verdict_of_root() {
   int status = exit_ok;
@@ -178,7 +202,7 @@ struct ReadSystem {
 
 ReadSystem read_system(const DistributedSolveArgs& args) {
   ReadSystem s;
-  s.A = read_matrix_market(args.a_path);
+  s.A = read_matrix_market(args.a_path, MatrixRole::system);
   if (s.A.rows != s.A.cols)
     throw InvalidArgument(fmt::format("{}: A is {} x {}; it must be square", args.a_path, s.A.rows, s.A.cols));
   if (s.A.is_complex) throw InvalidArgument(args.a_path + ": A is complex; distributed solves are real");
@@ -372,20 +396,13 @@ int solve_distributed(const DistributedSolveArgs& args) {
   // The database is read too (tuned plans): X never replaces it, by any path (as hetlu solve).
   const std::vector<std::string> inputs = read_files(args.a_path, args.b_path, args.db);
   ReadSystem system;
-  std::string error;
-  if (rank == 0) try {  // rank 0 alone reads: the files need exist only where it runs
-      check_solve_outputs(args.x_path, args.json, inputs);
-      system = read_system(args);
-      const double n = system.A.rows;
-      // A as read (double), the copy the solve scatters from, and A's copy for omega.
-      probes::require_memory((8.0 + 2 * (precision == Precision::single ? 4.0 : 8.0)) * n * n,
-                             fmt::format("{}: solving a {} x {} system on rank 0", args.a_path, n, n));
-    } catch (const std::exception& e) {
-      error = e.what();
-    }
-  together(rank, [&] {
-    distributed::agree_on_error(MPI_COMM_WORLD, 0, error);
-    return 0;
+  on_root_together(rank, [&] {  // rank 0 alone reads: the files need exist only where it runs
+    check_solve_outputs(args.x_path, args.json, inputs);
+    system = read_system(args);
+    const double n = system.A.rows;
+    // A as read (double), the copy the solve scatters from, and A's copy for omega.
+    probes::require_memory((8.0 + 2 * (precision == Precision::single ? 4.0 : 8.0)) * n * n,
+                           fmt::format("{}: solving a {} x {} system on rank 0", args.a_path, n, n));
   });
   return precision == Precision::single ? solve_typed<float>(mpi, args, given, resident, system, inputs)
                                         : solve_typed<double>(mpi, args, given, resident, system, inputs);
@@ -482,24 +499,17 @@ void bench_distributed(const DistributedBenchArgs& args) {
   // the squarest grid, the BLAS threads each rank starts with).
   distributed::DistributedResolution resolved, resident_priced;
   DistributedPlan defaults;
-  std::string error;
-  if (rank == 0) try {
-      resolved = distributed::resolve_plan(given, precision, args.n, layout, args.db);
-      // Every field given: resolve_plan prices it as it priced hetlu's (the same measured rates and network).
-      DistributedPlan common;
-      common.nb = 64, common.threads_per_rank = omp_get_max_threads();
-      distributed::squarest_grid(layout.ranks, common.grid_rows, common.grid_cols);
-      defaults = distributed::resolve_plan(common, precision, args.n, layout, args.db).plan;
-      defaults.source = PlanSource::default_;
-      defaults.source_detail = "nb = 64, the squarest grid, the BLAS threads each rank starts with";
-      const Device device = bench_resident_device(args.plan.resident, resolved.plan.threads_per_rank);
-      resident_priced = distributed::price_resident(resolved.plan, precision, args.n, layout, device, args.db);
-    } catch (const std::exception& e) {
-      error = e.what();
-    }
-  together(rank, [&] {
-    distributed::agree_on_error(MPI_COMM_WORLD, 0, error);
-    return 0;
+  on_root_together(rank, [&] {
+    resolved = distributed::resolve_plan(given, precision, args.n, layout, args.db);
+    // Every field given: resolve_plan prices it as it priced hetlu's (the same measured rates and network).
+    DistributedPlan common;
+    common.nb = 64, common.threads_per_rank = omp_get_max_threads();
+    distributed::squarest_grid(layout.ranks, common.grid_rows, common.grid_cols);
+    defaults = distributed::resolve_plan(common, precision, args.n, layout, args.db).plan;
+    defaults.source = PlanSource::default_;
+    defaults.source_detail = "nb = 64, the squarest grid, the BLAS threads each rank starts with";
+    const Device device = bench_resident_device(args.plan.resident, resolved.plan.threads_per_rank);
+    resident_priced = distributed::price_resident(resolved.plan, precision, args.n, layout, device, args.db);
   });
   distributed::broadcast_plan(MPI_COMM_WORLD, 0, resolved.plan);
   distributed::broadcast_plan(MPI_COMM_WORLD, 0, defaults);

@@ -24,8 +24,13 @@ struct DenseMatrix {
   void make_complex();
 };
 
+// What a matrix is read for. system: the A of A X = B, which a coordinate file proves singular
+// where a row or column has no nonzero entry: CommandFailure(exit_singular), before the dense matrix
+// is allocated. any (the default): read as the file says.
+enum class MatrixRole { any, system };
+
 // Throws InvalidArgument as "FILE:LINE: what is wrong" for anything malformed, including NaN/Inf.
-DenseMatrix read_matrix_market(const std::string& path);
+DenseMatrix read_matrix_market(const std::string& path, MatrixRole role = MatrixRole::any);
 
 // Writes through write_output (output_file.hpp): never a partial file, never one of `inputs`.
 void write_matrix_market(const std::string& path, const DenseMatrix& matrix, const std::vector<std::string>& inputs);

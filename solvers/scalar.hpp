@@ -50,6 +50,16 @@ inline double abs1(T x) {
     return std::abs(double(x));
 }
 
+// max(|re|, |im|) for complex, |x| for real: within a factor 2 of |x| and, unlike abs1, finite for
+// every finite x (1e308 + 1e308i has abs1 Inf), for what takes only a magnitude's exponent.
+template <class T>
+inline double abs_max(T x) {
+  if constexpr (is_complex_v<T>)
+    return std::max(std::abs(double(x.real())), std::abs(double(x.imag())));
+  else
+    return std::abs(double(x));
+}
+
 template <class T>
 inline bool is_finite(T x) {
   if constexpr (is_complex_v<T>)

@@ -104,6 +104,25 @@ TEST(Resolve, OverrideWinsAndSaysWhich) {
   EXPECT_EQ(r.plan.overridden, std::vector<std::string>{"nb"});
 }
 
+// A report names where nb came from: an override of d alone leaves nb the model's, and
+// "nb = 64 (override)" said otherwise.
+TEST(Resolve, AnOverrideOfOneFieldLeavesTheOthersOrigin) {
+  Options o;
+  o.use_database = false;
+  o.target = Target::hybrid;
+  o.overrides.devices = BackendKind::host;
+  o.overrides.cpu_block_columns = 2;
+  const auto r = resolve_plan(Solver::gepp, Precision::double_, 1000, 1000, o);
+  EXPECT_EQ(r.plan.source, PlanSource::override_);
+  EXPECT_EQ(origin_of(r.plan, "cpu_block_columns"), "override");
+  EXPECT_EQ(origin_of(r.plan, "nb"), "not overridden; the caller set cpu_block_columns");
+  o.overrides.nb = 40;
+  EXPECT_EQ(origin_of(resolve_plan(Solver::gepp, Precision::double_, 1000, 1000, o).plan, "nb"), "override");
+  Options plain;
+  plain.use_database = false;
+  EXPECT_EQ(origin_of(resolve_plan(Solver::gepp, Precision::double_, 1000, 1000, plain).plan, "nb"), "model");
+}
+
 // A panel wider than the matrix is the whole matrix: an nb near INT_MAX once overflowed the
 // block arithmetic (a segfault in GEPP and PRBT, an abort in CALU).
 TEST(Resolve, AnOverriddenBlockWiderThanTheMatrixIsTheMatrix) {
