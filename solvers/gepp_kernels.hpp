@@ -14,7 +14,7 @@ namespace hetlu::kernels {
 template <class T>
 void divide_by_pivot(int count, T pivot, T* x) {
   if (std::abs(pivot) >= scalar::safe_minimum<T>()) {
-    blas::scal(count, T(1) / pivot, x, 1);
+    blas::scal(count, scalar::divide(T(1), pivot), x, 1);
   } else {
     for (int i = 0; i < count; ++i) x[i] /= pivot;
   }

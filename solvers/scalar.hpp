@@ -60,6 +60,28 @@ inline double abs_max(T x) {
     return std::abs(double(x));
 }
 
+// Whether dividing by p, or taking 1 / p, is out of reach of complex division as LAPACK is built
+// (Smith's, gfortran's and GCC's -fcx-fortran-rules): its denominator |c| + |d| r overflows where both
+// parts of p exceed max / 2, and 1 / (1e308 + 1e308i) came out 0 (X = 0 for a system of condition 1).
+// Real division has no such step.
+template <class T>
+inline bool beyond_complex_division(T p) {
+  if constexpr (is_complex_v<T>) {
+    constexpr real_t<T> quarter_max = std::numeric_limits<real_t<T>>::max() / 4;
+    return std::abs(p.real()) > quarter_max || std::abs(p.imag()) > quarter_max;
+  } else {
+    return false;
+  }
+}
+
+// x / p, right for every finite p: such a p and x divided in quarters (exact, both being far above
+// the subnormals), otherwise the compiler's division.
+template <class T>
+inline T divide(T x, T p) {
+  if (beyond_complex_division(p)) return (x * real_t<T>(0.25)) / (p * real_t<T>(0.25));
+  return x / p;
+}
+
 template <class T>
 inline bool is_finite(T x) {
   if constexpr (is_complex_v<T>)

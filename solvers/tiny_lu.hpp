@@ -52,7 +52,7 @@ int getrf_tiny(int m, int n, T* A, int lda, int* ipiv) {
           std::swap(A[j + static_cast<long long>(c) * lda], A[p + static_cast<long long>(c) * lda]);
       const T pivot = column[j];
       if (std::abs(pivot) >= safe) {
-        const T reciprocal = T(1) / pivot;
+        const T reciprocal = scalar::divide(T(1), pivot);
         for (int i = j + 1; i < m; ++i) column[i] *= reciprocal;
       } else {
         for (int i = j + 1; i < m; ++i) column[i] /= pivot;
@@ -92,14 +92,14 @@ void solve_upper_dividing(Transpose trans, int n, int nrhs, const T* LU, int lda
     if (trans == Transpose::no) {
       for (int j = n - 1; j >= 0; --j) {
         if (x[j] == T(0)) continue;
-        x[j] /= at(j, j);
+        x[j] = scalar::divide(x[j], at(j, j));
         for (int i = 0; i < j; ++i) x[i] -= at(i, j) * x[j];
       }
     } else {  // U^T z = b: row j of U^T is column j of U, whose entries above the diagonal meet z[0..j)
       for (int j = 0; j < n; ++j) {
         T sum = x[j];
         for (int i = 0; i < j; ++i) sum -= at(i, j) * x[i];
-        x[j] = sum / at(j, j);
+        x[j] = scalar::divide(sum, at(j, j));
       }
     }
   }
@@ -140,7 +140,9 @@ void getrs_tiny(Transpose trans, int n, int nrhs, const T* LU, int lda, const in
 // LAPACK's solve skips a zero entry of x, and keeps the rest finite). A NaN pivot keeps the BLAS:
 // NaN either way, and the BLAS is faster. Only a pivot below the smallest normal number in every
 // part can have none: the others pass on a comparison, without the division (and for complex the
-// hypot) that made this scan 1-3 % of a one-column solve at n = 512.
+// hypot) that made this scan 1-3 % of a one-column solve at n = 512. A complex pivot beyond the
+// library's complex division (scalar::beyond_complex_division: OpenBLAS's reciprocal of
+// 1e308 + 1e308i is 0) has none either.
 template <class T>
 bool pivots_have_reciprocals(int n, const T* LU, int lda) {
   using R = scalar::real_t<T>;
@@ -152,6 +154,7 @@ bool pivots_have_reciprocals(int n, const T* LU, int lda) {
       size = std::max(std::abs(p.real()), std::abs(p.imag()));
     else
       size = std::abs(p);
+    if (scalar::beyond_complex_division(p)) return false;
     if (size >= smallest_normal || std::isnan(size)) continue;
     if (std::isinf(R(1) / std::abs(p))) return false;
   }

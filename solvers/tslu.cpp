@@ -55,11 +55,14 @@ std::vector<int> play_round(const std::vector<int>& candidates, int width, const
   return order;
 }
 
-// Whether every pivot U(i,i), i < k, is a normal number: one that can be divided by safely.
+// Whether every pivot U(i,i), i < k, is a normal number the BLAS library can invert (its trsm
+// multiplies by reciprocals): one that can be divided by safely.
 template <class T>
 bool pivots_are_normal(int k, const T* A, int lda) {
   for (int i = 0; i < k; ++i)
-    if (!(std::abs(A[i + static_cast<long long>(i) * lda]) >= scalar::safe_minimum<T>())) return false;
+    if (const T p = A[i + static_cast<long long>(i) * lda];
+        !(std::abs(p) >= scalar::safe_minimum<T>()) || scalar::beyond_complex_division(p))
+      return false;
   return true;
 }
 

@@ -92,11 +92,12 @@ F pick(F d, F s, F z, F c) {
   if constexpr (std::is_same_v<T, std::complex<float>>) return c;
 }
 
-// Whether count real values are all finite and each zero or at least min * 2^(2 digits), read by
-// their exponent bits: branch-free integer adds, shifts and ors, which the compiler vectorizes even
-// for SSE2 (with a compare per entry the scan ran at 1 ns an entry, a quarter of OpenBLAS's dgetrf
-// at n = 16 to 64; 0.5 ns with these, 0.27 with AVX2's lanes). Each value also into copy, in the
-// same pass: kept while the library factors (below).
+// Whether count real values are all finite, each zero or at least min * 2^(2 digits), and each
+// below max / 4 (a complex pivot beyond that has no reciprocal in the library's complex division:
+// scalar::beyond_complex_division), read by their exponent bits: branch-free integer adds, shifts and ors, which the
+// compiler vectorizes even for SSE2 (with a compare per entry the scan ran at 1 ns an entry, a quarter of OpenBLAS's
+// dgetrf at n = 16 to 64; 0.5 ns with these, 0.27 with AVX2's lanes). Each value also into copy, in the same pass: kept
+// while the library factors (below).
 template <class R>
 __attribute__((always_inline)) inline bool plain_values_core(const R* x, long long count, R* copy) {
   using Bits = std::conditional_t<sizeof(R) == 8, std::uint64_t, std::uint32_t>;
@@ -110,7 +111,7 @@ __attribute__((always_inline)) inline bool plain_values_core(const R* x, long lo
     std::memcpy(&bits, x + i, sizeof bits);
     std::memcpy(copy + i, &bits, sizeof bits);
     const Bits exponent = (bits >> mantissa) & exponent_mask, magnitude = bits << 1;
-    const Bits special = (exponent + 1) >> exponent_bits;             // all ones: Inf or NaN
+    const Bits special = (exponent + 3) >> exponent_bits;             // Inf, NaN, or at least max / 4
     const Bits below = (exponent - lowest_exponent) >> top;           // wraps around when lower
     const Bits nonzero = (magnitude | (Bits(0) - magnitude)) >> top;  // any bit but the sign
     bad |= special | (below & nonzero);
@@ -190,13 +191,15 @@ bool library_handles(int m, int n, const T* A, int lda, std::vector<T>& copy) {
 }
 
 // Whether every nonzero pivot of the library's factors has a finite reciprocal (1 / max itself has
-// none), as its scaling needs to give LAPACK's factors.
+// none, nor a complex pivot grown beyond its complex division), as its scaling needs to give
+// LAPACK's factors.
 template <class T>
 bool pivots_scaled_right(int m, int n, const T* LU, int lda) {
   using R = scalar::real_t<T>;
   for (int j = 0; j < std::min(m, n); ++j) {
-    const R p = std::abs(LU[j + static_cast<long long>(j) * lda]);
-    if (p != R(0) && std::isinf(R(1) / p)) return false;
+    const T pivot = LU[j + static_cast<long long>(j) * lda];
+    const R p = std::abs(pivot);
+    if ((p != R(0) && std::isinf(R(1) / p)) || scalar::beyond_complex_division(pivot)) return false;
   }
   return true;
 }
@@ -282,6 +285,9 @@ bool getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const int* ip
     f(&t, &n, &nrhs, LU, &lda, ipiv, B, &ldb, &info, 1);
     return info == 0;
   }
+  // A complex pivot beyond the library's complex division gives a finite, wrong X (0 for
+  // 1e308 + 1e308i): looked at first, where complex arithmetic makes the pass a smaller part.
+  if (scalar::is_complex_v<T> && !kernels::pivots_have_reciprocals(n, LU, lda)) return false;
   thread_local std::vector<T> kept;  // grows to the largest n, never shrinks: no allocation per call
   if (kept.size() < static_cast<std::size_t>(n)) kept.resize(n);
   std::copy(B, B + n, kept.begin());

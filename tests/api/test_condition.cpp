@@ -213,6 +213,33 @@ TEST(SolveCheckedRcond, ARowAtTheTopOfTheRangeIsSolvedAsItIs) {
   }
 }
 
+TEST(SolveCheckedRcond, ComplexEntriesWhoseAbs1OverflowsAreEquilibrated) {
+  // Entries 1e308 +- 1e308i, well conditioned, b = 1e300 (a hostile tester's): |re| + |im| of every
+  // entry is Inf, equilibration read its rows as empty and left them, and GEPP's divisions by
+  // pivots of that size underflowed: X = 0, omega 1, "singular to working precision". Scaled by
+  // their exponents of max(|re|, |im|), they solve.
+  using Z = std::complex<double>;
+  const int n = 2;
+  const std::vector<Z> A = {{1e308, 1e308}, {0, 0}, {0, 0}, {1e308, -1e308}};  // kappa 1
+  for (const auto& solver : every_solver) {
+    std::vector<Z> x(n, Z(1e300, 0));
+    const auto r = solve_checked(solver, n, 1, A.data(), n, x.data(), n, no_db());
+    const std::string name = solver ? to_string(*solver) : "auto";
+    ASSERT_EQ(r.info, 0) << name;
+    EXPECT_TRUE(r.accurate) << name << ": omega " << r.backward_error.value_or(-1);
+    EXPECT_FALSE(r.singular_to_working_precision) << name << ": rcond " << r.rcond.value_or(-1);
+    for (int i = 0; i < n; ++i) {  // the residual, in long double
+      long double re = 1e300, im = 0;
+      for (int j = 0; j < n; ++j) {
+        const std::complex<long double> a(A[i + j * n].real(), A[i + j * n].imag()), y(x[j].real(), x[j].imag());
+        const auto t = a * y;
+        re -= t.real(), im -= t.imag();
+      }
+      EXPECT_LE(std::abs(re) + std::abs(im), 1e300 * 1e-14) << name << " row " << i;
+    }
+  }
+}
+
 TEST(SolveCheckedRcond, OneLargeEntryInARowIsSolvedAsItIsToo) {
   // A random 101 x 101 A with A(11,11) = 1e5 or 1e20 (a hostile tester's): its rows equilibrated,
   // GEPP pivots elsewhere in column 11 and elimination brings entries of size 1 into the scaled row

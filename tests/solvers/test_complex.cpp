@@ -13,6 +13,8 @@
 #include "solvers/accuracy.hpp"
 #include "solvers/backend.hpp"
 #include "solvers/lu.hpp"
+#include "solvers/variants.hpp"
+#include "solvers/vendor_lapack.hpp"
 
 using namespace hetlu;
 
@@ -243,6 +245,53 @@ TEST(ComplexFrontEnd, NanInTheImaginaryPartIsNamed) {
     FAIL() << "no error";
   } catch (const InvalidArgument& e) {
     EXPECT_NE(std::string(e.what()).find("A(2,2) is NaN"), std::string::npos) << e.what();
+  }
+}
+
+// Pivots whose parts both exceed max / 2: complex division as LAPACK is built (Smith's) forms
+// |c| + |d| r, which overflows, and 1 / (1e308 + 1e308i) came out 0: X = 0 with info 0 for a
+// system of condition 1 (a hostile tester's, through the C API). Every path divides such a pivot
+// right: hetlu's own loops (n = 2), the BLAS library's LU and solves (declined: n = 100), hetlu's
+// GEPP and CALU (n = 300), one right-hand side and several.
+TEST(ComplexPivots, BeyondComplexDivisionAreDividedRight) {
+  for (int n : {2, 100, 300}) {
+    std::mt19937_64 rng(n);
+    std::uniform_real_distribution<double> u(-1, 1);
+    std::vector<Z> A(static_cast<size_t>(n) * n), x_true(2 * static_cast<size_t>(n)), b(x_true.size());
+    for (int j = 0; j < n; ++j)  // (1 + i) 1e308 (I + 0.1 G / n): no growth, kappa near 1
+      for (int i = 0; i < n; ++i)
+        A[i + static_cast<size_t>(j) * n] = Z(1e308, 1e308) * ((i == j ? 1.0 : 0.0) + 0.1 * u(rng) / n);
+    for (auto& x : x_true) x = Z(1e-10 * u(rng), 1e-10 * u(rng));
+    for (int c = 0; c < 2; ++c)  // b = A x in long double, where |re| + |im| of A's entries is finite
+      for (int i = 0; i < n; ++i) {
+        std::complex<long double> sum = 0;
+        for (int j = 0; j < n; ++j)
+          sum += std::complex<long double>(A[i + static_cast<size_t>(j) * n]) *
+                 std::complex<long double>(x_true[j + static_cast<size_t>(c) * n]);
+        b[i + static_cast<size_t>(c) * n] = Z(double(sum.real()), double(sum.imag()));
+      }
+    auto check = [&](const std::vector<Z>& x, int nrhs, const std::string& path) {
+      for (int k = 0; k < n * nrhs; ++k)
+        ASSERT_LT(std::abs(x[k] - x_true[k]), 1e-10 * 1e-12) << path << ", n = " << n << ", entry " << k;
+    };
+    for (int nrhs : {1, 2}) {
+      auto LU = A;
+      std::vector<int> ipiv(n);
+      int info = -1;
+      if (vendor::getrf(n, n, LU.data(), n, ipiv.data(), &info)) {  // declined where the library would fail
+        ASSERT_EQ(info, 0);
+        auto x = b;
+        variants::lu_getrs(Transpose::no, n, nrhs, LU.data(), n, ipiv.data(), x.data(), n);
+        check(x, nrhs, "the small-matrix path, nrhs " + std::to_string(nrhs));
+      }
+      for (Solver solver : {Solver::gepp, Solver::calu}) {
+        LU = A;
+        ASSERT_EQ(solvers::getrf(plan_for<Z>(solver, 32), n, n, LU.data(), n, ipiv.data()), 0);
+        auto x = b;
+        variants::lu_getrs(Transpose::no, n, nrhs, LU.data(), n, ipiv.data(), x.data(), n);
+        check(x, nrhs, to_string(solver) + ", nrhs " + std::to_string(nrhs));
+      }
+    }
   }
 }
 
