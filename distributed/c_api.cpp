@@ -94,6 +94,13 @@ hetlu_status root_gesv(MPI_Comm comm, int root, int n, int nrhs, T* A, int lda, 
                        const hetlu_distributed_options* options) {
   return c_guarded_info(info, [&] {
     // Refused on each rank alone (no collective can run on it): MPI's own error would abort the job.
+    int started = 0, ended = 0;
+    MPI_Initialized(&started);
+    MPI_Finalized(&ended);  // both callable at any time, unlike the collectives below
+    if (!started || ended)
+      throw hetlu::InvalidArgument(
+          std::string("distributed gesv: MPI is ") +
+          (ended ? "finalized (MPI_Finalize was called)" : "not initialized (call MPI_Init first)"));
     if (comm == MPI_COMM_NULL) throw hetlu::InvalidArgument("distributed gesv: comm is MPI_COMM_NULL");
     hetlu::distributed::DistributedPlan plan;
     std::string db;

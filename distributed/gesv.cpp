@@ -26,6 +26,33 @@ RankLayout layout_of(MPI_Comm comm) {
   return layout;
 }
 
+namespace {
+
+// p?gesv, with the one case ScaLAPACK leaves out: p?getrf returns at once for a 1 x 1 matrix without
+// looking at it, and p?gesv then divided by a zero A(ia, ja) (X = Inf, "not finite" on every front
+// end where LAPACK's info is 1). That entry is looked at first, agreed on over the grid; where it is
+// zero, ipiv names its row as p?getrf's quick return does, and A and B stay as they are (info > 0).
+template <class T>
+int scalapack_gesv_checked(int n, int nrhs, T* A, int ia, int ja, const int* desc_a, int* ipiv, T* B, int ib, int jb,
+                           const int* desc_b) {
+  if (n == 1) {
+    int rows = 0, cols = 0, row = -1, col = -1;
+    Cblacs_gridinfo(desc_a[1], &rows, &cols, &row, &col);
+    const int mb = desc_a[4], nb = desc_a[5];
+    const int owner_row = (desc_a[6] + (ia - 1) / mb) % rows, owner_col = (desc_a[7] + (ja - 1) / nb) % cols;
+    const int local_row = (ia - 1) / (mb * rows) * mb + (ia - 1) % mb;
+    const int local_col = (ja - 1) / (nb * cols) * nb + (ja - 1) % nb;
+    const bool mine = row == owner_row && col == owner_col;
+    if (on_any_rank(desc_a[1], mine && A[local_row + static_cast<long long>(local_col) * desc_a[8]] == T(0))) {
+      if (row == owner_row) ipiv[local_row] = ia;
+      return 1;
+    }
+  }
+  return scalapack_gesv(n, nrhs, A, ia, ja, desc_a, ipiv, B, ib, jb, desc_b);
+}
+
+}  // namespace
+
 template <class T>
 DistributedReport gesv_from_root(MPI_Comm comm, int root, int n, int nrhs, T* A, int lda, T* B, int ldb,
                                  const DistributedPlan& plan, const std::string& db_path, const Device* resident) {
@@ -101,10 +128,10 @@ DistributedReport gesv_from_root(MPI_Comm comm, int root, int n, int nrhs, T* A,
   {
     const BlasThreads threads(report.plan.threads_per_rank);
     const double solve_start = MPI_Wtime();
-    report.info =
-        resident ? gesv_resident(n, nrhs, a.data(), desc_a.data(), ipiv.data(), b.data(), desc_b.data(), *resident, 0,
-                                 &report.phases)
-                 : scalapack_gesv(n, nrhs, a.data(), 1, 1, desc_a.data(), ipiv.data(), b.data(), 1, 1, desc_b.data());
+    report.info = resident ? gesv_resident(n, nrhs, a.data(), desc_a.data(), ipiv.data(), b.data(), desc_b.data(),
+                                           *resident, 0, &report.phases)
+                           : scalapack_gesv_checked(n, nrhs, a.data(), 1, 1, desc_a.data(), ipiv.data(), b.data(), 1, 1,
+                                                    desc_b.data());
     report.solve_seconds = MPI_Wtime() - solve_start;
   }
   if (report.info < 0) throw Error("p?gesv: " + illegal_argument(-report.info, p_gesv_arguments));
@@ -132,7 +159,7 @@ int gesv(int n, int nrhs, T* A, int ia, int ja, const int* desc_a, int* ipiv, T*
   if (!grid) throw InvalidArgument("p?gesv: desc_a and desc_b are null pointers");
   agree_on_failure(grid[1], failure, "another rank's arguments were refused", "p?gesv: ");
   const BlasThreads threads(threads_per_rank);
-  const int info = scalapack_gesv(n, nrhs, A, ia, ja, desc_a, ipiv, B, ib, jb, desc_b);
+  const int info = scalapack_gesv_checked(n, nrhs, A, ia, ja, desc_a, ipiv, B, ib, jb, desc_b);
   if (info < 0) throw InvalidArgument("p?gesv: " + illegal_argument(-info, p_gesv_arguments));
   return info;
 }

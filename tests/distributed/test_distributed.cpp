@@ -260,7 +260,18 @@ void root_c_api_case(int n, const char* resident = nullptr) {
 
 }  // namespace
 
+// The root C API called outside MPI's life: a status and a message, where MPI aborted the job on
+// its first collective.
+bool refused_outside_mpi(const char* said) {
+  double a = 1, b = 1;
+  int info = 0;
+  const hetlu_status status = hetlu_pdgesv_root(MPI_COMM_WORLD, 0, 1, 1, &a, 1, &b, 1, &info, nullptr);
+  return status == HETLU_ERROR_INVALID_ARGUMENT && info == -status &&
+         std::string(hetlu_last_error()).find(said) != std::string::npos;
+}
+
 int main(int argc, char** argv) {
+  const bool refused_before = refused_outside_mpi("MPI is not initialized");
   MPI_Init(&argc, &argv);
   int ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
@@ -393,6 +404,24 @@ int main(int argc, char** argv) {
     check(all_agree == 1,
           "resident: a zero column 13 gives info " + std::to_string(resident_singular.info) + " on every rank");
 
+    // A 1 x 1 zero: p?getrf's quick return does not look at it, and p?gesv divided by it (X = Inf,
+    // "not finite"); info 1 on every rank and every grid shape, B as it was.
+    for (const distributed::DistributedPlan& grid :
+         {distributed::DistributedPlan{ranks, 1, 8}, distributed::DistributedPlan{1, ranks, 8},
+          distributed::DistributedPlan{}}) {
+      double zero = 0, b = 2;
+      const auto one = distributed::gesv_from_root<double>(MPI_COMM_WORLD, 0, 1, 1, &zero, 1, &b, 1, grid);
+      int right = one.info == 1 && (rank_ != 0 || b == 2), every_rank = 0;
+      MPI_Allreduce(&right, &every_rank, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+      check(every_rank == 1, "a 1 x 1 zero on a " + std::to_string(grid.grid_rows) + " x " +
+                                 std::to_string(grid.grid_cols) + " grid gives info " + std::to_string(one.info));
+      int info = 0;
+      const hetlu_status status = hetlu_pdgesv_root(MPI_COMM_WORLD, 0, 1, 1, &zero, 1, &b, 1, &info, nullptr);
+      right = status == HETLU_ERROR_SINGULAR && info == 1;
+      MPI_Allreduce(&right, &every_rank, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+      check(every_rank == 1, std::string("hetlu_pdgesv_root: a 1 x 1 zero is singular, info 1: ") + hetlu_last_error());
+    }
+
     // The application's own BLACS handle on its communicator survives a call on that communicator:
     // hetlu freed it (BLACS hands out one handle per communicator), and the application's next
     // gridinit aborted the job ("No system context corresponding to BLACS system context handle").
@@ -509,9 +538,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "rank %d: %s\n", rank_, e.what());
     ++failures;
   }
+  check(refused_before, "hetlu_pdgesv_root before MPI_Init is refused with a status");
   int total = 0;
   MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank_ == 0) std::printf("%d ranks: %s\n", ranks, total ? "FAILED" : "all passed");
   MPI_Finalize();
+  if (!refused_outside_mpi("MPI is finalized")) {
+    if (rank_ == 0) std::printf("FAILED  hetlu_pdgesv_root after MPI_Finalize is refused with a status\n");
+    total = 1;
+  }
+  if (rank_ == 0) std::printf("%d ranks: %s\n", ranks, total ? "FAILED" : "all passed");
   return total ? 1 : 0;
 }
