@@ -184,7 +184,22 @@ void register_solve(CLI::App& app, CommandState& state) {
     apply_hybrid_options(args->hybrid, options);
     const std::vector<std::string> inputs = read_files(args->a_path, args->b_path, args->db);
     check_solve_outputs(args->x_path, args->json, inputs);
-    DenseMatrix A = read_matrix_market(args->a_path, MatrixRole::system);
+    const bool automatic = args->precision == "auto", mixed = automatic || args->precision == "mixed";
+    // What the solve holds beyond A and B as read. solve_checked: a copy of A to factor (A stays for
+    // omega) and PRBT's padded one; X, B and R B twice (solve_scaled). A real A made complex for a
+    // complex B: one more A. Mixed and auto: A kept for omega, A rounded to single (kept), then, where
+    // their answer is inaccurate or looks singular, solve_checked's on top; B kept, X, the residual,
+    // B rounded to single. (GMRES's widened factors are never made here: the CLI certifies.) Checked
+    // as A's header is read, A and B (one column) to come, and again with both read.
+    auto require_solve_memory = [&](double n, double nrhs, bool complex, bool a_made_complex, bool read) {
+      const double copies_of_a = (read ? 0 : 1) + (a_made_complex ? 1 : 0) + 2 + (mixed ? 1.5 : 0);
+      const double copies_of_b = (read ? 0 : 1) + 4 + (mixed ? 3.5 : 0);
+      probes::require_memory((complex ? 16.0 : 8.0) * (copies_of_a * n * n + copies_of_b * n * nrhs),
+                             fmt::format("{}: solving a {} x {} system", args->a_path, n, n));
+    };
+    DenseMatrix A = read_matrix_market(args->a_path, MatrixRole::system, [&](const DeclaredMatrix& declared) {
+      if (declared.rows == declared.cols) require_solve_memory(declared.rows, 1, declared.is_complex, false, false);
+    });
     if (A.rows != A.cols)
       throw InvalidArgument(fmt::format("{}: A is {} x {}; it must be square", args->a_path, A.rows, A.cols));
     DenseMatrix B;
@@ -197,17 +212,8 @@ void register_solve(CLI::App& app, CommandState& state) {
             fmt::format("{}: B has {} rows but A is {} x {}; they must match", args->b_path, B.rows, A.rows, A.cols));
     }
     const int n = A.rows, nrhs = B.cols;
-    // What the solve holds beyond A and B as read. solve_checked: a copy of A to factor (A stays for
-    // omega) and PRBT's padded one; X, B and R B twice (solve_scaled). A real A made complex for a
-    // complex B: one more A. Mixed and auto: A kept for omega, A rounded to single (kept), then, where
-    // their answer is inaccurate or looks singular, solve_checked's on top; B kept, X, the residual,
-    // B rounded to single. (GMRES's widened factors are never made here: the CLI certifies.)
     const bool complex = A.is_complex || B.is_complex;
-    const bool automatic = args->precision == "auto", mixed = automatic || args->precision == "mixed";
-    const double copies_of_a = (complex && !A.is_complex ? 1 : 0) + 2 + (mixed ? 1.5 : 0);
-    const double copies_of_b = 4 + (mixed ? 3.5 : 0);
-    probes::require_memory((complex ? 16.0 : 8.0) * (copies_of_a * n * double(n) + copies_of_b * n * double(nrhs)),
-                           fmt::format("{}: solving a {} x {} system", args->a_path, n, n));
+    require_solve_memory(n, nrhs, complex, complex && !A.is_complex, true);
     options.db_path = args->db;
     options.overrides.nb = args->nb;
     if (args->refine) options.overrides.refinement = Refinement::working;

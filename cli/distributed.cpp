@@ -200,9 +200,19 @@ struct ReadSystem {
   DenseMatrix A, B;
 };
 
-ReadSystem read_system(const DistributedSolveArgs& args) {
+ReadSystem read_system(const DistributedSolveArgs& args, Precision precision, const distributed::RankLayout& layout) {
   ReadSystem s;
-  s.A = read_matrix_market(args.a_path, MatrixRole::system);
+  // The memory of rank 0's node, checked as A's header is read: A as read (double), the copy the
+  // solve scatters from and A's copy for omega; and each rank on the node its part of the grid's
+  // A and p?gemr2d's buffer for it (2 GB short on 2 ranks of this node, ScaLAPACK's xxmr2d said
+  // "out of memory" and exited 2).
+  s.A = read_matrix_market(args.a_path, MatrixRole::system, [&](const DeclaredMatrix& declared) {
+    const double n = double(declared.rows), word = precision == Precision::single ? 4.0 : 8.0;
+    const double node_share = double(layout.ranks_per_node) / std::max(1, layout.ranks);
+    if (declared.rows == declared.cols)
+      probes::require_memory((8.0 + 2 * word + 2 * word * node_share) * n * n,
+                             fmt::format("{}: solving a {} x {} system on rank 0's node", args.a_path, n, n));
+  });
   if (s.A.rows != s.A.cols)
     throw InvalidArgument(fmt::format("{}: A is {} x {}; it must be square", args.a_path, s.A.rows, s.A.cols));
   if (s.A.is_complex) throw InvalidArgument(args.a_path + ": A is complex; distributed solves are real");
@@ -393,16 +403,13 @@ int solve_distributed(const DistributedSolveArgs& args) {
   if (!args.plan.resident.empty()) resident = resident_device(args.plan.resident);  // a usage error: said by rank 0
   MpiSession mpi;
   const int rank = mpi.rank();
+  const auto layout = distributed::layout_of(MPI_COMM_WORLD);
   // The database is read too (tuned plans): X never replaces it, by any path (as hetlu solve).
   const std::vector<std::string> inputs = read_files(args.a_path, args.b_path, args.db);
   ReadSystem system;
   on_root_together(rank, [&] {  // rank 0 alone reads: the files need exist only where it runs
     check_solve_outputs(args.x_path, args.json, inputs);
-    system = read_system(args);
-    const double n = system.A.rows;
-    // A as read (double), the copy the solve scatters from, and A's copy for omega.
-    probes::require_memory((8.0 + 2 * (precision == Precision::single ? 4.0 : 8.0)) * n * n,
-                           fmt::format("{}: solving a {} x {} system on rank 0", args.a_path, n, n));
+    system = read_system(args, precision, layout);
   });
   return precision == Precision::single ? solve_typed<float>(mpi, args, given, resident, system, inputs)
                                         : solve_typed<double>(mpi, args, given, resident, system, inputs);

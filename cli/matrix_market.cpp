@@ -175,7 +175,7 @@ void refuse_an_empty_row_or_column(const std::string& path, int rows, int cols, 
 
 }  // namespace
 
-DenseMatrix read_matrix_market(const std::string& path, MatrixRole role) {
+DenseMatrix read_matrix_market(const std::string& path, MatrixRole role, const DeclaredCheck& check) {
   Reader reader(path);
   std::string line;
   if (!reader.header(line)) reader.fail("empty file (expected a %%MatrixMarket header)");
@@ -224,6 +224,7 @@ DenseMatrix read_matrix_market(const std::string& path, MatrixRole role) {
                 std::to_string(file_bytes) + " bytes can hold");
   probes::require_memory((complex ? 16.0 : 8.0) * double(rows) * double(cols),
                          path + ": a dense " + std::to_string(rows) + " x " + std::to_string(cols) + " matrix");
+  if (check) check({rows, cols, complex});
 
   DenseMatrix M;
   M.rows = static_cast<int>(rows);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <complex>
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -29,8 +30,19 @@ struct DenseMatrix {
 // is allocated. any (the default): read as the file says.
 enum class MatrixRole { any, system };
 
+// The matrix a file's header declares, for a caller's check (the memory its whole use needs) before
+// anything is allocated: a 400 KB diagonal declaring 30000 x 30000 was allocated (7 GB) before the
+// solve's own check refused it.
+struct DeclaredMatrix {
+  long long rows = 0, cols = 0;
+  bool is_complex = false;
+};
+using DeclaredCheck = std::function<void(const DeclaredMatrix&)>;
+
 // Throws InvalidArgument as "FILE:LINE: what is wrong" for anything malformed, including NaN/Inf.
-DenseMatrix read_matrix_market(const std::string& path, MatrixRole role = MatrixRole::any);
+// `check` (none by default) sees the declared matrix once the header is read, and may throw.
+DenseMatrix read_matrix_market(const std::string& path, MatrixRole role = MatrixRole::any,
+                               const DeclaredCheck& check = {});
 
 // Writes through write_output (output_file.hpp): never a partial file, never one of `inputs`.
 void write_matrix_market(const std::string& path, const DenseMatrix& matrix, const std::vector<std::string>& inputs);

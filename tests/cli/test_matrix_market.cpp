@@ -17,9 +17,9 @@ std::string write(const test_support::TempDir& dir, const std::string& text) {
   return path;
 }
 
-std::string error_of(const std::string& path) {
+std::string error_of(const std::string& path, const cli::DeclaredCheck& check = {}) {
   try {
-    cli::read_matrix_market(path);
+    cli::read_matrix_market(path, cli::MatrixRole::any, check);
   } catch (const InvalidArgument& e) {
     return e.what();
   }
@@ -246,4 +246,26 @@ TEST(MatrixMarket, ASystemWithAnEmptyRowOrColumnIsSingularBeforeItIsAllocated) {
   EXPECT_EQ(singular_error("%%MatrixMarket matrix array real general\n2 2\n0\n0\n0\n0\n"), "read");
   const auto b = cli::read_matrix_market(write(dir, "%%MatrixMarket matrix coordinate real general\n3 1 1\n2 1 5\n"));
   EXPECT_EQ(b.values, (std::vector<double>{0, 5, 0}));
+}
+
+// A caller's check sees the declared matrix before anything is allocated, and its refusal stands.
+TEST(MatrixMarket, ACallersCheckSeesTheDeclaredMatrixFirst) {
+  test_support::TempDir dir;
+  std::vector<cli::DeclaredMatrix> seen;
+  auto refuse = [&](const cli::DeclaredMatrix& declared) {
+    seen.push_back(declared);
+    throw InvalidArgument("refused before allocation");
+  };
+  for (const std::string& text : {std::string("%%MatrixMarket matrix coordinate complex general\n30000 30000 2\n1 1 1 "
+                                              "0\n30000 30000 1 0\n"),
+                                  std::string("%%MatrixMarket matrix array real general\n2 1\n1\n2\n")}) {
+    EXPECT_EQ(error_of(write(dir, text), refuse), "refused before allocation");
+  }
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0].rows, 30000);
+  EXPECT_EQ(seen[0].cols, 30000);
+  EXPECT_TRUE(seen[0].is_complex);
+  EXPECT_EQ(seen[1].rows, 2);
+  EXPECT_EQ(seen[1].cols, 1);
+  EXPECT_FALSE(seen[1].is_complex);
 }
