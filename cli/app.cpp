@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -184,13 +185,17 @@ int print_json_failure(const std::string& message, int code) {
 
 int report_failure(const std::string& message, int code, bool json) {
   if (message.empty()) return code;  // a rank of a distributed command whose rank 0 reports it
-  std::cerr << "hetlu: error: " << message << std::endl;
+  // One write: in pieces, mpirun's banner landed between "hetlu: error: " and the message.
+  std::cerr << ("hetlu: error: " + message + "\n") << std::flush;
   return json ? print_json_failure(message, code) : code;
 }
 
 }  // namespace
 
 int run(int argc, char** argv) {
+  // A file size limit (`ulimit -f`) makes a write fail (EFBIG), said as a failed write naming the
+  // file, where SIGXFSZ killed export and calibrate without a word and left a partial temporary.
+  std::signal(SIGXFSZ, SIG_IGN);
   const bool json = std::any_of(argv + 1, argv + argc, [](const char* a) { return std::string_view(a) == "--json"; });
   // Under mpirun every rank parses the same command line: a usage error is said by rank 0 alone.
   const bool quiet_usage = secondary_mpi_rank() && std::any_of(argv + 1, argv + argc, [](const char* a) {

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -69,6 +70,27 @@ fs::path temporary_beside(const fs::path& target) {
   const std::size_t room = 255 - std::string(".tmp.").size() - suffix.size();
   if (name.size() > room) name.resize(room);
   return target.parent_path() / (".tmp." + name + suffix);
+}
+
+// Temporaries beside `target` that a process now dead left (SIGKILL, a power loss: no handler ran),
+// removed before this one is written, so that they do not pile up. Named as temporary_beside names
+// them; a live process's is its own.
+void remove_stale_temporaries(const fs::path& target) {
+  const std::string prefix = temporary_beside(target).filename().string();
+  const std::string stem = prefix.substr(0, prefix.rfind('.') + 1);  // ".tmp.NAME."
+  std::error_code ec;
+  const fs::path folder = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() <= stem.size() || name.compare(0, stem.size(), stem) != 0) continue;
+    const std::string digits = name.substr(stem.size());
+    if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(digits));
+    if (pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH) {
+      std::error_code ignored;
+      fs::remove(it->path(), ignored);
+    }
+  }
 }
 
 // The temporary file being written, removed by a terminating signal (SIGTERM, SIGHUP, SIGINT)
@@ -179,6 +201,7 @@ void write_output(const std::string& output, const std::vector<std::string>& inp
     return;
   }
   const fs::path temp = temporary_beside(target);
+  remove_stale_temporaries(target);
   remove_temp_on_signals(temp);
   {
     std::ofstream out(temp);
@@ -192,7 +215,7 @@ void write_output(const std::string& output, const std::vector<std::string>& inp
       out.close();
       fs::remove(temp, ec);
       temp_pending = 0;
-      throw InvalidArgument(output + ": write failed (disk full?)");
+      throw InvalidArgument(output + ": write failed (disk full, or a file size limit?)");
     }
   }
   sync_path(temp, O_RDONLY);

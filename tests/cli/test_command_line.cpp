@@ -1438,3 +1438,32 @@ TEST_F(Cli, OutputThisUserCannotWriteIsRefused) {
   EXPECT_NE(std::string(std::istreambuf_iterator<char>(err), {}).find("is not writable by this user"),
             std::string::npos);
 }
+
+// A file size limit: the write fails (EFBIG) and says so, naming the file, where SIGXFSZ killed the
+// process without a word and left its temporary; a temporary a dead process left (SIGKILL runs no
+// handler) is removed by the next write beside it, a live process's kept.
+TEST_F(Cli, AFileSizeLimitIsAFailedWriteAndDeadProcessesTemporariesGo) {
+  namespace fs = std::filesystem;
+  std::string a = array_header + "60 60\n";  // X (60 x 60, 25 bytes an entry) beyond a 1 KiB limit
+  for (int j = 0; j < 60; ++j)
+    for (int i = 0; i < 60; ++i) a += i == j ? "2\n" : "0.5\n";
+  const auto A = write(dir, "A.mtx", a);
+  const std::string X = dir.file("X.mtx");
+  const std::string command = "ulimit -f 1; '" + std::string(HETLU_COMMAND) + "' solve '" + A + "' '" + A + "' -o '" +
+                              X + "' " + db() + " 2>'" + dir.file("err.txt") + "'";
+  const int status = std::system(("bash -c \"" + command + "\"").c_str());
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << status;
+  std::ifstream err(dir.file("err.txt"));
+  EXPECT_NE(std::string(std::istreambuf_iterator<char>(err), {}).find(X + ": write failed"), std::string::npos);
+  EXPECT_FALSE(fs::exists(X));
+  for (const auto& entry : fs::directory_iterator(dir.path()))
+    EXPECT_EQ(entry.path().filename().string().rfind(".tmp.", 0), std::string::npos) << entry.path();
+
+  const std::string dead = dir.file(".tmp.X.mtx.999999999"), live = dir.file(".tmp.X.mtx.1");
+  write(dir, ".tmp.X.mtx.999999999", "partial");
+  write(dir, ".tmp.X.mtx.1", "init's");
+  const auto r = run_hetlu("solve '" + A + "' -o '" + X + "' " + db(), dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(dead));
+  EXPECT_TRUE(fs::exists(live));
+}
