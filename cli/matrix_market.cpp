@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -123,7 +124,7 @@ class Reader {
     line.clear();
     std::streambuf* buffer = in_.rdbuf();
     for (bool any = false;; any = true) {
-      const int c = buffer->sbumpc();
+      const int c = next_byte(buffer);
       if (c == std::char_traits<char>::eof()) return any;
       if (c == '\n') return true;
       if (c == '\0') fail_on_next("a NUL byte: not a text file");
@@ -132,6 +133,16 @@ class Reader {
                          ? "lines end in a lone carriage return (CR): convert them to LF (or CR LF)"
                          : "a line longer than 1 MiB: not a Matrix Market file");
       line.push_back(static_cast<char>(c));
+    }
+  }
+
+  // libstdc++'s file buffer throws on a read error (EIO: /proc/self/mem, a failing disk), as
+  // "basic_filebuf::underflow error reading the file", naming no file: said with the file and line.
+  int next_byte(std::streambuf* buffer) {
+    try {
+      return buffer->sbumpc();
+    } catch (const std::exception&) {
+      fail_on_next(std::string("read error (") + std::strerror(errno) + ")");
     }
   }
 

@@ -269,3 +269,9 @@ TEST(MatrixMarket, ACallersCheckSeesTheDeclaredMatrixFirst) {
   EXPECT_EQ(seen[1].cols, 1);
   EXPECT_FALSE(seen[1].is_complex);
 }
+
+// A read error (EIO) names the file and line, where libstdc++'s "basic_filebuf::underflow error
+// reading the file" named neither. /proc/self/mem reads EIO at offset 0 (nothing is mapped there).
+TEST(MatrixMarket, AReadErrorNamesTheFile) {
+  EXPECT_EQ(error_of("/proc/self/mem"), "/proc/self/mem:1: read error (Input/output error)");
+}
