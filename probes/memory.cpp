@@ -109,8 +109,10 @@ void require_memory(double bytes, const std::string& what) {
   if (available > 0 && bytes > double(available)) {
     // Where the process's own limit is what binds, say so: it counts the BLAS's buffers too.
     const bool own_limit = process_limit_bytes() <= available;
-    throw InvalidArgument(what + " needs " + readable_bytes(bytes) + " of memory, but only " +
-                          readable_bytes(double(available)) + " is available" +
+    // 1 byte is the floor of a reached limit (available_memory_bytes): none is left.
+    const std::string left = available <= 1 ? "none is left" : "only " + readable_bytes(double(available)) + " is";
+    throw InvalidArgument(what + " needs " + readable_bytes(bytes) + " of memory, but " + left +
+                          (available <= 1 ? "" : " available") +
                           (own_limit ? " under this process's `ulimit -v`/`-d` (which the BLAS's buffers, 128 MiB "
                                        "a thread, count against)"
                                      : ""));

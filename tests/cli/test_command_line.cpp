@@ -1467,3 +1467,16 @@ TEST_F(Cli, AFileSizeLimitIsAFailedWriteAndDeadProcessesTemporariesGo) {
   EXPECT_FALSE(fs::exists(dead));
   EXPECT_TRUE(fs::exists(live));
 }
+
+// A limit already reached says so: "only 1 bytes is available" was the floor of the reading.
+TEST_F(Cli, AMemoryLimitAlreadyReachedSaysNoneIsLeft) {
+  const std::string command = "ulimit -v 450000; timeout 60 '" + std::string(HETLU_COMMAND) +
+                              "' bench -n 10000 --solver gepp --reps 1 " + db() + " 2>'" + dir.file("err.txt") + "'";
+  const int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  std::ifstream in(dir.file("err.txt"));
+  const std::string err((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(err.find("needs 3.0 GiB of memory, but none is left under this process's `ulimit -v`"), std::string::npos)
+      << err;
+}
