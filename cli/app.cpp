@@ -1,3 +1,6 @@
+#include <fmt/format.h>
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <csignal>
@@ -7,6 +10,7 @@
 #include <new>
 #include <nlohmann/json.hpp>
 #include <string_view>
+#include <thread>
 
 #include "cli/commands.hpp"
 #include "cli/distributed.hpp"
@@ -190,12 +194,27 @@ int report_failure(const std::string& message, int code, bool json) {
   return json ? print_json_failure(message, code) : code;
 }
 
+// OMP_NUM_THREADS far beyond the machine (100000) made libgomp fail to start its team, a segfault
+// in the first parallel region (the input's finiteness check): taken as the hardware's threads,
+// said once. Up to 4x the hardware threads stays as asked (oversubscription is the user's call).
+void cap_openmp_threads() {
+  const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int asked = omp_get_max_threads();
+  if (asked <= 4 * hardware) return;
+  std::cerr << fmt::format(
+      "hetlu: warning: OMP_NUM_THREADS asks for {} threads, more than 4x this machine's {}: "
+      "using {}\n",
+      asked, hardware, hardware);
+  omp_set_num_threads(hardware);
+}
+
 }  // namespace
 
 int run(int argc, char** argv) {
   // A file size limit (`ulimit -f`) makes a write fail (EFBIG), said as a failed write naming the
   // file, where SIGXFSZ killed export and calibrate without a word and left a partial temporary.
   std::signal(SIGXFSZ, SIG_IGN);
+  cap_openmp_threads();
   const bool json = std::any_of(argv + 1, argv + argc, [](const char* a) { return std::string_view(a) == "--json"; });
   // Under mpirun every rank parses the same command line: a usage error is said by rank 0 alone.
   const bool quiet_usage = secondary_mpi_rank() && std::any_of(argv + 1, argv + argc, [](const char* a) {

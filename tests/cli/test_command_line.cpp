@@ -1480,3 +1480,20 @@ TEST_F(Cli, AMemoryLimitAlreadyReachedSaysNoneIsLeft) {
   EXPECT_NE(err.find("needs 3.0 GiB of memory, but none is left under this process's `ulimit -v`"), std::string::npos)
       << err;
 }
+
+// OMP_NUM_THREADS far beyond the machine segfaulted in the first parallel region: taken as the
+// hardware's threads, said once, the answer right.
+TEST_F(Cli, AnAbsurdOpenMpThreadCountIsCappedNotACrash) {
+  const auto A = write(dir, "A.mtx", array_header + "2 2\n4\n1\n1\n3\n");
+  const auto r = run_hetlu("solve '" + A + "' --json " + db(), dir);
+  const std::string command = "OMP_NUM_THREADS=100000 '" + std::string(HETLU_COMMAND) + "' solve '" + A + "' --json " +
+                              db() + " >'" + dir.file("out.json") + "' 2>'" + dir.file("err.txt") + "'";
+  const int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  std::ifstream out(dir.file("out.json")), err(dir.file("err.txt"));
+  EXPECT_EQ(nlohmann::json::parse(std::string(std::istreambuf_iterator<char>(out), {}))["x"],
+            nlohmann::json::parse(r.out)["x"]);
+  EXPECT_NE(std::string(std::istreambuf_iterator<char>(err), {}).find("OMP_NUM_THREADS asks for 100000 threads"),
+            std::string::npos);
+}
