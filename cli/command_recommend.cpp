@@ -66,7 +66,7 @@ void recommend_distributed(Precision precision, int n, distributed::RankLayout l
     const MachineProfile node = configs::machine_from_yaml(machine);
     const auto params = configs::with_machine_network(machine, configs::model_params(model_config));
     r.network = model::default_network(layout, params);
-    r.network.source = (layout.ranks_per_node >= layout.ranks ? "one node of " : "between nodes of ") + machine;
+    r.network.source = configs::machine_network_source(machine, layout.ranks_per_node >= layout.ranks);
     const model::DistributedProblem problem{precision, n, 1, layout};
     const auto prediction = model::predict_distributed(node, r.network, problem, params);
     r.plan = prediction.plan;

@@ -366,4 +366,16 @@ model::ModelParams with_machine_network(const std::string& yaml_path, model::Mod
   return network_of(load(yaml_path, "", yaml_path), yaml_path, params);
 }
 
+std::string machine_network_source(const std::string& yaml_path, bool one_node) {
+  const YAML::Node net = section(load(yaml_path, "", yaml_path), "network", yaml_path + ": ");
+  const char* latency = one_node ? "node_latency_us" : "latency_us";
+  const char* bandwidth = one_node ? "node_bandwidth_gbs" : "bandwidth_gbs";
+  const int given = (net && net[latency] ? 1 : 0) + (net && net[bandwidth] ? 1 : 0);
+  const std::string where = (one_node ? "one node of " : "between nodes of ") + yaml_path;
+  if (given == 2) return where;
+  const std::string defaults = std::string("the model's defaults for ") + (one_node ? "one node" : "several nodes");
+  if (given == 0) return defaults + ": " + yaml_path + " gives no network." + latency + " or ." + bandwidth;
+  return where + ", and " + defaults + " for its missing network." + (net[latency] ? bandwidth : latency);
+}
+
 }  // namespace hetlu::configs

@@ -23,4 +23,9 @@ MachineProfile machine_from_yaml(const std::string& yaml_path);
 // node_bandwidth_gbs): what `hetlu recommend --machine FILE --ranks P` prices a cluster of it with.
 model::ModelParams with_machine_network(const std::string& yaml_path, model::ModelParams params);
 
+// Where with_machine_network's figures for ranks on one node (one_node) or between nodes come from:
+// the file, the model's defaults where its network section leaves them out, or both (a file
+// without the section was credited with the defaults' 2 us and 10 GB/s).
+std::string machine_network_source(const std::string& yaml_path, bool one_node);
+
 }  // namespace hetlu::configs

@@ -188,6 +188,24 @@ TEST(MachineConfig, TheShippedMachinesAndConfigsRead) {
     EXPECT_NO_THROW(configs::calibration_level(level));
 }
 
+// The network a cluster of the file's nodes is priced with says where its figures come from: a file
+// without a network section was credited with the model's defaults.
+TEST(MachineConfig, TheNetworkSaysWhetherTheFileOrTheDefaultsGaveIt) {
+  test_support::TempDir dir;
+  auto source = [&](const std::string& network, bool one_node) {
+    std::ofstream(dir.file("m.yaml")) << good_cpu << network;
+    return configs::machine_network_source(dir.file("m.yaml"), one_node);
+  };
+  const std::string m = dir.file("m.yaml");
+  EXPECT_EQ(source("", false),
+            "the model's defaults for several nodes: " + m + " gives no network.latency_us or .bandwidth_gbs");
+  EXPECT_EQ(source("network:\n  latency_us: 1.5\n  bandwidth_gbs: 25\n", false), "between nodes of " + m);
+  EXPECT_EQ(source("network:\n  latency_us: 1.5\n  bandwidth_gbs: 25\n", true),
+            "the model's defaults for one node: " + m + " gives no network.node_latency_us or .node_bandwidth_gbs");
+  EXPECT_EQ(source("network:\n  node_bandwidth_gbs: 40\n", true),
+            "one node of " + m + ", and the model's defaults for one node for its missing network.node_latency_us");
+}
+
 namespace {
 MachineProfile paper_machine(const char* file) {
   return configs::machine_from_yaml(std::string(HETLU_SOURCE_DIR "/configs/machines/") + file);
