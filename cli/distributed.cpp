@@ -169,7 +169,8 @@ Device resident_device(const std::string& text) {
 Device bench_resident_device(const std::string& text, int threads_per_rank) {
   if (!text.empty()) return resident_device(text);
   if (backend_available(BackendKind::cuda)) return Device{BackendKind::cuda, 0};
-  return Device{BackendKind::host, static_cast<std::int16_t>(std::max(1, threads_per_rank))};
+  // A team as --resident host:K takes it (--threads-per-rank 4096 made a team of 4096).
+  return Device{BackendKind::host, static_cast<std::int16_t>(std::clamp(threads_per_rank, 1, max_host_team))};
 }
 
 Precision precision_of(const std::string& name) {

@@ -279,6 +279,9 @@ inline std::string to_string(const DeviceSet& set) {
   return text;
 }
 
+// The largest host team (host:K) and GPU ordinal (cuda:N) a device list may name.
+inline constexpr int max_host_team = 1024, max_gpu_ordinal = 63;
+
 // "cuda", "cuda:1", "host", "host:4", comma-separated; anything else is an InvalidArgument that
 // quotes it.
 template <>
@@ -303,7 +306,7 @@ inline DeviceSet from_string<DeviceSet>(std::string_view text) {
     if (colon != std::string_view::npos) {
       std::string_view digits = item.substr(colon + 1);
       while (digits.size() > 1 && digits.front() == '0') digits.remove_prefix(1);  // host:0004 is host:4
-      const int most = d.kind == BackendKind::cuda ? 63 : 1024;
+      const int most = d.kind == BackendKind::cuda ? max_gpu_ordinal : max_host_team;
       if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
         throw bad("'" + std::string(item) + "' needs a whole number after ':'");
       const int least = d.kind == BackendKind::cuda ? 0 : 1;
