@@ -70,6 +70,17 @@ const CLI::Validator whole_positive(
     },
     "a whole number >= 1");
 
+CLI::Validator whole_in(long long least, long long most) {
+  const std::string range = "a whole number in [" + std::to_string(least) + ", " + std::to_string(most) + "]";
+  return CLI::Validator(
+      [least, most, range](std::string& value) {
+        const double x = decimal(value);
+        const bool whole = value.find_first_of(".eE") == std::string::npos && std::isfinite(x);
+        return whole && x >= double(least) && x <= double(most) ? std::string() : "'" + value + "' is not " + range;
+      },
+      range);
+}
+
 const CLI::Validator non_empty_path(
     [](std::string& value) { return value.empty() ? std::string("the path is empty") : std::string(); }, "a path");
 
@@ -159,7 +170,7 @@ void add_distributed_options(CLI::App& command, bool& distributed, DistributedAr
   command
       .add_option("--threads-per-rank", args.threads_per_rank,
                   "--distributed: BLAS threads of each rank (default: tuned, else the model's)")
-      ->check(CLI::Range(1, 4096));
+      ->check(whole_in(1, 4096));
   command.add_option("--resident", args.resident,
                      "--distributed: keep each rank's part of A on DEVICE (cuda, host:K) and update it there, the "
                      "CPUs factoring the panels (the device-resident LU); solve: instead of p?gesv (default: p?gesv); "

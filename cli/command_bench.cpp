@@ -477,7 +477,7 @@ void register_bench(CLI::App& app, CommandState&) {
       ->capture_default_str()
       ->check(one_of(detail::solver_names.all(), {"all"}));
   cmd->add_option("--reps", args->reps, "timed runs of each, after one warm-up")
-      ->check(CLI::Range(1, 1000))
+      ->check(whole_in(1, 1000))
       ->capture_default_str();
   cmd->add_option("--nb", args->nb, "panel width (overrides the tuned or model value)")->check(whole_positive);
   cmd->add_option("--ib", args->ib, "CALU's inner panel width (overrides)")->check(whole_positive);

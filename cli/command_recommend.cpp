@@ -156,10 +156,10 @@ void register_recommend(CLI::App& app, CommandState&) {
   cmd->add_flag("--json", args->json, "print one JSON object");
   cmd->add_option("--ranks", args->ranks,
                   "the distributed plan (grid, nb, threads per rank) for this many MPI ranks (#18)")
-      ->check(CLI::Range(1, 1 << 20));
+      ->check(whole_in(1, 1 << 20));
   cmd->add_option("--ranks-per-node", args->ranks_per_node,
                   "--ranks: the most ranks on one node (default: all of them here; 1 with --machine)")
-      ->check(CLI::Range(1, 1 << 20));
+      ->check(whole_in(1, 1 << 20));
   cmd->callback([args, cmd] {
     // Orders beyond these kept the model pricing for minutes (its schedules take O(n / nb) a d, and
     // --sweep-d prices every d; -n 2147483647 ran for days): 10^7 doubles square are 800 TB, beyond

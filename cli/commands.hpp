@@ -40,6 +40,9 @@ CLI::Validator one_of(std::vector<std::string> names, const std::vector<std::str
 extern const CLI::Validator finite_positive;
 // A whole number >= 1 (CLI::PositiveNumber's message prints DBL_MAX in full).
 extern const CLI::Validator whole_positive;
+// A whole number in [least, most], its refusal saying so for any text (CLI::Range said "Value abc
+// not in range 1 to 1048576").
+CLI::Validator whole_in(long long least, long long most);
 // A path that is not empty ("" would otherwise mean "not given").
 extern const CLI::Validator non_empty_path;
 

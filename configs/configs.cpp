@@ -83,13 +83,26 @@ void refuse_unknown_keys(const YAML::Node& node, std::initializer_list<const cha
   }
 }
 
+// What a value of type T is, for a refusal ("bad conversion" said neither what was found nor wanted).
+template <class T>
+const char* kind_of() {
+  if constexpr (std::is_same_v<T, bool>) return "true or false";
+  if constexpr (std::is_integral_v<T>) return "a whole number";
+  if constexpr (std::is_floating_point_v<T>) return "a number";
+  if constexpr (std::is_same_v<T, std::vector<int>>) return "a list of whole numbers";
+  return "text";
+}
+
 template <class T>
 T get(const YAML::Node& node, const char* key, const T& fallback, const std::string& where) {
   if (!node || !node[key]) return fallback;
   try {
     return node[key].as<T>();
-  } catch (const YAML::Exception& e) {
-    throw InvalidArgument(where + key + ": bad value: " + e.msg);
+  } catch (const YAML::Exception&) {
+    const YAML::Node value = node[key];
+    std::string found = value.IsSequence() ? "a list" : value.IsMap() ? "a mapping" : "'" + value.Scalar() + "'";
+    if (found.size() > 60) found = found.substr(0, 57) + "...'";
+    throw InvalidArgument(where + key + ": " + found + " is not " + kind_of<T>());
   }
 }
 
