@@ -274,6 +274,12 @@ Database Database::open(const std::string& path, Mode mode) {
   if (mode == Mode::read_write) {
     if (sqlite3_db_readonly(db.handle_, "main") == 1)  // SQLite opened a read-only file read-only
       throw DatabaseError("database '" + path + "' cannot be written (a read-only file or folder)");
+    // SQLite writes its journal (-wal, -shm) beside the file: a writable file in a folder this user
+    // cannot write failed as "attempt to write a readonly database".
+    const std::filesystem::path folder = std::filesystem::absolute(path).parent_path();
+    if (::access(folder.c_str(), W_OK) != 0)
+      throw DatabaseError("database '" + path + "' is in a folder this user cannot write ('" + folder.string() +
+                          "'), where SQLite keeps its journal beside it");
     db.exec("PRAGMA journal_mode=WAL");
     db.exec("PRAGMA foreign_keys=ON");
     db.migrate();

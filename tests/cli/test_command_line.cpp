@@ -1497,3 +1497,31 @@ TEST_F(Cli, AnAbsurdOpenMpThreadCountIsCappedNotACrash) {
   EXPECT_NE(std::string(std::istreambuf_iterator<char>(err), {}).find("OMP_NUM_THREADS asks for 100000 threads"),
             std::string::npos);
 }
+
+// A writable database in a folder this user cannot write: SQLite keeps its journal beside it, and
+// "attempt to write a readonly database" named neither. Run as an unprivileged user.
+TEST_F(Cli, ADatabaseInAFolderThisUserCannotWriteSaysSo) {
+  namespace fs = std::filesystem;
+  const bool root = ::geteuid() == 0;
+  if (!root) GTEST_SKIP() << "needs root to make a folder another user cannot write";
+  if (std::system("setpriv --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "no setpriv";
+  fs::permissions(dir.path(), fs::perms::all);
+  const std::string folder = dir.file("shared");
+  fs::create_directory(folder);
+  const std::string database = folder + "/t.db";
+  hetlu::db::Database::open(database, hetlu::db::Database::Mode::read_write);
+  auto r = run_hetlu("db export -o '" + dir.file("export.json") + "' --db '" + database + "'", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  fs::permissions(database, fs::perms::all & ~(fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec));
+  fs::permissions(dir.file("export.json"), fs::perms::all);
+  fs::permissions(folder, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                              fs::perms::others_read | fs::perms::others_exec);
+  const std::string command = "setpriv --reuid=65534 --regid=65534 --clear-groups '" + std::string(HETLU_COMMAND) +
+                              "' db import '" + dir.file("export.json") + "' --db '" + database + "' 2>'" +
+                              dir.file("err.txt") + "'";
+  const int status = std::system(command.c_str());
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << status;
+  std::ifstream err(dir.file("err.txt"));
+  const std::string said(std::istreambuf_iterator<char>(err), {});
+  EXPECT_NE(said.find("database '" + database + "' is in a folder this user cannot write"), std::string::npos) << said;
+}
