@@ -23,6 +23,7 @@
 #include "cuda/cuda_parts.hpp"
 #include "cuda/cusolver_getrf.hpp"
 #include "hetlu/detail/cuda_tf32.hpp"
+#include "hetlu/detail/env_choice.hpp"
 #include "hetlu/detail/statistics.hpp"
 #include "solvers/row_omega.hpp"
 
@@ -811,10 +812,8 @@ class CudaBackend final : public Backend<T> {
   Scratch residual_sums_[queue_count], interchange_plans_[queue_count], work_, butterfly_values_;
   // HETLU_CUDA_LASWP=in_order (read once per backend; default unset: the gather): row interchanges
   // by the in-order kernel, to measure the gather against it in one run.
-  const bool interchanges_in_order_ = [] {
-    const char* value = std::getenv("HETLU_CUDA_LASWP");
-    return value && std::string(value) == "in_order";
-  }();
+  const bool interchanges_in_order_ =
+      detail::env_choice("HETLU_CUDA_LASWP", {"gather", "in_order"}, "gather") == "in_order";
   // Staging slots of one solve (a few block columns) and the next's: up to 4 GiB kept.
   std::shared_ptr<PinnedPool> pinned_ = std::make_shared<PinnedPool>(std::size_t(4) << 30);
 

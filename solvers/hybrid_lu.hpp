@@ -68,6 +68,7 @@
 #include <vector>
 
 #include "hetlu/detail/deal_columns.hpp"
+#include "hetlu/detail/env_choice.hpp"
 #include "hetlu/detail/staging_slot.hpp"
 #include "hetlu/detail/statistics.hpp"
 #include "hetlu/detail/stopwatch.hpp"
@@ -663,8 +664,7 @@ class HybridLu {
   // HETLU_L_STRIPS=1 (read at each factorization; default unset: off): L by row blocks during the
   // steps, above.
   static bool l_strips_requested() {
-    const char* value = std::getenv("HETLU_L_STRIPS");
-    return value && std::string(value) == "1";
+    return detail::env_choice("HETLU_L_STRIPS", {"0", "1"}, "0") == "1";
   }
   static constexpr int upload_ahead = detail::upload_ahead_block_columns;
   static_assert(upload_ahead >= 2, "step 0 updates block column 1, which must be up before it");

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "hetlu/detail/env_choice.hpp"
 #include "solvers/backend.hpp"
 
 namespace hetlu::variants {
@@ -17,8 +18,8 @@ template <typename T>
 class KernelTimer {
  public:
   static bool wanted() {
-    const char* v = std::getenv("HETLU_TIME_KERNELS");
-    return v && *v && std::string(v) != "0";
+    static const bool requested = detail::env_choice("HETLU_TIME_KERNELS", {"0", "1"}, "0") == "1";
+    return requested;
   }
   explicit KernelTimer(backends::Backend<T>& dev) : dev_(dev) {}
 

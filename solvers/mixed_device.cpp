@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "hetlu/detail/env_choice.hpp"
 #include "hetlu/detail/staging_slot.hpp"
 #include "solvers/checks.hpp"
 #include "solvers/device_refinement.hpp"
@@ -32,10 +33,7 @@ bool MixedDevice<T>::rounds_on_device(const Plan& low_plan) {
   // HETLU_MIXED_ROUNDING=host (read once; default unset: on the device): the host rounds A, as with
   // d > 0, to time the two ways in one run (device_run.sh's mixed_host_rounding stage). GEPP and
   // CALU only: PRBT randomizes the whole of A before GENP begins, so A goes up whole in any case.
-  static const bool host_rounds = [] {
-    const char* value = std::getenv("HETLU_MIXED_ROUNDING");
-    return value && std::string(value) == "host";
-  }();
+  static const bool host_rounds = detail::env_choice("HETLU_MIXED_ROUNDING", {"host", "device"}, "device") == "host";
   if (!applies(low_plan)) return false;
   return low_plan.solver == Solver::prbt || (low_plan.cpu_block_columns == 0 && !host_rounds);
 }

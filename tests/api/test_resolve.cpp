@@ -10,6 +10,7 @@
 
 #include "../common/temp_dir.hpp"
 #include "db/records.hpp"
+#include "hetlu/detail/env_choice.hpp"
 #include "hetlu/hetlu.hpp"
 #include "solvers/lu.hpp"
 #include "solvers/scalar.hpp"
@@ -637,4 +638,19 @@ TEST(SmallMatrixCrossover, TheBlasLibrarysOwnLuIsLapacks) {
   std::vector<int> piv2(2);
   ASSERT_TRUE(blas_library_getrf(2, 2, S.data(), 2, piv2.data(), &info));
   EXPECT_EQ(info, 2);
+}
+
+// A HETLU_* switch with garbage in it is its default, said once (it was ignored without a word).
+TEST(EnvChoice, KnownValuesAreTakenGarbageIsTheDefaultSaidOnce) {
+  ::unsetenv("HETLU_TEST_SWITCH");
+  EXPECT_EQ(detail::env_choice("HETLU_TEST_SWITCH", {"0", "1"}, "0"), "0");
+  ::setenv("HETLU_TEST_SWITCH", "1", 1);
+  EXPECT_EQ(detail::env_choice("HETLU_TEST_SWITCH", {"0", "1"}, "0"), "1");
+  ::setenv("HETLU_TEST_SWITCH", "yes", 1);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(detail::env_choice("HETLU_TEST_SWITCH", {"0", "1"}, "0"), "0");
+  EXPECT_EQ(detail::env_choice("HETLU_TEST_SWITCH", {"0", "1"}, "0"), "0");
+  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+            "hetlu: warning: HETLU_TEST_SWITCH='yes' is not one of 0, 1: taken as 0\n");
+  ::unsetenv("HETLU_TEST_SWITCH");
 }

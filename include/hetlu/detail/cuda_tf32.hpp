@@ -4,16 +4,12 @@
 // as the backend reads it once: a later change cannot make the model and the backend disagree.
 #pragma once
 
-#include <cstdlib>
-#include <cstring>
+#include "hetlu/detail/env_choice.hpp"
 
 namespace hetlu::detail {
 
 inline bool cuda_tf32_requested() {
-  static const bool requested = [] {
-    const char* value = std::getenv("HETLU_CUDA_TF32");
-    return value && std::strcmp(value, "1") == 0;
-  }();
+  static const bool requested = env_choice("HETLU_CUDA_TF32", {"0", "1"}, "0") == "1";
   return requested;
 }
 
