@@ -61,25 +61,26 @@ const CLI::Validator finite_positive(
     },
     "a finite number > 0");
 
-const CLI::Validator whole_positive(
-    [](std::string& value) {
-      const double x = decimal(value);
-      const bool whole = value.find_first_of(".eE") == std::string::npos;
-      if (whole && x > 2147483647) return "'" + value + "' is larger than 2147483647 (the largest int)";
-      return whole && x >= 1 ? std::string() : "'" + value + "' is not a whole number >= 1";
-    },
-    "a whole number >= 1");
-
+// CLI11 reads a leading 0 as octal (--ranks 017 planned for 15 ranks, 09 "could not convert"): the
+// zeros are dropped here, so that the number checked is the number stored.
 CLI::Validator whole_in(long long least, long long most) {
   const std::string range = "a whole number in [" + std::to_string(least) + ", " + std::to_string(most) + "]";
   return CLI::Validator(
       [least, most, range](std::string& value) {
+        const std::string given = value;
+        const std::size_t digits = value.find_first_not_of('0');
+        if (digits == std::string::npos && !value.empty())
+          value = "0";
+        else if (digits > 0 && digits != std::string::npos)
+          value.erase(0, digits);
         const double x = decimal(value);
-        const bool whole = value.find_first_of(".eE") == std::string::npos && std::isfinite(x);
-        return whole && x >= double(least) && x <= double(most) ? std::string() : "'" + value + "' is not " + range;
+        const bool whole = value.find_first_of(".eE+-") == std::string::npos && std::isfinite(x);
+        return whole && x >= double(least) && x <= double(most) ? std::string() : "'" + given + "' is not " + range;
       },
       range);
 }
+
+const CLI::Validator whole_positive = whole_in(1, 2147483647);
 
 const CLI::Validator non_empty_path(
     [](std::string& value) { return value.empty() ? std::string("the path is empty") : std::string(); }, "a path");
@@ -93,13 +94,7 @@ void add_hybrid_options(CLI::App& command, HybridArgs& args) {
   add_devices_option(command, args.devices);
   command
       .add_option("--d", args.d, "hybrid: block columns the CPUs own (0: everything, panel included, on the device)")
-      ->check(CLI::Validator(
-          [](std::string& value) {
-            return value.find_first_not_of("0123456789") == std::string::npos && !value.empty() && value.size() < 10
-                       ? std::string()
-                       : "'" + value + "' is not a whole number >= 0";
-          },
-          "a whole number >= 0"));
+      ->check(whole_in(0, 999999999));
   command.add_option("--panel", args.panel, "hybrid: where panels are factored, cpu or device (d = 0)")
       ->check(one_of(detail::panel_location_names.all()));
 }
@@ -212,11 +207,12 @@ void cap_openmp_threads() {
   const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int asked = omp_get_max_threads();
   if (asked <= 4 * hardware) return;
+  omp_set_num_threads(hardware);
+  if (secondary_mpi_rank()) return;  // said by rank 0 alone under mpirun
   std::cerr << fmt::format(
       "hetlu: warning: OMP_NUM_THREADS asks for {} threads, more than 4x this machine's {}: "
       "using {}\n",
       asked, hardware, hardware);
-  omp_set_num_threads(hardware);
 }
 
 }  // namespace

@@ -233,9 +233,9 @@ DenseMatrix read_matrix_market(const std::string& path, MatrixRole role, const D
   if (regular && !ec && stored > static_cast<long long>(file_bytes) / least_entry_bytes)
     reader.fail("the size line declares " + std::to_string(stored) + " entries, more than a file of " +
                 std::to_string(file_bytes) + " bytes can hold");
+  if (check) check({rows, cols, complex});  // first: the caller's counts more than the matrix alone
   probes::require_memory((complex ? 16.0 : 8.0) * double(rows) * double(cols),
                          path + ": a dense " + std::to_string(rows) + " x " + std::to_string(cols) + " matrix");
-  if (check) check({rows, cols, complex});
 
   DenseMatrix M;
   M.rows = static_cast<int>(rows);

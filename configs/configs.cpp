@@ -86,11 +86,22 @@ void refuse_unknown_keys(const YAML::Node& node, std::initializer_list<const cha
 // What a value of type T is, for a refusal ("bad conversion" said neither what was found nor wanted).
 template <class T>
 const char* kind_of() {
-  if constexpr (std::is_same_v<T, bool>) return "true or false";
-  if constexpr (std::is_integral_v<T>) return "a whole number";
-  if constexpr (std::is_floating_point_v<T>) return "a number";
-  if constexpr (std::is_same_v<T, std::vector<int>>) return "a list of whole numbers";
-  return "text";
+  if constexpr (std::is_same_v<T, bool>)
+    return "true or false";
+  else if constexpr (std::is_integral_v<T>)
+    return "a whole number";
+  else if constexpr (std::is_floating_point_v<T>)
+    return "a number";
+  else if constexpr (std::is_same_v<T, std::vector<int>>)
+    return "a list of whole numbers";
+  else if constexpr (std::is_same_v<T, std::vector<double>>)
+    return "a list of numbers";
+  else if constexpr (std::is_same_v<T, std::vector<std::string>>)
+    return "a list of names";
+  else if constexpr (std::is_same_v<T, std::string>)
+    return "text";
+  else
+    static_assert(sizeof(T) == 0, "kind_of: name this type");
 }
 
 template <class T>

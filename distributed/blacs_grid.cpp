@@ -94,20 +94,47 @@ namespace {
 int global_index(int local, int nb, int index, int source, int count) {
   return ((local / nb) * count + (index - source + count) % count) * nb + local % nb;
 }
+
+// A descriptor (DTYPE, CTXT, M, N, MB, NB, RSRC, CSRC, LLD) this rank can index with, and its
+// m x n submatrix at (ia, ja) inside it: the grid, this rank's place and its local rows and columns;
+// none where anything is out of range (ScaLAPACK's own checks then say which).
+struct Layout {
+  int P, Q, row, col, rows, cols;
+};
+std::optional<Layout> usable_layout(int m, int n, int ia, int ja, const int* desc) {
+  if (!desc || desc[0] != 1 || desc[1] < 0 || m <= 0 || n <= 0) return std::nullopt;
+  Layout l{};
+  Cblacs_gridinfo(desc[1], &l.P, &l.Q, &l.row, &l.col);
+  const int M = desc[2], N = desc[3], mb = desc[4], nb = desc[5], rsrc = desc[6], csrc = desc[7], lld = desc[8];
+  if (l.row < 0 || l.col < 0 || mb < 1 || nb < 1 || rsrc < 0 || rsrc >= l.P || csrc < 0 || csrc >= l.Q)
+    return std::nullopt;
+  if (ia < 1 || ja < 1 || static_cast<long long>(ia) - 1 + m > M || static_cast<long long>(ja) - 1 + n > N)
+    return std::nullopt;
+  l.rows = numroc_(&M, &mb, &l.row, &rsrc, &l.P), l.cols = numroc_(&N, &nb, &l.col, &csrc, &l.Q);
+  if (lld < std::max(1, l.rows)) return std::nullopt;
+  return l;
+}
 }  // namespace
+
+std::optional<EntryPlace> place_of(int i, int j, const int* desc) {
+  const auto l = usable_layout(1, 1, i, j, desc);
+  if (!l) return std::nullopt;
+  const int mb = desc[4], nb = desc[5];
+  EntryPlace p;
+  p.row = (desc[6] + (i - 1) / mb) % l->P, p.col = (desc[7] + (j - 1) / nb) % l->Q;
+  p.local_row = (i - 1) / (mb * l->P) * mb + (i - 1) % mb;
+  p.local_col = (j - 1) / (nb * l->Q) * nb + (j - 1) % nb;
+  p.in_my_row = p.row == l->row, p.mine = p.in_my_row && p.col == l->col;
+  return p;
+}
 
 template <class T>
 std::optional<NonFiniteEntry> first_non_finite_part(int m, int n, const T* local, int ia, int ja, const int* desc) {
-  // DESC: DTYPE, CTXT, M, N, MB, NB, RSRC, CSRC, LLD.
-  if (!desc || !local || desc[0] != 1 || desc[1] < 0 || m <= 0 || n <= 0) return std::nullopt;
-  int P = 0, Q = 0, row = -1, col = -1;
-  Cblacs_gridinfo(desc[1], &P, &Q, &row, &col);
-  const int M = desc[2], N = desc[3], mb = desc[4], nb = desc[5], rsrc = desc[6], csrc = desc[7], lld = desc[8];
-  if (row < 0 || col < 0 || mb < 1 || nb < 1 || rsrc < 0 || rsrc >= P || csrc < 0 || csrc >= Q) return std::nullopt;
-  if (ia < 1 || ja < 1 || static_cast<long long>(ia) - 1 + m > M || static_cast<long long>(ja) - 1 + n > N)
-    return std::nullopt;
-  const int rows = numroc_(&M, &mb, &row, &rsrc, &P), cols = numroc_(&N, &nb, &col, &csrc, &Q);
-  if (lld < std::max(1, rows)) return std::nullopt;
+  const auto layout = local ? usable_layout(m, n, ia, ja, desc) : std::nullopt;
+  if (!layout) return std::nullopt;
+  const int P = layout->P, Q = layout->Q, row = layout->row, col = layout->col, rows = layout->rows,
+            cols = layout->cols;
+  const int mb = desc[4], nb = desc[5], rsrc = desc[6], csrc = desc[7], lld = desc[8];
   // Local indices grow with the global ones: the submatrix's rows here are one local range, every
   // row in it the submatrix's.
   int first = rows, last = 0;

@@ -113,6 +113,16 @@ template <class T>
 void check_finite_part(const char* name, int m, int n, const T* local, int ia, int ja, const int* desc,
                        const std::string& routine);
 
+// Where global entry (i, j) (1-based) of a block-cyclic matrix lives: its owner's place on the grid
+// and its local indices there (ScaLAPACK's INDXG2P, INDXG2L); none where desc is no descriptor this
+// rank can index with (ScaLAPACK's checks then say what is wrong).
+struct EntryPlace {
+  int row = 0, col = 0;              // the owner's process row and column
+  int local_row = 0, local_col = 0;  // its indices in the owner's local array (0-based)
+  bool in_my_row = false, mine = false;
+};
+std::optional<EntryPlace> place_of(int i, int j, const int* desc);
+
 // The first NaN or Inf (in local column order) of this rank's part of that submatrix, counted in it
 // from 1; none where there is none or where check_finite_part reads nothing.
 struct NonFiniteEntry {

@@ -35,16 +35,15 @@ namespace {
 template <class T>
 int scalapack_gesv_checked(int n, int nrhs, T* A, int ia, int ja, const int* desc_a, int* ipiv, T* B, int ib, int jb,
                            const int* desc_b) {
+  // A descriptor ScaLAPACK would refuse is left to it (MB = 0 divided by zero here), on every rank
+  // of the grid alike: where any rank cannot index with its own, none looks.
   if (n == 1) {
-    int rows = 0, cols = 0, row = -1, col = -1;
-    Cblacs_gridinfo(desc_a[1], &rows, &cols, &row, &col);
-    const int mb = desc_a[4], nb = desc_a[5];
-    const int owner_row = (desc_a[6] + (ia - 1) / mb) % rows, owner_col = (desc_a[7] + (ja - 1) / nb) % cols;
-    const int local_row = (ia - 1) / (mb * rows) * mb + (ia - 1) % mb;
-    const int local_col = (ja - 1) / (nb * cols) * nb + (ja - 1) % nb;
-    const bool mine = row == owner_row && col == owner_col;
-    if (on_any_rank(desc_a[1], mine && A[local_row + static_cast<long long>(local_col) * desc_a[8]] == T(0))) {
-      if (row == owner_row) ipiv[local_row] = ia;
+    const auto place = place_of(ia, ja, desc_a);
+    if (!on_any_rank(desc_a[1], !place.has_value()) && place &&
+        on_any_rank(
+            desc_a[1],
+            place->mine && A[place->local_row + static_cast<long long>(place->local_col) * desc_a[8]] == T(0))) {
+      if (place->in_my_row) ipiv[place->local_row] = ia;
       return 1;
     }
   }

@@ -50,7 +50,7 @@ void for_each_step_group(int n, int nb, Body&& body) {
   const double steps = std::ceil(double(n) / nb), stride = std::max(1.0, std::ceil(steps / max_priced_steps));
   for (double step = 0; step < steps; step += stride) {
     const double count = std::min(stride, steps - step);
-    body((step + std::floor(count / 2)) * nb, count);
+    body((step + (count - 1) / 2) * nb, count);  // the group's centre
   }
 }
 

@@ -61,9 +61,9 @@ inline double abs_max(T x) {
 }
 
 // Whether dividing by p, or taking 1 / p, is out of reach of complex division as LAPACK is built
-// (Smith's, gfortran's and GCC's -fcx-fortran-rules): its denominator |c| + |d| r overflows where both
-// parts of p exceed max / 2, and 1 / (1e308 + 1e308i) came out 0 (X = 0 for a system of condition 1).
-// Real division has no such step.
+// (Smith's, gfortran's and GCC's -fcx-fortran-rules): its denominator |c| + |d| r can overflow where
+// a part of p exceeds max / 2, and 1 / (1e308 + 1e308i) came out 0 (X = 0 for a system of
+// condition 1). Either part beyond max / 4 is taken as out of reach. Real division has no such step.
 template <class T>
 inline bool beyond_complex_division(T p) {
   if constexpr (is_complex_v<T>) {
@@ -74,8 +74,9 @@ inline bool beyond_complex_division(T p) {
   }
 }
 
-// x / p, right for every finite p: such a p and x divided in quarters (exact, both being far above
-// the subnormals), otherwise the compiler's division.
+// x / p, with such a p and x divided in quarters (exact, p being far above the subnormals; x's own
+// bits at worst lose what a subnormal quotient would), otherwise the compiler's division. A quotient
+// beyond the range still overflows, as LAPACK's does.
 template <class T>
 inline T divide(T x, T p) {
   if (beyond_complex_division(p)) return (x * real_t<T>(0.25)) / (p * real_t<T>(0.25));

@@ -92,26 +92,27 @@ F pick(F d, F s, F z, F c) {
   if constexpr (std::is_same_v<T, std::complex<float>>) return c;
 }
 
-// Whether count real values are all finite, each zero or at least min * 2^(2 digits), and each
-// below max / 4 (a complex pivot beyond that has no reciprocal in the library's complex division:
-// scalar::beyond_complex_division), read by their exponent bits: branch-free integer adds, shifts and ors, which the
-// compiler vectorizes even for SSE2 (with a compare per entry the scan ran at 1 ns an entry, a quarter of OpenBLAS's
-// dgetrf at n = 16 to 64; 0.5 ns with these, 0.27 with AVX2's lanes). Each value also into copy, in the same pass: kept
-// while the library factors (below).
-template <class R>
+// Whether count real values are all finite, each zero or at least min * 2^(2 digits), and, as the
+// parts of complex entries, each below max / 4 (a complex pivot beyond that has no reciprocal in the
+// library's complex division: scalar::beyond_complex_division), read by their exponent bits: branch-free integer adds,
+// shifts and ors, which the compiler vectorizes even for SSE2 (with a compare per entry the scan ran at 1 ns an entry,
+// a quarter of OpenBLAS's dgetrf at n = 16 to 64; 0.5 ns with these, 0.27 with AVX2's lanes). Each value also into
+// copy, in the same pass: kept while the library factors (below).
+template <class R, bool complex_parts>
 __attribute__((always_inline)) inline bool plain_values_core(const R* x, long long count, R* copy) {
   using Bits = std::conditional_t<sizeof(R) == 8, std::uint64_t, std::uint32_t>;
   constexpr int mantissa = std::numeric_limits<R>::digits - 1;
   constexpr Bits exponent_mask = (Bits(1) << (sizeof(R) * 8 - 1 - mantissa)) - 1;  // all ones: Inf or NaN
   constexpr Bits lowest_exponent = 1 + 2 * std::numeric_limits<R>::digits;         // biased, of the bound
   constexpr int top = sizeof(Bits) * 8 - 1, exponent_bits = top - mantissa;
+  constexpr Bits top_margin = complex_parts ? 3 : 1;  // the exponents counted as the top: all ones, or 3 of them
   Bits bad = 0;
   for (long long i = 0; i < count; ++i) {  // no compares: SSE2 has none for 64-bit lanes
     Bits bits;
     std::memcpy(&bits, x + i, sizeof bits);
     std::memcpy(copy + i, &bits, sizeof bits);
     const Bits exponent = (bits >> mantissa) & exponent_mask, magnitude = bits << 1;
-    const Bits special = (exponent + 3) >> exponent_bits;             // Inf, NaN, or at least max / 4
+    const Bits special = (exponent + top_margin) >> exponent_bits;    // Inf or NaN (complex: at least max / 4)
     const Bits below = (exponent - lowest_exponent) >> top;           // wraps around when lower
     const Bits nonzero = (magnitude | (Bits(0) - magnitude)) >> top;  // any bit but the sign
     bad |= special | (below & nonzero);
@@ -125,24 +126,25 @@ __attribute__((always_inline)) inline bool plain_values_core(const R* x, long lo
 #else
 #define HETLU_SCAN_CLONES
 #endif
-template <class R>
+template <class R, bool complex_parts>
 HETLU_SCAN_CLONES bool plain_values_wide(const R* x, long long count, R* copy) {
-  return plain_values_core(x, count, copy);
+  return plain_values_core<R, complex_parts>(x, count, copy);
 }
 
 // A few values (n <= 3) skip the call through the clones' resolver.
-template <class R>
+template <bool complex_parts, class R>
 bool plain_values(const R* x, long long count, R* copy) {
-  return count < 16 ? plain_values_core(x, count, copy) : plain_values_wide(x, count, copy);
+  return count < 16 ? plain_values_core<R, complex_parts>(x, count, copy)
+                    : plain_values_wide<R, complex_parts>(x, count, copy);
 }
 
 // OpenBLAS's LU scales each column by the reciprocal of its pivot, where LAPACK's divides by a pivot
 // whose reciprocal would overflow: a subnormal pivot (|p| < 1 / max) turned whole factors into NaN
 // with INFO = 0 (n = 300, A(1, 1) = 1e-310), and its isamax passed over a NaN in single (the NaN
 // stayed where it was, the rest finite). hetlu's own LU does neither. So the library gets A only
-// where every entry is finite and each nonzero one at least min * 2^(2 digits); the rest goes to
-// hetlu's LU. A pivot can still come out below 1 / max from entries far above that: a product of
-// two (1e-160 x 1e-160 beside a zero, n = 40, found by a hostile test on 2026-11-27, where the
+// where every entry is finite and each nonzero one at least min * 2^(2 digits) (and, complex, each
+// part below max / 4); the rest goes to hetlu's LU. A pivot can still come out below 1 / max from entries far above
+// that: a product of two (1e-160 x 1e-160 beside a zero, n = 40, found by a hostile test on 2026-11-27, where the
 // drop-in then aborted the caller). So A (and gesv's B) is kept while the library works, U's
 // diagonal checked after (O(n)), and where a pivot has no reciprocal both are put back and the
 // call is hetlu's LU's.
@@ -182,10 +184,12 @@ bool library_handles(int m, int n, const T* A, int lda, std::vector<T>& copy) {
   const std::size_t count = static_cast<std::size_t>(m) * n;
   if (copy.size() < count) copy.resize(count);
   R* into = reinterpret_cast<R*>(copy.data());
-  if (lda == m) return plain_values(reinterpret_cast<const R*>(A), static_cast<long long>(count) * parts, into);
+  if (lda == m)
+    return plain_values<scalar::is_complex_v<T>>(reinterpret_cast<const R*>(A), static_cast<long long>(count) * parts,
+                                                 into);
   for (int j = 0; j < n; ++j)
-    if (!plain_values(reinterpret_cast<const R*>(A + static_cast<long long>(j) * lda),
-                      static_cast<long long>(m) * parts, into + std::size_t(j) * m * parts))
+    if (!plain_values<scalar::is_complex_v<T>>(reinterpret_cast<const R*>(A + static_cast<long long>(j) * lda),
+                                               static_cast<long long>(m) * parts, into + std::size_t(j) * m * parts))
       return false;
   return true;
 }

@@ -250,9 +250,11 @@ TEST(ComplexFrontEnd, NanInTheImaginaryPartIsNamed) {
 
 // Pivots whose parts both exceed max / 2: complex division as LAPACK is built (Smith's) forms
 // |c| + |d| r, which overflows, and 1 / (1e308 + 1e308i) came out 0: X = 0 with info 0 for a
-// system of condition 1 (a hostile tester's, through the C API). Every path divides such a pivot
+// system of condition 1 (a hostile tester's, through the C API). These paths divide such a pivot
 // right: hetlu's own loops (n = 2), the BLAS library's LU and solves (declined: n = 100), hetlu's
-// GEPP and CALU (n = 300), one right-hand side and several.
+// GEPP and CALU (n = 300), one right-hand side and several. (PRBT's and the host backend's U solves
+// still go through the BLAS's trsm: reached only where growth brings a pivot there after
+// equilibration.)
 TEST(ComplexPivots, BeyondComplexDivisionAreDividedRight) {
   for (int n : {2, 100, 300}) {
     std::mt19937_64 rng(n);
