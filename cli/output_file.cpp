@@ -1,6 +1,7 @@
 #include "cli/output_file.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "hetlu/types.hpp"
 
@@ -72,9 +74,41 @@ fs::path temporary_beside(const fs::path& target) {
   return target.parent_path() / (".tmp." + name + suffix);
 }
 
+// A lock its writer holds on a temporary until it is renamed: the sweep below never takes a live
+// one, whatever its pid says (a process in another PID namespace, or on another host of a shared
+// file system, has a pid this one cannot see).
+class TemporaryLock {
+ public:
+  explicit TemporaryLock(const fs::path& temp) : fd_(::open(temp.c_str(), O_RDONLY | O_CLOEXEC)) {
+    if (fd_ >= 0) ::flock(fd_, LOCK_EX);
+  }
+  ~TemporaryLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  TemporaryLock(const TemporaryLock&) = delete;
+  TemporaryLock& operator=(const TemporaryLock&) = delete;
+
+ private:
+  int fd_;
+};
+
+// Whether a temporary beside the target is a dead writer's: this user's, its pid gone here, and no
+// writer holding its lock.
+bool abandoned(const fs::path& temp, pid_t pid) {
+  struct stat info;
+  if (pid <= 0 || ::lstat(temp.c_str(), &info) != 0 || !S_ISREG(info.st_mode) || info.st_uid != ::geteuid())
+    return false;
+  if (::kill(pid, 0) == 0 || errno != ESRCH) return false;
+  const int fd = ::open(temp.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return false;
+  const bool unlocked = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+  ::close(fd);
+  return unlocked;
+}
+
 // Temporaries beside `target` that a process now dead left (SIGKILL, a power loss: no handler ran),
 // removed before this one is written, so that they do not pile up. Named as temporary_beside names
-// them; a live process's is its own.
+// them.
 void remove_stale_temporaries(const fs::path& target) {
   const std::string prefix = temporary_beside(target).filename().string();
   const std::string stem = prefix.substr(0, prefix.rfind('.') + 1);  // ".tmp.NAME."
@@ -85,8 +119,7 @@ void remove_stale_temporaries(const fs::path& target) {
     if (name.size() <= stem.size() || name.compare(0, stem.size(), stem) != 0) continue;
     const std::string digits = name.substr(stem.size());
     if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
-    const pid_t pid = static_cast<pid_t>(std::stol(digits));
-    if (pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH) {
+    if (abandoned(it->path(), static_cast<pid_t>(std::stol(digits)))) {
       std::error_code ignored;
       fs::remove(it->path(), ignored);
     }
@@ -203,12 +236,14 @@ void write_output(const std::string& output, const std::vector<std::string>& inp
   const fs::path temp = temporary_beside(target);
   remove_stale_temporaries(target);
   remove_temp_on_signals(temp);
+  std::optional<TemporaryLock> held;
   {
     std::ofstream out(temp);
     if (!out) {
       temp_pending = 0;
       throw InvalidArgument(output + ": cannot write (cannot create a file in its folder)");
     }
+    held.emplace(temp);
     write(out);
     out.flush();
     if (!out) {
