@@ -28,6 +28,7 @@
 #include "solvers/copy_block.hpp"
 #include "solvers/gepp_kernels.hpp"
 #include "solvers/lu.hpp"
+#include "solvers/variants.hpp"
 
 namespace hetlu::backends {
 namespace {
@@ -321,7 +322,10 @@ class HostBackend final : public Backend<T> {
     const blas::Op op = blas::op_of(trans);
     worker(q).push([=] {
       split_columns(n, team, [&](int c, int w) {
-        blas::trsm(blas::Side::left, uplo, op, diag, m, w, T(1), Tri, ldt, B + static_cast<long long>(c) * ldb, ldb);
+        if (uplo == blas::Uplo::upper && diag == blas::Diag::non_unit)  // U: see variants::solve_upper
+          variants::solve_upper(trans, m, w, Tri, ldt, B + static_cast<long long>(c) * ldb, ldb);
+        else
+          blas::trsm(blas::Side::left, uplo, op, diag, m, w, T(1), Tri, ldt, B + static_cast<long long>(c) * ldb, ldb);
       });
     });
   }

@@ -45,6 +45,21 @@ void lu_getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const int*
   }
 }
 
+template <class T>
+void solve_upper(Transpose trans, int n, int nrhs, const T* LU, int lda, T* B, int ldb) {
+  if (n == 0 || nrhs == 0) return;
+  if (kernels::pivots_have_reciprocals(n, LU, lda))
+    blas::trsm(Side::left, Uplo::upper, blas::op_of(trans), Diag::non_unit, n, nrhs, T(1), LU, lda, B, ldb);
+  else
+    kernels::solve_upper_dividing(trans, n, nrhs, LU, lda, B, ldb);
+}
+
+template void solve_upper<float>(Transpose, int, int, const float*, int, float*, int);
+template void solve_upper<double>(Transpose, int, int, const double*, int, double*, int);
+template void solve_upper<std::complex<double>>(Transpose, int, int, const std::complex<double>*, int,
+                                                std::complex<double>*, int);
+template void solve_upper<std::complex<float>>(Transpose, int, int, const std::complex<float>*, int,
+                                               std::complex<float>*, int);
 template void lu_getrs<float>(Transpose, int, int, const float*, int, const int*, float*, int);
 template void lu_getrs<double>(Transpose, int, int, const double*, int, const int*, double*, int);
 template void lu_getrs<std::complex<double>>(Transpose, int, int, const std::complex<double>*, int, const int*,

@@ -24,9 +24,9 @@ void LuFactors<F>::solve(F* W, int ldw, int ncols, Transpose trans) const {
     const Op op = op_of(how);
     if (how == Transpose::no) {
       trsm(Side::left, Uplo::lower, op, Diag::unit, ld, columns, F(1), lu.data(), ld, X, ldx);
-      trsm(Side::left, Uplo::upper, op, Diag::non_unit, ld, columns, F(1), lu.data(), ld, X, ldx);
+      variants::solve_upper(how, ld, columns, lu.data(), ld, X, ldx);
     } else {  // (L U)^-T = L^-T U^-T: U's first
-      trsm(Side::left, Uplo::upper, op, Diag::non_unit, ld, columns, F(1), lu.data(), ld, X, ldx);
+      variants::solve_upper(how, ld, columns, lu.data(), ld, X, ldx);
       trsm(Side::left, Uplo::lower, op, Diag::unit, ld, columns, F(1), lu.data(), ld, X, ldx);
     }
   };

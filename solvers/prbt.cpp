@@ -167,10 +167,10 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
     using namespace blas;
     if (trans == Transpose::no) {
       trsm(Side::left, Uplo::lower, Op::no_trans, Diag::unit, np, columns, T(1), Ar.data(), np, W, ldw);
-      trsm(Side::left, Uplo::upper, Op::no_trans, Diag::non_unit, np, columns, T(1), Ar.data(), np, W, ldw);
+      variants::solve_upper(trans, np, columns, Ar.data(), np, W, ldw);
     } else {
       const Op op = op_of(trans);
-      trsm(Side::left, Uplo::upper, op, Diag::non_unit, np, columns, T(1), Ar.data(), np, W, ldw);
+      variants::solve_upper(trans, np, columns, Ar.data(), np, W, ldw);
       trsm(Side::left, Uplo::lower, op, Diag::unit, np, columns, T(1), Ar.data(), np, W, ldw);
     }
   };

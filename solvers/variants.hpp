@@ -30,6 +30,12 @@ int lu_getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, LoadBalan
 template <class T>
 void lu_getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb);
 
+// B <- op(U)^-1 B for the upper triangle U of LU (n x n): the BLAS's trsm where every pivot has a
+// reciprocal (kernels::pivots_have_reciprocals), else hetlu's loops, dividing: the BLAS multiplies
+// by reciprocals, Inf for a subnormal pivot and 0 for a complex one beyond complex division.
+template <class T>
+void solve_upper(Transpose trans, int n, int nrhs, const T* LU, int lda, T* B, int ldb);
+
 // The reciprocal 1-norm condition number of A (||A||_1 = anorm) estimated from those factors, as
 // dgecon (gecon.cpp): 0 where a pivot is exactly zero or a solve overflows.
 template <class T>

@@ -297,4 +297,22 @@ TEST(ComplexPivots, BeyondComplexDivisionAreDividedRight) {
   }
 }
 
+// The U solve every path shares (PRBT's, the refinement's factors, the host backend's trsm_upper):
+// a pivot beyond complex division is divided, not multiplied by the BLAS's reciprocal (0).
+TEST(ComplexPivots, TheSharedUpperSolveDividesThem) {
+  const int n = 3;
+  std::vector<Z> U = {{1e308, 1e308}, {0, 0}, {0, 0}, {1, 0}, {2, 0}, {0, 0}, {0, 1}, {1, 0}, {1e308, -1e308}};
+  for (Transpose trans : {Transpose::no, Transpose::yes, Transpose::conjugate}) {
+    std::vector<Z> x_true = {{1e-10, 2e-10}, {3, -1}, {-2e-10, 1e-10}}, b(n, Z(0));
+    for (int i = 0; i < n; ++i)  // b = op(U) x
+      for (int j = 0; j < n; ++j) {
+        const Z u = trans == Transpose::no ? U[i + j * n] : U[j + i * n];
+        b[i] += (trans == Transpose::conjugate ? std::conj(u) : u) * x_true[j];
+      }
+    variants::solve_upper(trans, n, 1, U.data(), n, b.data(), n);
+    for (int i = 0; i < n; ++i)
+      EXPECT_LT(std::abs(b[i] - x_true[i]), 1e-15 * std::abs(x_true[i])) << static_cast<int>(trans) << " entry " << i;
+  }
+}
+
 }  // namespace
