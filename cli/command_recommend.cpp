@@ -64,9 +64,10 @@ void recommend_distributed(Precision precision, int n, distributed::RankLayout l
   std::string machine_name;
   if (!machine.empty()) {
     const MachineProfile node = configs::machine_from_yaml(machine);
-    const auto params = configs::with_machine_network(machine, configs::model_params(model_config));
+    const auto [params, network_source] = configs::with_machine_network(machine, configs::model_params(model_config),
+                                                                        layout.ranks_per_node >= layout.ranks);
     r.network = model::default_network(layout, params);
-    r.network.source = configs::machine_network_source(machine, layout.ranks_per_node >= layout.ranks);
+    r.network.source = network_source;
     const model::DistributedProblem problem{precision, n, 1, layout};
     const auto prediction = model::predict_distributed(node, r.network, problem, params);
     r.plan = prediction.plan;

@@ -243,15 +243,18 @@ void read_distributed_params(const YAML::Node& node, const std::string& where, m
   p.distributed_nb_candidates = wholes(node, "nb_candidates", p.distributed_nb_candidates, where, 1, largest_order);
   if (p.distributed_nb_candidates.empty()) throw InvalidArgument(where + "nb_candidates: is empty");
 }
+// The machine file's network keys: between nodes, then between ranks on one node.
+constexpr const char* network_keys[] = {"latency_us", "bandwidth_gbs", "node_latency_us", "node_bandwidth_gbs"};
+
 // The machine file's network section over params' defaults; every key checked.
 model::ModelParams network_of(const YAML::Node& root, const std::string& yaml_path, model::ModelParams params) {
   const std::string where = yaml_path + ": network.";
   const YAML::Node net = section(root, "network", yaml_path + ": ");
-  refuse_unknown_keys(net, {"latency_us", "bandwidth_gbs", "node_latency_us", "node_bandwidth_gbs"}, where);
-  params.network_latency_us = number(net, "latency_us", params.network_latency_us, where, 0, 1e6);
-  params.network_bandwidth_gbs = number(net, "bandwidth_gbs", params.network_bandwidth_gbs, where, tiny, huge);
-  params.node_latency_us = number(net, "node_latency_us", params.node_latency_us, where, 0, 1e6);
-  params.node_bandwidth_gbs = number(net, "node_bandwidth_gbs", params.node_bandwidth_gbs, where, tiny, huge);
+  refuse_unknown_keys(net, {network_keys[0], network_keys[1], network_keys[2], network_keys[3]}, where);
+  params.network_latency_us = number(net, network_keys[0], params.network_latency_us, where, 0, 1e6);
+  params.network_bandwidth_gbs = number(net, network_keys[1], params.network_bandwidth_gbs, where, tiny, huge);
+  params.node_latency_us = number(net, network_keys[2], params.node_latency_us, where, 0, 1e6);
+  params.node_bandwidth_gbs = number(net, network_keys[3], params.node_bandwidth_gbs, where, tiny, huge);
   return params;
 }
 
@@ -386,20 +389,20 @@ MachineProfile machine_from_yaml(const std::string& yaml_path) {
   return p;
 }
 
-model::ModelParams with_machine_network(const std::string& yaml_path, model::ModelParams params) {
-  return network_of(load(yaml_path, "", yaml_path), yaml_path, params);
-}
-
-std::string machine_network_source(const std::string& yaml_path, bool one_node) {
-  const YAML::Node net = section(load(yaml_path, "", yaml_path), "network", yaml_path + ": ");
-  const char* latency = one_node ? "node_latency_us" : "latency_us";
-  const char* bandwidth = one_node ? "node_bandwidth_gbs" : "bandwidth_gbs";
+MachineNetwork with_machine_network(const std::string& yaml_path, model::ModelParams params, bool one_node) {
+  const YAML::Node root = load(yaml_path, "", yaml_path);
+  MachineNetwork out{network_of(root, yaml_path, params), ""};
+  const YAML::Node net = section(root, "network", yaml_path + ": ");
+  const char* latency = one_node ? network_keys[2] : network_keys[0];
+  const char* bandwidth = one_node ? network_keys[3] : network_keys[1];
   const int given = (net && net[latency] ? 1 : 0) + (net && net[bandwidth] ? 1 : 0);
   const std::string where = (one_node ? "one node of " : "between nodes of ") + yaml_path;
-  if (given == 2) return where;
   const std::string defaults = std::string("the model's defaults for ") + (one_node ? "one node" : "several nodes");
-  if (given == 0) return defaults + ": " + yaml_path + " gives no network." + latency + " or ." + bandwidth;
-  return where + ", and " + defaults + " for its missing network." + (net[latency] ? bandwidth : latency);
+  out.source = given == 2 ? where
+               : given == 0
+                   ? defaults + ": " + yaml_path + " gives no network." + latency + " or ." + bandwidth
+                   : where + ", and " + defaults + " for its missing network." + (net[latency] ? bandwidth : latency);
+  return out;
 }
 
 }  // namespace hetlu::configs

@@ -20,12 +20,14 @@ MachineProfile machine_from_yaml(const std::string& yaml_path);
 
 // params with the network between the machine's nodes (and between ranks on one node) taken from
 // the machine file's optional network: section (latency_us, bandwidth_gbs, node_latency_us,
-// node_bandwidth_gbs): what `hetlu recommend --machine FILE --ranks P` prices a cluster of it with.
-model::ModelParams with_machine_network(const std::string& yaml_path, model::ModelParams params);
-
-// Where with_machine_network's figures for ranks on one node (one_node) or between nodes come from:
-// the file, the model's defaults where its network section leaves them out, or both (a file
-// without the section was credited with the defaults' 2 us and 10 GB/s).
-std::string machine_network_source(const std::string& yaml_path, bool one_node);
+// node_bandwidth_gbs): what `hetlu recommend --machine FILE --ranks P` prices a cluster of it with;
+// and where the figures for ranks on one node (one_node) or between nodes come from: the file, the
+// model's defaults where its section leaves them out, or both (a file without the section was
+// credited with the defaults' 2 us and 10 GB/s).
+struct MachineNetwork {
+  model::ModelParams params;
+  std::string source;
+};
+MachineNetwork with_machine_network(const std::string& yaml_path, model::ModelParams params, bool one_node);
 
 }  // namespace hetlu::configs

@@ -197,7 +197,7 @@ TEST(MachineConfig, TheNetworkSaysWhetherTheFileOrTheDefaultsGaveIt) {
   test_support::TempDir dir;
   auto source = [&](const std::string& network, bool one_node) {
     std::ofstream(dir.file("m.yaml")) << good_cpu << network;
-    return configs::machine_network_source(dir.file("m.yaml"), one_node);
+    return configs::with_machine_network(dir.file("m.yaml"), model::ModelParams{}, one_node).source;
   };
   const std::string m = dir.file("m.yaml");
   EXPECT_EQ(source("", false),
