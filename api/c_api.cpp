@@ -242,9 +242,6 @@ template <class T>
   });
 }
 
-// HETLU_ERROR_NOT_FINITE where the n x nrhs X (ldx) holds an Inf or NaN, naming the first: the
-// input was checked finite, so the factors or the substitutions overflowed, and LAPACK's INFO = 0
-// would have passed it as an answer (a Wilkinson-growth matrix scaled near 1e308).
 // The first column of the n x nrhs X (ldx) holding an Inf or NaN, else -1.
 template <class T>
 int first_non_finite_column(int n, int nrhs, const T* X, int ldx) {
@@ -253,6 +250,9 @@ int first_non_finite_column(int n, int nrhs, const T* X, int ldx) {
   return -1;
 }
 
+// HETLU_ERROR_NOT_FINITE where the n x nrhs X (ldx) holds an Inf or NaN, naming the first: the
+// input was checked finite, so the factors or the substitutions overflowed, and LAPACK's INFO = 0
+// would have passed it as an answer (a Wilkinson-growth matrix scaled near 1e308).
 template <class T>
 hetlu_status finite_or_error(hetlu_status status, int n, int nrhs, const T* X, int ldx) {
   if (status != HETLU_SUCCESS || n <= 0 || nrhs <= 0 || !X) return status;

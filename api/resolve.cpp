@@ -147,9 +147,8 @@ void apply_overrides(Plan& plan, const PlanOverrides& o, int m, int n) {
   }
   if (plan.overridden.empty()) return;
   clamp_blocks_to_matrix(plan, m, n);
-  std::string fields;
-  for (const auto& f : plan.overridden) fields += (fields.empty() ? "" : ", ") + f;
-  plan.source_detail = "caller set " + fields + "; the rest from " + to_string(plan.source) + ": " + plan.source_detail;
+  plan.source_detail =
+      "caller set " + overridden_fields(plan) + "; the rest from " + to_string(plan.source) + ": " + plan.source_detail;
   plan.source = PlanSource::override_;
 }
 

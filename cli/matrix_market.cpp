@@ -241,7 +241,8 @@ DenseMatrix read_matrix_market(const std::string& path, MatrixRole role, const D
     reader.fail("the size line declares " + std::to_string(stored) + " entries, more than a file of " +
                 std::to_string(file_bytes) + " bytes can hold");
   if (check) check({rows, cols, complex});  // first: the caller's counts more than the matrix alone
-  probes::require_memory((complex ? 16.0 : 8.0) * double(rows) * double(cols),
+  const double dense_bytes = (complex ? 16.0 : 8.0) * double(rows) * double(cols);
+  probes::require_memory(dense_bytes,
                          path + ": a dense " + std::to_string(rows) + " x " + std::to_string(cols) + " matrix");
 
   DenseMatrix M;
@@ -251,14 +252,12 @@ DenseMatrix read_matrix_market(const std::string& path, MatrixRole role, const D
   // A regular array file's size bounded what it declares: the dense matrix is allocated at once. A
   // pipe's (/dev/stdin) is unknown, and a coordinate file's few lines can declare a matrix of
   // gigabytes, so their entries are held as they arrive and the matrix allocated after the last
-  // one (a system's A only where every row and column has a nonzero: see MatrixRole). An array
-  // file's values come in the matrix's own order (a general one's are the matrix: no copy), a
+  // one (a system's A only where every row and column has a nonzero: see MatrixRole); but a
+  // regular coordinate file dense enough that its staged entries (32 bytes each) would outweigh the
+  // matrix is read into it at once (staged, a 1500 x 1500 file held 143 MB, 53 MB as an array). An
+  // array file's values come in the matrix's own order (a general one's are the matrix: no copy), a
   // coordinate file's with their indices.
-  // A regular coordinate file dense enough that its staged entries (32 bytes each) would outweigh
-  // the matrix is read into the matrix at once (staged, a 1500 x 1500 file held 143 MB, 53 MB as
-  // an array).
   const bool array = format == "array";
-  const double dense_bytes = (complex ? 16.0 : 8.0) * double(rows) * double(cols);
   const bool staging = !regular || (!array && double(entries) * sizeof(Entry) < dense_bytes);
   Occupancy occupied(role == MatrixRole::system && !array, rows, cols, symmetric);
   std::vector<Entry> staged;
@@ -343,6 +342,7 @@ DenseMatrix read_matrix_market(const std::string& path, MatrixRole role, const D
     }
   }
   if (reader.next_data_line(line)) reader.fail("more entries than the size line declares");
+  occupied.refuse_an_empty_row_or_column(path);  // a staged file's before its matrix is allocated
   if (!regular && array && !symmetric) {
     M.values = std::move(staged_values);
     M.complex_values = std::move(staged_complex_values);
@@ -353,13 +353,10 @@ DenseMatrix read_matrix_market(const std::string& path, MatrixRole role, const D
       for (int i = j; i < M.rows; ++i, ++k)
         add_to_matrix(i, j, complex ? staged_complex_values[k] : std::complex<double>(staged_values[k], 0));
   } else if (!array && staging) {
-    occupied.refuse_an_empty_row_or_column(path);
     allocate();
     for (const Entry& e : staged)
       if (!add_to_matrix(e.row, e.col, e.value))
         throw InvalidArgument(path + ":" + std::to_string(e.line) + ": " + overflowed(e.row, e.col));
-  } else if (!array) {
-    occupied.refuse_an_empty_row_or_column(path);
   }
   return M;
 }

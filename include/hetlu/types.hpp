@@ -402,16 +402,21 @@ inline PanelLocation panel_location(const Plan& plan) {
   return plan.target == Target::hybrid && plan.cpu_block_columns <= 0 ? PanelLocation::device : PanelLocation::cpu;
 }
 
+// The fields the caller set, as a report lists them ("nb, cpu_block_columns").
+inline std::string overridden_fields(const Plan& plan) {
+  std::string fields;
+  for (const auto& f : plan.overridden) fields += (fields.empty() ? "" : ", ") + f;
+  return fields;
+}
+
 // Where one field's value came from, for a report: "override" where the caller set that field,
 // else the plan's source; a plan whose other fields were overridden says so, since its source then
 // reads "override" (hetlu solve --d 2 printed "nb = 64 (override)" for the model's nb).
 inline std::string origin_of(const Plan& plan, const std::string& field) {
   for (const auto& f : plan.overridden)
-    if (f == field) return "override";
+    if (f == field) return to_string(PlanSource::override_);
   if (plan.source != PlanSource::override_) return to_string(plan.source);
-  std::string others;
-  for (const auto& f : plan.overridden) others += (others.empty() ? "" : ", ") + f;
-  return "not overridden; the caller set " + others;
+  return "not overridden; the caller set " + overridden_fields(plan);
 }
 
 // Caller overrides: every set field wins over the DB, the model and the defaults.
