@@ -27,6 +27,7 @@
 #include <string>
 
 #include "api/mixed.hpp"
+#include "hetlu/detail/flops.hpp"
 #include "hetlu/hetlu.hpp"
 #include "solvers/accuracy.hpp"
 #include "solvers/checks.hpp"
@@ -138,10 +139,10 @@ bool mixed_predicted_faster(Solver solver, int n, int nrhs, const Options& optio
     // side at the factorization's own rate (a triangular solve runs slower: this favours double
     // slightly). Further right-hand sides are charged to mixed (further_rhs_seconds). Real timings
     // stand in for complex ones.
-    const double nn = double(n) * n, double_factor = *double_resolution.measured_seconds;
-    const double double_rate = (2.0 / 3.0) * nn * n / double_factor;
-    const double double_seconds =
-        double_factor + (solver == Solver::prbt ? std::max(0, nrhs - 1) : std::max(1, nrhs)) * 2 * nn / double_rate;
+    const double double_factor = *double_resolution.measured_seconds;
+    const double double_rate = detail::getrf_flops(n, n) / double_factor;
+    const int unpriced_solves = solver == Solver::prbt ? std::max(0, nrhs - 1) : std::max(1, nrhs);
+    const double double_seconds = double_factor + detail::getrs_flops(n, unpriced_solves) / double_rate;
     const double mixed_seconds = *mixed_resolution.measured_seconds + further_rhs_seconds(n, nrhs, double_rate);
     const bool faster = mixed_seconds < predicted_margin * double_seconds;
     why = "mixed precision measured " + seconds_text(mixed_seconds) + " against double's " +
@@ -154,7 +155,7 @@ bool mixed_predicted_faster(Solver solver, int n, int nrhs, const Options& optio
     why = "no prediction to compare mixed and double precision with: double";
     return false;
   }
-  const double nn = double(n) * n, double_rate = (2.0 / 3.0) * nn * n / *dbl.predicted_seconds;
+  const double double_rate = detail::getrf_flops(n, n) / *dbl.predicted_seconds;
   const double mixed_seconds = *mixed.predicted_seconds + further_rhs_seconds(n, nrhs, double_rate);
   const bool faster = mixed_seconds < predicted_margin * *dbl.predicted_seconds;
   why = "mixed precision predicted " + seconds_text(mixed_seconds) + " against double's " +

@@ -149,6 +149,7 @@ void apply_overrides(Plan& plan, const PlanOverrides& o, int m, int n) {
   clamp_blocks_to_matrix(plan, m, n);
   plan.source_detail =
       "caller set " + overridden_fields(plan) + "; the rest from " + to_string(plan.source) + ": " + plan.source_detail;
+  plan.source_before_override = plan.source;
   plan.source = PlanSource::override_;
 }
 

@@ -100,7 +100,7 @@ double measure_cublas_gemm(int device, int n, double* spread, bool tf32 = false)
   if (tf32) check(cublasSetMathMode(s.handle, CUBLAS_TF32_TENSOR_OP_MATH), "cublasSetMathMode (TF32)");
   s.events();
   const float ms = s.time_ms([&] { check(gemm(s.handle, n, A, B, C), "cublas gemm"); }, 5, spread);
-  return 2.0 * n * double(n) * n / (ms * 1e-3) / 1e9;
+  return hetlu::detail::gemm_flops(n, n, n) / (ms * 1e-3) / 1e9;
 }
 
 // cuSOLVER's getrf of a resident n x n matrix: the rate of the best device-only LU, which a plan

@@ -91,7 +91,7 @@ std::optional<distributed::NetworkProfile> load_network_profile(Database& db, st
   net.broadcast_latency_seconds = s.column_double(2);
   net.broadcast_bandwidth_bytes_per_second = s.column_double(3);
   // A damaged row (no bandwidth, a negative or absurd latency) is no measurement.
-  auto latency = [](double s) { return s >= 0 && s <= most_network_latency_s; };
+  auto latency = [](double seconds) { return seconds >= 0 && seconds <= most_network_latency_s; };
   auto bandwidth = [](double b) { return b >= least_network_bandwidth_bps && b <= most_network_bandwidth_bps; };
   if (!(latency(net.latency_seconds) && latency(net.broadcast_latency_seconds) &&
         bandwidth(net.bandwidth_bytes_per_second) && bandwidth(net.broadcast_bandwidth_bytes_per_second)))

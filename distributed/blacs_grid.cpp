@@ -237,8 +237,8 @@ void agree_on_failure(int context, const Failure& failure, const std::string& ot
         throw InvalidArgument(message);
       case Failure::out_of_memory:
         throw DeviceOutOfMemory(message);
-      case Failure::not_available:  // the C status reads "not available" in the message
-        throw Error(message.find("not available") != std::string::npos ? message : message + " (not available there)");
+      case Failure::not_available:
+        throw NotAvailable(message);
       default:
         throw Error(message);
     }

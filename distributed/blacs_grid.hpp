@@ -69,9 +69,12 @@ struct Failure {
       message = e.what(), kind = out_of_memory;
     } catch (const std::bad_alloc&) {
       message = "out of memory", kind = out_of_memory;
+    } catch (const NotAvailable& e) {
+      message = e.what(), kind = not_available;
     } catch (const std::exception& e) {
-      message = e.what();
-      kind = message.find("not available") != std::string::npos ? not_available : other;
+      message = e.what(), kind = other;
+    } catch (...) {
+      message = "an exception of unknown type", kind = other;
     }
   }
 };
@@ -79,7 +82,7 @@ struct Failure {
 // Every rank of the BLACS grid `context` throws when one failed: that one its own message, the others
 // `otherwise`, each after `prefix`, so that none waits for it in a collective. The others throw the
 // failure's kind (the largest over the grid), so that their C status is the failing rank's:
-// InvalidArgument, DeviceOutOfMemory, an Error saying "not available", or an Error. Collective over
+// InvalidArgument, DeviceOutOfMemory, NotAvailable, or an Error. Collective over
 // the grid; a rank outside it (or a context that is none) throws its own failure or returns.
 void agree_on_failure(int context, const Failure& failure, const std::string& otherwise, const std::string& prefix);
 

@@ -65,12 +65,17 @@ hetlu::Options placement_from_environment() {
   } catch (const std::exception& e) {
     return refuse(std::string("HETLU_TARGET, HETLU_DEVICES or HETLU_BACKEND: ") + e.what());
   }
-  if (o.target == hetlu::Target::hybrid) {  // named or not, the devices and their settings checked now
+  if (o.target != hetlu::Target::hybrid) return o;
+  try {  // named or not, the devices and their settings checked now
     // default_devices() only where none is named: it loads the CUDA plugin to look for a GPU.
     const hetlu::DeviceSet devices = o.overrides.devices ? *o.overrides.devices : hetlu::default_devices();
     std::string why;
     if (!hetlu::devices_available(devices, &why))
       return refuse("devices " + hetlu::to_string(devices) + " are not available: " + why);
+  } catch (const std::exception& e) {
+    return refuse(std::string("the hybrid target's devices: ") + e.what());
+  } catch (...) {
+    return refuse("the hybrid target's devices: an exception of unknown type");
   }
   return o;
 }
@@ -118,7 +123,7 @@ int small_matrix_below() {
                                  ? hetlu::Precision::double_
                                  : hetlu::Precision::single;
       return hetlu::small_matrix_crossover(precision, placed_options()).below;
-    } catch (const std::exception&) {
+    } catch (...) {
       return 0;
     }
   }();
@@ -127,8 +132,16 @@ int small_matrix_below() {
 
 // A failure that is not the caller's (out of memory, a broken installation) has no LAPACK INFO
 // value: say what it was and stop, as reference LAPACK stops in xerbla.
-[[noreturn]] void fatal(const char* routine, const std::exception& e) {
-  std::fprintf(stderr, "hetlu: %s failed: %s\n", routine, e.what());
+// Called inside a catch block: whatever was thrown, no exception crosses the Fortran ABI.
+[[noreturn]] void fatal(const char* routine) {
+  std::string what = "an exception of unknown type";
+  try {
+    throw;
+  } catch (const std::exception& e) {
+    what = e.what();
+  } catch (...) {
+  }
+  std::fprintf(stderr, "hetlu: %s failed: %s\n", routine, what.c_str());
   std::abort();
 }
 
@@ -147,8 +160,8 @@ void getrf(const char* routine, const int* m, const int* n, T* A, const int* lda
           hetlu::blas_library_getrf(*m, *n, A, *lda, ipiv, info))
         return;
       *info = hetlu::getrf(hetlu::Solver::gepp, *m, *n, A, *lda, ipiv, lapack_options()).info;
-    } catch (const std::exception& e) {
-      fatal(routine, e);
+    } catch (...) {
+      fatal(routine);
     }
   }
 }
@@ -174,13 +187,13 @@ void getrs(const char* routine, const char* trans, const int* n, const int* nrhs
     // Below the crossover as getrf (and one column up to hetlu::small_path_getrs order): a solve
     // costs n^2 a column, so the front end's fixed cost showed
     // (8.7x OpenBLAS's dgetrs_ at n = 1, 1.2x at 256).
-    if (hetlu::small_path_getrs(*n, *nrhs, small_matrix_below<T>()) &&
-        hetlu::blas_library_getrs(*op, *n, *nrhs, A, *lda, ipiv, B, *ldb))
-      return;
     try {
+      if (hetlu::small_path_getrs(*n, *nrhs, small_matrix_below<T>()) &&
+          hetlu::blas_library_getrs(*op, *n, *nrhs, A, *lda, ipiv, B, *ldb))
+        return;
       hetlu::getrs(*op, *n, *nrhs, A, *lda, ipiv, B, *ldb, lapack_options());
-    } catch (const std::exception& e) {
-      fatal(routine, e);
+    } catch (...) {
+      fatal(routine);
     }
   }
 }
@@ -211,8 +224,8 @@ void gesv(const char* routine, const int* n, const int* nrhs, T* A, const int* l
         hetlu::blas_library_gesv(*n, *nrhs, A, *lda, ipiv, B, *ldb, info))
       return;
     *info = hetlu::gesv(hetlu::Solver::gepp, *n, *nrhs, A, *lda, ipiv, B, *ldb, lapack_options()).info;
-  } catch (const std::exception& e) {
-    fatal(routine, e);
+  } catch (...) {
+    fatal(routine);
   }
 }
 
@@ -235,8 +248,8 @@ void mixed_gesv(const char* routine, const int* n, const int* nrhs, T* A, const 
     options.measure_time = false;
     options.mixed_double_accuracy = false;  // LAPACK's convergence test and ITER, exactly
     *info = hetlu::mixed_gesv(hetlu::Solver::gepp, *n, *nrhs, A, *lda, ipiv, B, *ldb, X, *ldx, iter, options).info;
-  } catch (const std::exception& e) {
-    fatal(routine, e);
+  } catch (...) {
+    fatal(routine);
   }
 }
 

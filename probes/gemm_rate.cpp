@@ -5,6 +5,7 @@
 #include <random>
 #include <vector>
 
+#include "hetlu/detail/flops.hpp"
 #include "hetlu/detail/statistics.hpp"
 #include "probes/probes.hpp"
 #include "probes/timed.hpp"
@@ -35,7 +36,7 @@ Rate measure_gemm(int n, int threads, int repetitions) {
   openblas_set_num_threads(threads);
   const auto seconds = time_samples([&] { gemm(n, A.data(), B.data(), C.data()); }, repetitions);
   openblas_set_num_threads(saved_threads);
-  return rate_from_seconds(2.0 * n * double(n) * n / 1e9, seconds);
+  return rate_from_seconds(detail::gemm_flops(n, n, n) / 1e9, seconds);
 }
 
 GemmRate measure_dgemm(int n, int threads, int repetitions) {

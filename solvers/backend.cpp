@@ -31,7 +31,7 @@ namespace {
 const cuda_plugin::Entry& vendor_plugin() {
   std::string why;
   const auto* plugin = cuda_plugin::entry(&why);
-  if (!plugin) throw Error("cuSOLVER is not available: " + why);
+  if (!plugin) throw NotAvailable("cuSOLVER is not available: " + why);
   return *plugin;
 }
 }  // namespace
@@ -92,7 +92,8 @@ Backend<T>& backend(const Device& device, int copy) {
   auto& slot = made[key];
   if (!slot) {
     std::string why;
-    if (!available(device.kind, &why)) throw Error("backend '" + to_string(device.kind) + "' is not available: " + why);
+    if (!available(device.kind, &why))
+      throw NotAvailable("backend '" + to_string(device.kind) + "' is not available: " + why);
     // The plugin drives the CUDA runtime's current device, ordinal 0 (one GPU per process, #16).
     if (device.kind == BackendKind::cuda && device.number != 0)
       throw Error("device '" + to_string(device) + "': this build drives CUDA device 0 only");

@@ -116,7 +116,8 @@ void devices(const Plan& plan) {
   }
   for (const auto& d : list) {
     std::string why;
-    if (!backends::available(d.kind, &why)) throw Error("backend '" + to_string(d.kind) + "' is not available: " + why);
+    if (!backends::available(d.kind, &why))
+      throw NotAvailable("backend '" + to_string(d.kind) + "' is not available: " + why);
   }
 }
 

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <random>
 #include <vector>
@@ -25,6 +27,18 @@ std::vector<T> random_probe(int n, unsigned seed, double scale = 1) {
   std::vector<T> s(n);
   for (auto& x : s) x = T(scale * (rng() % 2 ? size(rng) : -size(rng)));
   return s;
+}
+
+// A seed from the bits of n values (FNV-1a over their bytes, folded to 32 bits): a probe seeded by
+// what a solve with A's factors gave is one that nobody can know before A is factored, so that no
+// A can be built with a null direction the probe misses (a fixed seed can be read in the source).
+template <class T>
+unsigned content_seed(const T* values, int n) {
+  std::uint64_t hash = 14695981039346656037ull;
+  const auto* bytes = reinterpret_cast<const unsigned char*>(values);
+  for (std::size_t i = 0; i < sizeof(T) * static_cast<std::size_t>(n < 0 ? 0 : n); ++i)
+    hash = (hash ^ bytes[i]) * 1099511628211ull;
+  return static_cast<unsigned>(hash ^ (hash >> 32));
 }
 
 // An estimate (a lower bound, usually within a factor of 3) of ||A^-1||_1 for an n x n A, given

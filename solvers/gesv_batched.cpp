@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "hetlu/detail/flops.hpp"
 #include "solvers/copy_block.hpp"
 #include "solvers/gepp_kernels.hpp"
 #include "solvers/lu.hpp"
@@ -26,7 +27,7 @@ namespace {
 // Systems handed out a few at a time: about 64 Ki flops per grab, so that small ones do not contend
 // for the counter and large ones still balance.
 int systems_per_grab(int n, int nrhs) {
-  const double flops = std::max(1.0, 2.0 / 3 * double(n) * n * n + 2.0 * n * n * nrhs);
+  const double flops = std::max(1.0, detail::gesv_flops(n, nrhs));
   return static_cast<int>(std::clamp(65536.0 / flops, 1.0, 64.0));
 }
 

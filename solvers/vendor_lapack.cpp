@@ -93,11 +93,12 @@ F pick(F d, F s, F z, F c) {
 }
 
 // Whether count real values are all finite, each zero or at least min * 2^(2 digits), and, as the
-// parts of complex entries, each below max / 4 (a complex pivot beyond that has no reciprocal in the
-// library's complex division: scalar::beyond_complex_division), read by their exponent bits: branch-free integer adds,
-// shifts and ors, which the compiler vectorizes even for SSE2 (with a compare per entry the scan ran at 1 ns an entry,
-// a quarter of OpenBLAS's dgetrf at n = 16 to 64; 0.5 ns with these, 0.27 with AVX2's lanes). Each value also into
-// copy, in the same pass: kept while the library factors (below).
+// parts of complex entries, each below max / 4 (a complex pivot beyond that has no reciprocal in
+// the library's complex division: scalar::beyond_complex_division), read by their exponent bits:
+// branch-free integer adds, shifts and ors, which the compiler vectorizes even for SSE2 (with a
+// compare per entry the scan ran at 1 ns an entry, a quarter of OpenBLAS's dgetrf at n = 16 to 64;
+// 0.5 ns with these, 0.27 with AVX2's lanes). Each value also into copy, in the same pass: kept
+// while the library factors (below).
 template <class R, bool complex_parts>
 __attribute__((always_inline)) inline bool plain_values_core(const R* x, long long count, R* copy) {
   using Bits = std::conditional_t<sizeof(R) == 8, std::uint64_t, std::uint32_t>;
@@ -143,11 +144,11 @@ bool plain_values(const R* x, long long count, R* copy) {
 // with INFO = 0 (n = 300, A(1, 1) = 1e-310), and its isamax passed over a NaN in single (the NaN
 // stayed where it was, the rest finite). hetlu's own LU does neither. So the library gets A only
 // where every entry is finite and each nonzero one at least min * 2^(2 digits) (and, complex, each
-// part below max / 4); the rest goes to hetlu's LU. A pivot can still come out below 1 / max from entries far above
-// that: a product of two (1e-160 x 1e-160 beside a zero, n = 40, found by a hostile test on 2026-11-27, where the
-// drop-in then aborted the caller). So A (and gesv's B) is kept while the library works, U's
-// diagonal checked after (O(n)), and where a pivot has no reciprocal both are put back and the
-// call is hetlu's LU's.
+// part below max / 4); the rest goes to hetlu's LU. A pivot can still come out below 1 / max from
+// entries far above that: a product of two (1e-160 x 1e-160 beside a zero, n = 40, found by a
+// hostile test on 2026-11-27, where the drop-in then aborted the caller). So A (and gesv's B) is
+// kept while the library works, U's diagonal checked after (O(n)), and where a pivot has no
+// reciprocal both are put back and the call is hetlu's LU's.
 
 // The caller's matrix, rows x cols at leading dimension ld, into a buffer of this thread's, or back.
 // One buffer per use (A, B) and element type, kept between calls up to 8 MiB (the drop-in's orders

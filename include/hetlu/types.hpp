@@ -34,6 +34,12 @@ struct DeviceOutOfMemory : Error {
   using Error::Error;
 };
 
+// A device or backend this process cannot run (no GPU, no cuSOLVER, a host team it may not start):
+// the C API's HETLU_ERROR_NOT_AVAILABLE.
+struct NotAvailable : Error {
+  using Error::Error;
+};
+
 // A long call (a calibration) stopped because its caller asked (Ctrl-C in Python): what it had
 // stored is kept and consistent, and a rerun resumes.
 struct Interrupted : Error {
@@ -349,9 +355,12 @@ struct Plan {
   Refinement refinement = Refinement::none;  // GEPP and CALU; PRBT always refines
 
   PlanSource source = PlanSource::default_;  // where the plan as a whole came from
-  std::string source_detail;                 // e.g. "tuned at m=n=2000 (exact)"
-  std::vector<std::string> overridden;       // fields the caller set explicitly
-  std::optional<double> predicted_seconds;   // the model's prediction, when it made one
+  // Where the fields the caller did not set came from, once `source` reads "override" (set only
+  // there, by the resolution's overrides).
+  PlanSource source_before_override = PlanSource::default_;
+  std::string source_detail;                // e.g. "tuned at m=n=2000 (exact)"
+  std::vector<std::string> overridden;      // fields the caller set explicitly
+  std::optional<double> predicted_seconds;  // the model's prediction, when it made one
 };
 
 // Block columns of width nb in n columns (the N of the hybrid split d / N).
@@ -410,13 +419,12 @@ inline std::string overridden_fields(const Plan& plan) {
 }
 
 // Where one field's value came from, for a report: "override" where the caller set that field,
-// else the plan's source; a plan whose other fields were overridden says so, since its source then
-// reads "override" (hetlu solve --d 2 printed "nb = 64 (override)" for the model's nb).
+// else where the rest of the plan came from (hetlu solve --d 2 printed "nb = 64 (override)" for the
+// model's nb).
 inline std::string origin_of(const Plan& plan, const std::string& field) {
   for (const auto& f : plan.overridden)
     if (f == field) return to_string(PlanSource::override_);
-  if (plan.source != PlanSource::override_) return to_string(plan.source);
-  return "not overridden; the caller set " + overridden_fields(plan);
+  return to_string(plan.source == PlanSource::override_ ? plan.source_before_override : plan.source);
 }
 
 // Caller overrides: every set field wins over the DB, the model and the defaults.

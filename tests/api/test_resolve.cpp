@@ -116,7 +116,7 @@ TEST(Resolve, AnOverrideOfOneFieldLeavesTheOthersOrigin) {
   const auto r = resolve_plan(Solver::gepp, Precision::double_, 1000, 1000, o);
   EXPECT_EQ(r.plan.source, PlanSource::override_);
   EXPECT_EQ(origin_of(r.plan, "cpu_block_columns"), "override");
-  EXPECT_EQ(origin_of(r.plan, "nb"), "not overridden; the caller set cpu_block_columns");
+  EXPECT_EQ(origin_of(r.plan, "nb"), "model");
   o.overrides.nb = 40;
   EXPECT_EQ(origin_of(resolve_plan(Solver::gepp, Precision::double_, 1000, 1000, o).plan, "nb"), "override");
   Options plain;

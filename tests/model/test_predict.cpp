@@ -794,7 +794,9 @@ TEST(Predict, MixedPrbtOnTheDeviceIsPricedWithADoubleUploadAtAnyShare) {
     std::vector<model::Term> terms;
     const double seconds = model::predict_seconds(p, problem, plan, {}, &terms);
     EXPECT_GT(seconds, double_upload);
-    if (d == 0) EXPECT_LT(seconds, 1.5 * double_upload);  // d > 0 also sends the CPUs' window down and up
+    if (d == 0) {
+      EXPECT_LT(seconds, 1.5 * double_upload);  // d > 0 also sends the CPUs' window down and up
+    }
     EXPECT_NE(terms.back().name.find("rounded and randomized there"), std::string::npos) << terms.back().name;
     EXPECT_NE(terms.back().name.find("on the device"), std::string::npos) << terms.back().name;
   }

@@ -2,7 +2,6 @@
 // exception crosses it; the status says what kind of failure, hetlu_last_error() what and where.
 #pragma once
 
-#include <cstring>
 #include <new>
 #include <string>
 #include <utility>
@@ -30,12 +29,14 @@ hetlu_status c_guarded(Body&& body) {
   } catch (const hetlu::DeviceOutOfMemory& e) {  // a device's memory, said with its sizes
     set_last_error(e.what());
     return HETLU_ERROR_OUT_OF_MEMORY;
-  } catch (const hetlu::Error& e) {
+  } catch (const hetlu::NotAvailable& e) {
     set_last_error(e.what());
-    const bool unavailable = std::strstr(e.what(), "not available") != nullptr;
-    return unavailable ? HETLU_ERROR_NOT_AVAILABLE : HETLU_ERROR_INTERNAL;
+    return HETLU_ERROR_NOT_AVAILABLE;
   } catch (const std::exception& e) {
     set_last_error(e.what());
+    return HETLU_ERROR_INTERNAL;
+  } catch (...) {
+    set_last_error("an exception of unknown type");
     return HETLU_ERROR_INTERNAL;
   }
 }

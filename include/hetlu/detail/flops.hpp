@@ -30,6 +30,12 @@ inline double getrs_flops(double n, double nrhs, bool complex = false) {
   return OperationCount{n * n * nrhs, n * n * nrhs}.flops(complex);
 }
 
+// gemm of an m x k by a k x n matrix: m n k multiplications and as many additions (what the GEMM
+// probes, CPU and GPU, divide their times into).
+inline double gemm_flops(double m, double n, double k) {
+  return 2 * m * n * k;
+}
+
 // gesv: getrf then getrs.
 inline double gesv_flops(double n, double nrhs, bool complex = false) {
   return getrf_flops(n, n, complex) + getrs_flops(n, nrhs, complex);

@@ -1,0 +1,38 @@
+// The C API's error boundary: every exception becomes a status and a message, none crosses it.
+#include <gtest/gtest.h>
+
+#include <new>
+#include <string>
+
+#include "hetlu/detail/c_guard.hpp"
+#include "hetlu/hetlu.h"
+
+using hetlu::detail::c_guarded;
+
+namespace {
+std::string last_error() { return hetlu_last_error() ? hetlu_last_error() : ""; }
+}  // namespace
+
+TEST(CGuard, EachKindOfFailureHasItsStatus) {
+  EXPECT_EQ(c_guarded([]() -> hetlu_status { throw hetlu::InvalidArgument("n = -1 must be >= 0"); }),
+            HETLU_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(last_error(), "n = -1 must be >= 0");
+  EXPECT_EQ(c_guarded([]() -> hetlu_status { throw std::bad_alloc(); }), HETLU_ERROR_OUT_OF_MEMORY);
+  EXPECT_EQ(c_guarded([]() -> hetlu_status { throw hetlu::DeviceOutOfMemory("cuda:0 holds 1 GiB"); }),
+            HETLU_ERROR_OUT_OF_MEMORY);
+  // The kind, not the words: an Error that mentions "not available" is not the status.
+  EXPECT_EQ(c_guarded([]() -> hetlu_status { throw hetlu::NotAvailable("backend 'cuda': no GPU"); }),
+            HETLU_ERROR_NOT_AVAILABLE);
+  EXPECT_EQ(c_guarded([]() -> hetlu_status { throw hetlu::Error("file x.mtx is not available"); }),
+            HETLU_ERROR_INTERNAL);
+  EXPECT_EQ(c_guarded([]() -> hetlu_status { return HETLU_SUCCESS; }), HETLU_SUCCESS);
+}
+
+// Something that is no std::exception (a C++ library's own type, or a thrown int) is still a status.
+TEST(CGuard, AnExceptionOfUnknownTypeDoesNotEscape) {
+  EXPECT_EQ(c_guarded([]() -> hetlu_status { throw 42; }), HETLU_ERROR_INTERNAL);
+  EXPECT_EQ(last_error(), "an exception of unknown type");
+  int info = 0;
+  EXPECT_EQ(hetlu::detail::c_guarded_info(&info, []() -> hetlu_status { throw 42; }), HETLU_ERROR_INTERNAL);
+  EXPECT_EQ(info, -static_cast<int>(HETLU_ERROR_INTERNAL));
+}
