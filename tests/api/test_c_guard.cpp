@@ -10,7 +10,9 @@
 using hetlu::detail::c_guarded;
 
 namespace {
-std::string last_error() { return hetlu_last_error() ? hetlu_last_error() : ""; }
+std::string last_error() {
+  return hetlu_last_error() ? hetlu_last_error() : "";
+}
 }  // namespace
 
 TEST(CGuard, EachKindOfFailureHasItsStatus) {

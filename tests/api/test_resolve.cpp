@@ -11,6 +11,7 @@
 #include "../common/temp_dir.hpp"
 #include "db/records.hpp"
 #include "hetlu/detail/env_choice.hpp"
+#include "hetlu/detail/flops.hpp"
 #include "hetlu/hetlu.hpp"
 #include "solvers/lu.hpp"
 #include "solvers/scalar.hpp"
@@ -79,6 +80,9 @@ TEST(Resolve, TunedEntryForThisMachineWins) {
   const auto r = resolve_plan(Solver::gepp, Precision::double_, 1000, 1000, with_db(path));
   EXPECT_EQ(r.plan.source, PlanSource::tuned);
   EXPECT_EQ(r.plan.nb, 72);
+  // Its rate is its own predicted time's, not the model's own plan's.
+  ASSERT_TRUE(r.plan.predicted_seconds && r.predicted_gflops);
+  EXPECT_NEAR(*r.predicted_gflops * 1e9 * *r.plan.predicted_seconds, detail::getrf_flops(1000, 1000), 1);
   // Another size far away falls back to the model; a single-precision query finds nothing tuned.
   EXPECT_EQ(resolve_plan(Solver::gepp, Precision::double_, 9000, 9000, with_db(path)).plan.source, PlanSource::model);
   EXPECT_EQ(resolve_plan(Solver::gepp, Precision::single, 1000, 1000, with_db(path)).plan.source, PlanSource::model);

@@ -195,9 +195,9 @@ TEST_F(Cli, BenchesMixedPrecisionAgainstDgesvAndDsgesv) {
   ASSERT_EQ(hybrid.exit_code, 0) << hybrid.err;
   const auto rows = nlohmann::json::parse(hybrid.out)["rows"];
   ASSERT_EQ(rows.size(), 3u) << hybrid.out;
-  for (const auto& r : rows) {
-    EXPECT_NE(r["note"].get<std::string>().find("on the device"), std::string::npos) << r;
-    EXPECT_LT(r["backward_error"].get<double>(), 65 * 1.2e-16 * 30) << r;
+  for (const auto& hybrid_row : rows) {
+    EXPECT_NE(hybrid_row["note"].get<std::string>().find("on the device"), std::string::npos) << hybrid_row;
+    EXPECT_LT(hybrid_row["backward_error"].get<double>(), 65 * 1.2e-16 * 30) << hybrid_row;
   }
   // --lapack-test: LAPACK's dsgesv semantics for hetlu's solve (the drop-in's); mixed precision only.
   // Where classical refinement stalls (kappa 1e9) GMRES then gets its turn, which hetlu's certificate
@@ -351,7 +351,7 @@ TEST_F(Cli, BadArgumentsAreUsageErrors) {
   EXPECT_EQ(run_hetlu("recommend -n -5", dir).exit_code, 2);
   EXPECT_EQ(run_hetlu("frobnicate", dir).exit_code, 2);
   // A value outside an option's names is a bad command line (2), one line naming the option.
-  for (const std::string& bad :
+  for (const std::string bad :
        {"recommend -n 10 --solver fastest", "calibrate --level ludicrous", "calibrate --level garbage",
         "calibrate --target HYBRID", "calibrate --solver gepp,nope", "calibrate --budget nan", "calibrate --budget inf",
         "calibrate --budget -1", "solve A.mtx --panel gpu --target hybrid", "solve A.mtx --solver best",
@@ -752,7 +752,9 @@ TEST_F(Cli, AResultThatCannotBeWrittenToStandardOutputIsAnError) {
        std::vector<std::string>{"solve '" + A + "'", "db export", "recommend -n 100 --json"}) {
     const std::string line =
         std::string("'") + HETLU_COMMAND + "' " + command + " " + db() + " >/dev/full 2>'" + dir.file("err.txt") + "'";
-    if (command == "db export") ASSERT_EQ(run_hetlu("calibrate --level estimate " + db(), dir).exit_code, 0);
+    if (command == "db export") {
+      ASSERT_EQ(run_hetlu("calibrate --level estimate " + db(), dir).exit_code, 0);
+    }
     const int status = std::system(line.c_str());
     EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 1) << command;
   }
@@ -864,7 +866,7 @@ TEST_F(Cli, ReportNeverWritesThroughALinkOntoTheDatabase) {
 TEST_F(Cli, SecondReviewDatabaseAndCommandLineCases) {
   // An empty file is no database: reading it writes nothing into it.
   write(dir, "empty.db", "");
-  for (const std::string& command : {"db show", "db check"})
+  for (const std::string command : {"db show", "db check"})
     expect_one_line_error(run_hetlu(command + " --db '" + dir.file("empty.db") + "'", dir), {"is empty"});
   EXPECT_EQ(std::filesystem::file_size(dir.file("empty.db")), 0u);
   // An unknown subcommand is named; --json with -o onto standard output is refused.
