@@ -51,7 +51,7 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
   settings.timing.stop_requested = options.stop_requested;
 
   CalibrationReport report;
-  report.db_path = options.db_path.empty() ? db::default_path() : options.db_path;
+  report.db_path = db::path_or_default(options.db_path);
   auto database = db::Database::open(report.db_path, db::Database::Mode::read_write);
 
   probes::ProbeOptions probe_options;

@@ -10,7 +10,6 @@
 #include "db/records.hpp"
 #include "hetlu/detail/cuda_tf32.hpp"
 #include "hetlu/detail/flops.hpp"
-#include "hetlu/detail/flops.hpp"
 #include "hetlu/hetlu.hpp"
 #include "model/predict.hpp"
 #include "probes/probes.hpp"
@@ -29,7 +28,7 @@ std::optional<Plan> tuned_plan(const Plan& kind, int m, int n, const Options& op
     return std::nullopt;
   }
   try {
-    const std::string path = options.db_path.empty() ? db::default_path() : options.db_path;
+    const std::string path = db::path_or_default(options.db_path);
     auto database = db::Database::open(path, db::Database::Mode::read_only);
     const auto machine = db::find_machine(database, db::fingerprint(profile).hash);
     if (!machine) {
@@ -294,7 +293,7 @@ bool small_path_getrs(int n, int nrhs, int below) {
 SmallMatrixCrossover small_matrix_crossover(Precision precision, const Options& options) {
   std::string path;
   try {
-    if (options.use_database) path = options.db_path.empty() ? db::default_path() : options.db_path;
+    if (options.use_database) path = db::path_or_default(options.db_path);
   } catch (const db::DatabaseError&) {  // no default path: the default crossover
   }
   const std::string key = to_string(precision) + "|" + path;
@@ -328,7 +327,7 @@ Resolution resolve_plan(Solver solver, Precision precision, int m, int n, const 
   std::string db_key = "-";
   if (options.use_database) {
     try {
-      db_key = options.db_path.empty() ? db::default_path() : options.db_path;
+      db_key = db::path_or_default(options.db_path);
     } catch (const db::DatabaseError&) {
       db_key = "?";  // no default path: the uncached resolution reports it
     }

@@ -13,8 +13,6 @@
 namespace hetlu::distributed {
 namespace {
 
-constexpr int default_nb = 64;
-
 std::string fixed(double value, int digits) {
   char text[64];
   std::snprintf(text, sizeof text, "%.*f", digits, value);
@@ -50,7 +48,7 @@ std::optional<DistributedPlan> tuned(Precision precision, int n, const RankLayou
                                      MachineProfile& profile, std::optional<NetworkProfile>& network, std::string& why,
                                      std::vector<std::string>& warnings) {
   try {
-    const std::string path = db_path.empty() ? db::default_path() : db_path;
+    const std::string path = db::path_or_default(db_path);
     auto database = db::Database::open(path, db::Database::Mode::read_only);
     const auto machine = db::find_machine(database, db::fingerprint(profile).hash);
     if (!machine) {
@@ -128,8 +126,7 @@ DistributedResolution resolve_plan(const DistributedPlan& given, Precision preci
       why_not_model = e.what();
     }
   if (!base) {
-    base = DistributedPlan{};
-    base->nb = default_nb;
+    base = common_plan(layout.ranks, 0);
     base->source = PlanSource::default_;
     base->source_detail = "default (" + why_not_tuned + "; " + why_not_model + ")";
   }

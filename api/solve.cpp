@@ -1,5 +1,4 @@
 #include <atomic>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -11,7 +10,6 @@
 #include "hetlu/detail/flops.hpp"
 #include "hetlu/detail/stopwatch.hpp"
 #include "hetlu/hetlu.hpp"
-#include "model/gepp_cpu.hpp"
 #include "solvers/accuracy.hpp"
 #include "solvers/backend.hpp"
 #include "solvers/checks.hpp"

@@ -138,7 +138,7 @@ void apply_hybrid_options(const HybridArgs& args, Options& options) {
 }
 
 std::string database_path(const std::string& db_option) {
-  return db_option.empty() ? db::default_path() : db_option;
+  return db::path_or_default(db_option);
 }
 
 std::vector<std::string> read_files(const std::string& a_path, const std::string& b_path,

@@ -22,7 +22,6 @@
 #include "hetlu/detail/statistics.hpp"
 #include "hetlu/detail/stopwatch.hpp"
 #include "hetlu/hetlu.hpp"
-#include "model/gepp_cpu.hpp"
 #include "probes/memory.hpp"
 #include "solvers/accuracy.hpp"
 #include "solvers/backend.hpp"
@@ -143,7 +142,7 @@ Row bench_getrf(Solver solver, int m, int n, int reps, const std::vector<T>& A, 
     if (timed) ta.push_back(t_ours), tb.push_back(t_theirs);
   }
   row.seconds = detail::median(ta);
-  row.flops = model::getrf_flops(m, n);
+  row.flops = detail::getrf_flops(m, n);
   by_solve = m == n && (by_solve || n > factor_residual_limit);
   row.accuracy_kind = by_solve ? "backward error" : "residual";
   row.accuracy = by_solve ? solve_backward_error(n, A, ours, ipiv.data(), b)

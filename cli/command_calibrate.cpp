@@ -43,7 +43,8 @@ void register_calibrate(CLI::App& app, CommandState& state) {
   cmd->add_option("--backend", args->backend, "hybrid: cuda or host (default: cuda when a GPU is present)")
       ->check(one_of(detail::backend_names.all()));
   add_devices_option(*cmd, args->devices);
-  cmd->add_option("--budget", args->budget, "seconds after which no new measurement starts (run again to resume)")
+  cmd->add_option("--budget", args->budget,
+                  "seconds of tuning, counted after the probes, after which no new trial starts (run again to resume)")
       ->check(finite_positive);
   cmd->add_flag("--retry-failed", args->retry_failed,
                 "measure stored failed trials again (those that failed in another environment always are)");

@@ -510,12 +510,11 @@ void bench_distributed(const DistributedBenchArgs& args) {
   on_root_together(rank, [&] {
     resolved = distributed::resolve_plan(given, precision, args.n, layout, args.db);
     // Every field given: resolve_plan prices it as it priced hetlu's (the same measured rates and network).
-    DistributedPlan common;
-    common.nb = 64, common.threads_per_rank = omp_get_max_threads();
-    distributed::squarest_grid(layout.ranks, common.grid_rows, common.grid_cols);
+    const DistributedPlan common = distributed::common_plan(layout.ranks, omp_get_max_threads());
     defaults = distributed::resolve_plan(common, precision, args.n, layout, args.db).plan;
     defaults.source = PlanSource::default_;
-    defaults.source_detail = "nb = 64, the squarest grid, the BLAS threads each rank starts with";
+    defaults.source_detail = "nb = " + std::to_string(distributed::common_nb) +
+                             ", the squarest grid, the BLAS threads each rank starts with";
     const Device device = bench_resident_device(args.plan.resident, resolved.plan.threads_per_rank);
     resident_priced = distributed::price_resident(resolved.plan, precision, args.n, layout, device, args.db);
   });

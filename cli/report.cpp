@@ -112,6 +112,13 @@ std::string describe(const MachineProfile& p) {
     double worst = 0;
     for (const auto& m : p.measurements) worst = std::max(worst, m.spread);
     text += fmt::format("spread     {} probes, largest MAD/median {:.1f} %\n", p.measurements.size(), 100 * worst);
+    // A quiet machine keeps every probe within a few per cent; beyond 10 % something else ran (a
+    // busy loop beside `hetlu probe` gave 40 % and panel rates 10x low, said nowhere).
+    constexpr double busy_spread = 0.10;
+    if (worst > busy_spread)
+      text +=
+          "note       the spread is above 10 %: the machine was busy while probed, so the rates (and the "
+          "model's plans) may be off; probe again when it is quiet\n";
   } else {
     text += "rates      not measured\n";
   }

@@ -570,9 +570,11 @@ class CudaBackend final : public Backend<T> {
     if (status == cudaErrorMemoryAllocation) {
       cudaGetLastError();  // not sticky: clear it
       std::size_t free_bytes = 0, total = 0;
-      cudaMemGetInfo(&free_bytes, &total);
+      const bool known = cudaMemGetInfo(&free_bytes, &total) == cudaSuccess;
+      if (!known) cudaGetLastError();
       throw DeviceOutOfMemory("cuda backend: out of device memory: " + what + " needs " + describe_bytes(bytes) + ", " +
-                              describe_bytes(free_bytes) + " free on " + name_);
+                              (known ? describe_bytes(free_bytes) : std::string("an unknown amount")) + " free on " +
+                              name_);
     }
     check(status, "cudaMalloc");
     return p;
@@ -869,7 +871,7 @@ VendorLuTiming cuda_time_vendor_lu(int m, int n, const T* A, int lda, int nrhs, 
   }
   using detail::median;
   int version = 0;
-  cusolverGetVersion(&version);
+  check(cusolverGetVersion(&version), "cusolverGetVersion");
   return {"cuSOLVER " + std::to_string(version), median(factor), median(solve), median(upload), median(download)};
 }
 

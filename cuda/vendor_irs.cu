@@ -98,7 +98,7 @@ VendorIrsTiming cuda_time_vendor_irs(int n, const double* A, int lda, const doub
     if (rep > 0) solve.push_back(s), upload.push_back(up), download.push_back(down);
   }
   int version = 0;
-  cusolverGetVersion(&version);
+  check(cusolverGetVersion(&version), "cusolverGetVersion");
   timing.library = "cuSOLVER " + std::to_string(version) + " " + r.name;
   timing.solve_seconds = detail::median(solve);
   timing.upload_seconds = detail::median(upload);

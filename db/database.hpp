@@ -24,6 +24,11 @@ inline constexpr int schema_version = 5;
 // $HETLU_DB, else $XDG_DATA_HOME/hetlu/tuning.db, else ~/.local/share/hetlu/tuning.db.
 std::string default_path();
 
+// The database a caller names, or the default where it names none (an empty path).
+inline std::string path_or_default(const std::string& path) {
+  return path.empty() ? default_path() : path;
+}
+
 class Statement;
 
 class Database {

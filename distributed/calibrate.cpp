@@ -24,11 +24,10 @@ std::vector<model::DistributedPrediction> configurations(const MachineProfile& p
   const auto params = configs::model_params();
   auto all = model::distributed_candidates(profile, net, problem, params);
   std::vector<model::DistributedPrediction> chosen(all.begin(), all.begin() + std::min<std::size_t>(count, all.size()));
-  DistributedPlan defaults;
-  defaults.nb = 64, defaults.threads_per_rank = 1;
-  squarest_grid(problem.layout.ranks, defaults.grid_rows, defaults.grid_cols);
+  const DistributedPlan defaults = common_plan(problem.layout.ranks, 1);
   const bool has_defaults = std::any_of(chosen.begin(), chosen.end(), [&](const auto& c) {
-    return c.plan.nb == 64 && c.plan.grid_rows == defaults.grid_rows && c.plan.threads_per_rank == 1;
+    return c.plan.nb == defaults.nb && c.plan.grid_rows == defaults.grid_rows &&
+           c.plan.threads_per_rank == defaults.threads_per_rank;
   });
   if (!has_defaults) chosen.push_back(model::predict_distributed_seconds(profile, net, problem, defaults, params));
   return chosen;
@@ -55,7 +54,7 @@ CalibrationReport calibrate(MPI_Comm comm, const CalibrationOptions& options,
         if (p == Precision::mixed) throw InvalidArgument("calibrate --distributed: precision must be single or double");
       if (options.candidates < 1 || options.repetitions < 1)
         throw InvalidArgument("calibrate --distributed: candidates and repetitions must be >= 1");
-      report.db_path = options.db_path.empty() ? db::default_path() : options.db_path;
+      report.db_path = db::path_or_default(options.db_path);
       database = db::Database::open(report.db_path, db::Database::Mode::read_write);
       profile = this_machine();
       machine_id = db::ensure_machine(*database, db::fingerprint(profile));

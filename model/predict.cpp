@@ -10,7 +10,6 @@
 #include "hetlu/detail/flops.hpp"
 #include "hetlu/detail/staging_slot.hpp"
 #include "model/cpu_share.hpp"
-#include "model/gepp_cpu.hpp"
 
 namespace hetlu::model {
 namespace {
@@ -684,7 +683,7 @@ struct VendorLuFit {
   double update_gflops, column_seconds;
 };
 VendorLuFit fit_vendor_lu(double probed_gflops, double gemm_gflops, const ModelParams& params) {
-  const double order = vendor_lu_probe_order, flops = getrf_flops(order, order);
+  const double order = vendor_lu_probe_order, flops = detail::getrf_flops(order, order);
   const double probed = flops / (probed_gflops * 1e9);
   const double update_gflops = params.device_lu_gemm_efficiency * gemm_gflops;
   const double updates = flops / (update_gflops * 1e9);
@@ -705,7 +704,7 @@ std::string vendor_lu_terms(const Rates& r) {
 }  // namespace
 
 double vendor_lu_seconds(const Rates& rates, double m, double n) {
-  return getrf_flops(m, n) / (rates.device_lu.gflops * 1e9) + std::min(m, n) * rates.device_lu_column_seconds;
+  return detail::getrf_flops(m, n) / (rates.device_lu.gflops * 1e9) + std::min(m, n) * rates.device_lu_column_seconds;
 }
 
 Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& params, int devices, bool tf32) {
@@ -1021,7 +1020,7 @@ double calu_panel_seconds(const MachineProfile& profile, const Rates& rates, dou
 }
 
 double solve_flops(const Problem& p) {
-  return getrf_flops(p.m, p.n);
+  return detail::getrf_flops(p.m, p.n);
 }
 
 bool device_holds(const MachineProfile& profile, const Problem& problem, const Plan& plan, const ModelParams& params) {
@@ -1316,16 +1315,16 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
     best.d_fraction = 1;
     plan.cpu_block_columns = blocks;
   }
-  why.push_back("nb = " + std::to_string(plan.nb) + " minimizes the predicted time over " +
-                std::to_string(params.nb_candidates.size()) + " candidate widths" +
-                (plan.nb >= k && hybrid && panel_location(plan) == PanelLocation::device
-                     ? ": one panel, the vendor's LU of the whole matrix on the device (" +
-                           fmt1(getrf_flops(problem.m, problem.n) / vendor_lu_seconds(r, problem.m, problem.n) / 1e9) +
-                           " GFlop/s at this size: " + vendor_lu_terms(r) + (r.device_tf32 ? "; without TF32" : "") +
-                           ")"
-                 : plan.nb >= k   ? ": one panel, a recursive LU of the whole matrix on all threads (tall and skinny)"
-                 : plan.lookahead ? ", with look-ahead (one thread factors the next panel)"
-                                  : ""));
+  why.push_back(
+      "nb = " + std::to_string(plan.nb) + " minimizes the predicted time over " +
+      std::to_string(params.nb_candidates.size()) + " candidate widths" +
+      (plan.nb >= k && hybrid && panel_location(plan) == PanelLocation::device
+           ? ": one panel, the vendor's LU of the whole matrix on the device (" +
+                 fmt1(detail::getrf_flops(problem.m, problem.n) / vendor_lu_seconds(r, problem.m, problem.n) / 1e9) +
+                 " GFlop/s at this size: " + vendor_lu_terms(r) + (r.device_tf32 ? "; without TF32" : "") + ")"
+       : plan.nb >= k   ? ": one panel, a recursive LU of the whole matrix on all threads (tall and skinny)"
+       : plan.lookahead ? ", with look-ahead (one thread factors the next panel)"
+                        : ""));
   std::string parts;
   for (const auto& t : best.terms) parts += (parts.empty() ? "" : ", ") + t.name + " " + fmt_seconds(t.seconds);
   why.push_back("predicted " + fmt_seconds(best.seconds) + " = " + fmt1(best.gflops) + " GFlop/s (" +

@@ -11,8 +11,8 @@
 
 #include "db/records.hpp"
 #include "hetlu/detail/cuda_tf32.hpp"
+#include "hetlu/detail/flops.hpp"
 #include "hetlu/detail/stopwatch.hpp"
-#include "model/gepp_cpu.hpp"
 #include "model/predict.hpp"
 #include "probes/memory.hpp"
 #include "solvers/backend.hpp"
@@ -115,7 +115,7 @@ db::Trial time_candidate(const Plan& plan, const Plan& fallback, const Problem& 
     trial.median_s = m.median;
     trial.min_s = m.minimum;
     trial.spread = m.spread;
-    trial.gflops = model::getrf_flops(n, n) / m.median / 1e9;
+    trial.gflops = detail::getrf_flops(n, n) / m.median / 1e9;
     trial.samples = m.samples;
   } catch (const Interrupted&) {
     throw;  // the caller asked to stop: not a failure of this configuration
@@ -336,7 +336,11 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
           const std::string name = describe_plan(key.plan, n);
           if (over_budget()) {  // before pruning: what the budget leaves is left, not pruned
             if (not_timed.insert(name).second) ++result.left_by_budget;
-            if (progress && !budget_said) progress("budget of " + std::to_string(settings.budget_seconds) + " s spent");
+            if (progress && !budget_said) {
+              std::ostringstream said;
+              said << "budget of " << settings.budget_seconds << " s spent";
+              progress(said.str());
+            }
             budget_said = true;
             return std::nullopt;
           }
@@ -396,7 +400,7 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
               measure([&] { std::copy(system->A.begin(), system->A.end(), work.begin()); },
                       [&] { solvers::reference_getrf(n, n, work.data(), n, ipiv.data()); }, settings.timing);
           db::store_reference(db, machine_id, "openblas_dgetrf", n, reference.median,
-                              model::getrf_flops(n, n) / reference.median / 1e9);
+                              detail::getrf_flops(n, n) / reference.median / 1e9);
         }
         db::BestPlan row;
         row.machine_id = machine_id;

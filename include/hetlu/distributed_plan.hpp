@@ -32,6 +32,18 @@ inline void squarest_grid(int ranks, int& rows, int& cols) {
   cols = ranks / rows;
 }
 
+// The parameters most codes call p?gesv with (ScaLAPACK's examples and users' guide): nb = 64 and
+// the squarest grid, with `threads_per_rank` BLAS threads (0: the process's own). hetlu's default
+// where nothing is tuned or modelled, and what bench and calibrate compare tuning with.
+constexpr int common_nb = 64;
+inline DistributedPlan common_plan(int ranks, int threads_per_rank) {
+  DistributedPlan plan;
+  plan.nb = common_nb;
+  plan.threads_per_rank = threads_per_rank;
+  squarest_grid(ranks, plan.grid_rows, plan.grid_cols);
+  return plan;
+}
+
 // The levels of a binomial broadcast tree over `ranks` ranks (ceil(log2 ranks)): what the network
 // probe divides a measured broadcast by and what the model multiplies a level's cost by.
 inline int broadcast_tree_levels(int ranks) {

@@ -372,11 +372,12 @@ inline int block_columns(int n, int nb) {
 // A block wider than the matrix is the whole matrix: nb and ib beyond max(m, n) are taken as
 // max(m, n), so that no block arithmetic (j + nb, (k + nb - 1) / nb) can overflow an int whatever
 // width a caller asks for; and a d beyond the block columns is all of them (reported as run: a
-// d of 1000000 for one block column was reported as given).
+// d of 1000000 for one block column was reported as given). CALU's inner panel is at most the
+// outer one (its solver runs min(ib, nb): bench --nb 64 --ib 128 reported ib 128).
 inline void clamp_blocks_to_matrix(Plan& plan, int m, int n) {
   const int widest = std::max(1, std::max(m, n));
   plan.nb = std::min(plan.nb, widest);
-  plan.ib = std::min(plan.ib, widest);
+  plan.ib = std::min(plan.ib, plan.nb);
   if (n > 0) plan.cpu_block_columns = std::min(plan.cpu_block_columns, block_columns(n, plan.nb));
 }
 

@@ -138,6 +138,10 @@ TEST(Resolve, AnOverriddenBlockWiderThanTheMatrixIsTheMatrix) {
   const auto r = resolve_plan(Solver::calu, Precision::double_, 7, 5, o);
   EXPECT_EQ(r.plan.nb, 7);
   EXPECT_EQ(r.plan.ib, 7);
+  // An inner panel wider than the outer one runs as the outer one, and is reported so.
+  o.overrides.nb = 64;
+  o.overrides.ib = 128;
+  EXPECT_EQ(resolve_plan(Solver::calu, Precision::double_, 500, 500, o).plan.ib, 64);
   // ... and a CPU share d beyond the block columns is all of them, reported as it runs.
   Options hybrid;
   hybrid.use_database = false;

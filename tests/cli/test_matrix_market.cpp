@@ -7,6 +7,7 @@
 #include "../common/temp_dir.hpp"
 #include "cli/commands.hpp"
 #include "cli/matrix_market.hpp"
+#include "cli/report.hpp"
 
 using namespace hetlu;
 
@@ -274,4 +275,15 @@ TEST(MatrixMarket, ACallersCheckSeesTheDeclaredMatrixFirst) {
 // reading the file" named neither. /proc/self/mem reads EIO at offset 0 (nothing is mapped there).
 TEST(MatrixMarket, AReadErrorNamesTheFile) {
   EXPECT_EQ(error_of("/proc/self/mem"), "/proc/self/mem:1: read error (Input/output error)");
+}
+
+// `hetlu probe` says when its probes were noisy: a busy loop beside it gave a 40 % spread and
+// panel rates ten times low, reported without a word.
+TEST(ProbeReport, ABusyMachinesSpreadIsSaid) {
+  MachineProfile profile;
+  profile.rates_measured = true;
+  profile.measurements = {{"dgemm_all_cores", 100, 0.02, "GFlop/s", "n=2048"}};
+  EXPECT_EQ(cli::describe(profile).find("machine was busy"), std::string::npos) << cli::describe(profile);
+  profile.measurements.push_back({"panel_gepp", 0.2, 0.40, "GFlop/s", "threads=2"});
+  EXPECT_NE(cli::describe(profile).find("machine was busy"), std::string::npos) << cli::describe(profile);
 }

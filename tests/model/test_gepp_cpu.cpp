@@ -2,7 +2,8 @@
 
 #include <algorithm>
 
-#include "model/gepp_cpu.hpp"
+#include "hetlu/detail/flops.hpp"
+#include "model/predict.hpp"
 
 using namespace hetlu;
 
@@ -16,25 +17,41 @@ MachineProfile measured(double all_cores_gflops) {
   p.memory_bandwidth_gbs = 1e6;  // interchanges cost next to nothing: the flop terms alone scale with the rate
   return p;
 }
+
+// The model of blocked right-looking GEPP on the CPU cores, as the resolution asks it.
+model::Problem gepp(int m, int n) {
+  return {Solver::gepp, Precision::double_, Target::cpu, m, n};
+}
+
+double gepp_seconds(const MachineProfile& profile, int m, int n, int nb, const model::ModelParams& params = {}) {
+  Plan plan;
+  plan.nb = nb;
+  plan.lookahead = profile.cores > 1 ? 1 : 0;
+  return model::predict_seconds(profile, gepp(m, n), plan, params);
+}
+
+Plan gepp_plan(const MachineProfile& profile, int m, int n, const model::ModelParams& params = {}) {
+  return model::predict(profile, gepp(m, n), params).plan;
+}
 }  // namespace
 
 TEST(GeppModel, FlopCountIsLapacks) {
-  EXPECT_NEAR(model::getrf_flops(1000, 1000) / (2.0 / 3.0 * 1e9), 1.0, 0.01);
-  EXPECT_DOUBLE_EQ(model::getrf_flops(1, 1), 1.0);  // the one reciprocal of the pivot
+  EXPECT_NEAR(detail::getrf_flops(1000, 1000) / (2.0 / 3.0 * 1e9), 1.0, 0.01);
+  EXPECT_DOUBLE_EQ(detail::getrf_flops(1, 1), 1.0);  // the one reciprocal of the pivot
   // A tall matrix costs m n^2 - n^3 / 3 to first order.
-  EXPECT_NEAR(model::getrf_flops(100000, 512) / (100000.0 * 512 * 512 - 512.0 * 512 * 512 / 3), 1.0, 0.01);
+  EXPECT_NEAR(detail::getrf_flops(100000, 512) / (100000.0 * 512 * 512 - 512.0 * 512 * 512 / 3), 1.0, 0.01);
 }
 
 TEST(GeppModel, TimeScalesWithRate) {
-  const double slow = model::predict_gepp_cpu_seconds(measured(50), 2000, 2000, 128);
-  const double fast = model::predict_gepp_cpu_seconds(measured(100), 2000, 2000, 128);
+  const double slow = gepp_seconds(measured(50), 2000, 2000, 128);
+  const double fast = gepp_seconds(measured(100), 2000, 2000, 128);
   EXPECT_NEAR(slow / fast, 2.0, 0.05);
 }
 
 TEST(GeppModel, PredictionIsNearTheFlopBound) {
   // Never faster than all flops at the full GEMM rate; not absurdly slower at a sensible nb.
-  const double t = model::predict_gepp_cpu_seconds(measured(100), 4000, 4000, 128);
-  const double bound = model::getrf_flops(4000, 4000) / 100e9;
+  const double t = gepp_seconds(measured(100), 4000, 4000, 128);
+  const double bound = detail::getrf_flops(4000, 4000) / 100e9;
   EXPECT_GT(t, bound);
   EXPECT_LT(t, 2 * bound);
 }
@@ -43,29 +60,29 @@ TEST(GeppModel, ChoosesAnNbThatFitsAndIsTheMinimum) {
   const auto profile = measured(80);
   model::ModelParams params;
   for (int n : {7, 100, 513, 4000}) {
-    const Plan plan = model::plan_gepp_cpu(profile, n, n, params);
+    const Plan plan = gepp_plan(profile, n, n, params);
     EXPECT_EQ(plan.source, PlanSource::model);
     ASSERT_TRUE(plan.predicted_seconds);
     EXPECT_TRUE(std::find(params.nb_candidates.begin(), params.nb_candidates.end(), plan.nb) !=
                 params.nb_candidates.end());
     for (int nb : params.nb_candidates) {
       if (nb > std::max(params.nb_candidates.front(), n / 4)) continue;  // the model wants four panels at least
-      EXPECT_LE(*plan.predicted_seconds, model::predict_gepp_cpu_seconds(profile, n, n, nb, params));
+      EXPECT_LE(*plan.predicted_seconds, gepp_seconds(profile, n, n, nb, params));
     }
   }
   // Wider panels pay off on larger matrices.
-  EXPECT_LE(model::plan_gepp_cpu(profile, 500, 500).nb, model::plan_gepp_cpu(profile, 8000, 8000).nb);
+  EXPECT_LE(gepp_plan(profile, 500, 500).nb, gepp_plan(profile, 8000, 8000).nb);
 }
 
 TEST(GeppModel, DatasheetPeakIsUsedWhenNothingWasMeasured) {
   MachineProfile p;
   p.cores = 4;
   p.peak_gflops_per_core = 50;
-  EXPECT_DOUBLE_EQ(model::cpu_gemm_rate(p, {}), 4 * 50 * 0.8);
-  EXPECT_NO_THROW(model::plan_gepp_cpu(p, 1000, 1000));
+  EXPECT_DOUBLE_EQ(model::rates_of(p, Precision::double_, {}).cpu_all.gflops, 4 * 50 * 0.8);
+  EXPECT_NO_THROW(gepp_plan(p, 1000, 1000));
 }
 
 TEST(GeppModel, NoRateIsAnError) {
-  EXPECT_THROW(model::plan_gepp_cpu(MachineProfile{}, 100, 100), Error);
-  EXPECT_THROW(model::predict_gepp_cpu_seconds(measured(10), 100, 100, 0), InvalidArgument);
+  EXPECT_THROW(gepp_plan(MachineProfile{}, 100, 100), Error);
+  EXPECT_THROW(gepp_seconds(measured(10), 100, 100, 0), InvalidArgument);
 }

@@ -224,6 +224,13 @@ def test_ill_conditioned_warns_with_the_estimate():
         linalg.solve(np.eye(12) + H, np.ones(12))
 
 
+def test_a_solution_that_overflows_warns():
+    # rcond of [[5e-324]] is 1, its x is Inf: SciPy warns (its dgecon says rcond=0), so does hetlu.
+    with pytest.warns(linalg.LinAlgWarning, match="not finite"):
+        x = linalg.solve(np.array([[5e-324]]), np.array([1.0]))
+    assert np.isinf(x[0])
+
+
 def test_symmetric_solves_read_one_triangle():
     S = random(7, 7)
     S = S @ S.T + 7 * np.eye(7)
