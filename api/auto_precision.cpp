@@ -206,7 +206,7 @@ SolveReport auto_precision_gesv(Solver solver, int n, int nrhs, T* A, int lda, i
   solvers::MixedSafeguards safeguards;
   safeguards.max_condition = max_condition_for_mixed<T>();
   safeguards.target_omega = accuracy::unit_roundoff<T>();
-  safeguards.max_omega = (n + 1) * accuracy::unit_roundoff<T>();  // #15.4's bound on a mixed answer
+  safeguards.max_omega = accuracy::refinement_target<T>(n);
   safeguards.certify = true;
   solvers::MixedDetails details;
   SolveReport report = detail::mixed_solve(solver, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, options, safeguards, details);

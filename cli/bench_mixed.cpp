@@ -201,7 +201,7 @@ void bench_mixed(const MixedBench& bench, const Options& options) {
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> u(-1, 1);
   for (auto& x : b) x = u(rng);
-  const double tolerance = (n + 1) * std::numeric_limits<double>::epsilon() / 2;
+  const double tolerance = accuracy::refinement_target<double>(n);
   auto omega = [&](const Timed& t) { return accuracy::backward_error(n, 1, A.data(), n, t.x.data(), n, b.data(), n); };
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   const char* ours_name = bench.automatic ? "auto" : "mixed";

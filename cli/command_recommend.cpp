@@ -84,9 +84,7 @@ void recommend_distributed(Precision precision, int n, distributed::RankLayout l
   }
   const auto& p = r.plan;
   const double flops = model::distributed_solve_flops({precision, n, 1, layout});
-  const std::optional<double> gflops = p.predicted_seconds && *p.predicted_seconds > 0
-                                           ? std::optional<double>(flops / *p.predicted_seconds / 1e9)
-                                           : std::nullopt;
+  const double gflops = p.predicted_seconds && *p.predicted_seconds > 0 ? flops / *p.predicted_seconds / 1e9 : 0;
   if (json) {
     nlohmann::ordered_json j = {
         {"n", n},
@@ -98,7 +96,7 @@ void recommend_distributed(Precision precision, int n, distributed::RankLayout l
         {"nb", p.nb},
         {"threads_per_rank", p.threads_per_rank},
         {"predicted_seconds", p.predicted_seconds ? nlohmann::ordered_json(*p.predicted_seconds) : nullptr},
-        {"predicted_gflops", gflops ? nlohmann::ordered_json(*gflops) : nullptr},
+        {"predicted_gflops", gflops > 0 ? nlohmann::ordered_json(gflops) : nullptr},
         {"source", to_string(p.source)},
         {"source_detail", p.source_detail},
         {"network", r.network.source}};
@@ -115,7 +113,7 @@ void recommend_distributed(Precision precision, int n, distributed::RankLayout l
                                                   : std::string("the process's BLAS threads"));
   if (p.predicted_seconds)
     std::cout << fmt::format("  predicted {:.4f} s{}\n", *p.predicted_seconds,
-                             gflops ? fmt::format(", {:.1f} GFlop/s", gflops.value_or(0)) : "");
+                             gflops > 0 ? fmt::format(", {:.1f} GFlop/s", gflops) : "");
   std::cout << "  source: " << to_string(p.source) << " (" << p.source_detail << ")\n";
   std::cout << "  network: " << r.network.source << "\n";
   if (explain)

@@ -532,7 +532,10 @@ void bench_distributed(const DistributedBenchArgs& args) {
   };
   DistributedPlan resident_plan = resolved.plan;
   resident_plan.predicted_seconds = resident_priced.plan.predicted_seconds;
-  std::vector<Row> rows = {{"hetlu", resolved.plan}, {"defaults", defaults}, {"resident", resident_plan, &device}};
+  std::vector<Row> rows(3);
+  rows[0].name = "hetlu", rows[0].plan = resolved.plan;
+  rows[1].name = "defaults", rows[1].plan = defaults;
+  rows[2].name = "resident", rows[2].plan = resident_plan, rows[2].resident = &device;
   for (auto& row : rows) {
     row.timing = together(rank, [&] {
       return distributed::time_gesv(MPI_COMM_WORLD, precision, args.n, row.plan, args.repetitions, row.resident,

@@ -67,7 +67,7 @@ bool names_a_descriptor(const std::string& output) {
 // A temporary name beside `target`, unique to this process, within the 255 bytes a name may have:
 // a long target name is cut (a 252-byte name could not be written).
 fs::path temporary_beside(const fs::path& target) {
-  const std::string suffix = "." + std::to_string(::getpid());
+  const std::string suffix = std::string(".").append(std::to_string(::getpid()));
   std::string name = target.filename().string();
   const std::size_t room = 255 - std::string(".tmp.").size() - suffix.size();
   if (name.size() > room) name.resize(room);

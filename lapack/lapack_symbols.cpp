@@ -38,7 +38,10 @@ void announce(const char* routine) {
   static std::mutex mutex;
   static std::set<std::string> announced;
   std::lock_guard lock(mutex);
-  if (announced.insert(routine).second) std::fprintf(stderr, "hetlu: LAPACK %s served by libhetlu_lapack\n", routine);
+  try {  // no exception (out of memory for the set) may cross the Fortran ABI
+    if (announced.insert(routine).second) std::fprintf(stderr, "hetlu: LAPACK %s served by libhetlu_lapack\n", routine);
+  } catch (...) {
+  }
 }
 
 // Where the drop-in's calls run, read once per process: HETLU_TARGET (cpu, the default, or hybrid)
@@ -68,10 +71,10 @@ hetlu::Options placement_from_environment() {
   if (o.target != hetlu::Target::hybrid) return o;
   try {  // named or not, the devices and their settings checked now
     // default_devices() only where none is named: it loads the CUDA plugin to look for a GPU.
-    const hetlu::DeviceSet devices = o.overrides.devices ? *o.overrides.devices : hetlu::default_devices();
+    const hetlu::DeviceSet named = o.overrides.devices ? *o.overrides.devices : hetlu::default_devices();
     std::string why;
-    if (!hetlu::devices_available(devices, &why))
-      return refuse("devices " + hetlu::to_string(devices) + " are not available: " + why);
+    if (!hetlu::devices_available(named, &why))
+      return refuse("devices " + hetlu::to_string(named) + " are not available: " + why);
   } catch (const std::exception& e) {
     return refuse(std::string("the hybrid target's devices: ") + e.what());
   } catch (...) {

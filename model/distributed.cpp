@@ -133,7 +133,7 @@ DistributedPrediction predict_distributed_seconds(const MachineProfile& node, co
   // over the process column (the right-hand sides live in one).
   const double blocks = std::ceil(double(n) / nb);
   const double solve = 2 * blocks * (broadcast_seconds(net, nb * word, P) + broadcast_seconds(net, nb * word, Q)) +
-                       2.0 * n * double(n) * problem.nrhs / P / gemm_rate;
+                       detail::getrs_flops(n, problem.nrhs) / P / gemm_rate;
 
   DistributedPrediction out;
   out.plan = plan;
@@ -238,8 +238,8 @@ DistributedPrediction predict_distributed(const MachineProfile& node, const Netw
   distributed::squarest_grid(problem.layout.ranks, square_rows, square_cols);
   // Within 1 % of the least time counts as a tie: then the squarer grid, nb nearer 64, fewer threads.
   auto tie_key = [&](const DistributedPrediction& p) {
-    return std::make_tuple(std::abs(p.plan.grid_rows - square_rows), std::abs(std::log2(p.plan.nb / 64.0)),
-                           p.plan.threads_per_rank);
+    return std::make_tuple(std::abs(p.plan.grid_rows - square_rows),
+                           std::abs(std::log2(p.plan.nb / double(distributed::common_nb))), p.plan.threads_per_rank);
   };
   std::size_t best = 0;
   for (std::size_t i = 1; i < all.size() && all[i].seconds <= 1.01 * all[0].seconds; ++i)

@@ -7,11 +7,18 @@ namespace hetlu::accuracy {
 template <class T>
 double unit_roundoff();
 
+// The componentwise backward error omega that refinement aims at, and that a mixed-precision
+// answer must reach (#15.4): (n + 1) u, what a backward stable solve gives.
+template <class T>
+double refinement_target(int n) {
+  return (n + 1.0) * unit_roundoff<T>();
+}
+
 // The componentwise backward error omega above which hetlu calls a solution of order n inaccurate:
 // 30 (n + 1) u (30 is LAPACK's test threshold). hetlu::accuracy_tolerance is this.
 template <class T>
 double tolerance(int n) {
-  return 30.0 * (n + 1.0) * unit_roundoff<T>();
+  return 30.0 * refinement_target<T>(n);
 }
 
 // ||P A - L U||_1 / (n ||A||_1 eps) for the factors of getrf; below 30 passes (LAPACK dget01).

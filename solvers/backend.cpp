@@ -96,7 +96,7 @@ Backend<T>& backend(const Device& device, int copy) {
       throw NotAvailable("backend '" + to_string(device.kind) + "' is not available: " + why);
     // The plugin drives the CUDA runtime's current device, ordinal 0 (one GPU per process, #16).
     if (device.kind == BackendKind::cuda && device.number != 0)
-      throw Error("device '" + to_string(device) + "': this build drives CUDA device 0 only");
+      throw NotAvailable("device '" + to_string(device) + "': this build drives CUDA device 0 only");
     slot = device.kind == BackendKind::cuda ? make_cuda_backend<T>()
                                             : make_host_backend<T>(std::get<1>(key), host_memory_in_use(key));
     // Backends go before the CUDA runtime tears itself down at exit (cuBLAS and cuSOLVER handles,

@@ -145,6 +145,12 @@ struct MixedDetails {
   std::vector<std::pair<std::string, double>> phase_seconds;  // seconds per phase, in order
 };
 
+// The seed of the mixed certificate's fixed probe at order n (mixed_gesv.cpp, certified()); the
+// tests build matrices against it.
+inline unsigned mixed_certificate_probe_seed(int n) {
+  return 2029u + static_cast<unsigned>(n);
+}
+
 // What the mixed path checks beyond dsgesv's semantics: all off for the drop-in's dsgesv_ (with
 // GEPP), the omegas on by default (double_accuracy), all on for precision auto.
 struct MixedSafeguards {
@@ -161,8 +167,9 @@ struct MixedSafeguards {
   double max_omega = 0;
   // Once X is taken, check that A is not singular to double's working precision, which refinement
   // of B's system cannot see (a singular but consistent system converges to one of its solutions):
-  // the single factors see A well-conditioned, or classical refinement of a fixed random vector
-  // contracts at every step (mixed_gesv.cpp, certified()). Where neither, the double solver
+  // the single factors see A well-conditioned from a fixed random vector and from vectors seeded
+  // by what they gave for it, or classical refinement of one of those contracts at every step
+  // (mixed_gesv.cpp, certified()). Where neither, the double solver
   // answers (ITER -1; -31 where B's refinement stalled first: GMRES is skipped, as its answer could
   // not be checked) and its factors' estimate tells how singular A is. false: X as refinement left it.
   bool certify = false;

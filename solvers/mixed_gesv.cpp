@@ -51,8 +51,8 @@ constexpr int not_converged = -(max_classical_steps + 1);  // dsgesv's ITER -31
 // GMRES stops an inner solve at this relative residual: each outer step then shrinks the error by
 // about this much (Carson and Higham use 1e-4 to 1e-6), so two or three steps reach double's eps.
 constexpr double gmres_tolerance = 1e-6;
-// MixedSafeguards::certify's refinement of a +-1 vector: at most this many steps, each halving the
-// residual, down to this share of it.
+// MixedSafeguards::certify's refinement of a probe (random sizes and signs): at most this many
+// steps, each halving the residual, down to this share of it.
 constexpr int max_certify_steps = 20;
 constexpr double certified_residual = 1e-6;
 
@@ -171,7 +171,7 @@ class Refinement {
         r_(static_cast<size_t>(n) * nrhs),
         low_(static_cast<size_t>(n) * nrhs) {
     // LAPACK's eps (dlamch('Epsilon')) is the unit roundoff, half of numeric_limits' epsilon.
-    cte_ = norms.norm_inf * (std::numeric_limits<double>::epsilon() / 2) * std::sqrt(double(n));
+    cte_ = norms.norm_inf * accuracy::unit_roundoff<double>() * std::sqrt(double(n));
     norm_inf_ = norms.norm_inf;
     norm_1_ = norms.norm_1;
   }
@@ -214,76 +214,99 @@ class Refinement {
   // Whether A is far enough from singular in double for X to mean something (safeguards.certify).
   // Refinement of B's system cannot tell: where B lies in a singular A's range it converges to one
   // of many solutions. Two cheap checks, on vectors s of random sizes and signs instead of B:
-  //  1. ||A||_inf ||M^-1 s||_inf u_single <= 0.01 (M = the single factors) for two probes: M, within
-  //     about u_single ||A|| of A, looks well-conditioned from both (a lower bound of ||M^-1||: a
-  //     check, not a proof, as dgecon's estimate is one).
-  //  2. Else classical refinement of A y = s (the second probe) from y = 0: where each step after
-  //     the first at least halves the residual down to 1e-6 ||s||, the iteration matrix I - A M^-1
-  //     contracts on s, so A has no null direction that s reaches. A singular A's residual keeps
-  //     the share of s outside A's range (nonzero unless s is orthogonal to a left null vector),
-  //     and the halving stops.
-  // The first probe is fixed; the second is seeded by the bits of M^-1 times the first, which exist
-  // only once A is factored: with one fixed probe, an A whose left null vector was made orthogonal
-  // to it (the seed is in this file) passed both checks, and a singular system with B in its range
-  // gave exit 0 and rcond 0.125 (a hostile test, 2026-11-28, n = 3 to 1000).
+  //  1. ||A||_inf ||M^-1 s||_inf u_single <= 0.01 (M = the single factors) for every probe: M,
+  //     within about u_single ||A|| of A, looks well-conditioned from each (a lower bound of
+  //     ||M^-1||: a check, not a proof, as dgecon's estimate is one).
+  //  2. Else classical refinement of A y = s (the first seeded probe) from y = 0: where each step
+  //     after the first at least halves the residual down to 1e-6 ||s||, the iteration matrix
+  //     I - A M^-1 contracts on s, so A has no null direction that s reaches. A singular A's
+  //     residual keeps the share of s outside A's range (nonzero unless s is orthogonal to a left
+  //     null vector), and the halving stops.
+  // The probes: a fixed one, then seeded_probes more, seeded by the bits of M^-1 times the fixed
+  // one and solved as one block (one pass over the factors). With the fixed probe alone, an A whose
+  // left null vector was made orthogonal to it (its seed is in this file) passed both checks: a
+  // singular system with B in its range gave exit 0 and rcond 0.125 (a hostile test, 2026-11-28,
+  // n = 3 to 1000). The seeded ones exist only once A is factored, so no A can be aimed at them; a
+  // singular A passes only where each of them happens to lie almost in its range.
   // Neither (kappa(A) u_single near or above 1): only a solve in double could tell kappa = 1e10
   // from a singular A, so the double solver answers; with certify on, refinement of B therefore
-  // stops where classical steps stall, without GMRES. Costs two solves with the single factors, and
-  // where 1. fails a few steps of 2.
+  // stops where classical steps stall, without GMRES. Costs two solves with the single factors (one
+  // of a block), and where 1. fails a few steps of 2.
   // GENP's factors (PRBT: no pivoting bounds their growth in single) may lie far more than
   // u_single ||A|| from A, so that M looks well-conditioned from s while A is singular: 8 of 56
   // singular systems with B in A's range (n = 16 to 600) were taken so. For them 2. alone decides:
   // asking that the first correction also halve s's residual still took 6 of 112 (s's share
   // outside a singular A's range is about ||s|| / sqrt(n), under half of it from n = 16 or so).
   // A few residuals and solves more for each PRBT answer.
+  static constexpr int seeded_probes = 3;
   bool certified() {
-    std::vector<T> y(n_, T(0)), r(n_);
-    auto correct = [&](const T* residual) {  // y += M^-1 residual, false where it leaves single's range
-      if (!round_to_low(n_, 1, residual, n_, low_.data(), n_)) return false;
-      solve_low(low_.data(), n_, 1);
-      for (int i = 0; i < n_; ++i) y[i] += T(low_[i]);
-      return true;
+    const std::size_t n = static_cast<std::size_t>(n_);
+    auto largest = [](const T* v, std::size_t count) { return scalar::largest_magnitude(v, count); };
+    auto looks_well_conditioned = [&](const T* y) {
+      return norm_inf_ * largest(y, n) * accuracy::unit_roundoff<Low>() <= 0.01;
     };
-    auto largest = [](const std::vector<T>& v) { return scalar::largest_magnitude(v.data(), v.size()); };
-    auto looks_well_conditioned = [&] { return norm_inf_ * largest(y) * accuracy::unit_roundoff<Low>() <= 0.01; };
     // What y = A^-1 s shows of rcond_1(A): ||A^-1||_1 >= ||y||_1 / ||s||_1; the least of the probes'.
     double rcond = 1;
-    auto bound_rcond = [&](const std::vector<T>& s) {
+    auto bound_rcond = [&](const T* s, const T* y) {
       double s_sum = 0, y_sum = 0;
-      for (int i = 0; i < n_; ++i) s_sum += std::abs(s[i]), y_sum += std::abs(y[i]);
+      for (std::size_t i = 0; i < n; ++i) s_sum += std::abs(s[i]), y_sum += std::abs(y[i]);
       if (y_sum > 0 && norm_1_ > 0) rcond = std::min(rcond, s_sum / (norm_1_ * y_sum));
     };
-    const std::vector<T> fixed = kernels::random_probe<T>(n_, 2029u + static_cast<unsigned>(n_));
-    if (!correct(fixed.data())) return false;
-    const bool fixed_looks_well = !unpivoted_ && looks_well_conditioned();
-    if (fixed_looks_well) bound_rcond(fixed);
-    const std::vector<T> s = kernels::random_probe<T>(n_, kernels::content_seed(y.data(), n_));
-    std::fill(y.begin(), y.end(), T(0));
-    if (!correct(s.data())) return false;
-    auto certify = [&] {
-      bound_rcond(s);
+    std::vector<Low> block;
+    auto solve_block = [&](const std::vector<T>& S, std::vector<T>& Y, int count) {  // Y = M^-1 S
+      block.resize(n * count);
+      if (!round_to_low(n_, count, S.data(), n_, block.data(), n_)) return false;
+      solve_low(block.data(), n_, count);
+      Y.assign(block.begin(), block.end());
+      return true;
+    };
+    const std::vector<T> fixed = kernels::random_probe<T>(n_, mixed_certificate_probe_seed(n_));
+    std::vector<T> y;
+    if (!solve_block(fixed, y, 1)) return false;
+    bool all_look_well = !unpivoted_ && looks_well_conditioned(y.data());
+    if (all_look_well) bound_rcond(fixed.data(), y.data());
+    const unsigned seed = kernels::content_seed(y.data(), n_);
+    std::vector<T> S(n * seeded_probes), Y;
+    for (int j = 0; j < seeded_probes; ++j) {
+      const std::vector<T> probe = kernels::random_probe<T>(n_, seed + static_cast<unsigned>(j));
+      std::copy(probe.begin(), probe.end(), S.begin() + static_cast<std::ptrdiff_t>(n * j));
+    }
+    if (!solve_block(S, Y, seeded_probes)) return false;
+    for (int j = 0; j < seeded_probes && all_look_well; ++j) all_look_well = looks_well_conditioned(&Y[n * j]);
+    auto certify = [&](int probes) {
+      for (int j = 0; j < probes; ++j) bound_rcond(&S[n * j], &Y[n * j]);
       details_.rcond = rcond;
       return true;
     };
-    if (fixed_looks_well && looks_well_conditioned()) return certify();
+    if (all_look_well) return certify(seeded_probes);
+    // 2. on the first seeded probe, from y = M^-1 s.
+    const std::vector<T> s(S.begin(), S.begin() + static_cast<std::ptrdiff_t>(n));
+    Y.resize(n);
+    std::vector<T> r(n);
     auto residual_of_y = [&] {  // r <- s - A y; its largest entry
       if (device_) {
-        device_->residual(1, y.data(), n_, s.data(), n_, r.data(), n_);
+        device_->residual(1, Y.data(), n_, s.data(), n_, r.data(), n_);
       } else {
         r = s;
-        blas::gemm(blas::Op::no_trans, blas::Op::no_trans, n_, 1, n_, T(-1), A_, lda_, y.data(), n_, T(1), r.data(),
+        blas::gemm(blas::Op::no_trans, blas::Op::no_trans, n_, 1, n_, T(-1), A_, lda_, Y.data(), n_, T(1), r.data(),
                    n_);
       }
-      return largest(r);
+      return largest(r.data(), n);
     };
-    const double s_norm = largest(s);
+    auto correct = [&] {  // y += M^-1 r, false where r leaves single's range
+      std::vector<T> d;
+      if (!solve_block(r, d, 1)) return false;
+      for (std::size_t i = 0; i < n; ++i) Y[i] += d[i];
+      return true;
+    };
+    const double s_norm = largest(s.data(), n);
     double previous = s_norm;
     for (int step = 1; step <= max_certify_steps; ++step) {
       details_.certify_steps = step;
       const double now = residual_of_y();
-      if (now <= certified_residual * s_norm) return certify();
+      if (now <= certified_residual * s_norm) return certify(1);
       // The first step may not halve it (as refinement of B allows; kappa_2 = 1e8 needs that).
-      if (!std::isfinite(now) || (step >= 2 && !(now <= 0.5 * previous)) || !correct(r.data())) return false;
+      if (!std::isfinite(now) || (step >= 2 && !(now <= 0.5 * previous)) || !correct()) return false;
       previous = now;
     }
     return false;
@@ -461,7 +484,7 @@ MixedSafeguards safeguards_for(Solver solver, int n, MixedSafeguards safeguards)
 template <class T>
 MixedSafeguards MixedSafeguards::double_accuracy(int n) {
   MixedSafeguards safeguards;
-  safeguards.target_omega = (n + 1) * accuracy::unit_roundoff<T>();
+  safeguards.target_omega = accuracy::refinement_target<T>(n);
   safeguards.max_omega = accuracy::tolerance<T>(n);
   safeguards.certify = true;
   safeguards.estimate_after_fallback = true;

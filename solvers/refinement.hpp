@@ -27,7 +27,7 @@ template <class T, class Residual, class SolveInPlace>
 RefinementResult refine(int n, int nrhs, T* X, int ldx, Residual&& residual, SolveInPlace&& solve_in_place,
                         int max_steps = 5) {
   RefinementResult result;
-  const double target = (n + 1) * accuracy::unit_roundoff<T>();
+  const double target = accuracy::refinement_target<T>(n);
   const int ld = std::max(1, n);
   std::vector<T> R(static_cast<size_t>(ld) * nrhs), best;
   double best_omega = std::numeric_limits<double>::infinity();

@@ -34,8 +34,8 @@ struct DeviceOutOfMemory : Error {
   using Error::Error;
 };
 
-// A device or backend this process cannot run (no GPU, no cuSOLVER, a host team it may not start):
-// the C API's HETLU_ERROR_NOT_AVAILABLE.
+// A device or backend this process cannot run (no GPU or no cuSOLVER here, a CUDA device other
+// than 0): the C API's HETLU_ERROR_NOT_AVAILABLE.
 struct NotAvailable : Error {
   using Error::Error;
 };
@@ -275,13 +275,16 @@ struct DeviceSet {
   }
 };
 
+// (Appended piece by piece: GCC 12 warned of an overlapping memcpy, falsely, in "," + text.)
 inline std::string to_string(const Device& d) {
   const bool default_number = d.kind == BackendKind::cuda ? d.number == 0 : d.number < 0;
-  return to_string(d.kind) + (default_number ? "" : ":" + std::to_string(d.number));
+  std::string text = to_string(d.kind);
+  if (!default_number) text.append(":").append(std::to_string(d.number));
+  return text;
 }
 inline std::string to_string(const DeviceSet& set) {
   std::string text;
-  for (const auto& d : set.list) text += (text.empty() ? "" : ",") + to_string(d);
+  for (const auto& d : set.list) text.append(text.empty() ? "" : ",").append(to_string(d));
   return text;
 }
 

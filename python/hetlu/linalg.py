@@ -162,7 +162,7 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     if rcond < _epsilon(dtype):
         warnings.warn("Ill-conditioned matrix (rcond={:.6g}): result may not be accurate.".format(rcond),
                       LinAlgWarning, stacklevel=2)
-    elif not np.isfinite(x).all():  # a well-conditioned a whose x overflows: [[5e-324]] x = [1]
+    elif check_finite and not np.isfinite(x).all():  # a well-conditioned a whose x overflows: [[5e-324]] x = [1]
         warnings.warn("The solution is not finite (it overflowed the working precision): result may not be "
                       "accurate.", LinAlgWarning, stacklevel=2)
     return x.ravel() if b_is_1d else x.reshape(shape)

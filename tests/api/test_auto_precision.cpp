@@ -161,7 +161,9 @@ TEST_F(AutoPrecision, PrbtOnTheHybridTargetIsWeighedByTheModel) {
   hybrid.overrides.devices = from_string<DeviceSet>("host:1");
   const auto out = solve_auto(s, Solver::prbt, hybrid);
   EXPECT_TRUE(says(out.report.auto_choice, "predicted")) << out.report.auto_choice;  // the model weighed both
-  if (out.report.plan.precision == Precision::mixed) EXPECT_TRUE(says(out.report.note, "on the device"));
+  if (out.report.plan.precision == Precision::mixed) {
+    EXPECT_TRUE(says(out.report.note, "on the device"));
+  }
   EXPECT_LT(out.omega, 30 * 65 * accuracy::unit_roundoff<double>());
 }
 

@@ -154,7 +154,9 @@ TEST(SolveCheckedRcond, EquilibratesBadlyScaledRowsAsDgesvx) {
         EXPECT_TRUE(r.accurate) << name;
         ASSERT_TRUE(r.rcond.has_value()) << name;
         EXPECT_FALSE(r.singular_to_working_precision) << name << ": rcond " << *r.rcond;
-        if (rows) EXPECT_GT(*r.rcond, 1e-6) << name;  // R A's, as dgesvx reports it
+        if (rows) {
+          EXPECT_GT(*r.rcond, 1e-6) << name;  // R A's, as dgesvx reports it
+        }
         if (!rows) {
           EXPECT_LT(*r.rcond, 1e-16) << name;
           ASSERT_TRUE(r.forward_error.has_value()) << name;
@@ -262,12 +264,12 @@ TEST(SolveCheckedRcond, OneLargeEntryInARowIsSolvedAsItIsToo) {
       EXPECT_TRUE(r.accurate) << name << ": omega " << r.backward_error.value_or(-1);
       double omega = 0;  // componentwise, in long double, apart from hetlu's own measure
       for (int i = 0; i < n; ++i) {
-        long double r = b[i], scale = std::abs(b[i]);
+        long double residual = b[i], scale = std::abs(b[i]);
         for (int j = 0; j < n; ++j) {
           const long double term = (long double)A[i + static_cast<size_t>(j) * n] * x[j];
-          r -= term, scale += std::abs(term);
+          residual -= term, scale += std::abs(term);
         }
-        omega = std::max(omega, double(std::abs(r) / scale));
+        omega = std::max(omega, double(std::abs(residual) / scale));
       }
       EXPECT_LE(omega, 30 * (n + 1) * 1.2e-16) << name;
     }
@@ -326,8 +328,12 @@ TEST(MixedRcond, EstimatesWhereMixedOrDoubleAnswered) {
       const auto r = mixed(solver, s.A, s.B, n, 2, false, &iter);
       const std::string name = to_string(solver) + " kappa " + std::to_string(cond) + " ITER " + std::to_string(iter);
       ASSERT_EQ(r.info, 0) << name;
-      if (cond > 1e10) EXPECT_LT(iter, 0) << name;
-      if (cond < 1e3) EXPECT_GE(iter, 0) << name;
+      if (cond > 1e10) {
+        EXPECT_LT(iter, 0) << name;
+      }
+      if (cond < 1e3) {
+        EXPECT_GE(iter, 0) << name;
+      }
       ASSERT_TRUE(r.rcond.has_value()) << name;
       EXPECT_GT(*r.rcond, 1 / (3.0 * n * cond)) << name;
       EXPECT_LT(*r.rcond, n / cond) << name;
@@ -395,8 +401,12 @@ TEST(MixedRcond, AutosNextCallsSayItToo) {
     const std::string name = "call " + std::to_string(call) + ": " + r.auto_choice;
     ASSERT_EQ(r.info, 0) << name;
     EXPECT_EQ(r.plan.precision, Precision::double_) << name;
-    if (call == 0) EXPECT_NE(r.auto_choice.find("cannot vouch"), std::string::npos) << name;
-    if (call > 0) EXPECT_NE(r.auto_choice.find("last try"), std::string::npos) << name;
+    if (call == 0) {
+      EXPECT_NE(r.auto_choice.find("cannot vouch"), std::string::npos) << name;
+    }
+    if (call > 0) {
+      EXPECT_NE(r.auto_choice.find("last try"), std::string::npos) << name;
+    }
     EXPECT_TRUE(r.singular_to_working_precision) << name;
     EXPECT_TRUE(says_singular(r)) << name;
   }

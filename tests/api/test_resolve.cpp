@@ -380,7 +380,7 @@ TEST(Resolve, AnInvalidRowIsAMissWithAWarning) {
   };
   for (std::size_t k = 0; k < damage.size(); ++k) {
     test_support::TempDir dir;
-    const auto path = dir.file("t" + std::to_string(k) + ".db");
+    const auto path = dir.file(std::string("t").append(std::to_string(k)).append(".db"));
     store(path, db::fingerprint(this_machine()), {tuned(300, 72)});
     {
       auto database = db::Database::open(path, db::Database::Mode::read_write);
@@ -596,9 +596,10 @@ TEST(SmallMatrixCrossover, GetrsDeclinesWhatTheLibraryMishandles) {
     for (int j = 0; j < 3; ++j) B[j * n] = 1e-300;
     const bool solved = blas_library_getrs(Transpose::no, n, 3, LU.data(), n, ipiv.data(), B.data(), n);
     EXPECT_EQ(solved, n <= 32);
-    if (solved)
+    if (solved) {
       for (int j = 0; j < 3; ++j) EXPECT_NEAR(B[j * n], 1e10, 1e4);  // 1e-310 holds 14 digits
-    std::vector<double> X(static_cast<size_t>(n) * 3, 1.0);          // hetlu's own getrs divides too
+    }
+    std::vector<double> X(static_cast<size_t>(n) * 3, 1.0);  // hetlu's own getrs divides too
     for (int j = 0; j < 3; ++j) X[j * n] = 1e-300;
     hetlu::getrs(Transpose::no, n, 3, LU.data(), n, ipiv.data(), X.data(), n);
     for (int j = 0; j < 3; ++j) EXPECT_NEAR(X[j * n], 1e10, 1e4);

@@ -175,7 +175,7 @@ TEST_P(BackendTest, RoundingFromDoubleMatchesTheHost) {
   high.synchronize();
   for (int j = 0; j <= cols; ++j)
     for (int i = 0; i < ld; ++i) {
-      SCOPED_TRACE("(" + std::to_string(i) + ", " + std::to_string(j) + ")");
+      SCOPED_TRACE(::testing::Message() << "(" << i << ", " << j << ")");
       const double x = wide[i + j * ld];
       const float y = got[i + j * ld];
       if (i >= rows || j >= cols) {

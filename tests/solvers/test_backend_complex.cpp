@@ -270,7 +270,7 @@ TEST_P(ComplexBackend, RoundingFromComplexDoubleMatchesTheHost) {
   };
   for (int j = 0; j < cols; ++j)
     for (int i = 0; i < ld; ++i) {
-      SCOPED_TRACE("(" + std::to_string(i) + ", " + std::to_string(j) + ")");
+      SCOPED_TRACE(::testing::Message() << "(" << i << ", " << j << ")");
       const size_t k = i + static_cast<size_t>(j) * ld;
       if (i >= rows) {
         EXPECT_TRUE(same(got[k], C(-7, -7)));  // outside the block: untouched
