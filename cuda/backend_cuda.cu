@@ -490,7 +490,8 @@ class PinnedPool {
     const cudaError_t status = cudaHostAlloc(&p, std::max<std::size_t>(1, bytes), cudaHostAllocPortable);
     if (status == cudaErrorMemoryAllocation) {
       cudaGetLastError();
-      throw Error("cuda backend: page-locking a staging buffer of " + describe_bytes(bytes) + " failed");
+      throw Error("cuda backend: page-locking a staging buffer of " + detail::readable_bytes(double(bytes)) +
+                  " failed");
     }
     check(status, "cudaHostAlloc (staging)");
     std::lock_guard lock(mutex_);
@@ -572,9 +573,10 @@ class CudaBackend final : public Backend<T> {
       std::size_t free_bytes = 0, total = 0;
       const bool known = cudaMemGetInfo(&free_bytes, &total) == cudaSuccess;
       if (!known) cudaGetLastError();
-      throw DeviceOutOfMemory("cuda backend: out of device memory: " + what + " needs " + describe_bytes(bytes) + ", " +
-                              (known ? describe_bytes(free_bytes) : std::string("an unknown amount")) + " free on " +
-                              name_);
+      throw DeviceOutOfMemory("cuda backend: out of device memory: " + what + " needs " +
+                              detail::readable_bytes(double(bytes)) + ", " +
+                              (known ? detail::readable_bytes(double(free_bytes)) : std::string("an unknown amount")) +
+                              " free on " + name_);
     }
     check(status, "cudaMalloc");
     return p;

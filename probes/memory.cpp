@@ -95,15 +95,6 @@ std::uint64_t available_memory_bytes() {
   return std::min(system, limited);
 }
 
-std::string readable_bytes(double bytes) {
-  const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  int u = 0;
-  while (bytes >= 1024 && u < 6) bytes /= 1024, ++u;
-  char text[32];
-  std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
-  return text;
-}
-
 void require_memory(double bytes, const std::string& what) {
   const std::uint64_t available = available_memory_bytes();
   if (available > 0 && bytes > double(available)) {

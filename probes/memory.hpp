@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "hetlu/detail/bytes.hpp"
+
 namespace hetlu::probes {
 
 // Bytes of memory available now: MemAvailable in /proc/meminfo (physical pages where that is
@@ -13,8 +15,7 @@ namespace hetlu::probes {
 // when unknown.
 std::uint64_t available_memory_bytes();
 
-// "1.5 GiB", "800 MiB", ...
-std::string readable_bytes(double bytes);
+using detail::readable_bytes;  // "1.5 GiB", "800 MiB", ...
 
 // Throws InvalidArgument "<what> needs <bytes>, but only <available> is available" when bytes
 // exceeds the memory available (nothing is checked when that is unknown).

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "hetlu/detail/bytes.hpp"
 #include "hetlu/types.hpp"
 #include "solvers/scalar.hpp"
 
@@ -198,18 +199,6 @@ struct VendorIrsTiming {
 VendorIrsTiming time_vendor_irs(int n, const double* A, int lda, const double* b, int reps,
                                 VendorFactorPrecision factored);
 VendorLuTiming time_vendor_lu(int m, int n, const float* A, int lda, int nrhs, int reps);  // sgetrf, sgetrs
-
-// "1.3 GiB", "12.0 MiB", "720 KiB": sizes in out-of-memory messages (inline: the cuda plugin has it too).
-inline std::string describe_bytes(std::size_t bytes) {
-  char text[32];
-  if (bytes >= (std::size_t(1) << 30))
-    std::snprintf(text, sizeof text, "%.1f GiB", bytes / double(1 << 30));
-  else if (bytes >= (std::size_t(1) << 20))
-    std::snprintf(text, sizeof text, "%.1f MiB", bytes / double(1 << 20));
-  else
-    std::snprintf(text, sizeof text, "%zu KiB", (bytes + 1023) >> 10);
-  return text;
-}
 
 // Whether `kind` can run on this machine, and if not, why not.
 bool available(BackendKind kind, std::string* why = nullptr);

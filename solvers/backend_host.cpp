@@ -142,7 +142,7 @@ class HostBackend final : public Backend<T> {
     const std::size_t bytes = count * sizeof(T), limit = host_backend_memory_limit();
     auto out_of_memory = [&] {
       return DeviceOutOfMemory("host backend: out of memory allocating a " + std::to_string(rows) + " x " +
-                               std::to_string(cols) + " matrix (" + describe_bytes(bytes) + ")");
+                               std::to_string(cols) + " matrix (" + detail::readable_bytes(double(bytes)) + ")");
     };
     // Claimed before it is taken, in one step: the team's precisions share the counter.
     std::size_t in_use = allocated_->load();

@@ -237,10 +237,10 @@ std::string environment(const LevelSettings& settings) {
       text += "cuda: " + backends::backend<double>(d, copies[i]).device_name();
       if (detail::cuda_tf32_requested()) text += ", single precision in TF32";
     } else {
-      text += "host backend: " + std::to_string(d.number > 0 ? d.number : backends::host_backend_threads()) +
-              " threads, " +
-              (limit == std::numeric_limits<std::size_t>::max() ? std::string("no memory limit")
-                                                                : "memory limit " + backends::describe_bytes(limit));
+      text +=
+          "host backend: " + std::to_string(d.number > 0 ? d.number : backends::host_backend_threads()) + " threads, " +
+          (limit == std::numeric_limits<std::size_t>::max() ? std::string("no memory limit")
+                                                            : "memory limit " + detail::readable_bytes(double(limit)));
     }
   }
   return text;
