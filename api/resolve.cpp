@@ -242,6 +242,9 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
                               " (the model's d = " + std::to_string(predicted->cpu_block_columns) + ")");
     }
   }
+  // A stored prediction is for the size (and precision) tuned: with no model to price this one,
+  // none (a rate from it was another size's, up to 8x off).
+  if (plan && !predicted && !r.measured_seconds) plan->predicted_seconds.reset();
   if (!plan && predicted) {
     plan = predicted;
     plan->source_detail += " (not tuned: " + why_not_tuned + ")";
