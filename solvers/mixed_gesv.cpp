@@ -252,26 +252,26 @@ class Refinement {
       for (std::size_t i = 0; i < n; ++i) s_sum += std::abs(s[i]), y_sum += std::abs(y[i]);
       if (y_sum > 0 && norm_1_ > 0) rcond = std::min(rcond, s_sum / (norm_1_ * y_sum));
     };
-    std::vector<Low> block;
-    auto solve_block = [&](const std::vector<T>& S, std::vector<T>& Y, int count) {  // Y = M^-1 S
-      block.resize(n * count);
-      if (!round_to_low(n_, count, S.data(), n_, block.data(), n_)) return false;
-      solve_low(block.data(), n_, count);
-      Y.assign(block.begin(), block.end());
+    std::vector<Low> low;                      // count columns rounded to single, then M^-1 times them
+    auto solve = [&](const T* S, int count) {  // false where S leaves single's range
+      low.resize(n * count);
+      if (!round_to_low(n_, count, S, n_, low.data(), n_)) return false;
+      solve_low(low.data(), n_, count);
       return true;
     };
     const std::vector<T> fixed = kernels::random_probe<T>(n_, mixed_certificate_probe_seed(n_));
-    std::vector<T> y;
-    if (!solve_block(fixed, y, 1)) return false;
-    bool all_look_well = !unpivoted_ && looks_well_conditioned(y.data());
-    if (all_look_well) bound_rcond(fixed.data(), y.data());
-    const unsigned seed = kernels::content_seed(y.data(), n_);
-    std::vector<T> S(n * seeded_probes), Y;
+    if (!solve(fixed.data(), 1)) return false;
+    const std::vector<T> fixed_y(low.begin(), low.end());
+    bool all_look_well = !unpivoted_ && looks_well_conditioned(fixed_y.data());
+    if (all_look_well) bound_rcond(fixed.data(), fixed_y.data());
+    const unsigned seed = kernels::content_seed(fixed_y.data(), n_);
+    std::vector<T> S(n * seeded_probes);
     for (int j = 0; j < seeded_probes; ++j) {
       const std::vector<T> probe = kernels::random_probe<T>(n_, seed + static_cast<unsigned>(j));
       std::copy(probe.begin(), probe.end(), S.begin() + static_cast<std::ptrdiff_t>(n * j));
     }
-    if (!solve_block(S, Y, seeded_probes)) return false;
+    if (!solve(S.data(), seeded_probes)) return false;
+    std::vector<T> Y(low.begin(), low.end());
     for (int j = 0; j < seeded_probes && all_look_well; ++j) all_look_well = looks_well_conditioned(&Y[n * j]);
     auto certify = [&](int probes) {
       for (int j = 0; j < probes; ++j) bound_rcond(&S[n * j], &Y[n * j]);
@@ -279,27 +279,25 @@ class Refinement {
       return true;
     };
     if (all_look_well) return certify(seeded_probes);
-    // 2. on the first seeded probe, from y = M^-1 s.
-    const std::vector<T> s(S.begin(), S.begin() + static_cast<std::ptrdiff_t>(n));
-    Y.resize(n);
+    // 2. on the first seeded probe s (S's first column), refining its y = M^-1 s (Y's first column).
+    const T* s = S.data();
     std::vector<T> r(n);
     auto residual_of_y = [&] {  // r <- s - A y; its largest entry
       if (device_) {
-        device_->residual(1, Y.data(), n_, s.data(), n_, r.data(), n_);
+        device_->residual(1, Y.data(), n_, s, n_, r.data(), n_);
       } else {
-        r = s;
+        std::copy(s, s + n, r.begin());
         blas::gemm(blas::Op::no_trans, blas::Op::no_trans, n_, 1, n_, T(-1), A_, lda_, Y.data(), n_, T(1), r.data(),
                    n_);
       }
       return largest(r.data(), n);
     };
     auto correct = [&] {  // y += M^-1 r, false where r leaves single's range
-      std::vector<T> d;
-      if (!solve_block(r, d, 1)) return false;
-      for (std::size_t i = 0; i < n; ++i) Y[i] += d[i];
+      if (!solve(r.data(), 1)) return false;
+      for (std::size_t i = 0; i < n; ++i) Y[i] += T(low[i]);
       return true;
     };
-    const double s_norm = largest(s.data(), n);
+    const double s_norm = largest(s, n);
     double previous = s_norm;
     for (int step = 1; step <= max_certify_steps; ++step) {
       details_.certify_steps = step;
