@@ -122,11 +122,15 @@ kernels::RoundedMatrix round_matrix_to_low(int n, const T* A, int lda, Low* to) 
 }
 
 // The largest over columns of ||r_j||_inf / (||x_j||_inf cte) in LAPACK's magnitude |re| + |im|:
-// <= 1 is converged, as dsgesv and zcgesv test it.
+// <= 1 is converged, as dsgesv and zcgesv test it. A column that A or its B makes NaN (the drop-in
+// does not refuse them) counts as converged, as LAPACK's comparisons with NaN find it: no step can
+// make its X finite, and the double solver would only give the same NaN at twice the cost.
 template <class T>
-std::vector<double> scaled_residuals(int n, int nrhs, const T* R, int ldr, const T* X, int ldx, double cte) {
+std::vector<double> scaled_residuals(int n, int nrhs, const T* R, int ldr, const T* X, int ldx, double cte,
+                                     const std::vector<bool>& judged) {
   std::vector<double> out(nrhs);
   for (int j = 0; j < nrhs; ++j) {
+    if (!judged[j]) continue;
     const T* r = R + static_cast<long long>(j) * ldr;
     const T* x = X + static_cast<long long>(j) * ldx;
     const double rnorm = scalar::abs1(r[blas::iamax(n, r, 1)]), xnorm = scalar::abs1(x[blas::iamax(n, x, 1)]);
@@ -169,7 +173,12 @@ class Refinement {
         details_(details),
         safeguards_(safeguards),
         r_(static_cast<size_t>(n) * nrhs),
-        low_(static_cast<size_t>(n) * nrhs) {
+        low_(static_cast<size_t>(n) * nrhs),
+        judged_(nrhs) {
+    for (int j = 0; j < nrhs; ++j) {
+      const T* b = B + static_cast<long long>(j) * ldb;
+      judged_[j] = norms.finite && std::all_of(b, b + n, [](const T& v) { return scalar::is_finite(v); });
+    }
     // LAPACK's eps (dlamch('Epsilon')) is the unit roundoff, half of numeric_limits' epsilon.
     cte_ = norms.norm_inf * accuracy::unit_roundoff<double>() * std::sqrt(double(n));
     norm_inf_ = norms.norm_inf;
@@ -360,7 +369,7 @@ class Refinement {
       blas::gemm_only(blas::Op::no_trans, blas::Op::no_trans, n_, nrhs_, n_, T(-1), A_, lda_, X_, ldx_, T(1), r_.data(),
                       n_);
     }
-    scaled_ = scaled_residuals(n_, nrhs_, r_.data(), n_, X_, ldx_, cte_);
+    scaled_ = scaled_residuals(n_, nrhs_, r_.data(), n_, X_, ldx_, cte_, judged_);
     return *std::max_element(scaled_.begin(), scaled_.end());
   }
 
@@ -457,6 +466,7 @@ class Refinement {
   std::vector<T> r_;
   std::vector<Low> low_;
   std::vector<double> scaled_;
+  std::vector<bool> judged_;  // per column: A and its B finite, so LAPACK's test can judge it (scaled_residuals)
   double cte_ = 0;
   double norm_inf_ = 0;
   double norm_1_ = 0;

@@ -311,6 +311,46 @@ TEST(MixedGesv, EntriesBeyondSinglePrecisionAndZeroPivotsThereGoToDouble) {
   EXPECT_EQ(solve(z).iter, -2);
 }
 
+// The drop-in does not refuse a NaN in B (LAPACK's input check: none). LAPACK's dsgesv finds such
+// a column converged (its comparisons with NaN are false) and keeps the single factors; hetlu read
+// it as not converging (ITER -31) and factored A again in double for the same NaN. (PRBT's answers
+// are always judged by omega, which a NaN column cannot pass: it goes to the double solver.)
+TEST(MixedGesv, ANanInBUncheckedIsLapacksConvergedColumnNotAFallback) {
+  for (Solver solver : {Solver::gepp, Solver::calu}) {
+    SCOPED_TRACE(to_string(solver));
+    auto s = conditioned<double>(40, 10, 5);
+    const auto A = s.A;
+    s.B[3] = std::nan("");  // column 1 of 2
+    std::vector<double> X(s.B.size());
+    std::vector<int> ipiv(s.n);
+    int iter = 99;
+    Options options;
+    options.use_database = false;
+    options.input_check = InputCheck::none;
+    options.mixed_double_accuracy = false;  // the drop-in's settings
+    const SolveReport report =
+        mixed_gesv(solver, s.n, 2, s.A.data(), s.n, ipiv.data(), s.B.data(), s.n, X.data(), s.n, &iter, options);
+    EXPECT_EQ(report.info, 0);
+    EXPECT_GE(iter, 0);
+    EXPECT_TRUE(s.A == A);  // not overwritten by a double factorization
+    EXPECT_TRUE(std::isnan(X[0]) || std::isnan(X[3]));
+    double worst = 0;  // the finite column is solved as without the NaN
+    for (int i = 0; i < s.n; ++i) {
+      double r = s.B[i + s.n];
+      for (int j = 0; j < s.n; ++j) r -= A[i + static_cast<size_t>(j) * s.n] * X[j + static_cast<size_t>(s.n)];
+      worst = std::max(worst, std::abs(r));
+    }
+    EXPECT_LT(worst, 1e-12);
+    // A NaN in A: every column NaN, ITER 0 as LAPACK's, no double factorization for it.
+    s.A = A;
+    s.A[s.n + 2] = std::nan("");
+    const auto with_nan = s.A;
+    mixed_gesv(solver, s.n, 2, s.A.data(), s.n, ipiv.data(), s.B.data(), s.n, X.data(), s.n, &iter, options);
+    EXPECT_EQ(iter, 0);
+    EXPECT_EQ(std::memcmp(s.A.data(), with_nan.data(), s.A.size() * sizeof(double)), 0);
+  }
+}
+
 TEST(MixedGesv, ASingularMatrixGivesTheDoubleSolversInfo) {
   for (Solver solver : every_solver) {
     auto s = conditioned<double>(20, 10, 8);
