@@ -127,7 +127,7 @@ void register_recommend(CLI::App& app, CommandState&) {
     std::string db, solver = "gepp", precision = "double", target = "cpu", machine, model_config, devices;
     int m = -1, n = -1;
     std::optional<int> nb, ranks, ranks_per_node;
-    bool json = false, explain = false, sweep_d = false;
+    bool json = false, explain = false, sweep_d = false, print_model_config = false;
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("recommend", "Print the plan hetlu would use for a problem, and where it came from");
@@ -143,11 +143,14 @@ void register_recommend(CLI::App& app, CommandState&) {
       ->check(one_of(detail::target_names.all()));
   add_devices_option(*cmd, args->devices);
   cmd->add_option("-m", args->m, "rows (default: n)")->check(whole_positive);
-  cmd->add_option("-n", args->n, "columns")->required()->check(whole_positive);
+  cmd->add_option("-n", args->n, "columns (required)")->check(whole_positive);
   cmd->add_option("--machine", args->machine,
                   "predict for the machine described in this YAML file (configs/machines/) instead of this one");
   cmd->add_option("--model-config", args->model_config,
-                  "model efficiency factors (default: built-in configs/model.yaml)");
+                  "with --machine: a model file of efficiency factors and constants, each key in place of the "
+                  "built-in value (model/params.hpp); --print-model-config writes one");
+  cmd->add_flag("--print-model-config", args->print_model_config,
+                "print the model's constants as a model file (with --model-config: that file's) and exit");
   cmd->add_flag("--explain", args->explain, "print the model's reasoning: rates, split, time, where the panel runs");
   cmd->add_flag("--sweep-d", args->sweep_d,
                 "with --machine and --target hybrid: the predicted time of every CPU share d (0: panel on the device)");
@@ -160,6 +163,15 @@ void register_recommend(CLI::App& app, CommandState&) {
                   "--ranks: the most ranks on one node (default: all of them here; 1 with --machine)")
       ->check(whole_in(1, 1 << 20));
   cmd->callback([args, cmd] {
+    if (args->print_model_config) {
+      for (const auto* option : cmd->get_options())
+        if (option->count() > 0 && option->get_name() != "--print-model-config" &&
+            option->get_name() != "--model-config")
+          throw UsageError(option->get_name() + " does not apply to --print-model-config");
+      std::cout << configs::model_params_yaml(configs::model_params(args->model_config));
+      return;
+    }
+    if (args->n < 0) throw UsageError("-n is required");
     // Orders beyond these kept the model pricing for minutes (its schedules take O(n / nb) a d, and
     // --sweep-d prices every d; -n 2147483647 ran for days): 10^7 doubles square are 800 TB, beyond
     // one machine, and 10^8 beyond HPL's largest runs (N = 2.4e7).

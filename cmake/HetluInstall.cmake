@@ -21,7 +21,7 @@ if(TARGET hetlu_distributed)
 endif()
 install(FILES include/hetlu/types.hpp include/hetlu/hetlu.hpp include/hetlu/hetlu.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hetlu)
-install(FILES configs/calibration.yaml configs/model.yaml DESTINATION ${CMAKE_INSTALL_DATADIR}/hetlu/configs)
+install(FILES configs/calibration.yaml DESTINATION ${CMAKE_INSTALL_DATADIR}/hetlu/configs)
 install(DIRECTORY configs/machines DESTINATION ${CMAKE_INSTALL_DATADIR}/hetlu/configs)
 install(PROGRAMS report/hetlu_report.py DESTINATION ${CMAKE_INSTALL_DATADIR}/hetlu)
 

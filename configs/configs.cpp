@@ -8,7 +8,9 @@
 #include <fstream>
 #include <initializer_list>
 #include <limits>
+#include <map>
 #include <sstream>
+#include <variant>
 
 #include "configs/embedded.hpp"
 
@@ -65,7 +67,7 @@ YAML::Node section(const YAML::Node& node, const char* key, const std::string& w
 }
 
 // Refuses keys the reader does not know: a misspelt key would otherwise be silently ignored.
-void refuse_unknown_keys(const YAML::Node& node, std::initializer_list<const char*> known, const std::string& where) {
+void refuse_unknown_keys(const YAML::Node& node, const std::vector<std::string>& known, const std::string& where) {
   if (!node || !node.IsMap()) return;
   std::vector<std::string> seen;
   for (const auto& entry : node) {
@@ -73,11 +75,9 @@ void refuse_unknown_keys(const YAML::Node& node, std::initializer_list<const cha
     // YAML allows a key once per mapping; yaml-cpp would silently keep the first of two.
     if (std::find(seen.begin(), seen.end(), key) != seen.end()) throw InvalidArgument(where + key + ": given twice");
     seen.push_back(key);
-    bool found = false;
-    for (const char* k : known) found = found || key == k;
-    if (!found) {
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
       std::string list;
-      for (const char* k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
       throw InvalidArgument(where + key + ": unknown key (expected one of: " + list + ")");
     }
   }
@@ -227,98 +227,175 @@ tuner::LevelSettings calibration_level(CalibrationLevel level, const std::string
 }
 
 namespace {
-// model.yaml's distributed: section (model/distributed.hpp).
-void read_distributed_params(const YAML::Node& node, const std::string& where, model::ModelParams& p) {
-  if (!node) return;
-  refuse_unknown_keys(node, {"network_default", "oversubscribed_slowdown", "panel_efficiency", "nb_candidates"}, where);
-  const YAML::Node net = section(node, "network_default", where);
-  const std::string nwhere = where + "network_default.";
-  refuse_unknown_keys(net, {"latency_us", "bandwidth_gbs", "node_latency_us", "node_bandwidth_gbs"}, nwhere);
-  p.network_latency_us = number(net, "latency_us", p.network_latency_us, nwhere, 0, 1e6);
-  p.network_bandwidth_gbs = number(net, "bandwidth_gbs", p.network_bandwidth_gbs, nwhere, tiny, huge);
-  p.node_latency_us = number(net, "node_latency_us", p.node_latency_us, nwhere, 0, 1e6);
-  p.node_bandwidth_gbs = number(net, "node_bandwidth_gbs", p.node_bandwidth_gbs, nwhere, tiny, huge);
-  p.oversubscribed_slowdown = number(node, "oversubscribed_slowdown", p.oversubscribed_slowdown, where, 1, 1e6);
-  p.distributed_panel_efficiency = number(node, "panel_efficiency", p.distributed_panel_efficiency, where, tiny, 1);
-  p.distributed_nb_candidates = wholes(node, "nb_candidates", p.distributed_nb_candidates, where, 1, largest_order);
-  if (p.distributed_nb_candidates.empty()) throw InvalidArgument(where + "nb_candidates: is empty");
-}
-// The machine file's network keys: between nodes, then between ranks on one node.
-constexpr const char* network_keys[] = {"latency_us", "bandwidth_gbs", "node_latency_us", "node_bandwidth_gbs"};
 
-// The machine file's network section over params' defaults; every key checked.
-model::ModelParams network_of(const YAML::Node& root, const std::string& yaml_path, model::ModelParams params) {
+using model::ModelParams;
+
+// One key of a model file (`hetlu recommend --print-model-config` writes them all, --model-config
+// reads them): its section ("a.b" nests), the ModelParams field it sets, its bounds in the file's
+// unit, and that unit in the field's (1e-6: microseconds in the file, seconds in the field). The
+// values and why they are what they are: model/params.hpp, their one place.
+struct ModelKey {
+  const char* section;
+  const char* key;
+  std::variant<double ModelParams::*, int ModelParams::*, std::vector<int> ModelParams::*> field;
+  double low, high;
+  double field_per_file_unit = 1;
+};
+
+constexpr const char* network_section = "distributed.network_default";
+
+const ModelKey model_keys[] = {
+    {"efficiency", "cpu", &ModelParams::cpu_efficiency, tiny, 1},
+    {"efficiency", "device", &ModelParams::device_efficiency, tiny, 1},
+    {"gemm_half_rate_k", "cpu", &ModelParams::gemm_half_rate_k, 0, largest_order},
+    {"gemm_half_rate_k", "device", &ModelParams::device_gemm_half_rate_k, 0, largest_order},
+    {"panel", "cpu_efficiency", &ModelParams::panel_efficiency, tiny, 1},
+    {"panel", "tslu_efficiency", &ModelParams::tslu_efficiency, tiny, 1},
+    {"panel", "device_efficiency", &ModelParams::device_panel_efficiency, tiny, 1},
+    {"panel", "device_column_latency_us", &ModelParams::device_panel_column_seconds, 0, 1e6, 1e-6},
+    {"panel", "device_lu_gemm_efficiency", &ModelParams::device_lu_gemm_efficiency, tiny, 1},
+    {"panel", "device_lu_column_latency_us", &ModelParams::device_lu_column_seconds, 0, 1e6, 1e-6},
+    {"panel", "genp_speedup", &ModelParams::genp_panel_speedup, tiny, 100},
+    {"panel", "leaf_width", &ModelParams::panel_leaf_width, 1, 4096},
+    {"", "prbt_refinement_steps", &ModelParams::prbt_refinement_steps, 0, 100},
+    {"", "prbt_condition_solves", &ModelParams::prbt_condition_solves, 0, 100},
+    {"", "mixed_refinement_steps", &ModelParams::mixed_refinement_steps, 0, 100},
+    {"", "prbt_mixed_refinement_steps", &ModelParams::prbt_mixed_refinement_steps, 0, 100},
+    {"", "step_overhead_seconds", &ModelParams::step_overhead_seconds, 0, 1},
+    {"", "tf32_gemm_speedup", &ModelParams::tf32_gemm_speedup, 1, 1000},  // never below FP32
+    {"", "device_interchange_bytes", &ModelParams::device_interchange_bytes, 0, 1e6},
+    {"link_default", "bandwidth_gbs", &ModelParams::default_link_gbs, tiny, huge},
+    {"link_default", "latency_us", &ModelParams::default_link_latency_us, 0, 1e6},
+    {"", "device_memory_default_gbs", &ModelParams::default_device_memory_gbs, tiny, huge},
+    {"", "datasheet_bandwidth_efficiency", &ModelParams::datasheet_bandwidth_efficiency, tiny, 1},
+    {"", "nb_candidates", &ModelParams::nb_candidates, 1, largest_order},
+    {network_section, "latency_us", &ModelParams::network_latency_us, 0, 1e6},
+    {network_section, "bandwidth_gbs", &ModelParams::network_bandwidth_gbs, tiny, huge},
+    {network_section, "node_latency_us", &ModelParams::node_latency_us, 0, 1e6},
+    {network_section, "node_bandwidth_gbs", &ModelParams::node_bandwidth_gbs, tiny, huge},
+    {"distributed", "oversubscribed_slowdown", &ModelParams::oversubscribed_slowdown, 1, 1e6},
+    {"distributed", "panel_efficiency", &ModelParams::distributed_panel_efficiency, tiny, 1},
+    {"distributed", "nb_candidates", &ModelParams::distributed_nb_candidates, 1, largest_order},
+};
+
+// The names directly under `section` ("" is the top): its keys and its subsections, once each.
+std::vector<std::string> names_under(const std::string& section) {
+  std::vector<std::string> names;
+  auto add = [&](const std::string& name) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  };
+  const std::string prefix = section.empty() ? "" : section + ".";
+  for (const ModelKey& k : model_keys) {
+    const std::string full = k.section;
+    if (full == section)
+      add(k.key);
+    else if (full.compare(0, prefix.size(), prefix) == 0)
+      add(full.substr(prefix.size(), full.find('.', prefix.size()) - prefix.size()));
+  }
+  return names;
+}
+
+std::string where_of(const std::string& top, const std::string& section) {
+  return top + (section.empty() ? "" : section + ".");
+}
+
+// Every section of model_keys, checked for unknown keys ("" first); returns the node of each.
+std::map<std::string, YAML::Node> model_sections(const YAML::Node& root, const std::string& top) {
+  std::map<std::string, YAML::Node> nodes{{"", root}};
+  for (const ModelKey& k : model_keys) {
+    std::string path;
+    for (std::string rest = k.section; !rest.empty();) {
+      const std::string parent = path, name = rest.substr(0, rest.find('.'));
+      rest = rest.find('.') == std::string::npos ? "" : rest.substr(rest.find('.') + 1);
+      path += (path.empty() ? "" : ".") + name;
+      if (nodes.count(path)) continue;
+      const YAML::Node above = nodes.at(parent);
+      // emplace, not operator[] and =: assigning a YAML::Node writes into the node (an absent
+      // section's throws), where a map entry must be a handle of its own.
+      nodes.emplace(path, above ? section(above, name.c_str(), where_of(top, parent)) : YAML::Node());
+    }
+  }
+  for (const auto& [path, node] : nodes) refuse_unknown_keys(node, names_under(path), where_of(top, path));
+  return nodes;
+}
+
+// k's value in `node` (its section), over `params`; every value checked against k's bounds.
+void read_key(const YAML::Node& node, const ModelKey& k, const std::string& where, ModelParams& params) {
+  std::visit(
+      [&](auto member) {
+        auto& field = params.*member;
+        using Field = std::decay_t<decltype(field)>;
+        if constexpr (std::is_same_v<Field, double>)
+          field = k.field_per_file_unit * number(node, k.key, field / k.field_per_file_unit, where, k.low, k.high);
+        else if constexpr (std::is_same_v<Field, int>)
+          field = whole(node, k.key, field, where, static_cast<int>(k.low), static_cast<int>(k.high));
+        else {
+          field = wholes(node, k.key, field, where, static_cast<int>(k.low), static_cast<int>(k.high));
+          if (field.empty()) throw InvalidArgument(where + k.key + ": is empty");
+        }
+      },
+      k.field);
+}
+
+// The machine file's network section over params' defaults: the model's network keys, checked the same.
+ModelParams network_of(const YAML::Node& root, const std::string& yaml_path, ModelParams params) {
   const std::string where = yaml_path + ": network.";
   const YAML::Node net = section(root, "network", yaml_path + ": ");
-  refuse_unknown_keys(net, {network_keys[0], network_keys[1], network_keys[2], network_keys[3]}, where);
-  params.network_latency_us = number(net, network_keys[0], params.network_latency_us, where, 0, 1e6);
-  params.network_bandwidth_gbs = number(net, network_keys[1], params.network_bandwidth_gbs, where, tiny, huge);
-  params.node_latency_us = number(net, network_keys[2], params.node_latency_us, where, 0, 1e6);
-  params.node_bandwidth_gbs = number(net, network_keys[3], params.node_bandwidth_gbs, where, tiny, huge);
+  refuse_unknown_keys(net, names_under(network_section), where);
+  for (const ModelKey& k : model_keys)
+    if (std::string(k.section) == network_section) read_key(net, k, where, params);
   return params;
 }
 
 }  // namespace
 
 model::ModelParams model_params(const std::string& yaml_path) {
-  const std::string source = yaml_path.empty() ? "built-in model.yaml" : yaml_path;
-  const YAML::Node root = load(yaml_path, embedded::model_yaml, source);
-  const std::string top = source + ": ";
-  refuse_unknown_keys(
-      root,
-      {"efficiency", "gemm_half_rate_k", "panel", "prbt_refinement_steps", "prbt_condition_solves",
-       "mixed_refinement_steps", "prbt_mixed_refinement_steps", "step_overhead_seconds", "device_interchange_bytes",
-       "tf32_gemm_speedup", "link_default", "datasheet_bandwidth_efficiency", "nb_candidates", "distributed"},
-      top);
-  model::ModelParams p;
-  const YAML::Node efficiency = section(root, "efficiency", top), half = section(root, "gemm_half_rate_k", top),
-                   panel = section(root, "panel", top), link = section(root, "link_default", top);
-  refuse_unknown_keys(efficiency, {"cpu", "device"}, top + "efficiency.");
-  refuse_unknown_keys(half, {"cpu", "device"}, top + "gemm_half_rate_k.");
-  if (panel && panel["device_lu_efficiency"])  // a model.yaml from before 2026-11-27
+  if (yaml_path.empty()) return ModelParams{};
+  const YAML::Node root = load(yaml_path, "", yaml_path);
+  const std::string top = yaml_path + ": ";
+  const YAML::Node panel = root["panel"];
+  if (panel && panel.IsMap() && panel["device_lu_efficiency"])  // a model file from before 2026-11-27
     throw InvalidArgument(top +
                           "panel.device_lu_efficiency: renamed device_lu_gemm_efficiency, whose meaning "
                           "changed: the vendor's LU is now its updates at that share of the device GEMM plus "
                           "device_lu_column_latency_us a column");
-  refuse_unknown_keys(panel,
-                      {"cpu_efficiency", "tslu_efficiency", "device_efficiency", "device_column_latency_us",
-                       "device_lu_gemm_efficiency", "device_lu_column_latency_us", "genp_speedup", "leaf_width"},
-                      top + "panel.");
-  refuse_unknown_keys(link, {"bandwidth_gbs", "latency_us"}, top + "link_default.");
-  // Efficiencies are fractions of a peak: [tiny, 1].
-  p.cpu_efficiency = number(efficiency, "cpu", p.cpu_efficiency, top + "efficiency.", tiny, 1);
-  p.device_efficiency = number(efficiency, "device", p.device_efficiency, top + "efficiency.", tiny, 1);
-  p.gemm_half_rate_k = number(half, "cpu", p.gemm_half_rate_k, top + "gemm_half_rate_k.", 0, largest_order);
-  p.device_gemm_half_rate_k =
-      number(half, "device", p.device_gemm_half_rate_k, top + "gemm_half_rate_k.", 0, largest_order);
-  const std::string pwhere = top + "panel.";
-  p.panel_efficiency = number(panel, "cpu_efficiency", p.panel_efficiency, pwhere, tiny, 1);
-  p.tslu_efficiency = number(panel, "tslu_efficiency", p.tslu_efficiency, pwhere, tiny, 1);
-  p.device_panel_efficiency = number(panel, "device_efficiency", p.device_panel_efficiency, pwhere, tiny, 1);
-  p.device_panel_column_seconds =
-      1e-6 * number(panel, "device_column_latency_us", 1e6 * p.device_panel_column_seconds, pwhere, 0, 1e6);
-  p.device_lu_gemm_efficiency =
-      number(panel, "device_lu_gemm_efficiency", p.device_lu_gemm_efficiency, pwhere, tiny, 1);
-  p.device_lu_column_seconds =
-      1e-6 * number(panel, "device_lu_column_latency_us", 1e6 * p.device_lu_column_seconds, pwhere, 0, 1e6);
-  p.genp_panel_speedup = number(panel, "genp_speedup", p.genp_panel_speedup, pwhere, tiny, 100);
-  p.panel_leaf_width = whole(panel, "leaf_width", p.panel_leaf_width, pwhere, 1, 4096);
-  p.prbt_refinement_steps = whole(root, "prbt_refinement_steps", p.prbt_refinement_steps, top, 0, 100);
-  p.prbt_condition_solves = whole(root, "prbt_condition_solves", p.prbt_condition_solves, top, 0, 100);
-  p.mixed_refinement_steps = whole(root, "mixed_refinement_steps", p.mixed_refinement_steps, top, 0, 100);
-  p.prbt_mixed_refinement_steps =
-      whole(root, "prbt_mixed_refinement_steps", p.prbt_mixed_refinement_steps, top, 0, 100);
-  p.step_overhead_seconds = number(root, "step_overhead_seconds", p.step_overhead_seconds, top, 0, 1);
-  p.device_interchange_bytes = number(root, "device_interchange_bytes", p.device_interchange_bytes, top, 0, 1e6);
-  p.tf32_gemm_speedup = number(root, "tf32_gemm_speedup", p.tf32_gemm_speedup, top, 1, 1000);  // never below FP32
-  p.default_link_gbs = number(link, "bandwidth_gbs", p.default_link_gbs, top + "link_default.", tiny, huge);
-  p.default_link_latency_us = number(link, "latency_us", p.default_link_latency_us, top + "link_default.", 0, 1e6);
-  p.datasheet_bandwidth_efficiency =
-      number(root, "datasheet_bandwidth_efficiency", p.datasheet_bandwidth_efficiency, top, tiny, 1);
-  p.nb_candidates = wholes(root, "nb_candidates", p.nb_candidates, top, 1, largest_order);
-  if (p.nb_candidates.empty()) throw InvalidArgument(top + "nb_candidates: is empty");
-  read_distributed_params(section(root, "distributed", top), top + "distributed.", p);
-  return p;
+  const auto sections = model_sections(root, top);
+  ModelParams params;
+  for (const ModelKey& k : model_keys) read_key(sections.at(k.section), k, where_of(top, k.section), params);
+  return params;
+}
+
+std::string model_params_yaml(const model::ModelParams& params) {
+  YAML::Node root(YAML::NodeType::Map);
+  for (const ModelKey& k : model_keys) {
+    std::vector<YAML::Node> path{root};  // yaml-cpp's nodes are handles: a child written is in root
+    for (std::string rest = k.section; !rest.empty();) {
+      const std::string name = rest.substr(0, rest.find('.'));
+      rest = rest.find('.') == std::string::npos ? "" : rest.substr(rest.find('.') + 1);
+      path.push_back(path.back()[name]);
+    }
+    std::visit(
+        [&](auto member) {
+          const auto& field = params.*member;
+          using Field = std::decay_t<decltype(field)>;
+          if constexpr (std::is_same_v<Field, double>)
+            path.back()[k.key] = shown(field / k.field_per_file_unit);  // a Node holds 17 digits: 0.80000000000000004
+          else if constexpr (std::is_same_v<Field, int>)
+            path.back()[k.key] = field;
+          else {
+            YAML::Node list(field);
+            list.SetStyle(YAML::EmitterStyle::Flow);
+            path.back()[k.key] = list;
+          }
+        },
+        k.field);
+  }
+  YAML::Emitter out;
+  out << YAML::Comment(
+             "hetlu's model constants (model/params.hpp says what each does and why). Edit and pass to\n"
+             "`hetlu recommend --machine FILE --model-config THIS`; a key left out keeps its built-in value.")
+      << YAML::Newline << root;
+  return std::string(out.c_str()) + "\n";
 }
 
 MachineProfile machine_from_yaml(const std::string& yaml_path) {
@@ -327,7 +404,7 @@ MachineProfile machine_from_yaml(const std::string& yaml_path) {
   const std::string top = yaml_path + ": ";
   refuse_unknown_keys(root, {"name", "cpu", "devices", "network"}, top);
   // Checked whether or not this command reads it (only --ranks does): a bad key is a bad file.
-  network_of(root, yaml_path, model::ModelParams{});
+  network_of(root, yaml_path, ModelParams{});
   const YAML::Node cpu = section(root, "cpu", top);
   if (!cpu) throw InvalidArgument(top + "no 'cpu' section");
   const std::string where = top + "cpu.";
@@ -393,8 +470,8 @@ MachineNetwork with_machine_network(const std::string& yaml_path, model::ModelPa
   const YAML::Node root = load(yaml_path, "", yaml_path);
   MachineNetwork out{network_of(root, yaml_path, params), ""};
   const YAML::Node net = section(root, "network", yaml_path + ": ");
-  const char* latency = one_node ? network_keys[2] : network_keys[0];
-  const char* bandwidth = one_node ? network_keys[3] : network_keys[1];
+  const char* latency = one_node ? "node_latency_us" : "latency_us";
+  const char* bandwidth = one_node ? "node_bandwidth_gbs" : "bandwidth_gbs";
   const int given = (net && net[latency] ? 1 : 0) + (net && net[bandwidth] ? 1 : 0);
   const std::string where = (one_node ? "one node of " : "between nodes of ") + yaml_path;
   const std::string defaults = std::string("the model's defaults for ") + (one_node ? "one node" : "several nodes");

@@ -11,8 +11,13 @@ namespace hetlu::configs {
 // The settings of one calibration level, from yaml_path or, when it is empty, the built-in file.
 tuner::LevelSettings calibration_level(CalibrationLevel level, const std::string& yaml_path = "");
 
-// The model's efficiency factors, from yaml_path or the built-in configs/model.yaml.
+// The model's efficiency factors and constants: model/params.hpp's (yaml_path empty), or those
+// with the keys a model file gives in their place (every key checked; one left out keeps its value).
 model::ModelParams model_params(const std::string& yaml_path = "");
+
+// params as a model file that model_params reads back to the same values, every key written:
+// `hetlu recommend --print-model-config`, a file to edit for what-if predictions.
+std::string model_params_yaml(const model::ModelParams& params);
 
 // A what-if machine described in YAML (configs/machines/*.yaml): CPU cores with a datasheet peak
 // or measured rates, memory bandwidth, devices with peaks or measured rates and their link.

@@ -91,7 +91,7 @@ NetworkProfile default_network(const distributed::RankLayout& layout, const Mode
   net.latency_seconds = net.broadcast_latency_seconds = latency;
   net.bandwidth_bytes_per_second = net.broadcast_bandwidth_bytes_per_second = bandwidth;
   net.source =
-      one_node ? "default for ranks on one node (model.yaml)" : "default for ranks on several nodes (model.yaml)";
+      one_node ? "the model's default for ranks on one node" : "the model's default for ranks on several nodes";
   return net;
 }
 

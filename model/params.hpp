@@ -1,5 +1,6 @@
-// Efficiency factors and shape constants of the model, with their defaults and why. The defaults
-// are also written in configs/model.yaml, which `hetlu` reads; change them there.
+// Efficiency factors and shape constants of the model, with their defaults and why: their one
+// place. `hetlu recommend --print-model-config` writes them as a model file, which
+// `--model-config FILE` reads back for what-if predictions (configs::model_params).
 #pragma once
 
 #include <vector>

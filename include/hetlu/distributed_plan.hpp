@@ -86,7 +86,7 @@ struct DistributedResolution {
 // that are not zero are the caller's; the others come from the fastest tuned configuration of this
 // machine, layout and precision in the database at db_path (empty: the default path; the nearest
 // tuned order), else the model (stored probe rates and network of this layout, else datasheet rates
-// and model.yaml's network defaults), else the defaults (the squarest grid, nb = 64, the process's
+// and the model's network defaults), else the defaults (the squarest grid, nb = 64, the process's
 // own threads). Throws InvalidArgument for a layout or a given grid that cannot be. MPI-free: every
 // rank may call it, or the root alone, which then sends the plan.
 DistributedResolution resolve_plan(const DistributedPlan& given, Precision precision, int n, const RankLayout& layout,

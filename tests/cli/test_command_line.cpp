@@ -1537,3 +1537,28 @@ TEST_F(Cli, ADatabaseInAFolderThisUserCannotWriteSaysSo) {
   const std::string said(std::istreambuf_iterator<char>(err), {});
   EXPECT_NE(said.find("database '" + database + "' is in a folder this user cannot write"), std::string::npos) << said;
 }
+// The model's constants come out as a model file, which --model-config reads back: the same
+// prediction from it; one value changed there changes the prediction. Nothing else goes with it.
+TEST(CommandLine, ThePrintedModelFileGivesTheBuiltInPrediction) {
+  hetlu::test_support::TempDir dir;
+  const std::string h100 = std::string(HETLU_SOURCE_DIR) + "/configs/machines/xeon-16c-h100.yaml";
+  auto r = run_hetlu("recommend --print-model-config", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string file = write(dir, "model.yaml", r.out);
+  const std::string predict = "recommend --machine '" + h100 + "' --target hybrid -n 16384 --json";
+  const auto built_in = run_hetlu(predict, dir), from_file = run_hetlu(predict + " --model-config '" + file + "'", dir);
+  ASSERT_EQ(built_in.exit_code, 0) << built_in.err;
+  // The same plan; the time to the file's 10 digits (3.6 us a column is 3.6000000000000003e-06 s read back).
+  auto a = nlohmann::json::parse(built_in.out), b = nlohmann::json::parse(from_file.out);
+  EXPECT_NEAR(b["predicted_seconds"].get<double>(), a["predicted_seconds"].get<double>(),
+              1e-9 * a["predicted_seconds"].get<double>());
+  for (auto* j : {&a, &b}) j->erase("predicted_seconds"), j->erase("predicted_gflops");
+  EXPECT_EQ(a, b);
+  std::string slower = r.out;
+  slower.replace(slower.find("latency_us: 10"), 14, "latency_us: 5000");  // the link's
+  const auto changed = run_hetlu(predict + " --model-config '" + write(dir, "slow.yaml", slower) + "'", dir);
+  ASSERT_EQ(changed.exit_code, 0) << changed.err;
+  EXPECT_NE(changed.out, built_in.out);
+  expect_one_line_error(run_hetlu("recommend --print-model-config -n 100", dir), {"-n", "--print-model-config"});
+  expect_one_line_error(run_hetlu("recommend --solver gepp", dir), {"-n is required"});
+}

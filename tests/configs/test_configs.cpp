@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <sstream>
+#include <string>
 
 #include "../common/temp_dir.hpp"
 #include "configs/configs.hpp"
@@ -179,6 +181,39 @@ TEST(ModelConfig, EveryValueIsCheckedAndTheErrorNamesTheFileAndKey) {
     const std::string message = model_error(dir, text);
     EXPECT_NE(message.find(dir.file("model.yaml") + ": " + expected), std::string::npos) << text << " -> " << message;
   }
+}
+
+// The model's constants are held once, in model/params.hpp: the file `hetlu recommend
+// --print-model-config` writes reads back to them, and every key it writes sets its own field (each
+// value changed alone, written and read back, changes that field alone).
+TEST(ModelConfig, ThePrintedFileReadsBackToTheSameConstantsKeyByKey) {
+  test_support::TempDir dir;
+  auto round_trip = [&](const model::ModelParams& p) {
+    std::ofstream(dir.file("printed.yaml")) << configs::model_params_yaml(p);
+    return configs::model_params(dir.file("printed.yaml"));
+  };
+  const std::string built_in = configs::model_params_yaml(model::ModelParams{});
+  EXPECT_EQ(configs::model_params_yaml(round_trip(model::ModelParams{})), built_in);
+  EXPECT_EQ(configs::model_params_yaml(configs::model_params()), built_in);
+  EXPECT_NE(built_in.find("device_column_latency_us: 5\n"), std::string::npos) << built_in;  // 5e-6 s, in us
+
+  // Each numeric line of the file changed alone: the file read back differs from the defaults in that line only.
+  std::istringstream lines(built_in);
+  int keys = 0;
+  for (std::string line; std::getline(lines, line);) {
+    const auto colon = line.find(": ");
+    if (line.empty() || line[0] == '#' || colon == std::string::npos) continue;
+    std::string changed = built_in;
+    const std::string value = line.substr(colon + 2);
+    const std::string bumped = value[0] == '[' ? "[7, 9]" : value == "1" ? "0.5" : "1";
+    changed.replace(changed.find(line + "\n"), line.size(), line.substr(0, colon + 2) + bumped);
+    std::ofstream(dir.file("changed.yaml")) << changed;
+    const std::string read_back = configs::model_params_yaml(configs::model_params(dir.file("changed.yaml")));
+    EXPECT_EQ(read_back, changed) << line;
+    EXPECT_NE(read_back, built_in) << line;
+    ++keys;
+  }
+  EXPECT_GE(keys, 31);
 }
 
 TEST(MachineConfig, TheShippedMachinesAndConfigsRead) {

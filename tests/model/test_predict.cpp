@@ -389,7 +389,7 @@ TEST(Predict, TheDevicesPanelPaysALatencyPerColumnOffThePathOfTheLookAhead) {
   const double added = model::predict_seconds(p, problem, plan, five) - without;
   EXPECT_GE(added, plan.nb * 5e-6 - 1e-12);
   EXPECT_LT(added, n * 5e-6);
-  EXPECT_DOUBLE_EQ(model::ModelParams{}.device_panel_column_seconds, 5e-6);  // configs/model.yaml's value
+  EXPECT_DOUBLE_EQ(model::ModelParams{}.device_panel_column_seconds, 5e-6);
   const auto host = model::with_host_backend(machine(4, 20), 2);
   EXPECT_DOUBLE_EQ(model::predict_seconds(host, problem, plan, five),
                    model::predict_seconds(host, problem, plan, none));
