@@ -6,7 +6,7 @@
 
 namespace hetlu::detail {
 
-// When `solver` on `options` takes the small path for an m x n matrix (api/solve.cpp): checks the
+// When `solver` on `options` takes the small path for an m x n matrix (api/front_end.hpp): checks the
 // arguments, factors with the BLAS library's getrf, sets *info and returns true. Otherwise
 // returns false and changes nothing.
 template <class T>

@@ -122,9 +122,10 @@ kernels::RoundedMatrix round_matrix_to_low(int n, const T* A, int lda, Low* to) 
 }
 
 // The largest over columns of ||r_j||_inf / (||x_j||_inf cte) in LAPACK's magnitude |re| + |im|:
-// <= 1 is converged, as dsgesv and zcgesv test it. A column that A or its B makes NaN (the drop-in
-// does not refuse them) counts as converged, as LAPACK's comparisons with NaN find it: no step can
-// make its X finite, and the double solver would only give the same NaN at twice the cost.
+// <= 1 is converged, as dsgesv and zcgesv test it. A column whose B is not finite (the drop-in does
+// not refuse it) counts as converged, as LAPACK's comparisons with NaN find it: no step can make its
+// X finite, and the other columns' answers must not cost a second factorization in double. (A NaN
+// in A makes every column NaN: nothing there is an answer, and ITER < 0 says so.)
 template <class T>
 std::vector<double> scaled_residuals(int n, int nrhs, const T* R, int ldr, const T* X, int ldx, double cte,
                                      const std::vector<bool>& judged) {
@@ -177,7 +178,7 @@ class Refinement {
         judged_(nrhs) {
     for (int j = 0; j < nrhs; ++j) {
       const T* b = B + static_cast<long long>(j) * ldb;
-      judged_[j] = norms.finite && std::all_of(b, b + n, [](const T& v) { return scalar::is_finite(v); });
+      judged_[j] = std::all_of(b, b + n, [](const T& v) { return scalar::is_finite(v); });
     }
     // LAPACK's eps (dlamch('Epsilon')) is the unit roundoff, half of numeric_limits' epsilon.
     cte_ = norms.norm_inf * accuracy::unit_roundoff<double>() * std::sqrt(double(n));
@@ -466,7 +467,7 @@ class Refinement {
   std::vector<T> r_;
   std::vector<Low> low_;
   std::vector<double> scaled_;
-  std::vector<bool> judged_;  // per column: A and its B finite, so LAPACK's test can judge it (scaled_residuals)
+  std::vector<bool> judged_;  // per column: its B finite, so LAPACK's test can judge it (scaled_residuals)
   double cte_ = 0;
   double norm_inf_ = 0;
   double norm_1_ = 0;
