@@ -1,5 +1,9 @@
 // One configuration of p?gesv timed on a system generated where it lives: each rank fills its own
 // blocks from the global indices, so no root holds the matrix and every grid solves the same one.
+// A fixed number of runs rather than tuner::measure's adaptive count: p?gesv is collective, so every
+// rank must take the same samples, and measure's stop on its spread and its time cap reads each
+// rank's own clock (ranks stopping apart would wait on each other forever). A sample is the slowest
+// rank's time; the callers summarize them as the tuner does (detail::median).
 #include <mpi.h>
 
 #include <algorithm>
