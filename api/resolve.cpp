@@ -89,7 +89,8 @@ std::optional<Plan> model_plan(Solver solver, Precision precision, Target target
                                const MachineProfile& profile, std::string& why, Resolution& r) {
   try {
     const auto prediction =
-        model::predict(profile, model::Problem{solver, precision, target, m, n, devices}, configs::model_params());
+        model::predict(profile, model::Problem{solver, precision, target, m, n, devices, detail::cuda_tf32_requested()},
+                       configs::model_params());
     r.explanation = prediction.reasoning;
     r.cpu_fraction = prediction.d_fraction;
     if (prediction.faster_alone) r.warnings.push_back(model::faster_alone_note(prediction));
@@ -227,8 +228,9 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
   if (plan && predicted) {
     // The stored prediction was for the tuned size: predict this size with the tuned parameters.
     try {
-      plan->predicted_seconds = model::predict_seconds(profile, model::Problem{solver, precision, target, m, n, driven},
-                                                       *plan, configs::model_params());
+      plan->predicted_seconds = model::predict_seconds(
+          profile, model::Problem{solver, precision, target, m, n, driven, detail::cuda_tf32_requested()}, *plan,
+          configs::model_params());
     } catch (const Error&) {
       plan->predicted_seconds.reset();
     }
@@ -358,9 +360,11 @@ Resolution resolve_plan(Solver solver, Precision precision, int m, int n, const 
   if (!r.plan.overridden.empty() && r.plan.predicted_seconds) {
     // The caller changed the plan: its prediction is the model's for the plan that will run.
     try {
-      r.plan.predicted_seconds = model::predict_seconds(
-          *entry->profile, model::Problem{solver, precision, target, m, n, driven_devices(target, r.plan.devices)},
-          r.plan, configs::model_params());
+      r.plan.predicted_seconds =
+          model::predict_seconds(*entry->profile,
+                                 model::Problem{solver, precision, target, m, n, driven_devices(target, r.plan.devices),
+                                                detail::cuda_tf32_requested()},
+                                 r.plan, configs::model_params());
     } catch (const Error&) {
       r.plan.predicted_seconds.reset();
     }

@@ -5,6 +5,7 @@
 #include "cli/commands.hpp"
 #include "cli/report.hpp"
 #include "configs/configs.hpp"
+#include "hetlu/detail/cuda_tf32.hpp"
 #include "hetlu/distributed_plan.hpp"
 #include "hetlu/hetlu.hpp"
 #include "model/cpu_share.hpp"
@@ -68,7 +69,7 @@ void recommend_distributed(Precision precision, int n, distributed::RankLayout l
                                                                         layout.ranks_per_node >= layout.ranks);
     r.network = model::default_network(layout, params);
     r.network.source = network_source;
-    const model::DistributedProblem problem{precision, n, 1, layout};
+    const model::DistributedProblem problem{precision, n, 1, layout, detail::cuda_tf32_requested()};
     const auto prediction = model::predict_distributed(node, r.network, problem, params);
     r.plan = prediction.plan;
     r.plan.source_detail = "model for the machine in " + machine;
@@ -217,7 +218,7 @@ void register_recommend(CLI::App& app, CommandState&) {
                          std::to_string(devices->size()));
       MachineProfile profile = configs::machine_from_yaml(args->machine);
       if (devices) profile = model::with_devices(profile, *devices);  // ignored before, cuda:3 of one GPU too
-      predicted_sweep(profile, model::Problem{solver, precision, target, m, args->n},
+      predicted_sweep(profile, model::Problem{solver, precision, target, m, args->n, 1, detail::cuda_tf32_requested()},
                       configs::model_params(args->model_config), args->nb, args->json);
       return;
     }
@@ -228,8 +229,9 @@ void register_recommend(CLI::App& app, CommandState&) {
       // A what-if machine has no measurements and no tuned entries: the model alone answers.
       MachineProfile profile = configs::machine_from_yaml(args->machine);
       if (devices) profile = model::with_devices(profile, *devices);
-      const auto prediction = model::predict(profile, model::Problem{solver, precision, target, m, args->n, driven},
-                                             configs::model_params(args->model_config));
+      const auto prediction = model::predict(
+          profile, model::Problem{solver, precision, target, m, args->n, driven, detail::cuda_tf32_requested()},
+          configs::model_params(args->model_config));
       r.plan = prediction.plan;
       if (devices)
         r.plan.devices = *devices;

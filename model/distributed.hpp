@@ -30,7 +30,7 @@ struct DistributedProblem {
   distributed::RankLayout layout;
   // The resident variant's device GEMMs in TF32 (single precision on a GPU that has it), as the
   // cuda backend runs them under HETLU_CUDA_TF32=1 (model::Problem::tf32's rule).
-  bool tf32 = detail::cuda_tf32_requested();
+  bool tf32 = false;  // the callers pass detail::cuda_tf32_requested()
 };
 
 struct DistributedPrediction {

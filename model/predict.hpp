@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "hetlu/detail/cuda_tf32.hpp"
 #include "hetlu/types.hpp"
 #include "model/params.hpp"
 
@@ -23,7 +22,8 @@ struct Problem {
   // Single precision's GEMMs on a GPU in TF32 (HETLU_CUDA_TF32=1, as the cuda backend reads it):
   // priced at the TF32 rate, but its panels and a plan of one panel (cuSOLVER's getrf takes no
   // TF32) at the rate without it.
-  bool tf32 = detail::cuda_tf32_requested();
+  // The model reads no environment: its callers pass detail::cuda_tf32_requested().
+  bool tf32 = false;
 };
 
 // A rate the model works from, and where it came from ("measured", "datasheet x 0.8", ...).

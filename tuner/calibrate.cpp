@@ -270,7 +270,7 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
   for (Solver solver : settings.solvers)
     for (Precision precision : settings.precisions)
       for (int n : settings.sizes) {
-        const model::Problem problem{solver, precision, target, n, n, devices};
+        const model::Problem problem{solver, precision, target, n, n, devices, detail::cuda_tf32_requested()};
         at_most += static_cast<int>(settings.space.all(model_plan_for(problem), n, n).size());
       }
   for (Solver solver : settings.solvers)
@@ -291,7 +291,7 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
           results.push_back(result);
           continue;
         }
-        const model::Problem problem{solver, precision, target, n, n, devices};
+        const model::Problem problem{solver, precision, target, n, n, devices, detail::cuda_tf32_requested()};
         const Plan model_plan = model_plan_for(problem);
         // Where the mixed path gives up, the double solver answers, with partial pivoting for PRBT.
         const Plan fallback = model_plan_for(
