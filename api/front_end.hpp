@@ -1,7 +1,8 @@
 // What the front ends of getrf, getrs, gesv and mixed_gesv share (api/getrf.cpp and the others):
 // the CPU plan a hybrid one falls back to, the timer that a caller may switch off, and the
 // small-matrix path's rule. Internal to libhetlu; templates and inline functions here so that a call
-// of order 1 pays no call across files (#14.1 counts nanoseconds there).
+// of order 1 pays no call across files (#14.1 counts nanoseconds there). Not solvers/front_end.cpp,
+// the layer below, which checks a resolved plan's arguments.
 #pragma once
 
 #include <algorithm>

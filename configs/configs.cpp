@@ -3,13 +3,14 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <initializer_list>
 #include <limits>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 #include <variant>
 
 #include "configs/embedded.hpp"
@@ -19,6 +20,13 @@ namespace {
 
 // Settings files are a few KiB; anything past this is not one (and would cost memory to parse).
 constexpr std::uintmax_t largest_file_bytes = 1 << 20;
+
+// The shortest text that reads back as exactly x (0.8, not 0.80000000000000004).
+std::string shortest(double x) {
+  char text[32];
+  const auto end = std::to_chars(text, text + sizeof text, x).ptr;
+  return std::string(text, end);
+}
 
 std::string shown(double x) {
   std::ostringstream s;
@@ -231,15 +239,13 @@ namespace {
 using model::ModelParams;
 
 // One key of a model file (`hetlu recommend --print-model-config` writes them all, --model-config
-// reads them): its section ("a.b" nests), the ModelParams field it sets, its bounds in the file's
-// unit, and that unit in the field's (1e-6: microseconds in the file, seconds in the field). The
-// values and why they are what they are: model/params.hpp, their one place.
+// reads them): its section ("a.b" nests), the ModelParams field it sets (in the file's unit) and its
+// bounds. The values and why they are what they are: model/params.hpp, their one place.
 struct ModelKey {
   const char* section;
   const char* key;
   std::variant<double ModelParams::*, int ModelParams::*, std::vector<int> ModelParams::*> field;
   double low, high;
-  double field_per_file_unit = 1;
 };
 
 constexpr const char* network_section = "distributed.network_default";
@@ -252,9 +258,9 @@ const ModelKey model_keys[] = {
     {"panel", "cpu_efficiency", &ModelParams::panel_efficiency, tiny, 1},
     {"panel", "tslu_efficiency", &ModelParams::tslu_efficiency, tiny, 1},
     {"panel", "device_efficiency", &ModelParams::device_panel_efficiency, tiny, 1},
-    {"panel", "device_column_latency_us", &ModelParams::device_panel_column_seconds, 0, 1e6, 1e-6},
+    {"panel", "device_column_latency_us", &ModelParams::device_panel_column_latency_us, 0, 1e6},
     {"panel", "device_lu_gemm_efficiency", &ModelParams::device_lu_gemm_efficiency, tiny, 1},
-    {"panel", "device_lu_column_latency_us", &ModelParams::device_lu_column_seconds, 0, 1e6, 1e-6},
+    {"panel", "device_lu_column_latency_us", &ModelParams::device_lu_column_latency_us, 0, 1e6},
     {"panel", "genp_speedup", &ModelParams::genp_panel_speedup, tiny, 100},
     {"panel", "leaf_width", &ModelParams::panel_leaf_width, 1, 4096},
     {"", "prbt_refinement_steps", &ModelParams::prbt_refinement_steps, 0, 100},
@@ -326,7 +332,7 @@ void read_key(const YAML::Node& node, const ModelKey& k, const std::string& wher
         auto& field = params.*member;
         using Field = std::decay_t<decltype(field)>;
         if constexpr (std::is_same_v<Field, double>)
-          field = k.field_per_file_unit * number(node, k.key, field / k.field_per_file_unit, where, k.low, k.high);
+          field = number(node, k.key, field, where, k.low, k.high);
         else if constexpr (std::is_same_v<Field, int>)
           field = whole(node, k.key, field, where, static_cast<int>(k.low), static_cast<int>(k.high));
         else {
@@ -335,6 +341,13 @@ void read_key(const YAML::Node& node, const ModelKey& k, const std::string& wher
         }
       },
       k.field);
+}
+
+// The model file's key of a field.
+const char* key_of(double ModelParams::*field) {
+  for (const ModelKey& k : model_keys)
+    if (const auto* member = std::get_if<double ModelParams::*>(&k.field); member && *member == field) return k.key;
+  throw std::logic_error("configs: a ModelParams field without a key");
 }
 
 // The machine file's network section over params' defaults: the model's network keys, checked the same.
@@ -379,7 +392,7 @@ std::string model_params_yaml(const model::ModelParams& params) {
           const auto& field = params.*member;
           using Field = std::decay_t<decltype(field)>;
           if constexpr (std::is_same_v<Field, double>)
-            path.back()[k.key] = shown(field / k.field_per_file_unit);  // a Node holds 17 digits: 0.80000000000000004
+            path.back()[k.key] = shortest(field);  // a Node would hold 17 digits: 0.80000000000000004
           else if constexpr (std::is_same_v<Field, int>)
             path.back()[k.key] = field;
           else {
@@ -470,8 +483,8 @@ MachineNetwork with_machine_network(const std::string& yaml_path, model::ModelPa
   const YAML::Node root = load(yaml_path, "", yaml_path);
   MachineNetwork out{network_of(root, yaml_path, params), ""};
   const YAML::Node net = section(root, "network", yaml_path + ": ");
-  const char* latency = one_node ? "node_latency_us" : "latency_us";
-  const char* bandwidth = one_node ? "node_bandwidth_gbs" : "bandwidth_gbs";
+  const char* latency = key_of(one_node ? &ModelParams::node_latency_us : &ModelParams::network_latency_us);
+  const char* bandwidth = key_of(one_node ? &ModelParams::node_bandwidth_gbs : &ModelParams::network_bandwidth_gbs);
   const int given = (net && net[latency] ? 1 : 0) + (net && net[bandwidth] ? 1 : 0);
   const std::string where = (one_node ? "one node of " : "between nodes of ") + yaml_path;
   const std::string defaults = std::string("the model's defaults for ") + (one_node ? "one node" : "several nodes");

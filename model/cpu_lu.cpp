@@ -2,14 +2,8 @@
 // passes, mixed precision's refinement on the CPUs).
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <limits>
-#include <sstream>
+#include <string>
 
-#include "hetlu/detail/deal_columns.hpp"
-#include "hetlu/detail/flops.hpp"
-#include "hetlu/detail/staging_slot.hpp"
-#include "model/cpu_share.hpp"
 #include "model/pricing.hpp"
 
 namespace hetlu::model {

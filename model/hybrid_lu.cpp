@@ -2,14 +2,9 @@
 // CPUs, the device's updates, the staged copies, several devices, and what stays on the device.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <limits>
-#include <sstream>
 
 #include "hetlu/detail/deal_columns.hpp"
-#include "hetlu/detail/flops.hpp"
 #include "hetlu/detail/staging_slot.hpp"
-#include "model/cpu_share.hpp"
 #include "model/pricing.hpp"
 
 namespace hetlu::model {
@@ -111,7 +106,7 @@ double owner_panel_seconds(const MachineProfile* profile, const Rates& rates, st
     return cpu_panel_seconds(*profile, rates, Solver::gepp, s.rows, int(s.jb), dev.host_threads, params);
   const double efficiency = dev.host_threads > 0 ? 1.0 : params.device_panel_efficiency;
   return s.panel_flops() / (dev.panel_gflops * 1e9 * efficiency) +
-         (dev.host_threads > 0 ? 0.0 : s.jb * params.device_panel_column_seconds);
+         (dev.host_threads > 0 ? 0.0 : s.jb * (1e-6 * params.device_panel_column_latency_us));
 }
 
 namespace {
@@ -332,7 +327,7 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
     return rates.device_host_threads > 0
                ? cpu_panel_seconds(profile, rates, Solver::gepp, s.rows, s.jb, rates.device_host_threads, params)
                : s.panel_flops() / (rates.device_panel_gflops * 1e9 * params.device_panel_efficiency) +
-                     s.jb * params.device_panel_column_seconds;
+                     s.jb * (1e-6 * params.device_panel_column_latency_us);
   };
   // GEPP's and CALU's row interchanges on the device's `columns` of step s.
   const bool pivoting = solver != Solver::prbt;

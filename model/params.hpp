@@ -30,7 +30,7 @@ struct ModelParams {
   // kernels column by column): 5 us put the panel-on-device LU within 6 % of its measured time at
   // n = 8192, 16384 and 32768 on an H100 with cuSOLVER 12004 (bench/results/2026-11-26-h100.md),
   // where the flops alone predicted 50 %, 29 % and 8 % too little.
-  double device_panel_column_seconds = 5e-6;
+  double device_panel_column_latency_us = 5;
   // The vendor's LU of a whole resident matrix (cuSOLVER getrf, a plan of one panel): its
   // trailing updates at this fraction of the device's GEMM rate, plus a latency per column (its
   // panels go column by column), which a probed getrf rate replaces by what the probe took beyond
@@ -39,7 +39,7 @@ struct ModelParams {
   // a constant rate cannot hold (9.3 to 32.6 TFlop/s), and one rate fitted at 8192 priced 32768 at
   // 3.5x its time; 0.65 of its 58.6 TFlop/s DGEMM plus 3.6 us a column fits all three within 4 %.
   double device_lu_gemm_efficiency = 0.65;
-  double device_lu_column_seconds = 3.6e-6;
+  double device_lu_column_latency_us = 3.6;
   // Without a probed TF32 GEMM rate (GpuInfo::tf32_gemm_gflops): single precision's GEMM rate times
   // this under HETLU_CUDA_TF32=1 (from 1 up). An H100's datasheet gives TF32 tensor cores 7.4x its
   // FP32 cores (495 against 67 TFlop/s dense), an A100's 8x; cuBLAS reaches a part of that peak: an

@@ -1,3 +1,5 @@
+// The model's front: the price of one plan (predict_seconds, its terms for --explain) and the
+// plan of least predicted time for a problem (predict), from cpu_lu.cpp's and hybrid_lu.cpp's prices.
 #include "model/predict.hpp"
 
 #include <algorithm>
@@ -6,9 +8,6 @@
 #include <limits>
 #include <sstream>
 
-#include "hetlu/detail/deal_columns.hpp"
-#include "hetlu/detail/flops.hpp"
-#include "hetlu/detail/staging_slot.hpp"
 #include "model/cpu_share.hpp"
 #include "model/pricing.hpp"
 

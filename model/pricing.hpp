@@ -99,7 +99,7 @@ CpuTimes cpu_lu_seconds(const MachineProfile& profile, const Rates& rates, Solve
 double prbt_extra_seconds(const MachineProfile& profile, const Rates& rates, int n, Precision precision,
                           const ModelParams& params, bool randomizes = true);
 
-// Mixed precision beyond its single factorization, on the CPUs as mixed_gesv.cpp runs it: A
+// Mixed precision beyond its single factorization, on the CPUs as solvers/mixed_gesv.cpp runs it: A
 // rounded to single (a pass reading 8 bytes and writing 4 per entry; PRBT's randomization fused
 // with it is another single pass), then the refinement steps (mixed_refinement_steps) of a residual
 // in double and a solve with the single factors; the first solution is one more solve. GEPP's
@@ -143,26 +143,27 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
 // holds A in double beside the single factors. A capacity not known counts as enough.
 bool mixed_refines_on_device(const Rates& rates, int n);
 
-// Mixed precision beyond its single factorization (as mixed_extra_seconds; the factorization priced
-// with its factors left on the device) when refining on the device. With the panel on the device (rounded_on_device) A
-// went up in double as the factorization's own upload and was rounded there (hybrid_lu_seconds prices both); else the
-// host rounds A and A in double goes up beside the factorization on the same link after the single
-// copy (what outlasts the factorization counts). Then the first solve and each step's solve and
-// residual read the factors or A in device memory, with the latencies of their copies (a solve: up
-// and down; a residual: X and B up, R and the row omegas down). The host backend's team reads them
-// at the CPUs' rates, as mixed_extra_seconds prices them. PRBT's randomization of the single copy
-// on the device reads and writes it once (Backend::butterflies_two_sided).
+// Mixed precision beyond its single factorization (as mixed_extra_seconds; the factorization
+// priced with its factors left on the device) when refining on the device. With the panel on the
+// device (rounded_on_device) A went up in double as the factorization's own upload and was rounded
+// there (hybrid_lu_seconds prices both); else the host rounds A and A in double goes up beside the
+// factorization on the same link after the single copy (what outlasts the factorization counts).
+// Then the first solve and each step's solve and residual read the factors or A in device memory,
+// with the latencies of their copies (a solve: up and down; a residual: X and B up, R and the row
+// omegas down). The host backend's team reads them at the CPUs' rates, as mixed_extra_seconds
+// prices them. PRBT's randomization of the single copy on the device reads and writes it once
+// (Backend::butterflies_two_sided).
 double mixed_device_extra_seconds(const MachineProfile& profile, const Rates& rates, int n, Solver solver,
                                   const ModelParams& params, double factorization_seconds, bool rounded_on_device);
 
 // PRBT's extra work (as prbt_extra_seconds) on the hybrid target, as prbt_hybrid.cpp and
-// prbt_device.hpp do it: the host uploads A
-// (zero lines, finiteness and ||A||_1 read as it packs each column: no pass of their own, which
-// took 0.16 s at n = 32768 on the H100 machine), and the device keeps a copy and randomizes the other;
-// the condition estimate, each solve and each residual read
-// the factors and A in device memory. The host backend's team runs the CPUs' kernels for these,
-// priced as the CPUs' passes after three copies; a GPU's at its memory bandwidth. Where the device
-// holds one copy only, it randomizes that one and the CPUs solve with the factors sent back.
+// prbt_device.hpp do it: the host uploads A (zero lines, finiteness and ||A||_1 read as it packs
+// each column: no pass of their own, which took 0.16 s at n = 32768 on the H100 machine), and the
+// device keeps a copy and randomizes the other; the condition estimate, each solve and each
+// residual read the factors and A in device memory. The host backend's team runs the CPUs' kernels
+// for these, priced as the CPUs' passes after three copies; a GPU's at its memory bandwidth. Where
+// the device holds one copy only, it randomizes that one and the CPUs solve with the factors sent
+// back.
 double prbt_hybrid_extra_seconds(const MachineProfile& profile, const Rates& rates, int n, Precision precision,
                                  const ModelParams& params);
 

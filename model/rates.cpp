@@ -3,13 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <limits>
-#include <sstream>
+#include <string>
 
-#include "hetlu/detail/deal_columns.hpp"
-#include "hetlu/detail/flops.hpp"
-#include "hetlu/detail/staging_slot.hpp"
-#include "model/cpu_share.hpp"
 #include "model/pricing.hpp"
 
 namespace hetlu::model {
@@ -106,7 +101,7 @@ Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& 
       std::snprintf(share, sizeof share, "%g", params.device_lu_gemm_efficiency);
       r.device_lu = {r.device.gflops * params.device_lu_gemm_efficiency,
                      "device GEMM x " + std::string(share) + ", getrf not probed"};
-      r.device_lu_column_seconds = g.host_team_threads > 0 ? 0 : params.device_lu_column_seconds;
+      r.device_lu_column_seconds = g.host_team_threads > 0 ? 0 : 1e-6 * params.device_lu_column_latency_us;
     }
     // After the vendor's LU and with the panels' rate kept apart: cuSOLVER's getrf takes no TF32.
     // TF32 from compute capability 8 on; a what-if device (capability unknown) has it only where

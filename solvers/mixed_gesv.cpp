@@ -383,7 +383,9 @@ class Refinement {
   int polished(int steps, Step&& step, int& counter) {
     if (!(safeguards_.target_omega > 0)) return steps;
     std::vector<T> kept(static_cast<size_t>(n_) * nrhs_);
-    for (int extra = 0; extra < max_polish_steps && omega_ > safeguards_.target_omega; ++extra) {
+    // An infinite omega (a column of B not finite: row_omega) no step can lower: none is tried.
+    for (int extra = 0; extra < max_polish_steps && std::isfinite(omega_) && omega_ > safeguards_.target_omega;
+         ++extra) {
       kernels::copy_block(n_, nrhs_, X_, ldx_, kept.data(), n_);
       const double before = omega_;
       if (!step()) break;  // X unchanged

@@ -196,7 +196,7 @@ bool measure_again(const db::Trial& stored, const LevelSettings& settings, const
 }
 
 // The refinement steps the best mixed plan takes on this machine and order, stored with the probes
-// for the model's price of mixed precision (model/predict.cpp): one more run, untimed but taking
+// for the model's price of mixed precision (model/cpu_lu.cpp, mixed_refinement_steps): one more run, untimed but taking
 // its turn. A failure costs the steps only (the model keeps its default), never the plan stored.
 void store_steps_of(db::Database& db, std::int64_t machine_id, int n, const Plan& best, const Plan& fallback,
                     std::optional<Problem>& system, const LevelSettings& settings, const Progress& progress) {

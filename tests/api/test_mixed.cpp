@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "api/mixed.hpp"
 #include "hetlu/hetlu.hpp"
 #include "solvers/condition.hpp"
 #include "solvers/gmres.hpp"
@@ -341,6 +342,15 @@ TEST(MixedGesv, ANanInBUncheckedIsLapacksConvergedColumnNotAFallback) {
       worst = std::max(worst, std::abs(r));
     }
     EXPECT_LT(worst, 1e-12);
+    // With the safeguards (omega judged), the NaN column is no answer: the double solver's turn,
+    // at once rather than after polishing steps that cannot lower an infinite omega.
+    s.A = A;
+    options.mixed_double_accuracy = true;
+    solvers::MixedDetails details;
+    detail::mixed_solve(solver, s.n, 2, s.A.data(), s.n, ipiv.data(), s.B.data(), s.n, X.data(), s.n, options,
+                        solvers::MixedSafeguards::double_accuracy<double>(s.n), details);
+    EXPECT_EQ(details.iter, -31);
+    EXPECT_LE(details.classical_steps, 2);
   }
 }
 

@@ -195,7 +195,9 @@ TEST(ModelConfig, ThePrintedFileReadsBackToTheSameConstantsKeyByKey) {
   const std::string built_in = configs::model_params_yaml(model::ModelParams{});
   EXPECT_EQ(configs::model_params_yaml(round_trip(model::ModelParams{})), built_in);
   EXPECT_EQ(configs::model_params_yaml(configs::model_params()), built_in);
-  EXPECT_NE(built_in.find("device_column_latency_us: 5\n"), std::string::npos) << built_in;  // 5e-6 s, in us
+  // Each value is printed in its shortest exact form, so equal texts are equal values.
+  EXPECT_NE(built_in.find("device_column_latency_us: 5\n"), std::string::npos) << built_in;
+  EXPECT_NE(built_in.find("cpu: 0.8\n"), std::string::npos) << built_in;
 
   // Each numeric line of the file changed alone: the file read back differs from the defaults in that line only.
   std::istringstream lines(built_in);

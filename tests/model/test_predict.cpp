@@ -383,13 +383,13 @@ TEST(Predict, TheDevicesPanelPaysALatencyPerColumnOffThePathOfTheLookAhead) {
   plan.cpu_block_columns = 0;
   const model::Problem problem{Solver::gepp, Precision::double_, Target::hybrid, n, n};
   model::ModelParams none, five;
-  none.device_panel_column_seconds = 0;
-  five.device_panel_column_seconds = 5e-6;
+  none.device_panel_column_latency_us = 0;
+  five.device_panel_column_latency_us = 5;
   const double without = model::predict_seconds(p, problem, plan, none);
   const double added = model::predict_seconds(p, problem, plan, five) - without;
   EXPECT_GE(added, plan.nb * 5e-6 - 1e-12);
   EXPECT_LT(added, n * 5e-6);
-  EXPECT_DOUBLE_EQ(model::ModelParams{}.device_panel_column_seconds, 5e-6);
+  EXPECT_DOUBLE_EQ(model::ModelParams{}.device_panel_column_latency_us, 5);
   const auto host = model::with_host_backend(machine(4, 20), 2);
   EXPECT_DOUBLE_EQ(model::predict_seconds(host, problem, plan, five),
                    model::predict_seconds(host, problem, plan, none));
