@@ -171,23 +171,18 @@ std::string faster_alone_note(const Prediction& prediction) {
          "give; give --devices that one alone";
 }
 
-Prediction predict(const MachineProfile& profile, const Problem& problem, const ModelParams& params) {
-  if (problem.m < 0 || problem.n < 0) throw InvalidArgument("problem sizes must be >= 0");
-  Prediction best;
-  best.rates = rates_of(profile, problem.precision, params, problem.devices, problem.tf32);
+namespace {
+
+// The plan of least predicted time into best (its seconds, plan and terms): over the nb candidates,
+// the panel's place and, on the hybrid target, the CPUs' share d, each priced with the schedule the
+// executor runs. Throws where every plan's price is infinite.
+void search_plans(const MachineProfile& profile, const Problem& problem, const ModelParams& params,
+                  double closed_form_fraction, Prediction& best) {
   const Rates& r = best.rates;
   const bool hybrid = problem.target == Target::hybrid && r.device.gflops > 0;
-  const int k = std::max(1, std::min(problem.m, problem.n));
-  const double word = entry_bytes(problem.precision);
-
-  // The paper's closed-form share d / N = P g1 / (P g1 + g2) (async-calu §4, Eq. 1): shown beside
-  // the model's choice, and where the search for d looks first.
-  // With several devices, g2 is their sum: the executor drives every one of them.
-  double devices_gflops = 0;
-  for (const auto& dev : r.devices) devices_gflops += dev.gemm.gflops;
-  const double closed_form_fraction = hybrid ? cpu_fraction(r.cpu_all.gflops, devices_gflops) : 1;
-  std::vector<PanelLocation> locations = {PanelLocation::cpu};
   const bool several = hybrid && r.devices.size() > 1;
+  const int k = std::max(1, std::min(problem.m, problem.n));
+  std::vector<PanelLocation> locations = {PanelLocation::cpu};
   // The panel on the device: with several, each device factors its own block columns' panels.
   if (hybrid) locations.push_back(PanelLocation::device);
   best.seconds = std::numeric_limits<double>::infinity();
@@ -240,6 +235,104 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
     throw InvalidArgument("the model prices every plan of this " + std::to_string(problem.m) + " x " +
                           std::to_string(problem.n) +
                           " problem at an infinite time: the machine's rates are too small");
+}
+
+// --explain's lines about the device and the CPUs' share d of the hybrid plan chosen; sets d_fraction.
+void explain_hybrid(const Problem& problem, double closed_form_fraction, Prediction& best) {
+  const Rates& r = best.rates;
+  const Plan& plan = best.plan;
+  const bool several = r.devices.size() > 1;
+  const int blocks = block_columns(problem.n, plan.nb);
+  const double word = entry_bytes(problem.precision);
+  auto& why = best.reasoning;
+  best.d_fraction = blocks > 0 ? double(plan.cpu_block_columns) / blocks : 0;
+  why.push_back("device " + r.device_name + ": GEMM rate " + fmt1(r.device.gflops) + " GFlop/s (" + r.device.source +
+                "), link " + fmt1(r.link.gbs) + " GB/s (" + r.link.source + ") with " + fmt1(r.link_latency_us) +
+                " us latency, memory " + fmt1(r.device_memory.gbs) + " GB/s (" + r.device_memory.source + ")" +
+                (r.staged_upload.gbs > 0
+                     ? ", staged copies " + fmt1(r.staged_upload.gbs) + " GB/s up" +
+                           (r.staged_download.gbs > 0 ? " and " + fmt1(r.staged_download.gbs) + " down" : "") + " (" +
+                           r.staged_upload.source + ")"
+                     : ""));
+  if (r.device_tf32)
+    why.push_back(
+        "single precision's GEMMs on the device in TF32 (HETLU_CUDA_TF32=1), except in a plan of one panel: "
+        "cuSOLVER's getrf runs them without TF32, priced at its own rate");
+  else if (problem.tf32 && problem.precision != Precision::double_ && r.device_host_threads == 0)
+    why.push_back("HETLU_CUDA_TF32=1, but " + r.device_name +
+                  " has no TF32 (compute capability below 8, or a machine file without tf32_gemm_gflops): "
+                  "priced in FP32");
+  for (std::size_t i = 1; i < r.devices.size(); ++i)
+    why.push_back("device " + std::to_string(i + 1) + " " + r.devices[i].name + ": GEMM rate " +
+                  fmt1(r.devices[i].gemm.gflops) + " GFlop/s (" + r.devices[i].gemm.source + "), link " +
+                  fmt1(r.devices[i].link.gbs) + " GB/s (" + r.devices[i].link.source + ")");
+  if (several && plan.cpu_block_columns < blocks) {
+    std::string shares;
+    for (std::size_t i = 0; i < plan.device_shares.size(); ++i)
+      shares += (i ? ", " : "") + fmt1(100 * plan.device_shares[i]) + " %";
+    why.push_back("the block columns right of d dealt " + shares +
+                  ": each device's transfers plus its share of the updates at its GEMM rate take the same "
+                  "predicted time (heterogeneous-column-block §3.2)");
+  }
+  if (r.devices_idle > 0)
+    why.push_back(std::to_string(r.devices_idle) + " more device(s) idle: the plan drives " +
+                  std::to_string(r.devices.size()) + ", and the model prices those");
+  why.push_back("d = " + std::to_string(plan.cpu_block_columns) + " of " + std::to_string(blocks) + " block columns (" +
+                fmt1(100 * best.d_fraction) +
+                " %) minimizes the predicted time of the moving-window schedule; the paper's closed form "
+                "d/N = P g1 / (P g1 + g2) = " +
+                fmt1(100 * closed_form_fraction) + " % (async-calu §4, Eq. 1)");
+  if (problem.solver == Solver::prbt && problem.precision != Precision::mixed && !several &&
+      !prbt_solves_on_device(r, problem.n, word))
+    why.push_back("two copies of A (" + fmt1(2 * word * double(problem.n) * problem.n / 1e9) +
+                  " GB) do not fit the device's " + fmt1(r.device_memory_bytes / 1e9) +
+                  " GB: PRBT's factors come back and the CPUs solve and refine");
+  if (panel_location(plan) == PanelLocation::device && several &&
+      sole_owner(plan, int(r.devices.size()), problem.n) >= 0)
+    why.push_back("d = 0 on several devices, the deal giving one of them every block column: it runs alone");
+  else if (panel_location(plan) == PanelLocation::device && several)
+    why.push_back(
+        "d = 0 on several devices: each factors the panels of its own block columns and the CPUs pass them on "
+        "(heterogeneous-column-block §3); the CPUs' panels would stall the fastest device");
+  else if (panel_location(plan) == PanelLocation::device)
+    why.push_back(
+        "panel on the device: the device is so much faster that a CPU panel (and its transfers) "
+        "would stall it; the CPUs take no block columns");
+  else if (plan.cpu_block_columns >= blocks)
+    why.push_back("every block column on the CPUs: the device's share would not pay for its transfers");
+  else
+    why.push_back("panel on the CPUs, overlapped with the device's update; d = " +
+                  std::to_string(plan.cpu_block_columns) + " of " + std::to_string(blocks) + " block columns");
+  // The d the device's memory allows: below it the chosen d is no choice of the time's (PRBT
+  // keeps the whole matrix there at any d: said above where it does not fit).
+  Plan fewer = plan;
+  fewer.cpu_block_columns = 0;
+  if (problem.solver != Solver::prbt)
+    while (fewer.cpu_block_columns < blocks && !plan_fits_device(r, problem, fewer)) ++fewer.cpu_block_columns;
+  if (fewer.cpu_block_columns > 0)
+    why.push_back("d below " + std::to_string(fewer.cpu_block_columns) +
+                  " leaves the device more block columns than its " + fmt1(r.device_memory_bytes / 1e9) +
+                  " GB hold: those plans were left out");
+}
+
+}  // namespace
+
+Prediction predict(const MachineProfile& profile, const Problem& problem, const ModelParams& params) {
+  if (problem.m < 0 || problem.n < 0) throw InvalidArgument("problem sizes must be >= 0");
+  Prediction best;
+  best.rates = rates_of(profile, problem.precision, params, problem.devices, problem.tf32);
+  const Rates& r = best.rates;
+  const bool hybrid = problem.target == Target::hybrid && r.device.gflops > 0;
+  const int k = std::max(1, std::min(problem.m, problem.n));
+
+  // The paper's closed-form share d / N = P g1 / (P g1 + g2) (async-calu §4, Eq. 1): shown beside
+  // the model's choice, and where the search for d looks first.
+  // With several devices, g2 is their sum: the executor drives every one of them.
+  double devices_gflops = 0;
+  for (const auto& dev : r.devices) devices_gflops += dev.gemm.gflops;
+  const double closed_form_fraction = hybrid ? cpu_fraction(r.cpu_all.gflops, devices_gflops) : 1;
+  const bool several = hybrid && r.devices.size() > 1;
+  search_plans(profile, problem, params, closed_form_fraction, best);
 
   Plan& plan = best.plan;
   const double flops = solve_flops(problem);
@@ -255,74 +348,7 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
                                         : "device " + r.device_name + " has " + r.device.source +
                                               ": the hybrid plan runs on the CPUs alone");
   if (hybrid) {
-    best.d_fraction = blocks > 0 ? double(plan.cpu_block_columns) / blocks : 0;
-    why.push_back("device " + r.device_name + ": GEMM rate " + fmt1(r.device.gflops) + " GFlop/s (" + r.device.source +
-                  "), link " + fmt1(r.link.gbs) + " GB/s (" + r.link.source + ") with " + fmt1(r.link_latency_us) +
-                  " us latency, memory " + fmt1(r.device_memory.gbs) + " GB/s (" + r.device_memory.source + ")" +
-                  (r.staged_upload.gbs > 0
-                       ? ", staged copies " + fmt1(r.staged_upload.gbs) + " GB/s up" +
-                             (r.staged_download.gbs > 0 ? " and " + fmt1(r.staged_download.gbs) + " down" : "") + " (" +
-                             r.staged_upload.source + ")"
-                       : ""));
-    if (r.device_tf32)
-      why.push_back(
-          "single precision's GEMMs on the device in TF32 (HETLU_CUDA_TF32=1), except in a plan of one panel: "
-          "cuSOLVER's getrf runs them without TF32, priced at its own rate");
-    else if (problem.tf32 && problem.precision != Precision::double_ && r.device_host_threads == 0)
-      why.push_back("HETLU_CUDA_TF32=1, but " + r.device_name +
-                    " has no TF32 (compute capability below 8, or a machine file without tf32_gemm_gflops): "
-                    "priced in FP32");
-    for (std::size_t i = 1; i < r.devices.size(); ++i)
-      why.push_back("device " + std::to_string(i + 1) + " " + r.devices[i].name + ": GEMM rate " +
-                    fmt1(r.devices[i].gemm.gflops) + " GFlop/s (" + r.devices[i].gemm.source + "), link " +
-                    fmt1(r.devices[i].link.gbs) + " GB/s (" + r.devices[i].link.source + ")");
-    if (several && plan.cpu_block_columns < blocks) {
-      std::string shares;
-      for (std::size_t i = 0; i < plan.device_shares.size(); ++i)
-        shares += (i ? ", " : "") + fmt1(100 * plan.device_shares[i]) + " %";
-      why.push_back("the block columns right of d dealt " + shares +
-                    ": each device's transfers plus its share of the updates at its GEMM rate take the same "
-                    "predicted time (heterogeneous-column-block §3.2)");
-    }
-    if (r.devices_idle > 0)
-      why.push_back(std::to_string(r.devices_idle) + " more device(s) idle: the plan drives " +
-                    std::to_string(r.devices.size()) + ", and the model prices those");
-    why.push_back("d = " + std::to_string(plan.cpu_block_columns) + " of " + std::to_string(blocks) +
-                  " block columns (" + fmt1(100 * best.d_fraction) +
-                  " %) minimizes the predicted time of the moving-window schedule; the paper's closed form "
-                  "d/N = P g1 / (P g1 + g2) = " +
-                  fmt1(100 * closed_form_fraction) + " % (async-calu §4, Eq. 1)");
-    if (problem.solver == Solver::prbt && problem.precision != Precision::mixed && !several &&
-        !prbt_solves_on_device(r, problem.n, word))
-      why.push_back("two copies of A (" + fmt1(2 * word * double(problem.n) * problem.n / 1e9) +
-                    " GB) do not fit the device's " + fmt1(r.device_memory_bytes / 1e9) +
-                    " GB: PRBT's factors come back and the CPUs solve and refine");
-    if (panel_location(plan) == PanelLocation::device && several &&
-        sole_owner(plan, int(r.devices.size()), problem.n) >= 0)
-      why.push_back("d = 0 on several devices, the deal giving one of them every block column: it runs alone");
-    else if (panel_location(plan) == PanelLocation::device && several)
-      why.push_back(
-          "d = 0 on several devices: each factors the panels of its own block columns and the CPUs pass them on "
-          "(heterogeneous-column-block §3); the CPUs' panels would stall the fastest device");
-    else if (panel_location(plan) == PanelLocation::device)
-      why.push_back(
-          "panel on the device: the device is so much faster that a CPU panel (and its transfers) "
-          "would stall it; the CPUs take no block columns");
-    else if (plan.cpu_block_columns >= blocks)
-      why.push_back("every block column on the CPUs: the device's share would not pay for its transfers");
-    else
-      why.push_back("panel on the CPUs, overlapped with the device's update; d = " +
-                    std::to_string(plan.cpu_block_columns) + " of " + std::to_string(blocks) + " block columns");
-    // The d the device's memory allows: below it the chosen d is no choice of the time's (PRBT
-    // keeps the whole matrix there at any d: said above where it does not fit).
-    Plan fewer = plan;
-    fewer.cpu_block_columns = 0;
-    if (problem.solver != Solver::prbt)
-      while (fewer.cpu_block_columns < blocks && !plan_fits_device(r, problem, fewer)) ++fewer.cpu_block_columns;
-    if (fewer.cpu_block_columns > 0)
-      why.push_back("d below " + std::to_string(fewer.cpu_block_columns) +
-                    " leaves the device more block columns than its " + fmt1(r.device_memory_bytes / 1e9) +
-                    " GB hold: those plans were left out");
+    explain_hybrid(problem, closed_form_fraction, best);
   } else {
     best.d_fraction = 1;
     plan.cpu_block_columns = blocks;
