@@ -273,6 +273,8 @@ const ModelKey model_keys[] = {
     {"link_default", "bandwidth_gbs", &ModelParams::default_link_gbs, tiny, huge},
     {"link_default", "latency_us", &ModelParams::default_link_latency_us, 0, 1e6},
     {"", "device_memory_default_gbs", &ModelParams::default_device_memory_gbs, tiny, huge},
+    {"", "device_memory_usable_share", &ModelParams::usable_device_memory_share, tiny, 1},
+    {"", "host_memory_default_gbs", &ModelParams::default_host_memory_gbs, tiny, huge},
     {"", "datasheet_bandwidth_efficiency", &ModelParams::datasheet_bandwidth_efficiency, tiny, 1},
     {"", "nb_candidates", &ModelParams::nb_candidates, 1, largest_order},
     {network_section, "latency_us", &ModelParams::network_latency_us, 0, 1e6},

@@ -9,15 +9,9 @@
 
 namespace hetlu::model {
 
-namespace {
-// The share of a device's memory a plan may fill: the rest stands for the context, the libraries'
-// workspaces and the staging slots, which cudaMalloc's free memory does not have.
-constexpr double usable_device_memory_share = 0.95;
-}  // namespace
-
 bool prbt_solves_on_device(const Rates& rates, int n, double word) {
   const double copy = word * double(n) * n;
-  return !(rates.device_memory_bytes > 0) || 2 * copy <= usable_device_memory_share * rates.device_memory_bytes;
+  return !(rates.device_memory_bytes > 0) || 2 * copy <= rates.device_memory_usable_bytes;
 }
 
 namespace {
@@ -30,7 +24,7 @@ bool device_holds_plan(const Rates& rates, Solver solver, int m, int n, int nb, 
   if (!(rates.device_memory_bytes > 0)) return true;
   const int blocks = block_columns(n, nb);
   const double columns = d == 0 || solver == Solver::prbt ? double(n) : double(std::max(0, blocks - d)) * nb + 2.0 * nb;
-  return word * double(m) * columns <= usable_device_memory_share * rates.device_memory_bytes;
+  return word * double(m) * columns <= rates.device_memory_usable_bytes;
 }
 
 }  // namespace
@@ -78,7 +72,7 @@ double staged_copy_seconds(double bytes, double slot, double link, double host, 
 
 bool mixed_refines_on_device(const Rates& rates, int n) {
   if (rates.devices.size() != 1) return false;
-  return !(rates.device_memory_bytes > 0) || 12.0 * n * n <= usable_device_memory_share * rates.device_memory_bytes;
+  return !(rates.device_memory_bytes > 0) || 12.0 * n * n <= rates.device_memory_usable_bytes;
 }
 
 double mixed_device_extra_seconds(const MachineProfile& profile, const Rates& rates, int n, Solver solver,

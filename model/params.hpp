@@ -83,6 +83,11 @@ struct ModelParams {
   double default_link_latency_us = 10;
   // Without a measured device memory bandwidth (GB/s, bytes read + written): GDDR5 class.
   double default_device_memory_gbs = 150;
+  // Without a probed triad bandwidth (GB/s): the host's memory, one DDR4 channel's class.
+  double default_host_memory_gbs = 10;
+  // The share of a device's memory a plan may fill: the rest stands for the CUDA context, the
+  // libraries' workspaces and the staging slots, which cudaMalloc's free memory does not have.
+  double usable_device_memory_share = 0.95;
   // A datasheet bandwidth (device memory, or the PCIe link from its generation and lanes) is a
   // peak; copies reach about this fraction of it (pinned PCIe 4 x16: 25 of 31.5 GB/s).
   double datasheet_bandwidth_efficiency = 0.8;

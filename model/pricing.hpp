@@ -30,9 +30,9 @@ inline double efficiency(double k, double half_k) {
   return k / (k + half_k);
 }
 
-// Bytes per second of the host's memory: the probed triad bandwidth, else 10 GB/s.
+// Bytes per second of the host's memory (Rates::memory_gbs: the probed triad bandwidth or the default).
 inline double host_bandwidth(double memory_gbs) {
-  return (memory_gbs > 0 ? memory_gbs : 10) * 1e9;
+  return memory_gbs * 1e9;
 }
 
 // One step of a blocked right-looking LU: the panel of columns [j, j + jb), rows [j, m).

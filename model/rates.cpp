@@ -146,7 +146,8 @@ Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& 
     r.devices.insert(r.devices.begin(), {g.name, r.device, r.link, r.link_latency_us, g.host_team_threads,
                                          r.device_memory, r.device_panel_gflops});
   }
-  r.memory_gbs = p.memory_bandwidth_gbs;
+  r.memory_gbs = p.memory_bandwidth_gbs > 0 ? p.memory_bandwidth_gbs : params.default_host_memory_gbs;
+  r.device_memory_usable_bytes = params.usable_device_memory_share * r.device_memory_bytes;
   return r;
 }
 
