@@ -16,6 +16,14 @@ namespace hetlu::cli {
 
 namespace {
 
+// --sweep-d prices every d, each in O(n / nb): n / nb is bounded (--nb 1 at n = 8000 took 0.8 s).
+constexpr int most_swept_block_columns = 20000;
+void check_swept(int blocks) {
+  if (blocks > most_swept_block_columns)
+    throw UsageError(fmt::format("--sweep-d prices every d: n / nb must be at most {} block columns (here {})",
+                                 most_swept_block_columns, blocks));
+}
+
 // The model's predicted time for every CPU share d of the plan it would choose (at nb when given):
 // the curve a bench --sweep-d measures, for a machine described in YAML.
 void predicted_sweep(const MachineProfile& profile, const model::Problem& problem, const model::ModelParams& params,
@@ -24,7 +32,7 @@ void predicted_sweep(const MachineProfile& profile, const model::Problem& proble
   Plan plan = prediction.plan;
   if (nb) plan.nb = *nb;
   const int blocks = block_columns(problem.n, plan.nb);
-  if (blocks > 100000) throw InvalidArgument("--sweep-d: " + std::to_string(blocks) + " block columns is too many");
+  check_swept(blocks);  // the model's nb; a given one is checked before predicting
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   const double flops = model::solve_flops(problem);
   for (int d = 0; d <= blocks; ++d) {
@@ -177,14 +185,11 @@ void register_recommend(CLI::App& app, CommandState&) {
     // --sweep-d prices every d; -n 2147483647 ran for days): 10^7 doubles square are 800 TB, beyond
     // one machine, and 10^8 beyond HPL's largest runs (N = 2.4e7).
     constexpr int largest_order = 10'000'000, largest_distributed_order = 100'000'000;
-    constexpr int most_swept_block_columns = 20000;  // --sweep-d --nb 1 took 0.8 s at n = 8000
     const int largest = args->ranks ? largest_distributed_order : largest_order;
     if (args->n > largest || args->m > largest)
       throw UsageError(fmt::format("-n and -m must be at most {}{}", largest, args->ranks ? " with --ranks" : ""));
     const int swept = args->nb ? (args->n - 1) / *args->nb + 1 : 0;  // block columns, without overflow
-    if (args->sweep_d && swept > most_swept_block_columns)
-      throw UsageError(fmt::format("--sweep-d prices every d: n / nb must be at most {} block columns (here {})",
-                                   most_swept_block_columns, swept));
+    if (args->sweep_d) check_swept(swept);
     if (args->ranks) {
       for (const char* option : {"-m", "--solver", "--target", "--sweep-d", "--nb", "--devices"})
         if (cmd->count(option) > 0) throw UsageError(std::string(option) + " does not apply to --ranks");
@@ -243,7 +248,7 @@ void register_recommend(CLI::App& app, CommandState&) {
       r.predicted_gflops = prediction.gflops;
       if (prediction.faster_alone) r.warnings.push_back(model::faster_alone_note(prediction));
       if (target == Target::hybrid && prediction.rates.device.gflops > 0)
-        closed_form = model::cpu_fraction(prediction.rates.cpu_all.gflops, prediction.rates.device.gflops);
+        closed_form = prediction.closed_form_d_fraction;  // every driven device's rate, as the model's
       machine_name = profile.cpu_model;
       for (const auto& g : profile.gpus) machine_name += " + " + g.name;
     } else {

@@ -249,6 +249,7 @@ struct ModelKey {
 };
 
 constexpr const char* network_section = "distributed.network_default";
+constexpr std::size_t most_candidates = 64;  // widths in a list of nb_candidates
 
 const ModelKey model_keys[] = {
     {"efficiency", "cpu", &ModelParams::cpu_efficiency, tiny, 1},
@@ -340,6 +341,13 @@ void read_key(const YAML::Node& node, const ModelKey& k, const std::string& wher
         else {
           field = wholes(node, k.key, field, where, static_cast<int>(k.low), static_cast<int>(k.high));
           if (field.empty()) throw InvalidArgument(where + k.key + ": is empty");
+          // The model prices every candidate (and takes the last as the one-panel width): a few
+          // dozen widths, ascending; 2000 repeats of 1 took 28 s.
+          if (field.size() > most_candidates)
+            throw InvalidArgument(where + k.key + ": " + std::to_string(field.size()) + " widths (at most " +
+                                  std::to_string(most_candidates) + ")");
+          if (std::adjacent_find(field.begin(), field.end(), std::greater_equal<int>()) != field.end())
+            throw InvalidArgument(where + k.key + ": must be ascending, each width once");
         }
       },
       k.field);
@@ -468,7 +476,8 @@ MachineProfile machine_from_yaml(const std::string& yaml_path) {
       g.dgetrf_gflops = number(d, "dgetrf_gflops", 0.0, dwhere, tiny, huge);
       g.sgetrf_gflops = number(d, "sgetrf_gflops", 0.0, dwhere, tiny, huge);
       g.tf32_gemm_gflops = number(d, "tf32_gemm_gflops", 0.0, dwhere, tiny, huge);
-      g.memory_bytes = static_cast<long long>(number(d, "memory_gb", 0.0, dwhere, 0, 1e6, true) * 1e9);
+      // At least a megabyte: below a byte it truncated to 0, which reads as "capacity not known".
+      g.memory_bytes = static_cast<long long>(number(d, "memory_gb", 0.0, dwhere, 1e-3, 1e6) * 1e9);
       g.h2d_bandwidth_gbs = g.d2h_bandwidth_gbs = number(d, "link_gbs", 0.0, dwhere, tiny, huge);
       g.h2d_latency_us = g.d2h_latency_us = number(d, "latency_us", 0.0, dwhere, 0, 1e6);
       g.memory_bandwidth_gbs = number(d, "memory_gbs", 0.0, dwhere, tiny, huge);

@@ -196,7 +196,7 @@ void search_plans(const MachineProfile& profile, const Problem& problem, const M
       // Under TF32 too, at the vendor LU's own rate: cuSOLVER's getrf runs its GEMMs without it.
       const bool one_panel = nb == params.nb_candidates.back() &&
                              (hybrid ? where == PanelLocation::device && !several : problem.m >= 4 * problem.n);
-      const int width = one_panel ? k : nb;
+      const int width = one_panel ? k : std::min(nb, k);  // a width beyond the matrix is the matrix
       if (!one_panel && nb > std::max(params.nb_candidates.front(), k / 4)) continue;
       Plan plan;
       plan.solver = problem.solver;
@@ -331,6 +331,7 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
   double devices_gflops = 0;
   for (const auto& dev : r.devices) devices_gflops += dev.gemm.gflops;
   const double closed_form_fraction = hybrid ? cpu_fraction(r.cpu_all.gflops, devices_gflops) : 1;
+  best.closed_form_d_fraction = closed_form_fraction;
   const bool several = hybrid && r.devices.size() > 1;
   search_plans(profile, problem, params, closed_form_fraction, best);
 
@@ -360,7 +361,9 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
            ? ": one panel, the vendor's LU of the whole matrix on the device (" +
                  fmt1(detail::getrf_flops(problem.m, problem.n) / vendor_lu_seconds(r, problem.m, problem.n) / 1e9) +
                  " GFlop/s at this size: " + vendor_lu_terms(r) + (r.device_tf32 ? "; without TF32" : "") + ")"
-       : plan.nb >= k   ? ": one panel, a recursive LU of the whole matrix on all threads (tall and skinny)"
+       : plan.nb >= k && problem.m >= 4 * problem.n
+           ? ": one panel, a recursive LU of the whole matrix on all threads (tall and skinny)"
+       : plan.nb >= k   ? ": one panel, the whole matrix (no candidate width is narrower)"
        : plan.lookahead ? ", with look-ahead (one thread factors the next panel)"
                         : ""));
   std::string parts;

@@ -141,7 +141,10 @@ struct AlonePrediction {
 struct Prediction {
   Plan plan;  // predicted_seconds set, source = model
   double seconds = 0, gflops = 0;
-  double d_fraction = 1;    // the CPUs' share of the block columns: 1 on the CPU target
+  double d_fraction = 1;  // the CPUs' share of the block columns: 1 on the CPU target
+  // The paper's closed-form share d / N = P g1 / (P g1 + g2), g2 every driven device's GEMM rate
+  // (async-calu §4, Eq. 1); 1 where no device is priced.
+  double closed_form_d_fraction = 1;
   std::vector<Term> terms;  // the parts of the time (they overlap in the hybrid schedule)
   std::vector<std::string> reasoning;
   Rates rates;

@@ -136,6 +136,8 @@ TEST(MachineConfig, EveryValueIsCheckedAndTheErrorNamesTheFileAndKey) {
       {"cpu:\n  cores: 1\n  peak_gflops: 1e-300\n", "cpu.peak_gflops: 1e-300"},
       {good_cpu + "devices:\n  - {name: G, dgemm_gflops: 5e-324}\n", "devices[0].dgemm_gflops: 4.9406"},
       {good_cpu + "devices:\n  - {name: G, dgemm_gflops: 100, link_gbs: 1e-9}\n", "devices[0].link_gbs: 1e-09"},
+      // Below a byte the capacity truncated to 0, read as "not known": a 537 MB matrix went to it.
+      {good_cpu + "devices:\n  - {name: G, dgemm_gflops: 100, memory_gb: 1e-10}\n", "devices[0].memory_gb: 1e-10"},
   };
   for (const auto& [text, expected] : bad) {
     const std::string message = machine_error(dir, text);
@@ -156,6 +158,8 @@ TEST(MachineConfig, EveryValueIsCheckedAndTheErrorNamesTheFileAndKey) {
 
 TEST(ModelConfig, EveryValueIsCheckedAndTheErrorNamesTheFileAndKey) {
   test_support::TempDir dir;
+  std::string widths;  // 1, 2, ..., 65
+  for (int i = 1; i <= 65; ++i) widths += (i > 1 ? ", " : "") + std::to_string(i);
   EXPECT_EQ(model_error(dir, "step_overhead_seconds: 0\n"), "");
   const std::pair<std::string, std::string> bad[] = {
       {"step_overhead_seconds: -1\n", "step_overhead_seconds: -1"},
@@ -169,6 +173,10 @@ TEST(ModelConfig, EveryValueIsCheckedAndTheErrorNamesTheFileAndKey) {
       {"prbt_refinement_steps: -2\n", "prbt_refinement_steps: -2"},
       {"nb_candidates: [32, 0]\n", "nb_candidates: 0"},
       {"nb_candidates: []\n", "nb_candidates: is empty"},
+      // Priced one by one, the last taken as the one-panel width: 2000 repeats of 1 took 28 s.
+      {"nb_candidates: [64, 32]\n", "nb_candidates: must be ascending"},
+      {"distributed: {nb_candidates: [16, 16]}\n", "distributed.nb_candidates: must be ascending"},
+      {"nb_candidates: [" + widths + "]\n", "nb_candidates: 65 widths (at most 64)"},
       {"efficency: {cpu: 0.5}\n", "efficency: unknown key"},
       {"tf32_gemm_speedup: 0.5\n", "tf32_gemm_speedup: 0.5"},  // TF32 is never slower than FP32
       {"efficiency: {device: 1e-320}\n", "efficiency.device: "},
