@@ -8,7 +8,6 @@
 #include "hetlu/detail/cuda_tf32.hpp"
 #include "hetlu/distributed_plan.hpp"
 #include "hetlu/hetlu.hpp"
-#include "model/cpu_share.hpp"
 #include "model/distributed.hpp"
 #include "model/predict.hpp"
 

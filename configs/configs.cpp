@@ -304,6 +304,17 @@ std::vector<std::string> names_under(const std::string& section) {
   return names;
 }
 
+// The sections a key's section nests in, outermost first ("a.b": a, b; "": none).
+std::vector<std::string> section_names(const std::string& section) {
+  std::vector<std::string> names;
+  for (std::size_t start = 0; start < section.size();) {
+    const std::size_t dot = std::min(section.find('.', start), section.size());
+    names.push_back(section.substr(start, dot - start));
+    start = dot + 1;
+  }
+  return names;
+}
+
 std::string where_of(const std::string& top, const std::string& section) {
   return top + (section.empty() ? "" : section + ".");
 }
@@ -313,9 +324,8 @@ std::map<std::string, YAML::Node> model_sections(const YAML::Node& root, const s
   std::map<std::string, YAML::Node> nodes{{"", root}};
   for (const ModelKey& k : model_keys) {
     std::string path;
-    for (std::string rest = k.section; !rest.empty();) {
-      const std::string parent = path, name = rest.substr(0, rest.find('.'));
-      rest = rest.find('.') == std::string::npos ? "" : rest.substr(rest.find('.') + 1);
+    for (const std::string& name : section_names(k.section)) {
+      const std::string parent = path;
       path += (path.empty() ? "" : ".") + name;
       if (nodes.count(path)) continue;
       const YAML::Node above = nodes.at(parent);
@@ -392,11 +402,7 @@ std::string model_params_yaml(const model::ModelParams& params) {
   YAML::Node root(YAML::NodeType::Map);
   for (const ModelKey& k : model_keys) {
     std::vector<YAML::Node> path{root};  // yaml-cpp's nodes are handles: a child written is in root
-    for (std::string rest = k.section; !rest.empty();) {
-      const std::string name = rest.substr(0, rest.find('.'));
-      rest = rest.find('.') == std::string::npos ? "" : rest.substr(rest.find('.') + 1);
-      path.push_back(path.back()[name]);
-    }
+    for (const std::string& name : section_names(k.section)) path.push_back(path.back()[name]);
     std::visit(
         [&](auto member) {
           const auto& field = params.*member;
