@@ -2,6 +2,7 @@
 // CPUs, the device's updates, the staged copies, several devices, and what stays on the device.
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "hetlu/detail/deal_columns.hpp"
 #include "hetlu/detail/staging_slot.hpp"
@@ -31,9 +32,23 @@ bool device_holds_plan(const Rates& rates, Solver solver, int m, int n, int nb, 
 
 bool plan_fits_device(const Rates& rates, const Problem& problem, const Plan& plan) {
   const bool hybrid = problem.target == Target::hybrid && rates.device.gflops > 0;
-  if (!hybrid || rates.devices.size() > 1 || plan.cpu_block_columns >= block_columns(problem.n, plan.nb)) return true;
-  return device_holds_plan(rates, problem.solver, problem.m, problem.n, plan.nb, plan.cpu_block_columns,
-                           entry_bytes(problem.precision));
+  const int nb = std::max(1, plan.nb), blocks = block_columns(problem.n, nb);
+  if (!hybrid || plan.cpu_block_columns >= blocks) return true;
+  const double word = entry_bytes(problem.precision);
+  const std::size_t count = rates.devices.size();
+  if (count <= 1)
+    return device_holds_plan(rates, problem.solver, problem.m, problem.n, nb, plan.cpu_block_columns, word);
+  // Several: a d = 0 deal that gives one device everything runs it alone, the whole matrix there.
+  const int d = std::max(0, plan.cpu_block_columns);
+  if (const int s = sole_owner(plan, static_cast<int>(count), problem.n); s >= 0)
+    return device_column_capacity(rates.devices[s], problem.m, word) >= problem.n;
+  const auto owner = detail::deal_block_columns(plan.device_shares, static_cast<int>(count), blocks - d);
+  std::vector<double> columns(count, 0);
+  for (int J = d; J < blocks; ++J) columns[owner[J - d]] += std::min(problem.n, (J + 1) * nb) - J * nb;
+  for (std::size_t i = 0; i < count; ++i)
+    if (columns[i] > 0 && columns[i] + 2.0 * nb > device_column_capacity(rates.devices[i], problem.m, word))
+      return false;
+  return true;
 }
 
 double prbt_hybrid_extra_seconds(const MachineProfile& profile, const Rates& rates, int n, Precision precision,

@@ -8,6 +8,7 @@
 #include <limits>
 #include <sstream>
 
+#include "hetlu/detail/deal_columns.hpp"
 #include "model/cpu_share.hpp"
 #include "model/pricing.hpp"
 
@@ -216,10 +217,10 @@ void search_plans(const MachineProfile& profile, const Problem& problem, const M
                                             : candidate_cpu_block_columns(blocks, closed_form_fraction);
       for (int d : ds) {
         plan.cpu_block_columns = d;
-        if (!plan_fits_device(r, problem, plan)) continue;
         if (several)
           plan.device_shares =
               balanced_device_shares(r, problem.m, problem.n, width, d, problem.precision, params, &profile);
+        if (!plan_fits_device(r, problem, plan)) continue;
         std::vector<Term> terms;
         const double t = predict_seconds(profile, problem, plan, params, &terms);
         if (t < best.seconds) {
@@ -305,6 +306,22 @@ void explain_hybrid(const Problem& problem, double closed_form_fraction, Predict
                   std::to_string(plan.cpu_block_columns) + " of " + std::to_string(blocks) + " block columns");
   // The d the device's memory allows: below it the chosen d is no choice of the time's (PRBT
   // keeps the whole matrix there at any d: said above where it does not fit).
+  if (several) {
+    // Several: each device's memory bounds its share (balanced_device_shares); say where it binds.
+    const int dealt = blocks - std::min(blocks, plan.cpu_block_columns);
+    const auto owner = detail::deal_block_columns(plan.device_shares, static_cast<int>(r.devices.size()), dealt);
+    for (std::size_t i = 0; i < r.devices.size(); ++i) {
+      const auto& dev = r.devices[i];
+      const double most = std::floor((device_column_capacity(dev, problem.m, word) - 2.0 * plan.nb) / plan.nb);
+      const auto got = std::count(owner.begin(), owner.end(), static_cast<int>(i));
+      if (most < dealt && got + 1 >= most)
+        why.push_back(dev.name + "'s " + fmt1(dev.memory_usable_bytes / 1e9) + " usable GB hold " +
+                      std::to_string(static_cast<long long>(std::max(0.0, most))) +
+                      " block columns beside its two panel slots; it is dealt " + std::to_string(got) + " of the " +
+                      std::to_string(dealt) + " right of d (plans whose deal a device cannot hold were left out)");
+    }
+    return;
+  }
   Plan fewer = plan;
   fewer.cpu_block_columns = 0;
   if (problem.solver != Solver::prbt)

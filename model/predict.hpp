@@ -71,6 +71,9 @@ struct Rates {
     int host_threads = 0;     // a host backend's team; 0: a GPU
     BandwidthUsed memory;     // its memory (bytes read + written)
     double panel_gflops = 0;  // its GEMM rate without TF32, for its panels
+    // What a plan may fill of its memory (ModelParams::usable_device_memory_share of its
+    // capacity); 0 when not known (a host backend's team, a device that reports none).
+    double memory_usable_bytes = 0;
   };
   std::vector<Device> devices;
 };
@@ -93,7 +96,9 @@ MachineProfile with_devices(const MachineProfile& profile, const DeviceSet& devi
 // update flops F at its GEMM rate g_i, L_i + s_i F / g_i = T for all i (the least T with shares
 // summing to 1; a device whose transfers alone exceed T gets none).
 // With d = 0 each device also factors its share of the panels (priced from `profile`'s panel
-// probes for a host backend's team where given).
+// probes for a host backend's team where given). A device whose memory cannot hold its balanced
+// share keeps what it holds, the others balance the rest; where the devices together hold too
+// little, the shares exceed someone's memory and plan_fits_device refuses the plan.
 std::vector<double> balanced_device_shares(const Rates& rates, int m, int n, int nb, int cpu_block_columns,
                                            Precision precision, const ModelParams& params,
                                            const MachineProfile* profile = nullptr);

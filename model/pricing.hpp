@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 
 #include "hetlu/detail/flops.hpp"
@@ -108,10 +109,16 @@ double prbt_extra_seconds(const MachineProfile& profile, const Rates& rates, int
 double mixed_extra_seconds(const MachineProfile& profile, const Rates& rates, int n, Solver solver,
                            const ModelParams& params, bool host_rounds = true);
 
-// Whether one device's memory holds a plan as the model chooses among them: only a hybrid plan on
-// one device that keeps block columns there can fail to fit (several devices' shares are dealt by
-// their memory).
+// Whether the devices' memory holds a hybrid plan that keeps block columns there: one device, as
+// device_holds_plan says; several, each its dealt block columns and two panel slots (or the whole
+// matrix where a d = 0 deal gives it everything), as HybridLu::prepare allocates them.
 bool plan_fits_device(const Rates& rates, const Problem& problem, const Plan& plan);
+
+// How many columns of m rows device `dev` holds in its usable memory; infinite where not known.
+inline double device_column_capacity(const Rates::Device& dev, int m, double word) {
+  return dev.memory_usable_bytes > 0 ? dev.memory_usable_bytes / (word * std::max(1, m))
+                                     : std::numeric_limits<double>::infinity();
+}
 
 // Whether PRBT on the device keeps two copies of A there (prbt_device.hpp): its factors then stay
 // on the device, where it solves and refines; else they come back and the CPUs do it. A capacity

@@ -4,7 +4,9 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <vector>
 
+#include "hetlu/detail/deal_columns.hpp"
 #include "model/pricing.hpp"
 
 namespace hetlu::model {
@@ -143,8 +145,9 @@ Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& 
       r.device.source = "no known rate: compute capability " + std::to_string(g.compute_capability_major) + "." +
                         std::to_string(g.compute_capability_minor) +
                         " is not in the datasheet table and it was not probed ('hetlu calibrate')";
-    r.devices.insert(r.devices.begin(), {g.name, r.device, r.link, r.link_latency_us, g.host_team_threads,
-                                         r.device_memory, r.device_panel_gflops});
+    r.devices.insert(r.devices.begin(),
+                     {g.name, r.device, r.link, r.link_latency_us, g.host_team_threads, r.device_memory,
+                      r.device_panel_gflops, params.usable_device_memory_share * double(g.memory_bytes)});
   }
   r.memory_gbs = p.memory_bandwidth_gbs > 0 ? p.memory_bandwidth_gbs : params.default_host_memory_gbs;
   r.device_memory_usable_bytes = params.usable_device_memory_share * r.device_memory_bytes;
@@ -197,6 +200,50 @@ MachineProfile with_devices(const MachineProfile& profile, const DeviceSet& devi
   return p;
 }
 
+namespace {
+
+// The shares s_i (summing to 1 where the devices hold the block columns) for which every device
+// in use takes the same time T: L_i + s_i F / g_i = T. A device whose transfers alone reach T gets
+// none; one whose share would pass its `most` of the `dealt` block columns keeps what it holds and
+// the others balance the rest. Where the devices together hold too little, each keeps its most and
+// the shares sum below 1.
+std::vector<double> shares_within(double flops, const std::vector<double>& g, const std::vector<double>& L,
+                                  const std::vector<double>& most, int dealt) {
+  const std::size_t count = g.size();
+  std::vector<bool> used(count), full(count, false);
+  for (std::size_t i = 0; i < count; ++i) used[i] = g[i] > 0;
+  std::vector<double> shares(count, 0.0), limit(count);
+  for (std::size_t i = 0; i < count; ++i) limit[i] = dealt > 0 ? std::max(0.0, most[i]) / dealt : 1.0;
+  // Each round fixes at least one device (dropped or full) or ends: at most 2 * count rounds.
+  for (std::size_t round = 0; round <= 2 * count; ++round) {
+    double sum_g = 0, sum_lg = 0, kept = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+      if (full[i])
+        kept += shares[i];
+      else if (used[i])
+        sum_g += g[i], sum_lg += L[i] * g[i];
+    }
+    if (sum_g <= 0) {
+      if (kept > 0) return shares;  // every device in use is full
+      return std::vector<double>(count, 1.0 / count);
+    }
+    const double T = (flops * std::max(0.0, 1 - kept) + sum_lg) / sum_g;
+    bool changed = false;
+    for (std::size_t i = 0; i < count; ++i) {
+      if (full[i]) continue;
+      shares[i] = used[i] ? std::max(0.0, (T - L[i]) * g[i] / flops) : 0;
+      if (used[i] && shares[i] <= 0) used[i] = false, changed = true;
+    }
+    if (changed) continue;  // drop first, then balance again before any device counts as full
+    for (std::size_t i = 0; i < count; ++i)
+      if (used[i] && !full[i] && shares[i] > limit[i]) shares[i] = limit[i], full[i] = true, changed = true;
+    if (!changed) break;
+  }
+  return shares;
+}
+
+}  // namespace
+
 std::vector<double> balanced_device_shares(const Rates& rates, int m, int n, int nb, int cpu_block_columns,
                                            Precision precision, const ModelParams& params,
                                            const MachineProfile* profile) {
@@ -235,22 +282,28 @@ std::vector<double> balanced_device_shares(const Rates& rates, int m, int n, int
       g[i] = flops / (flops / g[i] + panels);
     }
   }
-  // T = (F + sum L_i g_i) / sum g_i over the devices in use; drop any whose L_i >= T and repeat.
-  std::vector<bool> used(count);
-  for (std::size_t i = 0; i < count; ++i) used[i] = g[i] > 0;
-  std::vector<double> shares(count, 0.0);
-  for (std::size_t round = 0; round < count; ++round) {
-    double sum_g = 0, sum_lg = 0;
+  // Each device's most block columns of those dealt: its memory less the two panel slots.
+  const int dealt = blocks - std::clamp(cpu_block_columns, 0, blocks);
+  std::vector<double> most(count);
+  for (std::size_t i = 0; i < count; ++i)
+    most[i] = std::floor((device_column_capacity(rates.devices[i], m, word) - 2.0 * nb) / nb);
+  std::vector<double> shares = shares_within(flops, g, L, most, dealt);
+  if (std::all_of(most.begin(), most.end(), [&](double c) { return c >= dealt; })) return shares;
+  // The deal rounds shares to whole block columns: where it gives a device more than it holds, that
+  // device's limit comes down by the excess and the shares are balanced again (not where the
+  // devices together hold too little: no deal fits then).
+  for (std::size_t attempt = 0; attempt < 2 * count; ++attempt) {
+    double sum = 0;
+    for (double s : shares) sum += s;
+    if (sum < 1 - 1e-9) break;
+    const auto owner = detail::deal_block_columns(shares, static_cast<int>(count), dealt);
+    std::vector<double> got(count, 0);
+    for (int o : owner) ++got[o];
+    bool over = false;
     for (std::size_t i = 0; i < count; ++i)
-      if (used[i]) sum_g += g[i], sum_lg += L[i] * g[i];
-    if (sum_g <= 0) return std::vector<double>(count, 1.0 / count);
-    const double T = (flops + sum_lg) / sum_g;
-    bool dropped = false;
-    for (std::size_t i = 0; i < count; ++i) {
-      shares[i] = used[i] ? std::max(0.0, (T - L[i]) * g[i] / flops) : 0;
-      if (used[i] && shares[i] <= 0) used[i] = false, dropped = true;
-    }
-    if (!dropped) break;
+      if (got[i] > std::max(0.0, most[i])) most[i] = std::max(0.0, 2 * most[i] - got[i]), over = true;
+    if (!over) break;
+    shares = shares_within(flops, g, L, most, dealt);
   }
   return shares;
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "hetlu/detail/deal_columns.hpp"
 #include "hetlu/detail/flops.hpp"
 #include "hetlu/types.hpp"
 #include "model/cpu_share.hpp"
@@ -883,6 +884,64 @@ TEST(Predict, APlanKeepsOnTheDeviceOnlyWhatItsMemoryHolds) {
   EXPECT_FALSE(model::device_holds(p, too_large, smaller, {}));
   EXPECT_TRUE(model::device_holds(p, too_large, plan, {}));
   EXPECT_TRUE(model::device_holds(p, fits, model::predict(p, fits).plan, {}));
+}
+
+// Several devices hold their dealt block columns and two panel slots each (HybridLu::prepare);
+// the model had checked one device's memory only: two 80 GB H100s at n = 160000 (205 GB) got d = 0,
+// half the matrix on each, which the executor cannot allocate (DeviceOutOfMemory, then the CPUs
+// alone). Every device's deal now fits its memory, and a device too small for its balanced share
+// keeps what it holds while the other takes the rest.
+TEST(Predict, SeveralDevicesAreDealtNoMoreThanTheirMemoryHolds) {
+  auto two = h100_as_probed();
+  two.gpus.push_back(two.gpus[0]);
+  two.gpus[1].name = "second H100";
+  auto dealt_within = [](const MachineProfile& p, const model::Problem& problem, const Plan& plan) {
+    const auto rates = model::rates_of(p, problem.precision, {}, problem.devices);
+    const int blocks = block_columns(problem.n, plan.nb);
+    const int d = std::min(blocks, plan.cpu_block_columns);
+    const auto owner = detail::deal_block_columns(plan.device_shares, problem.devices, blocks - d);
+    for (int i = 0; i < problem.devices; ++i) {
+      const double columns = double(std::count(owner.begin(), owner.end(), i)) * plan.nb;
+      if (columns > 0 && 8.0 * problem.m * (columns + 2.0 * plan.nb) > 0.95 * double(p.gpus[i].memory_bytes))
+        return false;
+    }
+    return true;
+  };
+  const model::Problem halves{Solver::gepp, Precision::double_, Target::hybrid, 120000, 120000, 2};
+  const Plan halved = model::predict(two, halves).plan;  // 115 GB: half on each fits
+  EXPECT_EQ(halved.cpu_block_columns, 0);
+  EXPECT_TRUE(dealt_within(two, halves, halved));
+  const model::Problem too_large{Solver::gepp, Precision::double_, Target::hybrid, 160000, 160000, 2};
+  const Plan plan = model::predict(two, too_large).plan;
+  EXPECT_GT(plan.cpu_block_columns, 0);
+  EXPECT_TRUE(dealt_within(two, too_large, plan));
+  EXPECT_TRUE(model::device_holds(two, too_large, plan, {}));
+  Plan at_zero = plan;  // what the model chose before: d = 0, half on each
+  at_zero.cpu_block_columns = 0;
+  at_zero.device_shares = {0.5, 0.5};
+  EXPECT_FALSE(model::device_holds(two, too_large, at_zero, {}));
+  // One device of 8 GB beside the H100: balanced by rate it would take half; it keeps what it holds.
+  auto small = two;
+  small.gpus[1].memory_bytes = 8ll << 30;
+  const model::Problem mixed_sizes{Solver::gepp, Precision::double_, Target::hybrid, 60000, 60000, 2};
+  const int nb = 512, d = 1;
+  const auto shares = model::balanced_device_shares(model::rates_of(small, Precision::double_, {}, 2), 60000, 60000, nb,
+                                                    d, Precision::double_, {});
+  const auto equal = model::balanced_device_shares(model::rates_of(two, Precision::double_, {}, 2), 60000, 60000, nb, d,
+                                                   Precision::double_, {});
+  ASSERT_EQ(shares.size(), 2u);
+  EXPECT_NEAR(equal[1], 0.5, 0.01);
+  const int blocks = block_columns(60000, nb);
+  const double most = std::floor((0.95 * double(8ll << 30) / (8.0 * 60000) - 2.0 * nb) / nb);
+  EXPECT_LE(shares[1] * (blocks - d), most);
+  EXPECT_GT(shares[1] * (blocks - d), most - 2);  // it is still given what it holds
+  EXPECT_NEAR(shares[0] + shares[1], 1.0, 1e-9);
+  Plan dealt;
+  dealt.nb = nb;
+  dealt.cpu_block_columns = d;
+  dealt.device_shares = shares;
+  EXPECT_TRUE(dealt_within(small, mixed_sizes, dealt));
+  EXPECT_TRUE(dealt_within(small, mixed_sizes, model::predict(small, mixed_sizes).plan));
 }
 
 // cuSOLVER's getrf of a resident matrix as an H100 ran it (cuSOLVER 12004, four GPU sessions,
