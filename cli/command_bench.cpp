@@ -334,7 +334,7 @@ nlohmann::ordered_json sweep_d(Solver solver, int m, int n, int reps, const std:
          {"n", n},
          {"nb", nb},
          {"block_columns", blocks},
-         {"backend", to_string(chosen.plan.devices)},
+         {"devices", to_string(chosen.plan.devices)},
          {"model_d", model_d >= 0 ? nlohmann::ordered_json(model_d) : nlohmann::ordered_json(nullptr)},
          {"measured_at_model_d_share_of_best", number_or_null(share_of_best)},
          {"spearman_predicted_measured", number_or_null(rank_agreement)},

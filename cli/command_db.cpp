@@ -33,7 +33,7 @@ void show_accuracy(const std::vector<db::BestPlan>& plans, bool json, const std:
                     {"solver", to_string(b.plan.solver)},
                     {"precision", to_string(b.plan.precision)},
                     {"target", to_string(b.plan.target)},
-                    {"backend", b.plan.target == Target::hybrid ? to_string(b.plan.devices) : ""},
+                    {"devices", b.plan.target == Target::hybrid ? to_string(b.plan.devices) : ""},
                     {"m", b.m},
                     {"n", b.n},
                     {"nb", b.plan.nb},
@@ -47,7 +47,7 @@ void show_accuracy(const std::vector<db::BestPlan>& plans, bool json, const std:
   for (const auto& r : rows)
     grouped[{r["solver"].get<std::string>(),
              r["target"].get<std::string>() +
-                 (r["backend"].get<std::string>().empty() ? "" : " (" + r["backend"].get<std::string>() + " backend)")}]
+                 (r["devices"].get<std::string>().empty() ? "" : " (devices " + r["devices"].get<std::string>() + ")")}]
         .push_back(r["relative_error"]);
   nlohmann::ordered_json by_solver = nlohmann::ordered_json::array();
   for (const auto& [key, group] : grouped)

@@ -569,6 +569,8 @@ TEST_F(Cli, AccuracyComparesPredictedAndMeasured) {
   for (const auto& e : j["entries"]) {
     EXPECT_GT(e["predicted_seconds"].get<double>(), 0);
     EXPECT_GT(e["measured_seconds"].get<double>(), 0);
+    EXPECT_EQ(e["devices"], "") << e;  // a device set (hybrid entries), as the plan's JSON names it
+    EXPECT_FALSE(e.contains("backend")) << e;
   }
   EXPECT_TRUE(j["median_relative_error"].is_number());
   // One median per solver and target (#13.6): GEPP on the CPUs here, both entries.
@@ -1029,6 +1031,7 @@ TEST_F(Cli, BenchSweepsTheCpuShare) {
   for (const auto& p : j["points"])
     if (p["predicted_seconds"].get<double>() < least) least = p["predicted_seconds"], argmin = p["d"];
   EXPECT_EQ(j["model_d"], argmin);
+  EXPECT_EQ(j["devices"], "host") << j.dump();  // the device set swept, as the plan's JSON names it
   const double share = j["measured_at_model_d_share_of_best"];
   EXPECT_GT(share, 0);
   EXPECT_LE(share, 1);
