@@ -90,7 +90,9 @@ double predict_seconds(const MachineProfile& profile, const Problem& problem, co
     // PRBT's own pass over A checks it (its upload's packing on one device,
     // prbt_hybrid_extra_seconds; its randomization on the CPUs beside several), mixed precision's rounding pass, GEPP's
     // and CALU's upload with d = 0 (HybridLu::check_input); every other hybrid call checks A first.
-    const bool one_device = rates.devices.size() == 1;
+    // One device: the only one, or (d = 0) the one the deal gives everything, which runs alone
+    // (HybridLu::single) and checks A as it uploads it.
+    const bool one_device = rates.devices.size() == 1 || sole_owner(plan, devices, problem.n) == 0;
     const bool own_pass = problem.precision == Precision::mixed || problem.solver == Solver::prbt ||
                           (one_device && plan.cpu_block_columns == 0 && plan.refinement != Refinement::working);
     if (!own_pass) {
@@ -217,16 +219,27 @@ void search_plans(const MachineProfile& profile, const Problem& problem, const M
                                             : candidate_cpu_block_columns(blocks, closed_form_fraction);
       for (int d : ds) {
         plan.cpu_block_columns = d;
-        if (several)
-          plan.device_shares =
-              balanced_device_shares(r, problem.m, problem.n, width, d, problem.precision, params, &profile);
-        if (!plan_fits_device(r, problem, plan)) continue;
-        std::vector<Term> terms;
-        const double t = predict_seconds(profile, problem, plan, params, &terms);
-        if (t < best.seconds) {
-          best.seconds = t;
-          best.plan = plan;
-          best.terms = terms;
+        // Several: the deal that balances the devices' times, and with d = 0 each device given
+        // every block column (it then runs alone): the balance prices transfers and updates only,
+        // and a device that memory leaves out of it can make the set faster, never slower.
+        std::vector<std::vector<double>> deals = {{}};
+        if (several) {
+          deals = {balanced_device_shares(r, problem.m, problem.n, width, d, problem.precision, params, &profile)};
+          for (std::size_t i = 0; d == 0 && i < r.devices.size(); ++i) {
+            deals.emplace_back(r.devices.size(), 0.0);
+            deals.back()[i] = 1;
+          }
+        }
+        for (const auto& shares : deals) {
+          plan.device_shares = shares;
+          if (!plan_fits_device(r, problem, plan)) continue;
+          std::vector<Term> terms;
+          const double t = predict_seconds(profile, problem, plan, params, &terms);
+          if (t < best.seconds) {
+            best.seconds = t;
+            best.plan = plan;
+            best.terms = terms;
+          }
         }
       }
     }
@@ -267,13 +280,38 @@ void explain_hybrid(const Problem& problem, double closed_form_fraction, Predict
     why.push_back("device " + std::to_string(i + 1) + " " + r.devices[i].name + ": GEMM rate " +
                   fmt1(r.devices[i].gemm.gflops) + " GFlop/s (" + r.devices[i].gemm.source + "), link " +
                   fmt1(r.devices[i].link.gbs) + " GB/s (" + r.devices[i].link.source + ")");
+  // The memory each device's share stops at, where it binds (said after the deal).
+  std::vector<std::string> memory_bounds;
+  if (several) {
+    const int dealt = blocks - std::min(blocks, plan.cpu_block_columns);
+    const auto owner = detail::deal_block_columns(plan.device_shares, static_cast<int>(r.devices.size()), dealt);
+    for (std::size_t i = 0; i < r.devices.size(); ++i) {
+      const auto& dev = r.devices[i];
+      const double most = std::floor((device_column_capacity(dev, problem.m, word) - 2.0 * plan.nb) / plan.nb);
+      const auto got = std::count(owner.begin(), owner.end(), static_cast<int>(i));
+      if (most < dealt && got + 1 >= most)
+        memory_bounds.push_back(dev.name + "'s " + fmt1(dev.memory_usable_bytes / 1e9) + " usable GB hold " +
+                                std::to_string(static_cast<long long>(std::max(0.0, most))) +
+                                " block columns beside its two panel slots; it is dealt " + std::to_string(got) +
+                                " of the " + std::to_string(dealt) +
+                                " right of d (plans whose deal a device cannot hold were left out)");
+    }
+  }
   if (several && plan.cpu_block_columns < blocks) {
     std::string shares;
     for (std::size_t i = 0; i < plan.device_shares.size(); ++i)
       shares += (i ? ", " : "") + fmt1(100 * plan.device_shares[i]) + " %";
+    const bool alone = std::count(plan.device_shares.begin(), plan.device_shares.end(), 0.0) + 1 ==
+                       static_cast<std::ptrdiff_t>(plan.device_shares.size());
     why.push_back("the block columns right of d dealt " + shares +
-                  ": each device's transfers plus its share of the updates at its GEMM rate take the same "
-                  "predicted time (heterogeneous-column-block §3.2)");
+                  (alone ? ": one device takes them all, predicted faster than the deal that balances the devices' "
+                           "times"
+                   : memory_bounds.empty()
+                       ? ": each device's transfers plus its share of the updates at its GEMM rate take the same "
+                         "predicted time (heterogeneous-column-block §3.2)"
+                       : ": the devices' transfers plus their shares of the updates at their GEMM rates take the "
+                         "same predicted time (heterogeneous-column-block §3.2), except where a device's memory "
+                         "holds less (below)"));
   }
   if (r.devices_idle > 0)
     why.push_back(std::to_string(r.devices_idle) + " more device(s) idle: the plan drives " +
@@ -307,19 +345,7 @@ void explain_hybrid(const Problem& problem, double closed_form_fraction, Predict
   // The d the device's memory allows: below it the chosen d is no choice of the time's (PRBT
   // keeps the whole matrix there at any d: said above where it does not fit).
   if (several) {
-    // Several: each device's memory bounds its share (balanced_device_shares); say where it binds.
-    const int dealt = blocks - std::min(blocks, plan.cpu_block_columns);
-    const auto owner = detail::deal_block_columns(plan.device_shares, static_cast<int>(r.devices.size()), dealt);
-    for (std::size_t i = 0; i < r.devices.size(); ++i) {
-      const auto& dev = r.devices[i];
-      const double most = std::floor((device_column_capacity(dev, problem.m, word) - 2.0 * plan.nb) / plan.nb);
-      const auto got = std::count(owner.begin(), owner.end(), static_cast<int>(i));
-      if (most < dealt && got + 1 >= most)
-        why.push_back(dev.name + "'s " + fmt1(dev.memory_usable_bytes / 1e9) + " usable GB hold " +
-                      std::to_string(static_cast<long long>(std::max(0.0, most))) +
-                      " block columns beside its two panel slots; it is dealt " + std::to_string(got) + " of the " +
-                      std::to_string(dealt) + " right of d (plans whose deal a device cannot hold were left out)");
-    }
+    why.insert(why.end(), memory_bounds.begin(), memory_bounds.end());
     return;
   }
   Plan fewer = plan;

@@ -944,6 +944,52 @@ TEST(Predict, SeveralDevicesAreDealtNoMoreThanTheirMemoryHolds) {
   EXPECT_TRUE(dealt_within(small, mixed_sizes, model::predict(small, mixed_sizes).plan));
 }
 
+// More memory never makes a set of devices slower: the search tries, beside the deal that balances
+// the devices' times, each device given every block column with d = 0 (it then runs alone). Found
+// by a hostile test: with 80 + 0.1 GB the second H100 was left out (0.685 s), with 80 + 80 GB the
+// balanced halves were the only d = 0 plan (0.942 s). A device that runs alone checks A as it
+// uploads it, as one device does: no check of its own is priced (it was, 0.075 s, and the advice
+// then called the same run "1.1x faster" alone), and the deal is not called balanced.
+TEST(Predict, MoreDeviceMemoryNeverGivesASlowerPlan) {
+  auto both = h100_as_probed();
+  both.gpus.push_back(both.gpus[0]);
+  both.gpus[1].name = "second H100";
+  auto small = both;
+  small.gpus[1].memory_bytes = 100ll << 20;
+  const model::Problem problem{Solver::gepp, Precision::double_, Target::hybrid, 30000, 30000, 2};
+  for (int n : {8192, 30000, 60000}) {
+    model::Problem p = problem;
+    p.m = p.n = n;
+    EXPECT_LE(model::predict(both, p).seconds, model::predict(small, p).seconds * (1 + 1e-12)) << n;
+  }
+  const auto alone = model::predict(small, problem);
+  ASSERT_EQ(alone.plan.cpu_block_columns, 0);
+  ASSERT_EQ(alone.plan.device_shares, (std::vector<double>{1, 0}));
+  for (const auto& term : alone.terms) EXPECT_EQ(term.name.find("finiteness check"), std::string::npos) << term.name;
+  ASSERT_TRUE(alone.faster_alone);
+  EXPECT_EQ(alone.faster_alone->seconds, alone.seconds);  // the same run: "deals the others no block column"
+  bool balanced_said = false, alone_said = false;
+  for (const auto& line : alone.reasoning) {
+    balanced_said = balanced_said || line.find("take the same predicted time") != std::string::npos;
+    alone_said = alone_said || line.find("one device takes them all") != std::string::npos;
+  }
+  EXPECT_FALSE(balanced_said);
+  EXPECT_TRUE(alone_said);
+  // Where memory caps a share, the deal is not said to balance the devices' times outright.
+  auto capped = both;
+  capped.gpus[1].memory_bytes = 40ll << 30;
+  model::Problem large = problem;
+  large.m = large.n = 110000;  // 97 GB: neither alone holds it
+  const auto prediction = model::predict(capped, large);
+  int deal_lines = 0;
+  for (const auto& line : prediction.reasoning) {
+    if (line.rfind("the block columns right of d dealt", 0) != 0) continue;
+    ++deal_lines;
+    EXPECT_NE(line.find("except where a device's memory holds less"), std::string::npos) << line;
+  }
+  EXPECT_EQ(deal_lines, 1);
+}
+
 // cuSOLVER's getrf of a resident matrix as an H100 ran it (cuSOLVER 12004, four GPU sessions,
 // bench/results/2026-11-2[67]-h100*): dgetrf 0.0392-0.0394 s at n = 8192, 0.1413-0.1423 at 16384 and
 // 0.7151-0.7273 at 32768; sgetrf 0.1334 at 16384 and 0.7099 at 32768. One rate fitted at the probe's
