@@ -132,7 +132,7 @@ void recommend_distributed(Precision precision, int n, distributed::RankLayout l
 
 void register_recommend(CLI::App& app, CommandState&) {
   struct Args {
-    std::string db, solver = "gepp", precision = "double", target = "cpu", machine, model_config, devices;
+    std::string db, solver = "gepp", precision = "double", target = "cpu", machine, model_config, backend, devices;
     int m = -1, n = -1;
     std::optional<int> nb, ranks, ranks_per_node;
     bool json = false, explain = false, sweep_d = false, print_model_config = false;
@@ -149,6 +149,8 @@ void register_recommend(CLI::App& app, CommandState&) {
   cmd->add_option("--target", args->target, "cpu or hybrid")
       ->capture_default_str()
       ->check(one_of(detail::target_names.all()));
+  cmd->add_option("--backend", args->backend, "hybrid: cuda or host (default: cuda when a GPU is present)")
+      ->check(one_of(detail::backend_names.all()));
   add_devices_option(*cmd, args->devices);
   cmd->add_option("-m", args->m, "rows (default: n)")->check(whole_positive);
   cmd->add_option("-n", args->n, "columns (required)")->check(whole_positive);
@@ -190,7 +192,7 @@ void register_recommend(CLI::App& app, CommandState&) {
     const int swept = args->nb ? (args->n - 1) / *args->nb + 1 : 0;  // block columns, without overflow
     if (args->sweep_d) check_swept(swept);
     if (args->ranks) {
-      for (const char* option : {"-m", "--solver", "--target", "--sweep-d", "--nb", "--devices"})
+      for (const char* option : {"-m", "--solver", "--target", "--sweep-d", "--nb", "--backend", "--devices"})
         if (cmd->count(option) > 0) throw UsageError(std::string(option) + " does not apply to --ranks");
       distributed::RankLayout layout;
       layout.ranks = *args->ranks;
@@ -208,8 +210,9 @@ void register_recommend(CLI::App& app, CommandState&) {
     if (solver == Solver::prbt && m != args->n) throw UsageError("prbt solves square systems only: give m = n");
     const Precision precision = from_string<Precision>(args->precision);
     const Target target = from_string<Target>(args->target);
-    const auto devices = devices_of("", args->devices);
-    if (devices && target != Target::hybrid) throw UsageError("--devices needs --target hybrid");
+    const auto devices = devices_of(args->backend, args->devices);
+    if (devices && target != Target::hybrid)
+      throw UsageError(std::string(args->devices.empty() ? "--backend" : "--devices") + " needs --target hybrid");
     const int driven = devices ? static_cast<int>(devices->size()) : 1;
 
     if (args->sweep_d && (args->machine.empty() || target != Target::hybrid))

@@ -13,8 +13,10 @@ install(TARGETS hetlu hetlu_headers hetlu_lapack EXPORT hetluTargets
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS hetlu_command RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # The distributed layer (#18), where MPI and ScaLAPACK were found: the hetlu command links it.
+# Its own export set, hetlu::distributed, which hetluConfig.cmake imports where MPI is found.
 if(TARGET hetlu_distributed)
-  install(TARGETS hetlu_distributed LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  set_target_properties(hetlu_distributed PROPERTIES EXPORT_NAME distributed)
+  install(TARGETS hetlu_distributed EXPORT hetluDistributedTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
   install(FILES include/hetlu/distributed.hpp include/hetlu/distributed_plan.hpp include/hetlu/hetlu_distributed.h
     DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hetlu)
   install(FILES include/hetlu/detail/c_guard.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hetlu/detail)
@@ -27,6 +29,9 @@ install(PROGRAMS report/hetlu_report.py DESTINATION ${CMAKE_INSTALL_DATADIR}/het
 
 set(HETLU_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/hetlu)
 install(EXPORT hetluTargets NAMESPACE hetlu:: DESTINATION ${HETLU_CMAKE_DIR})
+if(TARGET hetlu_distributed)
+  install(EXPORT hetluDistributedTargets NAMESPACE hetlu:: DESTINATION ${HETLU_CMAKE_DIR})
+endif()
 configure_package_config_file(cmake/hetluConfig.cmake.in ${CMAKE_BINARY_DIR}/hetluConfig.cmake
   INSTALL_DESTINATION ${HETLU_CMAKE_DIR})
 write_basic_package_version_file(${CMAKE_BINARY_DIR}/hetluConfigVersion.cmake

@@ -903,9 +903,10 @@ py::tuple gesv_stack(const py::array& a, const py::array& b, const std::string& 
 PYBIND11_MODULE(_hetlu, m) {
   m.doc() = "hetlu: auto-tuned dense LU solvers";
   // pybind11 tries the translator registered last first: the most derived exceptions come last.
-  py::register_exception<Error>(m, "Error", PyExc_RuntimeError);
-  py::register_exception<db::DatabaseError>(m, "DatabaseError", PyExc_OSError);
-  py::register_exception<InvalidArgument>(m, "InvalidArgument", PyExc_ValueError);
+  // As in C++, both derive from Error, and each from the standard exception a caller would catch.
+  const auto error = py::register_exception<Error>(m, "Error", PyExc_RuntimeError);
+  py::register_exception<db::DatabaseError>(m, "DatabaseError", py::make_tuple(error, py::handle(PyExc_OSError)));
+  py::register_exception<InvalidArgument>(m, "InvalidArgument", py::make_tuple(error, py::handle(PyExc_ValueError)));
 
   py::class_<SolveResult>(m, "SolveResult")
       .def_readonly("x", &SolveResult::x)

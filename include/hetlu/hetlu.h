@@ -139,7 +139,7 @@ hetlu_status hetlu_dgesv(int n, int nrhs, double* A, int lda, int* ipiv, double*
 hetlu_status hetlu_sgesv(int n, int nrhs, float* A, int lda, int* ipiv, float* B, int ldb, int* info,
                          const hetlu_options* options, hetlu_report* report);
 /* Complex: the plan (and report.plan.precision) is that of the real type, "double" or "single";
- * the hybrid target runs on the host backend only (the cuda backend has no complex yet). */
+ * the hybrid target runs it on either backend (cuBLAS's and cuSOLVER's Z and C routines on cuda). */
 hetlu_status hetlu_zgesv(int n, int nrhs, hetlu_complex_double* A, int lda, int* ipiv, hetlu_complex_double* B, int ldb,
                          int* info, const hetlu_options* options, hetlu_report* report);
 hetlu_status hetlu_cgesv(int n, int nrhs, hetlu_complex_float* A, int lda, int* ipiv, hetlu_complex_float* B, int ldb,

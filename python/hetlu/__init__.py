@@ -9,8 +9,10 @@ functions below return hetlu's report beside the answer.
     >>> result.x, result.plan["nb"], result.plan["source"], result.backward_error
 
 Matrices may be float32 or float64 in either memory order; other real types are converted to
-float64. Errors raise ValueError (bad input, with the same message as the hetlu command) and
-numpy.linalg.LinAlgError (a singular matrix). solve warns with hetlu.linalg.LinAlgWarning (SciPy's)
+float64. Errors raise ValueError (bad input, with the same message as the hetlu command: it is
+hetlu.InvalidArgument), numpy.linalg.LinAlgError (a singular matrix), hetlu.DatabaseError (an
+OSError: a tuning database that cannot be read or written) and hetlu.Error (a RuntimeError: anything
+else, e.g. backend="cuda" where no GPU is usable). solve warns with hetlu.linalg.LinAlgWarning (SciPy's)
 where x cannot be trusted: not finite, a backward error above 30 (n + 1) eps (LAPACK's gesv returns
 such an x as a success; the hetlu command equilibrates and escalates instead), or A singular to
 working precision where the solve estimated rcond (PRBT, precision="mixed" or "auto"); the result's
@@ -24,6 +26,9 @@ or "device") as the hetlu command's --backend, --d and --panel; None resolves th
 """
 from . import linalg  # noqa: F401  scipy.linalg's LU routines, solved by hetlu
 from ._hetlu import (  # noqa: F401
+    DatabaseError,
+    Error,
+    InvalidArgument,
     LUFactorization,
     SolveResult,
     calibrate,
@@ -33,4 +38,16 @@ from ._hetlu import (  # noqa: F401
     solve,
 )
 
-__all__ = ["linalg", "solve", "lu_factor", "lu_solve", "recommend", "calibrate", "SolveResult", "LUFactorization"]
+__all__ = [
+    "linalg",
+    "solve",
+    "lu_factor",
+    "lu_solve",
+    "recommend",
+    "calibrate",
+    "SolveResult",
+    "LUFactorization",
+    "Error",
+    "DatabaseError",
+    "InvalidArgument",
+]

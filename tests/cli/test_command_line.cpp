@@ -414,6 +414,10 @@ TEST_F(Cli, SeveralDevicesSolveBenchAndRecommend) {
   r = run_hetlu("recommend -n 128 --json --target hybrid --devices host:1 " + db(), dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(nlohmann::json::parse(r.out)["source"], "tuned") << r.out;
+  // --backend names one device, as for solve, bench and calibrate.
+  r = run_hetlu("recommend -n 128 --json --target hybrid --backend host " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["devices"], "host") << r.out;
   // d = 0 on several devices: each factors its own block columns' panels.
   r = run_hetlu("solve '" + A + "' --json --target hybrid --devices host:1,host:1 --d 0 " + db(), dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -421,6 +425,7 @@ TEST_F(Cli, SeveralDevicesSolveBenchAndRecommend) {
   // Bad lists and contradictions are one-line usage errors.
   for (const std::string& bad : std::vector<std::string>{
            "recommend -n 10 --target hybrid --devices gpu", "recommend -n 10 --devices host:2",
+           "recommend -n 10 --backend host", "recommend -n 10 --target hybrid --backend host --devices host:1",
            "solve '" + A + "' --target hybrid --devices host:0",
            "solve '" + A + "' --target hybrid --devices host,,host",
            "solve '" + A + "' --target hybrid --devices host:1,host:1 --backend host",

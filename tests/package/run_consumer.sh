@@ -10,6 +10,12 @@ cmake -S "$source/tests/package/consumer" -B "$work/consumer" -DCMAKE_PREFIX_PAT
 cmake --build "$work/consumer" -j2 >/dev/null
 "$work/consumer/consumer_cpp"
 "$work/consumer/consumer_c"
+# hetlu::distributed wherever the build has the distributed layer (one rank, no mpirun: a singleton).
+if [ -f "$build/distributed/libhetlu_distributed.so" ]; then
+  test -n "$(find "$work/prefix" -name hetluDistributedTargets.cmake)"
+  test -x "$work/consumer/consumer_distributed"
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$work/consumer/consumer_distributed"
+fi
 "$work/prefix/bin/hetlu" --version
 test -f "$work/prefix/share/hetlu/configs/calibration.yaml"
 test -f "$work/prefix/include/hetlu/hetlu.h"

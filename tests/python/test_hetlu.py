@@ -522,3 +522,19 @@ def test_the_database_may_be_a_path(tmp_path):
     np.testing.assert_allclose(r.x, np.ones(3))
     with pytest.raises(TypeError):  # cut at the NUL before
         hetlu.solve(np.eye(3), np.ones(3), db=str(tmp_path / "a") + "\x00b")
+
+
+def test_errors_are_the_modules_own_and_the_standard_ones(tmp_path, db):
+    # As in C++, hetlu.InvalidArgument and hetlu.DatabaseError are hetlu.Errors (a RuntimeError),
+    # and also a ValueError and an OSError: a caller may catch either name.
+    assert issubclass(hetlu.InvalidArgument, ValueError) and issubclass(hetlu.InvalidArgument, hetlu.Error)
+    assert issubclass(hetlu.DatabaseError, OSError) and issubclass(hetlu.DatabaseError, hetlu.Error)
+    assert issubclass(hetlu.Error, RuntimeError)
+    with pytest.raises(hetlu.InvalidArgument, match="b has 4 rows but A is 3 x 3"):
+        hetlu.solve(np.eye(3), np.ones(4), db=db)
+    with pytest.raises(hetlu.DatabaseError, match="is a folder, not a file"):
+        hetlu.calibrate(db=str(tmp_path), level="estimate")
+    try:  # where no GPU is usable, the cuda backend is an Error naming why
+        hetlu.solve(np.eye(3), np.ones(3), target="hybrid", backend="cuda", db=db)
+    except hetlu.Error as e:
+        assert "backend 'cuda' is not available" in str(e)
