@@ -214,8 +214,9 @@ std::vector<double> shares_within(double flops, const std::vector<double>& g, co
   for (std::size_t i = 0; i < count; ++i) used[i] = g[i] > 0;
   std::vector<double> shares(count, 0.0), limit(count);
   for (std::size_t i = 0; i < count; ++i) limit[i] = dealt > 0 ? std::max(0.0, most[i]) / dealt : 1.0;
-  // Each round fixes at least one device (dropped or full) or ends: at most 2 * count rounds.
-  for (std::size_t round = 0; round <= 2 * count; ++round) {
+  // Each round drops a device, fills one (which brings every dropped device back: the time left
+  // to the others rises) or ends; fills never undo, so (count + 1)^2 rounds bound it.
+  for (std::size_t round = 0; round <= (count + 1) * (count + 1); ++round) {
     double sum_g = 0, sum_lg = 0, kept = 0;
     for (std::size_t i = 0; i < count; ++i) {
       if (full[i])
@@ -238,6 +239,8 @@ std::vector<double> shares_within(double flops, const std::vector<double>& g, co
     for (std::size_t i = 0; i < count; ++i)
       if (used[i] && !full[i] && shares[i] > limit[i]) shares[i] = limit[i], full[i] = true, changed = true;
     if (!changed) break;
+    for (std::size_t i = 0; i < count; ++i)
+      if (!full[i]) used[i] = g[i] > 0;
   }
   return shares;
 }

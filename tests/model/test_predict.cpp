@@ -990,6 +990,24 @@ TEST(Predict, MoreDeviceMemoryNeverGivesASlowerPlan) {
   EXPECT_EQ(deal_lines, 1);
 }
 
+// A device dropped for its slow link comes back once the other fills its memory (a review's
+// finding): a 10 GB GPU beside a 40 GB one on a 1 GB/s link at n = 70000 got shares {1, 0} summing
+// to what the first holds, every deal refused, and d = 109 of 137 priced 275 s.
+TEST(Predict, ADeviceDroppedForItsLinkTakesWhatAFullOneCannotHold) {
+  auto p = machine(16, 67.2, 66908, 2);
+  p.gpus[0].memory_bytes = 10ll << 30;
+  p.gpus[0].peak_link_gbs = 63;
+  p.gpus[1].memory_bytes = 40ll << 30;
+  p.gpus[1].peak_link_gbs = 1;
+  const auto shares = model::balanced_device_shares(model::rates_of(p, Precision::double_, {}, 2), 70000, 70000, 128, 1,
+                                                    Precision::double_, {});
+  ASSERT_EQ(shares.size(), 2u);
+  EXPECT_NEAR(shares[0] + shares[1], 1.0, 1e-9);
+  EXPECT_GT(shares[1], 0.5);
+  const model::Problem problem{Solver::gepp, Precision::double_, Target::hybrid, 70000, 70000, 2};
+  EXPECT_LT(model::predict(p, problem).plan.cpu_block_columns, 20);
+}
+
 // cuSOLVER's getrf of a resident matrix as an H100 ran it (cuSOLVER 12004, four GPU sessions,
 // bench/results/2026-11-2[67]-h100*): dgetrf 0.0392-0.0394 s at n = 8192, 0.1413-0.1423 at 16384 and
 // 0.7151-0.7273 at 32768; sgetrf 0.1334 at 16384 and 0.7099 at 32768. One rate fitted at the probe's
