@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <memory>
@@ -215,15 +216,40 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
     } catch (const InvalidArgument& e) {
       r.warnings.push_back(std::string("the model cannot price these devices: ") + e.what());
     }
+    // A host backend's "device memory" where $HETLU_HOST_BACKEND_MEMORY_MIB caps it: the model then
+    // deals no team more than it holds (a bad value is the executor's to say).
+    try {
+      if (const std::size_t cap = backends::host_backend_memory_limit(); cap != std::numeric_limits<std::size_t>::max())
+        for (auto& g : profile.gpus)
+          if (g.host_team_threads > 0) g.memory_bytes = static_cast<long long>(cap);
+    } catch (const InvalidArgument&) {
+    }
   }
   // The model is consulted either way: its reasoning explains a tuned plan too.
   std::optional<Plan> predicted = model_plan(solver, precision, target, m, n, driven, profile, why_not_model, r);
-  // Several devices: the tuned plan keeps nb and d; the deal follows the devices' measured rates.
-  if (plan && predicted && driven > 1) {
-    const auto rates =
-        model::rates_of(profile, precision, configs::model_params(), driven, detail::cuda_tf32_requested());
-    plan->device_shares = model::balanced_device_shares(rates, m, n, plan->nb, plan->cpu_block_columns, precision,
-                                                        configs::model_params(), &profile);
+  // The tuned plan keeps nb and d; with several devices the deal follows their measured rates, as
+  // the model deals them (at d = 0 each device alone too), within their memory. Where the devices'
+  // memory holds no deal of the tuned nb and d at another size than the one tuned, the model's plan
+  // runs (the executor would leave it all to the CPUs); at the size tuned the plan ran here.
+  if (plan && predicted && target == Target::hybrid) {
+    const model::Problem problem{solver, precision, target, m, n, driven, detail::cuda_tf32_requested()};
+    if (auto deal = model::best_fitting_deal(profile, problem, *plan, configs::model_params())) {
+      if (driven > 1) plan->device_shares = std::move(*deal);
+    } else if (r.measured_seconds) {
+      if (driven > 1)
+        plan->device_shares = model::balanced_device_shares(
+            model::rates_of(profile, precision, configs::model_params(), driven, detail::cuda_tf32_requested()), m, n,
+            plan->nb, plan->cpu_block_columns, precision, configs::model_params(), &profile);
+    } else {
+      r.explanation.push_back("the tuned plan (" + plan->source_detail + ", nb = " + std::to_string(plan->nb) +
+                              ", d = " + std::to_string(plan->cpu_block_columns) +
+                              ") leaves the devices more than their memory holds at this size: the model's plan "
+                              "instead");
+      plan.reset();
+      why_not_tuned =
+          "the tuned plan does not fit the devices' memory at " + std::to_string(m) + " x " + std::to_string(n);
+      r.measured_seconds.reset();
+    }
   }
   if (plan && predicted) {
     // The stored prediction was for the tuned size: predict this size with the tuned parameters.
@@ -325,6 +351,18 @@ SmallMatrixCrossover small_matrix_crossover(Precision precision, const Options& 
   return crossovers.emplace(key, c).first->second;
 }
 
+namespace {
+
+// The host backend's memory cap as the environment gives it, part of a hybrid plan's cache key: the
+// model deals the teams within it.
+std::string host_memory_cap_text(Target target) {
+  if (target != Target::hybrid) return "";
+  const char* text = std::getenv("HETLU_HOST_BACKEND_MEMORY_MIB");
+  return text ? text : "";
+}
+
+}  // namespace
+
 Resolution resolve_plan(Solver solver, Precision precision, int m, int n, const Options& options) {
   const Target target = options.target;
   if (m < 0 || n < 0)
@@ -339,7 +377,7 @@ Resolution resolve_plan(Solver solver, Precision precision, int m, int n, const 
   }
   const std::string key = to_string(solver) + "|" + to_string(precision) + "|" + to_string(target) + "|" +
                           std::to_string(m) + "|" + std::to_string(n) + "|" + to_string(options.min_level) + "|" +
-                          db_key + "|" + to_string(devices_for(options));
+                          db_key + "|" + to_string(devices_for(options)) + "|" + host_memory_cap_text(target);
   std::optional<Resolved> entry;
   {
     std::lock_guard lock(cache_mutex);

@@ -41,6 +41,35 @@ bool device_holds(const MachineProfile& profile, const Problem& problem, const P
   return plan_fits_device(rates_of(profile, problem.precision, params, problem.devices, problem.tf32), problem, plan);
 }
 
+std::vector<std::vector<double>> candidate_deals(const MachineProfile& profile, const Rates& rates,
+                                                 const Problem& problem, int nb, int cpu_block_columns,
+                                                 const ModelParams& params) {
+  if (rates.devices.size() <= 1) return {{}};
+  std::vector<std::vector<double>> deals = {
+      balanced_device_shares(rates, problem.m, problem.n, nb, cpu_block_columns, problem.precision, params, &profile)};
+  for (std::size_t i = 0; cpu_block_columns == 0 && i < rates.devices.size(); ++i) {
+    deals.emplace_back(rates.devices.size(), 0.0);
+    deals.back()[i] = 1;
+  }
+  return deals;
+}
+
+std::optional<std::vector<double>> best_fitting_deal(const MachineProfile& profile, const Problem& problem,
+                                                     const Plan& plan, const ModelParams& params) {
+  const Rates rates = rates_of(profile, problem.precision, params, problem.devices, problem.tf32);
+  if (problem.target != Target::hybrid || !(rates.device.gflops > 0)) return plan.device_shares;
+  std::optional<std::vector<double>> best;
+  double least = std::numeric_limits<double>::infinity();
+  Plan trial = plan;
+  for (auto& shares : candidate_deals(profile, rates, problem, std::max(1, plan.nb), plan.cpu_block_columns, params)) {
+    trial.device_shares = std::move(shares);
+    if (!plan_fits_device(rates, problem, trial)) continue;
+    const double t = predict_seconds(profile, problem, trial, params);
+    if (!best || t < least) least = t, best = trial.device_shares;
+  }
+  return best;
+}
+
 double predict_seconds(const MachineProfile& profile, const Problem& problem, const Plan& plan,
                        const ModelParams& params, std::vector<Term>* terms) {
   if (plan.nb < 1) throw InvalidArgument("nb = " + std::to_string(plan.nb) + " must be >= 1");
@@ -219,17 +248,8 @@ void search_plans(const MachineProfile& profile, const Problem& problem, const M
                                             : candidate_cpu_block_columns(blocks, closed_form_fraction);
       for (int d : ds) {
         plan.cpu_block_columns = d;
-        // Several: the deal that balances the devices' times, and with d = 0 each device given
-        // every block column (it then runs alone): the balance prices transfers and updates only,
-        // and a device that memory leaves out of it can make the set faster, never slower.
-        std::vector<std::vector<double>> deals = {{}};
-        if (several) {
-          deals = {balanced_device_shares(r, problem.m, problem.n, width, d, problem.precision, params, &profile)};
-          for (std::size_t i = 0; d == 0 && i < r.devices.size(); ++i) {
-            deals.emplace_back(r.devices.size(), 0.0);
-            deals.back()[i] = 1;
-          }
-        }
+        const auto deals =
+            several ? candidate_deals(profile, r, problem, width, d, params) : std::vector<std::vector<double>>{{}};
         for (const auto& shares : deals) {
           plan.device_shares = shares;
           if (!plan_fits_device(r, problem, plan)) continue;
@@ -252,7 +272,8 @@ void search_plans(const MachineProfile& profile, const Problem& problem, const M
 }
 
 // --explain's lines about the device and the CPUs' share d of the hybrid plan chosen; sets d_fraction.
-void explain_hybrid(const Problem& problem, double closed_form_fraction, Prediction& best) {
+void explain_hybrid(const MachineProfile& profile, const Problem& problem, const ModelParams& params,
+                    double closed_form_fraction, Prediction& best) {
   const Rates& r = best.rates;
   const Plan& plan = best.plan;
   const bool several = r.devices.size() > 1;
@@ -281,20 +302,26 @@ void explain_hybrid(const Problem& problem, double closed_form_fraction, Predict
                   fmt1(r.devices[i].gemm.gflops) + " GFlop/s (" + r.devices[i].gemm.source + "), link " +
                   fmt1(r.devices[i].link.gbs) + " GB/s (" + r.devices[i].link.source + ")");
   // The memory each device's share stops at, where it binds (said after the deal).
+  // A sole owner holds the whole matrix (plan_fits_device); the others are dealt nothing by choice.
   std::vector<std::string> memory_bounds;
-  if (several) {
+  const int owner_alone = several ? sole_owner(plan, int(r.devices.size()), problem.n) : -1;
+  if (several && owner_alone < 0) {
     const int dealt = blocks - std::min(blocks, plan.cpu_block_columns);
     const auto owner = detail::deal_block_columns(plan.device_shares, static_cast<int>(r.devices.size()), dealt);
     for (std::size_t i = 0; i < r.devices.size(); ++i) {
       const auto& dev = r.devices[i];
-      const double most = std::floor((device_column_capacity(dev, problem.m, word) - 2.0 * plan.nb) / plan.nb);
+      const double most = device_block_column_capacity(dev, problem.m, plan.nb, word);
       const auto got = std::count(owner.begin(), owner.end(), static_cast<int>(i));
-      if (most < dealt && got + 1 >= most)
-        memory_bounds.push_back(dev.name + "'s " + fmt1(dev.memory_usable_bytes / 1e9) + " usable GB hold " +
-                                std::to_string(static_cast<long long>(std::max(0.0, most))) +
-                                " block columns beside its two panel slots; it is dealt " + std::to_string(got) +
-                                " of the " + std::to_string(dealt) +
-                                " right of d (plans whose deal a device cannot hold were left out)");
+      // Binding: the deal gives it what it holds (the rounding a block column either way), or its
+      // memory holds none of them (with d every block column, the one way a device binds).
+      if (dealt == 0 ? most < 1 : most < dealt && (got > 0 ? got + 1 >= most : most < 1))
+        memory_bounds.push_back(
+            "device " + std::to_string(i + 1) + " " + dev.name + "'s " + fmt1(dev.memory_usable_bytes / 1e9) +
+            " usable GB hold " + std::to_string(static_cast<long long>(std::max(0.0, most))) +
+            " block columns beside its two panel slots; " +
+            (dealt == 0 ? std::string("the CPUs keep every block column")
+                        : "it is dealt " + std::to_string(got) + " of the " + std::to_string(dealt) + " right of d") +
+            " (plans whose deal a device cannot hold were left out)");
     }
   }
   if (several && plan.cpu_block_columns < blocks) {
@@ -303,9 +330,21 @@ void explain_hybrid(const Problem& problem, double closed_form_fraction, Predict
       shares += (i ? ", " : "") + fmt1(100 * plan.device_shares[i]) + " %";
     const bool alone = std::count(plan.device_shares.begin(), plan.device_shares.end(), 0.0) + 1 ==
                        static_cast<std::ptrdiff_t>(plan.device_shares.size());
+    bool memory_left_out = false;
+    for (std::size_t i = 0; i < r.devices.size(); ++i)
+      memory_left_out = memory_left_out || (plan.device_shares[i] == 0 &&
+                                            device_block_column_capacity(r.devices[i], problem.m, plan.nb, word) < 1);
+    // At d = 0 the search also tries each device alone: only a deal other than the balance's was chosen so.
+    const bool chosen_over_balance =
+        owner_alone >= 0 && plan.device_shares != balanced_device_shares(r, problem.m, problem.n, plan.nb, 0,
+                                                                         problem.precision, params, &profile);
     why.push_back("the block columns right of d dealt " + shares +
-                  (alone ? ": one device takes them all, predicted faster than the deal that balances the devices' "
-                           "times"
+                  (chosen_over_balance ? ": one device takes them all, predicted faster than the deal that balances "
+                                         "the devices' times"
+                   : alone ? std::string(": one device takes them all: the deal that balances the devices' times "
+                                         "leaves the others none (") +
+                                 (memory_left_out ? "their memory holds no block column beside two panel slots)"
+                                                  : "their transfers would outlast its whole share)")
                    : memory_bounds.empty()
                        ? ": each device's transfers plus its share of the updates at its GEMM rate take the same "
                          "predicted time (heterogeneous-column-block §3.2)"
@@ -392,7 +431,7 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
                                         : "device " + r.device_name + " has " + r.device.source +
                                               ": the hybrid plan runs on the CPUs alone");
   if (hybrid) {
-    explain_hybrid(problem, closed_form_fraction, best);
+    explain_hybrid(profile, problem, params, closed_form_fraction, best);
   } else {
     best.d_fraction = 1;
     plan.cpu_block_columns = blocks;

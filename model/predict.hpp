@@ -103,6 +103,21 @@ std::vector<double> balanced_device_shares(const Rates& rates, int m, int n, int
                                            Precision precision, const ModelParams& params,
                                            const MachineProfile* profile = nullptr);
 
+// The deals of the block columns right of d among several devices that the model tries for a plan
+// of width nb and CPU share d: the one balanced_device_shares gives and, with d = 0, each device
+// given every block column (it then runs alone): the balance prices transfers and updates only, and
+// a device that memory leaves out of it can make the set faster, never slower. One empty deal for
+// one device.
+std::vector<std::vector<double>> candidate_deals(const MachineProfile& profile, const Rates& rates,
+                                                 const Problem& problem, int nb, int cpu_block_columns,
+                                                 const ModelParams& params);
+
+// Of `plan`'s candidate deals (its nb and d kept), the one of least predicted time that the
+// devices' memory holds; none where no deal fits. For one device, its empty deal where the plan
+// fits its memory.
+std::optional<std::vector<double>> best_fitting_deal(const MachineProfile& profile, const Problem& problem,
+                                                     const Plan& plan, const ModelParams& params);
+
 // The host backend (a second team of `team_threads` of this machine's cores standing in for a
 // device) as the model sees it: a "device" with those cores' GEMM rate and main memory as its
 // link; the CPUs keep the remaining cores.

@@ -120,6 +120,13 @@ inline double device_column_capacity(const Rates::Device& dev, int m, double wor
                                      : std::numeric_limits<double>::infinity();
 }
 
+// How many whole block columns of nb columns device `dev` holds beside the two panel slots a
+// hybrid plan keeps there (HybridLu::prepare); infinite where its memory is not known.
+inline double device_block_column_capacity(const Rates::Device& dev, int m, int nb, double word) {
+  nb = std::max(1, nb);
+  return std::floor((device_column_capacity(dev, m, word) - 2.0 * nb) / nb);
+}
+
 // Whether PRBT on the device keeps two copies of A there (prbt_device.hpp): its factors then stay
 // on the device, where it solves and refines; else they come back and the CPUs do it. A capacity
 // not known counts as enough.

@@ -45,6 +45,17 @@ double vendor_lu_seconds(const Rates& rates, double m, double n) {
   return detail::getrf_flops(m, n) / (rates.device_lu.gflops * 1e9) + std::min(m, n) * rates.device_lu_column_seconds;
 }
 
+namespace {
+
+// What a plan may fill of a device's memory: a GPU's less the share its context and libraries
+// take; a host backend's team (memory_bytes set only where $HETLU_HOST_BACKEND_MEMORY_MIB caps it)
+// counts hetlu's own allocations against its cap, so all of it.
+double usable_memory_bytes(const GpuInfo& g, const ModelParams& params) {
+  return (g.host_team_threads > 0 ? 1.0 : params.usable_device_memory_share) * double(g.memory_bytes);
+}
+
+}  // namespace
+
 Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& params, int devices, bool tf32) {
   Rates r;
   r.cores = std::max(1, p.cores);
@@ -145,12 +156,11 @@ Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& 
       r.device.source = "no known rate: compute capability " + std::to_string(g.compute_capability_major) + "." +
                         std::to_string(g.compute_capability_minor) +
                         " is not in the datasheet table and it was not probed ('hetlu calibrate')";
-    r.devices.insert(r.devices.begin(),
-                     {g.name, r.device, r.link, r.link_latency_us, g.host_team_threads, r.device_memory,
-                      r.device_panel_gflops, params.usable_device_memory_share * double(g.memory_bytes)});
+    r.devices.insert(r.devices.begin(), {g.name, r.device, r.link, r.link_latency_us, g.host_team_threads,
+                                         r.device_memory, r.device_panel_gflops, usable_memory_bytes(g, params)});
   }
   r.memory_gbs = p.memory_bandwidth_gbs > 0 ? p.memory_bandwidth_gbs : params.default_host_memory_gbs;
-  r.device_memory_usable_bytes = params.usable_device_memory_share * r.device_memory_bytes;
+  r.device_memory_usable_bytes = r.devices.empty() ? 0 : r.devices.front().memory_usable_bytes;
   return r;
 }
 
@@ -288,8 +298,7 @@ std::vector<double> balanced_device_shares(const Rates& rates, int m, int n, int
   // Each device's most block columns of those dealt: its memory less the two panel slots.
   const int dealt = blocks - std::clamp(cpu_block_columns, 0, blocks);
   std::vector<double> most(count);
-  for (std::size_t i = 0; i < count; ++i)
-    most[i] = std::floor((device_column_capacity(rates.devices[i], m, word) - 2.0 * nb) / nb);
+  for (std::size_t i = 0; i < count; ++i) most[i] = device_block_column_capacity(rates.devices[i], m, nb, word);
   std::vector<double> shares = shares_within(flops, g, L, most, dealt);
   if (std::all_of(most.begin(), most.end(), [&](double c) { return c >= dealt; })) return shares;
   // The deal rounds shares to whole block columns: where it gives a device more than it holds, that

@@ -367,6 +367,73 @@ TEST(Resolve, ATunedHybridShareAnswersForItsBackendAndScalesWithTheSize) {
   EXPECT_EQ(resolve_plan(Solver::gepp, Precision::double_, 1000, 1000, with_db(path)).plan.source, PlanSource::model);
 }
 
+// $HETLU_HOST_BACKEND_MEMORY_MIB caps a host team's "device memory": the model deals each team no
+// more than it holds, so the executor runs the plan (two teams of 3 MiB at n = 1000, 8 MB: the
+// model's plan without the cap, d = 1 of 8 with half of 7 block columns of 128 on each, 6.1 MB a
+// team, ran out of memory and the CPUs solved alone).
+TEST(Solve, HostTeamsUnderAMemoryCapAreDealtWhatTheyHold) {
+  const int n = 1000;
+  ::setenv("HETLU_HOST_BACKEND_MEMORY_MIB", "3", 1);
+  struct Unset {
+    ~Unset() { ::unsetenv("HETLU_HOST_BACKEND_MEMORY_MIB"); }
+  } unset;
+  const auto A0 = dominant_matrix(n);
+  Options o;
+  o.use_database = false;
+  o.target = Target::hybrid;
+  o.overrides.devices = from_string<DeviceSet>("host:1,host:1");
+  auto A = A0;
+  std::vector<double> B(n, 1.0);
+  std::vector<int> ipiv(n);
+  const SolveReport r = gesv(Solver::gepp, n, 1, A.data(), n, ipiv.data(), B.data(), n, o);
+  EXPECT_EQ(r.info, 0);
+  EXPECT_EQ(r.plan.target, Target::hybrid);
+  for (const auto& w : r.warnings) EXPECT_EQ(w.find("out of memory"), std::string::npos) << w;
+  EXPECT_LT(r.plan.cpu_block_columns, block_columns(n, r.plan.nb)) << "the devices were given nothing";
+  EXPECT_LT(distance_from_ones(n, A0, B), 1e-12);
+}
+
+// A tuned plan for several devices keeps its nb and d where a deal of them fits the devices'
+// memory; at a size where none does, the model's plan runs and the explanation says why. At the
+// size tuned the plan ran here: it stays.
+TEST(Resolve, ATunedPlanTheDevicesCannotHoldAtThisSizeGivesWayToTheModels) {
+  test_support::TempDir dir;
+  const auto path = dir.file("t.db");
+  const auto teams = from_string<DeviceSet>("host:1,host:1");
+  db::BestPlan b = tuned(1000, 50);
+  b.plan.target = Target::hybrid;
+  b.plan.devices = teams;
+  b.plan.cpu_block_columns = 2;
+  store(path, db::fingerprint(this_machine()), {b});
+  Options o = with_db(path);
+  o.target = Target::hybrid;
+  o.overrides.devices = teams;
+  auto r = resolve_plan(Solver::gepp, Precision::double_, 1200, 1200, o);
+  EXPECT_EQ(r.plan.source, PlanSource::tuned) << r.plan.source_detail;
+  ASSERT_EQ(r.plan.device_shares.size(), 2u);
+  EXPECT_NEAR(r.plan.device_shares[0] + r.plan.device_shares[1], 1, 1e-9);
+
+  ::setenv("HETLU_HOST_BACKEND_MEMORY_MIB", "3", 1);  // 22 block columns of 50 x 1200: 10.6 MB
+  struct Unset {
+    ~Unset() { ::unsetenv("HETLU_HOST_BACKEND_MEMORY_MIB"); }
+  } unset;
+  r = resolve_plan(Solver::gepp, Precision::double_, 1200, 1200, o);
+  EXPECT_EQ(r.plan.source, PlanSource::model) << r.plan.source_detail;
+  EXPECT_NE(r.plan.source_detail.find("does not fit the devices' memory"), std::string::npos) << r.plan.source_detail;
+  bool said = false;
+  for (const auto& line : r.explanation)
+    said = said || line.find("leaves the devices more than their memory holds") != std::string::npos;
+  EXPECT_TRUE(said);
+  EXPECT_EQ(resolve_plan(Solver::gepp, Precision::double_, 1000, 1000, o).plan.source, PlanSource::tuned);
+  auto A0 = dominant_matrix(1200), A = A0;
+  std::vector<double> B(1200, 1.0);
+  std::vector<int> ipiv(1200);
+  const SolveReport s = gesv(Solver::gepp, 1200, 1, A.data(), 1200, ipiv.data(), B.data(), 1200, o);
+  EXPECT_EQ(s.info, 0);
+  for (const auto& w : s.warnings) EXPECT_EQ(w.find("out of memory"), std::string::npos) << w;
+  EXPECT_LT(distance_from_ones(1200, A0, B), 1e-12);
+}
+
 // One damaged row of each kind: resolution skips it with a warning (the model answers), a solve
 // succeeds, `db check` names it, and an export holding it is refused on import.
 TEST(Resolve, AnInvalidRowIsAMissWithAWarning) {

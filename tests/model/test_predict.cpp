@@ -1008,6 +1008,88 @@ TEST(Predict, ADeviceDroppedForItsLinkTakesWhatAFullOneCannotHold) {
   EXPECT_LT(model::predict(p, problem).plan.cpu_block_columns, 20);
 }
 
+// --explain on a deal that gives one device everything (a review's finding): "predicted faster than
+// the deal that balances the devices' times" only where d = 0 chose it over the balance; where the
+// balance itself leaves the other device none (its slow link), that is said, and no memory line
+// names a device dealt nothing by choice.
+TEST(Predict, OneDeviceTakingEveryBlockColumnIsSaidAsTheBalanceOrAsFasterThanIt) {
+  auto p = machine(16, 67.2, 66908, 2);
+  for (auto& g : p.gpus) g.memory_bytes = 80ll << 30, g.peak_link_gbs = 63;
+  p.gpus[1].peak_link_gbs = 0.01;
+  for (int n : {2000, 20000}) {
+    SCOPED_TRACE(n);
+    const model::Problem problem{Solver::gepp, Precision::double_, Target::hybrid, n, n, 2};
+    const auto prediction = model::predict(p, problem);
+    ASSERT_EQ(prediction.plan.device_shares, (std::vector<double>{1, 0}));
+    const auto balanced =
+        model::balanced_device_shares(model::rates_of(p, Precision::double_, {}, 2), n, n, prediction.plan.nb,
+                                      prediction.plan.cpu_block_columns, Precision::double_, {}, &p);
+    ASSERT_EQ(balanced, prediction.plan.device_shares);
+    bool deal_said = false;
+    for (const auto& line : prediction.reasoning) {
+      EXPECT_EQ(line.find("usable GB hold"), std::string::npos) << line;
+      if (line.rfind("the block columns right of d dealt", 0) != 0) continue;
+      deal_said = true;
+      EXPECT_NE(line.find("leaves the others none"), std::string::npos) << line;
+      EXPECT_EQ(line.find("predicted faster than"), std::string::npos) << line;
+    }
+    EXPECT_TRUE(deal_said);
+  }
+  // Two H100s at n = 30000: the balance halves the block columns, the search at d = 0 gives the
+  // first every one; beside one of 100 MB the balance itself leaves the second none (its memory).
+  auto both = h100_as_probed();
+  both.gpus.push_back(both.gpus[0]);
+  for (const auto& [second_memory, said] : {std::pair{80ll << 30, "predicted faster than the deal that balances"},
+                                            std::pair{100ll << 20, "their memory holds no block column"}}) {
+    SCOPED_TRACE(said);
+    both.gpus[1].memory_bytes = second_memory;
+    const auto alone =
+        model::predict(both, model::Problem{Solver::gepp, Precision::double_, Target::hybrid, 30000, 30000, 2});
+    ASSERT_EQ(alone.plan.device_shares, (std::vector<double>{1, 0}));
+    bool found = false;
+    for (const auto& line : alone.reasoning) {
+      EXPECT_EQ(line.find("usable GB hold"), std::string::npos) << line;  // the sole owner holds all of A
+      found = found || line.find(said) != std::string::npos;
+    }
+    EXPECT_TRUE(found);
+  }
+}
+
+// A tuned plan's nb and d on several devices are dealt as the search deals them (api/resolve.cpp):
+// the fitting deal of least predicted time (at d = 0 each device alone too), none where the
+// devices' memory holds no deal; one device's empty deal where its memory holds the plan.
+TEST(Predict, TheBestFittingDealOfAPlanIsTheSearchsAndNoneWhereNothingFits) {
+  auto two = h100_as_probed();
+  two.gpus.push_back(two.gpus[0]);
+  two.gpus[1].name = "second H100";
+  const model::Problem large{Solver::gepp, Precision::double_, Target::hybrid, 160000, 160000, 2};
+  const Plan plan = model::predict(two, large).plan;
+  ASSERT_GT(plan.cpu_block_columns, 0);
+  const auto deal = model::best_fitting_deal(two, large, plan, {});
+  ASSERT_TRUE(deal);
+  EXPECT_EQ(*deal, plan.device_shares);
+  Plan at_zero = plan;
+  at_zero.cpu_block_columns = 0;  // 205 GB on two 80 GB devices
+  EXPECT_FALSE(model::best_fitting_deal(two, large, at_zero, {}));
+
+  auto small = two;
+  small.gpus[1].memory_bytes = 100ll << 20;
+  const model::Problem mid{Solver::gepp, Precision::double_, Target::hybrid, 30000, 30000, 2};
+  Plan zero = model::predict(small, mid).plan;
+  ASSERT_EQ(zero.cpu_block_columns, 0);
+  zero.device_shares = {0.5, 0.5};
+  EXPECT_EQ(model::best_fitting_deal(small, mid, zero, {}), (std::vector<double>{1, 0}));
+
+  const auto one = h100_as_probed();
+  const model::Problem too_large{Solver::gepp, Precision::double_, Target::hybrid, 110000, 110000, 1};
+  Plan whole;
+  whole.nb = 512;
+  whole.cpu_block_columns = 0;
+  EXPECT_FALSE(model::best_fitting_deal(one, too_large, whole, {}));
+  whole.cpu_block_columns = block_columns(110000, 512) - 20;
+  EXPECT_EQ(model::best_fitting_deal(one, too_large, whole, {}), std::vector<double>{});
+}
+
 // cuSOLVER's getrf of a resident matrix as an H100 ran it (cuSOLVER 12004, four GPU sessions,
 // bench/results/2026-11-2[67]-h100*): dgetrf 0.0392-0.0394 s at n = 8192, 0.1413-0.1423 at 16384 and
 // 0.7151-0.7273 at 32768; sgetrf 0.1334 at 16384 and 0.7099 at 32768. One rate fitted at the probe's
