@@ -16,6 +16,19 @@ if [ -f "$build/distributed/libhetlu_distributed.so" ]; then
   test -x "$work/consumer/consumer_distributed"
   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$work/consumer/consumer_distributed"
 fi
+# An MPI code in C alone requiring the component: built and run where the layer is, else refused
+# at configure time with the reason.
+c_mpi=(-S "$source/tests/package/consumer_c_mpi" -B "$work/consumer_c_mpi" -DCMAKE_PREFIX_PATH="$work/prefix")
+if [ -f "$build/distributed/libhetlu_distributed.so" ]; then
+  cmake "${c_mpi[@]}" >/dev/null
+  cmake --build "$work/consumer_c_mpi" -j2 >/dev/null
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$work/consumer_c_mpi/consumer_distributed_c"
+elif cmake "${c_mpi[@]}" >"$work/c_mpi.log" 2>&1; then
+  echo "find_package(hetlu REQUIRED COMPONENTS distributed) succeeded without the distributed layer" >&2
+  exit 1
+else
+  grep -q "component distributed is not available" "$work/c_mpi.log"
+fi
 "$work/prefix/bin/hetlu" --version
 test -f "$work/prefix/share/hetlu/configs/calibration.yaml"
 test -f "$work/prefix/include/hetlu/hetlu.h"
