@@ -45,6 +45,14 @@ void store(const std::string& path, const db::Fingerprint& fp, std::vector<db::B
   }
 }
 
+// $HETLU_HOST_BACKEND_MEMORY_MIB set for a scope: the host backend's "device memory" in MiB.
+struct HostMemoryCap {
+  explicit HostMemoryCap(const char* mib) { ::setenv("HETLU_HOST_BACKEND_MEMORY_MIB", mib, 1); }
+  ~HostMemoryCap() { ::unsetenv("HETLU_HOST_BACKEND_MEMORY_MIB"); }
+  HostMemoryCap(const HostMemoryCap&) = delete;
+  HostMemoryCap& operator=(const HostMemoryCap&) = delete;
+};
+
 // A diagonally dominant n x n matrix, column-major.
 std::vector<double> dominant_matrix(int n) {
   std::vector<double> A(n * n);
@@ -295,10 +303,7 @@ TEST(Solve, HybridGesvOnTheHostBackend) {
 // say so, and still solve (the allocation fails before A or B changes).
 TEST(Solve, DeviceOutOfMemoryFallsBackToTheCpus) {
   const int n = 400;  // 1.28 MB; the host backend gets 1 MiB of "device memory"
-  ::setenv("HETLU_HOST_BACKEND_MEMORY_MIB", "1", 1);
-  struct Unset {
-    ~Unset() { ::unsetenv("HETLU_HOST_BACKEND_MEMORY_MIB"); }
-  } unset;
+  const HostMemoryCap cap("1");
   const auto A0 = dominant_matrix(n);
   Options o;
   o.use_database = false;
@@ -373,10 +378,7 @@ TEST(Resolve, ATunedHybridShareAnswersForItsBackendAndScalesWithTheSize) {
 // team, ran out of memory and the CPUs solved alone).
 TEST(Solve, HostTeamsUnderAMemoryCapAreDealtWhatTheyHold) {
   const int n = 1000;
-  ::setenv("HETLU_HOST_BACKEND_MEMORY_MIB", "3", 1);
-  struct Unset {
-    ~Unset() { ::unsetenv("HETLU_HOST_BACKEND_MEMORY_MIB"); }
-  } unset;
+  const HostMemoryCap cap("3");
   const auto A0 = dominant_matrix(n);
   Options o;
   o.use_database = false;
@@ -413,10 +415,7 @@ TEST(Resolve, ATunedPlanTheDevicesCannotHoldAtThisSizeGivesWayToTheModels) {
   ASSERT_EQ(r.plan.device_shares.size(), 2u);
   EXPECT_NEAR(r.plan.device_shares[0] + r.plan.device_shares[1], 1, 1e-9);
 
-  ::setenv("HETLU_HOST_BACKEND_MEMORY_MIB", "3", 1);  // 22 block columns of 50 x 1200: 10.6 MB
-  struct Unset {
-    ~Unset() { ::unsetenv("HETLU_HOST_BACKEND_MEMORY_MIB"); }
-  } unset;
+  const HostMemoryCap cap("3");  // 22 block columns of 50 x 1200: 10.6 MB
   r = resolve_plan(Solver::gepp, Precision::double_, 1200, 1200, o);
   EXPECT_EQ(r.plan.source, PlanSource::model) << r.plan.source_detail;
   EXPECT_NE(r.plan.source_detail.find("does not fit the devices' memory"), std::string::npos) << r.plan.source_detail;
