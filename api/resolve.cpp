@@ -211,35 +211,30 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
       r.warnings.push_back("devices " + to_string(devices) + ": " + std::to_string(threads) + " threads on " +
                            std::to_string(profile.cores) +
                            " cores; oversubscribed teams run below the rate the model gives them");
+    // A host team's "device memory" where $HETLU_HOST_BACKEND_MEMORY_MIB caps it: the model then
+    // deals no team more than it holds. A bad value: said here, refused by a solve on the team.
+    std::size_t host_memory = 0;
+    if (devices.has(BackendKind::host)) try {
+        host_memory = backends::host_backend_memory_limit();
+      } catch (const InvalidArgument& e) {
+        r.warnings.push_back(std::string(e.what()) + ": the model takes the host backend's memory as unlimited");
+      }
     try {
-      profile = model::with_devices(profile, backends::with_team_sizes(devices));
+      profile = model::with_devices(profile, backends::with_team_sizes(devices), host_memory);
     } catch (const InvalidArgument& e) {
       r.warnings.push_back(std::string("the model cannot price these devices: ") + e.what());
-    }
-    // A host backend's "device memory" where $HETLU_HOST_BACKEND_MEMORY_MIB caps it: the model then
-    // deals no team more than it holds (a bad value is the executor's to say).
-    try {
-      if (const std::size_t cap = backends::host_backend_memory_limit(); cap != std::numeric_limits<std::size_t>::max())
-        for (auto& g : profile.gpus)
-          if (g.host_team_threads > 0) g.memory_bytes = static_cast<long long>(cap);
-    } catch (const InvalidArgument&) {
     }
   }
   // The model is consulted either way: its reasoning explains a tuned plan too.
   std::optional<Plan> predicted = model_plan(solver, precision, target, m, n, driven, profile, why_not_model, r);
   // The tuned plan keeps nb and d; with several devices the deal follows their measured rates, as
   // the model deals them (at d = 0 each device alone too), within their memory. Where the devices'
-  // memory holds no deal of the tuned nb and d at another size than the one tuned, the model's plan
-  // runs (the executor would leave it all to the CPUs); at the size tuned the plan ran here.
+  // memory holds no deal of the tuned nb and d at this size (or no longer holds it: a device with
+  // less free memory, another cap), the model's plan runs; the executor would leave it all to the CPUs.
   if (plan && predicted && target == Target::hybrid) {
     const model::Problem problem{solver, precision, target, m, n, driven, detail::cuda_tf32_requested()};
     if (auto deal = model::best_fitting_deal(profile, problem, *plan, configs::model_params())) {
       if (driven > 1) plan->device_shares = std::move(*deal);
-    } else if (r.measured_seconds) {
-      if (driven > 1)
-        plan->device_shares = model::balanced_device_shares(
-            model::rates_of(profile, precision, configs::model_params(), driven, detail::cuda_tf32_requested()), m, n,
-            plan->nb, plan->cpu_block_columns, precision, configs::model_params(), &profile);
     } else {
       r.explanation.push_back("the tuned plan (" + plan->source_detail + ", nb = " + std::to_string(plan->nb) +
                               ", d = " + std::to_string(plan->cpu_block_columns) +

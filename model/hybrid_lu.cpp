@@ -5,22 +5,27 @@
 #include <vector>
 
 #include "hetlu/detail/deal_columns.hpp"
+#include "hetlu/detail/prbt_order.hpp"
 #include "hetlu/detail/staging_slot.hpp"
 #include "model/pricing.hpp"
 
 namespace hetlu::model {
 
 bool prbt_solves_on_device(const Rates& rates, int n, double word) {
-  const double copy = word * double(n) * n;
-  return !(rates.device_memory_bytes > 0) || 2 * copy <= rates.device_memory_usable_bytes;
+  // Two copies of the padded A, and the solves' and refinement's buffers for one right-hand side
+  // (device_refinement.hpp: X, R and the row shares of n; the solves' work of np).
+  const double np = detail::prbt_padded_order(n);
+  const double held = 2 * word * np * np + word * (3.0 * n + np);
+  return !(rates.device_memory_bytes > 0) || held <= rates.device_memory_usable_bytes;
 }
 
 namespace {
 
 // Whether one device's memory holds what a plan keeps there: the whole matrix with the panel on it
-// (d = 0, hybrid_lu.hpp) or for PRBT at any d (prbt_hybrid.cpp randomizes A there; a second copy
-// only where it fits), else its block columns right of the CPUs' d and two panel slots. A capacity
-// not known counts as enough. Without this the model sent n = 110000 (97 GB) to an 80 GB H100.
+// (d = 0, hybrid_lu.hpp) or for PRBT at any d that deals it block columns (prbt_hybrid.cpp
+// randomizes A there; a second copy only where it fits), else its block columns right of the CPUs'
+// d and two panel slots. m and n are PRBT's padded order. A capacity not known counts as enough.
+// Without this the model sent n = 110000 (97 GB) to an 80 GB H100.
 bool device_holds_plan(const Rates& rates, Solver solver, int m, int n, int nb, int d, double word) {
   if (!(rates.device_memory_bytes > 0)) return true;
   const int blocks = block_columns(n, nb);
@@ -32,22 +37,24 @@ bool device_holds_plan(const Rates& rates, Solver solver, int m, int n, int nb, 
 
 bool plan_fits_device(const Rates& rates, const Problem& problem, const Plan& plan) {
   const bool hybrid = problem.target == Target::hybrid && rates.device.gflops > 0;
-  const int nb = std::max(1, plan.nb), blocks = block_columns(problem.n, nb);
+  // PRBT factors diag(A, s I) of its padded order, on the devices as GEPP factors A.
+  const bool prbt = problem.solver == Solver::prbt;
+  const int m = prbt ? detail::prbt_padded_order(problem.n) : problem.m;
+  const int n = prbt ? detail::prbt_padded_order(problem.n) : problem.n;
+  const int nb = std::max(1, plan.nb), blocks = block_columns(n, nb);
   if (!hybrid || plan.cpu_block_columns >= blocks) return true;
   const double word = entry_bytes(problem.precision);
   const std::size_t count = rates.devices.size();
-  if (count <= 1)
-    return device_holds_plan(rates, problem.solver, problem.m, problem.n, nb, plan.cpu_block_columns, word);
+  if (count <= 1) return device_holds_plan(rates, problem.solver, m, n, nb, plan.cpu_block_columns, word);
   // Several: a d = 0 deal that gives one device everything runs it alone, the whole matrix there.
   const int d = std::max(0, plan.cpu_block_columns);
-  if (const int s = sole_owner(plan, static_cast<int>(count), problem.n); s >= 0)
-    return device_column_capacity(rates.devices[s], problem.m, word) >= problem.n;
+  if (const int s = sole_owner(plan, static_cast<int>(count), n); s >= 0)
+    return device_column_capacity(rates.devices[s], m, word) >= n;
   const auto owner = detail::deal_block_columns(plan.device_shares, static_cast<int>(count), blocks - d);
   std::vector<double> columns(count, 0);
-  for (int J = d; J < blocks; ++J) columns[owner[J - d]] += std::min(problem.n, (J + 1) * nb) - J * nb;
+  for (int J = d; J < blocks; ++J) columns[owner[J - d]] += std::min(n, (J + 1) * nb) - J * nb;
   for (std::size_t i = 0; i < count; ++i)
-    if (columns[i] > 0 && columns[i] + 2.0 * nb > device_column_capacity(rates.devices[i], problem.m, word))
-      return false;
+    if (columns[i] > 0 && columns[i] + 2.0 * nb > device_column_capacity(rates.devices[i], m, word)) return false;
   return true;
 }
 

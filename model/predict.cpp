@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "hetlu/detail/deal_columns.hpp"
+#include "hetlu/detail/prbt_order.hpp"
 #include "model/cpu_share.hpp"
 #include "model/pricing.hpp"
 
@@ -86,6 +87,14 @@ double predict_seconds(const MachineProfile& profile, const Problem& problem, co
     alone.device_shares.assign(rates.devices.size(), 0.0);
     alone.device_shares.front() = 1;
     return predict_seconds(front, problem, alone, params, terms);
+  }
+  // PRBT (in its working precision) whose d leaves the devices no block column runs as on the CPU
+  // target (prbt.cpp): no device randomizes or solves.
+  if (on_devices && problem.solver == Solver::prbt && problem.precision != Precision::mixed &&
+      plan.cpu_block_columns >= block_columns(detail::prbt_padded_order(problem.n), plan.nb)) {
+    Problem on_cpus = problem;
+    on_cpus.target = Target::cpu;
+    return predict_seconds(profile, on_cpus, plan, params, terms);
   }
   if (rates.cpu_all.gflops <= 0 && rates.device.gflops <= 0)
     throw Error("the machine profile has no CPU or device rate to predict from");
@@ -376,9 +385,15 @@ void explain_hybrid(const MachineProfile& profile, const Problem& problem, const
     why.push_back(
         "panel on the device: the device is so much faster that a CPU panel (and its transfers) "
         "would stall it; the CPUs take no block columns");
-  else if (plan.cpu_block_columns >= blocks)
-    why.push_back("every block column on the CPUs: the device's share would not pay for its transfers");
-  else
+  else if (plan.cpu_block_columns >= blocks) {
+    Plan one_less = plan;  // the device given one block column: refused only for its memory
+    one_less.cpu_block_columns = blocks - 1;
+    why.push_back(several || plan_fits_device(r, problem, one_less)
+                      ? "every block column on the CPUs: the device's share would not pay for its transfers"
+                      : "every block column on the CPUs: the device's " + fmt1(r.device_memory_usable_bytes / 1e9) +
+                            " usable GB hold no plan that gives it one" +
+                            (problem.solver == Solver::prbt ? " (PRBT keeps the whole padded A there)" : ""));
+  } else
     why.push_back("panel on the CPUs, overlapped with the device's update; d = " +
                   std::to_string(plan.cpu_block_columns) + " of " + std::to_string(blocks) + " block columns");
   // The d the device's memory allows: below it the chosen d is no choice of the time's (PRBT

@@ -2,6 +2,7 @@
 // terms and the reasoning that produced it (hetlu recommend --explain).
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -87,8 +88,11 @@ Rates rates_of(const MachineProfile& profile, Precision precision, const ModelPa
 // The machine as a hybrid plan on `devices` sees it: profile.gpus holds one entry per device, in
 // the set's order (a host backend: with_host_backend's team of this machine's cores, its number of
 // threads, -1 for half the cores; cuda:N: the profile's GPU N), and the CPUs keep the cores no team
-// takes. Throws InvalidArgument naming a GPU the profile does not have.
-MachineProfile with_devices(const MachineProfile& profile, const DeviceSet& devices);
+// takes. host_team_memory_bytes: each host team's "device memory" where a cap limits it (the host
+// backend's $HETLU_HOST_BACKEND_MEMORY_MIB, backends::host_backend_memory_limit()); 0 or SIZE_MAX
+// for none. Throws InvalidArgument naming a GPU the profile does not have.
+MachineProfile with_devices(const MachineProfile& profile, const DeviceSet& devices,
+                            std::size_t host_team_memory_bytes = 0);
 
 // Each device's share of the block columns right of the CPUs' d that makes every device's
 // predicted time equal over the factorization: device i's transfers L_i at its link (every panel,

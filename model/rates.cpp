@@ -1,8 +1,10 @@
 // The rates the model prices with: measured, datasheet or default, for the CPUs and each device;
 // the vendor LU's fit; the machine as the executor drives it (with_devices, host backends).
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -164,7 +166,9 @@ Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& 
   return r;
 }
 
-MachineProfile with_devices(const MachineProfile& profile, const DeviceSet& devices) {
+MachineProfile with_devices(const MachineProfile& profile, const DeviceSet& devices,
+                            std::size_t host_team_memory_bytes) {
+  const bool capped = host_team_memory_bytes > 0 && host_team_memory_bytes != std::numeric_limits<std::size_t>::max();
   MachineProfile p = profile;
   p.gpus.clear();
   int teams = 0;
@@ -187,6 +191,7 @@ MachineProfile with_devices(const MachineProfile& profile, const DeviceSet& devi
       g.dgemm_gflops = profile.dgemm_gflops_all_cores * per_core * busy;
       g.sgemm_gflops = profile.sgemm_gflops_all_cores * per_core * busy;
       g.dgemm_peak_gflops = profile.peak_gflops_per_core * busy;
+      if (capped) g.memory_bytes = static_cast<long long>(std::min<std::size_t>(host_team_memory_bytes, LLONG_MAX));
       p.gpus.push_back(g);
       teams += busy;
     }

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "hetlu/detail/prbt_order.hpp"
+
 namespace hetlu::kernels {
 
 template <class T>
@@ -32,10 +34,8 @@ Butterfly<G> widened(const Butterfly<F>& W) {
   return out;
 }
 
-// PRBT's padded order: n rounded up to a multiple of 4 (at least 4), diag(A, s I).
-inline int prbt_padded_order(int n) {
-  return n <= 4 ? 4 : (n + 3) / 4 * 4;
-}
+// PRBT's padded order (include/hetlu/detail/prbt_order.hpp): diag(A, s I).
+using detail::prbt_padded_order;
 
 // A <- W^T A for the n x ncols column-major A.
 template <class T>

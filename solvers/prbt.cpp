@@ -137,15 +137,21 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
   // however it is randomized, and sums its columns for the condition estimate's ||A||_1. On
   // several devices the CPUs randomize, the devices share GENP's updates (hybrid_lu.hpp), and the
   // solves and refinement run on the CPUs: no one device holds the factors.
-  const bool hybrid = plan.target == Target::hybrid && plan.devices.size() == 1;
-  const bool several_devices = plan.target == Target::hybrid && !hybrid;
+  // A plan whose d leaves the devices no block column runs as on the CPU target: a device would
+  // only randomize and solve, for an upload of A that no update of its pays for (the model prices
+  // it so, and its memory need not hold A).
+  const bool devices_take_columns =
+      plan.target == Target::hybrid &&
+      plan.cpu_block_columns < block_columns(np, variants::panel_width_within(plan.nb, np, np));
+  const bool hybrid = devices_take_columns && plan.devices.size() == 1;
+  const bool several_devices = devices_take_columns && !hybrid;
   double a_norm1 = 0;
   bool nonsingular_lines = false;
   std::optional<PrbtDevice<T>> device;  // hybrid: holds the backend until reset
   if (hybrid) {
     kernels::LineScan<T> scan(n, n);
     device.emplace(plan, n, A, lda, np, Ar.data(), np, U, V);
-    device->upload_and_randomize(&scan);
+    device->upload_and_randomize(&scan, nrhs);
     nonsingular_lines = scan.nonsingular_lines();
     a_norm1 = scan.norm_1();
   } else {

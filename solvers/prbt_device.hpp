@@ -53,8 +53,9 @@ class PrbtDevice {
   PrbtDevice& operator=(const PrbtDevice&) = delete;
 
   // Sends the matrix to the device and randomizes it there (copies and allocations included); each
-  // column of A into `scan` as the upload packs it.
-  void upload_and_randomize(kernels::LineScan<T>* scan);
+  // column of A into `scan` as the upload packs it. nrhs: the right-hand sides the solves will take,
+  // whose device buffers are had now or the solves run on the CPUs.
+  void upload_and_randomize(kernels::LineScan<T>* scan, int nrhs);
   // Hybrid GENP of the randomized matrix; returns the first exactly-zero pivot, or 0.
   int factor();
 

@@ -28,11 +28,18 @@ PrbtDevice<T>::PrbtDevice(const Plan& plan, int n, const T* A, int lda, int np, 
       device_(backends::backend<T>(plan.devices.front())) {}
 
 template <class T>
-void PrbtDevice<T>::upload_and_randomize(kernels::LineScan<T>* scan) {
+void PrbtDevice<T>::upload_and_randomize(kernels::LineScan<T>* scan, int nrhs) {
   factors_ = device_.allocate(np_, np_);
   try {
     original_ = device_.allocate(np_, np_);
+    // The solves' and refinement's buffers now: where they cannot be had, the factors come back
+    // and the CPUs solve (once the factors stayed, the CPUs could only start over).
+    residual_.reserve(device_, n_, std::max(1, nrhs));
+    solve_work_ = device_.allocate(np_, std::max(1, nrhs));
   } catch (const DeviceOutOfMemory& e) {
+    original_ = {};
+    solve_work_ = {};
+    residual_ = {};
     note_ = std::string("solve and refinement on the CPUs: ") + e.what();
   }
   auto* first = solves_on_device() ? &original_ : &factors_;

@@ -251,7 +251,10 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
                              const Count& count) {
   const Target target = settings.target;
   const MachineProfile profile =
-      target == Target::hybrid ? model::with_devices(probed, backends::with_team_sizes(settings.devices)) : probed;
+      target == Target::hybrid
+          ? model::with_devices(probed, backends::with_team_sizes(settings.devices),
+                                settings.devices.has(BackendKind::host) ? backends::host_backend_memory_limit() : 0)
+          : probed;
   const int devices = target == Target::hybrid ? static_cast<int>(settings.devices.size()) : 1;
   // The model's plan, snapped into the space, for this target and backend.
   auto model_plan_for = [&](const model::Problem& problem) {

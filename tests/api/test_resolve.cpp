@@ -395,9 +395,39 @@ TEST(Solve, HostTeamsUnderAMemoryCapAreDealtWhatTheyHold) {
   EXPECT_LT(distance_from_ones(n, A0, B), 1e-12);
 }
 
+// PRBT under a host memory cap, as a review found the model and the executor disagreeing (each ran
+// out of memory and the CPUs solved alone): the model counts PRBT's padded order (n up to a
+// multiple of 4) and the solves' buffers beside its two copies of A; a d that deals the device no
+// block column runs as on the CPU target, holding nothing there.
+TEST(Solve, PrbtUnderAHostMemoryCapRunsThePlanTheModelDealt) {
+  struct Case {
+    const char* mib;
+    int n;
+    const char* devices;
+  };
+  for (const Case& c : {Case{"1", 566, "host:1,host:1,host:1"}, Case{"7", 957, "host:1"}, Case{"1", 500, "host:1"},
+                        Case{"16", 1024, "host:1"}, Case{"17", 1024, "host:1"}}) {
+    SCOPED_TRACE(std::string(c.mib) + " MiB, n = " + std::to_string(c.n) + ", " + c.devices);
+    const HostMemoryCap cap(c.mib);
+    const auto A0 = dominant_matrix(c.n);
+    auto A = A0;
+    std::vector<double> B(c.n, 1.0);
+    std::vector<int> ipiv(c.n);
+    Options o;
+    o.use_database = false;
+    o.target = Target::hybrid;
+    o.overrides.devices = from_string<DeviceSet>(c.devices);
+    const SolveReport r = gesv(Solver::prbt, c.n, 1, A.data(), c.n, ipiv.data(), B.data(), c.n, o);
+    EXPECT_EQ(r.info, 0);
+    EXPECT_EQ(r.plan.target, Target::hybrid);
+    for (const auto& w : r.warnings) EXPECT_EQ(w.find("out of memory"), std::string::npos) << w;
+    EXPECT_LT(distance_from_ones(c.n, A0, B), 1e-12);
+  }
+}
+
 // A tuned plan for several devices keeps its nb and d where a deal of them fits the devices'
-// memory; at a size where none does, the model's plan runs and the explanation says why. At the
-// size tuned the plan ran here: it stays.
+// memory; where none does, the model's plan runs and the explanation says why, at the size tuned
+// too (the plan ran there in another memory: a review found it kept, out of memory and on the CPUs).
 TEST(Resolve, ATunedPlanTheDevicesCannotHoldAtThisSizeGivesWayToTheModels) {
   test_support::TempDir dir;
   const auto path = dir.file("t.db");
@@ -423,7 +453,7 @@ TEST(Resolve, ATunedPlanTheDevicesCannotHoldAtThisSizeGivesWayToTheModels) {
   for (const auto& line : r.explanation)
     said = said || line.find("leaves the devices more than their memory holds") != std::string::npos;
   EXPECT_TRUE(said);
-  EXPECT_EQ(resolve_plan(Solver::gepp, Precision::double_, 1000, 1000, o).plan.source, PlanSource::tuned);
+  EXPECT_EQ(resolve_plan(Solver::gepp, Precision::double_, 1000, 1000, o).plan.source, PlanSource::model);
   auto A0 = dominant_matrix(1200), A = A0;
   std::vector<double> B(1200, 1.0);
   std::vector<int> ipiv(1200);

@@ -1046,12 +1046,29 @@ TEST_F(Cli, BenchSweepsTheCpuShare) {
 }
 
 TEST_F(Cli, ACalibrationWhoseTrialsAllFailExitsNonZeroAndTheNextInMoreMemoryMeasuresThem) {
-  // The host backend's "device" holds 1 MiB: every 600 x 600 hybrid PRBT trial runs out of memory
-  // (PRBT randomizes the whole matrix on its device; GEPP and CALU hold only the device's columns,
-  // none at all when the CPUs keep every block column).
+  // The host backend's "device" holds 1 MiB: every 600 x 600 hybrid PRBT trial that deals it block
+  // columns runs out of memory (PRBT randomizes the whole matrix there); the plans that keep every
+  // block column on the CPUs run as on the CPU target and are measured and stored.
   ::setenv("HETLU_HOST_BACKEND_MEMORY_MIB", "1", 1);
-  const auto failed =
-      run_hetlu("calibrate --level quick --target hybrid --backend host --solver prbt --sizes 600 --json " + db(), dir);
+  const std::string calibrate =
+      "calibrate --level quick --target hybrid --backend host --solver prbt --sizes 600 --json ";
+  const auto capped = run_hetlu(calibrate + db(), dir);
+  EXPECT_EQ(capped.exit_code, 0) << capped.err;
+  EXPECT_NE(capped.err.find("out of memory"), std::string::npos) << capped.err;
+  const auto stored = nlohmann::json::parse(capped.out)["results"];
+  ASSERT_EQ(stored.size(), 1u);
+  EXPECT_GT(stored[0]["trials_failed"].get<int>(), 0);
+  EXPECT_GT(stored[0]["trials_measured"].get<int>(), stored[0]["trials_failed"].get<int>());
+
+  // Every trial failed in this environment: no plan, exit 1, not resumable.
+  {
+    auto database = hetlu::db::Database::open(dir.file("t.db"), hetlu::db::Database::Mode::read_write);
+    // Each as the capped environment's failure (a failure stores its environment; a success none).
+    database.exec(
+        "UPDATE trials SET status = 'failed', error = 'out of memory', median_s = NULL, "
+        "environment = (SELECT environment FROM trials WHERE status = 'failed' LIMIT 1); DELETE FROM best_plans");
+  }
+  const auto failed = run_hetlu(calibrate + db(), dir);
   ::unsetenv("HETLU_HOST_BACKEND_MEMORY_MIB");
   EXPECT_EQ(failed.exit_code, 1) << failed.err;
   EXPECT_NE(failed.err.find("error: no plan stored for prbt n=600: all"), std::string::npos) << failed.err;
@@ -1061,8 +1078,7 @@ TEST_F(Cli, ACalibrationWhoseTrialsAllFailExitsNonZeroAndTheNextInMoreMemoryMeas
   EXPECT_EQ(missing[0]["resumable"], false);
 
   // With the memory it needs, the failures of the other environment are measured again.
-  const auto again =
-      run_hetlu("calibrate --level quick --target hybrid --backend host --solver prbt --sizes 600 --json " + db(), dir);
+  const auto again = run_hetlu(calibrate + db(), dir);
   ASSERT_EQ(again.exit_code, 0) << again.err;
   const auto results = nlohmann::json::parse(again.out)["results"];
   ASSERT_EQ(results.size(), 1u);
