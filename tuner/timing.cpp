@@ -29,13 +29,42 @@ Measurement summarize(std::vector<double> samples, double target_spread) {
   return m;
 }
 
+namespace {
+
+// The turns' lock file in the shared temporary folder, opened only where it is a plain file with one
+// name: a symbolic or hard link planted at the path by another user would have this process (root,
+// say) make the file it names writable by all and overwrite it. -1 where it cannot be opened or is
+// refused; `refused` then says why, where it was refused.
+int open_lock_file(const std::string& path, std::string& refused) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0666);
+  if (fd < 0) {
+    if (errno == ELOOP) refused = "a symbolic link";
+    return -1;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+    refused = "not a plain file with one name";
+    ::close(fd);
+    return -1;
+  }
+  if (st.st_uid == ::geteuid()) ::fchmod(fd, 0666);  // every user's measurements take turns, whatever the umask
+  return fd;
+}
+
+}  // namespace
+
 MeasurementTurn::MeasurementTurn(const std::function<bool()>& stop_requested,
                                  const std::function<void(const std::string&)>& waiting) {
   const char* folder = std::getenv("TMPDIR");
   const std::string path = std::string(folder && *folder ? folder : "/tmp") + "/hetlu-measurements.lock";
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-  if (fd_ < 0) return;
-  ::fchmod(fd_, 0666);  // every user's measurements take turns, whatever the umask
+  std::string why_refused;
+  fd_ = open_lock_file(path, why_refused);
+  if (fd_ < 0) {
+    if (!why_refused.empty() && waiting)
+      waiting("measurements do not take turns with other hetlu processes: " + path + " is " + why_refused +
+              ", left as it is");
+    return;
+  }
   const detail::Stopwatch since_start;
   bool said = false;
   while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {

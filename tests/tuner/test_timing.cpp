@@ -1,9 +1,12 @@
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <thread>
 #include <vector>
 
@@ -107,6 +110,61 @@ TEST(MeasurementTurn, MeasurementsTakeTurnsAndWaitingCanBeStopped) {
 }
 
 // The rank statistics bench --sweep-d reports (#13.4): ties share their average rank.
+// A link planted at the lock file's path by another user (found by a hostile test: root's
+// calibration followed a symbolic link, made the file it named writable by all and overwrote it
+// with its process id). The file linked to stays as it was; the measurements go ahead, said once.
+TEST(MeasurementTurn, ALinkAtTheLockFilesPathIsLeftAlone) {
+  char folder_template[] = "/tmp/hetlu-turn-XXXXXX";
+  const std::string folder = ::mkdtemp(folder_template);
+  const std::string target = folder + "/precious", lock = folder + "/hetlu-measurements.lock";
+  const char* saved = std::getenv("TMPDIR");
+  const std::string saved_tmpdir = saved ? saved : "";
+  ::setenv("TMPDIR", folder.c_str(), 1);
+  for (bool symbolic : {true, false}) {
+    SCOPED_TRACE(symbolic ? "symbolic link" : "hard link");
+    {
+      std::FILE* f = std::fopen(target.c_str(), "w");
+      ASSERT_NE(f, nullptr);
+      std::fputs("secret", f);
+      std::fclose(f);
+    }
+    ::chmod(target.c_str(), 0600);
+    ASSERT_EQ(symbolic ? ::symlink(target.c_str(), lock.c_str()) : ::link(target.c_str(), lock.c_str()), 0);
+    std::vector<std::string> said;
+    {
+      tuner::MeasurementTurn turn(nullptr, [&](const std::string& line) { said.push_back(line); });
+    }
+    struct stat st {};
+    ASSERT_EQ(::stat(target.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600u);
+    char text[16] = {};
+    std::FILE* f = std::fopen(target.c_str(), "r");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(std::fread(text, 1, sizeof text - 1, f), 6u);
+    std::fclose(f);
+    EXPECT_STREQ(text, "secret");
+    ASSERT_EQ(said.size(), 1u);
+    EXPECT_NE(said[0].find("do not take turns"), std::string::npos) << said[0];
+    ::unlink(lock.c_str());
+    ::unlink(target.c_str());
+  }
+  // A plain file of its own at the path: the turn is taken there, as before.
+  std::vector<std::string> said;
+  {
+    tuner::MeasurementTurn turn(nullptr, [&](const std::string& line) { said.push_back(line); });
+  }
+  EXPECT_TRUE(said.empty());
+  struct stat st {};
+  EXPECT_EQ(::lstat(lock.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISREG(st.st_mode));
+  ::unlink(lock.c_str());
+  ::rmdir(folder.c_str());
+  if (saved)
+    ::setenv("TMPDIR", saved_tmpdir.c_str(), 1);
+  else
+    ::unsetenv("TMPDIR");
+}
+
 TEST(Statistics, RanksAndSpearman) {
   EXPECT_EQ(detail::ranks({3, 1, 2}), (std::vector<double>{3, 1, 2}));
   EXPECT_EQ(detail::ranks({5, 1, 5, 0}), (std::vector<double>{3.5, 2, 3.5, 1}));
