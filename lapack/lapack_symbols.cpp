@@ -246,8 +246,7 @@ void mixed_gesv(const char* routine, const int* n, const int* nrhs, T* A, const 
     return;
   }
   try {
-    hetlu::Options options = lapack_options();
-    options.overrides = {};
+    hetlu::Options options = lapack_options();  // its devices too (they were dropped: a hostile test)
     options.measure_time = false;
     options.mixed_double_accuracy = false;  // LAPACK's convergence test and ITER, exactly
     *info = hetlu::mixed_gesv(hetlu::Solver::gepp, *n, *nrhs, A, *lda, ipiv, B, *ldb, X, *ldx, iter, options).info;
