@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <limits>
 #include <map>
@@ -20,6 +21,26 @@
 namespace hetlu {
 namespace {
 
+// A database another process keeps locked is left alone for a while: each look-up would wait out
+// the busy timeout (5 s), and a program solving many shapes (SciPy's loop through the drop-in) took
+// 5 s a new shape (found by a hostile test). Path -> when to try it again; guarded by its mutex.
+constexpr double busy_database_pause_seconds = 60;
+std::mutex busy_databases_mutex;
+std::map<std::string, std::chrono::steady_clock::time_point> busy_databases;
+
+bool database_paused(const std::string& path) {
+  std::lock_guard lock(busy_databases_mutex);
+  const auto it = busy_databases.find(path);
+  return it != busy_databases.end() && std::chrono::steady_clock::now() < it->second;
+}
+
+void pause_database(const std::string& path) {
+  std::lock_guard lock(busy_databases_mutex);
+  busy_databases[path] =
+      std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                             std::chrono::duration<double>(busy_database_pause_seconds));
+}
+
 // The tuned plan for this machine, or nothing; explains a miss in `why`.
 std::optional<Plan> tuned_plan(const Plan& kind, int m, int n, const Options& options, MachineProfile& profile,
                                std::string& why, std::vector<std::string>& warnings,
@@ -28,8 +49,14 @@ std::optional<Plan> tuned_plan(const Plan& kind, int m, int n, const Options& op
     why = "database not used";
     return std::nullopt;
   }
+  std::string path;
   try {
-    const std::string path = db::path_or_default(options.db_path);
+    path = db::path_or_default(options.db_path);
+    if (database_paused(path)) {
+      why = "database '" + path + "' was locked by another process: not read again for " +
+            std::to_string(static_cast<int>(busy_database_pause_seconds)) + " s";
+      return std::nullopt;
+    }
     auto database = db::Database::open(path, db::Database::Mode::read_only);
     const auto machine = db::find_machine(database, db::fingerprint(profile).hash);
     if (!machine) {
@@ -72,6 +99,12 @@ std::optional<Plan> tuned_plan(const Plan& kind, int m, int n, const Options& op
     if (measured_seconds && found.exact && found.best->m == m && found.best->n == n)
       *measured_seconds = found.best->median_s;
     return plan;
+  } catch (const db::DatabaseBusy& e) {
+    pause_database(path);
+    why = e.what();
+    warnings.push_back(std::string(e.what()) + "; the model answers, and the database is not read again for " +
+                       std::to_string(static_cast<int>(busy_database_pause_seconds)) + " s");
+    return std::nullopt;
   } catch (const db::DatabaseError& e) {
     // A missing, unreadable or corrupt database is a miss, never a failed solve.
     why = e.what();

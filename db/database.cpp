@@ -313,7 +313,10 @@ Database::~Database() {
 }
 
 void Database::fail(const std::string& what) {
-  throw DatabaseError("database '" + path_ + "': " + what + ": " + sqlite3_errmsg(handle_));
+  const int code = sqlite3_errcode(handle_) & 0xff;
+  const std::string text = "database '" + path_ + "': " + what + ": " + sqlite3_errmsg(handle_);
+  if (code == SQLITE_BUSY || code == SQLITE_LOCKED) throw DatabaseBusy(text);
+  throw DatabaseError(text);
 }
 
 int Database::user_version() {
@@ -337,7 +340,7 @@ void Database::exec(const std::string& sql) {
     const bool busy = (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
     if (!busy) throw DatabaseError("database '" + path_ + "': " + text);
     if (since_start.seconds() > 30)
-      throw DatabaseError("database '" + path_ + "' is locked by another process (waited 30 s): " + text);
+      throw DatabaseBusy("database '" + path_ + "' is locked by another process (waited 30 s): " + text);
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
 }

@@ -18,6 +18,11 @@ struct DatabaseError : Error {
   using Error::Error;
 };
 
+// The database is locked by another process past the busy timeout (5 s).
+struct DatabaseBusy : DatabaseError {
+  using DatabaseError::DatabaseError;
+};
+
 // The schema version this build writes (PRAGMA user_version).
 inline constexpr int schema_version = 5;
 

@@ -1,6 +1,7 @@
 // The resolution chain: override > tuned (database) > model > default, each reported.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <complex>
 #include <cstdlib>
@@ -461,6 +462,33 @@ TEST(Resolve, ATunedPlanTheDevicesCannotHoldAtThisSizeGivesWayToTheModels) {
   EXPECT_EQ(s.info, 0);
   for (const auto& w : s.warnings) EXPECT_EQ(w.find("out of memory"), std::string::npos) << w;
   EXPECT_LT(distance_from_ones(1200, A0, B), 1e-12);
+}
+
+// A database another connection keeps locked: the first look-up waits out the busy timeout and
+// says so; the next shapes answer from the model without waiting (each new shape waited 5 s, and a
+// SciPy loop over shapes through the drop-in stalled for minutes: a hostile test's finding).
+TEST(Resolve, ADatabaseLockedByAnotherIsLeftAloneForAWhile) {
+  test_support::TempDir dir;
+  const auto path = dir.file("locked.db");
+  store(path, db::fingerprint(this_machine()), {tuned(1000, 72)});
+  auto holder = db::Database::open(path, db::Database::Mode::read_write);
+  holder.exec("PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; DELETE FROM best_plans WHERE n = -1; COMMIT;");
+  const auto start = std::chrono::steady_clock::now();
+  const auto first = resolve_plan(Solver::gepp, Precision::double_, 1001, 1001, with_db(path));
+  EXPECT_EQ(first.plan.source, PlanSource::model);
+  bool said = false;
+  for (const auto& w : first.warnings) said = said || w.find("not read again") != std::string::npos;
+  EXPECT_TRUE(said);
+  const auto waited = std::chrono::steady_clock::now();
+  for (int n : {1002, 1003, 1004}) {
+    const auto r = resolve_plan(Solver::gepp, Precision::double_, n, n, with_db(path));
+    EXPECT_EQ(r.plan.source, PlanSource::model);
+    EXPECT_NE(r.plan.source_detail.find("locked by another process"), std::string::npos) << r.plan.source_detail;
+  }
+  const double first_s = std::chrono::duration<double>(waited - start).count();
+  const double rest_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - waited).count();
+  EXPECT_GT(first_s, 4.0);  // the busy timeout
+  EXPECT_LT(rest_s, 2.0) << "each look-up waited again";
 }
 
 // One damaged row of each kind: resolution skips it with a warning (the model answers), a solve
