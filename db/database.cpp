@@ -1,6 +1,7 @@
 #include "db/database.hpp"
 
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -280,6 +281,18 @@ Database Database::open(const std::string& path, Mode mode) {
     if (::access(folder.c_str(), W_OK) != 0)
       throw DatabaseError("database '" + path + "' is in a folder this user cannot write ('" + folder.string() +
                           "'), where SQLite keeps its journal beside it");
+    // A -wal or -shm file this user cannot write (left by another user who read the database in a
+    // shared folder): SQLite would open the database read-only and fail at the first write with
+    // "attempt to write a readonly database" (found by a hostile test). Named here instead.
+    for (const char* suffix : {"-wal", "-shm"}) {
+      const std::string side = path + suffix;
+      struct stat st {};
+      if (::stat(side.c_str(), &st) == 0 && ::access(side.c_str(), W_OK) != 0)
+        throw DatabaseError("database '" + path + "': its file '" + side + "' belongs to user " +
+                            std::to_string(st.st_uid) +
+                            " and this user cannot write it: remove it (and the other of -wal and -shm) while no "
+                            "hetlu process uses the database, or share the folder with a group that can write both");
+    }
     db.exec("PRAGMA journal_mode=WAL");
     db.exec("PRAGMA foreign_keys=ON");
     db.migrate();

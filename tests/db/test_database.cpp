@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -282,4 +284,50 @@ TEST(Database, AReaderNeverReadsAroundAnotherProcesssLock) {
     EXPECT_NE(std::string(e.what()).find("locked"), std::string::npos) << e.what();
   }
   sqlite3_close(other);
+}
+
+// Another user who read the database in a shared folder left its -shm file, which this user cannot
+// write: opening for writing names that file (SQLite failed at the first write with "attempt to
+// write a readonly database"; a hostile test's finding). As root the writer is a child run as
+// nobody, since root may write any file.
+TEST(Database, ASideFileThisUserCannotWriteIsNamed) {
+  test_support::TempDir dir;
+  const auto path = dir.file("t.db");
+  ::chmod(dir.file("").c_str(), 0777);
+  const bool root = ::geteuid() == 0;
+  auto as_writer = [&](auto&& body) {  // runs body in a child as the database's writer; its exit code
+    const pid_t child = ::fork();
+    if (child == 0) {
+      if (root && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(3);
+      ::_exit(body());
+    }
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  ASSERT_EQ(as_writer([&] {
+              try {
+                Database::open(path, Database::Mode::read_write).exec("CREATE TABLE x (v INTEGER)");
+                return 0;
+              } catch (...) {
+                return 1;
+              }
+            }),
+            0);
+  // The reader's leftover: another owner where root runs this, else this user's but read-only.
+  std::ofstream(path + "-shm") << std::string(32768, '\0');
+  ::chmod((path + "-shm").c_str(), root ? 0644 : 0444);
+  EXPECT_EQ(as_writer([&] {
+              try {
+                Database::open(path, Database::Mode::read_write).exec("INSERT INTO x VALUES (1)");
+                return 10;  // no error
+              } catch (const db::DatabaseError& e) {
+                const std::string what = e.what();
+                return what.find("t.db-shm' belongs to user") != std::string::npos &&
+                               what.find("cannot write it") != std::string::npos
+                           ? 0
+                           : 11;
+              }
+            }),
+            0);
 }
