@@ -285,7 +285,9 @@ void register_recommend(CLI::App& app, CommandState&) {
     if (p.target == Target::hybrid)
       std::cout << fmt::format("  d = {} block columns on the CPUs ({:.1f} %), panel on the {}\n", p.cpu_block_columns,
                                100 * r.cpu_fraction, to_string(panel_location(p)));
-    if (p.target == Target::hybrid && p.device_shares.size() > 1) {
+    // The deal only where there is one: with d every block column the devices are dealt nothing.
+    if (p.target == Target::hybrid && p.device_shares.size() > 1 &&
+        p.cpu_block_columns < block_columns(args->n, p.nb)) {
       std::string shares;
       for (std::size_t i = 0; i < p.device_shares.size(); ++i)
         shares += fmt::format("{}{} {:.1f} %", i ? ", " : "", to_string(p.devices.list[i]), 100 * p.device_shares[i]);

@@ -319,8 +319,9 @@ void explain_hybrid(const MachineProfile& profile, const Problem& problem, const
     const auto owner = detail::deal_block_columns(plan.device_shares, static_cast<int>(r.devices.size()), dealt);
     for (std::size_t i = 0; i < r.devices.size(); ++i) {
       const auto& dev = r.devices[i];
-      const double most = device_block_column_capacity(dev, problem.m, plan.nb, word);
       const auto got = std::count(owner.begin(), owner.end(), static_cast<int>(i));
+      // In whole block columns of nb; one more where the deal's narrower last one fits (the plan fits).
+      const double most = std::max(device_block_column_capacity(dev, problem.m, plan.nb, word), double(got));
       // Binding: the deal gives it what it holds (the rounding a block column either way), or its
       // memory holds none of them (with d every block column, the one way a device binds).
       if (dealt == 0 ? most < 1 : most < dealt && (got > 0 ? got + 1 >= most : most < 1))

@@ -260,6 +260,17 @@ std::vector<double> shares_within(double flops, const std::vector<double>& g, co
   return shares;
 }
 
+// Shares as the deal takes them (detail::deal_block_columns deals by their ratios), as fractions
+// that sum to 1: memory-capped shares may sum below 1, and a plan then stated less than each device
+// is dealt (where the devices together hold too little, plan_fits_device refuses the deal).
+std::vector<double> as_fractions(std::vector<double> shares) {
+  double sum = 0;
+  for (double s : shares) sum += s;
+  if (sum > 0 && std::abs(sum - 1) > 1e-9)
+    for (double& s : shares) s /= sum;
+  return shares;
+}
+
 }  // namespace
 
 std::vector<double> balanced_device_shares(const Rates& rates, int m, int n, int nb, int cpu_block_columns,
@@ -305,7 +316,7 @@ std::vector<double> balanced_device_shares(const Rates& rates, int m, int n, int
   std::vector<double> most(count);
   for (std::size_t i = 0; i < count; ++i) most[i] = device_block_column_capacity(rates.devices[i], m, nb, word);
   std::vector<double> shares = shares_within(flops, g, L, most, dealt);
-  if (std::all_of(most.begin(), most.end(), [&](double c) { return c >= dealt; })) return shares;
+  if (std::all_of(most.begin(), most.end(), [&](double c) { return c >= dealt; })) return as_fractions(shares);
   // The deal rounds shares to whole block columns: where it gives a device more than it holds, that
   // device's limit comes down by the excess and the shares are balanced again (not where the
   // devices together hold too little: no deal fits then).
@@ -322,7 +333,7 @@ std::vector<double> balanced_device_shares(const Rates& rates, int m, int n, int
     if (!over) break;
     shares = shares_within(flops, g, L, most, dealt);
   }
-  return shares;
+  return as_fractions(shares);
 }
 
 MachineProfile with_host_backend(const MachineProfile& profile, int team_threads) {

@@ -1055,6 +1055,32 @@ TEST(Predict, OneDeviceTakingEveryBlockColumnIsSaidAsTheBalanceOrAsFasterThanIt)
   }
 }
 
+// Two host teams of 1 to 4 MiB at n = 640 (a review's finding, at 2 MiB): capped by memory, the shares summed to
+// 92.4 % and the plan said "46.2 %, 46.2 %" of what the deal gives out whole; and --explain said a
+// team holds 6 block columns while it was dealt 7 (the last, narrower one fits too).
+TEST(Predict, MemoryCappedSharesAreStatedAsDealtAndHeldAsTheyFit) {
+  int memory_lines = 0;
+  for (std::size_t cap = 1u << 20; cap <= 4u << 20; cap += 32u << 10) {
+    SCOPED_TRACE(cap);
+    const auto teams = model::with_devices(machine(2, 80), from_string<DeviceSet>("host:1,host:1"), cap);
+    const auto prediction =
+        model::predict(teams, model::Problem{Solver::gepp, Precision::double_, Target::hybrid, 640, 640, 2});
+    const auto& shares = prediction.plan.device_shares;
+    ASSERT_EQ(shares.size(), 2u);
+    if (prediction.plan.cpu_block_columns >= block_columns(640, prediction.plan.nb)) continue;
+    EXPECT_NEAR(shares[0] + shares[1], 1, 1e-12);
+    for (const auto& line : prediction.reasoning) {
+      const auto hold = line.find("usable GB hold ");
+      if (hold == std::string::npos || line.find("it is dealt ") == std::string::npos) continue;
+      const int held = std::stoi(line.substr(hold + 15));
+      const int got = std::stoi(line.substr(line.find("it is dealt ") + 12));
+      EXPECT_LE(got, held) << line;
+      ++memory_lines;
+    }
+  }
+  EXPECT_GT(memory_lines, 0);
+}
+
 // A tuned plan's nb and d on several devices are dealt as the search deals them (api/resolve.cpp):
 // the fitting deal of least predicted time (at d = 0 each device alone too), none where the
 // devices' memory holds no deal; one device's empty deal where its memory holds the plan.
