@@ -333,6 +333,10 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
 static std::map<std::string, SmallMatrixCrossover> crossovers;  // guarded by cache_mutex
 
 void clear_plan_cache() {
+  {
+    std::lock_guard lock(busy_databases_mutex);
+    busy_databases.clear();
+  }
   std::lock_guard lock(cache_mutex);
   cache.clear();
   crossovers.clear();
@@ -362,7 +366,8 @@ SmallMatrixCrossover small_matrix_crossover(Precision precision, const Options& 
   }
   SmallMatrixCrossover c{default_small_matrix_crossover, PlanSource::default_,
                          "default (no measured crossover for this machine: 'hetlu calibrate')"};
-  if (!path.empty()) {
+  bool busy = !path.empty() && database_paused(path);
+  if (!path.empty() && !busy) {
     try {
       auto database = db::Database::open(path, db::Database::Mode::read_only);
       MachineProfile profile = this_machine();
@@ -372,9 +377,13 @@ SmallMatrixCrossover small_matrix_crossover(Precision precision, const Options& 
             precision == Precision::double_ ? profile.getrf_crossover_double : profile.getrf_crossover_single;
         if (measured > 0) c = {measured, PlanSource::tuned, "measured by hetlu calibrate, in '" + path + "'"};
       }
+    } catch (const db::DatabaseBusy&) {  // the default now, the database again once the pause ends
+      pause_database(path);
+      busy = true;
     } catch (const std::exception&) {  // a missing or damaged database: the default, as for plans
     }
   }
+  if (busy) return c;  // not cached: the measured crossover once the database is free
   std::lock_guard lock(cache_mutex);
   return crossovers.emplace(key, c).first->second;
 }
@@ -416,9 +425,13 @@ Resolution resolve_plan(Solver solver, Precision precision, int m, int n, const 
     entry.emplace();
     entry->resolution = resolve_uncached(solver, precision, target, m, n, options, *profile);
     entry->profile = std::move(profile);
-    std::lock_guard lock(cache_mutex);
-    if (cache.size() >= max_cached_plans) cache.clear();
-    cache.emplace(key, *entry);
+    // Not kept while the database is paused for a lock: the tuned plan once it is free (a review
+    // found every shape looked up in the pause on the model's plan for the life of the process).
+    if (db_key == "-" || db_key == "?" || !database_paused(db_key)) {
+      std::lock_guard lock(cache_mutex);
+      if (cache.size() >= max_cached_plans) cache.clear();
+      cache.emplace(key, *entry);
+    }
   }
   Resolution& r = entry->resolution;
   apply_overrides(r.plan, options.overrides, m, n);

@@ -489,6 +489,15 @@ TEST(Resolve, ADatabaseLockedByAnotherIsLeftAloneForAWhile) {
   const double rest_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - waited).count();
   EXPECT_GT(first_s, 4.0);  // the busy timeout
   EXPECT_LT(rest_s, 2.0) << "each look-up waited again";
+  // The small-matrix crossover's look-up keeps the pause too (it waited 5 s a precision).
+  const auto before_crossover = std::chrono::steady_clock::now();
+  for (Precision p : {Precision::double_, Precision::single})
+    EXPECT_EQ(small_matrix_crossover(p, with_db(path)).source, PlanSource::default_);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - before_crossover).count(), 2.0);
+  // Free again, the pause forgotten with the cache: the tuned plan.
+  { const db::Database released = std::move(holder); }
+  clear_plan_cache();
+  EXPECT_EQ(resolve_plan(Solver::gepp, Precision::double_, 1000, 1000, with_db(path)).plan.source, PlanSource::tuned);
 }
 
 // One damaged row of each kind: resolution skips it with a warning (the model answers), a solve
