@@ -262,8 +262,8 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
   std::optional<Plan> predicted = model_plan(solver, precision, target, m, n, driven, profile, why_not_model, r);
   // The tuned plan keeps nb and d; with several devices the deal follows their measured rates, as
   // the model deals them (at d = 0 each device alone too), within their memory. Where the devices'
-  // memory holds no deal of the tuned nb and d at this size (or no longer holds it: a device with
-  // less free memory, another cap), the model's plan runs; the executor would leave it all to the CPUs.
+  // memory holds no deal of the tuned nb and d at this size (or no longer holds it: another cap of
+  // the host teams' memory), the model's plan runs; the executor would leave it all to the CPUs.
   if (plan && predicted && target == Target::hybrid) {
     const model::Problem problem{solver, precision, target, m, n, driven, detail::cuda_tf32_requested()};
     if (auto deal = model::best_fitting_deal(profile, problem, *plan, configs::model_params())) {

@@ -18,7 +18,7 @@ struct DatabaseError : Error {
   using Error::Error;
 };
 
-// The database is locked by another process past the busy timeout (5 s).
+// The database is locked by another process past the busy timeout (5 s; 30 s of retries for exec).
 struct DatabaseBusy : DatabaseError {
   using DatabaseError::DatabaseError;
 };

@@ -42,7 +42,10 @@ bool plan_fits_device(const Rates& rates, const Problem& problem, const Plan& pl
   const int m = prbt ? detail::prbt_padded_order(problem.n) : problem.m;
   const int n = prbt ? detail::prbt_padded_order(problem.n) : problem.n;
   const int nb = std::max(1, plan.nb), blocks = block_columns(n, nb);
-  if (!hybrid || plan.cpu_block_columns >= blocks) return true;
+  const bool devices_take_columns = prbt
+                                        ? detail::prbt_devices_take_block_columns(problem.n, nb, plan.cpu_block_columns)
+                                        : plan.cpu_block_columns < blocks;
+  if (!hybrid || !devices_take_columns) return true;
   const double word = entry_bytes(problem.precision);
   const std::size_t count = rates.devices.size();
   if (count <= 1) return device_holds_plan(rates, problem.solver, m, n, nb, plan.cpu_block_columns, word);

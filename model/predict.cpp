@@ -91,7 +91,7 @@ double predict_seconds(const MachineProfile& profile, const Problem& problem, co
   // PRBT (in its working precision) whose d leaves the devices no block column runs as on the CPU
   // target (prbt.cpp): no device randomizes or solves.
   if (on_devices && problem.solver == Solver::prbt && problem.precision != Precision::mixed &&
-      plan.cpu_block_columns >= block_columns(detail::prbt_padded_order(problem.n), plan.nb)) {
+      !detail::prbt_devices_take_block_columns(problem.n, plan.nb, plan.cpu_block_columns)) {
     Problem on_cpus = problem;
     on_cpus.target = Target::cpu;
     return predict_seconds(profile, on_cpus, plan, params, terms);
@@ -371,10 +371,15 @@ void explain_hybrid(const MachineProfile& profile, const Problem& problem, const
                 "d/N = P g1 / (P g1 + g2) = " +
                 fmt1(100 * closed_form_fraction) + " % (async-calu §4, Eq. 1)");
   if (problem.solver == Solver::prbt && problem.precision != Precision::mixed && !several &&
-      !prbt_solves_on_device(r, problem.n, word))
-    why.push_back("two copies of A (" + fmt1(2 * word * double(problem.n) * problem.n / 1e9) +
-                  " GB) do not fit the device's " + fmt1(r.device_memory_bytes / 1e9) +
-                  " GB: PRBT's factors come back and the CPUs solve and refine");
+      detail::prbt_devices_take_block_columns(problem.n, plan.nb, plan.cpu_block_columns) &&
+      !prbt_solves_on_device(r, problem.n, word)) {
+    const double np = detail::prbt_padded_order(problem.n);
+    why.push_back("two copies of A (" + fmt1(2 * word * np * np / 1e9) +
+                  " GB, padded) and the solves' buffers "
+                  "do not fit the device's " +
+                  fmt1(r.device_memory_usable_bytes / 1e9) +
+                  " usable GB: PRBT's factors come back and the CPUs solve and refine");
+  }
   if (panel_location(plan) == PanelLocation::device && several &&
       sole_owner(plan, int(r.devices.size()), problem.n) >= 0)
     why.push_back("d = 0 on several devices, the deal giving one of them every block column: it runs alone");
@@ -398,7 +403,8 @@ void explain_hybrid(const MachineProfile& profile, const Problem& problem, const
     why.push_back("panel on the CPUs, overlapped with the device's update; d = " +
                   std::to_string(plan.cpu_block_columns) + " of " + std::to_string(blocks) + " block columns");
   // The d the device's memory allows: below it the chosen d is no choice of the time's (PRBT
-  // keeps the whole matrix there at any d: said above where it does not fit).
+  // keeps the whole matrix there at any d that deals it block columns: said above where it does not
+  // fit).
   if (several) {
     why.insert(why.end(), memory_bounds.begin(), memory_bounds.end());
     return;

@@ -8,7 +8,9 @@
 // to a huge x of tiny backward error; so after GENP the 1-norm condition number is estimated (as
 // dgecon, from the factors at hand) and a matrix singular to working precision (rcond < 10 u; dgesvx
 // says rcond < eps) goes to GEPP too, which finds an exact zero pivot where there is one. On the hybrid target
-// the matrix, its factors and the refinement's residuals stay on the device (prbt_device.hpp).
+// with one device the matrix, its factors and the refinement's residuals stay on the device
+// (prbt_device.hpp), where the plan's d deals it block columns; where it deals none, PRBT runs as
+// on the CPU target and the note says so.
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -141,8 +143,7 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
   // only randomize and solve, for an upload of A that no update of its pays for (the model prices
   // it so, and its memory need not hold A).
   const bool devices_take_columns =
-      plan.target == Target::hybrid &&
-      plan.cpu_block_columns < block_columns(np, variants::panel_width_within(plan.nb, np, np));
+      plan.target == Target::hybrid && detail::prbt_devices_take_block_columns(n, plan.nb, plan.cpu_block_columns);
   const bool hybrid = devices_take_columns && plan.devices.size() == 1;
   const bool several_devices = devices_take_columns && !hybrid;
   double a_norm1 = 0;
@@ -247,7 +248,11 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
           solve_and_refine(U, V, n, nrhs, B, ldb, X.data(), ld, triangular, host_residual(n, nrhs, A, lda, B, ldb));
     clock.mark("solve and refinement");
   }
-  const std::string note = device ? device->note() : "";
+  const std::string note = device ? device->note()
+                           : plan.target == Target::hybrid && !devices_take_columns
+                               ? "d = " + std::to_string(plan.cpu_block_columns) +
+                                     " keeps every block column on the CPUs: PRBT ran as on the CPU target"
+                               : "";
   device.reset();  // a fallback to GEPP on the hybrid target takes the backend's lock again
   if (info > 0)
     return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, "GENP met an exactly zero pivot", a_norm1);

@@ -82,7 +82,7 @@ class PrbtDevice {
   std::vector<std::unique_lock<std::mutex>> lock_;
   backends::Backend<T>& device_;
   backends::DeviceMatrix<T> factors_, original_;
-  backends::DeviceMatrix<T> solve_work_;  // sized for the right-hand sides on first use
+  backends::DeviceMatrix<T> solve_work_;  // had at upload for the right-hand sides
   DeviceResidual<T> residual_;
   std::string note_;
   // Every copy between host and device goes through these slots (np rows, a block column wide);

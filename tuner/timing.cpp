@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -39,6 +40,8 @@ int open_lock_file(const std::string& path, std::string& refused) {
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0666);
   if (fd < 0) {
     if (errno == ELOOP) refused = "a symbolic link";
+    if (errno == EISDIR) refused = "a folder";
+    if (errno == EACCES || errno == EPERM) refused = "a file this user may not open for writing";
     return -1;
   }
   struct stat st {};
@@ -60,7 +63,8 @@ MeasurementTurn::MeasurementTurn(const std::function<bool()>& stop_requested,
   std::string why_refused;
   fd_ = open_lock_file(path, why_refused);
   if (fd_ < 0) {
-    if (!why_refused.empty() && waiting)
+    static std::atomic<bool> said_refused{false};  // once a process: a calibration takes many turns
+    if (!why_refused.empty() && waiting && !said_refused.exchange(true))
       waiting("measurements do not take turns with other hetlu processes: " + path + " is " + why_refused +
               ", left as it is");
     return;

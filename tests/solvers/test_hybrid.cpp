@@ -72,8 +72,8 @@ void check_gesv(const Plan& plan, int n, int nrhs) {
   if (::testing::Test::HasFatalFailure()) return;
   // PRBT on one device that the plan's d deals block columns (of its padded order); a d that
   // deals none runs as on the CPU target: the device would only randomize and solve.
-  const int np = (n + 3) / 4 * 4;
-  const bool on_device = plan.devices.size() == 1 && plan.cpu_block_columns < block_columns(np, std::min(plan.nb, np));
+  const bool on_device =
+      plan.devices.size() == 1 && detail::prbt_devices_take_block_columns(n, plan.nb, plan.cpu_block_columns);
   if (plan.solver == Solver::prbt && on_device) {
     EXPECT_EQ(details.note, "") << "PRBT solves and refines on the device";
     ASSERT_EQ(details.phase_seconds.size(), 4u);  // the upload scans A: no pass of its own
@@ -82,6 +82,8 @@ void check_gesv(const Plan& plan, int n, int nrhs) {
   } else if (plan.solver == Solver::prbt) {
     ASSERT_FALSE(details.phase_seconds.empty());
     EXPECT_EQ(details.phase_seconds[0].first, "randomization");
+    if (!detail::prbt_devices_take_block_columns(n, plan.nb, plan.cpu_block_columns))
+      EXPECT_NE(details.note.find("PRBT ran as on the CPU target"), std::string::npos) << details.note;
   }
 }
 
@@ -512,6 +514,14 @@ TEST(Hybrid, TinySystems) {
   for (Solver solver : {Solver::gepp, Solver::calu, Solver::prbt})
     for (int n = 1; n <= 9; ++n)
       for (int d : {0, 1, 3}) check_gesv<double>(hybrid_plan<double>(solver, BackendKind::host, 4, d), n, 2);
+}
+
+// PRBT whose d keeps every one of A's block columns on the CPUs, where the padded order has one
+// more (n = 1001, nb = 77: 13 block columns of A, 14 of 1004): it runs as on the CPU target (a
+// review found the device given the block column of padding, and A uploaded and randomized there).
+TEST(Hybrid, PrbtWhoseDKeepsEveryColumnOfARunsOnTheCpus) {
+  check_gesv<double>(hybrid_plan<double>(Solver::prbt, BackendKind::host, 77, 13), 1001, 1);
+  check_gesv<double>(hybrid_plan<double>(Solver::prbt, BackendKind::host, 77, 12), 1001, 1);
 }
 
 // d = 0 with nb >= n: the device factors the whole matrix as one panel (cuSOLVER getrf on a GPU).

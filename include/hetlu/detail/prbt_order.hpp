@@ -2,12 +2,24 @@
 // checks the device memory of) what they hold.
 #pragma once
 
+#include <algorithm>
+
+#include "hetlu/types.hpp"
+
 namespace hetlu::detail {
 
 // n rounded up to a multiple of 4 (at least 4): PRBT factors diag(A, s I) of that order, since its
 // depth-2 butterflies halve the order twice.
 inline int prbt_padded_order(int n) {
   return n <= 4 ? 4 : (n + 3) / 4 * 4;
+}
+
+// Whether a hybrid PRBT plan of width nb whose CPUs keep d block columns deals the devices any of
+// A's n columns: counted as the plan counts them (clamp_blocks_to_matrix, the search), on n, not the
+// padded order, whose extra block column would hold padding alone. Where it deals none, PRBT runs as
+// on the CPU target (prbt.cpp) and the model prices it so.
+inline bool prbt_devices_take_block_columns(int n, int nb, int d) {
+  return d < block_columns(n, std::clamp(nb, 1, std::max(1, n)));
 }
 
 }  // namespace hetlu::detail
