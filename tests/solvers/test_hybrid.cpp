@@ -495,6 +495,26 @@ TEST(Hybrid, PrbtSolvesOnTheCpusWhenTheDeviceHoldsOneCopy) {
     EXPECT_LE(accuracy::backward_error(n, 2, A.data(), n, X.data(), n, B.data(), n),
               (n + 1) * accuracy::unit_roundoff<double>());
   }
+  {
+    // Two copies of A exactly (n = 1024, 16 MiB) but not the solves' buffers beside them: known
+    // before the factorization, not after it (the 1024 x 1 buffer ran out once the device had
+    // factored A, and the CPUs started over: a review's finding).
+    ::setenv("HETLU_HOST_BACKEND_MEMORY_MIB", "16", 1);
+    const int order = 1024;
+    auto LU = test_support::make_matrix<double>(Kind::random, order, order, 33);
+    const auto A0 = LU;
+    auto X = test_support::make_matrix<double>(Kind::random, order, 1, 34);
+    const auto B0 = X;
+    std::vector<int> ipiv(order);
+    SolveDetails details;
+    ASSERT_EQ(solvers::gesv(hybrid_plan<double>(Solver::prbt, BackendKind::host, 128, 2), order, 1, LU.data(), order,
+                            ipiv.data(), X.data(), order, InputCheck::finite, &details),
+              0);
+    EXPECT_NE(details.note.find("solve and refinement on the CPUs: host backend: out of memory"), std::string::npos)
+        << details.note;
+    EXPECT_LE(accuracy::backward_error(order, 1, A0.data(), order, X.data(), order, B0.data(), order),
+              (order + 1) * accuracy::unit_roundoff<double>());
+  }
   // Not even one copy: a clear error.
   ::setenv("HETLU_HOST_BACKEND_MEMORY_MIB", "1", 1);
   auto LU = A;
