@@ -148,7 +148,13 @@ void register_db_exchange(CLI::App& db_cmd, CommandState&) {
     const std::string path = database_path(args->db);
     if (!args->file.empty()) refuse_clobbering(args->file, {path});
     auto database = db::Database::open(path, db::Database::Mode::read_only);
-    const std::string text = db::export_json(database).dump(1);
+    std::string text;
+    try {
+      text = db::export_json(database).dump(1);
+    } catch (const nlohmann::json::type_error&) {  // a stored text that is not UTF-8 (a flipped byte)
+      throw db::DatabaseError("database '" + path +
+                              "' holds a text that is not valid UTF-8 (a damaged value): no export written");
+    }
     if (args->file.empty()) {
       std::cout << text << "\n";
       return;

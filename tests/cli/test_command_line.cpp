@@ -1045,6 +1045,22 @@ TEST_F(Cli, BenchSweepsTheCpuShare) {
   EXPECT_LE(j["spearman_predicted_measured"].get<double>(), 1);
 }
 
+// A stored text that is not UTF-8 (one flipped byte of a probe's unit, a hostile test's finding):
+// the export is refused in one line naming the database, and no file is written (it failed with
+// the JSON library's own message, naming neither).
+TEST_F(Cli, AnExportOfATextThatIsNotUtf8IsRefusedNamingTheDatabase) {
+  ASSERT_EQ(run_hetlu("calibrate --level estimate --json " + db(), dir).exit_code, 0);
+  {
+    auto database = hetlu::db::Database::open(dir.file("t.db"), hetlu::db::Database::Mode::read_write);
+    database.exec(
+        "INSERT INTO probe_results (machine_id, name, value, unit) "
+        "VALUES ((SELECT min(id) FROM machines), 'dgemm_gflops_one_core', 1, CAST(X'B8' AS TEXT))");
+  }
+  const auto r = run_hetlu("db export -o '" + dir.file("out.json") + "' " + db(), dir);
+  expect_one_line_error(r, {"t.db", "not valid UTF-8"});
+  EXPECT_FALSE(std::filesystem::exists(dir.file("out.json")));
+}
+
 TEST_F(Cli, ACalibrationWhoseTrialsAllFailExitsNonZeroAndTheNextInMoreMemoryMeasuresThem) {
   // The host backend's "device" holds 1 MiB: every 600 x 600 hybrid PRBT trial that deals it block
   // columns runs out of memory (PRBT randomizes the whole matrix there); the plans that keep every
