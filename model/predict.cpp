@@ -380,8 +380,7 @@ void explain_hybrid(const MachineProfile& profile, const Problem& problem, const
                   fmt1(r.device_memory_usable_bytes / 1e9) +
                   " usable GB: PRBT's factors come back and the CPUs solve and refine");
   }
-  if (panel_location(plan) == PanelLocation::device && several &&
-      sole_owner(plan, int(r.devices.size()), problem.n) >= 0)
+  if (panel_location(plan) == PanelLocation::device && owner_alone >= 0)
     why.push_back("d = 0 on several devices, the deal giving one of them every block column: it runs alone");
   else if (panel_location(plan) == PanelLocation::device && several)
     why.push_back(
