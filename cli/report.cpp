@@ -167,7 +167,9 @@ nlohmann::ordered_json to_json(const PhaseSeconds& phases) {
 }
 
 void print_json(const nlohmann::ordered_json& object) {
-  std::cout << object.dump() << std::endl;
+  // A damaged stored text (bytes that are not UTF-8) printed as U+FFFD rather than the JSON
+  // library's exception: db check --json names such rows.
+  std::cout << object.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << std::endl;
 }
 
 void warn(const std::string& message) {

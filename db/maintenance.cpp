@@ -34,6 +34,7 @@ CheckReport check(Database& db) {
                      [&](const std::string& seen) { return seen.rfind(row + ": ", 0) == 0; }))
       report.problems.push_back(problem);
   }
+  for (const auto& problem : texts_not_utf8(db)) report.problems.push_back(problem);
   report.machines = count(db, "machines");
   report.probe_results = count(db, "probe_results");
   report.trials = count(db, "trials");

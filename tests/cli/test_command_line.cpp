@@ -1059,6 +1059,23 @@ TEST_F(Cli, AnExportOfATextThatIsNotUtf8IsRefusedNamingTheDatabase) {
   const auto r = run_hetlu("db export -o '" + dir.file("out.json") + "' " + db(), dir);
   expect_one_line_error(r, {"t.db", "not valid UTF-8"});
   EXPECT_FALSE(std::filesystem::exists(dir.file("out.json")));
+  // db check names the row and column (it said ok), in text and in JSON.
+  const auto checked = run_hetlu("db check " + db(), dir);
+  EXPECT_NE(checked.exit_code, 0);
+  EXPECT_NE(checked.out.find("problem: probe_results row"), std::string::npos) << checked.out;
+  EXPECT_NE(checked.out.find("unit is a text that is not valid UTF-8"), std::string::npos) << checked.out;
+  EXPECT_NE(checked.out.find("NOT ok"), std::string::npos) << checked.out;
+  // A damaged probe name with a value out of range too: the row is invalid, and its description
+  // (holding the bad byte) still prints as JSON.
+  {
+    auto database = hetlu::db::Database::open(dir.file("t.db"), hetlu::db::Database::Mode::read_write);
+    database.exec("UPDATE probe_results SET name = CAST(X'64B8' AS TEXT), value = -1");
+  }
+  const auto as_json = run_hetlu("db check --json " + db(), dir);
+  EXPECT_NE(as_json.exit_code, 0);
+  const auto j = nlohmann::json::parse(as_json.out);
+  EXPECT_FALSE(j["ok"].get<bool>());
+  EXPECT_EQ(j["problems"].size(), 3u) << as_json.out;  // the value, the unit and the name
 }
 
 TEST_F(Cli, ACalibrationWhoseTrialsAllFailExitsNonZeroAndTheNextInMoreMemoryMeasuresThem) {

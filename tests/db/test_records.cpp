@@ -615,3 +615,22 @@ TEST(Maintenance, ADamagedMachineRowIsListedAndNamedByExport) {
     db::ensure_machine(database, db::fingerprint(profile()));
   }
 }
+
+// A stored text that is not UTF-8 (a flipped byte) passed db check ("ok"), and export failed on it.
+// Each malformed form is found, named by table, row and column; well-formed multi-byte text is not.
+TEST(Maintenance, TextsThatAreNotUtf8AreListedByTableRowAndColumn) {
+  test_support::TempDir dir;
+  auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
+  const auto id = db::ensure_machine(database, db::fingerprint(profile()));
+  db::insert_trial(database, trial(id, 100, 32, 0.5));
+  // é, 中, U+10FFFF and an emoji: well-formed.
+  database.exec("UPDATE trials SET environment = CAST(X'C3A9E4B8ADF48FBFBFF09F9880' AS TEXT)");
+  EXPECT_TRUE(db::check(database).problems.empty());
+  for (const char* bytes : {"B8", "C080", "E4B8", "EDA080", "F4908080", "F8888080", "E0809F", "F08F8080", "C3A9FF"}) {
+    SCOPED_TRACE(bytes);
+    database.exec(std::string("UPDATE trials SET environment = CAST(X'") + bytes + "' AS TEXT)");
+    const auto problems = db::check(database).problems;
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_EQ(problems[0], "trials row 1: environment is a text that is not valid UTF-8 (a damaged value)");
+  }
+}
