@@ -74,8 +74,19 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
   struct ForgetCachedPlans {  // later calls in this process must see the new entries, however tune ends
     ~ForgetCachedPlans() { clear_plan_cache(); }
   } forget;
-  const auto results = tuner::tune(database, machine_id, report.profile, settings, configs::model_params(),
-                                   options.progress, options.on_trial);
+  std::vector<tuner::TuneResult> results;
+  try {
+    results = tuner::tune(database, machine_id, report.profile, settings, configs::model_params(), options.progress,
+                          options.on_trial);
+  } catch (const db::DatabaseError&) {
+    // `hetlu db forget` of this machine while it was measured: SQLite's own words were "FOREIGN
+    // KEY constraint failed".
+    const auto still = db::find_machine(database, fingerprint.hash);
+    if (still && still->id == machine_id) throw;
+    throw db::DatabaseError("database '" + report.db_path + "': machine " + fingerprint.hash +
+                            " was deleted while this calibration measured it ('hetlu db forget'?): the calibration "
+                            "stopped; run it again to measure this machine");
+  }
   for (const auto& r : results)
     if (r.no_plan.empty())
       report.entries.push_back({r.solver, r.m, r.n, r.best, r.median_s, r.gflops, r.predicted_s, r.measured, r.reused,
