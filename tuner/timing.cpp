@@ -37,7 +37,15 @@ namespace {
 // say) make the file it names writable by all and overwrite it. -1 where it cannot be opened or is
 // refused; `refused` then says why, where it was refused.
 int open_lock_file(const std::string& path, std::string& refused) {
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0666);
+  // An existing file is opened without O_CREAT: under fs.protected_regular, O_CREAT of another
+  // user's file in a sticky folder (/tmp) is refused, and the users would not take turns.
+  constexpr int flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
+  int fd = -1;
+  for (int attempt = 0; fd < 0 && attempt < 3; ++attempt) {
+    fd = ::open(path.c_str(), flags);
+    if (fd < 0 && errno == ENOENT) fd = ::open(path.c_str(), flags | O_CREAT | O_EXCL, 0666);
+    if (fd < 0 && errno != EEXIST) break;  // EEXIST: another process made it first; open that one
+  }
   if (fd < 0) {
     if (errno == ELOOP) refused = "a symbolic link";
     if (errno == EISDIR) refused = "a folder";

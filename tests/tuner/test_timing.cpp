@@ -1,4 +1,6 @@
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -175,4 +177,46 @@ TEST(Statistics, RanksAndSpearman) {
   EXPECT_TRUE(std::isnan(detail::spearman({1, 2}, {1, 2, 3})));
   EXPECT_DOUBLE_EQ(detail::spearman({1, std::nan(""), 3, 4}, {1, 2, 3, 5}), 1.0);  // the NaN pair left out
   EXPECT_DOUBLE_EQ(detail::median({4, 1, 3, 2}), 2.5);                             // the lower and upper middle's mean
+}
+
+// Another user's lock file in a sticky folder (/tmp), as their calibration left it: the turn is
+// taken through it, and its owner and mode are left alone. Under fs.protected_regular (systemd sets
+// it) an open with O_CREAT of such a file is refused even to root, and the users did not take turns;
+// where the setting is off this passes before and after.
+TEST(MeasurementTurn, AnotherUsersLockFileInAStickyFolderIsUsed) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give the file to another user";
+  char folder_template[] = "/tmp/hetlu-turn-XXXXXX";
+  const std::string folder = ::mkdtemp(folder_template);
+  ASSERT_EQ(::chmod(folder.c_str(), 01777), 0);
+  const std::string lock = folder + "/hetlu-measurements.lock";
+  {
+    std::FILE* f = std::fopen(lock.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fclose(f);
+  }
+  ASSERT_EQ(::chmod(lock.c_str(), 0666), 0);
+  ASSERT_EQ(::chown(lock.c_str(), 65534, 65534), 0);  // nobody
+  const char* saved = std::getenv("TMPDIR");
+  const std::string saved_tmpdir = saved ? saved : "";
+  ::setenv("TMPDIR", folder.c_str(), 1);
+  std::vector<std::string> said;
+  {
+    tuner::MeasurementTurn turn(nullptr, [&](const std::string& line) { said.push_back(line); });
+    EXPECT_TRUE(said.empty()) << said.front();
+    // Held: a second descriptor of the file cannot lock it.
+    const int other = ::open(lock.c_str(), O_RDONLY);
+    ASSERT_GE(other, 0);
+    EXPECT_NE(::flock(other, LOCK_EX | LOCK_NB), 0);
+    ::close(other);
+  }
+  struct stat st {};
+  ASSERT_EQ(::stat(lock.c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, 65534u);
+  EXPECT_EQ(st.st_mode & 07777, 0666u);
+  ::unlink(lock.c_str());
+  ::rmdir(folder.c_str());
+  if (saved)
+    ::setenv("TMPDIR", saved_tmpdir.c_str(), 1);
+  else
+    ::unsetenv("TMPDIR");
 }
