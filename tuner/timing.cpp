@@ -65,7 +65,7 @@ int open_lock_file(const std::string& path, std::string& refused) {
 }  // namespace
 
 MeasurementTurn::MeasurementTurn(const std::function<bool()>& stop_requested,
-                                 const std::function<void(const std::string&)>& waiting) {
+                                 const std::function<void(const std::string&)>& waiting, double longest_wait_seconds) {
   const char* folder = std::getenv("TMPDIR");
   const std::string path = std::string(folder && *folder ? folder : "/tmp") + "/hetlu-measurements.lock";
   std::string why_refused;
@@ -93,6 +93,15 @@ MeasurementTurn::MeasurementTurn(const std::function<bool()>& stop_requested,
       said = true;
     }
     if (refused != EWOULDBLOCK && refused != EINTR) {  // no locking here: go ahead
+      ::close(fd_);
+      fd_ = -1;
+      return;
+    }
+    if (since_start.seconds() > longest_wait_seconds) {
+      if (waiting)
+        waiting("measuring without taking turns: another process has held " + path + " for " +
+                std::to_string(static_cast<long>(longest_wait_seconds)) +
+                " s (stopped, or holding it on purpose); this measurement may time its load");
       ::close(fd_);
       fd_ = -1;
       return;
