@@ -332,6 +332,15 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
 
 static std::map<std::string, SmallMatrixCrossover> crossovers;  // guarded by cache_mutex
 
+std::string tuning_database_path(const Options& options) {
+  if (!options.use_database) return "";
+  try {
+    return db::path_or_default(options.db_path);
+  } catch (const db::DatabaseError&) {  // no $HETLU_DB, $XDG_DATA_HOME or $HOME
+    return "";
+  }
+}
+
 void clear_plan_cache() {
   {
     std::lock_guard lock(busy_databases_mutex);

@@ -41,10 +41,21 @@ py::dict plan_dict(const Plan& p) {
   return py::module_::import("json").attr("loads")(plan_json(p));
 }
 
+// A solver named in Python: a refusal lists "auto" too, which every function here takes.
+Solver named_solver(const std::string& name) {
+  try {
+    return from_string<Solver>(name);
+  } catch (const InvalidArgument&) {
+    std::string allowed = "auto";
+    for (const auto& s : detail::solver_names.all()) allowed += ", " + s;
+    throw InvalidArgument("unknown solver '" + name + "' (expected one of: " + allowed + ")");
+  }
+}
+
 // "auto": the solver whose plan predicts the least time for this problem (as hetlu solve --solver auto).
 Solver solver_of(const std::string& name, int m = 0, int n = 0, const Options& options = {},
                  Precision precision = Precision::double_) {
-  return name == "auto" ? choose_solver(precision, m, n, options, nullptr) : from_string<Solver>(name);
+  return name == "auto" ? choose_solver(precision, m, n, options, nullptr) : named_solver(name);
 }
 
 // Where and how a call runs, as the CLI's options: target "cpu" or "hybrid"; on the hybrid target
@@ -148,6 +159,25 @@ py::array_t<T, py::array::f_style> fortran_copy(const py::array& A, bool overwri
   return out;
 }
 
+// An argument as NumPy reads it, as SciPy's functions take lists and other array-likes; a masked
+// array is refused, as scipy.linalg refuses it (its masked-out values would be solved with).
+py::array array_argument(const py::object& value, const char* name) {
+  static PyObject* const ndarray =
+      py::object(py::module_::import("numpy").attr("ndarray")).release().ptr();  // kept for good
+  if (Py_TYPE(value.ptr()) == reinterpret_cast<PyTypeObject*>(ndarray)) return py::reinterpret_borrow<py::array>(value);
+  static PyObject* const masked = py::object(py::module_::import("numpy.ma").attr("MaskedArray")).release().ptr();
+  if (PyObject_IsInstance(value.ptr(), masked) == 1)
+    throw InvalidArgument(std::string(name) +
+                          " is a masked array: hetlu does not solve with masks (as scipy.linalg); give its filled() "
+                          "array");
+  if (py::isinstance<py::array>(value)) return py::reinterpret_borrow<py::array>(value);
+  try {
+    return py::module_::import("numpy").attr("asarray")(value);
+  } catch (py::error_already_set& e) {
+    throw InvalidArgument(std::string(name) + " cannot be read as an array: " + e.what());
+  }
+}
+
 void check_matrix(const py::array& A, const char* name) {
   if (A.ndim() != 2)
     throw InvalidArgument(std::string(name) + " must be 2-dimensional, not " + std::to_string(A.ndim()) +
@@ -206,6 +236,22 @@ std::pair<int, int> system_shape(const py::array& A_in, const py::array& b_in) {
     throw InvalidArgument("b has " + std::to_string(b_in.shape(0)) + " rows but A is " + std::to_string(n) + " x " +
                           std::to_string(n) + "; they must match");
   return {n, b_in.ndim() == 2 ? dimension(b_in, 1, "b") : 1};
+}
+
+// hetlu.HetluWarning (a UserWarning), made by the module's init.
+PyObject* hetlu_warning = nullptr;
+
+// The report's warnings that name the tuning database in use (one that could not be read: a folder,
+// not SQLite, locked; stale or skipped tuned entries), raised as hetlu.HetluWarning: the model
+// answered, and only the result's warnings said why. The answer's own notes keep their rule (a
+// LinAlgWarning where x cannot be trusted, nothing where it can). Raises where the caller's warning
+// filters make a warning an error.
+void warn_of_the_database(const std::vector<std::string>& warnings, const Options& options) {
+  const std::string path = tuning_database_path(options);
+  if (path.empty()) return;
+  for (const auto& w : warnings)
+    if (w.find("'" + path + "'") != std::string::npos && PyErr_WarnEx(hetlu_warning, w.c_str(), 1) != 0)
+      throw py::error_already_set();
 }
 
 // Says where X cannot be trusted, in r.warnings and as hetlu.linalg.LinAlgWarning (SciPy's where
@@ -277,8 +323,7 @@ bool check_as_the_command(SolveResult& r, SolveReport& report, const std::string
       judge_singularity_with_forward_error(report, n, nrhs, a, ld, X.data(), ld, B, ld, options);
       return false;
     }
-    const std::optional<Solver> asked =
-        solver == "auto" ? std::nullopt : std::optional<Solver>(from_string<Solver>(solver));
+    const std::optional<Solver> asked = solver == "auto" ? std::nullopt : std::optional<Solver>(named_solver(solver));
     again = solve_checked(asked, n, nrhs, a, ld, again_x.mutable_data(), ld, options);
   } catch (const Error& e) {
     report.warnings.push_back(std::string("the answer could not be checked as the hetlu command checks it: ") +
@@ -408,6 +453,7 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
   r.refinement_steps = report.refinement_steps;
   r.fell_back_to_gepp = report.fell_back_to_gepp;
   r.phase_seconds = report.phase_seconds;
+  warn_of_the_database(report.warnings, options);
   warn_where_untrustworthy(r, n, X.data(), static_cast<long long>(n) * nrhs, report.singular_to_working_precision,
                            std::move(unchecked));
   r.x = b_in.ndim() == 1 ? py::array(X.attr("reshape")(n)) : py::array(X);
@@ -433,7 +479,7 @@ SolveResult solve_mixed_typed(const py::array& A_in, const py::array& b_in, cons
   int iter = 0;
   {
     py::gil_scoped_release release;
-    const Solver chosen = solver == "auto" ? Solver::gepp : from_string<Solver>(solver);
+    const Solver chosen = solver == "auto" ? Solver::gepp : named_solver(solver);
     if (automatic) {
       report = auto_precision_gesv(chosen, n, nrhs, A.mutable_data(), ld, ipiv.data(), B.data(), ld, X.mutable_data(),
                                    ld, options);
@@ -471,6 +517,7 @@ SolveResult solve_mixed_typed(const py::array& A_in, const py::array& b_in, cons
   r.phase_seconds = report.phase_seconds;
   if (!automatic) r.iter = iter;  // LAPACK's ITER is dsgesv's; auto's report says which precision answered
   r.note = automatic ? report.auto_choice + (report.note.empty() ? "" : "; " + report.note) : report.note;
+  warn_of_the_database(report.warnings, options);
   warn_where_untrustworthy(r, n, X.data(), static_cast<long long>(n) * nrhs, report.singular_to_working_precision);
   r.x = b_in.ndim() == 1 ? py::array(X.attr("reshape")(n)) : py::array(X);
   return r;
@@ -508,10 +555,11 @@ auto dispatch(const py::array& A, Body&& body) {
   return dispatch_type(A.dtype(), body);
 }
 
-SolveResult solve(const py::array& A, const py::array& b, const std::string& solver, const DbPath& db,
+SolveResult solve(const py::object& A_in, const py::object& b_in, const std::string& solver, const DbPath& db,
                   const PyWhole& nb, bool overwrite_a, const std::string& target,
                   const std::optional<std::string>& backend, const PyWhole& d, const std::optional<std::string>& panel,
                   const std::optional<std::string>& precision) {
+  const py::array A = array_argument(A_in, "A"), b = array_argument(b_in, "b");
   check_matrix(A, "A");
   const Options options = options_of(db, int_of("nb", nb), {target, backend, panel, int_of("d", d)});
   if (precision && *precision != "mixed" && *precision != "auto")
@@ -537,25 +585,34 @@ SolveResult solve(const py::array& A, const py::array& b, const std::string& sol
   });
 }
 
-LUFactorization lu_factor(const py::array& A, const std::string& solver, const DbPath& db, const PyWhole& nb,
+LUFactorization lu_factor(const py::object& A_in, const std::string& solver, const DbPath& db, const PyWhole& nb,
                           bool overwrite_a, const std::string& target, const std::optional<std::string>& backend,
                           const PyWhole& d, const std::optional<std::string>& panel) {
+  const py::array A = array_argument(A_in, "A");
   check_matrix(A, "A");
   const Options options = options_of(db, int_of("nb", nb), {target, backend, panel, int_of("d", d)});
   return dispatch(A, [&](auto t) {
     using T = decltype(t);
-    auto LU = fortran_copy<T>(A, overwrite_a);
     const int m = dimension(A, 0, "A"), n = dimension(A, 1, "A");
+    const Solver chosen = solver == "auto" ? Solver::gepp : named_solver(solver);
+    if (chosen == Solver::prbt)
+      throw InvalidArgument(
+          "solver 'prbt' has no P A = L U factorization (it factors a randomized A): use hetlu.solve, or lu_factor "
+          "with solver 'gepp' or 'calu'");
+    auto LU = fortran_copy<T>(A, overwrite_a);
     std::vector<int> ipiv(std::max(1, std::min(m, n)));
     SolveReport report;
     {
       py::gil_scoped_release release;
-      report = getrf(solver_of(solver), m, n, LU.mutable_data(), std::max(1, m), ipiv.data(), options);
+      report = getrf(chosen, m, n, LU.mutable_data(), std::max(1, m), ipiv.data(), options);
     }
     if (report.info > 0) raise_singular(report.info);
+    warn_of_the_database(report.warnings, options);
     py::array_t<int> piv(std::min(m, n));
     for (int i = 0; i < std::min(m, n); ++i) piv.mutable_at(i) = ipiv[i] - 1;
-    return LUFactorization{LU, piv, plan_dict(report.plan), report.seconds, report.gflops};
+    py::dict plan = plan_dict(report.plan);
+    plan["warnings"] = report.warnings;
+    return LUFactorization{LU, piv, plan, report.seconds, report.gflops};
   });
 }
 
@@ -582,7 +639,36 @@ std::vector<int> one_based_pivots(const py::array& piv_in, int n) {
   return ipiv;
 }
 
-py::array lu_solve(const LUFactorization& f, const py::array& b, bool trans) {
+// SciPy's trans: 0 A, 1 A^T, 2 A^H (the same as A^T for real types).
+Transpose transpose_of(int trans) {
+  if (trans < 0 || trans > 2) throw InvalidArgument("trans = " + std::to_string(trans) + " must be 0, 1 or 2");
+  return trans == 0 ? Transpose::no : trans == 1 ? Transpose::yes : Transpose::conjugate;
+}
+
+// lu_solve's trans as a Python caller gives it: SciPy's 0, 1 or 2 (False and True are 0 and 1), or
+// LAPACK's 'N', 'T' or 'C'. It was a bool, and 2 (A^H) became True (A^T): a wrong x for complex A.
+Transpose transpose_of(const py::handle& trans) {
+  if (py::isinstance<py::str>(trans)) {
+    const auto text = trans.cast<std::string>();
+    if (text == "N" || text == "n") return Transpose::no;
+    if (text == "T" || text == "t") return Transpose::yes;
+    if (text == "C" || text == "c") return Transpose::conjugate;
+    throw InvalidArgument("trans = '" + text.substr(0, 20) + "' must be 0, 1 or 2, or 'N', 'T' or 'C'");
+  }
+  if (PyIndex_Check(trans.ptr())) {  // int, bool, numpy integers
+    const auto index = py::reinterpret_steal<py::object>(PyNumber_Index(trans.ptr()));
+    if (!index) throw py::error_already_set();
+    const long long value = index.cast<long long>();
+    if (value < 0 || value > 2) throw InvalidArgument("trans = " + std::to_string(value) + " must be 0, 1 or 2");
+    return transpose_of(static_cast<int>(value));
+  }
+  throw InvalidArgument("trans must be 0, 1 or 2, or 'N', 'T' or 'C', not a " +
+                        py::str(py::type::handle_of(trans).attr("__name__")).cast<std::string>());
+}
+
+py::array lu_solve(const LUFactorization& f, const py::object& b_in, const py::object& trans_in) {
+  const py::array b = array_argument(b_in, "b");
+  const Transpose trans = transpose_of(trans_in);
   const int n = dimension(f.lu, 0, "lu");
   if (f.lu.ndim() != 2 || f.lu.shape(1) != n) throw InvalidArgument("lu_solve needs the factors of a square matrix");
   if (b.ndim() < 1 || b.ndim() > 2)
@@ -610,8 +696,7 @@ py::array lu_solve(const LUFactorization& f, const py::array& b, bool trans) {
     if (const int k =
             nrhs > 0 ? checks::first_zero_pivot(n, LU.data(), std::max(1, n)) : 0)  // none: getrs reads nothing
       raise_singular(k);
-    getrs(trans ? Transpose::yes : Transpose::no, n, nrhs, LU.data(), std::max(1, n), ipiv.data(), X.mutable_data(),
-          std::max(1, n));
+    getrs(trans, n, nrhs, LU.data(), std::max(1, n), ipiv.data(), X.mutable_data(), std::max(1, n));
     // x Inf or NaN (an overflow in the substitutions, or a NaN or Inf in the factors or b, which
     // lu_solve does not scan): said as solve says it.
     const T* x = X.data();
@@ -707,12 +792,6 @@ bool holds(const py::array& a) {
 
 bool holds_lapack_type(const py::array& a) {
   return holds<float>(a) || holds<double>(a) || holds<std::complex<float>>(a) || holds<std::complex<double>>(a);
-}
-
-// SciPy's trans: 0 A, 1 A^T, 2 A^H (the same as A^T for real types).
-Transpose transpose_of(int trans) {
-  if (trans < 0 || trans > 2) throw InvalidArgument("trans = " + std::to_string(trans) + " must be 0, 1 or 2");
-  return trans == 0 ? Transpose::no : trans == 1 ? Transpose::yes : Transpose::conjugate;
 }
 
 void require_in_place(const py::array& a, const char* name, int ndim, bool fortran) {
@@ -907,6 +986,13 @@ PYBIND11_MODULE(_hetlu, m) {
   const auto error = py::register_exception<Error>(m, "Error", PyExc_RuntimeError);
   py::register_exception<db::DatabaseError>(m, "DatabaseError", py::make_tuple(error, py::handle(PyExc_OSError)));
   py::register_exception<InvalidArgument>(m, "InvalidArgument", py::make_tuple(error, py::handle(PyExc_ValueError)));
+  hetlu_warning = PyErr_NewExceptionWithDoc(
+      "hetlu.HetluWarning",
+      "What the hetlu command says as a warning of a call: a database that could not be read, stale tuned entries, "
+      "an answer that could not be checked. The result's warnings list holds the same lines.",
+      PyExc_UserWarning, nullptr);
+  if (!hetlu_warning) throw py::error_already_set();
+  m.attr("HetluWarning") = py::handle(hetlu_warning);
 
   py::class_<SolveResult>(m, "SolveResult")
       .def_readonly("x", &SolveResult::x)
@@ -939,8 +1025,10 @@ PYBIND11_MODULE(_hetlu, m) {
   m.def("lu_factor", &lu_factor, "P A = L U; piv is 0-based as in SciPy", "A"_a, "solver"_a = "gepp",
         "db"_a = py::none(), "nb"_a = py::none(), "overwrite_a"_a = false, "target"_a = "cpu", "backend"_a = py::none(),
         "d"_a = py::none(), "panel"_a = py::none());
-  m.def("lu_solve", &lu_solve, "Solve with the factors of lu_factor (trans=True: A^T x = b)", "factorization"_a, "b"_a,
-        "trans"_a = false);
+  m.def("lu_solve", &lu_solve,
+        "Solve with the factors of lu_factor: trans 0 (or 'N', False) A x = b, 1 ('T', True) A^T x = b, 2 ('C') A^H "
+        "x = b",
+        "factorization"_a, "b"_a, "trans"_a = 0);
   m.def("recommend", &recommend, "The plan hetlu would use for an m x n problem", "m"_a, "n"_a, "solver"_a = "gepp",
         "precision"_a = "double", "db"_a = py::none(), "target"_a = "cpu", "backend"_a = py::none(), "d"_a = py::none(),
         "panel"_a = py::none());

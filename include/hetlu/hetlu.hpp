@@ -67,6 +67,10 @@ std::string plan_json(const Plan& plan);
 // Forgets the cached answers, e.g. after a calibration in the same process.
 void clear_plan_cache();
 
+// The tuning database a call with these options reads: options.db_path, else the default (see
+// Options::db_path); empty where options.use_database is false or no default can be formed.
+std::string tuning_database_path(const Options& options = {});
+
 // The order below which the LAPACK drop-in's getrf and gesv go to the BLAS library's own (its
 // small-matrix LU has no plan, task graph or thread wake-up, and beats hetlu's there): measured by
 // `hetlu calibrate` and `hetlu probe --db` (tuner::measure_getrf_crossover) and stored with the

@@ -8,11 +8,15 @@ functions below return hetlu's report beside the answer.
     >>> result = hetlu.solve(A, b)
     >>> result.x, result.plan["nb"], result.plan["source"], result.backward_error
 
-Matrices may be float32 or float64 in either memory order; other real types are converted to
-float64. Errors raise ValueError (bad input, with the same message as the hetlu command: it is
+Matrices may be float32, float64, complex64 or complex128 in either memory order, or anything NumPy
+reads as an array (lists too; masked arrays are refused); other real types are converted to float64.
+Errors raise ValueError (bad input, with the same message as the hetlu command: it is
 hetlu.InvalidArgument), numpy.linalg.LinAlgError (a singular matrix), hetlu.DatabaseError (an
-OSError: a tuning database that cannot be read or written) and hetlu.Error (a RuntimeError: anything
-else, e.g. backend="cuda" where no GPU is usable). solve warns with hetlu.linalg.LinAlgWarning (SciPy's)
+OSError: a database that calibrate cannot use) and hetlu.Error (a RuntimeError: anything else, e.g.
+backend="cuda" where no GPU is usable). A database that solve, lu_factor or recommend cannot read is
+no error: the model answers, and solve and lu_factor warn with hetlu.HetluWarning (a UserWarning), as
+for stale or damaged tuned entries; the result's warnings (lu_factor: plan["warnings"]) hold the same
+lines. solve warns with hetlu.linalg.LinAlgWarning (SciPy's)
 where x cannot be trusted: not finite, a backward error above 30 (n + 1) eps (LAPACK's gesv returns
 such an x as a success; the hetlu command equilibrates and escalates instead), or A singular to
 working precision where the solve estimated rcond (PRBT, precision="mixed" or "auto"); the result's
@@ -28,6 +32,7 @@ from . import linalg  # noqa: F401  scipy.linalg's LU routines, solved by hetlu
 from ._hetlu import (  # noqa: F401
     DatabaseError,
     Error,
+    HetluWarning,
     InvalidArgument,
     LUFactorization,
     SolveResult,
@@ -50,4 +55,5 @@ __all__ = [
     "Error",
     "DatabaseError",
     "InvalidArgument",
+    "HetluWarning",
 ]

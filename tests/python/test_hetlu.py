@@ -501,7 +501,8 @@ def test_a_fifo_as_the_database_does_not_hang(tmp_path):
 
     fifo = str(tmp_path / "pipe.db")
     os.mkfifo(fifo)
-    r = hetlu.solve(np.eye(3), np.ones(3), db=fifo)  # used to wait for a writer forever
+    with pytest.warns(hetlu.HetluWarning, match="not a regular file"):
+        r = hetlu.solve(np.eye(3), np.ones(3), db=fifo)  # used to wait for a writer forever
     np.testing.assert_allclose(r.x, np.ones(3))
     assert any("not a regular file" in w for w in r.warnings)
 
@@ -538,3 +539,62 @@ def test_errors_are_the_modules_own_and_the_standard_ones(tmp_path, db):
         hetlu.solve(np.eye(3), np.ones(3), target="hybrid", backend="cuda", db=db)
     except hetlu.Error as e:
         assert "backend 'cuda' is not available" in str(e)
+
+
+def test_lu_solve_trans_as_scipy_and_lapack():
+    # trans was a bool: 2 (SciPy's A^H) became True and solved A^T x = b for a complex A, with no
+    # word (a hostile test's finding).
+    rng = np.random.default_rng(7)
+    A = rng.standard_normal((20, 20)) + 1j * rng.standard_normal((20, 20))
+    b = rng.standard_normal(20) + 1j * rng.standard_normal(20)
+    f = hetlu.lu_factor(A)
+    ops = {0: A, 1: A.T, 2: A.conj().T}
+    for trans, op in [(0, 0), (1, 1), (2, 2), (False, 0), (True, 1), ("N", 0), ("t", 1), ("C", 2),
+                      (np.int64(2), 2)]:
+        x = hetlu.lu_solve(f, b, trans=trans)
+        assert np.linalg.norm(ops[op] @ x - b) < 1e-10 * np.linalg.norm(b), trans
+    for bad in (3, -1, "X", 1.5, None):
+        with pytest.raises(ValueError, match="trans"):
+            hetlu.lu_solve(f, b, trans=bad)
+
+
+def test_a_database_that_cannot_be_read_warns(tmp_path):
+    # The model answers, as before, and the call now says why (the result's warnings held it alone).
+    folder = tmp_path / "a_folder"
+    folder.mkdir()
+    A, b = random_system(40)
+    with pytest.warns(hetlu.HetluWarning, match="is a folder, not a file"):
+        r = hetlu.solve(A, b, db=str(folder))
+    assert r.plan["source"] == "model" and any("folder" in w for w in r.warnings)
+    not_sqlite = tmp_path / "text.db"
+    not_sqlite.write_text("not a database\n" * 100)
+    with pytest.warns(hetlu.HetluWarning, match="not a database"):
+        f = hetlu.lu_factor(A, db=str(not_sqlite))
+    assert any("not a database" in w for w in f.plan["warnings"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", hetlu.HetluWarning)
+        with pytest.raises(hetlu.HetluWarning):
+            hetlu.solve(A, b, db=str(folder))
+    # A database that is simply not there yet is no warning.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        hetlu.solve(A, b, db=str(tmp_path / "none_yet.db"))
+
+
+def test_array_likes_are_read_as_numpy_reads_them_and_masked_arrays_refused(db):
+    r = hetlu.solve([[1 + 1j, 2], [3, 4j]], [1, 1j], db=db)
+    np.testing.assert_allclose(np.array([[1 + 1j, 2], [3, 4j]]) @ r.x, [1, 1j], atol=1e-14)
+    f = hetlu.lu_factor([[1.0, 2.0], [3.0, 4.0]], db=db)
+    np.testing.assert_allclose(hetlu.lu_solve(f, [1.0, 2.0]), [0.0, 0.5], atol=1e-15)
+    with pytest.raises(ValueError, match="masked array"):
+        hetlu.solve(np.ma.array(np.eye(3), mask=np.eye(3)), np.ones(3), db=db)
+    with pytest.raises(ValueError, match="cannot be read as an array"):
+        hetlu.solve([[1, 2], [3]], [1, 2], db=db)
+
+
+def test_solver_names_and_lu_factor_of_prbt(db):
+    A, b = random_system(10)
+    with pytest.raises(ValueError, match=r"expected one of: auto, gepp, calu, prbt"):
+        hetlu.solve(A, b, solver="xx", db=db)
+    with pytest.raises(ValueError, match="use hetlu.solve"):
+        hetlu.lu_factor(A, solver="prbt", db=db)
