@@ -1,5 +1,7 @@
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <omp.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -26,6 +28,24 @@ void add_db_option(CLI::App& command, std::string& path) {
                   "tuning database (default: $HETLU_DB, else $XDG_DATA_HOME/hetlu/tuning.db, "
                   "else ~/.local/share/hetlu/tuning.db)")
       ->check(non_empty_path);
+  // Standard output or error opened on the database (`hetlu db export >> tuning.db`): what the
+  // command prints would be appended to the SQLite file. Refused before anything runs.
+  command.parse_complete_callback([&path] {
+    std::string database;
+    try {
+      database = db::path_or_default(path);
+    } catch (const Error&) {  // no default path: no database to protect
+      return;
+    }
+    try {
+      refuse_clobbering("/dev/stderr", {database});
+    } catch (const InvalidArgument&) {  // its own message would go into the database: the exit status says it
+      const int null_device = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+      if (null_device >= 0) ::dup2(null_device, STDERR_FILENO);
+      throw;
+    }
+    refuse_clobbering("/dev/stdout", {database});
+  });
 }
 
 CLI::Validator one_of(std::vector<std::string> names, const std::vector<std::string>& extra) {

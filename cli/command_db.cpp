@@ -199,14 +199,31 @@ void register_db_exchange(CLI::App& db_cmd, CommandState&) {
       throw InvalidArgument(args->file + ": " + e.what());
     }
     const std::string path = database_path(args->db);
-    auto database = db::Database::open(path, db::Database::Mode::read_write);
+    const bool existed = std::filesystem::exists(path, ec);
+    // A refused import leaves no database it created (an empty one was left behind, schema only),
+    // unless another process has stored a machine in it since.
+    auto remove_created = [&] {
+      if (existed) return;
+      try {
+        auto created = db::Database::open(path, db::Database::Mode::read_only);
+        if (!db::list_machines(created).empty()) return;
+      } catch (const db::DatabaseError&) {  // unreadable (a full disk's stub): nobody's data
+      }
+      for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(path + suffix, ec);
+    };
     db::ImportReport r;
     try {
+      auto database = db::Database::open(path, db::Database::Mode::read_write);
       r = db::import_json(database, document, here, args->force);
     } catch (const db::DatabaseError& e) {
+      remove_created();
       throw InvalidArgument(args->file + ": " + e.what());
     } catch (const nlohmann::json::exception&) {
+      remove_created();
       throw InvalidArgument(args->file + ": a value has the wrong JSON type");
+    } catch (...) {
+      remove_created();
+      throw;
     }
     std::cout << fmt::format(
         "imported {} new machine(s), {} probe result(s), {} trial(s), {} best plan(s), {} network probe(s), {} "

@@ -219,6 +219,13 @@ Database Database::open(const std::string& path, Mode mode) {
     auto parent = std::filesystem::path(path).parent_path();
     if (!parent.empty()) std::filesystem::create_directories(parent, ec);
     if (ec) throw DatabaseError("cannot create the folder of database '" + path + "': " + ec.message());
+    // SQLite writes its journal (-wal, -shm) beside the file: a writable file in a folder this user
+    // cannot write failed as "attempt to write a readonly database", at the first read of a WAL
+    // database whose -shm was not there yet, or at the first write. Said before SQLite opens it.
+    const std::filesystem::path folder = std::filesystem::absolute(path).parent_path();
+    if (::access(folder.c_str(), W_OK) != 0)
+      throw DatabaseError("database '" + path + "' is in a folder this user cannot write ('" + folder.string() +
+                          "'), where SQLite keeps its journal beside it");
   } else if (!std::filesystem::exists(status)) {
     throw DatabaseError("no database at '" + path + "' (run 'hetlu calibrate' first)");
   }
@@ -275,12 +282,6 @@ Database Database::open(const std::string& path, Mode mode) {
   if (mode == Mode::read_write) {
     if (sqlite3_db_readonly(db.handle_, "main") == 1)  // SQLite opened a read-only file read-only
       throw DatabaseError("database '" + path + "' cannot be written (a read-only file or folder)");
-    // SQLite writes its journal (-wal, -shm) beside the file: a writable file in a folder this user
-    // cannot write failed as "attempt to write a readonly database".
-    const std::filesystem::path folder = std::filesystem::absolute(path).parent_path();
-    if (::access(folder.c_str(), W_OK) != 0)
-      throw DatabaseError("database '" + path + "' is in a folder this user cannot write ('" + folder.string() +
-                          "'), where SQLite keeps its journal beside it");
     // A -wal or -shm file this user cannot write (left by another user who read the database in a
     // shared folder): SQLite would open the database read-only and fail at the first write with
     // "attempt to write a readonly database" (found by a hostile test). Named here instead.

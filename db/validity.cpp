@@ -61,12 +61,14 @@ struct Rule {
   const char* describe;  // SQL expression naming a row
 };
 
-// A JSON array of numbers only (a sample of "x" failed the tuner's read of the row).
+// A JSON array of finite numbers only (a sample of "x" failed the tuner's read of the row; one of
+// 1e999, which SQLite reads as infinity and the JSON library refuses, stopped every calibration).
 std::string numbers_array(const char* column) {
   // json_each of text that is not JSON raises an error, and SQLite need not test json_valid first.
   return std::string("json_valid(") + column + ") AND json_type(" + column + ") = 'array' AND NOT EXISTS (SELECT 1 " +
          "FROM json_each(CASE WHEN json_valid(" + column + ") THEN " + column +
-         " ELSE '[]' END) WHERE json_each.type NOT IN ('integer', 'real'))";
+         " ELSE '[]' END) WHERE json_each.type NOT IN ('integer', 'real') OR abs(json_each.value) > " +
+         fmt_real(std::numeric_limits<double>::max()) + ")";
 }
 
 std::vector<Rule> rules() {

@@ -730,13 +730,22 @@ TEST_F(Cli, ImportRefusesRowsOfTheWrongTypeOrRange) {
   const auto base = nlohmann::json::parse(in);
   // One damaged value per import, each into a fresh database: every one refused, nothing stored.
   const std::vector<std::tuple<std::string, std::string, nlohmann::json>> damage = {
-      {"trials", "n", -500},           {"trials", "n", 1e30},
-      {"trials", "n", 500.5},          {"trials", "median_s", "fast"},
-      {"trials", "median_s", -1},      {"trials", "solver", "lu"},
-      {"trials", "target", "gpu"},     {"trials", "level", "insane"},
-      {"trials", "samples", "[[[["},   {"trials", "measured_at", "yesterday"},
-      {"probe_results", "value", "x"}, {"best_plans", "median_s", -5},
-      {"best_plans", "nb", 999},       {"trials", "bogus", 1}};
+      {"trials", "n", -500},
+      {"trials", "n", 1e30},
+      {"trials", "n", 500.5},
+      {"trials", "median_s", "fast"},
+      {"trials", "median_s", -1},
+      {"trials", "solver", "lu"},
+      {"trials", "target", "gpu"},
+      {"trials", "level", "insane"},
+      {"trials", "samples", "[[[["},
+      {"trials", "measured_at", "yesterday"},
+      {"probe_results", "value", "x"},
+      {"best_plans", "median_s", -5},
+      {"best_plans", "nb", 999},
+      {"trials", "bogus", 1},
+      // A sample SQLite reads as infinity: imported, it stopped every calibration after.
+      {"trials", "samples", "[1e999]"}};
   int index = 0;
   for (const auto& [table, column, value] : damage) {
     auto document = base;
@@ -746,6 +755,9 @@ TEST_F(Cli, ImportRefusesRowsOfTheWrongTypeOrRange) {
     const auto r = run_hetlu("db import '" + file + "' " + target, dir);
     expect_one_line_error(r, {file + ": import: "});
     EXPECT_EQ(r.err.find("json.exception"), std::string::npos) << r.err;
+    // ... and no database is left where there was none (an empty one was).
+    EXPECT_FALSE(std::filesystem::exists(dir.file("fresh" + std::to_string(index - 1) + ".db")))
+        << table << "." << column;
     EXPECT_EQ(run_hetlu("recommend -n 48 --json " + target, dir).out.find("\"tuned\""), std::string::npos)
         << table << "." << column;
   }
@@ -765,6 +777,27 @@ TEST_F(Cli, AResultThatCannotBeWrittenToStandardOutputIsAnError) {
     const int status = std::system(line.c_str());
     EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 1) << command;
   }
+}
+
+// `hetlu db export >> tuning.db` appended the JSON to the SQLite file with exit 0 (a hostile test's
+// finding; -o /dev/stdout was refused). Every command with --db refuses standard output or error
+// opened on the database or its companions, before anything runs; for standard error, without a word
+// (its own message would go into the file): the exit status says it.
+TEST_F(Cli, StandardOutputOrErrorOpenedOnTheDatabaseIsRefused) {
+  ASSERT_EQ(run_hetlu("calibrate --level estimate " + db(), dir).exit_code, 0);
+  const std::string database = dir.file("t.db");
+  const auto size = std::filesystem::file_size(database);
+  for (const char* command : {"db export", "db show", "db check", "recommend -n 100", "calibrate --level estimate"})
+    for (const std::string& redirect :
+         {" >>'" + database + "'", " 2>>'" + database + "'", " >>'" + database + "-wal'"}) {
+      const std::string line = std::string("'") + HETLU_COMMAND + "' " + std::string(command) + " " + db() + redirect +
+                               (redirect.find("2>>") == std::string::npos ? " 2>/dev/null" : " >/dev/null");
+      const int status = std::system(line.c_str());
+      EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 1) << line;
+      EXPECT_EQ(std::filesystem::file_size(database), size) << line;
+      std::filesystem::remove(database + "-wal");
+    }
+  EXPECT_EQ(run_hetlu("db check " + db(), dir).exit_code, 0);
 }
 
 TEST_F(Cli, OutputThroughDanglingLinksAppendsToStandardOutputAndProtectsTheDatabaseByAnyName) {

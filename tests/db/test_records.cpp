@@ -295,8 +295,12 @@ TEST(Trials, StoreKeepsTheFirstSuccessAndReplacesAFailure) {
   // is not seen as a measurement, and the next measurement replaces it. The tuner had read an
   // empty optional and stored the garbage as the best plan, with exit 0.
   for (const char* damage :
-       {"median_s = NULL", "median_s = 'abc'", "median_s = -1", "samples = '[\"x\"]'", "samples = 'not json'"}) {
+       {"median_s = NULL", "median_s = 'abc'", "median_s = -1", "samples = '[\"x\"]'", "samples = 'not json'",
+        // A sample beyond double's range: SQLite reads it as infinity, the JSON reader refuses it, and
+        // every calibration stopped on it (a hostile test's finding).
+        "samples = '[1e999]'", "samples = '[0.5, -1e400]'"}) {
     database.exec(std::string("UPDATE trials SET ") + damage + " WHERE nb = 32");
+    EXPECT_EQ(db::check(database).problems.size(), 1u) << damage;
     EXPECT_FALSE(db::find_trial(database, trial(id, 100, 32, 1))) << damage;
     EXPECT_EQ(db::list_trials(database, id, Plan{}, 100, 100, CalibrationLevel::quick).size(), 1u) << damage;
     const auto remeasured = db::store_trial(database, trial(id, 100, 32, 0.375));
