@@ -22,6 +22,9 @@ struct Fingerprint {
 };
 
 Fingerprint fingerprint(const MachineProfile& profile);
+// The fingerprint a hard key (JSON text, its keys in any order: an export's) hashes to; empty where
+// the text is not a hard key. Import and db check compare it with the fingerprint stored beside it.
+std::string fingerprint_of_hard_key(const std::string& hard_key);
 
 struct MachineRow {
   std::int64_t id = 0;

@@ -18,6 +18,7 @@
 
 #include "../common/temp_dir.hpp"
 #include "db/database.hpp"
+#include "db/records.hpp"
 
 namespace {
 
@@ -702,11 +703,21 @@ TEST_F(Cli, ExportImportRoundTripAndForeignMachines) {
   // The same export as if from another machine: refused unless forced.
   std::ifstream in(dir.file("export.json"));
   auto document = nlohmann::json::parse(in);
-  document["machines"][0]["fingerprint"] = "00000000deadbeef";
   document["machines"][0]["hard_key"]["cpu_model"] = "another CPU";
+  const std::string foreign = hetlu::db::fingerprint_of_hard_key(document["machines"][0]["hard_key"].dump());
+  document["machines"][0]["fingerprint"] = foreign;
   std::ofstream(dir.file("foreign.json")) << document.dump();
   expect_one_line_error(run_hetlu("db import '" + dir.file("foreign.json") + "' " + other, dir),
-                        {"00000000deadbeef", "not this machine", "--force"});
+                        {foreign, "not this machine", "--force"});
+  // ... and another machine's hardware under this machine's fingerprint: refused, even forced.
+  auto spoofed = document;
+  spoofed["machines"][0]["fingerprint"] =
+      nlohmann::json::parse(run_hetlu("db show --json " + db(), dir).out)["machines"][0]["fingerprint"];
+  std::ofstream(dir.file("spoofed.json")) << spoofed.dump();
+  for (const char* force : {"", "--force "})
+    expect_one_line_error(
+        run_hetlu("db import " + std::string(force) + "'" + dir.file("spoofed.json") + "' " + other, dir),
+        {"spoofed.json: import: machine", "not to its fingerprint", "an edited or damaged export"});
   r = run_hetlu("db import --force '" + dir.file("foreign.json") + "' " + other, dir);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(run_hetlu("db show --json " + other, dir).out)["machines"].size(), 2u);

@@ -638,3 +638,45 @@ TEST(Maintenance, TextsThatAreNotUtf8AreListedByTableRowAndColumn) {
     EXPECT_EQ(problems[0], "trials row 1: environment is a text that is not valid UTF-8 (a damaged value)");
   }
 }
+
+// The fingerprint is the hash of the hard key, whatever the order of its keys (an export's are
+// sorted); an export naming this machine's fingerprint beside another machine's hardware was
+// imported as this machine's without --force (a hostile test's finding), and db check said ok.
+TEST(Fingerprint, IsTheHardKeysHashAndImportAndCheckCompareThem) {
+  MachineProfile p = profile();
+  GpuInfo gpu;
+  gpu.name = "NVIDIA H100";
+  gpu.memory_bytes = 80ull << 30;
+  p.gpus = {gpu};
+  const auto fp = db::fingerprint(p);
+  EXPECT_EQ(db::fingerprint_of_hard_key(fp.hard_key), fp.hash);
+  auto sorted = nlohmann::json::parse(fp.hard_key);  // keys sorted, as an export writes them
+  EXPECT_EQ(db::fingerprint_of_hard_key(sorted.dump()), fp.hash);
+  auto spoofed = sorted;
+  spoofed["cores"] = 72;
+  EXPECT_NE(db::fingerprint_of_hard_key(spoofed.dump()), fp.hash);
+  auto extra = sorted;
+  extra["bogus"] = 1;
+  EXPECT_EQ(db::fingerprint_of_hard_key(extra.dump()), "");
+  EXPECT_EQ(db::fingerprint_of_hard_key("not json"), "");
+
+  test_support::TempDir dir;
+  auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
+  db::ensure_machine(database, fp);
+  auto document = db::export_json(database);
+  EXPECT_NO_THROW(db::import_json(database, document, fp.hash, false));  // as it was: already there
+  document["machines"][0]["hard_key"] = spoofed;
+  for (bool force : {false, true}) {
+    try {
+      db::import_json(database, document, fp.hash, force);
+      ADD_FAILURE() << "imported";
+    } catch (const db::DatabaseError& e) {
+      EXPECT_NE(std::string(e.what()).find("not to its fingerprint"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_TRUE(db::check(database).problems.empty());
+  database.exec("UPDATE machines SET hard_key = json_set(hard_key, '$.cores', 72)");
+  const auto problems = db::check(database).problems;
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0], "machine " + fp.hash + ": the fingerprint is not its hard_key's hash (an edited row)");
+}
