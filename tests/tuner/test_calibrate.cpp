@@ -217,6 +217,20 @@ TEST_F(Calibrate, TheBudgetLeavesWhatItLeavesAndSaysSo) {
   EXPECT_TRUE(results[0].budget_spent);
 }
 
+// A size, solver or precision given twice is tuned once (100000 copies of one size in a config file
+// ran a minute past a budget of 1 s); the order given is kept.
+TEST_F(Calibrate, RepeatedSizesSolversAndPrecisionsAreTunedOnce) {
+  auto settings = tiny_settings();
+  settings.sizes = {64, 48, 64, 64, 48};
+  settings.solvers = {Solver::gepp, Solver::gepp};
+  settings.precisions = {Precision::double_, Precision::double_};
+  settings.space.nb = {16};
+  const auto results = tuner::tune(database, id, profile, settings, {}, nullptr);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].n, 64);
+  EXPECT_EQ(results[1].n, 48);
+}
+
 TEST_F(Calibrate, TunedPlanIsWithinFivePercentOfTheExhaustiveBest) {
   // The figure of issue 5 on a small real grid: the stored plan against the fastest trial.
   auto settings = tiny_settings();
