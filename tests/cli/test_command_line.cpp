@@ -794,6 +794,38 @@ TEST_F(Cli, AResultThatCannotBeWrittenToStandardOutputIsAnError) {
 // finding; -o /dev/stdout was refused). Every command with --db refuses standard output or error
 // opened on the database or its companions, before anything runs; for standard error, without a word
 // (its own message would go into the file): the exit status says it.
+// The solver asked for is refined where its answer fails the componentwise check (a hostile test's
+// finding): GEPP's X for a diagonally dominant A with B = A (X = I) had omega 9e-11 at n = 800,
+// above 30 (n + 1) eps, and exit 4, where X was right to 1e-15; one refinement step mends it.
+TEST_F(Cli, TheSolverAskedForIsRefinedWhereItsAnswerFailsTheCheck) {
+  const int n = 800;
+  std::mt19937_64 rng(1);
+  std::normal_distribution<double> normal;
+  std::vector<double> a(static_cast<size_t>(n) * n);
+  for (auto& v : a) v = normal(rng);
+  for (int i = 0; i < n; ++i) {
+    double row = 1;
+    for (int j = 0; j < n; ++j) row += std::abs(a[i + static_cast<size_t>(j) * n]);
+    a[i + static_cast<size_t>(i) * n] += row;
+  }
+  std::string text = array_header + std::to_string(n) + " " + std::to_string(n) + "\n";
+  char number[32];
+  for (double v : a) text += std::string(number, std::snprintf(number, sizeof number, "%.17g\n", v));
+  const auto A = write(dir, "A.mtx", text);
+  for (const char* solver : {"gepp", "calu"}) {
+    const auto r = run_hetlu("solve '" + A + "' '" + A + "' --solver " + solver + " --json " + db(), dir);
+    ASSERT_EQ(r.exit_code, 0) << solver << ": " << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_LE(j["backward_error"].get<double>(), 30 * (n + 1) * 1.1102230246251565e-16) << solver;
+    EXPECT_EQ(j["solver"], solver);
+    EXPECT_EQ(j["attempts"].size(), 2u) << j["attempts"];  // the first answer failed: the test tests
+  }
+  // --refine asked: one attempt, refined.
+  const auto refined =
+      nlohmann::json::parse(run_hetlu("solve '" + A + "' '" + A + "' --refine --json " + db(), dir).out);
+  EXPECT_EQ(refined["attempts"].size(), 1u) << refined["attempts"];
+}
+
 TEST_F(Cli, StandardOutputOrErrorOpenedOnTheDatabaseIsRefused) {
   ASSERT_EQ(run_hetlu("calibrate --level estimate " + db(), dir).exit_code, 0);
   const std::string database = dir.file("t.db");
