@@ -1,6 +1,9 @@
 #include <fmt/core.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -199,32 +202,45 @@ void register_db_exchange(CLI::App& db_cmd, CommandState&) {
       throw InvalidArgument(args->file + ": " + e.what());
     }
     const std::string path = database_path(args->db);
-    const bool existed = std::filesystem::exists(path, ec);
-    // A refused import leaves no database it created (an empty one was left behind, schema only),
-    // unless another process has stored a machine in it since.
-    auto remove_created = [&] {
-      if (existed) return;
+    auto import_into = [&](const std::string& target) {
       try {
-        auto created = db::Database::open(path, db::Database::Mode::read_only);
-        if (!db::list_machines(created).empty()) return;
-      } catch (const db::DatabaseError&) {  // unreadable (a full disk's stub): nobody's data
+        auto database = db::Database::open(target, db::Database::Mode::read_write);
+        return db::import_json(database, document, here, args->force);
+      } catch (const db::DatabaseError& e) {
+        throw InvalidArgument(args->file + ": " + e.what());
+      } catch (const nlohmann::json::exception&) {
+        throw InvalidArgument(args->file + ": a value has the wrong JSON type");
       }
-      for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(path + suffix, ec);
     };
+    // Into a new database: imported beside it under another name, and linked into place only once
+    // the import succeeded. A refused import then leaves no database (an empty one was left), and a
+    // database another process creates meanwhile is never touched: the link fails where the name
+    // exists, and the rows go into that database instead.
     db::ImportReport r;
-    try {
-      auto database = db::Database::open(path, db::Database::Mode::read_write);
-      r = db::import_json(database, document, here, args->force);
-    } catch (const db::DatabaseError& e) {
-      remove_created();
-      throw InvalidArgument(args->file + ": " + e.what());
-    } catch (const nlohmann::json::exception&) {
-      remove_created();
-      throw InvalidArgument(args->file + ": a value has the wrong JSON type");
-    } catch (...) {
-      remove_created();
-      throw;
+    bool placed = false;
+    if (!std::filesystem::exists(path, ec)) {
+      const auto folder = std::filesystem::absolute(path).parent_path();
+      std::filesystem::create_directories(folder, ec);
+      std::string staged = path + ".import-XXXXXX";
+      if (const int fd = ::mkstemp(staged.data()); fd >= 0) {
+        const mode_t mask = ::umask(0);
+        ::umask(mask);
+        [[maybe_unused]] const int chmod_status = ::fchmod(fd, 0666 & ~mask);  // as SQLite creates one
+        ::close(fd);
+        auto remove_staged = [&] {
+          for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(staged + suffix, ec);
+        };
+        try {
+          r = import_into(staged);
+        } catch (...) {
+          remove_staged();
+          throw;
+        }
+        placed = ::link(staged.c_str(), path.c_str()) == 0;
+        remove_staged();
+      }
     }
+    if (!placed) r = import_into(path);  // an existing database (or no staging here: no hard links)
     std::cout << fmt::format(
         "imported {} new machine(s), {} probe result(s), {} trial(s), {} best plan(s), {} network probe(s), {} "
         "distributed trial(s); {} row(s) already there\n",

@@ -5,15 +5,18 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 #include <variant>
 
 #include "configs/embedded.hpp"
+#include "hetlu/detail/utf8.hpp"
 
 namespace hetlu::configs {
 namespace {
@@ -123,6 +126,17 @@ T get(const YAML::Node& node, const char* key, const T& fallback, const std::str
     if (found.size() > 60) found = found.substr(0, 57) + "...'";
     throw InvalidArgument(where + key + ": " + found + " is not " + kind_of<T>());
   }
+}
+
+// A name under key (a machine's, a CPU's, a device's): UTF-8 text without control characters, as
+// it is printed and written in JSON (a byte 0xFF had --json fail with the JSON library's message,
+// and a NUL went to the terminal); absent: fallback.
+std::string name_text(const YAML::Node& node, const char* key, const std::string& fallback, const std::string& where) {
+  const std::string text = get<std::string>(node, key, fallback, where);
+  if (!detail::is_utf8(text)) throw InvalidArgument(where + key + ": not valid UTF-8 text");
+  if (std::any_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+    throw InvalidArgument(where + key + ": holds a control character");
+  return text;
 }
 
 // A number under key, finite and in [low, high] (or (low, high] when low is open); absent: fallback.
@@ -427,6 +441,26 @@ std::string model_params_yaml(const model::ModelParams& params) {
   return std::string(out.c_str()) + "\n";
 }
 
+// Rates no machine has, refused rather than priced (a file with one core's DGEMM at 1000 GFlop/s and
+// all cores' at 1 was predicted an LU at 1963 GFlop/s, with exit 0): one core faster than all of
+// them, or a measured rate above twice the datasheet peak (turbo above the nominal clock stays well
+// under it: a unit mistake, GFlop/s for TFlop/s, is the likely cause).
+void refuse_contradictory_rates(const MachineProfile& p, const std::string& where) {
+  if (p.dgemm_gflops_one_core > 0 && p.dgemm_gflops_all_cores > 0 && p.dgemm_gflops_one_core > p.dgemm_gflops_all_cores)
+    throw InvalidArgument(where + "dgemm_gflops_one_core: " + shortest(p.dgemm_gflops_one_core) +
+                          " GFlop/s is above dgemm_gflops_all_cores, " + shortest(p.dgemm_gflops_all_cores) +
+                          ": one core cannot outrun all of them");
+  const double peak = p.peak_gflops_per_core * p.cores;
+  if (peak > 0 && p.dgemm_gflops_all_cores > 2 * peak)
+    throw InvalidArgument(where + "dgemm_gflops_all_cores: " + shortest(p.dgemm_gflops_all_cores) +
+                          " GFlop/s is above twice the peak the file gives (" + shortest(peak) +
+                          " for all cores): a unit mistake?");
+  if (p.peak_gflops_per_core > 0 && p.dgemm_gflops_one_core > 2 * p.peak_gflops_per_core)
+    throw InvalidArgument(where + "dgemm_gflops_one_core: " + shortest(p.dgemm_gflops_one_core) +
+                          " GFlop/s is above twice the peak the file gives (" + shortest(p.peak_gflops_per_core) +
+                          " for one core): a unit mistake?");
+}
+
 MachineProfile machine_from_yaml(const std::string& yaml_path) {
   if (yaml_path.empty()) throw InvalidArgument("the machine file's path is empty");
   const YAML::Node root = load(yaml_path, "", yaml_path);
@@ -443,7 +477,7 @@ MachineProfile machine_from_yaml(const std::string& yaml_path) {
        "peak_gflops", "dgemm_gflops_all_cores", "dgemm_gflops_one_core", "memory_bandwidth_gbs"},
       where);
   MachineProfile p;
-  p.cpu_model = get<std::string>(cpu, "model", get<std::string>(root, "name", "what-if machine", top), where);
+  p.cpu_model = name_text(cpu, "model", name_text(root, "name", "what-if machine", top), where);
   p.hostname = "what-if";
   if (!cpu["cores"]) throw InvalidArgument(where + "cores: missing (the number of CPU cores)");
   constexpr int most_cores = 1 << 20;
@@ -462,6 +496,7 @@ MachineProfile machine_from_yaml(const std::string& yaml_path) {
   p.rates_measured = p.dgemm_gflops_all_cores > 0;
   if (p.peak_gflops_per_core <= 0 && p.dgemm_gflops_all_cores <= 0)
     throw InvalidArgument(top + "cpu: give frequency_ghz and flops_per_cycle, peak_gflops, or dgemm_gflops_all_cores");
+  refuse_contradictory_rates(p, where);
   if (const YAML::Node devices = root["devices"]) {
     if (!devices.IsSequence()) throw InvalidArgument(top + "devices: must be a list of devices");
     int index = 0;
@@ -474,7 +509,7 @@ MachineProfile machine_from_yaml(const std::string& yaml_path) {
            "sgetrf_gflops", "tf32_gemm_gflops", "memory_gb", "link_gbs", "latency_us", "memory_gbs"},
           dwhere);
       GpuInfo g;
-      g.name = get<std::string>(d, "name", "device", dwhere);
+      g.name = name_text(d, "name", "device", dwhere);
       g.dgemm_peak_gflops = number(d, "dgemm_peak_gflops", 0.0, dwhere, tiny, huge);
       g.dgemm_gflops = number(d, "dgemm_gflops", 0.0, dwhere, tiny, huge);
       g.sgemm_peak_gflops = number(d, "sgemm_peak_gflops", 0.0, dwhere, tiny, huge);
@@ -490,6 +525,11 @@ MachineProfile machine_from_yaml(const std::string& yaml_path) {
       if (g.dgemm_peak_gflops <= 0 && g.dgemm_gflops <= 0)
         throw InvalidArgument(top + "devices[" + std::to_string(index - 1) +
                               "]: give dgemm_peak_gflops or dgemm_gflops");
+      for (const auto& [measured, peak, name] : {std::tuple{g.dgemm_gflops, g.dgemm_peak_gflops, "dgemm_gflops"},
+                                                 std::tuple{g.sgemm_gflops, g.sgemm_peak_gflops, "sgemm_gflops"}})
+        if (peak > 0 && measured > 2 * peak)
+          throw InvalidArgument(dwhere + name + ": " + shortest(measured) +
+                                " GFlop/s is above twice the device's peak (" + shortest(peak) + "): a unit mistake?");
       p.gpus.push_back(g);
     }
   }

@@ -8,6 +8,7 @@
 
 #include "db/distributed.hpp"
 #include "db/records.hpp"
+#include "hetlu/detail/utf8.hpp"
 
 namespace hetlu::db {
 namespace {
@@ -110,29 +111,6 @@ std::vector<Rule> rules() {
   };
 }
 
-// Whether text is well-formed UTF-8 (RFC 3629: no overlong forms, surrogates or code points past
-// U+10FFFF). SQLite stores what it is given; JSON export and readers need UTF-8.
-bool is_utf8(const std::string& text) {
-  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
-  const std::size_t n = text.size();
-  for (std::size_t i = 0; i < n;) {
-    const unsigned c = s[i];
-    const int more = c < 0x80                 ? 0
-                     : c >= 0xC2 && c <= 0xDF ? 1
-                     : c >= 0xE0 && c <= 0xEF ? 2
-                     : c >= 0xF0 && c <= 0xF4 ? 3
-                                              : -1;
-    if (more < 0 || i + more >= n) return false;
-    for (int k = 1; k <= more; ++k)
-      if ((s[i + k] & 0xC0) != 0x80) return false;
-    if ((c == 0xE0 && s[i + 1] < 0xA0) || (c == 0xED && s[i + 1] > 0x9F) || (c == 0xF0 && s[i + 1] < 0x90) ||
-        (c == 0xF4 && s[i + 1] > 0x8F))
-      return false;
-    i += 1 + more;
-  }
-  return true;
-}
-
 }  // namespace
 
 std::vector<std::string> texts_not_utf8(Database& db) {
@@ -150,7 +128,7 @@ std::vector<std::string> texts_not_utf8(Database& db) {
       auto s = db.prepare("SELECT rowid, " + quoted + " FROM \"" + table + "\" WHERE typeof(" + quoted + ") = 'text'");
       int in_column = 0;
       while (s.step() && in_column < 20)
-        if (!is_utf8(s.column_text(1))) {
+        if (!detail::is_utf8(s.column_text(1))) {
           found.push_back(table + " row " + std::to_string(s.column_int(0)) + ": " + column +
                           " is a text that is not valid UTF-8 (a damaged value)");
           ++in_column;

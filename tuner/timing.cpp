@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <thread>
 
@@ -62,6 +63,27 @@ int open_lock_file(const std::string& path, std::string& refused) {
   return fd;
 }
 
+// The process id the holder wrote into the lock file, or "" where it is not one.
+std::string holder_of(int fd) {
+  char holder[32] = {};
+  const ssize_t got = ::pread(fd, holder, sizeof holder - 1, 0);
+  std::string pid = got > 0 ? std::string(holder, static_cast<size_t>(got)) : "";
+  pid = pid.substr(0, pid.find('\n'));
+  return !pid.empty() && pid.size() < 12 && pid.find_first_not_of("0123456789") == std::string::npos ? pid : "";
+}
+
+// Whether that process is stopped (Ctrl-Z, SIGSTOP, a debugger): it holds the turn and runs nothing.
+bool process_stopped(const std::string& pid) {
+  if (pid.empty()) return false;
+  std::ifstream stat("/proc/" + pid + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  const auto name_end = line.rfind(')');  // the command's name may hold spaces and parentheses
+  if (name_end == std::string::npos || name_end + 2 >= line.size()) return false;
+  const char state = line[name_end + 2];
+  return state == 'T' || state == 't';
+}
+
 }  // namespace
 
 MeasurementTurn::MeasurementTurn(const std::function<bool()>& stop_requested,
@@ -77,31 +99,38 @@ MeasurementTurn::MeasurementTurn(const std::function<bool()>& stop_requested,
               ", left as it is");
     return;
   }
+  // Once this process has gone ahead after the longest wait, later turns do not wait again: a holder
+  // that never lets go would otherwise cost every trial of the calibration that wait.
+  static std::atomic<bool> gone_ahead{false};
+  static std::atomic<bool> said_stopped{false};
   const detail::Stopwatch since_start;
   bool said = false;
   while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-    const int refused = errno;  // before the message's calls, which may change errno
-    if (waiting && !said && since_start.seconds() > waited_long_seconds) {
-      char holder[32] = {};
-      const ssize_t got = ::pread(fd_, holder, sizeof holder - 1, 0);
-      const std::string pid = got > 0 ? std::string(holder, static_cast<size_t>(got)) : "";
-      waiting("waiting for another hetlu process's measurements to end" +
-              (pid.empty() || pid.find_first_not_of("0123456789\n") != std::string::npos
-                   ? std::string()
-                   : " (process " + pid.substr(0, pid.find('\n')) + ")") +
-              "; they take turns through " + path);
-      said = true;
-    }
+    const int refused = errno;                         // before the message's calls, which may change errno
     if (refused != EWOULDBLOCK && refused != EINTR) {  // no locking here: go ahead
       ::close(fd_);
       fd_ = -1;
       return;
     }
-    if (since_start.seconds() > longest_wait_seconds) {
-      if (waiting)
-        waiting("measuring without taking turns: another process has held " + path + " for " +
+    const std::string pid = holder_of(fd_);
+    if (process_stopped(pid)) {  // it runs nothing while it holds the turn: this turn goes ahead
+      if (waiting && !said_stopped.exchange(true))
+        waiting("measuring without a turn while process " + pid + ", which holds " + path + ", is stopped");
+      ::close(fd_);
+      fd_ = -1;
+      return;
+    }
+    if (waiting && !said && since_start.seconds() > waited_long_seconds) {
+      waiting("waiting for another hetlu process's measurements to end" +
+              (pid.empty() ? std::string() : " (process " + pid + ")") + "; they take turns through " + path);
+      said = true;
+    }
+    if (gone_ahead || since_start.seconds() > longest_wait_seconds) {
+      if (waiting && !gone_ahead.exchange(true))
+        waiting("measuring without taking turns from now on: another process has held " + path + " for " +
                 std::to_string(static_cast<long>(longest_wait_seconds)) +
-                " s (stopped, or holding it on purpose); this measurement may time its load");
+                " s (or holds it on purpose); measurements may time its load");
+      gone_ahead = true;
       ::close(fd_);
       fd_ = -1;
       return;

@@ -31,15 +31,16 @@ struct Measurement {
 // would be stored as the configuration's time and reused. Waiting polls stop_requested (Interrupted).
 // Where the lock file cannot be opened, measurements go ahead unserialized. The holder writes its
 // process id into the file; a wait longer than waited_long_seconds calls waiting once with a line
-// naming it (a stopped calibration elsewhere had held every other one up without a word). After
-// longest_wait_seconds it goes ahead without the turn, saying so: the lock file is shared by every
-// user, and one holding it for good (a stopped process, or another user on purpose) would otherwise
-// stall every calibration on the machine. No turn of hetlu's own is that long: one trial's timing,
-// or the probes.
+// naming it (a stopped calibration elsewhere had held every other one up without a word). A turn
+// held by a stopped process (Ctrl-Z, SIGSTOP), which runs nothing, is not waited for. After
+// longest_wait_seconds the measurement goes ahead without its turn, saying so, and this process does
+// not wait for turns again: the file is shared by every user, and one holding it for good would
+// stall every calibration on the machine. An hour is longer than one trial's timing at the orders
+// the calibration levels tune.
 class MeasurementTurn {
  public:
   static constexpr double waited_long_seconds = 2;
-  static constexpr double default_longest_wait_seconds = 900;
+  static constexpr double default_longest_wait_seconds = 3600;
   explicit MeasurementTurn(const std::function<bool()>& stop_requested = nullptr,
                            const std::function<void(const std::string&)>& waiting = nullptr,
                            double longest_wait_seconds = default_longest_wait_seconds);

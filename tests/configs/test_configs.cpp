@@ -138,6 +138,20 @@ TEST(MachineConfig, EveryValueIsCheckedAndTheErrorNamesTheFileAndKey) {
       {good_cpu + "devices:\n  - {name: G, dgemm_gflops: 100, link_gbs: 1e-9}\n", "devices[0].link_gbs: 1e-09"},
       // Below a byte the capacity truncated to 0, read as "not known": a 537 MB matrix went to it.
       {good_cpu + "devices:\n  - {name: G, dgemm_gflops: 100, memory_gb: 1e-10}\n", "devices[0].memory_gb: 1e-10"},
+      // Rates no machine has: one core's DGEMM at 1000 and all cores' at 1 was predicted an LU at
+      // 1963 GFlop/s (exit 0); a measured rate 1000 times the peak given beside it.
+      {"cpu:\n  cores: 4\n  dgemm_gflops_one_core: 1000\n  dgemm_gflops_all_cores: 1\n",
+       "cpu.dgemm_gflops_one_core: 1000 GFlop/s is above dgemm_gflops_all_cores, 1: one core cannot outrun"},
+      {"cpu:\n  cores: 4\n  peak_gflops: 1\n  dgemm_gflops_all_cores: 1000\n",
+       "cpu.dgemm_gflops_all_cores: 1000 GFlop/s is above twice the peak the file gives (1 for all cores)"},
+      {good_cpu + "  dgemm_gflops_one_core: 100\n", "cpu.dgemm_gflops_one_core: 100 GFlop/s is above twice the peak"},
+      {good_cpu + "devices:\n  - {name: G, dgemm_peak_gflops: 100, dgemm_gflops: 100000}\n",
+       "devices[0].dgemm_gflops: 100000 GFlop/s is above twice the device's peak (100)"},
+      // Names are printed and written in JSON: a byte 0xFF had --json fail with the JSON library's
+      // words, and a NUL went to the terminal.
+      {"name: a\xff\n" + good_cpu, "name: not valid UTF-8 text"},
+      {"cpu:\n  model: \"a\\0b\"\n  cores: 8\n  peak_gflops: 100\n", "cpu.model: holds a control character"},
+      {good_cpu + "devices:\n  - {name: G\xff, dgemm_gflops: 100}\n", "devices[0].name: not valid UTF-8 text"},
   };
   for (const auto& [text, expected] : bad) {
     const std::string message = machine_error(dir, text);

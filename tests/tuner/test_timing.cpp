@@ -2,11 +2,13 @@
 #include <gtest/gtest.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
@@ -67,6 +69,41 @@ TEST(Measure, RejectsBadOptions) {
   EXPECT_THROW(tuner::measure([] {}, [] {}, options), InvalidArgument);
 }
 
+// A holder that is stopped (Ctrl-Z on a calibration) runs nothing: the turn goes ahead at once,
+// naming it, rather than after the longest wait (said once a process).
+TEST(MeasurementTurn, AStoppedHoldersTurnIsNotWaitedFor) {
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    tuner::MeasurementTurn held;
+    const char byte = 1;
+    [[maybe_unused]] const auto wrote = ::write(ready[1], &byte, 1);
+    ::raise(SIGSTOP);
+    ::_exit(0);
+  }
+  char byte = 0;
+  ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, WUNTRACED), child);
+  ASSERT_TRUE(WIFSTOPPED(status));
+  std::vector<std::string> said;
+  const auto start = std::chrono::steady_clock::now();
+  {
+    tuner::MeasurementTurn mine(nullptr, [&](const std::string& line) { said.push_back(line); });
+  }
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+            tuner::MeasurementTurn::waited_long_seconds);
+  ::kill(child, SIGKILL);
+  ::waitpid(child, &status, 0);
+  ::close(ready[0]);
+  ::close(ready[1]);
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_NE(said[0].find("process " + std::to_string(child) + ", which holds"), std::string::npos) << said[0];
+  EXPECT_NE(said[0].find("is stopped"), std::string::npos) << said[0];
+}
+
 TEST(MeasurementTurn, MeasurementsTakeTurnsAndWaitingCanBeStopped) {
   using clock = std::chrono::steady_clock;
   std::atomic<bool> holding{false};
@@ -117,7 +154,15 @@ TEST(MeasurementTurn, MeasurementsTakeTurnsAndWaitingCanBeStopped) {
   }
   EXPECT_LT(std::chrono::duration<double>(clock::now() - bounded).count(), 1.5);
   ASSERT_EQ(said.size(), 1u);
-  EXPECT_NE(said[0].find("measuring without taking turns: another process has held"), std::string::npos) << said[0];
+  EXPECT_NE(said[0].find("measuring without taking turns from now on: another process has held"), std::string::npos)
+      << said[0];
+  // ... and later turns of this process do not wait again.
+  const auto later = clock::now();
+  {
+    tuner::MeasurementTurn again(nullptr, [&](const std::string& line) { said.push_back(line); });
+  }
+  EXPECT_LT(std::chrono::duration<double>(clock::now() - later).count(), 1.0);
+  EXPECT_EQ(said.size(), 1u);
   release = true;
   holder.join();
 }
