@@ -3,6 +3,7 @@
 #include "tuner/calibrate.hpp"
 
 #include <cmath>
+#include <exception>
 #include <optional>
 
 #include "configs/configs.hpp"
@@ -81,8 +82,14 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
   } catch (const db::DatabaseError&) {
     // `hetlu db forget` of this machine while it was measured: SQLite's own words were "FOREIGN
     // KEY constraint failed".
-    const auto still = db::find_machine(database, fingerprint.hash);
-    if (still && still->id == machine_id) throw;
+    const std::exception_ptr original = std::current_exception();
+    std::optional<db::MachineRow> still;
+    try {
+      still = db::find_machine(database, fingerprint.hash);
+    } catch (const db::DatabaseError&) {  // cannot tell: the first error says what went wrong
+      std::rethrow_exception(original);
+    }
+    if (still && still->id == machine_id) std::rethrow_exception(original);
     throw db::DatabaseError("database '" + report.db_path + "': machine " + fingerprint.hash +
                             " was deleted while this calibration measured it ('hetlu db forget'?): the calibration "
                             "stopped; run it again to measure this machine");

@@ -24,7 +24,9 @@ std::string plan_json(const Plan& plan) {
                               {"source_detail", plan.source_detail},
                               {"overridden", plan.overridden}};
   j["predicted_seconds"] = plan.predicted_seconds ? nlohmann::ordered_json(*plan.predicted_seconds) : nullptr;
-  return j.dump();
+  // A database path or device name that is not UTF-8 (a file name's bytes) printed as U+FFFD, not
+  // the JSON library's exception.
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace hetlu

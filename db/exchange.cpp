@@ -192,12 +192,17 @@ void check_export(const nlohmann::json& document, const std::string& this_machin
     if (!m["hard_key"].is_object())
       throw DatabaseError("import: machine " + fingerprint + ": hard_key is not an object");
     // The fingerprint is the hard key's hash: a file naming this machine's beside another machine's
-    // hardware had its rows taken as this machine's without --force (a hostile test's finding).
-    if (const auto hashed = fingerprint_of_hard_key(m["hard_key"].dump()); hashed != fingerprint)
-      throw DatabaseError("import: machine " + fingerprint + ": its hard_key " +
-                          (hashed.empty() ? "is not a machine's (fields missing or unknown)"
-                                          : "hashes to " + hashed + ", not to its fingerprint") +
-                          ": an edited or damaged export");
+    // hardware had its rows taken as this machine's without --force (a hostile test's finding). A
+    // hard key of fields this hetlu does not know (another version's) cannot be checked: such a
+    // machine is foreign, never this one.
+    const auto hashed = fingerprint_of_hard_key(m["hard_key"].dump());
+    if (!hashed.empty() && hashed != fingerprint)
+      throw DatabaseError("import: machine " + fingerprint + ": its hard_key hashes to " + hashed +
+                          ", not to its fingerprint: an edited or damaged export");
+    if (hashed.empty() && fingerprint == this_machine)
+      throw DatabaseError("import: machine " + fingerprint +
+                          ": its hard_key has fields this hetlu does not know, yet it claims this machine's "
+                          "fingerprint: an edited export, or one from another version of hetlu");
     for (const char* table : tables)
       if (m.contains(table) && !m[table].is_array())
         throw DatabaseError("import: machine " + fingerprint + ": " + table + " is not a list");

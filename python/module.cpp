@@ -298,12 +298,12 @@ const T* column_major_a(const T* A, bool transposed, int n, std::vector<T>& stor
 
 // The answer checked as the hetlu command checks it. Not finite or not accurate: solved again as
 // the command solves (solve_checked: equilibrated by powers of two where A's rows or columns need
-// it, an explicit solver once, auto escalating) and kept where better: float32 rows scaled 1e+-30
-// gave an x of Inf and NaN (LAPACK's sgetrs overflows the same way on these factors) where R A's
-// factors give x to 1e-8. Accurate but "singular to working precision" from an rcond of A
-// unequilibrated (5.8e-42 for rows scaled 1e+-20, x right to 1e-15): dgerfs' forward error bound
-// decides, as in the command. A is the caller's (column-major, or its transpose where `transposed`);
-// B the right-hand sides as given, in T. Returns whether the answer was replaced.
+// it, an explicit solver once and then refined where it fails, auto escalating) and kept where better: float32 rows
+// scaled 1e+-30 gave an x of Inf and NaN (LAPACK's sgetrs overflows the same way on these factors) where R A's factors
+// give x to 1e-8. Accurate but "singular to working precision" from an rcond of A unequilibrated (5.8e-42 for rows
+// scaled 1e+-20, x right to 1e-15): dgerfs' forward error bound decides, as in the command. A is the caller's
+// (column-major, or its transpose where `transposed`); B the right-hand sides as given, in T. Returns whether the
+// answer was replaced.
 template <class T>
 bool check_as_the_command(SolveResult& r, SolveReport& report, const std::string& solver, const Options& options, int n,
                           int nrhs, const T* A, bool transposed, const py::array& b_in, const T* B,
@@ -655,6 +655,9 @@ Transpose transpose_of(const py::handle& trans) {
     if (text == "C" || text == "c") return Transpose::conjugate;
     throw InvalidArgument("trans = '" + text.substr(0, 20) + "' must be 0, 1 or 2, or 'N', 'T' or 'C'");
   }
+  static PyObject* const numpy_bool = py::object(py::module_::import("numpy").attr("bool_")).release().ptr();
+  if (PyObject_IsInstance(trans.ptr(), numpy_bool) == 1)  // numpy.True_: its __index__ is deprecated
+    return PyObject_IsTrue(trans.ptr()) == 1 ? Transpose::yes : Transpose::no;
   if (PyIndex_Check(trans.ptr())) {  // int, bool, numpy integers
     const auto index = py::reinterpret_steal<py::object>(PyNumber_Index(trans.ptr()));
     if (!index) throw py::error_already_set();

@@ -4,9 +4,11 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <random>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <vector>
 
 #include "db/records.hpp"
@@ -327,12 +329,19 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
         std::set<std::string> not_timed;  // pruned or left by the budget: counted once each
         // Once the budget is spent, the stored trials of this size read in one query, not one per
         // configuration: a space of 90000 ran 51 s past a budget of 1 s preparing each one's query.
-        std::optional<std::vector<db::Trial>> stored_at_size;
+        using Parameters = std::tuple<int, int, int, int, int>;  // what same_parameters compares
+        auto parameters = [](const Plan& p) {
+          return Parameters{p.nb, p.ib, p.lookahead, p.panel_threads, p.cpu_block_columns};
+        };
+        std::optional<std::map<Parameters, db::Trial>> stored_at_size;
         auto stored_after_budget = [&](const Plan& plan) -> std::optional<db::Trial> {
-          if (!stored_at_size) stored_at_size = db::list_trials(db, machine_id, plan, n, n, settings.level);
-          for (const auto& t : *stored_at_size)
-            if (same_parameters(t.plan, plan)) return t;
-          return std::nullopt;
+          if (!stored_at_size) {
+            stored_at_size.emplace();
+            for (auto& t : db::list_trials(db, machine_id, plan, n, n, settings.level))
+              stored_at_size->emplace(parameters(t.plan), std::move(t));
+          }
+          const auto found = stored_at_size->find(parameters(plan));
+          return found == stored_at_size->end() ? std::nullopt : std::optional<db::Trial>(found->second);
         };
 
         Evaluate evaluate = [&](const Plan& candidate) -> std::optional<double> {

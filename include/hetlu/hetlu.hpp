@@ -180,7 +180,9 @@ SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B,
 // `solver` empty ("auto") it starts with the solver of least predicted time (choose_solver) and
 // escalates while omega > accuracy_tolerance: the same solver with refinement, PRBT (which
 // refines), GEPP with refinement, CALU with refinement; X is the most accurate answer found, and
-// `attempts` lists each try. An explicit solver runs once. info > 0 (exactly singular) ends it.
+// `attempts` lists each try. An explicit solver runs once, and once more with refinement where its
+// answer fails the check and options.overrides.refinement is not set. info > 0 (exactly singular)
+// ends it.
 template <class T>
 SolveReport solve_checked(std::optional<Solver> solver, int n, int nrhs, const T* A, int lda, T* B, int ldb,
                           const Options& options = {});

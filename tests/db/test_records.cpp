@@ -674,7 +674,14 @@ TEST(Fingerprint, IsTheHardKeysHashAndImportAndCheckCompareThem) {
       EXPECT_NE(std::string(e.what()).find("not to its fingerprint"), std::string::npos) << e.what();
     }
   }
+  // Fields this hetlu does not know (another version's): foreign, never this machine.
+  document["machines"][0]["hard_key"] = extra;
+  EXPECT_THROW(db::import_json(database, document, fp.hash, true), db::DatabaseError);
+  document["machines"][0]["fingerprint"] = "0123456789abcdef";
+  EXPECT_THROW(db::import_json(database, document, fp.hash, false), db::DatabaseError);  // foreign: --force
+  EXPECT_EQ(db::import_json(database, document, fp.hash, true).machines, 1);
   EXPECT_TRUE(db::check(database).problems.empty());
+  EXPECT_EQ(db::forget_machine(database, "0123456789abcdef"), 1);
   database.exec("UPDATE machines SET hard_key = json_set(hard_key, '$.cores', 72)");
   const auto problems = db::check(database).problems;
   ASSERT_EQ(problems.size(), 1u);
