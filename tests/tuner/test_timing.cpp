@@ -11,6 +11,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <thread>
 #include <vector>
 
@@ -167,16 +168,38 @@ TEST(MeasurementTurn, MeasurementsTakeTurnsAndWaitingCanBeStopped) {
   holder.join();
 }
 
+// TMPDIR pointed at a fresh folder (where the turns' lock file lies) for a test's life; removed and
+// restored however the test ends.
+struct LockFolder {
+  std::string folder, saved;
+  bool had = false;
+  LockFolder() {
+    char name[] = "/tmp/hetlu-turn-XXXXXX";
+    folder = ::mkdtemp(name);
+    const char* before = std::getenv("TMPDIR");
+    had = before != nullptr;
+    saved = had ? before : "";
+    ::setenv("TMPDIR", folder.c_str(), 1);
+  }
+  ~LockFolder() {
+    std::error_code ec;
+    std::filesystem::remove_all(folder, ec);
+    if (had)
+      ::setenv("TMPDIR", saved.c_str(), 1);
+    else
+      ::unsetenv("TMPDIR");
+  }
+  LockFolder(const LockFolder&) = delete;
+  LockFolder& operator=(const LockFolder&) = delete;
+};
+
 // A link planted at the lock file's path by another user (found by a hostile test: root's
 // calibration followed a symbolic link, made the file it named writable by all and overwrote it
 // with its process id). The file linked to stays as it was; the measurements go ahead, said once a process.
 TEST(MeasurementTurn, ALinkAtTheLockFilesPathIsLeftAlone) {
-  char folder_template[] = "/tmp/hetlu-turn-XXXXXX";
-  const std::string folder = ::mkdtemp(folder_template);
+  const LockFolder lock_folder;
+  const std::string& folder = lock_folder.folder;
   const std::string target = folder + "/precious", lock = folder + "/hetlu-measurements.lock";
-  const char* saved = std::getenv("TMPDIR");
-  const std::string saved_tmpdir = saved ? saved : "";
-  ::setenv("TMPDIR", folder.c_str(), 1);
   std::vector<std::string> said;  // the refusal is said once a process, however many turns
   for (bool symbolic : {true, false}) {
     SCOPED_TRACE(symbolic ? "symbolic link" : "hard link");
@@ -214,12 +237,6 @@ TEST(MeasurementTurn, ALinkAtTheLockFilesPathIsLeftAlone) {
   struct stat st {};
   EXPECT_EQ(::lstat(lock.c_str(), &st), 0);
   EXPECT_TRUE(S_ISREG(st.st_mode));
-  ::unlink(lock.c_str());
-  ::rmdir(folder.c_str());
-  if (saved)
-    ::setenv("TMPDIR", saved_tmpdir.c_str(), 1);
-  else
-    ::unsetenv("TMPDIR");
 }
 
 // The rank statistics bench --sweep-d reports (#13.4): ties share their average rank.
@@ -241,8 +258,8 @@ TEST(Statistics, RanksAndSpearman) {
 // where the setting is off this passes before and after.
 TEST(MeasurementTurn, AnotherUsersLockFileInAStickyFolderIsUsed) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to give the file to another user";
-  char folder_template[] = "/tmp/hetlu-turn-XXXXXX";
-  const std::string folder = ::mkdtemp(folder_template);
+  const LockFolder lock_folder;
+  const std::string& folder = lock_folder.folder;
   ASSERT_EQ(::chmod(folder.c_str(), 01777), 0);
   const std::string lock = folder + "/hetlu-measurements.lock";
   {
@@ -252,9 +269,6 @@ TEST(MeasurementTurn, AnotherUsersLockFileInAStickyFolderIsUsed) {
   }
   ASSERT_EQ(::chmod(lock.c_str(), 0666), 0);
   ASSERT_EQ(::chown(lock.c_str(), 65534, 65534), 0);  // nobody
-  const char* saved = std::getenv("TMPDIR");
-  const std::string saved_tmpdir = saved ? saved : "";
-  ::setenv("TMPDIR", folder.c_str(), 1);
   std::vector<std::string> said;
   {
     tuner::MeasurementTurn turn(nullptr, [&](const std::string& line) { said.push_back(line); });
@@ -269,10 +283,4 @@ TEST(MeasurementTurn, AnotherUsersLockFileInAStickyFolderIsUsed) {
   ASSERT_EQ(::stat(lock.c_str(), &st), 0);
   EXPECT_EQ(st.st_uid, 65534u);
   EXPECT_EQ(st.st_mode & 07777, 0666u);
-  ::unlink(lock.c_str());
-  ::rmdir(folder.c_str());
-  if (saved)
-    ::setenv("TMPDIR", saved_tmpdir.c_str(), 1);
-  else
-    ::unsetenv("TMPDIR");
 }
