@@ -202,10 +202,18 @@ void register_db_exchange(CLI::App& db_cmd, CommandState&) {
       throw InvalidArgument(args->file + ": " + e.what());
     }
     const std::string path = database_path(args->db);
-    auto import_into = [&](const std::string& target) {
+    // staged: the whole database left in its main file (no -wal), so that linking that file alone
+    // carries every row; where SQLite cannot (a full disk), the import is refused.
+    auto import_into = [&](const std::string& target, bool staged = false) {
       try {
         auto database = db::Database::open(target, db::Database::Mode::read_write);
-        return db::import_json(database, document, here, args->force);
+        auto report = db::import_json(database, document, here, args->force);
+        if (staged) {
+          auto mode = database.prepare("PRAGMA journal_mode=DELETE");
+          if (!mode.step() || mode.column_text(0) != "delete")
+            throw db::DatabaseError("database '" + target + "': its journal could not be folded into it");
+        }
+        return report;
       } catch (const db::DatabaseError& e) {
         throw InvalidArgument(args->file + ": " + e.what());
       } catch (const nlohmann::json::exception&) {
@@ -225,13 +233,15 @@ void register_db_exchange(CLI::App& db_cmd, CommandState&) {
       if (const int fd = ::mkstemp(staged.data()); fd >= 0) {
         const mode_t mask = ::umask(0);
         ::umask(mask);
-        [[maybe_unused]] const int chmod_status = ::fchmod(fd, 0666 & ~mask);  // as SQLite creates one
+        [[maybe_unused]] const int chmod_status = ::fchmod(fd, 0644 & ~mask);  // as SQLite creates one
         ::close(fd);
         auto remove_staged = [&] {
           for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(staged + suffix, ec);
         };
         try {
-          r = import_into(staged);
+          r = import_into(staged, true);
+          if (std::filesystem::file_size(staged + "-wal", ec) > 0 && !ec)  // rows not in the main file
+            throw InvalidArgument(args->file + ": the import could not be completed in '" + staged + "'");
         } catch (...) {
           remove_staged();
           throw;

@@ -99,11 +99,12 @@ MeasurementTurn::MeasurementTurn(const std::function<bool()>& stop_requested,
               ", left as it is");
     return;
   }
-  // Once this process has gone ahead after the longest wait, later turns do not wait again: a holder
-  // that never lets go would otherwise cost every trial of the calibration that wait.
+  // Once this process has gone ahead after the longest wait, its turns do not wait again until it
+  // takes one: a holder that never lets go would otherwise cost every trial of a calibration that wait.
   static std::atomic<bool> gone_ahead{false};
   static std::atomic<bool> said_stopped{false};
   const detail::Stopwatch since_start;
+  double stopped_since = -1;  // since_start's time from which the holder was seen stopped at every poll
   bool said = false;
   while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     const int refused = errno;                         // before the message's calls, which may change errno
@@ -113,7 +114,13 @@ MeasurementTurn::MeasurementTurn(const std::function<bool()>& stop_requested,
       return;
     }
     const std::string pid = holder_of(fd_);
-    if (process_stopped(pid)) {  // it runs nothing while it holds the turn: this turn goes ahead
+    // A holder stopped for a second (Ctrl-Z, SIGSTOP; not a tool's brief stops) runs nothing while
+    // it holds the turn: this turn goes ahead.
+    if (!process_stopped(pid))
+      stopped_since = -1;
+    else if (stopped_since < 0)
+      stopped_since = since_start.seconds();
+    if (stopped_since >= 0 && since_start.seconds() - stopped_since > 1) {
       if (waiting && !said_stopped.exchange(true))
         waiting("measuring without a turn while process " + pid + ", which holds " + path + ", is stopped");
       ::close(fd_);
@@ -127,7 +134,7 @@ MeasurementTurn::MeasurementTurn(const std::function<bool()>& stop_requested,
     }
     if (gone_ahead || since_start.seconds() > longest_wait_seconds) {
       if (waiting && !gone_ahead.exchange(true))
-        waiting("measuring without taking turns from now on: another process has held " + path + " for " +
+        waiting("measuring without taking turns until it lets go: another process has held " + path + " for " +
                 std::to_string(static_cast<long>(longest_wait_seconds)) +
                 " s (or holds it on purpose); measurements may time its load");
       gone_ahead = true;
@@ -144,6 +151,7 @@ MeasurementTurn::MeasurementTurn(const std::function<bool()>& stop_requested,
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  gone_ahead = false;  // the holder let go: turns are taken again
   // Ours now: the holder named for whoever waits next (a name only: where the file cannot take
   // it, the turn is still ours).
   const std::string pid = std::to_string(::getpid()) + "\n";

@@ -32,11 +32,11 @@ struct Measurement {
 // Where the lock file cannot be opened, measurements go ahead unserialized. The holder writes its
 // process id into the file; a wait longer than waited_long_seconds calls waiting once with a line
 // naming it (a stopped calibration elsewhere had held every other one up without a word). A turn
-// held by a stopped process (Ctrl-Z, SIGSTOP), which runs nothing, is not waited for. After
-// longest_wait_seconds the measurement goes ahead without its turn, saying so, and this process does
-// not wait for turns again: the file is shared by every user, and one holding it for good would
-// stall every calibration on the machine. An hour is longer than one trial's timing at the orders
-// the calibration levels tune.
+// held by a process stopped for a second (Ctrl-Z, SIGSTOP), which runs nothing, is not waited for.
+// After longest_wait_seconds the measurement goes ahead without its turn, saying so, and this
+// process waits for no turn until it takes one again: the file is shared by every user, and one
+// holding it for good would stall every calibration on the machine. An hour is longer than one trial's timing at the
+// orders the calibration levels tune.
 class MeasurementTurn {
  public:
   static constexpr double waited_long_seconds = 2;

@@ -143,10 +143,11 @@ TEST(MachineConfig, EveryValueIsCheckedAndTheErrorNamesTheFileAndKey) {
       {"cpu:\n  cores: 4\n  dgemm_gflops_one_core: 1000\n  dgemm_gflops_all_cores: 1\n",
        "cpu.dgemm_gflops_one_core: 1000 GFlop/s is above dgemm_gflops_all_cores, 1: one core cannot outrun"},
       {"cpu:\n  cores: 4\n  peak_gflops: 1\n  dgemm_gflops_all_cores: 1000\n",
-       "cpu.dgemm_gflops_all_cores: 1000 GFlop/s is above twice the peak the file gives (1 for all cores)"},
-      {good_cpu + "  dgemm_gflops_one_core: 100\n", "cpu.dgemm_gflops_one_core: 100 GFlop/s is above twice the peak"},
-      {good_cpu + "devices:\n  - {name: G, dgemm_peak_gflops: 100, dgemm_gflops: 300}\n",
-       "devices[0].dgemm_gflops: 300 GFlop/s is above twice the device's peak (100)"},
+       "cpu.dgemm_gflops_all_cores: 1000 GFlop/s is above 4 times the peak the file gives (1 for all cores)"},
+      {good_cpu + "  dgemm_gflops_one_core: 1000\n",
+       "cpu.dgemm_gflops_one_core: 1000 GFlop/s is above 8 times the peak"},
+      {good_cpu + "devices:\n  - {name: G, dgemm_peak_gflops: 100, dgemm_gflops: 500}\n",
+       "devices[0].dgemm_gflops: 500 GFlop/s is above 4 times the device's peak (100)"},
       // Names are printed and written in JSON: a byte 0xFF had --json fail with the JSON library's
       // words, and a NUL went to the terminal.
       {"name: a\xff\n" + good_cpu, "name: not valid UTF-8 text"},

@@ -70,9 +70,35 @@ TEST(Measure, RejectsBadOptions) {
   EXPECT_THROW(tuner::measure([] {}, [] {}, options), InvalidArgument);
 }
 
+// TMPDIR pointed at a fresh folder (where the turns' lock file lies) for a test's life; removed and
+// restored however the test ends.
+struct LockFolder {
+  std::string folder, saved;
+  bool had = false;
+  LockFolder() {
+    char name[] = "/tmp/hetlu-turn-XXXXXX";
+    folder = ::mkdtemp(name);
+    const char* before = std::getenv("TMPDIR");
+    had = before != nullptr;
+    saved = had ? before : "";
+    ::setenv("TMPDIR", folder.c_str(), 1);
+  }
+  ~LockFolder() {
+    std::error_code ec;
+    std::filesystem::remove_all(folder, ec);
+    if (had)
+      ::setenv("TMPDIR", saved.c_str(), 1);
+    else
+      ::unsetenv("TMPDIR");
+  }
+  LockFolder(const LockFolder&) = delete;
+  LockFolder& operator=(const LockFolder&) = delete;
+};
+
 // A holder that is stopped (Ctrl-Z on a calibration) runs nothing: the turn goes ahead at once,
 // naming it, rather than after the longest wait (said once a process).
 TEST(MeasurementTurn, AStoppedHoldersTurnIsNotWaitedFor) {
+  const LockFolder lock_folder;  // not the machine's: a failure here leaves no stopped holder of that
   int ready[2];
   ASSERT_EQ(::pipe(ready), 0);
   const pid_t child = ::fork();
@@ -155,7 +181,8 @@ TEST(MeasurementTurn, MeasurementsTakeTurnsAndWaitingCanBeStopped) {
   }
   EXPECT_LT(std::chrono::duration<double>(clock::now() - bounded).count(), 1.5);
   ASSERT_EQ(said.size(), 1u);
-  EXPECT_NE(said[0].find("measuring without taking turns from now on: another process has held"), std::string::npos)
+  EXPECT_NE(said[0].find("measuring without taking turns until it lets go: another process has held"),
+            std::string::npos)
       << said[0];
   // ... and later turns of this process do not wait again.
   const auto later = clock::now();
@@ -167,31 +194,6 @@ TEST(MeasurementTurn, MeasurementsTakeTurnsAndWaitingCanBeStopped) {
   release = true;
   holder.join();
 }
-
-// TMPDIR pointed at a fresh folder (where the turns' lock file lies) for a test's life; removed and
-// restored however the test ends.
-struct LockFolder {
-  std::string folder, saved;
-  bool had = false;
-  LockFolder() {
-    char name[] = "/tmp/hetlu-turn-XXXXXX";
-    folder = ::mkdtemp(name);
-    const char* before = std::getenv("TMPDIR");
-    had = before != nullptr;
-    saved = had ? before : "";
-    ::setenv("TMPDIR", folder.c_str(), 1);
-  }
-  ~LockFolder() {
-    std::error_code ec;
-    std::filesystem::remove_all(folder, ec);
-    if (had)
-      ::setenv("TMPDIR", saved.c_str(), 1);
-    else
-      ::unsetenv("TMPDIR");
-  }
-  LockFolder(const LockFolder&) = delete;
-  LockFolder& operator=(const LockFolder&) = delete;
-};
 
 // A link planted at the lock file's path by another user (found by a hostile test: root's
 // calibration followed a symbolic link, made the file it named writable by all and overwrote it
