@@ -363,11 +363,7 @@ bool small_path_getrs(int n, int nrhs, int below) {
 }
 
 SmallMatrixCrossover small_matrix_crossover(Precision precision, const Options& options) {
-  std::string path;
-  try {
-    if (options.use_database) path = db::path_or_default(options.db_path);
-  } catch (const db::DatabaseError&) {  // no default path: the default crossover
-  }
+  const std::string path = tuning_database_path(options);  // empty: no database, the default crossover
   const std::string key = to_string(precision) + "|" + path;
   {
     std::lock_guard lock(cache_mutex);

@@ -446,8 +446,9 @@ std::string model_params_yaml(const model::ModelParams& params) {
 // all of them, or a measured rate far above the datasheet peak the file gives. The bounds catch unit
 // mistakes (GFlop/s for TFlop/s), not turbo: one core's turbo reaches 3-4x a low base clock times
 // its flops per cycle, all cores' less, and a GPU's tensor-core DGEMM twice its plain FP64 peak.
+constexpr double one_core_above_peak = 8, all_cores_above_peak = 4, device_above_peak = 4;
+
 void refuse_contradictory_rates(const MachineProfile& p, const std::string& where) {
-  constexpr double one_core_above_peak = 8, all_cores_above_peak = 4;
   if (p.cores > 1 && p.dgemm_gflops_one_core > 0 && p.dgemm_gflops_all_cores > 0 &&
       p.dgemm_gflops_one_core > 1.1 * p.dgemm_gflops_all_cores)
     throw InvalidArgument(where + "dgemm_gflops_one_core: " + shortest(p.dgemm_gflops_one_core) +
@@ -456,12 +457,12 @@ void refuse_contradictory_rates(const MachineProfile& p, const std::string& wher
   const double peak = p.peak_gflops_per_core * p.cores;
   if (peak > 0 && p.dgemm_gflops_all_cores > all_cores_above_peak * peak)
     throw InvalidArgument(where + "dgemm_gflops_all_cores: " + shortest(p.dgemm_gflops_all_cores) +
-                          " GFlop/s is above 4 times the peak the file gives (" + shortest(peak) +
-                          " for all cores): a unit mistake?");
+                          " GFlop/s is above " + shortest(all_cores_above_peak) + " times the peak the file gives (" +
+                          shortest(peak) + " for all cores): a unit mistake?");
   if (p.peak_gflops_per_core > 0 && p.dgemm_gflops_one_core > one_core_above_peak * p.peak_gflops_per_core)
-    throw InvalidArgument(where + "dgemm_gflops_one_core: " + shortest(p.dgemm_gflops_one_core) +
-                          " GFlop/s is above 8 times the peak the file gives (" + shortest(p.peak_gflops_per_core) +
-                          " for one core): a unit mistake?");
+    throw InvalidArgument(where + "dgemm_gflops_one_core: " + shortest(p.dgemm_gflops_one_core) + " GFlop/s is above " +
+                          shortest(one_core_above_peak) + " times the peak the file gives (" +
+                          shortest(p.peak_gflops_per_core) + " for one core): a unit mistake?");
 }
 
 MachineProfile machine_from_yaml(const std::string& yaml_path) {
@@ -530,9 +531,9 @@ MachineProfile machine_from_yaml(const std::string& yaml_path) {
                               "]: give dgemm_peak_gflops or dgemm_gflops");
       for (const auto& [measured, peak, name] : {std::tuple{g.dgemm_gflops, g.dgemm_peak_gflops, "dgemm_gflops"},
                                                  std::tuple{g.sgemm_gflops, g.sgemm_peak_gflops, "sgemm_gflops"}})
-        if (peak > 0 && measured > 4 * peak)  // tensor cores double FP64; TF32 has its own key
-          throw InvalidArgument(dwhere + name + ": " + shortest(measured) +
-                                " GFlop/s is above 4 times the device's peak (" + shortest(peak) +
+        if (peak > 0 && measured > device_above_peak * peak)  // tensor cores double FP64; TF32 has its own key
+          throw InvalidArgument(dwhere + name + ": " + shortest(measured) + " GFlop/s is above " +
+                                shortest(device_above_peak) + " times the device's peak (" + shortest(peak) +
                                 "): a unit mistake? (a TF32 rate goes under tf32_gemm_gflops)");
       p.gpus.push_back(g);
     }

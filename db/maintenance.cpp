@@ -26,21 +26,20 @@ CheckReport check(Database& db) {
     report.problems.push_back("table " + foreign.column_text(0) + " row " + std::to_string(foreign.column_int(1)) +
                               " refers to a missing " + foreign.column_text(2) + " row");
   for (const auto& problem : invalid_best_plans(db)) report.problems.push_back(problem);
+  // Whether one of the first `among` problems is of the row a problem starting with `row` names.
+  auto said_of = [&](const std::string& row, std::size_t among) {
+    return std::any_of(report.problems.begin(), report.problems.begin() + static_cast<long>(among),
+                       [&](const std::string& seen) { return seen.rfind(row, 0) == 0; });
+  };
   // A best plan both checks find is said once, with the value named (the first check's words).
   const auto named = report.problems.size();
-  for (const auto& problem : invalid_rows(db)) {
-    const std::string row = problem.substr(0, problem.find("): ") + 1);
-    if (std::none_of(report.problems.begin(), report.problems.begin() + named,
-                     [&](const std::string& seen) { return seen.rfind(row + ": ", 0) == 0; }))
-      report.problems.push_back(problem);
-  }
+  for (const auto& problem : invalid_rows(db))
+    if (!said_of(problem.substr(0, problem.find("): ") + 1) + ": ", named)) report.problems.push_back(problem);
   for (const auto& problem : texts_not_utf8(db)) report.problems.push_back(problem);
   for (const auto& machine : list_machines(db)) {  // a hand edit, or an import before they were compared
     const std::string row = "machine " + machine.fingerprint.hash + ": ";
-    const bool said = std::any_of(report.problems.begin(), report.problems.end(),
-                                  [&](const std::string& seen) { return seen.rfind(row, 0) == 0; });
     const auto hashed = fingerprint_of_hard_key(machine.fingerprint.hard_key);  // "": not a layout known here
-    if (!said && !hashed.empty() && hashed != machine.fingerprint.hash)
+    if (!said_of(row, report.problems.size()) && !hashed.empty() && hashed != machine.fingerprint.hash)
       report.problems.push_back(row + "the fingerprint is not its hard_key's hash (an edited row)");
   }
   report.machines = count(db, "machines");

@@ -136,9 +136,14 @@ db::Trial time_candidate(const Plan& plan, const Plan& fallback, const Problem& 
   return trial;
 }
 
+// The parameters a tuned configuration is told apart by (within one problem and backend).
+using ParameterKey = std::tuple<int, int, int, int, int>;
+ParameterKey parameter_key(const Plan& p) {
+  return {p.nb, p.ib, p.lookahead, p.panel_threads, p.cpu_block_columns};
+}
+
 bool same_parameters(const Plan& a, const Plan& b) {
-  return a.nb == b.nb && a.ib == b.ib && a.lookahead == b.lookahead && a.panel_threads == b.panel_threads &&
-         a.cpu_block_columns == b.cpu_block_columns;
+  return parameter_key(a) == parameter_key(b);
 }
 
 // The fastest trial; among those within noise of it, the model's own plan wins, so that ties are
@@ -329,18 +334,14 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
         std::set<std::string> not_timed;  // pruned or left by the budget: counted once each
         // Once the budget is spent, the stored trials of this size read in one query, not one per
         // configuration: a space of 90000 ran 51 s past a budget of 1 s preparing each one's query.
-        using Parameters = std::tuple<int, int, int, int, int>;  // what same_parameters compares
-        auto parameters = [](const Plan& p) {
-          return Parameters{p.nb, p.ib, p.lookahead, p.panel_threads, p.cpu_block_columns};
-        };
-        std::optional<std::map<Parameters, db::Trial>> stored_at_size;
+        std::optional<std::map<ParameterKey, db::Trial>> stored_at_size;
         auto stored_after_budget = [&](const Plan& plan) -> std::optional<db::Trial> {
           if (!stored_at_size) {
             stored_at_size.emplace();
             for (auto& t : db::list_trials(db, machine_id, plan, n, n, settings.level))
-              stored_at_size->emplace(parameters(t.plan), std::move(t));
+              stored_at_size->emplace(parameter_key(t.plan), std::move(t));
           }
-          const auto found = stored_at_size->find(parameters(plan));
+          const auto found = stored_at_size->find(parameter_key(plan));
           return found == stored_at_size->end() ? std::nullopt : std::optional<db::Trial>(found->second);
         };
 
