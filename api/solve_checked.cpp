@@ -424,8 +424,8 @@ std::vector<Attempt> attempts_for(std::optional<Solver> solver, Precision precis
 // Whether `next` is `previous` refined: the same factors, so refinement can start from the previous
 // answer with them rather than factor M again (a named GEPP or CALU whose answer failed the check).
 bool refines(const Attempt& previous, const Attempt& next) {
-  return next.solver == previous.solver && next.solver != Solver::prbt &&
-         previous.refinement == Refinement::none && next.refinement == Refinement::working;
+  return next.solver == previous.solver && next.solver != Solver::prbt && previous.refinement == Refinement::none &&
+         next.refinement == Refinement::working;
 }
 
 // Y (ld = max(1, n)), the answer to M Y = R_a B of the previous attempt whose factors of M = R_a A C_a
@@ -446,8 +446,8 @@ SolveReport refine_previous_answer(const SolveReport& previous, int n, int nrhs,
     auto solve_in_place = [&](T* R, int ldr) {
       solvers::getrs(report.plan, Transpose::no, n, nrhs, LU, ld, ipiv, R, ldr, InputCheck::none);
     };
-    const auto r = variants::refine(n, nrhs, Y, ld, variants::host_residual(n, nrhs, M.data(), ld, B_scaled, ld),
-                                    solve_in_place);
+    const auto r =
+        variants::refine(n, nrhs, Y, ld, variants::host_residual(n, nrhs, M.data(), ld, B_scaled, ld), solve_in_place);
     report.refinement_steps = r.steps;
     report.backward_error = r.backward_error;
     if (!r.converged) report.note = "refinement stopped after " + std::to_string(r.steps) + " steps above (n+1) eps";
@@ -500,8 +500,8 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
   bool verdict_wanted = false;
   std::optional<double> verdict;  // GEPP's estimate, where PRBT's could not tell
   bool factors_in_lu = false;     // GEPP's or CALU's P M = L U, with ipiv (PRBT leaves none)
-  std::vector<T> Y;            // the last answer to M Y = R_a B, before C
-  SolveReport previous_report;  // the last attempt's, as gesv gave it
+  std::vector<T> Y;               // the last answer to M Y = R_a B, before C
+  SolveReport previous_report;    // the last attempt's, as gesv gave it
   for (size_t k = 0; k < attempts.size(); ++k) {
     const Attempt attempt = attempts[k];
     SolveReport report;

@@ -229,25 +229,18 @@ void register_db_exchange(CLI::App& db_cmd, CommandState&) {
     if (!std::filesystem::exists(path, ec)) {
       const auto folder = std::filesystem::absolute(path).parent_path();
       std::filesystem::create_directories(folder, ec);
-      std::string staged = path + ".import-XXXXXX";
-      if (const int fd = ::mkstemp(staged.data()); fd >= 0) {
-        const mode_t mask = ::umask(0);
-        ::umask(mask);
-        [[maybe_unused]] const int chmod_status = ::fchmod(fd, 0644 & ~mask);  // as SQLite creates one
-        ::close(fd);
-        auto remove_staged = [&] {
-          for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(staged + suffix, ec);
-        };
-        try {
-          r = import_into(staged, true);
-          if (std::filesystem::file_size(staged + "-wal", ec) > 0 && !ec)  // rows not in the main file
-            throw InvalidArgument(args->file + ": the import could not be completed in '" + staged + "'");
-        } catch (...) {
-          remove_staged();
-          throw;
-        }
-        placed = ::link(staged.c_str(), path.c_str()) == 0;
-        remove_staged();
+      std::optional<StagedFile> staged;
+      try {
+        staged.emplace(path);
+      } catch (const InvalidArgument&) {
+        // No new file in that folder: the import into `path` says why
+      }
+      if (staged) {
+        r = import_into(staged->path(), true);
+        std::error_code size_ec;
+        if (std::filesystem::file_size(staged->path() + "-wal", size_ec) > 0 && !size_ec)  // rows not in the main file
+          throw InvalidArgument(args->file + ": the import could not be completed in '" + staged->path() + "'");
+        placed = ::link(staged->path().c_str(), path.c_str()) == 0;
       }
     }
     if (!placed) r = import_into(path);  // an existing database (or no staging here: no hard links)

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <filesystem>
@@ -106,9 +107,12 @@ bool abandoned(const fs::path& temp, pid_t pid) {
   return unlocked;
 }
 
+const char* const sqlite_companions[] = {"-wal", "-shm", "-journal"};
+
 // Temporaries beside `target` that a process now dead left (SIGKILL, a power loss: no handler ran),
 // removed before this one is written, so that they do not pile up. Named as temporary_beside names
-// them.
+// them, or that name and a SQLite companion's suffix (a staged database's), removed with its file or
+// where that file is gone.
 void remove_stale_temporaries(const fs::path& target) {
   const std::string prefix = temporary_beside(target).filename().string();
   const std::string stem = prefix.substr(0, prefix.rfind('.') + 1);  // ".tmp.NAME."
@@ -117,12 +121,20 @@ void remove_stale_temporaries(const fs::path& target) {
   for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
     if (name.size() <= stem.size() || name.compare(0, stem.size(), stem) != 0) continue;
-    const std::string digits = name.substr(stem.size());
-    if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
-    if (abandoned(it->path(), static_cast<pid_t>(std::stol(digits)))) {
-      std::error_code ignored;
+    const std::string rest = name.substr(stem.size());
+    const std::string digits = rest.substr(0, rest.find('-'));
+    const std::string suffix = rest.substr(digits.size());
+    if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    const bool companion = !suffix.empty();
+    if (companion &&
+        std::find(std::begin(sqlite_companions), std::end(sqlite_companions), suffix) == std::end(sqlite_companions))
+      continue;
+    const auto pid = static_cast<pid_t>(std::stol(digits));
+    const fs::path file = folder / (stem + digits);
+    std::error_code ignored;
+    if (abandoned(it->path(), pid) &&
+        (!companion || !fs::exists(fs::symlink_status(file, ignored)) || abandoned(file, pid)))
       fs::remove(it->path(), ignored);
-    }
   }
 }
 
@@ -263,6 +275,27 @@ void write_output(const std::string& output, const std::vector<std::string>& inp
     throw InvalidArgument(output + ": cannot write: " + ec.message());
   }
   sync_path(target.parent_path(), O_RDONLY | O_DIRECTORY);
+}
+
+StagedFile::StagedFile(const std::string& target) {
+  const fs::path resolved_target = resolved(target);
+  path_ = temporary_beside(resolved_target).string();
+  remove_stale_temporaries(resolved_target);
+  for (const char* suffix : sqlite_companions) ::unlink((path_ + suffix).c_str());  // this pid's, reused
+  ::unlink(path_.c_str());
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644 & ~mask);
+  if (fd_ < 0) throw InvalidArgument(target + ": cannot create a file in its folder");
+  ::flock(fd_, LOCK_EX);  // held while this lives: the sweep above never takes it for a dead one's
+  remove_temp_on_signals(path_);
+}
+
+StagedFile::~StagedFile() {
+  for (const char* suffix : sqlite_companions) ::unlink((path_ + suffix).c_str());
+  ::unlink(path_.c_str());
+  temp_pending = 0;
+  ::close(fd_);
 }
 
 }  // namespace hetlu::cli

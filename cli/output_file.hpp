@@ -28,4 +28,22 @@ bool is_standard_stream(const std::string& path);
 void write_output(const std::string& output, const std::vector<std::string>& inputs,
                   const std::function<void(std::ostream&)>& write);
 
+// A new empty file beside `target` (links followed) under this process's temporary name, as
+// write_output names its own, locked while this lives and removed with its SQLite companions (-wal,
+// -shm, -journal) when it goes; a terminating signal removes it too. Temporaries beside `target` that
+// dead processes left (SIGKILL: no handler ran) are removed first, companions included. Throws
+// InvalidArgument where the folder takes no new file.
+class StagedFile {
+ public:
+  explicit StagedFile(const std::string& target);
+  ~StagedFile();
+  StagedFile(const StagedFile&) = delete;
+  StagedFile& operator=(const StagedFile&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
+
 }  // namespace hetlu::cli

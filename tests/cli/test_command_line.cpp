@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -732,6 +733,24 @@ TEST_F(Cli, ExportImportRoundTripAndForeignMachines) {
   // A stream that never ends is refused at a bound, not read into all memory.
   expect_one_line_error(run_hetlu("db import /dev/zero " + fresh, dir), {"/dev/zero", "at most 256 MiB"});
   EXPECT_FALSE(std::filesystem::exists(dir.file("fresh.db")));
+  // An import into a new database is staged beside it: what a killed import left there (pid 99999999
+  // is beyond any pid_max) goes, with its SQLite companions; a live process's staged file stays, and
+  // so does a file that only looks like one.
+  const std::string live = ".tmp.staged.db." + std::to_string(::getpid());
+  for (const std::string name : std::vector<std::string>{
+           ".tmp.staged.db.99999999", ".tmp.staged.db.99999999-wal", ".tmp.staged.db.99999999-journal",
+           ".tmp.staged.db.99999998-shm", live, ".tmp.staged.db.99999999-other"})
+    write(dir, name, "x");
+  r = run_hetlu("db import '" + dir.file("export.json") + "' --db '" + dir.file("staged.db") + "'", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> left;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
+    if (entry.path().filename().string().rfind(".tmp.", 0) == 0) left.push_back(entry.path().filename().string());
+  std::vector<std::string> kept{".tmp.staged.db.99999999-other", live};
+  std::sort(left.begin(), left.end());
+  std::sort(kept.begin(), kept.end());
+  EXPECT_EQ(left, kept);
+  EXPECT_TRUE(std::filesystem::exists(dir.file("staged.db")));
 }
 
 TEST_F(Cli, ImportRefusesRowsOfTheWrongTypeOrRange) {
