@@ -439,6 +439,7 @@ SolveReport refine_previous_answer(const SolveReport& previous, int n, int nrhs,
   SolveReport report;
   report.plan = previous.plan;
   report.plan.refinement = Refinement::working;
+  report.plan.precision = scalar::plan_precision<T>();  // as getrs checks it, whatever path the factors took
   report.warnings = previous.warnings;
   report.seconds = front_end::timed(options, [&] {
     std::vector<T> M(static_cast<size_t>(ld) * n);
