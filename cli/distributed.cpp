@@ -207,24 +207,38 @@ ReadSystem read_system(const DistributedSolveArgs& args, Precision precision, co
   // solve scatters from and A's copy for omega; and each rank on the node its part of the grid's
   // A and p?gemr2d's buffer for it (2 GB short on 2 ranks of this node, ScaLAPACK's xxmr2d said
   // "out of memory" and exited 2).
+  // Shapes and kinds are refused from the headers, before anything is allocated (a 61-byte file
+  // declaring 100000 x 5000 took 3.9 GB before "it must be square").
+  auto require_real_square = [&](long long rows, long long cols, bool complex) {
+    if (rows != cols)
+      throw InvalidArgument(fmt::format("{}: A is {} x {}; it must be square", args.a_path, rows, cols));
+    if (complex) throw InvalidArgument(args.a_path + ": A is complex; distributed solves are real");
+  };
   s.A = read_matrix_market(args.a_path, MatrixRole::system, [&](const DeclaredMatrix& declared) {
+    require_real_square(declared.rows, declared.cols, declared.is_complex);
     const double n = double(declared.rows), word = precision == Precision::single ? 4.0 : 8.0;
     const double node_share = double(layout.ranks_per_node) / std::max(1, layout.ranks);
-    if (declared.rows == declared.cols)
-      probes::require_memory((8.0 + 2 * word + 2 * word * node_share) * n * n,
-                             fmt::format("{}: solving a {} x {} system on rank 0's node", args.a_path, n, n));
+    probes::require_memory((8.0 + 2 * word + 2 * word * node_share) * n * n,
+                           fmt::format("{}: solving a {} x {} system on rank 0's node", args.a_path, n, n));
   });
-  if (s.A.rows != s.A.cols)
-    throw InvalidArgument(fmt::format("{}: A is {} x {}; it must be square", args.a_path, s.A.rows, s.A.cols));
-  if (s.A.is_complex) throw InvalidArgument(args.a_path + ": A is complex; distributed solves are real");
+  require_real_square(s.A.rows, s.A.cols, s.A.is_complex);
+  auto require_real_rows_of_a = [&](long long rows, bool complex) {
+    if (complex) throw InvalidArgument(args.b_path + ": B is complex; distributed solves are real");
+    if (rows != s.A.rows)
+      throw InvalidArgument(
+          fmt::format("{}: B has {} rows but A is {} x {}; they must match", args.b_path, rows, s.A.rows, s.A.cols));
+  };
   if (args.b_path.empty()) {
     s.B.rows = s.A.rows, s.B.cols = 1, s.B.values.assign(s.A.rows, 1.0);
   } else {
-    s.B = read_matrix_market(args.b_path);
-    if (s.B.is_complex) throw InvalidArgument(args.b_path + ": B is complex; distributed solves are real");
-    if (s.B.rows != s.A.rows)
-      throw InvalidArgument(fmt::format("{}: B has {} rows but A is {} x {}; they must match", args.b_path, s.B.rows,
-                                        s.A.rows, s.A.cols));
+    s.B = read_matrix_market(args.b_path, MatrixRole::any, [&](const DeclaredMatrix& declared) {
+      require_real_rows_of_a(declared.rows, declared.is_complex);
+      // B as read, the copy the solve scatters from, and X gathered
+      probes::require_memory(
+          3 * 8.0 * double(declared.rows) * double(declared.cols),
+          fmt::format("{}: {} right-hand sides of order {}", args.b_path, declared.cols, declared.rows));
+    });
+    require_real_rows_of_a(s.B.rows, s.B.is_complex);
   }
   return s;
 }

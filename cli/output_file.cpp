@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <ext/stdio_filebuf.h>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -75,26 +76,9 @@ fs::path temporary_beside(const fs::path& target) {
   return target.parent_path() / (".tmp." + name + suffix);
 }
 
-// A lock its writer holds on a temporary until it is renamed: the sweep below never takes a live
-// one, whatever its pid says (a process in another PID namespace, or on another host of a shared
-// file system, has a pid this one cannot see).
-class TemporaryLock {
- public:
-  explicit TemporaryLock(const fs::path& temp) : fd_(::open(temp.c_str(), O_RDONLY | O_CLOEXEC)) {
-    if (fd_ >= 0) ::flock(fd_, LOCK_EX);
-  }
-  ~TemporaryLock() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  TemporaryLock(const TemporaryLock&) = delete;
-  TemporaryLock& operator=(const TemporaryLock&) = delete;
-
- private:
-  int fd_;
-};
-
 // Whether a temporary beside the target is a dead writer's: this user's, its pid gone here, and no
-// writer holding its lock.
+// writer holding its lock (StagedFile's): a live one is never taken, whatever its pid says (a process
+// in another PID namespace, or on another host of a shared file system, has a pid this one cannot see).
 bool abandoned(const fs::path& temp, pid_t pid) {
   struct stat info;
   if (pid <= 0 || ::lstat(temp.c_str(), &info) != 0 || !S_ISREG(info.st_mode) || info.st_uid != ::geteuid())
@@ -219,6 +203,16 @@ void refuse_clobbering(const std::string& output, const std::vector<std::string>
   if (fs::is_regular_file(target, ec) && !names_a_descriptor(output) && ::access(target.c_str(), W_OK) != 0)
     throw InvalidArgument(output + ": is not writable by this user (its mode or owner); hetlu replaces only a " +
                           "file it could write");
+  // A new file, or one replaced by a rename: its folder must exist and take files, said before the
+  // work (a missing folder was said after the whole solve).
+  if (!names_a_descriptor(output) && (!fs::exists(target, ec) || fs::is_regular_file(target, ec))) {
+    const fs::path folder = target.parent_path();
+    if (!fs::is_directory(folder, ec))
+      throw InvalidArgument(output + ": cannot write: its folder '" + folder.string() + "' does not exist");
+    if (::access(folder.c_str(), W_OK | X_OK) != 0)
+      throw InvalidArgument(output + ": cannot write: its folder '" + folder.string() +
+                            "' is not writable by this user");
+  }
 }
 
 void write_output(const std::string& output, const std::vector<std::string>& inputs,
@@ -245,48 +239,35 @@ void write_output(const std::string& output, const std::vector<std::string>& inp
     if (!out) throw InvalidArgument(output + ": write failed");
     return;
   }
-  const fs::path temp = temporary_beside(target);
-  remove_stale_temporaries(target);
-  remove_temp_on_signals(temp);
-  std::optional<TemporaryLock> held;
+  // Created anew (never through a link planted under its name: X went into any file a link there
+  // named), locked, and removed on a signal or an error.
+  StagedFile staged(target.string(), 0666);
+  const fs::path temp = staged.path();
   {
-    std::ofstream out(temp);
-    if (!out) {
-      temp_pending = 0;
-      throw InvalidArgument(output + ": cannot write (cannot create a file in its folder)");
-    }
-    held.emplace(temp);
+    __gnu_cxx::stdio_filebuf<char> buffer(::dup(staged.descriptor()), std::ios::out);
+    std::ostream out(&buffer);
+    if (!buffer.is_open()) throw InvalidArgument(output + ": cannot write (out of file descriptors)");
     write(out);
     out.flush();
-    if (!out) {
-      out.close();
-      fs::remove(temp, ec);
-      temp_pending = 0;
+    if (!out || ::fsync(staged.descriptor()) != 0)
       throw InvalidArgument(output + ": write failed (disk full, or a file size limit?)");
-    }
   }
-  sync_path(temp, O_RDONLY);
   if (fs::is_regular_file(status)) fs::permissions(temp, status.permissions(), ec);  // keep the file's mode
   fs::rename(temp, target, ec);
-  temp_pending = 0;
-  if (ec) {
-    std::error_code ignored;
-    fs::remove(temp, ignored);
-    throw InvalidArgument(output + ": cannot write: " + ec.message());
-  }
+  if (ec) throw InvalidArgument(output + ": cannot write: " + ec.message());
   sync_path(target.parent_path(), O_RDONLY | O_DIRECTORY);
 }
 
-StagedFile::StagedFile(const std::string& target) {
+StagedFile::StagedFile(const std::string& target, mode_t mode) {
   const fs::path resolved_target = resolved(target);
   path_ = temporary_beside(resolved_target).string();
   remove_stale_temporaries(resolved_target);
-  for (const char* suffix : sqlite_companions) ::unlink((path_ + suffix).c_str());  // this pid's, reused
+  // This pid's name, taken before (a pid reused, or a link planted there): the names go, not what
+  // a link names.
+  for (const char* suffix : sqlite_companions) ::unlink((path_ + suffix).c_str());
   ::unlink(path_.c_str());
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644 & ~mask);
-  if (fd_ < 0) throw InvalidArgument(target + ": cannot create a file in its folder");
+  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+  if (fd_ < 0) throw InvalidArgument(target + ": cannot write (cannot create a file in its folder)");
   ::flock(fd_, LOCK_EX);  // held while this lives: the sweep above never takes it for a dead one's
   remove_temp_on_signals(path_);
 }

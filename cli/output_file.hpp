@@ -2,6 +2,8 @@
 // command reads, and a link or a device path written as such.
 #pragma once
 
+#include <sys/types.h>
+
 #include <functional>
 #include <iosfwd>
 #include <string>
@@ -35,11 +37,12 @@ void write_output(const std::string& output, const std::vector<std::string>& inp
 // InvalidArgument where the folder takes no new file.
 class StagedFile {
  public:
-  explicit StagedFile(const std::string& target);
+  explicit StagedFile(const std::string& target, mode_t mode = 0644);  // mode before the umask; 0644 as SQLite's
   ~StagedFile();
   StagedFile(const StagedFile&) = delete;
   StagedFile& operator=(const StagedFile&) = delete;
   const std::string& path() const { return path_; }
+  int descriptor() const { return fd_; }  // open for reading and writing
 
  private:
   std::string path_;

@@ -737,7 +737,7 @@ TEST_F(Cli, ExportImportRoundTripAndForeignMachines) {
   // is beyond any pid_max) goes, with its SQLite companions; a live process's staged file stays, and
   // so does a file that only looks like one.
   const std::string live = ".tmp.staged.db." + std::to_string(::getpid());
-  for (const std::string name : std::vector<std::string>{
+  for (const std::string& name : std::vector<std::string>{
            ".tmp.staged.db.99999999", ".tmp.staged.db.99999999-wal", ".tmp.staged.db.99999999-journal",
            ".tmp.staged.db.99999998-shm", live, ".tmp.staged.db.99999999-other"})
     write(dir, name, "x");
@@ -1543,6 +1543,28 @@ TEST_F(Cli, ManyRightHandSidesAreCountedInTheMemoryCheck) {
     const std::string err((std::istreambuf_iterator<char>(in)), {});
     EXPECT_NE(err.find("eye.mtx: solving a 1000 x 1000 system needs"), std::string::npos) << precision << ": " << err;
     EXPECT_FALSE(std::filesystem::exists(dir.file("X.mtx")));
+  }
+}
+
+// A's squareness and B's rows are judged on the headers, before anything is allocated: a 61-byte
+// file declaring 100000 x 5000 took 3.9 GB before "it must be square" (a hostile test). Under a 1 GB
+// `ulimit -v` the shapes are still what is said.
+TEST_F(Cli, ShapesAreRefusedFromTheHeadersBeforeAnyAllocation) {
+  const auto wide = write(dir, "wide.mtx", "%%MatrixMarket matrix coordinate real general\n100000 5000 1\n1 1 1\n");
+  const auto tall = write(dir, "tall.mtx", "%%MatrixMarket matrix coordinate real general\n100000 5000 0\n");
+  const auto eye = write(dir, "eye2.mtx", array_header + "2 2\n1\n0\n0\n1\n");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"'" + wide + "'", "wide.mtx: A is 100000 x 5000; it must be square"},
+      {"'" + eye + "' '" + tall + "'", "tall.mtx: B has 100000 rows but A is 2 x 2; they must match"}};
+  for (const auto& [files, said] : cases) {
+    const std::string command = "ulimit -v 1000000; '" + std::string(HETLU_COMMAND) + "' solve " + files + " " + db() +
+                                " 2>'" + dir.file("err.txt") + "'";
+    const int status = std::system(command.c_str());
+    ASSERT_TRUE(WIFEXITED(status)) << files;
+    EXPECT_EQ(WEXITSTATUS(status), 1) << files;
+    std::ifstream in(dir.file("err.txt"));
+    const std::string err((std::istreambuf_iterator<char>(in)), {});
+    EXPECT_NE(err.find(said), std::string::npos) << files << ": " << err;
   }
 }
 

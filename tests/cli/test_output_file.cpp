@@ -1,0 +1,67 @@
+// The command's output files: a temporary beside the target, created anew and renamed into place.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "../common/temp_dir.hpp"
+#include "cli/output_file.hpp"
+#include "hetlu/types.hpp"
+
+namespace hetlu::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using test_support::TempDir;
+
+std::string contents(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A link planted under the temporary's name (this process's: .tmp.NAME.PID) is not written
+// through: X went into the file it named, and the target became a link to it (a hostile test).
+TEST(OutputFile, ALinkPlantedUnderTheTemporarysNameIsNotFollowed) {
+  TempDir dir;
+  const std::string victim = dir.file("victim.txt");
+  std::ofstream(victim) << "precious\n";
+  const std::string planted = dir.file(".tmp.out.mtx." + std::to_string(::getpid()));
+  fs::create_symlink(victim, planted);
+  write_output(dir.file("out.mtx"), {}, [](std::ostream& out) { out << "X\n"; });
+  EXPECT_EQ(contents(victim), "precious\n");
+  EXPECT_FALSE(fs::is_symlink(fs::symlink_status(dir.file("out.mtx"))));
+  EXPECT_EQ(contents(dir.file("out.mtx")), "X\n");
+  EXPECT_FALSE(fs::exists(fs::symlink_status(planted)));  // no temporary left either
+}
+
+TEST(OutputFile, ANewFileHasTheUmasksMode) {
+  TempDir dir;
+  const mode_t mask = ::umask(022);
+  write_output(dir.file("new.mtx"), {}, [](std::ostream& out) { out << "X\n"; });
+  ::umask(mask);
+  struct stat info;
+  ASSERT_EQ(::stat(dir.file("new.mtx").c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0644u);
+}
+
+// Said before any work: the solve ran to the end before a missing folder was said.
+TEST(OutputFile, AMissingFolderIsRefusedBeforeTheWork) {
+  TempDir dir;
+  try {
+    refuse_clobbering(dir.file("nope/x.mtx"), {});
+    FAIL() << "a missing folder was accepted";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("does not exist"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(refuse_clobbering(dir.file("x.mtx"), {}));
+  EXPECT_NO_THROW(refuse_clobbering("/dev/null", {}));
+}
+
+}  // namespace
+}  // namespace hetlu::cli
