@@ -1,10 +1,10 @@
-// LU of a matrix of a few rows and columns as LAPACK's unblocked getf2 computes it, in plain loops:
-// at such orders a call into the BLAS library costs more than the arithmetic (dgetrf_ of OpenBLAS
-// 0.3.21 took 23 ns at n = 1, 87 at 4, 1070 at 16 and 4500 at 32 on the dev machine's Xeon; these
-// loops, built with -O3, 4, 42, 640 and 3350). LAPACK's own arithmetic: the pivot is the first entry of largest |re| +
-// |im| (i?amax), an exactly zero one is skipped and named in info, the column below it is scaled by the pivot's
-// reciprocal or, where that would overflow (a subnormal pivot), divided by it, and the rest of the
-// matrix takes a rank-1 update. A NaN propagates as in LAPACK.
+// LU of a matrix of a few rows and columns as LAPACK's unblocked getf2 computes it (not getrf2's recursion,
+// which reference getrf runs since LAPACK 3.6: the factors agree to rounding, bit for bit up to order 3), in plain
+// loops: at such orders a call into the BLAS library costs more than the arithmetic (dgetrf_ of OpenBLAS 0.3.21 took 23
+// ns at n = 1, 87 at 4, 1070 at 16 and 4500 at 32 on the dev machine's Xeon; these loops, built with -O3, 4, 42, 640
+// and 3350). LAPACK's own arithmetic: the pivot is the first entry of largest |re| + |im| (i?amax), an exactly zero one
+// is skipped and named in info, the column below it is scaled by the pivot's reciprocal or, where that would overflow
+// (a subnormal pivot), divided by it, and the rest of the matrix takes a rank-1 update. A NaN propagates as in LAPACK.
 #pragma once
 
 #include <algorithm>
