@@ -503,10 +503,12 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
   bool factors_in_lu = false;     // GEPP's or CALU's P M = L U, with ipiv (PRBT leaves none)
   std::vector<T> Y;               // the last answer to M Y = R_a B, before C
   SolveReport previous_report;    // the last attempt's, as gesv gave it
+  bool previous_factors_overflowed = false;
   for (size_t k = 0; k < attempts.size(); ++k) {
     const Attempt attempt = attempts[k];
     SolveReport report;
     if (k > 0 && factors_in_lu && refines(attempts[k - 1], attempt)) {
+      if (previous_factors_overflowed) continue;  // nothing to refine from
       X = Y;
       report = refine_previous_answer(previous_report, n, nrhs, A, lda, scaling, LU.data(), ld, ipiv.data(),
                                       B_scaled.data(), X.data(), options);
@@ -538,6 +540,15 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
     const double proven = rcond_bound(n, nrhs, X.data(), ld, B_measured.data(), ld, anorm);  // R A x = R b
     auto attempts_so_far = std::move(best.attempts);
     attempts_so_far.push_back(describe(attempt, omega));
+    // GEPP's or CALU's factors beyond the range of a finite A: element growth (2^(n-1) for
+    // Wilkinson's matrix), which tells nothing of how singular A is. Its estimate from them, 0, had
+    // said "singular to working precision" of a matrix with rcond 9e-4 (n = 1100) that PRBT solves.
+    const bool factors_overflowed = factors_in_lu && !std::isfinite(omega) && !scalar::all_finite(n, n, LU.data(), ld);
+    previous_factors_overflowed = factors_overflowed;
+    if (factors_overflowed)
+      attempts_so_far.push_back(to_string(attempt.solver) +
+                                ": its factors overflowed (element growth beyond the floating-point range, not a sign "
+                                "that A is singular; prbt does not grow so)");
     const bool asked_for_verdict = verdict_wanted && !verdict && attempt.solver == Solver::gepp;
     // With the columns scaled (or R not applied), PRBT's estimate is not R A's: GEPP's decides, and
     // PRBT's, and what gesv said of it, count for nothing.
@@ -550,7 +561,10 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
       report.rcond.reset();
       clear_working_precision_singularity(report);
     }
-    if (!have_best || omega < best_omega || asked_for_verdict) {
+    if (factors_overflowed) {
+      report.rcond.reset();  // unknown: neither the factors nor X's overflow bound it
+      clear_working_precision_singularity(report);
+    } else if (!have_best || omega < best_omega || asked_for_verdict) {
       // The factors are still in LU (PRBT estimated its own): dgecon's estimate, where X proves no less.
       const double estimate = report.rcond ? *report.rcond
                               : attempt.solver == Solver::prbt
@@ -587,7 +601,7 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
     }
     if (best_omega <= tolerance) break;
   }
-  if (verdict) best.rcond = std::min(*best.rcond, *verdict);
+  if (verdict) best.rcond = best.rcond ? std::min(*best.rcond, *verdict) : *verdict;
   best.backward_error = best_omega;
   best.accurate = best_omega <= tolerance;
   best.auto_choice = why;

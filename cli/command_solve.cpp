@@ -251,8 +251,8 @@ void register_solve(CLI::App& app, CommandState& state) {
     const std::string tried = describe_attempts(report.attempts);
     if (!all_finite(B))
       throw CommandFailure(exit_inaccurate,
-                           fmt::format("{}: the solution is not finite (it overflows, or A is singular to working "
-                                       "precision); no solution written{}",
+                           fmt::format("{}: the solution is not finite (it overflows, A is singular to working "
+                                       "precision, or the factors grew past the range); no solution written{}",
                                        args->a_path, tried));
     if (report.singular_to_working_precision && report.accurate) {
       std::cerr << fmt::format("hetlu: warning: {}: the solution is not reliable (exit status {})\n", args->a_path,

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -51,6 +52,39 @@ TEST(SolveCheckedRefinement, RefinesTheFailedAnswerWithItsOwnFactors) {
         largest_error = std::max(largest_error, std::abs(X[i + static_cast<size_t>(j) * n] - (i == j ? 1.0 : 0.0)));
     EXPECT_LT(largest_error, 1e-13) << name;
   }
+}
+
+// Wilkinson's matrix (1 on the diagonal and in the last column, -1 below the diagonal): GEPP's
+// growth is 2^(n-1), past double's range at n = 1100, while rcond_1 is about 1e-3. Its factors
+// overflow; that is said, and no rcond is made from them (0 had read "singular to working
+// precision"). auto goes on to PRBT, which does not grow so.
+TEST(SolveCheckedRefinement, FactorsThatOverflowAreSaidAsGrowthNotSingularity) {
+  const int n = 1100;
+  std::vector<double> A(static_cast<size_t>(n) * n, 0.0);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) A[i + static_cast<size_t>(j) * n] = i == j || j == n - 1 ? 1.0 : i > j ? -1.0 : 0.0;
+  Options options;
+  options.db_path = "/nonexistent/none.db";
+  for (Solver solver : {Solver::gepp, Solver::calu}) {
+    std::vector<double> b(n, 1.0);
+    const SolveReport r = solve_checked(solver, n, 1, A.data(), n, b.data(), n, options);
+    const std::string name = to_string(solver);
+    ASSERT_EQ(r.info, 0) << name;
+    EXPECT_FALSE(r.accurate) << name;
+    EXPECT_FALSE(r.rcond.has_value()) << name << ": " << *r.rcond;
+    EXPECT_FALSE(r.singular_to_working_precision) << name;
+    bool said = false;
+    for (const auto& line : r.attempts) said = said || line.find("factors overflowed") != std::string::npos;
+    EXPECT_TRUE(said) << name;
+    // No refinement from factors that overflowed: one attempt and what it showed.
+    EXPECT_EQ(r.attempts.size(), 2u) << name;
+  }
+  std::vector<double> b(n, 1.0);
+  const SolveReport r = solve_checked(std::nullopt, n, 1, A.data(), n, b.data(), n, options);
+  EXPECT_TRUE(r.accurate);
+  EXPECT_EQ(r.plan.solver, Solver::prbt);
+  ASSERT_TRUE(r.rcond.has_value());
+  EXPECT_GT(*r.rcond, 1e-5);
 }
 
 }  // namespace
