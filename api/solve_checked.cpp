@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "api/front_end.hpp"
+#include "hetlu/detail/flops.hpp"
 #include "hetlu/hetlu.hpp"
 #include "solvers/accuracy.hpp"
 #include "solvers/checks.hpp"
@@ -453,8 +454,11 @@ SolveReport refine_previous_answer(const SolveReport& previous, int n, int nrhs,
     report.backward_error = r.backward_error;
     if (!r.converged) report.note = "refinement stopped after " + std::to_string(r.steps) + " steps above (n+1) eps";
   });
-  report.phase_seconds = {{"refinement with the previous factors", report.seconds}};
-  report.gflops = previous.gflops;
+  // The answer's time: the factorization and solve that gave Y, then this refinement.
+  report.phase_seconds = previous.phase_seconds;
+  report.phase_seconds.emplace_back("refinement with the previous factors", report.seconds);
+  report.seconds += previous.seconds;
+  report.gflops = report.seconds > 0 ? detail::gesv_flops(n, nrhs, scalar::is_complex_v<T>) / report.seconds / 1e9 : 0;
   return report;
 }
 
@@ -504,6 +508,7 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
   std::vector<T> Y;               // the last answer to M Y = R_a B, before C
   SolveReport previous_report;    // the last attempt's, as gesv gave it
   bool previous_factors_overflowed = false;
+  double factors_estimate = -1;  // dgecon's estimate from the factors now in LU, once made (< 0: not yet)
   for (size_t k = 0; k < attempts.size(); ++k) {
     const Attempt attempt = attempts[k];
     SolveReport report;
@@ -515,6 +520,7 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
     } else {
       load_scaled(n, A, lda, scaling, LU.data(), ld);
       X = B_scaled;
+      factors_estimate = -1;
       Options o = options;
       if (attempt.refinement != Refinement::none) o.overrides.refinement = attempt.refinement;
       o.input_check = InputCheck::none;  // checked above, before the scaling
@@ -526,8 +532,10 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
       return report;
     }
     factors_in_lu = attempt.solver != Solver::prbt;
-    Y = X;
-    previous_report = report;
+    if (k + 1 < attempts.size() && refines(attempt, attempts[k + 1])) {  // kept only for that
+      Y = X;
+      previous_report = report;
+    }
     if (scaling.cols)  // R A C y = R b: x = C y
       for (int column = 0; column < nrhs; ++column)
         for (int j = 0; j < n; ++j) {
@@ -543,7 +551,11 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
     // GEPP's or CALU's factors beyond the range of a finite A: element growth (2^(n-1) for
     // Wilkinson's matrix), which tells nothing of how singular A is. Its estimate from them, 0, had
     // said "singular to working precision" of a matrix with rcond 9e-4 (n = 1100) that PRBT solves.
-    const bool factors_overflowed = factors_in_lu && !std::isfinite(omega) && !scalar::all_finite(n, n, LU.data(), ld);
+    // Judged on the factors, not on X: with only U(n, n) past the range X stays finite and wrong
+    // (Wilkinson's matrix at n = 1025, b = e_1: omega 1.0 and rcond 1e-311). A itself finite: with
+    // input_check none, a NaN in A is not growth.
+    const bool factors_overflowed =
+        factors_in_lu && !scalar::all_finite(n, n, LU.data(), ld) && scalar::all_finite(n, n, A, lda);
     previous_factors_overflowed = factors_overflowed;
     if (factors_overflowed)
       attempts_so_far.push_back(to_string(attempt.solver) +
@@ -565,11 +577,13 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
       report.rcond.reset();  // unknown: neither the factors nor X's overflow bound it
       clear_working_precision_singularity(report);
     } else if (!have_best || omega < best_omega || asked_for_verdict) {
-      // The factors are still in LU (PRBT estimated its own): dgecon's estimate, where X proves no less.
-      const double estimate = report.rcond ? *report.rcond
-                              : attempt.solver == Solver::prbt
-                                  ? 1.0  // A left as it was: no factors at hand
-                                  : rows_rcond(n, LU.data(), ld, ipiv.data(), scaling, anorm);
+      // The factors are still in LU (PRBT estimated its own): dgecon's estimate, where X proves no less;
+      // made once for these factors (a refined answer has the same).
+      if (!report.rcond && attempt.solver != Solver::prbt && factors_estimate < 0)
+        factors_estimate = rows_rcond(n, LU.data(), ld, ipiv.data(), scaling, anorm);
+      const double estimate = report.rcond                     ? *report.rcond
+                              : attempt.solver == Solver::prbt ? 1.0  // A left as it was: no factors at hand
+                                                               : factors_estimate;
       report.rcond = std::min(estimate, proven);
       if (asked_for_verdict) verdict = report.rcond;
     }

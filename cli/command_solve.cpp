@@ -190,10 +190,12 @@ void register_solve(CLI::App& app, CommandState& state) {
     // complex B: one more A. Mixed and auto: A kept for omega, A rounded to single (kept), then, where
     // their answer is inaccurate or looks singular, solve_checked's on top; B kept, X, the residual,
     // B rounded to single. (GMRES's widened factors are never made here: the CLI certifies.) Checked
-    // as A's header is read, A and B (one column) to come, and again with both read.
-    auto require_solve_memory = [&](double n, double nrhs, bool complex, bool a_made_complex, bool read) {
-      const double copies_of_a = (read ? 0 : 1) + (a_made_complex ? 1 : 0) + 2 + (mixed ? 1.5 : 0);
-      const double copies_of_b = (read ? 0 : 1) + 4 + (mixed ? 3.5 : 0);
+    // as A's header is read, A and B (one column) to come; as B's is read, B to come (A is held, and
+    // counted by the free memory already); and again with both read.
+    auto require_solve_memory = [&](double n, double nrhs, bool complex, bool a_made_complex, bool a_read,
+                                    bool b_read) {
+      const double copies_of_a = (a_read ? 0 : 1) + (a_made_complex ? 1 : 0) + 2 + (mixed ? 1.5 : 0);
+      const double copies_of_b = (b_read ? 0 : 1) + 4 + (mixed ? 3.5 : 0);
       probes::require_memory((complex ? 16.0 : 8.0) * (copies_of_a * n * n + copies_of_b * n * nrhs),
                              fmt::format("{}: solving a {} x {} system", args->a_path, n, n));
     };
@@ -205,7 +207,7 @@ void register_solve(CLI::App& app, CommandState& state) {
     };
     DenseMatrix A = read_matrix_market(args->a_path, MatrixRole::system, [&](const DeclaredMatrix& declared) {
       require_square(declared.rows, declared.cols);
-      require_solve_memory(declared.rows, 1, declared.is_complex, false, false);
+      require_solve_memory(declared.rows, 1, declared.is_complex, false, false, false);
     });
     require_square(A.rows, A.cols);
     auto require_rows_of_a = [&](long long rows) {
@@ -220,13 +222,13 @@ void register_solve(CLI::App& app, CommandState& state) {
       B = read_matrix_market(args->b_path, MatrixRole::any, [&](const DeclaredMatrix& declared) {
         require_rows_of_a(declared.rows);
         require_solve_memory(A.rows, declared.cols, A.is_complex || declared.is_complex,
-                             declared.is_complex && !A.is_complex, false);
+                             declared.is_complex && !A.is_complex, true, false);
       });
       require_rows_of_a(B.rows);
     }
     const int n = A.rows, nrhs = B.cols;
     const bool complex = A.is_complex || B.is_complex;
-    require_solve_memory(n, nrhs, complex, complex && !A.is_complex, true);
+    require_solve_memory(n, nrhs, complex, complex && !A.is_complex, true, true);
     options.db_path = args->db;
     options.overrides.nb = args->nb;
     if (args->refine) options.overrides.refinement = Refinement::working;

@@ -6,13 +6,16 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <csignal>
-#include <ext/stdio_filebuf.h>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <streambuf>
+#include <vector>
 
 #include "hetlu/types.hpp"
 
@@ -66,12 +69,15 @@ bool names_a_descriptor(const std::string& output) {
   return p.rfind("/dev/fd/", 0) == 0 || (p.rfind("/proc/", 0) == 0 && p.find("/fd/") != std::string::npos);
 }
 
-// A temporary name beside `target`, unique to this process, within the 255 bytes a name may have:
-// a long target name is cut (a 252-byte name could not be written).
+// The template of a temporary's name beside `target` (".tmp.NAME.PID.XXXXXX", for mkostemp), within
+// the 255 bytes a name may have: a long target name is cut (a 252-byte name could not be written).
+// The pid lets a later sweep tell a dead writer's; the six characters make it unique, also among
+// processes of one pid in other PID namespaces on a shared folder (one name had been shared there:
+// each process removed the other's file and one published the other's X).
 fs::path temporary_beside(const fs::path& target) {
-  const std::string suffix = std::string(".").append(std::to_string(::getpid()));
+  const std::string suffix = std::string(".").append(std::to_string(::getpid())).append(".XXXXXX");
   std::string name = target.filename().string();
-  const std::size_t room = 255 - std::string(".tmp.").size() - suffix.size();
+  const std::size_t room = 255 - std::string(".tmp.").size() - suffix.size() - std::string("-journal").size();
   if (name.size() > room) name.resize(room);
   return target.parent_path() / (".tmp." + name + suffix);
 }
@@ -98,29 +104,70 @@ const char* const sqlite_companions[] = {"-wal", "-shm", "-journal"};
 // them, or that name and a SQLite companion's suffix (a staged database's), removed with its file or
 // where that file is gone.
 void remove_stale_temporaries(const fs::path& target) {
-  const std::string prefix = temporary_beside(target).filename().string();
-  const std::string stem = prefix.substr(0, prefix.rfind('.') + 1);  // ".tmp.NAME."
+  const std::string name_template = temporary_beside(target).filename().string();
+  const std::string pid_part = std::string(".").append(std::to_string(::getpid())).append(".XXXXXX");
+  const std::string stem = name_template.substr(0, name_template.size() - pid_part.size() + 1);  // ".tmp.NAME."
   std::error_code ec;
   const fs::path folder = target.parent_path().empty() ? fs::path(".") : target.parent_path();
   for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
     if (name.size() <= stem.size() || name.compare(0, stem.size(), stem) != 0) continue;
+    // PID, then ".XXXXXX" (mkostemp's six; an older hetlu's temporaries have none), then a companion's suffix.
     const std::string rest = name.substr(stem.size());
-    const std::string digits = rest.substr(0, rest.find('-'));
-    const std::string suffix = rest.substr(digits.size());
+    const std::string digits = rest.substr(0, rest.find_first_of(".-"));
     if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::size_t end_of_file_name = digits.size();
+    if (rest.compare(end_of_file_name, 1, ".") == 0) {
+      const std::string unique = rest.substr(end_of_file_name + 1, 6);
+      if (unique.size() != 6 || !std::all_of(unique.begin(), unique.end(), [](char c) { return std::isalnum(c); }))
+        continue;
+      end_of_file_name += 7;
+    }
+    const std::string suffix = rest.substr(end_of_file_name);
     const bool companion = !suffix.empty();
     if (companion &&
         std::find(std::begin(sqlite_companions), std::end(sqlite_companions), suffix) == std::end(sqlite_companions))
       continue;
     const auto pid = static_cast<pid_t>(std::stol(digits));
-    const fs::path file = folder / (stem + digits);
+    const fs::path file = folder / (stem + rest.substr(0, end_of_file_name));
     std::error_code ignored;
     if (abandoned(it->path(), pid) &&
         (!companion || !fs::exists(fs::symlink_status(file, ignored)) || abandoned(file, pid)))
       fs::remove(it->path(), ignored);
   }
 }
+
+// An output stream's buffer over a descriptor, 64 KiB a write: the temporary StagedFile opened, written
+// where it was created rather than reopened by name.
+class DescriptorBuffer : public std::streambuf {
+ public:
+  explicit DescriptorBuffer(int fd) : fd_(fd), buffer_(1 << 16) {
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+  }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (sync() != 0) return traits_type::eof();
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    *pptr() = traits_type::to_char_type(c);
+    pbump(1);
+    return c;
+  }
+  int sync() override {
+    for (const char* p = pbase(); p < pptr();) {
+      const ssize_t written = ::write(fd_, p, static_cast<std::size_t>(pptr() - p));
+      if (written < 0 && errno == EINTR) continue;
+      if (written <= 0) return -1;  // a full disk, a file size limit (SIGXFSZ ignored: EFBIG)
+      p += written;
+    }
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+    return 0;
+  }
+
+ private:
+  int fd_;
+  std::vector<char> buffer_;
+};
 
 // The temporary file being written, removed by a terminating signal (SIGTERM, SIGHUP, SIGINT)
 // before the process dies of it: a killed write leaves no .tmp file behind.
@@ -241,33 +288,36 @@ void write_output(const std::string& output, const std::vector<std::string>& inp
   }
   // Created anew (never through a link planted under its name: X went into any file a link there
   // named), locked, and removed on a signal or an error.
-  StagedFile staged(target.string(), 0666);
+  StagedFile staged(target.string(), 0666, output);
   const fs::path temp = staged.path();
   {
-    __gnu_cxx::stdio_filebuf<char> buffer(::dup(staged.descriptor()), std::ios::out);
+    DescriptorBuffer buffer(staged.descriptor());
     std::ostream out(&buffer);
-    if (!buffer.is_open()) throw InvalidArgument(output + ": cannot write (out of file descriptors)");
     write(out);
     out.flush();
     if (!out || ::fsync(staged.descriptor()) != 0)
       throw InvalidArgument(output + ": write failed (disk full, or a file size limit?)");
   }
-  if (fs::is_regular_file(status)) fs::permissions(temp, status.permissions(), ec);  // keep the file's mode
+  if (fs::is_regular_file(status))  // the file's own mode kept
+      [[maybe_unused]]
+    const int kept = ::fchmod(staged.descriptor(), static_cast<mode_t>(status.permissions()));
   fs::rename(temp, target, ec);
   if (ec) throw InvalidArgument(output + ": cannot write: " + ec.message());
   sync_path(target.parent_path(), O_RDONLY | O_DIRECTORY);
 }
 
-StagedFile::StagedFile(const std::string& target, mode_t mode) {
+StagedFile::StagedFile(const std::string& target, mode_t mode, const std::string& said_as) {
   const fs::path resolved_target = resolved(target);
-  path_ = temporary_beside(resolved_target).string();
   remove_stale_temporaries(resolved_target);
-  // This pid's name, taken before (a pid reused, or a link planted there): the names go, not what
-  // a link names.
-  for (const char* suffix : sqlite_companions) ::unlink((path_ + suffix).c_str());
-  ::unlink(path_.c_str());
-  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
-  if (fd_ < 0) throw InvalidArgument(target + ": cannot write (cannot create a file in its folder)");
+  path_ = temporary_beside(resolved_target).string();
+  // O_EXCL: a name that exists, a link planted there included, is never opened.
+  fd_ = ::mkostemp(path_.data(), O_CLOEXEC);
+  if (fd_ < 0)
+    throw InvalidArgument((said_as.empty() ? target : said_as) +
+                          ": cannot write (cannot create a file beside it: " + std::strerror(errno) + ")");
+  const mode_t mask = ::umask(0);  // mkostemp's 0600, as open(mode) would have made it
+  ::umask(mask);
+  [[maybe_unused]] const int chmod_status = ::fchmod(fd_, mode & ~mask);
   ::flock(fd_, LOCK_EX);  // held while this lives: the sweep above never takes it for a dead one's
   remove_temp_on_signals(path_);
 }

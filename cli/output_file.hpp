@@ -30,14 +30,15 @@ bool is_standard_stream(const std::string& path);
 void write_output(const std::string& output, const std::vector<std::string>& inputs,
                   const std::function<void(std::ostream&)>& write);
 
-// A new empty file beside `target` (links followed) under this process's temporary name, as
-// write_output names its own, locked while this lives and removed with its SQLite companions (-wal,
-// -shm, -journal) when it goes; a terminating signal removes it too. Temporaries beside `target` that
-// dead processes left (SIGKILL: no handler ran) are removed first, companions included. Throws
-// InvalidArgument where the folder takes no new file.
+// A new empty file beside `target` (links followed) under a new temporary name (".tmp.NAME.PID.XXXXXX",
+// as write_output names its own), locked while this lives and removed with its SQLite companions
+// (-wal, -shm, -journal) when it goes; a terminating signal removes it too. Temporaries beside
+// `target` that dead processes left (SIGKILL: no handler ran) are removed first, companions included.
+// Throws InvalidArgument, with the reason, where the folder takes no new file.
 class StagedFile {
  public:
-  explicit StagedFile(const std::string& target, mode_t mode = 0644);  // mode before the umask; 0644 as SQLite's
+  // mode: before the umask (0644: SQLite's); said_as: the target as errors name it (default: target).
+  explicit StagedFile(const std::string& target, mode_t mode = 0644, const std::string& said_as = "");
   ~StagedFile();
   StagedFile(const StagedFile&) = delete;
   StagedFile& operator=(const StagedFile&) = delete;

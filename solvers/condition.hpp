@@ -41,6 +41,24 @@ unsigned content_seed(const T* values, int n) {
   return static_cast<unsigned>(hash ^ (hash >> 32));
 }
 
+// dlacn2's sign of x (zlacn2's x / |x| for complex, 1 where |x| is below the safe minimum).
+template <class T>
+T lacn2_sign(T x) {
+  if constexpr (scalar::is_complex_v<T>) {
+    const auto magnitude = std::abs(x);
+    return magnitude > scalar::safe_minimum<T>() ? x / magnitude : T(1);
+  } else {
+    return x >= T(0) ? T(1) : T(-1);
+  }
+}
+
+// The index of x's first entry of largest magnitude.
+template <class T>
+int index_of_largest(const std::vector<T>& x) {
+  return static_cast<int>(std::max_element(x.begin(), x.end(), [](T a, T b) { return std::abs(a) < std::abs(b); }) -
+                          x.begin());
+}
+
 // An estimate (a lower bound, usually within a factor of 3) of ||A^-1||_1 for an n x n A, given
 // solve(x): x <- A^-1 x and solve_transposed(x): x <- A^-T x on n-vectors (A^-H for complex A, as
 // LAPACK's zlacn2, whose signs are x_i / |x_i|). Infinity when a product
@@ -55,20 +73,11 @@ double inverse_norm1_estimate(int n, Solve&& solve, SolveTransposed&& solve_tran
     for (const T& v : x) sum += double(std::abs(v));
     return std::isfinite(sum) ? sum : inf;
   };
-  auto largest = [&] {
-    return static_cast<int>(std::max_element(x.begin(), x.end(), [](T a, T b) { return std::abs(a) < std::abs(b); }) -
-                            x.begin());
-  };
+  auto largest = [&] { return index_of_largest(x); };
   auto take_signs = [&] {  // sign <- sign(x); false when it did not change
     bool changed = false;
     for (int i = 0; i < n; ++i) {
-      T s;
-      if constexpr (scalar::is_complex_v<T>) {
-        const auto magnitude = std::abs(x[i]);
-        s = magnitude > scalar::safe_minimum<T>() ? x[i] / magnitude : T(1);
-      } else {
-        s = x[i] >= T(0) ? T(1) : T(-1);
-      }
+      const T s = lacn2_sign(x[i]);
       changed = changed || s != sign[i];
       sign[i] = s;
     }
@@ -113,16 +122,9 @@ double inverse_norm1_step(int n, const T* y, Solve&& solve, SolveTransposed&& so
   constexpr double inf = std::numeric_limits<double>::infinity();
   if (n <= 0) return 0;
   std::vector<T> x(n);
-  for (int i = 0; i < n; ++i) {
-    if constexpr (scalar::is_complex_v<T>) {
-      const auto magnitude = std::abs(y[i]);
-      x[i] = magnitude > scalar::safe_minimum<T>() ? y[i] / magnitude : T(1);
-    } else {
-      x[i] = y[i] >= T(0) ? T(1) : T(-1);
-    }
-  }
+  for (int i = 0; i < n; ++i) x[i] = lacn2_sign(y[i]);
   solve_transposed(x.data());
-  const auto j = std::max_element(x.begin(), x.end(), [](T a, T b) { return std::abs(a) < std::abs(b); }) - x.begin();
+  const int j = index_of_largest(x);
   std::fill(x.begin(), x.end(), T(0));
   x[j] = T(1);
   solve(x.data());

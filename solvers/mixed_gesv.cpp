@@ -277,6 +277,8 @@ class Refinement {
       const double inverse_norm = kernels::inverse_norm1_step<Low>(
           n_, y_low.data(), [&](Low* x) { solve_low(x, n_, 1, Transpose::no); },
           [&](Low* x) { solve_low(x, n_, 1, Transpose::conjugate); });
+      // A solve in single past its range: ||A^-1||_1 beyond any bound this can give.
+      if (std::isinf(inverse_norm)) rcond = 0;
       if (inverse_norm > 0 && std::isfinite(inverse_norm)) rcond = std::min(rcond, 1 / (norm_1_ * inverse_norm));
     };
     std::vector<Low> low;                      // count columns rounded to single, then M^-1 times them

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "../common/temp_dir.hpp"
 #include "cli/output_file.hpp"
@@ -37,7 +38,26 @@ TEST(OutputFile, ALinkPlantedUnderTheTemporarysNameIsNotFollowed) {
   EXPECT_EQ(contents(victim), "precious\n");
   EXPECT_FALSE(fs::is_symlink(fs::symlink_status(dir.file("out.mtx"))));
   EXPECT_EQ(contents(dir.file("out.mtx")), "X\n");
-  EXPECT_FALSE(fs::exists(fs::symlink_status(planted)));  // no temporary left either
+  for (const auto& entry : fs::directory_iterator(dir.path()))  // no temporary of its own left
+    EXPECT_TRUE(entry.path() == fs::path(planted) || entry.path().filename().string().rfind(".tmp.", 0) != 0)
+        << entry.path();
+}
+
+// What dead writers left beside the target goes before it is written, SQLite companions too (pid
+// 99999999 is beyond any pid_max); a live writer's file, and names that only look like one, stay.
+TEST(OutputFile, DeadWritersTemporariesGoAndLiveOnesStay) {
+  TempDir dir;
+  const std::string live = ".tmp.out.mtx." + std::to_string(::getpid()) + ".a1B2c3";
+  const std::vector<std::string> dead = {".tmp.out.mtx.99999999.Zz0099", ".tmp.out.mtx.99999999.Zz0099-wal",
+                                         ".tmp.out.mtx.99999999-journal", ".tmp.out.mtx.99999999"};
+  const std::vector<std::string> kept = {live, ".tmp.out.mtx.99999999.short", ".tmp.out.mtx.99999999.Zz0099-x",
+                                         ".tmp.out.mtx.12a"};
+  for (const auto& name : dead) std::ofstream(dir.file(name)) << "x";
+  for (const auto& name : kept) std::ofstream(dir.file(name)) << "x";
+  write_output(dir.file("out.mtx"), {}, [](std::ostream& out) { out << "X\n"; });
+  for (const auto& name : dead) EXPECT_FALSE(fs::exists(dir.file(name))) << name;
+  for (const auto& name : kept) EXPECT_TRUE(fs::exists(dir.file(name))) << name;
+  EXPECT_EQ(contents(dir.file("out.mtx")), "X\n");
 }
 
 TEST(OutputFile, ANewFileHasTheUmasksMode) {
