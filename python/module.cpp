@@ -847,6 +847,15 @@ py::tuple getrf_in_place(const py::array& a, bool check_finite) {
   return py::make_tuple(piv, info);
 }
 
+// ||A||_inf of an n x n A: its largest row sum of |a|.
+template <class T>
+double norm_inf(int n, const T* A, int ld) {
+  std::vector<double> rows(std::max(0, n), 0.0);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) rows[i] += double(std::abs(A[i + static_cast<std::size_t>(j) * ld]));
+  return rows.empty() ? 0 : *std::max_element(rows.begin(), rows.end());
+}
+
 // scipy.linalg.solve's LAPACK sequence in one call (a Python call per step costs microseconds on
 // small systems): ||A||_1 of a, then a <- its factors, x <- the solution (trans 0: A; 1 or 2: A^T),
 // and the reciprocal condition estimate. Returns (info, rcond); x is untouched when info > 0.
@@ -872,11 +881,23 @@ py::tuple gesv_in_place(const py::array& a, const py::array& x, int trans, bool 
     std::vector<int> ipiv(ld);
     const Options options = linalg_options({target, backend});  // the factorization where target says
     py::gil_scoped_release release;
-    const double anorm = kernels::norm1(n, n, A, ld);
+    // The system's matrix is A^T where transposed: its 1-norm condition, as SciPy's gecon with norm
+    // 'I' (A's 1-norm one missed SciPy's LinAlgWarning by up to n^2: rcond 1e-16 against 6e-22).
+    const double anorm = op == Transpose::no ? kernels::norm1(n, n, A, ld) : norm_inf(n, A, ld);
     info = getrf(Solver::gepp, n, n, A, ld, ipiv.data(), options).info;
     if (info != 0) return;
     getrs(op, n, nrhs, A, ld, ipiv.data(), X, ld, linalg_options());
-    rcond = rcond_estimate(n, A, ld, ipiv.data(), anorm);
+    if (op == Transpose::no) {
+      rcond = rcond_estimate(n, A, ld, ipiv.data(), anorm);
+    } else {  // ||A^-T||_1 from solves with A^-T and, for its transpose, A^-1
+      auto solve_with = [&](Transpose t) {
+        return [&, t](T* v) { getrs(t, n, 1, A, ld, ipiv.data(), v, ld, linalg_options()); };
+      };
+      const double inverse_norm = kernels::inverse_norm1_estimate<T>(n, solve_with(op), solve_with(Transpose::no));
+      rcond = n == 0                                                         ? 1
+              : anorm > 0 && inverse_norm > 0 && std::isfinite(inverse_norm) ? 1 / (anorm * inverse_norm)
+                                                                             : 0;
+    }
   };
   dispatch(a, run);
   return py::make_tuple(info, rcond);

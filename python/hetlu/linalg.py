@@ -127,6 +127,9 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
         a1, b1 = np.asarray_chkfinite(a1), np.asarray_chkfinite(b1)
     if assume_a not in ("gen", "sym", "her", "pos"):
         raise ValueError("{} is not a recognized matrix structure".format(assume_a))
+    if transposed and np.result_type(a1, b1).kind == "c":  # as SciPy, for a stack too (it was solved as a^T)
+        raise NotImplementedError("scipy.linalg.solve can currently not solve a^T x = b or a^H x = b "
+                                  "for complex matrices.")
     if a1.ndim > 2:  # each matrix of the stack read as assume_a and lower say, as a lone one is
         if assume_a != "gen" and a1.shape[-1] == a1.shape[-2]:
             a1 = _mirrored(a1, lower, conjugate=assume_a != "sym")
@@ -239,6 +242,8 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     x = _owned(b1[:, None] if vector else b1.reshape(b1.shape[0], -1), dtype, overwrite_b and not vector)
     if np.may_share_memory(factors, x):  # b a view of lu, to be overwritten: the solve would read what it wrote
         x = np.array(x, order="F", copy=True)
+    if check_finite and np.may_share_memory(x, b1):  # b is the output: lu refused before b is overwritten
+        np.asarray_chkfinite(factors)
     _hetlu._getrs(factors, piv, x, trans, check_finite)  # b before solving; lu where X is not finite
     return x.ravel() if vector else x.reshape(b1.shape)
 
@@ -259,9 +264,11 @@ def det(a, overwrite_a=False, check_finite=True):
     lu = _owned(a1, dtype, overwrite_a)
     piv, info = _hetlu._getrf(lu)
     if info > 0:  # an exactly zero pivot: 0, not U's product (Inf times 0 made NaN), as SciPy and NumPy
-        return dtype.type(0)
+        return np.result_type(dtype, np.float64).type(0)
     swaps = np.count_nonzero(piv != np.arange(piv.size))
-    value = np.prod(np.diagonal(lu))
+    with np.errstate(over="ignore"):  # an overflowing product is Inf, without a word, as SciPy's
+        value = np.prod(np.diagonal(lu))
+    value = value.astype(np.result_type(value, np.float64))  # SciPy returns float64 or complex128
     return -value if swaps % 2 else value
 
 

@@ -351,3 +351,45 @@ def test_lu_solve_with_b_a_view_of_lu_is_not_clobbered():
     expected = scipy_linalg.lu_solve((lu.copy(), piv), lu[:, :1].copy())
     x = linalg.lu_solve((lu, piv), lu[:, :1], overwrite_b=True)
     np.testing.assert_allclose(x, expected, rtol=1e-12, atol=1e-12)
+
+
+def test_transposed_warns_with_the_transposes_condition_as_scipy():
+    # The system is a^T: its 1-norm condition (SciPy's gecon with norm 'I'). A's own missed SciPy's
+    # warning (a hostile test): rcond 1e-16 where SciPy says 6e-22, or no warning at all.
+    n = 400
+    A = np.eye(n)
+    A[0, 1:] = 1e7
+    b = np.ones(n)
+    with warnings.catch_warnings(record=True) as ours:
+        warnings.simplefilter("always")
+        x = linalg.solve(A, b, transposed=True)
+    with warnings.catch_warnings(record=True) as scipys:
+        warnings.simplefilter("always")
+        scipy_linalg.solve(A, b, transposed=True)
+    assert [str(w.message) for w in ours] == [str(w.message) for w in scipys]
+    assert len(ours) == 1
+    np.testing.assert_allclose(A.T @ x, b, rtol=1e-9)
+
+
+def test_lu_solve_refuses_a_non_finite_lu_before_overwriting_b():
+    lu, piv = scipy_linalg.lu_factor(random(5, 5) + 5 * np.eye(5))
+    lu[4, 0] = np.nan
+    b = np.asfortranarray(np.ones((5, 2)))
+    with pytest.raises(ValueError, match="infs or NaNs"):
+        linalg.lu_solve((lu, piv), b, overwrite_b=True)
+    assert (b == 1).all()
+
+
+def test_det_is_float64_or_complex128_as_scipys():
+    for dtype, expected in [(np.float32, np.float64), (np.complex64, np.complex128), (np.int8, np.float64)]:
+        assert type(linalg.det(np.eye(3, dtype=dtype))) is expected
+        assert type(linalg.det(np.zeros((3, 3), dtype=dtype))) is expected
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isinf(linalg.det(np.diag([1e200, 1e200])))
+
+
+def test_a_complex_stack_is_not_solved_transposed():
+    a = np.ones((2, 3, 3)) + 1j * np.eye(3)
+    with pytest.raises(NotImplementedError):
+        linalg.solve(a, np.ones((2, 3)), transposed=True)
