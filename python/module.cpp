@@ -538,6 +538,29 @@ void require_numeric(const py::array& a, const char* name) {
   require_numeric(a.dtype(), name);
 }
 
+// A long double (real or complex) is solved in double: a finite entry beyond double's range is
+// refused as such, not as the Inf it rounds to ("A(1,1) is Inf" of 1e400, with NumPy's cast warning).
+void require_fits_double(const py::array& a, const char* name) {
+  const char kind = a.dtype().char_();
+  if (kind != 'g' && kind != 'G') return;
+  const py::module_ np = py::module_::import("numpy");
+  const py::object wide_finite = np.attr("isfinite")(a);
+  py::object rounded;
+  {
+    const py::object errstate = np.attr("errstate")(py::arg("over") = "ignore", py::arg("invalid") = "ignore");
+    errstate.attr("__enter__")();
+    rounded = a.attr("astype")(kind == 'g' ? "float64" : "complex128");
+    errstate.attr("__exit__")(py::none(), py::none(), py::none());
+  }
+  const py::object lost = np.attr("logical_and")(wide_finite, np.attr("logical_not")(np.attr("isfinite")(rounded)));
+  if (!lost.attr("any")().cast<bool>()) return;
+  const py::tuple where = np.attr("argwhere")(lost).attr("__getitem__")(0).attr("tolist")().cast<py::list>();
+  std::string index;
+  for (const auto& i : where) index += (index.empty() ? "" : ",") + std::to_string(i.cast<long long>() + 1);
+  throw InvalidArgument(std::string(name) + "(" + index +
+                        ") is a finite long double beyond double's range; hetlu solves long doubles in double");
+}
+
 // body(T{}) for the type a system of dtype `type` is solved in: float32, complex64, complex128 as
 // they are, every other real or integer type in float64.
 template <class Body>
@@ -561,6 +584,8 @@ SolveResult solve(const py::object& A_in, const py::object& b_in, const std::str
                   const std::optional<std::string>& precision) {
   const py::array A = array_argument(A_in, "A"), b = array_argument(b_in, "b");
   check_matrix(A, "A");
+  require_fits_double(A, "A");
+  require_fits_double(b, "b");
   const Options options = options_of(db, int_of("nb", nb), {target, backend, panel, int_of("d", d)});
   if (precision && *precision != "mixed" && *precision != "auto")
     throw InvalidArgument("precision='" + *precision +
@@ -590,6 +615,7 @@ LUFactorization lu_factor(const py::object& A_in, const std::string& solver, con
                           const PyWhole& d, const std::optional<std::string>& panel) {
   const py::array A = array_argument(A_in, "A");
   check_matrix(A, "A");
+  require_fits_double(A, "A");
   const Options options = options_of(db, int_of("nb", nb), {target, backend, panel, int_of("d", d)});
   return dispatch(A, [&](auto t) {
     using T = decltype(t);

@@ -598,3 +598,20 @@ def test_solver_names_and_lu_factor_of_prbt(db):
         hetlu.solve(A, b, solver="xx", db=db)
     with pytest.raises(ValueError, match="use hetlu.solve"):
         hetlu.lu_factor(A, solver="prbt", db=db)
+
+
+def test_a_long_double_beyond_doubles_range_is_said_as_such():
+    # Solved in double: a finite 1e400 is refused as out of double's range, not as "A(2,3) is Inf"
+    # (a hostile test), and with no NumPy cast warning on the way.
+    if np.finfo(np.longdouble).max <= np.finfo(np.float64).max:
+        pytest.skip("long double is double here")
+    a = np.eye(4, dtype=np.longdouble)
+    a[1, 2] = np.longdouble("1e400")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for call in (lambda: hetlu.solve(a, np.ones(4)), lambda: hetlu.lu_factor(a)):
+            with pytest.raises(hetlu.InvalidArgument, match=r"A\(2,3\) is a finite long double beyond double"):
+                call()
+    a[1, 2] = np.inf
+    with pytest.raises(hetlu.InvalidArgument, match=r"A\(2,3\) is Inf"):
+        hetlu.solve(a, np.ones(4))
