@@ -298,9 +298,9 @@ void write_output(const std::string& output, const std::vector<std::string>& inp
     if (!out || ::fsync(staged.descriptor()) != 0)
       throw InvalidArgument(output + ": write failed (disk full, or a file size limit?)");
   }
-  if (fs::is_regular_file(status))  // the file's own mode kept
-      [[maybe_unused]]
-    const int kept = ::fchmod(staged.descriptor(), static_cast<mode_t>(status.permissions()));
+  if (fs::is_regular_file(status)) {  // the file's own mode kept
+    [[maybe_unused]] const int kept = ::fchmod(staged.descriptor(), static_cast<mode_t>(status.permissions()));
+  }
   fs::rename(temp, target, ec);
   if (ec) throw InvalidArgument(output + ": cannot write: " + ec.message());
   sync_path(target.parent_path(), O_RDONLY | O_DIRECTORY);

@@ -2,35 +2,21 @@
 // with the factors it already has, not factored again.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "../common/dominant_by_rows.hpp"
 #include "hetlu/hetlu.hpp"
 
 namespace hetlu {
 namespace {
 
-// Diagonally dominant, with B = A (X = I): GEPP's X is right to 1e-15, but its omega (9e-11 at
-// n = 800) exceeds 30 (n + 1) eps until one step of refinement.
-std::vector<double> diagonally_dominant(int n) {
-  std::mt19937_64 rng(1);
-  std::normal_distribution<double> normal;
-  std::vector<double> A(static_cast<size_t>(n) * n);
-  for (auto& v : A) v = normal(rng);
-  for (int i = 0; i < n; ++i) {
-    double row = 1;
-    for (int j = 0; j < n; ++j) row += std::abs(A[i + static_cast<size_t>(j) * n]);
-    A[i + static_cast<size_t>(i) * n] += row;
-  }
-  return A;
-}
-
 TEST(SolveCheckedRefinement, RefinesTheFailedAnswerWithItsOwnFactors) {
   const int n = 800;
-  const auto A = diagonally_dominant(n);
+  const auto A = test_support::dominant_by_rows(n);  // B = A: X = I
   Options options;
   options.db_path = "/nonexistent/none.db";
   for (Solver solver : {Solver::gepp, Solver::calu}) {

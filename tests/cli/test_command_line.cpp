@@ -17,6 +17,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "../common/dominant_by_rows.hpp"
 #include "../common/temp_dir.hpp"
 #include "db/database.hpp"
 #include "db/records.hpp"
@@ -814,15 +815,7 @@ TEST_F(Cli, AResultThatCannotBeWrittenToStandardOutputIsAnError) {
 // above 30 (n + 1) eps, and exit 4, where X was right to 1e-15; one refinement step mends it.
 TEST_F(Cli, TheSolverAskedForIsRefinedWhereItsAnswerFailsTheCheck) {
   const int n = 800;
-  std::mt19937_64 rng(1);
-  std::normal_distribution<double> normal;
-  std::vector<double> a(static_cast<size_t>(n) * n);
-  for (auto& v : a) v = normal(rng);
-  for (int i = 0; i < n; ++i) {
-    double row = 1;
-    for (int j = 0; j < n; ++j) row += std::abs(a[i + static_cast<size_t>(j) * n]);
-    a[i + static_cast<size_t>(i) * n] += row;
-  }
+  const std::vector<double> a = hetlu::test_support::dominant_by_rows(n);
   std::string text = array_header + std::to_string(n) + " " + std::to_string(n) + "\n";
   char number[32];
   for (double v : a) text += std::string(number, std::snprintf(number, sizeof number, "%.17g\n", v));
