@@ -102,8 +102,9 @@ class Reader {
         fail("bad integer value " + quote_cut(token) + where + " in an integer file");
       errno = 0;
       const long long exact = std::strtoll(token.c_str(), nullptr, 10);  // 2^53 + 1 read as a double is 2^53
-      if (errno == ERANGE || std::llabs(exact) > (1LL << 53))
-        fail("integer value " + quote_cut(token) + where + " is beyond 2^53, which a double cannot hold exactly");
+      // Compared in long double, which holds every long long (2^60 is exact in a double, 2^53 + 1 is not).
+      if (errno == ERANGE || static_cast<long double>(exact) != static_cast<long double>(v))
+        fail("integer value " + quote_cut(token) + where + " is not held exactly by a double (beyond 2^53)");
     }
     return v;
   }
@@ -206,15 +207,23 @@ DenseMatrix read_matrix_market(const std::string& path, MatrixRole role, const D
   if (object != "matrix") reader.fail("object " + quote_cut(object) + " is not supported (expected matrix)");
   if (format != "array" && format != "coordinate")
     reader.fail("format " + quote_cut(format) + " is not supported (expected array or coordinate)");
-  if (field != "real" && field != "integer" && field != "double" && field != "complex")
-    reader.fail("field " + quote_cut(field) + " is not supported (expected real, integer or complex)");
+  if (field != "real" && field != "integer" && field != "double" && field != "complex" && field != "pattern")
+    reader.fail("field " + quote_cut(field) + " is not supported (expected real, integer, complex or pattern)");
   reader.set_integer_field(field == "integer");
   const bool complex = field == "complex";
-  if (symmetry != "general" && symmetry != "symmetric" && !(complex && symmetry == "hermitian"))
-    reader.fail("symmetry " + quote_cut(symmetry) + " is not supported (expected general or symmetric" +
+  // A pattern file lists where the entries are, each 1 (as SciPy's mmread reads it); the format
+  // has no pattern array.
+  const bool pattern = field == "pattern";
+  if (pattern && format != "coordinate") reader.fail("a pattern matrix must be in coordinate format");
+  if (symmetry != "general" && symmetry != "symmetric" && symmetry != "skew-symmetric" &&
+      !(complex && symmetry == "hermitian"))
+    reader.fail("symmetry " + quote_cut(symmetry) + " is not supported (expected general, symmetric or skew-symmetric" +
                 (complex ? ", or hermitian)" : ")"));
   const bool hermitian = symmetry == "hermitian";
-  const bool symmetric = symmetry == "symmetric" || hermitian;
+  // A skew-symmetric file lists the strictly lower triangle: the diagonal is zero, A(j,i) = -A(i,j).
+  const bool skew = symmetry == "skew-symmetric";
+  if (skew && pattern) reader.fail("a pattern matrix cannot be skew-symmetric (its entries are all 1)");
+  const bool symmetric = symmetry == "symmetric" || hermitian || skew;
 
   if (!reader.next_data_line(line)) reader.fail("missing size line");
   std::istringstream sizes(line);
@@ -231,8 +240,8 @@ DenseMatrix read_matrix_market(const std::string& path, MatrixRole role, const D
   if (symmetric && rows != cols) reader.fail("a " + symmetry + " matrix must be square");
   // What the header declares is checked against the file before anything is allocated: every
   // entry takes at least 2 bytes ("0\n") in an array file and 6 ("1 1 0\n") in a coordinate one.
-  const long long stored = format == "array" && symmetric ? rows * (rows + 1) / 2 : entries;
-  const long long least_entry_bytes = (format == "array" ? 2 : 6) + (complex ? 2 : 0);
+  const long long stored = format == "array" && symmetric ? rows * (rows + (skew ? -1 : 1)) / 2 : entries;
+  const long long least_entry_bytes = (format == "array" ? 2 : pattern ? 4 : 6) + (complex ? 2 : 0);
   std::error_code ec;
   const bool regular = std::filesystem::is_regular_file(path, ec);
   const auto file_bytes = regular ? std::filesystem::file_size(path, ec) : 0;
@@ -272,14 +281,15 @@ DenseMatrix read_matrix_market(const std::string& path, MatrixRole role, const D
   if (!staging) allocate();
   // One entry's value(s) from its fields: a real number, or a complex one's real and imaginary parts.
   auto value = [&](std::istringstream& fields, const std::string& where) {
+    if (pattern) return std::complex<double>(1.0, 0.0);
     const double re = reader.parse_value(fields, where);
-    return std::complex<double>(re, complex ? reader.parse_value(fields, where) : 0.0);
+    return std::complex<double>(re, complex ? reader.parse_value(fields, where + ", its imaginary part") : 0.0);
   };
-  // Entry (i, j) and, below the diagonal of a symmetric or hermitian file, its mirror; a hermitian
-  // diagonal is real. Duplicates add, as in the format; a sum beyond double's range is refused
+  // Entry (i, j) and, below the diagonal of a symmetric, skew-symmetric or hermitian file, its
+  // mirror; a hermitian diagonal is real. Duplicates add, as in the format; a sum beyond double's range is refused
   // where it happens (the file holds no Inf).
   auto add_to_matrix = [&](int i, int j, std::complex<double> v) {
-    const std::complex<double> mirror = hermitian ? std::conj(v) : v;
+    const std::complex<double> mirror = hermitian ? std::conj(v) : skew ? -v : v;
     bool finite = true;
     if (complex) {
       const std::complex<double> sum = M.complex_at(i, j) += v;
@@ -287,7 +297,7 @@ DenseMatrix read_matrix_market(const std::string& path, MatrixRole role, const D
       if (symmetric && i != j) M.complex_at(j, i) += mirror;
     } else {
       finite = std::isfinite(M.at(i, j) += v.real());
-      if (symmetric && i != j) M.at(j, i) += v.real();
+      if (symmetric && i != j) M.at(j, i) += mirror.real();
     }
     return finite;
   };
@@ -310,9 +320,10 @@ DenseMatrix read_matrix_market(const std::string& path, MatrixRole role, const D
   };
 
   if (format == "array") {
-    // Column-major; a symmetric or hermitian array stores the lower triangle only.
+    // Column-major; a symmetric or hermitian array stores the lower triangle only, a skew-symmetric
+    // one the strictly lower.
     for (int j = 0; j < M.cols; ++j)
-      for (int i = symmetric ? j : 0; i < M.rows; ++i) {
+      for (int i = symmetric ? j + skew : 0; i < M.rows; ++i) {
         if (!reader.next_data_line(line))
           reader.fail("file ends before entry (" + std::to_string(i + 1) + "," + std::to_string(j + 1) + ")");
         std::istringstream fields(line);
@@ -336,6 +347,10 @@ DenseMatrix read_matrix_market(const std::string& path, MatrixRole role, const D
       if (symmetric && i < j)
         reader.fail("entry (" + std::to_string(i) + "," + std::to_string(j) + ") is above the diagonal; a " + symmetry +
                     " file lists the lower triangle only");
+      if (skew && i == j)
+        reader.fail("entry (" + std::to_string(i) + "," + std::to_string(j) +
+                    ") is on the diagonal; a skew-symmetric file lists the strictly lower triangle only (its diagonal "
+                    "is zero)");
       const std::complex<double> v = value(fields, where);
       reader.expect_end(fields);
       add(static_cast<int>(i - 1), static_cast<int>(j - 1), v, where);
@@ -350,7 +365,7 @@ DenseMatrix read_matrix_market(const std::string& path, MatrixRole role, const D
     allocate();
     std::size_t k = 0;
     for (int j = 0; j < M.cols; ++j)
-      for (int i = j; i < M.rows; ++i, ++k)
+      for (int i = j + skew; i < M.rows; ++i, ++k)
         add_to_matrix(i, j, complex ? staged_complex_values[k] : std::complex<double>(staged_values[k], 0));
   } else if (!array && staging) {
     allocate();

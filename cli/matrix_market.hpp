@@ -1,5 +1,5 @@
-// Matrix Market files: read real, integer or complex matrices in array or coordinate format
-// (general or symmetric; complex also hermitian), write dense results in array format.
+// Matrix Market files: read real, integer, complex or pattern matrices in array or coordinate format
+// (general, symmetric or skew-symmetric; complex also hermitian), write dense results in array format.
 #pragma once
 
 #include <complex>

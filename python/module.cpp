@@ -349,6 +349,36 @@ bool check_as_the_command(SolveResult& r, SolveReport& report, const std::string
   return true;
 }
 
+// A norm of A (1 or inf) as value 2^exponent: exponent 0, or 64 where the sums overflow a finite A
+// (entries near the largest double: ||A||_1 = Inf made rcond 0 and A "singular to working precision"
+// for [[1.7e308, 1e308], [1e308, 1.7e308]], whose rcond is 0.26; the hetlu command equilibrates).
+struct ScaledNorm {
+  double value;
+  int exponent;
+};
+
+template <class T>
+ScaledNorm scaled_norm(double norm, int n, const T* A, int ld, bool by_rows) {
+  if (std::isfinite(norm)) return {norm, 0};
+  constexpr int shift = 64;  // n 2^-64 |a| < 2^1024 for any n a 32-bit LAPACK takes
+  std::vector<double> sums(by_rows ? std::max(0, n) : 1, 0.0);
+  double largest = 0;
+  for (int j = 0; j < n; ++j) {
+    if (!by_rows) sums[0] = 0;
+    for (int i = 0; i < n; ++i)
+      sums[by_rows ? i : 0] += std::ldexp(double(std::abs(A[i + static_cast<std::size_t>(j) * ld])), -shift);
+    if (!by_rows) largest = std::max(largest, sums[0]);
+  }
+  if (by_rows) largest = *std::max_element(sums.begin(), sums.end());
+  return {largest, shift};
+}
+
+// rcond = 1 / (||A|| ||A^-1||) from the factors, for a norm given as value 2^exponent.
+template <class T>
+double rcond_from_factors(int n, const T* LU, int ld, const int* ipiv, ScaledNorm anorm) {
+  return std::ldexp(rcond_estimate(n, LU, ld, ipiv, anorm.value), -anorm.exponent);
+}
+
 // Where A was factored in place (overwrite_a=True) nothing can check the answer against A: LAPACK's
 // reciprocal pivot growth (dgesvx's rpvgrw, min over columns of max|A(:,j)| / max|U(:,j)|) is what
 // the factors still tell. Wilkinson's matrix at n = 60 (growth 2^59) gave omega 0.1 in silence.
@@ -408,14 +438,15 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
       if (!a_original) a_original = a, original_transposed = transposed;
     } else {
       std::vector<double> a_maxima;  // where A is about to go: its columns' largest entries, in the same pass
-      const double anorm = a_original ? kernels::norm1(n, n, a, ld)  // of the matrix factored (A^T where transposed)
-                                      : kernels::norm1(n, n, a, ld, a_maxima);
+      const ScaledNorm anorm = scaled_norm(a_original ? kernels::norm1(n, n, a, ld)  // of A^T where transposed
+                                                      : kernels::norm1(n, n, a, ld, a_maxima),
+                                           n, a, ld, false);
       report = getrf(chosen, n, n, a, ld, ipiv.data(), options);
       if (!a_original && report.info == 0) growth = pivot_growth(n, a_maxima, a, ld);
       if (report.info == 0) {
         // How singular A is, as scipy.linalg.solve and the hetlu command tell it (dgecon from the
         // factors): Hilbert 14 came back wrong by 0.18 in silence.
-        report.rcond = rcond_estimate(n, a, ld, ipiv.data(), anorm);
+        report.rcond = rcond_from_factors(n, a, ld, ipiv.data(), anorm);
         check_working_precision_singularity<T>(report);
         const SolveReport solve = getrs(transposed ? Transpose::yes : Transpose::no, n, nrhs, a, ld, ipiv.data(),
                                         X.mutable_data(), ld, options);
@@ -884,7 +915,9 @@ double norm_inf(int n, const T* A, int ld) {
 
 // scipy.linalg.solve's LAPACK sequence in one call (a Python call per step costs microseconds on
 // small systems): ||A||_1 of a, then a <- its factors, x <- the solution (trans 0: A; 1 or 2: A^T),
-// and the reciprocal condition estimate. Returns (info, rcond); x is untouched when info > 0.
+// the reciprocal condition estimate and the factors' pivot growth (1 / dgesvx's rpvgrw: Wilkinson's
+// matrix at n = 60 in float32 came back wrong by 1.0 in silence, with SciPy too). Returns (info,
+// rcond, growth); x is untouched when info > 0.
 py::tuple gesv_in_place(const py::array& a, const py::array& x, int trans, bool check_finite, const std::string& target,
                         const std::optional<std::string>& backend) {
   require_in_place(a, "a", 2, true);
@@ -894,7 +927,7 @@ py::tuple gesv_in_place(const py::array& a, const py::array& x, int trans, bool 
     throw InvalidArgument("a must be square and x have its rows and type");
   const Transpose op = transpose_of(trans);
   int info = 0;
-  double rcond = 0;
+  double rcond = 0, growth = 1;
   auto run = [&](auto t) {
     using T = decltype(t);
     if (check_finite) {
@@ -909,24 +942,29 @@ py::tuple gesv_in_place(const py::array& a, const py::array& x, int trans, bool 
     py::gil_scoped_release release;
     // The system's matrix is A^T where transposed: its 1-norm condition, as SciPy's gecon with norm
     // 'I' (A's 1-norm one missed SciPy's LinAlgWarning by up to n^2: rcond 1e-16 against 6e-22).
-    const double anorm = op == Transpose::no ? kernels::norm1(n, n, A, ld) : norm_inf(n, A, ld);
+    std::vector<double> a_maxima;  // A's columns' largest entries: the factors' pivot growth against them
+    const double norm1 = kernels::norm1(n, n, A, ld, a_maxima);
+    const ScaledNorm anorm =
+        op == Transpose::no ? scaled_norm(norm1, n, A, ld, false) : scaled_norm(norm_inf(n, A, ld), n, A, ld, true);
     info = getrf(Solver::gepp, n, n, A, ld, ipiv.data(), options).info;
     if (info != 0) return;
+    growth = pivot_growth(n, a_maxima, A, ld);
     getrs(op, n, nrhs, A, ld, ipiv.data(), X, ld, linalg_options());
     if (op == Transpose::no) {
-      rcond = rcond_estimate(n, A, ld, ipiv.data(), anorm);
+      rcond = rcond_from_factors(n, A, ld, ipiv.data(), anorm);
     } else {  // ||A^-T||_1 from solves with A^-T and, for its transpose, A^-1
       auto solve_with = [&](Transpose t) {
         return [&, t](T* v) { getrs(t, n, 1, A, ld, ipiv.data(), v, ld, linalg_options()); };
       };
       const double inverse_norm = kernels::inverse_norm1_estimate<T>(n, solve_with(op), solve_with(Transpose::no));
-      rcond = n == 0                                                         ? 1
-              : anorm > 0 && inverse_norm > 0 && std::isfinite(inverse_norm) ? 1 / (anorm * inverse_norm)
-                                                                             : 0;
+      rcond = n == 0 ? 1
+              : anorm.value > 0 && inverse_norm > 0 && std::isfinite(inverse_norm)
+                  ? std::ldexp(1 / (anorm.value * inverse_norm), -anorm.exponent)
+                  : 0;
     }
   };
   dispatch(a, run);
-  return py::make_tuple(info, rcond);
+  return py::make_tuple(info, rcond, growth);
 }
 
 // B <- A^-1 B (trans 0), A^-T B (1) or A^-H B (2) in place, from getrf_in_place's factors.
@@ -992,8 +1030,26 @@ void gesv_stack_on_device(int batch, int n, int k, const T* A, const T* B, T* X,
   }
 }
 
+// Each solved system's componentwise backward error, from the stack as NumPy holds it (row-major);
+// 0 for a singular one (info > 0: raised). A batched solve has no check of its own: a float32 stack of
+// 1e-30 I gave x NaN and Inf in silence, where the same system alone warned.
+template <class T>
+void stack_backward_errors(int batch, int n, int k, const T* A, const T* B, const T* X, const int* infos,
+                           double* omega) {
+  const std::int64_t a_size = std::int64_t(n) * n, b_size = std::int64_t(n) * k;
+  std::vector<T> x(b_size), b(b_size);  // column-major copies of one system's x and b
+  for (int i = 0; i < batch; ++i) {
+    omega[i] = 0;
+    if (infos[i] != 0) continue;
+    kernels::transpose_block(k, n, X + i * b_size, k, x.data(), n);
+    kernels::transpose_block(k, n, B + i * b_size, k, b.data(), n);
+    omega[i] = accuracy::backward_error(n, k, A + i * a_size, n, x.data(), n, b.data(), n, true);
+  }
+}
+
 // A C-ordered stack as NumPy holds it: a (batch, n, n), b (batch, n, k) of one type, left as they
-// are; returns (x of b's shape, each system's info). target 'hybrid': on one device (backend).
+// are; returns (x of b's shape, each system's info, each system's backward error, the tolerance
+// hetlu calls accurate at order n). target 'hybrid': on one device (backend).
 py::tuple gesv_stack(const py::array& a, const py::array& b, const std::string& target,
                      const std::optional<std::string>& backend) {
   Options options = options_of(std::nullopt, std::nullopt, {target, backend});
@@ -1009,6 +1065,8 @@ py::tuple gesv_stack(const py::array& a, const py::array& b, const std::string& 
       k > std::numeric_limits<int>::max())
     throw InvalidArgument("the stack is too large for 32-bit LAPACK sizes");
   py::array_t<int> info(batch);
+  py::array_t<double> omega(batch);
+  double tolerance = 0;
   py::array x(b.dtype(), {batch, n, k});
   auto run = [&](auto t) {
     using T = decltype(t);
@@ -1022,9 +1080,12 @@ py::tuple gesv_stack(const py::array& a, const py::array& b, const std::string& 
     else
       solvers::gesv_batched_row_major(static_cast<int>(batch), static_cast<int>(n), static_cast<int>(k), A, B, X,
                                       infos);
+    stack_backward_errors(static_cast<int>(batch), static_cast<int>(n), static_cast<int>(k), A, B, X, infos,
+                          omega.mutable_data());
+    tolerance = accuracy_tolerance<T>(static_cast<int>(n));
   };
   dispatch(a, run);
-  return py::make_tuple(x, info);
+  return py::make_tuple(x, info, omega, tolerance);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // gecon: the reciprocal 1-norm condition number of A from its LU factors, as LAPACK's dgecon
 // (Hager's method with Higham's refinements, condition.hpp): about five solves with the factors, so
 // O(n^2), but memory-bound: 15 % of dgesv's time at n = 4000 on the 2-core dev machine.
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -15,14 +16,19 @@ namespace hetlu::variants {
 template <class T>
 double lu_reciprocal_condition(int n, const T* LU, int lda, const int* ipiv, double anorm) {
   if (n == 0) return 1;
-  if (anorm == 0 || std::isnan(anorm)) return 0;
+  if (anorm == 0 || !std::isfinite(anorm)) return 0;
   for (int i = 0; i < n; ++i)
     if (LU[i + static_cast<std::int64_t>(i) * lda] == T(0)) return 0;  // exactly singular
   // The estimator's vectors scaled by 2^e, so that the solves' results, about 2^e ||A^-1||, stay
   // finite where ||A^-1|| alone overflows: for ||A||_1 < 1, 2^e about ||A||_1 2^digits (A = randn
   // 1e-305 at n = 1025 gave rcond 0 against dgecon's 1.3e-5, which scales its solves as dlatrs). The
   // estimate is the same for any scale: it keeps only signs, the largest entry's place and ratios.
-  const int e = anorm < 1 ? std::min(0, std::ilogb(anorm) + std::numeric_limits<scalar::real_t<T>>::digits) : 0;
+  // For ||A||_1 > 2^digits, 2^e about ||A||_1 2^-digits: the results, about ||A^-1|| >= 1 / ||A||_1,
+  // stay clear of the subnormals (entries near 1e308 gave ||A^-1|| about 1e-309).
+  using R = scalar::real_t<T>;
+  constexpr int digits = std::numeric_limits<R>::digits, widest = std::numeric_limits<R>::max_exponent - digits;
+  const int e = anorm < 1 ? std::min(0, std::ilogb(anorm) + digits)
+                          : std::clamp(std::ilogb(anorm) - digits, 0, widest);  // a float's norm may pass 2^128
   auto solve = [&](T* x, Transpose trans) {
     for (int i = 0; i < n; ++i) x[i] = scalar::scale_by_power_of_two(x[i], e);
     lu_getrs(trans, n, 1, LU, lda, ipiv, x, n);

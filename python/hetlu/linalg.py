@@ -159,7 +159,8 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     x = _owned(b1, dtype, overwrite_b)
     if np.may_share_memory(lu, x):  # b a view of a, both to be overwritten: the factors would clobber b
         x = np.array(x, order="F", copy=True)
-    info, rcond = _hetlu._gesv(lu, x, 1 if transposed else 0, check_finite and checked_in_module, target, backend)
+    info, rcond, growth = _hetlu._gesv(lu, x, 1 if transposed else 0, check_finite and checked_in_module, target,
+                                       backend)
     if info > 0:
         raise LinAlgError("Matrix is singular.")
     if rcond < _epsilon(dtype):
@@ -168,6 +169,9 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     elif check_finite and not np.isfinite(x).all():  # a well-conditioned a whose x overflows: [[5e-324]] x = [1]
         warnings.warn("The solution is not finite (it overflowed the working precision): result may not be "
                       "accurate.", LinAlgWarning, stacklevel=2)
+    elif growth > 100.0 * (n + 1):  # GEPP's backward error is about growth * eps (Wilkinson's matrix)
+        warnings.warn("Pivot growth {:.1e} (1 / rpvgrw) is above 100 (n + 1): result may not be accurate; "
+                      "hetlu.solve checks the answer and repairs it.".format(growth), LinAlgWarning, stacklevel=2)
     return x.ravel() if b_is_1d else x.reshape(shape)
 
 
@@ -196,9 +200,18 @@ def _solve_stack(a, b, transposed, target="cpu", backend=None):
     if not (count and n and k):
         x = np.zeros(stack + (n, k), dtype=dtype)
         return x[..., 0] if vector else x
-    x, info = _hetlu._gesv_stack(a_stack.reshape(count, n, n), rhs.reshape(count, n, k), target, backend)
+    x, info, omega, tolerance = _hetlu._gesv_stack(a_stack.reshape(count, n, n), rhs.reshape(count, n, k), target,
+                                                   backend)
     if (info > 0).any():
         raise LinAlgError("Singular matrix")
+    inaccurate = np.flatnonzero(~(omega <= tolerance))  # NaN too: x not finite
+    if inaccurate.size:
+        first = int(inaccurate[0])
+        what = ("x is not finite" if not np.isfinite(x[first]).all() else
+                "componentwise backward error {:.2e} above {:.2e} (30 (n + 1) eps)".format(omega[first], tolerance))
+        where = tuple(int(i) for i in np.unravel_index(first, stack))
+        warnings.warn("{} of the {} systems may be inaccurate; the first, system {}: {}.".format(
+            inaccurate.size, count, where, what), LinAlgWarning, stacklevel=3)
     x = x.reshape(stack + (n, k))
     return x[..., 0] if vector else x
 

@@ -64,8 +64,8 @@ TEST(MatrixMarket, ErrorsNameTheLine) {
             dir.file("m.mtx") + ":4: more entries than the size line declares");
   EXPECT_EQ(error_of(write(dir, "hello\n")),
             dir.file("m.mtx") + ":1: not a Matrix Market file (the first line must start with %%MatrixMarket)");
-  EXPECT_EQ(error_of(write(dir, "%%MatrixMarket matrix coordinate pattern general\n1 1 1\n1 1\n")),
-            dir.file("m.mtx") + ":1: field 'pattern' is not supported (expected real, integer or complex)");
+  EXPECT_EQ(error_of(write(dir, "%%MatrixMarket matrix coordinate quaternion general\n1 1 1\n1 1\n")),
+            dir.file("m.mtx") + ":1: field 'quaternion' is not supported (expected real, integer, complex or pattern)");
   EXPECT_EQ(error_of(write(dir, "")), dir.file("m.mtx") + ":0: empty file (expected a %%MatrixMarket header)");
   EXPECT_EQ(error_of(dir.file("missing.mtx")), dir.file("missing.mtx") + ": no such file");
   EXPECT_EQ(error_of(write(dir, "%%MatrixMarket matrix array real general\r2 2\r1\r2\r3\r4\r")),
@@ -86,6 +86,9 @@ TEST(MatrixMarket, IntegerFilesHoldWholeNumbersAndNulBytesAreRefused) {
   EXPECT_NE(error_of(write(dir, integer + "1 1 99999999999999999999999\n")).find(":3: integer value"),
             std::string::npos);
   EXPECT_NE(error_of(write(dir, integer + "1 1 9007199254740993\n")).find("beyond 2^53"), std::string::npos);
+  // A whole number beyond 2^53 that a double holds exactly is read (2^60 was refused).
+  EXPECT_EQ(cli::read_matrix_market(write(dir, integer + "1 1 -1152921504606846976\n")).values,
+            (std::vector<double>{-1152921504606846976.0, 0, 0, 0}));
   EXPECT_EQ(error_of(write(dir, integer + "1 1 2.5\n")).find("2^53"), std::string::npos);  // not a range problem
   EXPECT_NE(error_of(write(dir, integer + "1 1 1e3\n")).find("bad integer value"), std::string::npos);
   EXPECT_EQ(cli::read_matrix_market(write(dir, integer + "1 1 -42\n")).values, (std::vector<double>{-42, 0, 0, 0}));
@@ -126,11 +129,38 @@ TEST(MatrixMarket, ReadsComplexGeneralSymmetricAndHermitian) {
   EXPECT_EQ(M.complex_values, (std::vector<Z>{{4, 0}, {1, 2}, {1, -2}, {5, 0}}));
 }
 
+// Skew-symmetric files list the strictly lower triangle and mirror it negated; pattern files give
+// each listed entry 1, as SciPy's mmread reads them (both had been refused).
+TEST(MatrixMarket, ReadsSkewSymmetricAndPattern) {
+  test_support::TempDir dir;
+  using Z = std::complex<double>;
+  auto M = cli::read_matrix_market(
+      write(dir, "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 2\n2 1 5\n3 2 -1\n"));
+  EXPECT_EQ(M.values, (std::vector<double>{0, 5, 0, -5, 0, -1, 0, 1, 0}));
+  M = cli::read_matrix_market(write(dir, "%%MatrixMarket matrix array integer skew-symmetric\n3 3\n1\n2\n3\n"));
+  EXPECT_EQ(M.values, (std::vector<double>{0, 1, 2, -1, 0, 3, -2, -3, 0}));
+  M = cli::read_matrix_market(write(dir, "%%MatrixMarket matrix array complex skew-symmetric\n2 2\n1 2\n"));
+  EXPECT_EQ(M.complex_values, (std::vector<Z>{{0, 0}, {1, 2}, {-1, -2}, {0, 0}}));
+  EXPECT_NE(error_of(write(dir, "%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n1 1 5\n"))
+                .find(":3: entry (1,1) is on the diagonal; a skew-symmetric file lists the strictly lower triangle"),
+            std::string::npos);
+  M = cli::read_matrix_market(write(dir, "%%MatrixMarket matrix coordinate pattern general\n2 2 3\n1 1\n2 1\n2 2\n"));
+  EXPECT_EQ(M.values, (std::vector<double>{1, 1, 0, 1}));
+  M = cli::read_matrix_market(write(dir, "%%MatrixMarket matrix coordinate pattern symmetric\n2 2 2\n2 1\n2 2\n"));
+  EXPECT_EQ(M.values, (std::vector<double>{0, 1, 1, 1}));
+  EXPECT_NE(error_of(write(dir, "%%MatrixMarket matrix array pattern general\n1 1\n\n"))
+                .find("a pattern matrix must be in coordinate format"),
+            std::string::npos);
+  EXPECT_NE(error_of(write(dir, "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 1 7\n"))
+                .find(":3: unexpected extra field '7'"),
+            std::string::npos);
+}
+
 TEST(MatrixMarket, RejectsMalformedComplexFiles) {
   test_support::TempDir dir;
-  EXPECT_NE(
-      error_of(write(dir, "%%MatrixMarket matrix array complex general\n1 1\n1\n")).find("m.mtx:3: missing value"),
-      std::string::npos);
+  EXPECT_NE(error_of(write(dir, "%%MatrixMarket matrix array complex general\n1 1\n1\n"))
+                .find("m.mtx:3: missing value in entry (1,1), its imaginary part"),
+            std::string::npos);
   EXPECT_NE(
       error_of(write(dir, "%%MatrixMarket matrix array complex hermitian\n1 1\n1 1\n")).find("diagonal must be real"),
       std::string::npos);

@@ -393,3 +393,52 @@ def test_a_complex_stack_is_not_solved_transposed():
     a = np.ones((2, 3, 3)) + 1j * np.eye(3)
     with pytest.raises(NotImplementedError):
         linalg.solve(a, np.ones((2, 3)), transposed=True)
+
+
+def wilkinson(n, dtype):
+    """GEPP's worst case: growth 2^(n-1), well conditioned (cond_1 about n)."""
+    a = np.tril(-np.ones((n, n)), -1) + np.eye(n)
+    a[:, -1] = 1
+    return a.astype(dtype)
+
+
+def test_a_stack_says_which_systems_answers_are_inaccurate():
+    # No batched solve checked its answers: a float32 stack of 1e-30 I gave NaN and Inf in silence,
+    # and Wilkinson's matrix a wrong x, where each system alone warned.
+    tiny = np.broadcast_to(np.float32(1e-30) * np.eye(4, dtype=np.float32), (2, 4, 4))
+    with pytest.warns(linalg.LinAlgWarning, match=r"2 of the 2 systems .* system \(0,\): x is not finite"):
+        linalg.solve(tiny, np.full((2, 4), 1e10, dtype=np.float32))
+    stack = np.stack([np.eye(60, dtype=np.float32), wilkinson(60, np.float32)])
+    b = (np.arange(60) % 3 + 1).astype(np.float32)  # x = A^-1 b is not a power of two
+    with pytest.warns(linalg.LinAlgWarning, match=r"1 of the 2 systems .* system \(1,\): componentwise backward"):
+        linalg.solve(stack, np.stack([b, b]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        linalg.solve(random(3, 2, 50, 50) + 50 * np.eye(50), random(3, 2, 50))
+
+
+def test_pivot_growth_is_said_where_the_answer_cannot_be_trusted():
+    # Wilkinson's matrix at n = 60 in float32 (cond_1 about 27): x wrong by 1.0 in silence, as in SciPy.
+    b = (np.arange(60) % 3 + 1).astype(np.float32)
+    for overwrite_a in (False, True):
+        with pytest.warns(linalg.LinAlgWarning, match="Pivot growth 5.8e\\+17"):
+            linalg.solve(wilkinson(60, np.float32), b, overwrite_a=overwrite_a)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        linalg.solve(random(300, 300), random(300))  # growth about n^(2/3)
+        linalg.solve(random(300, 300), random(300), transposed=True)
+
+
+def test_rcond_of_a_matrix_whose_norm_overflows():
+    # ||A||_1 = Inf from finite entries made rcond 0 and "singular"; its rcond is 0.26.
+    a = np.array([[1.7e308, 1e308], [1e308, 1.7e308]])
+    for transposed in (False, True):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            x = linalg.solve(a, np.ones(2), transposed=transposed)
+        assert np.allclose(x * 1e300, 1 / 2.7e8, rtol=1e-12)
+    import hetlu
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = hetlu.solve(a, np.ones(2), solver="gepp")
+    assert 0.2 < r.rcond < 0.3
