@@ -172,13 +172,15 @@ hetlu_status with_outputs(int* info, hetlu_report* report, Body&& body) {
   return hetlu::detail::c_guarded_info(info, std::forward<Body>(body));
 }
 
+// A character a message can carry as it is, else its code (a NUL ended the message there).
+std::string said_as(char c) {
+  const bool printable = c > ' ' && c < 127;
+  return printable ? std::string("'") + c + "'" : "char " + std::to_string(int(c));
+}
+
 hetlu::Transpose transpose_of(char trans) {
   if (const auto op = hetlu::transpose_from_char(trans)) return *op;
-  // A character a message can carry as it is, else its code (a NUL ended the message there).
-  const bool printable = trans > ' ' && trans < 127;
-  throw hetlu::InvalidArgument(
-      "trans = " + (printable ? std::string("'") + trans + "'" : "char " + std::to_string(int(trans))) +
-      " must be 'N', 'T' or 'C'");
+  throw hetlu::InvalidArgument("trans = " + said_as(trans) + " must be 'N', 'T' or 'C'");
 }
 
 // Options that ask for nothing: hetlu_options_init's values, or none at all.
@@ -521,7 +523,7 @@ hetlu_status hetlu_recommend(char precision, int m, int n, const hetlu_options* 
     else if (precision == 's' || precision == 'S')
       p = hetlu::Precision::single;
     else
-      throw hetlu::InvalidArgument(std::string("precision = '") + precision + "' must be 'd' or 's'");
+      throw hetlu::InvalidArgument("precision = " + said_as(precision) + " must be 'd' or 's'");
     const auto solver = options ? solver_of(options->solver) : hetlu::Solver::gepp;
     copy_plan(hetlu::resolve_plan(solver, p, m, n, options_of(options)).plan, plan);
     return HETLU_SUCCESS;

@@ -24,6 +24,7 @@ SolveReport getrf(Solver solver, int m, int n, T* A, int lda, int* ipiv, const O
     return report;
   }
   report.info = 0;
+  checks::factorization(m, n, A, lda, ipiv);  // before the plan: pricing n = 2e9 took minutes
   Resolution r = resolve_plan(solver, scalar::plan_precision<T>(), m, n, options);
   report.plan = r.plan;
   report.warnings = r.warnings;

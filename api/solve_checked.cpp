@@ -697,6 +697,15 @@ double equilibrated_backward_error(int n, int nrhs, const T* A, int lda, const T
 template <class T>
 double rcond_estimate_with_columns(int n, const T* LU, int lda, const int* ipiv, const std::vector<int>& cols,
                                    double anorm) {
+  checks::non_negative("n", n);
+  checks::at_least("lda", lda, "max(1, n)", std::max(1, n));
+  checks::not_null("LU", LU, static_cast<long long>(n) * n);
+  checks::not_null("ipiv", ipiv, n);
+  checks::pivots("ipiv", n, ipiv);
+  if (cols.size() != static_cast<std::size_t>(n))  // read for each of the n columns (8 read past a vector of 1)
+    throw InvalidArgument("cols has " + std::to_string(cols.size()) +
+                          " entries; it must have n = " + std::to_string(n));
+  if (!(anorm >= 0)) throw InvalidArgument("anorm = " + std::to_string(anorm) + " must be >= 0 (||A||_1)");
   Scaling s;  // C applied, R measured as applied: rows_rcond's R_a R^-1 = I
   s.row.assign(n, 0), s.col = cols;
   s.cols = std::any_of(cols.begin(), cols.end(), [](int e) { return e != 0; });

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <utility>
 
 #include "hetlu/types.hpp"
@@ -44,6 +45,21 @@ void finite_system(int n, int nrhs, const T* A, int lda, const T* B, int ldb) {
   finite("B", n, nrhs, B, ldb);
 }
 
+// Two column-major arrays of `rows` rows that must not share memory (one is written while the other
+// is read); names them. An empty one overlaps nothing.
+template <class T>
+void apart(const char* name, const T* M, int ldm, int columns, const char* other, const T* O, int ldo,
+           int other_columns, int rows) {
+  if (rows <= 0 || columns <= 0 || other_columns <= 0) return;
+  auto extent = [&](const T* P, int ld, int cols) {
+    return std::pair{reinterpret_cast<std::uintptr_t>(P),
+                     reinterpret_cast<std::uintptr_t>(P + (static_cast<long long>(cols) - 1) * ld + rows)};
+  };
+  const auto a = extent(M, ldm, columns), b = extent(O, ldo, other_columns);
+  if (a.first < b.second && b.first < a.second)
+    throw InvalidArgument(std::string(name) + " overlaps " + other + ": " + name + " must be an array of its own");
+}
+
 // A system solved into a separate X (n x nrhs, ldx) with its pivots (mixed and auto precision):
 // A and B as square_system, then ldx, X and ipiv; B finite and X apart from A and B unless `check`
 // is none. A's finiteness is left to solvers::mixed_gesv, which tests it on the pass that rounds A
@@ -58,18 +74,8 @@ void system_into_x(int n, int nrhs, const T* A, int lda, const T* B, int ldb, co
   if (check == InputCheck::finite) {  // hetlu's own calls (the drop-in keeps LAPACK's: no checks)
     finite("B", n, nrhs, B, ldb);
     // X is written while A and B are read: an X over B (B const) was zeroed with it and "converged".
-    auto extent = [&](const T* M, int ld, int columns) {
-      return std::pair{reinterpret_cast<std::uintptr_t>(M),
-                       reinterpret_cast<std::uintptr_t>(M + (static_cast<long long>(columns) - 1) * ld + n)};
-    };
-    auto overlap = [](std::pair<std::uintptr_t, std::uintptr_t> a, std::pair<std::uintptr_t, std::uintptr_t> b) {
-      return a.first < b.second && b.first < a.second;
-    };
-    if (n > 0 && nrhs > 0) {
-      const auto x = extent(X, ldx, nrhs);
-      if (overlap(x, extent(B, ldb, nrhs))) throw InvalidArgument("X overlaps B: X must be an array of its own");
-      if (overlap(x, extent(A, lda, n))) throw InvalidArgument("X overlaps A: X must be an array of its own");
-    }
+    apart("X", X, ldx, nrhs, "B", B, ldb, nrhs, n);
+    apart("X", X, ldx, nrhs, "A", A, lda, n, n);
   }
 }
 

@@ -67,7 +67,8 @@ void gesv_batched(int batch, int n, int nrhs, T* A, int lda, std::int64_t stride
   std::exception_ptr failure;  // none may leave the parallel region: the first is rethrown after it
 #pragma omp parallel for num_threads(threads) schedule(dynamic, systems_per_grab(n, nrhs))
   for (int i = 0; i < batch; ++i) {
-    T *a = A + i * stride_a, *b = B + i * stride_b;
+    // Without right-hand sides B's stride is never used, whatever it is (i * stride overflowed: UBSan).
+    T *a = A + i * stride_a, *b = nrhs > 0 ? B + i * stride_b : B;
     info[i] = batch_input_info(n, nrhs, a, lda, b, ldb, check);
     if (info[i] == 0) solve_one_within_region(i, n, nrhs, a, lda, ipiv + i * stride_ipiv, b, ldb, &info[i], failure);
   }

@@ -77,7 +77,7 @@ void gesv_batched_on(backends::Backend<T>& device, int batch, int n, int nrhs, T
 #pragma omp parallel for schedule(static) if (count * a_size > 65536)
     for (int i = 0; i < count; ++i) {
       const std::int64_t s = first + i;
-      const T *a = A + s * stride_a, *b = B + s * stride_b;
+      const T *a = A + s * stride_a, *b = nrhs > 0 ? B + s * stride_b : B;  // stride_b unused without a B
       info[s] = batch_input_info(n, nrhs, a, lda, b, ldb, check);
       kernels::copy_block(n, n, a, lda, a_slot + i * a_size, n);
       kernels::copy_block(n, nrhs, b, ldb, b_slot + i * b_size, n);
@@ -99,7 +99,7 @@ void gesv_batched_on(backends::Backend<T>& device, int batch, int n, int nrhs, T
       info[s] = infos[i];
       kernels::copy_block(n, n, a_slot + i * a_size, n, A + s * stride_a, lda);
       std::copy(pivots + std::int64_t(i) * n, pivots + std::int64_t(i + 1) * n, ipiv + s * stride_ipiv);
-      if (infos[i] == 0) kernels::copy_block(n, nrhs, b_slot + i * b_size, n, B + s * stride_b, ldb);
+      if (infos[i] == 0 && nrhs > 0) kernels::copy_block(n, nrhs, b_slot + i * b_size, n, B + s * stride_b, ldb);
     }
   }
 }

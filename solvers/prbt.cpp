@@ -128,6 +128,9 @@ template <class T>
 int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv, T* B, int ldb, SolveDetails* details,
               InputCheck check) {
   if (n == 0) return 0;
+  if (n > detail::prbt_largest_order)
+    throw InvalidArgument("n = " + std::to_string(n) + " is beyond PRBT's largest order " +
+                          std::to_string(detail::prbt_largest_order) + " (it pads A to a multiple of 4)");
   PhaseClock clock(details);
   // Pad to a multiple of 4 with the identity: diag(A, I) keeps the solution in the first n entries.
   const int np = kernels::prbt_padded_order(n);

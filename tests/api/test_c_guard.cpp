@@ -3,6 +3,7 @@
 
 #include <new>
 #include <string>
+#include <vector>
 
 #include "hetlu/detail/c_guard.hpp"
 #include "hetlu/hetlu.h"
@@ -37,4 +38,29 @@ TEST(CGuard, AnExceptionOfUnknownTypeDoesNotEscape) {
   int info = 0;
   EXPECT_EQ(hetlu::detail::c_guarded_info(&info, []() -> hetlu_status { throw 42; }), HETLU_ERROR_INTERNAL);
   EXPECT_EQ(info, -static_cast<int>(HETLU_ERROR_INTERNAL));
+}
+
+// Found by a hostile test: hetlu_dgesv with B = A returned success and a wrong X; n = 2e9 with A
+// null was refused only after 126 s of pricing plans; a NUL precision cut recommend's message short.
+TEST(CApiArguments, AreCheckedBeforeAnyPlanAndApartFromEachOther) {
+  std::vector<double> A{4, 1, 1, 3};
+  std::vector<int> ipiv(2);
+  int info = 0;
+  EXPECT_EQ(hetlu_dgesv(2, 1, A.data(), 2, ipiv.data(), A.data(), 2, &info, nullptr, nullptr),
+            HETLU_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(last_error(), "B overlaps A: B must be an array of its own");
+  EXPECT_EQ(hetlu_dgesv(2, 1, A.data(), 2, ipiv.data(), A.data() + 1, 2, &info, nullptr, nullptr),
+            HETLU_ERROR_INVALID_ARGUMENT);
+  hetlu_options options;
+  hetlu_options_init(&options);
+  options.db_path = "/nonexistent/hetlu.db";
+  EXPECT_EQ(
+      hetlu_dgesv(2000000000, 1, nullptr, 2000000000, ipiv.data(), A.data(), 2000000000, &info, &options, nullptr),
+      HETLU_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(hetlu_dgetrf(2000000000, 2000000000, nullptr, 2000000000, ipiv.data(), &info, &options, nullptr),
+            HETLU_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(last_error().find("null"), std::string::npos) << last_error();
+  hetlu_plan plan;
+  EXPECT_EQ(hetlu_recommend('\0', 10, 10, nullptr, &plan), HETLU_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(last_error(), "precision = char 0 must be 'd' or 's'");
 }

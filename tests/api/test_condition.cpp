@@ -497,5 +497,27 @@ TEST(RcondEstimate, IsTheSameForAMatrixNearTheUnderflowThreshold) {
   rcond_is_scale_invariant<std::complex<float>>(-120, 1e-3);
 }
 
+// Near the top of the range too: ||A^-1|| about 1e-309 had left the subnormals to the estimate's solves
+// (the estimator now scales them up as it scaled them down below).
+TEST(RcondEstimate, IsTheSameForAMatrixNearTheOverflowThreshold) {
+  rcond_is_scale_invariant<double>(1010, 1e-6);
+  rcond_is_scale_invariant<float>(118, 1e-3);
+  rcond_is_scale_invariant<std::complex<double>>(1010, 1e-6);
+  rcond_is_scale_invariant<std::complex<float>>(118, 1e-3);
+}
+
+TEST(RcondEstimate, WithColumnsRefusesAScalingOfAnotherLength) {
+  std::vector<double> LU{2, 0, 0, 2};
+  std::vector<int> ipiv{1, 2};
+  EXPECT_NEAR(rcond_estimate_with_columns(2, LU.data(), 2, ipiv.data(), {0, 0}, 2.0), 1.0, 1e-15);
+  try {
+    rcond_estimate_with_columns(2, LU.data(), 2, ipiv.data(), {0}, 2.0);
+    ADD_FAILURE() << "a vector of 1 for n = 2 was read past its end";
+  } catch (const InvalidArgument& e) {
+    EXPECT_STREQ(e.what(), "cols has 1 entries; it must have n = 2");
+  }
+  EXPECT_THROW(rcond_estimate_with_columns(2, LU.data(), 2, nullptr, {0, 0}, 2.0), InvalidArgument);
+}
+
 }  // namespace
 }  // namespace hetlu

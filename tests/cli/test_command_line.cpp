@@ -468,7 +468,8 @@ TEST_F(Cli, CalibrateThenRecommendIsTuned) {
   // A second calibration reuses every trial.
   r = run_hetlu("calibrate --level quick --sizes 48,96 --json " + db(), dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const auto& row : nlohmann::json::parse(r.out)["results"]) EXPECT_EQ(row["trials_measured"], 0);
+  for (const auto parsed = nlohmann::json::parse(r.out); const auto& row : parsed["results"])
+    EXPECT_EQ(row["trials_measured"], 0);
   r = run_hetlu("db show --json " + db(), dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto shown = nlohmann::json::parse(r.out);
@@ -661,7 +662,7 @@ TEST_F(Cli, BenchComparesSinglePrecisionWithOpenBlas) {
           db(),
       dir);
   ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
-  for (const auto& point : nlohmann::json::parse(sweep.out)["sweeps"][0]["points"])
+  for (const auto parsed = nlohmann::json::parse(sweep.out); const auto& point : parsed["sweeps"][0]["points"])
     EXPECT_LT(point["accuracy"].get<double>(), 97 * 6e-8) << point;
   expect_one_line_error(
       run_hetlu("bench -n 64 --precision single --target hybrid --devices host:1,host:1 " + db(), dir), {"single"});
@@ -1451,7 +1452,8 @@ TEST_F(Cli, AnAllSubnormalMatrixIsScaledOrRefused) {
   for (const char* solver : {"gepp", "calu", "prbt"}) {
     const auto r = run_hetlu("solve '" + a + "' '" + rhs + "' --json --solver " + solver + " " + db(), dir);
     ASSERT_EQ(r.exit_code, 0) << solver << ": " << r.err;
-    for (const auto& x : nlohmann::json::parse(r.out)["x"]) EXPECT_NEAR(x.get<double>(), 1.0, 1e-3) << solver;
+    for (const auto parsed = nlohmann::json::parse(r.out); const auto& x : parsed["x"])
+      EXPECT_NEAR(x.get<double>(), 1.0, 1e-3) << solver;
     const auto overflow =
         run_hetlu("solve '" + a + "' -o '" + dir.file("X.mtx") + "' --solver " + solver + " " + db(), dir);
     EXPECT_EQ(overflow.exit_code, 4);

@@ -147,9 +147,10 @@ TEST_F(DistributedCli, SaysAMatrixIsSingularToWorkingPrecision) {
       const auto r =
           run(ranks, "solve '" + S + "' '" + b1 + "' --distributed --json --nb 8 --precision " + precision, dir);
       ASSERT_EQ(r.exit_code, 5) << ranks << " " << precision << ": " << r.err;
-      if (ranks == 4 && std::string(precision) == "double")  // on every rank, not rank 0's alone
+      if (ranks == 4 && std::string(precision) == "double") {  // on every rank, not rank 0's alone
         EXPECT_EQ(exit_codes_of_every_rank(ranks, "solve '" + S + "' '" + b1 + "' --distributed --nb 8", dir),
                   std::vector<int>(4, 5));
+      }
       const auto j = nlohmann::json::parse(r.out);
       EXPECT_TRUE(j["singular_to_working_precision"].get<bool>());
       EXPECT_LT(j["rcond"].get<double>(), std::string(precision) == "double" ? 1.2e-16 : 6e-8);
@@ -189,23 +190,23 @@ TEST_F(DistributedCli, ColumnsNearTheEndsOfTheRangeAreScaledToo) {
   // counts the columns' spread, and dgerfs' forward error bound clears it, as in hetlu solve: exit 0
   // (exit 5 before the bound came to --distributed).
   auto graded = a;
-  std::vector<double> x(n), b(n, 0.0);
+  std::vector<double> x(n), graded_b(n, 0.0);
   for (int j = 0; j < n; ++j) {
     const double c = std::pow(10.0, -165.0 + 330.0 * j / (n - 1));
     for (int i = 0; i < n; ++i) graded[i + j * n] *= c;
     x[j] = 1 / c;
   }
   for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i) b[i] += graded[i + j * n] * x[j];
-  const std::string G = write("G.mtx", n, n, graded), gb = write("gb.mtx", n, 1, b);
+    for (int i = 0; i < n; ++i) graded_b[i] += graded[i + j * n] * x[j];
+  const std::string G = write("G.mtx", n, n, graded), gb = write("gb.mtx", n, 1, graded_b);
   for (int ranks : {1, 2}) {
     const auto r = run(ranks, "solve '" + G + "' '" + gb + "' --distributed --json --nb 8", dir);
     ASSERT_EQ(r.exit_code, 0) << ranks << ": " << r.err;
-    const auto j = nlohmann::json::parse(r.out);
-    EXPECT_LT(j["rcond"].get<double>(), 1e-16);
-    EXPECT_LE(j["forward_error_bound"].get<double>(), 0.01);
-    EXPECT_FALSE(j["singular_to_working_precision"].get<bool>());
-    const auto X = j["x"].get<std::vector<double>>();
+    const auto report = nlohmann::json::parse(r.out);
+    EXPECT_LT(report["rcond"].get<double>(), 1e-16);
+    EXPECT_LE(report["forward_error_bound"].get<double>(), 0.01);
+    EXPECT_FALSE(report["singular_to_working_precision"].get<bool>());
+    const auto X = report["x"].get<std::vector<double>>();
     for (int j = 0; j < n; ++j) EXPECT_NEAR(X[j] / x[j], 1.0, 1e-12) << ranks << " x_" << j;
   }
   // omega as hetlu solve measures it: |A| |x| overflowed double here (backward error inf, exit 4).
@@ -227,8 +228,9 @@ TEST_F(DistributedCli, ARowNearTheBottomOfTheRangeIsNotRefused) {
   const auto r = run(2, "solve '" + S + "' --distributed --json", dir);
   EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 5) << r.err;  // 5: rcond of A as read says unreliable
   EXPECT_EQ(r.err.find("is Inf"), std::string::npos) << r.err;
-  if (r.exit_code == 0 || r.exit_code == 5)
+  if (r.exit_code == 0 || r.exit_code == 5) {
     EXPECT_LT(nlohmann::json::parse(r.out)["backward_error"].get<double>(), 1e-13);
+  }
 }
 
 TEST_F(DistributedCli, ReportsBadInputOnceWithANonZeroStatus) {
@@ -312,7 +314,8 @@ TEST_F(DistributedCli, CalibratesStoresAndRecommends) {
   // A second calibration reuses what is stored.
   const auto again = run(2, "calibrate --distributed --sizes 300 --candidates 2 --reps 1 --json", dir);
   ASSERT_EQ(again.exit_code, 0) << again.err;
-  for (const auto& t : nlohmann::json::parse(again.out)["trials"]) EXPECT_TRUE(t["stored_before"].get<bool>());
+  for (const auto parsed = nlohmann::json::parse(again.out); const auto& t : parsed["trials"])
+    EXPECT_TRUE(t["stored_before"].get<bool>());
 
   // A tuned block wider than the matrix (an import or a hand edit: ScaLAPACK refused nb = 2e9
   // with a message of its own on every rank) is the matrix's width, whatever the source.

@@ -2,10 +2,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "matrices.hpp"
 #include "solvers/butterfly.hpp"
 #include "solvers/condition.hpp"
+#include "solvers/lu.hpp"
 
 using namespace hetlu;
 
@@ -127,4 +129,20 @@ TEST(Butterfly, EveryPassGivesTheOneNormOfA) {
     EXPECT_EQ(randomized, exact) << a;
     EXPECT_EQ(scanned, exact) << a;
   }
+}
+
+// n + 3 overflowed int at the model's largest sizes (UBSan in Predict.TheLargestSizesTerminate):
+// the padded order stops at the largest multiple of 4, and PRBT refuses an n beyond it.
+TEST(Butterfly, ThePaddedOrderOfTheLargestSizesIsAnInt) {
+  EXPECT_EQ(hetlu::detail::prbt_padded_order(1), 4);
+  EXPECT_EQ(hetlu::detail::prbt_padded_order(5), 8);
+  EXPECT_EQ(hetlu::detail::prbt_padded_order(hetlu::detail::prbt_largest_order), 2147483644);
+  EXPECT_EQ(hetlu::detail::prbt_padded_order(std::numeric_limits<int>::max()), 2147483644);
+  hetlu::Plan plan;
+  plan.solver = hetlu::Solver::prbt;
+  double a = 1, b = 1;
+  int ipiv = 0;
+  EXPECT_THROW(hetlu::solvers::gesv(plan, std::numeric_limits<int>::max(), 1, &a, std::numeric_limits<int>::max(),
+                                    &ipiv, &b, std::numeric_limits<int>::max(), hetlu::InputCheck::none),
+               hetlu::InvalidArgument);
 }

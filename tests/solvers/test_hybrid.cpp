@@ -82,8 +82,9 @@ void check_gesv(const Plan& plan, int n, int nrhs) {
   } else if (plan.solver == Solver::prbt) {
     ASSERT_FALSE(details.phase_seconds.empty());
     EXPECT_EQ(details.phase_seconds[0].first, "randomization");
-    if (!detail::prbt_devices_take_block_columns(n, plan.nb, plan.cpu_block_columns))
+    if (!detail::prbt_devices_take_block_columns(n, plan.nb, plan.cpu_block_columns)) {
       EXPECT_NE(details.note.find("PRBT ran as on the CPU target"), std::string::npos) << details.note;
+    }
   }
 }
 

@@ -3,15 +3,20 @@
 #pragma once
 
 #include <algorithm>
+#include <limits>
 
 #include "hetlu/types.hpp"
 
 namespace hetlu::detail {
 
+// The largest n PRBT pads: its padded order must be an int.
+inline constexpr int prbt_largest_order = std::numeric_limits<int>::max() / 4 * 4;
+
 // n rounded up to a multiple of 4 (at least 4): PRBT factors diag(A, s I) of that order, since its
-// depth-2 butterflies halve the order twice.
+// depth-2 butterflies halve the order twice. Beyond prbt_largest_order (which the solvers refuse)
+// that order, for the model's prices: n + 3 overflowed at the model's largest sizes (UBSan).
 inline int prbt_padded_order(int n) {
-  return n <= 4 ? 4 : (n + 3) / 4 * 4;
+  return n <= 4 ? 4 : static_cast<int>(std::min<long long>((n + 3LL) / 4 * 4, prbt_largest_order));
 }
 
 // Whether a hybrid PRBT plan of width nb whose CPUs keep d block columns deals the devices any of
