@@ -107,11 +107,31 @@ struct HostEvent : Event {
   HostEvent(Worker* w, std::uint64_t t) : worker(w), ticket(t) {}
 };
 
+// A worker's BLAS calls made outside a parallel region run on one thread while this lives. OpenBLAS's
+// OpenMP build sizes such a call by omp_get_max_threads(), and its threaded complex kernels, called so
+// from a worker while other threads of the process called OpenBLAS, returned wrong factors as
+// success: 6 or 7 of 30 complex hybrid solves (d = 0, host backend of 3 threads) beside 5 threads of
+// CPU-target dgesv, none with this, none without the other threads (a hostile test, 2026-11-28).
+// Calls inside split_columns' region are one thread's each already.
+class SingleThreadedBlas {
+ public:
+  SingleThreadedBlas() : saved_(omp_get_max_threads()) { omp_set_num_threads(1); }
+  ~SingleThreadedBlas() { omp_set_num_threads(saved_); }
+  SingleThreadedBlas(const SingleThreadedBlas&) = delete;
+  SingleThreadedBlas& operator=(const SingleThreadedBlas&) = delete;
+
+ private:
+  int saved_;
+};
+
 // Splits [0, n) into `parts` contiguous column ranges and runs f(first, count) on each, in parallel.
 template <class F>
 void split_columns(int n, int parts, F&& f) {
   parts = std::max(1, std::min(parts, n));
-  if (parts == 1) return f(0, n);
+  if (parts == 1) {
+    const SingleThreadedBlas one_thread;
+    return f(0, n);
+  }
 #pragma omp parallel for num_threads(parts) schedule(static, 1)
   for (int p = 0; p < parts; ++p) {
     const int first = static_cast<int>(static_cast<long long>(n) * p / parts);
@@ -248,7 +268,7 @@ class HostBackend final : public Backend<T> {
   }
   void getrf_panel(Queue q, int rows, int cols, T* A, int lda, int* pivots, int* info, bool pivoting) override {
     worker(q).push([=] {
-      // The panel on the team's threads (the recursive kernel's BLAS follows this thread's count).
+      const SingleThreadedBlas one_thread;  // the recursive kernel's BLAS: see SingleThreadedBlas
       *info = rows <= 0 || cols <= 0 ? 0
               : pivoting             ? kernels::getrf_recursive(rows, cols, A, lda, pivots)
                                      : kernels::getrf_nopivot_recursive(rows, cols, A, lda);
