@@ -2,6 +2,7 @@
 // message that names the argument and says what is wrong.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -45,19 +46,28 @@ void finite_system(int n, int nrhs, const T* A, int lda, const T* B, int ldb) {
   finite("B", n, nrhs, B, ldb);
 }
 
-// Two column-major arrays of `rows` rows that must not share memory (one is written while the other
-// is read); names them. An empty one overlaps nothing.
+// Two column-major arrays of `rows` rows that must not share an entry (one is written while the
+// other is read); names them. Entries, not address ranges: a B in A's leading-dimension padding
+// (lda > n) is LAPACK-legal and shares none (a review finding). An empty one overlaps nothing.
 template <class T>
 void apart(const char* name, const T* M, int ldm, int columns, const char* other, const T* O, int ldo,
            int other_columns, int rows) {
   if (rows <= 0 || columns <= 0 || other_columns <= 0) return;
-  auto extent = [&](const T* P, int ld, int cols) {
-    return std::pair{reinterpret_cast<std::uintptr_t>(P),
-                     reinterpret_cast<std::uintptr_t>(P + (static_cast<long long>(cols) - 1) * ld + rows)};
-  };
-  const auto a = extent(M, ldm, columns), b = extent(O, ldo, other_columns);
-  if (a.first < b.second && b.first < a.second)
-    throw InvalidArgument(std::string(name) + " overlaps " + other + ": " + name + " must be an array of its own");
+  const auto base = reinterpret_cast<std::uintptr_t>(O);
+  const long long column_bytes = static_cast<long long>(rows) * sizeof(T),
+                  stride = static_cast<long long>(ldo) * sizeof(T);
+  const long long o_end = (static_cast<long long>(other_columns) - 1) * stride + column_bytes;
+  for (int k = 0; k < columns; ++k) {  // M's column k against O's columns near it: O(1) each
+    const long long start =
+        static_cast<long long>(reinterpret_cast<std::uintptr_t>(M + static_cast<long long>(k) * ldm)) -
+        static_cast<long long>(base);
+    if (start + column_bytes <= 0 || start >= o_end) continue;
+    const long long first = std::max(0LL, (start - column_bytes) / stride);
+    const long long last = std::min<long long>(other_columns - 1, (start + column_bytes) / stride + 1);
+    for (long long j = first; j <= last; ++j)
+      if (start < j * stride + column_bytes && j * stride < start + column_bytes)
+        throw InvalidArgument(std::string(name) + " overlaps " + other + ": " + name + " must be an array of its own");
+  }
 }
 
 // A system solved into a separate X (n x nrhs, ldx) with its pivots (mixed and auto precision):

@@ -51,6 +51,11 @@ TEST(CApiArguments, AreCheckedBeforeAnyPlanAndApartFromEachOther) {
   EXPECT_EQ(last_error(), "B overlaps A: B must be an array of its own");
   EXPECT_EQ(hetlu_dgesv(2, 1, A.data(), 2, ipiv.data(), A.data() + 1, 2, &info, nullptr, nullptr),
             HETLU_ERROR_INVALID_ARGUMENT);
+  // B in A's padding (lda = 4 > n = 2) shares no entry: LAPACK-legal, solved.
+  std::vector<double> padded{4, 1, 1, 0, 1, 3, 1, 0};  // A = [[4, 1], [1, 3]], B = (1, 0) in rows 3-4 of column 1
+  EXPECT_EQ(hetlu_dgesv(2, 1, padded.data(), 4, ipiv.data(), padded.data() + 2, 4, &info, nullptr, nullptr),
+            HETLU_SUCCESS)
+      << last_error();
   hetlu_options options;
   hetlu_options_init(&options);
   options.db_path = "/nonexistent/hetlu.db";
