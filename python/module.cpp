@@ -349,33 +349,9 @@ bool check_as_the_command(SolveResult& r, SolveReport& report, const std::string
   return true;
 }
 
-// A norm of A (1 or inf) as value 2^exponent: exponent 0, or 64 where the sums overflow a finite A
-// (entries near the largest double: ||A||_1 = Inf made rcond 0 and A "singular to working precision"
-// for [[1.7e308, 1e308], [1e308, 1.7e308]], whose rcond is 0.26; the hetlu command equilibrates).
-struct ScaledNorm {
-  double value;
-  int exponent;
-};
-
-template <class T>
-ScaledNorm scaled_norm(double norm, int n, const T* A, int ld, bool by_rows) {
-  if (std::isfinite(norm)) return {norm, 0};
-  constexpr int shift = 64;  // n 2^-64 |a| < 2^1024 for any n a 32-bit LAPACK takes
-  std::vector<double> sums(by_rows ? std::max(0, n) : 1, 0.0);
-  double largest = 0;
-  for (int j = 0; j < n; ++j) {
-    if (!by_rows) sums[0] = 0;
-    for (int i = 0; i < n; ++i)
-      sums[by_rows ? i : 0] += std::ldexp(double(std::abs(A[i + static_cast<std::size_t>(j) * ld])), -shift);
-    if (!by_rows) largest = std::max(largest, sums[0]);
-  }
-  if (by_rows) largest = *std::max_element(sums.begin(), sums.end());
-  return {largest, shift};
-}
-
 // rcond = 1 / (||A|| ||A^-1||) from the factors, for a norm given as value 2^exponent.
 template <class T>
-double rcond_from_factors(int n, const T* LU, int ld, const int* ipiv, ScaledNorm anorm) {
+double rcond_from_factors(int n, const T* LU, int ld, const int* ipiv, kernels::ScaledNorm anorm) {
   return std::ldexp(rcond_estimate(n, LU, ld, ipiv, anorm.value), -anorm.exponent);
 }
 
@@ -438,9 +414,10 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
       if (!a_original) a_original = a, original_transposed = transposed;
     } else {
       std::vector<double> a_maxima;  // where A is about to go: its columns' largest entries, in the same pass
-      const ScaledNorm anorm = scaled_norm(a_original ? kernels::norm1(n, n, a, ld)  // of A^T where transposed
-                                                      : kernels::norm1(n, n, a, ld, a_maxima),
-                                           n, a, ld, false);
+      const kernels::ScaledNorm anorm =
+          kernels::overflow_safe_norm(a_original ? kernels::norm1(n, n, a, ld)  // of A^T where transposed
+                                                 : kernels::norm1(n, n, a, ld, a_maxima),
+                                      n, a, ld, false);
       report = getrf(chosen, n, n, a, ld, ipiv.data(), options);
       if (!a_original && report.info == 0) growth = pivot_growth(n, a_maxima, a, ld);
       if (report.info == 0) {
@@ -944,8 +921,9 @@ py::tuple gesv_in_place(const py::array& a, const py::array& x, int trans, bool 
     // 'I' (A's 1-norm one missed SciPy's LinAlgWarning by up to n^2: rcond 1e-16 against 6e-22).
     std::vector<double> a_maxima;  // A's columns' largest entries: the factors' pivot growth against them
     const double norm1 = kernels::norm1(n, n, A, ld, a_maxima);
-    const ScaledNorm anorm =
-        op == Transpose::no ? scaled_norm(norm1, n, A, ld, false) : scaled_norm(norm_inf(n, A, ld), n, A, ld, true);
+    const kernels::ScaledNorm anorm = op == Transpose::no
+                                          ? kernels::overflow_safe_norm(norm1, n, A, ld, false)
+                                          : kernels::overflow_safe_norm(norm_inf(n, A, ld), n, A, ld, true);
     info = getrf(Solver::gepp, n, n, A, ld, ipiv.data(), options).info;
     if (info != 0) return;
     growth = pivot_growth(n, a_maxima, A, ld);
@@ -1030,25 +1008,27 @@ void gesv_stack_on_device(int batch, int n, int k, const T* A, const T* B, T* X,
   }
 }
 
-// Each solved system's componentwise backward error, from the stack as NumPy holds it (row-major);
-// 0 for a singular one (info > 0: raised). A batched solve has no check of its own: a float32 stack of
-// 1e-30 I gave x NaN and Inf in silence, where the same system alone warned.
+// Each solved system's normwise backward error, from the stack as NumPy holds it (row-major); 0 for a
+// singular one (info > 0: raised). A batched solve has no check of its own: a float32 stack of
+// 1e-30 I gave x NaN and Inf in silence, and Wilkinson's matrix (pivot growth 2^(n-1)) an x wrong in
+// every digit, where the same systems alone warned. Normwise, not componentwise: GEPP is not
+// componentwise stable (a sparse A with B = A gave omega 1.0 for an x right to 1e-16).
 template <class T>
 void stack_backward_errors(int batch, int n, int k, const T* A, const T* B, const T* X, const int* infos,
-                           double* omega) {
+                           double* eta) {
   const std::int64_t a_size = std::int64_t(n) * n, b_size = std::int64_t(n) * k;
   std::vector<T> x(b_size), b(b_size);  // column-major copies of one system's x and b
   for (int i = 0; i < batch; ++i) {
-    omega[i] = 0;
+    eta[i] = 0;
     if (infos[i] != 0) continue;
     kernels::transpose_block(k, n, X + i * b_size, k, x.data(), n);
     kernels::transpose_block(k, n, B + i * b_size, k, b.data(), n);
-    omega[i] = accuracy::backward_error(n, k, A + i * a_size, n, x.data(), n, b.data(), n, true);
+    eta[i] = accuracy::normwise_backward_error(n, k, A + i * a_size, n, x.data(), n, b.data(), n, true);
   }
 }
 
 // A C-ordered stack as NumPy holds it: a (batch, n, n), b (batch, n, k) of one type, left as they
-// are; returns (x of b's shape, each system's info, each system's backward error, the tolerance
+// are; returns (x of b's shape, each system's info, each system's normwise backward error, the tolerance
 // hetlu calls accurate at order n). target 'hybrid': on one device (backend).
 py::tuple gesv_stack(const py::array& a, const py::array& b, const std::string& target,
                      const std::optional<std::string>& backend) {
@@ -1065,7 +1045,7 @@ py::tuple gesv_stack(const py::array& a, const py::array& b, const std::string& 
       k > std::numeric_limits<int>::max())
     throw InvalidArgument("the stack is too large for 32-bit LAPACK sizes");
   py::array_t<int> info(batch);
-  py::array_t<double> omega(batch);
+  py::array_t<double> eta(batch);
   double tolerance = 0;
   py::array x(b.dtype(), {batch, n, k});
   auto run = [&](auto t) {
@@ -1081,11 +1061,11 @@ py::tuple gesv_stack(const py::array& a, const py::array& b, const std::string& 
       solvers::gesv_batched_row_major(static_cast<int>(batch), static_cast<int>(n), static_cast<int>(k), A, B, X,
                                       infos);
     stack_backward_errors(static_cast<int>(batch), static_cast<int>(n), static_cast<int>(k), A, B, X, infos,
-                          omega.mutable_data());
+                          eta.mutable_data());
     tolerance = accuracy_tolerance<T>(static_cast<int>(n));
   };
   dispatch(a, run);
-  return py::make_tuple(x, info, omega, tolerance);
+  return py::make_tuple(x, info, eta, tolerance);
 }
 
 }  // namespace

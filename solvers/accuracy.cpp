@@ -187,6 +187,49 @@ double backward_error(int n, int nrhs, const T* A, int lda, const T* X, int ldx,
   return omega;
 }
 
+template <class T>
+double normwise_backward_error(int n, int nrhs, const T* A, int lda, const T* X, int ldx, const T* B, int ldb,
+                               bool a_stored_transposed) {
+  using W = scalar::wide_t<T>;
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  auto entry = [&](int i, int j) {
+    return a_stored_transposed ? A[j + static_cast<long long>(i) * lda] : A[i + static_cast<long long>(j) * lda];
+  };
+  double a_norm = 0;  // ||A||_inf: the largest row sum
+  for (int i = 0; i < n; ++i) {
+    double sum = 0;
+    for (int j = 0; j < n; ++j) sum += scalar::abs1(entry(i, j));
+    a_norm = std::max(a_norm, sum);
+  }
+  double eta = 0;
+  std::vector<W> residual(std::max(0, n));
+  for (int r = 0; r < nrhs; ++r) {
+    const T* x = X + static_cast<long long>(r) * ldx;
+    const T* b = B + static_cast<long long>(r) * ldb;
+    double x_norm = 0, b_norm = 0, r_norm = 0;
+    for (int j = 0; j < n; ++j) x_norm = std::max(x_norm, double(scalar::abs1(x[j])));
+    for (int i = 0; i < n; ++i) residual[i] = W(b[i]);
+    if (a_stored_transposed) {  // in memory order: row i of A is contiguous
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) residual[i] -= W(entry(i, j)) * W(x[j]);
+    } else {
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) residual[i] -= W(entry(i, j)) * W(x[j]);
+    }
+    for (int i = 0; i < n; ++i) {
+      b_norm = std::max(b_norm, double(scalar::abs1(b[i])));
+      const double ri = scalar::abs1(residual[i]);
+      r_norm = std::isnan(ri) ? inf : std::max(r_norm, ri);
+      if (r_norm == inf) break;
+    }
+    if (std::isnan(x_norm)) x_norm = inf;
+    const double scale = a_norm * x_norm + b_norm;
+    const double this_eta = r_norm == 0 ? 0 : std::isfinite(x_norm) && scale > 0 ? r_norm / scale : inf;
+    eta = std::max(eta, std::isnan(this_eta) ? inf : this_eta);
+  }
+  return eta;
+}
+
 template double unit_roundoff<float>();
 template double unit_roundoff<double>();
 template double unit_roundoff<std::complex<double>>();
@@ -222,5 +265,15 @@ template double backward_error<std::complex<double>>(int, int, const std::comple
 template double backward_error<std::complex<float>>(int, int, const std::complex<float>*, int,
                                                     const std::complex<float>*, int, const std::complex<float>*, int,
                                                     bool);
+
+template double normwise_backward_error<float>(int, int, const float*, int, const float*, int, const float*, int, bool);
+template double normwise_backward_error<double>(int, int, const double*, int, const double*, int, const double*, int,
+                                                bool);
+template double normwise_backward_error<std::complex<double>>(int, int, const std::complex<double>*, int,
+                                                              const std::complex<double>*, int,
+                                                              const std::complex<double>*, int, bool);
+template double normwise_backward_error<std::complex<float>>(int, int, const std::complex<float>*, int,
+                                                             const std::complex<float>*, int,
+                                                             const std::complex<float>*, int, bool);
 
 }  // namespace hetlu::accuracy

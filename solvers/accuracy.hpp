@@ -40,6 +40,14 @@ template <class T>
 double residual_and_backward_error(int n, int nrhs, const T* A, int lda, const T* X, int ldx, const T* B, int ldb, T* R,
                                    int ldr, T* row_shares = nullptr, int ldw = 0);
 
+// Normwise backward error (Rigal and Gaches) max over right-hand sides of
+// ||b - A x||_inf / (||A||_inf ||x||_inf + ||b||_inf), in double; a NaN counts as infinity. What GEPP
+// keeps small whenever its pivot growth is modest (it is not componentwise stable: a sparse A with
+// B = A gave omega 1.0 for an x right to 1e-16). a_stored_transposed: as for backward_error.
+template <class T>
+double normwise_backward_error(int n, int nrhs, const T* A, int lda, const T* X, int ldx, const T* B, int ldb,
+                               bool a_stored_transposed = false);
+
 // omega from the rows' shares (as the device computes them): their largest; a NaN counts as infinity.
 template <class T>
 double largest_row_omega(int n, int nrhs, const T* row_shares, int ldw);

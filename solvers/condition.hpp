@@ -172,4 +172,29 @@ double norm1(int m, int n, const T* A, int lda, std::vector<double>& column_maxi
   return largest;
 }
 
+// A norm of a finite A (1 or inf) as value 2^exponent: `norm` itself (exponent 0), or, where its sums
+// overflow, the norm of 2^-64 A (exponent 64). Entries near the largest double made ||A||_1 = Inf,
+// rcond 0 and A "singular to working precision" for [[1.7e308, 1e308], [1e308, 1.7e308]], whose rcond
+// is 0.26. A reciprocal condition number from value is 2^exponent times too large: ldexp(r, -exponent).
+struct ScaledNorm {
+  double value = 0;
+  int exponent = 0;
+};
+
+template <class T>
+ScaledNorm overflow_safe_norm(double norm, int n, const T* A, int lda, bool by_rows) {
+  if (std::isfinite(norm)) return {norm, 0};
+  constexpr int shift = 64;  // n 2^-64 |a| < 2^1024 for any n a 32-bit LAPACK takes
+  std::vector<double> sums(by_rows ? std::max(0, n) : 1, 0.0);
+  double largest = 0;
+  for (int j = 0; j < n; ++j) {
+    if (!by_rows) sums[0] = 0;
+    for (int i = 0; i < n; ++i)
+      sums[by_rows ? i : 0] += std::ldexp(double(std::abs(A[i + static_cast<long long>(j) * lda])), -shift);
+    if (!by_rows) largest = std::max(largest, sums[0]);
+  }
+  if (by_rows && n > 0) largest = *std::max_element(sums.begin(), sums.end());
+  return {largest, shift};
+}
+
 }  // namespace hetlu::kernels

@@ -45,7 +45,7 @@ void no_factors_of_a(int n, int* ipiv) {
 
 template <class T>
 int gepp_fallback(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv, T* B, int ldb,
-                  SolveDetails* details, const char* why, double a_norm1 = 0) {
+                  SolveDetails* details, const char* why, kernels::ScaledNorm a_norm = {}) {
   // Timed as phases of their own: on the H100 a single-precision fallback at n = 16384 spent 1.0 s
   // of its 1.4 outside the phases it printed, in this copy and the host's condition estimate.
   PhaseClock clock(details);
@@ -65,9 +65,10 @@ int gepp_fallback(const Plan& plan, int n, int nrhs, const T* A, int lda, int* i
   if (details)
     for (std::size_t i = phases_before; i < details->phase_seconds.size(); ++i)
       details->phase_seconds[i].first = "GEPP " + details->phase_seconds[i].first;
-  if (details && info == 0 && a_norm1 > 0) {
+  if (details && info == 0 && a_norm.value > 0) {
     PhaseClock estimate_clock(details);
-    details->rcond = lu_reciprocal_condition(n, LU.data(), std::max(1, n), ipiv, a_norm1);
+    details->rcond =
+        std::ldexp(lu_reciprocal_condition(n, LU.data(), std::max(1, n), ipiv, a_norm.value), -a_norm.exponent);
     estimate_clock.mark("GEPP condition estimate");
   }
   no_factors_of_a(n, ipiv);  // GEPP's pivots belong to its copy's factors, gone with it
@@ -90,16 +91,16 @@ RefinementResult solve_and_refine(const kernels::Butterfly<T>& U, const kernels:
 // The reciprocal 1-norm condition number of A (n x n, ||A||_1 = anorm), estimated (as dgecon) from
 // the randomized factors, with apply_randomized_inverse on one vector at a time.
 template <class T, class Triangular>
-double reciprocal_condition(const kernels::Butterfly<T>& U, const kernels::Butterfly<T>& V, int n, double anorm,
-                            Triangular& triangular) {
-  if (anorm == 0) return 0;
+double reciprocal_condition(const kernels::Butterfly<T>& U, const kernels::Butterfly<T>& V, int n,
+                            kernels::ScaledNorm anorm, Triangular& triangular) {
+  if (anorm.value == 0) return 0;
   std::vector<T> work;
   auto apply = [&](T* x, Transpose trans) {
     kernels::apply_randomized_inverse(U, V, n, 1, x, std::max(1, n), trans, work, triangular);
   };
   const double inverse_norm = kernels::inverse_norm1_estimate<T>(
       n, [&](T* x) { apply(x, Transpose::no); }, [&](T* x) { apply(x, Transpose::conjugate); });
-  return inverse_norm > 0 ? 1 / (anorm * inverse_norm) : 0;
+  return inverse_norm > 0 ? std::ldexp(1 / (anorm.value * inverse_norm), -anorm.exponent) : 0;
 }
 
 // Whether GENP's factors can solve A at all, asked where the condition estimate is low enough to
@@ -166,6 +167,9 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
   // ||A||_1, infinite. Only then is A searched, for the entry to name (a finite A whose sums
   // overflow passes the search).
   if (check == InputCheck::finite && !std::isfinite(a_norm1)) checks::finite("A", n, n, A, lda);
+  // Where the sums overflow a finite A, ||A||_1 of 2^-64 A: an Inf made rcond 0 and sent
+  // [[1.7e308, 1e308], [1e308, 1.7e308]] (rcond 0.26) to GEPP as "singular to working precision".
+  const kernels::ScaledNorm a_norm = kernels::overflow_safe_norm(a_norm1, n, A, lda, false);
   if (!nonsingular_lines) {
     device.reset();  // GEPP's hybrid LU takes the backend's lock again
     return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, "a row or column is exactly zero");
@@ -206,7 +210,7 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
   RefinementResult refined;
   double rcond = 0;
   if (info == 0) {
-    rcond = reciprocal_condition(U, V, n, a_norm1, triangular);
+    rcond = reciprocal_condition(U, V, n, a_norm, triangular);
   }
   // Singular to working precision below 10 u, not u: the estimate is a lower bound of ||A^-1||, and on
   // an exactly singular A (a row repeated, n = 30) rounding left it at 1.6 u on an AMD EPYC's BLAS
@@ -223,8 +227,8 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
   // size (||A||_1 / n), so that a solvable A of entries near 1e-300 does not overflow y.
   bool uncertified = false;
   if (info == 0 && !singular && rcond < std::sqrt(accuracy::unit_roundoff<T>())) {
-    const std::vector<T> probe =
-        kernels::random_probe<T>(n, 2027u + static_cast<unsigned>(n), a_norm1 > 0 ? a_norm1 / n : 1.0);
+    const std::vector<T> probe = kernels::random_probe<T>(
+        n, 2027u + static_cast<unsigned>(n), a_norm.value > 0 ? std::ldexp(a_norm.value / n, a_norm.exponent) : 1.0);
     const double contraction = std::is_same_v<scalar::real_t<T>, double> ? 0.01 : 0.5;
     std::vector<T> work;
     auto solve_one = [&](T* r) {
@@ -258,13 +262,18 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
                                : "";
   device.reset();  // a fallback to GEPP on the hybrid target takes the backend's lock again
   if (info > 0)
-    return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, "GENP met an exactly zero pivot", a_norm1);
+    return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, "GENP met an exactly zero pivot", a_norm);
   if (singular) {
     char why[128];
-    std::snprintf(why, sizeof why,
-                  "its estimated reciprocal condition number %.1e is below 10 u = %.1e, too near singular for GENP",
-                  rcond, singular_below);
-    return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, why, a_norm1);
+    if (rcond == 0)  // a solve through the factors was not finite (condition.hpp)
+      std::snprintf(why, sizeof why,
+                    "a solve through GENP's factors was not finite: A is singular to working precision, or the "
+                    "factors overflowed");
+    else
+      std::snprintf(why, sizeof why,
+                    "its estimated reciprocal condition number %.1e is below 10 u = %.1e, too near singular for GENP",
+                    rcond, singular_below);
+    return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, why, a_norm);
   }
   if (uncertified) {
     char why[160];
@@ -272,11 +281,11 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
                   "GENP's factors could not solve a random system (estimated reciprocal condition number %.1e): "
                   "too near singular for them",
                   rcond);
-    return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, why, a_norm1);
+    return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, why, a_norm);
   }
   if (!refined.converged)
     return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, "refinement did not converge in 5 steps",
-                         a_norm1);
+                         a_norm);
 
   kernels::copy_block(n, nrhs, X.data(), ld, B, ldb);
   no_factors_of_a(n, ipiv);

@@ -200,17 +200,17 @@ def _solve_stack(a, b, transposed, target="cpu", backend=None):
     if not (count and n and k):
         x = np.zeros(stack + (n, k), dtype=dtype)
         return x[..., 0] if vector else x
-    x, info, omega, tolerance = _hetlu._gesv_stack(a_stack.reshape(count, n, n), rhs.reshape(count, n, k), target,
-                                                   backend)
+    x, info, eta, tolerance = _hetlu._gesv_stack(a_stack.reshape(count, n, n), rhs.reshape(count, n, k), target,
+                                                 backend)
     if (info > 0).any():
         raise LinAlgError("Singular matrix")
-    # Only an x that is not finite is said: GEPP is normwise, not componentwise, backward stable, and
-    # a sparse A with B = A gave omega 1.0 for an x right to 1e-16 (a review finding).
-    inaccurate = np.flatnonzero(~np.isfinite(omega))
+    # The normwise backward error, which GEPP keeps small unless its pivots grow: a componentwise one
+    # warned of right answers (a sparse A with B = A: omega 1.0, x right to 1e-16; a review finding).
+    inaccurate = np.flatnonzero(~(eta <= tolerance))
     if inaccurate.size:
         first = int(inaccurate[0])
         what = ("x is not finite" if not np.isfinite(x[first]).all() else
-                "componentwise backward error {:.2e} above {:.2e} (30 (n + 1) eps)".format(omega[first], tolerance))
+                "normwise backward error {:.2e} above {:.2e} (30 (n + 1) eps)".format(eta[first], tolerance))
         where = tuple(int(i) for i in np.unravel_index(first, stack))
         warnings.warn("{} of the {} systems may be inaccurate; the first, system {}: {}.".format(
             inaccurate.size, count, where, what), LinAlgWarning, stacklevel=3)

@@ -128,6 +128,30 @@ TEST_P(EverySolver, ANearlyRepeatedColumnIsSeenToBeNearlySingular) {
   }
 }
 
+// Entries near the largest double, whose column sums overflow (||A||_1 = Inf at scale 5e306): not
+// singular. PRBT's rcond was 0 there, and Python's hetlu.solve warned "singular to working precision".
+// At 5e306 GENP's unpivoted factors overflow and PRBT falls back to GEPP, saying so.
+TEST_P(EverySolver, EntriesWhoseColumnSumsOverflowAreNotCalledSingular) {
+  const auto [solver, target] = GetParam();
+  const int n = 100;
+  for (double scale : {1.0, 1e304, 5e306}) {
+    SCOPED_TRACE("scale " + std::to_string(scale));
+    Matrix A = random_matrix(n, n, 7), b(n, 0.0);
+    for (auto& a : A) a *= scale;
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i) b[i] += A[i + static_cast<size_t>(j) * n] / n;  // x = ones / n
+    const Solution s = solve(plan_for(solver, target), n, A, b);
+    ASSERT_EQ(s.info, 0);
+    if (solver == Solver::prbt) {
+      if (scale <= 1e304) EXPECT_FALSE(s.details.fell_back_to_gepp) << s.details.note;
+      if (s.details.fell_back_to_gepp) EXPECT_NE(s.details.note.find("overflowed"), std::string::npos);
+      EXPECT_GT(s.details.rcond, 1e-6);  // the same for every scale: about 1e-4
+      EXPECT_LT(s.details.rcond, 1);
+    }
+    for (double xi : s.x) EXPECT_NEAR(xi * n, 1, 1e-8);
+  }
+}
+
 // [1e-310 0; 0 1] x = [1e-300; 1]: a subnormal pivot is divided by, never inverted to infinity.
 TEST_P(EverySolver, ASubnormalPivotGivesAFiniteAnswer) {
   const auto [solver, target] = GetParam();
