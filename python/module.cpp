@@ -881,12 +881,18 @@ py::tuple getrf_in_place(const py::array& a, bool check_finite) {
   return py::make_tuple(piv, info);
 }
 
-// ||A||_inf of an n x n A: its largest row sum of |a|.
+// ||A||_inf of an n x n A: its largest row sum of |a|; and each column's largest entry (|re| + |im|,
+// as kernels::norm1 keeps them) in the same pass.
 template <class T>
-double norm_inf(int n, const T* A, int ld) {
+double norm_inf(int n, const T* A, int ld, std::vector<double>& column_maxima) {
   std::vector<double> rows(std::max(0, n), 0.0);
+  column_maxima.assign(std::max(0, n), 0.0);
   for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i) rows[i] += double(std::abs(A[i + static_cast<std::size_t>(j) * ld]));
+    for (int i = 0; i < n; ++i) {
+      const T a = A[i + static_cast<std::size_t>(j) * ld];
+      rows[i] += double(std::abs(a));
+      column_maxima[j] = std::max(column_maxima[j], double(scalar::abs1(a)));
+    }
   return rows.empty() ? 0 : *std::max_element(rows.begin(), rows.end());
 }
 
@@ -919,11 +925,11 @@ py::tuple gesv_in_place(const py::array& a, const py::array& x, int trans, bool 
     py::gil_scoped_release release;
     // The system's matrix is A^T where transposed: its 1-norm condition, as SciPy's gecon with norm
     // 'I' (A's 1-norm one missed SciPy's LinAlgWarning by up to n^2: rcond 1e-16 against 6e-22).
-    std::vector<double> a_maxima;  // A's columns' largest entries: the factors' pivot growth against them
-    const double norm1 = kernels::norm1(n, n, A, ld, a_maxima);
-    const kernels::ScaledNorm anorm = op == Transpose::no
-                                          ? kernels::overflow_safe_norm(norm1, n, A, ld, false)
-                                          : kernels::overflow_safe_norm(norm_inf(n, A, ld), n, A, ld, true);
+    // A read once for its norm and its columns' largest entries (the factors' pivot growth against them).
+    std::vector<double> a_maxima;
+    const kernels::ScaledNorm anorm =
+        op == Transpose::no ? kernels::overflow_safe_norm(kernels::norm1(n, n, A, ld, a_maxima), n, A, ld, false)
+                            : kernels::overflow_safe_norm(norm_inf(n, A, ld, a_maxima), n, A, ld, true);
     info = getrf(Solver::gepp, n, n, A, ld, ipiv.data(), options).info;
     if (info != 0) return;
     growth = pivot_growth(n, a_maxima, A, ld);
@@ -1014,8 +1020,7 @@ void gesv_stack_on_device(int batch, int n, int k, const T* A, const T* B, T* X,
 // every digit, where the same systems alone warned. Normwise, not componentwise: GEPP is not
 // componentwise stable (a sparse A with B = A gave omega 1.0 for an x right to 1e-16).
 template <class T>
-void stack_backward_errors(int batch, int n, int k, const T* A, const T* B, const T* X, const int* infos,
-                           double* eta) {
+void stack_backward_errors(int batch, int n, int k, const T* A, const T* B, const T* X, const int* infos, double* eta) {
   const std::int64_t a_size = std::int64_t(n) * n, b_size = std::int64_t(n) * k;
   std::vector<T> x(b_size), b(b_size);  // column-major copies of one system's x and b
   for (int i = 0; i < batch; ++i) {

@@ -18,6 +18,7 @@
 #include <functional>
 #include <limits>
 #include <new>
+#include <optional>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -289,8 +290,11 @@ class HostBackend final : public Backend<T> {
 
   void gesv_batched(Queue q, int batch, int n, int nrhs, T* A, int lda, int stride_a, int* ipiv, T* B, int ldb,
                     int stride_b, int* info) override {
-    // The CPUs' batch on the team's threads (the worker's OpenMP count).
+    // The CPUs' batch on the team's threads (the worker's OpenMP count). A batch of one runs in a
+    // region of one thread, where OpenBLAS would size its calls by the team: see SingleThreadedBlas.
     worker(q).push([=] {
+      std::optional<SingleThreadedBlas> one_thread;
+      if (batch == 1) one_thread.emplace();
       solvers::gesv_batched(batch, n, nrhs, A, lda, stride_a, ipiv, n, B, ldb, stride_b, info, InputCheck::none);
     });
   }
