@@ -1073,6 +1073,71 @@ py::tuple gesv_stack(const py::array& a, const py::array& b, const std::string& 
   return py::make_tuple(x, info, eta, tolerance);
 }
 
+// Pickling (multiprocessing, joblib, a cache on disk): a versioned tuple of the fields. A state is
+// checked field by field, as any input: a damaged or foreign one is a ValueError or TypeError, and
+// lu_solve checks the factors it is given again.
+constexpr int pickle_version = 1;
+
+template <std::size_t N>
+void require_state(const py::tuple& t, const char* what) {
+  if (t.size() != N || !py::isinstance<py::int_>(t[0]) || t[0].cast<int>() != pickle_version)
+    throw InvalidArgument(std::string("not a pickled ") + what + " of this hetlu (version " +
+                          std::to_string(pickle_version) + ", " + std::to_string(N) + " fields)");
+}
+
+py::array state_array(const py::handle& h, const char* what) {
+  if (!py::isinstance<py::array>(h)) throw InvalidArgument(std::string("a pickled ") + what + " that is not an array");
+  return py::reinterpret_borrow<py::array>(h);
+}
+
+template <class V>
+V state_field(const py::handle& h, const char* name) {
+  try {
+    return h.cast<V>();
+  } catch (const py::cast_error&) {
+    throw InvalidArgument(std::string("a pickled ") + name + " of the wrong type (" +
+                          py::str(py::type::handle_of(h).attr("__name__")).cast<std::string>() + ")");
+  }
+}
+
+py::tuple factorization_state(const LUFactorization& f) {
+  return py::make_tuple(pickle_version, f.lu, f.piv, f.plan, f.seconds, f.gflops);
+}
+
+LUFactorization factorization_from_state(const py::tuple& t) {
+  require_state<6>(t, "LUFactorization");
+  LUFactorization f;
+  f.lu = state_array(t[1], "lu");
+  f.piv = state_array(t[2], "piv");
+  f.plan = state_field<py::dict>(t[3], "plan");
+  f.seconds = state_field<double>(t[4], "seconds");
+  f.gflops = state_field<double>(t[5], "gflops");
+  return f;
+}
+
+py::tuple solve_result_state(const SolveResult& r) {
+  return py::make_tuple(pickle_version, r.x, r.plan, r.backward_error, r.seconds, r.gflops, r.refinement_steps,
+                        r.fell_back_to_gepp, r.warnings, r.phase_seconds, r.iter, r.note, r.rcond);
+}
+
+SolveResult solve_result_from_state(const py::tuple& t) {
+  require_state<13>(t, "SolveResult");
+  SolveResult r;
+  r.x = state_array(t[1], "x");
+  r.plan = state_field<py::dict>(t[2], "plan");
+  r.backward_error = state_field<std::optional<double>>(t[3], "backward_error");
+  r.seconds = state_field<double>(t[4], "seconds");
+  r.gflops = state_field<double>(t[5], "gflops");
+  r.refinement_steps = state_field<int>(t[6], "refinement_steps");
+  r.fell_back_to_gepp = state_field<bool>(t[7], "fell_back_to_gepp");
+  r.warnings = state_field<std::vector<std::string>>(t[8], "warnings");
+  r.phase_seconds = state_field<std::vector<std::pair<std::string, double>>>(t[9], "phase_seconds");
+  r.iter = state_field<std::optional<int>>(t[10], "iter");
+  r.note = state_field<std::string>(t[11], "note");
+  r.rcond = state_field<std::optional<double>>(t[12], "rcond");
+  return r;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_hetlu, m) {
@@ -1103,6 +1168,7 @@ PYBIND11_MODULE(_hetlu, m) {
       .def_readonly("rcond", &SolveResult::rcond)
       .def_readonly("fell_back_to_gepp", &SolveResult::fell_back_to_gepp)
       .def_readonly("phase_seconds", &SolveResult::phase_seconds)
+      .def(py::pickle(&solve_result_state, &solve_result_from_state))
       .def("__repr__", [](const SolveResult& r) {
         return "SolveResult(solver=" + py::str(r.plan["solver"]).cast<std::string>() +
                ", source=" + py::str(r.plan["source"]).cast<std::string>() +
@@ -1113,7 +1179,8 @@ PYBIND11_MODULE(_hetlu, m) {
       .def_readonly("piv", &LUFactorization::piv)
       .def_readonly("plan", &LUFactorization::plan)
       .def_readonly("seconds", &LUFactorization::seconds)
-      .def_readonly("gflops", &LUFactorization::gflops);
+      .def_readonly("gflops", &LUFactorization::gflops)
+      .def(py::pickle(&factorization_state, &factorization_from_state));
 
   m.def("solve", &solve, "Solve A x = b; returns x with the plan and the componentwise backward error", "A"_a, "b"_a,
         "solver"_a = "auto", "db"_a = py::none(), "nb"_a = py::none(), "overwrite_a"_a = false, "target"_a = "cpu",

@@ -615,3 +615,23 @@ def test_a_long_double_beyond_doubles_range_is_said_as_such():
     a[1, 2] = np.inf
     with pytest.raises(hetlu.InvalidArgument, match=r"A\(2,3\) is Inf"):
         hetlu.solve(a, np.ones(4))
+
+
+def test_results_and_factors_survive_pickling():
+    # multiprocessing and joblib pickle what a worker returns: "cannot pickle 'SolveResult' object".
+    import pickle
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((40, 40)) + 40 * np.eye(40)
+    b = rng.standard_normal(40)
+    r = pickle.loads(pickle.dumps(hetlu.solve(a, b, solver="prbt")))
+    assert np.allclose(r.x, np.linalg.solve(a, b), rtol=1e-12)
+    assert r.plan["solver"] == "prbt" and r.rcond is not None and r.phase_seconds
+    f = pickle.loads(pickle.dumps(hetlu.lu_factor(a)))
+    assert np.allclose(hetlu.lu_solve(f, b), np.linalg.solve(a, b), rtol=1e-12)
+    # A damaged or foreign state is an error that says so, never factors taken on trust.
+    blank = hetlu.LUFactorization.__new__(hetlu.LUFactorization)
+    for state, message in [((), "not a pickled LUFactorization"), ((2, a, b, {}, 0.0, 0.0), "version 1"),
+                           ((1, [1.0], b, {}, 0.0, 0.0), "lu that is not an array"),
+                           ((1, a, b, {}, "soon", 0.0), "seconds of the wrong type")]:
+        with pytest.raises(ValueError, match=message):
+            blank.__setstate__(state)
