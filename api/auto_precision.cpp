@@ -194,10 +194,12 @@ SolveReport auto_precision_gesv(Solver solver, int n, int nrhs, T* A, int lda, i
     // After a fall-back that found A near singular, the calls it sends to double say how singular A
     // is, as that call did (dgecon's estimate from the factors: 15 % of the solve); others, as gesv.
     const bool estimate = history && history->near_singular && solver != Solver::prbt;
-    const double anorm = estimate ? kernels::norm1(n, n, A, lda) : 0;
+    const kernels::ScaledNorm anorm =
+        estimate ? kernels::overflow_safe_norm(kernels::norm1(n, n, A, lda), n, A, lda, false) : kernels::ScaledNorm{};
     SolveReport report = gesv(solver, n, nrhs, A, lda, ipiv, X, ldx, checked);
     if (estimate && report.info == 0) {
-      report.rcond = rcond_of_solution(n, nrhs, A, lda, ipiv, X, ldx, B, ldb, anorm);
+      report.rcond = kernels::solution_rcond(n, nrhs, X, ldx, B, ldb, anorm,
+                                             [&](double norm) { return rcond_estimate(n, A, lda, ipiv, norm); });
       check_working_precision_singularity<T>(report);
     }
     report.auto_choice = why;

@@ -10,6 +10,7 @@
 #include "hetlu/detail/flops.hpp"
 #include "hetlu/hetlu.hpp"
 #include "solvers/checks.hpp"
+#include "solvers/condition.hpp"
 #include "solvers/lu.hpp"
 #include "solvers/scalar.hpp"
 
@@ -70,7 +71,8 @@ SolveReport detail::mixed_solve(Solver solver, int n, int nrhs, T* A, int lda, i
   report.backward_error = details.iter >= 0 ? details.backward_error : std::nullopt;
   if (report.info == 0 && details.a_norm1 > 0 && nrhs > 0) {
     // The safeguards' estimate (certify), never above what X proves; X alone where none was made.
-    const double proven = rcond_bound(n, nrhs, X, ldx, B, ldb, details.a_norm1);
+    const double proven =
+        kernels::solution_rcond_bound(n, nrhs, X, ldx, B, ldb, {details.a_norm1, details.a_norm1_exponent});
     report.rcond = details.rcond > 0 ? std::min(details.rcond, proven) : proven;
     check_working_precision_singularity<T>(report);
   }

@@ -647,35 +647,14 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
 
 template <class T>
 double rcond_bound(int n, int nrhs, const T* X, int ldx, const T* B, int ldb, double anorm) {
-  double bound = 1;
-  // Each norm as its largest entry times a sum of ratios in [1, n], their quotient taken before
-  // ||A||_1: with B and X near 1e305, n = 130 and ||A||_1 = 100, the plain norms' product overflowed
-  // and "proved" rcond = 0 of a well-conditioned A; entries divided by n underflowed at the other end.
-  auto norm = [n](const T* v) -> std::pair<double, double> {  // (largest, sum of ratios to it)
-    double largest = 0, sum = 0;
-    for (int i = 0; i < n; ++i) largest = std::max(largest, double(std::abs(v[i])));
-    if (largest > 0 && std::isfinite(largest))
-      for (int i = 0; i < n; ++i) sum += double(std::abs(v[i])) / largest;
-    return {largest, sum};
-  };
-  for (int k = 0; k < nrhs; ++k) {
-    const auto [x_largest, x_sum] = norm(X + static_cast<long long>(k) * ldx);
-    const auto [b_largest, b_sum] = norm(B + static_cast<long long>(k) * ldb);
-    if (!(x_largest > 0) || !(anorm > 0)) continue;  // X = 0 proves nothing
-    if (std::isinf(x_largest)) {                     // X overflowed on a finite B: ||A^-1|| beyond any bound
-      if (std::isfinite(b_largest)) bound = 0;
-      continue;
-    }
-    const double ratio = b_largest == 0 ? 0 : (b_largest / x_largest) * (b_sum / x_sum);
-    bound = std::min(bound, ratio / anorm);
-  }
-  return bound;
+  return kernels::solution_rcond_bound(n, nrhs, X, ldx, B, ldb, {anorm, 0});
 }
 
 template <class T>
 double rcond_of_solution(int n, int nrhs, const T* LU, int lda, const int* ipiv, const T* X, int ldx, const T* B,
                          int ldb, double anorm) {
-  return std::min(rcond_bound(n, nrhs, X, ldx, B, ldb, anorm), rcond_estimate(n, LU, lda, ipiv, anorm));
+  return kernels::solution_rcond(n, nrhs, X, ldx, B, ldb, {anorm, 0},
+                                 [&](double norm) { return rcond_estimate(n, LU, lda, ipiv, norm); });
 }
 
 template <class T>

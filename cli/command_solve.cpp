@@ -77,9 +77,12 @@ SolveReport solve_mixed(Solver solver, std::optional<Solver> asked, bool automat
     const bool double_factors_in_a =  // GEPP's or CALU's, not a mixed answer's (A untouched, ipiv unset)
         report.plan.precision == Precision::double_ && report.plan.solver != Solver::prbt;
     if (double_factors_in_a && (!report.rcond || automatic)) {
-      const double anorm = kernels::norm1(n, n, A0.data(), ld);
-      report.rcond = std::min(report.rcond.value_or(1.0), rcond_of_solution(n, nrhs, A.data(), ld, ipiv.data(),
-                                                                            B.data(), ld, B0.data(), ld, anorm));
+      const kernels::ScaledNorm anorm =
+          kernels::overflow_safe_norm(kernels::norm1(n, n, A0.data(), ld), n, A0.data(), ld, false);
+      report.rcond = std::min(report.rcond.value_or(1.0),
+                              kernels::solution_rcond(n, nrhs, B.data(), ld, B0.data(), ld, anorm, [&](double norm) {
+                                return rcond_estimate(n, A.data(), ld, ipiv.data(), norm);
+                              }));
     }
     if (report.rcond.value_or(1.0) >= accuracy::unit_roundoff<T>()) return report;
   }

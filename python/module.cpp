@@ -506,9 +506,12 @@ SolveResult solve_mixed_typed(const py::array& A_in, const py::array& b_in, cons
   if (double_factors_in_a && (!report.rcond || automatic)) {
     py::gil_scoped_release release;
     std::vector<T> storage;
-    const double anorm = kernels::norm1(n, n, column_major_a(original.data, original.transposed, n, storage), ld);
+    const T* a0 = column_major_a(original.data, original.transposed, n, storage);
+    const kernels::ScaledNorm anorm = kernels::overflow_safe_norm(kernels::norm1(n, n, a0, ld), n, a0, ld, false);
     report.rcond = std::min(report.rcond.value_or(1.0),
-                            rcond_of_solution(n, nrhs, A.data(), ld, ipiv.data(), X.data(), ld, B.data(), ld, anorm));
+                            kernels::solution_rcond(n, nrhs, X.data(), ld, B.data(), ld, anorm, [&](double norm) {
+                              return rcond_estimate(n, A.data(), ld, ipiv.data(), norm);
+                            }));
     check_working_precision_singularity<T>(report);
   }
   SolveResult r;

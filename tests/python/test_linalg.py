@@ -456,3 +456,10 @@ def test_rcond_of_a_matrix_whose_norm_overflows():
         warnings.simplefilter("error")
         r = hetlu.solve(big, np.ones(300), solver="prbt")
     assert 1e-7 < r.rcond < 1e-2
+    # And the mixed and auto precisions' double solver (A does not fit single): rcond 0 and "singular".
+    for precision in ("mixed", "auto"):
+        for solver in ("gepp", "prbt"):
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                r = hetlu.solve(big, np.ones(300), solver=solver, precision=precision)
+            assert 1e-7 < r.rcond < 1e-2, (precision, solver, r.rcond)
