@@ -83,6 +83,21 @@ TEST(Accuracy, ANanSolutionHasAnInfiniteBackwardError) {
             std::numeric_limits<double>::infinity());
 }
 
+// Rigal and Gaches' normwise backward error against its definition, both layouts; a NaN is infinite.
+TEST(Accuracy, NormwiseBackwardErrorIsRigalAndGaches) {
+  // A = [1 2; 3 4], x = [1; 1], b = [3; 8]: r = b - A x = [0; 1], ||A||_inf = 7, ||x|| = 1, ||b|| = 8.
+  const std::vector<double> A = {1, 3, 2, 4}, At = {1, 2, 3, 4}, x = {1, 1}, b = {3, 8};
+  EXPECT_DOUBLE_EQ(accuracy::normwise_backward_error(2, 1, A.data(), 2, x.data(), 2, b.data(), 2), 1.0 / 15);
+  EXPECT_DOUBLE_EQ(accuracy::normwise_backward_error(2, 1, At.data(), 2, x.data(), 2, b.data(), 2, true), 1.0 / 15);
+  // Two right-hand sides: the larger of theirs; an exact one gives 0.
+  const std::vector<double> X = {1, 1, 1, 0}, B = {3, 8, 1, 3};
+  EXPECT_DOUBLE_EQ(accuracy::normwise_backward_error(2, 2, A.data(), 2, X.data(), 2, B.data(), 2), 1.0 / 15);
+  EXPECT_EQ(accuracy::normwise_backward_error(2, 1, A.data(), 2, X.data() + 2, 2, B.data() + 2, 2), 0.0);
+  const std::vector<float> Af = {1, 3, 2, 4}, nan_x = {std::numeric_limits<float>::quiet_NaN(), 1}, bf = {3, 8};
+  EXPECT_EQ(accuracy::normwise_backward_error(2, 1, Af.data(), 2, nan_x.data(), 2, bf.data(), 2),
+            std::numeric_limits<double>::infinity());
+}
+
 TEST(Workspace, ALargeArrayIsKeptAndHandedOutAgain) {
   kernels::release_workspace();
   const double* first = nullptr;
