@@ -352,7 +352,7 @@ bool check_as_the_command(SolveResult& r, SolveReport& report, const std::string
 // rcond = 1 / (||A|| ||A^-1||) from the factors, for a norm given as value 2^exponent.
 template <class T>
 double rcond_from_factors(int n, const T* LU, int ld, const int* ipiv, kernels::ScaledNorm anorm) {
-  return std::ldexp(rcond_estimate(n, LU, ld, ipiv, anorm.value), -anorm.exponent);
+  return anorm.rcond(rcond_estimate(n, LU, ld, ipiv, anorm.value));
 }
 
 // Where A was factored in place (overwrite_a=True) nothing can check the answer against A: LAPACK's
@@ -946,7 +946,7 @@ py::tuple gesv_in_place(const py::array& a, const py::array& x, int trans, bool 
       const double inverse_norm = kernels::inverse_norm1_estimate<T>(n, solve_with(op), solve_with(Transpose::no));
       rcond = n == 0 ? 1
               : anorm.value > 0 && inverse_norm > 0 && std::isfinite(inverse_norm)
-                  ? std::ldexp(1 / (anorm.value * inverse_norm), -anorm.exponent)
+                  ? anorm.rcond(1 / (anorm.value * inverse_norm))
                   : 0;
     }
   };

@@ -176,10 +176,12 @@ double norm1(int m, int n, const T* A, int lda, std::vector<double>& column_maxi
 // A norm of a finite A (1 or inf) as value 2^exponent: `norm` itself (exponent 0), or, where its sums
 // overflow, the norm of 2^-64 A (exponent 64). Entries near the largest double made ||A||_1 = Inf,
 // rcond 0 and A "singular to working precision" for [[1.7e308, 1e308], [1e308, 1.7e308]], whose rcond
-// is 0.26. A reciprocal condition number from value is 2^exponent times too large: ldexp(r, -exponent).
+// is 0.26. A reciprocal condition number computed with value is 2^exponent times too large: rcond()
+// scales it back, the one place that does.
 struct ScaledNorm {
   double value = 0;
   int exponent = 0;
+  double rcond(double computed_with_value) const { return std::ldexp(computed_with_value, -exponent); }
 };
 
 template <class T>
@@ -223,7 +225,7 @@ double solution_rcond_bound(int n, int nrhs, const T* X, int ldx, const T* B, in
       continue;
     }
     const double ratio = b_largest == 0 ? 0 : (b_largest / x_largest) * (b_sum / x_sum);
-    bound = std::min(bound, std::ldexp(ratio / anorm.value, -anorm.exponent));
+    bound = std::min(bound, anorm.rcond(ratio / anorm.value));
   }
   return bound;
 }
@@ -233,8 +235,7 @@ double solution_rcond_bound(int n, int nrhs, const T* X, int ldx, const T* B, in
 template <class T, class Estimate>
 double solution_rcond(int n, int nrhs, const T* X, int ldx, const T* B, int ldb, ScaledNorm anorm,
                       Estimate&& estimate) {
-  return std::min(solution_rcond_bound(n, nrhs, X, ldx, B, ldb, anorm),
-                  std::ldexp(estimate(anorm.value), -anorm.exponent));
+  return std::min(solution_rcond_bound(n, nrhs, X, ldx, B, ldb, anorm), anorm.rcond(estimate(anorm.value)));
 }
 
 }  // namespace hetlu::kernels

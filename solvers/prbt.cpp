@@ -67,8 +67,7 @@ int gepp_fallback(const Plan& plan, int n, int nrhs, const T* A, int lda, int* i
       details->phase_seconds[i].first = "GEPP " + details->phase_seconds[i].first;
   if (details && info == 0 && a_norm.value > 0) {
     PhaseClock estimate_clock(details);
-    details->rcond =
-        std::ldexp(lu_reciprocal_condition(n, LU.data(), std::max(1, n), ipiv, a_norm.value), -a_norm.exponent);
+    details->rcond = a_norm.rcond(lu_reciprocal_condition(n, LU.data(), std::max(1, n), ipiv, a_norm.value));
     estimate_clock.mark("GEPP condition estimate");
   }
   no_factors_of_a(n, ipiv);  // GEPP's pivots belong to its copy's factors, gone with it
@@ -100,7 +99,7 @@ double reciprocal_condition(const kernels::Butterfly<T>& U, const kernels::Butte
   };
   const double inverse_norm = kernels::inverse_norm1_estimate<T>(
       n, [&](T* x) { apply(x, Transpose::no); }, [&](T* x) { apply(x, Transpose::conjugate); });
-  return inverse_norm > 0 ? std::ldexp(1 / (anorm.value * inverse_norm), -anorm.exponent) : 0;
+  return inverse_norm > 0 ? anorm.rcond(1 / (anorm.value * inverse_norm)) : 0;
 }
 
 // Whether GENP's factors can solve A at all, asked where the condition estimate is low enough to
