@@ -1081,11 +1081,19 @@ py::tuple gesv_stack(const py::array& a, const py::array& b, const std::string& 
 // lu_solve checks the factors it is given again.
 constexpr int pickle_version = 1;
 
+// The state as a tuple of N fields whose first is the int pickle_version: compared as Python ints, so
+// a version past a C int's range, or True (an int subclass), is a foreign state, not an overflow.
 template <std::size_t N>
-void require_state(const py::tuple& t, const char* what) {
-  if (t.size() != N || !py::isinstance<py::int_>(t[0]) || t[0].cast<int>() != pickle_version)
+py::tuple require_state(const py::object& state, const char* what) {
+  auto ours = [&] {
+    if (!py::isinstance<py::tuple>(state) || py::len(state) != N) return false;
+    const py::object version = py::reinterpret_borrow<py::tuple>(state)[0];
+    return Py_IS_TYPE(version.ptr(), &PyLong_Type) && version.equal(py::int_(pickle_version));
+  };
+  if (!ours())
     throw InvalidArgument(std::string("not a pickled ") + what + " of this hetlu (version " +
                           std::to_string(pickle_version) + ", " + std::to_string(N) + " fields)");
+  return py::reinterpret_borrow<py::tuple>(state);
 }
 
 py::array state_array(const py::handle& h, const char* what) {
@@ -1103,12 +1111,12 @@ V state_field(const py::handle& h, const char* name) {
   }
 }
 
-py::tuple factorization_state(const LUFactorization& f) {
+py::object factorization_state(const LUFactorization& f) {
   return py::make_tuple(pickle_version, f.lu, f.piv, f.plan, f.seconds, f.gflops);
 }
 
-LUFactorization factorization_from_state(const py::tuple& t) {
-  require_state<6>(t, "LUFactorization");
+LUFactorization factorization_from_state(const py::object& state) {
+  const py::tuple t = require_state<6>(state, "LUFactorization");
   LUFactorization f;
   f.lu = state_array(t[1], "lu");
   f.piv = state_array(t[2], "piv");
@@ -1118,13 +1126,13 @@ LUFactorization factorization_from_state(const py::tuple& t) {
   return f;
 }
 
-py::tuple solve_result_state(const SolveResult& r) {
+py::object solve_result_state(const SolveResult& r) {
   return py::make_tuple(pickle_version, r.x, r.plan, r.backward_error, r.seconds, r.gflops, r.refinement_steps,
                         r.fell_back_to_gepp, r.warnings, r.phase_seconds, r.iter, r.note, r.rcond);
 }
 
-SolveResult solve_result_from_state(const py::tuple& t) {
-  require_state<13>(t, "SolveResult");
+SolveResult solve_result_from_state(const py::object& state) {
+  const py::tuple t = require_state<13>(state, "SolveResult");
   SolveResult r;
   r.x = state_array(t[1], "x");
   r.plan = state_field<py::dict>(t[2], "plan");

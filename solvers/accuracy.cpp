@@ -187,6 +187,27 @@ double backward_error(int n, int nrhs, const T* A, int lda, const T* X, int ldx,
   return omega;
 }
 
+namespace {
+
+// e with 2^(e-1) <= largest < 2^e, so that 2^-e brings entries up to `largest` into (1/2, 1]; kept
+// at or above -1022, so that 2^-e is a double; 0 where largest is 0 or not finite (no scaling helps).
+int normalizing_exponent(double largest) {
+  if (!(largest > 0) || !std::isfinite(largest)) return 0;
+  int e = 0;
+  std::frexp(largest, &e);
+  return std::max(e, -1022);
+}
+
+template <class W>
+W times_power_of_two(W v, int e) {
+  if constexpr (scalar::is_complex_v<W>)
+    return W(std::ldexp(v.real(), e), std::ldexp(v.imag(), e));
+  else
+    return std::ldexp(v, e);
+}
+
+}  // namespace
+
 template <class T>
 double normwise_backward_error(int n, int nrhs, const T* A, int lda, const T* X, int ldx, const T* B, int ldb,
                                bool a_stored_transposed) {
@@ -195,29 +216,57 @@ double normwise_backward_error(int n, int nrhs, const T* A, int lda, const T* X,
   auto entry = [&](int i, int j) {
     return a_stored_transposed ? A[j + static_cast<long long>(i) * lda] : A[i + static_cast<long long>(j) * lda];
   };
-  double a_norm = 0;  // ||A||_inf: the largest row sum
-  for (int i = 0; i < n; ++i) {
-    double sum = 0;
-    for (int j = 0; j < n; ++j) sum += scalar::abs1(entry(i, j));
-    a_norm = std::max(a_norm, sum);
+  auto a_norm_of = [&](double a_scale) {  // ||a_scale A||_inf: the largest row sum
+    double a_norm = 0;
+    for (int i = 0; i < n; ++i) {
+      double sum = 0;
+      for (int j = 0; j < n; ++j) sum += scalar::abs1(W(entry(i, j)) * a_scale);
+      a_norm = std::max(a_norm, sum);
+    }
+    return a_norm;
+  };
+  double x_largest = 0, b_largest = 0;
+  for (int r = 0; r < nrhs; ++r)
+    for (int i = 0; i < n; ++i) {
+      x_largest = std::max(x_largest, scalar::abs_max(X[i + static_cast<long long>(r) * ldx]));
+      b_largest = std::max(b_largest, scalar::abs1(B[i + static_cast<long long>(r) * ldb]));
+    }
+  // eta is the same for (s A, t x, s t b). Where ||A|| ||x|| + ||b|| overflows, or ||A|| ||x||
+  // underflows, A and x are scaled by powers of two to entries near 1 (exact but for what falls
+  // below ||A|| 2^-1074): plain sums made ||A||, or the denominator, Inf for a finite system with
+  // entries near 1e308, eta 0, and a wrong x passed.
+  int a_exponent = 0, x_exponent = 0;
+  double a_norm = a_norm_of(1);
+  const double product = a_norm * x_largest;
+  if ((product > 0 && product < std::numeric_limits<double>::min()) ||
+      !(product + b_largest <= std::numeric_limits<double>::max())) {
+    double a_largest = 0;
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) a_largest = std::max(a_largest, scalar::abs_max(entry(i, j)));
+    a_exponent = normalizing_exponent(a_largest);
+    x_exponent = normalizing_exponent(x_largest);
+    a_norm = a_norm_of(std::ldexp(1.0, -a_exponent));
   }
+  const double a_scale = std::ldexp(1.0, -a_exponent), x_scale = std::ldexp(1.0, -x_exponent);
   double eta = 0;
-  std::vector<W> residual(std::max(0, n));
+  std::vector<W> residual(std::max(0, n)), x(std::max(0, n));
   for (int r = 0; r < nrhs; ++r) {
-    const T* x = X + static_cast<long long>(r) * ldx;
     const T* b = B + static_cast<long long>(r) * ldb;
     double x_norm = 0, b_norm = 0, r_norm = 0;
-    for (int j = 0; j < n; ++j) x_norm = std::max(x_norm, double(scalar::abs1(x[j])));
-    for (int i = 0; i < n; ++i) residual[i] = W(b[i]);
+    for (int j = 0; j < n; ++j) {
+      x[j] = W(X[j + static_cast<long long>(r) * ldx]) * x_scale;
+      x_norm = std::max(x_norm, scalar::abs1(x[j]));
+    }
+    for (int i = 0; i < n; ++i) residual[i] = times_power_of_two(W(b[i]), -(a_exponent + x_exponent));
     if (a_stored_transposed) {  // in memory order: row i of A is contiguous
       for (int i = 0; i < n; ++i)
-        for (int j = 0; j < n; ++j) residual[i] -= W(entry(i, j)) * W(x[j]);
+        for (int j = 0; j < n; ++j) residual[i] -= W(entry(i, j)) * a_scale * x[j];
     } else {
       for (int j = 0; j < n; ++j)
-        for (int i = 0; i < n; ++i) residual[i] -= W(entry(i, j)) * W(x[j]);
+        for (int i = 0; i < n; ++i) residual[i] -= W(entry(i, j)) * a_scale * x[j];
     }
     for (int i = 0; i < n; ++i) {
-      b_norm = std::max(b_norm, double(scalar::abs1(b[i])));
+      b_norm = std::max(b_norm, scalar::abs1(times_power_of_two(W(b[i]), -(a_exponent + x_exponent))));
       const double ri = scalar::abs1(residual[i]);
       r_norm = std::isnan(ri) ? inf : std::max(r_norm, ri);
       if (r_norm == inf) break;

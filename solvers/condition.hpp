@@ -193,7 +193,7 @@ ScaledNorm overflow_safe_norm(double norm, int n, const T* A, int lda, bool by_r
   for (int j = 0; j < n; ++j) {
     if (!by_rows) sums[0] = 0;
     for (int i = 0; i < n; ++i)
-      sums[by_rows ? i : 0] += std::ldexp(double(std::abs(A[i + static_cast<long long>(j) * lda])), -shift);
+      sums[by_rows ? i : 0] += scalar::scaled_abs(A[i + static_cast<long long>(j) * lda], shift);
     if (!by_rows) largest = std::max(largest, sums[0]);
   }
   if (by_rows && n > 0) largest = *std::max_element(sums.begin(), sums.end());

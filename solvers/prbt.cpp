@@ -263,11 +263,11 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
   if (info > 0)
     return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, "GENP met an exactly zero pivot", a_norm);
   if (singular) {
-    char why[128];
-    if (rcond == 0)  // a solve through the factors was not finite (condition.hpp)
+    char why[192];
+    if (rcond == 0)  // a solve through the factors was not finite (condition.hpp), or rcond underflowed
       std::snprintf(why, sizeof why,
-                    "a solve through GENP's factors was not finite: A is singular to working precision, or the "
-                    "factors overflowed");
+                    "its estimated reciprocal condition number is 0 (below the double range, or a solve through "
+                    "GENP's factors was not finite): A is singular to working precision, or GENP's factors overflowed");
     else
       std::snprintf(why, sizeof why,
                     "its estimated reciprocal condition number %.1e is below 10 u = %.1e, too near singular for GENP",

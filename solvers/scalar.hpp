@@ -60,6 +60,16 @@ inline double abs_max(T x) {
     return std::abs(double(x));
 }
 
+// |2^-shift x| in double, the parts scaled before the modulus is taken: |1e308 + 1e308i| overflows
+// where its parts are finite, and a complex<float>'s own modulus overflows beyond 3.4e38.
+template <class T>
+inline double scaled_abs(T x, int shift) {
+  if constexpr (is_complex_v<T>)
+    return std::abs(std::complex<double>(std::ldexp(double(x.real()), -shift), std::ldexp(double(x.imag()), -shift)));
+  else
+    return std::ldexp(std::abs(double(x)), -shift);
+}
+
 // Whether dividing by p, or taking 1 / p, is out of reach of complex division as LAPACK is built
 // (Smith's, gfortran's and GCC's -fcx-fortran-rules): its denominator |c| + |d| r can overflow where
 // a part of p exceeds max / 2, and 1 / (1e308 + 1e308i) came out 0 (X = 0 for a system of

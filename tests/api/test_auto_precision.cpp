@@ -249,6 +249,36 @@ TEST_F(AutoPrecision, SingularAndBadArguments) {
   EXPECT_EQ(auto_precision_gesv(Solver::gepp, 0, 1, &a, 1, &p, &b, 1, &x, 1).info, 0);
 }
 
+// A singular A with B in its range: the first call's mixed refinement converges but is not vouched
+// for, and double answers with A said singular to working precision. The calls that memory then sends
+// straight to double say so too: rcond from dgecon's estimate of the double factors, and the warning.
+TEST_F(AutoPrecision, ASingularMatrixRememberedIsStillSaidToBeSingular) {
+  SKIP_UNLESS_MIXED_IS_PRICED;
+  const int n = order + 2;
+  System<double> s{n, conditioned<double>(n, 10, 17).A, std::vector<double>(2 * static_cast<size_t>(n), 0.0)};
+  for (int j = 0; j < n; ++j)
+    s.A[n - 1 + static_cast<size_t>(j) * n] = s.A[static_cast<size_t>(j) * n] + s.A[1 + static_cast<size_t>(j) * n];
+  for (int r = 0; r < 2; ++r)  // B = A x0 with x0 = (1, 2, ..., n) and its reverse
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i)
+        s.B[i + static_cast<size_t>(r) * n] += s.A[i + static_cast<size_t>(j) * n] * (r == 0 ? j + 1 : n - j);
+  auto said_singular = [](const SolveReport& report) {
+    for (const auto& w : report.warnings)
+      if (says(w, "singular to working precision")) return true;
+    return report.info > 0;
+  };
+  const auto first = solve_auto(s);
+  EXPECT_TRUE(said_singular(first.report)) << first.report.note;
+  EXPECT_TRUE(says(first.report.auto_choice, "then double")) << first.report.auto_choice;
+  const auto next = solve_auto(s);
+  EXPECT_TRUE(says(next.report.auto_choice, "last try")) << next.report.auto_choice;
+  EXPECT_TRUE(said_singular(next.report)) << next.report.note;
+  if (next.report.info == 0) {
+    ASSERT_TRUE(next.report.rcond.has_value());
+    EXPECT_LT(*next.report.rcond, 10 * accuracy::unit_roundoff<double>());
+  }
+}
+
 // Several threads at once on one kind of call (GEPP at one order) beyond mixed's reach: every
 // answer is right, and each thread's second call finds the memory another (or its own first) left.
 TEST_F(AutoPrecision, ConcurrentCallsShareTheMemoryAndAreEachRight) {

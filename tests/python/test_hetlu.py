@@ -632,6 +632,17 @@ def test_results_and_factors_survive_pickling():
     blank = hetlu.LUFactorization.__new__(hetlu.LUFactorization)
     for state, message in [((), "not a pickled LUFactorization"), ((2, a, b, {}, 0.0, 0.0), "version 1"),
                            ((1, [1.0], b, {}, 0.0, 0.0), "lu that is not an array"),
-                           ((1, a, b, {}, "soon", 0.0), "seconds of the wrong type")]:
+                           ((1, a, b, {}, "soon", 0.0), "seconds of the wrong type"),
+                           ([1, a, b, {}, 0.0, 0.0], "not a pickled"), ((True, a, b, {}, 0.0, 0.0), "version 1"),
+                           ((2**70, a, b, {}, 0.0, 0.0), "version 1"), (None, "not a pickled")]:
         with pytest.raises(ValueError, match=message):
             blank.__setstate__(state)
+    result = hetlu.SolveResult.__new__(hetlu.SolveResult)
+    good = r.__getstate__()
+    for field, bad in [(1, "x"), (3, "small"), (6, 2**40), (8, "not a list"), (9, [("upload", "soon")]), (12, "0.5")]:
+        state = list(good)
+        state[field] = bad
+        with pytest.raises(ValueError, match="a pickled"):
+            result.__setstate__(tuple(state))
+    result.__setstate__(good)
+    assert np.array_equal(result.x, r.x) and result.note == r.note

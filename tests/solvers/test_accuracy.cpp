@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <vector>
 
@@ -96,6 +97,39 @@ TEST(Accuracy, NormwiseBackwardErrorIsRigalAndGaches) {
   const std::vector<float> Af = {1, 3, 2, 4}, nan_x = {std::numeric_limits<float>::quiet_NaN(), 1}, bf = {3, 8};
   EXPECT_EQ(accuracy::normwise_backward_error(2, 1, Af.data(), 2, nan_x.data(), 2, bf.data(), 2),
             std::numeric_limits<double>::infinity());
+}
+
+// eta where ||A|| ||x|| leaves the double range: the same as for the scaled system (A, b times a power of
+// two), not 0 (||A||_inf summed to Inf hid a wrong x) nor Inf; real and complex, both layouts.
+TEST(Accuracy, NormwiseBackwardErrorOfEntriesNearTheRangesEnds) {
+  const std::vector<double> A = {1, 3, 2, 4}, At = {1, 2, 3, 4}, x = {1, 1}, b = {3, 8}, wrong_x = {3, -1};
+  for (const double s : {std::ldexp(1.0, 1020), std::ldexp(1.0, -1000)}) {
+    std::vector<double> sA = A, sAt = At, sb = b;
+    for (double& v : sA) v *= s;
+    for (double& v : sAt) v *= s;
+    for (double& v : sb) v *= s;
+    EXPECT_DOUBLE_EQ(accuracy::normwise_backward_error(2, 1, sA.data(), 2, x.data(), 2, sb.data(), 2), 1.0 / 15) << s;
+    EXPECT_DOUBLE_EQ(accuracy::normwise_backward_error(2, 1, sAt.data(), 2, x.data(), 2, sb.data(), 2, true), 1.0 / 15)
+        << s;
+    // x = [3; -1]: r = [2; 3], ||x|| = 3: eta = 3 / (7 * 3 + 8).
+    EXPECT_DOUBLE_EQ(accuracy::normwise_backward_error(2, 1, sA.data(), 2, wrong_x.data(), 2, sb.data(), 2), 3.0 / 29)
+        << s;
+  }
+  // A near 1e308 and x near 1e-300 (A x near 1e8): both scaled, eta unchanged.
+  std::vector<double> big_A = A, tiny_x = x, b2 = b;
+  for (double& v : big_A) v *= std::ldexp(1.0, 1020);
+  for (double& v : tiny_x) v *= std::ldexp(1.0, -1000);
+  for (double& v : b2) v *= std::ldexp(1.0, 20);
+  EXPECT_DOUBLE_EQ(accuracy::normwise_backward_error(2, 1, big_A.data(), 2, tiny_x.data(), 2, b2.data(), 2), 1.0 / 15);
+
+  using Z = std::complex<double>;
+  const double big =
+      std::ldexp(1.0, 1020);  // a part near 1e307: |re| + |im| of 1 + i times it is finite, a row sum is not
+  const std::vector<Z> Az = {Z(big, big), Z(3 * big, 0), Z(2 * big, 0), Z(4 * big, 4 * big)}, xz = {Z(1, 0), Z(1, 0)};
+  const std::vector<Z> bz = {Az[0] + Az[2], Az[1] + Az[3] + Z(big, 0)};  // r = [0; big]
+  // ||A||_inf (|re| + |im|) = 11 big, ||x|| = 1, ||b||_inf = |3 + 4i + 1|_1 big + ... = 8 big + 4 big.
+  const double eta = accuracy::normwise_backward_error(2, 1, Az.data(), 2, xz.data(), 2, bz.data(), 2);
+  EXPECT_DOUBLE_EQ(eta, 1.0 / (11 + 12));
 }
 
 TEST(Workspace, ALargeArrayIsKeptAndHandedOutAgain) {

@@ -286,4 +286,42 @@ TEST(ConditionEstimate, BoundsTheInverseNorm) {
   }
 }
 
+// The overflow-safe norm: the plain norm where it is finite; otherwise 2^-64 A's norm, by columns or by
+// rows, with a complex entry's parts scaled before its modulus (|1e308 + 1e308i| overflows itself).
+TEST(OverflowSafeNorm, ScalesOnlyWhereThePlainSumsOverflow) {
+  const std::vector<double> small = {1, 3, 2, 4};  // [1 2; 3 4]
+  const kernels::ScaledNorm plain =
+      kernels::overflow_safe_norm(kernels::norm1(2, 2, small.data(), 2), 2, small.data(), 2, false);
+  EXPECT_EQ(plain.value, 6);
+  EXPECT_EQ(plain.exponent, 0);
+  EXPECT_EQ(plain.rcond(0.5), 0.5);
+
+  const double big = 1e308;  // [big 1.5 big; big 0]: column sums 2 big and 1.5 big, row sums 2.5 big and big
+  const std::vector<double> A = {big, big, 1.5 * big, 0};
+  const double two64 = std::ldexp(1.0, 64);
+  const kernels::ScaledNorm by_columns =
+      kernels::overflow_safe_norm(kernels::norm1(2, 2, A.data(), 2), 2, A.data(), 2, false);
+  EXPECT_EQ(by_columns.exponent, 64);
+  EXPECT_DOUBLE_EQ(by_columns.value, big / two64 * 2);
+  const kernels::ScaledNorm by_rows =
+      kernels::overflow_safe_norm(std::numeric_limits<double>::infinity(), 2, A.data(), 2, true);
+  EXPECT_EQ(by_rows.exponent, 64);
+  EXPECT_DOUBLE_EQ(by_rows.value, big / two64 * 2.5);
+  EXPECT_DOUBLE_EQ(by_rows.rcond(two64), 1.0);
+
+  using Z = std::complex<double>;
+  const std::vector<Z> Az = {Z(1.5 * big, 1.5 * big), Z(0, 0), Z(0, 0), Z(1, 0)};  // |a11| = 2.1e308
+  const kernels::ScaledNorm complex_norm =
+      kernels::overflow_safe_norm(kernels::norm1(2, 2, Az.data(), 2), 2, Az.data(), 2, false);
+  EXPECT_EQ(complex_norm.exponent, 64);
+  EXPECT_DOUBLE_EQ(complex_norm.value, big / two64 * 1.5 * std::sqrt(2.0));
+  using C = std::complex<float>;
+  const float fbig = 3e38f;
+  const std::vector<C> Ac = {C(fbig, fbig), C(fbig, 0), C(0, 0), C(1, 0)};
+  const kernels::ScaledNorm float_norm =
+      kernels::overflow_safe_norm(kernels::norm1(2, 2, Ac.data(), 2), 2, Ac.data(), 2, false);
+  EXPECT_TRUE(std::isfinite(float_norm.value));
+  EXPECT_NEAR(std::ldexp(float_norm.value, float_norm.exponent), (std::sqrt(2.0) + 1) * double(fbig), 1e25);
+}
+
 }  // namespace
