@@ -69,10 +69,9 @@ SolveReport detail::mixed_solve(Solver solver, int n, int nrhs, T* A, int lda, i
       timed(options, [&] { run_or_fall_back_to_cpus(report, solver, Precision::mixed, n, n, options, run); });
   report.refinement_steps = std::max(0, details.iter);
   report.backward_error = details.iter >= 0 ? details.backward_error : std::nullopt;
-  if (report.info == 0 && details.a_norm1 > 0 && nrhs > 0) {
+  if (report.info == 0 && details.a_norm1.value > 0 && nrhs > 0) {
     // The safeguards' estimate (certify), never above what X proves; X alone where none was made.
-    const double proven =
-        kernels::solution_rcond_bound(n, nrhs, X, ldx, B, ldb, {details.a_norm1, details.a_norm1_exponent});
+    const double proven = kernels::solution_rcond_bound(n, nrhs, X, ldx, B, ldb, details.a_norm1);
     report.rcond = details.rcond > 0 ? std::min(details.rcond, proven) : proven;
     check_working_precision_singularity<T>(report);
   }

@@ -884,21 +884,6 @@ py::tuple getrf_in_place(const py::array& a, bool check_finite) {
   return py::make_tuple(piv, info);
 }
 
-// ||A||_inf of an n x n A: its largest row sum of |a|; and each column's largest entry (|re| + |im|,
-// as kernels::norm1 keeps them) in the same pass.
-template <class T>
-double norm_inf(int n, const T* A, int ld, std::vector<double>& column_maxima) {
-  std::vector<double> rows(std::max(0, n), 0.0);
-  column_maxima.assign(std::max(0, n), 0.0);
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i) {
-      const T a = A[i + static_cast<std::size_t>(j) * ld];
-      rows[i] += double(std::abs(a));
-      column_maxima[j] = std::max(column_maxima[j], double(scalar::abs1(a)));
-    }
-  return rows.empty() ? 0 : *std::max_element(rows.begin(), rows.end());
-}
-
 // scipy.linalg.solve's LAPACK sequence in one call (a Python call per step costs microseconds on
 // small systems): ||A||_1 of a, then a <- its factors, x <- the solution (trans 0: A; 1 or 2: A^T),
 // the reciprocal condition estimate and the factors' pivot growth (1 / dgesvx's rpvgrw: Wilkinson's
@@ -932,7 +917,7 @@ py::tuple gesv_in_place(const py::array& a, const py::array& x, int trans, bool 
     std::vector<double> a_maxima;
     const kernels::ScaledNorm anorm =
         op == Transpose::no ? kernels::overflow_safe_norm(kernels::norm1(n, n, A, ld, a_maxima), n, A, ld, false)
-                            : kernels::overflow_safe_norm(norm_inf(n, A, ld, a_maxima), n, A, ld, true);
+                            : kernels::overflow_safe_norm(kernels::norm_inf(n, n, A, ld, a_maxima), n, A, ld, true);
     info = getrf(Solver::gepp, n, n, A, ld, ipiv.data(), options).info;
     if (info != 0) return;
     growth = pivot_growth(n, a_maxima, A, ld);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "solvers/scalar.hpp"
+#include "solvers/scaled_norm.hpp"
 
 namespace hetlu::kernels {
 
@@ -173,16 +174,20 @@ double norm1(int m, int n, const T* A, int lda, std::vector<double>& column_maxi
   return largest;
 }
 
-// A norm of a finite A (1 or inf) as value 2^exponent: `norm` itself (exponent 0), or, where its sums
-// overflow, the norm of 2^-64 A (exponent 64). Entries near the largest double made ||A||_1 = Inf,
-// rcond 0 and A "singular to working precision" for [[1.7e308, 1e308], [1e308, 1.7e308]], whose rcond
-// is 0.26. A reciprocal condition number computed with value is 2^exponent times too large: rcond()
-// scales it back, the one place that does.
-struct ScaledNorm {
-  double value = 0;
-  int exponent = 0;
-  double rcond(double computed_with_value) const { return std::ldexp(computed_with_value, -exponent); }
-};
+// ||A||_inf of an m x n A: its largest row sum of |a|, read by columns; and each column's largest
+// entry (|re| + |im|, as norm1 keeps them) in the same pass: for a system solved transposed.
+template <class T>
+double norm_inf(int m, int n, const T* A, int lda, std::vector<double>& column_maxima) {
+  std::vector<double> rows(std::max(0, m), 0.0);
+  column_maxima.assign(std::max(0, n), 0.0);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) {
+      const T a = A[i + static_cast<long long>(j) * lda];
+      rows[i] += double(std::abs(a));
+      column_maxima[j] = std::max(column_maxima[j], double(scalar::abs1(a)));
+    }
+  return rows.empty() ? 0 : *std::max_element(rows.begin(), rows.end());
+}
 
 template <class T>
 ScaledNorm overflow_safe_norm(double norm, int n, const T* A, int lda, bool by_rows) {

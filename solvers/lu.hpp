@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "hetlu/types.hpp"
+#include "solvers/scaled_norm.hpp"
 
 namespace hetlu {
 
@@ -136,10 +137,9 @@ struct MixedDetails {
   // double solver answered (0: not estimated); near_singular: neither certificate held (ITER -1).
   double rcond = 0;
   bool near_singular = false;
-  // ||A||_1 = a_norm1 2^a_norm1_exponent, from the pass that rounded A to single (0 where it did not
-  // run); the exponent is 64 where the sums overflow a finite A (kernels::overflow_safe_norm).
-  double a_norm1 = 0;
-  int a_norm1_exponent = 0;
+  // ||A||_1, from the pass that rounded A to single (0 where it did not run); its exponent is 64 where
+  // the sums overflow a finite A (kernels::overflow_safe_norm).
+  kernels::ScaledNorm a_norm1;
   // The hybrid target on one device: the single factors and A stayed on the device and refinement
   // ran there (solvers/mixed_device.hpp); else why not, where it was tried.
   bool refined_on_device = false;

@@ -541,10 +541,8 @@ int mixed_gesv(const Plan& low_plan, const Plan& high_plan, int n, int nrhs, T* 
       if (!rounded.finite && check == InputCheck::finite) checks::finite("A", n, n, A, lda);
       // Where the sums overflow a finite A (which then does not fit single either), the norm of
       // 2^-64 A: the double solver's rcond was 0, and A called singular (a matrix of entries 1e306).
-      const kernels::ScaledNorm norm = rounded.finite ? kernels::overflow_safe_norm(rounded.norm_1, n, A, lda, false)
-                                                      : kernels::ScaledNorm{rounded.norm_1, 0};
-      details.a_norm1 = norm.value;
-      details.a_norm1_exponent = norm.exponent;
+      details.a_norm1 = rounded.finite ? kernels::overflow_safe_norm(rounded.norm_1, n, A, lda, false)
+                                       : kernels::ScaledNorm{rounded.norm_1, 0};
       mark(phase);
       return rounded.fits;
     };
@@ -616,8 +614,7 @@ int mixed_gesv(const Plan& low_plan, const Plan& high_plan, int n, int nrhs, T* 
   // How singular A is, from the double solver's factors (high_plan: GEPP or CALU).
   const bool estimate = safeguards.estimate_after_fallback || (safeguards.certify && details.near_singular);
   if (estimate && high_plan.solver != Solver::prbt)
-    details.rcond = kernels::ScaledNorm{details.a_norm1, details.a_norm1_exponent}.rcond(
-        variants::lu_reciprocal_condition(n, A, lda, ipiv, details.a_norm1));
+    details.rcond = details.a_norm1.rcond(variants::lu_reciprocal_condition(n, A, lda, ipiv, details.a_norm1.value));
   return 0;
 }
 

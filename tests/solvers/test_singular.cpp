@@ -286,6 +286,18 @@ TEST(ConditionEstimate, BoundsTheInverseNorm) {
   }
 }
 
+// ||A||_inf by rows of a column-major A, with each column's largest |re| + |im| from the same pass.
+TEST(Norms, InfinityNormKeepsTheColumnsMaxima) {
+  const std::vector<double> A = {1, -3, 0, 2, 4, 0};  // 3 x 2: [1 2; -3 4; 0 0], row sums 3, 7, 0
+  std::vector<double> maxima;
+  EXPECT_EQ(kernels::norm_inf(3, 2, A.data(), 3, maxima), 7);
+  EXPECT_EQ(maxima, (std::vector<double>{3, 4}));
+  using Z = std::complex<double>;
+  const std::vector<Z> Az = {Z(3, 4), Z(0, 1), Z(1, 0), Z(0, 0)};  // [3+4i 1; i 0]
+  EXPECT_DOUBLE_EQ(kernels::norm_inf(2, 2, Az.data(), 2, maxima), 6);
+  EXPECT_EQ(maxima, (std::vector<double>{7, 1}));
+}
+
 // The overflow-safe norm: the plain norm where it is finite; otherwise 2^-64 A's norm, by columns or by
 // rows, with a complex entry's parts scaled before its modulus (|1e308 + 1e308i| overflows itself).
 TEST(OverflowSafeNorm, ScalesOnlyWhereThePlainSumsOverflow) {
