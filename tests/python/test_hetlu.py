@@ -646,3 +646,25 @@ def test_results_and_factors_survive_pickling():
             result.__setstate__(tuple(state))
     result.__setstate__(good)
     assert np.array_equal(result.x, r.x) and result.note == r.note
+
+
+def _solve_in_a_forked_child(seed):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((300, 300))
+    b = rng.standard_normal(300)
+    x = hetlu.solve(a, b, solver="calu").x
+    y = np.linalg.solve(a, b)
+    return float(np.abs(a @ x - b).max()), float(np.abs(a @ y - b).max())
+
+
+def test_a_pool_forked_after_the_parent_solved_does_not_hang():
+    # GNU OpenMP's children of fork() waited forever in their first parallel region for the parent's
+    # idle threads: a Pool's workers hung once the parent had solved (or called NumPy's OpenBLAS).
+    import multiprocessing
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((400, 400))
+    hetlu.solve(a, np.ones(400), solver="calu")
+    np.linalg.solve(a, np.ones(400))
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+        residuals = pool.map_async(_solve_in_a_forked_child, range(3)).get(timeout=120)
+    assert all(r < 1e-9 for pair in residuals for r in pair)

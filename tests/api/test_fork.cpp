@@ -1,0 +1,72 @@
+// A child of fork() solves after its parent ran OpenMP teams (api/fork_safety.cpp): GNU OpenMP's
+// idle team, inherited without its threads, made the child's first parallel region wait forever
+// (Python's multiprocessing Pool, fork start method).
+#include <gtest/gtest.h>
+#include <omp.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <thread>
+#include <vector>
+
+#include "hetlu/hetlu.hpp"
+
+using namespace hetlu;
+
+namespace {
+
+// CALU on a random system with a TSLU panel of two threads (a team of its own, led by this thread);
+// whether x solves it to a backward error near u.
+bool solves_with_a_team_of_two(int n) {
+  std::vector<double> A(static_cast<size_t>(n) * n), B(n, 1.0);
+  unsigned state = 12345;
+  for (double& a : A) a = (state = state * 1103515245u + 12345u) / 4294967296.0 - 0.5;
+  const std::vector<double> A0 = A;
+  std::vector<int> ipiv(n);
+  Options options;
+  options.use_database = false;
+  options.overrides.panel_threads = 2;
+  options.overrides.nb = 64;
+  if (gesv(Solver::calu, n, 1, A.data(), n, ipiv.data(), B.data(), n, options).info != 0) return false;
+  double worst = 0;
+  for (int i = 0; i < n; ++i) {
+    double r = 1, scale = 1;
+    for (int j = 0; j < n; ++j)
+      r -= A0[i + static_cast<size_t>(j) * n] * B[j], scale += std::abs(A0[i + static_cast<size_t>(j) * n] * B[j]);
+    worst = std::max(worst, std::abs(r) / scale);
+  }
+  return worst < 1e-13;
+}
+
+TEST(Fork, AChildSolvesAfterItsParentRanOpenMpTeams) {
+  int members = 0;
+#pragma omp parallel num_threads(2) reduction(+ : members)
+  members += 1;
+  ASSERT_TRUE(solves_with_a_team_of_two(300));  // the parent's idle team: this thread led it
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    int child_members = 0;
+#pragma omp parallel num_threads(2) reduction(+ : child_members)
+    child_members += 1;
+    _exit(child_members == 2 && solves_with_a_team_of_two(300) ? 0 : 1);
+  }
+  int status = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (waitpid(child, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(child, SIGKILL);
+      waitpid(child, &status, 0);
+      FAIL() << "the child hung in its first parallel region";
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the child's solve was wrong";
+  EXPECT_TRUE(solves_with_a_team_of_two(200));  // the parent's team starts again
+}
+
+}  // namespace
