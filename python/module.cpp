@@ -358,6 +358,37 @@ double rcond_from_factors(int n, const T* LU, int ld, const int* ipiv, kernels::
 // Where A was factored in place (overwrite_a=True) nothing can check the answer against A: LAPACK's
 // reciprocal pivot growth (dgesvx's rpvgrw, min over columns of max|A(:,j)| / max|U(:,j)|) is what
 // the factors still tell. Wilkinson's matrix at n = 60 (growth 2^59) gave omega 0.1 in silence.
+// A system whose largest entry lies below min / eps (2^-969 in double, 2^-102 in single) is scaled
+// up by a power of two to entries of at most 1, with its right-hand sides: an LU in subnormal
+// arithmetic loses digits LAPACK's does not say (A and b of subnormal entries: x wrong by 8 %, in
+// silence, in SciPy too). Exact: the entries only gain exponent. x is unchanged; the norm and the
+// columns' maxima are scaled with A, so that rcond and the pivot growth are A's.
+template <class T>
+kernels::ScaledNorm scale_up_a_tiny_system(int n, int nrhs, T* A, T* X, int ld, std::vector<double>& a_maxima,
+                                           kernels::ScaledNorm norm) {
+  using R = scalar::real_t<T>;
+  const double largest = a_maxima.empty() ? 0 : *std::max_element(a_maxima.begin(), a_maxima.end());
+  constexpr double tiny = double(std::numeric_limits<R>::min()) / std::numeric_limits<R>::epsilon();
+  if (!(largest > 0) || !(largest < tiny)) return norm;
+  int exponent = 0;
+  std::frexp(largest, &exponent);  // largest < 2^exponent: 2^-exponent A has entries below 1
+  const int shift = -exponent;
+  auto scale = [shift](T* v, int rows, int columns, int ldv) {
+    for (int j = 0; j < columns; ++j)
+      for (int i = 0; i < rows; ++i) {
+        T& e = v[i + static_cast<long long>(j) * ldv];
+        if constexpr (scalar::is_complex_v<T>)
+          e = T(std::ldexp(e.real(), shift), std::ldexp(e.imag(), shift));
+        else
+          e = std::ldexp(e, shift);
+      }
+  };
+  scale(A, n, n, ld);
+  scale(X, n, nrhs, ld);
+  for (double& m : a_maxima) m = std::ldexp(m, shift);
+  return {std::ldexp(norm.value, shift), norm.exponent};
+}
+
 template <class T>
 double pivot_growth(int n, const std::vector<double>& a_maxima, const T* LU, int ld) {
   double growth = 1;
@@ -915,9 +946,10 @@ py::tuple gesv_in_place(const py::array& a, const py::array& x, int trans, bool 
     // 'I' (A's 1-norm one missed SciPy's LinAlgWarning by up to n^2: rcond 1e-16 against 6e-22).
     // A read once for its norm and its columns' largest entries (the factors' pivot growth against them).
     std::vector<double> a_maxima;
-    const kernels::ScaledNorm anorm =
+    const kernels::ScaledNorm found_norm =
         op == Transpose::no ? kernels::overflow_safe_norm(kernels::norm1(n, n, A, ld, a_maxima), n, A, ld, false)
                             : kernels::overflow_safe_norm(kernels::norm_inf(n, n, A, ld, a_maxima), n, A, ld, true);
+    const kernels::ScaledNorm anorm = scale_up_a_tiny_system(n, nrhs, A, X, ld, a_maxima, found_norm);
     info = getrf(Solver::gepp, n, n, A, ld, ipiv.data(), options).info;
     if (info != 0) return;
     growth = pivot_growth(n, a_maxima, A, ld);
@@ -1081,8 +1113,17 @@ py::tuple require_state(const py::object& state, const char* what) {
   return py::reinterpret_borrow<py::tuple>(state);
 }
 
-py::array state_array(const py::handle& h, const char* what) {
-  if (!py::isinstance<py::array>(h)) throw InvalidArgument(std::string("a pickled ") + what + " that is not an array");
+// A NumPy array itself (a masked array's mask would be dropped unseen, as solve refuses it), of a
+// number kind: 'i' or 'u' for pivots, 'f' or 'c' otherwise (a str or complex piv was cast quietly).
+py::array state_array(const py::handle& h, const char* what, bool integers = false) {
+  static const py::handle ndarray = py::object(py::module_::import("numpy").attr("ndarray")).release();
+  if (!py::type::handle_of(h).is(ndarray))
+    throw InvalidArgument(std::string("a pickled ") + what + " that is not an array");
+  const char kind = py::reinterpret_borrow<py::array>(h).dtype().kind();
+  const bool number = integers ? kind == 'i' || kind == 'u' : kind == 'f' || kind == 'c';
+  if (!number)
+    throw InvalidArgument(std::string("a pickled ") + what + " of dtype kind '" + kind + "' (" +
+                          (integers ? "integers" : "real or complex numbers") + " expected)");
   return py::reinterpret_borrow<py::array>(h);
 }
 
@@ -1104,7 +1145,7 @@ LUFactorization factorization_from_state(const py::object& state) {
   const py::tuple t = require_state<6>(state, "LUFactorization");
   LUFactorization f;
   f.lu = state_array(t[1], "lu");
-  f.piv = state_array(t[2], "piv");
+  f.piv = state_array(t[2], "piv", true);
   f.plan = state_field<py::dict>(t[3], "plan");
   f.seconds = state_field<double>(t[4], "seconds");
   f.gflops = state_field<double>(t[5], "gflops");

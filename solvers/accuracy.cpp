@@ -122,7 +122,7 @@ HETLU_VECTOR_CLONES double residual_rows(int first, int rows, int n, int nrhs, c
       const W r_i = residual[i + r * chunk];
       const double s_i = scale[i + r * chunk];
       if (R) R[first + i + static_cast<long long>(r) * ldr] = scalar::narrow<T>(r_i);
-      const double share = row_omega(abs1(r_i), s_i);
+      const double share = row_omega(abs1(r_i), s_i, n);
       if (row_shares) row_shares[first + i + static_cast<long long>(r) * ldw] = T(share);
       omega = std::max(omega, share);
     }
@@ -181,7 +181,7 @@ double backward_error(int n, int nrhs, const T* A, int lda, const T* X, int ldx,
         res -= term;
         sc += scalar::abs1(term);
       }
-      omega = std::max(omega, row_omega(scalar::abs1(res), sc));
+      omega = std::max(omega, row_omega(scalar::abs1(res), sc, n));
     }
   }
   return omega;

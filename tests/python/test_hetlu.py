@@ -632,9 +632,13 @@ def test_results_and_factors_survive_pickling():
     blank = hetlu.LUFactorization.__new__(hetlu.LUFactorization)
     for state, message in [((), "not a pickled LUFactorization"), ((2, a, b, {}, 0.0, 0.0), "version 1"),
                            ((1, [1.0], b, {}, 0.0, 0.0), "lu that is not an array"),
-                           ((1, a, b, {}, "soon", 0.0), "seconds of the wrong type"),
+                           ((1, a, f.piv, {}, "soon", 0.0), "seconds of the wrong type"),
                            ([1, a, b, {}, 0.0, 0.0], "not a pickled"), ((True, a, b, {}, 0.0, 0.0), "version 1"),
-                           ((2**70, a, b, {}, 0.0, 0.0), "version 1"), (None, "not a pickled")]:
+                           ((2**70, a, b, {}, 0.0, 0.0), "version 1"), (None, "not a pickled"),
+                           ((1, np.ma.masked_array(a), f.piv, {}, 0.0, 0.0), "lu that is not an array"),
+                           ((1, a, f.piv.astype(str), {}, 0.0, 0.0), "piv of dtype kind 'U'"),
+                           ((1, a, f.piv.astype(complex), {}, 0.0, 0.0), "piv of dtype kind 'c'"),
+                           ((1, a.astype(object), f.piv, {}, 0.0, 0.0), "lu of dtype kind 'O'")]:
         with pytest.raises(ValueError, match=message):
             blank.__setstate__(state)
     result = hetlu.SolveResult.__new__(hetlu.SolveResult)

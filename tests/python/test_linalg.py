@@ -463,3 +463,41 @@ def test_rcond_of_a_matrix_whose_norm_overflows():
                 warnings.simplefilter("error")
                 r = hetlu.solve(big, np.ones(300), solver=solver, precision=precision)
             assert 1e-7 < r.rcond < 1e-2, (precision, solver, r.rcond)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128, np.complex64])
+def test_a_system_of_subnormal_entries_is_solved_right(dtype):
+    # An LU in subnormal arithmetic lost digits in silence (SciPy's too): x = [1.14, 0.75] for
+    # [1.24, 0.66], with omega reported 0 by hetlu.solve, whose residual underflowed to 0.
+    tiny = np.finfo(dtype).smallest_subnormal
+    a = np.array([[7, 2], [3, 5]], dtype=dtype) * tiny
+    b = np.array([10, 7], dtype=dtype) * tiny
+    right = np.array([36 / 29, 19 / 29])
+    tolerance = 10 * np.finfo(dtype).eps
+    assert np.allclose(linalg.solve(a, b), right, rtol=tolerance, atol=0)
+    if not np.iscomplexobj(a):  # transposed: real only, as in SciPy
+        assert np.allclose(linalg.solve(a, b, transposed=True),
+                           np.linalg.solve(np.array([[7, 3], [2, 5.0]]), [10, 7]), rtol=tolerance, atol=0)
+    import hetlu
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = hetlu.solve(a, b)
+    assert np.allclose(r.x, right, rtol=tolerance, atol=0)
+    assert r.backward_error < tolerance
+
+
+def test_a_broadcast_matrix_is_not_copied_for_every_system(monkeypatch):
+    # a of shape (1, n, n) against b of (k, n) was copied k times (435 MB for k = 5000, n = 100; NumPy
+    # needs 53): now a chunk of systems at a time. Chunks of 4 systems here, so that several are run.
+    monkeypatch.setattr(linalg._solve_broadcast_stack, "__defaults__", (4 * 30 * 30 * 8,))
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal((1, 30, 30)) + 30 * np.eye(30)
+    b = rng.standard_normal((10, 30))
+    assert np.allclose(linalg.solve(a, b), np.linalg.solve(a, b[..., None])[..., 0], rtol=1e-12)
+    a2 = rng.standard_normal((3, 1, 30, 30)) + 30 * np.eye(30)
+    b2 = rng.standard_normal((1, 5, 30))
+    expected = np.linalg.solve(np.swapaxes(a2, -1, -2), b2[..., None])[..., 0]
+    assert np.allclose(linalg.solve(a2, b2, transposed=True), expected, rtol=1e-12)
+    singular = np.stack([np.eye(30), np.zeros((30, 30))])[:, None]
+    with pytest.raises(np.linalg.LinAlgError):
+        linalg.solve(singular, np.ones((1, 7, 30)))

@@ -132,6 +132,22 @@ TEST(Accuracy, NormwiseBackwardErrorOfEntriesNearTheRangesEnds) {
   EXPECT_DOUBLE_EQ(eta, 1.0 / (11 + 12));
 }
 
+// A and b of subnormal entries, x wrong by 8 % (what GEPP in subnormal arithmetic gave): the residual
+// rounds to 0 in double, and omega was 0. The share of what underflow can hide says it.
+TEST(Accuracy, AResidualLostToUnderflowIsNotCalledZero) {
+  const double u = std::numeric_limits<double>::denorm_min();
+  const std::vector<double> A = {7 * u, 3 * u, 2 * u, 5 * u}, b = {10 * u, 7 * u}, wrong_x = {8.0 / 7, 0.75},
+                            right_x = {36.0 / 29, 19.0 / 29};
+  std::vector<double> R(2);
+  EXPECT_GT(accuracy::residual_and_backward_error(2, 1, A.data(), 2, wrong_x.data(), 2, b.data(), 2, R.data(), 2), 0.1);
+  EXPECT_GT(accuracy::backward_error(2, 1, A.data(), 2, wrong_x.data(), 2, b.data(), 2, true), 0.1);
+  // Scaled into the normal range the same system gives the right x an omega near u.
+  std::vector<double> scaled_A = A, scaled_b = b;
+  for (double& a : scaled_A) a = std::ldexp(a, 1074);
+  for (double& v : scaled_b) v = std::ldexp(v, 1074);
+  EXPECT_LT(accuracy::backward_error(2, 1, scaled_A.data(), 2, right_x.data(), 2, scaled_b.data(), 2), 1e-15);
+}
+
 TEST(Workspace, ALargeArrayIsKeptAndHandedOutAgain) {
   kernels::release_workspace();
   const double* first = nullptr;
@@ -155,12 +171,17 @@ TEST(Workspace, ALargeArrayIsKeptAndHandedOutAgain) {
 
 TEST(Accuracy, RowSharesOfOmegaNeverHideABrokenRow) {
   // 0 / 0 is 0; r / 0, a NaN and inf / inf (an overflow) are infinite, and one such row decides.
-  EXPECT_EQ(accuracy::row_omega(0.0, 0.0), 0.0);
-  EXPECT_EQ(accuracy::row_omega(1e-300, 0.0), std::numeric_limits<double>::infinity());
-  EXPECT_EQ(accuracy::row_omega(std::nan(""), 1.0), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(accuracy::row_omega(0.0, 0.0, 10), 0.0);
+  EXPECT_EQ(accuracy::row_omega(1e-300, 0.0, 10), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(accuracy::row_omega(std::nan(""), 1.0, 10), std::numeric_limits<double>::infinity());
   const double inf = std::numeric_limits<double>::infinity();
-  EXPECT_EQ(accuracy::row_omega(inf, inf), inf);
-  EXPECT_DOUBLE_EQ(accuracy::row_omega(-2.0, 8.0), 0.25);
+  EXPECT_EQ(accuracy::row_omega(inf, inf, 10), inf);
+  EXPECT_DOUBLE_EQ(accuracy::row_omega(-2.0, 8.0, 10), 0.25);
+  // What underflow may hide: (n + 2) smallest subnormals, against s_i a few of them wide.
+  const double tiny = std::numeric_limits<double>::denorm_min();
+  EXPECT_DOUBLE_EQ(accuracy::row_omega(0.0, 24 * tiny, 2), 4.0 / 24);
+  EXPECT_EQ(accuracy::row_omega(0.0, 1e-290, 1000), 0.0);  // where it is below u s_i: an exact answer's 0
+  EXPECT_DOUBLE_EQ(accuracy::row_omega(1e-300, 1e-290, 1000), 1e-10);
   const std::vector<float> shares = {0.1f, std::nanf(""), 0.2f};
   EXPECT_EQ(accuracy::largest_row_omega(3, 1, shares.data(), 3), inf);
 }
