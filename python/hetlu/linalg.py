@@ -223,7 +223,7 @@ def _solve_stack(a, b, transposed, target="cpu", backend=None):
     return x[..., 0] if vector else x
 
 
-def _solve_broadcast_stack(a_stack, rhs, stack, dtype, target, backend, chunk_bytes=64 << 20):
+def _solve_broadcast_stack(a_stack, rhs, stack, dtype, target, backend, chunk_bytes=16 << 20):
     """A stack whose a is broadcast (one matrix for many b): copied a chunk of systems at a time, as
     numpy.linalg.solve iterates over the view. One copy per system of a (1, 2000, 2000) against b of
     (500, 2000) asked for 16 GB where NumPy needs tens of MB."""
@@ -234,6 +234,7 @@ def _solve_broadcast_stack(a_stack, rhs, stack, dtype, target, backend, chunk_by
         which = np.unravel_index(np.arange(first, min(count, first + per_chunk)), stack)
         a_chunk = np.require(a_stack[which], dtype, ("C_CONTIGUOUS", "ALIGNED"))
         results.append(_hetlu._gesv_stack(a_chunk, rhs[first:first + per_chunk], target, backend))
+        del a_chunk  # before the next chunk's copy
     x = np.concatenate([r[0] for r in results])
     info = np.concatenate([r[1] for r in results])
     eta = np.concatenate([r[2] for r in results])
