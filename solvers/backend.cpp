@@ -1,6 +1,8 @@
 // One backend of each kind per process and precision, made on first use: a CUDA context and
 // cuBLAS handle take long to create, and the host backend's threads should not be respawned per
 // solve.
+#include <pthread.h>
+
 #include <algorithm>
 #include <atomic>
 #include <complex>
@@ -81,14 +83,37 @@ std::shared_ptr<std::atomic<std::size_t>> host_memory_in_use(const DeviceKey& ke
   return counter;
 }
 
+// The forks between the process that started and this one: 0 there, 1 in a child of fork(), and so
+// on (a pthread_atfork child handler, registered on the first call: before any backend exists).
+int forks_so_far() {
+  static std::atomic<int> forks{0};
+  [[maybe_unused]] static const int registered =
+      pthread_atfork(nullptr, nullptr, [] { forks.fetch_add(1, std::memory_order_relaxed); });
+  return forks.load(std::memory_order_relaxed);
+}
+
+// A child of fork() has none of its parent's backends' threads (the host team's worker) or device
+// contexts: its solves waited forever on a worker that did not exist, and its exit joined it. The
+// parent's are given up there, not destroyed, and the child makes its own.
+template <class T>
+void forget_a_parents_backends(std::map<DeviceKey, std::unique_ptr<Backend<T>>>& made, int& made_after_forks) {
+  const int forks = forks_so_far();
+  if (forks == made_after_forks) return;
+  for (auto& entry : made) static_cast<void>(entry.second.release());
+  made.clear();
+  made_after_forks = forks;
+}
+
 }  // namespace
 
 template <class T>
 Backend<T>& backend(const Device& device, int copy) {
   static std::mutex mutex;
   static std::map<DeviceKey, std::unique_ptr<Backend<T>>> made;
+  static int made_after_forks = forks_so_far();
   const DeviceKey key = key_of(device, copy);
   std::lock_guard lock(mutex);
+  forget_a_parents_backends(made, made_after_forks);
   auto& slot = made[key];
   if (!slot) {
     std::string why;
@@ -106,6 +131,7 @@ Backend<T>& backend(const Device& device, int copy) {
     std::call_once(registered, [] {
       std::atexit([] {
         std::lock_guard at_exit(mutex);
+        forget_a_parents_backends(made, made_after_forks);
         made.clear();
       });
     });

@@ -69,4 +69,62 @@ TEST(Fork, AChildSolvesAfterItsParentRanOpenMpTeams) {
   EXPECT_TRUE(solves_with_a_team_of_two(200));  // the parent's team starts again
 }
 
+// Waits up to a minute for the child; kills it and fails where it hung.
+void expect_child_succeeds(pid_t child, const char* what) {
+  int status = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (waitpid(child, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(child, SIGKILL);
+      waitpid(child, &status, 0);
+      ADD_FAILURE() << what << ": the child hung";
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE(WIFEXITED(status)) << what << ": the child ended by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << what;
+}
+
+// GEPP on the hybrid target, the host backend taking block columns (its worker thread busy).
+bool solves_on_the_host_backend(int n) {
+  std::vector<double> A(static_cast<size_t>(n) * n), B(n, 1.0);
+  unsigned state = 777;
+  for (double& a : A) a = (state = state * 1103515245u + 12345u) / 4294967296.0 - 0.5;
+  const std::vector<double> A0 = A;
+  std::vector<int> ipiv(n);
+  Options options;
+  options.use_database = false;
+  options.target = Target::hybrid;
+  options.overrides.devices = from_string<DeviceSet>("host");
+  options.overrides.nb = 64;
+  options.overrides.cpu_block_columns = 1;
+  if (gesv(Solver::gepp, n, 1, A.data(), n, ipiv.data(), B.data(), n, options).info != 0) return false;
+  double worst = 0;
+  for (int i = 0; i < n; ++i) {
+    double r = 1, scale = 1;
+    for (int j = 0; j < n; ++j) {
+      const double t = A0[i + static_cast<size_t>(j) * n] * B[j];
+      r -= t, scale += std::abs(t);
+    }
+    worst = std::max(worst, std::abs(r) / scale);
+  }
+  return worst < 1e-13;
+}
+
+// The host backend's worker thread is the parent's: a child's hybrid solve waited on it forever (its
+// own backends are made anew), and a child's exit joined it (the parent's are given up, not destroyed).
+TEST(Fork, AChildMakesItsOwnBackends) {
+  ASSERT_TRUE(solves_on_the_host_backend(400));
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) _exit(solves_on_the_host_backend(400) ? 0 : 1);
+  expect_child_succeeds(child, "a hybrid solve in the child");
+  child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) std::exit(0);  // exit handlers: the backends' teardown
+  expect_child_succeeds(child, "the child's exit");
+  EXPECT_TRUE(solves_on_the_host_backend(300));  // the parent's backends still serve it
+}
+
 }  // namespace
