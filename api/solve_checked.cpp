@@ -238,8 +238,7 @@ double scaled_backward_error(int n, int nrhs, const T* A, int lda, const T* X, i
     for (int k = 0; k < nrhs; ++k) {
       scaled_residual(n, A, lda, X + static_cast<long long>(k) * ldx, B + static_cast<long long>(k) * ldb, powers,
                       residual, magnitude);
-      for (int i = 0; i < n; ++i)
-        omega = std::max(omega, accuracy::row_omega(scalar::abs1(residual[i]), magnitude[i], n));
+      for (int i = 0; i < n; ++i) omega = std::max(omega, accuracy::row_omega(scalar::abs1(residual[i]), magnitude[i]));
     }
   }
   return omega;

@@ -266,7 +266,7 @@ __global__ void residual_finish_kernel(int n, int chunks, const wide_on_device_t
     scale += magnitudes[static_cast<long long>(c) * n + i];
   }
   r[i] = T(residual);
-  w[i] = T(accuracy::row_omega(abs1(residual), scale, n));
+  w[i] = T(accuracy::row_omega(abs1(residual), scale));
 }
 
 // Mixed precision's conversions in device memory: A rounded to single where it landed in double

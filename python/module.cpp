@@ -358,35 +358,41 @@ double rcond_from_factors(int n, const T* LU, int ld, const int* ipiv, kernels::
 // Where A was factored in place (overwrite_a=True) nothing can check the answer against A: LAPACK's
 // reciprocal pivot growth (dgesvx's rpvgrw, min over columns of max|A(:,j)| / max|U(:,j)|) is what
 // the factors still tell. Wilkinson's matrix at n = 60 (growth 2^59) gave omega 0.1 in silence.
-// A system whose largest entry lies below min / eps (2^-969 in double, 2^-102 in single) is scaled
-// up by a power of two to entries of at most 1, with its right-hand sides: an LU in subnormal
-// arithmetic loses digits LAPACK's does not say (A and b of subnormal entries: x wrong by 8 %, in
-// silence, in SciPy too). Exact: the entries only gain exponent. x is unchanged; the norm and the
-// columns' maxima are scaled with A, so that rcond and the pivot growth are A's.
+// A system whose largest entry lies below min / eps (2^-970 in double, 2^-103 in single) is scaled
+// up by a power of two to entries of at most 1: an LU in subnormal arithmetic loses digits that
+// LAPACK's does not report (A and b of subnormal entries: x wrong by 8 %, in silence, in SciPy too).
+// Exact: the entries only gain exponent. The right-hand sides are scaled by as much as keeps them
+// finite (b near the top of the range beside a tiny A: x came out NaN), and the rest of the scaling
+// is returned, for x: x = 2^returned X. The norm and the columns' maxima are scaled with A, so that
+// rcond and the pivot growth are A's.
 template <class T>
-kernels::ScaledNorm scale_up_a_tiny_system(int n, int nrhs, T* A, T* X, int ld, std::vector<double>& a_maxima,
-                                           kernels::ScaledNorm norm) {
+int scale_up_a_tiny_system(int n, int nrhs, T* A, T* X, int ld, std::vector<double>& a_maxima,
+                           kernels::ScaledNorm& norm) {
   using R = scalar::real_t<T>;
   const double largest = a_maxima.empty() ? 0 : *std::max_element(a_maxima.begin(), a_maxima.end());
   constexpr double tiny = double(std::numeric_limits<R>::min()) / std::numeric_limits<R>::epsilon();
-  if (!(largest > 0) || !(largest < tiny)) return norm;
-  int exponent = 0;
-  std::frexp(largest, &exponent);  // largest < 2^exponent: 2^-exponent A has entries below 1
-  const int shift = -exponent;
-  auto scale = [shift](T* v, int rows, int columns, int ldv) {
-    for (int j = 0; j < columns; ++j)
-      for (int i = 0; i < rows; ++i) {
-        T& e = v[i + static_cast<long long>(j) * ldv];
-        if constexpr (scalar::is_complex_v<T>)
-          e = T(std::ldexp(e.real(), shift), std::ldexp(e.imag(), shift));
-        else
-          e = std::ldexp(e, shift);
-      }
-  };
-  scale(A, n, n, ld);
-  scale(X, n, nrhs, ld);
-  for (double& m : a_maxima) m = std::ldexp(m, shift);
-  return {std::ldexp(norm.value, shift), norm.exponent};
+  if (!(largest > 0) || !(largest < tiny)) return 0;
+  const int a_shift = -scalar::normalizing_exponent(largest);
+  double b_largest = 0;
+  for (int j = 0; j < nrhs; ++j)
+    for (int i = 0; i < n; ++i) b_largest = std::max(b_largest, scalar::abs_max(X[i + static_cast<long long>(j) * ld]));
+  // Up to b's exponent room below the largest R, less two for |re| + |im| and the rounding.
+  const int b_room =
+      b_largest > 0 ? std::numeric_limits<R>::max_exponent - 2 - scalar::normalizing_exponent(b_largest) : a_shift;
+  const int b_shift = std::min(a_shift, b_room);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) {
+      T& a = A[i + static_cast<long long>(j) * ld];
+      a = scalar::times_power_of_two(a, a_shift);
+    }
+  for (int j = 0; j < nrhs; ++j)
+    for (int i = 0; i < n; ++i) {
+      T& x = X[i + static_cast<long long>(j) * ld];
+      x = scalar::times_power_of_two(x, b_shift);
+    }
+  for (double& m : a_maxima) m = std::ldexp(m, a_shift);
+  norm.value = std::ldexp(norm.value, a_shift);
+  return a_shift - b_shift;
 }
 
 template <class T>
@@ -946,14 +952,20 @@ py::tuple gesv_in_place(const py::array& a, const py::array& x, int trans, bool 
     // 'I' (A's 1-norm one missed SciPy's LinAlgWarning by up to n^2: rcond 1e-16 against 6e-22).
     // A read once for its norm and its columns' largest entries (the factors' pivot growth against them).
     std::vector<double> a_maxima;
-    const kernels::ScaledNorm found_norm =
+    kernels::ScaledNorm anorm =
         op == Transpose::no ? kernels::overflow_safe_norm(kernels::norm1(n, n, A, ld, a_maxima), n, A, ld, false)
                             : kernels::overflow_safe_norm(kernels::norm_inf(n, n, A, ld, a_maxima), n, A, ld, true);
-    const kernels::ScaledNorm anorm = scale_up_a_tiny_system(n, nrhs, A, X, ld, a_maxima, found_norm);
+    const int x_shift = scale_up_a_tiny_system(n, nrhs, A, X, ld, a_maxima, anorm);
     info = getrf(Solver::gepp, n, n, A, ld, ipiv.data(), options).info;
     if (info != 0) return;
     growth = pivot_growth(n, a_maxima, A, ld);
     getrs(op, n, nrhs, A, ld, ipiv.data(), X, ld, linalg_options());
+    if (x_shift != 0)  // the part of A's scaling b could not take
+      for (int j = 0; j < nrhs; ++j)
+        for (int i = 0; i < n; ++i) {
+          T& x = X[i + static_cast<long long>(j) * ld];
+          x = scalar::times_power_of_two(x, x_shift);
+        }
     if (op == Transpose::no) {
       rcond = rcond_from_factors(n, A, ld, ipiv.data(), anorm);
     } else {  // ||A^-T||_1 from solves with A^-T and, for its transpose, A^-1

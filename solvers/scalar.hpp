@@ -60,14 +60,29 @@ inline double abs_max(T x) {
     return std::abs(double(x));
 }
 
+// x 2^e, part by part for complex: exact where the result stays normal (scalings of whole systems).
+template <class T>
+inline T times_power_of_two(T x, int e) {
+  if constexpr (is_complex_v<T>)
+    return T(std::ldexp(x.real(), e), std::ldexp(x.imag(), e));
+  else
+    return std::ldexp(x, e);
+}
+
 // |2^-shift x| in double, the parts scaled before the modulus is taken: |1e308 + 1e308i| overflows
 // where its parts are finite, and a complex<float>'s own modulus overflows beyond 3.4e38.
 template <class T>
 inline double scaled_abs(T x, int shift) {
-  if constexpr (is_complex_v<T>)
-    return std::abs(std::complex<double>(std::ldexp(double(x.real()), -shift), std::ldexp(double(x.imag()), -shift)));
-  else
-    return std::ldexp(std::abs(double(x)), -shift);
+  return std::abs(times_power_of_two(wide_t<T>(x), -shift));
+}
+
+// e with 2^(e-1) <= largest < 2^e: 2^-e brings entries up to `largest` into (1/2, 1]. Kept at or
+// above -1022, so that 2^-e is a double; 0 where largest is 0 or not finite (no scaling helps).
+inline int normalizing_exponent(double largest) {
+  if (!(largest > 0) || !std::isfinite(largest)) return 0;
+  int e = 0;
+  std::frexp(largest, &e);
+  return std::max(e, -1022);
 }
 
 // Whether dividing by p, or taking 1 / p, is out of reach of complex division as LAPACK is built

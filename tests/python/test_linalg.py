@@ -490,6 +490,13 @@ def test_a_broadcast_matrix_is_not_copied_for_every_system(monkeypatch):
     # a of shape (1, n, n) against b of (k, n) was copied k times (435 MB for k = 5000, n = 100; NumPy
     # needs 53): now a chunk of systems at a time. Chunks of 4 systems here, so that several are run.
     monkeypatch.setattr(linalg._solve_broadcast_stack, "__defaults__", (4 * 30 * 30 * 8,))
+    solve_stack, sizes = linalg._hetlu._gesv_stack, []
+
+    def recorded(a, *args):
+        sizes.append(a.shape[0])
+        return solve_stack(a, *args)
+
+    monkeypatch.setattr(linalg._hetlu, "_gesv_stack", recorded)
     rng = np.random.default_rng(11)
     a = rng.standard_normal((1, 30, 30)) + 30 * np.eye(30)
     b = rng.standard_normal((10, 30))
@@ -498,6 +505,16 @@ def test_a_broadcast_matrix_is_not_copied_for_every_system(monkeypatch):
     b2 = rng.standard_normal((1, 5, 30))
     expected = np.linalg.solve(np.swapaxes(a2, -1, -2), b2[..., None])[..., 0]
     assert np.allclose(linalg.solve(a2, b2, transposed=True), expected, rtol=1e-12)
+    assert sizes == [4, 4, 2, 4, 4, 4, 3], sizes  # 10 systems, then 15: never more than 4 copies of a
     singular = np.stack([np.eye(30), np.zeros((30, 30))])[:, None]
     with pytest.raises(np.linalg.LinAlgError):
         linalg.solve(singular, np.ones((1, 7, 30)))
+
+
+def test_a_tiny_matrix_beside_a_large_b_keeps_x_finite():
+    # Scaling A up to entries near 1 took b past the largest double: x came out NaN where NumPy's is
+    # 6e307. b is scaled as far as it can be, x by the rest.
+    tiny = 0.99 * 2.0 ** -1000
+    a = tiny * np.array([[1, 1, 1, 1], [1, -1, 0, 0], [0, 1, -1, 0], [0, 0, 1, -1]], dtype=float)
+    b = np.array([(2.4 * tiny) * 1e308, 0, 0, 0])
+    assert np.allclose(linalg.solve(a, b), np.linalg.solve(a, b), rtol=1e-14)
