@@ -355,9 +355,16 @@ double rcond_from_factors(int n, const T* LU, int ld, const int* ipiv, kernels::
   return anorm.rcond(rcond_estimate(n, LU, ld, ipiv, anorm.value));
 }
 
-// Where A was factored in place (overwrite_a=True) nothing can check the answer against A: LAPACK's
-// reciprocal pivot growth (dgesvx's rpvgrw, min over columns of max|A(:,j)| / max|U(:,j)|) is what
-// the factors still tell. Wilkinson's matrix at n = 60 (growth 2^59) gave omega 0.1 in silence.
+// V <- 2^e V for an m x n block V.
+template <class T>
+void scale_block(int m, int n, T* V, int ld, int e) {
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) {
+      T& v = V[i + static_cast<long long>(j) * ld];
+      v = scalar::times_power_of_two(v, e);
+    }
+}
+
 // A system whose largest entry lies below min / eps (2^-970 in double, 2^-103 in single) is scaled
 // up by a power of two to entries of at most 1: an LU in subnormal arithmetic loses digits that
 // LAPACK's does not report (A and b of subnormal entries: x wrong by 8 %, in silence, in SciPy too).
@@ -380,21 +387,16 @@ int scale_up_a_tiny_system(int n, int nrhs, T* A, T* X, int ld, std::vector<doub
   const int b_room =
       b_largest > 0 ? std::numeric_limits<R>::max_exponent - 2 - scalar::normalizing_exponent(b_largest) : a_shift;
   const int b_shift = std::min(a_shift, b_room);
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i) {
-      T& a = A[i + static_cast<long long>(j) * ld];
-      a = scalar::times_power_of_two(a, a_shift);
-    }
-  for (int j = 0; j < nrhs; ++j)
-    for (int i = 0; i < n; ++i) {
-      T& x = X[i + static_cast<long long>(j) * ld];
-      x = scalar::times_power_of_two(x, b_shift);
-    }
+  scale_block(n, n, A, ld, a_shift);
+  scale_block(n, nrhs, X, ld, b_shift);
   for (double& m : a_maxima) m = std::ldexp(m, a_shift);
   norm.value = std::ldexp(norm.value, a_shift);
   return a_shift - b_shift;
 }
 
+// Where A was factored in place (overwrite_a=True) nothing can check the answer against A: LAPACK's
+// reciprocal pivot growth (dgesvx's rpvgrw, min over columns of max|A(:,j)| / max|U(:,j)|) is what
+// the factors still tell. Wilkinson's matrix at n = 60 (growth 2^59) gave omega 0.1 in silence.
 template <class T>
 double pivot_growth(int n, const std::vector<double>& a_maxima, const T* LU, int ld) {
   double growth = 1;
@@ -960,12 +962,7 @@ py::tuple gesv_in_place(const py::array& a, const py::array& x, int trans, bool 
     if (info != 0) return;
     growth = pivot_growth(n, a_maxima, A, ld);
     getrs(op, n, nrhs, A, ld, ipiv.data(), X, ld, linalg_options());
-    if (x_shift != 0)  // the part of A's scaling b could not take
-      for (int j = 0; j < nrhs; ++j)
-        for (int i = 0; i < n; ++i) {
-          T& x = X[i + static_cast<long long>(j) * ld];
-          x = scalar::times_power_of_two(x, x_shift);
-        }
+    if (x_shift != 0) scale_block(n, nrhs, X, ld, x_shift);  // the part of A's scaling b could not take
     if (op == Transpose::no) {
       rcond = rcond_from_factors(n, A, ld, ipiv.data(), anorm);
     } else {  // ||A^-T||_1 from solves with A^-T and, for its transpose, A^-1

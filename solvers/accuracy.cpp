@@ -267,7 +267,10 @@ double normwise_backward_error(int n, int nrhs, const T* A, int lda, const T* X,
       x[j] = W(X[j + static_cast<long long>(r) * ldx]) * x_scale;
       x_norm = std::max(x_norm, scalar::abs1(x[j]));
     }
-    for (int i = 0; i < n; ++i) residual[i] = scalar::times_power_of_two(W(b[i]), -(a_exponent + x_exponent));
+    for (int i = 0; i < n; ++i) {  // b scaled as A and x are
+      residual[i] = scalar::times_power_of_two(W(b[i]), -(a_exponent + x_exponent));
+      b_norm = std::max(b_norm, scalar::abs1(residual[i]));
+    }
     if (a_stored_transposed) {  // in memory order: row i of A is contiguous
       for (int i = 0; i < n; ++i)
         for (int j = 0; j < n; ++j) residual[i] -= W(entry(i, j)) * a_scale * x[j];
@@ -276,7 +279,6 @@ double normwise_backward_error(int n, int nrhs, const T* A, int lda, const T* X,
         for (int i = 0; i < n; ++i) residual[i] -= W(entry(i, j)) * a_scale * x[j];
     }
     for (int i = 0; i < n; ++i) {
-      b_norm = std::max(b_norm, scalar::abs1(scalar::times_power_of_two(W(b[i]), -(a_exponent + x_exponent))));
       const double ri = scalar::abs1(residual[i]);
       r_norm = std::isnan(ri) ? inf : std::max(r_norm, ri);
       if (r_norm == inf) break;
