@@ -251,10 +251,12 @@ __global__ void residual_chunks_kernel(int n, int chunk_width, const T* A, long 
 }
 
 // Second: r = b - (the chunks' sums, in chunk order), over b, and the row's share of omega,
-// |r| / (|b| + their magnitudes), in double (row_omega.hpp).
+// |r| / (|b| + their magnitudes), in double (row_omega.hpp). A row so small that underflow may hide
+// its residual adds what it can hide, from its reach |b_i| + max_j |a_ij| ||x||_inf, as the CPUs'
+// pass does (accuracy.cpp): a pass over the row and x, only in such rows (A and b of subnormal entries).
 template <class T>
 __global__ void residual_finish_kernel(int n, int chunks, const wide_on_device_t<T>* sums, const double* magnitudes,
-                                       T* r, T* w) {
+                                       const T* A, long long lda, const T* x, T* r, T* w) {
   using W = wide_on_device_t<T>;
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -265,8 +267,17 @@ __global__ void residual_finish_kernel(int n, int chunks, const wide_on_device_t
     residual -= sums[static_cast<long long>(c) * n + i];
     scale += magnitudes[static_cast<long long>(c) * n + i];
   }
+  double hidden = 0;
+  if (accuracy::may_hide(n, scale)) {
+    double row_largest = 0, x_largest = 0;
+    for (int j = 0; j < n; ++j) {
+      row_largest = fmax(row_largest, abs1(W(A[i + j * lda])));
+      x_largest = fmax(x_largest, abs1(W(x[j])));
+    }
+    hidden = accuracy::underflow_hidden(n, abs1(b) + row_largest * x_largest);
+  }
   r[i] = T(residual);
-  w[i] = T(accuracy::row_omega(abs1(residual), scale));
+  w[i] = T(accuracy::row_omega(abs1(residual), scale, hidden));
 }
 
 // Mixed precision's conversions in device memory: A rounded to single where it landed in double
@@ -446,15 +457,34 @@ struct CudaEvent : Event {
   }
 };
 
+// cudaMalloc of `bytes` for `what` on `device`; out of memory is DeviceOutOfMemory, with the free
+// memory said, so that callers that can do without (a batch's chunks, the mixed and PRBT device paths'
+// fallback to the CPUs) catch it.
+void* device_malloc(std::size_t bytes, const std::string& what, const std::string& device) {
+  void* p = nullptr;
+  const cudaError_t status = cudaMalloc(&p, bytes);
+  if (status == cudaErrorMemoryAllocation) {
+    cudaGetLastError();  // not sticky: clear it
+    std::size_t free_bytes = 0, total = 0;
+    const bool known = cudaMemGetInfo(&free_bytes, &total) == cudaSuccess;
+    if (!known) cudaGetLastError();
+    throw DeviceOutOfMemory(
+        "cuda backend: out of device memory: " + what + " needs " + detail::readable_bytes(double(bytes)) + ", " +
+        (known ? detail::readable_bytes(double(free_bytes)) : std::string("an unknown amount")) + " free on " + device);
+  }
+  check(status, "cudaMalloc");
+  return p;
+}
+
 // Device scratch that grows on demand and is freed with the backend.
 struct Scratch {
   void* pointer = nullptr;
   std::size_t bytes = 0;
-  void* reserve(std::size_t want, const char* what) {
+  void* reserve(std::size_t want, const char* what, const std::string& device) {
     if (want <= bytes) return pointer;
     if (pointer) check(cudaFree(pointer), what);
     pointer = nullptr, bytes = 0;
-    check(cudaMalloc(&pointer, want), what);
+    pointer = device_malloc(want, what, device);
     bytes = want;
     return pointer;
   }
@@ -521,6 +551,17 @@ template <class T>
 class CudaBackend final : public Backend<T> {
  public:
   CudaBackend() {
+    try {
+      create();
+    } catch (...) {  // the destructor does not run for a constructor that throws: what was made goes here
+      release();
+      throw;
+    }
+  }
+  ~CudaBackend() override { release(); }
+
+ private:
+  void create() {
     check(cudaGetDevice(&device_), "cudaGetDevice");
     cudaDeviceProp properties{};
     check(cudaGetDeviceProperties(&properties, device_), "cudaGetDeviceProperties");
@@ -544,15 +585,18 @@ class CudaBackend final : public Backend<T> {
       if (detail::cuda_tf32_requested())
         check(cublasSetMathMode(blas_, CUBLAS_TF32_TENSOR_OP_MATH), "cublasSetMathMode (TF32)");
   }
-  ~CudaBackend() override {
+  void release() {
     for (auto s : streams_)
       if (s) cudaStreamSynchronize(s);
     if (solver_) cusolverDnDestroy(solver_);
     if (blas_) cublasDestroy(blas_);
     for (auto s : streams_)
       if (s) cudaStreamDestroy(s);
+    solver_ = nullptr, blas_ = nullptr;
+    for (auto& s : streams_) s = nullptr;
   }
 
+ public:
   BackendKind kind() const override { return BackendKind::cuda; }
   std::string device_name() const override { return name_; }
 
@@ -564,22 +608,8 @@ class CudaBackend final : public Backend<T> {
     m.storage = std::shared_ptr<T>(static_cast<T*>(p), [](T* q) { cudaFree(q); });
     return m;
   }
-  // cudaMalloc; out of memory is DeviceOutOfMemory (callers such as a batch's chunks take less).
   void* device_malloc(std::size_t bytes, const std::string& what) {
-    void* p = nullptr;
-    const cudaError_t status = cudaMalloc(&p, bytes);
-    if (status == cudaErrorMemoryAllocation) {
-      cudaGetLastError();  // not sticky: clear it
-      std::size_t free_bytes = 0, total = 0;
-      const bool known = cudaMemGetInfo(&free_bytes, &total) == cudaSuccess;
-      if (!known) cudaGetLastError();
-      throw DeviceOutOfMemory("cuda backend: out of device memory: " + what + " needs " +
-                              detail::readable_bytes(double(bytes)) + ", " +
-                              (known ? detail::readable_bytes(double(free_bytes)) : std::string("an unknown amount")) +
-                              " free on " + name_);
-    }
-    check(status, "cudaMalloc");
-    return p;
+    return backends::device_malloc(bytes, what, name_);
   }
 
   std::shared_ptr<int> allocate_ints(int count) override {
@@ -645,8 +675,8 @@ class CudaBackend final : public Backend<T> {
       check_launch("laswp kernel");
       return;
     }
-    int* plan = static_cast<int*>(
-        interchange_plans_[int(q)].reserve(sizeof(int) * (1 + 4 * std::size_t(count)), "cudaMalloc (interchanges)"));
+    int* plan = static_cast<int*>(interchange_plans_[int(q)].reserve(sizeof(int) * (1 + 4 * std::size_t(count)),
+                                                                     "the interchanges' plan", name_));
     interchange_plan_kernel<<<1, std::min(1024, (count + 31) / 32 * 32), sizeof(int) * count, stream(q)>>>(
         count, pivots, plan);
     check_launch("interchange plan kernel");
@@ -683,7 +713,7 @@ class CudaBackend final : public Backend<T> {
     check(getrf_buffer(solver_, rows, cols, A, lda, &lwork), "getrf_bufferSize");
     // Grown only between panels of different sizes: cudaFree waits for the device, which a
     // factorization's panels (the first is the widest) never ask for.
-    T* work = static_cast<T*>(work_.reserve(sizeof(T) * std::max(1, lwork), "cudaMalloc (getrf workspace)"));
+    T* work = static_cast<T*>(work_.reserve(sizeof(T) * std::max(1, lwork), "getrf's workspace", name_));
     // A null pivot array asks cuSOLVER for LU without pivoting (PRBT's GENP).
     check(getrf(solver_, rows, cols, A, lda, work, pivoting ? pivots : nullptr, info), "getrf (panel)");
   }
@@ -691,7 +721,7 @@ class CudaBackend final : public Backend<T> {
   void butterflies_two_sided(Queue q, int n, const T* u, const T* v, T* A, int lda) override {
     if (n <= 0) return;
     if (n % 4 != 0) throw InvalidArgument("butterflies: n = " + std::to_string(n) + " is not a multiple of 4");
-    T* values = static_cast<T*>(butterfly_values_.reserve(sizeof(T) * 4 * n, "cudaMalloc (butterflies)"));
+    T* values = static_cast<T*>(butterfly_values_.reserve(sizeof(T) * 4 * n, "the butterflies", name_));
     check(cudaMemcpyAsync(values, u, sizeof(T) * 2 * n, cudaMemcpyHostToDevice, stream(q)), "cudaMemcpyAsync (U)");
     check(cudaMemcpyAsync(values + 2 * n, v, sizeof(T) * 2 * n, cudaMemcpyHostToDevice, stream(q)),
           "cudaMemcpyAsync (V)");
@@ -711,8 +741,8 @@ class CudaBackend final : public Backend<T> {
     const int chunks = std::max(1, std::min(64, n / 256));
     const int width = (n + chunks - 1) / chunks;
     const std::size_t slots = static_cast<std::size_t>(chunks) * n;
-    W* sums =
-        static_cast<W*>(residual_sums_[int(q)].reserve((sizeof(W) + sizeof(double)) * slots, "cudaMalloc (sums)"));
+    W* sums = static_cast<W*>(
+        residual_sums_[int(q)].reserve((sizeof(W) + sizeof(double)) * slots, "the residual's sums", name_));
     double* magnitudes = reinterpret_cast<double*>(sums + slots);
     const int threads = 256, row_blocks = (n + threads - 1) / threads;
     for (int r = 0; r < nrhs; ++r) {  // one right-hand side at a time: the sums' buffer is reused in order
@@ -721,7 +751,8 @@ class CudaBackend final : public Backend<T> {
           n, width, device_view(A), lda, device_view(X + column * ldx), sums, magnitudes);
       check_launch("residual kernel (chunks)");
       residual_finish_kernel<<<row_blocks, threads, 0, stream(q)>>>(
-          n, chunks, sums, magnitudes, device_view(R + column * ldr), device_view(W_ + column * ldw));
+          n, chunks, sums, magnitudes, device_view(A), lda, device_view(X + column * ldx),
+          device_view(R + column * ldr), device_view(W_ + column * ldw));
       check_launch("residual kernel (finish)");
     }
   }

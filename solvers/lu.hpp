@@ -153,6 +153,9 @@ struct MixedDetails {
 inline unsigned mixed_certificate_probe_seed(int n) {
   return 2029u + static_cast<unsigned>(n);
 }
+// The probes it solves as one block after the fixed one: a device path sizes its solves' buffer for
+// them beside the right-hand sides.
+inline constexpr int mixed_certificate_seeded_probes = 3;
 
 // What the mixed path checks beyond dsgesv's semantics: all off for the drop-in's dsgesv_ (with
 // GEPP), the omegas on by default (double_accuracy), all on for precision auto.

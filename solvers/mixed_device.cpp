@@ -15,6 +15,7 @@
 #include "solvers/gepp_kernels.hpp"
 #include "solvers/hybrid_lu.hpp"
 #include "solvers/hybrid_panels.hpp"
+#include "solvers/lu.hpp"
 #include "solvers/prbt_device.hpp"
 #include "solvers/randomized_solve.hpp"
 #include "solvers/workspace.hpp"
@@ -145,7 +146,8 @@ std::optional<int> MixedDevice<T>::factor(Low* a, int nrhs, InputCheck check) {
     // is its own, kept).
     original_ = high_.allocate(n_, n_);
     residual_.reserve(high_, n_, std::max(1, nrhs));
-    solve_work_ = low_.allocate(np_, std::max(1, nrhs));
+    solve_work_ =
+        low_.allocate(np_, std::max(solvers::mixed_certificate_seeded_probes, nrhs));  // the certificate's too
     if (randomized)
       factors_ = low_.allocate(np_, np_);
     else

@@ -248,7 +248,7 @@ class Refinement {
   // asking that the first correction also halve s's residual still took 6 of 112 (s's share
   // outside a singular A's range is about ||s|| / sqrt(n), under half of it from n = 16 or so).
   // A few residuals and solves more for each PRBT answer.
-  static constexpr int seeded_probes = 3;
+  static constexpr int seeded_probes = mixed_certificate_seeded_probes;
   bool certified() {
     const std::size_t n = static_cast<std::size_t>(n_);
     auto largest = [](const T* v, std::size_t count) { return scalar::largest_magnitude(v, count); };
