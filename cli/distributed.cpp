@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <optional>
+#include <type_traits>
 
 #include "cli/commands.hpp"
 #include "cli/matrix_market.hpp"
@@ -254,18 +255,18 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
   // Where a row or column lies near an end of the range, columns too (dgesvx's C, as hetlu solve):
   // columns spread 1e+-165 underflowed to zero after R ("exactly singular"). R A C y = R b, x = C y.
   Equilibration scaling = equilibration(n, A.data(), ld);
-  // Where R b leaves the range (a row of A near its bottom, b's entry of ordinary size: "B(1,1) is
-  // Inf" refused a system hetlu solve solves), neither R nor C (R A's) is applied: A as read.
-  auto r_b_leaves_the_range = [&] {
-    for (int j = 0; j < nrhs; ++j)
-      for (int i = 0; i < n; ++i)
-        if (!std::isfinite(std::ldexp(B[i + static_cast<std::size_t>(j) * ld], scaling.rows[i]))) return true;
-    return false;
-  };
-  if (r_b_leaves_the_range()) {
-    std::fill(scaling.rows.begin(), scaling.rows.end(), 0);
-    std::fill(scaling.cols.begin(), scaling.cols.end(), 0);
-  }
+  // Where R b would leave the range (a row of A near its bottom, b's entry of ordinary size: "B(1,1)
+  // is Inf" refused a system hetlu solve solves), b goes in scaled by 2^-shift besides R, and x comes
+  // back times 2^shift (as hetlu.linalg's tiny systems). A as read instead, of subnormal entries,
+  // was "exactly singular" on some grids (p?getf2's reciprocal of a subnormal pivot overflows) and
+  // "not finite" on others, where x overflows.
+  int shift = 0;
+  for (int j = 0; j < nrhs; ++j)
+    for (int i = 0; i < n; ++i) {
+      const T b = B[i + static_cast<std::size_t>(j) * ld];
+      if (b != T(0) && std::isfinite(b))
+        shift = std::max(shift, std::ilogb(b) + scaling.rows[i] - (std::numeric_limits<T>::max_exponent - 2));
+    }
   const std::vector<int>&rows = scaling.rows, &cols = scaling.cols;
   const bool columns_scaled = std::any_of(cols.begin(), cols.end(), [](int e) { return e != 0; });
   // ||R A||_1, then R A C in one pass: R first and C after underflowed what C would have restored.
@@ -273,8 +274,8 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
   for (int j = 0; j < n; ++j)
     scalar::scale_rows_by_powers_of_two(n, 1, A.data() + static_cast<std::size_t>(j) * ld, ld,
                                         [&](int i) { return rows[i] + cols[j]; });
-  scalar::scale_rows_by_powers_of_two(n, nrhs, B.data(), ld, [&](int i) { return rows[i]; });
-  const std::vector<T> RB = B;  // R b, for the bound X proves
+  scalar::scale_rows_by_powers_of_two(n, nrhs, B.data(), ld, [&](int i) { return rows[i] - shift; });
+  const std::vector<T> RB = B;  // R b 2^-shift, for the bound X proves
   // In single precision, an entry beyond its range became Inf, which the solve refuses on every
   // rank: said as what it is ("the solution is not finite" before, or "A(i,j) is Inf"). One below
   // its normal range became 0 or lost digits: where that left A singular, said too (a matrix of
@@ -307,17 +308,23 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
       throw;
     }
   });
+  // In single precision A as rounded is what was found singular ([[1, 1], [1, 1 + 1e-10]] is, and
+  // said only "singular"): said so, with the way out.
+  constexpr bool single = std::is_same_v<T, float>;
   if (report.info > 0)
     fail_together(rank, exit_singular,
                   fmt::format("{}: the matrix is singular{}: U({},{}) is exactly zero; no solution written{}",
-                              args.a_path, below_single.empty() ? "" : " in single precision", report.info, report.info,
-                              below_single.empty() ? "" : " (" + below_single + ")"));
+                              args.a_path, single ? " in single precision" : "", report.info, report.info,
+                              !below_single.empty() ? " (" + below_single + ")"
+                              : single              ? " (A rounded to single; --precision double may solve it)"
+                                                    : ""));
   // Rank 0 alone judges X (omega, the condition, the output file); every rank leaves with its
   // verdict (exits 4 and 5 on rank 0 alone showed success to launchers that read each rank's).
   if (rank != 0) return verdict_of_root();
   return share_verdict([&]() -> int {
     warn_all(report.warnings);
-    if (columns_scaled) scalar::scale_rows_by_powers_of_two(n, nrhs, B.data(), ld, [&](int j) { return cols[j]; });
+    if (columns_scaled || shift)
+      scalar::scale_rows_by_powers_of_two(n, nrhs, B.data(), ld, [&](int j) { return cols[j] + shift; });
     const std::vector<T> A0(system.A.values.begin(), system.A.values.end()),
         B0(system.B.values.begin(), system.B.values.end());
     const bool finite = std::all_of(B.begin(), B.end(), [](T x) { return std::isfinite(x); });
@@ -346,8 +353,10 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
     if (n > 0) {
       std::vector<int> no_interchange(n);
       std::iota(no_interchange.begin(), no_interchange.end(), 1);
+      std::vector<T> X_shifted = B;  // x 2^-shift, beside RB
+      scalar::scale_rows_by_powers_of_two(n, nrhs, X_shifted.data(), ld, [&](int) { return -shift; });
       condition.rcond = std::min(rcond_estimate_with_columns(n, A.data(), ld, no_interchange.data(), cols, anorm),
-                                 rcond_bound(n, nrhs, B.data(), ld, RB.data(), ld, anorm));
+                                 rcond_bound(n, nrhs, X_shifted.data(), ld, RB.data(), ld, anorm));
       // Below eps, dgerfs' forward error bound decides, as in hetlu solve (badly scaled columns: rcond
       // counts their spread, GEPP's X does not feel it); rank 0 holds A as read, and refactors it
       // only here: an O(n^3) GEPP on rank 0 alone, where rcond < eps.

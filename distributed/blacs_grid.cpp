@@ -3,8 +3,11 @@
 #include <cblas.h>
 #include <omp.h>
 
+#include <algorithm>
+#include <cstring>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "distributed/scalapack.hpp"
 #include "hetlu/types.hpp"
@@ -229,6 +232,32 @@ void agree_on_any_error(MPI_Comm comm, const std::string& error) {
   agree_on_error(comm, first, rank != first ? "" : first == 0 ? error : "rank " + std::to_string(first) + ": " + error);
 }
 
+namespace {
+
+// `text` from the grid's process (row, col) on every process of the grid (the sender passes it).
+std::string broadcast_text(int context, int row, int col, bool sender, const std::string& text) {
+  constexpr std::size_t longest = 2000;  // a one-line error
+  int length = sender ? static_cast<int>(std::min(text.size(), longest)) : 0;
+  if (sender)
+    Cigebs2d(context, "All", " ", 1, 1, &length, 1);
+  else
+    Cigebr2d(context, "All", " ", 1, 1, &length, 1, row, col);
+  std::vector<int> packed((static_cast<std::size_t>(length) + sizeof(int) - 1) / sizeof(int), 0);
+  const int words = static_cast<int>(packed.size());
+  if (sender) std::memcpy(packed.data(), text.data(), static_cast<std::size_t>(length));
+  if (words > 0) {
+    if (sender)
+      Cigebs2d(context, "All", " ", words, 1, packed.data(), words);
+    else
+      Cigebr2d(context, "All", " ", words, 1, packed.data(), words, row, col);
+  }
+  std::string out(static_cast<std::size_t>(length), ' ');
+  std::memcpy(out.data(), packed.data(), static_cast<std::size_t>(length));
+  return out;
+}
+
+}  // namespace
+
 void agree_on_failure(int context, const Failure& failure, const std::string& otherwise, const std::string& prefix) {
   auto raise = [&](std::string message, int kind) {
     if (message.rfind(prefix, 0) != 0) message = prefix + message;
@@ -252,8 +281,17 @@ void agree_on_failure(int context, const Failure& failure, const std::string& ot
   int kind = failure.kind;  // the largest over the grid: every rank reports it
   Cigamx2d(context, "All", " ", 1, 1, &kind, 1, nullptr, nullptr, -1, -1, -1);
   if (kind == Failure::none) return;
+  // The first failing process in the grid's row-major order says why on every rank: the others said
+  // only that another rank's arguments were refused, and rank 0 prints (one rank out of memory went
+  // unnamed, a hostile test).
+  const int me = row * cols + col;
+  int first = failure.failed() ? me : std::numeric_limits<int>::max();
+  Cigamn2d(context, "All", " ", 1, 1, &first, 1, nullptr, nullptr, -1, -1, -1);
+  std::string why = broadcast_text(context, first / cols, first % cols, me == first, failure.message);
   if (failure.failed()) raise(failure.message, failure.kind);
-  raise(otherwise, kind);
+  if (why.rfind(prefix, 0) == 0) why.erase(0, prefix.size());
+  raise(otherwise + " (rank " + std::to_string(Cblacs_pnum(context, first / cols, first % cols)) + ": " + why + ")",
+        kind);
 }
 
 }  // namespace hetlu::distributed

@@ -53,6 +53,18 @@ std::vector<int> descriptor(const BlacsGrid& grid, int m, int n, int nb, int lld
 // API's status tells apart (detail::c_guarded): the caller's argument, a device's memory, a device
 // or backend not available, or anything else. Ordered: where several ranks fail, the largest kind
 // is every other rank's.
+// ScaLAPACK descriptor fields.
+enum DescriptorField {
+  field_ctxt = 1,
+  field_m = 2,
+  field_n = 3,
+  field_mb = 4,
+  field_nb = 5,
+  field_rsrc = 6,
+  field_csrc = 7,
+  field_lld = 8
+};
+
 struct Failure {
   enum Kind { none = 0, other = 1, not_available = 2, out_of_memory = 3, argument = 4 };
   std::string message;

@@ -120,10 +120,8 @@ hetlu_status root_gesv(MPI_Comm comm, int root, int n, int nrhs, T* A, int lda, 
       failure = e.what();
     }
     // (gesv_from_root refuses a resident device given on some ranks only.)
-    int mine = failure.empty() ? 0 : 1, most = 0;
-    MPI_Allreduce(&mine, &most, 1, MPI_INT, MPI_MAX, comm);
-    if (!failure.empty()) throw hetlu::InvalidArgument("distributed gesv: " + failure);
-    if (most) throw hetlu::InvalidArgument("distributed gesv: another rank's arguments were refused");
+    // The first refusing rank's reason, on every rank.
+    hetlu::distributed::agree_on_any_error(comm, failure.empty() ? failure : "distributed gesv: " + failure);
     const auto report = hetlu::distributed::gesv_from_root(comm, root, n, nrhs, A, lda, B, ldb, plan, db,
                                                            resident ? &*resident : nullptr);
     *info = report.info;

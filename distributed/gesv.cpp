@@ -59,13 +59,17 @@ DistributedReport gesv_from_root(MPI_Comm comm, int root, int n, int nrhs, T* A,
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);
-  // Every rank names the same root, or every rank fails: ranks waiting for different roots in the
-  // scatter hung.
-  int roots[2] = {root, -root}, extremes[2] = {0, 0};
-  MPI_Allreduce(roots, extremes, 2, MPI_INT, MPI_MAX, comm);
+  // Every rank names the same root and precision, or every rank fails: ranks waiting for different
+  // roots in the scatter hung, and psgesv beside pdgesv corrupted the heap (hetlu solve --precision
+  // single on rank 0 alone, a hostile test).
+  const int word = static_cast<int>(sizeof(T));
+  int values[4] = {root, -root, word, -word}, extremes[4] = {0, 0, 0, 0};
+  MPI_Allreduce(values, extremes, 4, MPI_INT, MPI_MAX, comm);
   if (extremes[0] != -extremes[1])
     throw InvalidArgument("distributed gesv: root differs between ranks (from " + std::to_string(-extremes[1]) +
                           " to " + std::to_string(extremes[0]) + ")");
+  if (extremes[2] != -extremes[3])
+    throw InvalidArgument("distributed gesv: the precision differs between ranks (single on some, double on others)");
   if (root < 0 || root >= ranks)
     throw InvalidArgument("distributed: root " + std::to_string(root) + " is not a rank of the communicator");
   // Every rank resident, or none: the two take different collectives (hetlu solve --resident on
@@ -157,6 +161,16 @@ int gesv(int n, int nrhs, T* A, int ia, int ja, const int* desc_a, int* ipiv, T*
   const int* grid = desc_a ? desc_a : desc_b;
   if (!grid) throw InvalidArgument("p?gesv: desc_a and desc_b are null pointers");
   agree_on_failure(grid[1], failure, "another rank's arguments were refused", "p?gesv: ");
+  // p?gesv's collectives need the global arguments and the precision the same on every rank (psgesv
+  // beside pdgesv corrupted the heap; another NB hung a grid).
+  auto field = [](const int* desc, int k) { return desc ? desc[k] : -1; };
+  agree_on_values(
+      grid[field_ctxt],
+      {n, nrhs, static_cast<int>(sizeof(T)), ia, ja, ib, jb, field(desc_a, field_m), field(desc_a, field_n),
+       field(desc_a, field_mb), field(desc_a, field_nb), field(desc_a, field_rsrc), field(desc_a, field_csrc),
+       field(desc_b, field_m), field(desc_b, field_n), field(desc_b, field_mb), field(desc_b, field_nb),
+       field(desc_b, field_rsrc), field(desc_b, field_csrc)},
+      "p?gesv: n, nrhs, the precision, ia, ja, ib, jb and the descriptors' M, N, MB, NB and source process");
   const BlasThreads threads(threads_per_rank);
   const int info = scalapack_gesv_checked(n, nrhs, A, ia, ja, desc_a, ipiv, B, ib, jb, desc_b);
   if (info < 0) throw InvalidArgument("p?gesv: " + illegal_argument(-info, p_gesv_arguments));

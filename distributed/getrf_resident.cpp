@@ -34,18 +34,6 @@ namespace {
 using backends::Backend;
 using backends::Queue;
 
-// ScaLAPACK descriptor fields.
-enum Field {
-  field_ctxt = 1,
-  field_m = 2,
-  field_n = 3,
-  field_mb = 4,
-  field_nb = 5,
-  field_rsrc = 6,
-  field_csrc = 7,
-  field_lld = 8
-};
-
 void check_descriptor(int n, const int* desc, const char* name, int local_rows) {
   auto bad = [&](const std::string& why) {
     return InvalidArgument(std::string("device-resident p?getrf: ") + name + ": " + why);
@@ -361,10 +349,11 @@ int getrf_resident(int n, T* A, const int* desc_a, int* ipiv, const Device& devi
   agree_on_failure(desc_a[field_ctxt], failure, "another rank's arguments or device were refused");
   // Each rank checked its own descriptor; the grid's collectives need them the same (NB 4 on one
   // rank and 3 on the others hung a 2 x 2 grid and aborted a 1 x 3 one in PBLAS).
-  agree_on_values(
-      desc_a[field_ctxt],
-      {n, desc_a[field_m], desc_a[field_n], desc_a[field_mb], desc_a[field_nb], desc_a[field_rsrc], desc_a[field_csrc]},
-      "device-resident p?getrf: n and desc_a's M, N, MB, NB and source process");
+  // So does the precision (psgesv beside pdgesv corrupted the heap).
+  agree_on_values(desc_a[field_ctxt],
+                  {n, static_cast<int>(sizeof(T)), desc_a[field_m], desc_a[field_n], desc_a[field_mb], desc_a[field_nb],
+                   desc_a[field_rsrc], desc_a[field_csrc]},
+                  "device-resident p?getrf: n, the precision and desc_a's M, N, MB, NB and source process");
   ResidentPhases local;
   ResidentPhases& into = phases ? *phases : local;
   if (n == 0) return 0;

@@ -52,6 +52,9 @@ void Cdgebs2d(int context, const char* scope, const char* top, int m, int n, con
 void Cdgebr2d(int context, const char* scope, const char* top, int m, int n, double* a, int lda, int rsrc, int csrc);
 void Csgebs2d(int context, const char* scope, const char* top, int m, int n, const float* a, int lda);
 void Csgebr2d(int context, const char* scope, const char* top, int m, int n, float* a, int lda, int rsrc, int csrc);
+void Cigebs2d(int context, const char* scope, const char* top, int m, int n, const int* a, int lda);
+void Cigebr2d(int context, const char* scope, const char* top, int m, int n, int* a, int lda, int rsrc, int csrc);
+int Cblacs_pnum(int context, int prow, int pcol);
 void Cigamn2d(int context, const char* scope, const char* top, int m, int n, int* a, int lda, int* ra, int* ca,
               int ldia, int rdest, int cdest);
 void Cigamx2d(int context, const char* scope, const char* top, int m, int n, int* a, int lda, int* ra, int* ca,

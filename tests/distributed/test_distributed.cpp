@@ -385,6 +385,25 @@ int main(int argc, char** argv) {
                   std::string(hetlu_last_error()).find("root differs between ranks") != std::string::npos;
         MPI_Allreduce(&refused, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
         check(every == 1, std::string("hetlu_pdgesv_root: roots that differ fail every rank: ") + hetlu_last_error());
+        // psgesv on the root beside pdgesv on the others corrupted the heap (a hostile test).
+        std::vector<float> As(25, 1.0f), Bs(5, 1.0f);
+        for (int i = 0; i < 5; ++i) A[i * 6] = 2.0, As[i * 6] = 2.0f;
+        status = rank_ == 0 ? hetlu_psgesv_root(MPI_COMM_WORLD, 0, 5, 1, As.data(), 5, Bs.data(), 5, &info, nullptr)
+                            : hetlu_pdgesv_root(MPI_COMM_WORLD, 0, 5, 1, A.data(), 5, B.data(), 5, &info, nullptr);
+        refused = status == HETLU_ERROR_INVALID_ARGUMENT &&
+                  std::string(hetlu_last_error()).find("precision differs between ranks") != std::string::npos;
+        MPI_Allreduce(&refused, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        check(every == 1,
+              std::string("hetlu_p?gesv_root: precisions that differ fail every rank: ") + hetlu_last_error());
+        // A device refused on one rank: every rank says which and why.
+        hetlu_distributed_options other{0, 0, 0, 0, nullptr, rank_ == 1 ? "tpu:3" : "host:1"};
+        status = hetlu_pdgesv_root(MPI_COMM_WORLD, 0, 5, 1, A.data(), 5, B.data(), 5, &info, &other);
+        refused = status == HETLU_ERROR_INVALID_ARGUMENT &&
+                  std::string(hetlu_last_error()).find("rank 1: ") != std::string::npos &&
+                  std::string(hetlu_last_error()).find("tpu") != std::string::npos;
+        MPI_Allreduce(&refused, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        check(every == 1, std::string("hetlu_pdgesv_root: a device refused on rank 1 is named on every rank: ") +
+                              hetlu_last_error());
       }
     }
 
