@@ -181,15 +181,20 @@ void check_solve_outputs(const std::string& x_path, bool json, const std::vector
 void add_distributed_options(CLI::App& command, bool& distributed, DistributedArgs& args) {
   command.add_flag("--distributed", distributed,
                    "run on every rank of mpirun: a P x Q grid, ScaLAPACK's p?gesv (rank 0 reads and writes)");
-  command.add_option("--grid", args.grid, "--distributed: the process grid PxQ (default: tuned, else the model's)");
+  // An empty value was taken as no value at all (--grid "" solved with the tuned grid, exit 0).
+  const CLI::Validator not_empty([](std::string& value) { return value.empty() ? "an empty value" : ""; }, "TEXT");
+  command.add_option("--grid", args.grid, "--distributed: the process grid PxQ (default: tuned, else the model's)")
+      ->check(not_empty);
   command
       .add_option("--threads-per-rank", args.threads_per_rank,
                   "--distributed: BLAS threads of each rank (default: tuned, else the model's)")
       ->check(whole_in(1, 4096));
-  command.add_option("--resident", args.resident,
-                     "--distributed: keep each rank's part of A on DEVICE (cuda, host:K) and update it there, the "
-                     "CPUs factoring the panels (the device-resident LU); solve: instead of p?gesv (default: p?gesv); "
-                     "bench: the resident row's device (default: cuda where a GPU is, else host:THREADS-PER-RANK)");
+  command
+      .add_option("--resident", args.resident,
+                  "--distributed: keep each rank's part of A on DEVICE (cuda, host:K) and update it there, the "
+                  "CPUs factoring the panels (the device-resident LU); solve: instead of p?gesv (default: p?gesv); "
+                  "bench: the resident row's device (default: cuda where a GPU is, else host:THREADS-PER-RANK)")
+      ->check(not_empty);
 }
 
 void refuse_distributed_only_options(CLI::App& command) {

@@ -143,8 +143,10 @@ DistributedPlan given_plan(const DistributedArgs& args) {
   if (!args.grid.empty()) {
     const auto x = args.grid.find('x');
     auto side = [&](const std::string& text) {
-      if (text.empty() || text.size() > 6 || text.find_first_not_of("0123456789") != std::string::npos)
+      if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
         throw UsageError("--grid " + args.grid + ": expected PxQ, two whole numbers (0: from the rank count)");
+      if (text.size() > 9 || std::stoi(text) > 999999)
+        throw UsageError("--grid " + args.grid + ": " + text + " is more than a grid side takes (999999)");
       return std::stoi(text);
     };
     if (x == std::string::npos) throw UsageError("--grid " + args.grid + ": expected PxQ, such as 2x3");

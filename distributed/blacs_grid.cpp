@@ -153,7 +153,7 @@ std::optional<NonFiniteEntry> first_non_finite_part(int m, int n, const T* local
     for (int i = first; i < last; ++i) {
       if (std::isfinite(column[i])) continue;
       const int gi = global_index(i, mb, row, rsrc, P);
-      return NonFiniteEntry{gi - ia + 2, gj - ja + 2, std::isnan(column[i]) ? "NaN" : column[i] > 0 ? "Inf" : "-Inf"};
+      return NonFiniteEntry{gi + 1, gj + 1, std::isnan(column[i]) ? "NaN" : column[i] > 0 ? "Inf" : "-Inf"};
     }
   }
   return std::nullopt;

@@ -138,8 +138,9 @@ struct EntryPlace {
 };
 std::optional<EntryPlace> place_of(int i, int j, const int* desc);
 
-// The first NaN or Inf (in local column order) of this rank's part of that submatrix, counted in it
-// from 1; none where there is none or where check_finite_part reads nothing.
+// The first NaN or Inf (in local column order) of this rank's part of that submatrix, its indices
+// the global matrix's from 1 (as the README names it: with ia = ja = 4 a NaN at A(4,4) was called
+// "A(1,1)"); none where there is none or where check_finite_part reads nothing.
 struct NonFiniteEntry {
   int row, col;
   const char* what;  // "NaN", "Inf" or "-Inf"

@@ -268,6 +268,14 @@ TEST_F(DistributedCli, ReportsBadInputOnceWithANonZeroStatus) {
   ASSERT_EQ(hetlu_errors(s.err).size(), 1u) << s.err;
   EXPECT_NE(hetlu_errors(s.err)[0].find("singular"), std::string::npos);
 
+  // In single precision: a matrix singular there only says so, with double to use instead.
+  const auto in_single =
+      run(2, "solve '" + write("N.mtx", 2, 2, {1, 1, 1, 1 + 1e-10}) + "' --distributed --precision single", dir);
+  EXPECT_EQ(in_single.exit_code, 3) << in_single.err;
+  ASSERT_EQ(hetlu_errors(in_single.err).size(), 1u) << in_single.err;
+  EXPECT_NE(hetlu_errors(in_single.err)[0].find("singular in single precision"), std::string::npos) << in_single.err;
+  EXPECT_NE(hetlu_errors(in_single.err)[0].find("--precision double"), std::string::npos) << in_single.err;
+
   // In single precision: a matrix below its range became zeros (said so, with double to use
   // instead), and one beyond it became Inf.
   for (double scale : {1e-300, 1e300}) {
@@ -285,7 +293,8 @@ TEST_F(DistributedCli, ReportsBadInputOnceWithANonZeroStatus) {
   for (const std::string& args :
        {"solve '" + dir.file("missing.mtx") + "' --distributed", "solve '" + A + "' --distributed --grid 3x1",
         "solve '" + A + "' --distributed --grid 2y", "solve '" + A + "' --distributed --solver calu",
-        "solve '" + A + "' --distributed --precision mixed",
+        "solve '" + A + "' --distributed --precision mixed", "solve '" + A + "' --distributed --grid ''",
+        "solve '" + A + "' --distributed --resident ''", "solve '" + A + "' --distributed --grid 1048576x1",
         "solve '" + A + "' '" + dir.file("S.mtx") + "' --distributed"}) {
     const auto r = run(2, args, dir);
     EXPECT_NE(r.exit_code, 0) << args;
