@@ -92,7 +92,7 @@ std::vector<Rule> rules() {
        "'best_plans row (' || solver || ' ' || precision || ' ' || target || CASE backend WHEN '' THEN '' ELSE ' ' || "
        "backend END || ', m = ' || m || ', n = ' || n || ')'"},
       {"network_probes",
-       whole("ranks", 1) + " AND " + whole("ranks_per_node", 1) + " AND " +
+       whole("ranks", 1) + " AND " + whole("ranks_per_node", 1) + " AND ranks_per_node <= ranks AND " +
            real_between("latency_s", 0, most_network_latency_s) + " AND " +
            real_between("broadcast_latency_s", 0, most_network_latency_s) + " AND " +
            real_between("bandwidth_bps", least_network_bandwidth_bps, most_network_bandwidth_bps) + " AND " +
@@ -101,12 +101,12 @@ std::vector<Rule> rules() {
        "'network_probes row (' || ranks || ' ranks, ' || ranks_per_node || ' per node)'"},
       {"distributed_trials",
        "precision " + one_of(detail::precision_names.all()) + " AND " + whole("ranks", 1) + " AND " +
-           whole("ranks_per_node", 1) + " AND " + whole("n", 1) + " AND " + whole("nb", 1) + " AND " +
-           whole("grid_rows", 1) + " AND " + whole("grid_cols", 1) + " AND grid_rows * grid_cols = ranks AND " +
-           whole("threads_per_rank", 1, 4096) + " AND status " + one_of({"ok", "noisy", "failed"}) +
-           " AND (status = 'failed' OR " + real("median_s", false) + ") AND " + real("median_s", true) + " AND " +
-           real("predicted_s", true) + " AND " + whole("repetitions", 0) + " AND " + numbers_array("samples") +
-           " AND datetime(measured_at) IS NOT NULL",
+           whole("ranks_per_node", 1) + " AND ranks_per_node <= ranks AND " + whole("n", 1) + " AND " + whole("nb", 1) +
+           " AND " + whole("grid_rows", 1) + " AND " + whole("grid_cols", 1) +
+           " AND grid_rows * grid_cols = ranks AND " + whole("threads_per_rank", 1, 4096) + " AND status " +
+           one_of({"ok", "noisy", "failed"}) + " AND (status = 'failed' OR " + real("median_s", false) + ") AND " +
+           real("median_s", true) + " AND " + real("predicted_s", true) + " AND " + whole("repetitions", 0) + " AND " +
+           numbers_array("samples") + " AND datetime(measured_at) IS NOT NULL",
        "'distributed_trials row ' || id || ' (' || ranks || ' ranks, n = ' || n || ', nb = ' || nb || ')'"},
   };
 }

@@ -136,6 +136,11 @@ TEST_F(DistributedRecords, ImpossibleRowsAreSkippedListedAndNeverImported) {
   }
   db.exec("UPDATE distributed_trials SET nb = 32");
   EXPECT_TRUE(db::invalid_rows(db).empty());
+  // More ranks per node than ranks: no layout has it (db check said "ok", a hostile test).
+  db.exec("UPDATE distributed_trials SET ranks_per_node = 99");
+  ASSERT_EQ(db::invalid_rows(db).size(), 1u);
+  db.exec("UPDATE distributed_trials SET ranks_per_node = 4");
+  EXPECT_TRUE(db::invalid_rows(db).empty());
 
   distributed::NetworkProfile net;
   net.layout = {4, 4};
@@ -151,7 +156,8 @@ TEST_F(DistributedRecords, ImpossibleRowsAreSkippedListedAndNeverImported) {
   };
   for (const Absurd absurd :
        {Absurd{"latency_s = 1e300", "latency_s", 1e300}, Absurd{"latency_s = -1", "latency_s", -1},
-        Absurd{"bandwidth_bps = 1e-300", "bandwidth_bps", 1e-300}}) {
+        Absurd{"bandwidth_bps = 1e-300", "bandwidth_bps", 1e-300},
+        Absurd{"ranks_per_node = 99", "ranks_per_node", 99}}) {  // last: its row stays beside the restored one
     SCOPED_TRACE(absurd.sql);
     db.exec(std::string("UPDATE network_probes SET ") + absurd.sql);
     EXPECT_FALSE(db::load_network_profile(db, machine, {4, 4}));
