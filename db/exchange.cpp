@@ -245,8 +245,10 @@ ImportReport import_json(Database& db, const nlohmann::json& document, const std
       last.step();
       std::int64_t next_run = last.column_int(0) + 1;
       std::map<std::int64_t, std::int64_t> runs;  // exported run -> local run: each run stays one run
-      for (int t = 0; t < table_count; ++t)
+      for (int t = 0; t < table_count; ++t) {
+        int position = 0;  // in the file's list, from 1
         for (const auto& row : m.value(tables[t], nlohmann::json::array())) {
+          ++position;
           check_row(row, tables[t], columns[t]);
           nlohmann::json values = row;
           if (t == 0) {
@@ -260,11 +262,24 @@ ImportReport import_json(Database& db, const nlohmann::json& document, const std
             if (!runs.count(exported)) runs[exported] = next_run++;
             values["run"] = runs[exported];
           }
-          if (insert_row(db, tables[t], id, values))
+          bool inserted = false;
+          try {
+            inserted = insert_row(db, tables[t], id, values);
+          } catch (const DatabaseError& e) {
+            // A CHECK the schema holds (a status outside its names): said as the validity checks say
+            // it, not as SQLite's message on the import's temporary file.
+            if (std::string(e.what()).find("constraint failed") == std::string::npos) throw;
+            const std::string what = e.what();
+            const std::string check = what.substr(std::min(what.find("constraint failed"), what.find("CHECK")));
+            throw DatabaseError("import: machine " + fp.hash + ": " + tables[t] + " entry " + std::to_string(position) +
+                                ": a value of the wrong type or out of range (" + check + ")");
+          }
+          if (inserted)
             ++*added[t];
           else
             ++report.skipped;
         }
+      }
       link_best_plans_to_trials(db, id);
       auto orphan = db.prepare("SELECT solver, n FROM best_plans WHERE machine_id = ?1 AND trial_id IS NULL");
       orphan.bind(1, id);
