@@ -84,7 +84,12 @@ SolveReport solve_mixed(Solver solver, std::optional<Solver> asked, bool automat
                                 return rcond_estimate(n, A.data(), ld, ipiv.data(), norm);
                               }));
     }
-    if (report.rcond.value_or(1.0) >= accuracy::unit_roundoff<T>()) return report;
+    const double rcond = report.rcond.value_or(1.0), eps = accuracy::unit_roundoff<T>();
+    if (rcond >= rcond_estimate_slack * eps) return report;
+    if (rcond >= eps) {  // within the estimate's error of eps: refinement of this X decides, as for double
+      judge_singularity_with_forward_error(report, n, nrhs, A0.data(), ld, B.data(), ld, B0.data(), ld, options);
+      return report;
+    }
   }
   // Never worse than --precision double: its solver equilibrates a matrix's rows (mixed's own
   // fallback to double, as dsgesv's, does not: entries of 1e300 came back not finite, and a matrix

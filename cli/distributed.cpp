@@ -359,9 +359,9 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
       scalar::scale_rows_by_powers_of_two(n, nrhs, X_shifted.data(), ld, [&](int) { return -shift; });
       condition.rcond = std::min(rcond_estimate_with_columns(n, A.data(), ld, no_interchange.data(), cols, anorm),
                                  rcond_bound(n, nrhs, X_shifted.data(), ld, RB.data(), ld, anorm));
-      // Below eps, dgerfs' forward error bound decides, as in hetlu solve (badly scaled columns: rcond
+      // Near or below eps, the forward error decides, as in hetlu solve (badly scaled columns: rcond
       // counts their spread, GEPP's X does not feel it); rank 0 holds A as read, and refactors it
-      // only here: an O(n^3) GEPP on rank 0 alone, where rcond < eps.
+      // only here: an O(n^3) GEPP on rank 0 alone, where rcond < rcond_estimate_slack eps.
       if (omega <= tolerance) {
         Options gepp;  // GEPP's plan from the same database as the solve's
         gepp.db_path = args.db;

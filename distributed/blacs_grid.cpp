@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "distributed/scalapack.hpp"
@@ -234,14 +235,17 @@ void agree_on_any_error(MPI_Comm comm, const std::string& error) {
 
 namespace {
 
-// `text` from the grid's process (row, col) on every process of the grid (the sender passes it).
-std::string broadcast_text(int context, int row, int col, bool sender, const std::string& text) {
+// `text` and `number` from the grid's process (row, col) on every process of the grid (the sender
+// passes them).
+std::pair<std::string, int> broadcast_text(int context, int row, int col, bool sender, const std::string& text,
+                                           int number) {
   constexpr std::size_t longest = 2000;  // a one-line error
-  int length = sender ? static_cast<int>(std::min(text.size(), longest)) : 0;
+  int head[2] = {sender ? static_cast<int>(std::min(text.size(), longest)) : 0, number};
   if (sender)
-    Cigebs2d(context, "All", " ", 1, 1, &length, 1);
+    Cigebs2d(context, "All", " ", 2, 1, head, 2);
   else
-    Cigebr2d(context, "All", " ", 1, 1, &length, 1, row, col);
+    Cigebr2d(context, "All", " ", 2, 1, head, 2, row, col);
+  const int length = head[0];
   std::vector<int> packed((static_cast<std::size_t>(length) + sizeof(int) - 1) / sizeof(int), 0);
   const int words = static_cast<int>(packed.size());
   if (sender) std::memcpy(packed.data(), text.data(), static_cast<std::size_t>(length));
@@ -253,7 +257,7 @@ std::string broadcast_text(int context, int row, int col, bool sender, const std
   }
   std::string out(static_cast<std::size_t>(length), ' ');
   std::memcpy(out.data(), packed.data(), static_cast<std::size_t>(length));
-  return out;
+  return {out, head[1]};
 }
 
 }  // namespace
@@ -278,16 +282,14 @@ void agree_on_failure(int context, const Failure& failure, const std::string& ot
     if (failure.failed()) raise(failure.message, failure.kind);
     return;
   }
-  int kind = failure.kind;  // the largest over the grid: every rank reports it
-  Cigamx2d(context, "All", " ", 1, 1, &kind, 1, nullptr, nullptr, -1, -1, -1);
-  if (kind == Failure::none) return;
-  // The first failing process in the grid's row-major order says why on every rank: the others said
-  // only that another rank's arguments were refused, and rank 0 prints (one rank out of memory went
-  // unnamed, a hostile test).
+  // The first failing process in the grid's row-major order gives every other rank its kind and says
+  // why: they said only that another rank's arguments were refused, and rank 0 prints (one rank out
+  // of memory went unnamed, a hostile test).
   const int me = row * cols + col;
   int first = failure.failed() ? me : std::numeric_limits<int>::max();
   Cigamn2d(context, "All", " ", 1, 1, &first, 1, nullptr, nullptr, -1, -1, -1);
-  std::string why = broadcast_text(context, first / cols, first % cols, me == first, failure.message);
+  if (first == std::numeric_limits<int>::max()) return;
+  auto [why, kind] = broadcast_text(context, first / cols, first % cols, me == first, failure.message, failure.kind);
   if (failure.failed()) raise(failure.message, failure.kind);
   if (why.rfind(prefix, 0) == 0) why.erase(0, prefix.size());
   raise(otherwise + " (rank " + std::to_string(Cblacs_pnum(context, first / cols, first % cols)) + ": " + why + ")",

@@ -49,10 +49,6 @@ inline const std::vector<const char*> p_getf2_arguments = {"m", "n", "A", "ia", 
 // a rank outside the grid gets context -1, as ScaLAPACK expects.
 std::vector<int> descriptor(const BlacsGrid& grid, int m, int n, int nb, int lld);
 
-// What failed on this rank before a collective, if anything: its message, and its kind, which the C
-// API's status tells apart (detail::c_guarded): the caller's argument, a device's memory, a device
-// or backend not available, or anything else. Ordered: where several ranks fail, the largest kind
-// is every other rank's.
 // ScaLAPACK descriptor fields.
 enum DescriptorField {
   field_ctxt = 1,
@@ -65,6 +61,10 @@ enum DescriptorField {
   field_lld = 8
 };
 
+// What failed on this rank before a collective, if anything: its message, and its kind, which the C
+// API's status tells apart (detail::c_guarded): the caller's argument, a device's memory, a device
+// or backend not available, or anything else. Where several ranks fail, the first in the grid's
+// row-major order gives every other rank its kind and message (agree_on_failure).
 struct Failure {
   enum Kind { none = 0, other = 1, not_available = 2, out_of_memory = 3, argument = 4 };
   std::string message;
@@ -119,8 +119,8 @@ long long local_entries(const int* desc);
 // crashed in the BLAS.
 void check_local_arrays(const void* A, const int* desc_a, const void* B, const int* desc_b, const std::string& routine);
 
-// Throws InvalidArgument ("<routine>: A(i,j) is NaN; the input must be finite", i and j counted in
-// the submatrix from 1, as hetlu_dgesv names them) where this rank's part of the m x n submatrix at
+// Throws InvalidArgument ("<routine>: A(i,j) is NaN; the input must be finite", i and j the global
+// matrix's, from 1) where this rank's part of the m x n submatrix at
 // (ia, ja) (1-based, ScaLAPACK's IA and JA) of the matrix `desc` describes holds a NaN or an Inf:
 // p?gesv returned X all NaN with info 0 for one. Reads nothing where the descriptor or the
 // submatrix is one ScaLAPACK refuses (it says why after), or where this rank holds none of it.

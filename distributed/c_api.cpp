@@ -35,9 +35,10 @@ hetlu_status verdict_on_every_rank(int info, int n, int nrhs, const T* A, int ia
   const int* grid = desca ? desca : descb;
   if (!hetlu::distributed::on_any_rank(grid[1], mine.has_value()))
     return info > 0 ? HETLU_ERROR_SINGULAR : HETLU_SUCCESS;
-  const std::string where = mine ? std::string(info > 0 ? "the factor entry (" : "X(") + std::to_string(mine->row) +
-                                       "," + std::to_string(mine->col) + ") is " + mine->what
-                                 : std::string(info > 0 ? "the factors are" : "X is") + " not finite on another rank";
+  const std::string where = mine
+                                ? std::string(info > 0 ? "the global factor entry (" : "X(") +
+                                      std::to_string(mine->row) + "," + std::to_string(mine->col) + ") is " + mine->what
+                                : std::string(info > 0 ? "the factors are" : "X is") + " not finite on another rank";
   hetlu::detail::set_last_error("p?gesv: " + overflow_message(where, info));
   return HETLU_ERROR_NOT_FINITE;
 }

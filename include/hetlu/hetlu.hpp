@@ -142,13 +142,14 @@ struct SolveReport {
   // Wherever rcond was estimated (solve_checked, PRBT's gesv, the mixed path): rcond < eps (1.1e-16 in double, 6.0e-8
   // in single), A is singular to working precision, and X may have no correct digit however small its backward error:
   // dgesvx's info = n + 1. solve_checked also where rcond is within rcond_estimate_slack eps of it and
-  // forward_error is above 0.5. `warnings` says so; the CLI exits 5.
+  // two steps of refinement with the residual in long double do not show X's error below 0.5 (they
+  // do not contract, or estimate it above); dgerfs' forward_error there where a step is not finite.
+  // `warnings` says so; the CLI exits 5.
   bool singular_to_working_precision = false;
   // solve_checked, where rcond < rcond_estimate_slack eps and X is accurate: dgerfs' forward error
   // bound, estimated (the largest over columns of ||X_j - A^-1 B_j||_inf / ||X_j||_inf, but for the
   // estimate). Below eps, at most 0.01 says X has digits and A is not called singular to working
-  // precision (badly scaled columns: ||A^-1|| counts their spread, while GEPP's X does not feel it);
-  // above eps, above 0.5 says X may have none, and A is called so.
+  // precision (badly scaled columns: ||A^-1|| counts their spread, while GEPP's X does not feel it).
   std::optional<double> forward_error;
 };
 
@@ -295,7 +296,7 @@ inline constexpr double rcond_estimate_slack = 10;
 // B, A n x n and unchanged), from GEPP's factors of A equilibrated as dgesvx's (R A C), goes in
 // report.forward_error. Below eps, at most 0.01 says X has digits and A is not called singular to
 // working precision (report.note says why); otherwise as check_working_precision_singularity. At or
-// above eps, a bound above 0.5 calls A singular to working precision.
+// above eps, refinement of X decides as in solve_checked (SolveReport::singular_to_working_precision).
 template <class T>
 void judge_singularity_with_forward_error(SolveReport& report, int n, int nrhs, const T* A, int lda, const T* X,
                                           int ldx, const T* B, int ldb, const Options& options = {});

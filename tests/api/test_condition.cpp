@@ -348,6 +348,13 @@ TEST(SolveCheckedRcond, JustAboveEpsTheForwardErrorBoundDecides) {
   EXPECT_LT(*fine.forward_error, 1e-10);
   EXPECT_FALSE(fine.singular_to_working_precision);
   EXPECT_TRUE(fine.warnings.empty());
+  // kappa_2 = 4e15 (as a review's case): X has digits, though dgerfs' bound, whose allowance for the
+  // residual's rounding makes it about n eps kappa, says no more than that it may have none.
+  // Refinement with the residual in long double tells them apart.
+  const auto hard = judged(conditioned<zd>(n, 4e15, 5).A);
+  ASSERT_TRUE(hard.forward_error.has_value());
+  EXPECT_GT(*hard.forward_error, 0.5);
+  EXPECT_FALSE(hard.singular_to_working_precision) << (hard.warnings.empty() ? "" : hard.warnings[0]);
   // Beyond the estimate's slack (rcond_estimate_slack eps) no bound is estimated.
   SolveReport far;
   far.rcond = 2 * rcond_estimate_slack * eps;
