@@ -365,6 +365,31 @@ TEST(SolveCheckedRcond, JustAboveEpsTheForwardErrorBoundDecides) {
   EXPECT_FALSE(far.singular_to_working_precision);
 }
 
+// Two systems of a hostile test, each with rcond estimated between eps and 10 eps: X right to its last
+// bit, which dgerfs' bound (1.9) had called singular, and X wrong by 0.54, which refinement had
+// estimated at 0.46, under the 0.5 asked of a bound. Refinement with the residual in long double
+// tells them apart, its own rounding counted (it magnified to 8e-5 at kappa 5e15).
+TEST(SolveCheckedRcond, NearEpsRefinementTellsARightXFromAWrongOne) {
+  const double eps = std::numeric_limits<double>::epsilon() / 2;
+  auto solved = [&](const auto& A, auto b) {
+    const int n = static_cast<int>(b.size());
+    const auto r = solve_checked(Solver::gepp, n, 1, A.data(), n, b.data(), n, no_db());
+    EXPECT_EQ(r.info, 0);
+    EXPECT_TRUE(r.rcond && *r.rcond >= eps && *r.rcond < rcond_estimate_slack * eps) << r.rcond.value_or(-1);
+    return std::make_pair(r, b);
+  };
+  // Complex, as the tester had it (its imaginary parts zero).
+  const std::vector<zd> A2 = {-0.05121494914171753, 0.16586214394524365, 0.10507847448583171, -0.34030183282011806};
+  const auto [right, x] = solved(A2, std::vector<zd>{0.053863525344114184, -0.1744396888748744});
+  EXPECT_FALSE(right.singular_to_working_precision) << (right.warnings.empty() ? "" : right.warnings[0]);
+  for (const zd& v : x) EXPECT_LE(std::abs(v - 1.0), 1e-15);  // the exact solution is 1 to 38 digits
+  const std::vector<double> A3 = {-0.11031488622268017, 0.4176015952621985,  0.14082495619501645,
+                                  0.5062502634084608,   0.08186838073968722, 0.6222492287558891,
+                                  1.4774833224209913,   0.23893156393067036, 1.8160244533727292};
+  const auto [wrong, y] = solved(A3, std::vector<double>{1.873418699606772, 0.7384015399325561, 2.579098638323635});
+  EXPECT_TRUE(wrong.singular_to_working_precision);
+}
+
 TEST(SolveCheckedRcond, PrbtReportsItsEstimate) {
   const int n = 64;
   auto s = conditioned<double>(n, 1e6, 2);
