@@ -409,9 +409,12 @@ void load_scaled(int n, const T* A, int lda, const Scaling& s, T* LU, int ld) {
 // A, and X may have no correct digit (infinity): a column within 1e-13 of another's multiple gave
 // ||d1|| / ||x|| = 0.25 and a contraction of 0.95-1.1. An X already accurate to about 1000 eps is
 // taken as it is (its corrections are rounding, which need not contract). The largest estimate over
-// X's first four columns (all of them would cost O(n^2 nrhs) in long double); nullopt where a step is
-// not finite (the residual or correction out of T's range): dgerfs' bound decides then. LU and ipiv:
-// the factors of M = R_a A C_a as `s` applies them.
+// X's nonzero columns, at most max_refined_columns of them (each costs O(n^2) in long double); nullopt
+// where there are more, where refinement's own rounding hides more than untrusted_refined_error, or
+// where a step is not finite (the residual or correction out of T's range): dgerfs' bound decides
+// then. LU and ipiv: the factors of M = R_a A C_a as `s` applies them.
+constexpr int max_refined_columns = 16;
+
 template <class T>
 std::optional<double> refined_error_estimate(int n, int nrhs, const T* A, int lda, const T* X, int ldx, const T* B,
                                              int ldb, const T* LU, int ld, const int* ipiv, const Scaling& s,
@@ -433,22 +436,34 @@ std::optional<double> refined_error_estimate(int n, int nrhs, const T* A, int ld
       const L xj = L(x[j]);
       for (int i = 0; i < n; ++i) r[i] -= L(A[i + static_cast<long long>(j) * lda]) * xj;
     }
-    for (int i = 0; i < n; ++i) d[i] = scalar::scale_by_power_of_two(T(r[i]), s.applied_row(i));
+    // R_a in long double, then narrowed: narrowed first, a residual of entries near 1e-322 (A scaled
+    // by 2^-1015) kept a few bits and never contracted (a review).
+    for (int i = 0; i < n; ++i) d[i] = T(scalar::scale_by_power_of_two(r[i], s.applied_row(i)));
     variants::lu_getrs(Transpose::no, n, 1, LU, ld, ipiv, d.data(), n);
     for (int j = 0; j < n; ++j) d[j] = scalar::scale_by_power_of_two(d[j], s.applied_col(j));
     const double size = largest(d);
     return std::isfinite(size) ? size : std::numeric_limits<double>::quiet_NaN();
   };
-  // The corrections' own error: the residual rounds in long double (u_L = 2^-64) relative to |A| |x|,
-  // and A^-1 magnifies that by up to 1 / rcond: 1e-4 of an X right to 1e-16 at kappa 5e15 (n = 2, a
-  // hostile test), where a correction that small said nothing. Ten u_L / rcond, or 1000 eps.
-  const double noise = std::max(1000 * eps, 10 * 0x1p-64 / std::max(rcond, std::numeric_limits<double>::min()));
+  // The corrections' own error: the residual rounds in long double (u_L = 2^-64; a sum of n terms,
+  // sqrt(n) u_L |A| |x| as rounding errors add up) and A^-1 magnifies that by up to 1 / rcond: 1e-4 of
+  // an X right to 1e-16 at kappa 5e15 (n = 2, a hostile test), where a correction that small said
+  // nothing. Ten times that, or 1000 eps.
+  const double noise =
+      std::max(1000 * eps, 10 * std::sqrt(double(n)) * 0x1p-64 / std::max(rcond, std::numeric_limits<double>::min()));
+  if (noise > untrusted_refined_error) return std::nullopt;
+  std::vector<int> columns;  // X's nonzero columns (X = 0 solves B = 0 exactly)
+  for (int k = 0; k < nrhs; ++k) {
+    std::copy(X + static_cast<long long>(k) * ldx, X + static_cast<long long>(k) * ldx + n, x.begin());
+    const double size = largest(x);
+    if (!std::isfinite(size)) return std::nullopt;
+    if (size > 0) columns.push_back(k);
+  }
+  if (columns.size() > max_refined_columns) return std::nullopt;
   double estimate = 0;
-  for (int k = 0; k < std::min(nrhs, 4); ++k) {
+  for (int k : columns) {
     std::copy(X + static_cast<long long>(k) * ldx, X + static_cast<long long>(k) * ldx + n, x.begin());
     const T* b = B + static_cast<long long>(k) * ldb;
     const double x_size = largest(x);
-    if (!(x_size > 0) || !std::isfinite(x_size)) continue;  // X = 0 solves B = 0 exactly
     const double first = correction(b);
     if (std::isnan(first)) return std::nullopt;
     if (first <= noise * x_size) {  // X as accurate as refinement can tell

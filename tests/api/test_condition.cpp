@@ -386,8 +386,24 @@ TEST(SolveCheckedRcond, NearEpsRefinementTellsARightXFromAWrongOne) {
   const std::vector<double> A3 = {-0.11031488622268017, 0.4176015952621985,  0.14082495619501645,
                                   0.5062502634084608,   0.08186838073968722, 0.6222492287558891,
                                   1.4774833224209913,   0.23893156393067036, 1.8160244533727292};
-  const auto [wrong, y] = solved(A3, std::vector<double>{1.873418699606772, 0.7384015399325561, 2.579098638323635});
+  const std::vector<double> b3 = {1.873418699606772, 0.7384015399325561, 2.579098638323635};
+  const auto [wrong, y] = solved(A3, b3);
   EXPECT_TRUE(wrong.singular_to_working_precision);
+  // The same b behind four zero columns (a review: only the first four columns were refined, and the
+  // zero ones took their places; exit 0).
+  std::vector<double> B(15, 0.0);
+  std::copy(b3.begin(), b3.end(), B.begin() + 12);
+  const auto behind = solve_checked(Solver::gepp, 3, 5, A3.data(), 3, B.data(), 3, no_db());
+  EXPECT_TRUE(behind.singular_to_working_precision);
+  // The real 2 x 2 near the bottom of the range (a review: its residual, narrowed to subnormals before
+  // R scaled it, never contracted; exit 5 at 2^-1015 and 0 at 2^-1000, for the same X).
+  for (const int e : {0, -1000, -1015, 1000}) {
+    std::vector<double> A(4), b = {0.053863525344114184, -0.1744396888748744};
+    for (int k = 0; k < 4; ++k) A[k] = std::ldexp(A2[k].real(), e);
+    for (double& v : b) v = std::ldexp(v, e);
+    const auto r = solve_checked(Solver::gepp, 2, 1, A.data(), 2, b.data(), 2, no_db());
+    EXPECT_FALSE(r.singular_to_working_precision) << "2^" << e << ": " << (r.warnings.empty() ? "" : r.warnings[0]);
+  }
 }
 
 TEST(SolveCheckedRcond, PrbtReportsItsEstimate) {
