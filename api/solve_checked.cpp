@@ -129,13 +129,17 @@ Scaling equilibrate(int n, const T* A, int lda) {
   return s;
 }
 
+// T's entries in long double (x86's 80 bits), real or complex: sums that keep what double's round away.
+template <class T>
+using long_double_t = std::conditional_t<scalar::is_complex_v<T>, std::complex<long double>, long double>;
+
 // omega of X for A X = B where A has entries near the ends of the range: in long double (x86's
 // 80 bits: products of doubles span 1e+-616, far inside its 1e+-4932), on A itself, since any
 // scaling by powers of two underflowed somewhere (a row led by 1e300 with 1e-300 beside it, and
 // x ~ 1e300: omega 0.3 on R A C for an answer whose omega is 8e-17).
 template <class T>
 double wide_backward_error(int n, int nrhs, const T* A, int lda, const T* X, int ldx, const T* B, int ldb) {
-  using L = std::conditional_t<scalar::is_complex_v<T>, std::complex<long double>, long double>;
+  using L = long_double_t<T>;
   auto magnitude_of = [](const L& v) {
     if constexpr (scalar::is_complex_v<T>)
       return std::abs(v.real()) + std::abs(v.imag());
@@ -419,7 +423,7 @@ template <class T>
 std::optional<double> refined_error_estimate(int n, int nrhs, const T* A, int lda, const T* X, int ldx, const T* B,
                                              int ldb, const T* LU, int ld, const int* ipiv, const Scaling& s,
                                              double rcond) {
-  using L = std::conditional_t<scalar::is_complex_v<T>, std::complex<long double>, long double>;
+  using L = long_double_t<T>;
   const double eps = accuracy::unit_roundoff<T>();
   auto largest = [n](const std::vector<T>& v) {
     double m = 0;

@@ -194,6 +194,13 @@ void agree_on_values(int context, const std::vector<int>& values, const std::str
   if (most != least) throw InvalidArgument(what + " differ between ranks");
 }
 
+std::vector<int> with_global_fields(std::vector<int> values, std::initializer_list<const int*> descriptors) {
+  for (const int* desc : descriptors)
+    for (int field : {field_m, field_n, field_mb, field_nb, field_rsrc, field_csrc})
+      values.push_back(desc ? desc[field] : -1);
+  return values;
+}
+
 BlasThreads::BlasThreads(int threads) : saved_(omp_get_max_threads()), changed_(threads > 0) {
   if (!changed_) return;
   omp_set_num_threads(threads);

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <exception>
+#include <initializer_list>
 #include <new>
 #include <optional>
 #include <string>
@@ -103,6 +104,10 @@ void agree_on_failure(int context, const Failure& failure, const std::string& ot
 // of the matrix left the others waiting in a collective, or PBLAS aborting the job. Collective over
 // the grid; a rank outside it returns.
 void agree_on_values(int context, const std::vector<int>& values, const std::string& what);
+
+// `values` followed by each descriptor's global fields (M, N, MB, NB, RSRC, CSRC; -1 each for a null
+// descriptor), for agree_on_values: what a grid's collectives need the same on every rank.
+std::vector<int> with_global_fields(std::vector<int> values, std::initializer_list<const int*> descriptors);
 
 // Throws InvalidArgument ("<routine>: threads per rank = t must be in [0, 4096]") unless it is.
 void check_threads_per_rank(int threads, const std::string& routine);

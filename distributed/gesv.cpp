@@ -160,16 +160,11 @@ int gesv(int n, int nrhs, T* A, int ia, int ja, const int* desc_a, int* ipiv, T*
   });
   const int* grid = desc_a ? desc_a : desc_b;
   if (!grid) throw InvalidArgument("p?gesv: desc_a and desc_b are null pointers");
-  agree_on_failure(grid[1], failure, "another rank's arguments were refused", "p?gesv: ");
+  agree_on_failure(grid[field_ctxt], failure, "another rank's arguments were refused", "p?gesv: ");
   // p?gesv's collectives need the global arguments and the precision the same on every rank (psgesv
   // beside pdgesv corrupted the heap; another NB hung a grid).
-  auto field = [](const int* desc, int k) { return desc ? desc[k] : -1; };
   agree_on_values(
-      grid[field_ctxt],
-      {n, nrhs, static_cast<int>(sizeof(T)), ia, ja, ib, jb, field(desc_a, field_m), field(desc_a, field_n),
-       field(desc_a, field_mb), field(desc_a, field_nb), field(desc_a, field_rsrc), field(desc_a, field_csrc),
-       field(desc_b, field_m), field(desc_b, field_n), field(desc_b, field_mb), field(desc_b, field_nb),
-       field(desc_b, field_rsrc), field(desc_b, field_csrc)},
+      grid[field_ctxt], with_global_fields({n, nrhs, static_cast<int>(sizeof(T)), ia, ja, ib, jb}, {desc_a, desc_b}),
       "p?gesv: n, nrhs, the precision, ia, ja, ib, jb and the descriptors' M, N, MB, NB and source process");
   const BlasThreads threads(threads_per_rank);
   const int info = scalapack_gesv_checked(n, nrhs, A, ia, ja, desc_a, ipiv, B, ib, jb, desc_b);

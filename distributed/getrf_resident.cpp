@@ -350,9 +350,7 @@ int getrf_resident(int n, T* A, const int* desc_a, int* ipiv, const Device& devi
   // Each rank checked its own descriptor; the grid's collectives need them the same (NB 4 on one
   // rank and 3 on the others hung a 2 x 2 grid and aborted a 1 x 3 one in PBLAS).
   // So does the precision (psgesv beside pdgesv corrupted the heap).
-  agree_on_values(desc_a[field_ctxt],
-                  {n, static_cast<int>(sizeof(T)), desc_a[field_m], desc_a[field_n], desc_a[field_mb], desc_a[field_nb],
-                   desc_a[field_rsrc], desc_a[field_csrc]},
+  agree_on_values(desc_a[field_ctxt], with_global_fields({n, static_cast<int>(sizeof(T))}, {desc_a}),
                   "device-resident p?getrf: n, the precision and desc_a's M, N, MB, NB and source process");
   ResidentPhases local;
   ResidentPhases& into = phases ? *phases : local;
@@ -383,10 +381,7 @@ int gesv_resident(int n, int nrhs, T* A, const int* desc_a, int* ipiv, T* B, con
                                 "device-resident p?gesv: ");
   // p?getrs's collectives need B's view the same on every rank too; every rank of the grid takes
   // part (-1 for what a null desc_b, nrhs = 0 there, does not say).
-  auto b_field = [&](int field) { return desc_b ? desc_b[field] : -1; };
-  agree_on_values(desc_a[field_ctxt],
-                  {nrhs, b_field(field_m), b_field(field_n), b_field(field_mb), b_field(field_nb), b_field(field_rsrc),
-                   b_field(field_csrc)},
+  agree_on_values(desc_a[field_ctxt], with_global_fields({nrhs}, {desc_b}),
                   "device-resident p?gesv: nrhs and desc_b's M, N, MB, NB and source process");
   const BlasThreads threads(threads_per_rank);
   ResidentPhases local;
