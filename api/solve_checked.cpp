@@ -425,9 +425,13 @@ std::optional<double> refined_error_estimate(int n, int nrhs, const T* A, int ld
                                              double rcond) {
   using L = long_double_t<T>;
   const double eps = accuracy::unit_roundoff<T>();
-  auto largest = [n](const std::vector<T>& v) {
+  auto largest = [n](const std::vector<T>& v) {  // infinity where an entry is not finite (std::max passes NaN over)
     double m = 0;
-    for (int i = 0; i < n; ++i) m = std::max(m, double(scalar::abs1(v[i])));
+    for (int i = 0; i < n; ++i) {
+      const double a = double(scalar::abs1(v[i]));
+      if (!(a <= std::numeric_limits<double>::max())) return std::numeric_limits<double>::infinity();
+      m = std::max(m, a);
+    }
     return m;
   };
   std::vector<T> x(n), d(n);
