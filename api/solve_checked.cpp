@@ -283,14 +283,6 @@ constexpr double untrusted_forward_error = 0.5;
 // wrong by 0.53-0.64 (n = 3 to 8, a hostile test), and 1e-4 to 7e-4 where X was right to 1e-15 to 1e-4.
 constexpr double untrusted_refined_error = 0.1;
 
-// rcond_estimate_slack (hetlu.hpp): a column within 1e-13 of a multiple of another (true rcond 1e-19)
-// was estimated at 1.5e-16 by hetlu and LAPACK's zgecon alike, and X, wrong in every digit, came with
-// exit 0 (complex, n = 600; a hostile test); dgerfs' bound was above 100.
-template <class T>
-bool forward_error_decides(const std::optional<double>& rcond) {
-  return rcond && *rcond < rcond_estimate_slack * accuracy::unit_roundoff<T>();
-}
-
 // A singular to working precision where rcond, at least eps, is within the estimate's slack of it and
 // X may have no correct digit: `why` says what shows it.
 template <class T>
@@ -855,6 +847,14 @@ void judge_singularity_with_forward_error(SolveReport& report, int n, int nrhs, 
   decide_with_forward_error<T>(report, refined_error);
 }
 
+// rcond_estimate_slack (hetlu.hpp): a column within 1e-13 of a multiple of another (true rcond 1e-19)
+// was estimated at 1.5e-16 by hetlu and LAPACK's zgecon alike, and X, wrong in every digit, came with
+// exit 0 (complex, n = 600; a hostile test); dgerfs' bound was above 100.
+template <class T>
+bool forward_error_decides(const std::optional<double>& rcond) {
+  return rcond && *rcond < rcond_estimate_slack * accuracy::unit_roundoff<T>();
+}
+
 template <class T>
 void check_working_precision_singularity(SolveReport& report) {
   const double eps = accuracy::unit_roundoff<T>();
@@ -966,6 +966,10 @@ template void judge_singularity_with_forward_error<std::complex<float>>(SolveRep
                                                                         const std::complex<float>*, int,
                                                                         const std::complex<float>*, int,
                                                                         const Options&);
+template bool forward_error_decides<float>(const std::optional<double>&);
+template bool forward_error_decides<double>(const std::optional<double>&);
+template bool forward_error_decides<std::complex<double>>(const std::optional<double>&);
+template bool forward_error_decides<std::complex<float>>(const std::optional<double>&);
 template void check_working_precision_singularity<float>(SolveReport&);
 template void check_working_precision_singularity<double>(SolveReport&);
 template void check_working_precision_singularity<std::complex<double>>(SolveReport&);

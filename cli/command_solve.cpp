@@ -85,7 +85,7 @@ SolveReport solve_mixed(Solver solver, std::optional<Solver> asked, bool automat
                               }));
     }
     const double rcond = report.rcond.value_or(1.0), eps = accuracy::unit_roundoff<T>();
-    if (rcond >= rcond_estimate_slack * eps) return report;
+    if (!forward_error_decides<T>(rcond)) return report;
     if (rcond >= eps) {  // within the estimate's error of eps: refinement of this X decides, as for double
       judge_singularity_with_forward_error(report, n, nrhs, A0.data(), ld, B.data(), ld, B0.data(), ld, options);
       return report;

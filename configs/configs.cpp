@@ -134,8 +134,7 @@ T get(const YAML::Node& node, const char* key, const T& fallback, const std::str
 std::string name_text(const YAML::Node& node, const char* key, const std::string& fallback, const std::string& where) {
   const std::string text = get<std::string>(node, key, fallback, where);
   if (!detail::is_utf8(text)) throw InvalidArgument(where + key + ": not valid UTF-8 text");
-  if (std::any_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
-    throw InvalidArgument(where + key + ": holds a control character");
+  if (detail::has_control_character(text)) throw InvalidArgument(where + key + ": holds a control character");
   return text;
 }
 

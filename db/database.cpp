@@ -440,8 +440,10 @@ std::optional<double> Statement::column_optional_double(int index) {
   return sqlite3_column_double(stmt_, index);
 }
 std::string Statement::column_text(int index) {
+  // Every byte, a NUL too (a hand edit): read up to the first NUL, "gepp\0x" would pass as "gepp".
   const unsigned char* text = sqlite3_column_text(stmt_, index);
-  return text ? reinterpret_cast<const char*>(text) : "";
+  if (!text) return "";
+  return std::string(reinterpret_cast<const char*>(text), static_cast<std::size_t>(sqlite3_column_bytes(stmt_, index)));
 }
 
 int Statement::column_count() {

@@ -35,7 +35,7 @@ CheckReport check(Database& db) {
   const auto named = report.problems.size();
   for (const auto& problem : invalid_rows(db))
     if (!said_of(problem.substr(0, problem.find("): ") + 1) + ": ", named)) report.problems.push_back(problem);
-  for (const auto& problem : texts_not_utf8(db)) report.problems.push_back(problem);
+  for (const auto& problem : texts_not_printable(db)) report.problems.push_back(problem);
   for (const auto& machine : list_machines(db)) {  // a hand edit, or an import before they were compared
     const std::string row = "machine " + machine.fingerprint.hash + ": ";
     const auto hashed = fingerprint_of_hard_key(machine.fingerprint.hard_key);  // "": not a layout known here

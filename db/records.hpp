@@ -131,9 +131,10 @@ std::vector<std::string> invalid_best_plans(Database& db);
 // are not a JSON object), described: up to 20 per table (db check, import, export).
 std::vector<std::string> invalid_rows(Database& db);
 
-// Stored texts that are not valid UTF-8 (a flipped byte), described by table, row and column: up
-// to 20 per column (db check; export refuses such a database).
-std::vector<std::string> texts_not_utf8(Database& db);
+// Stored texts that are not valid UTF-8 (a flipped byte) or that hold a control character other
+// than a tab or line feed (a hand edit: ESC or U+009B would reach a terminal), described by table,
+// row and column: up to 20 per column (db check).
+std::vector<std::string> texts_not_printable(Database& db);
 
 // The SQL condition a trials row meets when its values are of the right types and ranges (what
 // invalid_rows checks): find_trial and list_trials see only such rows, and store_trial replaces

@@ -113,7 +113,7 @@ std::vector<Rule> rules() {
 
 }  // namespace
 
-std::vector<std::string> texts_not_utf8(Database& db) {
+std::vector<std::string> texts_not_printable(Database& db) {
   std::vector<std::string> found;
   std::vector<std::string> tables;
   for (auto s = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
@@ -128,9 +128,13 @@ std::vector<std::string> texts_not_utf8(Database& db) {
       auto s = db.prepare("SELECT rowid, " + quoted + " FROM \"" + table + "\" WHERE typeof(" + quoted + ") = 'text'");
       int in_column = 0;
       while (s.step() && in_column < 20)
-        if (!detail::is_utf8(s.column_text(1))) {
+        if (const std::string text = s.column_text(1); !detail::is_utf8(text)) {
           found.push_back(table + " row " + std::to_string(s.column_int(0)) + ": " + column +
                           " is a text that is not valid UTF-8 (a damaged value)");
+          ++in_column;
+        } else if (detail::has_control_character(text, true)) {  // hetlu writes none: a hand edit or an import
+          found.push_back(table + " row " + std::to_string(s.column_int(0)) + ": " + column +
+                          " holds a control character (a terminal would act on it where the text is shown)");
           ++in_column;
         }
     }

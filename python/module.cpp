@@ -311,7 +311,7 @@ bool check_as_the_command(SolveResult& r, SolveReport& report, const std::string
   const double before = r.backward_error.value_or(std::numeric_limits<double>::infinity());
   const bool accurate = before <= accuracy_tolerance<T>(n);
   // An accurate answer is judged where rcond is below eps, or near enough for its estimate to err.
-  const bool near_eps = report.rcond && *report.rcond < rcond_estimate_slack * accuracy::unit_roundoff<T>();
+  const bool near_eps = forward_error_decides<T>(report.rcond);
   if (accurate && !report.singular_to_working_precision && !near_eps) return false;
   const int ld = std::max(1, n);
   std::vector<T> storage;

@@ -291,6 +291,12 @@ void check_working_precision_singularity(SolveReport& report);
 // judge_singularity_with_forward_error let dgerfs' forward error bound decide too.
 inline constexpr double rcond_estimate_slack = 10;
 
+// Whether rcond (an estimate, of T's precision) is below rcond_estimate_slack eps, where the estimate
+// alone cannot say whether A is singular to working precision and X's forward error decides
+// (judge_singularity_with_forward_error). Every caller that judges asks this; none restates it.
+template <class T>
+bool forward_error_decides(const std::optional<double>& rcond);
+
 // The same verdict as solve_checked gives it, for an X solved otherwise (the distributed CLI, Python's
 // hetlu.solve): where report.rcond < rcond_estimate_slack eps, dgerfs' forward error bound of X (A X =
 // B, A n x n and unchanged), from GEPP's factors of A equilibrated as dgesvx's (R A C), goes in

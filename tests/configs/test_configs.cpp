@@ -152,6 +152,7 @@ TEST(MachineConfig, EveryValueIsCheckedAndTheErrorNamesTheFileAndKey) {
       // words, and a NUL went to the terminal.
       {"name: a\xff\n" + good_cpu, "name: not valid UTF-8 text"},
       {"cpu:\n  model: \"a\\0b\"\n  cores: 8\n  peak_gflops: 100\n", "cpu.model: holds a control character"},
+      {"cpu:\n  model: \"a\\x9b2J\"\n  cores: 8\n  peak_gflops: 100\n", "cpu.model: holds a control character"},
       {good_cpu + "devices:\n  - {name: G\xff, dgemm_gflops: 100}\n", "devices[0].name: not valid UTF-8 text"},
   };
   for (const auto& [text, expected] : bad) {

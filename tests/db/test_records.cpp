@@ -639,6 +639,30 @@ TEST(Maintenance, TextsThatAreNotUtf8AreListedByTableRowAndColumn) {
   }
 }
 
+// A stored text holding a control character (a hand edit) passed db check: ESC, U+009B (C1's escape
+// sequence opener) or DEL would reach a terminal wherever the text is shown. A tab or a line feed (an
+// error message's) and U+00A0 (just past C1) are not control characters a terminal acts on.
+TEST(Maintenance, TextsHoldingControlCharactersAreListed) {
+  test_support::TempDir dir;
+  auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
+  const auto id = db::ensure_machine(database, db::fingerprint(profile()));
+  db::insert_trial(database, trial(id, 100, 32, 0.5));
+  for (const char* bytes : {"6109620A63", "C2A0", "C2BF"}) {
+    SCOPED_TRACE(bytes);
+    database.exec(std::string("UPDATE trials SET environment = CAST(X'") + bytes + "' AS TEXT)");
+    EXPECT_TRUE(db::check(database).problems.empty());
+  }
+  for (const char* bytes : {"611B5B326A", "61C29B326A", "C280", "C29F", "7F", "00", "0D"}) {
+    SCOPED_TRACE(bytes);
+    database.exec(std::string("UPDATE trials SET environment = CAST(X'") + bytes + "' AS TEXT)");
+    const auto problems = db::check(database).problems;
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_EQ(problems[0],
+              "trials row 1: environment holds a control character (a terminal would act on it where the text is "
+              "shown)");
+  }
+}
+
 // The fingerprint is the hash of the hard key, whatever the order of its keys (an export's are
 // sorted); an export naming this machine's fingerprint beside another machine's hardware was
 // imported as this machine's without --force (a hostile test's finding), and db check said ok.

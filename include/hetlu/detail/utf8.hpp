@@ -29,4 +29,18 @@ inline bool is_utf8(std::string_view text) {
   return true;
 }
 
+// Whether text holds a control character that a terminal acts on: C0 (below U+0020; tab and line
+// feed allowed where `allow_line_breaks`, as in a stored error message), DEL, or C1 (U+0080 to U+009F,
+// the bytes C2 80 to C2 9F in UTF-8: U+009B opens an escape sequence as ESC [ does).
+inline bool has_control_character(std::string_view text, bool allow_line_breaks = false) {
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const unsigned c = s[i];
+    if (c < 0x20 && !(allow_line_breaks && (c == '\t' || c == '\n'))) return true;
+    if (c == 0x7F) return true;
+    if (c == 0xC2 && i + 1 < text.size() && s[i + 1] >= 0x80 && s[i + 1] <= 0x9F) return true;
+  }
+  return false;
+}
+
 }  // namespace hetlu::detail
