@@ -18,6 +18,7 @@
 #include "cli/distributed.hpp"
 #include "cli/output_file.hpp"
 #include "db/database.hpp"
+#include "hetlu/detail/utf8.hpp"
 #include "hetlu/types.hpp"
 
 namespace hetlu::cli {
@@ -218,8 +219,11 @@ int print_json_failure(const std::string& message, int code) {
   return code;
 }
 
-int report_failure(const std::string& message, int code, bool json) {
-  if (message.empty()) return code;  // a rank of a distributed command whose rank 0 reports it
+int report_failure(const std::string& said, int code, bool json) {
+  if (said.empty()) return code;  // a rank of a distributed command whose rank 0 reports it
+  // One line, whatever it quotes (a path, a file's bytes): a path not UTF-8 aborted --json's
+  // document, ESC [ 2 J in a Matrix Market value cleared the terminal, a newline split the line.
+  const std::string message = detail::printable(said);
   // One write: in pieces, mpirun's banner landed between "hetlu: error: " and the message.
   std::cerr << ("hetlu: error: " + message + "\n") << std::flush;
   return json ? print_json_failure(message, code) : code;

@@ -9,6 +9,7 @@
 #include "cli/distributed.hpp"
 #include "cli/matrix_market.hpp"
 #include "cli/report.hpp"
+#include "hetlu/detail/utf8.hpp"
 #include "hetlu/hetlu.hpp"
 #include "probes/memory.hpp"
 #include "solvers/accuracy.hpp"
@@ -265,16 +266,17 @@ void register_solve(CLI::App& app, CommandState& state) {
                                        "precision, or the factors grew past the range); no solution written{}",
                                        args->a_path, tried));
     if (report.singular_to_working_precision && report.accurate) {
-      std::cerr << fmt::format("hetlu: warning: {}: the solution is not reliable (exit status {})\n", args->a_path,
-                               exit_singular_to_working_precision);
+      std::cerr << fmt::format("hetlu: warning: {}: the solution is not reliable (exit status {})\n",
+                               detail::printable(args->a_path), exit_singular_to_working_precision);
       state.exit_code = exit_singular_to_working_precision;
     }
     if (!report.accurate) {
       std::cerr << fmt::format(
           "hetlu: warning: {}: backward error {:.2e} exceeds the tolerance 30 (n+1) eps = {:.2e}: the solution is not "
           "accurate (exit status {}){}\n",
-          args->a_path, omega, complex ? accuracy_tolerance<std::complex<double>>(n) : accuracy_tolerance<double>(n),
-          exit_inaccurate, tried);
+          detail::printable(args->a_path), omega,
+          complex ? accuracy_tolerance<std::complex<double>>(n) : accuracy_tolerance<double>(n), exit_inaccurate,
+          tried);
       state.exit_code = exit_inaccurate;
     }
     if (!args->x_path.empty()) write_matrix_market(args->x_path, B, inputs);

@@ -21,6 +21,7 @@
 #include "distributed/blacs_grid.hpp"
 #include "hetlu/detail/flops.hpp"
 #include "hetlu/detail/statistics.hpp"
+#include "hetlu/detail/utf8.hpp"
 #include "hetlu/distributed.hpp"
 #include "hetlu/hetlu.hpp"
 #include "probes/memory.hpp"
@@ -344,7 +345,7 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
       std::cerr << fmt::format(
           "hetlu: warning: {}: backward error {:.2e} exceeds the tolerance 30 (n+1) eps = {:.2e}: the solution is not "
           "accurate (exit status {})\n",
-          args.a_path, omega, tolerance, exit_inaccurate);
+          detail::printable(args.a_path), omega, tolerance, exit_inaccurate);
       status = exit_inaccurate;
     }
     // How singular R A is, as hetlu solve says it: dgecon's estimate from the factors gathered back
@@ -371,8 +372,8 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
     }
     warn_all(condition.warnings);
     if (condition.singular_to_working_precision && status == exit_ok) {
-      std::cerr << fmt::format("hetlu: warning: {}: the solution is not reliable (exit status {})\n", args.a_path,
-                               exit_singular_to_working_precision);
+      std::cerr << fmt::format("hetlu: warning: {}: the solution is not reliable (exit status {})\n",
+                               detail::printable(args.a_path), exit_singular_to_working_precision);
       status = exit_singular_to_working_precision;
     }
     DenseMatrix X;

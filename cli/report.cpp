@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "hetlu/detail/utf8.hpp"
 #include "hetlu/hetlu.hpp"
 #include "probes/probes.hpp"
 
@@ -173,7 +174,7 @@ void print_json(const nlohmann::ordered_json& object) {
 }
 
 void warn(const std::string& message) {
-  std::cerr << "hetlu: warning: " << message << std::endl;
+  std::cerr << "hetlu: warning: " << detail::printable(message) << std::endl;
 }
 
 void warn_all(const std::vector<std::string>& messages) {

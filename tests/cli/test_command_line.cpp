@@ -71,6 +71,28 @@ class Cli : public ::testing::Test {
 
 }  // namespace
 
+// What an error quotes (a path, a file's bytes, an imported text) is shown, never acted on: ESC [ 2 J
+// in a Matrix Market value cleared the terminal, a newline in a path split the one-line error, and
+// a path that is not UTF-8 aborted --json's document (SIGABRT: the JSON library's exception).
+TEST_F(Cli, AnErrorQuotingControlCharactersOrBytesNotUtf8IsOnePrintableLine) {
+  const auto value = run_hetlu(
+      "solve '" + write(dir, "esc.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\x1b[2J\n2 2 1\n") +
+          "'",
+      dir);
+  expect_one_line_error(value, {"esc.mtx", "1\\x1B[2J"});
+  EXPECT_EQ(value.err.find('\x1b'), std::string::npos) << value.err;
+  for (const bool json : {false, true}) {
+    // (/bin/sh's printf: \377 is 0xFF, \033 ESC, \302\233 U+009B.)
+    const auto path = run_hetlu(
+        "solve \"" + dir.file("") + "$(printf 'no\\377\\033[1m\\n\\302\\233.mtx')\"" + (json ? " --json" : ""), dir);
+    expect_one_line_error(path, {"no\\xFF\\x1B[1m\\n\\u009b.mtx"});
+    if (json) {
+      const auto document = nlohmann::json::parse(path.out);
+      EXPECT_NE(document["error"].get<std::string>().find("no\\xFF"), std::string::npos) << path.out;
+    }
+  }
+}
+
 TEST_F(Cli, HelpOnEverySubcommand) {
   for (const char* sub : {"", "probe", "calibrate", "recommend", "solve", "db", "db show"}) {
     const auto r = run_hetlu(std::string(sub) + " --help", dir);

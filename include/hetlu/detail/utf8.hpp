@@ -1,30 +1,40 @@
-// Whether text is well-formed UTF-8, for what hetlu writes as JSON or stores: names read from files
-// (machine descriptions) and texts read back from the database.
+// Whether text is well-formed UTF-8 and free of control characters, for what hetlu writes as JSON,
+// stores or prints: names read from files (machine descriptions), texts read back from the database,
+// messages quoting the user's input.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdio>
+#include <string>
 #include <string_view>
 
 namespace hetlu::detail {
 
-// RFC 3629: no overlong forms, surrogates or code points past U+10FFFF.
-inline bool is_utf8(std::string_view text) {
+// The length of the well-formed UTF-8 sequence at text[i] (RFC 3629: no overlong forms, surrogates or
+// code points past U+10FFFF), 0 where none starts there.
+inline int utf8_length_at(std::string_view text, std::size_t i) {
   const auto* s = reinterpret_cast<const unsigned char*>(text.data());
-  const std::size_t n = text.size();
-  for (std::size_t i = 0; i < n;) {
-    const unsigned c = s[i];
-    const int more = c < 0x80                 ? 0
-                     : c >= 0xC2 && c <= 0xDF ? 1
-                     : c >= 0xE0 && c <= 0xEF ? 2
-                     : c >= 0xF0 && c <= 0xF4 ? 3
-                                              : -1;
-    if (more < 0 || i + more >= n) return false;
-    for (int k = 1; k <= more; ++k)
-      if ((s[i + k] & 0xC0) != 0x80) return false;
-    if ((c == 0xE0 && s[i + 1] < 0xA0) || (c == 0xED && s[i + 1] > 0x9F) || (c == 0xF0 && s[i + 1] < 0x90) ||
-        (c == 0xF4 && s[i + 1] > 0x8F))
-      return false;
-    i += 1 + more;
+  const unsigned c = s[i];
+  const int more = c < 0x80                 ? 0
+                   : c >= 0xC2 && c <= 0xDF ? 1
+                   : c >= 0xE0 && c <= 0xEF ? 2
+                   : c >= 0xF0 && c <= 0xF4 ? 3
+                                            : -1;
+  if (more < 0 || i + more >= text.size()) return 0;
+  for (int k = 1; k <= more; ++k)
+    if ((s[i + k] & 0xC0) != 0x80) return 0;
+  if ((c == 0xE0 && s[i + 1] < 0xA0) || (c == 0xED && s[i + 1] > 0x9F) || (c == 0xF0 && s[i + 1] < 0x90) ||
+      (c == 0xF4 && s[i + 1] > 0x8F))
+    return 0;
+  return 1 + more;
+}
+
+inline bool is_utf8(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const int length = utf8_length_at(text, i);
+    if (length == 0) return false;
+    i += length;
   }
   return true;
 }
@@ -41,6 +51,31 @@ inline bool has_control_character(std::string_view text, bool allow_line_breaks 
     if (c == 0xC2 && i + 1 < text.size() && s[i + 1] >= 0x80 && s[i + 1] <= 0x9F) return true;
   }
   return false;
+}
+
+// text as one line a terminal shows and does not act on: a control character (as above, line breaks
+// too) as \n, \t or \xNN (C1 as \u0080 to \u009f), a byte that is not UTF-8 as \xNN, and every
+// other character as it is. For messages that quote what the user gave (a file's bytes, a path, an
+// imported text): ESC [ 2 J in a Matrix Market value cleared the screen, a newline split an error.
+inline std::string printable(std::string_view text) {
+  if (is_utf8(text) && !has_control_character(text)) return std::string(text);
+  std::string out;
+  char code[8];
+  for (std::size_t i = 0; i < text.size();) {
+    const int length = utf8_length_at(text, i);
+    const unsigned c = static_cast<unsigned char>(text[i]);
+    const unsigned next = length == 2 ? static_cast<unsigned char>(text[i + 1]) : 0;
+    if (c == '\n' || c == '\t')
+      out += c == '\n' ? "\\n" : "\\t";
+    else if (length == 0 || c < 0x20 || c == 0x7F)
+      out += (std::snprintf(code, sizeof code, "\\x%02X", c), code);
+    else if (c == 0xC2 && next <= 0x9F)
+      out += (std::snprintf(code, sizeof code, "\\u%04x", next), code);
+    else
+      out.append(text.substr(i, length));
+    i += std::max(1, length);
+  }
+  return out;
 }
 
 }  // namespace hetlu::detail
