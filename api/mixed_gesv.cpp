@@ -50,23 +50,39 @@ SolveReport detail::mixed_solve(Solver solver, int n, int nrhs, T* A, int lda, i
   static_assert(scalar::plan_precision<T>() == Precision::double_, "mixed precision answers in double");
   checks::system_into_x(n, nrhs, A, lda, B, ldb, X, ldx, ipiv, options.input_check);
   SolveReport report;
-  const Resolution mixed = resolve_plan(solver, Precision::mixed, n, n, options);
-  report.plan = mixed.plan;
-  report.warnings = mixed.warnings;
-  // The factorization runs in single; the fallback answers as dsgesv's does, with partial pivoting
-  // (PRBT's GENP has nothing to fall back to).
   Plan high;  // the double solver's plan, where it answers
-  auto run = [&](const Plan& mixed_plan, const Options& where) {
-    Plan low = mixed_plan;
+  if (takes_small_path<T>(solver, n, n, options)) {
+    // Below the crossover (the small-matrix path): no plan resolved, GEPP's LUs and solves by the
+    // BLAS library's routines (solvers::LuRoutines), the one panel the plan reports.
+    Plan low;
+    set_small_path_plan<T>(low, n, n);
     low.precision = Precision::single;
-    high = resolve_plan(solver == Solver::prbt ? Solver::gepp : solver, Precision::double_, n, n, where).plan;
-    report.info =
-        solvers::mixed_gesv(low, high, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, details, safeguards, options.input_check);
-  };
-  // A device that cannot hold the single factorization (or the double fallback's) throws before A,
-  // X or ipiv change: the CPUs answer.
-  report.seconds =
-      timed(options, [&] { run_or_fall_back_to_cpus(report, solver, Precision::mixed, n, n, options, run); });
+    high = low;
+    high.precision = Precision::double_;
+    report.plan = low;
+    report.plan.precision = Precision::mixed;
+    report.seconds = timed(options, [&] {
+      report.info = solvers::mixed_gesv(low, high, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, details, safeguards,
+                                        options.input_check, solvers::LuRoutines::blas_library);
+    });
+  } else {
+    const Resolution mixed = resolve_plan(solver, Precision::mixed, n, n, options);
+    report.plan = mixed.plan;
+    report.warnings = mixed.warnings;
+    // The factorization runs in single; the fallback answers as dsgesv's does, with partial pivoting
+    // (PRBT's GENP has nothing to fall back to).
+    auto run = [&](const Plan& mixed_plan, const Options& where) {
+      Plan low = mixed_plan;
+      low.precision = Precision::single;
+      high = resolve_plan(solver == Solver::prbt ? Solver::gepp : solver, Precision::double_, n, n, where).plan;
+      report.info = solvers::mixed_gesv(low, high, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, details, safeguards,
+                                        options.input_check);
+    };
+    // A device that cannot hold the single factorization (or the double fallback's) throws before A,
+    // X or ipiv change: the CPUs answer.
+    report.seconds =
+        timed(options, [&] { run_or_fall_back_to_cpus(report, solver, Precision::mixed, n, n, options, run); });
+  }
   report.refinement_steps = std::max(0, details.iter);
   report.backward_error = details.iter >= 0 ? details.backward_error : std::nullopt;
   if (report.info == 0 && details.a_norm1.value > 0 && nrhs > 0) {

@@ -249,6 +249,9 @@ void mixed_gesv(const char* routine, const int* n, const int* nrhs, T* A, const 
     hetlu::Options options = lapack_options();  // its devices too (they were dropped: a hostile test)
     options.measure_time = false;
     options.mixed_double_accuracy = false;  // LAPACK's convergence test and ITER, exactly
+    // Below the crossover as gesv_: GEPP's LUs by the BLAS library's routines, as its dsgesv would
+    // (n = 2: 6.6 us through hetlu's planned GEPP, 0.4 OpenBLAS's dsgesv).
+    options.small_matrix_path = hetlu::below_small_matrix_crossover(*n, *n, small_matrix_below<T>());
     *info = hetlu::mixed_gesv(hetlu::Solver::gepp, *n, *nrhs, A, *lda, ipiv, B, *ldb, X, *ldx, iter, options).info;
   } catch (...) {
     fatal(routine);

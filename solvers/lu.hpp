@@ -192,6 +192,14 @@ struct MixedSafeguards {
   static MixedSafeguards double_accuracy(int n);
 };
 
+// Which routines factor and solve in mixed_gesv: the plans' (hetlu's solvers), or, below the
+// small-matrix crossover, the BLAS library's own getrf and getrs (vendor::, hetlu's loops up to
+// order 32) for GEPP's single LU and the double fallback's: no task graph or thread wake-up where a
+// call costs microseconds (dsgesv_ at n = 4 took 8 us through the planned GEPP, OpenBLAS's 0.6).
+// What the library declines (entries near the range's ends, pivots without reciprocals) the plans
+// do.
+enum class LuRoutines { planned, blas_library };
+
 // X from a single-precision factorization of A (low_plan: its solver, at single precision) refined
 // in double, as LAPACK's dsgesv and zcgesv, with GMRES-based refinement where the classical one
 // stalls (see mixed_gesv.cpp); T is double or complex<double>. A is left unchanged unless the
@@ -202,7 +210,7 @@ struct MixedSafeguards {
 template <class T>
 int mixed_gesv(const Plan& low_plan, const Plan& high_plan, int n, int nrhs, T* A, int lda, int* ipiv, const T* B,
                int ldb, T* X, int ldx, MixedDetails& details, const MixedSafeguards& safeguards = {},
-               InputCheck check = InputCheck::finite);
+               InputCheck check = InputCheck::finite, LuRoutines routines = LuRoutines::planned);
 
 // LAPACK's dgetrf from the BLAS library (OpenBLAS), the reference hetlu is measured against.
 int reference_getrf(int m, int n, double* A, int lda, int* ipiv);

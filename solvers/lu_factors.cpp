@@ -9,6 +9,7 @@
 #include "solvers/lu.hpp"
 #include "solvers/randomized_solve.hpp"
 #include "solvers/variants.hpp"
+#include "solvers/vendor_lapack.hpp"
 
 namespace hetlu::solvers {
 
@@ -16,6 +17,7 @@ template <class F>
 void LuFactors<F>::solve(F* W, int ldw, int ncols, Transpose trans) const {
   if (n == 0 || ncols == 0) return;
   if (!U) {
+    if (blas_library_solves && vendor::getrs(trans, n, ncols, lu.data(), ld, ipiv.data(), W, ldw)) return;
     variants::lu_getrs(trans, n, ncols, lu.data(), ld, ipiv.data(), W, ldw);
     return;
   }

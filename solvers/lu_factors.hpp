@@ -20,6 +20,9 @@ struct LuFactors {
   kernels::WorkspaceVector<F> lu;             // ld x ld, L below the diagonal (unit), U on and above
   std::vector<int> ipiv;                      // GEPP, CALU: LAPACK's 1-based row interchanges; PRBT: the identity
   std::optional<kernels::Butterfly<F>> U, V;  // PRBT only: their presence is what says PRBT made the factors
+  // GEPP's factors below the small-matrix crossover (LuRoutines::blas_library): solved by the BLAS
+  // library's getrs (vendor::getrs, hetlu's loops up to order 32) where it takes them, else as any.
+  bool blas_library_solves = false;
 
   // W <- A^-1 W for the n x ncols W (trans: A^-T W, or A^-H W).
   void solve(F* W, int ldw, int ncols, Transpose trans = Transpose::no) const;

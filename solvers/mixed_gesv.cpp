@@ -21,6 +21,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <complex>
 #include <limits>
@@ -40,6 +41,7 @@
 #include "solvers/rounding_scan.hpp"
 #include "solvers/scalar.hpp"
 #include "solvers/variants.hpp"
+#include "solvers/vendor_lapack.hpp"
 
 namespace hetlu::solvers {
 namespace {
@@ -98,11 +100,12 @@ inline bool worth_threads(long long entries) {
 // The m x n `from` rounded to Low into `to`; false when an entry lies outside Low's range.
 template <class Low, class T>
 bool round_to_low(int m, int n, const T* from, int ldf, Low* to, int ldt) {
-  bool all_fit = true;
-#pragma omp parallel for schedule(static) reduction(&& : all_fit) if (worth_threads(static_cast <long long>(m) * n))
-  for (int j = 0; j < n; ++j)
-    all_fit = round_column(m, from + static_cast<long long>(j) * ldf, to + static_cast<long long>(j) * ldt) && all_fit;
-  return all_fit;
+  std::atomic<bool> all_fit{true};
+  kernels::for_each_column(n, worth_threads(static_cast<long long>(m) * n), [&](int j) {
+    if (!round_column(m, from + static_cast<long long>(j) * ldf, to + static_cast<long long>(j) * ldt))
+      all_fit.store(false, std::memory_order_relaxed);
+  });
+  return all_fit.load();
 }
 
 // A rounded to single by the host, and what the same pass found (kernels::RoundingScan): the
@@ -111,13 +114,12 @@ bool round_to_low(int m, int n, const T* from, int ldf, Low* to, int ldt) {
 template <class Low, class T>
 kernels::RoundedMatrix round_matrix_to_low(int n, const T* A, int lda, Low* to) {
   kernels::RoundingScan<T> scan(n);
-#pragma omp parallel for schedule(static) if (worth_threads(static_cast <long long>(n) * n))
-  for (int j = 0; j < n; ++j) {
+  kernels::for_each_column(n, worth_threads(static_cast<long long>(n) * n), [&](int j) {
     const T* column = A + static_cast<long long>(j) * lda;
     scan.column(j, column);  // which also says whether every entry fits
     Low* rounded = to + static_cast<long long>(j) * n;
     for (int i = 0; i < n; ++i) rounded[i] = scalar::narrow_or_zero<Low>(column[i]);
-  }
+  });
   return scan.result();
 }
 
@@ -522,9 +524,25 @@ MixedSafeguards MixedSafeguards::double_accuracy(int n) {
   return safeguards;
 }
 
+// GEPP's factors of the n x n A (taken) by the BLAS library's getrf (LuRoutines::blas_library), and
+// solved by its getrs; where the library declines A, by low_plan as factor() makes them.
+template <class F>
+int factor_by_blas_library(const Plan& low_plan, int n, kernels::WorkspaceVector<F>&& A, LuFactors<F>& factors) {
+  factors = LuFactors<F>{};
+  factors.n = n, factors.ld = std::max(1, n);
+  factors.ipiv.resize(n);
+  int info = 0;
+  if (!vendor::getrf(n, n, A.data(), factors.ld, factors.ipiv.data(), &info))
+    return factor(low_plan, n, std::move(A), factors);  // A as it was: the library changed nothing
+  factors.lu = std::move(A);
+  factors.blas_library_solves = true;
+  return info;
+}
+
 template <class T>
 int mixed_gesv(const Plan& low_plan, const Plan& high_plan, int n, int nrhs, T* A, int lda, int* ipiv, const T* B,
-               int ldb, T* X, int ldx, MixedDetails& details, const MixedSafeguards& requested, InputCheck check) {
+               int ldb, T* X, int ldx, MixedDetails& details, const MixedSafeguards& requested, InputCheck check,
+               LuRoutines routines) {
   using Low = scalar::low_t<T>;
   details = MixedDetails{};
   if (n == 0) return 0;
@@ -592,7 +610,9 @@ int mixed_gesv(const Plan& low_plan, const Plan& high_plan, int n, int nrhs, T* 
       }
     }
     LuFactors<Low> factors;
-    const int info = factor(low_plan, n, std::move(a), factors);
+    const int info = routines == LuRoutines::blas_library && low_plan.solver == Solver::gepp
+                         ? factor_by_blas_library(low_plan, n, std::move(a), factors)
+                         : factor(low_plan, n, std::move(a), factors);
     mark("factorization");
     if (info != 0) return singular_in_low;
     std::copy(factors.ipiv.begin(), factors.ipiv.end(), ipiv);
@@ -606,10 +626,14 @@ int mixed_gesv(const Plan& low_plan, const Plan& high_plan, int n, int nrhs, T* 
   if (details.iter >= 0) return 0;
   // The double solver, as dsgesv's fallback: A overwritten by its factors, X by the solution (X as
   // it was where A is singular, as LAPACK's leaves it).
-  const int info = getrf(high_plan, n, n, A, lda, ipiv, InputCheck::none);
+  const bool by_library = routines == LuRoutines::blas_library;
+  int info = 0;
+  if (!(by_library && vendor::getrf(n, n, A, lda, ipiv, &info)))
+    info = getrf(high_plan, n, n, A, lda, ipiv, InputCheck::none);
   if (info != 0) return info;
   kernels::copy_block(n, nrhs, B, ldb, X, ldx);
-  variants::lu_getrs(Transpose::no, n, nrhs, A, lda, ipiv, X, ldx);
+  if (!(by_library && vendor::getrs(Transpose::no, n, nrhs, A, lda, ipiv, X, ldx)))
+    variants::lu_getrs(Transpose::no, n, nrhs, A, lda, ipiv, X, ldx);
   mark("the double solver");
   // How singular A is, from the double solver's factors (high_plan: GEPP or CALU).
   const bool estimate = safeguards.estimate_after_fallback || (safeguards.certify && details.near_singular);
@@ -621,9 +645,9 @@ int mixed_gesv(const Plan& low_plan, const Plan& high_plan, int n, int nrhs, T* 
 template MixedSafeguards MixedSafeguards::double_accuracy<double>(int);
 template MixedSafeguards MixedSafeguards::double_accuracy<std::complex<double>>(int);
 template int mixed_gesv<double>(const Plan&, const Plan&, int, int, double*, int, int*, const double*, int, double*,
-                                int, MixedDetails&, const MixedSafeguards&, InputCheck);
+                                int, MixedDetails&, const MixedSafeguards&, InputCheck, LuRoutines);
 template int mixed_gesv<std::complex<double>>(const Plan&, const Plan&, int, int, std::complex<double>*, int, int*,
                                               const std::complex<double>*, int, std::complex<double>*, int,
-                                              MixedDetails&, const MixedSafeguards&, InputCheck);
+                                              MixedDetails&, const MixedSafeguards&, InputCheck, LuRoutines);
 
 }  // namespace hetlu::solvers
