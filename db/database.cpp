@@ -294,6 +294,16 @@ Database Database::open(const std::string& path, Mode mode) {
                             " and this user cannot write it: remove it (and the other of -wal and -shm) while no "
                             "hetlu process uses the database, or share the folder with a group that can write both");
     }
+    // A damaged file (truncated, a flipped page) is not written into: calibrate added its rows to a
+    // database db check called damaged, and recommend then read "tuned" from it (a hostile test).
+    // SQLite's quick check reads every page once (milliseconds for a tuning database).
+    if (version > 0) {
+      auto check = db.prepare("PRAGMA quick_check(1)");
+      if (check.step() && check.column_text(0) != "ok")
+        throw DatabaseError("database '" + path + "' is damaged (SQLite's quick_check: " + check.column_text(0) +
+                            "): nothing is written into it; 'hetlu db check' lists what, and moving the file aside "
+                            "lets hetlu start a new one");
+    }
     db.exec("PRAGMA journal_mode=WAL");
     db.exec("PRAGMA foreign_keys=ON");
     db.migrate();
