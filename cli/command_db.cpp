@@ -18,6 +18,7 @@
 #include "db/exchange.hpp"
 #include "db/records.hpp"
 #include "hetlu/detail/statistics.hpp"
+#include "hetlu/detail/utf8.hpp"
 #include "hetlu/hetlu.hpp"
 
 namespace hetlu::cli {
@@ -112,7 +113,7 @@ void register_db_check(CLI::App& db_cmd, CommandState& state) {
       std::cout << fmt::format(
           "database {}: schema {}, {} machine(s), {} probe result(s), {} trial(s), {} best plan(s)\n", path,
           r.schema_version, r.machines, r.probe_results, r.trials, r.best_plans);
-      for (const auto& p : r.problems) std::cout << "problem: " << p << "\n";
+      for (const auto& p : r.problems) std::cout << "problem: " << detail::printable(p) << "\n";
       std::cout << (r.problems.empty() ? "ok\n" : "NOT ok\n");
     }
     if (!r.problems.empty()) state.exit_code = exit_error;

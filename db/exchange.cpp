@@ -201,8 +201,8 @@ void check_export(const nlohmann::json& document, const std::string& this_machin
                           ", not to its fingerprint: an edited or damaged export");
     if (hashed.empty() && fingerprint == this_machine)
       throw DatabaseError("import: machine " + fingerprint +
-                          ": its hard_key has fields this hetlu does not know, yet it claims this machine's "
-                          "fingerprint: an edited export, or one from another version of hetlu");
+                          ": its hard_key is not a layout this hetlu knows (fields missing or unknown), yet it claims "
+                          "this machine's fingerprint: an edited export, or one from another version of hetlu");
     for (const char* table : tables)
       if (m.contains(table) && !m[table].is_array())
         throw DatabaseError("import: machine " + fingerprint + ": " + table + " is not a list");

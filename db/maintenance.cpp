@@ -19,8 +19,14 @@ CheckReport check(Database& db) {
     report.problems.push_back("schema version " + std::to_string(report.schema_version) + ", expected " +
                               std::to_string(schema_version));
   auto integrity = db.prepare("PRAGMA integrity_check");
+  // SQLite may put several findings in one row, a line each: one problem per line.
   while (integrity.step())
-    if (const auto line = integrity.column_text(0); line != "ok") report.problems.push_back("integrity: " + line);
+    if (const auto text = integrity.column_text(0); text != "ok")
+      for (std::size_t at = 0; at < text.size();) {
+        const std::size_t end = std::min(text.find('\n', at), text.size());
+        if (end > at) report.problems.push_back("integrity: " + text.substr(at, end - at));
+        at = end + 1;
+      }
   auto foreign = db.prepare("PRAGMA foreign_key_check");
   while (foreign.step())
     report.problems.push_back("table " + foreign.column_text(0) + " row " + std::to_string(foreign.column_int(1)) +

@@ -155,9 +155,13 @@ const std::string& valid_trial_condition() {
 std::vector<std::string> invalid_rows(Database& db) {
   std::vector<std::string> found;
   for (const auto& rule : rules()) {
-    auto s = db.prepare(std::string("SELECT ") + rule.describe + " FROM " + rule.table + " WHERE NOT (" + rule.valid +
-                        ") LIMIT 20");
-    while (s.step()) found.push_back(s.column_text(0) + ": a value of the wrong type or out of range");
+    auto s = db.prepare(std::string("SELECT ") + rule.describe + ", rowid FROM " + rule.table + " WHERE NOT (" +
+                        rule.valid + ") LIMIT 20");
+    // A row whose describing fields are NULL (a damaged file) is named by its table and row id.
+    while (s.step())
+      found.push_back(
+          (s.column_text(0).empty() ? std::string(rule.table) + " row " + s.column_text(1) : s.column_text(0)) +
+          ": a value of the wrong type or out of range");
   }
   return found;
 }
