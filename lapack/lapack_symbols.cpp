@@ -11,10 +11,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <set>
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "hetlu/hetlu.hpp"
 
@@ -169,6 +172,35 @@ void getrf(const char* routine, const int* m, const int* n, T* A, const int* lda
   }
 }
 
+// getrs where a pivot lies outside [1, n], which no getrf gives (the caller's error; LAPACK does
+// not check): hetlu's getrs refused it and the program aborted. Pivots up to LDB are interchanges
+// inside B's array, which LAPACK's dgetrs makes (dlaswp: before the solves, or after them in
+// reverse for trans T and C): made so here around a solve with no interchanges. A pivot outside
+// [1, LDB] would address outside B: IPIV (argument 6) is reported as illegal through xerbla.
+template <class T>
+void getrs_with_pivots_past_n(const char* routine, hetlu::Transpose op, int n, int nrhs, const T* A, int lda,
+                              const int* ipiv, T* B, int ldb, int* info) {
+  if (!std::all_of(ipiv, ipiv + n, [&](int p) { return p >= 1 && p <= ldb; })) {
+    *info = illegal(routine, 6);
+    return;
+  }
+  auto interchange = [&](int k) {
+    for (int j = 0; j < nrhs; ++j)
+      std::swap(B[k + static_cast<long long>(j) * ldb], B[ipiv[k] - 1 + static_cast<long long>(j) * ldb]);
+  };
+  std::vector<int> none(n);
+  for (int k = 0; k < n; ++k) none[k] = k + 1;
+  if (op == hetlu::Transpose::no)
+    for (int k = 0; k < n; ++k) interchange(k);
+  try {
+    hetlu::getrs(op, n, nrhs, A, lda, none.data(), B, ldb, lapack_options());
+  } catch (...) {
+    fatal(routine);
+  }
+  if (op != hetlu::Transpose::no)
+    for (int k = n - 1; k >= 0; --k) interchange(k);
+}
+
 template <class T>
 void getrs(const char* routine, const char* trans, const int* n, const int* nrhs, const T* A, const int* lda,
            const int* ipiv, T* B, const int* ldb, int* info) {
@@ -187,6 +219,10 @@ void getrs(const char* routine, const char* trans, const int* n, const int* nrhs
   else {
     *info = 0;
     if (*n == 0 || *nrhs == 0) return;  // LAPACK returns at once (ipiv is not read)
+    if (!std::all_of(ipiv, ipiv + *n, [&](int p) { return p >= 1 && p <= *n; })) {
+      getrs_with_pivots_past_n(routine, *op, *n, *nrhs, A, *lda, ipiv, B, *ldb, info);
+      return;
+    }
     // Below the crossover as getrf (and one column up to hetlu::small_path_getrs order): a solve
     // costs n^2 a column, so the front end's fixed cost showed
     // (8.7x OpenBLAS's dgetrs_ at n = 1, 1.2x at 256).
@@ -235,6 +271,15 @@ void gesv(const char* routine, const int* n, const int* nrhs, T* A, const int* l
 // LAPACK's dsgesv and zcgesv: the arguments checked in its order, then hetlu::mixed_gesv (a
 // single-precision LU, refinement in double, the double solver where that fails). WORK, SWORK (and
 // zcgesv's RWORK) are LAPACK's workspace; hetlu keeps its own.
+// Whether the memory of two n x nrhs arrays (leading dimensions ldp, ldq) lies within one span: a
+// coarse test (interleaved columns meet without sharing an entry), for what is only ever copied.
+template <class T>
+bool spans_meet(const T* P, int ldp, const T* Q, int ldq, int n, int nrhs) {
+  const T* p_end = P + (static_cast<long long>(nrhs) - 1) * ldp + n;
+  const T* q_end = Q + (static_cast<long long>(nrhs) - 1) * ldq + n;
+  return std::less<const T*>()(P, q_end) && std::less<const T*>()(Q, p_end);
+}
+
 template <class T>
 void mixed_gesv(const char* routine, const int* n, const int* nrhs, T* A, const int* lda, int* ipiv, const T* B,
                 const int* ldb, T* X, const int* ldx, int* iter, int* info) {
@@ -252,6 +297,17 @@ void mixed_gesv(const char* routine, const int* n, const int* nrhs, T* A, const 
     // Below the crossover as gesv_: GEPP's LUs by the BLAS library's routines, as its dsgesv would
     // (n = 2: 6.6 us through hetlu's planned GEPP, 0.4 OpenBLAS's dsgesv).
     options.small_matrix_path = hetlu::below_small_matrix_crossover(*n, *n, small_matrix_below<T>());
+    // X over B (LAPACK forbids it; OpenBLAS returned garbage with ITER -31): X is zeroed before B is
+    // read, and the answer was X = 0 with ITER 0. B is read from a copy wherever the two arrays'
+    // spans meet, which answers the in-place solve the caller meant.
+    std::vector<T> b_copy;
+    if (*n > 0 && *nrhs > 0 && spans_meet(B, *ldb, X, *ldx, *n, *nrhs)) {
+      b_copy.resize(static_cast<std::size_t>(*n) * *nrhs);
+      for (int j = 0; j < *nrhs; ++j)
+        std::copy_n(B + static_cast<long long>(j) * *ldb, *n, b_copy.data() + static_cast<std::size_t>(j) * *n);
+      B = b_copy.data();
+      ldb = n;
+    }
     *info = hetlu::mixed_gesv(hetlu::Solver::gepp, *n, *nrhs, A, *lda, ipiv, B, *ldb, X, *ldx, iter, options).info;
   } catch (...) {
     fatal(routine);
