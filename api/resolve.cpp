@@ -1,5 +1,7 @@
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <map>
@@ -362,7 +364,29 @@ bool small_path_getrs(int n, int nrhs, int below) {
          (below_small_matrix_crossover(n, n, below) || (nrhs == 1 && n < blas::blocked_one_column_order));
 }
 
+namespace {
+// HETLU_SMALL_MATRIX_CROSSOVER, read once per process (a bad value said once): the order, or -1
+// where it is unset or ignored.
+int crossover_from_environment() {
+  static const int order = [] {
+    const char* text = std::getenv("HETLU_SMALL_MATRIX_CROSSOVER");
+    if (!text || !*text) return -1;
+    char* end = nullptr;
+    errno = 0;
+    const long value = std::strtol(text, &end, 10);
+    if (*end == '\0' && errno == 0 && value >= 0 && value <= 1000000) return static_cast<int>(value);
+    std::fprintf(stderr, "hetlu: HETLU_SMALL_MATRIX_CROSSOVER=%s is not an order from 0 to 1000000; ignored\n", text);
+    return -1;
+  }();
+  return order;
+}
+}  // namespace
+
 SmallMatrixCrossover small_matrix_crossover(Precision precision, const Options& options) {
+  // The environment first, for every interface alike: the drop-in's dsgesv_ read it and the front
+  // end's small path did not, so that N above the database's crossover moved dgesv_ alone.
+  if (const int order = crossover_from_environment(); order >= 0)
+    return {order, PlanSource::override_, "HETLU_SMALL_MATRIX_CROSSOVER=" + std::to_string(order)};
   const std::string path = tuning_database_path(options);  // empty: no database, the default crossover
   const std::string key = to_string(precision) + "|" + path;
   {

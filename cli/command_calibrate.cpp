@@ -8,6 +8,7 @@
 #include "cli/distributed.hpp"
 #include "cli/report.hpp"
 #include "hetlu/detail/stopwatch.hpp"
+#include "hetlu/detail/utf8.hpp"
 #include "hetlu/hetlu.hpp"
 #include "probes/memory.hpp"
 #include "tuner/calibrate.hpp"
@@ -137,7 +138,7 @@ void register_calibrate(CLI::App& app, CommandState& state) {
                          {"trials_left_by_budget", m.trials_left_by_budget}});
       std::cerr << "hetlu: " << (m.resumable ? "note" : "error") << ": no plan stored for " << to_string(m.solver)
                 << (m.precision == Precision::double_ ? "" : " " + to_string(m.precision)) << " n=" << m.n << ": "
-                << m.why
+                << detail::printable(m.why)
                 << (m.trials_left_by_budget ? " (" + std::to_string(m.trials_left_by_budget) + " left by the budget)"
                                             : "")
                 << "\n";
@@ -169,7 +170,7 @@ void register_calibrate(CLI::App& app, CommandState& state) {
       return;
     }
     std::cout << describe(profile);
-    std::cout << fmt::format("machine    {} in {}\n", report.machine, path);
+    std::cout << fmt::format("machine    {} in {}\n", report.machine, detail::printable(path));
     if (results.empty()) {
       if (report.without_plan.empty())
         std::cout << "level " << to_string(level) << ": nothing was timed; recommendations come from the model\n";

@@ -111,8 +111,8 @@ void register_db_check(CLI::App& db_cmd, CommandState& state) {
                   {"best_plans", r.best_plans}});
     } else {
       std::cout << fmt::format(
-          "database {}: schema {}, {} machine(s), {} probe result(s), {} trial(s), {} best plan(s)\n", path,
-          r.schema_version, r.machines, r.probe_results, r.trials, r.best_plans);
+          "database {}: schema {}, {} machine(s), {} probe result(s), {} trial(s), {} best plan(s)\n",
+          detail::printable(path), r.schema_version, r.machines, r.probe_results, r.trials, r.best_plans);
       for (const auto& p : r.problems) std::cout << "problem: " << detail::printable(p) << "\n";
       std::cout << (r.problems.empty() ? "ok\n" : "NOT ok\n");
     }
@@ -135,7 +135,8 @@ void register_db_forget(CLI::App& db_cmd, CommandState&) {
     if (!db::find_machine(database, args->machine))
       throw InvalidArgument("no machine with fingerprint '" + args->machine + "' in " + path);
     const auto removed = db::forget_machine(database, args->machine);
-    std::cout << fmt::format("forgot machine {}: {} row(s) deleted from {}\n", args->machine, removed, path);
+    std::cout << fmt::format("forgot machine {}: {} row(s) deleted from {}\n", detail::printable(args->machine),
+                             removed, detail::printable(path));
   });
 }
 
@@ -314,11 +315,12 @@ void register_db(CLI::App& app, CommandState& state) {
                   {"best_plans", jp}});
       return;
     }
-    std::cout << fmt::format("database {} (schema version {})\n", path, database.user_version());
+    std::cout << fmt::format("database {} (schema version {})\n", detail::printable(path), database.user_version());
     std::cout << fmt::format("{} machine(s), {} trial(s), {} best plan(s)\n", machines.size(), trials, plans.size());
     for (const auto& m : machines)
-      std::cout << fmt::format("  machine {} {} (first seen {}, last seen {})\n    {}\n", m.id, m.fingerprint.hash,
-                               m.first_seen, m.last_seen, m.fingerprint.hard_key);
+      std::cout << fmt::format("  machine {} {} (first seen {}, last seen {})\n    {}\n", m.id,
+                               detail::printable(m.fingerprint.hash), detail::printable(m.first_seen),
+                               detail::printable(m.last_seen), detail::printable(m.fingerprint.hard_key));
     if (plans.empty()) return;
     std::cout << fmt::format("\n{:>7} {:>6} {:>7} {:>4} {:>6} {:>6} {:>5} {:>8} {:>10} {:>8}\n", "machine", "solver",
                              "prec", "tgt", "m", "n", "nb", "level", "seconds", "GFlop/s");

@@ -4,6 +4,7 @@
 #include "cli/report.hpp"
 #include "configs/configs.hpp"
 #include "db/records.hpp"
+#include "hetlu/detail/utf8.hpp"
 #include "probes/probes.hpp"
 #include "tuner/crossover.hpp"
 
@@ -41,7 +42,7 @@ void register_probe(CLI::App& app, CommandState&) {
       print_json(j);
     } else {
       std::cout << describe(profile);
-      if (!gpu.note.empty()) std::cout << "           (" << gpu.note << ")\n";
+      if (!gpu.note.empty()) std::cout << "           (" << detail::printable(gpu.note) << ")\n";
     }
   });
 }

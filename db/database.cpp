@@ -300,9 +300,10 @@ Database Database::open(const std::string& path, Mode mode) {
     if (version > 0) {
       auto check = db.prepare("PRAGMA quick_check(1)");
       if (check.step() && check.column_text(0) != "ok")
-        throw DatabaseError("database '" + path + "' is damaged (SQLite's quick_check: " + check.column_text(0) +
-                            "): nothing is written into it; 'hetlu db check' lists what, and moving the file aside "
-                            "lets hetlu start a new one");
+        throw DatabaseDamaged("database '" + path + "' is damaged (SQLite's quick_check: " + check.column_text(0) +
+                                  "): nothing is written into it; 'hetlu db check' lists what, and moving the file "
+                                  "aside lets hetlu start a new one",
+                              check.column_text(0));
     }
     db.exec("PRAGMA journal_mode=WAL");
     db.exec("PRAGMA foreign_keys=ON");
@@ -315,7 +316,15 @@ Database Database::open(const std::string& path, Mode mode) {
     // an upgrade does not hide the tuned plans until the next calibration.
     if (::access(path.c_str(), W_OK) == 0) {
       { Database closed = std::move(db); }  // this read-only handle goes first
-      open(path, Mode::read_write);
+      try {
+        open(path, Mode::read_write);
+      } catch (const DatabaseDamaged& e) {  // not migrated, so not readable by this hetlu either
+        throw DatabaseDamaged("database '" + path + "' has schema version " + std::to_string(version) +
+                                  " and is damaged (SQLite's quick_check: " + e.finding +
+                                  "), so this hetlu can neither migrate it to " + std::to_string(schema_version) +
+                                  " nor read it: move the file aside (hetlu then starts a new one)",
+                              e.finding);
+      }
       return open(path, Mode::read_only);
     }
     throw DatabaseError("database '" + path + "' has schema version " + std::to_string(version) +

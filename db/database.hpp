@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "hetlu/types.hpp"
 
@@ -21,6 +22,12 @@ struct DatabaseError : Error {
 // The database is locked by another process past the busy timeout (5 s; 30 s of retries for exec).
 struct DatabaseBusy : DatabaseError {
   using DatabaseError::DatabaseError;
+};
+
+// SQLite's quick check found the file damaged: it is read, never written into.
+struct DatabaseDamaged : DatabaseError {
+  DatabaseDamaged(const std::string& message, std::string found) : DatabaseError(message), finding(std::move(found)) {}
+  std::string finding;  // what the check said
 };
 
 // The schema version this build writes (PRAGMA user_version).

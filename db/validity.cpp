@@ -125,10 +125,17 @@ std::vector<std::string> texts_not_printable(Database& db) {
     for (names.bind(1, table); names.step();) columns.push_back(names.column_text(0));
     for (const auto& column : columns) {
       const std::string quoted = "\"" + column + "\"";
-      auto s = db.prepare("SELECT rowid, " + quoted + " FROM \"" + table + "\" WHERE typeof(" + quoted + ") = 'text'");
+      // A blob has no place in hetlu's schema (every column is a text or a number): an edited row,
+      // which column_text would print as a text.
+      auto s = db.prepare("SELECT rowid, " + quoted + ", typeof(" + quoted + ") = 'blob' FROM \"" + table +
+                          "\" WHERE typeof(" + quoted + ") IN ('text', 'blob')");
       int in_column = 0;
       while (s.step() && in_column < 20)
-        if (const std::string text = s.column_text(1); !detail::is_utf8(text)) {
+        if (s.column_int(2) != 0) {
+          found.push_back(table + " row " + std::to_string(s.column_int(0)) + ": " + column +
+                          " is a blob where a text or a number belongs (an edited value)");
+          ++in_column;
+        } else if (const std::string text = s.column_text(1); !detail::is_utf8(text)) {
           found.push_back(table + " row " + std::to_string(s.column_int(0)) + ": " + column +
                           " is a text that is not valid UTF-8 (a damaged value)");
           ++in_column;

@@ -5,7 +5,6 @@
 // small-matrix crossover (hetlu::small_matrix_crossover) getrf, getrs and gesv take the small path:
 // hetlu's own loops up to order 32, the BLAS library's own routines above.
 #include <algorithm>
-#include <cerrno>
 #include <complex>
 #include <cstddef>
 #include <cstdio>
@@ -97,31 +96,15 @@ hetlu::Options lapack_options() {
   return o;
 }
 
-// HETLU_SMALL_MATRIX_CROSSOVER, read once per process for every type (a bad value said once): the
-// order, or -1 where it is unset or ignored.
-int crossover_from_environment() {
-  static const int order = [] {
-    const char* text = std::getenv("HETLU_SMALL_MATRIX_CROSSOVER");
-    if (!text || !*text) return -1;
-    char* end = nullptr;
-    errno = 0;
-    const long value = std::strtol(text, &end, 10);
-    if (*end == '\0' && errno == 0 && value >= 0 && value <= 1000000) return static_cast<int>(value);
-    std::fprintf(stderr, "hetlu: HETLU_SMALL_MATRIX_CROSSOVER=%s is not an order from 0 to 1000000; ignored\n", text);
-    return -1;
-  }();
-  return order;
-}
-
 // Below this order a call on the CPU target goes to the BLAS library's own getrf or gesv (the
 // small-matrix path: no plan, no allocation, no thread wake-up); resolved once per process. 0 on
 // the hybrid target, which the caller chose, or when the crossover cannot be resolved.
-// HETLU_SMALL_MATRIX_CROSSOVER=N sets it (0: every call through hetlu's solvers).
+// HETLU_SMALL_MATRIX_CROSSOVER=N sets it (0: every call through hetlu's solvers), as for every
+// interface (hetlu::small_matrix_crossover reads it).
 template <class T>
 int small_matrix_below() {
   static const int below = [] {
     if (placed_options().target != hetlu::Target::cpu) return 0;
-    if (const int order = crossover_from_environment(); order >= 0) return order;
     try {
       // A complex call takes the crossover of its real type (measured for it; complex's is not yet).
       // (sizeof(std::complex<float>) == sizeof(double): the type itself decides, not its size.)

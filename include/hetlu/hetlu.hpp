@@ -74,10 +74,11 @@ std::string tuning_database_path(const Options& options = {});
 // The order below which the LAPACK drop-in's getrf and gesv go to the BLAS library's own (its
 // small-matrix LU has no plan, task graph or thread wake-up, and beats hetlu's there): measured by
 // `hetlu calibrate` and `hetlu probe --db` (tuner::measure_getrf_crossover) and stored with the
-// machine's probes, else default_small_matrix_crossover. Cached per process, precision and database.
+// machine's probes, else default_small_matrix_crossover; HETLU_SMALL_MATRIX_CROSSOVER=N, where set,
+// before either (0: every call through hetlu's solvers). Cached per process, precision and database.
 struct SmallMatrixCrossover {
   int below = 0;
-  PlanSource source = PlanSource::default_;  // tuned (measured) or default
+  PlanSource source = PlanSource::default_;  // override (the environment), tuned (measured) or default
   std::string detail;
 };
 // On the dev machine (2-core AMD EPYC, OpenBLAS 0.3.21) OpenBLAS's dgetrf took 0.17 us at n = 4

@@ -75,11 +75,13 @@ class Cli : public ::testing::Test {
 // in a Matrix Market value cleared the terminal, a newline in a path split the one-line error, and
 // a path that is not UTF-8 aborted --json's document (SIGABRT: the JSON library's exception).
 TEST_F(Cli, AnErrorQuotingControlCharactersOrBytesNotUtf8IsOnePrintableLine) {
-  const auto value = run_hetlu(
-      "solve '" + write(dir, "esc.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\x1b[2J\n2 2 1\n") +
-          "'",
-      dir);
-  expect_one_line_error(value, {"esc.mtx", "1\\x1B[2J"});
+  const auto value =
+      run_hetlu("solve '" +
+                    write(dir, "esc.mtx",
+                          "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\x1b[2J\xe2\x80\xae\n2 2 1\n") +
+                    "'",
+                dir);
+  expect_one_line_error(value, {"esc.mtx", "1\\x1B[2J\\u202e"});  // U+202E reverses what follows
   EXPECT_EQ(value.err.find('\x1b'), std::string::npos) << value.err;
   for (const bool json : {false, true}) {
     // (/bin/sh's printf: \377 is 0xFF, \033 ESC, \302\233 U+009B.)

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "../common/temp_dir.hpp"
 #include "db/exchange.hpp"
 #include "db/records.hpp"
@@ -661,6 +663,12 @@ TEST(Maintenance, TextsHoldingControlCharactersAreListed) {
               "trials row 1: environment holds a control character (a terminal would act on it where the text is "
               "shown)");
   }
+  // A blob (no column of hetlu's holds one) was never looked at, and db show printed it as a text.
+  database.exec("UPDATE trials SET environment = X'1B5B324A'");
+  const auto problems = db::check(database).problems;  // also the trials' rule: environment is a text
+  EXPECT_NE(std::find(problems.begin(), problems.end(),
+                      "trials row 1: environment is a blob where a text or a number belongs (an edited value)"),
+            problems.end());
 }
 
 // The fingerprint is the hash of the hard key, whatever the order of its keys (an export's are
