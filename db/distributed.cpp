@@ -4,6 +4,8 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "hetlu/detail/utf8.hpp"
+
 namespace hetlu::db {
 namespace {
 
@@ -106,7 +108,7 @@ void store_distributed_trial(Database& db, const DistributedTrial& t) {
                       ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, datetime('now'))");
   bind_key(s, t)
       .bind(10, to_string(t.status))
-      .bind(11, t.error)
+      .bind(11, detail::printable(t.error))  // as a local trial's (trials.cpp)
       .bind(12, t.repetitions)
       .bind(13, t.median_s)
       .bind(14, t.predicted_s)

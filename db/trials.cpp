@@ -1,6 +1,7 @@
 #include <nlohmann/json.hpp>
 
 #include "db/records.hpp"
+#include "hetlu/detail/utf8.hpp"
 
 namespace hetlu::db {
 
@@ -113,7 +114,7 @@ void run_insert(Database& db, const Trial& t, const std::string& on_conflict) {
       on_conflict);
   bind_key(s, t);
   s.bind(13, to_string(t.status))
-      .bind(14, t.error)
+      .bind(14, detail::printable(t.error))  // a driver's message may hold ESC or CR: stored as shown
       .bind(15, t.repetitions)
       .bind(16, t.median_s)
       .bind(17, t.min_s)

@@ -254,6 +254,11 @@ TEST(Trials, RoundTripIncludingFailures) {
   EXPECT_EQ(found->status, db::TrialStatus::failed);
   EXPECT_EQ(found->error, "out of memory");
   EXPECT_FALSE(found->median_s);
+  // A driver's message holding ESC or CR is stored as shown: db check would call hetlu's own row NOT ok.
+  failed.error = "device said \x1b[31mno\r";
+  db::store_trial(database, failed);
+  EXPECT_EQ(db::find_trial(database, failed)->error, "device said \\x1B[31mno\\x0D");
+  EXPECT_TRUE(db::check(database).problems.empty());
 
   EXPECT_FALSE(db::find_trial(database, trial(id, 100, 128, 1)));
   EXPECT_FALSE(db::find_trial(database, trial(id, 100, 32, 1, CalibrationLevel::measure)));  // other level
