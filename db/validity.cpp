@@ -130,20 +130,18 @@ std::vector<std::string> texts_not_printable(Database& db) {
       auto s = db.prepare("SELECT rowid, " + quoted + ", typeof(" + quoted + ") = 'blob' FROM \"" + table +
                           "\" WHERE typeof(" + quoted + ") IN ('text', 'blob')");
       int in_column = 0;
-      while (s.step() && in_column < 20)
-        if (s.column_int(2) != 0) {
-          found.push_back(table + " row " + std::to_string(s.column_int(0)) + ": " + column +
-                          " is a blob where a text or a number belongs (an edited value)");
-          ++in_column;
-        } else if (const std::string text = s.column_text(1); !detail::is_utf8(text)) {
-          found.push_back(table + " row " + std::to_string(s.column_int(0)) + ": " + column +
-                          " is a text that is not valid UTF-8 (a damaged value)");
-          ++in_column;
-        } else if (detail::has_control_character(text, true)) {  // hetlu writes none: a hand edit or an import
-          found.push_back(table + " row " + std::to_string(s.column_int(0)) + ": " + column +
-                          " holds a control character (a terminal would act on it where the text is shown)");
-          ++in_column;
-        }
+      while (s.step() && in_column < 20) {
+        const std::string text = s.column_text(1);
+        const char* problem = s.column_int(2) != 0     ? "is a blob where a text or a number belongs (an edited value)"
+                              : !detail::is_utf8(text) ? "is a text that is not valid UTF-8 (a damaged value)"
+                              // hetlu writes none: a hand edit or an import
+                              : detail::has_control_character(text, true)
+                                  ? "holds a control character (a terminal would act on it where the text is shown)"
+                                  : nullptr;
+        if (!problem) continue;
+        found.push_back(table + " row " + std::to_string(s.column_int(0)) + ": " + column + " " + problem);
+        ++in_column;
+      }
     }
   }
   return found;

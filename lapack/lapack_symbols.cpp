@@ -251,9 +251,6 @@ void gesv(const char* routine, const int* n, const int* nrhs, T* A, const int* l
   }
 }
 
-// LAPACK's dsgesv and zcgesv: the arguments checked in its order, then hetlu::mixed_gesv (a
-// single-precision LU, refinement in double, the double solver where that fails). WORK, SWORK (and
-// zcgesv's RWORK) are LAPACK's workspace; hetlu keeps its own.
 // Whether the memory of two n x nrhs arrays (leading dimensions ldp, ldq) lies within one span: a
 // coarse test (interleaved columns meet without sharing an entry), for what is only ever copied.
 template <class T>
@@ -263,6 +260,9 @@ bool spans_meet(const T* P, int ldp, const T* Q, int ldq, int n, int nrhs) {
   return std::less<const T*>()(P, q_end) && std::less<const T*>()(Q, p_end);
 }
 
+// LAPACK's dsgesv and zcgesv: the arguments checked in its order, then hetlu::mixed_gesv (a
+// single-precision LU, refinement in double, the double solver where that fails). WORK, SWORK (and
+// zcgesv's RWORK) are LAPACK's workspace; hetlu keeps its own.
 template <class T>
 void mixed_gesv(const char* routine, const int* n, const int* nrhs, T* A, const int* lda, int* ipiv, const T* B,
                 const int* ldb, T* X, const int* ldx, int* iter, int* info) {

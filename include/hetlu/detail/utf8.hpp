@@ -53,14 +53,16 @@ inline bool has_control_character(std::string_view text, bool allow_line_breaks 
   return false;
 }
 
-// Whether the `length` bytes at text[i] encode a character that reorders or breaks a line as it is
-// shown: the directional marks, embeddings, overrides and isolates (U+200E, U+200F, U+202A to U+202E,
-// U+2066 to U+2069) and the line and paragraph separators (U+2028, U+2029).
-inline bool reorders_or_breaks_line(std::string_view text, std::size_t i, int length) {
-  if (length != 3 || static_cast<unsigned char>(text[i]) != 0xE2) return false;
+// The character the `length` bytes at text[i] encode where it reorders or breaks a line as it is
+// shown, else 0: the directional marks, embeddings, overrides and isolates (U+200E, U+200F, U+202A to
+// U+202E, U+2066 to U+2069) and the line and paragraph separators (U+2028, U+2029).
+inline unsigned reorders_or_breaks_line(std::string_view text, std::size_t i, int length) {
+  if (length != 3 || static_cast<unsigned char>(text[i]) != 0xE2) return 0;
   const unsigned code = 0x2000u | ((static_cast<unsigned char>(text[i + 1]) & 0x3Fu) << 6) |
                         (static_cast<unsigned char>(text[i + 2]) & 0x3Fu);
-  return code == 0x200E || code == 0x200F || (code >= 0x2028 && code <= 0x202E) || (code >= 0x2066 && code <= 0x2069);
+  const bool reorders =
+      code == 0x200E || code == 0x200F || (code >= 0x2028 && code <= 0x202E) || (code >= 0x2066 && code <= 0x2069);
+  return reorders ? code : 0;
 }
 
 // text as one line a terminal shows as it is: a control character (as above, line breaks too) as
@@ -82,11 +84,8 @@ inline std::string printable(std::string_view text) {
       out += (std::snprintf(code, sizeof code, "\\x%02X", c), code);
     else if (c == 0xC2 && next <= 0x9F)
       out += (std::snprintf(code, sizeof code, "\\u%04x", next), code);
-    else if (reorders_or_breaks_line(text, i, length))
-      out += (std::snprintf(code, sizeof code, "\\u%04x",
-                            0x2000u | ((static_cast<unsigned char>(text[i + 1]) & 0x3Fu) << 6) |
-                                (static_cast<unsigned char>(text[i + 2]) & 0x3Fu)),
-              code);
+    else if (const unsigned format = reorders_or_breaks_line(text, i, length))
+      out += (std::snprintf(code, sizeof code, "\\u%04x", format), code);
     else
       out.append(text.substr(i, length));
     i += std::max(1, length);
