@@ -274,10 +274,14 @@ ImportReport import_json(Database& db, const nlohmann::json& document, const std
             throw DatabaseError("import: machine " + fp.hash + ": " + tables[t] + " entry " + std::to_string(position) +
                                 ": a value of the wrong type or out of range (" + check + ")");
           }
-          if (inserted)
+          if (inserted) {
+            if (const auto bad = invalid_fields(db, tables[t], db.last_insert_id()); !bad.empty())
+              throw DatabaseError("import: machine " + fp.hash + ": " + tables[t] + " entry " +
+                                  std::to_string(position) + ": " + bad + " of the wrong type or out of range");
             ++*added[t];
-          else
+          } else {
             ++report.skipped;
+          }
         }
       }
       link_best_plans_to_trials(db, id);

@@ -131,6 +131,10 @@ std::vector<std::string> invalid_best_plans(Database& db);
 // are not a JSON object), described: up to 20 per table (db check, import, export).
 std::vector<std::string> invalid_rows(Database& db);
 
+// The fields of one row of `table` that invalid_rows would find wrong, as "a, b"; empty where the
+// row is valid (an import names a bad row by its place in the file).
+std::string invalid_fields(Database& db, const std::string& table, std::int64_t rowid);
+
 // Stored texts that are not valid UTF-8 (a flipped byte) or that hold a control character other
 // than a tab or line feed (a hand edit: ESC or U+009B would reach a terminal), described by table,
 // row and column: up to 20 per column (db check).

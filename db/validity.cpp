@@ -46,67 +46,160 @@ std::string real(const char* column, bool null_ok, bool zero_ok = false) {
          (null_ok ? std::string(" OR ") + column + " IS NULL" : "") + ")";
 }
 
-std::string plan_columns_valid() {
-  return "solver " + one_of(detail::solver_names.all()) + " AND precision " + one_of(detail::precision_names.all()) +
-         " AND target " + one_of(detail::target_names.all()) + " AND level " + one_of(detail::level_names.all()) +
-         " AND typeof(backend) = 'text' AND backend NOT GLOB '*[^a-z0-9:,]*' AND " +
-         "(backend = '' OR backend GLOB 'host*' OR backend GLOB 'cuda*') AND " + whole("m", 1) + " AND " +
-         whole("n", 1) + " AND " + whole("nb", 1) + " AND " + whole("ib", 1) + " AND " + whole("cpu_block_columns", 0) +
-         " AND " + whole("panel_threads", 1, 4096) + " AND " + whole("lookahead", 0);
+// One value's rule: the field it names (a column, or what several columns must meet together) and
+// the SQL condition the row meets when that value is right.
+struct Check {
+  std::string field;
+  std::string condition;
+};
+using Checks = std::vector<Check>;
+
+Checks operator+(Checks a, const Checks& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// The row meets every check.
+std::string all_of(const Checks& checks) {
+  std::string sql;
+  for (const auto& c : checks) sql += (sql.empty() ? "(" : " AND (") + c.condition + ")";
+  return sql;
+}
+
+// A text as an SQL literal.
+std::string sql_text(const std::string& text) {
+  std::string quoted = "'";
+  for (char c : text) quoted += c == '\'' ? std::string("''") : std::string(1, c);
+  return quoted + "'";
+}
+
+// The fields whose checks the row fails, as one SQL text "a, b" (a NULL condition fails).
+std::string failed_fields(const Checks& checks) {
+  std::string sql;
+  for (const auto& c : checks)
+    sql += (sql.empty() ? "" : " || ") + std::string("CASE WHEN coalesce((") + c.condition + "), 0) THEN '' ELSE " +
+           sql_text(c.field + ", ") + " END";
+  return "rtrim(" + sql + ", ', ')";
+}
+
+Checks plan_checks() {
+  return {{"solver", "solver " + one_of(detail::solver_names.all())},
+          {"precision", "precision " + one_of(detail::precision_names.all())},
+          {"target", "target " + one_of(detail::target_names.all())},
+          {"level", "level " + one_of(detail::level_names.all())},
+          {"backend",
+           "typeof(backend) = 'text' AND backend NOT GLOB '*[^a-z0-9:,]*' AND "
+           "(backend = '' OR backend GLOB 'host*' OR backend GLOB 'cuda*')"},
+          {"m", whole("m", 1)},
+          {"n", whole("n", 1)},
+          {"nb", whole("nb", 1)},
+          {"ib", whole("ib", 1)},
+          {"cpu_block_columns", whole("cpu_block_columns", 0)},
+          {"panel_threads", whole("panel_threads", 1, 4096)},
+          {"lookahead", whole("lookahead", 0)}};
+}
+
+Check dated(const char* column) {
+  return {column, std::string("datetime(") + column + ") IS NOT NULL"};
 }
 
 // Each table: its rows that break the rules, described by what identifies them.
 struct Rule {
   const char* table;
-  std::string valid;     // SQL condition every row must meet
+  Checks checks;         // every row must meet them all
   const char* describe;  // SQL expression naming a row
 };
+
+// JSON text whose top level is of `type` (json_type of text that is not JSON raises an error, and
+// SQLite need not test json_valid first).
+std::string json_of_type(const char* column, const char* type) {
+  return std::string("CASE WHEN json_valid(") + column + ") THEN json_type(" + column + ") = '" + type + "' ELSE 0 END";
+}
 
 // A JSON array of finite numbers only (a sample of "x" failed the tuner's read of the row; one of
 // 1e999, which SQLite reads as infinity and the JSON library refuses, stopped every calibration).
 std::string numbers_array(const char* column) {
   // json_each of text that is not JSON raises an error, and SQLite need not test json_valid first.
-  return std::string("json_valid(") + column + ") AND json_type(" + column + ") = 'array' AND NOT EXISTS (SELECT 1 " +
-         "FROM json_each(CASE WHEN json_valid(" + column + ") THEN " + column +
+  return json_of_type(column, "array") + " AND NOT EXISTS (SELECT 1 " + "FROM json_each(CASE WHEN json_valid(" +
+         column + ") THEN " + column +
          " ELSE '[]' END) WHERE json_each.type NOT IN ('integer', 'real') OR abs(json_each.value) > " +
          fmt_real(std::numeric_limits<double>::max()) + ")";
 }
 
+Checks trial_checks() {
+  return plan_checks() +
+         Checks{{"status", "status " + one_of({"ok", "noisy", "failed"})},
+                {"median_s/gflops (needed unless status is failed)",
+                 "status = 'failed' OR (" + real("median_s", false) + " AND " + real("gflops", false) + ")"},
+                {"median_s", real("median_s", true)},
+                {"min_s", real("min_s", true)},
+                {"spread", real("spread", true, true)},
+                {"gflops", real("gflops", true)},
+                {"predicted_s", real("predicted_s", true)},
+                {"repetitions", whole("repetitions", 0)},
+                {"samples", numbers_array("samples")},
+                dated("measured_at"),
+                {"error", "typeof(error) = 'text'"},
+                {"environment", "typeof(environment) = 'text'"}};
+}
+
+Checks rank_checks() {
+  return {{"ranks", whole("ranks", 1)},
+          {"ranks_per_node", whole("ranks_per_node", 1)},
+          {"ranks_per_node (more than ranks)", "ranks_per_node <= ranks"}};
+}
+
 std::vector<Rule> rules() {
   return {
-      {"trials", valid_trial_condition(),
-       "'trials row ' || id || ' (' || solver || ', n = ' || n || ', nb = ' || nb || ')'"},
+      {"trials", trial_checks(), "'trials row ' || id || ' (' || solver || ', n = ' || n || ', nb = ' || nb || ')'"},
       {"machines",
-       "json_valid(hard_key) AND json_type(hard_key) = 'object' AND json_valid(soft_attributes) AND "
-       "json_type(soft_attributes) = 'object' AND datetime(first_seen) IS NOT NULL AND datetime(last_seen) IS NOT "
-       "NULL",
+       {{"hard_key", json_of_type("hard_key", "object")},
+        {"soft_attributes", json_of_type("soft_attributes", "object")},
+        dated("first_seen"),
+        dated("last_seen")},
        "'machine ' || fingerprint"},
       {"probe_results",
-       "typeof(name) = 'text' AND name != '' AND " + real("value", false, true) + " AND " +
-           real("spread", false, true) + " AND typeof(unit) = 'text' AND typeof(detail) = 'text' AND " +
-           whole("run", 0) + " AND datetime(measured_at) IS NOT NULL",
+       {{"name", "typeof(name) = 'text' AND name != ''"},
+        {"value", real("value", false, true)},
+        {"spread", real("spread", false, true)},
+        {"unit", "typeof(unit) = 'text'"},
+        {"detail", "typeof(detail) = 'text'"},
+        {"run", whole("run", 0)},
+        dated("measured_at")},
        "'probe_results row ' || id || ' (' || name || ')'"},
       {"best_plans",
-       plan_columns_valid() + " AND " + real("median_s", false) + " AND " + real("gflops", false) + " AND " +
-           real("predicted_s", true) + " AND datetime(updated_at) IS NOT NULL",
+       plan_checks() + Checks{{"median_s", real("median_s", false)},
+                              {"gflops", real("gflops", false)},
+                              {"predicted_s", real("predicted_s", true)},
+                              dated("updated_at")},
        "'best_plans row (' || solver || ' ' || precision || ' ' || target || CASE backend WHEN '' THEN '' ELSE ' ' || "
        "backend END || ', m = ' || m || ', n = ' || n || ')'"},
       {"network_probes",
-       whole("ranks", 1) + " AND " + whole("ranks_per_node", 1) + " AND ranks_per_node <= ranks AND " +
-           real_between("latency_s", 0, most_network_latency_s) + " AND " +
-           real_between("broadcast_latency_s", 0, most_network_latency_s) + " AND " +
-           real_between("bandwidth_bps", least_network_bandwidth_bps, most_network_bandwidth_bps) + " AND " +
-           real_between("broadcast_bandwidth_bps", least_network_bandwidth_bps, most_network_bandwidth_bps) +
-           " AND datetime(measured_at) IS NOT NULL",
+       rank_checks() +
+           Checks{{"latency_s", real_between("latency_s", 0, most_network_latency_s)},
+                  {"broadcast_latency_s", real_between("broadcast_latency_s", 0, most_network_latency_s)},
+                  {"bandwidth_bps",
+                   real_between("bandwidth_bps", least_network_bandwidth_bps, most_network_bandwidth_bps)},
+                  {"broadcast_bandwidth_bps",
+                   real_between("broadcast_bandwidth_bps", least_network_bandwidth_bps, most_network_bandwidth_bps)},
+                  dated("measured_at")},
        "'network_probes row (' || ranks || ' ranks, ' || ranks_per_node || ' per node)'"},
       {"distributed_trials",
-       "precision " + one_of(detail::precision_names.all()) + " AND " + whole("ranks", 1) + " AND " +
-           whole("ranks_per_node", 1) + " AND ranks_per_node <= ranks AND " + whole("n", 1) + " AND " + whole("nb", 1) +
-           " AND " + whole("grid_rows", 1) + " AND " + whole("grid_cols", 1) +
-           " AND grid_rows * grid_cols = ranks AND " + whole("threads_per_rank", 1, 4096) + " AND status " +
-           one_of({"ok", "noisy", "failed"}) + " AND (status = 'failed' OR " + real("median_s", false) + ") AND " +
-           real("median_s", true) + " AND " + real("predicted_s", true) + " AND " + whole("repetitions", 0) + " AND " +
-           numbers_array("samples") + " AND datetime(measured_at) IS NOT NULL",
+       rank_checks() +
+           Checks{{"precision", "precision " + one_of(detail::precision_names.all())},
+                  {"n", whole("n", 1)},
+                  {"nb", whole("nb", 1)},
+                  {"grid_rows", whole("grid_rows", 1)},
+                  {"grid_cols", whole("grid_cols", 1)},
+                  {"grid_rows x grid_cols (not ranks)", "grid_rows * grid_cols = ranks"},
+                  {"threads_per_rank", whole("threads_per_rank", 1, 4096)},
+                  {"status", "status " + one_of({"ok", "noisy", "failed"})},
+                  {"median_s (needed unless status is failed)", "status = 'failed' OR " + real("median_s", false)},
+                  {"median_s", real("median_s", true)},
+                  {"predicted_s", real("predicted_s", true)},
+                  {"repetitions", whole("repetitions", 0)},
+                  {"samples", numbers_array("samples")},
+                  dated("measured_at")},
        "'distributed_trials row ' || id || ' (' || ranks || ' ranks, n = ' || n || ', nb = ' || nb || ')'"},
   };
 }
@@ -148,25 +241,30 @@ std::vector<std::string> texts_not_printable(Database& db) {
 }
 
 const std::string& valid_trial_condition() {
-  static const std::string condition =
-      plan_columns_valid() + " AND status " + one_of({"ok", "noisy", "failed"}) + " AND (status = 'failed' OR (" +
-      real("median_s", false) + " AND " + real("gflops", false) + "))" + " AND " + real("median_s", true) + " AND " +
-      real("min_s", true) + " AND " + real("spread", true, true) + " AND " + real("gflops", true) + " AND " +
-      real("predicted_s", true) + " AND " + whole("repetitions", 0) + " AND " + numbers_array("samples") +
-      " AND datetime(measured_at) IS NOT NULL AND typeof(error) = 'text' AND typeof(environment) = 'text'";
+  static const std::string condition = all_of(trial_checks());
   return condition;
+}
+
+std::string invalid_fields(Database& db, const std::string& table, std::int64_t rowid) {
+  for (const auto& rule : rules()) {
+    if (rule.table != table) continue;
+    auto s = db.prepare("SELECT " + failed_fields(rule.checks) + " FROM " + table + " WHERE rowid = ?1");
+    s.bind(1, rowid);
+    return s.step() ? s.column_text(0) : std::string();
+  }
+  return {};
 }
 
 std::vector<std::string> invalid_rows(Database& db) {
   std::vector<std::string> found;
   for (const auto& rule : rules()) {
-    auto s = db.prepare(std::string("SELECT ") + rule.describe + ", rowid FROM " + rule.table + " WHERE NOT (" +
-                        rule.valid + ") LIMIT 20");
+    auto s = db.prepare(std::string("SELECT ") + rule.describe + ", rowid, " + failed_fields(rule.checks) + " FROM " +
+                        rule.table + " WHERE NOT coalesce(" + all_of(rule.checks) + ", 0) LIMIT 20");
     // A row whose describing fields are NULL (a damaged file) is named by its table and row id.
     while (s.step())
       found.push_back(
-          (s.column_text(0).empty() ? std::string(rule.table) + " row " + s.column_text(1) : s.column_text(0)) +
-          ": a value of the wrong type or out of range");
+          (s.column_text(0).empty() ? std::string(rule.table) + " row " + s.column_text(1) : s.column_text(0)) + ": " +
+          s.column_text(2) + " of the wrong type or out of range");
   }
   return found;
 }

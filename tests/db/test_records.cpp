@@ -540,6 +540,22 @@ TEST(Exchange, ARowThatBreaksAConstraintFailsTheImport) {
   EXPECT_EQ(db::count_trials(target), 0);  // nothing half-imported
   exported["machines"][0]["trials"][0]["status"] = nullptr;
   EXPECT_THROW(db::import_json(target, exported, fp.hash, false), db::DatabaseError);
+  // A bad value is named with its entry's place in the file and its field (it was "machine X: a value
+  // of the wrong type", and a row id of the import's own file).
+  exported["machines"][0]["trials"][0]["status"] = "ok";
+  db::insert_trial(source, trial(id, 200, 32, 0.5));
+  auto two = db::export_json(source);
+  two["machines"][0]["trials"][1]["measured_at"] = "never";
+  two["machines"][0]["trials"][1]["nb"] = 1.5;
+  try {
+    db::import_json(target, two, fp.hash, false);
+    ADD_FAILURE() << "imported";
+  } catch (const db::DatabaseError& e) {
+    EXPECT_NE(std::string(e.what()).find("trials entry 2: nb, measured_at of the wrong type or out of range"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(db::count_trials(target), 0);
   // Malformed documents are refused by check_export, naming what is wrong.
   for (const char* bad : {R"({"format": "hetlu-tuning-db", "schema_version": 4})",
                           R"({"format": "hetlu-tuning-db", "schema_version": 2, "machines": []})",
@@ -610,12 +626,16 @@ TEST(Maintenance, ADamagedMachineRowIsListedAndNamedByExport) {
   test_support::TempDir dir;
   auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
   db::ensure_machine(database, db::fingerprint(profile()));
-  for (const char* damage : {"soft_attributes = '{{'", "hard_key = '[1,2]'", "first_seen = 'yesterday'"}) {
+  for (const auto& [damage, field] :
+       {std::pair{"soft_attributes = '{{'", "soft_attributes"}, std::pair{"hard_key = '[1,2]'", "hard_key"},
+        std::pair{"first_seen = 'yesterday'", "first_seen"}}) {
     SCOPED_TRACE(damage);
     database.exec(std::string("UPDATE machines SET ") + damage);
     const auto problems = db::check(database).problems;
     ASSERT_EQ(problems.size(), 1u);
-    EXPECT_EQ(problems[0].rfind("machine " + db::fingerprint(profile()).hash + ": ", 0), 0u) << problems[0];
+    // Named with the field that is wrong, not only the row.
+    EXPECT_EQ(problems[0],
+              "machine " + db::fingerprint(profile()).hash + ": " + field + " of the wrong type or out of range");
     try {
       db::export_json(database);
       ADD_FAILURE() << "exported";
