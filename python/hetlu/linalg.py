@@ -127,7 +127,8 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
         a1, b1 = np.asarray_chkfinite(a1), np.asarray_chkfinite(b1)
     if assume_a not in ("gen", "sym", "her", "pos"):
         raise ValueError("{} is not a recognized matrix structure".format(assume_a))
-    if transposed and np.result_type(a1, b1).kind == "c":  # as SciPy, for a stack too (it was solved as a^T)
+    # As SciPy: a complex a only (a real a with a complex b is solved as a^T x = b), for a stack too.
+    if transposed and a1.dtype.kind == "c":
         raise NotImplementedError("scipy.linalg.solve can currently not solve a^T x = b or a^H x = b "
                                   "for complex matrices.")
     if a1.ndim > 2:  # each matrix of the stack read as assume_a and lower say, as a lone one is
@@ -141,9 +142,6 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     if n != b1.shape[0] and not (n == 1 and b1.size != 0 and b1.ndim == 1):
         raise ValueError("Input b has to have same number of rows as input a")
     dtype = _working_type(a1, b1)
-    if dtype.kind == "c" and transposed:  # as SciPy
-        raise NotImplementedError("scipy.linalg.solve can currently not solve a^T x = b or a^H x = b "
-                                  "for complex matrices.")
     if b1.size == 0:
         return np.asfortranarray(b1.copy())
     b_is_1d = b1.ndim == 1

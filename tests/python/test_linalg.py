@@ -395,6 +395,19 @@ def test_a_complex_stack_is_not_solved_transposed():
         linalg.solve(a, np.ones((2, 3)), transposed=True)
 
 
+def test_a_real_a_with_a_complex_b_is_solved_transposed_as_scipy():
+    # SciPy refuses a complex a only; hetlu refused a complex b too (a hostile helper's finding).
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((6, 6)) + 6 * np.eye(6)
+    b = rng.standard_normal((6, 2)) + 1j * rng.standard_normal((6, 2))
+    np.testing.assert_allclose(linalg.solve(a, b, transposed=True), scipy_linalg.solve(a, b, transposed=True),
+                               rtol=1e-12)
+    np.testing.assert_allclose(linalg.solve(a, b[:, 0], transposed=True), np.linalg.solve(a.T, b[:, 0]), rtol=1e-12)
+    stack = np.stack([a, a + np.eye(6)])
+    x = linalg.solve(stack, np.stack([b, b]), transposed=True)
+    np.testing.assert_allclose(x[1], np.linalg.solve(stack[1].T, b), rtol=1e-12)
+
+
 def wilkinson(n, dtype):
     """GEPP's worst case: growth 2^(n-1), well conditioned (cond_1 about n)."""
     a = np.tril(-np.ones((n, n)), -1) + np.eye(n)
