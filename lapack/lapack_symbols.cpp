@@ -4,6 +4,9 @@
 // Plans come from the tuning database like any hetlu call (cached per process and size); below the
 // small-matrix crossover (hetlu::small_matrix_crossover) getrf, getrs and gesv take the small path:
 // hetlu's own loops up to order 32, the BLAS library's own routines above.
+#include <dlfcn.h>
+#include <link.h>
+
 #include <algorithm>
 #include <complex>
 #include <cstddef>
@@ -20,7 +23,76 @@
 
 #include "hetlu/hetlu.hpp"
 
-extern "C" void xerbla_(const char* srname, const int* info, std::size_t srname_len);
+namespace {
+
+using Xerbla = void (*)(const char* srname, const int* info, std::size_t srname_len);
+
+// Whether `handle`'s object itself (not a dependency of it) defines `symbol`; *found is its address.
+bool defines(void* handle, const link_map* object, const char* symbol, void** found = nullptr) {
+  void* address = dlsym(handle, symbol);
+  Dl_info info;
+  link_map* owner = nullptr;
+  if (!address || !dladdr1(address, &info, reinterpret_cast<void**>(&owner), RTLD_DL_LINKMAP) || owner != object)
+    return false;
+  if (found) *found = address;
+  return true;
+}
+
+const link_map* this_library() {
+  static const link_map* self = [] {
+    Dl_info info;
+    link_map* object = nullptr;
+    return dladdr1(reinterpret_cast<void*>(&this_library), &info, reinterpret_cast<void**>(&object), RTLD_DL_LINKMAP)
+               ? object
+               : nullptr;
+  }();
+  return self;
+}
+
+// The xerbla_ the caller's program would have had without the drop-in: the first loaded object that
+// defines one and is not a BLAS or LAPACK library (nor this one). NumPy's, which raises ValueError,
+// lives in a module loaded locally: a preloaded library's references never reach it, and its BLAS
+// library's xerbla_ (print and return) answered instead. Looked for at each report (an error path):
+// such a module may be loaded after the first call.
+Xerbla overriding_xerbla() {
+  std::vector<std::string> names;
+  dl_iterate_phdr(
+      [](dl_phdr_info* object, std::size_t, void* out) {
+        try {
+          static_cast<std::vector<std::string>*>(out)->emplace_back(object->dlpi_name ? object->dlpi_name : "");
+        } catch (...) {
+          return 1;  // out of memory: what was listed is searched
+        }
+        return 0;
+      },
+      &names);
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    if (k > 0 && names[k].empty()) continue;  // the vDSO; the program itself comes first, unnamed
+    void* handle = dlopen(k == 0 ? nullptr : names[k].c_str(), RTLD_LAZY | RTLD_NOLOAD);
+    if (!handle) continue;
+    link_map* object = nullptr;
+    void* found = nullptr;
+    const bool candidate = dlinfo(handle, RTLD_DI_LINKMAP, &object) == 0 && object != this_library() &&
+                           defines(handle, object, "xerbla_", &found) && !defines(handle, object, "dgemm_") &&
+                           !defines(handle, object, "dgetrf_");
+    dlclose(handle);
+    if (candidate) return reinterpret_cast<Xerbla>(found);
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+// LAPACK's error handler, exported so that the BLAS library's calls reach it too under LD_PRELOAD:
+// the program's own override where it has one (above), else the next in the search order (the BLAS
+// library's: it prints LAPACK's message and returns), else that message here.
+extern "C" void xerbla_(const char* srname, const int* info, std::size_t srname_len) {
+  Xerbla handler = overriding_xerbla();
+  if (!handler) handler = reinterpret_cast<Xerbla>(dlsym(RTLD_NEXT, "xerbla_"));
+  if (handler) return handler(srname, info, srname_len);
+  std::fprintf(stderr, " ** On entry to %.*s parameter number %d had an illegal value\n",
+               static_cast<int>(std::min<std::size_t>(srname_len, 6)), srname, *info);
+}
 
 namespace {
 
