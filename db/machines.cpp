@@ -155,7 +155,8 @@ bool load_probe_rates(Database& db, std::int64_t machine_id, MachineProfile& pro
   // The newest probe run only, so that every rate the model reads was measured together.
   auto s = db.prepare(
       "SELECT name, value, unit, detail, spread FROM probe_results WHERE machine_id = ?1 AND run = "
-      "(SELECT max(run) FROM probe_results WHERE machine_id = ?1) ORDER BY id");
+      "(SELECT max(run) FROM probe_results WHERE machine_id = ?1) AND coalesce(" +
+      valid_probe_condition() + ", 0) ORDER BY id");
   s.bind(1, machine_id);
   MachineProfile loaded = profile;
   loaded.measurements.clear();

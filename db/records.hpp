@@ -145,6 +145,10 @@ std::vector<std::string> texts_not_printable(Database& db);
 // a row that does not, so a damaged trial is measured again rather than read.
 const std::string& valid_trial_condition();
 
+// The SQL condition a probe_results row meets when its values are of the right types and ranges:
+// the model reads only such rows (a hand edit or an older import may hold others; db check lists them).
+const std::string& valid_probe_condition();
+
 // The best plan for this machine and problem from rows at min_level or higher: the exact size;
 // else, for a square problem between two tuned square sizes, nb interpolated geometrically between
 // them; else the nearest tuned size within a factor of 2 in m and in n.

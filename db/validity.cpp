@@ -13,6 +13,8 @@
 namespace hetlu::db {
 namespace {
 
+constexpr double least_probe_rate = 1e-3, most_probe_value = 1e9;
+
 std::string fmt_real(double x) {
   char text[32];
   std::snprintf(text, sizeof text, "%.17g", x);
@@ -143,6 +145,21 @@ Checks trial_checks() {
                 {"environment", "typeof(environment) = 'text'"}};
 }
 
+// A rate (GFlop/s, GB/s, Gentries/s) is 0 (not measured) or in [1e-3, 1e9], as a machine file's
+// rates are; every value is at most 1e9: an import of rates of 1e-300 and 1e300 passed, and the
+// model priced plans at 300-digit times and "inf GFlop/s".
+Checks probe_checks() {
+  return {{"name", "typeof(name) = 'text' AND name != ''"},
+          {"value", real("value", false, true) + " AND value <= " + fmt_real(most_probe_value) +
+                        " AND (value = 0 OR value >= " + fmt_real(least_probe_rate) + " OR unit NOT " +
+                        one_of({"GFlop/s", "GB/s", "Gentries/s"}) + ")"},
+          {"spread", real("spread", false, true)},
+          {"unit", "typeof(unit) = 'text'"},
+          {"detail", "typeof(detail) = 'text'"},
+          {"run", whole("run", 0)},
+          dated("measured_at")};
+}
+
 Checks rank_checks() {
   return {{"ranks", whole("ranks", 1)},
           {"ranks_per_node", whole("ranks_per_node", 1)},
@@ -158,15 +175,7 @@ std::vector<Rule> rules() {
         dated("first_seen"),
         dated("last_seen")},
        "'machine ' || fingerprint"},
-      {"probe_results",
-       {{"name", "typeof(name) = 'text' AND name != ''"},
-        {"value", real("value", false, true)},
-        {"spread", real("spread", false, true)},
-        {"unit", "typeof(unit) = 'text'"},
-        {"detail", "typeof(detail) = 'text'"},
-        {"run", whole("run", 0)},
-        dated("measured_at")},
-       "'probe_results row ' || id || ' (' || name || ')'"},
+      {"probe_results", probe_checks(), "'probe_results row ' || id || ' (' || name || ')'"},
       {"best_plans",
        plan_checks() + Checks{{"median_s", real("median_s", false)},
                               {"gflops", real("gflops", false)},
@@ -242,6 +251,11 @@ std::vector<std::string> texts_not_printable(Database& db) {
 
 const std::string& valid_trial_condition() {
   static const std::string condition = all_of(trial_checks());
+  return condition;
+}
+
+const std::string& valid_probe_condition() {
+  static const std::string condition = all_of(probe_checks());
   return condition;
 }
 

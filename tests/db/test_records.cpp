@@ -565,6 +565,38 @@ TEST(Exchange, ARowThatBreaksAConstraintFailsTheImport) {
     EXPECT_THROW(db::check_export(nlohmann::json::parse(bad), fp.hash, true), db::DatabaseError) << bad;
 }
 
+// A rate of 1e-300 or 1e300 GFlop/s (an import or a hand edit) passed db check, and the model priced
+// plans at 300-digit times: such a row is listed, refused by an import and never read.
+TEST(ProbeResults, AnAbsurdRateIsListedRefusedAndNeverRead) {
+  test_support::TempDir dir;
+  auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
+  const auto fp = db::fingerprint(profile());
+  const auto id = db::ensure_machine(database, fp);
+  MachineProfile measured = profile();
+  measured.rates_measured = true;
+  measured.measurements = {{"dgemm_all_cores", 50, 0.01, "GFlop/s", "n=1024"},
+                           {"triad_bandwidth", 5.0, 0.01, "GB/s", "doubles=8388608"},
+                           {"getrf_crossover", 0, 0, "n", "precision=double"}};  // 0: not measured
+  db::store_probe_results(database, id, measured);
+  EXPECT_TRUE(db::invalid_rows(database).empty());
+  const auto exported = db::export_json(database);
+  for (const char* value : {"1e-300", "1e300", "1e-4"}) {
+    SCOPED_TRACE(value);
+    database.exec(std::string("UPDATE probe_results SET value = ") + value + " WHERE name = 'dgemm_all_cores'");
+    const auto problems = db::invalid_rows(database);
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_NE(problems[0].find("(dgemm_all_cores): value of the wrong type"), std::string::npos) << problems[0];
+    MachineProfile loaded = profile();
+    loaded.dgemm_gflops_all_cores = 7;
+    db::load_probe_rates(database, id, loaded);
+    EXPECT_EQ(loaded.dgemm_gflops_all_cores, 7);  // the row is not read
+    auto damaged = exported;
+    damaged["machines"][0]["probe_results"][0]["value"] = std::stod(value);
+    auto target = Database::open(dir.file(std::string("import-") + value + ".db"), Database::Mode::read_write);
+    EXPECT_THROW(db::import_json(target, damaged, fp.hash, false), db::DatabaseError);
+  }
+}
+
 TEST(ProbeResults, OnlyTheNewestRunsAreKept) {
   test_support::TempDir dir;
   auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
