@@ -2,11 +2,17 @@
 // with matplotlib (Python is where the plotting library is; the command only finds and runs it).
 #include <sys/wait.h>
 
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/report.hpp"
 #include "db/database.hpp"
+#include "db/records.hpp"
+#include "hetlu/detail/utf8.hpp"
 
 namespace hetlu::cli {
 namespace {
@@ -29,6 +35,28 @@ std::string report_script() {
   return HETLU_REPORT_SCRIPT;
 }
 
+// A new folder under $TMPDIR (else /tmp), removed with what it holds when it goes out of scope.
+class ScratchFolder {
+ public:
+  ScratchFolder() {
+    std::string name = (std::filesystem::temp_directory_path() / "hetlu-report-XXXXXX").string();
+    if (!::mkdtemp(name.data()))
+      throw InvalidArgument("cannot make a scratch folder for the report in '" +
+                            std::filesystem::temp_directory_path().string() + "': " + std::strerror(errno));
+    path_ = name;
+  }
+  ScratchFolder(const ScratchFolder&) = delete;
+  ScratchFolder& operator=(const ScratchFolder&) = delete;
+  ~ScratchFolder() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
 }  // namespace
 
 void register_report(CLI::App& app, CommandState& state) {
@@ -43,13 +71,23 @@ void register_report(CLI::App& app, CommandState& state) {
     const std::string path = database_path(args->db);
     if (!std::filesystem::exists(path))
       throw InvalidArgument("no database at '" + path + "' (run 'hetlu calibrate' first)");
-    // A folder, an empty or damaged file, another program's database: said as every command says it
-    // (the script's SQLite said "disk I/O error" or "no such table").
-    { const auto checked = db::Database::open(path, db::Database::Mode::read_only); }
+    // The script reads a copy of the rows a look-up would use: it had drawn a best plan of nb = -7
+    // and solver "zzz" that recommend skips and db check lists; it read a database on read-only
+    // storage or named with '#' or '%' as another file or none. A folder, an empty or damaged file,
+    // another program's database: said as every command says it.
+    const ScratchFolder scratch;
+    const std::string copy = scratch.path() + "/tuning.db";
+    db::Database::open(path, db::Database::Mode::read_only).copy_to(copy);
+    {
+      auto copied = db::Database::open(copy, db::Database::Mode::read_write);
+      for (const auto& problem : db::invalid_values(copied)) warn("report: leaves out " + detail::printable(problem));
+      db::keep_only_valid_rows(copied);
+      copied.exec("PRAGMA journal_mode=DELETE");  // one file for the script, no -wal beside it
+    }
     // Debian's python3 has Debian's matplotlib; another python3 first on PATH may not.
     const std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-    const std::string command = python + " " + shell_quoted(report_script()) + " --db " + shell_quoted(path) +
-                                " --out " + shell_quoted(args->out);
+    const std::string command = python + " " + shell_quoted(report_script()) + " --db " + shell_quoted(copy) +
+                                " --source " + shell_quoted(path) + " --out " + shell_quoted(args->out);
     const int status = std::system(command.c_str());
     if (status != 0) state.exit_code = exit_error;  // the script said why on stderr
   });

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <thread>
@@ -202,6 +203,23 @@ CREATE TABLE IF NOT EXISTS distributed_trials (
 constexpr int migration_count = sizeof migrations / sizeof migrations[0];
 static_assert(migration_count == schema_version);
 
+// The file at `path` as an SQLite URI (with `query`, e.g. "immutable=1"): its absolute path with every
+// byte but letters, digits, '/', '-', '.', '_' and '~' percent-encoded. Debian's SQLite reads URIs
+// even without SQLITE_OPEN_URI: a relative path "file:x.db" did not open x.db, and in a URI a '%', '?'
+// or '#' of the path read another file or none ("p%20q.db" read "p q.db", with exit 0).
+std::string file_uri(const std::string& path, const char* query = nullptr) {
+  std::string uri = "file://";  // then the path's leading '/': an empty authority
+  for (unsigned char c : std::filesystem::absolute(path).string()) {
+    if (std::isalnum(c) || c == '/' || c == '-' || c == '.' || c == '_' || c == '~') {
+      uri += static_cast<char>(c);
+    } else {
+      static const char hex[] = "0123456789ABCDEF";
+      uri += {'%', hex[c >> 4], hex[c & 15]};
+    }
+  }
+  return query ? uri + "?" + query : uri;
+}
+
 }  // namespace
 
 Database Database::open(const std::string& path, Mode mode) {
@@ -231,7 +249,7 @@ Database Database::open(const std::string& path, Mode mode) {
   }
   sqlite3* handle = nullptr;
   int flags = mode == Mode::read_write ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
-  int rc = sqlite3_open_v2(path.c_str(), &handle, flags, nullptr);
+  int rc = sqlite3_open_v2(file_uri(path).c_str(), &handle, flags | SQLITE_OPEN_URI, nullptr);
   if (rc != SQLITE_OK) {
     std::string message = handle ? sqlite3_errmsg(handle) : sqlite3_errstr(rc);
     sqlite3_close(handle);
@@ -253,7 +271,7 @@ Database Database::open(const std::string& path, Mode mode) {
     const bool read_only_storage = ::access(folder.empty() ? "." : folder.c_str(), W_OK) != 0;
     if (mode != Mode::read_only || !read_only_storage) throw;
     sqlite3* immutable = nullptr;
-    const std::string uri = "file:" + path + "?immutable=1";
+    const std::string uri = file_uri(path, "immutable=1");
     if (sqlite3_open_v2(uri.c_str(), &immutable, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr) != SQLITE_OK) {
       sqlite3_close(immutable);
       throw;
@@ -356,6 +374,10 @@ int Database::user_version() {
   auto stmt = prepare("PRAGMA user_version");
   stmt.step();
   return static_cast<int>(stmt.column_int(0));
+}
+
+void Database::copy_to(const std::string& target) {
+  prepare("VACUUM INTO ?1").bind(1, file_uri(target)).run();
 }
 
 void Database::exec(const std::string& sql) {

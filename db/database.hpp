@@ -61,6 +61,9 @@ class Database {
   Statement prepare(const std::string& sql);
   std::int64_t last_insert_id();
   std::int64_t changes();  // rows changed by the last statement
+  // The whole database written to a new file at `target` (SQLite's VACUUM INTO; read-only storage
+  // too): a copy that readers may change or hand on.
+  void copy_to(const std::string& target);
 
   // Runs body inside one transaction: commits when it returns, rolls back when it throws.
   // Nested calls become savepoints inside the outer transaction.

@@ -12,6 +12,19 @@ std::int64_t count(Database& db, const char* table) {
 }
 }  // namespace
 
+std::vector<std::string> invalid_values(Database& db) {
+  std::vector<std::string> problems = invalid_best_plans(db);
+  // A best plan both checks find is said once, with the value named (the first check's words).
+  const auto named = problems.size();
+  for (auto& problem : invalid_rows(db)) {
+    const std::string row = problem.substr(0, problem.find("): ") + 1) + ": ";
+    if (std::none_of(problems.begin(), problems.begin() + static_cast<long>(named),
+                     [&](const std::string& seen) { return seen.rfind(row, 0) == 0; }))
+      problems.push_back(std::move(problem));
+  }
+  return problems;
+}
+
 CheckReport check(Database& db) {
   CheckReport report;
   report.schema_version = db.user_version();
@@ -31,16 +44,12 @@ CheckReport check(Database& db) {
   while (foreign.step())
     report.problems.push_back("table " + foreign.column_text(0) + " row " + std::to_string(foreign.column_int(1)) +
                               " refers to a missing " + foreign.column_text(2) + " row");
-  for (const auto& problem : invalid_best_plans(db)) report.problems.push_back(problem);
+  for (auto& problem : invalid_values(db)) report.problems.push_back(std::move(problem));
   // Whether one of the first `among` problems is of the row a problem starting with `row` names.
   auto said_of = [&](const std::string& row, std::size_t among) {
     return std::any_of(report.problems.begin(), report.problems.begin() + static_cast<long>(among),
                        [&](const std::string& seen) { return seen.rfind(row, 0) == 0; });
   };
-  // A best plan both checks find is said once, with the value named (the first check's words).
-  const auto named = report.problems.size();
-  for (const auto& problem : invalid_rows(db))
-    if (!said_of(problem.substr(0, problem.find("): ") + 1) + ": ", named)) report.problems.push_back(problem);
   for (const auto& problem : texts_not_printable(db)) report.problems.push_back(problem);
   for (const auto& machine : list_machines(db)) {  // a hand edit, or an import before they were compared
     const std::string row = "machine " + machine.fingerprint.hash + ": ";

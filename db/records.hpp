@@ -131,6 +131,10 @@ std::vector<std::string> invalid_best_plans(Database& db);
 // are not a JSON object), described: up to 20 per table (db check, import, export).
 std::vector<std::string> invalid_rows(Database& db);
 
+// Deletes every row invalid_rows would find, foreign keys unchecked: for a copy that is only read
+// (hetlu report draws what a look-up would use, not what db check lists).
+void keep_only_valid_rows(Database& copy);
+
 // The fields of one row of `table` that invalid_rows would find wrong, as "a, b"; empty where the
 // row is valid (an import names a bad row by its place in the file).
 std::string invalid_fields(Database& db, const std::string& table, std::int64_t rowid);
@@ -168,6 +172,10 @@ struct CheckReport {
 
 // PRAGMA integrity_check and foreign_key_check, the schema version, and the row counts.
 CheckReport check(Database& db);
+
+// Every row of a value of the wrong type or range (invalid_best_plans, then invalid_rows), each said
+// once: what keep_only_valid_rows deletes.
+std::vector<std::string> invalid_values(Database& db);
 
 // Deletes everything stored for the machine with this fingerprint, in one transaction; returns
 // how many rows went (0 when the fingerprint is unknown).

@@ -11,6 +11,7 @@ import json
 import math
 import os
 import sqlite3
+import urllib.parse
 import statistics
 import sys
 
@@ -83,8 +84,12 @@ def spearman(xs, ys):
 def run():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--db", required=True)
+    # hetlu report passes a copy as --db: the database it was made of is what messages name and what
+    # no output may replace.
+    parser.add_argument("--source")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
+    args.source = args.source or args.db
     if not os.path.exists(args.db):
         fail(f"no database at '{args.db}' (run 'hetlu calibrate' first)")
     try:
@@ -95,7 +100,8 @@ def run():
     except ImportError:
         fail("matplotlib is not installed (Debian: python3-matplotlib; scripts/setup.sh installs it)")
     try:
-        db = sqlite3.connect(f"file:{args.db}?mode=ro", uri=True)
+        # The path percent-encoded: a '#', '?' or '%' in it read another file or none.
+        db = sqlite3.connect("file:" + urllib.parse.quote(os.path.abspath(args.db)) + "?mode=ro", uri=True)
         best = db.execute(
             "SELECT machine_id, solver, precision, target, m, n, nb, gflops, median_s, predicted_s, level "
             "FROM best_plans ORDER BY solver, n").fetchall()
@@ -110,7 +116,7 @@ def run():
             "SELECT detail, value FROM probe_results WHERE name = 'openblas_dgetrf' ORDER BY id").fetchall()
         machines = db.execute("SELECT fingerprint, hard_key FROM machines").fetchall()
     except sqlite3.Error as e:
-        fail(f"cannot read '{args.db}': {e}")
+        fail(f"cannot read '{args.source}': {e}")
     # A time that is not a positive number (a damaged or hand-edited row) cannot be drawn as a rate.
     unusable = len([t for t in trials if not positive(t[3])])
     trials = [t for t in trials if positive(t[3]) and positive(t[1]) and positive(t[2])]
@@ -149,7 +155,7 @@ def run():
     if ax.get_legend_handles_labels()[0]:
         ax.legend()
     fig.tight_layout()
-    write_atomically(os.path.join(args.out, "gflops_vs_n.png"), args.db,
+    write_atomically(os.path.join(args.out, "gflops_vs_n.png"), args.source,
                      lambda temp: fig.savefig(temp, dpi=110, format="png"))
     plt.close(fig)
     figures.append(("GFlop/s against n", "gflops_vs_n.png"))
@@ -169,7 +175,7 @@ def run():
     ax.set_ylabel("predicted seconds")
     ax.grid(True, which="both", alpha=0.3)
     fig.tight_layout()
-    write_atomically(os.path.join(args.out, "predicted_vs_measured.png"), args.db,
+    write_atomically(os.path.join(args.out, "predicted_vs_measured.png"), args.source,
                      lambda temp: fig.savefig(temp, dpi=110, format="png"))
     plt.close(fig)
     figures.append(("Predicted against measured time", "predicted_vs_measured.png"))
@@ -214,12 +220,12 @@ def run():
         ax.set_title("hybrid target: measured (solid), model (dashed); star: the tuned plan")
         ax.legend(fontsize="small")
         fig.tight_layout()
-        write_atomically(os.path.join(args.out, "gflops_vs_d.png"), args.db,
+        write_atomically(os.path.join(args.out, "gflops_vs_d.png"), args.source,
                          lambda temp: fig.savefig(temp, dpi=110, format="png"))
         plt.close(fig)
         figures.append(("GFlop/s against the CPU share d / N", "gflops_vs_d.png"))
 
-    lines = ["# hetlu tuning report", "", f"Database: `{args.db}`", ""]
+    lines = ["# hetlu tuning report", "", f"Database: `{args.source}`", ""]
     for fingerprint, hard_key in machines:
         try:
             key = json.loads(hard_key)
@@ -265,7 +271,7 @@ def run():
         with open(temp, "w") as f:
             f.write("\n".join(lines))
 
-    write_atomically(os.path.join(args.out, "report.md"), args.db, write_text)
+    write_atomically(os.path.join(args.out, "report.md"), args.source, write_text)
     print(os.path.join(args.out, "report.md"))
 
 

@@ -379,3 +379,38 @@ TEST(Database, ASideFileThisUserCannotWriteIsNamed) {
             }),
             0);
 }
+
+// Debian's SQLite reads "file:" names as URIs: "p%20q.db" on read-only storage read "p q.db" (exit
+// 0), a '#' or '?' cut the name, and a relative "file:x.db" was not x.db. Every open names the file.
+TEST(Database, APathIsTheFileItNamesWhateverItsCharacters) {
+  test_support::TempDir dir;
+  const std::string folder = dir.file("");
+  const auto was = std::filesystem::current_path();
+  std::filesystem::current_path(folder);  // "file:x.db" relative
+  int k = 0;
+  for (const char* name : {"p%20q.db", "a#b.db", "c?mode=memory.db", "file:x.db", "ü \\'$.db"}) {
+    SCOPED_TRACE(name);
+    const std::string mark = std::to_string(++k);
+    {
+      auto decoy = Database::open(dir.file("p q.db"), Database::Mode::read_write);  // what %20 would name
+      auto database = Database::open(name, Database::Mode::read_write);
+      database.exec("INSERT INTO machines (fingerprint, hard_key, soft_attributes) VALUES ('" + mark +
+                    "', '{}', '{}')");
+    }
+    EXPECT_TRUE(std::filesystem::is_regular_file(dir.file(name)));
+    auto again = Database::open(dir.file(name), Database::Mode::read_only);
+    {
+      auto s = again.prepare("SELECT fingerprint FROM machines");
+      ASSERT_TRUE(s.step());
+      EXPECT_EQ(s.column_text(0), mark);
+    }
+    // copy_to writes a file of that name too
+    const std::string copy = dir.file(std::string("copy ") + name);
+    again.copy_to(copy);
+    EXPECT_TRUE(std::filesystem::is_regular_file(copy));
+    EXPECT_EQ(Database::open(copy, Database::Mode::read_only).user_version(), db::schema_version);
+  }
+  std::filesystem::current_path(was);
+  for (const auto& entry : std::filesystem::directory_iterator(folder))  // no stray file ("a", "c", "file")
+    EXPECT_NE(entry.path().filename().string().size(), 1u) << entry.path();
+}
