@@ -14,6 +14,7 @@
 #include "db/records.hpp"
 #include "hetlu/detail/cuda_tf32.hpp"
 #include "hetlu/detail/flops.hpp"
+#include "hetlu/detail/utf8.hpp"
 #include "hetlu/hetlu.hpp"
 #include "model/predict.hpp"
 #include "probes/probes.hpp"
@@ -375,7 +376,8 @@ int crossover_from_environment() {
     errno = 0;
     const long value = std::strtol(text, &end, 10);
     if (*end == '\0' && errno == 0 && value >= 0 && value <= 1000000) return static_cast<int>(value);
-    std::fprintf(stderr, "hetlu: HETLU_SMALL_MATRIX_CROSSOVER=%s is not an order from 0 to 1000000; ignored\n", text);
+    std::fprintf(stderr, "hetlu: HETLU_SMALL_MATRIX_CROSSOVER=%s is not an order from 0 to 1000000; ignored\n",
+                 detail::printable_value(text).c_str());
     return -1;
   }();
   return order;

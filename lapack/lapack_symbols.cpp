@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "hetlu/detail/utf8.hpp"
 #include "hetlu/hetlu.hpp"
 
 namespace {
@@ -127,7 +128,9 @@ void announce(const char* routine) {
 hetlu::Options placement_from_environment() {
   hetlu::Options o;
   auto refuse = [](const std::string& why) {
-    std::fprintf(stderr, "hetlu: %s; the LAPACK calls run on the CPUs\n", why.c_str());
+    // The values quoted in `why` come from the environment: shown printable, and cut.
+    std::fprintf(stderr, "hetlu: %s; the LAPACK calls run on the CPUs\n",
+                 hetlu::detail::printable_value(why, 400).c_str());
     return hetlu::Options{};
   };
   const char* target = std::getenv("HETLU_TARGET");

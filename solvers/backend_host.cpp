@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "hetlu/detail/utf8.hpp"
 #include "solvers/accuracy.hpp"
 #include "solvers/blas.hpp"
 #include "solvers/butterfly.hpp"
@@ -375,8 +376,8 @@ long long integer_from_environment(const char* name, long long low, long long hi
   const long long value = std::strtoll(text, &end, 10);
   const bool starts_as_a_number = std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '-';
   if (!starts_as_a_number || end == text || *end != '\0' || errno == ERANGE || value < low || value > high)
-    throw InvalidArgument(std::string(name) + " = '" + text + "' must be a whole number in [" + std::to_string(low) +
-                          ", " + std::to_string(high) + "]");
+    throw InvalidArgument(std::string(name) + " = '" + detail::printable_value(text) + "' must be a whole number in [" +
+                          std::to_string(low) + ", " + std::to_string(high) + "]");
   return value;
 }
 

@@ -794,5 +794,13 @@ TEST(EnvChoice, KnownValuesAreTakenGarbageIsTheDefaultSaidOnce) {
   EXPECT_EQ(detail::env_choice("HETLU_TEST_SWITCH", {"0", "1"}, "0"), "0");
   EXPECT_EQ(testing::internal::GetCapturedStderr(),
             "hetlu: warning: HETLU_TEST_SWITCH='yes' is not one of 0, 1: taken as 0\n");
+  // A value is quoted printable and cut (ESC [ 2 J and a newline were echoed raw).
+  ::setenv("HETLU_TEST_SWITCH_2", ("\x1b[2J\nhetlu: fake" + std::string(500, 'A')).c_str(), 1);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(detail::env_choice("HETLU_TEST_SWITCH_2", {"0", "1"}, "0"), "0");
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "hetlu: warning: HETLU_TEST_SWITCH_2='\\x1B[2J\\nhetlu: fake" +
+                                                        std::string(40 - 16, 'A') +
+                                                        "...' is not one of 0, 1: taken as 0\n");
   ::unsetenv("HETLU_TEST_SWITCH");
+  ::unsetenv("HETLU_TEST_SWITCH_2");
 }

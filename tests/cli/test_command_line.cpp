@@ -95,6 +95,20 @@ TEST_F(Cli, AnErrorQuotingControlCharactersOrBytesNotUtf8IsOnePrintableLine) {
   }
 }
 
+// An environment variable's value is quoted as printable and cut: the library echoed ESC [ 2 J and
+// newlines raw (a forged "hetlu:" line), and a 5000-byte value whole.
+TEST_F(Cli, AWarningQuotingTheEnvironmentIsPrintableAndCut) {
+  const std::string forged = "1\x1b[2J\nhetlu: fake" + std::string(5000, 'A');
+  ::setenv("HETLU_HOST_BACKEND_MEMORY_MIB", forged.c_str(), 1);
+  const auto r = run_hetlu("recommend -n 300 --target hybrid --backend host " + db(), dir);
+  ::unsetenv("HETLU_HOST_BACKEND_MEMORY_MIB");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("HETLU_HOST_BACKEND_MEMORY_MIB = '1\\x1B[2J\\nhetlu: fake"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("\nhetlu: fake"), std::string::npos) << r.err;
+  EXPECT_LT(r.err.size(), 1000u) << r.err;
+}
+
 TEST_F(Cli, HelpOnEverySubcommand) {
   for (const char* sub : {"", "probe", "calibrate", "recommend", "solve", "db", "db show"}) {
     const auto r = run_hetlu(std::string(sub) + " --help", dir);

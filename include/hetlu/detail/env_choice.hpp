@@ -10,6 +10,8 @@
 #include <set>
 #include <string>
 
+#include "hetlu/detail/utf8.hpp"
+
 namespace hetlu::detail {
 
 // The variable's value where it is one of `known`; unset or empty: `fallback`; anything else:
@@ -26,8 +28,8 @@ inline std::string env_choice(const char* name, std::initializer_list<const char
   static std::set<std::string> said;
   const std::lock_guard<std::mutex> lock(mutex);
   if (said.insert(name).second)
-    std::fprintf(stderr, "hetlu: warning: %s='%.40s' is not one of %s: taken as %s\n", name, value, list.c_str(),
-                 fallback);
+    std::fprintf(stderr, "hetlu: warning: %s='%s' is not one of %s: taken as %s\n", name,
+                 printable_value(value, 40).c_str(), list.c_str(), fallback);
   return fallback;
 }
 

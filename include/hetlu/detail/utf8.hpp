@@ -93,4 +93,10 @@ inline std::string printable(std::string_view text) {
   return out;
 }
 
+// An environment variable's value as a message quotes it: printable, and at most `most` bytes of it
+// ("..." after a cut). A 5000-byte value was echoed whole, and ESC [ 2 J or a newline raw.
+inline std::string printable_value(std::string_view text, std::size_t most = 64) {
+  return text.size() <= most ? printable(text) : printable(text.substr(0, most)) + "...";
+}
+
 }  // namespace hetlu::detail
