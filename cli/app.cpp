@@ -4,10 +4,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <new>
 #include <nlohmann/json.hpp>
@@ -102,6 +104,11 @@ CLI::Validator whole_in(long long least, long long most) {
 }
 
 const CLI::Validator whole_positive = whole_in(1, 2147483647);
+
+std::string why_unopened(int open_error) {
+  if (open_error == ENOENT) return "no such file";
+  return open_error ? std::string("cannot be read (") + std::strerror(open_error) + ")" : "cannot be read";
+}
 
 const CLI::Validator non_empty_path(
     [](std::string& value) { return value.empty() ? std::string("the path is empty") : std::string(); }, "a path");

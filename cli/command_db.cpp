@@ -2,6 +2,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -173,10 +174,8 @@ void register_db_exchange(CLI::App& db_cmd, CommandState&) {
   in->callback([args] {
     if (std::filesystem::is_directory(args->file)) throw InvalidArgument(args->file + ": is a folder, not an export");
     std::ifstream input(args->file, std::ios::binary);
+    if (!input) throw InvalidArgument(args->file + ": " + why_unopened(errno));
     std::error_code ec;
-    if (!input)
-      throw InvalidArgument(args->file +
-                            (std::filesystem::exists(args->file, ec) ? ": cannot be read" : ": no such file"));
     // Read in pieces up to a bound, so that a pipe or device that never ends (`yes`) is refused
     // rather than read into all memory: an export of even 10^5 trials is tens of MiB.
     constexpr std::size_t largest_export_bytes = std::size_t(256) << 20;

@@ -157,7 +157,8 @@ void register_solve(CLI::App& app, CommandState& state) {
   add_db_option(*cmd, args->db);
   cmd->add_option("A", args->a_path, "the square matrix A (.mtx)")->required();
   cmd->add_option("B", args->b_path, "right-hand sides B (.mtx; default: a vector of ones)");
-  cmd->add_option("-o,--output", args->x_path, "write X here in Matrix Market array format")->check(non_empty_path);
+  cmd->add_option("-o,--output", args->x_path, "write X here in Matrix Market array format (-: standard output)")
+      ->check(non_empty_path);
   cmd->add_option("--solver", args->solver, "gepp, calu, prbt, or auto (the least predicted time)")
       ->capture_default_str()
       ->check(one_of(detail::solver_names.all(), {"auto"}));

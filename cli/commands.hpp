@@ -59,6 +59,10 @@ void register_db(CLI::App& app, CommandState& state);
 void register_bench(CLI::App& app, CommandState& state);
 void register_report(CLI::App& app, CommandState& state);
 
+// Why an input file did not open, from the open's errno: "no such file", else "cannot be read
+// (reason)" (a loop of links was said as "no such file").
+std::string why_unopened(int open_error);
+
 // --db PATH, on every subcommand that touches the database.
 void add_db_option(CLI::App& command, std::string& path);
 // The database a command uses: --db when given, else the default path.

@@ -38,13 +38,11 @@ constexpr std::size_t max_line_bytes = 1 << 20;
 class Reader {
  public:
   explicit Reader(const std::string& path) : path_(path), in_(path) {
+    const int open_error = errno;  // the open's, before anything else sets it
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
       throw InvalidArgument(path + ": is a folder, not a Matrix Market file");
-    if (!in_) {
-      const bool exists = std::filesystem::exists(path, ec);
-      throw InvalidArgument(path + ": " + (exists ? "cannot be read" : "no such file"));
-    }
+    if (!in_) throw InvalidArgument(path + ": " + why_unopened(open_error));
   }
 
   [[noreturn]] void fail(const std::string& what) const {

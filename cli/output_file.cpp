@@ -50,7 +50,7 @@ bool same_file(const fs::path& a, const fs::path& b) {
 // Standard output and error by any of their names: written through the stream, never reopened
 // (reopening truncates a file the shell opened for appending).
 std::ostream* standard_stream(const std::string& path) {
-  for (const char* name : {"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"})
+  for (const char* name : {"-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"})  // "-": as most commands take it
     if (path == name) return &std::cout;
   for (const char* name : {"/dev/stderr", "/dev/fd/2", "/proc/self/fd/2"})
     if (path == name) return &std::cerr;

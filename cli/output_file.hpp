@@ -18,7 +18,7 @@ namespace hetlu::cli {
 // nothing is computed for a refused path.
 void refuse_clobbering(const std::string& output, const std::vector<std::string>& inputs);
 
-// Whether path names standard output or error (/dev/stdout, /dev/fd/1, /proc/self/fd/1, ...).
+// Whether path names standard output or error ("-", /dev/stdout, /dev/fd/1, /proc/self/fd/1, ...).
 bool is_standard_stream(const std::string& path);
 
 // Writes `output` with `write`, after refuse_clobbering(output, inputs). A regular file (or none

@@ -290,6 +290,16 @@ TEST_F(Cli, MissingFile) {
   expect_one_line_error(run_hetlu("solve '" + dir.file("nope.mtx") + "' " + db(), dir), {"nope.mtx", "no such file"});
 }
 
+// "-o -" is standard output, as most commands take it (it wrote a file named "-"); not beside --json.
+TEST_F(Cli, OutputDashIsStandardOutput) {
+  const auto A = write(dir, "A.mtx", array_header + "2 2\n4\n1\n2\n3\n");
+  const auto r = run_hetlu("solve '" + A + "' -o - " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("%%MatrixMarket matrix array real general\n", 0), 0u) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("-")));
+  expect_one_line_error(run_hetlu("solve '" + A + "' -o - --json " + db(), dir), {"--json"});
+}
+
 TEST_F(Cli, MalformedFileNamesTheLine) {
   const auto A = write(dir, "A.mtx", array_header + "2 2\n1\n2\nthree\n4\n");
   expect_one_line_error(run_hetlu("solve '" + A + "' " + db(), dir), {"A.mtx:5:", "bad value 'three'"});

@@ -68,6 +68,9 @@ TEST(MatrixMarket, ErrorsNameTheLine) {
             dir.file("m.mtx") + ":1: field 'quaternion' is not supported (expected real, integer, complex or pattern)");
   EXPECT_EQ(error_of(write(dir, "")), dir.file("m.mtx") + ":0: empty file (expected a %%MatrixMarket header)");
   EXPECT_EQ(error_of(dir.file("missing.mtx")), dir.file("missing.mtx") + ": no such file");
+  std::filesystem::create_symlink("loop.mtx", dir.file("loop.mtx"));  // was said as "no such file"
+  EXPECT_EQ(error_of(dir.file("loop.mtx")),
+            dir.file("loop.mtx") + ": cannot be read (Too many levels of symbolic links)");
   EXPECT_EQ(error_of(write(dir, "%%MatrixMarket matrix array real general\r2 2\r1\r2\r3\r4\r")),
             dir.file("m.mtx") + ":1: lines end in a lone carriage return (CR): convert them to LF (or CR LF)");
   EXPECT_EQ(cli::read_matrix_market(write(dir, "%%MatrixMarket matrix array real general\r\n1 1\r\n5\r\n")).values,
