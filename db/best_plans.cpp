@@ -12,7 +12,7 @@ namespace {
 
 constexpr const char* best_columns =
     "SELECT machine_id, solver, precision, target, m, n, level, nb, ib, cpu_block_columns, "
-    "panel_threads, lookahead, median_s, gflops, predicted_s, trial_id, updated_at, backend FROM best_plans";
+    "panel_threads, lookahead, median_s, gflops, predicted_s, trial_id, updated_at, backend, rowid FROM best_plans";
 
 // A time or rate as a best plan needs it: a finite real > 0 (a NULL, text, -1 or Inf was shown as
 // a tuned plan's time and passed on to recommend).
@@ -114,6 +114,16 @@ void upsert_best_plan(Database& db, const BestPlan& b) {
         .bind(17, backend_column(b.plan))
         .run();
   });
+}
+
+void delete_invalid_best_plans(Database& db) {
+  std::vector<std::int64_t> invalid;
+  for (auto s = db.prepare(std::string(best_columns)); s.step();) try {
+      read_best(s);
+    } catch (const DatabaseError&) {
+      invalid.push_back(s.column_int(18));
+    }
+  for (const auto rowid : invalid) db.prepare("DELETE FROM best_plans WHERE rowid = ?1").bind(1, rowid).run();
 }
 
 std::vector<std::string> invalid_best_plans(Database& db) {

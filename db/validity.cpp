@@ -273,6 +273,7 @@ void keep_only_valid_rows(Database& copy) {
   copy.exec("PRAGMA foreign_keys=OFF");  // a machine's rows may outlive it here: nobody writes a copy
   for (const auto& rule : rules())
     copy.exec(std::string("DELETE FROM ") + rule.table + " WHERE NOT coalesce(" + all_of(rule.checks) + ", 0)");
+  delete_invalid_best_plans(copy);  // what a look-up checks beyond the rules (a backend's devices, say)
 }
 
 std::vector<std::string> invalid_rows(Database& db) {

@@ -29,11 +29,16 @@ namespace {
 using Xerbla = void (*)(const char* srname, const int* info, std::size_t srname_len);
 
 // Whether `handle`'s object itself (not a dependency of it) defines `symbol`; *found is its address.
+// A non-PIE program that takes a function's address holds an undefined entry for it (a PLT stub that
+// leads back to the definition): not a definition.
 bool defines(void* handle, const link_map* object, const char* symbol, void** found = nullptr) {
   void* address = dlsym(handle, symbol);
   Dl_info info;
   link_map* owner = nullptr;
-  if (!address || !dladdr1(address, &info, reinterpret_cast<void**>(&owner), RTLD_DL_LINKMAP) || owner != object)
+  ElfW(Sym)* entry = nullptr;
+  if (!address || !dladdr1(address, &info, reinterpret_cast<void**>(&owner), RTLD_DL_LINKMAP) || owner != object ||
+      !dladdr1(address, &info, reinterpret_cast<void**>(&entry), RTLD_DL_SYMENT) || !entry ||
+      entry->st_shndx == SHN_UNDEF)
     return false;
   if (found) *found = address;
   return true;
@@ -68,7 +73,7 @@ Xerbla overriding_xerbla() {
       },
       &names);
   for (std::size_t k = 0; k < names.size(); ++k) {
-    if (k > 0 && names[k].empty()) continue;  // the vDSO; the program itself comes first, unnamed
+    if (k > 0 && names[k].empty()) continue;  // the program itself comes first, unnamed
     void* handle = dlopen(k == 0 ? nullptr : names[k].c_str(), RTLD_LAZY | RTLD_NOLOAD);
     if (!handle) continue;
     link_map* object = nullptr;
@@ -82,23 +87,52 @@ Xerbla overriding_xerbla() {
   return nullptr;
 }
 
+// Whether the global scope's xerbla_ is this library's own (by its owner: &xerbla_ here is the
+// program's where the program defines one).
+bool process_xerbla_is_this_librarys() {
+  void* global = dlsym(RTLD_DEFAULT, "xerbla_");
+  Dl_info info;
+  link_map* owner = nullptr;
+  return global && dladdr1(global, &info, reinterpret_cast<void**>(&owner), RTLD_DL_LINKMAP) && owner == this_library();
+}
+
 }  // namespace
 
-// LAPACK's error handler, exported so that the BLAS library's calls reach it too under LD_PRELOAD:
-// the program's own override where it has one (above), else the next in the search order (the BLAS
-// library's: it prints LAPACK's message and returns), else that message here.
+// LAPACK's error handler, exported so that the BLAS library's calls reach it too under LD_PRELOAD.
+// Where this is the process's xerbla_ (nothing before it in the global scope defines one), the
+// program's own override in a module loaded locally (above) answers; else the next in the search
+// order (the BLAS library's: it prints LAPACK's message and returns); else that message here. A
+// xerbla_ before this one in the global scope already answers every call: this one is reached only
+// from it, passing the report on (dlsym(RTLD_NEXT)), and hands it to the next, never back.
+namespace {
+// Whether this thread is inside xerbla_ below: re-entered (an override that calls xerbla_ by name, or
+// a cycle of them), the report goes onward, never back. A handler that leaves by longjmp (R's) leaves
+// it set; the drop-in's own reports clear it (illegal), and the BLAS library's then go to the next.
+thread_local bool reporting = false;
+}  // namespace
+
 extern "C" void xerbla_(const char* srname, const int* info, std::size_t srname_len) {
-  Xerbla handler = overriding_xerbla();
+  Xerbla handler = nullptr;
+  if (!reporting && process_xerbla_is_this_librarys()) handler = overriding_xerbla();
   if (!handler) handler = reinterpret_cast<Xerbla>(dlsym(RTLD_NEXT, "xerbla_"));
-  if (handler) return handler(srname, info, srname_len);
-  std::fprintf(stderr, " ** On entry to %.*s parameter number %d had an illegal value\n",
-               static_cast<int>(std::min<std::size_t>(srname_len, 6)), srname, *info);
+  if (!handler) {
+    std::fprintf(stderr, " ** On entry to %.*s parameter number %d had an illegal value\n",
+                 static_cast<int>(std::min<std::size_t>(srname_len, 6)), srname, *info);
+    return;
+  }
+  struct Inside {  // restored however the handler returns (Octave's throws)
+    bool was = reporting;
+    Inside() { reporting = true; }
+    ~Inside() { reporting = was; }
+  } inside;
+  handler(srname, info, srname_len);
 }
 
 namespace {
 
 // Reports a bad argument the LAPACK way; returns the negative INFO.
 int illegal(const char* routine, int argument) {
+  reporting = false;  // a new report, whatever a handler left by longjmp
   xerbla_(routine, &argument, std::char_traits<char>::length(routine));
   return -argument;
 }
