@@ -2,13 +2,12 @@
 // with matplotlib (Python is where the plotting library is; the command only finds and runs it).
 #include <sys/wait.h>
 
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/output_file.hpp"
 #include "cli/report.hpp"
 #include "db/database.hpp"
 #include "db/records.hpp"
@@ -35,28 +34,6 @@ std::string report_script() {
   return HETLU_REPORT_SCRIPT;
 }
 
-// A new folder under $TMPDIR (else /tmp), removed with what it holds when it goes out of scope.
-class ScratchFolder {
- public:
-  ScratchFolder() {
-    std::string name = (std::filesystem::temp_directory_path() / "hetlu-report-XXXXXX").string();
-    if (!::mkdtemp(name.data()))
-      throw InvalidArgument("cannot make a scratch folder for the report in '" +
-                            std::filesystem::temp_directory_path().string() + "': " + std::strerror(errno));
-    path_ = name;
-  }
-  ScratchFolder(const ScratchFolder&) = delete;
-  ScratchFolder& operator=(const ScratchFolder&) = delete;
-  ~ScratchFolder() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
 }  // namespace
 
 void register_report(CLI::App& app, CommandState& state) {
@@ -75,13 +52,22 @@ void register_report(CLI::App& app, CommandState& state) {
     // and solver "zzz" that recommend skips and db check lists; it read a database on read-only
     // storage or named with '#' or '%' as another file or none. A folder, an empty or damaged file,
     // another program's database: said as every command says it.
-    const ScratchFolder scratch;
-    const std::string copy = scratch.path() + "/tuning.db";
+    // The copy is made in --out, which the report writes anyway ($TMPDIR may be unusable, or RAM),
+    // as a temporary that goes with this command, a terminating signal included.
+    std::error_code ec;
+    if (std::filesystem::exists(args->out, ec) && !std::filesystem::is_directory(args->out, ec))
+      throw InvalidArgument("--out '" + args->out + "' is a file; name a folder");
+    std::filesystem::create_directories(args->out, ec);
+    if (ec) throw InvalidArgument("cannot create the folder '" + args->out + "': " + ec.message());
+    const StagedFile staged(args->out + "/tuning.db", 0600, "--out '" + args->out + "'");
+    const std::string& copy = staged.path();
     db::Database::open(path, db::Database::Mode::read_only).copy_to(copy);
     {
       auto copied = db::Database::open(copy, db::Database::Mode::read_write);
-      for (const auto& problem : db::invalid_values(copied)) warn("report: leaves out " + detail::printable(problem));
-      db::keep_only_valid_rows(copied);
+      const auto named = db::invalid_values(copied);  // at most 20 a table
+      for (const auto& problem : named) warn("report: leaves out " + detail::printable(problem));
+      if (const auto left_out = db::keep_only_valid_rows(copied); left_out > std::int64_t(named.size()))
+        warn("report: leaves out " + std::to_string(left_out) + " invalid row(s) in all ('hetlu db check' lists them)");
       copied.exec("PRAGMA journal_mode=DELETE");  // one file for the script, no -wal beside it
     }
     // Debian's python3 has Debian's matplotlib; another python3 first on PATH may not.

@@ -16,6 +16,7 @@
 #include <variant>
 
 #include "configs/embedded.hpp"
+#include "hetlu/detail/plausible.hpp"
 #include "hetlu/detail/utf8.hpp"
 
 namespace hetlu::configs {
@@ -166,11 +167,8 @@ std::vector<int> wholes(const YAML::Node& node, const char* key, const std::vect
   return values;
 }
 
-constexpr double huge = 1e9;  // far above any rate, bandwidth or latency of a real machine
-// ... and far below any rate (GFlop/s), bandwidth (GB/s) or efficiency a real machine has: 1e-300
-// was taken, and priced every plan at an infinite (or 300-digit) time, which recommend answered
-// with a default plan and exit 0.
-constexpr double tiny = 1e-3;
+constexpr double huge = detail::most_plausible_value;
+constexpr double tiny = detail::least_plausible_rate;
 constexpr int largest_order = 1 << 20;
 
 // A list of enum names (solvers, precisions) under key, each read with from_string; `fallback` when

@@ -116,7 +116,7 @@ void upsert_best_plan(Database& db, const BestPlan& b) {
   });
 }
 
-void delete_invalid_best_plans(Database& db) {
+std::int64_t delete_invalid_best_plans(Database& db) {
   std::vector<std::int64_t> invalid;
   for (auto s = db.prepare(std::string(best_columns)); s.step();) try {
       read_best(s);
@@ -124,6 +124,7 @@ void delete_invalid_best_plans(Database& db) {
       invalid.push_back(s.column_int(18));
     }
   for (const auto rowid : invalid) db.prepare("DELETE FROM best_plans WHERE rowid = ?1").bind(1, rowid).run();
+  return static_cast<std::int64_t>(invalid.size());
 }
 
 std::vector<std::string> invalid_best_plans(Database& db) {

@@ -125,8 +125,8 @@ struct Lookup {
 
 // Every best_plans row that a look-up would skip as invalid, described (db check, import).
 std::vector<std::string> invalid_best_plans(Database& db);
-// Deletes those rows (keep_only_valid_rows).
-void delete_invalid_best_plans(Database& db);
+// Deletes those rows (keep_only_valid_rows); returns how many.
+std::int64_t delete_invalid_best_plans(Database& db);
 
 // Rows of machines, trials, probe_results, best_plans and the distributed tables whose values have
 // the wrong type or range (a text time, a real count, an unknown solver, a bad date, attributes that
@@ -136,7 +136,7 @@ std::vector<std::string> invalid_rows(Database& db);
 // Deletes every row invalid_rows or invalid_best_plans would find (every one invalid_values names,
 // and those past its 20 a table), foreign keys unchecked: for a copy that is only read (hetlu report
 // draws what a look-up would use, not what db check lists).
-void keep_only_valid_rows(Database& copy);
+std::int64_t keep_only_valid_rows(Database& copy);  // returns how many rows went
 
 // The fields of one row of `table` that invalid_rows would find wrong, as "a, b"; empty where the
 // row is valid (an import names a bad row by its place in the file).

@@ -3,17 +3,17 @@
 // look-up, the tuner or the model reads it.
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "db/distributed.hpp"
 #include "db/records.hpp"
+#include "hetlu/detail/plausible.hpp"
 #include "hetlu/detail/utf8.hpp"
 
 namespace hetlu::db {
 namespace {
-
-constexpr double least_probe_rate = 1e-3, most_probe_value = 1e9;
 
 std::string fmt_real(double x) {
   char text[32];
@@ -145,13 +145,13 @@ Checks trial_checks() {
                 {"environment", "typeof(environment) = 'text'"}};
 }
 
-// A rate (GFlop/s, GB/s, Gentries/s) is 0 (not measured) or in [1e-3, 1e9], as a machine file's
-// rates are; every value is at most 1e9: an import of rates of 1e-300 and 1e300 passed, and the
-// model priced plans at 300-digit times and "inf GFlop/s".
+// A rate (GFlop/s, GB/s, Gentries/s) is 0 (not measured) or plausible, as a machine file's rates
+// are; every value is at most the plausible ceiling: an import of rates of 1e-300 and 1e300 passed,
+// and the model priced plans at 300-digit times and "inf GFlop/s".
 Checks probe_checks() {
   return {{"name", "typeof(name) = 'text' AND name != ''"},
-          {"value", real("value", false, true) + " AND value <= " + fmt_real(most_probe_value) +
-                        " AND (value = 0 OR value >= " + fmt_real(least_probe_rate) + " OR unit NOT " +
+          {"value", real("value", false, true) + " AND value <= " + fmt_real(detail::most_plausible_value) +
+                        " AND (value = 0 OR value >= " + fmt_real(detail::least_plausible_rate) + " OR unit NOT " +
                         one_of({"GFlop/s", "GB/s", "Gentries/s"}) + ")"},
           {"spread", real("spread", false, true)},
           {"unit", "typeof(unit) = 'text'"},
@@ -260,20 +260,28 @@ const std::string& valid_probe_condition() {
 }
 
 std::string invalid_fields(Database& db, const std::string& table, std::int64_t rowid) {
-  for (const auto& rule : rules()) {
-    if (rule.table != table) continue;
-    auto s = db.prepare("SELECT " + failed_fields(rule.checks) + " FROM " + table + " WHERE rowid = ?1");
-    s.bind(1, rowid);
-    return s.step() ? s.column_text(0) : std::string();
-  }
-  return {};
+  // Per table, built once: an import asks this for every row it adds.
+  static const std::map<std::string, std::string> queries = [] {
+    std::map<std::string, std::string> sql;
+    for (const auto& rule : rules())
+      sql[rule.table] = "SELECT " + failed_fields(rule.checks) + " FROM " + rule.table + " WHERE rowid = ?1";
+    return sql;
+  }();
+  const auto query = queries.find(table);
+  if (query == queries.end()) return {};
+  auto s = db.prepare(query->second);
+  s.bind(1, rowid);
+  return s.step() ? s.column_text(0) : std::string();
 }
 
-void keep_only_valid_rows(Database& copy) {
+std::int64_t keep_only_valid_rows(Database& copy) {
   copy.exec("PRAGMA foreign_keys=OFF");  // a machine's rows may outlive it here: nobody writes a copy
-  for (const auto& rule : rules())
+  std::int64_t deleted = 0;
+  for (const auto& rule : rules()) {
     copy.exec(std::string("DELETE FROM ") + rule.table + " WHERE NOT coalesce(" + all_of(rule.checks) + ", 0)");
-  delete_invalid_best_plans(copy);  // what a look-up checks beyond the rules (a backend's devices, say)
+    deleted += copy.changes();
+  }
+  return deleted + delete_invalid_best_plans(copy);  // what a look-up checks beyond the rules (a backend's devices)
 }
 
 std::vector<std::string> invalid_rows(Database& db) {

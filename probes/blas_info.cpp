@@ -4,6 +4,7 @@
 #include <set>
 #include <sstream>
 
+#include "hetlu/detail/utf8.hpp"
 #include "probes/probes.hpp"
 
 namespace hetlu::probes {
@@ -29,8 +30,8 @@ std::string blas_kernel_warning(const std::string& blas, const std::string& isa)
   const std::string core = blas.substr(open + 1, close - open - 1);
   if (blas.rfind("OpenBLAS", 0) != 0 || !generic.count(core) || (isa != "avx512" && isa != "avx2")) return "";
   const char* forced = std::getenv("OPENBLAS_CORETYPE");
-  const std::string why =
-      forced && *forced ? std::string("OPENBLAS_CORETYPE=") + forced + " chose them" : "it did not recognize the CPU";
+  const std::string why = forced && *forced ? "OPENBLAS_CORETYPE=" + detail::printable_value(forced) + " chose them"
+                                            : "it did not recognize the CPU";
   return "OpenBLAS runs its " + core + " kernels on this " + isa + " CPU (" + why + "): set " +
          "OPENBLAS_CORETYPE=" + (isa == "avx512" ? "SkylakeX" : "Haswell") +
          " before starting (a DYNAMIC_ARCH build, as Debian's; else use an OpenBLAS built for this CPU)";

@@ -100,8 +100,10 @@ def run():
     except ImportError:
         fail("matplotlib is not installed (Debian: python3-matplotlib; scripts/setup.sh installs it)")
     try:
-        # The path percent-encoded: a '#', '?' or '%' in it read another file or none.
-        db = sqlite3.connect("file:" + urllib.parse.quote(os.path.abspath(args.db)) + "?mode=ro", uri=True)
+        # The path's bytes percent-encoded: a '#', '?' or '%' in it read another file or none, and a
+        # path that is not UTF-8 raised.
+        db = sqlite3.connect("file:" + urllib.parse.quote(os.fsencode(os.path.abspath(args.db))) + "?mode=ro",
+                             uri=True)
         best = db.execute(
             "SELECT machine_id, solver, precision, target, m, n, nb, gflops, median_s, predicted_s, level "
             "FROM best_plans ORDER BY solver, n").fetchall()
