@@ -282,6 +282,11 @@ int zero_pivot_of_usable_factors(char trans, int n, int nrhs, const T* LU, int l
 template <class T>
 hetlu_status getrs_c(char trans, int n, int nrhs, const T* LU, int lda, const int* ipiv, T* B, int ldb) {
   return guarded([&] {
+    if (n > 0 && nrhs > 0 && lda >= n && ldb >= n) {  // B is written while LU and the pivots are read
+      hetlu::checks::apart("B", B, ldb, nrhs, "LU", LU, lda, n, n);
+      hetlu::checks::entries_apart(hetlu::checks::Entries::of("B", B, ldb, nrhs, n),
+                                   hetlu::checks::Entries::of("ipiv", ipiv, n, 1, n));
+    }
     if (const int k = zero_pivot_of_usable_factors(trans, n, nrhs, LU, lda, ipiv, B, ldb)) {
       hetlu::detail::set_last_error("the factors are singular: U(" + std::to_string(k) + "," + std::to_string(k) +
                                     ") is exactly zero; B is unchanged");

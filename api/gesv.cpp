@@ -19,7 +19,13 @@ SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B,
   checks::not_null("ipiv", ipiv, n);
   // The factors are written over A while B is read (LAPACK leaves an aliased B undefined: B = A
   // gave a wrong X with success); the drop-in (no checks) keeps LAPACK's contract.
-  if (options.input_check == InputCheck::finite) checks::apart("B", B, ldb, nrhs, "A", A, lda, n, n);
+  if (options.input_check == InputCheck::finite) {
+    checks::apart("B", B, ldb, nrhs, "A", A, lda, n, n);
+    // The pivots are written while A is factored and B solved (inside either: a crash or a wrong X).
+    const auto pivots = checks::Entries::of("ipiv", ipiv, n, 1, n);
+    checks::entries_apart(pivots, checks::Entries::of("A", A, lda, n, n));
+    checks::entries_apart(pivots, checks::Entries::of("B", B, ldb, nrhs, n));
+  }
   if (takes_small_path<T>(solver, n, n, options)) {
     if (options.input_check == InputCheck::finite) checks::finite_system(n, nrhs, A, lda, B, ldb);
     bool done = false;

@@ -1,5 +1,7 @@
 // hetlu::getrf: the small-matrix path, else the resolved plan (the CPUs where a device cannot hold it).
 
+#include <algorithm>
+
 #include "api/front_end.hpp"
 #include "hetlu/detail/flops.hpp"
 #include "hetlu/hetlu.hpp"
@@ -15,6 +17,8 @@ using namespace front_end;
 template <class T>
 SolveReport getrf(Solver solver, int m, int n, T* A, int lda, int* ipiv, const Options& options) {
   SolveReport report;
+  if (options.input_check == InputCheck::finite)  // the pivots are written while A is factored
+    checks::entries_apart(checks::getrf_pivots(m, n, ipiv), checks::Entries::of("A", A, lda, n, m));
   bool small = false;
   report.seconds =
       timed(options, [&] { small = detail::small_path_getrf(solver, m, n, A, lda, ipiv, options, &report.info); });

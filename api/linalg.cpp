@@ -87,6 +87,18 @@ void gesv_batched(int batch, int n, int nrhs, T* A, int lda, std::int64_t stride
     batch_within_memory("stride_ipiv", ipiv, batch, stride_ipiv, n);
     systems_apart("stride_b", batch, n, nrhs, ldb, stride_b, B);
   }
+  if (options.input_check == InputCheck::finite) {  // B, the pivots and info are written while A is read
+    const auto a = checks::Entries::of("A", A, lda, n, n, stride_a, batch);
+    const auto b = checks::Entries::of("B", B, ldb, nrhs, n, stride_b, batch);
+    const auto pivots = checks::Entries::of("ipiv", ipiv, n, 1, n, stride_ipiv, batch);
+    const auto infos = checks::Entries::of("info", info, batch, 1, batch);
+    checks::entries_apart(b, a);  // system 0's B inside the last system's A: success with a wrong X
+    for (const auto& written : {pivots, infos}) {
+      checks::entries_apart(written, a);
+      checks::entries_apart(written, b);
+    }
+    checks::entries_apart(infos, pivots);
+  }
   const long long systems = n > 0 ? batch : 0;
   checks::not_null("A", A, systems);
   checks::not_null("ipiv", ipiv, systems);

@@ -28,7 +28,10 @@ bool detail::small_path_getrf(Solver solver, int m, int n, T* A, int lda, int* i
                               int* info) {
   if (!takes_small_path<T>(solver, m, n, options)) return false;
   checks::factorization(m, n, A, lda, ipiv);
-  if (options.input_check == InputCheck::finite) checks::finite("A", m, n, A, lda);
+  if (options.input_check == InputCheck::finite) {
+    checks::entries_apart(checks::getrf_pivots(m, n, ipiv), checks::Entries::of("A", A, lda, n, m));
+    checks::finite("A", m, n, A, lda);
+  }
   return blas_library_getrf(m, n, A, lda, ipiv, info, options.small_own_loops);  // false: the library has none
 }
 
@@ -37,6 +40,8 @@ int detail::small_path_getrf_default(int m, int n, T* A, int lda, int* ipiv) {
   const int below = default_below<T>.load(std::memory_order_relaxed);
   if (!below_small_matrix_crossover(m, n, below) || lda < std::max(1, m)) return -1;  // also: not yet resolved
   if (std::min(m, n) > 0 && (!A || !ipiv)) return -1;
+  // Pivots inside A go the full way, which names them (the drop-in's keeps LAPACK's contract).
+  if (checks::entries_meet(checks::getrf_pivots(m, n, ipiv), checks::Entries::of("A", A, lda, n, m))) return -1;
   // A NaN or Inf goes the full way, which names it: hetlu's loops (up to their order) would
   // propagate it, and beyond it the library's own scan declines it (one pass over A, not two).
   if (kernels::fits_tiny_lu(m, n) && !scalar::all_finite(m, n, A, lda)) return -1;

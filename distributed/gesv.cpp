@@ -90,6 +90,8 @@ DistributedReport gesv_from_root(MPI_Comm comm, int root, int n, int nrhs, T* A,
                               " must be >= max(1, n) = " + std::to_string(std::max(1, n)));
       if (n > 0 && (!A || (!B && nrhs > 0)))
         throw InvalidArgument("distributed gesv: A or B is a null pointer on the root");
+      // As hetlu_dgesv: X is gathered into B while A is gathered back (B = A gave success, wrong X).
+      checks::apart("B", B, ldb, nrhs, "A", A, lda, n, n);
       // As hetlu_dgesv: a NaN or Inf is refused, naming its entry (p?gesv returned X all NaN with info 0).
       checks::finite("A", n, n, A, lda);
       if (nrhs > 0) checks::finite("B", n, nrhs, B, ldb);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "solvers/backend.hpp"
@@ -21,6 +22,38 @@ void at_least(const char* name, long long value, const char* bound_name, long lo
   if (value < bound)
     throw InvalidArgument(std::string(name) + " = " + std::to_string(value) + " must be >= " + bound_name + " = " +
                           std::to_string(bound));
+}
+
+void entries_apart(const Entries& written, const Entries& other) {
+  if (entries_meet(written, other))
+    throw InvalidArgument(std::string(written.name) + " overlaps " + other.name + ": " + written.name +
+                          " must be an array of its own");
+}
+
+bool entries_meet(const Entries& written, const Entries& other) {
+  if (written.empty() || other.empty()) return false;
+  // Bytes, in written's frame: other's base lies `shift` after written's.
+  const long long shift = static_cast<long long>(reinterpret_cast<std::intptr_t>(other.base) -
+                                                 reinterpret_cast<std::intptr_t>(written.base));
+  const long long other_end = other.block_end(other.count - 1);
+  if (written.block_end(written.count - 1) <= shift || shift + other_end <= 0) return false;  // apart as a whole
+  const long long span = other.block_end(0), stride = other.count > 1 ? other.stride * other.entry : 0;
+  const long long ld = other.ld * other.entry, column = other.rows * other.entry;
+  for (long long i = 0; i < written.count; ++i)
+    for (long long k = 0; k < written.columns; ++k) {  // written's column k of block i, in other's frame
+      const long long lo = written.block(i) + k * written.ld * written.entry - shift;
+      const long long hi = lo + written.rows * written.entry;
+      if (hi <= 0 || lo >= other_end) continue;
+      const long long first_block = stride > 0 ? std::max(0LL, (lo - span) / stride) : 0;
+      const long long last_block = stride > 0 ? std::min(other.count - 1, (hi - 1) / stride) : 0;
+      for (long long j = first_block; j <= last_block; ++j) {
+        const long long from = lo - j * stride, to = hi - j * stride;  // in block j's frame
+        if (to <= 0) continue;
+        for (long long c = std::max(0LL, (from - column) / ld); c <= std::min(other.columns - 1, (to - 1) / ld); ++c)
+          if (from < c * ld + column && c * ld < to) return true;
+      }
+    }
+  return false;
 }
 
 void square_system(int n, int nrhs, const void* A, int lda, const void* B, int ldb) {

@@ -51,23 +51,43 @@ void finite_system(int n, int nrhs, const T* A, int lda, const T* B, int ldb) {
 // (lda > n) is LAPACK-legal and shares none (a review finding). An empty one overlaps nothing.
 template <class T>
 void apart(const char* name, const T* M, int ldm, int columns, const char* other, const T* O, int ldo,
-           int other_columns, int rows) {
-  if (rows <= 0 || columns <= 0 || other_columns <= 0) return;
-  const auto base = reinterpret_cast<std::uintptr_t>(O);
-  const long long column_bytes = static_cast<long long>(rows) * sizeof(T),
-                  stride = static_cast<long long>(ldo) * sizeof(T);
-  const long long o_end = (static_cast<long long>(other_columns) - 1) * stride + column_bytes;
-  for (int k = 0; k < columns; ++k) {  // M's column k against O's columns near it: O(1) each
-    const long long start =
-        static_cast<long long>(reinterpret_cast<std::uintptr_t>(M + static_cast<long long>(k) * ldm)) -
-        static_cast<long long>(base);
-    if (start + column_bytes <= 0 || start >= o_end) continue;
-    const long long first = std::max(0LL, (start - column_bytes) / stride);
-    const long long last = std::min<long long>(other_columns - 1, (start + column_bytes) / stride + 1);
-    for (long long j = first; j <= last; ++j)
-      if (start < j * stride + column_bytes && j * stride < start + column_bytes)
-        throw InvalidArgument(std::string(name) + " overlaps " + other + ": " + name + " must be an array of its own");
+           int other_columns, int rows);
+
+// An array as its entries lie in memory: `count` column-major blocks of rows x columns (leading
+// dimension ld, in entries of `entry` bytes), each `stride` entries after the last: a batch of
+// systems' A, B, ipiv or info, or one array (count 1).
+struct Entries {
+  const char* name;
+  const void* base;
+  long long entry, ld, columns, rows, stride = 0, count = 1;
+
+  template <class T>
+  static Entries of(const char* name, const T* base, long long ld, long long columns, long long rows,
+                    long long stride = 0, long long count = 1) {
+    return {name, base, static_cast<long long>(sizeof(T)), ld, columns, rows, stride, count};
   }
+  bool empty() const { return count <= 0 || columns <= 0 || rows <= 0; }
+  // Bytes from `base`: where block i begins, and where its last entry ends.
+  long long block(long long i) const { return i * stride * entry; }
+  long long block_end(long long i) const { return block(i) + ((columns - 1) * ld + rows) * entry; }
+};
+
+// Throws InvalidArgument, naming both, where `written` shares an entry with `other` (written while
+// the other is read or written: pivots inside B, a batch's B inside another system's A). Entries,
+// not address ranges, as apart: what lies in a leading dimension's padding shares none.
+void entries_apart(const Entries& written, const Entries& other);
+bool entries_meet(const Entries& written, const Entries& other);  // the test alone
+
+// getrf's pivots: min(m, n) of them.
+inline Entries getrf_pivots(int m, int n, const int* ipiv) {
+  const int k = std::max(0, std::min(m, n));
+  return Entries::of("ipiv", ipiv, k, 1, k);
+}
+
+template <class T>
+void apart(const char* name, const T* M, int ldm, int columns, const char* other, const T* O, int ldo,
+           int other_columns, int rows) {
+  entries_apart(Entries::of(name, M, ldm, columns, rows), Entries::of(other, O, ldo, other_columns, rows));
 }
 
 // A system solved into a separate X (n x nrhs, ldx) with its pivots (mixed and auto precision):
@@ -86,6 +106,10 @@ void system_into_x(int n, int nrhs, const T* A, int lda, const T* B, int ldb, co
     // X is written while A and B are read: an X over B (B const) was zeroed with it and "converged".
     apart("X", X, ldx, nrhs, "B", B, ldb, nrhs, n);
     apart("X", X, ldx, nrhs, "A", A, lda, n, n);
+    const auto pivots = Entries::of("ipiv", ipiv, n, 1, n);  // written while A is factored, B and X used
+    entries_apart(pivots, Entries::of("A", A, lda, n, n));
+    entries_apart(pivots, Entries::of("B", B, ldb, nrhs, n));
+    entries_apart(pivots, Entries::of("X", X, ldx, nrhs, n));
   }
 }
 

@@ -69,3 +69,42 @@ TEST(CApiArguments, AreCheckedBeforeAnyPlanAndApartFromEachOther) {
   EXPECT_EQ(hetlu_recommend('\0', 10, 10, nullptr, &plan), HETLU_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(last_error(), "precision = char 0 must be 'd' or 's'");
 }
+
+// Pivots, info or a batch's B inside A or B (a hostile helper's finding): a crash in dlaswp, or
+// success with a wrong X. Refused, naming both; a refused batch leaves info as it was.
+TEST(CApiArguments, PivotsInfoAndABatchsArraysAreApartFromEachOther) {
+  const int n = 4;
+  std::vector<double> A(4 * n * n + 64, 0.0), B(4 * n + 64, 1.0);
+  for (int s = 0; s < 4; ++s)
+    for (int i = 0; i < n; ++i) A[s * n * n + i * n + i] = 4;
+  int info = 0, infos[4] = {7, 7, 7, 7};
+  std::vector<int> ipiv(4 * n);
+  auto refused = [](hetlu_status status, const std::string& message) {
+    EXPECT_EQ(status, HETLU_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(last_error(), message);
+  };
+  auto* pivots_in_a = reinterpret_cast<int*>(A.data() + n * n - 2);  // A's last column
+  refused(hetlu_dgesv(n, 1, A.data(), n, pivots_in_a, B.data(), n, &info, nullptr, nullptr),
+          "ipiv overlaps A: ipiv must be an array of its own");
+  refused(hetlu_dgesv(n, 1, A.data(), n, reinterpret_cast<int*>(B.data()), B.data(), n, &info, nullptr, nullptr),
+          "ipiv overlaps B: ipiv must be an array of its own");
+  refused(hetlu_dgetrf(n, n, A.data(), n, pivots_in_a, &info, nullptr, nullptr),
+          "ipiv overlaps A: ipiv must be an array of its own");
+  refused(hetlu_dgetrs('N', n, 1, A.data(), n, ipiv.data(), A.data(), n),
+          "B overlaps LU: B must be an array of its own");
+  // System 0's B inside the last system's A; pivots, info inside B or A.
+  refused(hetlu_dgesv_batched(4, n, 1, A.data(), n, n * n, ipiv.data(), n, A.data() + 3 * n * n + n, n, n, infos),
+          "B overlaps A: B must be an array of its own");
+  refused(
+      hetlu_dgesv_batched(4, n, 1, A.data(), n, n * n, reinterpret_cast<int*>(B.data() + 2), n, B.data(), n, n, infos),
+      "ipiv overlaps B: ipiv must be an array of its own");
+  refused(hetlu_dgesv_batched(4, n, 1, A.data(), n, n * n, ipiv.data(), n, B.data(), n, n,
+                              reinterpret_cast<int*>(A.data() + 5)),
+          "info overlaps A: info must be an array of its own");
+  EXPECT_EQ(infos[0], 7);
+  // Apart, in one allocation: solved.
+  EXPECT_EQ(hetlu_dgesv_batched(4, n, 1, A.data(), n, n * n, ipiv.data(), n, B.data(), n, n, infos), HETLU_SUCCESS)
+      << last_error();
+  EXPECT_EQ(infos[3], 0);
+  EXPECT_DOUBLE_EQ(B[3 * n], 0.25);
+}

@@ -345,6 +345,18 @@ int main(int argc, char** argv) {
       check(every == 1, std::string("hetlu_pdgesv_root: a NaN in A is refused on every rank: ") + hetlu_last_error());
     }
     {
+      // B = A on the root, as hetlu_dgesv refuses it (success with a wrong X, a hostile helper's finding).
+      std::vector<double> A(16, 1.0);
+      for (int i = 0; i < 4; ++i) A[i * 5] = 4;
+      int info = 0;
+      const hetlu_status status = hetlu_pdgesv_root(MPI_COMM_WORLD, 0, 4, 1, A.data(), 4, A.data(), 4, &info, nullptr);
+      int refused = status == HETLU_ERROR_INVALID_ARGUMENT &&
+                    std::string(hetlu_last_error()).find("B overlaps A") != std::string::npos,
+          every = 0;
+      MPI_Allreduce(&refused, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+      check(every == 1, std::string("hetlu_pdgesv_root: B = A is refused on every rank: ") + hetlu_last_error());
+    }
+    {
       // Finite input whose X overflows (Wilkinson's growth matrix scaled by 1.5e308): p?gesv's INFO
       // is 0 with X Inf on the root; every rank returns HETLU_ERROR_NOT_FINITE.
       const int w = 40;
