@@ -172,6 +172,28 @@ hetlu_status with_outputs(int* info, hetlu_report* report, Body&& body) {
   return hetlu::detail::c_guarded_info(info, std::forward<Body>(body));
 }
 
+// info and iter, written when the call ends, apart from the arrays it reads and writes (info inside A
+// changed a factor's last digits, inside ipiv a pivot, with success; a hostile helper's finding);
+// a null one (allowed where the header says so) is not written.
+void scalars_apart(std::initializer_list<hetlu::checks::Entries> scalars,
+                   std::initializer_list<hetlu::checks::Entries> arrays) {
+  for (auto scalar = scalars.begin(); scalar != scalars.end(); ++scalar) {
+    if (!scalar->base) continue;
+    for (const auto& array : arrays) hetlu::checks::entries_apart(*scalar, array);
+    for (auto other = scalar + 1; other != scalars.end(); ++other) hetlu::checks::entries_apart(*scalar, *other);
+  }
+}
+template <class T>
+hetlu::checks::Entries matrix(const char* name, const T* M, int ld, int columns, int rows) {
+  return hetlu::checks::Entries::of(name, M, ld, columns, rows);
+}
+hetlu::checks::Entries scalar(const char* name, const int* p) {
+  return hetlu::checks::Entries::of(name, p, 1, 1, 1);
+}
+hetlu::checks::Entries pivots(const int* ipiv, int count) {
+  return hetlu::checks::Entries::of("ipiv", ipiv, count, 1, count);
+}
+
 // A character a message can carry as it is, else its code (a NUL ended the message there).
 std::string said_as(char c) {
   const bool printable = c > ' ' && c < 127;
@@ -205,7 +227,12 @@ hetlu_status getrf_c_full(int m, int n, T* A, int lda, int* ipiv, int* info, con
 
 template <class T>
 hetlu_status getrf_c(int m, int n, T* A, int lda, int* ipiv, int* info, const hetlu_options* o, hetlu_report* r) {
-  if (!r && asks_nothing(o)) {  // a small call with nothing asked builds no Options (#14.1's per-call cost)
+  // A small call with nothing asked builds no Options (#14.1's per-call cost); info inside A or the
+  // pivots goes the full way, which refuses it.
+  const auto written = scalar("info", info);
+  if (!r && asks_nothing(o) &&
+      !(info && (hetlu::checks::entries_meet(written, matrix("A", A, lda, n, m)) ||
+                 hetlu::checks::entries_meet(written, pivots(ipiv, std::max(0, std::min(m, n))))))) {
     int small_info = -1;
     try {
       small_info = hetlu::detail::small_path_getrf_default(m, n, A, lda, ipiv);
@@ -228,6 +255,7 @@ template <class T>
 [[gnu::noinline]] hetlu_status getrf_c_full(int m, int n, T* A, int lda, int* ipiv, int* info, const hetlu_options* o,
                                             hetlu_report* r) {
   return with_outputs(info, r, [&] {
+    scalars_apart({scalar("info", info)}, {matrix("A", A, lda, n, m), pivots(ipiv, std::max(0, std::min(m, n)))});
     const auto solver = o ? solver_of(o->solver) : hetlu::Solver::gepp;
     const hetlu::Options options = options_of(o, r);
     int small_info = 0;  // without a report, the small path needs no SolveReport
@@ -317,6 +345,7 @@ template <class T>
 hetlu_status gesv_c(int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, int* info, const hetlu_options* o,
                     hetlu_report* r) {
   return with_outputs(info, r, [&] {
+    scalars_apart({scalar("info", info)}, {matrix("A", A, lda, n, n), matrix("B", B, ldb, nrhs, n), pivots(ipiv, n)});
     const auto solver = o ? solver_of(o->solver) : hetlu::Solver::gepp;
     return finite_or_error(finish(hetlu::gesv(solver, n, nrhs, A, lda, ipiv, B, ldb, options_of(o, r)), info, r), n,
                            nrhs, B, ldb);
@@ -328,6 +357,9 @@ hetlu_status mixed_gesv_c(int n, int nrhs, T* A, int lda, int* ipiv, const T* B,
                           int* info, const hetlu_options* o, hetlu_report* r) {
   if (iter) *iter = 0;  // as LAPACK's dsgesv sets it first: a refused call leaves no earlier call's
   return with_outputs(info, r, [&] {
+    scalars_apart(
+        {scalar("info", info), scalar("iter", iter)},
+        {matrix("A", A, lda, n, n), matrix("B", B, ldb, nrhs, n), matrix("X", X, ldx, nrhs, n), pivots(ipiv, n)});
     const auto solver = o ? solver_of(o->solver) : hetlu::Solver::gepp;
     const hetlu::Options options = options_of(o, r);
     int steps = 0;
@@ -342,6 +374,8 @@ template <class T>
 hetlu_status auto_precision_gesv_c(int n, int nrhs, T* A, int lda, int* ipiv, const T* B, int ldb, T* X, int ldx,
                                    int* info, const hetlu_options* o, hetlu_report* r) {
   return with_outputs(info, r, [&] {
+    scalars_apart({scalar("info", info)}, {matrix("A", A, lda, n, n), matrix("B", B, ldb, nrhs, n),
+                                           matrix("X", X, ldx, nrhs, n), pivots(ipiv, n)});
     const auto solver = o ? solver_of(o->solver) : hetlu::Solver::gepp;
     return finite_or_error(
         finish(hetlu::auto_precision_gesv(solver, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, options_of(o, r)), info, r), n,

@@ -170,12 +170,17 @@ class DescriptorBuffer : public std::streambuf {
 };
 
 // The temporary file being written, removed by a terminating signal (SIGTERM, SIGHUP, SIGINT)
-// before the process dies of it: a killed write leaves no .tmp file behind.
-char pending_temp[4096];
+// before the process dies of it, with the SQLite companions a staged database may have beside it
+// (a report killed early left its copy's -journal): a killed write leaves no .tmp file behind.
+// Names built before, for the handler to unlink only.
+char pending_temp[4096], pending_companions[3][4096 + 16];
 volatile std::sig_atomic_t temp_pending = 0;
 
 extern "C" void remove_pending_temp(int signal_number) {
-  if (temp_pending) ::unlink(pending_temp);
+  if (temp_pending) {
+    ::unlink(pending_temp);
+    for (const char* companion : pending_companions) ::unlink(companion);
+  }
   std::signal(signal_number, SIG_DFL);
   std::raise(signal_number);
 }
@@ -191,6 +196,11 @@ void remove_temp_on_signals(const fs::path& temp) {
   if (text.size() >= sizeof pending_temp) return;  // too long to remember: left to chance
   std::copy(text.begin(), text.end(), pending_temp);
   pending_temp[text.size()] = '\0';
+  for (std::size_t k = 0; k < std::size(sqlite_companions); ++k) {
+    const std::string companion = text + sqlite_companions[k];
+    std::copy(companion.begin(), companion.end(), pending_companions[k]);
+    pending_companions[k][companion.size()] = '\0';
+  }
   temp_pending = 1;
 }
 

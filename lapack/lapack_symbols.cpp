@@ -56,10 +56,10 @@ const link_map* this_library() {
 }
 
 // The xerbla_ the caller's program would have had without the drop-in: the first loaded object that
-// defines one and is not a BLAS or LAPACK library (nor this one). NumPy's, which raises ValueError,
-// lives in a module loaded locally: a preloaded library's references never reach it, and its BLAS
-// library's xerbla_ (print and return) answered instead. Looked for at each report (an error path):
-// such a module may be loaded after the first call.
+// defines one, is not a BLAS or LAPACK library (nor this one) and has one in its scope. NumPy's, which raises
+// ValueError, lives in a module loaded locally: a preloaded library's references never reach it, and its BLAS library's
+// xerbla_ (print and return) answered instead. Looked for at each report (an error path): such a module may be loaded
+// after the first call.
 Xerbla overriding_xerbla() {
   std::vector<std::string> names;
   dl_iterate_phdr(
@@ -78,9 +78,12 @@ Xerbla overriding_xerbla() {
     if (!handle) continue;
     link_map* object = nullptr;
     void* found = nullptr;
+    // Its scope (the object and what it loaded) must hold a BLAS library: without the drop-in, a
+    // module's xerbla_ answers only the BLAS it brought in (NumPy's); a plugin that defines one and
+    // uses no BLAS (its handler exits) was never asked.
     const bool candidate = dlinfo(handle, RTLD_DI_LINKMAP, &object) == 0 && object != this_library() &&
                            defines(handle, object, "xerbla_", &found) && !defines(handle, object, "dgemm_") &&
-                           !defines(handle, object, "dgetrf_");
+                           !defines(handle, object, "dgetrf_") && dlsym(handle, "dgemm_") != nullptr;
     dlclose(handle);
     if (candidate) return reinterpret_cast<Xerbla>(found);
   }

@@ -52,6 +52,13 @@ def write_atomically(path, db, write):
             os.remove(temp)
 
 
+def shown(path):
+    """A path as text a Markdown line can hold: bytes that are not UTF-8 as \\xNN (writing them raised
+    UnicodeEncodeError, after the plots), a control character escaped, a backtick as a quote."""
+    text = os.fsencode(path).decode("utf-8", "backslashreplace")
+    return "".join(c if c.isprintable() and c != "`" else repr(c)[1:-1] if c != "`" else "'" for c in text)
+
+
 def positive(x):
     return isinstance(x, (int, float)) and math.isfinite(x) and x > 0
 
@@ -227,7 +234,7 @@ def run():
         plt.close(fig)
         figures.append(("GFlop/s against the CPU share d / N", "gflops_vs_d.png"))
 
-    lines = ["# hetlu tuning report", "", f"Database: `{args.source}`", ""]
+    lines = ["# hetlu tuning report", "", f"Database: `{shown(args.source)}`", ""]
     for fingerprint, hard_key in machines:
         try:
             key = json.loads(hard_key)

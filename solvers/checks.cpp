@@ -24,19 +24,15 @@ void at_least(const char* name, long long value, const char* bound_name, long lo
                           std::to_string(bound));
 }
 
-void entries_apart(const Entries& written, const Entries& other) {
-  if (entries_meet(written, other))
-    throw InvalidArgument(std::string(written.name) + " overlaps " + other.name + ": " + written.name +
-                          " must be an array of its own");
+void refuse_overlap(const Entries& written, const Entries& other) {
+  throw InvalidArgument(std::string(written.name) + " overlaps " + other.name + ": " + written.name +
+                        " must be an array of its own");
 }
 
-bool entries_meet(const Entries& written, const Entries& other) {
-  if (written.empty() || other.empty()) return false;
-  // Bytes, in written's frame: other's base lies `shift` after written's.
+bool entries_meet_within(const Entries& written, const Entries& other) {
   const long long shift = static_cast<long long>(reinterpret_cast<std::intptr_t>(other.base) -
                                                  reinterpret_cast<std::intptr_t>(written.base));
   const long long other_end = other.block_end(other.count - 1);
-  if (written.block_end(written.count - 1) <= shift || shift + other_end <= 0) return false;  // apart as a whole
   const long long span = other.block_end(0), stride = other.count > 1 ? other.stride * other.entry : 0;
   const long long ld = other.ld * other.entry, column = other.rows * other.entry;
   for (long long i = 0; i < written.count; ++i)

@@ -102,6 +102,20 @@ TEST(CApiArguments, PivotsInfoAndABatchsArraysAreApartFromEachOther) {
                               reinterpret_cast<int*>(A.data() + 5)),
           "info overlaps A: info must be an array of its own");
   EXPECT_EQ(infos[0], 7);
+  // info and iter, written when a call ends: inside A, ipiv or X they changed a factor, a pivot or X
+  // with success.
+  refused(
+      hetlu_dgesv(n, 1, A.data(), n, ipiv.data(), B.data(), n, reinterpret_cast<int*>(A.data() + 3), nullptr, nullptr),
+      "info overlaps A: info must be an array of its own");
+  refused(hetlu_dgetrf(n, n, A.data(), n, ipiv.data(), ipiv.data() + 1, nullptr, nullptr),
+          "info overlaps ipiv: info must be an array of its own");
+  std::vector<double> X(n);
+  int iter = 0;
+  refused(hetlu_dsgesv(n, 1, A.data(), n, ipiv.data(), B.data(), n, X.data(), n, reinterpret_cast<int*>(X.data()),
+                       &info, nullptr, nullptr),
+          "iter overlaps X: iter must be an array of its own");
+  refused(hetlu_dsgesv(n, 1, A.data(), n, ipiv.data(), B.data(), n, X.data(), n, &iter, &iter, nullptr, nullptr),
+          "info overlaps iter: info must be an array of its own");
   // Apart, in one allocation: solved.
   EXPECT_EQ(hetlu_dgesv_batched(4, n, 1, A.data(), n, n * n, ipiv.data(), n, B.data(), n, n, infos), HETLU_SUCCESS)
       << last_error();

@@ -1,7 +1,8 @@
 /* An illegal argument reaches the program's own xerbla_ even where a module loaded locally defines
    it (NumPy's, which raises ValueError): linked or preloaded, the drop-in's calls, and the BLAS
    library's, had reached OpenBLAS's xerbla_ (print and return) instead. Before the module is
-   loaded, and after, every call returns LAPACK's INFO. Usage: test_xerbla MODULE. */
+   loaded, and after, every call returns LAPACK's INFO. A plugin loaded before it that defines
+   xerbla_ and uses no BLAS is never asked, as without the drop-in. Usage: test_xerbla MODULE PLUGIN. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,14 +20,15 @@ static void expect(int ok, const char* what) {
 }
 
 int main(int argc, char** argv) {
-  if (argc != 2) return 2;
+  if (argc != 3) return 2;
   double a[4] = {4, 1, 1, 3}, z[8] = {0};
   int ipiv[2], info = 0, n = 2, zero = 0, one = 1;
   dgetrf_(&n, &n, a, &one, ipiv, &info); /* LDA 1 < N: argument 4, reported by the BLAS library's */
   expect(info == -4, "dgetrf_ with LDA < M returns INFO -4 before the module is loaded");
 
+  void* plugin = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
   void* module = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-  if (!module) {
+  if (!module || !plugin) {
     printf("dlopen: %s\n", dlerror());
     return 1;
   }
@@ -44,7 +46,12 @@ int main(int argc, char** argv) {
   expect(info == -1 && reports(routine, &argument) == ++seen && !strcmp(routine, "DPOTRF") && argument == 1,
          "dpotrf_ (the BLAS library's) reports argument 1 to the module's xerbla_");
 
+  char plugin_routine[7];
+  int plugin_argument = 0;
+  int (*plugin_reports)(char[7], int*) = (int (*)(char[7], int*))dlsym(plugin, "xerbla_module_reports");
+  expect(plugin_reports(plugin_routine, &plugin_argument) == 0, "the plugin without a BLAS is never asked");
   dlclose(module);
+  dlclose(plugin);
   dgetrf_(&n, &n, a, &one, ipiv, &info); /* the module gone: the BLAS library's again, no crash */
   expect(info == -4, "dgetrf_ with LDA < M returns INFO -4 after the module is unloaded");
   if (!failures) printf("xerbla: the program's own handler answered\n");
