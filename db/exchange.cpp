@@ -247,6 +247,10 @@ ImportReport import_json(Database& db, const nlohmann::json& document, const std
       std::map<std::int64_t, std::int64_t> runs;  // exported run -> local run: each run stays one run
       for (int t = 0; t < table_count; ++t) {
         int position = 0;  // in the file's list, from 1
+        auto newest = db.prepare(std::string("SELECT coalesce(max(rowid), 0) FROM ") + tables[t]);
+        newest.step();
+        const std::int64_t before = newest.column_int(0);  // rows added come after it
+        std::map<std::int64_t, int> positions;             // row id -> place in the file
         for (const auto& row : m.value(tables[t], nlohmann::json::array())) {
           ++position;
           check_row(row, tables[t], columns[t]);
@@ -275,14 +279,16 @@ ImportReport import_json(Database& db, const nlohmann::json& document, const std
                                 ": a value of the wrong type or out of range (" + check + ")");
           }
           if (inserted) {
-            if (const auto bad = invalid_fields(db, tables[t], db.last_insert_id()); !bad.empty())
-              throw DatabaseError("import: machine " + fp.hash + ": " + tables[t] + " entry " +
-                                  std::to_string(position) + ": " + bad + " of the wrong type or out of range");
+            positions[db.last_insert_id()] = position;
             ++*added[t];
           } else {
             ++report.skipped;
           }
         }
+        if (const auto bad = first_invalid_after(db, tables[t], before))
+          throw DatabaseError("import: machine " + fp.hash + ": " + tables[t] + " entry " +
+                              std::to_string(positions[bad->rowid]) + ": " + bad->fields +
+                              " of the wrong type or out of range");
       }
       link_best_plans_to_trials(db, id);
       auto orphan = db.prepare("SELECT solver, n FROM best_plans WHERE machine_id = ?1 AND trial_id IS NULL");

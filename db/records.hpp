@@ -138,9 +138,13 @@ std::vector<std::string> invalid_rows(Database& db);
 // draws what a look-up would use, not what db check lists).
 std::int64_t keep_only_valid_rows(Database& copy);  // returns how many rows went
 
-// The fields of one row of `table` that invalid_rows would find wrong, as "a, b"; empty where the
-// row is valid (an import names a bad row by its place in the file).
-std::string invalid_fields(Database& db, const std::string& table, std::int64_t rowid);
+// The first row of `table` after `rowid` that invalid_rows would find, with its wrong fields as
+// "a, b" (an import names a bad row by its place in the file: one query a table, not one a row).
+struct InvalidRow {
+  std::int64_t rowid;
+  std::string fields;
+};
+std::optional<InvalidRow> first_invalid_after(Database& db, const std::string& table, std::int64_t rowid);
 
 // Stored texts that are not valid UTF-8 (a flipped byte) or that hold a control character other
 // than a tab or line feed (a hand edit: ESC or U+009B would reach a terminal), described by table,

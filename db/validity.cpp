@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -259,19 +260,16 @@ const std::string& valid_probe_condition() {
   return condition;
 }
 
-std::string invalid_fields(Database& db, const std::string& table, std::int64_t rowid) {
-  // Per table, built once: an import asks this for every row it adds.
-  static const std::map<std::string, std::string> queries = [] {
-    std::map<std::string, std::string> sql;
-    for (const auto& rule : rules())
-      sql[rule.table] = "SELECT " + failed_fields(rule.checks) + " FROM " + rule.table + " WHERE rowid = ?1";
-    return sql;
-  }();
-  const auto query = queries.find(table);
-  if (query == queries.end()) return {};
-  auto s = db.prepare(query->second);
-  s.bind(1, rowid);
-  return s.step() ? s.column_text(0) : std::string();
+std::optional<InvalidRow> first_invalid_after(Database& db, const std::string& table, std::int64_t rowid) {
+  for (const auto& rule : rules()) {
+    if (rule.table != table) continue;
+    auto s = db.prepare("SELECT rowid, " + failed_fields(rule.checks) + " FROM " + table +
+                        " WHERE rowid > ?1 AND NOT coalesce(" + all_of(rule.checks) + ", 0) ORDER BY rowid LIMIT 1");
+    s.bind(1, rowid);
+    if (s.step()) return InvalidRow{s.column_int(0), s.column_text(1)};
+    return std::nullopt;
+  }
+  return std::nullopt;
 }
 
 std::int64_t keep_only_valid_rows(Database& copy) {
