@@ -190,9 +190,6 @@ hetlu::checks::Entries matrix(const char* name, const T* M, int ld, int columns,
 hetlu::checks::Entries scalar(const char* name, const int* p) {
   return hetlu::checks::Entries::of(name, p, 1, 1, 1);
 }
-hetlu::checks::Entries pivots(const int* ipiv, int count) {
-  return hetlu::checks::Entries::of("ipiv", ipiv, count, 1, count);
-}
 
 // A character a message can carry as it is, else its code (a NUL ended the message there).
 std::string said_as(char c) {
@@ -232,7 +229,7 @@ hetlu_status getrf_c(int m, int n, T* A, int lda, int* ipiv, int* info, const he
   const auto written = scalar("info", info);
   if (!r && asks_nothing(o) &&
       !(info && (hetlu::checks::entries_meet(written, matrix("A", A, lda, n, m)) ||
-                 hetlu::checks::entries_meet(written, pivots(ipiv, std::max(0, std::min(m, n))))))) {
+                 hetlu::checks::entries_meet(written, hetlu::checks::getrf_pivots(m, n, ipiv))))) {
     int small_info = -1;
     try {
       small_info = hetlu::detail::small_path_getrf_default(m, n, A, lda, ipiv);
@@ -255,7 +252,7 @@ template <class T>
 [[gnu::noinline]] hetlu_status getrf_c_full(int m, int n, T* A, int lda, int* ipiv, int* info, const hetlu_options* o,
                                             hetlu_report* r) {
   return with_outputs(info, r, [&] {
-    scalars_apart({scalar("info", info)}, {matrix("A", A, lda, n, m), pivots(ipiv, std::max(0, std::min(m, n)))});
+    scalars_apart({scalar("info", info)}, {matrix("A", A, lda, n, m), hetlu::checks::getrf_pivots(m, n, ipiv)});
     const auto solver = o ? solver_of(o->solver) : hetlu::Solver::gepp;
     const hetlu::Options options = options_of(o, r);
     int small_info = 0;  // without a report, the small path needs no SolveReport
@@ -313,7 +310,7 @@ hetlu_status getrs_c(char trans, int n, int nrhs, const T* LU, int lda, const in
     if (n > 0 && nrhs > 0 && lda >= n && ldb >= n) {  // B is written while LU and the pivots are read
       hetlu::checks::apart("B", B, ldb, nrhs, "LU", LU, lda, n, n);
       hetlu::checks::entries_apart(hetlu::checks::Entries::of("B", B, ldb, nrhs, n),
-                                   hetlu::checks::Entries::of("ipiv", ipiv, n, 1, n));
+                                   hetlu::checks::pivot_entries(ipiv, n));
     }
     if (const int k = zero_pivot_of_usable_factors(trans, n, nrhs, LU, lda, ipiv, B, ldb)) {
       hetlu::detail::set_last_error("the factors are singular: U(" + std::to_string(k) + "," + std::to_string(k) +
@@ -345,7 +342,8 @@ template <class T>
 hetlu_status gesv_c(int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, int* info, const hetlu_options* o,
                     hetlu_report* r) {
   return with_outputs(info, r, [&] {
-    scalars_apart({scalar("info", info)}, {matrix("A", A, lda, n, n), matrix("B", B, ldb, nrhs, n), pivots(ipiv, n)});
+    scalars_apart({scalar("info", info)},
+                  {matrix("A", A, lda, n, n), matrix("B", B, ldb, nrhs, n), hetlu::checks::pivot_entries(ipiv, n)});
     const auto solver = o ? solver_of(o->solver) : hetlu::Solver::gepp;
     return finite_or_error(finish(hetlu::gesv(solver, n, nrhs, A, lda, ipiv, B, ldb, options_of(o, r)), info, r), n,
                            nrhs, B, ldb);
@@ -357,9 +355,9 @@ hetlu_status mixed_gesv_c(int n, int nrhs, T* A, int lda, int* ipiv, const T* B,
                           int* info, const hetlu_options* o, hetlu_report* r) {
   if (iter) *iter = 0;  // as LAPACK's dsgesv sets it first: a refused call leaves no earlier call's
   return with_outputs(info, r, [&] {
-    scalars_apart(
-        {scalar("info", info), scalar("iter", iter)},
-        {matrix("A", A, lda, n, n), matrix("B", B, ldb, nrhs, n), matrix("X", X, ldx, nrhs, n), pivots(ipiv, n)});
+    scalars_apart({scalar("info", info), scalar("iter", iter)},
+                  {matrix("A", A, lda, n, n), matrix("B", B, ldb, nrhs, n), matrix("X", X, ldx, nrhs, n),
+                   hetlu::checks::pivot_entries(ipiv, n)});
     const auto solver = o ? solver_of(o->solver) : hetlu::Solver::gepp;
     const hetlu::Options options = options_of(o, r);
     int steps = 0;
@@ -375,7 +373,7 @@ hetlu_status auto_precision_gesv_c(int n, int nrhs, T* A, int lda, int* ipiv, co
                                    int* info, const hetlu_options* o, hetlu_report* r) {
   return with_outputs(info, r, [&] {
     scalars_apart({scalar("info", info)}, {matrix("A", A, lda, n, n), matrix("B", B, ldb, nrhs, n),
-                                           matrix("X", X, ldx, nrhs, n), pivots(ipiv, n)});
+                                           matrix("X", X, ldx, nrhs, n), hetlu::checks::pivot_entries(ipiv, n)});
     const auto solver = o ? solver_of(o->solver) : hetlu::Solver::gepp;
     return finite_or_error(
         finish(hetlu::auto_precision_gesv(solver, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, options_of(o, r)), info, r), n,

@@ -22,7 +22,7 @@ SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B,
   if (options.input_check == InputCheck::finite) {
     checks::apart("B", B, ldb, nrhs, "A", A, lda, n, n);
     // The pivots are written while A is factored and B solved (inside either: a crash or a wrong X).
-    const auto pivots = checks::Entries::of("ipiv", ipiv, n, 1, n);
+    const auto pivots = checks::pivot_entries(ipiv, n);
     checks::entries_apart(pivots, checks::Entries::of("A", A, lda, n, n));
     checks::entries_apart(pivots, checks::Entries::of("B", B, ldb, nrhs, n));
   }

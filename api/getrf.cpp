@@ -1,7 +1,5 @@
 // hetlu::getrf: the small-matrix path, else the resolved plan (the CPUs where a device cannot hold it).
 
-#include <algorithm>
-
 #include "api/front_end.hpp"
 #include "hetlu/detail/flops.hpp"
 #include "hetlu/hetlu.hpp"
@@ -17,8 +15,6 @@ using namespace front_end;
 template <class T>
 SolveReport getrf(Solver solver, int m, int n, T* A, int lda, int* ipiv, const Options& options) {
   SolveReport report;
-  if (options.input_check == InputCheck::finite)  // the pivots are written while A is factored
-    checks::entries_apart(checks::getrf_pivots(m, n, ipiv), checks::Entries::of("A", A, lda, n, m));
   bool small = false;
   report.seconds =
       timed(options, [&] { small = detail::small_path_getrf(solver, m, n, A, lda, ipiv, options, &report.info); });
@@ -28,7 +24,9 @@ SolveReport getrf(Solver solver, int m, int n, T* A, int lda, int* ipiv, const O
     return report;
   }
   report.info = 0;
-  checks::factorization(m, n, A, lda, ipiv);  // before the plan: pricing n = 2e9 took minutes
+  checks::factorization(m, n, A, lda, ipiv);      // before the plan: pricing n = 2e9 took minutes
+  if (options.input_check == InputCheck::finite)  // the pivots are written while A is factored
+    checks::entries_apart(checks::getrf_pivots(m, n, ipiv), checks::Entries::of("A", A, lda, n, m));
   Resolution r = resolve_plan(solver, scalar::plan_precision<T>(), m, n, options);
   report.plan = r.plan;
   report.warnings = r.warnings;

@@ -3,6 +3,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "db/records.hpp"
@@ -116,27 +117,28 @@ void upsert_best_plan(Database& db, const BestPlan& b) {
   });
 }
 
-std::int64_t delete_invalid_best_plans(Database& db) {
-  std::vector<std::int64_t> invalid;
+namespace {
+// Every best_plans row a look-up would skip, with its row id and why.
+std::vector<std::pair<std::int64_t, std::string>> invalid_best_plan_rows(Database& db) {
+  std::vector<std::pair<std::int64_t, std::string>> invalid;
   for (auto s = db.prepare(std::string(best_columns)); s.step();) try {
       read_best(s);
-    } catch (const DatabaseError&) {
-      invalid.push_back(s.column_int(18));
+    } catch (const DatabaseError& e) {
+      invalid.emplace_back(s.column_int(18), e.what());
     }
-  for (const auto rowid : invalid) db.prepare("DELETE FROM best_plans WHERE rowid = ?1").bind(1, rowid).run();
+  return invalid;
+}
+}  // namespace
+
+std::int64_t delete_invalid_best_plans(Database& db) {
+  const auto invalid = invalid_best_plan_rows(db);
+  for (const auto& row : invalid) db.prepare("DELETE FROM best_plans WHERE rowid = ?1").bind(1, row.first).run();
   return static_cast<std::int64_t>(invalid.size());
 }
 
 std::vector<std::string> invalid_best_plans(Database& db) {
-  auto s = db.prepare(std::string(best_columns));
   std::vector<std::string> problems;
-  while (s.step()) {
-    try {
-      read_best(s);
-    } catch (const DatabaseError& e) {
-      problems.emplace_back(e.what());
-    }
-  }
+  for (auto& row : invalid_best_plan_rows(db)) problems.push_back(std::move(row.second));
   return problems;
 }
 

@@ -99,6 +99,10 @@ bool process_xerbla_is_this_librarys() {
   return global && dladdr1(global, &info, reinterpret_cast<void**>(&owner), RTLD_DL_LINKMAP) && owner == this_library();
 }
 
+// Whether this thread is inside xerbla_ below: re-entered (an override that calls xerbla_ by name, or
+// a cycle of them), the report goes onward, never back. A handler that leaves by longjmp (R's) leaves
+// it set; the drop-in's own reports clear it (illegal), and the BLAS library's then go to the next.
+thread_local bool reporting = false;
 }  // namespace
 
 // LAPACK's error handler, exported so that the BLAS library's calls reach it too under LD_PRELOAD.
@@ -107,13 +111,6 @@ bool process_xerbla_is_this_librarys() {
 // order (the BLAS library's: it prints LAPACK's message and returns); else that message here. A
 // xerbla_ before this one in the global scope already answers every call: this one is reached only
 // from it, passing the report on (dlsym(RTLD_NEXT)), and hands it to the next, never back.
-namespace {
-// Whether this thread is inside xerbla_ below: re-entered (an override that calls xerbla_ by name, or
-// a cycle of them), the report goes onward, never back. A handler that leaves by longjmp (R's) leaves
-// it set; the drop-in's own reports clear it (illegal), and the BLAS library's then go to the next.
-thread_local bool reporting = false;
-}  // namespace
-
 extern "C" void xerbla_(const char* srname, const int* info, std::size_t srname_len) {
   Xerbla handler = nullptr;
   if (!reporting && process_xerbla_is_this_librarys()) handler = overriding_xerbla();

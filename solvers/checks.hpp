@@ -91,10 +91,13 @@ inline void entries_apart(const Entries& written, const Entries& other) {
   if (entries_meet(written, other)) refuse_overlap(written, other);
 }
 
+// `count` pivots, as one column.
+inline Entries pivot_entries(const int* ipiv, int count) {
+  return Entries::of("ipiv", ipiv, count, 1, count);
+}
 // getrf's pivots: min(m, n) of them.
 inline Entries getrf_pivots(int m, int n, const int* ipiv) {
-  const int k = std::max(0, std::min(m, n));
-  return Entries::of("ipiv", ipiv, k, 1, k);
+  return pivot_entries(ipiv, std::max(0, std::min(m, n)));
 }
 
 template <class T>
@@ -119,7 +122,7 @@ void system_into_x(int n, int nrhs, const T* A, int lda, const T* B, int ldb, co
     // X is written while A and B are read: an X over B (B const) was zeroed with it and "converged".
     apart("X", X, ldx, nrhs, "B", B, ldb, nrhs, n);
     apart("X", X, ldx, nrhs, "A", A, lda, n, n);
-    const auto pivots = Entries::of("ipiv", ipiv, n, 1, n);  // written while A is factored, B and X used
+    const auto pivots = pivot_entries(ipiv, n);  // written while A is factored, B and X used
     entries_apart(pivots, Entries::of("A", A, lda, n, n));
     entries_apart(pivots, Entries::of("B", B, ldb, nrhs, n));
     entries_apart(pivots, Entries::of("X", X, ldx, nrhs, n));

@@ -34,7 +34,7 @@ void check_getrs_arguments(const Plan& plan, int n, int nrhs, const T* LU, int l
   if (nrhs == 0) return;              // LAPACK's quick return: nothing is read, ipiv included
   if (check == InputCheck::finite) {  // B is written while LU and the pivots are read
     checks::apart("B", B, ldb, nrhs, "LU", LU, lda, n, n);
-    checks::entries_apart(checks::Entries::of("B", B, ldb, nrhs, n), checks::Entries::of("ipiv", ipiv, n, 1, n));
+    checks::entries_apart(checks::Entries::of("B", B, ldb, nrhs, n), checks::pivot_entries(ipiv, n));
   }
   checks::pivots("ipiv", n, ipiv);  // O(n), and an out-of-range pivot would address outside B
   if (check == InputCheck::finite) checks::finite("B", n, nrhs, B, ldb);
