@@ -201,6 +201,9 @@ DenseMatrix read_matrix_market(const std::string& path, MatrixRole role, const D
   header >> banner >> object >> format >> field >> symmetry;
   if (banner != "%%MatrixMarket")
     reader.fail("not a Matrix Market file (the first line must start with %%MatrixMarket)");
+  // The banner has exactly five words (as SciPy's mmread reads it): a sixth is no qualifier this
+  // reader knows, and ignoring it would read the file as something it says it is not.
+  reader.expect_end(header);
   object = lower(object), format = lower(format), field = lower(field), symmetry = lower(symmetry);
   if (object != "matrix") reader.fail("object " + quote_cut(object) + " is not supported (expected matrix)");
   if (format != "array" && format != "coordinate")

@@ -67,6 +67,9 @@ TEST(MatrixMarket, ErrorsNameTheLine) {
   EXPECT_EQ(error_of(write(dir, "%%MatrixMarket matrix coordinate quaternion general\n1 1 1\n1 1\n")),
             dir.file("m.mtx") + ":1: field 'quaternion' is not supported (expected real, integer, complex or pattern)");
   EXPECT_EQ(error_of(write(dir, "")), dir.file("m.mtx") + ":0: empty file (expected a %%MatrixMarket header)");
+  // A sixth word in the banner was ignored: the file was read as the five said, whatever the sixth meant.
+  EXPECT_EQ(error_of(write(dir, "%%MatrixMarket matrix coordinate real general symmetric\n1 1 1\n1 1 1\n")),
+            dir.file("m.mtx") + ":1: unexpected extra field 'symmetric'");
   EXPECT_EQ(error_of(dir.file("missing.mtx")), dir.file("missing.mtx") + ": no such file");
   std::filesystem::create_symlink("loop.mtx", dir.file("loop.mtx"));  // was said as "no such file"
   EXPECT_EQ(error_of(dir.file("loop.mtx")),
