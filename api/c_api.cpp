@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <new>
 #include <string>
 
@@ -52,6 +53,8 @@ hetlu::Solver solver_of(hetlu_solver s) {
       return hetlu::Solver::calu;
     case HETLU_SOLVER_PRBT:
       return hetlu::Solver::prbt;
+    case HETLU_SOLVER_AUTO:
+      throw hetlu::InvalidArgument("options->solver = HETLU_SOLVER_AUTO applies to hetlu_?solve_checked only");
   }
   throw hetlu::InvalidArgument("options->solver = " + std::to_string(static_cast<int>(s)) + " is not a hetlu_solver");
 }
@@ -350,6 +353,56 @@ hetlu_status gesv_c(int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, in
   });
 }
 
+// What the checked solve's report says, as a status: the hetlu command's verdicts (its exit statuses
+// 3, 5 and 4), with ?gesvx's info = n + 1 for singular to working precision.
+hetlu_status checked_verdict(int n, const hetlu::SolveReport& r, int* info) {
+  if (r.info > 0) return HETLU_ERROR_SINGULAR;  // finish said so
+  char line[200];
+  if (!r.accurate) {
+    std::snprintf(line, sizeof line,
+                  "backward error %.2e above the tolerance 30 (n + 1) eps = %.2e after %zu tries: X is the most "
+                  "accurate found",
+                  r.backward_error.value_or(std::numeric_limits<double>::infinity()),
+                  r.plan.precision == hetlu::Precision::single ? hetlu::accuracy_tolerance<float>(n)
+                                                               : hetlu::accuracy_tolerance<double>(n),
+                  std::max<std::size_t>(1, r.attempts.size()));
+    hetlu::detail::set_last_error(line);
+    return HETLU_ERROR_INACCURATE;
+  }
+  if (r.singular_to_working_precision) {
+    if (info) *info = n + 1;
+    std::snprintf(line, sizeof line,
+                  "A is singular to working precision (rcond %.1e below eps): X may have no correct digit",
+                  r.rcond.value_or(0));
+    hetlu::detail::set_last_error(line);
+    return HETLU_ERROR_SINGULAR;
+  }
+  return HETLU_SUCCESS;
+}
+
+template <class T>
+hetlu_status solve_checked_c(int n, int nrhs, const T* A, int lda, T* B, int ldb, int* info, double* backward_error,
+                             double* rcond, const hetlu_options* o, hetlu_report* r) {
+  return with_outputs(info, r, [&] {
+    const auto whole = [](const char* name, const double* p) { return hetlu::checks::Entries::of(name, p, 1, 1, 1); };
+    scalars_apart({scalar("info", info), whole("backward_error", backward_error), whole("rcond", rcond)},
+                  {matrix("A", A, lda, n, n), matrix("B", B, ldb, nrhs, n)});
+    for (double* out : {backward_error, rcond})
+      if (out) *out = -1;  // until X is written
+    const std::optional<hetlu::Solver> solver = !o || o->solver != HETLU_SOLVER_AUTO
+                                                    ? std::optional(o ? solver_of(o->solver) : hetlu::Solver::gepp)
+                                                    : std::nullopt;
+    const hetlu::SolveReport report = hetlu::solve_checked(solver, n, nrhs, A, lda, B, ldb, options_of(o, r));
+    const hetlu_status status = finish(report, info, r);
+    if (report.info == 0) {
+      if (backward_error) *backward_error = n == 0 || nrhs == 0 ? 0 : report.backward_error.value_or(-1);
+      if (rcond) *rcond = n == 0 ? 1 : report.rcond.value_or(-1);
+    }
+    const hetlu_status finite = finite_or_error(status, n, nrhs, B, ldb);
+    return finite != HETLU_SUCCESS ? finite : checked_verdict(n, report, info);
+  });
+}
+
 template <class T>
 hetlu_status mixed_gesv_c(int n, int nrhs, T* A, int lda, int* ipiv, const T* B, int ldb, T* X, int ldx, int* iter,
                           int* info, const hetlu_options* o, hetlu_report* r) {
@@ -490,6 +543,27 @@ hetlu_status hetlu_cgesv(int n, int nrhs, hetlu_complex_float* A, int lda, int* 
   return gesv_c(n, nrhs, A, lda, ipiv, B, ldb, info, options, report);
 }
 
+hetlu_status hetlu_dsolve_checked(int n, int nrhs, const double* A, int lda, double* B, int ldb, int* info,
+                                  double* backward_error, double* rcond, const hetlu_options* options,
+                                  hetlu_report* report) {
+  return solve_checked_c(n, nrhs, A, lda, B, ldb, info, backward_error, rcond, options, report);
+}
+hetlu_status hetlu_ssolve_checked(int n, int nrhs, const float* A, int lda, float* B, int ldb, int* info,
+                                  double* backward_error, double* rcond, const hetlu_options* options,
+                                  hetlu_report* report) {
+  return solve_checked_c(n, nrhs, A, lda, B, ldb, info, backward_error, rcond, options, report);
+}
+hetlu_status hetlu_zsolve_checked(int n, int nrhs, const hetlu_complex_double* A, int lda, hetlu_complex_double* B,
+                                  int ldb, int* info, double* backward_error, double* rcond,
+                                  const hetlu_options* options, hetlu_report* report) {
+  return solve_checked_c(n, nrhs, A, lda, B, ldb, info, backward_error, rcond, options, report);
+}
+hetlu_status hetlu_csolve_checked(int n, int nrhs, const hetlu_complex_float* A, int lda, hetlu_complex_float* B,
+                                  int ldb, int* info, double* backward_error, double* rcond,
+                                  const hetlu_options* options, hetlu_report* report) {
+  return solve_checked_c(n, nrhs, A, lda, B, ldb, info, backward_error, rcond, options, report);
+}
+
 hetlu_status hetlu_dsgesv(int n, int nrhs, double* A, int lda, int* ipiv, const double* B, int ldb, double* X, int ldx,
                           int* iter, int* info, const hetlu_options* options, hetlu_report* report) {
   return mixed_gesv_c(n, nrhs, A, lda, ipiv, B, ldb, X, ldx, iter, info, options, report);
@@ -583,6 +657,8 @@ const char* hetlu_strerror(hetlu_status status) {
       return "internal error";
     case HETLU_ERROR_NOT_FINITE:
       return "the solution is not finite (an overflow)";
+    case HETLU_ERROR_INACCURATE:
+      return "the solution is not accurate (its backward error is above the tolerance)";
   }
   return "unknown status";
 }

@@ -879,6 +879,8 @@ template <class T>
 SolveReport solve_checked(std::optional<Solver> solver, int n, int nrhs, const T* A, int lda, T* B, int ldb,
                           const Options& options) {
   checks::square_system(n, nrhs, A, lda, B, ldb);
+  // X is written into B at the end, while A is promised unchanged: B over A would break the promise.
+  if (n > 0 && nrhs > 0) checks::apart("B", B, ldb, nrhs, "A", A, lda, n, n);
   if (options.input_check == InputCheck::finite) checks::finite_system(n, nrhs, A, lda, B, ldb);
   Scaling scaling = equilibrate(n, A, lda);
   std::vector<T> X;

@@ -41,10 +41,16 @@ typedef enum hetlu_status {
   HETLU_ERROR_NOT_AVAILABLE = 3,    /* the solver or target is not built in this version */
   HETLU_ERROR_OUT_OF_MEMORY = 4,
   HETLU_ERROR_INTERNAL = 5,
-  HETLU_ERROR_NOT_FINITE = 6 /* X holds an Inf or NaN although A and B were finite (an overflow) */
+  HETLU_ERROR_NOT_FINITE = 6, /* X holds an Inf or NaN although A and B were finite (an overflow) */
+  HETLU_ERROR_INACCURATE = 7  /* since 0.3: the checked solve's X failed its backward-error test on every try */
 } hetlu_status;
 
-typedef enum hetlu_solver { HETLU_SOLVER_GEPP = 0, HETLU_SOLVER_CALU = 1, HETLU_SOLVER_PRBT = 2 } hetlu_solver;
+typedef enum hetlu_solver {
+  HETLU_SOLVER_GEPP = 0,
+  HETLU_SOLVER_CALU = 1,
+  HETLU_SOLVER_PRBT = 2,
+  HETLU_SOLVER_AUTO = 3 /* since 0.3, hetlu_?solve_checked only: the fastest predicted, escalating until accurate */
+} hetlu_solver;
 
 typedef enum hetlu_target { HETLU_TARGET_CPU = 0, HETLU_TARGET_HYBRID = 1 } hetlu_target;
 
@@ -133,7 +139,9 @@ hetlu_status hetlu_cgecon(int n, const hetlu_complex_float* LU, int lda, const i
 
 /* Solves A X = B; A is overwritten by its factors and B by X (B untouched when singular). With
  * HETLU_SOLVER_PRBT, which factors a randomized copy, A is left unchanged and ipiv zeroed: no L U of
- * A exists, and hetlu_?getrs refuses those pivots. */
+ * A exists, and hetlu_?getrs refuses those pivots. As LAPACK's ?gesv, X is not checked beyond being
+ * finite: where the factors grew (GEPP on Wilkinson's matrix grows 2^(n-1)) X may be wrong with
+ * HETLU_SUCCESS. hetlu_?solve_checked below checks it. */
 hetlu_status hetlu_dgesv(int n, int nrhs, double* A, int lda, int* ipiv, double* B, int ldb, int* info,
                          const hetlu_options* options, hetlu_report* report);
 hetlu_status hetlu_sgesv(int n, int nrhs, float* A, int lda, int* ipiv, float* B, int ldb, int* info,
@@ -144,6 +152,35 @@ hetlu_status hetlu_zgesv(int n, int nrhs, hetlu_complex_double* A, int lda, int*
                          int* info, const hetlu_options* options, hetlu_report* report);
 hetlu_status hetlu_cgesv(int n, int nrhs, hetlu_complex_float* A, int lda, int* ipiv, hetlu_complex_float* B, int ldb,
                          int* info, const hetlu_options* options, hetlu_report* report);
+
+/* Solves A X = B and checks the answer, as the hetlu command and Python's hetlu.solve do (since 0.3;
+ * hetlu::solve_checked): A is left unchanged, B is overwritten by X. X's componentwise backward
+ * error omega is measured; above 30 (n + 1) eps (eps = 1.1e-16 in double, 6.0e-8 in single) the
+ * system is solved again with refinement, and with options->solver = HETLU_SOLVER_AUTO through the
+ * other solvers, until one is accurate; X is the most accurate answer found. A badly scaled A is
+ * equilibrated as LAPACK's ?gesvx does. options NULL: GEPP on the CPUs. Returns
+ *   HETLU_SUCCESS: omega <= 30 (n + 1) eps, *info = 0;
+ *   HETLU_ERROR_SINGULAR with *info = k in [1, n]: U(k,k) is exactly zero, B unchanged;
+ *   HETLU_ERROR_SINGULAR with *info = n + 1, as ?gesvx: A is singular to working precision (its
+ *     estimated reciprocal condition number is below eps); X is written, its backward error small,
+ *     but it may have no correct digit;
+ *   HETLU_ERROR_INACCURATE (*info = -7): omega stayed above 30 (n + 1) eps on every try; X is written;
+ *   HETLU_ERROR_NOT_FINITE (*info = -6): X overflowed;
+ * and the argument errors of the other calls. *backward_error (omega of X) and *rcond (the
+ * reciprocal 1-norm condition number, estimated as ?gecon) are set wherever X is written, else -1;
+ * either may be NULL. report->plan is the plan of the solve that answered. */
+hetlu_status hetlu_dsolve_checked(int n, int nrhs, const double* A, int lda, double* B, int ldb, int* info,
+                                  double* backward_error, double* rcond, const hetlu_options* options,
+                                  hetlu_report* report);
+hetlu_status hetlu_ssolve_checked(int n, int nrhs, const float* A, int lda, float* B, int ldb, int* info,
+                                  double* backward_error, double* rcond, const hetlu_options* options,
+                                  hetlu_report* report);
+hetlu_status hetlu_zsolve_checked(int n, int nrhs, const hetlu_complex_double* A, int lda, hetlu_complex_double* B,
+                                  int ldb, int* info, double* backward_error, double* rcond,
+                                  const hetlu_options* options, hetlu_report* report);
+hetlu_status hetlu_csolve_checked(int n, int nrhs, const hetlu_complex_float* A, int lda, hetlu_complex_float* B,
+                                  int ldb, int* info, double* backward_error, double* rcond,
+                                  const hetlu_options* options, hetlu_report* report);
 
 /* Mixed precision (since 0.3), as LAPACK's dsgesv and zcgesv: X (n x nrhs, ldx) from a single-
  * precision factorization of A by options->solver (GEPP, CALU, or PRBT's butterflies and GENP),

@@ -1,6 +1,7 @@
 /* The C API from plain C: compiled as C11 against hetlu.h only. Prints one line per check and
  * "N passed, M failed" last; exits non-zero on any failure. */
 #include <complex.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -532,6 +533,85 @@ int main(void) {
     s = hetlu_cgesv(2, 1, Ac, 2, pz, Bc, 2, &infoz, NULL, NULL);
     check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "A(1,1) is NaN") != NULL,
           "cgesv names a NaN imaginary part");
+  }
+
+  /* The checked solve (hetlu_?solve_checked). Wilkinson's matrix (1 on the diagonal, -1 below it, 1
+   * in the last column) is well conditioned, but GEPP's factors grow 2^(n-1): hetlu_dgesv's X, as
+   * LAPACK's dgesv's, is wrong with success; the checked solve says so (at n = 100 GEPP's refinement
+   * cannot repair it: at 64 it can), or with AUTO answers. */
+  {
+    enum { n = 100 };
+    static double W[n * n], Wf[n * n], b[n], x[n];
+    int p[n], inf = -99;
+    double omega = -5, rc = -5;
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i) W[i + j * n] = i == j || j == n - 1 ? 1 : i > j ? -1 : 0;
+    for (int i = 0; i < n; ++i) b[i] = 1.0 / (i + 1);
+    hetlu_options_init(&options);
+    options.db_path = "/nonexistent-folder/hetlu-c-api-test.db";
+    memcpy(Wf, W, sizeof W);
+    memcpy(x, b, sizeof b);
+    s = hetlu_dgesv(n, 1, Wf, n, p, x, n, &inf, &options, NULL);
+    double worst = 0; /* |b - W x|_inf / (|W| |x| + |b|)_inf, a bound on omega */
+    for (int i = 0; i < n; ++i) {
+      double r = b[i], scale = fabs(b[i]);
+      for (int j = 0; j < n; ++j) r -= W[i + j * n] * x[j], scale += fabs(W[i + j * n] * x[j]);
+      worst = fmax(worst, fabs(r) / scale);
+    }
+    check(s == HETLU_SUCCESS && worst > 1e-6, "dgesv on Wilkinson's matrix: a wrong X with success, as LAPACK's");
+    memcpy(x, b, sizeof b);
+    s = hetlu_dsolve_checked(n, 1, W, n, x, n, &inf, &omega, &rc, &options, &report);
+    check(s == HETLU_ERROR_INACCURATE && inf == -HETLU_ERROR_INACCURATE && omega > 30.0 * (n + 1) * DBL_EPSILON / 2 &&
+              rc > 0 && strstr(hetlu_last_error(), "backward error") != NULL,
+          "dsolve_checked with GEPP says the answer is inaccurate, with its omega");
+    options.solver = HETLU_SOLVER_AUTO;
+    memcpy(x, b, sizeof b);
+    s = hetlu_dsolve_checked(n, 1, W, n, x, n, &inf, &omega, &rc, &options, &report);
+    worst = 0;
+    for (int i = 0; i < n; ++i) {
+      double r = b[i], scale = fabs(b[i]);
+      for (int j = 0; j < n; ++j) r -= W[i + j * n] * x[j], scale += fabs(W[i + j * n] * x[j]);
+      worst = fmax(worst, fabs(r) / scale);
+    }
+    check(s == HETLU_SUCCESS && inf == 0 && omega >= 0 && omega <= 30.0 * (n + 1) * DBL_EPSILON / 2 &&
+              worst <= 30.0 * (n + 1) * DBL_EPSILON / 2 && rc > 1e-3,
+          "dsolve_checked with AUTO escalates to an accurate X");
+    check(hetlu_dgesv(n, 1, Wf, n, p, x, n, &inf, &options, NULL) == HETLU_ERROR_INVALID_ARGUMENT &&
+              strstr(hetlu_last_error(), "HETLU_SOLVER_AUTO") != NULL,
+          "HETLU_SOLVER_AUTO is refused by the other calls, by name");
+    options.solver = HETLU_SOLVER_GEPP;
+    check(
+        hetlu_dsolve_checked(n, 1, W, n, W + n, n, &inf, NULL, NULL, &options, NULL) == HETLU_ERROR_INVALID_ARGUMENT &&
+            strstr(hetlu_last_error(), "B") != NULL,
+        "dsolve_checked refuses a B inside A (A is promised unchanged)");
+
+    /* Exactly singular: info names the zero pivot, B is unchanged, no omega. */
+    double S[4] = {1, 2, 2, 4}, sb[2] = {1, 1};
+    omega = rc = -5;
+    s = hetlu_dsolve_checked(2, 1, S, 2, sb, 2, &inf, &omega, &rc, NULL, NULL);
+    check(s == HETLU_ERROR_SINGULAR && inf == 2 && sb[0] == 1 && sb[1] == 1 && omega == -1 && rc == -1,
+          "dsolve_checked: an exactly singular A is info = 2, B unchanged");
+    /* Singular to working precision, as dgesvx's info = n + 1: [[1, 1], [1, 1 + 2^-52]] has the
+     * pivot 2^-52, not zero, and rcond about 2^-54, below eps. */
+    double T[4] = {1, 1, 1, 1 + DBL_EPSILON}, tb[2] = {1, 2};
+    s = hetlu_dsolve_checked(2, 1, T, 2, tb, 2, &inf, &omega, &rc, NULL, NULL);
+    check(s == HETLU_ERROR_SINGULAR && inf == 3 && rc >= 0 && rc < DBL_EPSILON / 2 && omega >= 0 &&
+              strstr(hetlu_last_error(), "working precision") != NULL,
+          "dsolve_checked: A singular to working precision is info = n + 1, X written");
+
+    /* The other precisions: a plain system each. */
+    float Sf[4] = {2, 1, 1, 3}, bf[2] = {3, 4};
+    s = hetlu_ssolve_checked(2, 1, Sf, 2, bf, 2, &inf, &omega, NULL, NULL, NULL);
+    check(s == HETLU_SUCCESS && fabsf(bf[0] - 1) < 1e-6f && fabsf(bf[1] - 1) < 1e-6f && omega <= 30.0 * 3 * FLT_EPSILON,
+          "ssolve_checked solves in single");
+    double _Complex Zc[4] = {2, -I, I, 3}, zb[2] = {2 + I * (1 + I), -I + 3 * (1 + I)};
+    s = hetlu_zsolve_checked(2, 1, Zc, 2, zb, 2, &inf, &omega, &rc, NULL, &report);
+    check(s == HETLU_SUCCESS && cabs(zb[0] - 1) < 1e-14 && cabs(zb[1] - (1 + I)) < 1e-14 && rc > 0.1,
+          "zsolve_checked solves a complex system");
+    float _Complex Cc[4] = {0, 0, 0, 0}, cb[2] = {1, 1};
+    check(hetlu_csolve_checked(2, 1, Cc, 2, cb, 2, &inf, NULL, NULL, NULL, NULL) == HETLU_ERROR_SINGULAR && inf == 1,
+          "csolve_checked: a zero matrix is singular, info 1");
+    check(strcmp(hetlu_strerror(HETLU_ERROR_INACCURATE), "unknown status") != 0, "strerror knows INACCURATE");
   }
 
   printf("%d passed, %d failed\n", passed, failed);

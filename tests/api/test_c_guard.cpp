@@ -116,6 +116,17 @@ TEST(CApiArguments, PivotsInfoAndABatchsArraysAreApartFromEachOther) {
           "iter overlaps X: iter must be an array of its own");
   refused(hetlu_dsgesv(n, 1, A.data(), n, ipiv.data(), B.data(), n, X.data(), n, &iter, &iter, nullptr, nullptr),
           "info overlaps iter: info must be an array of its own");
+  // The checked solve's outputs: refused before any is written.
+  double omega = 5;
+  refused(hetlu_dsolve_checked(n, 1, A.data(), n, B.data(), n, &info, A.data() + 1, nullptr, nullptr, nullptr),
+          "backward_error overlaps A: backward_error must be an array of its own");
+  refused(hetlu_dsolve_checked(n, 1, A.data(), n, B.data(), n, reinterpret_cast<int*>(B.data()), &omega, nullptr,
+                               nullptr, nullptr),
+          "info overlaps B: info must be an array of its own");
+  refused(hetlu_dsolve_checked(n, 1, A.data(), n, B.data(), n, &info, &omega, &omega, nullptr, nullptr),
+          "backward_error overlaps rcond: backward_error must be an array of its own");
+  EXPECT_EQ(omega, 5);
+  EXPECT_EQ(A[1], 0);
   // Apart, in one allocation: solved.
   EXPECT_EQ(hetlu_dgesv_batched(4, n, 1, A.data(), n, n * n, ipiv.data(), n, B.data(), n, n, infos), HETLU_SUCCESS)
       << last_error();
