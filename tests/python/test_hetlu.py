@@ -112,6 +112,21 @@ def test_lu_solve_says_where_x_cannot_be_trusted(db):
         hetlu.lu_solve(hetlu.lu_factor(np.eye(3), db=db), np.array([1, "x", 2], dtype=object))
 
 
+def test_lu_factor_warns_of_pivot_growth(db):
+    """Wilkinson's matrix (growth 2^(n-1)): lu_solve's x from the factors was off by 0.45 in silence
+    (a hostile helper's finding); a random matrix's growth (about n^(2/3)) says nothing."""
+    n = 64
+    W = np.tril(-np.ones((n, n)), -1) + np.eye(n)
+    W[:, -1] = 1
+    with pytest.warns(hetlu.linalg.LinAlgWarning, match=r"pivot growth 9\.2e\+18 .* hetlu.solve checks"):
+        f = hetlu.lu_factor(W, db=db)
+    assert any("pivot growth" in w for w in f.plan["warnings"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        hetlu.lu_factor(random_system(200)[0], db=db)
+        hetlu.lu_factor(np.random.default_rng(2).standard_normal((300, 40)), db=db)  # tall: U is 40 x 40
+
+
 @pytest.mark.parametrize("order", ["F", "C"])
 def test_prbt_with_overwrite_a_still_checks_and_repairs_against_a(db, order):
     """PRBT leaves A as it is, so overwrite_a=True need not give up the check: rows scaled by 1e30
