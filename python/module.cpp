@@ -347,6 +347,7 @@ bool check_as_the_command(SolveResult& r, SolveReport& report, const std::string
   const double first_seconds = report.seconds;
   report = std::move(again);  // plan, phases, steps, rcond and verdict of the answer returned
   report.warnings = std::move(warnings);
+  if (report.note.empty()) report.note = line;  // the first answer's note was of an answer not returned
   report.seconds += first_seconds;
   return true;
 }
