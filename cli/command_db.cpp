@@ -189,7 +189,9 @@ void register_db_exchange(CLI::App& db_cmd, CommandState&) {
     if (input.bad()) throw InvalidArgument(args->file + ": cannot be read");
     nlohmann::json document;
     try {
-      document = nlohmann::json::parse(text);
+      document = db::parse_export(text);
+    } catch (const db::DatabaseError& e) {
+      throw InvalidArgument(args->file + ": " + e.what());
     } catch (const nlohmann::json::parse_error& e) {
       throw InvalidArgument(args->file + ": not JSON (at byte " + std::to_string(e.byte) + ")");
     } catch (const nlohmann::json::exception&) {  // e.g. a number beyond double's range

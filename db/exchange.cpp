@@ -170,6 +170,19 @@ constexpr int deepest_export = 32;
 
 }  // namespace
 
+nlohmann::json parse_export(const std::string& text) {
+  struct TooDeep {};
+  const auto depth_guard = [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+    if (depth > deepest_export) throw TooDeep{};
+    return true;
+  };
+  try {
+    return nlohmann::json::parse(text, depth_guard);
+  } catch (const TooDeep&) {
+    throw DatabaseError("import: nested more than " + std::to_string(deepest_export) + " levels deep; not an export");
+  }
+}
+
 void check_export(const nlohmann::json& document, const std::string& this_machine, bool force) {
   if (nesting_depth(document) > deepest_export)
     throw DatabaseError("import: nested more than " + std::to_string(deepest_export) + " levels deep; not an export");

@@ -18,6 +18,11 @@ struct ImportReport {
   std::int64_t skipped = 0;                                    // rows already present
 };
 
+// An export's text as JSON; throws nlohmann's parse errors as they are, and DatabaseError where it
+// nests deeper than an export does, said as soon as the parser gets there (a 100 MB file of '['
+// took 7.4 GB to be refused after the whole of it was parsed).
+nlohmann::json parse_export(const std::string& text);
+
 // Throws DatabaseError, naming what is wrong, unless document is an export this hetlu can import
 // (schema 3 or newer) whose machines are this_machine (any machine with force). Touches nothing:
 // call it before opening the database, so that a refused file creates none.
