@@ -84,8 +84,18 @@ const CLI::Validator finite_positive(
     },
     "a finite number > 0");
 
+CLI::Validator decimal_in(double least, double most, const std::string& range) {
+  return CLI::Validator(
+      [least, most, range](std::string& value) {
+        const double x = decimal(value);
+        return x >= least && x <= most ? std::string() : "'" + value + "' is not a number " + range;
+      },
+      "a number " + range);
+}
+
 // CLI11 reads a leading 0 as octal (--ranks 017 planned for 15 ranks, 09 "could not convert"): the
-// zeros are dropped here, so that the number checked is the number stored.
+// zeros are dropped here, so that the number checked is the number stored. Given with ->transform:
+// ->check runs a validator on a copy of the value (recommend -n 010 was still read as 8).
 CLI::Validator whole_in(long long least, long long most) {
   const std::string range = "a whole number in [" + std::to_string(least) + ", " + std::to_string(most) + "]";
   return CLI::Validator(
@@ -122,7 +132,7 @@ void add_hybrid_options(CLI::App& command, HybridArgs& args) {
   add_devices_option(command, args.devices);
   command
       .add_option("--d", args.d, "hybrid: block columns the CPUs own (0: everything, panel included, on the device)")
-      ->check(whole_in(0, 999999999));
+      ->transform(whole_in(0, 999999999));
   command.add_option("--panel", args.panel, "hybrid: where panels are factored, cpu or device (d = 0)")
       ->check(one_of(detail::panel_location_names.all()));
 }
@@ -196,7 +206,7 @@ void add_distributed_options(CLI::App& command, bool& distributed, DistributedAr
   command
       .add_option("--threads-per-rank", args.threads_per_rank,
                   "--distributed: BLAS threads of each rank (default: tuned, else the model's)")
-      ->check(whole_in(1, 4096));
+      ->transform(whole_in(1, 4096));
   command
       .add_option("--resident", args.resident,
                   "--distributed: keep each rank's part of A on DEVICE (cuda, host:K) and update it there, the "
@@ -290,7 +300,13 @@ int run(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // --help and --version are "errors" with exit code 0; the others are one line like every error.
-    if (e.get_exit_code() == 0) return app.exit(e);
+    if (e.get_exit_code() == 0) {
+      app.exit(e);
+      std::cout.flush();  // the help or version text must have arrived, as any result (> /dev/full exited 0)
+      if (std::cout && std::fflush(stdout) == 0 && !std::ferror(stdout)) return 0;
+      std::cerr << "hetlu: error: cannot write to standard output" << std::endl;
+      return exit_error;
+    }
     if (quiet_usage) return exit_usage;
     return report_failure(std::string(e.what()) + " (see --help)", exit_usage, json);
   } catch (const CommandFailure& e) {

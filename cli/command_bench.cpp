@@ -470,16 +470,16 @@ void register_bench(CLI::App& app, CommandState&) {
   auto* cmd =
       app.add_subcommand("bench", "Time the solvers against OpenBLAS in the same run (ratio > 1: hetlu faster)");
   add_db_option(*cmd, args->db);
-  cmd->add_option("-m", args->m, "rows (default: n)")->check(whole_positive);
-  cmd->add_option("-n", args->n, "columns")->required()->check(whole_positive);
+  cmd->add_option("-m", args->m, "rows (default: n)")->transform(whole_positive);
+  cmd->add_option("-n", args->n, "columns")->required()->transform(whole_positive);
   cmd->add_option("--solver", args->solver, "gepp, calu, prbt or all")
       ->capture_default_str()
       ->check(one_of(detail::solver_names.all(), {"all"}));
   cmd->add_option("--reps", args->reps, "timed runs of each, after one warm-up")
-      ->check(whole_in(1, 1000))
+      ->transform(whole_in(1, 1000))
       ->capture_default_str();
-  cmd->add_option("--nb", args->nb, "panel width (overrides the tuned or model value)")->check(whole_positive);
-  cmd->add_option("--ib", args->ib, "CALU's inner panel width (overrides)")->check(whole_positive);
+  cmd->add_option("--nb", args->nb, "panel width (overrides the tuned or model value)")->transform(whole_positive);
+  cmd->add_option("--ib", args->ib, "CALU's inner panel width (overrides)")->transform(whole_positive);
   cmd->add_option("--precision", args->precision,
                   "double (against dgetrf, dgesv), single (sgetrf, sgesv; cuSOLVER's S routines on the cuda backend), "
                   "or mixed: a single factorization refined in double, or auto: "
@@ -489,14 +489,8 @@ void register_bench(CLI::App& app, CommandState&) {
       ->check(CLI::IsMember({"double", "mixed", "auto", "single"}));
   cmd->add_option("--cond", args->cond,
                   "--precision mixed or auto: A with singular values graded from 1 to 1/COND (default: a random A)")
-      ->check(CLI::Validator(  // one refusal for 0, 0.5, inf and text alike; CLI::Range would print 1e300 in 300 digits
-          [](std::string& input) -> std::string {
-            char* end = nullptr;
-            const double v = std::strtod(input.c_str(), &end);
-            const bool number = end != input.c_str() && *end == '\0';
-            return number && v >= 1 && v <= 1e300 ? "" : "'" + input + "' is not a number from 1 to 1e300";
-          },
-          "a number from 1 to 1e300"));
+      // One refusal for 0, 0.5, inf, 0x10 and text alike; CLI::Range would print 1e300 in 300 digits.
+      ->check(decimal_in(1, 1e300, "from 1 to 1e300"));
   add_hybrid_options(*cmd, args->hybrid);
   cmd->add_flag("--sweep-d", args->sweep_d, "hybrid: GFlop/s for each CPU share d, the model's d marked");
   cmd->add_flag("--json", args->json, "print one JSON object");

@@ -34,7 +34,7 @@ void register_calibrate(CLI::App& app, CommandState& state) {
   cmd->add_option("--config", args->config, "calibration YAML to use instead of the built-in one");
   cmd->add_option("--sizes", args->sizes, "square sizes to tune instead of the level's")
       ->delimiter(',')
-      ->check(whole_in(1, 100000));
+      ->transform(whole_in(1, 100000));
   cmd->add_option("--solver", args->solvers, "solvers to tune instead of the level's (gepp, calu, prbt)")
       ->delimiter(',')
       ->check(one_of(detail::solver_names.all()));
@@ -59,10 +59,10 @@ void register_calibrate(CLI::App& app, CommandState& state) {
       ->delimiter(',')
       ->check(CLI::IsMember({"double", "single", "mixed"}));
   cmd->add_option("--candidates", args->candidates, "--distributed: the model's best configurations timed per size")
-      ->check(whole_in(1, 1000))
+      ->transform(whole_in(1, 1000))
       ->capture_default_str();
   cmd->add_option("--reps", args->reps, "--distributed: timed runs of each configuration")
-      ->check(whole_in(1, 100))
+      ->transform(whole_in(1, 100))
       ->capture_default_str();
   cmd->callback([args, &state, cmd] {
     if (args->distributed) {

@@ -23,7 +23,7 @@ void register_probe(CLI::App& app, CommandState&) {
   cmd->add_option("--db", args->db, "also store the measured rates in this tuning database");
   cmd->add_flag("--json", args->json, "print one JSON object");
   cmd->add_flag("--no-timing", args->no_timing, "topology and datasheet peaks only; time nothing");
-  cmd->add_option("--gemm-size", args->gemm_size, "order of the timed DGEMM")->check(whole_in(16, 16384));
+  cmd->add_option("--gemm-size", args->gemm_size, "order of the timed DGEMM")->transform(whole_in(16, 16384));
   cmd->callback([args] {
     probes::ProbeOptions options;
     options.measure = !args->no_timing;

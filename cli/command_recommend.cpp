@@ -152,8 +152,8 @@ void register_recommend(CLI::App& app, CommandState&) {
   cmd->add_option("--backend", args->backend, "hybrid: cuda or host (default: cuda when a GPU is present)")
       ->check(one_of(detail::backend_names.all()));
   add_devices_option(*cmd, args->devices);
-  cmd->add_option("-m", args->m, "rows (default: n)")->check(whole_positive);
-  cmd->add_option("-n", args->n, "columns (required)")->check(whole_positive);
+  cmd->add_option("-m", args->m, "rows (default: n)")->transform(whole_positive);
+  cmd->add_option("-n", args->n, "columns (required)")->transform(whole_positive);
   cmd->add_option("--machine", args->machine,
                   "predict for the machine described in this YAML file (configs/machines/) instead of this one");
   cmd->add_option("--model-config", args->model_config,
@@ -164,14 +164,14 @@ void register_recommend(CLI::App& app, CommandState&) {
   cmd->add_flag("--explain", args->explain, "print the model's reasoning: rates, split, time, where the panel runs");
   cmd->add_flag("--sweep-d", args->sweep_d,
                 "with --machine and --target hybrid: the predicted time of every CPU share d (0: panel on the device)");
-  cmd->add_option("--nb", args->nb, "--sweep-d: the panel width (default: the model's)")->check(whole_positive);
+  cmd->add_option("--nb", args->nb, "--sweep-d: the panel width (default: the model's)")->transform(whole_positive);
   cmd->add_flag("--json", args->json, "print one JSON object");
   cmd->add_option("--ranks", args->ranks,
                   "the distributed plan (grid, nb, threads per rank) for this many MPI ranks (#18)")
-      ->check(whole_in(1, 1 << 20));
+      ->transform(whole_in(1, 1 << 20));
   cmd->add_option("--ranks-per-node", args->ranks_per_node,
                   "--ranks: the most ranks on one node (default: all of them here; 1 with --machine)")
-      ->check(whole_in(1, 1 << 20));
+      ->transform(whole_in(1, 1 << 20));
   cmd->callback([args, cmd] {
     if (args->print_model_config) {
       for (const auto* option : cmd->get_options())

@@ -170,7 +170,7 @@ void register_solve(CLI::App& app, CommandState& state) {
       ->capture_default_str()
       ->check(CLI::IsMember({"double", "mixed", "auto", "single"}));
   cmd->add_flag("--refine", args->refine, "GEPP and CALU: refine in working precision (PRBT always does)");
-  cmd->add_option("--nb", args->nb, "panel width (overrides the tuned or model value)")->check(whole_positive);
+  cmd->add_option("--nb", args->nb, "panel width (overrides the tuned or model value)")->transform(whole_positive);
   add_hybrid_options(*cmd, args->hybrid);
   cmd->add_flag("--json", args->json, "print one JSON object instead of text");
   add_distributed_options(*cmd, args->distributed, args->distributed_plan);

@@ -38,6 +38,8 @@ struct UsageError : CommandFailure {
 CLI::Validator one_of(std::vector<std::string> names, const std::vector<std::string>& extra = {});
 // A finite number > 0 written as a decimal (CLI::PositiveNumber lets NaN, Inf and 0x10 through).
 extern const CLI::Validator finite_positive;
+// A decimal number in [least, most] (no hex, inf or nan); `range` says the interval as help shows it.
+CLI::Validator decimal_in(double least, double most, const std::string& range);
 // A whole number >= 1 (CLI::PositiveNumber's message prints DBL_MAX in full).
 extern const CLI::Validator whole_positive;
 // A whole number in [least, most], its refusal saying so for any text (CLI::Range said "Value abc

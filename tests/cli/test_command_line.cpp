@@ -400,6 +400,15 @@ TEST_F(Cli, CorruptDatabaseIsAnErrorForDbShowAndAWarningForSolve) {
 
 TEST_F(Cli, BadArgumentsAreUsageErrors) {
   EXPECT_EQ(run_hetlu("recommend -n -5", dir).exit_code, 2);
+  // Leading zeros are decimal (CLI11 read 010 as octal 8, 08 as no number), hex is no number.
+  for (const char* n : {"010", "0010"}) {
+    const auto r = run_hetlu(std::string("recommend -n ") + n + " --json " + db(), dir);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("\"m\":10,\"n\":10,"), std::string::npos) << r.out;
+  }
+  EXPECT_NE(run_hetlu("recommend -n 08 --json " + db(), dir).out.find("\"m\":8,\"n\":8,"), std::string::npos);
+  for (const char* bad : {"recommend -n 0x10", "bench -n 8 --precision mixed --cond 0x10"})
+    EXPECT_EQ(run_hetlu(std::string(bad) + " " + db(), dir).exit_code, 2) << bad;
   EXPECT_EQ(run_hetlu("frobnicate", dir).exit_code, 2);
   // A value outside an option's names is a bad command line (2), one line naming the option.
   for (const std::string bad :
@@ -847,8 +856,8 @@ TEST_F(Cli, ImportRefusesRowsOfTheWrongTypeOrRange) {
 
 TEST_F(Cli, AResultThatCannotBeWrittenToStandardOutputIsAnError) {
   const auto A = write(dir, "A.mtx", array_header + "1 1\n2\n");
-  for (const std::string& command :
-       std::vector<std::string>{"solve '" + A + "'", "db export", "recommend -n 100 --json"}) {
+  for (const std::string& command : std::vector<std::string>{
+           "solve '" + A + "'", "db export", "recommend -n 100 --json", "--help", "solve --help", "--version"}) {
     const std::string line =
         std::string("'") + HETLU_COMMAND + "' " + command + " " + db() + " >/dev/full 2>'" + dir.file("err.txt") + "'";
     if (command == "db export") {
