@@ -163,11 +163,19 @@ hetlu_status finish(const hetlu::SolveReport& r, int* info, hetlu_report* report
   return HETLU_SUCCESS;
 }
 
-// A call's body guarded, with the outputs a C caller reads whatever happened: *info as
-// c_guarded_info sets it, and a report cleared first (no plan, predicted_seconds -1) so that a
-// failure leaves none of an earlier call's in it.
-template <class Body>
-hetlu_status with_outputs(int* info, hetlu_report* report, Body&& body) {
+// A call's body guarded, with the outputs a C caller reads whatever happened. First `apart` checks
+// the outputs apart from each other and from what the call reads (scalars_apart): a refusal there
+// writes none of them, info included, since it may lie where the refusal found it. Then the report
+// is cleared (no plan, predicted_seconds -1), so that a failure leaves none of an earlier call's in
+// it, and the body runs with *info set as c_guarded_info sets it.
+template <class Apart, class Body>
+hetlu_status with_outputs(int* info, hetlu_report* report, Apart&& apart, Body&& body) {
+  if (const hetlu_status refused = hetlu::detail::c_guarded([&] {
+        apart();
+        return HETLU_SUCCESS;
+      });
+      refused != HETLU_SUCCESS)
+    return refused;
   if (report) {
     *report = hetlu_report{};
     report->plan.predicted_seconds = -1;
@@ -175,9 +183,11 @@ hetlu_status with_outputs(int* info, hetlu_report* report, Body&& body) {
   return hetlu::detail::c_guarded_info(info, std::forward<Body>(body));
 }
 
-// info and iter, written when the call ends, apart from the arrays it reads and writes (info inside A
-// changed a factor's last digits, inside ipiv a pivot, with success; a hostile helper's finding);
-// a null one (allowed where the header says so) is not written.
+// info, iter and the report, written when the call ends, apart from the arrays it reads and writes
+// and from the options it reads (info inside A changed a factor's last digits, inside ipiv a pivot,
+// inside the report a plan field, with success; a report over B was cleared before B was read, a
+// backward_error over options->db_path crashed: hostile helpers' findings); a null one (allowed
+// where the header says so) is not written.
 void scalars_apart(std::initializer_list<hetlu::checks::Entries> scalars,
                    std::initializer_list<hetlu::checks::Entries> arrays) {
   for (auto scalar = scalars.begin(); scalar != scalars.end(); ++scalar) {
@@ -192,6 +202,11 @@ hetlu::checks::Entries matrix(const char* name, const T* M, int ld, int columns,
 }
 hetlu::checks::Entries scalar(const char* name, const int* p) {
   return hetlu::checks::Entries::of(name, p, 1, 1, 1);
+}
+// One object (a double, the report, the options) as one entry of its size; none where p is null.
+template <class T>
+hetlu::checks::Entries whole(const char* name, const T* p) {
+  return hetlu::checks::Entries::of(name, p, 1, 1, p ? 1 : 0);
 }
 
 // A character a message can carry as it is, else its code (a NUL ended the message there).
@@ -237,7 +252,7 @@ hetlu_status getrf_c(int m, int n, T* A, int lda, int* ipiv, int* info, const he
     try {
       small_info = hetlu::detail::small_path_getrf_default(m, n, A, lda, ipiv);
     } catch (...) {  // e.g. no memory for the copy of A the library's call keeps: said, not thrown
-      return with_outputs(info, nullptr, []() -> hetlu_status { throw; });
+      return hetlu::detail::c_guarded_info(info, []() -> hetlu_status { throw; });
     }
     if (small_info == 0) {
       hetlu::detail::clear_last_error();
@@ -254,8 +269,11 @@ hetlu_status getrf_c(int m, int n, T* A, int lda, int* ipiv, int* info, const he
 template <class T>
 [[gnu::noinline]] hetlu_status getrf_c_full(int m, int n, T* A, int lda, int* ipiv, int* info, const hetlu_options* o,
                                             hetlu_report* r) {
-  return with_outputs(info, r, [&] {
-    scalars_apart({scalar("info", info)}, {matrix("A", A, lda, n, m), hetlu::checks::getrf_pivots(m, n, ipiv)});
+  const auto apart = [&] {
+    scalars_apart({scalar("info", info), whole("report", r)},
+                  {matrix("A", A, lda, n, m), hetlu::checks::getrf_pivots(m, n, ipiv), whole("options", o)});
+  };
+  return with_outputs(info, r, apart, [&] {
     const auto solver = o ? solver_of(o->solver) : hetlu::Solver::gepp;
     const hetlu::Options options = options_of(o, r);
     int small_info = 0;  // without a report, the small path needs no SolveReport
@@ -344,9 +362,12 @@ hetlu_status gecon_c(int n, const T* LU, int lda, const int* ipiv, double anorm,
 template <class T>
 hetlu_status gesv_c(int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, int* info, const hetlu_options* o,
                     hetlu_report* r) {
-  return with_outputs(info, r, [&] {
-    scalars_apart({scalar("info", info)},
-                  {matrix("A", A, lda, n, n), matrix("B", B, ldb, nrhs, n), hetlu::checks::pivot_entries(ipiv, n)});
+  const auto apart = [&] {
+    scalars_apart({scalar("info", info), whole("report", r)},
+                  {matrix("A", A, lda, n, n), matrix("B", B, ldb, nrhs, n), hetlu::checks::pivot_entries(ipiv, n),
+                   whole("options", o)});
+  };
+  return with_outputs(info, r, apart, [&] {
     const auto solver = o ? solver_of(o->solver) : hetlu::Solver::gepp;
     return finite_or_error(finish(hetlu::gesv(solver, n, nrhs, A, lda, ipiv, B, ldb, options_of(o, r)), info, r), n,
                            nrhs, B, ldb);
@@ -354,18 +375,16 @@ hetlu_status gesv_c(int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, in
 }
 
 // What the checked solve's report says, as a status: the hetlu command's verdicts (its exit statuses
-// 3, 5 and 4), with ?gesvx's info = n + 1 for singular to working precision.
+// 3, 4 and 5), with ?gesvx's info = n + 1 for singular to working precision.
+template <class T>
 hetlu_status checked_verdict(int n, const hetlu::SolveReport& r, int* info) {
   if (r.info > 0) return HETLU_ERROR_SINGULAR;  // finish said so
   char line[200];
   if (!r.accurate) {
     std::snprintf(line, sizeof line,
-                  "backward error %.2e above the tolerance 30 (n + 1) eps = %.2e after %zu tries: X is the most "
-                  "accurate found",
-                  r.backward_error.value_or(std::numeric_limits<double>::infinity()),
-                  r.plan.precision == hetlu::Precision::single ? hetlu::accuracy_tolerance<float>(n)
-                                                               : hetlu::accuracy_tolerance<double>(n),
-                  std::max<std::size_t>(1, r.attempts.size()));
+                  "backward error %.2e above the tolerance 30 (n + 1) eps = %.2e on every try: X is the most accurate "
+                  "found",
+                  r.backward_error.value_or(std::numeric_limits<double>::infinity()), hetlu::accuracy_tolerance<T>(n));
     hetlu::detail::set_last_error(line);
     return HETLU_ERROR_INACCURATE;
   }
@@ -375,7 +394,7 @@ hetlu_status checked_verdict(int n, const hetlu::SolveReport& r, int* info) {
                   "A is singular to working precision (rcond %.1e below eps): X may have no correct digit",
                   r.rcond.value_or(0));
     hetlu::detail::set_last_error(line);
-    return HETLU_ERROR_SINGULAR;
+    return HETLU_ERROR_ILL_CONDITIONED;
   }
   return HETLU_SUCCESS;
 }
@@ -383,34 +402,39 @@ hetlu_status checked_verdict(int n, const hetlu::SolveReport& r, int* info) {
 template <class T>
 hetlu_status solve_checked_c(int n, int nrhs, const T* A, int lda, T* B, int ldb, int* info, double* backward_error,
                              double* rcond, const hetlu_options* o, hetlu_report* r) {
-  return with_outputs(info, r, [&] {
-    const auto whole = [](const char* name, const double* p) { return hetlu::checks::Entries::of(name, p, 1, 1, 1); };
-    scalars_apart({scalar("info", info), whole("backward_error", backward_error), whole("rcond", rcond)},
-                  {matrix("A", A, lda, n, n), matrix("B", B, ldb, nrhs, n)});
-    for (double* out : {backward_error, rcond})
-      if (out) *out = -1;  // until X is written
+  const auto apart = [&] {
+    scalars_apart(
+        {scalar("info", info), whole("report", r), whole("backward_error", backward_error), whole("rcond", rcond)},
+        {matrix("A", A, lda, n, n), matrix("B", B, ldb, nrhs, n), whole("options", o)});
+  };
+  return with_outputs(info, r, apart, [&] {
     const std::optional<hetlu::Solver> solver = !o || o->solver != HETLU_SOLVER_AUTO
                                                     ? std::optional(o ? solver_of(o->solver) : hetlu::Solver::gepp)
                                                     : std::nullopt;
-    const hetlu::SolveReport report = hetlu::solve_checked(solver, n, nrhs, A, lda, B, ldb, options_of(o, r));
+    const hetlu::Options options = options_of(o, r);
+    for (double* out : {backward_error, rcond})
+      if (out) *out = -1;  // until X is written
+    const hetlu::SolveReport report = hetlu::solve_checked(solver, n, nrhs, A, lda, B, ldb, options);
     const hetlu_status status = finish(report, info, r);
     if (report.info == 0) {
       if (backward_error) *backward_error = n == 0 || nrhs == 0 ? 0 : report.backward_error.value_or(-1);
       if (rcond) *rcond = n == 0 ? 1 : report.rcond.value_or(-1);
     }
     const hetlu_status finite = finite_or_error(status, n, nrhs, B, ldb);
-    return finite != HETLU_SUCCESS ? finite : checked_verdict(n, report, info);
+    return finite != HETLU_SUCCESS ? finite : checked_verdict<T>(n, report, info);
   });
 }
 
 template <class T>
 hetlu_status mixed_gesv_c(int n, int nrhs, T* A, int lda, int* ipiv, const T* B, int ldb, T* X, int ldx, int* iter,
                           int* info, const hetlu_options* o, hetlu_report* r) {
-  if (iter) *iter = 0;  // as LAPACK's dsgesv sets it first: a refused call leaves no earlier call's
-  return with_outputs(info, r, [&] {
-    scalars_apart({scalar("info", info), scalar("iter", iter)},
+  const auto apart = [&] {
+    scalars_apart({scalar("info", info), scalar("iter", iter), whole("report", r)},
                   {matrix("A", A, lda, n, n), matrix("B", B, ldb, nrhs, n), matrix("X", X, ldx, nrhs, n),
-                   hetlu::checks::pivot_entries(ipiv, n)});
+                   hetlu::checks::pivot_entries(ipiv, n), whole("options", o)});
+  };
+  return with_outputs(info, r, apart, [&] {
+    if (iter) *iter = 0;  // as LAPACK's dsgesv sets it first: a call refused below leaves no earlier call's
     const auto solver = o ? solver_of(o->solver) : hetlu::Solver::gepp;
     const hetlu::Options options = options_of(o, r);
     int steps = 0;
@@ -424,9 +448,12 @@ hetlu_status mixed_gesv_c(int n, int nrhs, T* A, int lda, int* ipiv, const T* B,
 template <class T>
 hetlu_status auto_precision_gesv_c(int n, int nrhs, T* A, int lda, int* ipiv, const T* B, int ldb, T* X, int ldx,
                                    int* info, const hetlu_options* o, hetlu_report* r) {
-  return with_outputs(info, r, [&] {
-    scalars_apart({scalar("info", info)}, {matrix("A", A, lda, n, n), matrix("B", B, ldb, nrhs, n),
-                                           matrix("X", X, ldx, nrhs, n), hetlu::checks::pivot_entries(ipiv, n)});
+  const auto apart = [&] {
+    scalars_apart({scalar("info", info), whole("report", r)},
+                  {matrix("A", A, lda, n, n), matrix("B", B, ldb, nrhs, n), matrix("X", X, ldx, nrhs, n),
+                   hetlu::checks::pivot_entries(ipiv, n), whole("options", o)});
+  };
+  return with_outputs(info, r, apart, [&] {
     const auto solver = o ? solver_of(o->solver) : hetlu::Solver::gepp;
     return finite_or_error(
         finish(hetlu::auto_precision_gesv(solver, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, options_of(o, r)), info, r), n,
@@ -659,6 +686,8 @@ const char* hetlu_strerror(hetlu_status status) {
       return "the solution is not finite (an overflow)";
     case HETLU_ERROR_INACCURATE:
       return "the solution is not accurate (its backward error is above the tolerance)";
+    case HETLU_ERROR_ILL_CONDITIONED:
+      return "the matrix is singular to working precision (the solution may have no correct digit)";
   }
   return "unknown status";
 }

@@ -115,6 +115,15 @@ CLI::Validator whole_in(long long least, long long most) {
 
 const CLI::Validator whole_positive = whole_in(1, 2147483647);
 
+// What went to standard output must have arrived (a full disk, /dev/full, a closed pipe): a result
+// that was not written is an error, not exit 0. Said on standard error where it did not.
+static bool standard_output_arrived() {
+  std::cout.flush();
+  if (std::cout && std::fflush(stdout) == 0 && !std::ferror(stdout)) return true;
+  std::cerr << "hetlu: error: cannot write the result to standard output" << std::endl;
+  return false;
+}
+
 std::string why_unopened(int open_error) {
   if (open_error == ENOENT) return "no such file";
   return open_error ? std::string("cannot be read (") + std::strerror(open_error) + ")" : "cannot be read";
@@ -302,10 +311,7 @@ int run(int argc, char** argv) {
     // --help and --version are "errors" with exit code 0; the others are one line like every error.
     if (e.get_exit_code() == 0) {
       app.exit(e);
-      std::cout.flush();  // the help or version text must have arrived, as any result (> /dev/full exited 0)
-      if (std::cout && std::fflush(stdout) == 0 && !std::ferror(stdout)) return 0;
-      std::cerr << "hetlu: error: cannot write to standard output" << std::endl;
-      return exit_error;
+      return standard_output_arrived() ? 0 : exit_error;  // the help text too (> /dev/full exited 0)
     }
     if (quiet_usage) return exit_usage;
     return report_failure(std::string(e.what()) + " (see --help)", exit_usage, json);
@@ -318,14 +324,7 @@ int run(int argc, char** argv) {
   } catch (const std::exception& e) {
     return report_failure(e.what(), exit_error, json);
   }
-  // What went to standard output must have arrived (a full disk, /dev/full, a closed pipe): a
-  // result that was not written is an error, not exit 0.
-  std::cout.flush();
-  if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    std::cerr << "hetlu: error: cannot write the result to standard output" << std::endl;
-    return exit_error;
-  }
-  return state.exit_code;
+  return standard_output_arrived() ? state.exit_code : exit_error;
 }
 
 }  // namespace hetlu::cli

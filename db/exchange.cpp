@@ -93,30 +93,48 @@ bool insert_row(Database& db, const std::string& table, std::int64_t machine_id,
   return db.changes() > 0;
 }
 
-// Probe results have no unique key: a row equal in every exported column but its run (renumbered)
-// to a stored one (the same import twice) is already there. Rows are compared as stored (each
-// value after its column's affinity), by a key of their values held in memory: a query a row had
-// made 20000 rows take 11 s to import, 4x as long for every doubling.
+// Probe results have no unique key: a row equal to a stored one in every column the file gives but
+// its run (renumbered) is already there (the same import twice). Rows are compared as stored (each
+// value after its column's affinity), by keys held in memory, one set per list of columns given
+// (every row of an export gives the same): a query a row had made 20000 rows take 11 s to import,
+// 4x as long for every doubling.
 class StoredProbeRows {
  public:
-  StoredProbeRows(Database& db, std::int64_t machine_id) : db_(db) {
-    auto s = db.prepare("SELECT * FROM probe_results WHERE machine_id = ?1");
-    for (s.bind(1, machine_id); s.step();) keys_.insert(key(s));
-  }
-  // Whether the row just stored at `rowid` is new (then remembered), or equal to one stored before.
-  bool is_new(std::int64_t rowid) {
-    auto s = db_.prepare("SELECT * FROM probe_results WHERE rowid = ?1");
-    s.bind(1, rowid);
-    s.step();
-    return keys_.insert(key(s)).second;
+  StoredProbeRows(Database& db, std::int64_t machine_id) : db_(db), machine_id_(machine_id) {}
+
+  // Whether the row just stored at `rowid`, whose file gave `columns`, is new (then remembered), or
+  // equal to one stored before it.
+  bool is_new(std::int64_t rowid, const std::vector<std::string>& columns) {
+    auto& known = keys_for(columns, rowid);
+    if (known.count(key_of_row(rowid, columns))) return false;
+    for (auto& [other, keys] : keys_) keys.insert(key_of_row(rowid, other));
+    return true;
   }
 
  private:
+  std::unordered_set<std::string>& keys_for(const std::vector<std::string>& columns, std::int64_t rowid) {
+    const auto found = keys_.find(columns);
+    if (found != keys_.end()) return found->second;
+    auto s = db_.prepare("SELECT " + list(columns) + " FROM probe_results WHERE machine_id = ?1 AND rowid <> ?2");
+    s.bind(1, machine_id_).bind(2, rowid);
+    std::unordered_set<std::string> keys;
+    while (s.step()) keys.insert(key(s));
+    return keys_.emplace(columns, std::move(keys)).first->second;
+  }
+  std::string key_of_row(std::int64_t rowid, const std::vector<std::string>& columns) {
+    auto s = db_.prepare("SELECT " + list(columns) + " FROM probe_results WHERE rowid = ?1");
+    s.bind(1, rowid);
+    s.step();
+    return key(s);
+  }
+  static std::string list(const std::vector<std::string>& columns) {  // names check_row found in the schema
+    std::string text = "1";                                           // a row of no given column: every row is the same
+    for (const auto& c : columns) text += ", \"" + c + "\"";
+    return text;
+  }
   static std::string key(Statement& s) {
     std::string k;
-    for (int c = 0; c < s.column_count(); ++c) {
-      const std::string name = s.column_name(c);
-      if (name == "id" || name == "machine_id" || name == "run") continue;
+    for (int c = 1; c < s.column_count(); ++c) {
       char field[40];
       if (s.column_is_null(c)) {
         std::snprintf(field, sizeof field, "N|");
@@ -135,8 +153,17 @@ class StoredProbeRows {
     return k;
   }
   Database& db_;
-  std::unordered_set<std::string> keys_;
+  std::int64_t machine_id_;
+  std::map<std::vector<std::string>, std::unordered_set<std::string>> keys_;
 };
+
+// The columns a probe row of the file gives, but its run (renumbered on import), in order.
+std::vector<std::string> compared_columns(const nlohmann::json& row) {
+  std::vector<std::string> columns;
+  for (auto it = row.begin(); it != row.end(); ++it)
+    if (it.key() != "run") columns.push_back(it.key());
+  return columns;  // nlohmann's objects keep their keys sorted
+}
 
 // Best plans point at the trial they came from; the imported ones find it again by its key.
 void link_best_plans_to_trials(Database& db, std::int64_t machine_id) {
@@ -203,7 +230,7 @@ constexpr int deepest_export = 32;
 nlohmann::json parse_export(const std::string& text) {
   struct TooDeep {};
   const auto depth_guard = [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
-    if (depth > deepest_export) throw TooDeep{};
+    if (depth >= deepest_export) throw TooDeep{};
     return true;
   };
   try {
@@ -315,7 +342,7 @@ ImportReport import_json(Database& db, const nlohmann::json& document, const std
             throw DatabaseError("import: machine " + fp.hash + ": " + tables[t] + " entry " + std::to_string(position) +
                                 ": a value of the wrong type or out of range (" + check + ")");
           }
-          if (inserted && t == 0 && !stored_probes.is_new(db.last_insert_id())) {
+          if (inserted && t == 0 && !stored_probes.is_new(db.last_insert_id(), compared_columns(row))) {
             db.prepare("DELETE FROM probe_results WHERE rowid = ?1").bind(1, db.last_insert_id()).run();
             inserted = false;
           } else if (inserted && t == 0 && !runs.count(exported_run)) {

@@ -400,6 +400,13 @@ int scale_up_a_tiny_system(int n, int nrhs, T* A, T* X, int ld, std::vector<doub
 // Where A was factored in place (overwrite_a=True) nothing can check the answer against A: LAPACK's
 // reciprocal pivot growth (dgesvx's rpvgrw, min over columns of max|A(:,j)| / max|U(:,j)|) is what
 // the factors still tell. Wilkinson's matrix at n = 60 (growth 2^59) gave omega 0.1 in silence.
+// The pivot growth above which GEPP's answer may fail the tolerance 30 (n + 1) eps: its backward
+// error is about growth eps / 10 on Wilkinson's matrices (n = 20: growth 5e5, omega 9e-12), while
+// random matrices grow about n^(2/3). hetlu.linalg reads it too (_pivot_growth_limit).
+double pivot_growth_limit(int n) {
+  return 100.0 * (n + 1);
+}
+
 // m rows of the factors (U's upper trapezoid: rows up to min(j, m - 1) of column j).
 template <class T>
 double pivot_growth(int n, const std::vector<double>& a_maxima, const T* LU, int ld, int m = -1) {
@@ -485,10 +492,7 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
   if (a_original)
     check_as_the_command<T>(r, report, solver, options, n, nrhs, a_original, original_transposed, b_in, B.data(), X);
   std::vector<std::string> unchecked;  // raised as LinAlgWarnings below
-  // GEPP's backward error is about growth eps / 10 on Wilkinson's matrices (n = 20: growth 5e5,
-  // omega 9e-12): above 100 (n + 1) it may pass the tolerance 30 (n + 1) eps; random matrices
-  // grow about n^(2/3).
-  if (growth && *growth > 100.0 * (n + 1)) {
+  if (growth && *growth > pivot_growth_limit(n)) {
     char line[240];
     std::snprintf(line, sizeof line,
                   "x may be inaccurate: pivot growth %.1e (1 / dgesvx's rpvgrw) is above 100 (n + 1), and with "
@@ -694,7 +698,7 @@ LUFactorization lu_factor(const py::object& A_in, const std::string& solver, con
     if (report.info > 0) raise_singular(report.info);
     // The factors cannot be checked against A once lu_solve uses them; their growth is what tells a
     // wrong x ahead (Wilkinson's matrix at n = 64: growth 9e18, lu_solve's x off by 0.45 in silence).
-    if (growth > 100.0 * (std::min(m, n) + 1)) {
+    if (growth > pivot_growth_limit(std::min(m, n))) {
       char line[240];
       std::snprintf(line, sizeof line,
                     "pivot growth %.1e (1 / dgesvx's rpvgrw) is above 100 (n + 1): lu_solve's x from these factors "
@@ -1264,6 +1268,7 @@ PYBIND11_MODULE(_hetlu, m) {
         "panel"_a = py::none());
   m.def("_getrf", &getrf_in_place, "hetlu.linalg: P A = L U in place of a Fortran-ordered array -> (piv, info)", "a"_a,
         "check_finite"_a = false);
+  m.def("_pivot_growth_limit", &pivot_growth_limit, "the pivot growth above which GEPP's x may be inaccurate", "n"_a);
   m.def("_gesv", &gesv_in_place, "hetlu.linalg: ||a||_1, a <- LU, x <- solution, rcond -> (info, rcond)", "a"_a, "x"_a,
         "trans"_a = 0, "check_finite"_a = false, "target"_a = "cpu", "backend"_a = py::none());
   m.def("_getrs", &getrs_in_place, "hetlu.linalg: solve in place of b with getrf's factors", "lu"_a, "piv"_a, "b"_a,

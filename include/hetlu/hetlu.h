@@ -41,8 +41,10 @@ typedef enum hetlu_status {
   HETLU_ERROR_NOT_AVAILABLE = 3,    /* the solver or target is not built in this version */
   HETLU_ERROR_OUT_OF_MEMORY = 4,
   HETLU_ERROR_INTERNAL = 5,
-  HETLU_ERROR_NOT_FINITE = 6, /* X holds an Inf or NaN although A and B were finite (an overflow) */
-  HETLU_ERROR_INACCURATE = 7  /* since 0.3: the checked solve's X failed its backward-error test on every try */
+  HETLU_ERROR_NOT_FINITE = 6,     /* X holds an Inf or NaN although A and B were finite (an overflow) */
+  HETLU_ERROR_INACCURATE = 7,     /* since 0.3: the checked solve's X failed its backward-error test on every try */
+  HETLU_ERROR_ILL_CONDITIONED = 8 /* since 0.3, the checked solve: A is singular to working precision (rcond < eps),
+                                   *info = n + 1 as ?gesvx's; X is written, but may have no correct digit */
 } hetlu_status;
 
 typedef enum hetlu_solver {
@@ -160,15 +162,18 @@ hetlu_status hetlu_cgesv(int n, int nrhs, hetlu_complex_float* A, int lda, int* 
  * other solvers, until one is accurate; X is the most accurate answer found. A badly scaled A is
  * equilibrated as LAPACK's ?gesvx does. options NULL: GEPP on the CPUs. Returns
  *   HETLU_SUCCESS: omega <= 30 (n + 1) eps, *info = 0;
- *   HETLU_ERROR_SINGULAR with *info = k in [1, n]: U(k,k) is exactly zero, B unchanged;
- *   HETLU_ERROR_SINGULAR with *info = n + 1, as ?gesvx: A is singular to working precision (its
- *     estimated reciprocal condition number is below eps); X is written, its backward error small,
- *     but it may have no correct digit;
+ *   HETLU_ERROR_SINGULAR with *info = k: U(k,k) is exactly zero, B unchanged;
+ *   HETLU_ERROR_ILL_CONDITIONED with *info = n + 1, as ?gesvx's INFO: A is singular to working
+ *     precision (its estimated reciprocal condition number is below eps, and dgerfs' forward error
+ *     bound does not show X accurate: badly scaled columns can make rcond tiny while X is right,
+ *     and that is a success); X is written, its backward error small, but it may have no correct digit;
  *   HETLU_ERROR_INACCURATE (*info = -7): omega stayed above 30 (n + 1) eps on every try; X is written;
  *   HETLU_ERROR_NOT_FINITE (*info = -6): X overflowed;
  * and the argument errors of the other calls. *backward_error (omega of X) and *rcond (the
- * reciprocal 1-norm condition number, estimated as ?gecon) are set wherever X is written, else -1;
- * either may be NULL. report->plan is the plan of the solve that answered. */
+ * reciprocal 1-norm condition number, estimated as ?gecon, or bounded by X itself where the factors
+ * tell nothing) are set wherever X is written, else -1 (untouched where the call is refused because
+ * they overlap another argument); either may be NULL. report->plan is the plan of the solve that
+ * answered. */
 hetlu_status hetlu_dsolve_checked(int n, int nrhs, const double* A, int lda, double* B, int ldb, int* info,
                                   double* backward_error, double* rcond, const hetlu_options* options,
                                   hetlu_report* report);

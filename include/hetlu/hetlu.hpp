@@ -186,7 +186,7 @@ SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B,
 // refines), GEPP with refinement, CALU with refinement; X is the most accurate answer found, and
 // `attempts` lists each try. An explicit solver runs once, and once more with refinement where its
 // answer fails the check and options.overrides.refinement is not set. info > 0 (exactly singular)
-// ends it.
+// ends it. B sharing an entry with A is refused (InvalidArgument): X is written into B.
 template <class T>
 SolveReport solve_checked(std::optional<Solver> solver, int n, int nrhs, const T* A, int lda, T* B, int ldb,
                           const Options& options = {});

@@ -16,7 +16,8 @@ OSError: a database that calibrate cannot use) and hetlu.Error (a RuntimeError: 
 backend="cuda" where no GPU is usable). A database that solve, lu_factor or recommend cannot read is
 no error: the model answers, and solve and lu_factor warn with hetlu.HetluWarning (a UserWarning), as
 for stale or damaged tuned entries; the result's warnings (lu_factor: plan["warnings"]) hold the same
-lines. solve warns with hetlu.linalg.LinAlgWarning (SciPy's)
+lines. lu_factor warns with hetlu.linalg.LinAlgWarning where its factors' pivot growth is above
+100 (n + 1) (lu_solve's x from them may be inaccurate). solve warns with hetlu.linalg.LinAlgWarning (SciPy's)
 where x cannot be trusted: not finite, a backward error above 30 (n + 1) eps (LAPACK's gesv returns
 such an x as a success; the hetlu command equilibrates and escalates instead), or A singular to
 working precision where the solve estimated rcond (PRBT, precision="mixed" or "auto"); the result's

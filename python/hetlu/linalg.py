@@ -167,7 +167,7 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     elif check_finite and not np.isfinite(x).all():  # a well-conditioned a whose x overflows: [[5e-324]] x = [1]
         warnings.warn("The solution is not finite (it overflowed the working precision): result may not be "
                       "accurate.", LinAlgWarning, stacklevel=2)
-    elif growth > 100.0 * (n + 1):  # GEPP's backward error is about growth * eps (Wilkinson's matrix)
+    elif growth > _hetlu._pivot_growth_limit(n):  # GEPP's backward error is about growth * eps (Wilkinson's)
         warnings.warn("Pivot growth {:.1e} (1 / rpvgrw) is above 100 (n + 1): result may not be accurate; "
                       "hetlu.solve checks the answer and repairs it.".format(growth), LinAlgWarning, stacklevel=2)
     return x.ravel() if b_is_1d else x.reshape(shape)

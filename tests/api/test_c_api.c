@@ -595,9 +595,19 @@ int main(void) {
      * pivot 2^-52, not zero, and rcond about 2^-54, below eps. */
     double T[4] = {1, 1, 1, 1 + DBL_EPSILON}, tb[2] = {1, 2};
     s = hetlu_dsolve_checked(2, 1, T, 2, tb, 2, &inf, &omega, &rc, NULL, NULL);
-    check(s == HETLU_ERROR_SINGULAR && inf == 3 && rc >= 0 && rc < DBL_EPSILON / 2 && omega >= 0 &&
-              strstr(hetlu_last_error(), "working precision") != NULL,
-          "dsolve_checked: A singular to working precision is info = n + 1, X written");
+    check(s == HETLU_ERROR_ILL_CONDITIONED && inf == 3 && rc >= 0 && rc < DBL_EPSILON / 2 && omega >= 0 &&
+              strstr(hetlu_last_error(), "working precision") != NULL && tb[1] != 2,
+          "dsolve_checked: A singular to working precision is ILL_CONDITIONED, info = n + 1, X written");
+    /* Nothing to solve: omega 0, rcond 1 (n = 0) or A's (nrhs = 0). */
+    omega = rc = -5;
+    check(hetlu_dsolve_checked(0, 1, NULL, 1, NULL, 1, &inf, &omega, &rc, NULL, NULL) == HETLU_SUCCESS && inf == 0 &&
+              omega == 0 && rc == 1,
+          "dsolve_checked with n = 0: success, omega 0, rcond 1");
+    double E[4] = {2, 0, 0, 4};
+    omega = rc = -5;
+    check(hetlu_dsolve_checked(2, 0, E, 2, NULL, 2, &inf, &omega, &rc, NULL, NULL) == HETLU_SUCCESS && inf == 0 &&
+              omega == 0,
+          "dsolve_checked with nrhs = 0: success, omega 0");
 
     /* The other precisions: a plain system each. */
     float Sf[4] = {2, 1, 1, 3}, bf[2] = {3, 4};
@@ -611,7 +621,9 @@ int main(void) {
     float _Complex Cc[4] = {0, 0, 0, 0}, cb[2] = {1, 1};
     check(hetlu_csolve_checked(2, 1, Cc, 2, cb, 2, &inf, NULL, NULL, NULL, NULL) == HETLU_ERROR_SINGULAR && inf == 1,
           "csolve_checked: a zero matrix is singular, info 1");
-    check(strcmp(hetlu_strerror(HETLU_ERROR_INACCURATE), "unknown status") != 0, "strerror knows INACCURATE");
+    check(strcmp(hetlu_strerror(HETLU_ERROR_INACCURATE), "unknown status") != 0 &&
+              strcmp(hetlu_strerror(HETLU_ERROR_ILL_CONDITIONED), "unknown status") != 0,
+          "strerror knows INACCURATE and ILL_CONDITIONED");
   }
 
   printf("%d passed, %d failed\n", passed, failed);

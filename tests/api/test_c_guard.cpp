@@ -127,6 +127,28 @@ TEST(CApiArguments, PivotsInfoAndABatchsArraysAreApartFromEachOther) {
           "backward_error overlaps rcond: backward_error must be an array of its own");
   EXPECT_EQ(omega, 5);
   EXPECT_EQ(A[1], 0);
+  // The report and the options: an output inside either, or the report over an array, is refused
+  // before anything is written (info inside the report read 2 after a success; a report over B was
+  // cleared before B was read and "solved" to success; backward_error over options->db_path crashed).
+  hetlu_report report{};
+  hetlu_options options;
+  hetlu_options_init(&options);
+  options.db_path = "/nonexistent-folder/x.db";
+  refused(hetlu_dsolve_checked(n, 1, A.data(), n, B.data(), n, &report.plan.nb, nullptr, nullptr, nullptr, &report),
+          "info overlaps report: info must be an array of its own");
+  refused(hetlu_dsolve_checked(n, 1, A.data(), n, B.data(), n, &info, reinterpret_cast<double*>(&options.db_path),
+                               nullptr, &options, nullptr),
+          "backward_error overlaps options: backward_error must be an array of its own");
+  EXPECT_STREQ(options.db_path, "/nonexistent-folder/x.db");
+  auto* report_over_b = reinterpret_cast<hetlu_report*>(B.data());
+  const double b0 = B[0];
+  refused(hetlu_dgesv(n, 1, A.data(), n, ipiv.data(), B.data(), n, &info, nullptr, report_over_b),
+          "report overlaps B: report must be an array of its own");
+  EXPECT_EQ(B[0], b0);
+  info = 12345;
+  refused(hetlu_dgetrf(n, n, A.data(), n, ipiv.data(), reinterpret_cast<int*>(A.data() + 2), nullptr, nullptr),
+          "info overlaps A: info must be an array of its own");
+  EXPECT_EQ(A[2], 0) << "a refused info inside A is not written";
   // Apart, in one allocation: solved.
   EXPECT_EQ(hetlu_dgesv_batched(4, n, 1, A.data(), n, n * n, ipiv.data(), n, B.data(), n, n, infos), HETLU_SUCCESS)
       << last_error();

@@ -91,5 +91,28 @@ TEST(SolveCheckedRefinement, FactorsThatOverflowAreSaidAsGrowthNotSingularity) {
   EXPECT_GT(*r.rcond, 1e-5);
 }
 
+// Factors grown past 1 / u yet finite (Wilkinson's matrix at n = 300: 2^299) factor nothing near A:
+// their rcond estimate is no estimate. 1e300 times the matrix (solved equilibrated, so PRBT's own
+// estimate is not R A's and GEPP's was asked) was called singular to working precision with rcond
+// 2.5e-76, where the matrix's is 3e-3, the same as at scale 1 (a hostile helper's finding).
+TEST(SolveCheckedRefinement, FactorsGrownPastOneOverEpsSayNothingOfTheCondition) {
+  const int n = 300;
+  Options options;
+  options.db_path = "/nonexistent/none.db";
+  for (double scale : {1.0, 1e300}) {
+    std::vector<double> A(static_cast<size_t>(n) * n, 0.0);
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i)
+        A[i + static_cast<size_t>(j) * n] = scale * (i == j || j == n - 1 ? 1.0 : i > j ? -1.0 : 0.0);
+    std::vector<double> b(n);
+    for (int i = 0; i < n; ++i) b[i] = scale * std::cos(i);
+    const SolveReport r = solve_checked(std::nullopt, n, 1, A.data(), n, b.data(), n, options);
+    EXPECT_TRUE(r.accurate) << scale;
+    EXPECT_FALSE(r.singular_to_working_precision) << scale << ": rcond " << r.rcond.value_or(-1);
+    ASSERT_TRUE(r.rcond.has_value()) << scale;
+    EXPECT_GT(*r.rcond, 1e-4) << scale;
+  }
+}
+
 }  // namespace
 }  // namespace hetlu

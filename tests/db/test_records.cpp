@@ -500,6 +500,27 @@ TEST(Exchange, ExportImportIsAFaithfulRoundTrip) {
   EXPECT_EQ(report.probe_results + report.trials + report.best_plans + report.machines, 0);
   EXPECT_EQ(report.skipped, 5);
   EXPECT_EQ(db::export_json(target)["machines"][0]["probe_results"].size(), 2u);
+
+  // Rows compared on the columns the file gives: without measured_at (whose default is the time of
+  // the import) the same rows twice are still the same rows.
+  auto without_time = exported;
+  for (auto& row : without_time["machines"][0]["probe_results"]) row.erase("measured_at");
+  auto fresh = Database::open(dir.file("c.db"), Database::Mode::read_write);
+  EXPECT_EQ(db::import_json(fresh, without_time, fp.hash, false).probe_results, 2);
+  EXPECT_EQ(db::import_json(fresh, without_time, fp.hash, false).probe_results, 0);
+  // A run whose first row is already there and whose next is new: the new row opens one new run.
+  auto mixed = exported;
+  auto& rows = mixed["machines"][0]["probe_results"];
+  auto added = rows[0];
+  added["name"] = "a probe not stored yet";
+  for (auto& row : rows) row["run"] = 7;
+  rows.push_back(added);
+  report = db::import_json(target, mixed, fp.hash, false);
+  EXPECT_EQ(report.probe_results, 1);
+  auto newest = target.prepare("SELECT count(*), max(run) FROM probe_results WHERE name = 'a probe not stored yet'");
+  newest.step();
+  EXPECT_EQ(newest.column_int(0), 1);
+  EXPECT_EQ(newest.column_int(1), 3);  // after the two runs imported first
 }
 
 // An import replaced the local machine's soft attributes with the file's (its hostname then made
@@ -525,12 +546,28 @@ TEST(Exchange, AnImportKeepsTheLocalMachinesAttributesAndRefusesDeepNesting) {
   } catch (const db::DatabaseError& e) {
     EXPECT_NE(std::string(e.what()).find("nested more than"), std::string::npos) << e.what();
   }
-  // Parsed, the same file is refused as the parser reaches the 33rd level, not once it holds the
+  // Parsed, the same file is refused as the parser passes the 32nd level, not once it holds the
   // whole (100 MB of '[' took 7.4 GB); an export itself parses to what it was.
   EXPECT_THROW(db::parse_export("{\"a\": " + deep + "}"), db::DatabaseError);
   EXPECT_THROW(db::parse_export(std::string(100000, '[')), db::DatabaseError);  // refused before the end is seen
   EXPECT_THROW(db::parse_export("[1,"), nlohmann::json::parse_error);
   EXPECT_EQ(db::parse_export(db::export_json(local).dump()), db::export_json(local));
+  // The parser's bound is check_export's: the same documents refused by both.
+  for (int depth = 28; depth <= 36; ++depth) {
+    const std::string text = std::string(depth, '[') + std::string(depth, ']');
+    bool parser_refused = false, check_refused = false;
+    try {
+      db::parse_export(text);
+    } catch (const db::DatabaseError&) {
+      parser_refused = true;
+    }
+    try {
+      db::check_export(nlohmann::json::parse(text), fp.hash, true);
+    } catch (const db::DatabaseError& e) {
+      check_refused = std::string(e.what()).find("nested more than") != std::string::npos;
+    }
+    EXPECT_EQ(parser_refused, check_refused) << depth;
+  }
 }
 
 TEST(Exchange, ARowThatBreaksAConstraintFailsTheImport) {

@@ -125,6 +125,21 @@ def test_lu_factor_warns_of_pivot_growth(db):
         warnings.simplefilter("error")
         hetlu.lu_factor(random_system(200)[0], db=db)
         hetlu.lu_factor(np.random.default_rng(2).standard_normal((300, 40)), db=db)  # tall: U is 40 x 40
+        hetlu.lu_factor(np.random.default_rng(2).standard_normal((40, 300)), db=db)  # wide: U is 40 x 300
+    wide = np.hstack([W, np.ones((n, 5))])  # W's growth in U's first n columns
+    with pytest.warns(hetlu.linalg.LinAlgWarning, match="pivot growth"):
+        hetlu.lu_factor(wide, db=db)
+
+
+def test_an_answer_solved_again_says_so_in_its_note(db):
+    """Mixed precision on Wilkinson's matrix falls back to double GEPP (omega 0.75) and is solved
+    again as the hetlu command solves: the note was blank."""
+    n = 64
+    W = np.tril(-np.ones((n, n)), -1) + np.eye(n)
+    W[:, -1] = 1
+    r = hetlu.solve(W, np.random.default_rng(0).standard_normal(n), precision="mixed", db=db)
+    assert r.backward_error < 30 * (n + 1) * np.finfo(float).eps / 2
+    assert r.note.startswith("solved again as the hetlu command solves"), r.note
 
 
 @pytest.mark.parametrize("order", ["F", "C"])

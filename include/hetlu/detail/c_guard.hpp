@@ -41,12 +41,14 @@ hetlu_status c_guarded(Body&& body) {
   }
 }
 
-// c_guarded with *info set on every failure other than a singular matrix, to -status (never an
+// c_guarded with *info set on every failure other than a singular (or, info = n + 1, singular to
+// working precision) matrix, to -status (never an
 // argument's position): a caller that reads only info, as LAPACK's do, still sees the call failed.
 template <class Body>
 hetlu_status c_guarded_info(int* info, Body&& body) {
   const hetlu_status status = c_guarded(std::forward<Body>(body));
-  if (info && status != HETLU_SUCCESS && status != HETLU_ERROR_SINGULAR) *info = -static_cast<int>(status);
+  if (info && status != HETLU_SUCCESS && status != HETLU_ERROR_SINGULAR && status != HETLU_ERROR_ILL_CONDITIONED)
+    *info = -static_cast<int>(status);
   return status;
 }
 
