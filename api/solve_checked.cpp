@@ -650,7 +650,6 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
   SolveReport previous_report;    // the last attempt's, as gesv gave it
   bool previous_factors_overflowed = false;
   double factors_estimate = -1;  // dgecon's estimate from the factors now in LU, once made (< 0: not yet)
-  double factored_largest = 0;   // the largest entry of the matrix last factored into LU
   bool factors_grown = false;    // the factors now in LU grew past 1 / u: their rcond estimate tells nothing
   for (size_t k = 0; k < attempts.size(); ++k) {
     const Attempt attempt = attempts[k];
@@ -662,25 +661,25 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
                                       B_scaled.data(), X.data(), options);
     } else {
       load_scaled(n, A, lda, scaling, LU.data(), ld);
-      factored_largest = largest_entry(n, LU.data(), ld, false);
+      const double factored_largest = largest_entry(n, LU.data(), ld, false);
       X = B_scaled;
       factors_estimate = -1;
       Options o = options;
       if (attempt.refinement != Refinement::none) o.overrides.refinement = attempt.refinement;
       o.input_check = InputCheck::none;  // checked above, before the scaling
       report = gesv(attempt.solver, n, nrhs, LU.data(), ld, ipiv.data(), X.data(), ld, o);
+      // GEPP's or CALU's factors grown past 1 / u (Wilkinson's matrix: 2^(n-1)) are no factorization
+      // of anything near A: their rcond estimate tells nothing (1e300 times Wilkinson's matrix at
+      // n = 300 was called singular to working precision, rcond 2.5e-76, where it is 3e-3: a hostile
+      // helper's finding). X's own bound still holds, and refinement may still mend X (it does at n = 64).
+      factors_grown = attempt.solver != Solver::prbt &&
+                      largest_entry(n, LU.data(), ld, true) * accuracy::unit_roundoff<T>() > factored_largest;
     }
     if (report.info > 0) {  // exactly singular: an answer, not an inaccuracy
       report.attempts = best.attempts;
       report.attempts.push_back(to_string(attempt.solver) + ": singular (info " + std::to_string(report.info) + ")");
       return report;
     }
-    // GEPP's or CALU's factors grown past 1 / u (Wilkinson's matrix: 2^(n-1)) are no factorization of
-    // anything near A: their rcond estimate tells nothing (1e300 times Wilkinson's matrix at n = 300
-    // was called singular to working precision, rcond 2.5e-76, where it is 3e-3: a hostile helper's
-    // finding). X's own bound still holds, and refinement may still mend X (it does at n = 64).
-    if (attempt.solver != Solver::prbt && !(k > 0 && factors_in_lu && refines(attempts[k - 1], attempt)))
-      factors_grown = largest_entry(n, LU.data(), ld, true) * accuracy::unit_roundoff<T>() > factored_largest;
     factors_in_lu = attempt.solver != Solver::prbt;
     if (k + 1 < attempts.size() && refines(attempt, attempts[k + 1])) {  // kept only for that
       Y = X;

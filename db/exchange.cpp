@@ -106,8 +106,11 @@ class StoredProbeRows {
   // equal to one stored before it.
   bool is_new(std::int64_t rowid, const std::vector<std::string>& columns) {
     auto& known = keys_for(columns, rowid);
-    if (known.count(key_of_row(rowid, columns))) return false;
-    for (auto& [other, keys] : keys_) keys.insert(key_of_row(rowid, other));
+    auto row = db_.prepare("SELECT * FROM probe_results WHERE rowid = ?1");
+    row.bind(1, rowid);
+    row.step();
+    if (known.count(key(row, columns))) return false;
+    for (auto& [given, keys] : keys_) keys.insert(key(row, given));
     return true;
   }
 
@@ -115,26 +118,17 @@ class StoredProbeRows {
   std::unordered_set<std::string>& keys_for(const std::vector<std::string>& columns, std::int64_t rowid) {
     const auto found = keys_.find(columns);
     if (found != keys_.end()) return found->second;
-    auto s = db_.prepare("SELECT " + list(columns) + " FROM probe_results WHERE machine_id = ?1 AND rowid <> ?2");
+    auto s = db_.prepare("SELECT * FROM probe_results WHERE machine_id = ?1 AND rowid <> ?2");
     s.bind(1, machine_id_).bind(2, rowid);
     std::unordered_set<std::string> keys;
-    while (s.step()) keys.insert(key(s));
+    while (s.step()) keys.insert(key(s, columns));
     return keys_.emplace(columns, std::move(keys)).first->second;
   }
-  std::string key_of_row(std::int64_t rowid, const std::vector<std::string>& columns) {
-    auto s = db_.prepare("SELECT " + list(columns) + " FROM probe_results WHERE rowid = ?1");
-    s.bind(1, rowid);
-    s.step();
-    return key(s);
-  }
-  static std::string list(const std::vector<std::string>& columns) {  // names check_row found in the schema
-    std::string text = "1";                                           // a row of no given column: every row is the same
-    for (const auto& c : columns) text += ", \"" + c + "\"";
-    return text;
-  }
-  static std::string key(Statement& s) {
+  // The values of `columns` (names check_row found in the schema) in the row at s.
+  static std::string key(Statement& s, const std::vector<std::string>& columns) {
     std::string k;
-    for (int c = 1; c < s.column_count(); ++c) {
+    for (int c = 0; c < s.column_count(); ++c) {
+      if (std::find(columns.begin(), columns.end(), s.column_name(c)) == columns.end()) continue;
       char field[40];
       if (s.column_is_null(c)) {
         std::snprintf(field, sizeof field, "N|");

@@ -397,9 +397,6 @@ int scale_up_a_tiny_system(int n, int nrhs, T* A, T* X, int ld, std::vector<doub
   return a_shift - b_shift;
 }
 
-// Where A was factored in place (overwrite_a=True) nothing can check the answer against A: LAPACK's
-// reciprocal pivot growth (dgesvx's rpvgrw, min over columns of max|A(:,j)| / max|U(:,j)|) is what
-// the factors still tell. Wilkinson's matrix at n = 60 (growth 2^59) gave omega 0.1 in silence.
 // The pivot growth above which GEPP's answer may fail the tolerance 30 (n + 1) eps: its backward
 // error is about growth eps / 10 on Wilkinson's matrices (n = 20: growth 5e5, omega 9e-12), while
 // random matrices grow about n^(2/3). hetlu.linalg reads it too (_pivot_growth_limit).
@@ -407,14 +404,17 @@ double pivot_growth_limit(int n) {
   return 100.0 * (n + 1);
 }
 
-// m rows of the factors (U's upper trapezoid: rows up to min(j, m - 1) of column j).
+// Where A was factored in place (overwrite_a=True) nothing can check the answer against A: LAPACK's
+// reciprocal pivot growth (dgesvx's rpvgrw, min over columns of max|A(:,j)| / max|U(:,j)|) is what
+// the factors still tell. Wilkinson's matrix at n = 60 (growth 2^59) gave omega 0.1 in silence.
+// The factors of an m x n A (U's upper trapezoid: rows up to min(j, m - 1) of column j).
 template <class T>
-double pivot_growth(int n, const std::vector<double>& a_maxima, const T* LU, int ld, int m = -1) {
+double pivot_growth(int m, int n, const std::vector<double>& a_maxima, const T* LU, int ld) {
   double growth = 1;
   for (int j = 0; j < n; ++j) {
     double u = 0;
-    const int last = m < 0 ? j : std::min(j, m - 1);
-    for (int i = 0; i <= last; ++i) u = std::max(u, double(scalar::abs1(LU[i + static_cast<size_t>(j) * ld])));
+    for (int i = 0; i <= std::min(j, m - 1); ++i)
+      u = std::max(u, double(scalar::abs1(LU[i + static_cast<size_t>(j) * ld])));
     if (a_maxima[j] > 0) growth = std::max(growth, u / a_maxima[j]);
   }
   return growth;
@@ -470,7 +470,7 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
                                                  : kernels::norm1(n, n, a, ld, a_maxima),
                                       n, a, ld, false);
       report = getrf(chosen, n, n, a, ld, ipiv.data(), options);
-      if (!a_original && report.info == 0) growth = pivot_growth(n, a_maxima, a, ld);
+      if (!a_original && report.info == 0) growth = pivot_growth(n, n, a_maxima, a, ld);
       if (report.info == 0) {
         // How singular A is, as scipy.linalg.solve and the hetlu command tell it (dgecon from the
         // factors): Hilbert 14 came back wrong by 0.18 in silence.
@@ -693,7 +693,7 @@ LUFactorization lu_factor(const py::object& A_in, const std::string& solver, con
       std::vector<double> a_maxima;  // A's columns' largest entries, read before A is factored
       kernels::norm1(m, n, LU.data(), std::max(1, m), a_maxima);
       report = getrf(chosen, m, n, LU.mutable_data(), std::max(1, m), ipiv.data(), options);
-      if (report.info == 0) growth = pivot_growth(n, a_maxima, LU.data(), std::max(1, m), m);
+      if (report.info == 0) growth = pivot_growth(m, n, a_maxima, LU.data(), std::max(1, m));
     }
     if (report.info > 0) raise_singular(report.info);
     // The factors cannot be checked against A once lu_solve uses them; their growth is what tells a
@@ -985,7 +985,7 @@ py::tuple gesv_in_place(const py::array& a, const py::array& x, int trans, bool 
     const int x_shift = scale_up_a_tiny_system(n, nrhs, A, X, ld, a_maxima, anorm);
     info = getrf(Solver::gepp, n, n, A, ld, ipiv.data(), options).info;
     if (info != 0) return;
-    growth = pivot_growth(n, a_maxima, A, ld);
+    growth = pivot_growth(n, n, a_maxima, A, ld);
     getrs(op, n, nrhs, A, ld, ipiv.data(), X, ld, linalg_options());
     if (x_shift != 0) scale_block(n, nrhs, X, ld, x_shift);  // the part of A's scaling b could not take
     if (op == Transpose::no) {
