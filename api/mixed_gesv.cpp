@@ -63,7 +63,7 @@ SolveReport detail::mixed_solve(Solver solver, int n, int nrhs, T* A, int lda, i
     report.plan.precision = Precision::mixed;
     report.seconds = timed(options, [&] {
       report.info = solvers::mixed_gesv(low, high, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, details, safeguards,
-                                        options.input_check, solvers::LuRoutines::blas_library);
+                                        options.input_check, solvers::LuRoutines::blas_library, options.measure_time);
     });
   } else {
     const Resolution mixed = resolve_plan(solver, Precision::mixed, n, n, options);
@@ -76,7 +76,7 @@ SolveReport detail::mixed_solve(Solver solver, int n, int nrhs, T* A, int lda, i
       low.precision = Precision::single;
       high = resolve_plan(solver == Solver::prbt ? Solver::gepp : solver, Precision::double_, n, n, where).plan;
       report.info = solvers::mixed_gesv(low, high, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, details, safeguards,
-                                        options.input_check);
+                                        options.input_check, solvers::LuRoutines::planned, options.measure_time);
     };
     // A device that cannot hold the single factorization (or the double fallback's) throws before A,
     // X or ipiv change: the CPUs answer.

@@ -206,11 +206,14 @@ enum class LuRoutines { planned, blas_library };
 // single path fails and the double solver, at high_plan, factors it. Returns the double solver's
 // info (0 when the single path answered). Arguments are already checked, except A's finiteness:
 // with `check` finite (default) it is tested on the pass that rounds A to single, and a NaN or Inf
-// in A throws before anything is written, naming the entry (checks::finite).
+// in A throws before anything is written, naming the entry (checks::finite). time_phases (default
+// on): details.phase_seconds timed; off, no clock is read (Options::measure_time off: the drop-in's
+// dsgesv_, where four laps cost 15 % of a call at n = 2).
 template <class T>
 int mixed_gesv(const Plan& low_plan, const Plan& high_plan, int n, int nrhs, T* A, int lda, int* ipiv, const T* B,
                int ldb, T* X, int ldx, MixedDetails& details, const MixedSafeguards& safeguards = {},
-               InputCheck check = InputCheck::finite, LuRoutines routines = LuRoutines::planned);
+               InputCheck check = InputCheck::finite, LuRoutines routines = LuRoutines::planned,
+               bool time_phases = true);
 
 // LAPACK's dgetrf from the BLAS library (OpenBLAS), the reference hetlu is measured against.
 int reference_getrf(int m, int n, double* A, int lda, int* ipiv);

@@ -128,10 +128,11 @@ kernels::RoundedMatrix round_matrix_to_low(int n, const T* A, int lda, Low* to) 
 // not refuse it) counts as converged, as LAPACK's comparisons with NaN find it: no step can make its
 // X finite, and the other columns' answers must not cost a second factorization in double. (A NaN
 // in A makes every column NaN: nothing there is an answer, and ITER < 0 says so.)
+// Into `out` (its storage reused from step to step).
 template <class T>
-std::vector<double> scaled_residuals(int n, int nrhs, const T* R, int ldr, const T* X, int ldx, double cte,
-                                     const std::vector<bool>& judged) {
-  std::vector<double> out(nrhs);
+void scaled_residuals(int n, int nrhs, const T* R, int ldr, const T* X, int ldx, double cte,
+                      const std::vector<bool>& judged, std::vector<double>& out) {
+  out.assign(nrhs, 0.0);
   for (int j = 0; j < nrhs; ++j) {
     if (!judged[j]) continue;
     const T* r = R + static_cast<long long>(j) * ldr;
@@ -140,7 +141,6 @@ std::vector<double> scaled_residuals(int n, int nrhs, const T* R, int ldr, const
     const double ratio = rnorm == 0 ? 0 : rnorm / (xnorm * cte);  // a zero column of B is solved: LAPACK's test
     out[j] = std::isnan(ratio) ? std::numeric_limits<double>::infinity() : ratio;
   }
-  return out;
 }
 
 // kappa_1(A) = ||A||_1 ||A^-1||_1, the second estimated with the single factors (dgecon's way):
@@ -392,7 +392,7 @@ class Refinement {
       blas::gemm_only(blas::Op::no_trans, blas::Op::no_trans, n_, nrhs_, n_, T(-1), A_, lda_, X_, ldx_, T(1), r_.data(),
                       n_);
     }
-    scaled_ = scaled_residuals(n_, nrhs_, r_.data(), n_, X_, ldx_, cte_, judged_);
+    scaled_residuals(n_, nrhs_, r_.data(), n_, X_, ldx_, cte_, judged_, scaled_);
     return *std::max_element(scaled_.begin(), scaled_.end());
   }
 
@@ -542,13 +542,16 @@ int factor_by_blas_library(const Plan& low_plan, int n, kernels::WorkspaceVector
 template <class T>
 int mixed_gesv(const Plan& low_plan, const Plan& high_plan, int n, int nrhs, T* A, int lda, int* ipiv, const T* B,
                int ldb, T* X, int ldx, MixedDetails& details, const MixedSafeguards& requested, InputCheck check,
-               LuRoutines routines) {
+               LuRoutines routines, bool time_phases) {
   using Low = scalar::low_t<T>;
   details = MixedDetails{};
   if (n == 0) return 0;
   const MixedSafeguards safeguards = safeguards_for<T>(low_plan.solver, n, requested);
-  detail::Stopwatch clock;
-  auto mark = [&](const char* phase) { details.phase_seconds.emplace_back(phase, clock.lap()); };
+  std::optional<detail::Stopwatch> clock;
+  if (time_phases) clock.emplace();
+  auto mark = [&](const char* phase) {
+    if (clock) details.phase_seconds.emplace_back(phase, clock->lap());
+  };
   auto single_path = [&]() -> int {
     kernels::WorkspaceVector<Low> a;  // A rounded by the host; kept across calls: no page faults
     kernels::RoundedMatrix rounded;
@@ -645,9 +648,9 @@ int mixed_gesv(const Plan& low_plan, const Plan& high_plan, int n, int nrhs, T* 
 template MixedSafeguards MixedSafeguards::double_accuracy<double>(int);
 template MixedSafeguards MixedSafeguards::double_accuracy<std::complex<double>>(int);
 template int mixed_gesv<double>(const Plan&, const Plan&, int, int, double*, int, int*, const double*, int, double*,
-                                int, MixedDetails&, const MixedSafeguards&, InputCheck, LuRoutines);
+                                int, MixedDetails&, const MixedSafeguards&, InputCheck, LuRoutines, bool);
 template int mixed_gesv<std::complex<double>>(const Plan&, const Plan&, int, int, std::complex<double>*, int, int*,
                                               const std::complex<double>*, int, std::complex<double>*, int,
-                                              MixedDetails&, const MixedSafeguards&, InputCheck, LuRoutines);
+                                              MixedDetails&, const MixedSafeguards&, InputCheck, LuRoutines, bool);
 
 }  // namespace hetlu::solvers

@@ -13,8 +13,7 @@
 namespace hetlu::kernels {
 
 template <class T>
-RoundingScan<T>::RoundingScan(int n)
-    : n_(n), row_sums_(std::max(1, omp_get_max_threads())), column_sums_(n, 0.0), fits_(n, 1), finite_(n, 1) {}
+RoundingScan<T>::RoundingScan(int n) : n_(n), row_sums_(std::max(1, omp_get_max_threads())), columns_(n) {}
 
 template <class T>
 void RoundingScan<T>::column(int j, const T* x) {
@@ -41,17 +40,20 @@ void RoundingScan<T>::column(int j, const T* x) {
     fits = true;
     for (int i = 0; i < n_; ++i) fits = scalar::fits<Low>(x[i]) && fits;
   }
-  fits_[j] = fits;
-  finite_[j] = std::isfinite(sum) || scalar::all_finite(x, n_);  // a finite sum has finite terms
-  column_sums_[j] = std::isnan(sum) ? std::numeric_limits<double>::infinity() : sum;
+  Column& found = columns_[j];
+  found.fits = fits;
+  found.finite = std::isfinite(sum) || scalar::all_finite(x, n_);  // a finite sum has finite terms
+  found.sum = std::isnan(sum) ? std::numeric_limits<double>::infinity() : sum;
 }
 
 template <class T>
 RoundedMatrix RoundingScan<T>::result() const {
   RoundedMatrix out;
-  out.fits = std::all_of(fits_.begin(), fits_.end(), [](unsigned char f) { return f != 0; });
-  out.finite = std::all_of(finite_.begin(), finite_.end(), [](unsigned char f) { return f != 0; });
-  for (double s : column_sums_) out.norm_1 = std::max(out.norm_1, s);
+  for (const Column& c : columns_) {
+    out.fits = out.fits && c.fits;
+    out.finite = out.finite && c.finite;
+    out.norm_1 = std::max(out.norm_1, c.sum);
+  }
   for (int i = 0; i < n_; ++i) {
     double row = 0;
     for (const auto& share : row_sums_) row += share.empty() ? 0.0 : share[i];

@@ -26,8 +26,8 @@ class RoundingScan {
 
   // Column j of A (n entries), from several threads at once for distinct j, each column once.
   void column(int j, const T* x);
-  bool column_finite(int j) const { return finite_[j] != 0; }
-  bool column_fits(int j) const { return fits_[j] != 0; }
+  bool column_finite(int j) const { return columns_[j].finite; }
+  bool column_fits(int j) const { return columns_[j].fits; }
 
   // Once every column was visited: ||A||_inf sums each row's shares in thread order, the same to the
   // last bit from run to run at a given thread count.
@@ -38,8 +38,11 @@ class RoundingScan {
   std::vector<std::vector<double>> row_sums_;  // per OpenMP thread: its columns' share of each row's sum
   std::vector<double> spill_;                  // a larger team's threads beyond those (never, as called)
   std::mutex spill_mutex_;
-  std::vector<double> column_sums_;
-  std::vector<unsigned char> fits_, finite_;  // per column
+  struct Column {  // what the pass found of a column (one array: a small call's allocations count)
+    double sum = 0;
+    bool fits = true, finite = true;
+  };
+  std::vector<Column> columns_;
 };
 
 // The same of a whole n x n A in one parallel pass of its own (no rounding).

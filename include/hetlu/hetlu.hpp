@@ -22,8 +22,8 @@ struct Options {
   bool use_database = true;     // false: skip the database (model, then default)
   CalibrationLevel min_level = CalibrationLevel::quick;  // tuned rows below this level are ignored
   InputCheck input_check = InputCheck::finite;           // none: NaN and Inf propagate, as in LAPACK
-  // false: SolveReport's seconds and gflops stay 0. Two clock reads are a third of a small-matrix
-  // call (n <= 4); the C API skips them when the caller asks for no report.
+  // false: SolveReport's seconds and gflops stay 0 (and a mixed solve's phase_seconds empty). Two clock reads are a
+  // third of a small-matrix call (n <= 4); the C API skips them when the caller asks for no report.
   bool measure_time = true;
   // true: getrf and gesv with GEPP on the CPU target and no override, below the small-matrix
   // crossover (small_matrix_crossover), go to the BLAS library's own LU, as the LAPACK drop-in's
