@@ -22,6 +22,11 @@ namespace hetlu::front_end {
 inline constexpr const char* singular_said = "A is singular to working precision";
 inline constexpr const char* maybe_singular_said = "A may be singular to working precision";
 
+// A field of the report's plan that `by` set through the overrides, not the caller (the checked
+// solve's escalation sets refinement): no longer said to be the caller's, nor the plan an
+// override where it was the only one. Defined in api/resolve.cpp, beside the overrides.
+void set_by_escalation(Plan& plan, const std::string& field, const std::string& by);
+
 // The options with the CPU target instead of the hybrid one, the device settings dropped.
 inline Options on_the_cpus(const Options& options) {
   Options cpus = options;

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
+#include "api/front_end.hpp"
 #include "api/small_path.hpp"
 #include "configs/configs.hpp"
 #include "db/records.hpp"
@@ -149,6 +150,12 @@ int driven_devices(Target target, const DeviceSet& devices) {
   return target == Target::hybrid ? static_cast<int>(devices.size()) : 1;
 }
 
+// How a plan's source_detail begins once the caller set some of its fields; `rest` is where the
+// others came from.
+std::string overrides_said(const Plan& plan, PlanSource rest) {
+  return "caller set " + overridden_fields(plan) + "; the rest from " + to_string(rest) + ": ";
+}
+
 void apply_overrides(Plan& plan, const PlanOverrides& o, int m, int n) {
   // Every interface's panel widths, checked here once: Python's nb = -1 reached PRBT's mixed path,
   // which clamps without checking, and failed only where the double solver had to answer.
@@ -184,13 +191,24 @@ void apply_overrides(Plan& plan, const PlanOverrides& o, int m, int n) {
   }
   if (plan.overridden.empty()) return;
   clamp_blocks_to_matrix(plan, m, n);
-  plan.source_detail =
-      "caller set " + overridden_fields(plan) + "; the rest from " + to_string(plan.source) + ": " + plan.source_detail;
+  plan.source_detail = overrides_said(plan, plan.source) + plan.source_detail;
   plan.source_before_override = plan.source;
   plan.source = PlanSource::override_;
 }
 
 }  // namespace
+
+void front_end::set_by_escalation(Plan& plan, const std::string& field, const std::string& by) {
+  const auto named = std::find(plan.overridden.begin(), plan.overridden.end(), field);
+  if (plan.source != PlanSource::override_ || named == plan.overridden.end()) return;
+  const std::string said = overrides_said(plan, plan.source_before_override);
+  if (plan.source_detail.compare(0, said.size(), said) != 0) return;  // not as apply_overrides wrote it
+  const std::string rest = plan.source_detail.substr(said.size());
+  plan.overridden.erase(named);
+  if (plan.overridden.empty()) plan.source = plan.source_before_override;
+  plan.source_detail = (plan.overridden.empty() ? "" : overrides_said(plan, plan.source_before_override)) + rest +
+                       "; " + field + " set by " + by;
+}
 
 const MachineProfile& this_machine() {
   static std::once_flag once;

@@ -668,6 +668,8 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
       if (attempt.refinement != Refinement::none) o.overrides.refinement = attempt.refinement;
       o.input_check = InputCheck::none;  // checked above, before the scaling
       report = gesv(attempt.solver, n, nrhs, LU.data(), ld, ipiv.data(), X.data(), ld, o);
+      if (attempt.refinement != Refinement::none && !options.overrides.refinement)
+        front_end::set_by_escalation(report.plan, "refinement", "the checked solve's escalation");
       // GEPP's or CALU's factors grown past 1 / u (Wilkinson's matrix: 2^(n-1)) are no factorization
       // of anything near A: their rcond estimate tells nothing (1e300 times Wilkinson's matrix at
       // n = 300 was called singular to working precision, rcond 2.5e-76, where it is 3e-3: a hostile

@@ -114,5 +114,44 @@ TEST(SolveCheckedRefinement, FactorsGrownPastOneOverEpsSayNothingOfTheCondition)
   }
 }
 
+// The escalation asks its later solvers for refinement through the overrides; the report's plan
+// said the caller had set it ("override", "caller set refinement") after a plain call (its author's
+// own finding, session 47).
+TEST(SolveCheckedRefinement, RefinementTheEscalationSetIsNotSaidToBeTheCallers) {
+  const int n = 300;  // Wilkinson's matrix: GEPP's answer fails, PRBT's passes
+  std::vector<double> A(static_cast<size_t>(n) * n, 0.0);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) A[i + static_cast<size_t>(j) * n] = i == j || j == n - 1 ? 1.0 : i > j ? -1.0 : 0.0;
+  Options options;
+  options.db_path = "/nonexistent/none.db";
+  std::vector<double> b(n);
+  auto cosines = [&] {
+    for (int i = 0; i < n; ++i) b[i] = std::cos(i);  // (b = 1 GEPP solves exactly)
+  };
+  cosines();
+  const SolveReport r = solve_checked(std::nullopt, n, 1, A.data(), n, b.data(), n, options);
+  ASSERT_TRUE(r.accurate);
+  ASSERT_EQ(r.plan.solver, Solver::prbt);
+  EXPECT_NE(r.plan.source, PlanSource::override_) << r.plan.source_detail;
+  EXPECT_NE(origin_of(r.plan, "refinement"), "override");
+  EXPECT_NE(r.plan.source_detail.find("refinement set by the checked solve's escalation"), std::string::npos)
+      << r.plan.source_detail;
+  EXPECT_EQ(r.plan.source_detail.find("caller set"), std::string::npos) << r.plan.source_detail;
+  // The caller's own nb beside it stays the caller's, and only it.
+  options.overrides.nb = 32;
+  cosines();
+  const SolveReport with_nb = solve_checked(std::nullopt, n, 1, A.data(), n, b.data(), n, options);
+  ASSERT_TRUE(with_nb.accurate);
+  EXPECT_EQ(with_nb.plan.source, PlanSource::override_);
+  EXPECT_EQ(with_nb.plan.overridden, std::vector<std::string>{"nb"});
+  EXPECT_EQ(with_nb.plan.source_detail.find("caller set nb;"), 0u) << with_nb.plan.source_detail;
+  // Refinement the caller asked for stays the caller's.
+  options.overrides.nb.reset();
+  options.overrides.refinement = Refinement::working;
+  cosines();
+  const SolveReport asked = solve_checked(std::nullopt, n, 1, A.data(), n, b.data(), n, options);
+  EXPECT_EQ(origin_of(asked.plan, "refinement"), "override") << asked.plan.source_detail;
+}
+
 }  // namespace
 }  // namespace hetlu
