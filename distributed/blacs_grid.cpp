@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "distributed/scalapack.hpp"
 #include "hetlu/types.hpp"
+#include "solvers/checks.hpp"
 
 namespace hetlu::distributed {
 
@@ -75,21 +77,49 @@ void check_threads_per_rank(int threads, const std::string& routine) {
     throw InvalidArgument(routine + ": threads per rank = " + std::to_string(threads) + " must be in [0, 4096]");
 }
 
-long long local_entries(const int* desc) {
+namespace {
+// This rank's local rows and columns of the matrix a descriptor describes (none outside the grid).
+struct LocalShape {
+  long long rows = 0, cols = 0;
+};
+LocalShape local_shape(const int* desc) {
   int rows = 0, cols = 0, row = -1, col = -1;
-  if (desc[1] < 0) return 0;
+  if (!desc || desc[1] < 0) return {};
   Cblacs_gridinfo(desc[1], &rows, &cols, &row, &col);
-  if (row < 0 || col < 0 || desc[4] < 1 || desc[5] < 1) return 0;
+  if (row < 0 || col < 0 || desc[4] < 1 || desc[5] < 1) return {};
   // DESC: DTYPE, CTXT, M, N, MB, NB, RSRC, CSRC, LLD.
-  return static_cast<long long>(numroc_(&desc[2], &desc[4], &row, &desc[6], &rows)) *
-         numroc_(&desc[3], &desc[5], &col, &desc[7], &cols);
+  return {numroc_(&desc[2], &desc[4], &row, &desc[6], &rows), numroc_(&desc[3], &desc[5], &col, &desc[7], &cols)};
 }
 
-void check_local_arrays(const void* A, const int* desc_a, const void* B, const int* desc_b,
-                        const std::string& routine) {
+// This rank's local array of a matrix, as its entries lie in memory (entries of element_bytes).
+checks::Entries local_array(const char* name, const void* local, const int* desc, std::size_t element_bytes) {
+  const LocalShape shape = local_shape(desc);
+  const long long ld = shape.rows > 0 ? std::max<long long>(desc[8], shape.rows) : 1;
+  return {name, local, static_cast<long long>(element_bytes), ld, local ? shape.cols : 0, shape.rows};
+}
+}  // namespace
+
+long long local_entries(const int* desc) {
+  const LocalShape shape = local_shape(desc);
+  return shape.rows * shape.cols;
+}
+
+void check_local_arrays(const void* A, const int* desc_a, const void* B, const int* desc_b, const int* ipiv,
+                        std::size_t element_bytes, const std::string& routine) {
   auto holds_part = [](const int* desc) { return desc && local_entries(desc) > 0; };
   if ((!A && holds_part(desc_a)) || (!B && holds_part(desc_b)))
     throw InvalidArgument(routine + ": A or B is a null pointer on a rank that holds part of it");
+  // Entries, not address ranges: a B in A's LLD padding shares none (as checks::apart).
+  const checks::Entries a = local_array("A", A, desc_a, element_bytes), b = local_array("B", B, desc_b, element_bytes);
+  if (checks::entries_meet(b, a))
+    throw InvalidArgument(routine +
+                          ": B overlaps A on this rank (their local arrays share an entry): B must be an "
+                          "array of its own");
+  const long long pivots = a.rows > 0 ? a.rows + desc_a[4] : 0;  // LOCr(M_A) + MB_A
+  const checks::Entries p =
+      checks::pivot_entries(ipiv, static_cast<int>(ipiv ? std::min<long long>(pivots, INT_MAX) : 0));
+  if (checks::entries_meet(p, a) || checks::entries_meet(p, b))
+    throw InvalidArgument(routine + ": ipiv overlaps A or B on this rank: it must be an array of its own");
 }
 
 namespace {

@@ -31,7 +31,10 @@ namespace {
 // p?gesv, with the one case ScaLAPACK leaves out: p?getrf returns at once for a 1 x 1 matrix without
 // looking at it, and p?gesv then divided by a zero A(ia, ja) (X = Inf, "not finite" on every front
 // end where LAPACK's info is 1). That entry is looked at first, agreed on over the grid; where it is
-// zero, ipiv names its row as p?getrf's quick return does, and A and B stay as they are (info > 0).
+// zero, p?gesv still runs, for its argument checks (a 1 x 1 zero with nrhs = -1 or a misaligned ia
+// was "singular": a hostile helper's finding), on A(ia, ja) = 1, which leaves B as it was (b / 1 is
+// b to the last bit); then the zero is put back, ipiv names its row as p?getrf's quick return
+// does, and info says the zero pivot.
 template <class T>
 int scalapack_gesv_checked(int n, int nrhs, T* A, int ia, int ja, const int* desc_a, int* ipiv, T* B, int ib, int jb,
                            const int* desc_b) {
@@ -39,10 +42,14 @@ int scalapack_gesv_checked(int n, int nrhs, T* A, int ia, int ja, const int* des
   // of the grid alike: where any rank cannot index with its own, none looks.
   if (n == 1) {
     const auto place = place_of(ia, ja, desc_a);
-    if (!on_any_rank(desc_a[1], !place.has_value()) && place &&
-        on_any_rank(
-            desc_a[1],
-            place->mine && A[place->local_row + static_cast<long long>(place->local_col) * desc_a[8]] == T(0))) {
+    T* pivot =
+        place && place->mine ? A + place->local_row + static_cast<long long>(place->local_col) * desc_a[8] : nullptr;
+    if (!on_any_rank(desc_a[1], !place.has_value()) && place && on_any_rank(desc_a[1], pivot && *pivot == T(0))) {
+      const T zero = pivot ? *pivot : T(0);  // -0 stays -0
+      if (pivot) *pivot = T(1);
+      const int info = scalapack_gesv(n, nrhs, A, ia, ja, desc_a, ipiv, B, ib, jb, desc_b);
+      if (pivot) *pivot = zero;
+      if (info < 0) return info;
       if (place->in_my_row) ipiv[place->local_row] = ia;
       return 1;
     }
@@ -155,7 +162,7 @@ int gesv(int n, int nrhs, T* A, int ia, int ja, const int* desc_a, int* ipiv, T*
   Failure failure;
   failure.unless([&] {
     if (!desc_a || !desc_b || !ipiv) throw InvalidArgument("p?gesv: desc_a, desc_b or ipiv is a null pointer");
-    check_local_arrays(A, desc_a, B, desc_b, "p?gesv");
+    check_local_arrays(A, desc_a, B, desc_b, ipiv, sizeof(T), "p?gesv");
     check_threads_per_rank(threads_per_rank, "p?gesv");
     check_finite_part("A", n, n, A, ia, ja, desc_a, "p?gesv");
     check_finite_part("B", n, nrhs, B, ib, jb, desc_b, "p?gesv");

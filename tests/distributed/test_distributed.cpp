@@ -213,6 +213,47 @@ void descriptor_case(int n, int nrhs, const char* resident = nullptr) {
                           hetlu_last_error());
     return;
   }
+  if (mode == "one-zero") {  // n = 1, A = 0: p?gesv's argument checks first, then info 1 with B as it was
+    if (grid.row() == 0 && grid.col() == 0) a[0] = 0;
+    const auto b_before = b;
+    hetlu_status status =
+        hetlu_pdgesv(1, -1, a.data(), 1, 1, da.data(), ipiv.data(), b.data(), 1, 1, db.data(), &info, 1);
+    int fine = status == HETLU_ERROR_INVALID_ARGUMENT, every = 0;
+    MPI_Allreduce(&fine, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    check(every == 1,
+          std::string("hetlu_pdgesv: a 1 x 1 zero with nrhs = -1 is refused, not singular: ") + hetlu_last_error());
+    status = hetlu_pdgesv(1, nrhs, a.data(), 1, 1, da.data(), ipiv.data(), b.data(), 1, 1, db.data(), &info, 1);
+    fine = status == HETLU_ERROR_SINGULAR && info == 1 && b == b_before &&
+           (grid.row() != 0 || grid.col() != 0 || a[0] == 0);
+    MPI_Allreduce(&fine, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    check(every == 1, std::string("hetlu_pdgesv: a 1 x 1 zero is singular, info 1, A and B as they were"));
+    return;
+  }
+  if (mode == "b-over-a") {  // B's local arrays A's own, or one entry on: success with X wrong (0.99)
+    const auto a_before = a;
+    auto db_square = distributed::descriptor(grid, n, n, nb, lld);
+    for (int shift : {0, 1})
+      for (bool plain_call : {true, false}) {
+        const hetlu_status status = plain_call
+                                        ? hetlu_pdgesv(n, n - shift, a.data(), 1, 1, da.data(), ipiv.data(),
+                                                       a.data() + shift, 1, 1, db_square.data(), &info, 1)
+                                        : hetlu_pdgesv_resident(n, n - shift, a.data(), da.data(), ipiv.data(),
+                                                                a.data() + shift, db_square.data(), "host:1", &info, 1);
+        int fine = status == HETLU_ERROR_INVALID_ARGUMENT && a == a_before, every = 0;
+        MPI_Allreduce(&fine, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        check(every == 1, std::string(plain_call ? "hetlu_pdgesv" : "hetlu_pdgesv_resident") + ": B " +
+                              (shift ? "one entry into" : "over") +
+                              " A is refused on every rank: " + hetlu_last_error());
+      }
+    // ipiv inside B (its first entries)
+    const auto b_before = b;
+    const hetlu_status status = hetlu_pdgesv(n, nrhs, a.data(), 1, 1, da.data(), reinterpret_cast<int*>(b.data()),
+                                             b.data(), 1, 1, db.data(), &info, 1);
+    int fine = status == HETLU_ERROR_INVALID_ARGUMENT && a == a_before && b == b_before, every = 0;
+    MPI_Allreduce(&fine, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    check(every == 1, std::string("hetlu_pdgesv: ipiv inside B is refused on every rank: ") + hetlu_last_error());
+    return;
+  }
   int* ipiv_used = mode == "plain-null-ipiv-on-the-last" && last ? nullptr : ipiv.data();
   double* a_used = mode == "plain-null-a-on-the-last" && last ? nullptr : a.data();
   const hetlu_status status = plain ? hetlu_pdgesv(n, nrhs, a_used, 1, 1, da_used.data(), ipiv_used, b.data(), 1, 1,
@@ -327,6 +368,8 @@ int main(int argc, char** argv) {
     descriptor_case(30, 1, "overflow");
     descriptor_case(30, 1, "plain-overflow");
     descriptor_case(30, 2, "nrhs-beyond-b");
+    descriptor_case(30, 2, "b-over-a");
+    descriptor_case(1, 2, "one-zero");
     if (ranks > 1) {
       descriptor_case(31, 1, "nb-differs-on-the-last");
       descriptor_case(31, 1, "a-nb-differs-on-the-last");
