@@ -139,6 +139,16 @@ std::string node_check(Check&& check) {
   return {};
 }
 
+// A --grid that does not use the ranks mpirun started (3x1 on 4): the command line contradicts its
+// launch, a usage error (exit 2) as other contradicting options are; every rank knows it alike.
+void check_grid_uses_ranks(DistributedPlan given, int ranks, int rank) {
+  try {
+    distributed::complete_grid(given, ranks);
+  } catch (const InvalidArgument& e) {
+    fail_together(rank, exit_usage, std::string("--grid: ") + e.what());
+  }
+}
+
 DistributedPlan given_plan(const DistributedArgs& args) {
   DistributedPlan plan;
   if (!args.grid.empty()) {
@@ -431,6 +441,7 @@ int solve_distributed(const DistributedSolveArgs& args) {
   MpiSession mpi;
   const int rank = mpi.rank();
   const auto layout = distributed::layout_of(MPI_COMM_WORLD);
+  check_grid_uses_ranks(given, layout.ranks, rank);
   // The database is read too (tuned plans): X never replaces it, by any path (as hetlu solve).
   const std::vector<std::string> inputs = read_files(args.a_path, args.b_path, args.db);
   ReadSystem system;
@@ -529,6 +540,7 @@ void bench_distributed(const DistributedBenchArgs& args) {
     return 0;
   });
   const auto layout = distributed::layout_of(MPI_COMM_WORLD);
+  check_grid_uses_ranks(given, layout.ranks, rank);
   // The plans compared: hetlu's (tuned, else the model's) and the defaults most codes use (nb = 64,
   // the squarest grid, the BLAS threads each rank starts with).
   distributed::DistributedResolution resolved, resident_priced;
