@@ -212,7 +212,7 @@ tuner::LevelSettings calibration_level(CalibrationLevel level, const std::string
   s.strategy = get(node, "strategy", s.strategy, where);
   s.space.nb = wholes(node, "nb", s.space.nb, where, 1, largest_order);
   s.space.ib = wholes(node, "ib", s.space.ib, where, 1, largest_order);
-  s.space.lookahead = wholes(node, "lookahead", s.space.lookahead, where, 0, 1);
+  s.space.lookahead = wholes(node, "lookahead", s.space.lookahead, where, 0, most_lookahead);
   s.hybrid_sizes = wholes(node, "hybrid_sizes", s.hybrid_sizes, where, 1, largest_order);
   s.space.cpu_share = get(node, "cpu_share", s.space.cpu_share, where);
   for (double share : s.space.cpu_share)

@@ -24,6 +24,20 @@ double positive_real(Statement& s, int column, const char* name) {
   return *value;
 }
 
+// The fields of a plan together, as validity.cpp's plan_checks: a hand-edited nb = 1e9 was served
+// as tuned (and scaled to another order, a d of 2^31 - 1 overflowed to one block column).
+void check_fields_together(const BestPlan& b) {
+  auto refuse = [](const std::string& what) { throw DatabaseError(what); };
+  if (b.plan.nb > std::max(b.m, b.n))
+    refuse("nb = " + std::to_string(b.plan.nb) + " is wider than the matrix (" + std::to_string(b.m) + " x " +
+           std::to_string(b.n) + ")");
+  if (b.plan.solver == Solver::calu && b.plan.ib > b.plan.nb)
+    refuse("ib = " + std::to_string(b.plan.ib) + " is wider than nb = " + std::to_string(b.plan.nb));
+  if (b.plan.cpu_block_columns > block_columns(b.n, b.plan.nb))
+    refuse("cpu_block_columns = " + std::to_string(b.plan.cpu_block_columns) + " is more than the " +
+           std::to_string(block_columns(b.n, b.plan.nb)) + " block columns");
+}
+
 BestPlan read_best_unchecked(Statement& s) {
   BestPlan b;
   b.machine_id = s.column_int(0);
@@ -38,7 +52,7 @@ BestPlan read_best_unchecked(Statement& s) {
   b.plan.ib = s.column_int_within(8, "ib", 1, most);
   b.plan.cpu_block_columns = s.column_int_within(9, "cpu_block_columns", 0, most);
   b.plan.panel_threads = s.column_int_within(10, "panel_threads", 1, 4096);
-  b.plan.lookahead = s.column_int_within(11, "lookahead", 0, most);
+  b.plan.lookahead = s.column_int_within(11, "lookahead", 0, most_lookahead);
   b.median_s = positive_real(s, 12, "median_s");
   b.gflops = positive_real(s, 13, "gflops");
   if (s.column_optional_double(14)) b.predicted_s = positive_real(s, 14, "predicted_s");
@@ -46,6 +60,7 @@ BestPlan read_best_unchecked(Statement& s) {
   b.updated_at = s.column_text(16);
   read_backend_column(s.column_text(17), b.plan);
   b.plan.source = PlanSource::tuned;
+  check_fields_together(b);
   return b;
 }
 

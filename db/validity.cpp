@@ -99,7 +99,13 @@ Checks plan_checks() {
           {"ib", whole("ib", 1)},
           {"cpu_block_columns", whole("cpu_block_columns", 0)},
           {"panel_threads", whole("panel_threads", 1, 4096)},
-          {"lookahead", whole("lookahead", 0)}};
+          {"lookahead", whole("lookahead", 0, most_lookahead)},
+          // The fields together, as the tuner's search space and clamp_blocks_to_matrix keep them: a
+          // hand-edited nb = 1e9 was served as tuned, and an imported trial of nb = 999999 became
+          // the best plan of the next calibration (a hostile helper's findings).
+          {"nb (wider than the matrix)", "nb <= max(m, n)"},
+          {"ib (wider than nb)", "solver <> 'calu' OR ib <= nb"},
+          {"cpu_block_columns (more than the block columns)", "cpu_block_columns <= (n + nb - 1) / nb"}};
 }
 
 Check dated(const char* column) {

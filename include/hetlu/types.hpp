@@ -338,6 +338,10 @@ inline DeviceSet from_string<DeviceSet>(std::string_view text) {
 
 // ---- the plan ------------------------------------------------------------------------------------
 
+// The deepest look-ahead the solvers run: one panel (any lookahead > 0 runs as 1); the tuner
+// searches 0 and 1, and a stored plan holds no more.
+inline constexpr int most_lookahead = 1;
+
 // Everything a solver needs to know about how to run. Solvers take a resolved Plan and never look
 // anywhere else for parameters.
 struct Plan {
@@ -349,7 +353,7 @@ struct Plan {
   int cpu_block_columns = 0;  // d: block columns kept by the CPUs (hybrid only;
                               // 0: panels too on the device, see panel_location)
   int panel_threads = 1;      // P_r: threads (and least row blocks) of the TSLU panel (CALU)
-  int lookahead = 1;          // panels factored ahead of the trailing update
+  int lookahead = 1;          // panels factored ahead of the trailing update (0 or most_lookahead)
   DeviceSet devices;          // hybrid only: what runs the device's part, one or several
   // Hybrid on several devices: each device's share of the block columns right of the CPUs' d,
   // dealt in proportion (heterogeneous-column-block §3.2); from their measured rates when resolved,
@@ -404,8 +408,9 @@ inline Plan without_unused_fields(Plan plan) {
 // and at most all of them.
 inline int same_cpu_share(int d, int from, int to) {
   if (d <= 0) return 0;
-  const int scaled = static_cast<int>(std::lround(double(d) * to / (from < 1 ? 1 : from)));
-  return std::clamp(scaled, 1, to < 1 ? 1 : to);
+  // Clamped before the cast: d = 2^31 - 1 scaled up overflowed to one block column.
+  const double scaled = std::round(double(d) * to / (from < 1 ? 1 : from));
+  return static_cast<int>(std::clamp(scaled, 1.0, double(to < 1 ? 1 : to)));
 }
 
 // Where a hybrid plan factors its panels: a fact of d, not a field beside it, so that no plan can

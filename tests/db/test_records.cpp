@@ -695,6 +695,51 @@ TEST(BestPlans, ADamagedRowIsSkippedWithItsValueNamedAndReplacedByTheNextCalibra
   EXPECT_EQ(db::check(database).problems.size(), 2u);
 }
 
+// Fields that do not fit together (a hand edit, an import) passed db check and were served as
+// tuned: nb = 1e9 for n = 400, a look-ahead of 1e6, CALU's ib wider than nb, d past the block
+// columns (scaled to another order, d = 2^31 - 1 overflowed to one block column); an imported trial
+// of nb = 999999 became the next calibration's best plan (a hostile helper's findings).
+TEST(BestPlans, FieldsThatDoNotFitTogetherAreSkippedListedAndRefusedByAnImport) {
+  test_support::TempDir dir;
+  auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
+  const auto fp = db::fingerprint(profile());
+  const auto id = db::ensure_machine(database, fp);
+  const std::pair<const char*, const char*> damages[] = {
+      {"nb = 1000000000", "nb = 1000000000 is wider than the matrix (100 x 100)"},
+      {"nb = 101", "nb = 101 is wider than the matrix"},
+      {"lookahead = 1000000", "lookahead"},
+      {"solver = 'calu', ib = 64", "ib = 64 is wider than nb = 32"},
+      {"cpu_block_columns = 2147483647", "cpu_block_columns = 2147483647 is more than the 4 block columns"}};
+  for (const auto& [damage, said] : damages) {
+    database.exec("DELETE FROM best_plans");
+    db::upsert_best_plan(database, best(id, 100, 32));
+    database.exec(std::string("UPDATE best_plans SET ") + damage);
+    Plan asked;
+    if (std::string(damage).find("calu") != std::string::npos) asked.solver = Solver::calu;
+    const auto found = db::lookup_best_plan(database, id, asked, 100, 100, CalibrationLevel::quick);
+    EXPECT_FALSE(found.best) << damage;
+    ASSERT_EQ(found.invalid_rows.size(), 1u) << damage;
+    EXPECT_NE(found.invalid_rows[0].find(said), std::string::npos) << found.invalid_rows[0];
+    EXPECT_EQ(db::check(database).problems.size(), 1u) << damage;  // said once
+  }
+  database.exec("DELETE FROM best_plans");
+  EXPECT_TRUE(db::invalid_rows(database).empty());
+  // Nor is such a trial imported (or read by a calibration: valid_trial_condition).
+  db::insert_trial(database, trial(id, 100, 32, 0.5));
+  auto exported = db::export_json(database);
+  exported["machines"][0]["trials"][0]["nb"] = 999999;
+  auto target = Database::open(dir.file("import.db"), Database::Mode::read_write);
+  try {
+    db::import_json(target, exported, fp.hash, false);
+    ADD_FAILURE() << "imported";
+  } catch (const db::DatabaseError& e) {
+    EXPECT_NE(std::string(e.what()).find("nb (wider than the matrix)"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(db::count_trials(target), 0);
+  EXPECT_EQ(same_cpu_share(2147483647, 4, 25), 25);  // clamped before the cast
+  EXPECT_EQ(same_cpu_share(999999999, 4, 25), 25);
+}
+
 // A machine row with attributes that are not a JSON object, or a date that is none, passed db check
 // ("ok"); export then failed with a raw JSON error naming neither the database nor the machine.
 TEST(Maintenance, ADamagedMachineRowIsListedAndNamedByExport) {
