@@ -179,6 +179,9 @@ void register_db_exchange(CLI::App& db_cmd, CommandState&) {
     // Read in pieces up to a bound, so that a pipe or device that never ends (`yes`) is refused
     // rather than read into all memory: an export of even 10^5 trials is tens of MiB.
     constexpr std::size_t largest_export_bytes = std::size_t(256) << 20;
+    // A regular file's size is known at once: a 570 MB one was read whole before it was refused.
+    if (const auto size = std::filesystem::file_size(args->file, ec); !ec && size > largest_export_bytes)
+      throw InvalidArgument(args->file + ": larger than an export can be (at most 256 MiB)");
     std::string text;
     for (std::vector<char> piece(1 << 20); input;) {
       input.read(piece.data(), static_cast<std::streamsize>(piece.size()));

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "db/records.hpp"
+#include "hetlu/detail/utf8.hpp"
 
 namespace hetlu::db {
 namespace {
@@ -223,14 +224,27 @@ constexpr int deepest_export = 32;
 
 nlohmann::json parse_export(const std::string& text) {
   struct TooDeep {};
-  const auto depth_guard = [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+  struct Repeated {
+    std::string key;
+  };
+  // The keys of each object open at the moment: a key given twice was taken last-wins ("nb": 64,
+  // "nb": 32 imported nb = 32; a hostile helper's finding), where the YAML files refuse one.
+  std::vector<std::unordered_set<std::string>> open_objects;
+  const auto guard = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
     if (depth >= deepest_export) throw TooDeep{};
+    if (event == Event::object_start) open_objects.emplace_back();
+    if (event == Event::object_end && !open_objects.empty()) open_objects.pop_back();
+    if (event == Event::key && !open_objects.empty() && !open_objects.back().insert(parsed.get<std::string>()).second)
+      throw Repeated{parsed.get<std::string>()};
     return true;
   };
   try {
-    return nlohmann::json::parse(text, depth_guard);
+    return nlohmann::json::parse(text, guard);
   } catch (const TooDeep&) {
     throw DatabaseError("import: nested more than " + std::to_string(deepest_export) + " levels deep; not an export");
+  } catch (const Repeated& r) {
+    throw DatabaseError("import: the key \"" + detail::printable_value(r.key) + "\" appears twice in one object");
   }
 }
 

@@ -568,6 +568,17 @@ TEST(Exchange, AnImportKeepsTheLocalMachinesAttributesAndRefusesDeepNesting) {
     }
     EXPECT_EQ(parser_refused, check_refused) << depth;
   }
+  // A key twice in one object was taken last-wins ("nb": 64, "nb": 32 imported nb = 32); the same
+  // key in two objects, or at two depths, is no repeat.
+  for (const char* twice : {R"({"nb": 64, "nb": 32})", R"({"a": [{"b": 1, "c": {"b": 2}, "b": 3}]})"}) {
+    try {
+      db::parse_export(twice);
+      ADD_FAILURE() << twice;
+    } catch (const db::DatabaseError& e) {
+      EXPECT_NE(std::string(e.what()).find("appears twice in one object"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_NO_THROW(db::parse_export(R"({"a": {"nb": 1}, "b": {"nb": 1}, "nb": [{"nb": 2}, {"nb": 3}]})"));
 }
 
 TEST(Exchange, ARowThatBreaksAConstraintFailsTheImport) {
