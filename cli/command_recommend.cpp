@@ -15,6 +15,11 @@ namespace hetlu::cli {
 
 namespace {
 
+// Orders beyond these kept the model pricing for minutes (its schedules take O(n / nb) a d, and
+// --sweep-d prices every d; -n 2147483647 ran for days): 10^7 doubles square are 800 TB, beyond one
+// machine, and 10^8 beyond HPL's largest runs (N = 2.4e7).
+constexpr int largest_order = 10'000'000, largest_distributed_order = 100'000'000;
+
 // --sweep-d prices every d, each in O(n / nb): n / nb is bounded (--nb 1 at n = 8000 took 0.8 s).
 constexpr int most_swept_block_columns = 20000;
 void check_swept(int blocks) {
@@ -152,8 +157,11 @@ void register_recommend(CLI::App& app, CommandState&) {
   cmd->add_option("--backend", args->backend, "hybrid: cuda or host (default: cuda when a GPU is present)")
       ->check(one_of(detail::backend_names.all()));
   add_devices_option(*cmd, args->devices);
-  cmd->add_option("-m", args->m, "rows (default: n)")->transform(whole_positive);
-  cmd->add_option("-n", args->n, "columns (required)")->transform(whole_positive);
+  // The bounds the help text says (it said 2147483647, which -n refused beyond 10^7).
+  cmd->add_option("-m", args->m, "rows (default: n; at most 10000000, 100000000 with --ranks)")
+      ->transform(whole_in(1, largest_distributed_order));
+  cmd->add_option("-n", args->n, "columns (required; at most 10000000, 100000000 with --ranks)")
+      ->transform(whole_in(1, largest_distributed_order));
   cmd->add_option("--machine", args->machine,
                   "predict for the machine described in this YAML file (configs/machines/) instead of this one");
   cmd->add_option("--model-config", args->model_config,
@@ -182,10 +190,6 @@ void register_recommend(CLI::App& app, CommandState&) {
       return;
     }
     if (args->n < 0) throw UsageError("-n is required");
-    // Orders beyond these kept the model pricing for minutes (its schedules take O(n / nb) a d, and
-    // --sweep-d prices every d; -n 2147483647 ran for days): 10^7 doubles square are 800 TB, beyond
-    // one machine, and 10^8 beyond HPL's largest runs (N = 2.4e7).
-    constexpr int largest_order = 10'000'000, largest_distributed_order = 100'000'000;
     const int largest = args->ranks ? largest_distributed_order : largest_order;
     if (args->n > largest || args->m > largest)
       throw UsageError(fmt::format("-n and -m must be at most {}{}", largest, args->ranks ? " with --ranks" : ""));

@@ -44,7 +44,11 @@ fs::path resolved(const std::string& path) {
 bool same_file(const fs::path& a, const fs::path& b) {
   std::error_code ec;
   if (fs::equivalent(a, b, ec)) return true;  // both exist: the same inode (hard links too)
-  return resolved(a.string()) == resolved(b.string());
+  try {
+    return resolved(a.string()) == resolved(b.string());
+  } catch (const InvalidArgument&) {  // links that loop name no file, so not the other one: a --db
+    return false;                     // path looping ended `hetlu solve`, where the database is a warning
+  }
 }
 
 // Standard output and error by any of their names: written through the stream, never reopened

@@ -1044,6 +1044,17 @@ TEST_F(Cli, DatabasePathsThatAreNotDatabases) {
   expect_one_line_error(run_hetlu("db forget --machine 0123 --db '" + dir.file("none.db") + "'", dir),
                         {"no database at"});
   EXPECT_FALSE(std::filesystem::exists(dir.file("none.db")));
+  // Links that loop as the database: a warning for solve, as any unusable database is (it ended the
+  // command, exit 1, on the check that -o replaces no input); as the output, refused.
+  std::filesystem::create_symlink(dir.file("loop2.db"), dir.file("loop1.db"));
+  std::filesystem::create_symlink(dir.file("loop1.db"), dir.file("loop2.db"));
+  const auto A = write(dir, "A.mtx", array_header + "2 2\n4\n1\n2\n3\n");
+  const auto solved =
+      run_hetlu("solve '" + A + "' -o '" + dir.file("X.mtx") + "' --db '" + dir.file("loop1.db") + "'", dir);
+  EXPECT_EQ(solved.exit_code, 0) << solved.err;
+  EXPECT_NE(solved.err.find("warning: database"), std::string::npos) << solved.err;
+  expect_one_line_error(run_hetlu("solve '" + A + "' -o '" + dir.file("loop1.db") + "' " + db(), dir),
+                        {"too many levels of links"});
 }
 
 TEST_F(Cli, TwoCalibrationsAtOnceBothFinish) {
