@@ -152,11 +152,13 @@ std::vector<RefinementSteps> load_refinement_steps(Database& db, std::int64_t ma
 }  // namespace
 
 bool load_probe_rates(Database& db, std::int64_t machine_id, MachineProfile& profile) {
-  // The newest probe run only, so that every rate the model reads was measured together.
+  // The newest probe run with a valid row only, so that every rate the model reads was measured
+  // together, and a damaged newer run (db check lists it) does not hide the one before.
+  const std::string valid = "coalesce(" + valid_probe_condition() + ", 0)";
   auto s = db.prepare(
       "SELECT name, value, unit, detail, spread FROM probe_results WHERE machine_id = ?1 AND run = "
-      "(SELECT max(run) FROM probe_results WHERE machine_id = ?1) AND coalesce(" +
-      valid_probe_condition() + ", 0) ORDER BY id");
+      "(SELECT max(run) FROM probe_results WHERE machine_id = ?1 AND " +
+      valid + ") AND " + valid + " ORDER BY id");
   s.bind(1, machine_id);
   MachineProfile loaded = profile;
   loaded.measurements.clear();

@@ -160,6 +160,13 @@ Checks probe_checks() {
           {"value", real("value", false, true) + " AND value <= " + fmt_real(detail::most_plausible_value) +
                         " AND (value = 0 OR value >= " + fmt_real(detail::least_plausible_rate) + " OR unit NOT " +
                         one_of({"GFlop/s", "GB/s", "Gentries/s"}) + ")"},
+          // The CPUs' rates every probe run measures: 0 is no "not measured" there (a run of zeros,
+          // imported, hid the measured one and sent the model to the datasheet; a hostile helper's finding).
+          {"value (a rate every probe run measures)",
+           "name NOT " +
+               one_of({"dgemm_one_core", "dgemm_all_cores", "sgemm_one_core", "sgemm_all_cores", "triad_bandwidth",
+                       "panel_gepp", "panel_tslu", "panel_tslu_leaf"}) +
+               " OR value > 0"},
           {"spread", real("spread", false, true)},
           {"unit", "typeof(unit) = 'text'"},
           {"detail", "typeof(detail) = 'text'"},

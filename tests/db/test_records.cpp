@@ -651,6 +651,28 @@ TEST(ProbeResults, AnAbsurdRateIsListedRefusedAndNeverRead) {
   }
 }
 
+// A newer probe run of zeros (an import) passed db check and hid the measured run: the model
+// went to the datasheet's rates. A CPU rate of 0 is listed, and the newest run with valid rows
+// is read.
+TEST(ProbeResults, ARunOfZerosIsListedAndDoesNotHideTheMeasuredOne) {
+  test_support::TempDir dir;
+  auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
+  const auto id = db::ensure_machine(database, db::fingerprint(profile()));
+  MachineProfile measured = profile();
+  measured.rates_measured = true;
+  measured.measurements = {{"dgemm_all_cores", 50, 0.01, "GFlop/s", "n=1024"},
+                           {"triad_bandwidth", 5.0, 0.01, "GB/s", "doubles=8388608"}};
+  db::store_probe_results(database, id, measured);
+  measured.measurements = {{"dgemm_all_cores", 0, 0, "GFlop/s", "n=1024"},
+                           {"triad_bandwidth", 0, 0, "GB/s", "doubles=8388608"}};
+  db::store_probe_results(database, id, measured);
+  EXPECT_EQ(db::invalid_rows(database).size(), 2u);
+  MachineProfile loaded = profile();
+  ASSERT_TRUE(db::load_probe_rates(database, id, loaded));
+  EXPECT_DOUBLE_EQ(loaded.dgemm_gflops_all_cores, 50);
+  EXPECT_DOUBLE_EQ(loaded.memory_bandwidth_gbs, 5.0);
+}
+
 TEST(ProbeResults, OnlyTheNewestRunsAreKept) {
   test_support::TempDir dir;
   auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
