@@ -140,6 +140,25 @@ struct LUFactorization {
   double seconds = 0, gflops = 0;
 };
 
+// The value of a SolveResult or LUFactorization from Python. One made by T.__new__ alone (pickle's
+// way in, before __setstate__) holds none, and pybind11 read uninitialized memory in its place: a
+// segfault from pure Python (`hetlu.LUFactorization.__new__(hetlu.LUFactorization).lu`; a hostile
+// helper's finding). Now a TypeError.
+template <class T>
+const T& initialized(py::handle self, const char* name) {
+  auto* instance = reinterpret_cast<py::detail::instance*>(self.ptr());
+  const auto held = instance->get_value_and_holder(py::detail::get_type_info(typeid(T)));
+  if (!held.holder_constructed())
+    throw py::type_error(std::string("this ") + name + " was made by __new__ alone and holds nothing");
+  return *held.template value_ptr<T>();
+}
+
+// A read-only attribute of T, through initialized().
+template <class T, class Field>
+auto field_of(Field T::*member, const char* name) {
+  return [member, name](py::handle self) -> Field { return initialized<T>(self, name).*member; };
+}
+
 // Whether a's data lies on its type's alignment: NumPy allows arrays that do not (a buffer at an odd
 // offset), which hetlu's kernels, reading T*, must never be given (a vectorized load of an
 // unaligned float32 matrix crashed the process).
@@ -770,7 +789,11 @@ Transpose transpose_of(const py::handle& trans) {
                         py::str(py::type::handle_of(trans).attr("__name__")).cast<std::string>());
 }
 
-py::array lu_solve(const LUFactorization& f, const py::object& b_in, const py::object& trans_in) {
+py::array lu_solve(py::handle factorization, const py::object& b_in, const py::object& trans_in) {
+  if (!py::isinstance<LUFactorization>(factorization))
+    throw py::type_error("lu_solve: the factorization must be hetlu.lu_factor's LUFactorization, not a " +
+                         py::str(py::type::of(factorization).attr("__name__")).cast<std::string>());
+  const LUFactorization& f = initialized<LUFactorization>(factorization, "LUFactorization");
   const py::array b = array_argument(b_in, "b");
   const Transpose trans = transpose_of(trans_in);
   const int n = dimension(f.lu, 0, "lu");
@@ -1226,32 +1249,38 @@ PYBIND11_MODULE(_hetlu, m) {
   if (!hetlu_warning) throw py::error_already_set();
   m.attr("HetluWarning") = py::handle(hetlu_warning);
 
-  py::class_<SolveResult>(m, "SolveResult")
-      .def_readonly("x", &SolveResult::x)
-      .def_readonly("plan", &SolveResult::plan)
-      .def_readonly("backward_error", &SolveResult::backward_error)
-      .def_readonly("seconds", &SolveResult::seconds)
-      .def_readonly("gflops", &SolveResult::gflops)
-      .def_readonly("warnings", &SolveResult::warnings)
-      .def_readonly("refinement_steps", &SolveResult::refinement_steps)
-      .def_readonly("iter", &SolveResult::iter)
-      .def_readonly("note", &SolveResult::note)
-      .def_readonly("rcond", &SolveResult::rcond)
-      .def_readonly("fell_back_to_gepp", &SolveResult::fell_back_to_gepp)
-      .def_readonly("phase_seconds", &SolveResult::phase_seconds)
-      .def(py::pickle(&solve_result_state, &solve_result_from_state))
-      .def("__repr__", [](const SolveResult& r) {
+  constexpr const char* solve_result = "SolveResult";
+  constexpr const char* factorization = "LUFactorization";
+  py::class_<SolveResult>(m, solve_result)
+      .def_property_readonly("x", field_of(&SolveResult::x, solve_result))
+      .def_property_readonly("plan", field_of(&SolveResult::plan, solve_result))
+      .def_property_readonly("backward_error", field_of(&SolveResult::backward_error, solve_result))
+      .def_property_readonly("seconds", field_of(&SolveResult::seconds, solve_result))
+      .def_property_readonly("gflops", field_of(&SolveResult::gflops, solve_result))
+      .def_property_readonly("warnings", field_of(&SolveResult::warnings, solve_result))
+      .def_property_readonly("refinement_steps", field_of(&SolveResult::refinement_steps, solve_result))
+      .def_property_readonly("iter", field_of(&SolveResult::iter, solve_result))
+      .def_property_readonly("note", field_of(&SolveResult::note, solve_result))
+      .def_property_readonly("rcond", field_of(&SolveResult::rcond, solve_result))
+      .def_property_readonly("fell_back_to_gepp", field_of(&SolveResult::fell_back_to_gepp, solve_result))
+      .def_property_readonly("phase_seconds", field_of(&SolveResult::phase_seconds, solve_result))
+      .def(py::pickle([](py::handle self) { return solve_result_state(initialized<SolveResult>(self, solve_result)); },
+                      &solve_result_from_state))
+      .def("__repr__", [](py::handle self) {
+        const SolveResult& r = initialized<SolveResult>(self, solve_result);
         return "SolveResult(solver=" + py::str(r.plan["solver"]).cast<std::string>() +
                ", source=" + py::str(r.plan["source"]).cast<std::string>() +
                ", backward_error=" + (r.backward_error ? std::to_string(*r.backward_error) : "None") + ")";
       });
-  py::class_<LUFactorization>(m, "LUFactorization")
-      .def_readonly("lu", &LUFactorization::lu)
-      .def_readonly("piv", &LUFactorization::piv)
-      .def_readonly("plan", &LUFactorization::plan)
-      .def_readonly("seconds", &LUFactorization::seconds)
-      .def_readonly("gflops", &LUFactorization::gflops)
-      .def(py::pickle(&factorization_state, &factorization_from_state));
+  py::class_<LUFactorization>(m, factorization)
+      .def_property_readonly("lu", field_of(&LUFactorization::lu, factorization))
+      .def_property_readonly("piv", field_of(&LUFactorization::piv, factorization))
+      .def_property_readonly("plan", field_of(&LUFactorization::plan, factorization))
+      .def_property_readonly("seconds", field_of(&LUFactorization::seconds, factorization))
+      .def_property_readonly("gflops", field_of(&LUFactorization::gflops, factorization))
+      .def(py::pickle(
+          [](py::handle self) { return factorization_state(initialized<LUFactorization>(self, factorization)); },
+          &factorization_from_state));
 
   m.def("solve", &solve, "Solve A x = b; returns x with the plan and the componentwise backward error", "A"_a, "b"_a,
         "solver"_a = "auto", "db"_a = py::none(), "nb"_a = py::none(), "overwrite_a"_a = false, "target"_a = "cpu",

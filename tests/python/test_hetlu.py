@@ -695,6 +695,28 @@ def test_results_and_factors_survive_pickling():
     assert np.array_equal(result.x, r.x) and result.note == r.note
 
 
+def test_an_object_made_by_new_alone_is_a_type_error_not_a_crash():
+    # pybind11 read uninitialized memory for an object made by __new__ without __setstate__: .lu,
+    # .plan, repr() and pickling it crashed the interpreter (a hostile helper's finding).
+    import pickle
+    for kind, names in [(hetlu.LUFactorization, ["lu", "piv", "plan", "seconds", "gflops"]),
+                        (hetlu.SolveResult, ["x", "plan", "backward_error", "seconds", "gflops", "warnings",
+                                             "refinement_steps", "iter", "note", "rcond", "fell_back_to_gepp",
+                                             "phase_seconds"])]:
+        blank = kind.__new__(kind)
+        for name in names:
+            with pytest.raises(TypeError, match="made by __new__ alone"):
+                getattr(blank, name)
+        with pytest.raises(TypeError, match="made by __new__ alone"):
+            pickle.dumps(blank)
+    with pytest.raises(TypeError, match="made by __new__ alone"):
+        repr(hetlu.SolveResult.__new__(hetlu.SolveResult))
+    with pytest.raises(TypeError, match="made by __new__ alone"):
+        hetlu.lu_solve(hetlu.LUFactorization.__new__(hetlu.LUFactorization), np.ones(3))
+    with pytest.raises(TypeError, match="hetlu.lu_factor's LUFactorization, not a tuple"):
+        hetlu.lu_solve((np.eye(3), np.arange(3)), np.ones(3))
+
+
 def _solve_in_a_forked_child(seed):
     rng = np.random.default_rng(seed)
     a = rng.standard_normal((300, 300))
