@@ -158,6 +158,14 @@ DistributedPrediction predict_distributed_seconds(const MachineProfile& node, co
   if (rank.slowdown > 1)
     out.reasoning.push_back(format("%.0f ranks x %.0f threads oversubscribe the node's cores: x %.0f",
                                    problem.layout.ranks_per_node, plan.threads_per_rank, rank.slowdown));
+  // More ranks than blocks along a side leave ranks without any of the matrix (1048576 ranks for
+  // 25 x 25 blocks were planned on a 1024 x 1024 grid without a word): said, with how many hold some.
+  const double holding = std::min(blocks, double(P)) * std::min(blocks, double(Q));
+  if (holding < double(P) * Q)
+    out.reasoning.push_back(
+        format("only %.0f of the %.0f ranks hold part of the matrix (%.0f blocks of nb a side): "
+               "fewer ranks would do",
+               holding, double(P) * Q, blocks));
   return out;
 }
 

@@ -187,3 +187,24 @@ TEST(DistributedModel, ResidentVariantInSinglePricesTf32WhereTheDeviceRunsIt) {
 }
 
 }  // namespace
+
+// More ranks than blocks along a side: ranks that hold none of the matrix are said (1048576 ranks
+// for 25 x 25 blocks were planned on a 1024 x 1024 grid without a word); a grid every rank of
+// which holds a block says nothing.
+TEST(DistributedModel, RanksThatHoldNoneOfTheMatrixAreSaid) {
+  const model::ModelParams params;
+  auto says_idle = [&](int n, int rows, int cols, int nb) {
+    const auto p = problem(n, rows * cols, rows * cols);
+    distributed::DistributedPlan plan;
+    plan.grid_rows = rows, plan.grid_cols = cols, plan.nb = nb, plan.threads_per_rank = 1;
+    const auto priced =
+        model::predict_distributed_seconds(node(8), model::default_network(p.layout, params), p, plan, params);
+    for (const auto& line : priced.reasoning)
+      if (line.find("ranks hold part of the matrix") != std::string::npos) return line;
+    return std::string();
+  };
+  EXPECT_NE(says_idle(400, 1024, 1024, 16).find("only 625 of the 1048576 ranks"), std::string::npos);
+  EXPECT_NE(says_idle(100, 8, 1, 16).find("only 7 of the 8 ranks"), std::string::npos);  // 7 blocks down
+  EXPECT_EQ(says_idle(4000, 2, 2, 64), "");
+  EXPECT_EQ(says_idle(112, 7, 1, 16), "");  // exactly one block each
+}
