@@ -164,18 +164,23 @@ hetlu_status finish(const hetlu::SolveReport& r, int* info, hetlu_report* report
 }
 
 // A call's body guarded, with the outputs a C caller reads whatever happened. First `apart` checks
-// the outputs apart from each other and from what the call reads (scalars_apart): a refusal there
-// writes none of them, info included, since it may lie where the refusal found it. Then the report
-// is cleared (no plan, predicted_seconds -1), so that a failure leaves none of an earlier call's in
-// it, and the body runs with *info set as c_guarded_info sets it.
+// the outputs apart from each other and from what the call reads (scalars_apart, info first): a
+// refusal there writes none of them, except info where it was found apart from everything (it
+// then says the refusal, as the header promises: a report over B left a stale info that read as
+// "singular at k"; a hostile helper's finding). Then the report is cleared (no plan,
+// predicted_seconds -1), so that a failure leaves none of an earlier call's in it, and the body
+// runs with *info set as c_guarded_info sets it.
 template <class Apart, class Body>
 hetlu_status with_outputs(int* info, hetlu_report* report, Apart&& apart, Body&& body) {
+  bool info_apart = false;
   if (const hetlu_status refused = hetlu::detail::c_guarded([&] {
-        apart();
+        apart(info_apart);
         return HETLU_SUCCESS;
       });
-      refused != HETLU_SUCCESS)
+      refused != HETLU_SUCCESS) {
+    if (info && info_apart) *info = -static_cast<int>(refused);
     return refused;
+  }
   if (report) {
     *report = hetlu_report{};
     report->plan.predicted_seconds = -1;
@@ -188,12 +193,14 @@ hetlu_status with_outputs(int* info, hetlu_report* report, Apart&& apart, Body&&
 // inside the report a plan field, with success; a report over B was cleared before B was read, a
 // backward_error over options->db_path crashed: hostile helpers' findings); a null one (allowed
 // where the header says so) is not written.
+// The first scalar is info: first_apart says it met none of the others.
 void scalars_apart(std::initializer_list<hetlu::checks::Entries> scalars,
-                   std::initializer_list<hetlu::checks::Entries> arrays) {
+                   std::initializer_list<hetlu::checks::Entries> arrays, bool& first_apart) {
   for (auto scalar = scalars.begin(); scalar != scalars.end(); ++scalar) {
     if (!scalar->base) continue;
     for (const auto& array : arrays) hetlu::checks::entries_apart(*scalar, array);
     for (auto other = scalar + 1; other != scalars.end(); ++other) hetlu::checks::entries_apart(*scalar, *other);
+    if (scalar == scalars.begin()) first_apart = true;
   }
 }
 template <class T>
@@ -269,9 +276,10 @@ hetlu_status getrf_c(int m, int n, T* A, int lda, int* ipiv, int* info, const he
 template <class T>
 [[gnu::noinline]] hetlu_status getrf_c_full(int m, int n, T* A, int lda, int* ipiv, int* info, const hetlu_options* o,
                                             hetlu_report* r) {
-  const auto apart = [&] {
+  const auto apart = [&](bool& info_apart) {
     scalars_apart({scalar("info", info), whole("report", r)},
-                  {matrix("A", A, lda, n, m), hetlu::checks::getrf_pivots(m, n, ipiv), whole("options", o)});
+                  {matrix("A", A, lda, n, m), hetlu::checks::getrf_pivots(m, n, ipiv), whole("options", o)},
+                  info_apart);
   };
   return with_outputs(info, r, apart, [&] {
     const auto solver = o ? solver_of(o->solver) : hetlu::Solver::gepp;
@@ -362,10 +370,11 @@ hetlu_status gecon_c(int n, const T* LU, int lda, const int* ipiv, double anorm,
 template <class T>
 hetlu_status gesv_c(int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, int* info, const hetlu_options* o,
                     hetlu_report* r) {
-  const auto apart = [&] {
+  const auto apart = [&](bool& info_apart) {
     scalars_apart({scalar("info", info), whole("report", r)},
                   {matrix("A", A, lda, n, n), matrix("B", B, ldb, nrhs, n), hetlu::checks::pivot_entries(ipiv, n),
-                   whole("options", o)});
+                   whole("options", o)},
+                  info_apart);
   };
   return with_outputs(info, r, apart, [&] {
     const auto solver = o ? solver_of(o->solver) : hetlu::Solver::gepp;
@@ -402,10 +411,10 @@ hetlu_status checked_verdict(int n, const hetlu::SolveReport& r, int* info) {
 template <class T>
 hetlu_status solve_checked_c(int n, int nrhs, const T* A, int lda, T* B, int ldb, int* info, double* backward_error,
                              double* rcond, const hetlu_options* o, hetlu_report* r) {
-  const auto apart = [&] {
+  const auto apart = [&](bool& info_apart) {
     scalars_apart(
         {scalar("info", info), whole("report", r), whole("backward_error", backward_error), whole("rcond", rcond)},
-        {matrix("A", A, lda, n, n), matrix("B", B, ldb, nrhs, n), whole("options", o)});
+        {matrix("A", A, lda, n, n), matrix("B", B, ldb, nrhs, n), whole("options", o)}, info_apart);
   };
   return with_outputs(info, r, apart, [&] {
     const std::optional<hetlu::Solver> solver = !o || o->solver != HETLU_SOLVER_AUTO
@@ -428,10 +437,11 @@ hetlu_status solve_checked_c(int n, int nrhs, const T* A, int lda, T* B, int ldb
 template <class T>
 hetlu_status mixed_gesv_c(int n, int nrhs, T* A, int lda, int* ipiv, const T* B, int ldb, T* X, int ldx, int* iter,
                           int* info, const hetlu_options* o, hetlu_report* r) {
-  const auto apart = [&] {
+  const auto apart = [&](bool& info_apart) {
     scalars_apart({scalar("info", info), scalar("iter", iter), whole("report", r)},
                   {matrix("A", A, lda, n, n), matrix("B", B, ldb, nrhs, n), matrix("X", X, ldx, nrhs, n),
-                   hetlu::checks::pivot_entries(ipiv, n), whole("options", o)});
+                   hetlu::checks::pivot_entries(ipiv, n), whole("options", o)},
+                  info_apart);
   };
   return with_outputs(info, r, apart, [&] {
     if (iter) *iter = 0;  // as LAPACK's dsgesv sets it first: a call refused below leaves no earlier call's
@@ -448,10 +458,11 @@ hetlu_status mixed_gesv_c(int n, int nrhs, T* A, int lda, int* ipiv, const T* B,
 template <class T>
 hetlu_status auto_precision_gesv_c(int n, int nrhs, T* A, int lda, int* ipiv, const T* B, int ldb, T* X, int ldx,
                                    int* info, const hetlu_options* o, hetlu_report* r) {
-  const auto apart = [&] {
+  const auto apart = [&](bool& info_apart) {
     scalars_apart({scalar("info", info), whole("report", r)},
                   {matrix("A", A, lda, n, n), matrix("B", B, ldb, nrhs, n), matrix("X", X, ldx, nrhs, n),
-                   hetlu::checks::pivot_entries(ipiv, n), whole("options", o)});
+                   hetlu::checks::pivot_entries(ipiv, n), whole("options", o)},
+                  info_apart);
   };
   return with_outputs(info, r, apart, [&] {
     const auto solver = o ? solver_of(o->solver) : hetlu::Solver::gepp;

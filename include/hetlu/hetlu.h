@@ -9,7 +9,8 @@
  * (since 0.3), never success (distributed: on every rank); a batched solve says which system's X.
  * Since 0.3 too, every call with an int* info sets it (a batch's info[] array: see below): 0 on
  * success, k > 0 for a singular matrix, and -status (e.g. -1 for HETLU_ERROR_INVALID_ARGUMENT, -6
- * for NOT_FINITE) on any other failure, never an argument's position; a report is cleared first
+ * for NOT_FINITE) on any other failure, never an argument's position (left untouched only where the
+ * call is refused because info itself overlaps another argument); a report is cleared first
  * (source "", predicted_seconds -1), so a call that failed before its plan was resolved leaves no
  * earlier call's plan in it. */
 #ifndef HETLU_H

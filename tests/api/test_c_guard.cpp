@@ -123,9 +123,11 @@ TEST(CApiArguments, PivotsInfoAndABatchsArraysAreApartFromEachOther) {
   refused(hetlu_dsolve_checked(n, 1, A.data(), n, B.data(), n, reinterpret_cast<int*>(B.data()), &omega, nullptr,
                                nullptr, nullptr),
           "info overlaps B: info must be an array of its own");
+  info = 555;
   refused(hetlu_dsolve_checked(n, 1, A.data(), n, B.data(), n, &info, &omega, &omega, nullptr, nullptr),
           "backward_error overlaps rcond: backward_error must be an array of its own");
   EXPECT_EQ(omega, 5);
+  EXPECT_EQ(info, -HETLU_ERROR_INVALID_ARGUMENT) << "an info apart from everything says the refusal (it stayed 555)";
   EXPECT_EQ(A[1], 0);
   // The report and the options: an output inside either, or the report over an array, is refused
   // before anything is written (info inside the report read 2 after a success; a report over B was
@@ -142,9 +144,11 @@ TEST(CApiArguments, PivotsInfoAndABatchsArraysAreApartFromEachOther) {
   EXPECT_STREQ(options.db_path, "/nonexistent-folder/x.db");
   auto* report_over_b = reinterpret_cast<hetlu_report*>(B.data());
   const double b0 = B[0];
+  info = 555;
   refused(hetlu_dgesv(n, 1, A.data(), n, ipiv.data(), B.data(), n, &info, nullptr, report_over_b),
           "report overlaps B: report must be an array of its own");
   EXPECT_EQ(B[0], b0);
+  EXPECT_EQ(info, -HETLU_ERROR_INVALID_ARGUMENT);
   info = 12345;
   refused(hetlu_dgetrf(n, n, A.data(), n, ipiv.data(), reinterpret_cast<int*>(A.data() + 2), nullptr, nullptr),
           "info overlaps A: info must be an array of its own");
