@@ -651,6 +651,26 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
   bool previous_factors_overflowed = false;
   double factors_estimate = -1;  // dgecon's estimate from the factors now in LU, once made (< 0: not yet)
   bool factors_grown = false;    // the factors now in LU grew past 1 / u: their rcond estimate tells nothing
+  // Where they did, PRBT's estimate of the matrix solved (it does not grow so), made once: X's bound
+  // alone had said rcond 1 of Wilkinson's matrix with B = ones (X exact), whose rcond is 0.01 (a
+  // hostile helper's finding). One more factorization, for such matrices only; none where the
+  // columns are scaled (PRBT's would not be of R A).
+  std::optional<double> prbt_estimate_of_a;
+  auto estimate_without_growth = [&]() -> double {
+    if (!scaling.factors_measured()) return 1.0;
+    if (!prbt_estimate_of_a) {
+      std::vector<T> M(static_cast<size_t>(ld) * n), b(static_cast<size_t>(ld), T(1));
+      std::vector<int> pivots(std::max(1, n));
+      load_scaled(n, A, lda, scaling, M.data(), ld);
+      Options o = options;
+      o.input_check = InputCheck::none;
+      o.measure_time = false;
+      o.overrides.refinement.reset();
+      const SolveReport r = gesv(Solver::prbt, n, 1, M.data(), ld, pivots.data(), b.data(), ld, o);
+      prbt_estimate_of_a = r.info == 0 && r.rcond && !r.fell_back_to_gepp ? *r.rcond : 1.0;
+    }
+    return *prbt_estimate_of_a;
+  };
   for (size_t k = 0; k < attempts.size(); ++k) {
     const Attempt attempt = attempts[k];
     SolveReport report;
@@ -735,10 +755,10 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
       // made once for these factors (a refined answer has the same).
       if (!report.rcond && attempt.solver != Solver::prbt && factors_estimate < 0 && !factors_grown)
         factors_estimate = rows_rcond(n, LU.data(), ld, ipiv.data(), scaling, anorm);
-      const double estimate = report.rcond ? *report.rcond
-                              : attempt.solver == Solver::prbt || factors_grown
-                                  ? 1.0  // no factors at hand that tell: X's bound alone
-                                  : factors_estimate;
+      const double estimate = report.rcond                     ? *report.rcond
+                              : attempt.solver == Solver::prbt ? 1.0  // no factors at hand that tell: X's bound alone
+                              : factors_grown                  ? estimate_without_growth()
+                                                               : factors_estimate;
       report.rcond = std::min(estimate, proven);
       if (asked_for_verdict) verdict = report.rcond;
     }

@@ -114,6 +114,34 @@ TEST(SolveCheckedRefinement, FactorsGrownPastOneOverEpsSayNothingOfTheCondition)
   }
 }
 
+// Factors grown past 1 / u, and an X that passes (Wilkinson's matrix with B = ones: X = e_n, exact):
+// rcond was X's bound alone, 1, where it is 1 / n. PRBT, which does not grow so, now estimates it.
+TEST(SolveCheckedRefinement, GrownFactorsLeaveTheEstimateToPrbtNotToXsBound) {
+  Options options;
+  options.db_path = "/nonexistent/none.db";
+  for (const int n : {100, 300}) {
+    std::vector<double> A(static_cast<size_t>(n) * n, 0.0);
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i) A[i + static_cast<size_t>(j) * n] = i == j || j == n - 1 ? 1.0 : i > j ? -1.0 : 0.0;
+    std::vector<float> As(A.begin(), A.end());
+    for (Solver solver : {Solver::gepp, Solver::calu}) {
+      std::vector<double> b(n, 1.0);
+      const SolveReport r = solve_checked(solver, n, 1, A.data(), n, b.data(), n, options);
+      ASSERT_TRUE(r.accurate) << n;
+      ASSERT_TRUE(r.rcond.has_value()) << n;
+      EXPECT_GT(*r.rcond, 0.1 / n) << n << " " << to_string(solver);
+      EXPECT_LT(*r.rcond, 10.0 / n) << n << " " << to_string(solver);
+      if (n > 100) continue;  // single precision's growth passes 1 / u_single from n = 25
+      std::vector<float> bs(n, 1.0f);
+      const SolveReport single = solve_checked(solver, n, 1, As.data(), n, bs.data(), n, options);
+      ASSERT_TRUE(single.accurate) << n;
+      ASSERT_TRUE(single.rcond.has_value()) << n;
+      EXPECT_GT(*single.rcond, 0.1 / n) << n << " single " << to_string(solver);
+      EXPECT_LT(*single.rcond, 10.0 / n) << n << " single " << to_string(solver);
+    }
+  }
+}
+
 // The escalation asks its later solvers for refinement through the overrides; the report's plan
 // said the caller had set it ("override", "caller set refinement") after a plain call (its author's
 // own finding, session 47).
