@@ -207,7 +207,7 @@ void front_end::set_by_escalation(Plan& plan, const std::string& field, const st
   plan.overridden.erase(named);
   if (plan.overridden.empty()) plan.source = plan.source_before_override;
   plan.source_detail = (plan.overridden.empty() ? "" : overrides_said(plan, plan.source_before_override)) + rest +
-                       "; " + field + " set by " + by;
+                       (rest.empty() ? "" : "; ") + field + " set by " + by;
 }
 
 const MachineProfile& this_machine() {

@@ -630,4 +630,10 @@ void bench_distributed(const DistributedBenchArgs& args) {
                            rows[1].median / rows[0].median, rows[1].median / rows[2].median);
 }
 
+bool mpi_started() {
+  int started = 0;
+  MPI_Initialized(&started);
+  return started != 0;
+}
+
 }  // namespace hetlu::cli

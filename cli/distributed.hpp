@@ -41,4 +41,8 @@ struct DistributedBenchArgs {
 };
 void bench_distributed(const DistributedBenchArgs& args);
 
+// Whether this process started MPI: an error met after that is said by rank 0 in the ranks' last
+// collective step (MPI_Finalize waits for every rank), one met before it races mpirun's teardown.
+bool mpi_started();
+
 }  // namespace hetlu::cli

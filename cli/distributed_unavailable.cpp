@@ -23,5 +23,8 @@ void calibrate_distributed(const DistributedCalibrateArgs&) {
 void bench_distributed(const DistributedBenchArgs&) {
   unavailable();
 }
+bool mpi_started() {
+  return false;
+}
 
 }  // namespace hetlu::cli

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -152,14 +153,25 @@ std::vector<RefinementSteps> load_refinement_steps(Database& db, std::int64_t ma
 }  // namespace
 
 bool load_probe_rates(Database& db, std::int64_t machine_id, MachineProfile& profile) {
-  // The newest probe run with a valid row only, so that every rate the model reads was measured
-  // together, and a damaged newer run (db check lists it) does not hide the one before.
+  // One probe run, so that every rate the model reads was measured together: the newest none of
+  // whose rows is damaged, else the newest with a valid row. A damaged newer run (db check lists
+  // it) does not hide the one before: one whose GEMM rates were set to 0, its other rows valid, sent
+  // the model to the datasheet.
   const std::string valid = "coalesce(" + valid_probe_condition() + ", 0)";
+  auto runs = db.prepare("SELECT run, min(" + valid + "), max(" + valid +
+                         ") FROM probe_results WHERE machine_id = ?1 GROUP BY run ORDER BY run DESC");
+  runs.bind(1, machine_id);
+  std::optional<std::int64_t> whole_run, partly_valid_run;
+  while (runs.step() && !whole_run) {
+    if (runs.column_int(1) != 0) whole_run = runs.column_int(0);
+    if (runs.column_int(2) != 0 && !partly_valid_run) partly_valid_run = runs.column_int(0);
+  }
+  const std::optional<std::int64_t> run = whole_run ? whole_run : partly_valid_run;
   auto s = db.prepare(
-      "SELECT name, value, unit, detail, spread FROM probe_results WHERE machine_id = ?1 AND run = "
-      "(SELECT max(run) FROM probe_results WHERE machine_id = ?1 AND " +
-      valid + ") AND " + valid + " ORDER BY id");
-  s.bind(1, machine_id);
+      "SELECT name, value, unit, detail, spread FROM probe_results WHERE machine_id = ?1 AND run = ?2 "
+      "AND " +
+      valid + " ORDER BY id");
+  s.bind(1, machine_id).bind(2, run.value_or(-1));
   MachineProfile loaded = profile;
   loaded.measurements.clear();
   loaded.panel_rates.clear();

@@ -91,12 +91,6 @@ LocalShape local_shape(const int* desc) {
   return {numroc_(&desc[2], &desc[4], &row, &desc[6], &rows), numroc_(&desc[3], &desc[5], &col, &desc[7], &cols)};
 }
 
-// This rank's local array of a matrix, as its entries lie in memory (entries of element_bytes).
-checks::Entries local_array(const char* name, const void* local, const int* desc, std::size_t element_bytes) {
-  const LocalShape shape = local_shape(desc);
-  const long long ld = shape.rows > 0 ? std::max<long long>(desc[8], shape.rows) : 1;
-  return {name, local, static_cast<long long>(element_bytes), ld, local ? shape.cols : 0, shape.rows};
-}
 }  // namespace
 
 long long local_entries(const int* desc) {
@@ -104,22 +98,11 @@ long long local_entries(const int* desc) {
   return shape.rows * shape.cols;
 }
 
-void check_local_arrays(const void* A, const int* desc_a, const void* B, const int* desc_b, const int* ipiv,
-                        std::size_t element_bytes, const std::string& routine) {
+void check_local_arrays(const void* A, const int* desc_a, const void* B, const int* desc_b,
+                        const std::string& routine) {
   auto holds_part = [](const int* desc) { return desc && local_entries(desc) > 0; };
   if ((!A && holds_part(desc_a)) || (!B && holds_part(desc_b)))
     throw InvalidArgument(routine + ": A or B is a null pointer on a rank that holds part of it");
-  // Entries, not address ranges: a B in A's LLD padding shares none (as checks::apart).
-  const checks::Entries a = local_array("A", A, desc_a, element_bytes), b = local_array("B", B, desc_b, element_bytes);
-  if (checks::entries_meet(b, a))
-    throw InvalidArgument(routine +
-                          ": B overlaps A on this rank (their local arrays share an entry): B must be an "
-                          "array of its own");
-  const long long pivots = a.rows > 0 ? a.rows + desc_a[4] : 0;  // LOCr(M_A) + MB_A
-  const checks::Entries p =
-      checks::pivot_entries(ipiv, static_cast<int>(ipiv ? std::min<long long>(pivots, INT_MAX) : 0));
-  if (checks::entries_meet(p, a) || checks::entries_meet(p, b))
-    throw InvalidArgument(routine + ": ipiv overlaps A or B on this rank: it must be an array of its own");
 }
 
 namespace {
@@ -149,6 +132,49 @@ std::optional<Layout> usable_layout(int m, int n, int ia, int ja, const int* des
   return l;
 }
 }  // namespace
+
+namespace {
+// This rank's part of the m x n submatrix at (ia, ja) of the matrix desc describes, as its entries
+// lie in its local array: local indices grow with the global ones, so the part is one local block.
+// None where the descriptor or the submatrix is one ScaLAPACK refuses (it says why after), where
+// this rank holds none of it, or where its extent would pass 2^62 bytes (no such array exists).
+checks::Entries local_part(const char* name, const void* local, int m, int n, int ia, int ja, const int* desc,
+                           std::size_t element_bytes) {
+  checks::Entries none{name, nullptr, static_cast<long long>(element_bytes), 1, 0, 0};
+  const auto l = local ? usable_layout(m, n, ia, ja, desc) : std::nullopt;
+  if (!l) return none;
+  const int mb = desc[4], nb = desc[5], rsrc = desc[6], csrc = desc[7];
+  auto owned_of_first = [](int count, int block, int process, int source, int processes) {
+    return numroc_(&count, &block, &process, &source, &processes);  // of global indices 0 .. count - 1
+  };
+  const int first_row = owned_of_first(ia - 1, mb, l->row, rsrc, l->P);
+  const int rows = owned_of_first(ia - 1 + m, mb, l->row, rsrc, l->P) - first_row;
+  const int first_col = owned_of_first(ja - 1, nb, l->col, csrc, l->Q);
+  const int cols = owned_of_first(ja - 1 + n, nb, l->col, csrc, l->Q) - first_col;
+  const long long ld = desc[8];
+  if (double(first_col + cols) * double(ld) * double(element_bytes) > 0x1p62) return none;
+  const auto* base = static_cast<const char*>(local) + (first_row + first_col * ld) * element_bytes;
+  return {name, base, static_cast<long long>(element_bytes), ld, cols, rows};
+}
+}  // namespace
+
+void check_systems_apart(int n, int nrhs, const void* A, int ia, int ja, const int* desc_a, const void* B, int ib,
+                         int jb, const int* desc_b, const int* ipiv, std::size_t element_bytes,
+                         const std::string& routine) {
+  // The systems' entries, not the local arrays': A and B as two parts of one array ([A | B], one
+  // descriptor, B at jb = n + 1) share none (a review finding: refused where p?gesv answers).
+  const checks::Entries a = local_part("A", A, n, n, ia, ja, desc_a, element_bytes),
+                        b = local_part("B", B, n, nrhs, ib, jb, desc_b, element_bytes);
+  if (checks::entries_meet(b, a))
+    throw InvalidArgument(routine +
+                          ": B overlaps A on this rank (their local parts share an entry): B must be "
+                          "apart from A");
+  // ipiv: LOCr(M_A) + MB_A entries, as ScaLAPACK sizes it.
+  const long long pivots = desc_a && desc_a[4] > 0 && ipiv ? local_shape(desc_a).rows + desc_a[4] : 0;
+  const checks::Entries p = checks::pivot_entries(ipiv, static_cast<int>(std::min<long long>(pivots, INT_MAX)));
+  if (checks::entries_meet(p, a) || checks::entries_meet(p, b))
+    throw InvalidArgument(routine + ": ipiv overlaps A or B on this rank: it must be an array of its own");
+}
 
 std::optional<EntryPlace> place_of(int i, int j, const int* desc) {
   const auto l = usable_layout(1, 1, i, j, desc);

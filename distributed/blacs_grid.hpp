@@ -122,11 +122,16 @@ long long local_entries(const int* desc);
 
 // Throws InvalidArgument ("<routine>: A or B is a null pointer ...") where this rank holds part of
 // A or B (by its descriptor; a null descriptor holds none) and its local array is null: a null A
-// crashed in the BLAS. And where this rank's local arrays of A and B (entries of element_bytes) or
-// its ipiv (LOCr(M_A) + MB_A entries, as ScaLAPACK sizes it; not read where null) share memory: B
-// over A gave success and an X with backward error 0.99 (a hostile helper's finding).
-void check_local_arrays(const void* A, const int* desc_a, const void* B, const int* desc_b, const int* ipiv,
-                        std::size_t element_bytes, const std::string& routine);
+// crashed in the BLAS.
+void check_local_arrays(const void* A, const int* desc_a, const void* B, const int* desc_b, const std::string& routine);
+
+// Throws InvalidArgument where this rank's part of the n x n system A (at ia, ja) and of its n x
+// nrhs B (at ib, jb), entries of element_bytes, share an entry, or ipiv (LOCr(M_A) + MB_A entries,
+// as ScaLAPACK sizes it; not read where null) meets either: B over A gave success and an X with
+// backward error 0.99 (a hostile helper's finding). Descriptors ScaLAPACK would refuse are left to it.
+void check_systems_apart(int n, int nrhs, const void* A, int ia, int ja, const int* desc_a, const void* B, int ib,
+                         int jb, const int* desc_b, const int* ipiv, std::size_t element_bytes,
+                         const std::string& routine);
 
 // Throws InvalidArgument ("<routine>: A(i,j) is NaN; the input must be finite", i and j the global
 // matrix's, from 1) where this rank's part of the m x n submatrix at

@@ -162,7 +162,8 @@ int gesv(int n, int nrhs, T* A, int ia, int ja, const int* desc_a, int* ipiv, T*
   Failure failure;
   failure.unless([&] {
     if (!desc_a || !desc_b || !ipiv) throw InvalidArgument("p?gesv: desc_a, desc_b or ipiv is a null pointer");
-    check_local_arrays(A, desc_a, B, desc_b, ipiv, sizeof(T), "p?gesv");
+    check_local_arrays(A, desc_a, B, desc_b, "p?gesv");
+    check_systems_apart(n, nrhs, A, ia, ja, desc_a, B, ib, jb, desc_b, ipiv, sizeof(T), "p?gesv");
     check_threads_per_rank(threads_per_rank, "p?gesv");
     check_finite_part("A", n, n, A, ia, ja, desc_a, "p?gesv");
     check_finite_part("B", n, nrhs, B, ib, jb, desc_b, "p?gesv");

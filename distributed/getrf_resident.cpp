@@ -366,7 +366,8 @@ int gesv_resident(int n, int nrhs, T* A, const int* desc_a, int* ipiv, T* B, con
   failure.unless([&] {
     if (nrhs < 0) throw InvalidArgument("device-resident p?gesv: nrhs = " + std::to_string(nrhs) + " must be >= 0");
     if (nrhs > 0 && !desc_b) throw InvalidArgument("device-resident p?gesv: desc_b is a null descriptor");
-    check_local_arrays(A, desc_a, B, desc_b, ipiv, sizeof(T), "device-resident p?gesv");
+    check_local_arrays(A, desc_a, B, desc_b, "device-resident p?gesv");
+    check_systems_apart(n, nrhs, A, 1, 1, desc_a, B, 1, 1, desc_b, ipiv, sizeof(T), "device-resident p?gesv");
     check_threads_per_rank(threads_per_rank, "device-resident p?gesv");
     // A's first block where the resident LU needs it, before B is checked against it (B's local
     // rows counted from a source A may not have was a misleading "LLD ... less than the local rows").

@@ -491,7 +491,7 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
   std::string parts;
   for (const auto& t : best.terms) parts += (parts.empty() ? "" : ", ") + t.name + " " + fmt_seconds(t.seconds);
   why.push_back("predicted " + fmt_seconds(best.seconds) + " = " + fmt1(best.gflops) + " GFlop/s (" +
-                (hybrid ? "busy times the schedule overlaps: " : "") + parts + ")");
+                (hybrid ? "busy times, less what the schedule overlaps: " : "") + parts + ")");
   if (several) {
     // HybridLu::deal runs a device alone where the deal gives it every block column; a plan of one
     // device alone that is faster still (another nb, the vendor's LU) is said instead.

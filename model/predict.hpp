@@ -169,7 +169,7 @@ struct Prediction {
   // The paper's closed-form share d / N = P g1 / (P g1 + g2), g2 every driven device's GEMM rate
   // (async-calu §4, Eq. 1); 1 where no device is priced.
   double closed_form_d_fraction = 1;
-  std::vector<Term> terms;  // the parts of the time (they overlap in the hybrid schedule)
+  std::vector<Term> terms;  // the parts of the time, adding up to it (what the schedule overlaps: a negative term)
   std::vector<std::string> reasoning;
   Rates rates;
   // Several devices: the fastest one alone, where the model prices it faster than the whole set,

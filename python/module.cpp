@@ -146,6 +146,9 @@ struct LUFactorization {
 // helper's finding). Now a TypeError.
 template <class T>
 const T& initialized(py::handle self, const char* name) {
+  if (!py::isinstance<T>(self))  // a getter called on another type (SolveResult.x.fget(5))
+    throw py::type_error(std::string("expected a hetlu.") + name + ", not a " +
+                         py::str(py::type::of(self).attr("__name__")).cast<std::string>());
   auto* instance = reinterpret_cast<py::detail::instance*>(self.ptr());
   const auto held = instance->get_value_and_holder(py::detail::get_type_info(typeid(T)));
   if (!held.holder_constructed())

@@ -663,8 +663,10 @@ TEST(ProbeResults, ARunOfZerosIsListedAndDoesNotHideTheMeasuredOne) {
   measured.measurements = {{"dgemm_all_cores", 50, 0.01, "GFlop/s", "n=1024"},
                            {"triad_bandwidth", 5.0, 0.01, "GB/s", "doubles=8388608"}};
   db::store_probe_results(database, id, measured);
+  // Its other rows valid (0 is "not measured" for the crossover), as a real run's are.
   measured.measurements = {{"dgemm_all_cores", 0, 0, "GFlop/s", "n=1024"},
-                           {"triad_bandwidth", 0, 0, "GB/s", "doubles=8388608"}};
+                           {"triad_bandwidth", 0, 0, "GB/s", "doubles=8388608"},
+                           {"getrf_crossover", 0, 0, "n", "precision=double"}};
   db::store_probe_results(database, id, measured);
   EXPECT_EQ(db::invalid_rows(database).size(), 2u);
   MachineProfile loaded = profile();

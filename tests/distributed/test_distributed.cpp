@@ -229,6 +229,33 @@ void descriptor_case(int n, int nrhs, const char* resident = nullptr) {
     check(every == 1, std::string("hetlu_pdgesv: a 1 x 1 zero is singular, info 1, A and B as they were"));
     return;
   }
+  if (mode == "a-and-b-in-one-array") {  // [A | B] under one descriptor, B at jb = n + 1: apart, solved
+    const int width = n + nrhs;
+    std::vector<double> M;
+    if (rank_ == 0) {
+      M = A0;
+      M.insert(M.end(), B0.begin(), B0.end());
+    }
+    std::vector<double> m(static_cast<size_t>(lld) *
+                          std::max(1, distributed::local_count(width, nb, grid.col(), cols)));
+    const auto dm = distributed::descriptor(grid, n, width, nb, lld);
+    const auto rm = distributed::descriptor(root, n, width, nb, n);
+    distributed::redistribute(n, width, M.data(), rm.data(), m.data(), dm.data(), grid.context());
+    const hetlu_status status =
+        hetlu_pdgesv(n, nrhs, m.data(), 1, 1, dm.data(), ipiv.data(), m.data(), 1, n + 1, dm.data(), &info, 1);
+    distributed::redistribute(n, width, m.data(), dm.data(), M.data(), rm.data(), grid.context());
+    int fine = status == HETLU_SUCCESS && info == 0, every = 0;
+    MPI_Allreduce(&fine, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    double omega = 0;
+    if (rank_ == 0) {
+      const std::vector<double> X(M.begin() + static_cast<long>(n) * n, M.end());
+      omega = backward_error(n, nrhs, A0, X, B0);
+    }
+    check(every == 1 && omega < 1e-14, std::string("hetlu_pdgesv: [A | B] in one array (B at jb = n + 1) is solved, "
+                                                   "backward error ") +
+                                           scientific(omega) + ": " + hetlu_last_error());
+    return;
+  }
   if (mode == "b-over-a") {  // B's local arrays A's own, or one entry on: success with X wrong (0.99)
     const auto a_before = a;
     auto db_square = distributed::descriptor(grid, n, n, nb, lld);
@@ -369,6 +396,7 @@ int main(int argc, char** argv) {
     descriptor_case(30, 1, "plain-overflow");
     descriptor_case(30, 2, "nrhs-beyond-b");
     descriptor_case(30, 2, "b-over-a");
+    descriptor_case(30, 3, "a-and-b-in-one-array");
     descriptor_case(1, 2, "one-zero");
     if (ranks > 1) {
       descriptor_case(31, 1, "nb-differs-on-the-last");

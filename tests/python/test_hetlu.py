@@ -715,6 +715,8 @@ def test_an_object_made_by_new_alone_is_a_type_error_not_a_crash():
         hetlu.lu_solve(hetlu.LUFactorization.__new__(hetlu.LUFactorization), np.ones(3))
     with pytest.raises(TypeError, match="hetlu.lu_factor's LUFactorization, not a tuple"):
         hetlu.lu_solve((np.eye(3), np.arange(3)), np.ones(3))
+    with pytest.raises(TypeError, match="expected a hetlu.SolveResult, not a int"):
+        hetlu.SolveResult.x.fget(5)
 
 
 def _solve_in_a_forked_child(seed):
