@@ -131,9 +131,7 @@ std::optional<Layout> usable_layout(int m, int n, int ia, int ja, const int* des
   if (lld < std::max(1, l.rows)) return std::nullopt;
   return l;
 }
-}  // namespace
 
-namespace {
 // This rank's part of the m x n submatrix at (ia, ja) of the matrix desc describes, as its entries
 // lie in its local array: local indices grow with the global ones, so the part is one local block.
 // None where the descriptor or the submatrix is one ScaLAPACK refuses (it says why after), where
