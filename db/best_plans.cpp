@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <optional>
 #include <string>
@@ -76,6 +77,22 @@ BestPlan read_best(Statement& s) {
                         (backend.empty() ? "" : " " + backend) + ", m = " + std::to_string(s.column_int(4)) +
                         ", n = " + std::to_string(s.column_int(5)) + "): " + e.what());
   }
+}
+
+// " (its time was measured noisy: spread 35 %)" where the trial that made the plan best was flagged
+// noisy, else nothing: a calibration cut short by its budget (--budget 0.001) stored a plan from one
+// noisy trial, 8x the model's time, that read as any other tuned plan (a hostile helper's finding).
+std::string noisy_note(Database& db, std::int64_t trial_id) {
+  auto s = db.prepare("SELECT spread FROM trials WHERE id = ?1 AND status = 'noisy'");
+  s.bind(1, trial_id);
+  if (!s.step()) return "";
+  const std::optional<double> spread = s.column_optional_double(0);
+  char text[96];
+  if (spread && std::isfinite(*spread) && *spread >= 0)
+    std::snprintf(text, sizeof text, " (its time was measured noisy: spread %.0f %%)", 100 * *spread);
+  else
+    std::snprintf(text, sizeof text, " (its time was measured noisy)");
+  return text;
 }
 
 }  // namespace
@@ -243,7 +260,8 @@ Lookup lookup_best_plan(Database& db, std::int64_t machine_id, const Plan& kind,
   result.exact = result.best->m == m && result.best->n == n;
   result.tuned_block_columns = block_columns(result.best->n, result.best->plan.nb);
   result.detail = "tuned at m=" + std::to_string(result.best->m) + ", n=" + std::to_string(result.best->n) + " (" +
-                  (result.exact ? "exact" : "nearest tuned size") + ", level " + to_string(result.best->level) + ")";
+                  (result.exact ? "exact" : "nearest tuned size") + ", level " + to_string(result.best->level) + ")" +
+                  noisy_note(db, result.best->trial_id);
   return result;
 }
 

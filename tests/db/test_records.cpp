@@ -730,6 +730,26 @@ TEST(BestPlans, ADamagedRowIsSkippedWithItsValueNamedAndReplacedByTheNextCalibra
   EXPECT_EQ(db::check(database).problems.size(), 2u);
 }
 
+// A plan made best by a trial flagged noisy (a calibration cut short by its budget stored one noisy
+// trial, 8x the model's time) read as any other tuned plan: its detail says so.
+TEST(BestPlans, APlanFromANoisyTrialSaysSo) {
+  test_support::TempDir dir;
+  auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
+  const auto id = db::ensure_machine(database, db::fingerprint(profile()));
+  auto noisy = trial(id, 100, 32, 0.5);
+  noisy.status = db::TrialStatus::noisy;
+  noisy.spread = 0.35;
+  auto row = best(id, 100, 32);
+  row.trial_id = db::insert_trial(database, noisy);
+  db::upsert_best_plan(database, row);
+  const auto found = db::lookup_best_plan(database, id, Plan{}, 100, 100, CalibrationLevel::quick);
+  ASSERT_TRUE(found.best);
+  EXPECT_NE(found.detail.find("its time was measured noisy: spread 35 %"), std::string::npos) << found.detail;
+  database.exec("UPDATE trials SET status = 'ok'");
+  const auto quiet = db::lookup_best_plan(database, id, Plan{}, 100, 100, CalibrationLevel::quick);
+  EXPECT_EQ(quiet.detail.find("noisy"), std::string::npos) << quiet.detail;
+}
+
 // Fields that do not fit together (a hand edit, an import) passed db check and were served as
 // tuned: nb = 1e9 for n = 400, a look-ahead of 1e6, CALU's ib wider than nb, d past the block
 // columns (scaled to another order, d = 2^31 - 1 overflowed to one block column); an imported trial
