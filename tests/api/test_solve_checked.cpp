@@ -14,6 +14,15 @@
 namespace hetlu {
 namespace {
 
+// Wilkinson's matrix (1 on the diagonal and in the last column, -1 below the diagonal): GEPP's
+// growth is 2^(n-1), its rcond_1 1 / n.
+std::vector<double> wilkinson(int n) {
+  std::vector<double> A(static_cast<size_t>(n) * n, 0.0);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) A[i + static_cast<size_t>(j) * n] = i == j || j == n - 1 ? 1.0 : i > j ? -1.0 : 0.0;
+  return A;
+}
+
 TEST(SolveCheckedRefinement, RefinesTheFailedAnswerWithItsOwnFactors) {
   const int n = 800;
   const auto A = test_support::dominant_by_rows(n);  // B = A: X = I
@@ -119,25 +128,22 @@ TEST(SolveCheckedRefinement, FactorsGrownPastOneOverEpsSayNothingOfTheCondition)
 TEST(SolveCheckedRefinement, GrownFactorsLeaveTheEstimateToPrbtNotToXsBound) {
   Options options;
   options.db_path = "/nonexistent/none.db";
+  auto expect_about_one_over_n = [](const SolveReport& r, int n, const std::string& what) {
+    ASSERT_TRUE(r.accurate) << what;
+    ASSERT_TRUE(r.rcond.has_value()) << what;
+    EXPECT_GT(*r.rcond, 0.1 / n) << what;
+    EXPECT_LT(*r.rcond, 10.0 / n) << what;
+  };
   for (const int n : {100, 300}) {
-    std::vector<double> A(static_cast<size_t>(n) * n, 0.0);
-    for (int j = 0; j < n; ++j)
-      for (int i = 0; i < n; ++i) A[i + static_cast<size_t>(j) * n] = i == j || j == n - 1 ? 1.0 : i > j ? -1.0 : 0.0;
-    std::vector<float> As(A.begin(), A.end());
+    const std::vector<double> A = wilkinson(n);
+    const std::vector<float> As(A.begin(), A.end());
     for (Solver solver : {Solver::gepp, Solver::calu}) {
+      const std::string what = std::to_string(n) + " " + to_string(solver);
       std::vector<double> b(n, 1.0);
-      const SolveReport r = solve_checked(solver, n, 1, A.data(), n, b.data(), n, options);
-      ASSERT_TRUE(r.accurate) << n;
-      ASSERT_TRUE(r.rcond.has_value()) << n;
-      EXPECT_GT(*r.rcond, 0.1 / n) << n << " " << to_string(solver);
-      EXPECT_LT(*r.rcond, 10.0 / n) << n << " " << to_string(solver);
+      expect_about_one_over_n(solve_checked(solver, n, 1, A.data(), n, b.data(), n, options), n, what);
       if (n > 100) continue;  // single precision's growth passes 1 / u_single from n = 25
       std::vector<float> bs(n, 1.0f);
-      const SolveReport single = solve_checked(solver, n, 1, As.data(), n, bs.data(), n, options);
-      ASSERT_TRUE(single.accurate) << n;
-      ASSERT_TRUE(single.rcond.has_value()) << n;
-      EXPECT_GT(*single.rcond, 0.1 / n) << n << " single " << to_string(solver);
-      EXPECT_LT(*single.rcond, 10.0 / n) << n << " single " << to_string(solver);
+      expect_about_one_over_n(solve_checked(solver, n, 1, As.data(), n, bs.data(), n, options), n, what + " single");
     }
   }
 }
@@ -147,9 +153,7 @@ TEST(SolveCheckedRefinement, GrownFactorsLeaveTheEstimateToPrbtNotToXsBound) {
 // own finding, session 47).
 TEST(SolveCheckedRefinement, RefinementTheEscalationSetIsNotSaidToBeTheCallers) {
   const int n = 300;  // Wilkinson's matrix: GEPP's answer fails, PRBT's passes
-  std::vector<double> A(static_cast<size_t>(n) * n, 0.0);
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i) A[i + static_cast<size_t>(j) * n] = i == j || j == n - 1 ? 1.0 : i > j ? -1.0 : 0.0;
+  const std::vector<double> A = wilkinson(n);
   Options options;
   options.db_path = "/nonexistent/none.db";
   std::vector<double> b(n);
