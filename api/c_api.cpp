@@ -480,24 +480,37 @@ hetlu_status gesv_batched_c(int batch, int n, int nrhs, T* A, int lda, long long
     if (options && options->solver != HETLU_SOLVER_GEPP)
       throw hetlu::InvalidArgument("options->solver = " + std::to_string(static_cast<int>(options->solver)) +
                                    ": a batch factors each system with partial pivoting (HETLU_SOLVER_GEPP) only");
-    hetlu::gesv_batched(batch, n, nrhs, A, lda, stride_a, ipiv, stride_ipiv, B, ldb, stride_b, info,
-                        options_of(options));
+    std::string input_refused;  // a system's NaN or Inf input, named once every X is checked
+    try {
+      hetlu::gesv_batched(batch, n, nrhs, A, lda, stride_a, ipiv, stride_ipiv, B, ldb, stride_b, info,
+                          options_of(options));
+    } catch (const hetlu::BatchInputNotFinite& e) {
+      input_refused = e.what();
+    }
     // Each solved system's X (info 0, its input checked finite) checked as gesv's, in parallel as
-    // the batch was solved (a serial pass cost a quarter of a batch of 2 x 2 systems on 2 cores);
-    // the first that overflowed is named.
-    int first = batch;
+    // the batch was solved (a serial pass cost a quarter of a batch of 2 x 2 systems on 2 cores):
+    // the first that overflowed is named and the others counted, also beside a refused input (they
+    // went unsaid, each with info 0: a hostile helper's finding).
+    int first = batch, overflowed = 0;
     if (n > 0 && nrhs > 0) {
-#pragma omp parallel for schedule(static) reduction(min : first) if (static_cast <long long>(batch) * n * nrhs > 65536)
+#pragma omp parallel for schedule(static) reduction(min : first) reduction(+ : overflowed) if (static_cast <long long>(batch) * n * nrhs > 65536)
       for (int i = 0; i < batch; ++i) {
         // A singular or refused system's B is as it was.
-        if (info[i] == 0 && first_non_finite_column(n, nrhs, B + i * stride_b, ldb) >= 0) first = std::min(first, i);
+        if (info[i] == 0 && first_non_finite_column(n, nrhs, B + i * stride_b, ldb) >= 0)
+          first = std::min(first, i), ++overflowed;
       }
     }
+    const std::string others =
+        overflowed > 1 ? " (" + std::to_string(overflowed) + " systems in all, each with info 0 as LAPACK's)" : "";
+    if (!input_refused.empty())
+      throw hetlu::InvalidArgument(input_refused + (first < batch ? "; the X of system " + std::to_string(first) +
+                                                                        " is not finite either" + others
+                                                                  : std::string()));
     if (first < batch) {
       const hetlu_status status = finite_or_error(HETLU_SUCCESS, n, nrhs, B + first * stride_b, ldb);
       std::string message = "system " + std::to_string(first) + ": ";
       message += hetlu_last_error();
-      hetlu::detail::set_last_error(message);
+      hetlu::detail::set_last_error(message + others);
       return status;
     }
     return HETLU_SUCCESS;

@@ -126,9 +126,9 @@ void gesv_batched(int batch, int n, int nrhs, T* A, int lda, std::int64_t stride
   if (check != InputCheck::finite) return;
   for (int i = 0; i < batch; ++i)
     if (info[i] < 0)
-      throw InvalidArgument("system " + std::to_string(i) + ": " + (info[i] == -3 ? "A" : "B") +
-                            " holds a NaN or Inf; the input must be finite (info[" + std::to_string(i) +
-                            "] = " + std::to_string(info[i]) + "; the other systems are solved)");
+      throw BatchInputNotFinite("system " + std::to_string(i) + ": " + (info[i] == -3 ? "A" : "B") +
+                                " holds a NaN or Inf; the input must be finite (info[" + std::to_string(i) +
+                                "] = " + std::to_string(info[i]) + "; the other systems are solved)");
 }
 
 template <class T>

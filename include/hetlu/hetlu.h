@@ -226,7 +226,8 @@ hetlu_status hetlu_zgesv_auto_precision(int n, int nrhs, hetlu_complex_double* A
  * whose A or B holds a NaN or Inf is left as it is, info[i] = -3 (A) or -6 (B), and the call returns
  * HETLU_ERROR_INVALID_ARGUMENT naming the first, once the others are solved. Otherwise a system whose
  * X overflowed from finite input keeps info[i] = 0 (LAPACK's) and the call returns
- * HETLU_ERROR_NOT_FINITE naming the first such system and entry. A call refused for its arguments
+ * HETLU_ERROR_NOT_FINITE naming the first such system and entry; the message counts every such
+ * system (also beside a NaN or Inf input's refusal). A call refused for its arguments
  * (sizes, strides, pointers, options) leaves info[] as it was. */
 hetlu_status hetlu_dgesv_batched(int batch, int n, int nrhs, double* A, int lda, long long stride_a, int* ipiv,
                                  long long stride_ipiv, double* B, int ldb, long long stride_b, int* info);

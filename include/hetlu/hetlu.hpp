@@ -231,11 +231,11 @@ SolveReport auto_precision_gesv(Solver solver, int n, int nrhs, T* A, int lda, i
 // (hetlu's own loops up to order 32, the BLAS library's small-matrix gesv above). No plan: a system this small has
 // nothing to tune but the batch's spread over the cores. Throws InvalidArgument naming a bad size, stride or null
 // pointer (strides may not make systems overlap: each system after the last one's entries, or all stacked down the rows
-// of one tall array), and, once the other systems are solved, the first system whose A or B holds a NaN or Inf (left as
-// it is, info[i] = -3 for A, -6 for B, as LAPACK numbers gesv's arguments). options.target = hybrid runs the batch on
-// one device (#14 item 5): overrides.devices' one, else a GPU where there is one (cuBLAS's getrfBatched and
-// getrsBatched, real precisions), else the host backend's team; the systems go up and come back in chunks through
-// page-locked memory. Any other override (nb, d, the panel...) is refused: a batch has no plan.
+// of one tall array), and, once the other systems are solved, BatchInputNotFinite naming the first system whose A or B
+// holds a NaN or Inf (left as it is, info[i] = -3 for A, -6 for B, as LAPACK numbers gesv's arguments). options.target
+// = hybrid runs the batch on one device (#14 item 5): overrides.devices' one, else a GPU where there is one (cuBLAS's
+// getrfBatched and getrsBatched, real precisions), else the host backend's team; the systems go up and come back in
+// chunks through page-locked memory. Any other override (nb, d, the panel...) is refused: a batch has no plan.
 template <class T>
 void gesv_batched(int batch, int n, int nrhs, T* A, int lda, std::int64_t stride_a, int* ipiv, std::int64_t stride_ipiv,
                   T* B, int ldb, std::int64_t stride_b, int* info, const Options& options = {});

@@ -28,6 +28,13 @@ struct InvalidArgument : Error {
   using Error::Error;
 };
 
+// gesv_batched's refusal of a system whose A or B holds a NaN or Inf, thrown once the other systems
+// are solved (their infos and answers stand): an InvalidArgument a caller can tell from a refusal of
+// the call's own arguments, which solves nothing.
+struct BatchInputNotFinite : InvalidArgument {
+  using InvalidArgument::InvalidArgument;
+};
+
 // A hybrid run's device cannot hold what it needs. Thrown before the run changes A or B, so the
 // caller may run the same problem on the CPUs instead (the API does, and says so).
 struct DeviceOutOfMemory : Error {

@@ -297,6 +297,26 @@ int main(void) {
       check(s == HETLU_ERROR_NOT_FINITE && binfo[0] == 0 && binfo[1] == 0 && wbb[0] == 0.5 &&
                 strstr(hetlu_last_error(), "system 1: X(") != NULL,
             "a batch whose second X overflowed is NOT_FINITE, naming system 1; the first solved");
+      /* Beside a system with a NaN, and with another that overflows: all said (the overflows went
+         unsaid behind the NaN's refusal, each with info 0). */
+      static double Wc[4 * W * W], wcb[4 * W];
+      int cpiv[4 * W], cinfo[4];
+      for (int k = 0; k < 4; ++k)
+        for (int j = 0; j < W; ++j)
+          for (int i = 0; i < W; ++i)
+            Wc[k * W * W + i + j * W] = k == 1 || k == 2 ? (j == W - 1 || i == j ? 1.0
+                                                            : i > j              ? -1.0
+                                                                                 : 0.0) *
+                                                               1.5e308
+                                        : i == j ? 2.0
+                                                 : 0.0;
+      Wc[3 * W * W] = 0.0 / 0.0;
+      for (int i = 0; i < 4 * W; ++i) wcb[i] = 1;
+      s = hetlu_dgesv_batched(4, W, 1, Wc, W, W * W, cpiv, W, wcb, W, W, cinfo);
+      check(s == HETLU_ERROR_INVALID_ARGUMENT && cinfo[3] == -3 && cinfo[1] == 0 &&
+                strstr(hetlu_last_error(), "system 3: A holds a NaN") != NULL &&
+                strstr(hetlu_last_error(), "the X of system 1 is not finite either (2 systems in all") != NULL,
+            "a batch's NaN input and its overflowed Xs are all said");
     }
     check(strcmp(hetlu_strerror(HETLU_ERROR_NOT_FINITE), "the solution is not finite (an overflow)") == 0,
           "hetlu_strerror names NOT_FINITE");

@@ -344,6 +344,11 @@ def test_mixed_precision(db):
         hetlu.solve(A.astype(np.float32), b.astype(np.float32), db=db, precision="mixed")
     with pytest.raises(ValueError, match="mixed"):
         hetlu.solve(A, b, db=db, precision="half")
+    # 'double' as the command's --precision double: float32 arrays solved in float64.
+    r = hetlu.solve(A.astype(np.float32), b.astype(np.float32), db=db, precision="double")
+    assert r.plan["precision"] == "double" and r.x.dtype == np.float64
+    r = hetlu.solve(A.astype(np.complex64), b.astype(np.complex64), db=db, precision="double")
+    assert r.plan["precision"] == "double" and r.x.dtype == np.complex128
     # The hybrid target: the device refines, PRBT's randomized GENP too.
     for solver in ("gepp", "prbt"):
         r = hetlu.solve(A, b, db=db, precision="mixed", solver=solver, target="hybrid", backend="host")
