@@ -58,8 +58,10 @@ void predicted_sweep(const MachineProfile& profile, const model::Problem& proble
          {"points", rows}});
     return;
   }
-  std::cout << fmt::format("{} n = {}, nb = {}, {} block columns: predicted time for each CPU share d\n",
-                           to_string(problem.solver), problem.n, plan.nb, blocks);
+  const std::string order =
+      problem.m == problem.n ? fmt::format("n = {}", problem.n) : fmt::format("m = {}, n = {}", problem.m, problem.n);
+  std::cout << fmt::format("{} {}, nb = {}, {} block columns: predicted time for each CPU share d\n",
+                           to_string(problem.solver), order, plan.nb, blocks);
   std::cout << fmt::format("{:>6} {:>12} {:>10}\n", "d", "seconds", "GFlop/s");
   for (const auto& row : rows)
     std::cout << fmt::format("{:>6} {:>12.4f} {:>10.1f}{}{}\n", row["d"].get<int>(),

@@ -246,6 +246,23 @@ void search_plans(const MachineProfile& profile, const Problem& problem, const M
   // The panel on the device: with several, each device factors its own block columns' panels.
   if (hybrid) locations.push_back(PanelLocation::device);
   best.seconds = std::numeric_limits<double>::infinity();
+  // plan at its CPUs' share d, with each deal of the columns among several devices, kept where best.
+  auto price = [&](Plan plan, int d) {
+    plan.cpu_block_columns = d;
+    const auto deals =
+        several ? candidate_deals(profile, r, problem, plan.nb, d, params) : std::vector<std::vector<double>>{{}};
+    for (const auto& shares : deals) {
+      plan.device_shares = shares;
+      if (!plan_fits_device(r, problem, plan)) continue;
+      std::vector<Term> terms;
+      const double t = predict_seconds(profile, problem, plan, params, &terms);
+      if (t < best.seconds) {
+        best.seconds = t;
+        best.plan = plan;
+        best.terms = terms;
+      }
+    }
+  };
   for (PanelLocation where : locations)
     for (int nb : params.nb_candidates) {
       // At least four panels, so that look-ahead (or the device) has an update to overlap the panel
@@ -274,23 +291,21 @@ void search_plans(const MachineProfile& profile, const Problem& problem, const M
       if (hybrid)
         ds = where == PanelLocation::device ? std::vector<int>{0}
                                             : candidate_cpu_block_columns(blocks, closed_form_fraction);
-      for (int d : ds) {
-        plan.cpu_block_columns = d;
-        const auto deals =
-            several ? candidate_deals(profile, r, problem, width, d, params) : std::vector<std::vector<double>>{{}};
-        for (const auto& shares : deals) {
-          plan.device_shares = shares;
-          if (!plan_fits_device(r, problem, plan)) continue;
-          std::vector<Term> terms;
-          const double t = predict_seconds(profile, problem, plan, params, &terms);
-          if (t < best.seconds) {
-            best.seconds = t;
-            best.plan = plan;
-            best.terms = terms;
-          }
-        }
-      }
+      for (int d : ds) price(plan, d);
     }
+  // The candidates step by d / 12 past 32: every d between the best one's neighbours is priced too,
+  // so that the d chosen is the least of --sweep-d's (d = 101 at 169.5 s was chosen where the sweep
+  // priced 97 at 167.8: a hostile helper's finding).
+  if (hybrid && best.plan.cpu_block_columns > 0 && std::isfinite(best.seconds)) {
+    const int blocks = block_columns(problem.n, best.plan.nb);
+    const std::vector<int> ds = candidate_cpu_block_columns(blocks, closed_form_fraction);
+    const auto at = std::lower_bound(ds.begin(), ds.end(), best.plan.cpu_block_columns);
+    const int low = at == ds.begin() ? 1 : *(at - 1) + 1;
+    const int high = at == ds.end() || at + 1 == ds.end() ? blocks : *(at + 1) - 1;
+    const Plan chosen = best.plan;
+    for (int d = low; d <= high; ++d)
+      if (!std::binary_search(ds.begin(), ds.end(), d)) price(chosen, d);
+  }
   // No plan priced finite (rates so small that every time overflows): an error, never Plan{}'s
   // defaults with an infinite time.
   if (!std::isfinite(best.seconds))

@@ -1267,3 +1267,29 @@ TEST(Predict, TheTermsAddUpToThePredictedTime) {
           }
         }
 }
+
+// The d chosen is the least priced of every d with the chosen nb (as --sweep-d prices them), not
+// only of the candidates, which step by d / 12 past 32: d = 101 at 169.5 s was chosen where 97
+// was priced 167.8 (a hostile helper's finding, 60000 x 30000 on a 12-core Opteron and an S2050).
+TEST(Predict, TheChosenDIsTheLeastOfEveryDThatFits) {
+  for (const auto& [m, n] : {std::pair{60000, 30000}, std::pair{30000, 30000}, std::pair{20000, 20000}})
+    for (const Solver solver : {Solver::gepp, Solver::calu}) {
+      auto profile = machine(12, 8.4, 504);
+      profile.gpus[0].memory_bytes = 3'000'000'000;  // the S2050's 3 GB: the least d that fits decides
+      const model::Problem problem{solver, Precision::double_, Target::hybrid, m, n};
+      const auto chosen = model::predict(profile, problem);
+      if (chosen.plan.cpu_block_columns == 0) continue;  // the panel on the device: d = 0 alone
+      Plan plan = chosen.plan;
+      double least = std::numeric_limits<double>::infinity();
+      int argmin = -1;
+      for (int d = 1; d <= block_columns(n, plan.nb); ++d) {
+        plan.cpu_block_columns = d;
+        if (!model::device_holds(profile, problem, plan, {})) continue;
+        const double t = model::predict_seconds(profile, problem, plan, {});
+        if (t < least) least = t, argmin = d;
+      }
+      EXPECT_LE(chosen.seconds, least * (1 + 1e-12))
+          << m << " x " << n << " " << to_string(solver) << ": chose d = " << chosen.plan.cpu_block_columns
+          << ", least at d = " << argmin;
+    }
+}
