@@ -122,8 +122,9 @@ def run():
             "SELECT solver, n, count(*), min(error) FROM trials WHERE status = 'failed' "
             "GROUP BY solver, n ORDER BY solver, n").fetchall()
         references = db.execute(
-            "SELECT detail, value FROM probe_results WHERE name = 'openblas_dgetrf' ORDER BY id").fetchall()
-        machines = db.execute("SELECT fingerprint, hard_key FROM machines").fetchall()
+            "SELECT machine_id, detail, value FROM probe_results WHERE name = 'openblas_dgetrf' ORDER BY id"
+        ).fetchall()
+        machines = db.execute("SELECT id, fingerprint, hard_key FROM machines ORDER BY id").fetchall()
     except sqlite3.Error as e:
         fail(f"cannot read '{args.source}': {e}")
     # A time that is not a positive number (a damaged or hand-edited row) cannot be drawn as a rate.
@@ -138,24 +139,37 @@ def run():
         fail(f"cannot create the folder '{args.out}': {e.strerror}")
     figures = []
 
-    # GFlop/s against n, every solver, beside OpenBLAS.
+    # Several machines (an import with --force): each row and curve says whose it is, and each rate is
+    # compared with its own machine's OpenBLAS (machine 1's CALU was divided by machine 2's dgetrf).
+    machine_number = {row[0]: i + 1 for i, row in enumerate(machines)}
+    whose = (lambda machine_id: f", machine {machine_number.get(machine_id, '?')}") if len(machines) > 1 else \
+        (lambda machine_id: "")
+    # A rate of the whole solve (PRBT's refinement, mixed precision's) is no LU's: said, and never
+    # set against OpenBLAS's dgetrf, nor is single precision's.
+    whole_solve = lambda solver, precision: solver == "prbt" or precision == "mixed"
+    comparable = lambda r: r[2] == "double" and r[3] == "cpu" and r[4] == r[5]
+
+    # GFlop/s against n, one curve per machine, solver and precision, beside OpenBLAS.
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for solver in sorted({row[1] for row in best}):
-        rows = [r for r in best if r[1] == solver and r[4] == r[5] and r[3] == "cpu"]
+    for machine_id, solver, precision in sorted({(row[0], row[1], row[2]) for row in best}, key=str):
+        rows = sorted((r for r in best if (r[0], r[1], r[2]) == (machine_id, solver, precision) and r[4] == r[5]
+                       and r[3] == "cpu"), key=lambda r: r[5])
         if rows:
-            what = "gesv, refinement included" if solver == "prbt" else "getrf"
-            ax.plot([r[5] for r in rows], [r[7] for r in rows], "o-", label=f"hetlu {solver} ({what}, tuned)")
-    openblas = {}
-    for detail, gflops in references:
+            what = "gesv, refinement included" if whole_solve(solver, precision) else "getrf"
+            ax.plot([r[5] for r in rows], [r[7] for r in rows], "o-",
+                    label=f"hetlu {solver} {precision}{whose(machine_id)} ({what}, tuned)")
+    openblas = {}  # (machine, n): its OpenBLAS dgetrf rate
+    for machine_id, detail, gflops in references:
         try:
             n = int(detail.split()[0].split("=")[1])
         except (IndexError, ValueError):
             continue  # not "n=... ": not a reference row this report can place
         if positive(gflops):
-            openblas[n] = gflops  # the latest measurement of each size
-    if openblas:
-        ns = sorted(openblas)
-        ax.plot(ns, [openblas[n] for n in ns], "k--", label="OpenBLAS dgetrf (same run)")
+            openblas[(machine_id, n)] = gflops  # the latest measurement of each size
+    for machine_id in sorted({key[0] for key in openblas}, key=str):
+        ns = sorted(n for m, n in openblas if m == machine_id)
+        ax.plot(ns, [openblas[(machine_id, n)] for n in ns], "k--",
+                label=f"OpenBLAS dgetrf{whose(machine_id)} (same run)")
     ax.set_xscale("log")
     ax.set_xlabel("n")
     ax.set_ylabel("GFlop/s")
@@ -235,22 +249,28 @@ def run():
         figures.append(("GFlop/s against the CPU share d / N", "gflops_vs_d.png"))
 
     lines = ["# hetlu tuning report", "", f"Database: `{shown(args.source)}`", ""]
-    for fingerprint, hard_key in machines:
+    for machine_id, fingerprint, hard_key in machines:
+        number = f"machine {machine_number[machine_id]}, " if len(machines) > 1 else "machine "
         try:
             key = json.loads(hard_key)
         except ValueError:
             key = None
         if not isinstance(key, dict):
-            lines.append(f"- machine `{fingerprint}`: its hard key is not a JSON object (run `hetlu db check`)")
+            lines.append(f"- {number}`{fingerprint}`: its hard key is not a JSON object (run `hetlu db check`)")
             continue
-        lines.append(f"- machine `{fingerprint}`: {key.get('cpu_model')}, {key.get('cores')} cores, "
+        lines.append(f"- {number}`{fingerprint}`: {key.get('cpu_model')}, {key.get('cores')} cores, "
                      f"{len(key.get('gpus', []))} GPU(s), {key.get('blas')}")
-    lines += ["", "| solver | n | nb | GFlop/s | OpenBLAS GFlop/s | ratio | level |", "|---|---|---|---|---|---|---|"]
+    several = len(machines) > 1
+    lines += ["", ("| machine " if several else "") + "| solver | precision | target | n | nb | GFlop/s | of what "
+              "| OpenBLAS dgetrf GFlop/s | ratio | level |",
+              ("|---" if several else "") + "|---|---|---|---|---|---|---|---|---|---|"]
     for r in best:
-        ref = openblas.get(r[5]) if r[4] == r[5] else None
-        ratio = f"{r[7] / ref:.2f}" if ref else "-"
-        lines.append(f"| {r[1]} | {r[5]} | {r[6]} | {r[7]:.1f} | {ref:.1f} | {ratio} | {r[10]} |" if ref else
-                     f"| {r[1]} | {r[5]} | {r[6]} | {r[7]:.1f} | - | - | {r[10]} |")
+        ref = openblas.get((r[0], r[5])) if comparable(r) else None
+        shape = str(r[5]) if r[4] == r[5] else f"{r[4]} x {r[5]}"
+        what = "gesv" if whole_solve(r[1], r[2]) else "getrf"
+        compared = f"{ref:.1f} | {r[7] / ref:.2f}" if ref else "- | -"
+        lines.append((f"| {machine_number.get(r[0], '?')} " if several else "") +
+                     f"| {r[1]} | {r[2]} | {r[3]} | {shape} | {r[6]} | {r[7]:.1f} | {what} | {compared} | {r[10]} |")
     if failed:
         lines += ["", "Failed trials (stored with why; `hetlu calibrate --retry-failed` measures them again):", ""]
         lines += [f"- {solver} n = {n}: {count} failed, e.g. {error}" for solver, n, count, error in failed]

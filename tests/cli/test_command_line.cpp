@@ -1078,7 +1078,7 @@ TEST_F(Cli, ReportWritesPlotsAndSummary) {
     EXPECT_GT(std::filesystem::file_size(dir.file(std::string("report/") + file)), 100u) << file;
   std::ifstream md(dir.file("report/report.md"));
   const std::string text((std::istreambuf_iterator<char>(md)), {});
-  EXPECT_NE(text.find("| gepp | 96 |"), std::string::npos) << text;
+  EXPECT_NE(text.find("| gepp | double | cpu | 96 |"), std::string::npos) << text;
   EXPECT_NE(text.find("median relative error"), std::string::npos);
   expect_one_line_error(run_hetlu("report --db '" + dir.file("none.db") + "'", dir), {"no database"});
   write(dir, "a_file", "x");
