@@ -28,7 +28,6 @@
 #include <optional>
 #include <vector>
 
-#include "hetlu/detail/stopwatch.hpp"
 #include "solvers/accuracy.hpp"
 #include "solvers/blas.hpp"
 #include "solvers/checks.hpp"
@@ -38,6 +37,7 @@
 #include "solvers/lu.hpp"
 #include "solvers/lu_factors.hpp"
 #include "solvers/mixed_device.hpp"
+#include "solvers/phases.hpp"
 #include "solvers/rounding_scan.hpp"
 #include "solvers/scalar.hpp"
 #include "solvers/variants.hpp"
@@ -547,11 +547,7 @@ int mixed_gesv(const Plan& low_plan, const Plan& high_plan, int n, int nrhs, T* 
   details = MixedDetails{};
   if (n == 0) return 0;
   const MixedSafeguards safeguards = safeguards_for<T>(low_plan.solver, n, requested);
-  std::optional<detail::Stopwatch> clock;
-  if (time_phases) clock.emplace();
-  auto mark = [&](const char* phase) {
-    if (clock) details.phase_seconds.emplace_back(phase, clock->lap());
-  };
+  variants::PhaseClock clock(time_phases ? &details.phase_seconds : nullptr);
   auto single_path = [&]() -> int {
     kernels::WorkspaceVector<Low> a;  // A rounded by the host; kept across calls: no page faults
     kernels::RoundedMatrix rounded;
@@ -564,7 +560,7 @@ int mixed_gesv(const Plan& low_plan, const Plan& high_plan, int n, int nrhs, T* 
       // 2^-64 A: the double solver's rcond was 0, and A called singular (a matrix of entries 1e306).
       details.a_norm1 = rounded.finite ? kernels::overflow_safe_norm(rounded.norm_1, n, A, lda, false)
                                        : kernels::ScaledNorm{rounded.norm_1, 0};
-      mark(phase);
+      clock.mark(phase);
       return rounded.fits;
     };
     auto round_on_host = [&] {
@@ -588,7 +584,7 @@ int mixed_gesv(const Plan& low_plan, const Plan& high_plan, int n, int nrhs, T* 
                                   ? "A up in double, rounded to single and randomized there, GENP there"
                                   : "factorization, A up in double beside it and rounded to single there";
           if (round_there && !scanned(device.scan(), phase)) return -2;
-          if (!round_there) mark("factorization, A in double up beside it");
+          if (!round_there) clock.mark("factorization, A in double up beside it");
           if (*info != 0) return singular_in_low;
           std::copy(device.pivots().begin(), device.pivots().end(), ipiv);
           details.refined_on_device = true;
@@ -596,7 +592,7 @@ int mixed_gesv(const Plan& low_plan, const Plan& high_plan, int n, int nrhs, T* 
             const int iter =
                 Refinement<T, Low>(n, nrhs, A, lda, rounded, B, ldb, X, ldx, nullptr, &device, details, safeguards)
                     .run();
-            mark("refinement on the device");
+            clock.mark("refinement on the device");
             return iter;
           } catch (const DeviceOutOfMemory& e) {  // a scratch buffer a step wanted: the double solver answers
             details.note = std::string("device memory ran out during refinement: ") + e.what();
@@ -616,13 +612,13 @@ int mixed_gesv(const Plan& low_plan, const Plan& high_plan, int n, int nrhs, T* 
     const int info = routines == LuRoutines::blas_library && low_plan.solver == Solver::gepp
                          ? factor_by_blas_library(low_plan, n, std::move(a), factors)
                          : factor(low_plan, n, std::move(a), factors);
-    mark("factorization");
+    clock.mark("factorization");
     if (info != 0) return singular_in_low;
     std::copy(factors.ipiv.begin(), factors.ipiv.end(), ipiv);
     if (nrhs == 0) return 0;
     const int iter =
         Refinement<T, Low>(n, nrhs, A, lda, rounded, B, ldb, X, ldx, &factors, nullptr, details, safeguards).run();
-    mark("refinement");
+    clock.mark("refinement");
     return iter;
   };
   details.iter = single_path();
@@ -637,7 +633,7 @@ int mixed_gesv(const Plan& low_plan, const Plan& high_plan, int n, int nrhs, T* 
   kernels::copy_block(n, nrhs, B, ldb, X, ldx);
   if (!(by_library && vendor::getrs(Transpose::no, n, nrhs, A, lda, ipiv, X, ldx)))
     variants::lu_getrs(Transpose::no, n, nrhs, A, lda, ipiv, X, ldx);
-  mark("the double solver");
+  clock.mark("the double solver");
   // How singular A is, from the double solver's factors (high_plan: GEPP or CALU).
   const bool estimate = safeguards.estimate_after_fallback || (safeguards.certify && details.near_singular);
   if (estimate && high_plan.solver != Solver::prbt)

@@ -9,6 +9,9 @@ namespace hetlu::detail {
 class Stopwatch {
  public:
   Stopwatch() : start_(clock::now()) {}
+  // Not started: no clock read, for a timer that may never be read (a phase clock without a list).
+  struct NotStarted {};
+  explicit Stopwatch(NotStarted) {}
   // Seconds since construction (or the last lap).
   double seconds() const { return std::chrono::duration<double>(clock::now() - start_).count(); }
   // Seconds since construction or the last lap, and starts the next lap.
@@ -21,7 +24,7 @@ class Stopwatch {
 
  private:
   using clock = std::chrono::steady_clock;
-  clock::time_point start_;
+  clock::time_point start_{};
 };
 
 // Wall-clock seconds of one call of body().
