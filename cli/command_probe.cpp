@@ -25,6 +25,12 @@ void register_probe(CLI::App& app, CommandState&) {
   cmd->add_flag("--no-timing", args->no_timing, "topology and datasheet peaks only; time nothing");
   cmd->add_option("--gemm-size", args->gemm_size, "order of the timed DGEMM")->transform(whole_in(16, 16384));
   cmd->callback([args] {
+    // A DGEMM of order 16 runs at a fifth of the plateau (23 GFlop/s against 100-115 on the dev
+    // machine, 64 at 86); stored, it would price every plan as if the updates ran that slow.
+    constexpr int smallest_stored_gemm = 64;
+    if (!args->db.empty() && !args->no_timing && args->gemm_size < smallest_stored_gemm)
+      throw UsageError("--gemm-size " + std::to_string(args->gemm_size) + " is too small to store in --db (at least " +
+                       std::to_string(smallest_stored_gemm) + ": smaller GEMMs run far below the solvers' rate)");
     probes::ProbeOptions options;
     options.measure = !args->no_timing;
     options.gemm_size = args->gemm_size;

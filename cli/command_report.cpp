@@ -54,6 +54,8 @@ void register_report(CLI::App& app, CommandState& state) {
     // another program's database: said as every command says it.
     // The copy is made in --out, which the report writes anyway ($TMPDIR may be unusable, or RAM),
     // as a temporary that goes with this command, a terminating signal included.
+    // Opened before --out is made: a damaged or foreign file left an empty folder behind.
+    auto source = db::Database::open(path, db::Database::Mode::read_only);
     std::error_code ec;
     if (std::filesystem::exists(args->out, ec) && !std::filesystem::is_directory(args->out, ec))
       throw InvalidArgument("--out '" + args->out + "' is a file; name a folder");
@@ -61,7 +63,7 @@ void register_report(CLI::App& app, CommandState& state) {
     if (ec) throw InvalidArgument("cannot create the folder '" + args->out + "': " + ec.message());
     const StagedFile staged(args->out + "/tuning.db", 0600, "--out '" + args->out + "'");
     const std::string& copy = staged.path();
-    db::Database::open(path, db::Database::Mode::read_only).copy_to(copy);
+    source.copy_to(copy);
     {
       auto copied = db::Database::open(copy, db::Database::Mode::read_write);
       const auto named = db::invalid_values(copied);  // at most 20 a table

@@ -559,6 +559,11 @@ TEST_F(Cli, ProbeJson) {
 }
 
 TEST_F(Cli, ProbeStoresItsRatesWhenGivenADatabase) {
+  // A GEMM too small to show the plateau is refused before anything is timed or stored.
+  const auto small = run_hetlu("probe --gemm-size 16 " + db(), dir);
+  expect_one_line_error(small, {"--gemm-size 16", "too small"});
+  EXPECT_EQ(small.exit_code, 2);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("t.db")));
   auto r = run_hetlu("probe --gemm-size 64 " + db(), dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   r = run_hetlu("db show --json " + db(), dir);
@@ -1041,6 +1046,11 @@ TEST_F(Cli, DatabasePathsThatAreNotDatabases) {
   write(dir, "empty.db", "");  // report's script said "no such table" here
   expect_one_line_error(run_hetlu("report --out '" + dir.file("r") + "' --db '" + dir.file("empty.db") + "'", dir),
                         {"is empty"});
+  write(dir, "text.db", "not a database\n");
+  expect_one_line_error(run_hetlu("report --out '" + dir.file("r2") + "' --db '" + dir.file("text.db") + "'", dir),
+                        {"text.db"});
+  EXPECT_FALSE(std::filesystem::exists(dir.file("r2")));  // no empty --out left behind
+  EXPECT_FALSE(std::filesystem::exists(dir.file("r")));
   expect_one_line_error(run_hetlu("db forget --machine 0123 --db '" + dir.file("none.db") + "'", dir),
                         {"no database at"});
   EXPECT_FALSE(std::filesystem::exists(dir.file("none.db")));
