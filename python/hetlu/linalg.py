@@ -161,15 +161,18 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
                                        backend)
     if info > 0:
         raise LinAlgError("Matrix is singular.")
-    if rcond < _epsilon(dtype):
+    # Growth first: GEPP's backward error is about growth * eps (Wilkinson's), and an rcond estimated
+    # from factors that grew so tells nothing (Wilkinson's at n = 150 in float32 was "ill-conditioned,
+    # rcond=0", where it is 1 / 150: a hostile helper's finding).
+    if growth > _hetlu._pivot_growth_limit(n):
+        warnings.warn("Pivot growth {:.1e} (1 / rpvgrw) is above 100 (n + 1): result may not be accurate; "
+                      "hetlu.solve checks the answer and repairs it.".format(growth), LinAlgWarning, stacklevel=2)
+    elif rcond < _epsilon(dtype):
         warnings.warn("Ill-conditioned matrix (rcond={:.6g}): result may not be accurate.".format(rcond),
                       LinAlgWarning, stacklevel=2)
     elif check_finite and not np.isfinite(x).all():  # a well-conditioned a whose x overflows: [[5e-324]] x = [1]
         warnings.warn("The solution is not finite (it overflowed the working precision): result may not be "
                       "accurate.", LinAlgWarning, stacklevel=2)
-    elif growth > _hetlu._pivot_growth_limit(n):  # GEPP's backward error is about growth * eps (Wilkinson's)
-        warnings.warn("Pivot growth {:.1e} (1 / rpvgrw) is above 100 (n + 1): result may not be accurate; "
-                      "hetlu.solve checks the answer and repairs it.".format(growth), LinAlgWarning, stacklevel=2)
     return x.ravel() if b_is_1d else x.reshape(shape)
 
 

@@ -1463,6 +1463,14 @@ TEST_F(Cli, ASingularToWorkingPrecisionMatrixIsNeverExitZero) {
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_FALSE(j["singular_to_working_precision"].get<bool>());
   EXPECT_GT(j["rcond"].get<double>(), 1e-14);
+  // Outside --json the summary line says rcond too, and dgerfs' bound where it was estimated (near
+  // eps): kappa 1e15 had left X with two digits, exit 0, and nothing said of either.
+  const auto text = run_hetlu("solve '" + near + "' -o '" + dir.file("Y.mtx") + "' " + db(), dir);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.err.find(", rcond "), std::string::npos) << text.err;
+  const auto singular = run_hetlu("solve '" + a + "' -o '" + dir.file("Y.mtx") + "' --solver gepp " + db(), dir);
+  ASSERT_EQ(singular.exit_code, 5) << singular.err;
+  EXPECT_NE(singular.err.find("forward error bound"), std::string::npos) << singular.err;
 }
 
 // Rows scaled 10^U(-20, 20) are equilibrated (exit 0, X right); A = [[1, 1e-200], [1e-200, 0]],

@@ -443,6 +443,11 @@ def test_pivot_growth_is_said_where_the_answer_cannot_be_trusted():
     for overwrite_a in (False, True):
         with pytest.warns(linalg.LinAlgWarning, match="Pivot growth 5.8e\\+17"):
             linalg.solve(wilkinson(60, np.float32), b, overwrite_a=overwrite_a)
+    # At n = 150 the factors' rcond estimate (0 in float32) had taken the warning: "ill-conditioned".
+    for dtype in (np.float32, np.float64):
+        with pytest.warns(linalg.LinAlgWarning, match="Pivot growth 7.1e\\+44") as caught:
+            linalg.solve(wilkinson(150, dtype), np.arange(150) % 3 + 1.0)
+        assert not any("Ill-conditioned" in str(w.message) for w in caught), dtype
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         linalg.solve(random(300, 300), random(300))  # growth about n^(2/3)
