@@ -278,6 +278,17 @@ Database Database::open(const std::string& path, Mode mode) {
     }
     db = Database(immutable, path);
     version = db.user_version();
+    // Read immutably, SQLite ignores the -wal: rows committed there (a calibrate killed before its
+    // checkpoint keeps them all there) would be missing without a word (a hostile helper's finding).
+    std::error_code size_error;
+    const auto wal_size = std::filesystem::file_size(path + "-wal", size_error);
+    if (!size_error && wal_size > 0)
+      throw DatabaseError("database '" + path +
+                          "' is on storage this user cannot write, and rows committed to it are "
+                          "still in '" +
+                          path +
+                          "-wal', which SQLite reads only where it can write: copy both files "
+                          "to a writable folder and name the copy");
   }
   if (version > schema_version)
     throw DatabaseError("database '" + path + "' has schema version " + std::to_string(version) +
@@ -285,6 +296,7 @@ Database Database::open(const std::string& path, Mode mode) {
   if (version < 0)
     throw DatabaseError("database '" + path + "' has schema version " + std::to_string(version) +
                         ", which no hetlu writes (a damaged or foreign file)");
+  bool no_tables = false;  // an SQLite file with nothing in it (0 bytes, or a page of header)
   if (version == 0) {
     // hetlu's first migration creates its tables and sets version 1 in one transaction: tables at
     // version 0 are another program's. Said before anything touches the file (a read-only
@@ -296,6 +308,7 @@ Database Database::open(const std::string& path, Mode mode) {
       throw DatabaseError("database '" + path +
                           "' holds another program's tables (SQLite user_version 0): not a hetlu database; name "
                           "another file");
+    no_tables = objects.column_int(0) == 0 && objects.column_int(1) == 0;
   }
   if (mode == Mode::read_write) {
     if (sqlite3_db_readonly(db.handle_, "main") == 1)  // SQLite opened a read-only file read-only
@@ -326,8 +339,9 @@ Database Database::open(const std::string& path, Mode mode) {
     db.exec("PRAGMA journal_mode=WAL");
     db.exec("PRAGMA foreign_keys=ON");
     db.migrate();
-  } else if (version == 0 && std::filesystem::file_size(path) == 0) {
-    // An empty file is no database yet: reading it must not create the schema in it.
+  } else if (no_tables) {
+    // An empty file is no database yet: reading it must not create the schema in it (db check had
+    // written hetlu's tables into an SQLite file of one empty page and said "ok").
     throw DatabaseError("database '" + path + "' is empty (run 'hetlu calibrate' first)");
   } else if (version < schema_version) {
     // A newer hetlu reading an older database: migrate it when the file may be written, so that

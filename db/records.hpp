@@ -140,11 +140,14 @@ std::int64_t keep_only_valid_rows(Database& copy);  // returns how many rows wen
 
 // The first row of `table` after `rowid` that invalid_rows would find, with its wrong fields as
 // "a, b" (an import names a bad row by its place in the file: one query a table, not one a row).
+// `rows_in` (default: the table itself) holds the rows judged by the table's rules: a scratch
+// table of its columns.
 struct InvalidRow {
   std::int64_t rowid;
   std::string fields;
 };
-std::optional<InvalidRow> first_invalid_after(Database& db, const std::string& table, std::int64_t rowid);
+std::optional<InvalidRow> first_invalid_after(Database& db, const std::string& table, std::int64_t rowid,
+                                              const std::string& rows_in = "");
 
 // Stored texts that are not valid UTF-8 (a flipped byte) or that hold a control character other
 // than a tab or line feed (a hand edit: ESC or U+009B would reach a terminal), described by table,

@@ -273,10 +273,11 @@ const std::string& valid_probe_condition() {
   return condition;
 }
 
-std::optional<InvalidRow> first_invalid_after(Database& db, const std::string& table, std::int64_t rowid) {
+std::optional<InvalidRow> first_invalid_after(Database& db, const std::string& table, std::int64_t rowid,
+                                              const std::string& rows_in) {
   for (const auto& rule : rules()) {
     if (rule.table != table) continue;
-    auto s = db.prepare("SELECT rowid, " + failed_fields(rule.checks) + " FROM " + table +
+    auto s = db.prepare("SELECT rowid, " + failed_fields(rule.checks) + " FROM " + (rows_in.empty() ? table : rows_in) +
                         " WHERE rowid > ?1 AND NOT coalesce(" + all_of(rule.checks) + ", 0) ORDER BY rowid LIMIT 1");
     s.bind(1, rowid);
     if (s.step()) return InvalidRow{s.column_int(0), s.column_text(1)};

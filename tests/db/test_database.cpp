@@ -288,6 +288,81 @@ TEST(Database, AnotherProgramsFileIsRefusedAndLeftAsItWas) {
   EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
 }
 
+// An SQLite file with no tables (a page of header: a .db whose -wal was lost) is empty, as a file
+// of 0 bytes is: a read says so and leaves it as it was (db check had written hetlu's tables into
+// it and said "ok"; a hostile helper's finding).
+TEST(Database, AnSQLiteFileWithNoTablesIsEmptyAndLeftAsItWas) {
+  test_support::TempDir dir;
+  const auto path = dir.file("blank.db");
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, "CREATE TABLE t (v); DROP TABLE t;", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(raw);
+  ASSERT_GT(std::filesystem::file_size(path), 0u);
+  auto bytes = [&] {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string before = bytes();
+  try {
+    Database::open(path, Database::Mode::read_only);
+    ADD_FAILURE() << "read an empty file as a database";
+  } catch (const db::DatabaseError& e) {
+    EXPECT_NE(std::string(e.what()).find("is empty"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(bytes() == before) << "the file changed";
+  EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
+  Database::open(path, Database::Mode::read_write);  // a calibration makes it hetlu's
+  EXPECT_EQ(Database::open(path, Database::Mode::read_only).user_version(), db::schema_version);
+}
+
+// On storage this user cannot write, SQLite reads a database immutably and ignores its -wal: the
+// rows of a calibration killed before its checkpoint were missing, and the file was said to have
+// schema version 0 ("run hetlu calibrate to migrate it"). Said instead. As root the reader is a
+// child run as nobody, since root may write any folder.
+TEST(Database, RowsLeftInTheWalOnReadOnlyStorageAreSaid) {
+  test_support::TempDir dir;
+  const std::string folder = dir.file("ro");
+  std::filesystem::create_directory(folder);
+  const std::string path = folder + "/k.db";
+  const pid_t writer = ::fork();  // writes and dies without a checkpoint, as a killed calibrate
+  if (writer == 0) {
+    try {
+      auto database = Database::open(path, Database::Mode::read_write);
+      database.exec("PRAGMA wal_autocheckpoint=0");
+      database.exec("INSERT INTO machines (fingerprint, hard_key, soft_attributes) VALUES ('x', '{}', '{}')");
+      ::_exit(0);  // before the destructor's close, which would checkpoint
+    } catch (...) {
+      ::_exit(1);
+    }
+  }
+  int status = 0;
+  ::waitpid(writer, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  ASSERT_GT(std::filesystem::file_size(path + "-wal"), 0u);
+  std::filesystem::remove(path + "-shm");  // as a copy of the two files has it
+  ::chmod(path.c_str(), 0644);
+  ::chmod((path + "-wal").c_str(), 0644);
+  ::chmod(folder.c_str(), 0555);
+  ::chmod(dir.file("").c_str(), 0755);
+  const bool root = ::geteuid() == 0;
+  const pid_t reader = ::fork();
+  if (reader == 0) {
+    if (root && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(3);
+    try {
+      Database::open(path, Database::Mode::read_only);
+      ::_exit(10);
+    } catch (const db::DatabaseError& e) {
+      const std::string what = e.what();
+      ::_exit(what.find("still in '" + path + "-wal'") != std::string::npos ? 0 : 11);
+    }
+  }
+  ::waitpid(reader, &status, 0);
+  ::chmod(folder.c_str(), 0755);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "10: read without a word; 11: another message";
+}
+
 TEST(Database, TransactionRollsBackOnError) {
   test_support::TempDir dir;
   auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);

@@ -610,6 +610,23 @@ TEST(Exchange, ARowThatBreaksAConstraintFailsTheImport) {
         << e.what();
   }
   EXPECT_EQ(db::count_trials(target), 0);
+  // Into a database that holds the row already (its key): judged as well, where it had counted as
+  // "already there" and the import succeeded (a hostile helper's finding). The row as it was is
+  // there, and is no fault.
+  auto holder = Database::open(dir.file("c.db"), Database::Mode::read_write);
+  const auto as_it_was = db::export_json(source);
+  EXPECT_EQ(db::import_json(holder, as_it_was, fp.hash, false).trials, 2);
+  EXPECT_EQ(db::import_json(holder, as_it_was, fp.hash, false).skipped, 2);
+  try {
+    db::import_json(holder, two, fp.hash, false);
+    ADD_FAILURE() << "imported";
+  } catch (const db::DatabaseError& e) {
+    EXPECT_NE(std::string(e.what()).find("trials entry 2: nb, measured_at of the wrong type or out of range"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(db::count_trials(holder), 2);
+  EXPECT_TRUE(db::invalid_rows(holder).empty());
   // Malformed documents are refused by check_export, naming what is wrong.
   for (const char* bad : {R"({"format": "hetlu-tuning-db", "schema_version": 4})",
                           R"({"format": "hetlu-tuning-db", "schema_version": 2, "machines": []})",
