@@ -97,24 +97,44 @@ bool insert_row(Database& db, const std::string& table, std::int64_t machine_id,
 // A row whose key the database already holds is not inserted, yet judged as one that is: the same
 // file (a best plan edited to nb = 1e30) was refused by a new database and taken, "already there",
 // by one holding the row (a hostile helper's finding). Judged in a scratch table of the table's
-// columns and types, without its keys, made before the import's statements run and kept (empty)
-// for the connection's life: a DROP waits out every statement the caller holds open (30 s each).
+// columns and types, without its keys, made before the import's statements run and kept for the
+// connection's life (a DROP waits out every statement the caller holds open, 30 s each). A column
+// the row leaves out takes the table's default, as an insert gives it (a schema-3 export's trials
+// have no environment).
 class ScratchTables {
  public:
   explicit ScratchTables(Database& db) : db_(db) {
-    for (const char* table : tables)
+    for (const char* table : tables) {
       db_.exec("CREATE TEMP TABLE IF NOT EXISTS " + name(table) + " AS SELECT * FROM main." + table + " WHERE 0");
+      auto columns = db_.prepare(std::string("SELECT name, dflt_value FROM pragma_table_info('") + table +
+                                 "') WHERE dflt_value IS NOT NULL");
+      while (columns.step()) defaults_[table][columns.column_text(0)] = default_value(columns.column_text(1));
+    }
   }
   std::optional<InvalidRow> judged_apart(const std::string& table, std::int64_t machine_id, const nlohmann::json& row) {
     const std::string scratch = "temp." + name(table);
+    nlohmann::json complete = row;
+    for (const auto& [column, value] : defaults_[table])
+      if (!complete.contains(column)) complete[column] = value;
+    insert_row(db_, scratch, machine_id, complete);
+    auto bad = first_invalid_after(db_, table, 0, scratch);
     db_.exec("DELETE FROM " + scratch);
-    insert_row(db_, scratch, machine_id, row);
-    return first_invalid_after(db_, table, 0, scratch);
+    return bad;
   }
 
  private:
   static std::string name(const std::string& table) { return "import_judged_" + table; }
+  // A column's DEFAULT (an SQL expression from the schema: a literal or CURRENT_TIMESTAMP), evaluated.
+  nlohmann::json default_value(const std::string& expression) {
+    auto value = db_.prepare("SELECT " + expression);
+    value.step();
+    if (value.column_is_integer(0)) return value.column_int(0);
+    if (value.column_is_real(0)) return value.column_double(0);
+    if (value.column_is_null(0)) return nullptr;
+    return value.column_text(0);
+  }
   Database& db_;
+  std::map<std::string, std::map<std::string, nlohmann::json>> defaults_;
 };
 
 // Probe results have no unique key: a row equal to a stored one in every column the file gives but

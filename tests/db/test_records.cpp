@@ -632,6 +632,26 @@ TEST(Exchange, ARowThatBreaksAConstraintFailsTheImport) {
     EXPECT_THROW(db::check_export(nlohmann::json::parse(bad), fp.hash, true), db::DatabaseError) << bad;
 }
 
+// Rows that leave out columns with a default (a schema-3 export's trials have no environment) are
+// judged with the defaults an insert gives them, when their key is already there too: the second
+// import of such a file had been refused ("environment of the wrong type"; a review's finding).
+TEST(Exchange, RowsWithoutDefaultedColumnsImportTwice) {
+  test_support::TempDir dir;
+  auto source = Database::open(dir.file("a.db"), Database::Mode::read_write);
+  const auto fp = db::fingerprint(profile());
+  const auto id = db::ensure_machine(source, fp);
+  db::insert_trial(source, trial(id, 100, 32, 0.5));
+  auto exported = db::export_json(source);
+  for (auto& row : exported["machines"][0]["trials"])
+    for (const char* column : {"environment", "measured_at", "error", "backend"}) row.erase(column);
+  auto target = Database::open(dir.file("b.db"), Database::Mode::read_write);
+  EXPECT_EQ(db::import_json(target, exported, fp.hash, false).trials, 1);
+  const auto again = db::import_json(target, exported, fp.hash, false);
+  EXPECT_EQ(again.trials, 0);
+  EXPECT_EQ(again.skipped, 1);
+  EXPECT_TRUE(db::invalid_rows(target).empty());
+}
+
 // A rate of 1e-300 or 1e300 GFlop/s (an import or a hand edit) passed db check, and the model priced
 // plans at 300-digit times: such a row is listed, refused by an import and never read.
 TEST(ProbeResults, AnAbsurdRateIsListedRefusedAndNeverRead) {
