@@ -214,4 +214,34 @@ void scal(int n, complex_float alpha, complex_float* x, int incx) {
   if (n > 0) cblas_cscal(n, &alpha, x, incx);
 }
 
+void axpy(int n, double alpha, const double* x, double* y) {
+  if (n > 0) cblas_daxpy(n, alpha, x, 1, y, 1);
+}
+void axpy(int n, float alpha, const float* x, float* y) {
+  if (n > 0) cblas_saxpy(n, alpha, x, 1, y, 1);
+}
+void axpy(int n, complex_double alpha, const complex_double* x, complex_double* y) {
+  if (n > 0) cblas_zaxpy(n, &alpha, x, 1, y, 1);
+}
+void axpy(int n, complex_float alpha, const complex_float* x, complex_float* y) {
+  if (n > 0) cblas_caxpy(n, &alpha, x, 1, y, 1);
+}
+
+double dotc(int n, const double* x, const double* y) {
+  return n > 0 ? cblas_ddot(n, x, 1, y, 1) : 0.0;
+}
+float dotc(int n, const float* x, const float* y) {
+  return n > 0 ? cblas_sdot(n, x, 1, y, 1) : 0.0f;
+}
+complex_double dotc(int n, const complex_double* x, const complex_double* y) {
+  complex_double result = 0;
+  if (n > 0) cblas_zdotc_sub(n, x, 1, y, 1, &result);
+  return result;
+}
+complex_float dotc(int n, const complex_float* x, const complex_float* y) {
+  complex_float result = 0;
+  if (n > 0) cblas_cdotc_sub(n, x, 1, y, 1, &result);
+  return result;
+}
+
 }  // namespace hetlu::blas

@@ -43,8 +43,13 @@ using complex_double = std::complex<double>;
 // 0-based index of the first entry of largest magnitude (|re| + |im| for complex, as i?amax)
 #define HETLU_BLAS_IAMAX(T) int iamax(int n, const T* x, int incx);
 #define HETLU_BLAS_SCAL(T) void scal(int n, T alpha, T* x, int incx);
-#define HETLU_BLAS_ALL(T) \
-  HETLU_BLAS_GEMM(T) HETLU_BLAS_GEMM_ONLY(T) HETLU_BLAS_TRSM(T) HETLU_BLAS_IAMAX(T) HETLU_BLAS_SCAL(T)
+// y = alpha x + y, and x^H y (x^T y for real types), unit strides
+#define HETLU_BLAS_AXPY(T) void axpy(int n, T alpha, const T* x, T* y);
+#define HETLU_BLAS_DOTC(T) T dotc(int n, const T* x, const T* y);
+#define HETLU_BLAS_ALL(T)                                                                              \
+  HETLU_BLAS_GEMM(T)                                                                                   \
+  HETLU_BLAS_GEMM_ONLY(T) HETLU_BLAS_TRSM(T) HETLU_BLAS_IAMAX(T) HETLU_BLAS_SCAL(T) HETLU_BLAS_AXPY(T) \
+      HETLU_BLAS_DOTC(T)
 
 HETLU_BLAS_ALL(float)
 HETLU_BLAS_ALL(double)
@@ -52,6 +57,8 @@ HETLU_BLAS_ALL(complex_float)
 HETLU_BLAS_ALL(complex_double)
 
 #undef HETLU_BLAS_ALL
+#undef HETLU_BLAS_DOTC
+#undef HETLU_BLAS_AXPY
 #undef HETLU_BLAS_SCAL
 #undef HETLU_BLAS_IAMAX
 #undef HETLU_BLAS_TRSM
