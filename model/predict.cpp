@@ -233,6 +233,13 @@ std::string faster_alone_note(const Prediction& prediction) {
 
 namespace {
 
+// The widest nb priced for a matrix of k = min(m, n): at least four panels, so that look-ahead (or
+// the device) has an update to overlap the panel with, and nb does not shrink as the matrix grows;
+// the narrowest candidate always (one panel, nb = n, is priced apart where it applies).
+int widest_priced_nb(const ModelParams& params, int k) {
+  return std::max(params.nb_candidates.front(), k / 4);
+}
+
 // The plan of least predicted time into best (its seconds, plan and terms): over the nb candidates,
 // the panel's place and, on the hybrid target, the CPUs' share d, each priced with the schedule the
 // executor runs. Throws where every plan's price is infinite.
@@ -265,16 +272,15 @@ void search_plans(const MachineProfile& profile, const Problem& problem, const M
   };
   for (PanelLocation where : locations)
     for (int nb : params.nb_candidates) {
-      // At least four panels, so that look-ahead (or the device) has an update to overlap the panel
-      // with; this also keeps nb from shrinking as the matrix grows (tiny matrices would otherwise
-      // take a few wide panels only to save the per-step overhead). A tall and skinny matrix on
+      // At least four panels (widest_priced_nb; tiny matrices would otherwise take a few wide
+      // panels only to save the per-step overhead). A tall and skinny matrix on
       // the CPUs may also be one panel (nb = n): a recursive LU whose updates are all wide GEMMs.
       // With the panel on the device, one panel is the vendor's LU of the whole matrix.
       // Under TF32 too, at the vendor LU's own rate: cuSOLVER's getrf runs its GEMMs without it.
       const bool one_panel = nb == params.nb_candidates.back() &&
                              (hybrid ? where == PanelLocation::device && !several : problem.m >= 4 * problem.n);
       const int width = one_panel ? k : std::min(nb, k);  // a width beyond the matrix is the matrix
-      if (!one_panel && nb > std::max(params.nb_candidates.front(), k / 4)) continue;
+      if (!one_panel && nb > widest_priced_nb(params, k)) continue;
       Plan plan;
       plan.solver = problem.solver;
       plan.precision = problem.precision;
@@ -491,9 +497,13 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
     best.d_fraction = 1;
     plan.cpu_block_columns = blocks;
   }
+  const int widest = widest_priced_nb(params, k);
+  const auto priced =
+      std::count_if(params.nb_candidates.begin(), params.nb_candidates.end(), [&](int nb) { return nb <= widest; });
   why.push_back(
-      "nb = " + std::to_string(plan.nb) + " minimizes the predicted time over " +
-      std::to_string(params.nb_candidates.size()) + " candidate widths" +
+      "nb = " + std::to_string(plan.nb) + " minimizes the predicted time over the " + std::to_string(priced) + " of " +
+      std::to_string(params.nb_candidates.size()) +
+      " candidate widths that leave at least four panels (nb <= " + std::to_string(widest) + ")" +
       (plan.nb >= k && hybrid && panel_location(plan) == PanelLocation::device
            ? ": one panel, the vendor's LU of the whole matrix on the device (" +
                  fmt1(detail::getrf_flops(problem.m, problem.n) / vendor_lu_seconds(r, problem.m, problem.n) / 1e9) +
@@ -501,7 +511,7 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
        : plan.nb >= k && problem.m >= 4 * problem.n
            ? ": one panel, a recursive LU of the whole matrix on all threads (tall and skinny)"
        : plan.nb >= k   ? ": one panel, the whole matrix (no candidate width is narrower)"
-       : plan.lookahead ? ", with look-ahead (one thread factors the next panel)"
+       : plan.lookahead ? ", with look-ahead (the next panel factored beside the trailing update)"
                         : ""));
   std::string parts;
   for (const auto& t : best.terms) parts += (parts.empty() ? "" : ", ") + t.name + " " + fmt_seconds(t.seconds);

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Plots and a Markdown summary from a hetlu tuning database (run by `hetlu report`).
 
-Writes into OUT: gflops_vs_n.png (every tuned solver against OpenBLAS's dgetrf measured in the same
-calibration), predicted_vs_measured.png (the model against every successful trial), and, when the
+Writes into OUT: gflops_vs_n.png (every tuned solver against OpenBLAS's dgetrf, as the latest
+calibration of each size measured it), predicted_vs_measured.png (the model against every successful trial), and, when the
 database holds hybrid trials, gflops_vs_d.png (async-calu Figure 5, model's and tuned d marked);
 report.md links them. Needs Python 3 with matplotlib (Debian: python3-matplotlib).
 """
@@ -147,7 +147,7 @@ def run():
     # A rate of the whole solve (PRBT's refinement, mixed precision's) is no LU's: said, and never
     # set against OpenBLAS's dgetrf, nor is single precision's.
     whole_solve = lambda solver, precision: solver == "prbt" or precision == "mixed"
-    comparable = lambda r: r[2] == "double" and r[3] == "cpu" and r[4] == r[5]
+    comparable = lambda r: r[2] == "double" and r[3] == "cpu" and r[4] == r[5] and not whole_solve(r[1], r[2])
 
     # GFlop/s against n, one curve per machine, solver and precision, beside OpenBLAS.
     fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -165,11 +165,13 @@ def run():
         except (IndexError, ValueError):
             continue  # not "n=... ": not a reference row this report can place
         if positive(gflops):
-            openblas[(machine_id, n)] = gflops  # the latest measurement of each size
+            # The latest measurement of each size: of the last calibration at that size, which may not be
+            # the one that measured the best plan beside it (said in the label and the table's header).
+            openblas[(machine_id, n)] = gflops
     for machine_id in sorted({key[0] for key in openblas}, key=str):
         ns = sorted(n for m, n in openblas if m == machine_id)
         ax.plot(ns, [openblas[(machine_id, n)] for n in ns], "k--",
-                label=f"OpenBLAS dgetrf{whose(machine_id)} (same run)")
+                label=f"OpenBLAS dgetrf{whose(machine_id)} (its latest calibration)")
     ax.set_xscale("log")
     ax.set_xlabel("n")
     ax.set_ylabel("GFlop/s")
@@ -262,7 +264,7 @@ def run():
                      f"{len(key.get('gpus', []))} GPU(s), {key.get('blas')}")
     several = len(machines) > 1
     lines += ["", ("| machine " if several else "") + "| solver | precision | target | n | nb | GFlop/s | of what "
-              "| OpenBLAS dgetrf GFlop/s | ratio | level |",
+              "| OpenBLAS dgetrf GFlop/s (latest calibration) | ratio | level |",
               ("|---" if several else "") + "|---|---|---|---|---|---|---|---|---|---|"]
     for r in best:
         ref = openblas.get((r[0], r[5])) if comparable(r) else None

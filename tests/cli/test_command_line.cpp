@@ -1090,6 +1090,13 @@ TEST_F(Cli, ReportWritesPlotsAndSummary) {
   const std::string text((std::istreambuf_iterator<char>(md)), {});
   EXPECT_NE(text.find("| gepp | double | cpu | 96 |"), std::string::npos) << text;
   EXPECT_NE(text.find("median relative error"), std::string::npos);
+  // PRBT's rate is of its whole solve: never set against OpenBLAS's dgetrf (its row had a ratio).
+  for (const char* size : {"64", "96"}) {
+    const auto row = text.find(std::string("| prbt | double | cpu | ") + size + " |");
+    ASSERT_NE(row, std::string::npos) << text;
+    const std::string line = text.substr(row, text.find('\n', row) - row);
+    EXPECT_NE(line.find("| gesv | - | - |"), std::string::npos) << line;
+  }
   expect_one_line_error(run_hetlu("report --db '" + dir.file("none.db") + "'", dir), {"no database"});
   write(dir, "a_file", "x");
   expect_one_line_error(run_hetlu("report --out '" + dir.file("a_file") + "' " + db(), dir), {"a_file", "folder"});

@@ -244,6 +244,24 @@ TEST(Predict, EverySolverIsPredictedAndExplained) {
             model::predict(p, model::Problem{Solver::gepp, Precision::double_, Target::cpu, 8000, 8000}).seconds);
 }
 
+// nb's line says which widths were priced: at n = 100 the four-panel rule leaves 2 of the 13 (it had
+// said "over 13 candidate widths" while nb 48, priced cheaper by --sweep-d, was never a candidate).
+TEST(Predict, TheNbLineSaysWhichWidthsWerePriced) {
+  const model::ModelParams params;
+  const auto prediction =
+      model::predict(machine(8, 40), model::Problem{Solver::gepp, Precision::double_, Target::cpu, 100, 100}, params);
+  const auto& candidates = params.nb_candidates;
+  const int widest = std::max(candidates.front(), 100 / 4);
+  const auto priced = std::count_if(candidates.begin(), candidates.end(), [&](int nb) { return nb <= widest; });
+  bool said = false;
+  for (const auto& line : prediction.reasoning)
+    said |= line.find("over the " + std::to_string(priced) + " of " + std::to_string(candidates.size()) +
+                      " candidate widths that leave at least four panels (nb <= " + std::to_string(widest) + ")") !=
+            std::string::npos;
+  EXPECT_TRUE(said);
+  EXPECT_LE(prediction.plan.nb, widest);
+}
+
 TEST(Predict, HybridWithoutADeviceRunsOnTheCpus) {
   const auto p = hybrid(machine(8, 40), 4000);
   EXPECT_DOUBLE_EQ(p.d_fraction, 1.0);
