@@ -76,6 +76,12 @@ Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& 
     r.cpu_one = {peak_core * params.cpu_efficiency, "datasheet" + eff};
   else
     r.cpu_one = {r.cpu_all.gflops / r.cores, r.cpu_all.source + " / cores"};
+  // All cores below one: a probe disturbed by other work (38.4 against 49.3 on a loaded 2-core
+  // machine, which then priced every threaded update 1.3x slow). The threaded GEMM can do what one
+  // core does.
+  if (r.cpu_all.gflops < r.cpu_one.gflops)
+    r.cpu_all = {r.cpu_one.gflops,
+                 r.cpu_all.source + " below one core's " + fmt1(r.cpu_one.gflops) + ": taken as that"};
 
   // The plan drives the first `devices` of the profile's devices, each priced on its own; the
   // others are idle, and the model never sums a rate the executor does not use.

@@ -161,6 +161,27 @@ TEST(Predict, MeasuredPanelRateIsUsed) {
       model::cpu_panel_gflops(p, model::rates_of(p, Precision::double_, {}), Solver::gepp, 600, 128, 1, {}), 1.0);
 }
 
+// Rates a probe took while other work held the cores: all cores below one, two threads' panels
+// 700x below one thread's. A team is priced no slower than one thread of it (CALU had been priced
+// 66x its measured time, and calibrate skipped plans untimed on that price).
+TEST(Predict, ATeamsRateIsNeverBelowOneThreads) {
+  auto p = machine(2, 50);
+  p.dgemm_gflops_one_core = 49.3;
+  p.dgemm_gflops_all_cores = 38.4;
+  const auto rates = model::rates_of(p, Precision::double_, {});
+  EXPECT_DOUBLE_EQ(rates.cpu_all.gflops, 49.3);
+  EXPECT_NE(rates.cpu_all.source.find("below one core's"), std::string::npos) << rates.cpu_all.source;
+  p.panel_rates.push_back({"gepp", 4096, 128, 1, 3.0});
+  p.panel_rates.push_back({"gepp", 4096, 128, 2, 0.004});
+  p.panel_rates.push_back({"tslu_leaf", 256, 16, 1, 2.07});
+  p.panel_rates.push_back({"tslu_leaf", 256, 16, 2, 0.003});
+  EXPECT_DOUBLE_EQ(model::cpu_panel_gflops(p, rates, Solver::gepp, 4096, 128, 2, {}), 3.0);
+  EXPECT_NEAR(model::calu_panel_seconds(p, rates, 256, 16, 16, 2, false, {}), detail::getrf_flops(256, 16) / 2.07e9,
+              1e-15);
+  p.panel_rates.push_back({"gepp", 4096, 128, 4, 9.0});  // a faster team keeps its own rate
+  EXPECT_DOUBLE_EQ(model::cpu_panel_gflops(p, rates, Solver::gepp, 4096, 128, 4, {}), 9.0);
+}
+
 TEST(Predict, PrbtsPassesArePricedAtTheirProbedCost) {
   // The O(n^2) passes prbt.cpp runs: randomization, the condition estimate's solves, the solve and
   // its refinement. Measured on the dev machine at n = 2000-4000 with the triad bandwidth alone,
