@@ -34,7 +34,7 @@ void predicted_sweep(const MachineProfile& profile, const model::Problem& proble
                      std::optional<int> nb, bool json) {
   const auto prediction = model::predict(profile, problem, params);
   Plan plan = prediction.plan;
-  if (nb) plan.nb = *nb;
+  if (nb) plan.nb = std::min(*nb, std::max(1, problem.n));  // a width beyond the matrix is the matrix
   const int blocks = block_columns(problem.n, plan.nb);
   check_swept(blocks);  // the model's nb; a given one is checked before predicting
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
@@ -231,6 +231,9 @@ void register_recommend(CLI::App& app, CommandState&) {
                          std::to_string(devices->size()));
       MachineProfile profile = configs::machine_from_yaml(args->machine);
       if (devices) profile = model::with_devices(profile, *devices);  // ignored before, cuda:3 of one GPU too
+      // Without a device every d is the CPUs alone: the sweep had printed 314 equal rows.
+      if (profile.gpus.empty())
+        throw UsageError("--sweep-d: '" + args->machine + "' describes no device, so every d runs on the CPUs alone");
       predicted_sweep(profile, model::Problem{solver, precision, target, m, args->n, 1, detail::cuda_tf32_requested()},
                       configs::model_params(args->model_config), args->nb, args->json);
       return;

@@ -601,6 +601,17 @@ TEST_F(Cli, WhatIfMachinesReproduceThePaper) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto sweep = nlohmann::json::parse(r.out);
   ASSERT_EQ(sweep["points"].size(), 80u);  // d = 0 .. 79
+  // A machine with no device has no d to sweep (314 equal rows were printed); a width past the
+  // matrix is the matrix.
+  expect_one_line_error(
+      run_hetlu("recommend --machine '" + machines + "epyc-7763x2-hdr-node.yaml' --target hybrid -n 5000 --sweep-d",
+                dir),
+      {"describes no device"});
+  const auto wide = run_hetlu(
+      "recommend --machine '" + machines + "xeon-16c-h100.yaml' --target hybrid -n 1000 --sweep-d --nb 5000 --json",
+      dir);
+  ASSERT_EQ(wide.exit_code, 0) << wide.err;
+  EXPECT_EQ(nlohmann::json::parse(wide.out)["nb"], 1000);
   EXPECT_GT(sweep["points"][8]["predicted_gflops"].get<double>(),
             sweep["points"][32]["predicted_gflops"].get<double>());
   expect_one_line_error(run_hetlu("recommend -n 100 --sweep-d", dir), {"--sweep-d needs --machine"});
