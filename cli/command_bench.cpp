@@ -360,6 +360,15 @@ struct BenchRun {
   bool all_solvers, sweep_d, json;
 };
 
+// PRBT solves square systems only: asked alone on m != n, a usage error; within --solver all,
+// skipped and said (it was dropped in silence).
+bool skipped_as_not_square(Solver s, int m, int n, bool all_solvers) {
+  if (s != Solver::prbt || m == n) return false;
+  if (!all_solvers) throw UsageError("prbt solves square systems only: give m = n");
+  warn(fmt::format("--solver all leaves out prbt, which solves square systems only (m = {}, n = {})", m, n));
+  return true;
+}
+
 template <class T>
 void run_bench(const BenchRun& run, const Options& options) {
   const int m = run.m, n = run.n;
@@ -372,10 +381,7 @@ void run_bench(const BenchRun& run, const Options& options) {
   if (run.sweep_d) {
     auto sweeps = nlohmann::ordered_json::array();
     for (Solver s : run.solvers) {
-      if (s == Solver::prbt && m != n) {
-        if (!run.all_solvers) throw UsageError("prbt solves square systems only: give m = n");
-        continue;
-      }
+      if (skipped_as_not_square(s, m, n, run.all_solvers)) continue;
       sweeps.push_back(sweep_d(s, m, n, run.reps, A, b, options, run.json));
     }
     if (run.json)
@@ -392,10 +398,7 @@ void run_bench(const BenchRun& run, const Options& options) {
   const Reference reference = reference_for(options, m, n, run.reps, A);
   std::vector<Row> rows;
   for (Solver s : run.solvers) {
-    if (s == Solver::prbt && m != n) {
-      if (!run.all_solvers) throw UsageError("prbt solves square systems only: give m = n");
-      continue;
-    }
+    if (skipped_as_not_square(s, m, n, run.all_solvers)) continue;
     rows.push_back(s == Solver::prbt ? bench_gesv(s, n, run.reps, A, b, options, reference)
                                      : bench_getrf(s, m, n, run.reps, A, b, options, reference));
   }

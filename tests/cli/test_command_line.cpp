@@ -707,7 +707,8 @@ TEST_F(Cli, BenchComparesWithOpenBlas) {
   EXPECT_LT(j["rows"][2]["backward_error"].get<double>(), 65 * 1.2e-16);
   const auto tall = run_hetlu("bench -m 200 -n 40 --solver all --reps 1 --json " + db(), dir);
   ASSERT_EQ(tall.exit_code, 0) << tall.err;
-  EXPECT_EQ(nlohmann::json::parse(tall.out)["rows"].size(), 2u);  // PRBT solves square systems only
+  EXPECT_EQ(nlohmann::json::parse(tall.out)["rows"].size(), 2u);               // PRBT solves square systems only
+  EXPECT_NE(tall.err.find("leaves out prbt"), std::string::npos) << tall.err;  // and says so
   expect_one_line_error(run_hetlu("bench -m 200 -n 40 --solver prbt " + db(), dir), {"square"});
 }
 
