@@ -34,7 +34,7 @@ void predicted_sweep(const MachineProfile& profile, const model::Problem& proble
                      std::optional<int> nb, bool json) {
   const auto prediction = model::predict(profile, problem, params);
   Plan plan = prediction.plan;
-  if (nb) plan.nb = std::min(*nb, std::max(1, problem.n));  // a width beyond the matrix is the matrix
+  if (nb) plan.nb = std::min(*nb, std::max(1, std::min(problem.m, problem.n)));  // wider is the matrix
   const int blocks = block_columns(problem.n, plan.nb);
   check_swept(blocks);  // the model's nb; a given one is checked before predicting
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();

@@ -500,10 +500,12 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
   const int widest = widest_priced_nb(params, k);
   const auto priced =
       std::count_if(params.nb_candidates.begin(), params.nb_candidates.end(), [&](int nb) { return nb <= widest; });
+  const std::string widths = "the " + std::to_string(priced) + " of " + std::to_string(params.nb_candidates.size()) +
+                             " candidate widths that leave at least four panels (nb <= " + std::to_string(widest) + ")";
   why.push_back(
-      "nb = " + std::to_string(plan.nb) + " minimizes the predicted time over the " + std::to_string(priced) + " of " +
-      std::to_string(params.nb_candidates.size()) +
-      " candidate widths that leave at least four panels (nb <= " + std::to_string(widest) + ")" +
+      "nb = " + std::to_string(plan.nb) +
+      (plan.nb >= k && plan.nb > widest ? " is priced below " + widths
+                                        : " minimizes the predicted time over " + widths) +
       (plan.nb >= k && hybrid && panel_location(plan) == PanelLocation::device
            ? ": one panel, the vendor's LU of the whole matrix on the device (" +
                  fmt1(detail::getrf_flops(problem.m, problem.n) / vendor_lu_seconds(r, problem.m, problem.n) / 1e9) +

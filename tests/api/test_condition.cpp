@@ -662,6 +662,19 @@ TEST(RcondEstimate, IsDgeconsFromTheSameFactors) {
     ASSERT_EQ(getrf(Solver::gepp, n, n, W.data(), n, ipiv.data(), no_db()).info, 0);
     EXPECT_NEAR(rcond_estimate(n, W.data(), n, ipiv.data(), double(n)) * n, 1, 1e-12) << n;
   }
+  // Past blocked_one_column_order too, where U grew: Wilkinson's block of 165 at the end of a complex
+  // identity of order 2200 gave 1.2e-6 by the blocked solves.
+  {
+    const int n = 2200, m = 165;
+    std::vector<zd> A(static_cast<size_t>(n) * n, zd(0));
+    for (int i = 0; i < n; ++i) A[i + static_cast<size_t>(i) * n] = 1;
+    for (int j = 0; j < m; ++j)
+      for (int i = 0; i < m; ++i)
+        A[(n - m + i) + static_cast<size_t>(n - m + j) * n] = i == j || j == m - 1 ? 1 : i > j ? -1 : 0;
+    std::vector<int> ipiv(n);
+    ASSERT_EQ(getrf(Solver::gepp, n, n, A.data(), n, ipiv.data(), no_db()).info, 0);
+    EXPECT_NEAR(rcond_estimate(n, A.data(), n, ipiv.data(), double(m)) * m, 1, 1e-12);
+  }
   for (double kappa : {10.0, 1e6, 1e12})
     for (int n : {50, 301})
       expect_estimate_as_dgecon(n, conditioned<double>(n, kappa, 5).A,
