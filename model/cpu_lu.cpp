@@ -134,14 +134,16 @@ const PanelRate* nearest_panel_rate(const MachineProfile& profile, const std::st
   return best;
 }
 
-// A panel rate on `threads` > 1 never below one thread's of the nearest shape: a probe run while
-// other work held the cores measured 2 threads 20-700x below 1 (0.003 GFlop/s against 2.07), and
-// CALU was priced 66x its measured time and left untuned (a hostile helper's finding).
-double not_below_one_thread(const MachineProfile& profile, const std::string& kind, double rows, int width, int threads,
-                            double gflops) {
+// A panel rate on `threads` > 1 far below one thread's of the nearest shape is a probe disturbed
+// by other work, taken as one thread's: 2 threads measured 20-700x below 1 (0.003 GFlop/s against
+// 2.07) on a loaded machine, and CALU was priced 66x its measured time and left untuned (a hostile
+// helper's finding). Up to 4x below stands: a small panel's threads may well cost more than they give.
+double not_far_below_one_thread(const MachineProfile& profile, const std::string& kind, double rows, int width,
+                                int threads, double gflops) {
+  constexpr double plausible_slowdown = 4;
   if (threads <= 1) return gflops;
   const PanelRate* one = nearest_panel_rate(profile, kind, rows, width, 1, false);
-  return one ? std::max(gflops, one->gflops) : gflops;
+  return one && gflops * plausible_slowdown < one->gflops ? one->gflops : gflops;
 }
 
 }  // namespace
@@ -150,7 +152,7 @@ double cpu_panel_gflops(const MachineProfile& profile, const Rates& rates, Solve
                         int threads, const ModelParams& params) {
   const std::string kind = solver == Solver::calu ? "tslu" : "gepp";
   if (const PanelRate* best = nearest_panel_rate(profile, kind, rows, width, threads, false))
-    return not_below_one_thread(profile, kind, rows, width, threads, best->gflops);
+    return not_far_below_one_thread(profile, kind, rows, width, threads, best->gflops);
   const double one = rates.cpu_one.gflops * efficiency(std::max(1.0, width / 4.0), params.gemm_half_rate_k);
   if (kind == "tslu") return one * params.panel_efficiency * params.tslu_efficiency * std::max(1, threads);
   return one * params.panel_efficiency * (threads > 1 ? std::sqrt(double(threads)) : 1.0);
@@ -191,8 +193,9 @@ double calu_panel_seconds(const MachineProfile& profile, const Rates& rates, dou
     // The nearest probed shape and thread count (the leaves are probed on one thread and on all;
     // the host backend leaves the CPUs some in between).
     const PanelRate* best = nearest_panel_rate(profile, "tslu_leaf", rows, width, leaf_threads, true);
-    const double gflops = best ? not_below_one_thread(profile, "tslu_leaf", rows, width, best->threads, best->gflops)
-                               : cpu_panel_gflops(profile, rates, Solver::calu, rows, width, leaf_threads, params);
+    const double gflops = best
+                              ? not_far_below_one_thread(profile, "tslu_leaf", rows, width, best->threads, best->gflops)
+                              : cpu_panel_gflops(profile, rates, Solver::calu, rows, width, leaf_threads, params);
     return detail::getrf_flops(rows, width) / (gflops * 1e9);
   }
   // calu.cpp's split: the left part a whole number of leaves, about half the panel.

@@ -79,7 +79,7 @@ Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& 
   // All cores below one: a probe disturbed by other work (38.4 against 49.3 on a loaded 2-core
   // machine, which then priced every threaded update 1.3x slow). The threaded GEMM can do what one
   // core does.
-  if (r.cpu_all.gflops < r.cpu_one.gflops)
+  if (r.cpu_all.gflops > 0 && r.cpu_all.gflops < r.cpu_one.gflops)
     r.cpu_all = {r.cpu_one.gflops,
                  r.cpu_all.source + " below one core's " + fmt1(r.cpu_one.gflops) + ": taken as that"};
 

@@ -180,6 +180,8 @@ TEST(Predict, ATeamsRateIsNeverBelowOneThreads) {
               1e-15);
   p.panel_rates.push_back({"gepp", 4096, 128, 4, 9.0});  // a faster team keeps its own rate
   EXPECT_DOUBLE_EQ(model::cpu_panel_gflops(p, rates, Solver::gepp, 4096, 128, 4, {}), 9.0);
+  p.panel_rates.push_back({"gepp", 4096, 128, 8, 1.5});  // and a team up to 4x slower its own
+  EXPECT_DOUBLE_EQ(model::cpu_panel_gflops(p, rates, Solver::gepp, 4096, 128, 8, {}), 1.5);
 }
 
 TEST(Predict, PrbtsPassesArePricedAtTheirProbedCost) {
