@@ -529,7 +529,7 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
     if (best.faster_alone) why.push_back(faster_alone_note(best));
   }
   plan.source_detail = std::string("model: least predicted time at ") +
-                       (r.cpu_all.source == "measured" ? "measured" : "estimated") + " rates";
+                       (r.cpu_all.source.rfind("measured", 0) == 0 ? "measured" : "estimated") + " rates";
   if (hybrid && r.device.source.rfind("measured", 0) != 0)
     plan.source_detail += "; device rates from its datasheet (" + r.device_name + " not probed: 'hetlu calibrate')";
   return best;

@@ -81,7 +81,7 @@ Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& 
   // core does.
   if (r.cpu_all.gflops > 0 && r.cpu_all.gflops < r.cpu_one.gflops)
     r.cpu_all = {r.cpu_one.gflops,
-                 r.cpu_all.source + " below one core's " + fmt1(r.cpu_one.gflops) + ": taken as that"};
+                 r.cpu_all.source + ", " + fmt1(r.cpu_all.gflops) + " below one core's: taken as that"};
 
   // The plan drives the first `devices` of the profile's devices, each priced on its own; the
   // others are idle, and the model never sums a rate the executor does not use.
