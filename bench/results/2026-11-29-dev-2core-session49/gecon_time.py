@@ -1,7 +1,7 @@
 import ctypes, numpy as np, time, sys
 from scipy.linalg import lapack
 libs={'old':ctypes.CDLL(__import__('os').environ['LIB_BEFORE']),'new':ctypes.CDLL(__import__('os').environ['LIB_AFTER'])}
-for n in (500,1000,2000,3000):
+for n in (500,1000,2000,3000,4000):
     A=np.random.default_rng(1).standard_normal((n,n)); an=np.abs(A).sum(0).max()
     lu,piv,info=lapack.dgetrf(A); lu=np.asfortranarray(lu); ip=(piv+1).astype(np.int32)
     row=[n]
