@@ -170,7 +170,7 @@ def run():
             openblas[(machine_id, n)] = gflops
     for machine_id in sorted({key[0] for key in openblas}, key=str):
         ns = sorted(n for m, n in openblas if m == machine_id)
-        ax.plot(ns, [openblas[(machine_id, n)] for n in ns], "k--",
+        ax.plot(ns, [openblas[(machine_id, n)] for n in ns], "k--s",
                 label=f"OpenBLAS dgetrf{whose(machine_id)} (its latest calibration)")
     ax.set_xscale("log")
     ax.set_xlabel("n")
@@ -178,7 +178,7 @@ def run():
     ax.set_title("LU factorization rate")
     ax.grid(True, which="both", alpha=0.3)
     if ax.get_legend_handles_labels()[0]:
-        ax.legend()
+        ax.legend(fontsize="small")
     fig.tight_layout()
     write_atomically(os.path.join(args.out, "gflops_vs_n.png"), args.source,
                      lambda temp: fig.savefig(temp, dpi=110, format="png"))
@@ -243,7 +243,7 @@ def run():
         ax.set_xlabel("d / N (share of the block columns on the CPUs; 0: all on the device)")
         ax.set_ylabel("GFlop/s")
         ax.set_title("hybrid target: measured (solid), model (dashed); star: the tuned plan")
-        ax.legend(fontsize="small")
+        ax.legend(fontsize="x-small")
         fig.tight_layout()
         write_atomically(os.path.join(args.out, "gflops_vs_d.png"), args.source,
                          lambda temp: fig.savefig(temp, dpi=110, format="png"))
