@@ -57,6 +57,19 @@ db::BestPlan best(std::int64_t machine, int n, int nb, CalibrationLevel level = 
   b.gflops = 10;
   return b;
 }
+// A database holding this machine (profile()), whose probe runs a test stores one at a time.
+struct ProbedMachine {
+  test_support::TempDir dir;
+  Database database = Database::open(dir.file("t.db"), Database::Mode::read_write);
+  db::Fingerprint fp = db::fingerprint(profile());
+  std::int64_t id = db::ensure_machine(database, fp);
+  void store_run(std::vector<ProbeMeasurement> measurements) {
+    MachineProfile measured = profile();
+    measured.rates_measured = true;
+    measured.measurements = std::move(measurements);
+    db::store_probe_results(database, id, measured);
+  }
+};
 }  // namespace
 
 TEST(Fingerprint, HardKeyDecidesSoftDoesNot) {
@@ -91,20 +104,18 @@ TEST(Machines, EnsureIsIdempotent) {
 }
 
 TEST(ProbeResults, TheNewestRunIsLoadedWithItsSpreads) {
-  test_support::TempDir dir;
-  auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
-  const auto id = db::ensure_machine(database, db::fingerprint(profile()));
-  MachineProfile measured = profile();
-  measured.rates_measured = true;
-  measured.measurements = {{"dgemm_one_core", 10, 0.01, "GFlop/s", "n=256 threads=1"},
-                           {"dgemm_all_cores", 60, 0.02, "GFlop/s", "n=256 threads=8"},
-                           {"dgemm_all_cores", 70, 0.03, "GFlop/s", "n=512 threads=8"},  // the plateau
-                           {"triad_bandwidth", 20, 0.05, "GB/s", "doubles=1000"},
-                           {"panel_gepp", 5, 0.1, "GFlop/s", "rows=4096 width=128 threads=1"}};
-  db::store_probe_results(database, id, measured);
-  measured.measurements[2].median = 75;  // a later run
-  measured.measurements.pop_back();
-  db::store_probe_results(database, id, measured);
+  ProbedMachine machine;
+  auto& database = machine.database;
+  const auto id = machine.id;
+  std::vector<ProbeMeasurement> run = {{"dgemm_one_core", 10, 0.01, "GFlop/s", "n=256 threads=1"},
+                                       {"dgemm_all_cores", 60, 0.02, "GFlop/s", "n=256 threads=8"},
+                                       {"dgemm_all_cores", 70, 0.03, "GFlop/s", "n=512 threads=8"},  // the plateau
+                                       {"triad_bandwidth", 20, 0.05, "GB/s", "doubles=1000"},
+                                       {"panel_gepp", 5, 0.1, "GFlop/s", "rows=4096 width=128 threads=1"}};
+  machine.store_run(run);
+  run[2].median = 75;  // a later run
+  run.pop_back();
+  machine.store_run(run);
 
   MachineProfile loaded = profile();
   ASSERT_TRUE(db::load_probe_rates(database, id, loaded));
@@ -122,13 +133,10 @@ TEST(ProbeResults, TheNewestRunIsLoadedWithItsSpreads) {
 }
 
 TEST(ProbeResults, PanelRatesRoundTrip) {
-  test_support::TempDir dir;
-  auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
-  const auto id = db::ensure_machine(database, db::fingerprint(profile()));
-  MachineProfile measured = profile();
-  measured.rates_measured = true;
-  measured.measurements = {{"panel_tslu", 7.5, 0.1, "GFlop/s", "rows=4096 width=64 threads=8"}};
-  db::store_probe_results(database, id, measured);
+  ProbedMachine machine;
+  auto& database = machine.database;
+  const auto id = machine.id;
+  machine.store_run({{"panel_tslu", 7.5, 0.1, "GFlop/s", "rows=4096 width=64 threads=8"}});
   MachineProfile loaded = profile();
   ASSERT_TRUE(db::load_probe_rates(database, id, loaded));
   ASSERT_EQ(loaded.panel_rates.size(), 1u);
@@ -169,15 +177,12 @@ TEST(ProbeResults, TheGpusStagedCopiesRoundTrip) {
 }
 
 TEST(ProbeResults, TsluLeavesAndPassCostsRoundTrip) {
-  test_support::TempDir dir;
-  auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
-  const auto id = db::ensure_machine(database, db::fingerprint(profile()));
-  MachineProfile measured = profile();
-  measured.rates_measured = true;
-  measured.measurements = {{"panel_tslu_leaf", 4.5, 0.1, "GFlop/s", "rows=1024 width=32 threads=2"},
-                           {"pass_randomize", 0.5, 0.02, "Gentries/s", "n=1024"},
-                           {"pass_transposed_solve", 4, 0.02, "Gentries/s", "n=4096"}};
-  db::store_probe_results(database, id, measured);
+  ProbedMachine machine;
+  auto& database = machine.database;
+  const auto id = machine.id;
+  machine.store_run({{"panel_tslu_leaf", 4.5, 0.1, "GFlop/s", "rows=1024 width=32 threads=2"},
+                     {"pass_randomize", 0.5, 0.02, "Gentries/s", "n=1024"},
+                     {"pass_transposed_solve", 4, 0.02, "Gentries/s", "n=4096"}});
   MachineProfile loaded = profile();
   ASSERT_TRUE(db::load_probe_rates(database, id, loaded));
   ASSERT_EQ(loaded.panel_rates.size(), 1u);
@@ -192,13 +197,10 @@ TEST(ProbeResults, TsluLeavesAndPassCostsRoundTrip) {
 }
 
 TEST(ProbeResults, MixedRefinementStepsRoundTripWithTheNewestRun) {
-  test_support::TempDir dir;
-  auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
-  const auto id = db::ensure_machine(database, db::fingerprint(profile()));
-  MachineProfile measured = profile();
-  measured.rates_measured = true;
-  measured.measurements = {{"pass_randomize", 0.5, 0.02, "Gentries/s", "n=1024"}};
-  db::store_probe_results(database, id, measured);
+  ProbedMachine machine;
+  auto& database = machine.database;
+  const auto id = machine.id;
+  machine.store_run({{"pass_randomize", 0.5, 0.02, "Gentries/s", "n=1024"}});
   db::store_refinement_steps(database, id, Solver::prbt, 4000, 13);
   db::store_refinement_steps(database, id, Solver::gepp, 2000, 2);
   // A row another version or a damaged file wrote is skipped, not fatal.
@@ -218,7 +220,7 @@ TEST(ProbeResults, MixedRefinementStepsRoundTripWithTheNewestRun) {
   EXPECT_EQ(loaded.mixed_refinement_steps[1].steps, 13);
   // Later calibrations of double alone (new probe runs, more than are kept) keep them; measured
   // again, the newest replaces the old (one row per solver and order).
-  for (int run = 0; run < 8; ++run) db::store_probe_results(database, id, measured);
+  for (int run = 0; run < 8; ++run) machine.store_run({{"pass_randomize", 0.5, 0.02, "Gentries/s", "n=1024"}});
   db::store_refinement_steps(database, id, Solver::prbt, 4000, 15);
   MachineProfile reloaded = profile();
   ASSERT_TRUE(db::load_probe_rates(database, id, reloaded));
@@ -647,16 +649,14 @@ TEST(Exchange, ARowThatBreaksAConstraintFailsTheImport) {
 // A rate of 1e-300 or 1e300 GFlop/s (an import or a hand edit) passed db check, and the model priced
 // plans at 300-digit times: such a row is listed, refused by an import and never read.
 TEST(ProbeResults, AnAbsurdRateIsListedRefusedAndNeverRead) {
-  test_support::TempDir dir;
-  auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
-  const auto fp = db::fingerprint(profile());
-  const auto id = db::ensure_machine(database, fp);
-  MachineProfile measured = profile();
-  measured.rates_measured = true;
-  measured.measurements = {{"dgemm_all_cores", 50, 0.01, "GFlop/s", "n=1024"},
-                           {"triad_bandwidth", 5.0, 0.01, "GB/s", "doubles=8388608"},
-                           {"getrf_crossover", 0, 0, "n", "precision=double"}};  // 0: not measured
-  db::store_probe_results(database, id, measured);
+  ProbedMachine machine;
+  auto& database = machine.database;
+  const auto& fp = machine.fp;
+  const auto id = machine.id;
+  auto& dir = machine.dir;
+  machine.store_run({{"dgemm_all_cores", 50, 0.01, "GFlop/s", "n=1024"},
+                     {"triad_bandwidth", 5.0, 0.01, "GB/s", "doubles=8388608"},
+                     {"getrf_crossover", 0, 0, "n", "precision=double"}});  // 0: not measured
   EXPECT_TRUE(db::invalid_rows(database).empty());
   const auto exported = db::export_json(database);
   for (const char* value : {"1e-300", "1e300", "1e-4"}) {
@@ -680,19 +680,15 @@ TEST(ProbeResults, AnAbsurdRateIsListedRefusedAndNeverRead) {
 // went to the datasheet's rates. A CPU rate of 0 is listed, and the newest run with valid rows
 // is read.
 TEST(ProbeResults, ARunOfZerosIsListedAndDoesNotHideTheMeasuredOne) {
-  test_support::TempDir dir;
-  auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
-  const auto id = db::ensure_machine(database, db::fingerprint(profile()));
-  MachineProfile measured = profile();
-  measured.rates_measured = true;
-  measured.measurements = {{"dgemm_all_cores", 50, 0.01, "GFlop/s", "n=1024"},
-                           {"triad_bandwidth", 5.0, 0.01, "GB/s", "doubles=8388608"}};
-  db::store_probe_results(database, id, measured);
+  ProbedMachine machine;
+  auto& database = machine.database;
+  const auto id = machine.id;
+  machine.store_run(
+      {{"dgemm_all_cores", 50, 0.01, "GFlop/s", "n=1024"}, {"triad_bandwidth", 5.0, 0.01, "GB/s", "doubles=8388608"}});
   // Its other rows valid (0 is "not measured" for the crossover), as a real run's are.
-  measured.measurements = {{"dgemm_all_cores", 0, 0, "GFlop/s", "n=1024"},
-                           {"triad_bandwidth", 0, 0, "GB/s", "doubles=8388608"},
-                           {"getrf_crossover", 0, 0, "n", "precision=double"}};
-  db::store_probe_results(database, id, measured);
+  machine.store_run({{"dgemm_all_cores", 0, 0, "GFlop/s", "n=1024"},
+                     {"triad_bandwidth", 0, 0, "GB/s", "doubles=8388608"},
+                     {"getrf_crossover", 0, 0, "n", "precision=double"}});
   EXPECT_EQ(db::invalid_rows(database).size(), 2u);
   MachineProfile loaded = profile();
   ASSERT_TRUE(db::load_probe_rates(database, id, loaded));
@@ -701,15 +697,12 @@ TEST(ProbeResults, ARunOfZerosIsListedAndDoesNotHideTheMeasuredOne) {
 }
 
 TEST(ProbeResults, OnlyTheNewestRunsAreKept) {
-  test_support::TempDir dir;
-  auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
-  const auto id = db::ensure_machine(database, db::fingerprint(profile()));
-  MachineProfile measured = profile();
-  measured.rates_measured = true;
+  ProbedMachine machine;
+  auto& database = machine.database;
+  const auto id = machine.id;
   for (int run = 1; run <= db::kept_probe_runs + 3; ++run) {
-    measured.measurements = {{"dgemm_all_cores", 10.0 * run, 0.01, "GFlop/s", "n=1024"},
-                             {"triad_bandwidth", 5.0, 0.01, "GB/s", "doubles=8388608"}};
-    db::store_probe_results(database, id, measured);
+    machine.store_run({{"dgemm_all_cores", 10.0 * run, 0.01, "GFlop/s", "n=1024"},
+                       {"triad_bandwidth", 5.0, 0.01, "GB/s", "doubles=8388608"}});
     if (run == 1) db::store_reference(database, id, "openblas_dgetrf", 500, 0.01, 8.3);
   }
   auto runs =
