@@ -369,6 +369,11 @@ ImportReport import_json(Database& db, const nlohmann::json& document, const std
       std::map<std::int64_t, std::int64_t> runs;  // exported run -> local run: each run stays one run
       StoredProbeRows stored_probes(db, id);
       for (int t = 0; t < table_count; ++t) {
+        // A row of the file named by its place in the table's list and its wrong fields.
+        auto bad_entry = [&](int place, const std::string& fields) {
+          return DatabaseError("import: machine " + fp.hash + ": " + tables[t] + " entry " + std::to_string(place) +
+                               ": " + fields + " of the wrong type or out of range");
+        };
         int position = 0;  // in the file's list, from 1
         auto newest = db.prepare(std::string("SELECT coalesce(max(rowid), 0) FROM ") + tables[t]);
         newest.step();
@@ -405,17 +410,12 @@ ImportReport import_json(Database& db, const nlohmann::json& document, const std
             ++*added[t];
           } else {
             if (t > 0)
-              if (const auto bad = scratch.judged_apart(tables[t], id, values))
-                throw DatabaseError("import: machine " + fp.hash + ": " + tables[t] + " entry " +
-                                    std::to_string(position) + ": " + bad->fields +
-                                    " of the wrong type or out of range");
+              if (const auto bad = scratch.judged_apart(tables[t], id, values)) throw bad_entry(position, bad->fields);
             ++report.skipped;
           }
         }
         if (const auto bad = first_invalid_after(db, tables[t], before))
-          throw DatabaseError("import: machine " + fp.hash + ": " + tables[t] + " entry " +
-                              std::to_string(positions[bad->rowid]) + ": " + bad->fields +
-                              " of the wrong type or out of range");
+          throw bad_entry(positions[bad->rowid], bad->fields);
       }
       link_best_plans_to_trials(db, id);
       auto orphan = db.prepare("SELECT solver, n FROM best_plans WHERE machine_id = ?1 AND trial_id IS NULL");
