@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "api/front_end.hpp"
+#include "api/scaling.hpp"
 #include "hetlu/detail/flops.hpp"
 #include "hetlu/hetlu.hpp"
 #include "solvers/accuracy.hpp"
@@ -29,223 +30,20 @@ double accuracy_tolerance(int n) {
 
 namespace {
 
+using checked::equilibrate;
+using checked::exponent_of;
+using checked::load_scaled;
+using checked::long_double_t;
+using checked::scaled_backward_error;
+using checked::scaled_norm1;
+using checked::scaled_residual;
+using checked::Scaling;
+using checked::ScalingPowers;
 using front_end::maybe_singular_said;
 using front_end::singular_said;
 
 bool says_singular(const std::string& warning) {
   return warning.rfind(singular_said, 0) == 0 || warning.rfind(maybe_singular_said, 0) == 0;
-}
-
-// Row and column scalings by powers of two (exact), as LAPACK's dgeequb: r_i brings row i's
-// largest magnitude near 1, then c_j column j's of R A. omega is invariant under them, so it is
-// computed on R A C, where |A||x| cannot overflow (near the range's ends, in long double on A
-// itself: wide_backward_error). The solve applies R where the rows' largest
-// magnitudes differ by more than about 10 (dlaqge's rowcnd < 0.1, as dgesvx), and R and C both
-// where some row or column lies outside [smlnum, 1/smlnum], smlnum = safe minimum / eps, where
-// pivots or their reciprocals would leave the range (an all-subnormal A, say). Columns are not
-// scaled otherwise: GEPP's and CALU's pivots do not depend on them, and the estimated rcond, of R A,
-// then bounds the error of X itself. dgesvx's rcond, of R A C, bounds only that of C^-1 X: a column
-// scaled by 2^-400 with x_j = 0 came back as x_j = -5e106 with rcond(R A C) = 9e-4 (exit 0), where
-// rcond(R A) = 4e-123 says exit 5. Without R, rows scaled 10^U(-20, 20) read as singular to working
-// precision (rcond 1e-42 of A itself, X right to 1e-12) and rows scaled 10^U(-160, 160) as
-// inaccurate.
-struct Scaling {
-  std::vector<int> row, col;        // exponents: r_i = 2^row[i], c_j = 2^col[j] (of R A)
-  bool rows = false, cols = false;  // whether the solve applies R, C
-  bool rcond_rows = false;          // whether rcond is R A's (else A's): R's dgesvx rule, applied or not
-  bool extreme = false;             // some row or column lies outside [smlnum, 1/smlnum]
-  bool needed() const { return rows || cols; }
-  int applied_row(int i) const { return rows ? row[i] : 0; }
-  int applied_col(int j) const { return cols ? col[j] : 0; }
-  int measured_row(int i) const { return rcond_rows ? row[i] : 0; }
-  // Whether the matrix factored is the one whose rcond is reported (no C, R as measured).
-  bool factors_measured() const { return !cols && rows == rcond_rows; }
-  // The exponents as the solve applies them (0 where it applies none).
-  std::vector<int> applied_rows() const { return rows ? row : std::vector<int>(row.size(), 0); }
-  std::vector<int> applied_cols() const { return cols ? col : std::vector<int>(col.size(), 0); }
-  // R A C solved, as dgesvx's.
-  Scaling equilibrated() const {
-    Scaling s = *this;
-    s.rows = s.cols = true;
-    return s;
-  }
-  // A itself solved, rcond and omega measured as before.
-  Scaling unapplied() const {
-    Scaling s = *this;
-    s.rows = s.cols = false;
-    return s;
-  }
-};
-
-// The binary exponent of a nonzero finite v (v = f 2^e, 0.5 <= |f| < 1); INT_MIN for 0.
-int exponent_of(double v) {
-  if (v == 0 || !std::isfinite(v)) return std::numeric_limits<int>::min();
-  int e = 0;
-  std::frexp(v, &e);
-  return e;
-}
-
-// Largest magnitudes 2^e apart by e >= 4 (a factor 8 to 32): dlaqge's rowcnd, colcnd < 0.1, on exponents.
-constexpr int badly_scaled_spread = 4;
-
-// Computed on exponents alone: scaling a row first and then taking a column's largest entry would
-// underflow (a column of 1e-300 in rows whose largest entry is 1e300 became zeros, and a
-// nonsingular matrix "singular").
-template <class T>
-Scaling equilibrate(int n, const T* A, int lda) {
-  constexpr int none = std::numeric_limits<int>::min();
-  Scaling s;
-  s.row.assign(n, 0);
-  s.col.assign(n, 0);
-  using R = scalar::real_t<T>;
-  const double small = double(std::numeric_limits<R>::min()) / double(std::numeric_limits<R>::epsilon());
-  const int low = exponent_of(small), high = exponent_of(1 / small);
-  auto outside = [&](int e) { return e != none && (e < low || e > high); };
-  // max(|re|, |im|): |re| + |im| of 1e308 + 1e308i is Inf, whose row then looked empty and unscaled.
-  auto entry = [&](int i, int j) { return exponent_of(scalar::abs_max(A[i + static_cast<long long>(j) * lda])); };
-  // The spread of the nonzero exponents among `e` (0 where fewer than two).
-  auto spread = [&](const std::vector<int>& e) {
-    int least = std::numeric_limits<int>::max(), most = none;
-    for (int v : e)
-      if (v != none) least = std::min(least, v), most = std::max(most, v);
-    return most == none ? 0 : most - least;
-  };
-  std::vector<int> largest(n, none);
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i) largest[i] = std::max(largest[i], entry(i, j));
-  for (int i = 0; i < n; ++i) {
-    s.row[i] = largest[i] == none ? 0 : -largest[i];
-    s.extreme = s.extreme || outside(largest[i]);
-  }
-  for (int j = 0; j < n; ++j) {
-    int column = none;
-    for (int i = 0; i < n; ++i)
-      if (const int e = entry(i, j); e != none) column = std::max(column, e + s.row[i]);
-    s.col[j] = column == none ? 0 : -column;
-    s.extreme = s.extreme || outside(column);
-  }
-  s.rows = s.rcond_rows = s.extreme || spread(largest) >= badly_scaled_spread;
-  s.cols = s.extreme;
-  return s;
-}
-
-// T's entries in long double (x86's 80 bits), real or complex: sums that keep what double's round away.
-template <class T>
-using long_double_t = std::conditional_t<scalar::is_complex_v<T>, std::complex<long double>, long double>;
-
-// omega of X for A X = B where A has entries near the ends of the range: in long double (x86's
-// 80 bits: products of doubles span 1e+-616, far inside its 1e+-4932), on A itself, since any
-// scaling by powers of two underflowed somewhere (a row led by 1e300 with 1e-300 beside it, and
-// x ~ 1e300: omega 0.3 on R A C for an answer whose omega is 8e-17).
-template <class T>
-double wide_backward_error(int n, int nrhs, const T* A, int lda, const T* X, int ldx, const T* B, int ldb) {
-  using L = long_double_t<T>;
-  auto magnitude_of = [](const L& v) {
-    if constexpr (scalar::is_complex_v<T>)
-      return std::abs(v.real()) + std::abs(v.imag());
-    else
-      return std::abs(v);
-  };
-  double omega = 0;
-  std::vector<L> residual(n);
-  std::vector<long double> magnitude(n);
-  for (int k = 0; k < nrhs; ++k) {
-    const T* x = X + static_cast<long long>(k) * ldx;
-    const T* b = B + static_cast<long long>(k) * ldb;
-    for (int i = 0; i < n; ++i) residual[i] = L(b[i]), magnitude[i] = magnitude_of(residual[i]);
-    for (int j = 0; j < n; ++j) {
-      const L y = L(x[j]);
-      for (int i = 0; i < n; ++i) {
-        const L a = L(A[i + static_cast<long long>(j) * lda]);
-        residual[i] -= a * y;
-        magnitude[i] += magnitude_of(a) * magnitude_of(y);
-      }
-    }
-    for (int i = 0; i < n; ++i) {
-      const long double r = magnitude_of(residual[i]), m = magnitude[i];
-      const long double q = r == 0 && m == 0 ? 0 : r / m;
-      omega = std::max(omega, q != q ? HUGE_VAL : double(q));
-    }
-  }
-  return omega;
-}
-
-// 2^e for each e as doubles, or nothing where some e lies beyond +-1000 (near the range's ends).
-std::vector<double> powers_of_two(const std::vector<int>& exponents) {
-  std::vector<double> powers(exponents.size());
-  for (std::size_t i = 0; i < exponents.size(); ++i) {
-    if (exponents[i] < -1000 || exponents[i] > 1000) return {};
-    powers[i] = std::ldexp(1.0, exponents[i]);
-  }
-  return powers;
-}
-
-// R's and C's exponents with their powers of two, computed once for every right-hand side.
-struct ScalingPowers {
-  ScalingPowers(const std::vector<int>& rows, const std::vector<int>& cols)
-      : row(rows), col(cols), r(powers_of_two(rows)), c(powers_of_two(cols)) {}
-  const std::vector<int>& row;
-  const std::vector<int>& col;
-  std::vector<double> r, c;  // empty where some exponent lies beyond +-1000
-};
-
-// For one column x of X and b of B: residual = R b - R A C y and magnitude = |R b| + |R A C| |y|
-// (y = C^-1 x; magnitudes |re| + |im|, as LAPACK's zgerfs), summed in W, a column of A at a time.
-// Each entry of R A C as (a c_j) r_i: a c_j is exact (c_j >= 1 and |a c_j| <= 1 / r_i), so the
-// product rounds once, as ldexp(a, r + c) did, at a multiplication's cost (ldexp per entry took 70 %
-// of `hetlu solve` with 1000 right-hand sides at n = 1000). With exponents beyond +-1000, ldexp.
-template <class T, class W = scalar::wide_t<T>>
-void scaled_residual(int n, const T* A, int lda, const T* x, const T* b, const ScalingPowers& scaling,
-                     std::vector<W>& residual, std::vector<double>& magnitude) {
-  using scalar::abs1;
-  using scalar::scale_by_power_of_two;
-  const std::vector<int>&row = scaling.row, &col = scaling.col;
-  const std::vector<double>&r = scaling.r, &c = scaling.c;
-  residual.resize(n), magnitude.resize(n);
-  for (int i = 0; i < n; ++i) {
-    residual[i] = scale_by_power_of_two(W(b[i]), row[i]);
-    magnitude[i] = abs1(residual[i]);
-  }
-  // One column's update; `entry(i)` is R A C's (i, j), each way inlined so that the loop vectorizes.
-  auto update = [&](const W& y, auto&& entry) {
-    const double y_size = abs1(y);
-    for (int i = 0; i < n; ++i) {
-      const W a = entry(i);
-      residual[i] -= a * y;
-      magnitude[i] += abs1(a) * y_size;
-    }
-  };
-  const bool multiply = !r.empty() && !c.empty();
-  for (int j = 0; j < n; ++j) {
-    const W y = scale_by_power_of_two(W(x[j]), -col[j]);
-    const T* a_j = A + static_cast<long long>(j) * lda;
-    if (multiply)
-      update(y, [&, c_j = c[j]](int i) { return W(a_j[i]) * c_j * r[i]; });
-    else
-      update(y, [&](int i) { return scale_by_power_of_two(W(a_j[i]), row[i] + col[j]); });
-  }
-}
-
-// omega of X for A X = B, computed on the scaled system R A C y = R B, y = C^-1 X; in long double
-// on A itself where A has entries near the ends of the range. Columns of X in parallel.
-template <class T>
-double scaled_backward_error(int n, int nrhs, const T* A, int lda, const T* X, int ldx, const T* B, int ldb,
-                             const Scaling& s) {
-  if (s.extreme) return wide_backward_error(n, nrhs, A, lda, X, ldx, B, ldb);
-  double omega = 0;
-  const ScalingPowers powers(s.row, s.col);
-#pragma omp parallel reduction(max : omega) if (nrhs > 1 && static_cast <long long>(n) * n * nrhs > 1000000)
-  {
-    std::vector<scalar::wide_t<T>> residual;
-    std::vector<double> magnitude;
-#pragma omp for schedule(dynamic)
-    for (int k = 0; k < nrhs; ++k) {
-      scaled_residual(n, A, lda, X + static_cast<long long>(k) * ldx, B + static_cast<long long>(k) * ldb, powers,
-                      residual, magnitude);
-      for (int i = 0; i < n; ++i) omega = std::max(omega, accuracy::row_omega(scalar::abs1(residual[i]), magnitude[i]));
-    }
-  }
-  return omega;
 }
 
 // Hager and Higham's estimate of ||D2 op(M)^-1 D1||_1 for diagonal D1, D2 (before, after: x <- D x)
@@ -385,17 +183,6 @@ std::optional<double> forward_error_bound(int n, int nrhs, const T* A, int lda, 
   return std::isfinite(bound) ? bound : std::numeric_limits<double>::infinity();
 }
 
-// LU <- R_a A C_a (R_a, C_a as `s` applies them), n x n.
-template <class T>
-void load_scaled(int n, const T* A, int lda, const Scaling& s, T* LU, int ld) {
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i) {
-      const T a = A[i + static_cast<long long>(j) * lda];
-      LU[i + static_cast<size_t>(j) * ld] =
-          s.needed() ? scalar::scale_by_power_of_two(a, s.applied_row(i) + s.applied_col(j)) : a;
-    }
-}
-
 // Where rcond lies within the estimate's slack above eps, dgerfs' bound cannot tell a numerically
 // singular A from one of kappa 1e15 whose X has digits: its (n + 1) eps allowance for the residual's
 // rounding alone makes it about n eps kappa (18 at n = 500 for an X right to 1.5e-3, a review). Two
@@ -496,13 +283,6 @@ std::optional<double> forward_error_from_gepp(int n, int nrhs, const T* A, int l
   o.input_check = InputCheck::none;
   if (getrf(Solver::gepp, n, n, LU, ld, ipiv, o).info != 0) return std::nullopt;
   return forward_error_bound(n, nrhs, A, lda, X, ldx, B, ldb, LU, ld, ipiv, both);
-}
-
-// ||R A||_1: the matrix whose rcond solve_scaled reports (R as it measures it).
-template <class T>
-double scaled_norm1(int n, const T* A, int lda, const Scaling& s) {
-  if (!s.rcond_rows) return kernels::norm1(n, n, A, lda);
-  return scalar::norm1_of_scaled_rows(n, A, lda, [&](int i) { return s.measured_row(i); });
 }
 
 // rcond of R A (R as measured; anorm = ||R A||_1) from the factors of M = R_a A C_a (R, C as
@@ -610,117 +390,119 @@ double largest_entry(int n, const T* M, int ld, bool upper) {
   return largest;
 }
 
-// One solve_checked on R A C y = R b for the given scaling; X (ld = max(1, n)) gets the best answer.
+// One solve_checked on R A C y = R b for a given scaling: the attempts in order, each answer judged
+// by its omega and rcond, the best kept. X (ld = max(1, n)) gets the best answer.
 template <class T>
-SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T* A, int lda, const T* B, int ldb,
-                         const Options& options, const Scaling& scaling, std::vector<T>& best_x) {
-  const int ld = std::max(1, n);
-  std::vector<T> LU(static_cast<size_t>(ld) * n), X(static_cast<size_t>(ld) * nrhs);
-  std::vector<T> B_original(static_cast<size_t>(ld) * nrhs);
-  kernels::copy_block(n, nrhs, B, ldb, B_original.data(), ld);
-  auto rows_of_b = [&](auto exponent) {  // R b, R's exponents as given
-    std::vector<T> scaled = B_original;
-    scalar::scale_rows_by_powers_of_two(n, nrhs, scaled.data(), ld, exponent);
+class ScaledSolve {
+ public:
+  ScaledSolve(int n, int nrhs, const T* A, int lda, const T* B, int ldb, const Options& options, const Scaling& scaling)
+      : n_(n),
+        nrhs_(nrhs),
+        ld_(std::max(1, n)),
+        A_(A),
+        lda_(lda),
+        options_(options),
+        scaling_(scaling),
+        LU_(static_cast<size_t>(ld_) * n),
+        X_(static_cast<size_t>(ld_) * nrhs),
+        B_original_(static_cast<size_t>(ld_) * nrhs),
+        ipiv_(ld_),
+        tolerance_(accuracy_tolerance<T>(n)),
+        anorm_(scaled_norm1(n, A, lda, scaling)) {
+    kernels::copy_block(n, nrhs, B, ldb, B_original_.data(), ld_);
+    B_scaled_ = rows_of_b([&](int i) { return scaling.applied_row(i); });
+    B_measured_ =
+        scaling.rows == scaling.rcond_rows ? B_scaled_ : rows_of_b([&](int i) { return scaling.measured_row(i); });
+  }
+
+  SolveReport run(std::optional<Solver> solver, std::vector<T>& best_x) {
+    attempts_ = attempts_for(solver, scalar::plan_precision<T>(), n_, options_, &why_);
+    for (size_t k = 0; k < attempts_.size(); ++k) {
+      const Attempt attempt = attempts_[k];
+      const bool refining = k > 0 && factors_in_lu_ && refines(attempts_[k - 1], attempt);
+      if (refining && previous_factors_overflowed_) continue;  // nothing to refine from
+      SolveReport report = refining ? refine_previous() : factor_afresh(attempt);
+      if (report.info > 0) {  // exactly singular: an answer, not an inaccuracy
+        report.attempts = best_.attempts;
+        report.attempts.push_back(to_string(attempt.solver) + ": singular (info " + std::to_string(report.info) + ")");
+        return report;
+      }
+      factors_in_lu_ = attempt.solver != Solver::prbt;
+      if (k + 1 < attempts_.size() && refines(attempt, attempts_[k + 1])) {  // kept only for that
+        Y_ = X_;
+        previous_report_ = report;
+      }
+      unscale_columns();
+      if (judge(std::move(report), attempt)) {
+        ask_gepp_next(k);
+        continue;
+      }
+      if (best_omega_ <= tolerance_) break;
+    }
+    finish();
+    best_x = std::move(best_x_);
+    return std::move(best_);
+  }
+
+ private:
+  // R b, R's exponents as given.
+  template <class Exponent>
+  std::vector<T> rows_of_b(Exponent exponent) const {
+    std::vector<T> scaled = B_original_;
+    scalar::scale_rows_by_powers_of_two(n_, nrhs_, scaled.data(), ld_, exponent);
     return scaled;
-  };
-  const std::vector<T> B_scaled = rows_of_b([&](int i) { return scaling.applied_row(i); });  // the solve's
-  const std::vector<T> B_measured =  // R b for the bound X proves of R A's rcond
-      scaling.rows == scaling.rcond_rows ? B_scaled : rows_of_b([&](int i) { return scaling.measured_row(i); });
-  std::vector<int> ipiv(ld);
-  std::string why;
-  auto attempts = attempts_for(solver, scalar::plan_precision<T>(), n, options, &why);
-  const double tolerance = accuracy_tolerance<T>(n);
-  SolveReport best;
-  double best_omega = std::numeric_limits<double>::infinity();
-  bool have_best = false;
-  const double anorm = scaled_norm1(n, A, lda, scaling);
-  // PRBT's estimate comes from GENP's factors of the randomized matrix, whose rounding errors (grown
-  // by GENP) bound it from below: on matrices singular to working precision it stopped at 1e-15 to
-  // 1e-14 (10 u to 100 u, n = 200 to 1000), where GEPP's factors gave 1e-19. Below this, GEPP's
-  // estimate decides (and GEPP's answer stands where its omega is smaller). Double precision only:
-  // in single the floor lies near a random 1000 x 1000 matrix's rcond (3e-6 = 50 u), and every
-  // such solve would pay for GEPP too.
-  const double prbt_cannot_tell_below = std::is_same_v<scalar::real_t<T>, double>
-                                            ? std::min(10.0 * std::max(1, n), 1000.0) * accuracy::unit_roundoff<T>()
-                                            : 0.0;
-  bool verdict_wanted = false;
-  std::optional<double> verdict;  // GEPP's estimate, where PRBT's could not tell
-  bool factors_in_lu = false;     // GEPP's or CALU's P M = L U, with ipiv (PRBT leaves none)
-  std::vector<T> Y;               // the last answer to M Y = R_a B, before C
-  SolveReport previous_report;    // the last attempt's, as gesv gave it
-  bool previous_factors_overflowed = false;
-  double factors_estimate = -1;  // dgecon's estimate from the factors now in LU, once made (< 0: not yet)
-  bool factors_grown = false;    // the factors now in LU grew past 1 / u: their rcond estimate tells nothing
-  // Where they did, PRBT's estimate of the matrix solved (it does not grow so), made once: X's bound
-  // alone had said rcond 1 of Wilkinson's matrix with B = ones (X exact), whose rcond is 0.01 (a
-  // hostile helper's finding). One more factorization, for such matrices only; none where the
-  // columns are scaled (PRBT's would not be of R A).
-  std::optional<double> prbt_estimate_of_a;
-  auto estimate_without_growth = [&]() -> double {
-    if (!scaling.factors_measured()) return 1.0;
-    if (!prbt_estimate_of_a) {
-      std::vector<T> M(static_cast<size_t>(ld) * n), b(static_cast<size_t>(ld), T(1));
-      std::vector<int> pivots(std::max(1, n));
-      load_scaled(n, A, lda, scaling, M.data(), ld);
-      Options o = options;
-      o.input_check = InputCheck::none;
-      o.measure_time = false;
-      o.overrides.refinement.reset();
-      const SolveReport r = gesv(Solver::prbt, n, 1, M.data(), ld, pivots.data(), b.data(), ld, o);
-      prbt_estimate_of_a = r.info == 0 && r.rcond && !r.fell_back_to_gepp ? *r.rcond : 1.0;
-    }
-    return *prbt_estimate_of_a;
-  };
-  for (size_t k = 0; k < attempts.size(); ++k) {
-    const Attempt attempt = attempts[k];
-    SolveReport report;
-    if (k > 0 && factors_in_lu && refines(attempts[k - 1], attempt)) {
-      if (previous_factors_overflowed) continue;  // nothing to refine from
-      X = Y;
-      report = refine_previous_answer(previous_report, n, nrhs, A, lda, scaling, LU.data(), ld, ipiv.data(),
-                                      B_scaled.data(), X.data(), options);
-    } else {
-      load_scaled(n, A, lda, scaling, LU.data(), ld);
-      const double factored_largest = largest_entry(n, LU.data(), ld, false);
-      X = B_scaled;
-      factors_estimate = -1;
-      Options o = options;
-      if (attempt.refinement != Refinement::none) o.overrides.refinement = attempt.refinement;
-      o.input_check = InputCheck::none;  // checked above, before the scaling
-      report = gesv(attempt.solver, n, nrhs, LU.data(), ld, ipiv.data(), X.data(), ld, o);
-      if (attempt.refinement != Refinement::none && !options.overrides.refinement)
-        front_end::set_by_escalation(report.plan, "refinement", "the checked solve's escalation");
-      // GEPP's or CALU's factors grown past 1 / u (Wilkinson's matrix: 2^(n-1)) are no factorization
-      // of anything near A: their rcond estimate tells nothing (1e300 times Wilkinson's matrix at
-      // n = 300 was called singular to working precision, rcond 2.5e-76, where it is 3e-3: a hostile
-      // helper's finding). X's own bound still holds, and refinement may still mend X (it does at n = 64).
-      factors_grown = attempt.solver != Solver::prbt &&
-                      largest_entry(n, LU.data(), ld, true) * accuracy::unit_roundoff<T>() > factored_largest;
-    }
-    if (report.info > 0) {  // exactly singular: an answer, not an inaccuracy
-      report.attempts = best.attempts;
-      report.attempts.push_back(to_string(attempt.solver) + ": singular (info " + std::to_string(report.info) + ")");
-      return report;
-    }
-    factors_in_lu = attempt.solver != Solver::prbt;
-    if (k + 1 < attempts.size() && refines(attempt, attempts[k + 1])) {  // kept only for that
-      Y = X;
-      previous_report = report;
-    }
-    if (scaling.cols)  // R A C y = R b: x = C y
-      for (int column = 0; column < nrhs; ++column)
-        for (int j = 0; j < n; ++j) {
-          T& x = X[j + static_cast<size_t>(column) * ld];
-          x = scalar::scale_by_power_of_two(x, scaling.applied_col(j));
-        }
-    const double omega = scalar::all_finite(n, nrhs, X.data(), ld)
-                             ? scaled_backward_error(n, nrhs, A, lda, X.data(), ld, B_original.data(), ld, scaling)
-                             : std::numeric_limits<double>::infinity();
+  }
+
+  // The attempt's solver on M = R_a A C_a, factored afresh into LU.
+  SolveReport factor_afresh(const Attempt& attempt) {
+    load_scaled(n_, A_, lda_, scaling_, LU_.data(), ld_);
+    const double factored_largest = largest_entry(n_, LU_.data(), ld_, false);
+    X_ = B_scaled_;
+    factors_estimate_ = -1;
+    Options o = options_;
+    if (attempt.refinement != Refinement::none) o.overrides.refinement = attempt.refinement;
+    o.input_check = InputCheck::none;  // checked before the scaling
+    SolveReport report = gesv(attempt.solver, n_, nrhs_, LU_.data(), ld_, ipiv_.data(), X_.data(), ld_, o);
+    if (attempt.refinement != Refinement::none && !options_.overrides.refinement)
+      front_end::set_by_escalation(report.plan, "refinement", "the checked solve's escalation");
+    // GEPP's or CALU's factors grown past 1 / u (Wilkinson's matrix: 2^(n-1)) are no factorization
+    // of anything near A: their rcond estimate tells nothing (1e300 times Wilkinson's matrix at
+    // n = 300 was called singular to working precision, rcond 2.5e-76, where it is 3e-3: a hostile
+    // helper's finding). X's own bound still holds, and refinement may still mend X (it does at n = 64).
+    factors_grown_ = attempt.solver != Solver::prbt &&
+                     largest_entry(n_, LU_.data(), ld_, true) * accuracy::unit_roundoff<T>() > factored_largest;
+    return report;
+  }
+
+  // The previous attempt's answer refined with its factors, still in LU.
+  SolveReport refine_previous() {
+    X_ = Y_;
+    return refine_previous_answer(previous_report_, n_, nrhs_, A_, lda_, scaling_, LU_.data(), ld_, ipiv_.data(),
+                                  B_scaled_.data(), X_.data(), options_);
+  }
+
+  void unscale_columns() {
+    if (!scaling_.cols) return;  // R A C y = R b: x = C y
+    for (int column = 0; column < nrhs_; ++column)
+      for (int j = 0; j < n_; ++j) {
+        T& x = X_[j + static_cast<size_t>(column) * ld_];
+        x = scalar::scale_by_power_of_two(x, scaling_.applied_col(j));
+      }
+  }
+
+  // The answer in X judged: its omega, its rcond (the estimate, never above what X proves), kept
+  // where it is the best so far. True where PRBT's rcond could not tell and GEPP's must decide.
+  bool judge(SolveReport report, const Attempt& attempt) {
+    const double omega =
+        scalar::all_finite(n_, nrhs_, X_.data(), ld_)
+            ? scaled_backward_error(n_, nrhs_, A_, lda_, X_.data(), ld_, B_original_.data(), ld_, scaling_)
+            : std::numeric_limits<double>::infinity();
     // rcond <= ||R b|| / (||R A|| ||x||) where x solves R A x = R b, or nearly (omega small): an X
     // that solves nothing near (omega 1: GEPP's on 1e300 times Wilkinson's matrix) bounds nothing,
     // and had said "singular to working precision" with rcond 1.8e-74 where it is 3e-3.
-    const double proven = omega <= tolerance ? rcond_bound(n, nrhs, X.data(), ld, B_measured.data(), ld, anorm) : 1.0;
-    auto attempts_so_far = std::move(best.attempts);
+    const double proven =
+        omega <= tolerance_ ? rcond_bound(n_, nrhs_, X_.data(), ld_, B_measured_.data(), ld_, anorm_) : 1.0;
+    auto attempts_so_far = std::move(best_.attempts);
     attempts_so_far.push_back(describe(attempt, omega));
     // GEPP's or CALU's factors beyond the range of a finite A: element growth (2^(n-1) for
     // Wilkinson's matrix), which tells nothing of how singular A is. Its estimate from them, 0, had
@@ -729,98 +511,173 @@ SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T*
     // (Wilkinson's matrix at n = 1025, b = e_1: omega 1.0 and rcond 1e-311). A itself finite: with
     // input_check none, a NaN in A is not growth.
     const bool factors_overflowed =
-        factors_in_lu && !scalar::all_finite(n, n, LU.data(), ld) && scalar::all_finite(n, n, A, lda);
-    previous_factors_overflowed = factors_overflowed;
+        factors_in_lu_ && !scalar::all_finite(n_, n_, LU_.data(), ld_) && scalar::all_finite(n_, n_, A_, lda_);
+    previous_factors_overflowed_ = factors_overflowed;
     if (factors_overflowed)
       attempts_so_far.push_back(to_string(attempt.solver) +
                                 ": its factors overflowed (element growth beyond the floating-point range, not a sign "
                                 "that A is singular; prbt does not grow so)");
-    const bool asked_for_verdict = verdict_wanted && !verdict && attempt.solver == Solver::gepp;
+    const bool asked_for_verdict = verdict_wanted_ && !verdict_ && attempt.solver == Solver::gepp;
     // With the columns scaled (or R not applied), PRBT's estimate is not R A's: GEPP's decides, and
     // PRBT's, and what gesv said of it, count for nothing.
-    const bool prbt_not_of_ra = attempt.solver == Solver::prbt && !scaling.factors_measured();
+    prbt_not_of_ra_ = attempt.solver == Solver::prbt && !scaling_.factors_measured();
     const bool prbt_could_not_tell =
-        attempt.solver == Solver::prbt && !verdict_wanted &&
-        (prbt_not_of_ra || (!report.fell_back_to_gepp && report.rcond && *report.rcond < prbt_cannot_tell_below));
-    const double prbt_estimate = report.rcond.value_or(1.0);
-    if (prbt_not_of_ra) {
+        attempt.solver == Solver::prbt && !verdict_wanted_ &&
+        (prbt_not_of_ra_ || (!report.fell_back_to_gepp && report.rcond && *report.rcond < prbt_cannot_tell_below()));
+    prbt_estimate_ = report.rcond.value_or(1.0);
+    if (prbt_not_of_ra_) {
       report.rcond.reset();
       clear_working_precision_singularity(report);
     }
     if (factors_overflowed) {
       report.rcond.reset();  // unknown: neither the factors nor X's overflow bound it
       clear_working_precision_singularity(report);
-    } else if (!have_best || omega < best_omega || asked_for_verdict) {
-      // The factors are still in LU (PRBT estimated its own): dgecon's estimate, where X proves no less;
-      // made once for these factors (a refined answer has the same).
-      if (!report.rcond && attempt.solver != Solver::prbt && factors_estimate < 0 && !factors_grown)
-        factors_estimate = rows_rcond(n, LU.data(), ld, ipiv.data(), scaling, anorm);
-      const double estimate = report.rcond                     ? *report.rcond
-                              : attempt.solver == Solver::prbt ? 1.0  // no factors at hand that tell: X's bound alone
-                              : factors_grown                  ? estimate_without_growth()
-                                                               : factors_estimate;
-      report.rcond = std::min(estimate, proven);
-      if (asked_for_verdict) verdict = report.rcond;
+    } else if (!have_best_ || omega < best_omega_ || asked_for_verdict) {
+      report.rcond = std::min(estimate(report, attempt), proven);
+      if (asked_for_verdict) verdict_ = report.rcond;
     }
-    if (!have_best || omega < best_omega) {
-      best = std::move(report);
-      best_omega = omega;
-      best_x = X;
-      have_best = true;
+    if (!have_best_ || omega < best_omega_) {
+      best_ = std::move(report);
+      best_omega_ = omega;
+      best_x_ = X_;
+      have_best_ = true;
     }
-    best.attempts = std::move(attempts_so_far);
-    if (prbt_could_not_tell) {  // GEPP next, whatever the list says
-      const Attempt gepp{Solver::gepp, Refinement::working};
-      const auto next = attempts.begin() + static_cast<long>(k) + 1;
-      attempts.erase(
-          std::remove_if(next, attempts.end(),
-                         [&](const Attempt& a) { return a.solver == gepp.solver && a.refinement == gepp.refinement; }),
-          attempts.end());
-      attempts.insert(attempts.begin() + static_cast<long>(k) + 1, gepp);
-      verdict_wanted = true;
-      char line[160];
-      if (prbt_not_of_ra)
-        std::snprintf(line, sizeof line, "prbt: its rcond is not of R A (A scaled as solved): GEPP's estimate decides");
-      else
-        std::snprintf(line, sizeof line,
-                      "prbt: rcond estimated at %.1e, below what its factors can tell (%.1e): GEPP's estimate decides",
-                      prbt_estimate, prbt_cannot_tell_below);
-      best.attempts.push_back(line);
-      continue;
+    best_.attempts = std::move(attempts_so_far);
+    return prbt_could_not_tell;
+  }
+
+  // The answer's rcond estimate: PRBT's own, or dgecon's from the factors still in LU (made once for
+  // these factors: a refined answer has the same), or PRBT's of A where they grew.
+  double estimate(const SolveReport& report, const Attempt& attempt) {
+    if (report.rcond) return *report.rcond;
+    if (attempt.solver == Solver::prbt) return 1.0;  // no factors at hand that tell: X's bound alone
+    if (factors_grown_) return estimate_without_growth();
+    if (factors_estimate_ < 0) factors_estimate_ = rows_rcond(n_, LU_.data(), ld_, ipiv_.data(), scaling_, anorm_);
+    return factors_estimate_;
+  }
+
+  // PRBT's estimate comes from GENP's factors of the randomized matrix, whose rounding errors (grown
+  // by GENP) bound it from below: on matrices singular to working precision it stopped at 1e-15 to
+  // 1e-14 (10 u to 100 u, n = 200 to 1000), where GEPP's factors gave 1e-19. Below this, GEPP's
+  // estimate decides (and GEPP's answer stands where its omega is smaller). Double precision only:
+  // in single the floor lies near a random 1000 x 1000 matrix's rcond (3e-6 = 50 u), and every
+  // such solve would pay for GEPP too.
+  double prbt_cannot_tell_below() const {
+    return std::is_same_v<scalar::real_t<T>, double>
+               ? std::min(10.0 * std::max(1, n_), 1000.0) * accuracy::unit_roundoff<T>()
+               : 0.0;
+  }
+
+  // Where GEPP's or CALU's factors grew, PRBT's estimate of the matrix solved (it does not grow so),
+  // made once: X's bound alone had said rcond 1 of Wilkinson's matrix with B = ones (X exact), whose
+  // rcond is 0.01 (a hostile helper's finding). One more factorization, for such matrices only; none
+  // where the columns are scaled (PRBT's would not be of R A).
+  double estimate_without_growth() {
+    if (!scaling_.factors_measured()) return 1.0;
+    if (!prbt_estimate_of_a_) {
+      std::vector<T> M(static_cast<size_t>(ld_) * n_), b(static_cast<size_t>(ld_), T(1));
+      std::vector<int> pivots(std::max(1, n_));
+      load_scaled(n_, A_, lda_, scaling_, M.data(), ld_);
+      Options o = options_;
+      o.input_check = InputCheck::none;
+      o.measure_time = false;
+      o.overrides.refinement.reset();
+      const SolveReport r = gesv(Solver::prbt, n_, 1, M.data(), ld_, pivots.data(), b.data(), ld_, o);
+      prbt_estimate_of_a_ = r.info == 0 && r.rcond && !r.fell_back_to_gepp ? *r.rcond : 1.0;
     }
-    if (best_omega <= tolerance) break;
+    return *prbt_estimate_of_a_;
   }
-  if (verdict) best.rcond = best.rcond ? std::min(*best.rcond, *verdict) : *verdict;
-  best.backward_error = best_omega;
-  best.accurate = best_omega <= tolerance;
-  best.auto_choice = why;
-  std::optional<double> refined_error;
-  if (best.accurate && forward_error_decides<T>(best.rcond)) {
-    // X may have no correct digit: dgerfs' bound tells, from the factors of A with its rows and
-    // columns equilibrated, as dgesvx's (a triangular solve with R A's factors overflowed where A's
-    // columns spanned 1e+-160).
-    const Scaling both = scaling.equilibrated();
-    best.forward_error = factors_in_lu && scaling.rows && scaling.cols
-                             ? forward_error_bound(n, nrhs, A, lda, best_x.data(), ld, B_original.data(), ld, LU.data(),
-                                                   ld, ipiv.data(), both)
-                             : forward_error_from_gepp(n, nrhs, A, lda, best_x.data(), ld, B_original.data(), ld, both,
-                                                       LU.data(), ld, ipiv.data(), options);
-    // Above eps, refinement with the same factors tells better (refined_error_estimate).
-    if (best.forward_error && !(*best.rcond < accuracy::unit_roundoff<T>()))
-      refined_error = refined_error_estimate(n, nrhs, A, lda, best_x.data(), ld, B_original.data(), ld, LU.data(), ld,
-                                             ipiv.data(), both, *best.rcond);
+
+  // GEPP with refinement next (after attempt k), whatever the list says: its estimate decides.
+  void ask_gepp_next(size_t k) {
+    const Attempt gepp{Solver::gepp, Refinement::working};
+    const auto next = attempts_.begin() + static_cast<long>(k) + 1;
+    attempts_.erase(
+        std::remove_if(next, attempts_.end(),
+                       [&](const Attempt& a) { return a.solver == gepp.solver && a.refinement == gepp.refinement; }),
+        attempts_.end());
+    attempts_.insert(attempts_.begin() + static_cast<long>(k) + 1, gepp);
+    verdict_wanted_ = true;
+    char line[160];
+    if (prbt_not_of_ra_)
+      std::snprintf(line, sizeof line, "prbt: its rcond is not of R A (A scaled as solved): GEPP's estimate decides");
+    else
+      std::snprintf(line, sizeof line,
+                    "prbt: rcond estimated at %.1e, below what its factors can tell (%.1e): GEPP's estimate decides",
+                    prbt_estimate_, prbt_cannot_tell_below());
+    best_.attempts.push_back(line);
   }
-  decide_with_forward_error<T>(best, refined_error);
-  if (scaling.extreme && scaling.rows)
-    best.warnings.push_back(
-        "A has rows or columns near an end of the floating-point range: solved equilibrated by powers of two (as "
-        "dgesvx)");
-  else if (scaling.rcond_rows) {  // as dgesvx's EQUED = 'R' says it
-    const std::string equed =
-        scaling.rows ? "rows equilibrated as dgesvx (rcond is R A's)" : "rcond is R A's (R: dgesvx's row scaling)";
-    best.note = best.note.empty() ? equed : best.note + "; " + equed;
+
+  // The best answer's verdict: GEPP's estimate where PRBT's could not tell, the forward error bound
+  // where rcond alone would call X singular to working precision, and what the scaling says.
+  void finish() {
+    if (verdict_) best_.rcond = best_.rcond ? std::min(*best_.rcond, *verdict_) : *verdict_;
+    best_.backward_error = best_omega_;
+    best_.accurate = best_omega_ <= tolerance_;
+    best_.auto_choice = why_;
+    std::optional<double> refined_error;
+    if (best_.accurate && forward_error_decides<T>(best_.rcond)) {
+      // X may have no correct digit: dgerfs' bound tells, from the factors of A with its rows and
+      // columns equilibrated, as dgesvx's (a triangular solve with R A's factors overflowed where A's
+      // columns spanned 1e+-160).
+      const Scaling both = scaling_.equilibrated();
+      best_.forward_error = factors_in_lu_ && scaling_.rows && scaling_.cols
+                                ? forward_error_bound(n_, nrhs_, A_, lda_, best_x_.data(), ld_, B_original_.data(), ld_,
+                                                      LU_.data(), ld_, ipiv_.data(), both)
+                                : forward_error_from_gepp(n_, nrhs_, A_, lda_, best_x_.data(), ld_, B_original_.data(),
+                                                          ld_, both, LU_.data(), ld_, ipiv_.data(), options_);
+      // Above eps, refinement with the same factors tells better (refined_error_estimate).
+      if (best_.forward_error && !(*best_.rcond < accuracy::unit_roundoff<T>()))
+        refined_error = refined_error_estimate(n_, nrhs_, A_, lda_, best_x_.data(), ld_, B_original_.data(), ld_,
+                                               LU_.data(), ld_, ipiv_.data(), both, *best_.rcond);
+    }
+    decide_with_forward_error<T>(best_, refined_error);
+    if (scaling_.extreme && scaling_.rows)
+      best_.warnings.push_back(
+          "A has rows or columns near an end of the floating-point range: solved equilibrated by powers of two (as "
+          "dgesvx)");
+    else if (scaling_.rcond_rows) {  // as dgesvx's EQUED = 'R' says it
+      const std::string equed =
+          scaling_.rows ? "rows equilibrated as dgesvx (rcond is R A's)" : "rcond is R A's (R: dgesvx's row scaling)";
+      best_.note = best_.note.empty() ? equed : best_.note + "; " + equed;
+    }
   }
-  return best;
+
+  const int n_, nrhs_, ld_;
+  const T* A_;
+  const int lda_;
+  const Options& options_;
+  const Scaling& scaling_;
+  std::vector<T> LU_, X_;  // the factors now in LU (with ipiv), the answer of the attempt being judged
+  std::vector<T> B_original_, B_scaled_;
+  std::vector<T> B_measured_;  // R b for the bound X proves of R A's rcond
+  std::vector<int> ipiv_;
+  const double tolerance_;
+  const double anorm_;  // ||R A||_1, R as measured
+  std::vector<Attempt> attempts_;
+  std::string why_;  // auto's reason for its first solver
+  SolveReport best_;
+  std::vector<T> best_x_;
+  double best_omega_ = std::numeric_limits<double>::infinity();
+  bool have_best_ = false;
+  bool verdict_wanted_ = false;
+  std::optional<double> verdict_;  // GEPP's estimate, where PRBT's could not tell
+  bool factors_in_lu_ = false;     // GEPP's or CALU's P M = L U, with ipiv (PRBT leaves none)
+  std::vector<T> Y_;               // the last answer to M Y = R_a B, before C
+  SolveReport previous_report_;    // the last attempt's, as gesv gave it
+  bool previous_factors_overflowed_ = false;
+  double factors_estimate_ = -1;  // dgecon's estimate from the factors now in LU, once made (< 0: not yet)
+  bool factors_grown_ = false;    // the factors now in LU grew past 1 / u: their rcond estimate tells nothing
+  bool prbt_not_of_ra_ = false;   // the last PRBT's rcond was not of R A
+  double prbt_estimate_ = 1.0;    // the last attempt's own rcond, as gesv gave it
+  std::optional<double> prbt_estimate_of_a_;
+};
+
+// One solve_checked on R A C y = R b for the given scaling; X (ld = max(1, n)) gets the best answer.
+template <class T>
+SolveReport solve_scaled(std::optional<Solver> solver, int n, int nrhs, const T* A, int lda, const T* B, int ldb,
+                         const Options& options, const Scaling& scaling, std::vector<T>& best_x) {
+  return ScaledSolve<T>(n, nrhs, A, lda, B, ldb, options, scaling).run(solver, best_x);
 }
 
 }  // namespace
