@@ -202,7 +202,7 @@ std::vector<std::string> read_files(const std::string& a_path, const std::string
 void check_solve_outputs(const std::string& x_path, bool json, const std::vector<std::string>& inputs) {
   refuse_clobbering("/dev/stdout", inputs);
   if (!x_path.empty()) refuse_clobbering(x_path, inputs);
-  if (json && is_standard_stream(x_path))
+  if (json && !x_path.empty() && reaches_standard_output(x_path))
     throw UsageError("--json prints one document on standard output: -o cannot write X there too");
 }
 
@@ -281,6 +281,24 @@ void cap_openmp_threads() {
       asked, hardware, hardware);
 }
 
+// Whether the command line asks for JSON as CLI11 will parse it, read before parsing so that a usage
+// error is said in JSON too: --json, or --json=VALUE unless VALUE is one of CLI11's false words; nothing
+// after "--", which ends the options. (--json=true had printed JSON on success and text on failure, and
+// a file named "--json" after "--" had turned JSON failures on.)
+bool asks_for_json(int argc, char** argv) {
+  bool json = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view word(argv[i]);
+    if (word == "--") break;
+    if (word == "--json") json = true;
+    if (word.rfind("--json=", 0) != 0) continue;
+    std::string value(word.substr(std::string_view("--json=").size()));
+    std::transform(value.begin(), value.end(), value.begin(), [](unsigned char c) { return std::tolower(c); });
+    json = value != "false" && value != "0" && value != "off" && value != "no" && value != "disable";
+  }
+  return json;
+}
+
 }  // namespace
 
 int run(int argc, char** argv) {
@@ -288,7 +306,7 @@ int run(int argc, char** argv) {
   // file, where SIGXFSZ killed export and calibrate without a word and left a partial temporary.
   std::signal(SIGXFSZ, SIG_IGN);
   cap_openmp_threads();
-  const bool json = std::any_of(argv + 1, argv + argc, [](const char* a) { return std::string_view(a) == "--json"; });
+  const bool json = asks_for_json(argc, argv);
   // Under mpirun every rank parses the same command line: a usage error is said by rank 0 alone.
   const bool quiet_usage = secondary_mpi_rank() && std::any_of(argv + 1, argv + argc, [](const char* a) {
                              return std::string_view(a) == "--distributed";

@@ -52,12 +52,22 @@ bool same_file(const fs::path& a, const fs::path& b) {
 }
 
 // Standard output and error by any of their names: written through the stream, never reopened
-// (reopening truncates a file the shell opened for appending).
+// (reopening truncates a file the shell opened for appending). Judged with ".", ".." and repeated
+// slashes resolved: "/dev//stdout" was opened again for appending, and under --json the document
+// written through the stream then covered X in the file behind both (a hostile test).
 std::ostream* standard_stream(const std::string& path) {
-  for (const char* name : {"-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"})  // "-": as most commands take it
-    if (path == name) return &std::cout;
-  for (const char* name : {"/dev/stderr", "/dev/fd/2", "/proc/self/fd/2"})
-    if (path == name) return &std::cerr;
+  if (path == "-") return &std::cout;  // as most commands take it
+  if (path.empty()) return nullptr;
+  std::error_code ec;
+  const std::string p = fs::absolute(path, ec).lexically_normal().string();
+  if (ec) return nullptr;
+  const std::string own_fds = "/proc/" + std::to_string(::getpid()) + "/fd/";
+  for (const std::string& name :
+       {std::string("/dev/stdout"), std::string("/dev/fd/1"), std::string("/proc/self/fd/1"), own_fds + "1"})
+    if (p == name) return &std::cout;
+  for (const std::string& name :
+       {std::string("/dev/stderr"), std::string("/dev/fd/2"), std::string("/proc/self/fd/2"), own_fds + "2"})
+    if (p == name) return &std::cerr;
   return nullptr;
 }
 
@@ -219,8 +229,13 @@ void sync_path(const fs::path& path, int flags) {
 
 }  // namespace
 
-bool is_standard_stream(const std::string& path) {
-  return standard_stream(path) != nullptr;
+bool reaches_standard_output(const std::string& path) {
+  if (standard_stream(path) == &std::cout) return true;
+  // The same file or pipe by another name or a link. A device is left out: X and the document on
+  // one terminal, or both into /dev/null, lose nothing.
+  struct stat open_file, named;
+  return ::fstat(STDOUT_FILENO, &open_file) == 0 && !S_ISCHR(open_file.st_mode) && ::stat(path.c_str(), &named) == 0 &&
+         open_file.st_dev == named.st_dev && open_file.st_ino == named.st_ino;
 }
 
 namespace {

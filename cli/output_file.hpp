@@ -18,8 +18,10 @@ namespace hetlu::cli {
 // nothing is computed for a refused path.
 void refuse_clobbering(const std::string& output, const std::vector<std::string>& inputs);
 
-// Whether path names standard output or error ("-", /dev/stdout, /dev/fd/1, /proc/self/fd/1, ...).
-bool is_standard_stream(const std::string& path);
+// Whether what `path` names is what standard output writes to: by one of its names, or the same
+// file or pipe (a link to /dev/stdout, the file a shell's `> X.mtx` opened); a device (a terminal,
+// /dev/null) only by name.
+bool reaches_standard_output(const std::string& path);
 
 // Writes `output` with `write`, after refuse_clobbering(output, inputs). A regular file (or none
 // yet) is written to a temporary file beside it, synced, and renamed into place once complete,

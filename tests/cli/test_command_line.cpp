@@ -1049,6 +1049,38 @@ TEST_F(Cli, SecondReviewDatabaseAndCommandLineCases) {
   EXPECT_NO_THROW(nlohmann::json::parse(r.out)) << r.out;
 }
 
+// --json and -o onto standard output by another spelling (/dev//stdout, /dev/./fd/1, a link, the file
+// the shell opened for stdout): X was written, then the JSON document over it in the file behind
+// both, exit 0. --json=true printed failures as text; a file named "--json" after "--" turned JSON on.
+TEST_F(Cli, JsonAndXOnStandardOutputByAnyNameAreRefused) {
+  const auto A = write(dir, "A.mtx", array_header + "1 1\n2\n");
+  std::filesystem::create_symlink("/dev/stdout", dir.file("link"));
+  const std::vector<std::string> outputs{"/dev//stdout",    "/dev/./stdout",  "/dev/./fd/1",
+                                         "/dev/fd/../fd/1", dir.file("link"), dir.file("stdout.txt")};
+  for (const std::string& output : outputs) {
+    SCOPED_TRACE(output);
+    const auto r = run_hetlu("solve '" + A + "' -o '" + output + "' --json " + db(), dir);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["exit_status"], 2) << r.out;
+  }
+  // A device behind both loses nothing: X and the document into /dev/null.
+  EXPECT_EQ(std::system(("'" + std::string(HETLU_COMMAND) + "' solve '" + A + "' -o /dev/null --json " + db() +
+                         " >/dev/null 2>&1")
+                            .c_str()),
+            0);
+  const auto nan = write(dir, "nan.mtx", array_header + "1 1\nnan\n");
+  for (const std::string flag : {"--json=true", "--json=1", "--json=ON"}) {
+    const auto r = run_hetlu("solve '" + nan + "' " + flag + " " + db(), dir);
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(nlohmann::json::parse(r.out)["exit_status"], 1) << flag << ": " << r.out;
+  }
+  for (const std::string tail : {"--json=false", "--json=no", "-- --json"}) {
+    const auto r = run_hetlu("solve '" + nan + "' " + db() + " " + tail, dir);
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.out, "") << tail;
+  }
+}
+
 TEST_F(Cli, DatabasePathsThatAreNotDatabases) {
   // A folder as the database, and forget on a path with no database (which must not create one).
   std::filesystem::create_directory(dir.file("folder.db"));
