@@ -10,6 +10,7 @@
 
 #include "api/small_path.hpp"
 #include "hetlu/detail/c_guard.hpp"
+#include "hetlu/detail/utf8.hpp"
 #include "hetlu/hetlu.h"
 #include "hetlu/hetlu.hpp"
 #include "solvers/checks.hpp"
@@ -34,7 +35,7 @@ void hetlu::detail::clear_last_error() {
 
 void hetlu::detail::set_last_error(const std::string& message) {
   any_error_said.store(true, std::memory_order_relaxed);
-  last_error = message;
+  last_error = printable(message);  // one line, whatever a quoted argument holds (devices = "host\n1" split it)
   error_said = !message.empty();
 }
 

@@ -22,6 +22,7 @@
 
 #include "db/database.hpp"  // DatabaseError, mapped to OSError
 #include "hetlu/detail/flops.hpp"
+#include "hetlu/detail/utf8.hpp"
 #include "hetlu/hetlu.hpp"
 #include "solvers/accuracy.hpp"
 #include "solvers/checks.hpp"
@@ -1250,8 +1251,27 @@ PYBIND11_MODULE(_hetlu, m) {
   // pybind11 tries the translator registered last first: the most derived exceptions come last.
   // As in C++, both derive from Error, and each from the standard exception a caller would catch.
   const auto error = py::register_exception<Error>(m, "Error", PyExc_RuntimeError);
-  py::register_exception<db::DatabaseError>(m, "DatabaseError", py::make_tuple(error, py::handle(PyExc_OSError)));
-  py::register_exception<InvalidArgument>(m, "InvalidArgument", py::make_tuple(error, py::handle(PyExc_ValueError)));
+  const auto database_error =
+      py::register_exception<db::DatabaseError>(m, "DatabaseError", py::make_tuple(error, py::handle(PyExc_OSError)));
+  const auto invalid_argument = py::register_exception<InvalidArgument>(
+      m, "InvalidArgument", py::make_tuple(error, py::handle(PyExc_ValueError)));
+  // Raised with the message printable, as the command and the C API say it: one line, whatever a
+  // quoted argument holds (solver="ca\nlu" had split it).
+  static PyObject* const error_type = error.ptr();
+  static PyObject* const database_error_type = database_error.ptr();
+  static PyObject* const invalid_argument_type = invalid_argument.ptr();
+  py::register_exception_translator([](std::exception_ptr raised) {
+    if (!raised) return;
+    try {
+      std::rethrow_exception(raised);
+    } catch (const InvalidArgument& e) {
+      PyErr_SetString(invalid_argument_type, detail::printable(e.what()).c_str());
+    } catch (const db::DatabaseError& e) {
+      PyErr_SetString(database_error_type, detail::printable(e.what()).c_str());
+    } catch (const Error& e) {
+      PyErr_SetString(error_type, detail::printable(e.what()).c_str());
+    }
+  });
   hetlu_warning = PyErr_NewExceptionWithDoc(
       "hetlu.HetluWarning",
       "What the hetlu command says as a warning of a call: a database that could not be read, stale tuned entries, "

@@ -414,6 +414,11 @@ int main(void) {
   options.devices = "host:1,tpu";
   s = hetlu_recommend('d', H, H, &options, &plan);
   check(s == HETLU_ERROR_INVALID_ARGUMENT && strstr(hetlu_last_error(), "tpu") != NULL, "a bad device list is named");
+  options.devices = "host\n1";
+  s = hetlu_recommend('d', H, H, &options, &plan);
+  check(s == HETLU_ERROR_INVALID_ARGUMENT && strchr(hetlu_last_error(), '\n') == NULL &&
+            strstr(hetlu_last_error(), "host\\n1") != NULL,
+        "a newline in a quoted argument is shown, not kept: the message stays one line");
   options.devices = "host:1,host:1";
   options.backend = HETLU_BACKEND_HOST;
   s = hetlu_recommend('d', H, H, &options, &plan);

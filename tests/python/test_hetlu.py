@@ -217,6 +217,12 @@ def test_unknown_solver(db):
         hetlu.solve(np.eye(2), np.ones(2), solver="fast", db=db)
 
 
+def test_an_error_quoting_a_newline_is_one_line(db):
+    with pytest.raises(ValueError) as raised:
+        hetlu.solve(np.eye(2), np.ones(2), solver="ca\nlu", db=db)
+    assert "\n" not in str(raised.value) and "ca\\nlu" in str(raised.value)
+
+
 def test_calibrate_then_recommend_is_tuned(db):
     rows = hetlu.calibrate(level="quick", sizes=[48], db=db)
     assert len(rows) == 1 and rows[0]["n"] == 48 and rows[0]["gflops"] > 0
