@@ -284,7 +284,8 @@ void refuse_clobbering(const std::string& output, const std::vector<std::string>
   if (!names_a_descriptor(output) && (!fs::exists(target, ec) || fs::is_regular_file(target, ec))) {
     const fs::path folder = target.parent_path();
     if (!fs::is_directory(folder, ec))
-      throw InvalidArgument(output + ": cannot write: its folder '" + folder.string() + "' does not exist");
+      throw InvalidArgument(output + ": cannot write: its folder '" + folder.string() +
+                            (fs::exists(folder, ec) ? "' is not a folder" : "' does not exist"));
     if (::access(folder.c_str(), W_OK | X_OK) != 0)
       throw InvalidArgument(output + ": cannot write: its folder '" + folder.string() +
                             "' is not writable by this user");

@@ -79,6 +79,14 @@ TEST(OutputFile, AMissingFolderIsRefusedBeforeTheWork) {
   } catch (const InvalidArgument& e) {
     EXPECT_NE(std::string(e.what()).find("does not exist"), std::string::npos) << e.what();
   }
+  // A file where the folder should be is said as such, not as missing.
+  std::ofstream(dir.file("file.mtx")) << "X\n";
+  try {
+    refuse_clobbering(dir.file("file.mtx") + "/", {});
+    FAIL() << "a file taken as a folder";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("is not a folder"), std::string::npos) << e.what();
+  }
   EXPECT_NO_THROW(refuse_clobbering(dir.file("x.mtx"), {}));
   EXPECT_NO_THROW(refuse_clobbering("/dev/null", {}));
 }
