@@ -34,8 +34,7 @@ SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B,
     });
     if (done) {
       set_small_path_plan<T>(report.plan, n, n);
-      report.gflops =
-          report.seconds > 0 ? detail::gesv_flops(n, nrhs, scalar::is_complex_v<T>) / report.seconds / 1e9 : 0;
+      report.gflops = detail::gflops(detail::gesv_flops(n, nrhs, scalar::is_complex_v<T>), report.seconds);
       return report;
     }
     report = SolveReport{};
@@ -59,7 +58,7 @@ SolveReport gesv(Solver solver, int n, int nrhs, T* A, int lda, int* ipiv, T* B,
   });
   check_working_precision_singularity<T>(report);  // where the solver estimated rcond (PRBT)
   const double flops = detail::gesv_flops(n, nrhs, scalar::is_complex_v<T>);
-  report.gflops = report.seconds > 0 ? flops / report.seconds / 1e9 : 0;
+  report.gflops = detail::gflops(flops, report.seconds);
   return report;
 }
 

@@ -20,7 +20,7 @@ SolveReport getrf(Solver solver, int m, int n, T* A, int lda, int* ipiv, const O
       timed(options, [&] { small = detail::small_path_getrf(solver, m, n, A, lda, ipiv, options, &report.info); });
   if (small) {
     set_small_path_plan<T>(report.plan, m, n);
-    report.gflops = report.seconds > 0 ? detail::getrf_flops(m, n, scalar::is_complex_v<T>) / report.seconds / 1e9 : 0;
+    report.gflops = detail::gflops(detail::getrf_flops(m, n, scalar::is_complex_v<T>), report.seconds);
     return report;
   }
   report.info = 0;
@@ -36,7 +36,7 @@ SolveReport getrf(Solver solver, int m, int n, T* A, int lda, int* ipiv, const O
                                report.info = solvers::getrf(plan, m, n, A, lda, ipiv, options.input_check);
                              });
   });
-  report.gflops = report.seconds > 0 ? detail::getrf_flops(m, n, scalar::is_complex_v<T>) / report.seconds / 1e9 : 0;
+  report.gflops = detail::gflops(detail::getrf_flops(m, n, scalar::is_complex_v<T>), report.seconds);
   return report;
 }
 

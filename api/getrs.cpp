@@ -34,7 +34,7 @@ SolveReport getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const 
   };
   report.seconds = timed(options, solve);
   if (small) report.plan.source_detail = "small-matrix solve";
-  report.gflops = report.seconds > 0 ? detail::getrs_flops(n, nrhs, scalar::is_complex_v<T>) / report.seconds / 1e9 : 0;
+  report.gflops = detail::gflops(detail::getrs_flops(n, nrhs, scalar::is_complex_v<T>), report.seconds);
   return report;
 }
 

@@ -118,7 +118,7 @@ SolveReport detail::mixed_solve(Solver solver, int n, int nrhs, T* A, int lda, i
               : "refinement from single precision did not converge (" + report.note + "): solved in double");
     report.plan = high;  // the plan that gave the answer
   }
-  report.gflops = report.seconds > 0 ? detail::gesv_flops(n, nrhs, scalar::is_complex_v<T>) / report.seconds / 1e9 : 0;
+  report.gflops = detail::gflops(detail::gesv_flops(n, nrhs, scalar::is_complex_v<T>), report.seconds);
   return report;
 }
 

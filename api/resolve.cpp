@@ -501,7 +501,7 @@ Resolution resolve_plan(Solver solver, Precision precision, int m, int n, const 
   // beside the rate of the model's own plan: 0.0142 s and 52.2 GFlop/s at n = 1000, 46.9 in truth).
   r.predicted_gflops.reset();
   if (r.plan.predicted_seconds && *r.plan.predicted_seconds > 0)
-    r.predicted_gflops = detail::getrf_flops(m, n) / *r.plan.predicted_seconds / 1e9;
+    r.predicted_gflops = detail::gflops(detail::getrf_flops(m, n), *r.plan.predicted_seconds);
   return r;
 }
 

@@ -369,7 +369,7 @@ SolveReport refine_previous_answer(const SolveReport& previous, int n, int nrhs,
   report.phase_seconds = previous.phase_seconds;
   report.phase_seconds.emplace_back("refinement with the previous factors", report.seconds);
   report.seconds += previous.seconds;
-  report.gflops = report.seconds > 0 ? detail::gesv_flops(n, nrhs, scalar::is_complex_v<T>) / report.seconds / 1e9 : 0;
+  report.gflops = detail::gflops(detail::gesv_flops(n, nrhs, scalar::is_complex_v<T>), report.seconds);
   return report;
 }
 

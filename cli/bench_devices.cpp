@@ -89,13 +89,13 @@ nlohmann::ordered_json bench_balance(const std::vector<Solver>& solvers, int m, 
                       {"nb", deal.plan.nb},
                       {"d", deal.plan.cpu_block_columns},
                       {"seconds", b.seconds},
-                      {"gflops", flops / b.seconds / 1e9},
+                      {"gflops", detail::gflops(flops, b.seconds)},
                       {"average_idle_ratio", b.average_idle_ratio()},
                       {"processors", processors}});
       if (!json)
         std::cout << fmt::format("| {} | {} | {} | {:.4f} | {:.1f} | {:.3f} | {} |\n", to_string(solver), deal.name,
-                                 shares_text(deal.plan), b.seconds, flops / b.seconds / 1e9, b.average_idle_ratio(),
-                                 cells);
+                                 shares_text(deal.plan), b.seconds, detail::gflops(flops, b.seconds),
+                                 b.average_idle_ratio(), cells);
     }
     rows.back()["equal_over_proportional"] = equal / proportional;
     if (!json)

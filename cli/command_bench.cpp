@@ -299,19 +299,20 @@ nlohmann::ordered_json sweep_d(Solver solver, int m, int n, int reps, const std:
     const int d = ds[i];
     Row& row = rows[i];
     row.seconds = detail::median(seconds[i]);
-    const double gflops = row.flops / row.seconds / 1e9;
+    const double gflops = detail::gflops(row.flops, row.seconds);
     // The model's price of this very plan (its d and nb), beside the measurement.
     const auto predicted = predicted_seconds(d);
     best_gflops = std::max(best_gflops, gflops);
     if (d == model_d) model_d_gflops = gflops;
-    if (predicted) measured_gflops.push_back(gflops), predicted_gflops_all.push_back(row.flops / *predicted / 1e9);
+    if (predicted)
+      measured_gflops.push_back(gflops), predicted_gflops_all.push_back(detail::gflops(row.flops, *predicted));
     const std::string mark = d == model_d && d == tuned_d ? "model's d, tuned d"
                              : d == model_d               ? "model's d"
                              : d == tuned_d               ? "tuned d"
                                                           : "";
     const auto predicted_json = predicted ? nlohmann::ordered_json(*predicted) : nlohmann::ordered_json(nullptr);
     const auto predicted_gflops =
-        predicted ? nlohmann::ordered_json(row.flops / *predicted / 1e9) : nlohmann::ordered_json(nullptr);
+        predicted ? nlohmann::ordered_json(detail::gflops(row.flops, *predicted)) : nlohmann::ordered_json(nullptr);
     if (json)
       points.push_back({{"d", d},
                         {"seconds", row.seconds},
@@ -324,7 +325,8 @@ nlohmann::ordered_json sweep_d(Solver solver, int m, int n, int reps, const std:
     else
       std::cout << fmt::format(
           "| {} | {:.2f} | {:.4f} | {:.2f} | {} | {:.2e} | {} |\n", d, double(d) / blocks, row.seconds, gflops,
-          predicted ? fmt::format("{:.4f} s, {:.2f}", *predicted, row.flops / *predicted / 1e9) : std::string("-"),
+          predicted ? fmt::format("{:.4f} s, {:.2f}", *predicted, detail::gflops(row.flops, *predicted))
+                    : std::string("-"),
           row.accuracy, mark);
   }
   // How the model's choice fares: the measured rate at its d against the best measured, and how
@@ -417,10 +419,10 @@ void run_bench(const BenchRun& run, const Options& options) {
            {"routine", r.solver == Solver::prbt ? "gesv" : "getrf"},
            {"plan", to_json(r.plan)},
            {"seconds", r.seconds},
-           {"gflops", r.flops / r.seconds / 1e9},
+           {"gflops", detail::gflops(r.flops, r.seconds)},
            {"reference", r.reference},  // OpenBLAS, or cuSOLVER on the cuda backend
            {"reference_seconds", r.reference_seconds},
-           {"reference_gflops", r.flops / r.reference_seconds / 1e9},
+           {"reference_gflops", detail::gflops(r.flops, r.reference_seconds)},
            {"ratio", r.reference_seconds / r.seconds},
            {"reference_with_copies_seconds", r.reference_with_copies_seconds},
            {"ratio_with_copies", r.reference_with_copies_seconds / r.seconds},
@@ -452,8 +454,8 @@ void run_bench(const BenchRun& run, const Options& options) {
         "| {} | {} vs {} | {} ({}) | {:.4f} | {:.1f} | {:.4f} | {:.1f} | {:.2f} | {:.2e} | {:.2e} | {} |\n",
         to_string(r.solver), r.solver == Solver::prbt ? "gesv" : "getrf",
         r.reference == "OpenBLAS" ? lapack_name<T>(r.solver == Solver::prbt ? "gesv" : "getrf") : r.reference,
-        r.plan.nb, origin_of(r.plan, "nb"), r.seconds, r.flops / r.seconds / 1e9, r.reference_seconds,
-        r.flops / r.reference_seconds / 1e9, r.reference_seconds / r.seconds, r.accuracy, r.reference_accuracy,
+        r.plan.nb, origin_of(r.plan, "nb"), r.seconds, detail::gflops(r.flops, r.seconds), r.reference_seconds,
+        detail::gflops(r.flops, r.reference_seconds), r.reference_seconds / r.seconds, r.accuracy, r.reference_accuracy,
         with_model(r, r.plan.target == Target::hybrid
                           ? fmt::format("{} {}, d = {}, panel on the {}{}{}", to_string(r.plan.devices),
                                         r.plan.devices.size() > 1 ? "devices" : "backend", r.plan.cpu_block_columns,

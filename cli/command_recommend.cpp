@@ -6,6 +6,7 @@
 #include "cli/report.hpp"
 #include "configs/configs.hpp"
 #include "hetlu/detail/cuda_tf32.hpp"
+#include "hetlu/detail/flops.hpp"
 #include "hetlu/distributed_plan.hpp"
 #include "hetlu/hetlu.hpp"
 #include "model/distributed.hpp"
@@ -44,7 +45,7 @@ void predicted_sweep(const MachineProfile& profile, const model::Problem& proble
     const double seconds = model::predict_seconds(profile, problem, plan, params);
     rows.push_back({{"d", d},
                     {"predicted_seconds", seconds},
-                    {"predicted_gflops", flops / seconds / 1e9},
+                    {"predicted_gflops", detail::gflops(flops, seconds)},
                     {"fits_device", model::device_holds(profile, problem, plan, params)}});
   }
   if (json) {
@@ -99,7 +100,7 @@ void recommend_distributed(Precision precision, int n, distributed::RankLayout l
   }
   const auto& p = r.plan;
   const double flops = model::distributed_solve_flops({precision, n, 1, layout});
-  const double gflops = p.predicted_seconds && *p.predicted_seconds > 0 ? flops / *p.predicted_seconds / 1e9 : 0;
+  const double gflops = detail::gflops(flops, p.predicted_seconds.value_or(0));
   if (json) {
     nlohmann::ordered_json j = {
         {"n", n},

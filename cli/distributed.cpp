@@ -391,7 +391,7 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
     if (!args.x_path.empty()) write_matrix_market(args.x_path, X, inputs);
     int ranks = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-    const double gflops = report.solve_seconds > 0 ? detail::gesv_flops(n, nrhs) / report.solve_seconds / 1e9 : 0;
+    const double gflops = detail::gflops(detail::gesv_flops(n, nrhs), report.solve_seconds);
     if (args.json) {
       nlohmann::ordered_json j = {{"n", n},
                                   {"nrhs", nrhs},
@@ -594,7 +594,7 @@ void bench_distributed(const DistributedBenchArgs& args) {
       out[row.name] = {{"plan", plan_json(row.plan)},
                        {"median_seconds", row.median},
                        {"samples", row.timing.samples},
-                       {"gflops", flops / row.median / 1e9},
+                       {"gflops", detail::gflops(flops, row.median)},
                        {"info", row.timing.info}};
     const auto& p = rows[2].phases;
     out["resident"]["device"] = to_string(device);
@@ -617,7 +617,7 @@ void bench_distributed(const DistributedBenchArgs& args) {
     const double predicted = p.predicted_seconds.value_or(0);
     std::cout << fmt::format("{:<9} {:>6} {:>5} {:>8} {:>10.4f} {:>10.4f} {:>9.2f} {:>9.2f}  {}{}\n", row.name,
                              fmt::format("{}x{}", p.grid_rows, p.grid_cols), p.nb, p.threads_per_rank, row.median,
-                             predicted, predicted > 0 ? predicted / row.median : 0.0, flops / row.median / 1e9,
+                             predicted, predicted > 0 ? predicted / row.median : 0.0, detail::gflops(flops, row.median),
                              to_string(p.source), row.timing.info ? fmt::format(" (info {})", row.timing.info) : "");
   }
   const auto& p = rows[2].phases;

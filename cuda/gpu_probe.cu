@@ -100,7 +100,7 @@ double measure_cublas_gemm(int device, int n, double* spread, bool tf32 = false)
   if (tf32) check(cublasSetMathMode(s.handle, CUBLAS_TF32_TENSOR_OP_MATH), "cublasSetMathMode (TF32)");
   s.events();
   const float ms = s.time_ms([&] { check(gemm(s.handle, n, A, B, C), "cublas gemm"); }, 5, spread);
-  return hetlu::detail::gemm_flops(n, n, n) / (ms * 1e-3) / 1e9;
+  return hetlu::detail::gflops(hetlu::detail::gemm_flops(n, n, n), ms * 1e-3);
 }
 
 // cuSOLVER's getrf of a resident n x n matrix: the rate of the best device-only LU, which a plan
@@ -132,7 +132,7 @@ double measure_cusolver_getrf(int device, int n, double* spread) {
     if (r > 0) ms.push_back(t);
   }
   *spread = detail::relative_spread(ms);
-  return detail::getrf_flops(n, n) / (detail::median(ms) * 1e-3) / 1e9;
+  return detail::gflops(detail::getrf_flops(n, n), detail::median(ms) * 1e-3);
 }
 
 // Pinned host <-> device: bandwidth from a 256 MiB copy, latency from an 8-byte one, both ways.

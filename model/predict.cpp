@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "hetlu/detail/deal_columns.hpp"
+#include "hetlu/detail/flops.hpp"
 #include "hetlu/detail/prbt_order.hpp"
 #include "model/cpu_share.hpp"
 #include "model/pricing.hpp"
@@ -480,7 +481,7 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
 
   Plan& plan = best.plan;
   const double flops = solve_flops(problem);
-  best.gflops = best.seconds > 0 ? flops / best.seconds / 1e9 : 0;
+  best.gflops = detail::gflops(flops, best.seconds);
   plan.source = PlanSource::model;
   plan.predicted_seconds = best.seconds;
   const int blocks = block_columns(problem.n, plan.nb);
@@ -502,19 +503,20 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
       std::count_if(params.nb_candidates.begin(), params.nb_candidates.end(), [&](int nb) { return nb <= widest; });
   const std::string widths = "the " + std::to_string(priced) + " of " + std::to_string(params.nb_candidates.size()) +
                              " candidate widths that leave at least four panels (nb <= " + std::to_string(widest) + ")";
-  why.push_back(
-      "nb = " + std::to_string(plan.nb) +
-      (plan.nb >= k && plan.nb > widest ? " is priced below " + widths
-                                        : " minimizes the predicted time over " + widths) +
-      (plan.nb >= k && hybrid && panel_location(plan) == PanelLocation::device
-           ? ": one panel, the vendor's LU of the whole matrix on the device (" +
-                 fmt1(detail::getrf_flops(problem.m, problem.n) / vendor_lu_seconds(r, problem.m, problem.n) / 1e9) +
-                 " GFlop/s at this size: " + vendor_lu_terms(r) + (r.device_tf32 ? "; without TF32" : "") + ")"
-       : plan.nb >= k && problem.m >= 4 * problem.n
-           ? ": one panel, a recursive LU of the whole matrix on all threads (tall and skinny)"
-       : plan.nb >= k   ? ": one panel, the whole matrix (no candidate width is narrower)"
-       : plan.lookahead ? ", with look-ahead (the next panel factored beside the trailing update)"
-                        : ""));
+  why.push_back("nb = " + std::to_string(plan.nb) +
+                (plan.nb >= k && plan.nb > widest ? " is priced below " + widths
+                                                  : " minimizes the predicted time over " + widths) +
+                (plan.nb >= k && hybrid && panel_location(plan) == PanelLocation::device
+                     ? ": one panel, the vendor's LU of the whole matrix on the device (" +
+                           fmt1(detail::gflops(detail::getrf_flops(problem.m, problem.n),
+                                               vendor_lu_seconds(r, problem.m, problem.n))) +
+                           " GFlop/s at this size: " + vendor_lu_terms(r) + (r.device_tf32 ? "; without TF32" : "") +
+                           ")"
+                 : plan.nb >= k && problem.m >= 4 * problem.n
+                     ? ": one panel, a recursive LU of the whole matrix on all threads (tall and skinny)"
+                 : plan.nb >= k   ? ": one panel, the whole matrix (no candidate width is narrower)"
+                 : plan.lookahead ? ", with look-ahead (the next panel factored beside the trailing update)"
+                                  : ""));
   std::string parts;
   for (const auto& t : best.terms) parts += (parts.empty() ? "" : ", ") + t.name + " " + fmt_seconds(t.seconds);
   why.push_back("predicted " + fmt_seconds(best.seconds) + " = " + fmt1(best.gflops) + " GFlop/s (" +

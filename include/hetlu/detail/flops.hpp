@@ -41,4 +41,9 @@ inline double gesv_flops(double n, double nrhs, bool complex = false) {
   return getrf_flops(n, n, complex) + getrs_flops(n, nrhs, complex);
 }
 
+// The rate `flops` in `seconds` make, in GFlop/s; 0 where no time was measured.
+inline double gflops(double flops, double seconds) {
+  return seconds > 0 ? flops / seconds / 1e9 : 0;
+}
+
 }  // namespace hetlu::detail
