@@ -526,7 +526,7 @@ SolveResult solve_typed(const py::array& A_in, const py::array& b_in, const std:
   }
   r.plan = plan_dict(report.plan);
   r.seconds = report.seconds;
-  r.gflops = report.seconds > 0 ? detail::gesv_flops(n, nrhs, scalar::is_complex_v<T>) / report.seconds / 1e9 : 0;
+  r.gflops = detail::gflops(detail::gesv_flops(n, nrhs, scalar::is_complex_v<T>), report.seconds);
   r.warnings = report.warnings;
   r.rcond = report.rcond;
   r.refinement_steps = report.refinement_steps;
@@ -596,7 +596,7 @@ SolveResult solve_mixed_typed(const py::array& A_in, const py::array& b_in, cons
                                                     original.transposed, b_in, B.data(), X);
   r.plan = plan_dict(report.plan);
   r.seconds = report.seconds;
-  r.gflops = report.seconds > 0 ? detail::gesv_flops(n, nrhs, scalar::is_complex_v<T>) / report.seconds / 1e9 : 0;
+  r.gflops = detail::gflops(detail::gesv_flops(n, nrhs, scalar::is_complex_v<T>), report.seconds);
   r.warnings = report.warnings;
   r.rcond = report.rcond;
   r.refinement_steps = solved_again ? report.refinement_steps : std::max(0, iter);
@@ -963,11 +963,14 @@ void require_finite(const py::array& a) {
 
 // P A = L U in place: (piv, info), piv 0-based int32 as SciPy's. Below the small-matrix crossover
 // the BLAS library's own getrf (Options::small_matrix_path), as the LAPACK drop-in does.
-py::tuple getrf_in_place(const py::array& a, bool check_finite) {
+// a <- P A = L U in place -> (piv, info, growth): the factors' pivot growth (1 / dgesvx's rpvgrw)
+// where asked for (A's columns read once more before the factorization), else 1.
+py::tuple getrf_in_place(const py::array& a, bool check_finite, bool with_growth) {
   require_in_place(a, "a", 2, true);
   const int m = dimension(a, 0, "a"), n = dimension(a, 1, "a"), k = std::min(m, n);
   py::array_t<int> piv(k);
   int info = 0;
+  double growth = 1;
   auto run = [&](auto t) {
     using T = decltype(t);
     if (check_finite) require_finite<T>(a);
@@ -976,11 +979,14 @@ py::tuple getrf_in_place(const py::array& a, bool check_finite) {
     const int lda = std::max(1, m);
     const Options options = linalg_options();
     py::gil_scoped_release release;
+    std::vector<double> a_maxima;
+    if (with_growth) kernels::norm1(m, n, data, lda, a_maxima);
     info = getrf(Solver::gepp, m, n, data, lda, p, options).info;
+    if (with_growth && info == 0) growth = pivot_growth(m, n, a_maxima, data, lda);
     for (int i = 0; i < k; ++i) p[i] -= 1;
   };
   dispatch(a, run);
-  return py::make_tuple(piv, info);
+  return py::make_tuple(piv, info, growth);
 }
 
 // scipy.linalg.solve's LAPACK sequence in one call (a Python call per step costs microseconds on
@@ -1326,8 +1332,9 @@ PYBIND11_MODULE(_hetlu, m) {
   m.def("recommend", &recommend, "The plan hetlu would use for an m x n problem", "m"_a, "n"_a, "solver"_a = "gepp",
         "precision"_a = "double", "db"_a = py::none(), "target"_a = "cpu", "backend"_a = py::none(), "d"_a = py::none(),
         "panel"_a = py::none());
-  m.def("_getrf", &getrf_in_place, "hetlu.linalg: P A = L U in place of a Fortran-ordered array -> (piv, info)", "a"_a,
-        "check_finite"_a = false);
+  m.def("_getrf", &getrf_in_place,
+        "hetlu.linalg: P A = L U in place of a Fortran-ordered array -> (piv, info, pivot growth or 1)", "a"_a,
+        "check_finite"_a = false, "growth"_a = false);
   m.def("_pivot_growth_limit", &pivot_growth_limit, "the pivot growth above which GEPP's x may be inaccurate", "n"_a);
   m.def("_gesv", &gesv_in_place, "hetlu.linalg: ||a||_1, a <- LU, x <- solution, rcond -> (info, rcond)", "a"_a, "x"_a,
         "trans"_a = 0, "check_finite"_a = false, "target"_a = "cpu", "backend"_a = py::none());

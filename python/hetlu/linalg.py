@@ -8,13 +8,16 @@
     >>> X = linalg.solve(stack_of_A, stack_of_b)  # (..., n, n) as numpy.linalg.solve, in parallel
 
 Same signatures, dtype promotion, errors and warnings as SciPy: float32 when no input is wider than
-float32 or int16, float64 otherwise (complex alike); ValueError for bad shapes; LinAlgError for a
-singular matrix in solve and inv; LinAlgWarning when the estimated reciprocal condition number is
-below the working precision (solve of one matrix) or a pivot is exactly zero (lu_factor). Real and complex
+float32 or int16, float64 otherwise (complex alike; det, as SciPy's, and stacks, as numpy.linalg's,
+compute integers in float64); ValueError for bad shapes; LinAlgError for a singular matrix in solve
+and inv; LinAlgWarning when the estimated reciprocal condition number is below the unit roundoff
+(lamch('E'), solve of one matrix), a pivot is exactly zero (lu_factor), or the factors' pivot growth
+is above 100 (n + 1) (solve and lu_factor: Wilkinson's matrix). Real and complex
 systems (float32, float64, complex64, complex128) are factored by hetlu (its auto-tuned GEPP; below
 the small-matrix crossover, the BLAS library's own getrf, which costs least there) and its condition
 estimate. assume_a 'sym', 'her' and 'pos' are solved by LU of the triangle `lower` names, mirrored
-(conjugated for 'her' and 'pos'; no positive-definiteness check for 'pos').
+(conjugated for 'her' and 'pos'; 'pos' checked positive definite by a Cholesky factorization, NumPy's,
+and LinAlgError where it is not, as SciPy's posv).
 
 Stacks: a of shape (..., n, n) with b of shape (..., n) or (..., n, k), broadcast as
 numpy.linalg.solve does, are solved in one call, in parallel across the stack; as there, a singular
@@ -90,8 +93,28 @@ def _owned(a, dtype, overwrite):
     return np.array(a, dtype=dtype, order="F", copy=True)
 
 
-def _epsilon(dtype):
-    return np.finfo(np.float32 if dtype in (np.float32, np.complex64) else np.float64).eps
+def _stack_working_type(*arrays):
+    """The type numpy.linalg.solve computes a stack in: single (float32, complex64) only where every
+    input is; integers and bools in double (SciPy's scores gave an int16 stack float32, and x off by
+    0.6 where NumPy's is exact)."""
+    chars = [a.dtype.char for a in arrays]
+    single = all(c in "fF" for c in chars)
+    if any(c in "FDG" for c in chars):
+        return np.dtype(np.complex64 if single else np.complex128)
+    return np.dtype(np.float32 if single else np.float64)
+
+
+def _det_type(a):
+    """The type scipy.linalg.det computes in (its flinalg's prefixes s, d, c, z): float32 and complex64
+    as given, any other real in float64 (int16 in float32 had lost 9 digits), complex in complex128."""
+    return np.dtype({"f": np.float32, "F": np.complex64, "D": np.complex128, "G": np.complex128}.get(
+        a.dtype.char, np.float64))
+
+
+def _lamch_e(a):
+    """The unit roundoff SciPy's solve compares rcond with: LAPACK's lamch('E'), half of NumPy's eps,
+    of single where a itself is float32 or complex64, else of double."""
+    return np.finfo(np.float32 if a.dtype.char in "fF" else np.float64).eps / 2
 
 
 def _mirrored(a, lower, conjugate):
@@ -116,6 +139,7 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     (backend 'cuda', cuBLAS's batched LU, or 'host:K'; None: a GPU where there is one, else host)."""
     a1 = np.atleast_2d(_validated(a, False))
     b1 = np.atleast_1d(_validated(b, False))
+    a_given = a1
     if sym_pos:
         warnings.warn("The 'sym_pos' keyword is deprecated and should be replaced by using 'assume_a = \"pos\"'. "
                       "'sym_pos' will be removed in SciPy 1.11.0.", DeprecationWarning, stacklevel=2)
@@ -131,9 +155,13 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     if transposed and a1.dtype.kind == "c":
         raise NotImplementedError("scipy.linalg.solve can currently not solve a^T x = b or a^H x = b "
                                   "for complex matrices.")
+    if target is None:
+        target = "cpu"
     if a1.ndim > 2:  # each matrix of the stack read as assume_a and lower say, as a lone one is
         if assume_a != "gen" and a1.shape[-1] == a1.shape[-2]:
             a1 = _mirrored(a1, lower, conjugate=assume_a != "sym")
+            if assume_a == "pos":
+                _require_positive_definite(a1)
         return _solve_stack(a1, b1, transposed, target, backend)
     n = a1.shape[0]
     if a1.shape[0] != a1.shape[1]:
@@ -153,6 +181,8 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     if assume_a in ("sym", "her", "pos"):
         a1 = _mirrored(a1, lower, conjugate=assume_a != "sym")
         overwrite_a = True  # a fresh array
+        if assume_a == "pos":
+            _require_positive_definite(a1)
     lu = _owned(a1, dtype, overwrite_a)
     x = _owned(b1, dtype, overwrite_b)
     if np.may_share_memory(lu, x):  # b a view of a, both to be overwritten: the factors would clobber b
@@ -167,13 +197,25 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     if growth > _hetlu._pivot_growth_limit(n):
         warnings.warn("Pivot growth {:.1e} (1 / rpvgrw) is above 100 (n + 1): result may not be accurate; "
                       "hetlu.solve checks the answer and repairs it.".format(growth), LinAlgWarning, stacklevel=2)
-    elif rcond < _epsilon(dtype):
+    elif rcond < _lamch_e(a_given):
         warnings.warn("Ill-conditioned matrix (rcond={:.6g}): result may not be accurate.".format(rcond),
                       LinAlgWarning, stacklevel=2)
     elif check_finite and not np.isfinite(x).all():  # a well-conditioned a whose x overflows: [[5e-324]] x = [1]
         warnings.warn("The solution is not finite (it overflowed the working precision): result may not be "
                       "accurate.", LinAlgWarning, stacklevel=2)
     return x.ravel() if b_is_1d else x.reshape(shape)
+
+
+def _require_positive_definite(a):
+    """SciPy solves assume_a='pos' by posv, which refuses a matrix that is not positive definite;
+    hetlu's LU solves any nonsingular one ([[1, 2], [2, 1]] came back solved where SciPy raises). One
+    Cholesky factorization (NumPy's, of a stack too) tells, at about half the LU's cost."""
+    if a.dtype.char not in "fdFD":
+        a = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
+    try:
+        np.linalg.cholesky(a)
+    except LinAlgError:
+        raise LinAlgError("Matrix is not positive definite (assume_a='pos')") from None
 
 
 def _solve_stack(a, b, transposed, target="cpu", backend=None):
@@ -188,7 +230,7 @@ def _solve_stack(a, b, transposed, target="cpu", backend=None):
                          "or (..., {}, k), as numpy.linalg.solve takes it".format(b.shape, a.shape, n, n))
     if bb.shape[-2] != n:
         raise ValueError("b has shape {}; its rows must match a's {}".format(b.shape, n))
-    dtype = _working_type(a, b)
+    dtype = _stack_working_type(a, b)
     stack = np.broadcast_shapes(a.shape[:-2], bb.shape[:-2])
     k = bb.shape[-1]
     # C order as NumPy holds it (no copy when it already is): hetlu transposes each system in cache;
@@ -251,9 +293,14 @@ def lu_factor(a, overwrite_a=False, check_finite=True):
         raise ValueError("expected matrix")
     dtype = _working_type(a1)
     lu = _owned(a1, dtype, overwrite_a)
-    piv, info = _hetlu._getrf(lu, check_finite and not _long_double(a1))
+    piv, info, growth = _hetlu._getrf(lu, check_finite and not _long_double(a1), True)
     if info > 0:
         warnings.warn("Diagonal number %d is exactly zero. Singular matrix." % info, LinAlgWarning, stacklevel=2)
+    # lu_solve cannot check its x against a; the factors' growth tells a wrong one ahead (Wilkinson's
+    # matrix at n = 64: growth 9e18, x wrong by 1.7 in silence, as SciPy's; hetlu.lu_factor warned).
+    elif growth > _hetlu._pivot_growth_limit(min(lu.shape)):
+        warnings.warn("Pivot growth {:.1e} (1 / rpvgrw) is above 100 (n + 1): lu_solve's x from these factors may "
+                      "not be accurate.".format(growth), LinAlgWarning, stacklevel=2)
     return lu, piv
 
 
@@ -297,11 +344,12 @@ def _square(a, check_finite):
 
 def det(a, overwrite_a=False, check_finite=True):
     """scipy.linalg.det: the product of U's diagonal, signed by the interchanges."""
-    a1, dtype = _square(a, check_finite)
+    a1, _ = _square(a, check_finite)
+    dtype = _det_type(a1)
     if a1.shape[0] == 0:
         return 1.0
     lu = _owned(a1, dtype, overwrite_a)
-    piv, info = _hetlu._getrf(lu)
+    piv, info, _ = _hetlu._getrf(lu)
     if info > 0:  # an exactly zero pivot: 0, not U's product (Inf times 0 made NaN), as SciPy and NumPy
         return np.result_type(dtype, np.float64).type(0)
     swaps = np.count_nonzero(piv != np.arange(piv.size))
@@ -316,7 +364,7 @@ def inv(a, overwrite_a=False, check_finite=True):
     a1, dtype = _square(a, check_finite)
     n = a1.shape[0]
     lu = _owned(a1, dtype, overwrite_a)
-    piv, info = _hetlu._getrf(lu)
+    piv, info, _ = _hetlu._getrf(lu)
     if info > 0:
         raise LinAlgError("singular matrix")
     x = np.eye(n, dtype=dtype, order="F")

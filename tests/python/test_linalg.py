@@ -536,3 +536,50 @@ def test_a_tiny_matrix_beside_a_large_b_keeps_x_finite():
     a = tiny * np.array([[1, 1, 1, 1], [1, -1, 0, 0], [0, 1, -1, 0], [0, 0, 1, -1]], dtype=float)
     b = np.array([(2.4 * tiny) * 1e308, 0, 0, 0])
     assert np.allclose(linalg.solve(a, b), np.linalg.solve(a, b), rtol=1e-14)
+
+
+def test_integers_are_computed_in_double_by_det_and_stacks():
+    # A hostile helper's: int16 [[300, 299], [299, 298]] (det -1, x = [-298, 299] for b = e_1) in
+    # float32 gave det -0.998 and x off by 0.6, where SciPy's det and NumPy's stacked solve use double.
+    a = np.array([[300, 299], [299, 298]], dtype=np.int16)
+    for dtype in (np.int8, np.int16, np.uint8, np.bool_, np.float16):
+        small = np.array([[3, 2], [2, 1]]).astype(dtype) if dtype is not np.bool_ else np.eye(2, dtype=dtype)
+        assert linalg.det(small) == pytest.approx(scipy_linalg.det(small), rel=1e-14), dtype
+    assert linalg.det(a) == pytest.approx(-1, rel=1e-12)
+    x = linalg.solve(a[None], np.array([[1.0, 0.0]], dtype=np.int16))
+    assert x.dtype == np.float64
+    np.testing.assert_allclose(x[0], [-298, 299], rtol=1e-12)
+    assert linalg.solve(np.eye(2, dtype=np.float32)[None], np.ones((1, 2), np.float32)).dtype == np.float32
+
+
+def test_ill_conditioned_warns_below_lamch_e_as_scipy():
+    # SciPy compares rcond with lamch('E'), half of NumPy's eps: 1.5e-16 in double warned in hetlu only.
+    for dtype, tiny in ((np.float64, 1.5e-16), (np.complex128, 1.5e-16), (np.float32, 7e-8), (np.complex64, 7e-8)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            linalg.solve(np.diag([1, tiny]).astype(dtype), np.ones(2, dtype))
+    with pytest.warns(linalg.LinAlgWarning, match="Ill-conditioned"):
+        linalg.solve(np.diag([1, 1e-17]), np.ones(2))
+
+
+def test_pos_refuses_a_matrix_that_is_not_positive_definite():
+    # SciPy's posv raises; hetlu's LU had solved [[1, 2], [2, 1]] and -I without a word.
+    for a in (np.array([[1.0, 2], [2, 1]]), -np.eye(2), np.array([[2.0, 1j], [-1j, -1]])):
+        with pytest.raises(linalg.LinAlgError, match="not positive definite"):
+            linalg.solve(a, np.ones(2), assume_a="pos")
+        with pytest.raises(linalg.LinAlgError, match="not positive definite"):
+            linalg.solve(np.stack([np.eye(2), a]), np.ones((2, 2)), assume_a="pos")
+    spd = np.array([[4.0, 1], [1, 3]])
+    np.testing.assert_allclose(linalg.solve(spd, np.ones(2), assume_a="pos"), scipy_linalg.solve(spd, np.ones(2)))
+
+
+def test_lu_factor_warns_of_pivot_growth():
+    # lu_solve cannot check x: Wilkinson's matrix at n = 64 gave x wrong by 1.7 in silence.
+    with pytest.warns(linalg.LinAlgWarning, match="Pivot growth 9.2e\\+18"):
+        lu_piv = linalg.lu_factor(wilkinson(64, np.float64))
+    assert lu_piv[0].shape == (64, 64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        linalg.lu_factor(random(300, 300))
+        linalg.lu_factor(random(300, 40))
+        linalg.lu_factor(random(40, 300))
