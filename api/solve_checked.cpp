@@ -12,6 +12,7 @@
 #include "hetlu/detail/flops.hpp"
 #include "hetlu/hetlu.hpp"
 #include "solvers/accuracy.hpp"
+#include "solvers/blas_threads.hpp"
 #include "solvers/checks.hpp"
 #include "solvers/condition.hpp"
 #include "solvers/copy_block.hpp"
@@ -783,6 +784,8 @@ SolveReport solve_checked(std::optional<Solver> solver, int n, int nrhs, const T
   // X is written into B at the end, while A is promised unchanged: B over A would break the promise.
   if (n > 0 && nrhs > 0) checks::apart("B", B, ldb, nrhs, "A", A, lda, n, n);
   if (options.input_check == InputCheck::finite) checks::finite_system(n, nrhs, A, lda, B, ldb);
+  // Its estimates and refinement call the BLAS outside the solvers' front ends (blas_threads.hpp).
+  const kernels::BlasHold hold(options.target);
   Scaling scaling = equilibrate(n, A, lda);
   std::vector<T> X;
   SolveReport report = solve_scaled(solver, n, nrhs, A, lda, B, ldb, options, scaling, X);

@@ -9,6 +9,7 @@
 #include "hetlu/detail/statistics.hpp"
 #include "probes/probes.hpp"
 #include "probes/timed.hpp"
+#include "solvers/blas_threads.hpp"
 
 namespace hetlu::probes {
 namespace {
@@ -32,10 +33,11 @@ Rate measure_gemm(int n, int threads, int repetitions) {
   std::uniform_real_distribution<double> dist(-1, 1);
   for (size_t i = 0; i < size; ++i) A[i] = T(dist(rng)), B[i] = T(dist(rng));
 
-  const int saved_threads = openblas_get_num_threads();
-  openblas_set_num_threads(threads);
-  const auto seconds = time_samples([&] { gemm(n, A.data(), B.data(), C.data()); }, repetitions);
-  openblas_set_num_threads(saved_threads);
+  std::vector<double> seconds;
+  {
+    const kernels::BlasThreadCount count(threads);  // no solve of another thread meanwhile (blas_threads.hpp)
+    seconds = time_samples([&] { gemm(n, A.data(), B.data(), C.data()); }, repetitions);
+  }
   return rate_from_seconds(detail::gemm_flops(n, n, n) / 1e9, seconds);
 }
 

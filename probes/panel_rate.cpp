@@ -8,6 +8,7 @@
 #include "hetlu/detail/flops.hpp"
 #include "hetlu/detail/stopwatch.hpp"
 #include "probes/probes.hpp"
+#include "solvers/blas_threads.hpp"
 #include "solvers/gepp_kernels.hpp"
 
 namespace hetlu::probes {
@@ -25,9 +26,10 @@ Rate measure_panel(const std::string& kind, int rows, int width, int threads, in
   for (auto& x : original) x = dist(rng);
   std::vector<int> ipiv(width);
 
-  const int saved_threads = openblas_get_num_threads();
-  openblas_set_num_threads(threads);  // the GEPP panel's BLAS calls; TSLU runs its own row blocks
   std::vector<double> seconds;
+  // The GEPP panel's BLAS calls at `threads`; TSLU runs its own row blocks. No solve of another
+  // thread meanwhile (blas_threads.hpp).
+  const kernels::BlasThreadCount count(threads);
   for (int r = 0; r <= std::max(1, repetitions); ++r) {
     std::copy(original.begin(), original.end(), work.begin());
     const double s = detail::seconds_of([&] {
@@ -40,7 +42,6 @@ Rate measure_panel(const std::string& kind, int rows, int width, int threads, in
     });
     if (r > 0) seconds.push_back(s);
   }
-  openblas_set_num_threads(saved_threads);
   // Credit the GEPP panel's flops to both kinds: TSLU's extra tournament work shows as a lower rate.
   const double flops = detail::getrf_flops(rows, width);
   return rate_from_seconds(flops / 1e9, seconds);

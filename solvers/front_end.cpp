@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "solvers/backend.hpp"
+#include "solvers/blas_threads.hpp"
 #include "solvers/checks.hpp"
 #include "solvers/copy_block.hpp"
 #include "solvers/lu.hpp"
@@ -12,11 +13,14 @@
 
 namespace hetlu::solvers {
 
+using kernels::BlasHold;
+
 template <class T>
 int getrf(const Plan& plan, int m, int n, T* A, int lda, int* ipiv, InputCheck check, LoadBalance* balance) {
   checks::factorization(m, n, A, lda, ipiv);
   checks::precision_matches<T>(plan);
   checks::plan(plan);
+  const BlasHold hold(plan);
   return variants::lu_getrf(plan, m, n, A, lda, ipiv, balance, check);  // checks A's finiteness where it reads A
 }
 
@@ -45,6 +49,7 @@ void getrs(const Plan& plan, Transpose trans, int n, int nrhs, const T* LU, int 
            InputCheck check) {
   check_getrs_arguments(plan, n, nrhs, LU, lda, ipiv, B, ldb, check);
   if (nrhs == 0) return;
+  const kernels::SharedBlas hold;
   variants::lu_getrs(trans, n, nrhs, LU, lda, ipiv, B, ldb);
 }
 
@@ -58,6 +63,7 @@ int gesv(const Plan& plan, int n, int nrhs, T* A, int lda, int* ipiv, T* B, int 
   // Before any work: B here; A here too, except where the solver tests it as it reads A before
   // writing anything (lu_getrf: the hybrid LU on its upload; PRBT: its pass over A), so that the
   // caller's A and B are untouched on error.
+  const BlasHold hold(plan);
   const bool refine = plan.refinement == Refinement::working;
   const bool a_checked_by_solver = plan.solver == Solver::prbt || !refine;
   if (check == InputCheck::finite) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "hetlu/detail/flops.hpp"
+#include "solvers/blas_threads.hpp"
 #include "solvers/copy_block.hpp"
 #include "solvers/gepp_kernels.hpp"
 #include "solvers/lu.hpp"
@@ -63,6 +64,7 @@ template <class T>
 void gesv_batched(int batch, int n, int nrhs, T* A, int lda, std::int64_t stride_a, int* ipiv, std::int64_t stride_ipiv,
                   T* B, int ldb, std::int64_t stride_b, int* info, InputCheck check) {
   if (batch <= 0) return;
+  const kernels::SharedBlas hold;  // a region of one thread is not active: its BLAS calls run threaded
   const int threads = std::max(1, std::min(omp_get_max_threads(), batch));
   std::exception_ptr failure;  // none may leave the parallel region: the first is rethrown after it
 #pragma omp parallel for num_threads(threads) schedule(dynamic, systems_per_grab(n, nrhs))
@@ -78,6 +80,7 @@ void gesv_batched(int batch, int n, int nrhs, T* A, int lda, std::int64_t stride
 template <class T>
 void gesv_batched_row_major(int batch, int n, int nrhs, const T* A, const T* B, T* X, int* info) {
   if (batch <= 0) return;
+  const kernels::SharedBlas hold;
   const std::int64_t a_size = std::int64_t(n) * n, b_size = std::int64_t(n) * nrhs;
   const int threads = std::max(1, std::min(omp_get_max_threads(), batch));
   std::exception_ptr failure;

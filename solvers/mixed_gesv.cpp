@@ -30,6 +30,7 @@
 
 #include "solvers/accuracy.hpp"
 #include "solvers/blas.hpp"
+#include "solvers/blas_threads.hpp"
 #include "solvers/checks.hpp"
 #include "solvers/condition.hpp"
 #include "solvers/copy_block.hpp"
@@ -38,6 +39,7 @@
 #include "solvers/lu_factors.hpp"
 #include "solvers/mixed_device.hpp"
 #include "solvers/phases.hpp"
+#include "solvers/refinement.hpp"
 #include "solvers/rounding_scan.hpp"
 #include "solvers/scalar.hpp"
 #include "solvers/variants.hpp"
@@ -46,9 +48,10 @@
 namespace hetlu::solvers {
 namespace {
 
-constexpr int max_classical_steps = 30;                    // dsgesv's ITERMAX
-constexpr int max_gmres_steps = 10;                        // outer steps of GMRES-based refinement
-constexpr int max_polish_steps = 5;                        // dgerfs' ITMAX: steps for omega after LAPACK's test passed
+constexpr int max_classical_steps = 30;  // dsgesv's ITERMAX
+constexpr int max_gmres_steps = 10;      // outer steps of GMRES-based refinement
+// dgerfs' ITMAX: steps for omega after LAPACK's test passed.
+constexpr int max_polish_steps = variants::max_refinement_steps;
 constexpr int not_converged = -(max_classical_steps + 1);  // dsgesv's ITER -31
 // GMRES stops an inner solve at this relative residual: each outer step then shrinks the error by
 // about this much (Carson and Higham use 1e-4 to 1e-6), so two or three steps reach double's eps.
@@ -567,6 +570,7 @@ int mixed_gesv(const Plan& low_plan, const Plan& high_plan, int n, int nrhs, T* 
   using Low = scalar::low_t<T>;
   details = MixedDetails{};
   if (n == 0) return 0;
+  const kernels::BlasHold hold(low_plan);
   const MixedSafeguards safeguards = safeguards_for<T>(low_plan.solver, n, requested);
   variants::PhaseClock clock(time_phases ? &details.phase_seconds : nullptr);
   auto single_path = [&]() -> int {

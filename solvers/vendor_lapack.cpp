@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "hetlu/types.hpp"
+#include "solvers/blas_threads.hpp"
 #include "solvers/scalar.hpp"
 #include "solvers/tiny_lu.hpp"
 
@@ -252,6 +253,7 @@ bool getrf(int m, int n, T* A, int lda, int* ipiv, int* info, bool own_loops) {
     *info = kernels::getrf_tiny(m, n, A, lda, ipiv);
     return true;
   }
+  const kernels::SharedBlas hold;
   return library_getrf(m, n, A, lda, ipiv, info);
 }
 
@@ -265,6 +267,7 @@ bool gesv(int n, int nrhs, T* A, int lda, int* ipiv, T* B, int ldb, int* info, b
     if (*info == 0) kernels::getrs_tiny(Transpose::no, n, nrhs, A, lda, ipiv, B, ldb);
     return true;
   }
+  const kernels::SharedBlas hold;
   return library_gesv(n, nrhs, A, lda, ipiv, B, ldb, info);
 }
 
@@ -285,6 +288,7 @@ bool getrs(Transpose trans, int n, int nrhs, const T* LU, int lda, const int* ip
   // from entries near 3e36 (n = 1000) where LAPACK's, dividing, stays finite.
   const char t = trans == Transpose::no ? 'N' : trans == Transpose::yes ? 'T' : 'C';
   int info = 0;
+  const kernels::SharedBlas hold;
   if (nrhs != 1) {
     if (!kernels::pivots_have_reciprocals(n, LU, lda)) return false;
     f(&t, &n, &nrhs, LU, &lda, ipiv, B, &ldb, &info, 1);

@@ -1,0 +1,75 @@
+#include "solvers/blas_threads.hpp"
+
+#include <cblas.h>
+#include <omp.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+namespace hetlu::kernels {
+namespace {
+
+// A lock that readers take with two atomic operations (a solve of order 33 costs microseconds) and
+// that a waiting writer is never starved of: readers arriving while it waits step back (glibc's
+// rwlock prefers readers, and threads solving in a loop would keep a probe out for ever).
+std::atomic<int> readers{0};
+std::atomic<bool> writer{false};
+std::mutex writers;  // one change at a time
+
+// What this thread holds (shared or alone), so that nested front ends and the work inside a change
+// take nothing more: the count of scopes open.
+thread_local int scopes = 0;
+
+constexpr auto pause = std::chrono::microseconds(100);
+
+void lock_shared() {
+  for (;;) {
+    readers.fetch_add(1);  // sequentially consistent with the writer's store and load: one of the two sees the other
+    if (!writer.load()) return;
+    readers.fetch_sub(1);
+    while (writer.load()) std::this_thread::sleep_for(pause);
+  }
+}
+
+void lock_alone() {
+  writers.lock();
+  writer.store(true);
+  while (readers.load() != 0) std::this_thread::sleep_for(pause);
+}
+
+void unlock_alone() {
+  writer.store(false);
+  writers.unlock();
+}
+
+}  // namespace
+
+SharedBlas::SharedBlas() : held_(scopes == 0 && !omp_in_parallel()) {
+  if (held_) lock_shared();
+  ++scopes;
+}
+
+SharedBlas::~SharedBlas() {
+  --scopes;
+  if (held_) readers.fetch_sub(1);
+}
+
+BlasThreadCount::BlasThreadCount(int threads)
+    : saved_blas_(openblas_get_num_threads()), saved_openmp_(omp_get_max_threads()), held_(scopes == 0) {
+  if (held_) lock_alone();
+  ++scopes;
+  if (threads <= 0) return;
+  openblas_set_num_threads(threads);
+  omp_set_num_threads(threads);
+}
+
+BlasThreadCount::~BlasThreadCount() {
+  if (openblas_get_num_threads() != saved_blas_) openblas_set_num_threads(saved_blas_);
+  if (omp_get_max_threads() != saved_openmp_) omp_set_num_threads(saved_openmp_);
+  --scopes;
+  if (held_) unlock_alone();
+}
+
+}  // namespace hetlu::kernels

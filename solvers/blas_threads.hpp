@@ -1,0 +1,65 @@
+// OpenBLAS's OpenMP build keeps one process-wide thread count, and whenever a call finds it unlike
+// the calling thread's OpenMP count (after openblas_set_num_threads, or omp_set_num_threads in that
+// thread) it changes it and frees the per-thread buffers past the new count, which another thread's
+// threaded call may be using. A calibration's probes (one core, then all) beside solves in other
+// threads of the same process gave those solves wrong factors with success (||PA - LU|| / (n ||A||
+// eps) 3e11, a hostile test). hetlu's solves therefore hold the BLAS shared, and a change of its
+// thread count holds it alone. Calls inside an active OpenMP region run the BLAS single-threaded
+// and touch neither the count nor those buffers: they take nothing. Both are reentrant in a thread.
+// Not covered: BLAS calls a program makes itself, outside hetlu (OpenBLAS's own rule: set the thread
+// count only while no other thread is in the BLAS).
+#pragma once
+
+#include <optional>
+
+#include "hetlu/types.hpp"
+
+namespace hetlu::kernels {
+
+// hetlu's BLAS work on this thread, at the count the process has: waits while a change is under
+// way (a probe's timing: seconds at most).
+class SharedBlas {
+ public:
+  SharedBlas();
+  ~SharedBlas();
+  SharedBlas(const SharedBlas&) = delete;
+  SharedBlas& operator=(const SharedBlas&) = delete;
+
+ private:
+  bool held_;
+};
+
+// The BLAS at `threads` threads while this lives (openblas_set_num_threads, and this thread's
+// OpenMP count), with no other hetlu BLAS work under way in the process; the count restored after.
+// threads 0: the count left as it is, for work that sets its threads' OpenMP counts itself (the
+// hybrid LU: its CPU team and the host backend's device threads).
+class BlasThreadCount {
+ public:
+  explicit BlasThreadCount(int threads);
+  ~BlasThreadCount();
+  BlasThreadCount(const BlasThreadCount&) = delete;
+  BlasThreadCount& operator=(const BlasThreadCount&) = delete;
+
+ private:
+  int saved_blas_, saved_openmp_;
+  bool held_;
+};
+
+// The BLAS held for a plan's work: shared on the CPUs; alone on the hybrid target, whose CPU team
+// and device threads set their own OpenMP counts, which their BLAS calls make the process's.
+class BlasHold {
+ public:
+  explicit BlasHold(Target target) {
+    if (target == Target::hybrid)
+      alone_.emplace(0);
+    else
+      shared_.emplace();
+  }
+  explicit BlasHold(const Plan& plan) : BlasHold(plan.target) {}
+
+ private:
+  std::optional<SharedBlas> shared_;
+  std::optional<BlasThreadCount> alone_;
+};
+
+}  // namespace hetlu::kernels
