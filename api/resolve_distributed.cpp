@@ -38,7 +38,7 @@ void check_given(const DistributedPlan& given) {
   if (given.threads_per_rank < 0)
     throw InvalidArgument("distributed: threads per rank = " + std::to_string(given.threads_per_rank) +
                           " must be >= 1");
-  if (given.threads_per_rank > 4096)
+  if (given.threads_per_rank > most_threads)
     throw InvalidArgument("distributed: threads per rank = " + std::to_string(given.threads_per_rank) +
                           " is more than any node has");
 }

@@ -216,7 +216,7 @@ void add_distributed_options(CLI::App& command, bool& distributed, DistributedAr
   command
       .add_option("--threads-per-rank", args.threads_per_rank,
                   "--distributed: BLAS threads of each rank (default: tuned, else the model's)")
-      ->transform(whole_in(1, 4096));
+      ->transform(whole_in(1, most_threads));
   command
       .add_option("--resident", args.resident,
                   "--distributed: keep each rank's part of A on DEVICE (cuda, host:K) and update it there, the "

@@ -52,7 +52,7 @@ BestPlan read_best_unchecked(Statement& s) {
   b.plan.nb = s.column_int_within(7, "nb", 1, most);
   b.plan.ib = s.column_int_within(8, "ib", 1, most);
   b.plan.cpu_block_columns = s.column_int_within(9, "cpu_block_columns", 0, most);
-  b.plan.panel_threads = s.column_int_within(10, "panel_threads", 1, 4096);
+  b.plan.panel_threads = s.column_int_within(10, "panel_threads", 1, most_threads);
   b.plan.lookahead = s.column_int_within(11, "lookahead", 0, most_lookahead);
   b.median_s = positive_real(s, 12, "median_s");
   b.gflops = positive_real(s, 13, "gflops");

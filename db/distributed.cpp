@@ -26,7 +26,7 @@ DistributedTrial read_trial(Statement& s) {
   t.plan.nb = s.column_int_within(5, "nb", 1, most);
   t.plan.grid_rows = s.column_int_within(6, "grid_rows", 1, most);
   t.plan.grid_cols = s.column_int_within(7, "grid_cols", 1, most);
-  t.plan.threads_per_rank = s.column_int_within(8, "threads_per_rank", 1, 4096);
+  t.plan.threads_per_rank = s.column_int_within(8, "threads_per_rank", 1, most_threads);
   t.status = trial_status_from_string(s.column_text(9));
   t.error = s.column_text(10);
   t.repetitions = static_cast<int>(s.column_int(11));

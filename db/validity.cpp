@@ -98,7 +98,7 @@ Checks plan_checks() {
           {"nb", whole("nb", 1)},
           {"ib", whole("ib", 1)},
           {"cpu_block_columns", whole("cpu_block_columns", 0)},
-          {"panel_threads", whole("panel_threads", 1, 4096)},
+          {"panel_threads", whole("panel_threads", 1, most_threads)},
           {"lookahead", whole("lookahead", 0, most_lookahead)},
           // The fields together, as the tuner's search space and clamp_blocks_to_matrix keep them: a
           // hand-edited nb = 1e9 was served as tuned, and an imported trial of nb = 999999 became
@@ -215,7 +215,7 @@ std::vector<Rule> rules() {
                   {"grid_rows", whole("grid_rows", 1)},
                   {"grid_cols", whole("grid_cols", 1)},
                   {"grid_rows x grid_cols (not ranks)", "grid_rows * grid_cols = ranks"},
-                  {"threads_per_rank", whole("threads_per_rank", 1, 4096)},
+                  {"threads_per_rank", whole("threads_per_rank", 1, most_threads)},
                   {"status", "status " + one_of({"ok", "noisy", "failed"})},
                   {"median_s (needed unless status is failed)", "status = 'failed' OR " + real("median_s", false)},
                   {"median_s", real("median_s", true)},

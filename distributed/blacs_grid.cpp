@@ -73,8 +73,9 @@ int local_count(int n, int nb, int index, int count) {
 }
 
 void check_threads_per_rank(int threads, const std::string& routine) {
-  if (threads < 0 || threads > 4096)
-    throw InvalidArgument(routine + ": threads per rank = " + std::to_string(threads) + " must be in [0, 4096]");
+  if (threads < 0 || threads > most_threads)
+    throw InvalidArgument(routine + ": threads per rank = " + std::to_string(threads) + " must be in [0, " +
+                          std::to_string(most_threads) + "]");
 }
 
 namespace {

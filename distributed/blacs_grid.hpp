@@ -110,7 +110,7 @@ void agree_on_values(int context, const std::vector<int>& values, const std::str
 // descriptor), for agree_on_values: what a grid's collectives need the same on every rank.
 std::vector<int> with_global_fields(std::vector<int> values, std::initializer_list<const int*> descriptors);
 
-// Throws InvalidArgument ("<routine>: threads per rank = t must be in [0, 4096]") unless it is.
+// Throws InvalidArgument ("<routine>: threads per rank = t must be in [0, most_threads]") unless it is.
 void check_threads_per_rank(int threads, const std::string& routine);
 
 // Rows (or columns) of an n-long dimension in nb-blocks that process `index` of `count` holds.

@@ -3,9 +3,9 @@
 // squarest grid, fitted to one level of a binomial tree.
 #include <mpi.h>
 
-#include <algorithm>
 #include <vector>
 
+#include "hetlu/detail/statistics.hpp"
 #include "hetlu/distributed.hpp"
 
 namespace hetlu::distributed {
@@ -34,8 +34,7 @@ double ping_pong(MPI_Comm comm, int a, int b, int bytes, int round_trips) {
     }
     batches.push_back((MPI_Wtime() - start) / (2.0 * round_trips));
   }
-  std::nth_element(batches.begin(), batches.begin() + 2, batches.end());
-  double median = batches[2];
+  double median = detail::median(batches);
   MPI_Bcast(&median, 1, MPI_DOUBLE, a, comm);
   return median;
 }
@@ -52,8 +51,7 @@ double broadcast(MPI_Comm comm, MPI_Comm world, int bytes, int repetitions) {
     MPI_Allreduce(&seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, world);
     batches.push_back(slowest);
   }
-  std::nth_element(batches.begin(), batches.begin() + 2, batches.end());
-  return batches[2];
+  return detail::median(batches);
 }
 
 }  // namespace

@@ -283,7 +283,8 @@ int prbt_gesv(const Plan& plan, int n, int nrhs, const T* A, int lda, int* ipiv,
     return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, why, a_norm);
   }
   if (!refined.converged)
-    return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details, "refinement did not converge in 5 steps",
+    return gepp_fallback(plan, n, nrhs, A, lda, ipiv, B, ldb, details,
+                         ("refinement did not converge in " + std::to_string(max_refinement_steps) + " steps").c_str(),
                          a_norm);
 
   kernels::copy_block(n, nrhs, X.data(), ld, B, ldb);

@@ -23,9 +23,12 @@ struct RefinementResult {
 // omega (one pass over A gives both); solve_in_place(T* R, int ldr) overwrites R with A^-1 R
 // using the factors. Like LAPACK's dgerfs it stops when omega stagnates (falls by less than half
 // in a step), and it leaves in X the iterate of least omega, never a worse one than it was given.
+// dgerfs' ITMAX: the steps refinement takes at most.
+inline constexpr int max_refinement_steps = 5;
+
 template <class T, class Residual, class SolveInPlace>
 RefinementResult refine(int n, int nrhs, T* X, int ldx, Residual&& residual, SolveInPlace&& solve_in_place,
-                        int max_steps = 5) {
+                        int max_steps = max_refinement_steps) {
   RefinementResult result;
   const double target = accuracy::refinement_target<T>(n);
   const int ld = std::max(1, n);

@@ -349,6 +349,10 @@ inline DeviceSet from_string<DeviceSet>(std::string_view text) {
 // searches 0 and 1, and a stored plan holds no more.
 inline constexpr int most_lookahead = 1;
 
+// The most threads a plan's panel team or a rank's BLAS may have: far beyond any node's cores, and a
+// bound that a damaged database row or a mistyped flag cannot pass to ask for millions.
+inline constexpr int most_threads = 4096;
+
 // Everything a solver needs to know about how to run. Solvers take a resolved Plan and never look
 // anywhere else for parameters.
 struct Plan {
