@@ -1,0 +1,70 @@
+// The BLAS thread-count lock (solvers/blas_threads.hpp): a change of OpenBLAS's process-wide count
+// waits for the solves under way and holds back new ones until it is undone.
+#include <cblas.h>
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "solvers/blas_threads.hpp"
+
+namespace hetlu::kernels {
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST(BlasThreads, AChangeWaitsForASolveUnderWayAndHoldsBackTheNext) {
+  std::atomic<bool> changed{false};
+  std::thread change;
+  {
+    const SharedBlas solving;
+    change = std::thread([&] {
+      const BlasThreadCount one(1);
+      changed = true;
+      EXPECT_EQ(openblas_get_num_threads(), 1);
+      std::this_thread::sleep_for(100ms);
+      changed = false;
+    });
+    std::this_thread::sleep_for(100ms);
+    EXPECT_FALSE(changed.load()) << "the count changed while a solve held the BLAS";
+  }
+  while (!changed.load()) std::this_thread::sleep_for(1ms);
+  {
+    const SharedBlas next;  // waits until the change is undone
+    EXPECT_FALSE(changed.load()) << "a solve began while the count was changed";
+  }
+  change.join();
+}
+
+TEST(BlasThreads, NestedHoldsInOneThreadTakeNothingMore) {
+  const int before = openblas_get_num_threads();
+  {
+    const BlasThreadCount one(1);
+    const SharedBlas inside_the_change;  // the work the change times: no deadlock
+    const BlasHold hybrid(Target::hybrid);
+    EXPECT_EQ(openblas_get_num_threads(), 1);
+  }
+  EXPECT_EQ(openblas_get_num_threads(), before);
+  const SharedBlas solving;
+  const SharedBlas nested;  // a front end inside another
+  const BlasHold plan(Target::cpu);
+}
+
+TEST(BlasThreads, CallsInsideAnActiveRegionTakeNothing) {
+  // OpenBLAS runs them single-threaded, touching neither the count nor its buffers: a change may
+  // proceed beside them, and a team's threads never wait on one another's holds.
+  std::atomic<int> entered{0};
+#pragma omp parallel num_threads(2)
+  {
+    const SharedBlas in_team;
+    ++entered;
+  }
+  EXPECT_GE(entered.load(), 1);
+  std::thread change([] { const BlasThreadCount one(1); });
+  change.join();
+}
+
+}  // namespace
+}  // namespace hetlu::kernels
