@@ -483,6 +483,9 @@ Resolution resolve_plan(Solver solver, Precision precision, int m, int n, const 
     }
   }
   Resolution& r = entry->resolution;
+  // A plan tuned at another order may be wider than this matrix (nb = 8 said for n = 4): the widths
+  // it runs with, as for the model's plans and the overrides.
+  clamp_blocks_to_matrix(r.plan, m, n);
   apply_overrides(r.plan, options.overrides, m, n);
   if (!r.plan.overridden.empty()) r.measured_seconds.reset();  // measured for another plan
   if (!r.plan.overridden.empty() && r.plan.predicted_seconds) {

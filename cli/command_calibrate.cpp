@@ -31,7 +31,8 @@ void register_calibrate(CLI::App& app, CommandState& state) {
   cmd->add_option("--level", args->level, "estimate, quick, measure, patient or exhaustive")
       ->capture_default_str()
       ->check(one_of(detail::level_names.all()));
-  cmd->add_option("--config", args->config, "calibration YAML to use instead of the built-in one");
+  cmd->add_option("--config", args->config, "calibration YAML to use instead of the built-in one")
+      ->check(non_empty_path);
   cmd->add_option("--sizes", args->sizes, "square sizes to tune instead of the level's")
       ->delimiter(',')
       ->transform(whole_in(1, 100000));

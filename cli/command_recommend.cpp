@@ -165,11 +165,14 @@ void register_recommend(CLI::App& app, CommandState&) {
       ->transform(whole_in(1, largest_distributed_order));
   cmd->add_option("-n", args->n, "columns (required; at most 10000000, 100000000 with --ranks)")
       ->transform(whole_in(1, largest_distributed_order));
+  // An empty path (an unset $MACHINE) is refused: it had answered for this machine, exit 0.
   cmd->add_option("--machine", args->machine,
-                  "predict for the machine described in this YAML file (configs/machines/) instead of this one");
+                  "predict for the machine described in this YAML file (configs/machines/) instead of this one")
+      ->check(non_empty_path);
   cmd->add_option("--model-config", args->model_config,
                   "with --machine: a model file of efficiency factors and constants, each key in place of the "
-                  "built-in value (model/params.hpp); --print-model-config writes one");
+                  "built-in value (model/params.hpp); --print-model-config writes one")
+      ->check(non_empty_path);
   cmd->add_flag("--print-model-config", args->print_model_config,
                 "print the model's constants as a model file (with --model-config: that file's) and exit");
   cmd->add_flag("--explain", args->explain, "print the model's reasoning: rates, split, time, where the panel runs");

@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 #include <tuple>
 #include <variant>
 
@@ -63,7 +65,13 @@ YAML::Node load(const std::string& path, const char* embedded_text, const std::s
   }
   YAML::Node root;
   try {
-    root = YAML::Load(text);
+    // One document: a second after "---" (or anything after "...") had been ignored, its unknown
+    // keys and out-of-range values unchecked.
+    const std::vector<YAML::Node> documents = YAML::LoadAll(text);
+    if (documents.size() > 1)
+      throw InvalidArgument(source + ": holds " + std::to_string(documents.size()) +
+                            " YAML documents; a settings file is one");
+    if (!documents.empty()) root = documents.front();
   } catch (const YAML::Exception& e) {
     throw InvalidArgument(source + ": not YAML: " + e.what());
   }
@@ -85,12 +93,14 @@ void refuse_unknown_keys(const YAML::Node& node, const std::vector<std::string>&
   for (const auto& entry : node) {
     const std::string key = entry.first.as<std::string>("?");
     // YAML allows a key once per mapping; yaml-cpp would silently keep the first of two.
-    if (std::find(seen.begin(), seen.end(), key) != seen.end()) throw InvalidArgument(where + key + ": given twice");
+    // Shown printable: a NUL in a key had cut the message there (what() is a C string).
+    if (std::find(seen.begin(), seen.end(), key) != seen.end())
+      throw InvalidArgument(where + detail::printable(key) + ": given twice");
     seen.push_back(key);
     if (std::find(known.begin(), known.end(), key) == known.end()) {
       std::string list;
       for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-      throw InvalidArgument(where + key + ": unknown key (expected one of: " + list + ")");
+      throw InvalidArgument(where + detail::printable(key) + ": unknown key (expected one of: " + list + ")");
     }
   }
 }
@@ -116,14 +126,35 @@ const char* kind_of() {
     static_assert(sizeof(T) == 0, "kind_of: name this type");
 }
 
+// A number written with a leading zero (016): yaml-cpp reads a whole one as octal (14) and a real
+// one as decimal, so the same text meant two things in one file. Refused, as ambiguous.
+bool leading_zero(const YAML::Node& value) {
+  if (!value.IsScalar()) return false;
+  std::string_view text = value.Scalar();
+  if (!text.empty() && (text[0] == '+' || text[0] == '-')) text.remove_prefix(1);
+  return text.size() > 1 && text[0] == '0' && std::isdigit(static_cast<unsigned char>(text[1]));
+}
+
 template <class T>
 T get(const YAML::Node& node, const char* key, const T& fallback, const std::string& where) {
   if (!node || !node[key]) return fallback;
+  if constexpr (!std::is_same_v<T, std::string> && !std::is_same_v<T, std::vector<std::string>>) {
+    const YAML::Node value = node[key];
+    bool zero_led = leading_zero(value);
+    if (value.IsSequence())
+      for (const auto& item : value) zero_led = zero_led || leading_zero(item);
+    if (zero_led)
+      throw InvalidArgument(where + key +
+                            ": a number written with a leading zero (octal or decimal?): write it "
+                            "without");
+  }
   try {
     return node[key].as<T>();
   } catch (const YAML::Exception&) {
     const YAML::Node value = node[key];
-    std::string found = value.IsSequence() ? "a list" : value.IsMap() ? "a mapping" : "'" + value.Scalar() + "'";
+    std::string found = value.IsSequence() ? "a list"
+                        : value.IsMap()    ? "a mapping"
+                                           : "'" + detail::printable(value.Scalar()) + "'";
     if (found.size() > 60) found = found.substr(0, 57) + "...'";
     throw InvalidArgument(where + key + ": " + found + " is not " + kind_of<T>());
   }

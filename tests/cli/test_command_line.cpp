@@ -1880,3 +1880,16 @@ TEST(CommandLine, ThePrintedModelFileGivesTheBuiltInPrediction) {
   expect_one_line_error(run_hetlu("recommend --print-model-config -n 100", dir), {"-n", "--print-model-config"});
   expect_one_line_error(run_hetlu("recommend --solver gepp", dir), {"-n is required"});
 }
+
+// A hostile helper's: an empty path (an unset $MACHINE) answered for this machine, exit 0; and a
+// plan tuned at n = 8 was said with nb = 8 for n = 4.
+TEST_F(Cli, AnEmptySettingsPathIsRefusedAndATunedPlanFitsTheMatrix) {
+  for (const std::string line : {"recommend -n 100 --target hybrid --machine ''", "recommend -n 100 --model-config ''",
+                                 "calibrate --level estimate --config ''"})
+    expect_one_line_error(run_hetlu(line + " " + db(), dir), {"the path is empty"});
+  const auto config = write(dir, "c.yaml", "levels:\n  quick: {measure_rates: false, sizes: [8], nb: [4, 8]}\n");
+  ASSERT_EQ(run_hetlu("calibrate --level quick --config '" + config + "' " + db(), dir).exit_code, 0);
+  const auto r = run_hetlu("recommend -n 4 --json " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_LE(nlohmann::json::parse(r.out)["nb"].get<int>(), 4) << r.out;
+}

@@ -330,3 +330,20 @@ TEST(CalibrationConfig, DuplicateKeysUnknownLevelsAndNamesAreErrorsNamingTheFile
   std::ofstream(machine) << "cpu:\n  cores: 16\n  cores: 32\n  peak_gflops: 100\n";
   EXPECT_THROW(configs::machine_from_yaml(machine), InvalidArgument);
 }
+
+// A hostile helper's: a second document was ignored unchecked, 016 was 14 for a whole-number key
+// and 16 for a real one, and a NUL in a key or value cut the error message there.
+TEST(MachineConfig, OneDocumentNoLeadingZerosAndAMessageWhole) {
+  test_support::TempDir dir;
+  const std::string machine = "cpu: {cores: 4, frequency_ghz: 2.0, flops_per_cycle: 16}\n";
+  EXPECT_NE(machine_error(dir, machine + "---\nbogus: 1\n").find("holds 2 YAML documents"), std::string::npos);
+  EXPECT_NE(machine_error(dir, machine + "...\n\x01\xff[\n").find("m.yaml"), std::string::npos);
+  EXPECT_NE(machine_error(dir, "cpu: {cores: 010, frequency_ghz: 2.0, flops_per_cycle: 16}\n").find("leading zero"),
+            std::string::npos);
+  EXPECT_NE(machine_error(dir, "cpu: {cores: 4, frequency_ghz: 02.0, flops_per_cycle: 16}\n").find("leading zero"),
+            std::string::npos);
+  EXPECT_NE(model_error(dir, "nb_candidates: [016, 32]\n").find("leading zero"), std::string::npos);
+  EXPECT_NO_THROW(model_error(dir, "nb_candidates: [0x10, 32]\n"));            // YAML 1.2's hexadecimal stays
+  const std::string nul_key = machine_error(dir, "\"a\\0b\": 1\n" + machine);  // YAML's escape of NUL
+  EXPECT_NE(nul_key.find("a\\x00b: unknown key"), std::string::npos) << nul_key;
+}
