@@ -11,6 +11,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
 #include <string_view>
@@ -55,13 +56,25 @@ YAML::Node load(const std::string& path, const char* embedded_text, const std::s
     if (fs::is_regular_file(status) && fs::file_size(path, ec) > largest_file_bytes)
       throw InvalidArgument(path + ": " + std::to_string(fs::file_size(path, ec)) +
                             " bytes is too large for a settings file (at most 1 MiB)");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InvalidArgument(path + ": cannot be read");
-    text.assign(largest_file_bytes + 1, '\0');  // a pipe or device is bounded here too
-    in.read(text.data(), static_cast<std::streamsize>(text.size()));
-    text.resize(static_cast<std::size_t>(in.gcount()));
-    if (text.size() > largest_file_bytes)
-      throw InvalidArgument(path + ": too large for a settings file (at most 1 MiB)");
+    // A pipe reads once: what it gave is kept for the next reader of the same path in this process
+    // (`--machine <(...) --ranks P` reads the machine, then its network section, and the second
+    // read of the pipe was empty).
+    static std::mutex pipes_mutex;
+    static std::map<std::string, std::string> pipes_read;
+    const bool regular = fs::is_regular_file(status);
+    std::lock_guard lock(pipes_mutex);
+    if (const auto kept = pipes_read.find(path); !regular && kept != pipes_read.end()) {
+      text = kept->second;
+    } else {
+      std::ifstream in(path, std::ios::binary);
+      if (!in) throw InvalidArgument(path + ": cannot be read");
+      text.assign(largest_file_bytes + 1, '\0');  // a pipe or device is bounded here too
+      in.read(text.data(), static_cast<std::streamsize>(text.size()));
+      text.resize(static_cast<std::size_t>(in.gcount()));
+      if (text.size() > largest_file_bytes)
+        throw InvalidArgument(path + ": too large for a settings file (at most 1 MiB)");
+      if (!regular) pipes_read[path] = text;
+    }
   }
   YAML::Node root;
   try {
@@ -246,6 +259,16 @@ tuner::LevelSettings calibration_level(CalibrationLevel level, const std::string
   s.space.lookahead = wholes(node, "lookahead", s.space.lookahead, where, 0, most_lookahead);
   s.hybrid_sizes = wholes(node, "hybrid_sizes", s.hybrid_sizes, where, 1, largest_order);
   s.space.cpu_share = get(node, "cpu_share", s.space.cpu_share, where);
+  // The search space is built whole (nb x ib x lookahead x d): lists of 45000 widths each asked for
+  // gigabytes before any size was checked (a hostile helper's finding). More values than any search
+  // would time are refused.
+  constexpr std::size_t most_values = 256;
+  for (const auto& [key, count] :
+       {std::pair{"sizes", s.sizes.size()}, std::pair{"nb", s.space.nb.size()}, std::pair{"ib", s.space.ib.size()},
+        std::pair{"hybrid_sizes", s.hybrid_sizes.size()}, std::pair{"cpu_share", s.space.cpu_share.size()}})
+    if (count > most_values)
+      throw InvalidArgument(where + key + ": " + std::to_string(count) + " values; at most " +
+                            std::to_string(most_values));
   for (double share : s.space.cpu_share)
     if (!(share >= 0 && share <= 1))
       throw InvalidArgument(where + "cpu_share: " + shown(share) + " is not a number in [0, 1]");
@@ -552,7 +575,8 @@ MachineProfile machine_from_yaml(const std::string& yaml_path) {
       // At least a megabyte: below a byte it truncated to 0, which reads as "capacity not known".
       g.memory_bytes = static_cast<long long>(number(d, "memory_gb", 0.0, dwhere, 1e-3, 1e6) * 1e9);
       g.h2d_bandwidth_gbs = g.d2h_bandwidth_gbs = number(d, "link_gbs", 0.0, dwhere, tiny, huge);
-      g.h2d_latency_us = g.d2h_latency_us = number(d, "latency_us", 0.0, dwhere, 0, 1e6);
+      // Above 0: a latency of 0 is what a profile says of an unmeasured link (the model took 10 us).
+      g.h2d_latency_us = g.d2h_latency_us = number(d, "latency_us", 0.0, dwhere, 0, 1e6, true);
       g.memory_bandwidth_gbs = number(d, "memory_gbs", 0.0, dwhere, tiny, huge);
       if (g.dgemm_peak_gflops <= 0 && g.dgemm_gflops <= 0)
         throw InvalidArgument(top + "devices[" + std::to_string(index - 1) +

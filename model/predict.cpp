@@ -302,16 +302,29 @@ void search_plans(const MachineProfile& profile, const Problem& problem, const M
     }
   // The candidates step by d / 12 past 32: every d between the best one's neighbours is priced too,
   // so that the d chosen is the least of --sweep-d's (d = 101 at 169.5 s was chosen where the sweep
-  // priced 97 at 167.8: a hostile helper's finding).
+  // priced 97 at 167.8: a hostile helper's finding). Where they lie more than most_refined apart,
+  // most_refined evenly spaced of them, then again between the best one's neighbours: a few hundred
+  // prices whatever n / nb (every one of some 50000 between neighbours, each O(n / nb), had priced
+  // for hours at n = 1e7 with nb = 16: another hostile helper's finding).
   if (hybrid && best.plan.cpu_block_columns > 0 && std::isfinite(best.seconds)) {
+    constexpr int most_refined = 256;
     const int blocks = block_columns(problem.n, best.plan.nb);
     const std::vector<int> ds = candidate_cpu_block_columns(blocks, closed_form_fraction);
     const auto at = std::lower_bound(ds.begin(), ds.end(), best.plan.cpu_block_columns);
-    const int low = at == ds.begin() ? 1 : *(at - 1) + 1;
-    const int high = at == ds.end() || at + 1 == ds.end() ? blocks : *(at + 1) - 1;
+    int low = at == ds.begin() ? 1 : *(at - 1) + 1;
+    int high = at == ds.end() || at + 1 == ds.end() ? blocks : *(at + 1) - 1;
     const Plan chosen = best.plan;
-    for (int d = low; d <= high; ++d)
+    auto price_new = [&](int d) {
       if (!std::binary_search(ds.begin(), ds.end(), d)) price(chosen, d);
+    };
+    while (high - low + 1 > most_refined) {
+      const double step = double(high - low) / (most_refined - 1);
+      for (int i = 0; i < most_refined; ++i) price_new(low + static_cast<int>(std::lround(i * step)));
+      const int around = best.plan.cpu_block_columns, reach = static_cast<int>(std::ceil(step));
+      low = std::max(low, around - reach);
+      high = std::min(high, around + reach);
+    }
+    for (int d = low; d <= high; ++d) price_new(d);
   }
   // No plan priced finite (rates so small that every time overflows): an error, never Plan{}'s
   // defaults with an infinite time.

@@ -66,14 +66,23 @@ Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& 
   const double measured_one = single ? p.sgemm_gflops_one_core : p.dgemm_gflops_one_core;
   const double peak_core = p.peak_gflops_per_core * (single ? 2 : 1);
   const std::string eff = " x " + fmt1(params.cpu_efficiency);
+  // Single precision with DGEMM alone known (a machine file gives no SGEMM key): twice its rate, as
+  // for a datasheet peak (such a file had priced double and refused single and mixed).
+  const double doubled_all = single ? 2 * p.dgemm_gflops_all_cores : 0;
+  const double doubled_one = single ? 2 * p.dgemm_gflops_one_core : 0;
+  const std::string doubled = "measured DGEMM x 2 (SGEMM not measured)";
   if (measured_all > 0)
     r.cpu_all = {measured_all, "measured"};
   else if (peak_core > 0)
     r.cpu_all = {peak_core * r.cores * params.cpu_efficiency, "datasheet" + eff};
+  else if (doubled_all > 0)
+    r.cpu_all = {doubled_all, doubled};
   if (measured_one > 0)
     r.cpu_one = {measured_one, "measured"};
   else if (peak_core > 0)
     r.cpu_one = {peak_core * params.cpu_efficiency, "datasheet" + eff};
+  else if (doubled_one > 0)
+    r.cpu_one = {doubled_one, doubled};
   else
     r.cpu_one = {r.cpu_all.gflops / r.cores, r.cpu_all.source + " / cores"};
   // All cores below one: a probe disturbed by other work (38.4 against 49.3 on a loaded 2-core

@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1892,4 +1893,44 @@ TEST_F(Cli, AnEmptySettingsPathIsRefusedAndATunedPlanFitsTheMatrix) {
   const auto r = run_hetlu("recommend -n 4 --json " + db(), dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_LE(nlohmann::json::parse(r.out)["nb"].get<int>(), 4) << r.out;
+}
+
+// Hostile helpers' findings on what-if machines: d's refinement priced every d between the best
+// candidate's neighbours, each in O(n / nb) (n = 3e5 with nb = 1: 13.7 s, now 2.0; 1e7 for hours, now
+// 101 s, the candidates' own prices, linear in n / nb); a machine
+// file with DGEMM alone could not price single or mixed; a pipe was read twice for --ranks (empty
+// the second time); a latency of 0 was priced as 10 us.
+TEST_F(Cli, WhatIfMachinesPricedInBoundedWorkFromAPipeAndWithDgemmAlone) {
+  const auto huge = write(dir, "huge.yaml",
+                          "cpu: {cores: 1048576, frequency_ghz: 100, flops_per_cycle: 1024}\n"
+                          "devices: [{name: h, dgemm_peak_gflops: 1e9, link_gbs: 1e9, memory_gbs: 1e9, latency_us: 1, "
+                          "memory_gb: 1e6, dgetrf_gflops: 1e9}]\n");
+  const auto nb1 = write(dir, "nb1.yaml", "nb_candidates: [1]\n");
+  const auto r = run_hetlu(
+      "recommend --machine '" + huge + "' --target hybrid -n 300000 --model-config '" + nb1 + "' --json", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto plan = nlohmann::json::parse(r.out);
+  EXPECT_GE(plan["cpu_block_columns"].get<int>(), 0) << r.out;
+  EXPECT_LE(plan["cpu_block_columns"].get<int>(), 300000) << r.out;
+
+  const auto dgemm = write(dir, "dgemm.yaml", "cpu: {cores: 8, dgemm_gflops_all_cores: 400}\n");
+  for (const std::string precision : {"single", "mixed"})
+    EXPECT_EQ(run_hetlu("recommend --machine '" + dgemm + "' -n 4000 --precision " + precision, dir).exit_code, 0)
+        << precision;
+  EXPECT_NE(
+      run_hetlu("recommend --machine '" + dgemm + "' -n 4000 --precision single --explain", dir).out.find("DGEMM x 2"),
+      std::string::npos);
+
+  const std::string machine = std::string(HETLU_SOURCE_DIR) + "/configs/machines/epyc-7763x2-hdr-node.yaml";
+  const std::string fifo = dir.file("machine.fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  ASSERT_EQ(std::system(("cat '" + machine + "' > '" + fifo + "' &").c_str()), 0);
+  const auto ranks = run_hetlu("recommend --machine '" + fifo + "' --ranks 16 -n 20000", dir);
+  EXPECT_EQ(ranks.exit_code, 0) << ranks.err;
+
+  const auto zero = write(dir, "zero.yaml",
+                          "cpu: {cores: 8, dgemm_gflops_all_cores: 400}\n"
+                          "devices: [{name: g, dgemm_peak_gflops: 1000, link_gbs: 10, latency_us: 0}]\n");
+  expect_one_line_error(run_hetlu("recommend --machine '" + zero + "' --target hybrid -n 4000", dir),
+                        {"latency_us", "(0, "});
 }

@@ -100,7 +100,11 @@ const std::string good_cpu = "cpu:\n  cores: 8\n  frequency_ghz: 2.0\n  flops_pe
 
 TEST(MachineConfig, EveryValueIsCheckedAndTheErrorNamesTheFileAndKey) {
   test_support::TempDir dir;
-  EXPECT_EQ(machine_error(dir, good_cpu + "devices:\n  - {name: G, dgemm_peak_gflops: 100, latency_us: 0}\n"), "");
+  // A latency of 0 is what a profile says of an unmeasured link: it had been priced as 10 us.
+  EXPECT_NE(machine_error(dir, good_cpu + "devices:\n  - {name: G, dgemm_peak_gflops: 100, latency_us: 0}\n")
+                .find("latency_us: 0 is not a finite number in (0, "),
+            std::string::npos);
+  EXPECT_EQ(machine_error(dir, good_cpu + "devices:\n  - {name: G, dgemm_peak_gflops: 100, latency_us: 0.5}\n"), "");
   // A what-if GPU's single-precision rates, as the probe stores them.
   const std::string rates = good_cpu +
                             "devices:\n  - {name: G, dgemm_gflops: 100, sgemm_peak_gflops: 300, sgemm_gflops: 200, "
@@ -346,4 +350,19 @@ TEST(MachineConfig, OneDocumentNoLeadingZerosAndAMessageWhole) {
   EXPECT_NO_THROW(model_error(dir, "nb_candidates: [0x10, 32]\n"));            // YAML 1.2's hexadecimal stays
   const std::string nul_key = machine_error(dir, "\"a\\0b\": 1\n" + machine);  // YAML's escape of NUL
   EXPECT_NE(nul_key.find("a\\x00b: unknown key"), std::string::npos) << nul_key;
+}
+
+// The search space is built whole: lists of 45000 widths each asked for gigabytes (a hostile helper's).
+TEST(CalibrationConfig, ListsLongerThanAnySearchWouldTimeAreRefused) {
+  test_support::TempDir dir;
+  std::string widths;
+  for (int nb = 1; nb <= 300; ++nb) widths += (widths.empty() ? "" : ", ") + std::to_string(nb);
+  const std::string path = dir.file("c.yaml");
+  std::ofstream(path) << "levels:\n  quick: {measure_rates: false, sizes: [1000], nb: [" << widths << "]}\n";
+  try {
+    configs::calibration_level(CalibrationLevel::quick, path);
+    FAIL() << "300 widths were taken";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("nb: 300 values; at most 256"), std::string::npos) << e.what();
+  }
 }
