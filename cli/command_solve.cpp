@@ -276,17 +276,12 @@ void register_solve(CLI::App& app, CommandState& state) {
                                        "precision, or the factors grew past the range); no solution written{}",
                                        args->a_path, tried));
     if (report.singular_to_working_precision && report.accurate) {
-      std::cerr << fmt::format("hetlu: warning: {}: the solution is not reliable (exit status {})\n",
-                               detail::printable(args->a_path), exit_singular_to_working_precision);
+      warn_unreliable(args->a_path);
       state.exit_code = exit_singular_to_working_precision;
     }
     if (!report.accurate) {
-      std::cerr << fmt::format(
-          "hetlu: warning: {}: backward error {:.2e} exceeds the tolerance 30 (n+1) eps = {:.2e}: the solution is not "
-          "accurate (exit status {}){}\n",
-          detail::printable(args->a_path), omega,
-          complex ? accuracy_tolerance<std::complex<double>>(n) : accuracy_tolerance<double>(n), exit_inaccurate,
-          tried);
+      warn_inaccurate(args->a_path, omega,
+                      complex ? accuracy_tolerance<std::complex<double>>(n) : accuracy_tolerance<double>(n), tried);
       state.exit_code = exit_inaccurate;
     }
     if (!args->x_path.empty()) write_matrix_market(args->x_path, B, inputs);
@@ -339,15 +334,7 @@ void register_solve(CLI::App& app, CommandState& state) {
         : report.note.empty()    ? ""
                                  : "; " + report.note,
         report.phase_seconds.empty() ? "" : "; " + describe(report.phase_seconds));
-    if (args->x_path.empty()) {
-      // The solution goes to stdout in Matrix Market array format, ready to redirect.
-      std::cout << "%%MatrixMarket matrix array " << (complex ? "complex" : "real") << " general\n"
-                << n << " " << nrhs << "\n";
-      if (complex)
-        for (const auto& x : B.complex_values) std::cout << fmt::format("{:.17g} {:.17g}\n", x.real(), x.imag());
-      else
-        for (double x : B.values) std::cout << fmt::format("{:.17g}\n", x);
-    }
+    if (args->x_path.empty()) write_matrix_market(std::cout, B);  // to stdout, ready to redirect
   });
 }
 

@@ -352,10 +352,7 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
     const double tolerance = accuracy_tolerance<T>(n);
     int status = exit_ok;
     if (!(omega <= tolerance)) {
-      std::cerr << fmt::format(
-          "hetlu: warning: {}: backward error {:.2e} exceeds the tolerance 30 (n+1) eps = {:.2e}: the solution is not "
-          "accurate (exit status {})\n",
-          detail::printable(args.a_path), omega, tolerance, exit_inaccurate);
+      warn_inaccurate(args.a_path, omega, tolerance);
       status = exit_inaccurate;
     }
     // How singular R A is, as hetlu solve says it: dgecon's estimate from the factors gathered back
@@ -382,8 +379,7 @@ int solve_typed(const MpiSession& mpi, const DistributedSolveArgs& args, const D
     }
     warn_all(condition.warnings);
     if (condition.singular_to_working_precision && status == exit_ok) {
-      std::cerr << fmt::format("hetlu: warning: {}: the solution is not reliable (exit status {})\n",
-                               detail::printable(args.a_path), exit_singular_to_working_precision);
+      warn_unreliable(args.a_path);
       status = exit_singular_to_working_precision;
     }
     DenseMatrix X;

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cli/commands.hpp"
 #include "hetlu/detail/utf8.hpp"
 #include "hetlu/hetlu.hpp"
 #include "probes/probes.hpp"
@@ -179,6 +180,18 @@ void warn(const std::string& message) {
 
 void warn_all(const std::vector<std::string>& messages) {
   for (const auto& m : messages) warn(m);
+}
+
+void warn_inaccurate(const std::string& a_path, double omega, double tolerance, const std::string& tried) {
+  std::cerr << fmt::format(
+      "hetlu: warning: {}: backward error {:.2e} exceeds the tolerance 30 (n+1) eps = {:.2e}: the solution is not "
+      "accurate (exit status {}){}\n",
+      detail::printable(a_path), omega, tolerance, exit_inaccurate, tried);
+}
+
+void warn_unreliable(const std::string& a_path) {
+  std::cerr << fmt::format("hetlu: warning: {}: the solution is not reliable (exit status {})\n",
+                           detail::printable(a_path), exit_singular_to_working_precision);
 }
 
 }  // namespace hetlu::cli

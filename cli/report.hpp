@@ -25,4 +25,10 @@ void print_json(const nlohmann::ordered_json& object);  // one object, one line,
 void warn(const std::string& message);                  // "hetlu: warning: ..." on stderr
 void warn_all(const std::vector<std::string>& messages);
 
+// The verdicts `hetlu solve` and its --distributed form give an answer, as warnings naming A's file:
+// X not accurate (omega above the tolerance; `tried`: the attempts, or ""), or not reliable (A
+// singular to working precision).
+void warn_inaccurate(const std::string& a_path, double omega, double tolerance, const std::string& tried = "");
+void warn_unreliable(const std::string& a_path);
+
 }  // namespace hetlu::cli
