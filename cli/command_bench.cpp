@@ -22,6 +22,7 @@
 #include "hetlu/detail/statistics.hpp"
 #include "hetlu/detail/stopwatch.hpp"
 #include "hetlu/hetlu.hpp"
+#include "model/predict.hpp"
 #include "probes/memory.hpp"
 #include "solvers/accuracy.hpp"
 #include "solvers/backend.hpp"
@@ -243,13 +244,9 @@ nlohmann::ordered_json sweep_d(Solver solver, int m, int n, int reps, const std:
   const Resolution chosen = resolve_plan(solver, precision, m, n, options);
   const bool tuned = chosen.plan.source == PlanSource::tuned;
   // A plan of one panel (the device's LU of the whole matrix) has no block columns to share: the
-  // sweep then takes the widest candidate width that leaves at least four.
+  // sweep then takes the widest candidate width that leaves at least four, as the model prices.
   int nb = chosen.plan.nb;
-  if (nb >= std::min(m, n)) {
-    nb = 1;
-    for (int width : configs::model_params().nb_candidates)
-      if (width <= std::min(m, n) / 4) nb = std::max(nb, width);
-  }
+  if (nb >= std::min(m, n)) nb = model::widest_priced_candidate(configs::model_params(), std::min(m, n));
   const int blocks = block_columns(n, nb);
   options.overrides.nb = nb;
   // The model's price of a plan of this nb and d: the same model, rates and plan the solver runs.

@@ -39,7 +39,7 @@ void predicted_sweep(const MachineProfile& profile, const model::Problem& proble
   const int blocks = block_columns(problem.n, plan.nb);
   check_swept(blocks);  // the model's nb; a given one is checked before predicting
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-  const double flops = model::solve_flops(problem);
+  const double flops = detail::getrf_flops(problem.m, problem.n);
   for (int d = 0; d <= blocks; ++d) {
     plan.cpu_block_columns = d;
     const double seconds = model::predict_seconds(profile, problem, plan, params);

@@ -34,10 +34,6 @@ std::vector<int> candidate_cpu_block_columns(int blocks, double closed_form_frac
 
 }  // namespace
 
-double solve_flops(const Problem& p) {
-  return detail::getrf_flops(p.m, p.n);
-}
-
 bool device_holds(const MachineProfile& profile, const Problem& problem, const Plan& plan, const ModelParams& params) {
   if (problem.target != Target::hybrid) return true;
   return plan_fits_device(rates_of(profile, problem.precision, params, problem.devices, problem.tf32), problem, plan);
@@ -240,6 +236,17 @@ namespace {
 int widest_priced_nb(const ModelParams& params, int k) {
   return std::max(params.nb_candidates.front(), k / 4);
 }
+
+}  // namespace
+
+int widest_priced_candidate(const ModelParams& params, int k) {
+  int widest = params.nb_candidates.front();
+  for (int width : params.nb_candidates)
+    if (width <= widest_priced_nb(params, k)) widest = std::max(widest, width);
+  return widest;
+}
+
+namespace {
 
 // The plan of least predicted time into best (its seconds, plan and terms): over the nb candidates,
 // the panel's place and, on the hybrid target, the CPUs' share d, each priced with the schedule the
@@ -493,7 +500,7 @@ Prediction predict(const MachineProfile& profile, const Problem& problem, const 
   search_plans(profile, problem, params, closed_form_fraction, best);
 
   Plan& plan = best.plan;
-  const double flops = solve_flops(problem);
+  const double flops = detail::getrf_flops(problem.m, problem.n);
   best.gflops = detail::gflops(flops, best.seconds);
   plan.source = PlanSource::model;
   plan.predicted_seconds = best.seconds;

@@ -204,7 +204,8 @@ double predict_seconds(const MachineProfile& profile, const Problem& problem, co
 // also where the panel runs and d). Throws hetlu::Error when the profile has no rate at all.
 Prediction predict(const MachineProfile& profile, const Problem& problem, const ModelParams& params = {});
 
-// Operation counts used for every GFlop/s hetlu reports.
-double solve_flops(const Problem& problem);
+// The widest of params' panel widths that leaves a k-column matrix at least four panels (the widest
+// the model prices short of one panel, widest_priced_nb); the narrowest where none does.
+int widest_priced_candidate(const ModelParams& params, int k);
 
 }  // namespace hetlu::model

@@ -1338,3 +1338,13 @@ TEST(Predict, TheChosenDIsTheLeastOfEveryDThatFits) {
           << ", least at d = " << argmin;
     }
 }
+
+// The bench's d sweep of a one-panel plan takes this width: it held its own copy of the four-panel
+// rule, with another floor (a review).
+TEST(Predict, TheWidestPricedCandidateLeavesFourPanels) {
+  model::ModelParams params;
+  params.nb_candidates = {16, 32, 64, 128, 256};
+  EXPECT_EQ(model::widest_priced_candidate(params, 4096), 256);
+  EXPECT_EQ(model::widest_priced_candidate(params, 500), 64);  // 125 columns a panel at most
+  EXPECT_EQ(model::widest_priced_candidate(params, 40), 16);   // none leaves four: the narrowest
+}
