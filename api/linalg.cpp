@@ -11,6 +11,7 @@
 
 #include "hetlu/hetlu.hpp"
 #include "solvers/backend.hpp"
+#include "solvers/blas_threads.hpp"
 #include "solvers/checks.hpp"
 #include "solvers/condition.hpp"
 #include "solvers/lu.hpp"
@@ -116,6 +117,9 @@ void gesv_batched(int batch, int n, int nrhs, T* A, int lda, std::int64_t stride
   // A batch of one on the host backend is solved as the CPUs' batch: the backend's worker runs a
   // lone system with one-threaded BLAS (SingleThreadedBlas), 1.25x the time at n = 2000 on 2 cores.
   const bool lone_system_on_host = batch == 1 && device.front().kind == BackendKind::host;
+  // Before the device's lock, as every hybrid solve takes them (a batch that took the device first,
+  // then waited on a worker that waited for the BLAS a hybrid solve held, never ended: a review).
+  const kernels::BlasHold hold(options.target);
   if (hybrid && !lone_system_on_host) {
     auto lock = backends::lock_devices(device);
     solvers::gesv_batched_on(backends::backend<T>(device.front()), batch, n, nrhs, A, lda, stride_a, ipiv, stride_ipiv,

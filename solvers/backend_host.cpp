@@ -26,6 +26,7 @@
 #include "hetlu/detail/utf8.hpp"
 #include "solvers/accuracy.hpp"
 #include "solvers/blas.hpp"
+#include "solvers/blas_threads.hpp"
 #include "solvers/butterfly.hpp"
 #include "solvers/copy_block.hpp"
 #include "solvers/gepp_kernels.hpp"
@@ -72,6 +73,7 @@ class Worker {
  private:
   void serve(int omp_threads) {
     omp_set_num_threads(std::max(1, omp_threads));  // this thread's OpenMP team: the device's cores
+    kernels::work_under_callers_hold();             // every task's caller holds the BLAS (blas_threads.hpp)
     std::unique_lock lock(mutex_);
     for (;;) {
       wake_.wait(lock, [&] { return stopping_ || !tasks_.empty(); });

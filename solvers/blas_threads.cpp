@@ -2,10 +2,10 @@
 
 #include <cblas.h>
 #include <omp.h>
+#include <pthread.h>
 
 #include <atomic>
 #include <chrono>
-#include <mutex>
 #include <thread>
 
 namespace hetlu::kernels {
@@ -15,8 +15,7 @@ namespace {
 // that a waiting writer is never starved of: readers arriving while it waits step back (glibc's
 // rwlock prefers readers, and threads solving in a loop would keep a probe out for ever).
 std::atomic<int> readers{0};
-std::atomic<bool> writer{false};
-std::mutex writers;  // one change at a time
+std::atomic<bool> writer{false};  // a change under way or waiting (one at a time: it is claimed)
 
 // What this thread holds (shared or alone), so that nested front ends and the work inside a change
 // take nothing more: the count of scopes open.
@@ -34,17 +33,29 @@ void lock_shared() {
 }
 
 void lock_alone() {
-  writers.lock();
-  writer.store(true);
+  for (bool free = false; !writer.compare_exchange_weak(free, true); free = false) std::this_thread::sleep_for(pause);
   while (readers.load() != 0) std::this_thread::sleep_for(pause);
 }
 
 void unlock_alone() {
   writer.store(false);
-  writers.unlock();
 }
 
+// A child of fork has only the forking thread: holds of the parent's other threads are gone with
+// them (a child solving after a fork beside a hybrid solve waited for ever on the parent's hold).
+const bool reset_in_children = [] {
+  pthread_atfork(nullptr, nullptr, [] {
+    readers.store(0);
+    writer.store(false);
+  });
+  return true;
+}();
+
 }  // namespace
+
+void work_under_callers_hold() {
+  ++scopes;  // for the thread's life: never below 1 again
+}
 
 SharedBlas::SharedBlas() : held_(scopes == 0 && !omp_in_parallel()) {
   if (held_) lock_shared();

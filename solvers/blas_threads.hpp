@@ -45,6 +45,12 @@ class BlasThreadCount {
   bool held_;
 };
 
+// For a thread that works only for hetlu calls which hold the BLAS and wait for it (the host
+// backend's device threads): its own calls take nothing, as the caller's would. A call that holds it
+// alone and waits on such a thread that then waited for the hold would never end (a hybrid solve
+// beside a batch on the same host device did: a review).
+void work_under_callers_hold();
+
 // The BLAS held for a plan's work: shared on the CPUs; alone on the hybrid target, whose CPU team
 // and device threads set their own OpenMP counts, which their BLAS calls make the process's.
 class BlasHold {

@@ -1,8 +1,10 @@
 // Hybrid solves on the host backend while other threads of the process solve on the CPUs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <complex>
+#include <cstdint>
 #include <random>
 #include <thread>
 #include <vector>
@@ -59,6 +61,43 @@ TEST(ConcurrentHybrid, HostBackendAnswersStayRightBesideCpuSolves) {
   stop = true;
   for (auto& t : noise) t.join();
   EXPECT_EQ(wrong, 0) << "of 24 complex hybrid solves";
+}
+
+// A hybrid solve holds the BLAS alone (solvers/blas_threads.hpp) and then its devices; a batch on the
+// same host device had taken the device first and waited on its worker, which waited for the BLAS:
+// both hung within a few calls (a review). Each side runs a bounded number of calls; a hang is the
+// test's timeout.
+TEST(ConcurrentHybrid, AHybridSolveBesideABatchOnTheSameHostDeviceBothEnd) {
+  Options options;
+  options.use_database = false;
+  options.target = Target::hybrid;
+  options.overrides.devices = from_string<DeviceSet>("host:1");
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> u(-1, 1);
+  const int n = 256, small = 64, batch = 8;
+  std::vector<double> A0(static_cast<size_t>(n) * n), S0(static_cast<size_t>(small) * small * batch);
+  for (auto& a : A0) a = u(rng);
+  for (auto& a : S0) a = u(rng);
+  std::atomic<int> solved{0}, batches{0};
+  std::thread hybrid([&] {
+    for (int k = 0; k < 20; ++k) {
+      auto A = A0;
+      std::vector<double> B(n, 1.0);
+      std::vector<int> ipiv(n);
+      if (gesv(Solver::gepp, n, 1, A.data(), n, ipiv.data(), B.data(), n, options).info == 0) ++solved;
+    }
+  });
+  for (int k = 0; k < 20; ++k) {
+    auto S = S0;
+    std::vector<double> B(static_cast<size_t>(small) * batch, 1.0);
+    std::vector<int> ipiv(static_cast<size_t>(small) * batch), info(batch);
+    gesv_batched(batch, small, 1, S.data(), small, std::int64_t{small} * small, ipiv.data(), small, B.data(), small,
+                 small, info.data(), options);
+    if (std::count(info.begin(), info.end(), 0) == batch) ++batches;
+  }
+  hybrid.join();
+  EXPECT_EQ(solved.load(), 20);
+  EXPECT_EQ(batches.load(), 20);
 }
 
 }  // namespace

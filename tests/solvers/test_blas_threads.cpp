@@ -3,6 +3,8 @@
 #include <cblas.h>
 #include <gtest/gtest.h>
 #include <omp.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -64,6 +66,32 @@ TEST(BlasThreads, CallsInsideAnActiveRegionTakeNothing) {
   EXPECT_GE(entered.load(), 1);
   std::thread change([] { const BlasThreadCount one(1); });
   change.join();
+}
+
+// A child of fork has only the forking thread: a hold of another thread of the parent is not the
+// child's (a child's solve beside a parent's hybrid solve had waited for ever: a review).
+TEST(BlasThreads, AChildOfForkIsNotHeldByItsParentsOtherThreads) {
+  std::atomic<bool> holding{false}, release{false};
+  std::thread holder([&] {
+    const BlasThreadCount alone(0);
+    holding = true;
+    while (!release) std::this_thread::sleep_for(1ms);
+  });
+  while (!holding) std::this_thread::sleep_for(1ms);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    alarm(20);  // a hang ends the child by SIGALRM
+    { const SharedBlas solving; }
+    { const BlasThreadCount change(1); }
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  release = true;
+  holder.join();
+  ASSERT_TRUE(WIFEXITED(status)) << "the child hung (signal " << WTERMSIG(status) << ")";
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 }  // namespace
