@@ -55,7 +55,7 @@ bool plan_fits_device(const Rates& rates, const Problem& problem, const Plan& pl
     return device_column_capacity(rates.devices[s], m, word) >= n;
   const auto owner = detail::deal_block_columns(plan.device_shares, static_cast<int>(count), blocks - d);
   std::vector<double> columns(count, 0);
-  for (int J = d; J < blocks; ++J) columns[owner[J - d]] += std::min(n, (J + 1) * nb) - J * nb;
+  for (int J = d; J < blocks; ++J) columns[owner[J - d]] += block_column_width(J, n, nb);
   for (std::size_t i = 0; i < count; ++i)
     if (columns[i] > 0 && columns[i] + 2.0 * nb > device_column_capacity(rates.devices[i], m, word)) return false;
   return true;
@@ -118,14 +118,22 @@ double mixed_device_extra_seconds(const MachineProfile& profile, const Rates& ra
          mixed_refinement_steps(profile, solver, n, params).steps * (residual + solve);
 }
 
+namespace {
+
+// A GPU's panel of step s: latency-bound, column by column, at device_panel_efficiency of its GEMM rate.
+double gpu_panel_seconds(const Step& s, double panel_gflops, const ModelParams& params) {
+  return s.panel_flops() / (panel_gflops * 1e9 * params.device_panel_efficiency) +
+         s.jb * (1e-6 * params.device_panel_column_latency_us);
+}
+
+}  // namespace
+
 double owner_panel_seconds(const MachineProfile* profile, const Rates& rates, std::size_t i, const Step& s,
                            const ModelParams& params) {
   const auto& dev = rates.devices[i];
-  if (dev.host_threads > 0 && profile)
-    return cpu_panel_seconds(*profile, rates, Solver::gepp, s.rows, int(s.jb), dev.host_threads, params);
-  const double efficiency = dev.host_threads > 0 ? 1.0 : params.device_panel_efficiency;
-  return s.panel_flops() / (dev.panel_gflops * 1e9 * efficiency) +
-         (dev.host_threads > 0 ? 0.0 : s.jb * (1e-6 * params.device_panel_column_latency_us));
+  if (dev.host_threads == 0) return gpu_panel_seconds(s, dev.panel_gflops, params);
+  if (profile) return cpu_panel_seconds(*profile, rates, Solver::gepp, s.rows, int(s.jb), dev.host_threads, params);
+  return s.panel_flops() / (dev.panel_gflops * 1e9);  // a host backend's team, no profile to price its kernel
 }
 
 namespace {
@@ -143,7 +151,7 @@ HybridTimes owner_panels_seconds(const MachineProfile& profile, const Rates& rat
   const double host = host_bandwidth(rates.memory_gbs);
   const std::vector<int> owner = detail::deal_block_columns(plan.device_shares, static_cast<int>(count), blocks);
   std::vector<double> owned(count, 0);  // columns of each device right of the current panel
-  for (int J = 0; J < blocks; ++J) owned[owner[J]] += std::min(n, (J + 1) * nb) - J * nb;
+  for (int J = 0; J < blocks; ++J) owned[owner[J]] += block_column_width(J, n, nb);
   auto link = [&](std::size_t i) { return rates.devices[i].link.gbs * 1e9; };
   auto latency = [&](std::size_t i) { return rates.devices[i].link_latency_us * 1e-6; };
   auto gemm = [&](std::size_t i, double jb) {
@@ -313,7 +321,7 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
     owner =
         detail::deal_block_columns(plan.device_shares, static_cast<int>(rates.devices.size()), std::max(0, blocks - d));
   std::vector<double> owned_columns(rates.devices.size(), 0);  // per device, right of the window
-  for (int J = d; several && J < blocks; ++J) owned_columns[owner[J - d]] += std::min(n, (J + 1) * nb) - J * nb;
+  for (int J = d; several && J < blocks; ++J) owned_columns[owner[J - d]] += block_column_width(J, n, nb);
   auto several_devices_step = [&](const Step& s, int K, double cpu_columns) {
     const double cpu_panel =
         calu_from_leaves ? calu_panel_seconds(profile, rates, s.rows, int(s.jb), plan.ib, panel_threads, true, params)
@@ -336,7 +344,7 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
       t.device += update;
       t.transfer += transfer;
     }
-    if (K + d < blocks) owned_columns[owner[K]] -= std::min(n, (K + d + 1) * nb) - (K + d) * nb;
+    if (K + d < blocks) owned_columns[owner[K]] -= block_column_width(K + d, n, nb);
     t.cpu += cpu;
     t.total += std::max(cpu + packing + owner_path, slowest) + params.step_overhead_seconds;
   };
@@ -345,8 +353,7 @@ HybridTimes hybrid_lu_seconds(const MachineProfile& profile, const Rates& rates,
   auto device_panel_seconds = [&](const Step& s) {
     return rates.device_host_threads > 0
                ? cpu_panel_seconds(profile, rates, Solver::gepp, s.rows, s.jb, rates.device_host_threads, params)
-               : s.panel_flops() / (rates.device_panel_gflops * 1e9 * params.device_panel_efficiency) +
-                     s.jb * (1e-6 * params.device_panel_column_latency_us);
+               : gpu_panel_seconds(s, rates.device_panel_gflops, params);
   };
   // GEPP's and CALU's row interchanges on the device's `columns` of step s.
   const bool pivoting = solver != Solver::prbt;

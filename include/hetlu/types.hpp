@@ -387,6 +387,12 @@ inline int block_columns(int n, int nb) {
   return static_cast<int>(((n < 0 ? 0LL : n) + nb - 1LL) / nb);
 }
 
+// The columns of block column J (0-based) of width nb in n columns: nb, or what is left in the last.
+inline int block_column_width(int J, int n, int nb) {
+  const long long first = static_cast<long long>(J) * nb;
+  return static_cast<int>(std::min<long long>(n, first + nb) - first);
+}
+
 // A block wider than the matrix is the whole matrix: nb and ib beyond max(m, n) are taken as
 // max(m, n), so that no block arithmetic (j + nb, (k + nb - 1) / nb) can overflow an int whatever
 // width a caller asks for; and a d beyond the block columns is all of them (reported as run: a

@@ -361,7 +361,7 @@ TEST(MixedGesv, ANanInBUncheckedIsLapacksConvergedColumnNotAFallback) {
 // integer A whose last column is the sum of the first two (plus delta noise): ITER 3 with omega
 // 3.8e8 (n + 1) u at n = 40, delta = 0, and 5.7e3 (n + 1) u at n = 300, delta = 1e-10 (a hostile test).
 TEST(MixedGesv, AGmresAnswerUnderLapacksTestAloneMustPassOmegaToo) {
-  for (const auto [n, delta] : {std::pair{40, 0.0}, std::pair{300, 1e-10}}) {
+  for (const auto& [n, delta] : {std::pair{40, 0.0}, std::pair{300, 1e-10}}) {
     SCOPED_TRACE(n);
     // Whatever ITER says (GMRES's answer, or -31 and the double solver's), X is as good as dgesv's.
     std::mt19937 gen(14);
