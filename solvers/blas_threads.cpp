@@ -11,11 +11,14 @@
 namespace hetlu::kernels {
 namespace {
 
-// A lock that readers take with two atomic operations (a solve of order 33 costs microseconds) and
-// that a waiting writer is never starved of: readers arriving while it waits step back (glibc's
-// rwlock prefers readers, and threads solving in a loop would keep a probe out for ever).
+// A lock that readers take with two atomic operations (a solve of order 33 costs microseconds), and
+// that takes turns: readers arriving while a writer holds it or waits step back and wait (glibc's
+// rwlock prefers readers, and threads solving in a loop would keep a probe out for ever), and the
+// next writer waits until those readers are in (a thread looping hybrid solves, each held alone,
+// had kept two calibrations out for a minute: a review).
 std::atomic<int> readers{0};
 std::atomic<bool> writer{false};  // a change under way or waiting (one at a time: it is claimed)
+std::atomic<int> waiting{0};      // readers that found a writer and wait for their turn
 
 // What this thread holds (shared or alone), so that nested front ends and the work inside a change
 // take nothing more: the count of scopes open.
@@ -23,17 +26,32 @@ thread_local int scopes = 0;
 
 constexpr auto pause = std::chrono::microseconds(100);
 
+// Whether this reader got in: sequentially consistent with the writer's store and load, so that
+// one of the two sees the other.
+bool try_shared() {
+  readers.fetch_add(1);
+  if (!writer.load()) return true;
+  readers.fetch_sub(1);
+  return false;
+}
+
 void lock_shared() {
+  if (try_shared()) return;
+  waiting.fetch_add(1);
   for (;;) {
-    readers.fetch_add(1);  // sequentially consistent with the writer's store and load: one of the two sees the other
-    if (!writer.load()) return;
-    readers.fetch_sub(1);
     while (writer.load()) std::this_thread::sleep_for(pause);
+    if (try_shared()) break;
   }
+  waiting.fetch_sub(1);
 }
 
 void lock_alone() {
-  for (bool free = false; !writer.compare_exchange_weak(free, true); free = false) std::this_thread::sleep_for(pause);
+  for (;;) {
+    while (waiting.load() != 0) std::this_thread::sleep_for(pause);  // the readers the last writer kept out first
+    bool free = false;
+    if (writer.compare_exchange_weak(free, true)) break;
+    std::this_thread::sleep_for(pause);
+  }
   while (readers.load() != 0) std::this_thread::sleep_for(pause);
 }
 
@@ -47,6 +65,7 @@ const bool reset_in_children = [] {
   pthread_atfork(nullptr, nullptr, [] {
     readers.store(0);
     writer.store(false);
+    waiting.store(0);
   });
   return true;
 }();
@@ -67,9 +86,10 @@ SharedBlas::~SharedBlas() {
   if (held_) readers.fetch_sub(1);
 }
 
-BlasThreadCount::BlasThreadCount(int threads)
-    : saved_blas_(openblas_get_num_threads()), saved_openmp_(omp_get_max_threads()), held_(scopes == 0) {
+BlasThreadCount::BlasThreadCount(int threads) : held_(scopes == 0) {
   if (held_) lock_alone();
+  saved_blas_ = openblas_get_num_threads();  // once alone: not another change's passing count
+  saved_openmp_ = omp_get_max_threads();
   ++scopes;
   if (threads <= 0) return;
   openblas_set_num_threads(threads);

@@ -68,6 +68,30 @@ TEST(BlasThreads, CallsInsideAnActiveRegionTakeNothing) {
   change.join();
 }
 
+// Solves and changes take turns: a thread looping hybrid solves (each holding the BLAS alone) had kept
+// other threads' solves out, two calibrations for a minute (a review). A liveness check, not a
+// speed one: each of 100 solves waits for at most one change.
+TEST(BlasThreads, SolvesAreNotKeptOutByChangesInALoop) {
+  std::atomic<bool> stop{false}, started{false};
+  std::thread changes([&] {
+    while (!stop) {
+      const BlasThreadCount alone(0);
+      started = true;
+      std::this_thread::sleep_for(1ms);
+    }
+  });
+  while (!started) std::this_thread::sleep_for(1ms);
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
+  int solves = 0;
+  for (; solves < 100 && std::chrono::steady_clock::now() < deadline; ++solves) {
+    const SharedBlas solving;
+    std::this_thread::sleep_for(200us);
+  }
+  stop = true;
+  changes.join();
+  EXPECT_EQ(solves, 100);
+}
+
 // A child of fork has only the forking thread: a hold of another thread of the parent is not the
 // child's (a child's solve beside a parent's hybrid solve had waited for ever: a review).
 TEST(BlasThreads, AChildOfForkIsNotHeldByItsParentsOtherThreads) {
