@@ -7,6 +7,7 @@
 #include "configs/configs.hpp"
 #include "hetlu/detail/cuda_tf32.hpp"
 #include "hetlu/detail/flops.hpp"
+#include "hetlu/detail/utf8.hpp"
 #include "hetlu/distributed_plan.hpp"
 #include "hetlu/hetlu.hpp"
 #include "model/distributed.hpp"
@@ -130,10 +131,11 @@ void recommend_distributed(Precision precision, int n, distributed::RankLayout l
   if (p.predicted_seconds)
     std::cout << fmt::format("  predicted {:.4f} s{}\n", *p.predicted_seconds,
                              gflops > 0 ? fmt::format(", {:.1f} GFlop/s", gflops) : "");
-  std::cout << "  source: " << to_string(p.source) << " (" << p.source_detail << ")\n";
-  std::cout << "  network: " << r.network.source << "\n";
+  // Shown printable: they quote the machine file's path, whose bytes (ESC) went to the terminal.
+  std::cout << "  source: " << to_string(p.source) << " (" << detail::printable(p.source_detail) << ")\n";
+  std::cout << "  network: " << detail::printable(r.network.source) << "\n";
   if (explain)
-    for (const auto& line : r.explanation) std::cout << "  - " << line << "\n";
+    for (const auto& line : r.explanation) std::cout << "  - " << detail::printable(line) << "\n";
 }
 
 }  // namespace
@@ -309,9 +311,9 @@ void register_recommend(CLI::App& app, CommandState&) {
     if (p.predicted_seconds)
       std::cout << fmt::format("  predicted {:.4f} s{}\n", *p.predicted_seconds,
                                r.predicted_gflops ? fmt::format(", {:.1f} GFlop/s", *r.predicted_gflops) : "");
-    std::cout << "  source: " << to_string(p.source) << " (" << p.source_detail << ")\n";
+    std::cout << "  source: " << to_string(p.source) << " (" << detail::printable(p.source_detail) << ")\n";
     if (args->explain)
-      for (const auto& line : r.explanation) std::cout << "  - " << line << "\n";
+      for (const auto& line : r.explanation) std::cout << "  - " << detail::printable(line) << "\n";
   });
 }
 

@@ -1934,3 +1934,16 @@ TEST_F(Cli, WhatIfMachinesPricedInBoundedWorkFromAPipeAndWithDgemmAlone) {
   expect_one_line_error(run_hetlu("recommend --machine '" + zero + "' --target hybrid -n 4000", dir),
                         {"latency_us", "(0, "});
 }
+
+// The text output quotes the machine file's path: an ESC in it went to the terminal (a hostile helper's).
+TEST_F(Cli, RecommendShowsAMachinePathPrintable) {
+  const std::string machine = std::string(HETLU_SOURCE_DIR) + "/configs/machines/epyc-7763x2-hdr-node.yaml";
+  const std::string odd = dir.file("m\x1b[2J.yaml");
+  std::filesystem::copy_file(machine, odd);
+  for (const std::string options : {" --target hybrid --explain", " --ranks 4 --explain"}) {
+    const auto r = run_hetlu("recommend -n 4000 --machine '" + odd + "'" + options, dir);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << options;
+    EXPECT_NE(r.out.find("m\\x1B[2J.yaml"), std::string::npos) << r.out;
+  }
+}
