@@ -1254,15 +1254,15 @@ SolveResult solve_result_from_state(const py::object& state) {
 
 PYBIND11_MODULE(_hetlu, m) {
   m.doc() = "hetlu: auto-tuned dense LU solvers";
-  // pybind11 tries the translator registered last first: the most derived exceptions come last.
-  // As in C++, both derive from Error, and each from the standard exception a caller would catch.
-  const auto error = py::register_exception<Error>(m, "Error", PyExc_RuntimeError);
-  const auto database_error =
-      py::register_exception<db::DatabaseError>(m, "DatabaseError", py::make_tuple(error, py::handle(PyExc_OSError)));
-  const auto invalid_argument = py::register_exception<InvalidArgument>(
-      m, "InvalidArgument", py::make_tuple(error, py::handle(PyExc_ValueError)));
+  // The types, as in C++: both derive from Error, and each from the standard exception a caller
+  // would catch. Made without pybind11's translators: the one below raises them all.
+  const py::exception<Error> error(m, "Error", PyExc_RuntimeError);
+  const py::exception<db::DatabaseError> database_error(m, "DatabaseError",
+                                                        py::make_tuple(error, py::handle(PyExc_OSError)));
+  const py::exception<InvalidArgument> invalid_argument(m, "InvalidArgument",
+                                                        py::make_tuple(error, py::handle(PyExc_ValueError)));
   // Raised with the message printable, as the command and the C API say it: one line, whatever a
-  // quoted argument holds (solver="ca\nlu" had split it).
+  // quoted argument holds (solver="ca\nlu" had split it). The most derived first.
   static PyObject* const error_type = error.ptr();
   static PyObject* const database_error_type = database_error.ptr();
   static PyObject* const invalid_argument_type = invalid_argument.ptr();
