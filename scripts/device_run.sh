@@ -13,7 +13,7 @@
 #   scripts/device_run.sh bundle           on the dev machine, after building build-device/ here with CUDA
 #                                          (cmake -B build-device -DHETLU_WITH_CUDA=ON
 #                                          -DCMAKE_CUDA_ARCHITECTURES=90 -DHETLU_WITH_MPI=ON; targets
-#                                          test_solvers hetlu_command hetlu_cuda, and test_distributed
+#                                          test_solvers hetlu_command hetlu_cuda, and test_api test_distributed
 #                                          bench_batched_gesv): pack the binaries and
 #                                          the Debian libraries they load into .devpkg/bundle.tar.xz
 #                                          (git-ignored; carry that one file: all of .devpkg, with
@@ -31,9 +31,10 @@
 #                                          mixed_prbt (PRBT in mixed precision at 16384 and 32768, TF32 at 16384; kappa 100),
 #                                          mixed_host_rounding (32768, A rounded by the host as before),
 #                                          batched (10000 systems of n = 16, 64, 256 on the GPU),
-#                                          distributed (mpirun: tests resident on cuda, calibrate) and
-#                                          distbench (bench --distributed at 16 and 4 ranks), both needing
-#                                          build-device configured with -DHETLU_WITH_MPI=ON
+#                                          distributed (mpirun: tests resident on cuda, calibrate),
+#                                          dist_calibrate (the tuner alone, at 16000) and
+#                                          distbench (bench --distributed at 16 and 4 ranks), the three
+#                                          needing build-device configured with -DHETLU_WITH_MPI=ON
 # A device call is limited to 10 minutes: name fewer stages per call when the whole does not fit.
 # Logs and JSON go to $OUT (or build-device/out) for bench/results/.
 set -euo pipefail
@@ -147,6 +148,7 @@ prebuilt_environment() {
   fi
   H=.devpkg/root/build-device/bin/hetlu
   TESTS=.devpkg/root/build-device/bin/test_solvers
+  TEST_API=.devpkg/root/build-device/bin/test_api
   TEST_DISTRIBUTED=.devpkg/root/build-device/bin/test_distributed
   mkdir -p build-gpu  # not carried: a warm machine keeps its database between calls
   DB=(--db "$PWD/build-gpu/tuning.db")
@@ -162,7 +164,7 @@ bundle)
   mkdir -p .devpkg/stage/lib
   rm -f .devpkg/stage/lib/*
   files=(build-device/bin/hetlu build-device/bin/test_solvers)
-  for extra in test_distributed bench_batched_gesv; do
+  for extra in test_api test_distributed bench_batched_gesv; do
     [ -x build-device/bin/$extra ] && files+=(build-device/bin/$extra)
   done
   while IFS= read -r f; do files+=("$f"); done < <(find build-device -name "*.so*" \( -type f -o -type l \))
@@ -197,7 +199,13 @@ prebuilt)
     case "$stage" in
     # A failing test must not end the call (set -e): the stages after it still run (2026-11-27
     # session 31 lost its first call's stages to three failures).
-    test) timeout 240 $TESTS --gtest_filter='*cuda*:*Cuda*' --gtest_brief=1 2>&1 | tee "$OUT/cuda_tests.txt" | tail -40 || true ;;
+    # test_api's cuda tests: hybrid solves on the GPU beside the CPUs' solves in other threads (the
+    # BLAS hold, solvers/blas_threads.hpp, since 2026-11-29).
+    test)
+      timeout 240 $TESTS --gtest_filter='*cuda*:*Cuda*' --gtest_brief=1 2>&1 | tee "$OUT/cuda_tests.txt" | tail -40 || true
+      [ ! -x "$TEST_API" ] || timeout 120 $TEST_API --gtest_filter='*Cuda*' --gtest_brief=1 2>&1 |
+        tee "$OUT/cuda_api_tests.txt" | tail -20 || true
+      ;;
     probe) probe || true ;;
     calibrate) calibrate || true ;;
     bench) bench_sizes 8192 16384 || true ;;
@@ -299,6 +307,15 @@ prebuilt)
       R=${RANKS:-16}
       timeout 200 $MPIRUN -n "$R" $H calibrate --distributed --sizes "${DIST_SIZES:-4000,8000}" --candidates 4 --reps 2 \
         "${DB[@]}" 2>&1 | tee "$OUT/calibrate_distributed_$R.txt" | tail -8 || true
+      ;;
+    # The tuner alone under mpirun at RANKS ranks (default 16), one BLAS thread a rank, at DIST_SIZES
+    # (default 16000, distbench's order), CANDIDATES configurations (default 3) timed once each: the
+    # distributed stage's tests and two sizes did not fit a call beside the GPU's stages. About 90 s.
+    dist_calibrate)
+      [ -n "${MPIRUN:-}" ] || { echo "no MPI in the bundle (build-device without HETLU_WITH_MPI=ON)"; continue; }
+      R=${RANKS:-16}
+      OMP_NUM_THREADS=1 timeout 200 $MPIRUN -n "$R" $H calibrate --distributed --sizes "${DIST_SIZES:-16000}" \
+        --candidates "${CANDIDATES:-3}" --reps 1 "${DB[@]}" 2>&1 | tee "$OUT/calibrate_distributed_$R.txt" | tail -12 || true
       ;;
     distbench)
       # #18 item 6's benchmark (hetlu's tuned p?gesv and the GPU-resident LU against p?gesv with nb 64

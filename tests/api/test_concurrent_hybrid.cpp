@@ -1,4 +1,4 @@
-// Hybrid solves on the host backend while other threads of the process solve on the CPUs.
+// Hybrid solves on the host backend, or the GPU, while other threads of the process solve on the CPUs.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "hetlu/hetlu.hpp"
+#include "solvers/backend.hpp"
 
 namespace hetlu {
 namespace {
@@ -18,7 +19,7 @@ namespace {
 // threads) wrong, returned as success, while 5 threads solved on the CPUs; none alone. The worker's
 // panel called OpenBLAS's threaded kernels beside the other threads' calls (backend_host.cpp,
 // SingleThreadedBlas).
-TEST(ConcurrentHybrid, HostBackendAnswersStayRightBesideCpuSolves) {
+void expect_hybrid_answers_right_beside_cpu_solves(const char* devices) {
   std::atomic<bool> stop{false};
   std::vector<std::thread> noise;
   for (int t = 0; t < 3; ++t)
@@ -50,8 +51,8 @@ TEST(ConcurrentHybrid, HostBackendAnswersStayRightBesideCpuSolves) {
     Options options;
     options.use_database = false;
     options.target = Target::hybrid;
-    options.overrides.devices = from_string<DeviceSet>("host:3");  // a team of 3: BLAS threaded before
-    options.overrides.cpu_block_columns = 0;                       // the whole factorization on the backend's workers
+    options.overrides.devices = from_string<DeviceSet>(devices);
+    options.overrides.cpu_block_columns = 0;  // the whole factorization on the device
     std::vector<int> ipiv(n);
     const auto report = gesv(k % 2 ? Solver::calu : Solver::gepp, n, 1, A.data(), n, ipiv.data(), B.data(), n, options);
     double error = 0;
@@ -60,18 +61,30 @@ TEST(ConcurrentHybrid, HostBackendAnswersStayRightBesideCpuSolves) {
   }
   stop = true;
   for (auto& t : noise) t.join();
-  EXPECT_EQ(wrong, 0) << "of 24 complex hybrid solves";
+  EXPECT_EQ(wrong, 0) << "of 24 complex hybrid solves on " << devices;
+}
+
+TEST(ConcurrentHybrid, HostBackendAnswersStayRightBesideCpuSolves) {
+  expect_hybrid_answers_right_beside_cpu_solves("host:3");  // a team of 3: BLAS threaded before
+}
+
+// The same on a GPU (skipped without one; device_run.sh's test stage runs it): the hybrid solve holds
+// the BLAS alone while the cuda backend's streams work, and the CPUs' solves wait their turn.
+TEST(ConcurrentHybridCuda, AnswersStayRightBesideCpuSolves) {
+  std::string why;
+  if (!backends::available(BackendKind::cuda, &why)) GTEST_SKIP() << why;
+  expect_hybrid_answers_right_beside_cpu_solves("cuda");
 }
 
 // A hybrid solve holds the BLAS alone (solvers/blas_threads.hpp) and then its devices; a batch on the
 // same host device had taken the device first and waited on its worker, which waited for the BLAS:
 // both hung within a few calls (a review). Each side runs a bounded number of calls; a hang is the
 // test's timeout.
-TEST(ConcurrentHybrid, AHybridSolveBesideABatchOnTheSameHostDeviceBothEnd) {
+void expect_hybrid_solve_and_batch_on_one_device_both_end(const char* devices) {
   Options options;
   options.use_database = false;
   options.target = Target::hybrid;
-  options.overrides.devices = from_string<DeviceSet>("host:1");
+  options.overrides.devices = from_string<DeviceSet>(devices);
   std::mt19937 rng(3);
   std::uniform_real_distribution<double> u(-1, 1);
   const int n = 256, small = 64, batch = 8;
@@ -96,8 +109,18 @@ TEST(ConcurrentHybrid, AHybridSolveBesideABatchOnTheSameHostDeviceBothEnd) {
     if (std::count(info.begin(), info.end(), 0) == batch) ++batches;
   }
   hybrid.join();
-  EXPECT_EQ(solved.load(), 20);
-  EXPECT_EQ(batches.load(), 20);
+  EXPECT_EQ(solved.load(), 20) << "hybrid solves on " << devices;
+  EXPECT_EQ(batches.load(), 20) << "batches on " << devices;
+}
+
+TEST(ConcurrentHybrid, AHybridSolveBesideABatchOnTheSameHostDeviceBothEnd) {
+  expect_hybrid_solve_and_batch_on_one_device_both_end("host:1");
+}
+
+TEST(ConcurrentHybridCuda, AHybridSolveBesideABatchOnTheGpuBothEnd) {
+  std::string why;
+  if (!backends::available(BackendKind::cuda, &why)) GTEST_SKIP() << why;
+  expect_hybrid_solve_and_batch_on_one_device_both_end("cuda");
 }
 
 }  // namespace
