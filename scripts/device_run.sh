@@ -139,8 +139,22 @@ prebuilt_environment() {
   # SSE3 kernels (DGEMM 106 GFlop/s on 16 cores, 2026-11-26): name the kernels the flags allow.
   if [ -z "${OPENBLAS_CORETYPE:-}" ] && grep -qw avx512f /proc/cpuinfo; then export OPENBLAS_CORETYPE=SkylakeX; fi
   if [ -f .devpkg/root/mpi.tar ]; then
-    # Debian's OpenMPI at its own paths; the image's files stay as they are.
-    tar -C / --skip-old-files -xf .devpkg/root/mpi.tar && MPIRUN="/usr/bin/orterun --oversubscribe"
+    if dpkg -S /usr/bin/orterun >/dev/null 2>&1 || { [ -e /usr/bin/orterun ] && [ ! -e .devpkg/debian-mpi-unpacked ]; }; then
+      # The image has an OpenMPI of its own (Ubuntu's, its plugins built against a newer PMIx): run
+      # its runtime whole, with Debian's MPI libraries off the path (hetlu's libmpi.so.40 is then the
+      # image's, the same ABI). With Debian's libpmix first, the image's mca_pmix_ext3x.so missed
+      # PMIx_Info_create and mpirun stopped (2026-11-29, H200).
+      mkdir -p .devpkg/root/lib-debian-mpi
+      for lib in libmpi libopen-pal libopen-rte libpmix libevent libmca_common libhwloc; do
+        mv .devpkg/root/lib/"$lib"* .devpkg/root/lib-debian-mpi/ 2>/dev/null || true
+      done
+      MPIRUN="/usr/bin/orterun --oversubscribe"
+      echo "MPI: the image's ($(dpkg -S /usr/bin/orterun | cut -d: -f1))"
+    else
+      # Debian's OpenMPI at its own paths; the image's files stay as they are.
+      tar -C / --skip-old-files -xf .devpkg/root/mpi.tar && MPIRUN="/usr/bin/orterun --oversubscribe"
+      touch .devpkg/debian-mpi-unpacked
+    fi
     # As on the dev machine: ranks of one node over shared memory, root allowed, no CMA (a VM may refuse it).
     # Shared-memory segments in /tmp: a container's /dev/shm may be 64 MB, too small for 16 ranks.
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
