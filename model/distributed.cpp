@@ -71,11 +71,19 @@ RankRates rank_rates(const MachineProfile& node, const Rates& rates, const Distr
   const int per_node = std::max(1, problem.layout.ranks_per_node);
   r.cores_per_rank = double(cores) / per_node;
   const double used_cores = std::min<double>(threads, r.cores_per_rank);
-  // One core's rate times the cores used, at the all-cores parallel efficiency when it uses more.
+  // One core's rate times the cores used, at the parallel efficiency of as many cores as the
+  // node's ranks keep busy together: from 1 on one core to the probed all-cores rate's on all. 16
+  // ranks of one thread on 16 cores ran at 0.44 of one core's rate each, as 16 threads of one
+  // GEMM did (the H200 machine, 2026-11-29), where one core's rate alone had priced them 2x fast.
   const double one = rates.cpu_one.gflops * 1e9;
-  const double scaling = rates.cpu_all.gflops > 0 && one > 0 ? rates.cpu_all.gflops * 1e9 / (one * cores) : 1;
-  r.gemm_flops = one * used_cores * (used_cores > 1 ? std::min(1.0, scaling) : 1.0);
-  r.panel_flops = one * params.distributed_panel_efficiency * used_cores;
+  const double all_cores_efficiency =
+      rates.cpu_all.gflops > 0 && one > 0 ? std::min(1.0, rates.cpu_all.gflops * 1e9 / (one * cores)) : 1;
+  const double busy = std::min<double>(cores, per_node * used_cores);
+  const double efficiency = cores > 1 ? 1 - (1 - all_cores_efficiency) * (std::max(1.0, busy) - 1) / (cores - 1) : 1;
+  r.gemm_flops = one * used_cores * efficiency;
+  // p?getf2's column-by-column updates gain nothing from a rank's threads: the panel probes ran
+  // slower on 16 threads than on one (gepp 4096 x 64: 20.3 against 28.5 GFlop/s, the same machine).
+  r.panel_flops = one * params.distributed_panel_efficiency * efficiency;
   if (threads > 1 && per_node * threads > cores) r.slowdown = params.oversubscribed_slowdown;
   return r;
 }
@@ -182,13 +190,20 @@ DistributedPrediction predict_resident_seconds(const MachineProfile& node, const
   const double word = entry_bytes(problem.precision);
   const double cpu_rate = rank.gemm_flops * nb / (nb + params.gemm_half_rate_k);
   const double device_rate = rates.device.gflops * 1e9 * nb / (nb + params.gemm_half_rate_k);
-  const double link = rates.link.gbs * 1e9, latency = rates.link_latency_us * 1e-6;
+  // The node's ranks spread evenly over the GPUs it shows (each rank drives its CUDA device 0: a
+  // GPU of its own where CUDA_VISIBLE_DEVICES gives each one), each GPU's GEMMs and link shared by
+  // its ranks. 16 ranks on one H200 were priced as 16 GPUs, 0.68 s against 5.76 measured
+  // (2026-11-29). A host team is a rank's own cores.
+  const bool gpu = !node_with_device.gpus.empty() && node_with_device.gpus.front().host_team_threads == 0;
+  const double gpus = std::max<double>(1, node.gpus.size());
+  const double sharing = gpu ? std::max(1.0, std::ceil(problem.layout.ranks_per_node / gpus)) : 1;
+  const double link = rates.link.gbs * 1e9 / sharing, latency = rates.link_latency_us * 1e-6;
   double trsm = 0, gemm = 0, elements = most_loaded(n, nb, P) * most_loaded(n, nb, Q), copies = 1;
   for_each_step_group(n, nb, [&](double done, double count) {
     const double m = n - done, width = std::min<double>(nb, m), rest = m - width;
     const double cols = most_loaded(rest, nb, Q), rows = most_loaded(rest, nb, P);
     trsm += count * width * width * cols / cpu_rate;
-    gemm += count * 2 * rows * cols * width / device_rate;
+    gemm += count * 2 * rows * cols * width / device_rate * sharing;
     const double touched = rest > 0 ? width + width / P : 0;
     elements += count * (most_loaded(m, nb, P) * width + 2 * touched * cols + rows * width + width * cols);
     // The panel, L and U one copy each; the touched rows gathered on the device, one copy each way
@@ -207,6 +222,9 @@ DistributedPrediction predict_resident_seconds(const MachineProfile& node, const
   out.plan.predicted_seconds = out.seconds;
   out.reasoning.push_back(format("device: %.1f GFlop/s GEMM (", rates.device.gflops) + rates.device.source +
                           format("); link %.2f GB/s, %.1f us per copy", rates.link.gbs, rates.link_latency_us));
+  if (sharing > 1)
+    out.reasoning.push_back(
+        format("%.0f ranks share each GPU of the node: its GEMM rate and link a %.0fth each", sharing, sharing));
   return out;
 }
 

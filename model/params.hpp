@@ -83,8 +83,12 @@ struct ModelParams {
   double default_link_latency_us = 10;
   // Without a measured device memory bandwidth (GB/s, bytes read + written): GDDR5 class.
   double default_device_memory_gbs = 150;
-  // Without a probed triad bandwidth (GB/s): the host's memory, one DDR4 channel's class.
+  // Without a probed triad bandwidth (GB/s): the host's memory, per core and at least one DDR4
+  // channel's class. A triad on all cores measured 5.1 to 6.0 GB/s a core on the 16-core GPU
+  // machines (2026-11-26 to 29); 10 GB/s for all of them priced the solvers' staged copies of an
+  // unprobed H200 machine 3.4x slow (3.44 s predicted at 32768, 1.02 measured, 2026-11-29).
   double default_host_memory_gbs = 10;
+  double default_host_memory_gbs_per_core = 5;
   // The share of a device's memory a plan may fill: the rest stands for the CUDA context, the
   // libraries' workspaces and the staging slots, which cudaMalloc's free memory does not have.
   double usable_device_memory_share = 0.95;

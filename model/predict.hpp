@@ -60,7 +60,7 @@ struct Rates {
   BandwidthUsed staged_upload, staged_download;
   double device_memory_bytes = 0;         // its capacity (GpuInfo::memory_bytes); 0 when unknown
   double device_memory_usable_bytes = 0;  // what a plan may fill of it (ModelParams::usable_device_memory_share)
-  double memory_gbs = 0;                  // STREAM triad, else ModelParams::default_host_memory_gbs
+  double memory_gbs = 0;  // STREAM triad, else ModelParams::default_host_memory_gbs(_per_core)
   int cores = 1;
 
   // Every device driven, in order, each priced on its own (#16): its GEMM, link and latency.

@@ -689,6 +689,99 @@ TEST(Predict, TheUploadBesideTheStepsDelaysThem) {
   expect_within(h100_as_probed_again(), gepp_and_calu_beside_the_upload, 1.0 / 7, false);
 }
 
+// The H200 machine as `hetlu probe` measured it (bench/results/2026-11-29-h200-session51/r1/probe.txt).
+static MachineProfile h200_as_probed() {
+  MachineProfile p;
+  p.cores = 16;
+  p.peak_gflops_per_core = 67.2;
+  p.dgemm_gflops_all_cores = 535.4;
+  p.dgemm_gflops_one_core = 75.4;
+  p.sgemm_gflops_all_cores = 929.4;
+  p.sgemm_gflops_one_core = 154.2;
+  p.memory_bandwidth_gbs = 81.6;
+  p.rates_measured = true;
+  GpuInfo g;
+  g.name = "NVIDIA H200";
+  g.compute_capability_major = 9;
+  g.multiprocessors = 132;
+  g.memory_bytes = static_cast<long long>(139.8 * (1ll << 30));
+  g.dgemm_gflops = 61136;
+  g.sgemm_gflops = 50883;
+  g.tf32_gemm_gflops = 407270;
+  g.dgemm_peak_gflops = g.sgemm_peak_gflops = 66908;
+  g.dgetrf_gflops = 9745;
+  g.sgetrf_gflops = 10879;
+  g.h2d_bandwidth_gbs = 55.4;
+  g.d2h_bandwidth_gbs = 55.2;
+  g.h2d_latency_us = 8.3;
+  g.d2h_latency_us = 7.5;
+  g.memory_bandwidth_gbs = 4100;
+  g.staged_upload_gbs = 42.6;
+  g.staged_download_gbs = 42.7;
+  p.gpus.push_back(g);
+  return p;
+}
+
+// The same machine unprobed, as this_machine() describes it from the CPU's and the device's
+// properties: the datasheet rates alone, no measured host memory.
+static MachineProfile h200_unprobed() {
+  MachineProfile p;
+  p.cores = 16;
+  p.peak_gflops_per_core = 67.2;
+  GpuInfo g;
+  g.name = "NVIDIA H200";
+  g.compute_capability_major = 9;
+  g.multiprocessors = 132;
+  g.memory_bytes = static_cast<long long>(139.8 * (1ll << 30));
+  g.dgemm_peak_gflops = g.sgemm_peak_gflops = 66908;
+  g.peak_memory_bandwidth_gbs = 4814;
+  g.pcie_generation = 5, g.pcie_lanes = 16, g.peak_link_gbs = 63;
+  p.gpus.push_back(g);
+  return p;
+}
+
+// The model's price of d = 0 plans as the code runs them today, against `hetlu bench`'s times.
+static void expect_priced_within(const MachineProfile& p, const std::vector<MeasuredOnH100>& runs, double tolerance) {
+  for (const MeasuredOnH100& m : runs) {
+    Plan plan;
+    plan.solver = m.solver;
+    plan.target = Target::hybrid;
+    plan.nb = m.nb;
+    plan.cpu_block_columns = 0;
+    const model::Problem problem{m.solver, Precision::double_, Target::hybrid, m.n, m.n};
+    const double predicted = model::predict_seconds(p, problem, plan, model::ModelParams{});
+    EXPECT_NEAR(predicted / m.seconds, 1, tolerance) << to_string(m.solver) << " n = " << m.n << ": " << predicted;
+  }
+}
+
+// The first H200 run (bench/results/2026-11-29-h200-session51.md, stages bench16k and bench32k):
+// the model's plans, priced within #17's quarter at both orders.
+TEST(Predict, TheH200sMeasuredTimesWithinAQuarter) {
+  expect_priced_within(h200_as_probed(),
+                       {{Solver::gepp, 16384, 192, 0.1996},
+                        {Solver::calu, 16384, 192, 0.1998},
+                        {Solver::prbt, 16384, 256, 0.1771},
+                        {Solver::gepp, 32768, 384, 0.8817},
+                        {Solver::calu, 32768, 384, 0.8716},
+                        {Solver::prbt, 32768, 384, 0.9234}},
+                       0.25);
+}
+
+// On the same kind of machine before any probe (stage strips_ab, L after the steps, nb 128): the
+// host's memory at 10 GB/s for all 16 cores priced the staged copies 3.4x slow (3.44 s against
+// 1.02 measured, a plan of nb 128 where the probed model takes 384). At 5 GB/s a core it is within
+// the quarter, and the plan is the probed one's.
+TEST(Predict, AnUnprobedGpuMachinesHostMemoryIsPricedPerCore) {
+  const auto unprobed = h200_unprobed();
+  EXPECT_EQ(model::rates_of(unprobed, Precision::double_, model::ModelParams{}).memory_gbs, 80);
+  expect_priced_within(unprobed, {{Solver::gepp, 32768, 128, 1.0206}}, 0.25);
+  EXPECT_EQ(hybrid(unprobed, 32768).plan.nb, hybrid(h200_as_probed(), 32768).plan.nb);
+  MachineProfile two_cores;
+  two_cores.cores = 2;
+  EXPECT_EQ(model::rates_of(two_cores, Precision::double_, model::ModelParams{}).memory_gbs,
+            10);  // never under one channel's class
+}
+
 // A wide matrix (m = 2000, n = 20000): its block columns right of the panels go up after the steps
 // and catch up then; the price covers at least the whole matrix's trip up the link.
 TEST(Predict, AWideMatrixsLastColumnsArePricedUpAndCaughtUp) {
