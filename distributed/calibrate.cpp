@@ -59,7 +59,7 @@ CalibrationReport calibrate(MPI_Comm comm, const CalibrationOptions& options,
       database = db::Database::open(report.db_path, db::Database::Mode::read_write);
       profile = this_machine();
       machine_id = db::ensure_machine(*database, db::fingerprint(profile));
-      db::load_probe_rates(*database, machine_id, profile);  // measured rates, when hetlu calibrate ran
+      report.cpu_rates_probed = db::load_probe_rates(*database, machine_id, profile);  // when hetlu probe ran
     } catch (const std::exception& e) {
       error = e.what();
     }

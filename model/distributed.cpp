@@ -64,8 +64,33 @@ struct RankRates {
   double cores_per_rank = 1;
 };
 
+// How much a rank's threads speed up p?getf2's column-by-column updates: as the probed GEPP panel
+// (the tallest probed, of the width nearest nb) on the probe's threads against one, linear in between;
+// linear in the threads where no panel was probed. The H200 machine's panels ran no faster on 16
+// threads than on one (4096 x 64: 20.3 against 28.5 GFlop/s; 4096 x 256: 47.0 against 45.7).
+double panel_thread_speedup(const MachineProfile& node, int nb, double threads) {
+  if (threads <= 1) return 1;
+  const PanelRate *one = nullptr, *many = nullptr;
+  auto better = [&](const PanelRate& r, const PanelRate* best) {
+    return !best || r.rows > best->rows ||
+           (r.rows == best->rows && std::abs(r.width - nb) < std::abs(best->width - nb));
+  };
+  for (const PanelRate& r : node.panel_rates) {
+    if (r.kind != "gepp" || r.gflops <= 0) continue;
+    if (r.threads == 1 && better(r, one)) one = &r;
+  }
+  if (!one) return threads;
+  for (const PanelRate& r : node.panel_rates)
+    if (r.kind == "gepp" && r.gflops > 0 && r.threads > 1 && r.rows == one->rows && r.width == one->width &&
+        (!many || r.threads > many->threads))
+      many = &r;
+  if (!many) return threads;
+  const double t = std::min<double>(threads, many->threads);
+  return std::max(0.0, 1 + (many->gflops / one->gflops - 1) * (t - 1) / (many->threads - 1));
+}
+
 RankRates rank_rates(const MachineProfile& node, const Rates& rates, const DistributedProblem& problem, int threads,
-                     const ModelParams& params) {
+                     int nb, const ModelParams& params) {
   RankRates r;
   const int cores = std::max(1, node.cores);
   const int per_node = std::max(1, problem.layout.ranks_per_node);
@@ -81,9 +106,8 @@ RankRates rank_rates(const MachineProfile& node, const Rates& rates, const Distr
   const double busy = std::min<double>(cores, per_node * used_cores);
   const double efficiency = cores > 1 ? 1 - (1 - all_cores_efficiency) * (std::max(1.0, busy) - 1) / (cores - 1) : 1;
   r.gemm_flops = one * used_cores * efficiency;
-  // p?getf2's column-by-column updates gain nothing from a rank's threads: the panel probes ran
-  // slower on 16 threads than on one (gepp 4096 x 64: 20.3 against 28.5 GFlop/s, the same machine).
-  r.panel_flops = one * params.distributed_panel_efficiency * efficiency;
+  r.panel_flops = one * params.distributed_panel_efficiency * efficiency *
+                  std::max(1.0 / used_cores, panel_thread_speedup(node, nb, used_cores));
   if (threads > 1 && per_node * threads > cores) r.slowdown = params.oversubscribed_slowdown;
   return r;
 }
@@ -117,7 +141,7 @@ DistributedPrediction predict_distributed_seconds(const MachineProfile& node, co
     throw InvalidArgument("distributed model: the network profile has no bandwidth");
   const Rates rates = rates_of(node, problem.precision, params);
   if (rates.cpu_one.gflops <= 0) throw Error("the machine profile has no CPU rate to predict from");
-  const RankRates rank = rank_rates(node, rates, problem, plan.threads_per_rank, params);
+  const RankRates rank = rank_rates(node, rates, problem, plan.threads_per_rank, plan.nb, params);
   const double word = entry_bytes(problem.precision);
   const double gemm_rate = rank.gemm_flops * nb / (nb + params.gemm_half_rate_k);
   const int levels_p = distributed::broadcast_tree_levels(P);
@@ -185,7 +209,7 @@ DistributedPrediction predict_resident_seconds(const MachineProfile& node, const
   if (rates.device.gflops <= 0 || rates.link.gbs <= 0)
     throw Error("the machine profile has no device rate or link to price the device-resident LU with");
   const RankRates rank =
-      rank_rates(node, rates_of(node, problem.precision, params), problem, plan.threads_per_rank, params);
+      rank_rates(node, rates_of(node, problem.precision, params), problem, plan.threads_per_rank, plan.nb, params);
   const int P = plan.grid_rows, Q = plan.grid_cols, nb = plan.nb, n = problem.n;
   const double word = entry_bytes(problem.precision);
   const double cpu_rate = rank.gemm_flops * nb / (nb + params.gemm_half_rate_k);

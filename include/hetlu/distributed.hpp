@@ -135,6 +135,10 @@ struct CalibrationRow {
 struct CalibrationReport {
   RankLayout layout;
   NetworkProfile network;
+  // Rank 0's: whether the model priced the configurations from this machine's probed CPU rates
+  // (`hetlu probe` or `hetlu calibrate` ran on it), or from the datasheet's, which a calibration on
+  // 16 cores found 1.5x optimistic (bench/results/2026-11-29-h200-session51.md).
+  bool cpu_rates_probed = false;
   std::vector<CalibrationRow> rows;  // every configuration, in the order timed
   std::string db_path;
 };

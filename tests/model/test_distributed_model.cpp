@@ -222,6 +222,9 @@ static MachineProfile h200_host_as_probed() {
   p.sgemm_gflops_all_cores = 929.4;
   p.memory_bandwidth_gbs = 81.6;
   p.rates_measured = true;
+  // Its tallest GEPP panel probes, on one thread and on 16.
+  p.panel_rates = {{"gepp", 4096, 64, 1, 28.5},   {"gepp", 4096, 64, 16, 20.3}, {"gepp", 4096, 128, 1, 37.9},
+                   {"gepp", 4096, 128, 16, 30.0}, {"gepp", 4096, 256, 1, 45.7}, {"gepp", 4096, 256, 16, 47.0}};
   return p;
 }
 
@@ -238,6 +241,26 @@ struct TimedOnH200 {
   int ranks, rows, cols, nb, threads;
   double seconds;
 };
+
+// A rank's threads speed up p?getf2 as the probed panels say; as many times as there are threads where
+// no panel was probed (a machine file's node).
+TEST(DistributedModel, PanelThreadsSpeedUpAsTheProbedPanelsSay) {
+  const model::ModelParams params;
+  const auto p = problem(16000, 4, 4);
+  distributed::DistributedPlan plan;
+  plan.grid_rows = plan.grid_cols = 2, plan.nb = 128;
+  auto panel = [&](const MachineProfile& host, int threads) {
+    plan.threads_per_rank = threads;
+    return model::predict_distributed_seconds(host, h200_ranks_network(p.layout), p, plan, params).terms.front();
+  };
+  const MachineProfile probed = h200_host_as_probed();
+  MachineProfile unprobed_panels = probed;
+  unprobed_panels.panel_rates.clear();
+  ASSERT_EQ(panel(probed, 1).name, "panel factorization (p?getf2)");
+  // 4 threads: 1 + (30.0 / 37.9 - 1) x 3 / 15 of one thread's rate, at the same all-cores efficiency.
+  EXPECT_NEAR(panel(probed, 4).seconds / panel(unprobed_panels, 4).seconds, 4 / (1 + (30.0 / 37.9 - 1) * 3 / 15), 1e-9);
+  EXPECT_GT(panel(probed, 4).seconds, panel(unprobed_panels, 4).seconds);
+}
 
 // pdgesv at n = 16000 on the H200 machine's 16 cores, one rank a core, each timed by `calibrate
 // --distributed` and `bench --distributed` there, and 4 ranks of 4 threads (OMP_WAIT_POLICY=passive).
