@@ -369,7 +369,8 @@ TEST_F(DistributedCli, CalibratesStoresAndRecommends) {
   const auto j = nlohmann::json::parse(c.out);
   EXPECT_EQ(j["ranks"], 2);
   EXPECT_GT(j["network"]["bandwidth_bytes_per_second"].get<double>(), 0);
-  ASSERT_GE(j["trials"].size(), 2u);  // the model's best two, and the defaults unless among them
+  EXPECT_EQ(j["cpu_rates"], "datasheet");  // no probe stored yet: said (it priced 16 ranks 1.5x fast once)
+  ASSERT_GE(j["trials"].size(), 2u);       // the model's best two, and the defaults unless among them
   double best = 1e300;
   for (const auto& t : j["trials"]) best = std::min(best, t["median_seconds"].get<double>());
 
@@ -385,8 +386,10 @@ TEST_F(DistributedCli, CalibratesStoresAndRecommends) {
   // those. It probes the network again, and where the probe moved (a noisy machine), the model's best
   // two may differ from the first run's: those are measured (a ctest run failed when it expected
   // every row reused).
+  ASSERT_EQ(run(0, "probe --gemm-size 64", dir).exit_code, 0);  // the model's rates measured from now on
   const auto again = run(2, "calibrate --distributed --sizes 300 --candidates 2 --reps 1 --json", dir);
   ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(nlohmann::json::parse(again.out)["cpu_rates"], "probed");
   auto configuration = [](const nlohmann::json& t) {
     const auto& p = t["plan"];
     return p["grid_rows"].dump() + "x" + p["grid_cols"].dump() + " " + p["nb"].dump() + " " +
