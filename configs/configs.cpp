@@ -324,6 +324,7 @@ const ModelKey model_keys[] = {
     {"panel", "cpu_efficiency", &ModelParams::panel_efficiency, tiny, 1},
     {"panel", "tslu_efficiency", &ModelParams::tslu_efficiency, tiny, 1},
     {"panel", "device_efficiency", &ModelParams::device_panel_efficiency, tiny, 1},
+    {"", "device_triangular_solve_row_us", &ModelParams::device_triangular_solve_row_us, 0, 1e6},
     {"panel", "device_column_latency_us", &ModelParams::device_panel_column_latency_us, 0, 1e6},
     {"panel", "device_lu_gemm_efficiency", &ModelParams::device_lu_gemm_efficiency, tiny, 1},
     {"panel", "device_lu_column_latency_us", &ModelParams::device_lu_column_latency_us, 0, 1e6},

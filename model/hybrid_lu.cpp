@@ -113,7 +113,8 @@ double mixed_device_extra_seconds(const MachineProfile& profile, const Rates& ra
   const double device = device_memory_bandwidth(rates, params);
   const double rounding = rounded_on_device ? 0 : entries * 12 / host;
   const double randomize = solver == Solver::prbt ? 8 * entries / device : 0;
-  const double solve = 4 * entries / device + 2 * latency, residual = 8 * entries / device + 4 * latency;
+  const double solve = 4 * entries / device + 2 * n * params.device_triangular_solve_row_us * 1e-6 + 2 * latency;
+  const double residual = 8 * entries / device + 4 * latency;
   return rounding + randomize + upload + solve +
          mixed_refinement_steps(profile, solver, n, params).steps * (residual + solve);
 }

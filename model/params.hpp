@@ -66,6 +66,11 @@ struct ModelParams {
   // the steps `hetlu calibrate --precision mixed` measured (MachineProfile::mixed_refinement_steps)
   // replace them.
   int prbt_mixed_refinement_steps = 18;
+  // A triangular solve with one right-hand side on a GPU (cuBLAS's TRSV) works down the rows a
+  // block after another: besides reading the factor, a latency per row. An H200 refined at 3.9 to
+  // 4.2 ms a step at n = 16384 and 8.2 to 9.6 ms at 32768, where reading A and the factors takes 0.8
+  // and 3.1 ms: 0.1 us a row for each of a step's two solves (bench/results/2026-11-29-h200-session51.md).
+  double device_triangular_solve_row_us = 0.1;
 
   // Row interchanges on a GPU (the cuda backend's laswp: one gather per call, every column moving
   // the rows its pivots touch at once; a top row's content mostly comes from a row a sector or more

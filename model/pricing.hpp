@@ -164,9 +164,9 @@ bool mixed_refines_on_device(const Rates& rates, int n);
 // factorization on the same link after the single copy (what outlasts the factorization counts).
 // Then the first solve and each step's solve and residual read the factors or A in device memory,
 // with the latencies of their copies (a solve: up and down; a residual: X and B up, R and the row
-// omegas down). The host backend's team reads them at the CPUs' rates, as mixed_extra_seconds
-// prices them. PRBT's randomization of the single copy on the device reads and writes it once
-// (Backend::butterflies_two_sided).
+// omegas down) and a solve's latency per row (ModelParams::device_triangular_solve_row_us). The host backend's team
+// reads them at the CPUs' rates, as mixed_extra_seconds prices them. PRBT's randomization of the single copy on the
+// device reads and writes it once (Backend::butterflies_two_sided).
 double mixed_device_extra_seconds(const MachineProfile& profile, const Rates& rates, int n, Solver solver,
                                   const ModelParams& params, double factorization_seconds, bool rounded_on_device);
 

@@ -10,6 +10,7 @@
 #include "hetlu/types.hpp"
 #include "model/cpu_share.hpp"
 #include "model/predict.hpp"
+#include "model/pricing.hpp"
 
 using namespace hetlu;
 
@@ -781,6 +782,21 @@ TEST(Predict, AnUnprobedGpuMachinesHostMemoryIsPricedPerCore) {
   two_cores.cores = 2;
   EXPECT_EQ(model::rates_of(two_cores, Precision::double_, model::ModelParams{}).memory_gbs,
             10);  // never under one channel's class
+}
+
+// Mixed precision's refinement on the H200 (TF32, kappa 100: 12 steps at 16384 in 0.0463 s, 18 at
+// 32768 in 0.147 s; the bench's phases): within a quarter with the steps as measured. Reading A and
+// the factors alone priced a step 5x and 3x fast; cuBLAS's TRSV pays a latency per row.
+TEST(Predict, TheH200sRefinementStepsOnTheDeviceWithinAQuarter) {
+  MachineProfile p = h200_as_probed();
+  const model::ModelParams params;
+  for (auto [n, steps, seconds] : {std::tuple{16384, 12, 0.0463}, std::tuple{32768, 18, 0.147}}) {
+    p.mixed_refinement_steps = {{Solver::gepp, n, double(steps)}};
+    const auto rates = model::rates_of(p, Precision::single, params);
+    // A factorization long enough that no upload outlasts it; A rounded on the device.
+    const double refinement = model::mixed_device_extra_seconds(p, rates, n, Solver::gepp, params, 1e9, true);
+    EXPECT_NEAR(refinement / seconds, 1, 0.25) << "n = " << n << ": " << refinement;
+  }
 }
 
 // A wide matrix (m = 2000, n = 20000): its block columns right of the panels go up after the steps
