@@ -350,6 +350,7 @@ const ModelKey model_keys[] = {
     {network_section, "node_latency_us", &ModelParams::node_latency_us, 0, 1e6},
     {network_section, "node_bandwidth_gbs", &ModelParams::node_bandwidth_gbs, tiny, huge},
     {"distributed", "oversubscribed_slowdown", &ModelParams::oversubscribed_slowdown, 1, 1e6},
+    {"distributed", "oversubscribed_passive_slowdown", &ModelParams::oversubscribed_passive_slowdown, 1, 1e6},
     {"distributed", "panel_efficiency", &ModelParams::distributed_panel_efficiency, tiny, 1},
     {"distributed", "nb_candidates", &ModelParams::distributed_nb_candidates, 1, largest_order},
 };

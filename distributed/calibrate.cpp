@@ -10,6 +10,7 @@
 #include "db/distributed.hpp"
 #include "distributed/blacs_grid.hpp"
 #include "hetlu/detail/cuda_tf32.hpp"
+#include "hetlu/detail/openmp_wait.hpp"
 #include "hetlu/detail/statistics.hpp"
 #include "hetlu/distributed.hpp"
 #include "hetlu/hetlu.hpp"
@@ -70,7 +71,8 @@ CalibrationReport calibrate(MPI_Comm comm, const CalibrationOptions& options,
 
   for (Precision precision : options.precisions)
     for (int n : options.sizes) {
-      const model::DistributedProblem problem{precision, n, 1, report.layout, detail::cuda_tf32_requested()};
+      const model::DistributedProblem problem{
+          precision, n, 1, report.layout, detail::cuda_tf32_requested(), detail::openmp_idle_threads_sleep()};
       std::vector<model::DistributedPrediction> chosen;
       std::vector<std::optional<db::DistributedTrial>> stored;  // rank 0: each configuration's, if any
       std::vector<int> packed;  // count, then per configuration: P, Q, nb, threads, reused

@@ -108,7 +108,8 @@ RankRates rank_rates(const MachineProfile& node, const Rates& rates, const Distr
   r.gemm_flops = one * used_cores * efficiency;
   r.panel_flops = one * params.distributed_panel_efficiency * efficiency *
                   std::max(1.0 / used_cores, panel_thread_speedup(node, nb, used_cores));
-  if (threads > 1 && per_node * threads > cores) r.slowdown = params.oversubscribed_slowdown;
+  if (threads > 1 && per_node * threads > cores)
+    r.slowdown = problem.idle_threads_sleep ? params.oversubscribed_passive_slowdown : params.oversubscribed_slowdown;
   return r;
 }
 
@@ -188,8 +189,10 @@ DistributedPrediction predict_distributed_seconds(const MachineProfile& node, co
                                  net.broadcast_latency_seconds * 1e6) +
                           " (" + net.source + ")");
   if (rank.slowdown > 1)
-    out.reasoning.push_back(format("%.0f ranks x %.0f threads oversubscribe the node's cores: x %.0f",
-                                   problem.layout.ranks_per_node, plan.threads_per_rank, rank.slowdown));
+    out.reasoning.push_back(format("%.0f ranks x %.0f threads oversubscribe the node's cores: x %g",
+                                   problem.layout.ranks_per_node, plan.threads_per_rank, rank.slowdown) +
+                            (problem.idle_threads_sleep ? " (idle OpenMP threads sleep: OMP_WAIT_POLICY=passive)"
+                                                        : " (idle OpenMP threads spin)"));
   // More ranks than blocks along a side leave ranks without any of the matrix (1048576 ranks for
   // 25 x 25 blocks were planned on a 1024 x 1024 grid without a word): said, with how many hold some.
   const double holding = std::min(blocks, double(P)) * std::min(blocks, double(Q));

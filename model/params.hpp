@@ -112,6 +112,10 @@ struct ModelParams {
   // fight for them. The slowdown of the whole solve (measured: pdgesv at n = 1000 on 4 ranks of
   // this 2-core machine took 125x longer with 2 threads per rank than with 1).
   double oversubscribed_slowdown = 100;
+  // The same where idle OpenMP threads sleep (OMP_WAIT_POLICY=passive): the ranks' threads share
+  // the cores, each rank at its share of them. 4 ranks of OpenBLAS's 16 threads on the H200
+  // machine's 16 cores ran pdgesv at n = 16000 in 13.7 s (bench/results/2026-11-29-h200-session51.md).
+  double oversubscribed_passive_slowdown = 1.5;
   // ScaLAPACK's panel (p?getf2) is unblocked, column by column: its rate as a fraction of one
   // core's GEMM rate per thread.
   double distributed_panel_efficiency = 0.15;

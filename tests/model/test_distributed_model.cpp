@@ -284,6 +284,24 @@ TEST(DistributedModel, TheH200HostsTimedPlansWithinAQuarter) {
   }
 }
 
+// The defaults most codes run on 4 ranks, OpenBLAS's 16 threads in each on the same 16 cores, idle
+// threads sleeping (OMP_WAIT_POLICY=passive, as device_run.sh sets it): 13.7 s. Priced x 100 for
+// spinning threads, they were predicted at 486 s.
+TEST(DistributedModel, OversubscribedCoresWithSleepingThreadsCostWhatTheH200HostMeasured) {
+  const model::ModelParams params;
+  auto p = problem(16000, 4, 4);
+  distributed::DistributedPlan defaults;
+  defaults.grid_rows = defaults.grid_cols = 2, defaults.nb = 64, defaults.threads_per_rank = 16;
+  const auto net = h200_ranks_network(p.layout);
+  p.idle_threads_sleep = true;
+  const auto sleeping = model::predict_distributed_seconds(h200_host_as_probed(), net, p, defaults, params);
+  EXPECT_NEAR(sleeping.seconds / 13.75, 1, 0.25) << sleeping.seconds;
+  p.idle_threads_sleep = false;
+  const auto spinning = model::predict_distributed_seconds(h200_host_as_probed(), net, p, defaults, params);
+  EXPECT_NEAR(spinning.seconds / sleeping.seconds,
+              params.oversubscribed_slowdown / params.oversubscribed_passive_slowdown, 1e-9);
+}
+
 // The GPU-resident variant on the same machine, every rank's part on its one H200 (16 ranks: 5.76 s;
 // 4 ranks of 4 threads: 7.31 s). The model had priced the 16 ranks as 16 GPUs (0.68 s); with the GPU
 // shared it prices 1.35 and 2.34 s, still a quarter and a third of the measured: the phases put the
