@@ -507,8 +507,8 @@ void calibrate_distributed(const DistributedCalibrateArgs& args) {
       net.bandwidth_bytes_per_second / 1e9, net.broadcast_latency_seconds * 1e6,
       net.broadcast_bandwidth_bytes_per_second / 1e9);
   if (!report.cpu_rates_probed)
-    std::cout << "  CPU rates: the datasheet's (no probe of this machine is stored), which priced 16 ranks 1.5x "
-                 "fast on a 16-core machine; run 'hetlu probe' (outside mpirun) for measured ones\n";
+    std::cout << "  CPU rates: the datasheet's (no probe of this machine's CPUs is stored); run 'hetlu probe' "
+                 "outside mpirun for measured ones\n";
   // The best of each order and precision.
   for (std::size_t i = 0; i < report.rows.size();) {
     std::size_t j = i, best = i;

@@ -60,7 +60,10 @@ CalibrationReport calibrate(MPI_Comm comm, const CalibrationOptions& options,
       database = db::Database::open(report.db_path, db::Database::Mode::read_write);
       profile = this_machine();
       machine_id = db::ensure_machine(*database, db::fingerprint(profile));
-      report.cpu_rates_probed = db::load_probe_rates(*database, machine_id, profile);  // when hetlu probe ran
+      db::load_probe_rates(*database, machine_id, profile);  // measured rates, when hetlu probe ran
+      // The CPUs' GEMM rates themselves (a stored probe may hold a GPU's alone).
+      report.cpu_rates_probed =
+          model::rates_of(profile, Precision::double_, configs::model_params()).cpu_one.source == "measured";
     } catch (const std::exception& e) {
       error = e.what();
     }

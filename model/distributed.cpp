@@ -86,7 +86,7 @@ double panel_thread_speedup(const MachineProfile& node, int nb, double threads) 
       many = &r;
   if (!many) return threads;
   const double t = std::min<double>(threads, many->threads);
-  return std::max(0.0, 1 + (many->gflops / one->gflops - 1) * (t - 1) / (many->threads - 1));
+  return 1 + (many->gflops / one->gflops - 1) * (t - 1) / (many->threads - 1);  // between 1 and the ratio
 }
 
 RankRates rank_rates(const MachineProfile& node, const Rates& rates, const DistributedProblem& problem, int threads,
@@ -106,8 +106,11 @@ RankRates rank_rates(const MachineProfile& node, const Rates& rates, const Distr
   const double busy = std::min<double>(cores, per_node * used_cores);
   const double efficiency = cores > 1 ? 1 - (1 - all_cores_efficiency) * (std::max(1.0, busy) - 1) / (cores - 1) : 1;
   r.gemm_flops = one * used_cores * efficiency;
+  // A rank with less than a core (more ranks than cores) has that share of one; with more, its
+  // threads speed the panel up as probed (that probe's own contention and the node's busy cores
+  // both count: the 16-rank and 4-rank plans of the H200 machine were fitted so).
   r.panel_flops = one * params.distributed_panel_efficiency * efficiency *
-                  std::max(1.0 / used_cores, panel_thread_speedup(node, nb, used_cores));
+                  (used_cores < 1 ? used_cores : panel_thread_speedup(node, nb, used_cores));
   if (threads > 1 && per_node * threads > cores)
     r.slowdown = problem.idle_threads_sleep ? params.oversubscribed_passive_slowdown : params.oversubscribed_slowdown;
   return r;
@@ -217,14 +220,13 @@ DistributedPrediction predict_resident_seconds(const MachineProfile& node, const
   const double word = entry_bytes(problem.precision);
   const double cpu_rate = rank.gemm_flops * nb / (nb + params.gemm_half_rate_k);
   const double device_rate = rates.device.gflops * 1e9 * nb / (nb + params.gemm_half_rate_k);
-  // The node's ranks spread evenly over the GPUs it shows (each rank drives its CUDA device 0: a
-  // GPU of its own where CUDA_VISIBLE_DEVICES gives each one), each GPU's GEMMs and link shared by
-  // its ranks. 16 ranks on one H200 were priced as 16 GPUs, 0.68 s against 5.76 measured
-  // (2026-11-29). A host team is a rank's own cores.
+  // Every rank drives the same device (the cuda backend's CUDA device 0; cuda:K is K for all), so a
+  // node's ranks share one GPU's GEMMs, link and copies. 16 ranks on one H200 were priced as 16
+  // GPUs, 0.68 s against 5.76 measured (2026-11-29). Ranks given GPUs of their own through
+  // CUDA_VISIBLE_DEVICES run apart, which the model does not see. A host team is a rank's own cores.
   const bool gpu = !node_with_device.gpus.empty() && node_with_device.gpus.front().host_team_threads == 0;
-  const double gpus = std::max<double>(1, node.gpus.size());
-  const double sharing = gpu ? std::max(1.0, std::ceil(problem.layout.ranks_per_node / gpus)) : 1;
-  const double link = rates.link.gbs * 1e9 / sharing, latency = rates.link_latency_us * 1e-6;
+  const double sharing = gpu ? std::max(1, problem.layout.ranks_per_node) : 1;
+  const double link = rates.link.gbs * 1e9 / sharing, latency = rates.link_latency_us * 1e-6 * sharing;
   double trsm = 0, gemm = 0, elements = most_loaded(n, nb, P) * most_loaded(n, nb, Q), copies = 1;
   for_each_step_group(n, nb, [&](double done, double count) {
     const double m = n - done, width = std::min<double>(nb, m), rest = m - width;
@@ -250,8 +252,7 @@ DistributedPrediction predict_resident_seconds(const MachineProfile& node, const
   out.reasoning.push_back(format("device: %.1f GFlop/s GEMM (", rates.device.gflops) + rates.device.source +
                           format("); link %.2f GB/s, %.1f us per copy", rates.link.gbs, rates.link_latency_us));
   if (sharing > 1)
-    out.reasoning.push_back(
-        format("%.0f ranks share each GPU of the node: its GEMM rate and link a %.0fth each", sharing, sharing));
+    out.reasoning.push_back(format("the node's %.0f ranks share one GPU: its GEMMs, link and copies", sharing));
   return out;
 }
 

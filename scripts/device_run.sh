@@ -145,11 +145,15 @@ prebuilt_environment() {
       # image's, the same ABI). With Debian's libpmix first, the image's mca_pmix_ext3x.so missed
       # PMIx_Info_create and mpirun stopped (2026-11-29, H200).
       mkdir -p .devpkg/root/lib-debian-mpi
-      for lib in libmpi libopen-pal libopen-rte libpmix libevent libmca_common libhwloc; do
+      for lib in libmpi libopen-pal libopen-rte libpmix libevent libmca_common; do
         mv .devpkg/root/lib/"$lib"* .devpkg/root/lib-debian-mpi/ 2>/dev/null || true
       done
+      # hwloc too where the image has its own (its OpenMPI may need the newer one); hetlu loads it.
+      if ls /usr/lib/x86_64-linux-gnu/libhwloc.so.15* >/dev/null 2>&1; then
+        mv .devpkg/root/lib/libhwloc* .devpkg/root/lib-debian-mpi/ 2>/dev/null || true
+      fi
       MPIRUN="/usr/bin/orterun --oversubscribe"
-      echo "MPI: the image's ($(dpkg -S /usr/bin/orterun | cut -d: -f1))"
+      echo "MPI: the image's ($( (dpkg -S /usr/bin/orterun 2>/dev/null || echo unpackaged) | cut -d: -f1))"
     else
       # Debian's OpenMPI at its own paths; the image's files stay as they are.
       tar -C / --skip-old-files -xf .devpkg/root/mpi.tar && MPIRUN="/usr/bin/orterun --oversubscribe"
@@ -325,7 +329,8 @@ prebuilt)
       ;;
     # The tuner alone under mpirun at RANKS ranks (default 16), one BLAS thread a rank, at DIST_SIZES
     # (default 16000, distbench's order), CANDIDATES configurations (default 3) timed once each: the
-    # distributed stage's tests and two sizes did not fit a call beside the GPU's stages. About 90 s.
+    # distributed stage's tests and two sizes did not fit a call beside the GPU's stages. About 40 s
+    # (2026-11-29, H200), and the probe's 10 s on a fresh machine.
     dist_calibrate)
       [ -n "${MPIRUN:-}" ] || { echo "no MPI in the bundle (build-device without HETLU_WITH_MPI=ON)"; continue; }
       # The model prices each rank's GEMM at the probed rates: probed first on a fresh machine (a
@@ -340,6 +345,7 @@ prebuilt)
       # and the squarest grid) at RANKS ranks, one BLAS thread each as MPI codes usually run, and at
       # 4 ranks with OpenBLAS's default threads. At most 270 s; after distributed (its tuned plans).
       [ -n "${MPIRUN:-}" ] || { echo "no MPI in the bundle (build-device without HETLU_WITH_MPI=ON)"; continue; }
+      [ -e build-gpu/probed ] || probe || true  # as dist_calibrate
       R=${RANKS:-16}
       OMP_NUM_THREADS=1 timeout 150 $MPIRUN -n "$R" $H bench --distributed -n "${DIST_N:-16000}" --reps 2 "${DB[@]}" \
         2>&1 | tee "$OUT/bench_distributed_${R}ranks.md" || true

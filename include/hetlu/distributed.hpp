@@ -135,9 +135,9 @@ struct CalibrationRow {
 struct CalibrationReport {
   RankLayout layout;
   NetworkProfile network;
-  // Rank 0's: whether the model priced the configurations from this machine's probed CPU rates
-  // (`hetlu probe` or `hetlu calibrate` ran on it), or from the datasheet's, which a calibration on
-  // 16 cores found 1.5x optimistic (bench/results/2026-11-29-h200-session51.md).
+  // Rank 0's: whether the model priced the configurations from this machine's probed CPU GEMM rates
+  // (`hetlu probe` or `hetlu calibrate` ran on it), or from the datasheet's, which priced 16 ranks
+  // on 16 cores 1.5x fast (bench/results/2026-11-29-h200-session51.md).
   bool cpu_rates_probed = false;
   std::vector<CalibrationRow> rows;  // every configuration, in the order timed
   std::string db_path;

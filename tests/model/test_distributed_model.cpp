@@ -125,12 +125,11 @@ MachineProfile with_gpu(const MachineProfile& cpus, double gflops, double link_g
 
 TEST(DistributedModel, ResidentVariantPricesTheDeviceGemmAndItsLink) {
   const model::ModelParams params;
-  const auto p = problem(20000, 4, 4);
+  const auto p = problem(20000, 4, 1);  // a node, and so a GPU, for each rank
   distributed::DistributedPlan plan;
   plan.grid_rows = plan.grid_cols = 2, plan.nb = 256, plan.threads_per_rank = 2;
   const auto net = model::default_network(p.layout, params);
-  auto cpus = node(8);
-  cpus.gpus.assign(4, GpuInfo{});  // a GPU for each of the 4 ranks (each its own CUDA device 0)
+  const auto cpus = node(8);
   const auto fast = model::predict_resident_seconds(cpus, with_gpu(cpus, 50000, 25), net, p, plan, params);
   double sum = 0, gemm = 0, link = 0;
   for (const auto& t : fast.terms) {
@@ -262,6 +261,20 @@ TEST(DistributedModel, PanelThreadsSpeedUpAsTheProbedPanelsSay) {
   EXPECT_GT(panel(probed, 4).seconds, panel(unprobed_panels, 4).seconds);
 }
 
+// More ranks than cores: each has its share of one core for its panel and its GEMM (a review found
+// the panel priced at twice one core's rate for half a core).
+TEST(DistributedModel, RanksSharingACoreGetItsShare) {
+  const model::ModelParams params;
+  distributed::DistributedPlan plan;
+  plan.grid_rows = plan.grid_cols = 2, plan.nb = 64, plan.threads_per_rank = 1;
+  const auto p = problem(4000, 4, 4);
+  const auto net = model::default_network(p.layout, params);
+  const auto crowded = model::predict_distributed_seconds(node(2), net, p, plan, params);
+  const auto roomy = model::predict_distributed_seconds(node(4), net, p, plan, params);
+  ASSERT_EQ(crowded.terms.front().name, "panel factorization (p?getf2)");
+  EXPECT_NEAR(crowded.terms.front().seconds / roomy.terms.front().seconds, 2, 1e-9);
+}
+
 // pdgesv at n = 16000 on the H200 machine's 16 cores, one rank a core, each timed by `calibrate
 // --distributed` and `bench --distributed` there, and 4 ranks of 4 threads (OMP_WAIT_POLICY=passive).
 // With those probed rates the model had priced the 16-rank plans at 3.5 to 3.7 s: each rank's
@@ -304,7 +317,7 @@ TEST(DistributedModel, OversubscribedCoresWithSleepingThreadsCostWhatTheH200Host
 
 // The GPU-resident variant on the same machine, every rank's part on its one H200 (16 ranks: 5.76 s;
 // 4 ranks of 4 threads: 7.31 s). The model had priced the 16 ranks as 16 GPUs (0.68 s); with the GPU
-// shared it prices 1.35 and 2.34 s, still a quarter and a third of the measured: the phases put the
+// shared it prices 1.53 and 2.43 s, still a quarter and a third of the measured: the phases put the
 // rest in the touched rows' copies (2.62 s, one per run of rows, 16 processes on one GPU) and in
 // the waits the broadcasts and panels include. Checked here: the shared GPU's GEMM and link.
 TEST(DistributedModel, TheH200HostsResidentPlansWithTheirSharedGpu) {
@@ -323,17 +336,16 @@ TEST(DistributedModel, TheH200HostsResidentPlansWithTheirSharedGpu) {
       if (t.name.rfind(start, 0) == 0) return t.seconds;
     return -1.0;
   };
-  MachineProfile sixteen_gpus = host;
-  sixteen_gpus.gpus.assign(16, gpu);
   for (const TimedOnH200& t : {TimedOnH200{16, 4, 4, 64, 1, 5.76}, TimedOnH200{4, 2, 2, 128, 4, 7.31}}) {
     const auto p = problem(16000, t.ranks, t.ranks);
     distributed::DistributedPlan plan;
     plan.grid_rows = t.rows, plan.grid_cols = t.cols, plan.nb = t.nb, plan.threads_per_rank = t.threads;
     const auto net = h200_ranks_network(p.layout);
     const auto shared = model::predict_resident_seconds(host, host, net, p, plan, params);
-    const auto own = model::predict_resident_seconds(sixteen_gpus, host, net, p, plan, params);
+    const auto apart = problem(16000, t.ranks, 1);  // a node and a GPU for each rank
+    const auto own = model::predict_resident_seconds(host, host, net, apart, plan, params);
     EXPECT_NEAR(term(shared, "trailing GEMM") / term(own, "trailing GEMM"), t.ranks, 1e-9) << t.ranks << " ranks";
-    EXPECT_GT(term(shared, "link"), term(own, "link")) << t.ranks << " ranks";  // its bytes, not its latencies
-    EXPECT_LT(shared.seconds, t.seconds) << t.ranks << " ranks";                // the gap above, said, not hidden
+    EXPECT_GT(term(shared, "link"), (t.ranks - 1) * term(own, "link")) << t.ranks << " ranks";
+    EXPECT_LT(shared.seconds, 1.25 * t.seconds) << t.ranks << " ranks";  // under, by the gap above
   }
 }
