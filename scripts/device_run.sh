@@ -28,6 +28,7 @@
 #                                          and not, alternating), single (16384, 32768), sweep (16384), sweep8k, cpu,
 #                                          devices (cuda,host:8 at 16384), mixed (16384, 32768; TF32 at 16384), tf32_32k,
 #                                          tf32_random (TF32 on random A at 16384: GMRES-based refinement on the GPU),
+#                                          tf32_nb (TF32 at 32768 with nb 192 and 384),
 #                                          mixed_prbt (PRBT in mixed precision at 16384 and 32768, TF32 at 16384; kappa 100),
 #                                          mixed_host_rounding (32768, A rounded by the host as before),
 #                                          batched (10000 systems of n = 16, 64, 256 on the GPU),
@@ -287,6 +288,15 @@ prebuilt)
       tf32 16384 150
       ;;
     tf32_32k) tf32 32768 300 ;;
+    # TF32 at 32768 on wider panels than the model's (nb 96 on 2026-11-29: 0.795 s, 2.17x cuSOLVER's
+    # DDgesv from host memory where #15.5 asks 3x; its 342 panels dominated): nb 192 and 384, kappa
+    # 100, to set against tf32_32k's row in the same call. About 60 s each.
+    tf32_nb)
+      for nb in 192 384; do
+        HETLU_CUDA_TF32=1 timeout 120 $H bench -n 32768 --nb "$nb" --precision mixed --cond 100 --target hybrid \
+          --backend cuda --solver gepp --reps 3 --no-openblas "${DB[@]}" 2>&1 | tee "$OUT/bench_mixed_tf32_32768_nb$nb.md" || true
+      done
+      ;;
     # TF32 on random A at 16384: ITER -31 on 2026-11-26, before GMRES-based refinement ran on the device.
     tf32_random) tf32 16384 200 random ;;
     # PRBT in mixed precision on the GPU (since 2026-11-27): A up in double, rounded and randomized

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "h200_machine.hpp"
 #include "model/distributed.hpp"
 
 using namespace hetlu;
@@ -209,24 +210,11 @@ TEST(DistributedModel, RanksThatHoldNoneOfTheMatrixAreSaid) {
   EXPECT_EQ(says_idle(112, 7, 1, 16), "");  // exactly one block each
 }
 
-// The H200 machine's 16 cores as `hetlu probe` measured them, and its ranks' network as `calibrate
-// --distributed` measured it on 16 ranks (bench/results/2026-11-29-h200-session51.md).
-static MachineProfile h200_host_as_probed() {
-  MachineProfile p;
-  p.cores = 16;
-  p.peak_gflops_per_core = 67.2;
-  p.dgemm_gflops_one_core = 75.4;
-  p.dgemm_gflops_all_cores = 535.4;
-  p.sgemm_gflops_one_core = 154.2;
-  p.sgemm_gflops_all_cores = 929.4;
-  p.memory_bandwidth_gbs = 81.6;
-  p.rates_measured = true;
-  // Its tallest GEPP panel probes, on one thread and on 16.
-  p.panel_rates = {{"gepp", 4096, 64, 1, 28.5},   {"gepp", 4096, 64, 16, 20.3}, {"gepp", 4096, 128, 1, 37.9},
-                   {"gepp", 4096, 128, 16, 30.0}, {"gepp", 4096, 256, 1, 45.7}, {"gepp", 4096, 256, 16, 47.0}};
-  return p;
-}
+using test_support::h200_gpu_as_probed;
+using test_support::h200_host_as_probed;
 
+// The H200 machine's ranks' network as `calibrate --distributed` measured it on 16 ranks
+// (bench/results/2026-11-29-h200-session51.md).
 static distributed::NetworkProfile h200_ranks_network(const distributed::RankLayout& layout) {
   distributed::NetworkProfile net;
   net.layout = layout;
@@ -323,14 +311,7 @@ TEST(DistributedModel, OversubscribedCoresWithSleepingThreadsCostWhatTheH200Host
 TEST(DistributedModel, TheH200HostsResidentPlansWithTheirSharedGpu) {
   const model::ModelParams params;
   MachineProfile host = h200_host_as_probed();
-  GpuInfo gpu;
-  gpu.name = "NVIDIA H200";
-  gpu.compute_capability_major = 9;
-  gpu.dgemm_gflops = 61136;
-  gpu.h2d_bandwidth_gbs = 55.4, gpu.d2h_bandwidth_gbs = 55.2;
-  gpu.h2d_latency_us = 8.3, gpu.d2h_latency_us = 7.5;
-  gpu.memory_bytes = 139LL << 30;
-  host.gpus = {gpu};
+  host.gpus = {h200_gpu_as_probed()};
   auto term = [](const model::DistributedPrediction& p, const std::string& start) {
     for (const auto& t : p.terms)
       if (t.name.rfind(start, 0) == 0) return t.seconds;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "h200_machine.hpp"
 #include "hetlu/detail/deal_columns.hpp"
 #include "hetlu/detail/flops.hpp"
 #include "hetlu/types.hpp"
@@ -614,8 +615,8 @@ static MachineProfile h100_as_probed_again() {
   return p;
 }
 
-// A d = 0 plan on one device that `hetlu bench` timed on an H100 (double, from host memory).
-struct MeasuredOnH100 {
+// A d = 0 plan on one device that `hetlu bench` timed on a GPU (double, from host memory).
+struct MeasuredOnGpu {
   Solver solver;
   int n, nb;
   double seconds;
@@ -629,24 +630,30 @@ static model::ModelParams with_in_order_interchanges() {
   return params;
 }
 
+// The model's price of the run's d = 0 plan (its solver, order and nb; double, from host memory).
+static double price_of(const MachineProfile& p, const MeasuredOnGpu& m, const model::ModelParams& params) {
+  Plan plan;
+  plan.solver = m.solver;
+  plan.target = Target::hybrid;
+  plan.nb = m.nb;
+  plan.cpu_block_columns = 0;
+  return model::predict_seconds(p, model::Problem{m.solver, Precision::double_, Target::hybrid, m.n, m.n}, plan,
+                                params);
+}
+
 // The model's price of each within `tolerance` of its measured time (a quarter: #17's target);
 // where `keeps_the_panel`, the model's own plan keeps the panel on the device too.
-static void expect_within(const MachineProfile& p, const std::vector<MeasuredOnH100>& runs, double tolerance,
+static void expect_within(const MachineProfile& p, const std::vector<MeasuredOnGpu>& runs, double tolerance,
                           bool keeps_the_panel) {
-  for (const MeasuredOnH100& m : runs) {
-    Plan plan;
-    plan.solver = m.solver;
-    plan.target = Target::hybrid;
-    plan.nb = m.nb;
-    plan.cpu_block_columns = 0;
-    const model::Problem problem{m.solver, Precision::double_, Target::hybrid, m.n, m.n};
+  for (const MeasuredOnGpu& m : runs) {
     // GEPP and CALU were timed when the host checked A's finiteness in a pass of its own before
     // the upload; the upload checks it now (HybridLu::check_input), and the model no longer prices
     // that pass: it is added back here, at the model's price (a read of A at the probed bandwidth).
     const double check_apart = m.solver == Solver::prbt ? 0 : 8.0 * m.n * m.n / (p.memory_bandwidth_gbs * 1e9);
-    const double predicted = model::predict_seconds(p, problem, plan, with_in_order_interchanges()) + check_apart;
+    const double predicted = price_of(p, m, with_in_order_interchanges()) + check_apart;
     EXPECT_NEAR(predicted / m.seconds, 1, tolerance) << to_string(m.solver) << " n = " << m.n << ": " << predicted;
     if (keeps_the_panel) {
+      const model::Problem problem{m.solver, Precision::double_, Target::hybrid, m.n, m.n};
       EXPECT_EQ(model::predict(p, problem).plan.cpu_block_columns, 0) << to_string(m.solver) << " n = " << m.n;
     }
   }
@@ -667,10 +674,10 @@ TEST(Predict, TheH100sMeasuredTimesWithinAQuarter) {
 
 // The blocked d = 0 plans with the upload beside the first steps, measured in the next GPU run
 // (bench/results/2026-11-26-h100-session25.md): GEPP's and CALU's, then PRBT's.
-static const std::vector<MeasuredOnH100> gepp_and_calu_beside_the_upload = {{Solver::gepp, 16384, 256, 0.2837},
-                                                                            {Solver::calu, 16384, 256, 0.2835},
-                                                                            {Solver::gepp, 32768, 384, 1.0573},
-                                                                            {Solver::calu, 32768, 384, 1.0497}};
+static const std::vector<MeasuredOnGpu> gepp_and_calu_beside_the_upload = {{Solver::gepp, 16384, 256, 0.2837},
+                                                                           {Solver::calu, 16384, 256, 0.2835},
+                                                                           {Solver::gepp, 32768, 384, 1.0573},
+                                                                           {Solver::calu, 32768, 384, 1.0497}};
 
 // GEPP and CALU were 28-41 % above the model's price until it charged the host's finiteness check
 // of A and the device's row interchanges (timed apart there with HETLU_TIME_KERNELS: 0.131 s of
@@ -690,38 +697,7 @@ TEST(Predict, TheUploadBesideTheStepsDelaysThem) {
   expect_within(h100_as_probed_again(), gepp_and_calu_beside_the_upload, 1.0 / 7, false);
 }
 
-// The H200 machine as `hetlu probe` measured it (bench/results/2026-11-29-h200-session51/r1/probe.txt).
-static MachineProfile h200_as_probed() {
-  MachineProfile p;
-  p.cores = 16;
-  p.peak_gflops_per_core = 67.2;
-  p.dgemm_gflops_all_cores = 535.4;
-  p.dgemm_gflops_one_core = 75.4;
-  p.sgemm_gflops_all_cores = 929.4;
-  p.sgemm_gflops_one_core = 154.2;
-  p.memory_bandwidth_gbs = 81.6;
-  p.rates_measured = true;
-  GpuInfo g;
-  g.name = "NVIDIA H200";
-  g.compute_capability_major = 9;
-  g.multiprocessors = 132;
-  g.memory_bytes = static_cast<long long>(139.8 * (1ll << 30));
-  g.dgemm_gflops = 61136;
-  g.sgemm_gflops = 50883;
-  g.tf32_gemm_gflops = 407270;
-  g.dgemm_peak_gflops = g.sgemm_peak_gflops = 66908;
-  g.dgetrf_gflops = 9745;
-  g.sgetrf_gflops = 10879;
-  g.h2d_bandwidth_gbs = 55.4;
-  g.d2h_bandwidth_gbs = 55.2;
-  g.h2d_latency_us = 8.3;
-  g.d2h_latency_us = 7.5;
-  g.memory_bandwidth_gbs = 4100;
-  g.staged_upload_gbs = 42.6;
-  g.staged_download_gbs = 42.7;
-  p.gpus.push_back(g);
-  return p;
-}
+using test_support::h200_as_probed;
 
 // The same machine unprobed, as this_machine() describes it from the CPU's and the device's
 // properties: the datasheet rates alone, no measured host memory.
@@ -742,15 +718,9 @@ static MachineProfile h200_unprobed() {
 }
 
 // The model's price of d = 0 plans as the code runs them today, against `hetlu bench`'s times.
-static void expect_priced_within(const MachineProfile& p, const std::vector<MeasuredOnH100>& runs, double tolerance) {
-  for (const MeasuredOnH100& m : runs) {
-    Plan plan;
-    plan.solver = m.solver;
-    plan.target = Target::hybrid;
-    plan.nb = m.nb;
-    plan.cpu_block_columns = 0;
-    const model::Problem problem{m.solver, Precision::double_, Target::hybrid, m.n, m.n};
-    const double predicted = model::predict_seconds(p, problem, plan, model::ModelParams{});
+static void expect_priced_within(const MachineProfile& p, const std::vector<MeasuredOnGpu>& runs, double tolerance) {
+  for (const MeasuredOnGpu& m : runs) {
+    const double predicted = price_of(p, m, model::ModelParams{});
     EXPECT_NEAR(predicted / m.seconds, 1, tolerance) << to_string(m.solver) << " n = " << m.n << ": " << predicted;
   }
 }
