@@ -96,7 +96,8 @@ bench_sizes() {
 }
 
 sweep() {
-  timeout 240 $H bench -n 16384 --solver calu --target hybrid --backend cuda --sweep-d --reps "${SWEEP_REPS:-2}" \
+  # One round (SWEEP_REPS=1): about 33 points at 16384, the CPU-heavy ones seconds each.
+  timeout 240 $H bench -n 16384 --solver calu --target hybrid --backend cuda --sweep-d --reps "${SWEEP_REPS:-1}" \
     "${DB[@]}" 2>&1 |
     tee "$OUT/sweep_d.md"
 }
