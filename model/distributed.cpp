@@ -186,7 +186,8 @@ DistributedPrediction predict_distributed_seconds(const MachineProfile& node, co
   out.seconds = seconds;
   out.plan.predicted_seconds = seconds;
   out.reasoning.push_back(format("per rank: %.1f GFlop/s GEMM on %.0f thread(s), %.2f cores of its node each",
-                                 rank.gemm_flops / 1e9, plan.threads_per_rank, rank.cores_per_rank));
+                                 rank.gemm_flops / 1e9, plan.threads_per_rank, rank.cores_per_rank) +
+                          " (one core: " + rates.cpu_one.source + "; all: " + rates.cpu_all.source + ")");
   out.reasoning.push_back(format("network: %.2f us latency, %.2f GB/s point to point; %.2f us per broadcast level",
                                  net.latency_seconds * 1e6, net.bandwidth_bytes_per_second / 1e9,
                                  net.broadcast_latency_seconds * 1e6) +
