@@ -343,6 +343,7 @@ const ModelKey model_keys[] = {
     {"", "device_memory_usable_share", &ModelParams::usable_device_memory_share, tiny, 1},
     {"", "host_memory_default_gbs", &ModelParams::default_host_memory_gbs, tiny, huge},
     {"", "host_memory_default_gbs_per_core", &ModelParams::default_host_memory_gbs_per_core, 0, huge},
+    {"", "host_memory_default_gbs_per_package", &ModelParams::default_host_memory_gbs_per_package, 0, huge},
     {"", "datasheet_bandwidth_efficiency", &ModelParams::datasheet_bandwidth_efficiency, tiny, 1},
     {"", "nb_candidates", &ModelParams::nb_candidates, 1, largest_order},
     {network_section, "latency_us", &ModelParams::network_latency_us, 0, 1e6},

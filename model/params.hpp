@@ -92,8 +92,11 @@ struct ModelParams {
   // channel's class. A triad on all cores measured 5.1 to 6.0 GB/s a core on the 16-core GPU
   // machines (2026-11-26 to 29); 10 GB/s for all of them priced the solvers' staged copies of an
   // unprobed H200 machine 3.4x slow (3.44 s predicted at 32768, 1.02 measured, 2026-11-29).
+  // At most per_package a socket: a 2-socket 128-core node had been given 640 GB/s (a review; its
+  // eight DDR4-3200 channels a socket peak at 205).
   double default_host_memory_gbs = 10;
   double default_host_memory_gbs_per_core = 5;
+  double default_host_memory_gbs_per_package = 100;
   // The share of a device's memory a plan may fill: the rest stands for the CUDA context, the
   // libraries' workspaces and the staging slots, which cudaMalloc's free memory does not have.
   double usable_device_memory_share = 0.95;

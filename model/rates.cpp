@@ -176,9 +176,11 @@ Rates rates_of(const MachineProfile& p, Precision precision, const ModelParams& 
     r.devices.insert(r.devices.begin(), {g.name, r.device, r.link, r.link_latency_us, g.host_team_threads,
                                          r.device_memory, r.device_panel_gflops, usable_memory_bytes(g, params)});
   }
-  r.memory_gbs = p.memory_bandwidth_gbs > 0 ? p.memory_bandwidth_gbs
-                                            : std::max(params.default_host_memory_gbs,
-                                                       params.default_host_memory_gbs_per_core * std::max(1, p.cores));
+  r.memory_gbs = p.memory_bandwidth_gbs > 0
+                     ? p.memory_bandwidth_gbs
+                     : std::max(params.default_host_memory_gbs,
+                                std::min(params.default_host_memory_gbs_per_core * std::max(1, p.cores),
+                                         params.default_host_memory_gbs_per_package * std::max(1, p.packages)));
   r.device_memory_usable_bytes = r.devices.empty() ? 0 : r.devices.front().memory_usable_bytes;
   return r;
 }

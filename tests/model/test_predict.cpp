@@ -752,6 +752,9 @@ TEST(Predict, AnUnprobedGpuMachinesHostMemoryIsPricedPerCore) {
   two_cores.cores = 2;
   EXPECT_EQ(model::rates_of(two_cores, Precision::double_, model::ModelParams{}).memory_gbs,
             10);  // never under one channel's class
+  MachineProfile two_sockets;
+  two_sockets.cores = 128, two_sockets.packages = 2;
+  EXPECT_EQ(model::rates_of(two_sockets, Precision::double_, model::ModelParams{}).memory_gbs, 200);
 }
 
 // Mixed precision's refinement on the H200 (TF32, kappa 100: 12 steps at 16384 in 0.0463 s, 18 at
