@@ -120,8 +120,13 @@ DistributedResolution resolve_plan(const DistributedPlan& given, Precision preci
   std::optional<DistributedPlan> base =
       tuned(precision, n, layout, db_path, profile, network, why_not_tuned, r.warnings);
   r.network = network ? *network : model::default_network(layout, params);
-  const model::DistributedProblem problem{
-      precision, n, 1, layout, detail::cuda_tf32_requested(), detail::openmp_idle_threads_sleep()};
+  const model::DistributedProblem problem{precision,
+                                          n,
+                                          1,
+                                          layout,
+                                          detail::cuda_tf32_requested(),
+                                          detail::openmp_idle_threads_sleep(),
+                                          detail::cpus_in_affinity_mask()};
   if (!base) try {
       base = model::predict_distributed(profile, r.network, problem, params).plan;
       base->source_detail = "model (" + why_not_tuned + ")";
@@ -180,7 +185,7 @@ DistributedResolution price_resident(const DistributedPlan& plan, Precision prec
     const auto priced = model::predict_resident_seconds(
         profile, node, r.network,
         model::DistributedProblem{precision, n, 1, layout, detail::cuda_tf32_requested(),
-                                  detail::openmp_idle_threads_sleep()},
+                                  detail::openmp_idle_threads_sleep(), detail::cpus_in_affinity_mask()},
         plan, params);
     r.plan.predicted_seconds = priced.seconds;
     explain(priced, r.explanation);

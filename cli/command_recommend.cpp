@@ -86,8 +86,13 @@ void recommend_distributed(Precision precision, int n, distributed::RankLayout l
                                                                         layout.ranks_per_node >= layout.ranks);
     r.network = model::default_network(layout, params);
     r.network.source = network_source;
-    const model::DistributedProblem problem{
-        precision, n, 1, layout, detail::cuda_tf32_requested(), detail::openmp_idle_threads_sleep()};
+    const model::DistributedProblem problem{precision,
+                                            n,
+                                            1,
+                                            layout,
+                                            detail::cuda_tf32_requested(),
+                                            detail::openmp_idle_threads_sleep(),
+                                            detail::cpus_in_affinity_mask()};
     const auto prediction = model::predict_distributed(node, r.network, problem, params);
     r.plan = prediction.plan;
     r.plan.source_detail = "model for the machine in " + machine;

@@ -61,9 +61,13 @@ CalibrationReport calibrate(MPI_Comm comm, const CalibrationOptions& options,
       profile = this_machine();
       machine_id = db::ensure_machine(*database, db::fingerprint(profile));
       db::load_probe_rates(*database, machine_id, profile);  // measured rates, when hetlu probe ran
-      // The CPUs' GEMM rates themselves (a stored probe may hold a GPU's alone).
-      report.cpu_rates_probed =
-          model::rates_of(profile, Precision::double_, configs::model_params()).cpu_one.source == "measured";
+      // The CPUs' GEMM rates themselves, one core's and all cores', in every precision tuned (a stored
+      // probe may hold a GPU's alone, or a damaged row the model passes over).
+      report.cpu_rates_probed = true;
+      for (Precision p : options.precisions) {
+        const auto rates = model::rates_of(profile, p, configs::model_params());
+        report.cpu_rates_probed &= rates.cpu_one.source == "measured" && rates.cpu_all.source == "measured";
+      }
     } catch (const std::exception& e) {
       error = e.what();
     }
@@ -74,8 +78,13 @@ CalibrationReport calibrate(MPI_Comm comm, const CalibrationOptions& options,
 
   for (Precision precision : options.precisions)
     for (int n : options.sizes) {
-      const model::DistributedProblem problem{
-          precision, n, 1, report.layout, detail::cuda_tf32_requested(), detail::openmp_idle_threads_sleep()};
+      const model::DistributedProblem problem{precision,
+                                              n,
+                                              1,
+                                              report.layout,
+                                              detail::cuda_tf32_requested(),
+                                              detail::openmp_idle_threads_sleep(),
+                                              detail::cpus_in_affinity_mask()};
       std::vector<model::DistributedPrediction> chosen;
       std::vector<std::optional<db::DistributedTrial>> stored;  // rank 0: each configuration's, if any
       std::vector<int> packed;  // count, then per configuration: P, Q, nb, threads, reused

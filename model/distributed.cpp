@@ -62,6 +62,7 @@ struct RankRates {
   double panel_flops = 0;  // per second, p?getf2's column-by-column updates
   double slowdown = 1;     // oversubscribed cores
   double cores_per_rank = 1;
+  bool threads_back_off = false;  // idle threads sleep, or libgomp throttles their spinning
 };
 
 // How much a rank's threads speed up p?getf2's column-by-column updates: as the probed GEPP panel
@@ -85,8 +86,13 @@ double panel_thread_speedup(const MachineProfile& node, int nb, double threads) 
         (!many || r.threads > many->threads))
       many = &r;
   if (!many) return threads;
+  // A ratio far below one thread's is a disturbed probe, taken as no speedup (as cpu_panel_gflops
+  // does: 4x below stands); above the thread count, an impossible one, taken as linear.
+  double ratio = many->gflops / one->gflops;
+  if (ratio * 4 < 1) ratio = 1;
+  ratio = std::min<double>(ratio, many->threads);
   const double t = std::min<double>(threads, many->threads);
-  return 1 + (many->gflops / one->gflops - 1) * (t - 1) / (many->threads - 1);  // between 1 and the ratio
+  return 1 + (ratio - 1) * (t - 1) / (many->threads - 1);  // between 1 and the ratio
 }
 
 RankRates rank_rates(const MachineProfile& node, const Rates& rates, const DistributedProblem& problem, int threads,
@@ -96,23 +102,23 @@ RankRates rank_rates(const MachineProfile& node, const Rates& rates, const Distr
   const int per_node = std::max(1, problem.layout.ranks_per_node);
   r.cores_per_rank = double(cores) / per_node;
   const double used_cores = std::min<double>(threads, r.cores_per_rank);
-  // One core's rate times the cores used, at the parallel efficiency of as many cores as the
-  // node's ranks keep busy together: from 1 on one core to the probed all-cores rate's on all. 16
-  // ranks of one thread on 16 cores ran at 0.44 of one core's rate each, as 16 threads of one
-  // GEMM did (the H200 machine, 2026-11-29), where one core's rate alone had priced them 2x fast.
+  // The node's ranks together run as many cores as they keep busy, at one core's rate each up to the
+  // probed all-cores rate, never above it; each rank has its cores' share. 16 ranks of one thread on
+  // 16 cores ran at 0.44 of one core's rate each, as 16 threads of one GEMM did (the H200 machine,
+  // 2026-11-29), where one core's rate alone had priced them 2x fast.
   const double one = rates.cpu_one.gflops * 1e9;
-  const double all_cores_efficiency =
-      rates.cpu_all.gflops > 0 && one > 0 ? std::min(1.0, rates.cpu_all.gflops * 1e9 / (one * cores)) : 1;
-  const double busy = std::min<double>(cores, per_node * used_cores);
-  const double efficiency = cores > 1 ? 1 - (1 - all_cores_efficiency) * (std::max(1.0, busy) - 1) / (cores - 1) : 1;
+  const double all = rates.cpu_all.gflops > 0 ? rates.cpu_all.gflops * 1e9 : one * cores;
+  const double busy = std::max(1.0, std::min<double>(cores, per_node * used_cores));
+  const double efficiency = one > 0 ? std::min(one * busy, all) / (one * busy) : 1;
   r.gemm_flops = one * used_cores * efficiency;
   // A rank with less than a core (more ranks than cores) has that share of one; with more, its
   // threads speed the panel up as probed (that probe's own contention and the node's busy cores
   // both count: the 16-rank and 4-rank plans of the H200 machine were fitted so).
   r.panel_flops = one * params.distributed_panel_efficiency * efficiency *
                   (used_cores < 1 ? used_cores : panel_thread_speedup(node, nb, used_cores));
+  r.threads_back_off = problem.idle_threads_sleep || (problem.cpus_per_rank > 0 && threads > problem.cpus_per_rank);
   if (threads > 1 && per_node * threads > cores)
-    r.slowdown = problem.idle_threads_sleep ? params.oversubscribed_passive_slowdown : params.oversubscribed_slowdown;
+    r.slowdown = r.threads_back_off ? params.oversubscribed_passive_slowdown : params.oversubscribed_slowdown;
   return r;
 }
 
@@ -195,8 +201,10 @@ DistributedPrediction predict_distributed_seconds(const MachineProfile& node, co
   if (rank.slowdown > 1)
     out.reasoning.push_back(format("%.0f ranks x %.0f threads oversubscribe the node's cores: x %g",
                                    problem.layout.ranks_per_node, plan.threads_per_rank, rank.slowdown) +
-                            (problem.idle_threads_sleep ? " (idle OpenMP threads sleep: OMP_WAIT_POLICY=passive)"
-                                                        : " (idle OpenMP threads spin)"));
+                            (rank.threads_back_off
+                                 ? " (idle OpenMP threads sleep: OMP_WAIT_POLICY=passive, a small GOMP_SPINCOUNT, or "
+                                   "more threads than a rank's CPUs)"
+                                 : " (idle OpenMP threads spin)"));
   // More ranks than blocks along a side leave ranks without any of the matrix (1048576 ranks for
   // 25 x 25 blocks were planned on a 1024 x 1024 grid without a word): said, with how many hold some.
   const double holding = std::min(blocks, double(P)) * std::min(blocks, double(Q));

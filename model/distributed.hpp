@@ -31,9 +31,12 @@ struct DistributedProblem {
   // The resident variant's device GEMMs in TF32 (single precision on a GPU that has it), as the
   // cuda backend runs them under HETLU_CUDA_TF32=1 (model::Problem::tf32's rule).
   bool tf32 = false;  // the callers pass detail::cuda_tf32_requested()
-  // Idle OpenMP threads sleep (detail::openmp_idle_threads_sleep()): oversubscribed cores cost
-  // ModelParams::oversubscribed_passive_slowdown, not oversubscribed_slowdown.
+  // Idle OpenMP threads sleep (detail::openmp_idle_threads_sleep()), or a rank has more threads than
+  // the CPUs it is bound to (detail::cpus_in_affinity_mask(); 0: not known), where libgomp throttles
+  // their spinning: oversubscribed cores cost ModelParams::oversubscribed_passive_slowdown, not
+  // oversubscribed_slowdown.
   bool idle_threads_sleep = false;
+  int cpus_per_rank = 0;
 };
 
 struct DistributedPrediction {

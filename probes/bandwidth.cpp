@@ -15,7 +15,7 @@ long long triad_array_doubles(long long cache_bytes, long long memory_bytes) {
   return std::max(std::min(4 * cache_bytes / 8, most), 1LL << 23);
 }
 
-Rate measure_triad(long long doubles, int repetitions) {
+Rate measure_triad(long long doubles, int repetitions, int threads) {
   if (doubles < 1) throw InvalidArgument("triad array length " + std::to_string(doubles) + " must be >= 1");
   std::unique_ptr<double[]> a, b, c;
   try {
@@ -26,12 +26,13 @@ Rate measure_triad(long long doubles, int repetitions) {
   }
   // First touch in parallel, with the same static schedule as the timed loop: on a NUMA machine
   // each thread's pages land on its own node, as STREAM does.
-#pragma omp parallel for schedule(static)
+  const int team = threads > 0 ? threads : omp_get_max_threads();
+#pragma omp parallel for schedule(static) num_threads(team)
   for (long long i = 0; i < doubles; ++i) a[i] = 0, b[i] = 1, c[i] = 2;
   const double scalar = 3;
   const auto seconds = time_samples(
       [&] {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(team)
         for (long long i = 0; i < doubles; ++i) a[i] = b[i] + scalar * c[i];
       },
       repetitions);

@@ -50,7 +50,7 @@ Rate measure_gemm(int n, int threads, int repetitions = 5);
 long long triad_array_doubles(long long cache_bytes, long long memory_bytes);
 
 // STREAM triad a = b + s c on arrays of `doubles` elements each, all cores: GB/s moved.
-Rate measure_triad(long long doubles, int repetitions = 5);
+Rate measure_triad(long long doubles, int repetitions = 5, int threads = 0);  // threads 0: OpenMP's default
 
 // GFlop/s of one panel factorization of rows x width: "gepp" (recursive LU with partial
 // pivoting) or "tslu" (CALU's panel as the solver runs it: recursive down to TSLU leaves of the

@@ -49,8 +49,8 @@ MachineProfile probe_machine(const ProbeOptions& options) {
   for (const auto& c : profile.caches) cache = std::max(cache, c.bytes * std::max(1, c.count));
   const long long memory = static_cast<long long>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
   const long long doubles = triad_array_doubles(cache, memory);
-  profile.memory_bandwidth_gbs = record("triad_bandwidth", measure_triad(doubles, options.repetitions), "GB/s",
-                                        "doubles=" + std::to_string(doubles));
+  profile.memory_bandwidth_gbs = record("triad_bandwidth", measure_triad(doubles, options.repetitions, all), "GB/s",
+                                        "doubles=" + std::to_string(doubles) + " threads=" + std::to_string(all));
 
   for (int rows : options.panel_rows)
     for (int width : options.panel_widths) {

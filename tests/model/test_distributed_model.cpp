@@ -2,9 +2,13 @@
 // are priced, more nodes help a large system, and its choice always uses every rank.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <limits>
 
 #include "h200_machine.hpp"
+#include "hetlu/detail/openmp_wait.hpp"
 #include "model/distributed.hpp"
 
 using namespace hetlu;
@@ -329,4 +333,77 @@ TEST(DistributedModel, TheH200HostsResidentPlansWithTheirSharedGpu) {
     EXPECT_GT(term(shared, "link"), (t.ranks - 1) * term(own, "link")) << t.ranks << " ranks";
     EXPECT_LT(shared.seconds, 1.25 * t.seconds) << t.ranks << " ranks";  // under, by the gap above
   }
+}
+
+// A rank's threads never price it slower, up to the node's cores, and the node's ranks together are
+// never priced above the probed all-cores GEMM rate (a hostile test: 1 rank of 8 threads on a node
+// probed at 55 GFlop/s on one core and 60 on all was priced at 249).
+TEST(DistributedModel, MoreThreadsNeverSlowerAndNeverAboveTheAllCoresRate) {
+  const model::ModelParams params;
+  MachineProfile host = node(16);
+  host.dgemm_gflops_one_core = 55, host.dgemm_gflops_all_cores = 60, host.rates_measured = true;
+  const auto p = problem(8000, 1, 1);
+  const auto net = model::default_network(p.layout, params);
+  distributed::DistributedPlan plan;
+  plan.grid_rows = plan.grid_cols = 1, plan.nb = 128;
+  double last = std::numeric_limits<double>::infinity();
+  for (int threads = 1; threads <= 16; ++threads) {
+    plan.threads_per_rank = threads;
+    const auto priced = model::predict_distributed_seconds(host, net, p, plan, params);
+    EXPECT_LE(priced.seconds, last * (1 + 1e-12)) << threads << " threads";
+    last = priced.seconds;
+    for (const auto& term : priced.terms)
+      if (term.name == "local TRSM and GEMM") {
+        EXPECT_GE(term.seconds, 2.0 / 3 * 8000.0 * 8000 * 8000 * 0.9 / 60e9) << threads << " threads";
+      }
+  }
+}
+
+// Threads more than the CPUs a rank is bound to back off (libgomp throttles their spinning), as
+// sleeping ones do; a disturbed panel probe far below one thread's is no speedup.
+TEST(DistributedModel, BoundRanksAndDisturbedPanelProbes) {
+  const model::ModelParams params;
+  auto p = problem(4000, 4, 4);
+  const auto net = model::default_network(p.layout, params);
+  distributed::DistributedPlan plan;
+  plan.grid_rows = plan.grid_cols = 2, plan.nb = 64, plan.threads_per_rank = 2;  // 8 threads on 4 cores
+  const double spinning = model::predict_distributed_seconds(node(4), net, p, plan, params).seconds;
+  p.cpus_per_rank = 1;  // mpirun's binding to a core
+  const double bound = model::predict_distributed_seconds(node(4), net, p, plan, params).seconds;
+  EXPECT_NEAR(spinning / bound, params.oversubscribed_slowdown / params.oversubscribed_passive_slowdown, 1e-9);
+
+  MachineProfile disturbed = h200_host_as_probed();
+  for (auto& r : disturbed.panel_rates)
+    if (r.threads > 1) r.gflops = 1;  // 20-45x below one thread's
+  MachineProfile flat = h200_host_as_probed();
+  for (auto& r : flat.panel_rates)
+    if (r.threads > 1)
+      r.gflops = std::find_if(flat.panel_rates.begin(), flat.panel_rates.end(), [&](const PanelRate& o) {
+                   return o.threads == 1 && o.rows == r.rows && o.width == r.width;
+                 })->gflops;
+  auto q = problem(16000, 4, 4);
+  plan.threads_per_rank = 4, plan.nb = 128;
+  const auto h200_net = h200_ranks_network(q.layout);
+  EXPECT_DOUBLE_EQ(model::predict_distributed_seconds(disturbed, h200_net, q, plan, params).terms.front().seconds,
+                   model::predict_distributed_seconds(flat, h200_net, q, plan, params).terms.front().seconds);
+}
+
+// libgomp's rules: GOMP_SPINCOUNT where set (suffixes k, M, G, T; "infinity"), else OMP_WAIT_POLICY,
+// any case, spaces around it ignored (" passive" and "PASSIVE\n" were read as spinning).
+TEST(DistributedModel, IdleThreadsSleepAsLibgompReadsTheEnvironment) {
+  auto sleeps = [](const char* policy, const char* spins) {
+    policy ? setenv("OMP_WAIT_POLICY", policy, 1) : unsetenv("OMP_WAIT_POLICY");
+    spins ? setenv("GOMP_SPINCOUNT", spins, 1) : unsetenv("GOMP_SPINCOUNT");
+    const bool answer = detail::openmp_idle_threads_sleep();
+    unsetenv("OMP_WAIT_POLICY"), unsetenv("GOMP_SPINCOUNT");
+    return answer;
+  };
+  EXPECT_FALSE(sleeps(nullptr, nullptr));
+  for (const char* passive : {"passive", "Passive", " passive", "PASSIVE\n"}) EXPECT_TRUE(sleeps(passive, nullptr));
+  EXPECT_FALSE(sleeps("active", nullptr));
+  for (const char* none : {"0", "00", "0k", " 0 ", "100"}) EXPECT_TRUE(sleeps(nullptr, none)) << none;
+  for (const char* many : {"300000", "1M", "infinity", "1000"}) EXPECT_FALSE(sleeps(nullptr, many)) << many;
+  EXPECT_FALSE(sleeps("passive", "1G"));  // GOMP_SPINCOUNT decides where set
+  EXPECT_TRUE(sleeps("active", "0"));
+  EXPECT_FALSE(sleeps(nullptr, "garbage"));
 }
