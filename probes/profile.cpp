@@ -1,4 +1,5 @@
 #include <cblas.h>
+#include <omp.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,8 +18,10 @@ MachineProfile probe_machine(const ProbeOptions& options) {
 
   // All cores: at least the machine's, also where OMP_NUM_THREADS gives the BLAS fewer (a probe under
   // OMP_NUM_THREADS=1 had stored one thread's rate as all cores', and the distributed model priced
-  // 16 one-thread ranks 7x slow from it: a review).
-  const int all = std::max({1, openblas_get_num_threads(), profile.cores});
+  // 16 one-thread ranks 7x slow from it: a review); never past OMP_THREAD_LIMIT, under which
+  // OpenBLAS's OpenMP build waits for threads that never come (a hostile test: a hang).
+  const int all =
+      std::min(std::max({1, openblas_get_num_threads(), profile.cores}), std::max(1, omp_get_thread_limit()));
   auto record = [&](const std::string& name, const Rate& r, const char* unit, const std::string& detail) {
     profile.measurements.push_back({name, r.median, r.spread, unit, detail});
     stop_if_requested(options.stop_requested);
