@@ -5,8 +5,6 @@
 
 #include "configs/configs.hpp"
 #include "db/distributed.hpp"
-#include "hetlu/detail/cuda_tf32.hpp"
-#include "hetlu/detail/openmp_wait.hpp"
 #include "hetlu/distributed_plan.hpp"
 #include "hetlu/hetlu.hpp"
 #include "model/distributed.hpp"
@@ -120,13 +118,7 @@ DistributedResolution resolve_plan(const DistributedPlan& given, Precision preci
   std::optional<DistributedPlan> base =
       tuned(precision, n, layout, db_path, profile, network, why_not_tuned, r.warnings);
   r.network = network ? *network : model::default_network(layout, params);
-  const model::DistributedProblem problem{precision,
-                                          n,
-                                          1,
-                                          layout,
-                                          detail::cuda_tf32_requested(),
-                                          detail::openmp_idle_threads_sleep(),
-                                          detail::cpus_in_affinity_mask()};
+  const model::DistributedProblem problem = model::problem_as_run_here(precision, n, layout);
   if (!base) try {
       base = model::predict_distributed(profile, r.network, problem, params).plan;
       base->source_detail = "model (" + why_not_tuned + ")";
@@ -182,11 +174,8 @@ DistributedResolution price_resident(const DistributedPlan& plan, Precision prec
   r.network = network ? *network : model::default_network(layout, params);
   try {
     const MachineProfile node = model::with_devices(profile, DeviceSet(DeviceList{device}));
-    const auto priced = model::predict_resident_seconds(
-        profile, node, r.network,
-        model::DistributedProblem{precision, n, 1, layout, detail::cuda_tf32_requested(),
-                                  detail::openmp_idle_threads_sleep(), detail::cpus_in_affinity_mask()},
-        plan, params);
+    const auto priced = model::predict_resident_seconds(profile, node, r.network,
+                                                        model::problem_as_run_here(precision, n, layout), plan, params);
     r.plan.predicted_seconds = priced.seconds;
     explain(priced, r.explanation);
   } catch (const Error& e) {

@@ -255,11 +255,12 @@ nlohmann::ordered_json sweep_d(Solver solver, int m, int n, int reps, const std:
     options.overrides.cpu_block_columns = d;
     return resolve_plan(solver, precision, m, n, options).plan.predicted_seconds;
   };
-  // The model's d: its least predicted time over every d at this nb.
+  // The model's price of every d at this nb, and its d: the least.
+  std::vector<std::optional<double>> priced(blocks + 1);
   int model_d = -1;
   double least = std::numeric_limits<double>::infinity();
   for (int d = 0; d <= blocks; ++d)
-    if (const auto t = predicted_seconds(d); t && *t < least) least = *t, model_d = d;
+    if (const auto t = priced[d] = predicted_seconds(d); t && *t < least) least = *t, model_d = d;
   const int tuned_d =
       tuned ? same_cpu_share(chosen.plan.cpu_block_columns, block_columns(n, chosen.plan.nb), blocks) : -1;
   const int step = std::max(1, (blocks + 31) / 32);  // at most about 33 points
@@ -290,9 +291,8 @@ nlohmann::ordered_json sweep_d(Solver solver, int m, int n, int reps, const std:
       // An untimed run first in the first round, where a plan's one-off costs (its staging slots)
       // would show: before the first point and each the model prices under a second. A warm-up of
       // every point doubled the round (at 16384 on an H100 the sweep ran past its 240 s, 2026-11-26).
-      const std::optional<double> priced = i == 0 ? std::nullopt : predicted_seconds(ds[i]);
-      const int warmups = round == 0 && (i == 0 || !priced || *priced < 1.0) ? 1 : 0;
-      options.overrides.cpu_block_columns = ds[i];
+      const std::optional<double>& price = priced[ds[i]];
+      const int warmups = round == 0 && (i == 0 || !price || *price < 1.0) ? 1 : 0;
       rows[i] = solver == Solver::prbt ? bench_gesv(solver, n, 1, A, b, options, no_reference, warmups)
                                        : bench_getrf(solver, m, n, 1, A, b, options, no_reference, warmups,
                                                      /*by_solve=*/true);
@@ -304,7 +304,7 @@ nlohmann::ordered_json sweep_d(Solver solver, int m, int n, int reps, const std:
     row.seconds = detail::median(seconds[i]);
     const double gflops = detail::gflops(row.flops, row.seconds);
     // The model's price of this very plan (its d and nb), beside the measurement.
-    const auto predicted = predicted_seconds(d);
+    const std::optional<double>& predicted = priced[d];
     best_gflops = std::max(best_gflops, gflops);
     if (d == model_d) model_d_gflops = gflops;
     if (predicted)

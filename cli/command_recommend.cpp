@@ -7,7 +7,6 @@
 #include "configs/configs.hpp"
 #include "hetlu/detail/cuda_tf32.hpp"
 #include "hetlu/detail/flops.hpp"
-#include "hetlu/detail/openmp_wait.hpp"
 #include "hetlu/detail/utf8.hpp"
 #include "hetlu/distributed_plan.hpp"
 #include "hetlu/hetlu.hpp"
@@ -86,13 +85,7 @@ void recommend_distributed(Precision precision, int n, distributed::RankLayout l
                                                                         layout.ranks_per_node >= layout.ranks);
     r.network = model::default_network(layout, params);
     r.network.source = network_source;
-    const model::DistributedProblem problem{precision,
-                                            n,
-                                            1,
-                                            layout,
-                                            detail::cuda_tf32_requested(),
-                                            detail::openmp_idle_threads_sleep(),
-                                            detail::cpus_in_affinity_mask()};
+    const model::DistributedProblem problem = model::problem_as_run_here(precision, n, layout);
     const auto prediction = model::predict_distributed(node, r.network, problem, params);
     r.plan = prediction.plan;
     r.plan.source_detail = "model for the machine in " + machine;

@@ -9,8 +9,6 @@
 #include "configs/configs.hpp"
 #include "db/distributed.hpp"
 #include "distributed/blacs_grid.hpp"
-#include "hetlu/detail/cuda_tf32.hpp"
-#include "hetlu/detail/openmp_wait.hpp"
 #include "hetlu/detail/statistics.hpp"
 #include "hetlu/distributed.hpp"
 #include "hetlu/hetlu.hpp"
@@ -78,13 +76,7 @@ CalibrationReport calibrate(MPI_Comm comm, const CalibrationOptions& options,
 
   for (Precision precision : options.precisions)
     for (int n : options.sizes) {
-      const model::DistributedProblem problem{precision,
-                                              n,
-                                              1,
-                                              report.layout,
-                                              detail::cuda_tf32_requested(),
-                                              detail::openmp_idle_threads_sleep(),
-                                              detail::cpus_in_affinity_mask()};
+      const model::DistributedProblem problem = model::problem_as_run_here(precision, n, report.layout);
       std::vector<model::DistributedPrediction> chosen;
       std::vector<std::optional<db::DistributedTrial>> stored;  // rank 0: each configuration's, if any
       std::vector<int> packed;  // count, then per configuration: P, Q, nb, threads, reused

@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "hetlu/detail/cuda_tf32.hpp"
+#include "hetlu/detail/openmp_wait.hpp"
 #include "hetlu/distributed_plan.hpp"
 #include "hetlu/types.hpp"
 #include "model/params.hpp"
@@ -30,7 +32,7 @@ struct DistributedProblem {
   distributed::RankLayout layout;
   // The resident variant's device GEMMs in TF32 (single precision on a GPU that has it), as the
   // cuda backend runs them under HETLU_CUDA_TF32=1 (model::Problem::tf32's rule).
-  bool tf32 = false;  // the callers pass detail::cuda_tf32_requested()
+  bool tf32 = false;  // the callers pass detail::cuda_tf32_requested() (problem_as_run_here)
   // Idle OpenMP threads sleep (detail::openmp_idle_threads_sleep()), or a rank has more threads than
   // the CPUs it is bound to (detail::cpus_in_affinity_mask(); 0: not known), where libgomp throttles
   // their spinning: oversubscribed cores cost ModelParams::oversubscribed_passive_slowdown, not
@@ -38,6 +40,18 @@ struct DistributedProblem {
   bool idle_threads_sleep = false;
   int cpus_per_rank = 0;
 };
+
+// The problem as this process would run it: TF32, the OpenMP wait policy and the CPUs it is bound
+// to read from its environment, once here for the model's callers (the model's own code reads none).
+inline DistributedProblem problem_as_run_here(Precision precision, int n, const distributed::RankLayout& layout) {
+  return {precision,
+          n,
+          1,
+          layout,
+          detail::cuda_tf32_requested(),
+          detail::openmp_idle_threads_sleep(),
+          detail::cpus_in_affinity_mask()};
+}
 
 struct DistributedPrediction {
   distributed::DistributedPlan plan;  // predicted_seconds set; source model
