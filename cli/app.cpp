@@ -23,6 +23,7 @@
 #include "db/database.hpp"
 #include "hetlu/detail/utf8.hpp"
 #include "hetlu/types.hpp"
+#include "solvers/blas_threads.hpp"
 
 namespace hetlu::cli {
 
@@ -269,7 +270,9 @@ int report_failure(const std::string& said, int code, bool json) {
 // OMP_NUM_THREADS far beyond the machine (100000) made libgomp fail to start its team, a segfault
 // in the first parallel region (the input's finiteness check): taken as the hardware's threads,
 // said once. Up to 4x the hardware threads stays as asked (oversubscription is the user's call).
+// Within OMP_THREAD_LIMIT too, before bench's and the probes' own OpenBLAS calls (blas_threads.hpp).
 void cap_openmp_threads() {
+  kernels::keep_openmp_count_within_thread_limit();
   const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int asked = omp_get_max_threads();
   if (asked <= 4 * hardware) return;

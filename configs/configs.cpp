@@ -464,6 +464,14 @@ model::ModelParams model_params(const std::string& yaml_path) {
   const auto sections = model_sections(root, top);
   ModelParams params;
   for (const ModelKey& k : model_keys) read_key(sections.at(k.section), k, where_of(top, k.section), params);
+  // Threads that sleep or back off while they wait never cost more than spinning ones: a file that
+  // said so made the model prefer spinning ranks.
+  if (params.oversubscribed_passive_slowdown > params.oversubscribed_slowdown)
+    throw InvalidArgument(
+        top + "distributed.oversubscribed_passive_slowdown: " + shown(params.oversubscribed_passive_slowdown) +
+        " is above distributed.oversubscribed_slowdown (" + shown(params.oversubscribed_slowdown) +
+        "): idle threads that back off cost at most "
+        "what spinning ones do");
   return params;
 }
 

@@ -13,6 +13,7 @@
 
 #include "distributed/scalapack.hpp"
 #include "hetlu/types.hpp"
+#include "solvers/blas_threads.hpp"
 #include "solvers/checks.hpp"
 
 namespace hetlu::distributed {
@@ -258,6 +259,7 @@ std::vector<int> with_global_fields(std::vector<int> values, std::initializer_li
 
 BlasThreads::BlasThreads(int threads) : saved_(omp_get_max_threads()), changed_(threads > 0) {
   if (!changed_) return;
+  threads = kernels::within_openmp_thread_limit(threads);
   omp_set_num_threads(threads);
   openblas_set_num_threads(threads);
 }

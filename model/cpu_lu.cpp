@@ -134,28 +134,48 @@ const PanelRate* nearest_panel_rate(const MachineProfile& profile, const std::st
   return best;
 }
 
-// A panel rate on `threads` > 1 far below one thread's of the nearest shape is a probe disturbed
-// by other work, taken as one thread's: 2 threads measured 20-700x below 1 (0.003 GFlop/s against
-// 2.07) on a loaded machine, and CALU was priced 66x its measured time and left untuned (a hostile
-// helper's finding). Up to 4x below stands: a small panel's threads may well cost more than they give.
+// A team's panel rate more than this far below one thread's is a probe disturbed by other work,
+// taken as one thread's: 2 threads measured 20-700x below 1 (0.003 GFlop/s against 2.07) on a
+// loaded machine, and CALU was priced 66x its measured time and left untuned (a hostile helper's
+// finding). Up to 4x below stands: a small panel's threads may well cost more than they give.
+constexpr double plausible_team_slowdown = 4;
+
 double not_far_below_one_thread(const MachineProfile& profile, const std::string& kind, double rows, int width,
                                 int threads, double gflops) {
-  constexpr double plausible_slowdown = 4;
   if (threads <= 1) return gflops;
   const PanelRate* one = nearest_panel_rate(profile, kind, rows, width, 1, false);
-  return one && gflops * plausible_slowdown < one->gflops ? one->gflops : gflops;
+  return one && gflops * plausible_team_slowdown < one->gflops ? one->gflops : gflops;
 }
 
 }  // namespace
+
+double panel_thread_speedup(const MachineProfile& profile, const std::string& kind, double rows, int width,
+                            double threads) {
+  if (threads <= 1) return 1;
+  const PanelRate* one = nearest_panel_rate(profile, kind, rows, width, 1, false);
+  const PanelRate* team = nullptr;
+  for (const PanelRate& r : profile.panel_rates)
+    if (one && r.kind == kind && r.gflops > 0 && r.threads > 1 && r.rows == one->rows && r.width == one->width &&
+        (!team || r.threads > team->threads))
+      team = &r;
+  if (!team) return kind == "tslu" ? threads : std::sqrt(threads);
+  double ratio = team->gflops / one->gflops;
+  if (ratio * plausible_team_slowdown < 1) ratio = 1;
+  ratio = std::min<double>(ratio, team->threads);  // above the thread count: impossible, taken as linear
+  return 1 + (ratio - 1) * (std::min<double>(threads, team->threads) - 1) / (team->threads - 1);
+}
 
 double cpu_panel_gflops(const MachineProfile& profile, const Rates& rates, Solver solver, double rows, int width,
                         int threads, const ModelParams& params) {
   const std::string kind = solver == Solver::calu ? "tslu" : "gepp";
   if (const PanelRate* best = nearest_panel_rate(profile, kind, rows, width, threads, false))
     return not_far_below_one_thread(profile, kind, rows, width, threads, best->gflops);
-  const double one = rates.cpu_one.gflops * efficiency(std::max(1.0, width / 4.0), params.gemm_half_rate_k);
-  if (kind == "tslu") return one * params.panel_efficiency * params.tslu_efficiency * std::max(1, threads);
-  return one * params.panel_efficiency * (threads > 1 ? std::sqrt(double(threads)) : 1.0);
+  const PanelRate* probed_one = nearest_panel_rate(profile, kind, rows, width, 1, false);
+  const double one = probed_one
+                         ? probed_one->gflops
+                         : rates.cpu_one.gflops * efficiency(std::max(1.0, width / 4.0), params.gemm_half_rate_k) *
+                               params.panel_efficiency * (kind == "tslu" ? params.tslu_efficiency : 1.0);
+  return one * panel_thread_speedup(profile, kind, rows, width, threads);
 }
 
 double cpu_panel_seconds(const MachineProfile& profile, const Rates& rates, Solver solver, double rows, int width,

@@ -65,38 +65,9 @@ struct RankRates {
   bool threads_back_off = false;  // idle threads sleep, or libgomp throttles their spinning
 };
 
-// How much a rank's threads speed up p?getf2's column-by-column updates: as the probed GEPP panel
-// (the tallest probed, of the width nearest nb) on the probe's threads against one, linear in between;
-// linear in the threads where no panel was probed. The H200 machine's panels ran no faster on 16
-// threads than on one (4096 x 64: 20.3 against 28.5 GFlop/s; 4096 x 256: 47.0 against 45.7).
-double panel_thread_speedup(const MachineProfile& node, int nb, double threads) {
-  if (threads <= 1) return 1;
-  const PanelRate *one = nullptr, *many = nullptr;
-  auto better = [&](const PanelRate& r, const PanelRate* best) {
-    return !best || r.rows > best->rows ||
-           (r.rows == best->rows && std::abs(r.width - nb) < std::abs(best->width - nb));
-  };
-  for (const PanelRate& r : node.panel_rates) {
-    if (r.kind != "gepp" || r.gflops <= 0) continue;
-    if (r.threads == 1 && better(r, one)) one = &r;
-  }
-  if (!one) return threads;
-  for (const PanelRate& r : node.panel_rates)
-    if (r.kind == "gepp" && r.gflops > 0 && r.threads > 1 && r.rows == one->rows && r.width == one->width &&
-        (!many || r.threads > many->threads))
-      many = &r;
-  if (!many) return threads;
-  // A ratio far below one thread's is a disturbed probe, taken as no speedup (as cpu_panel_gflops
-  // does: 4x below stands); above the thread count, an impossible one, taken as linear.
-  double ratio = many->gflops / one->gflops;
-  if (ratio * 4 < 1) ratio = 1;
-  ratio = std::min<double>(ratio, many->threads);
-  const double t = std::min<double>(threads, many->threads);
-  return 1 + (ratio - 1) * (t - 1) / (many->threads - 1);  // between 1 and the ratio
-}
-
+// `panel_rows`: a rank's part of the first panel, whose probed shape prices p?getf2's threads.
 RankRates rank_rates(const MachineProfile& node, const Rates& rates, const DistributedProblem& problem, int threads,
-                     int nb, const ModelParams& params) {
+                     int nb, double panel_rows, const ModelParams& params) {
   RankRates r;
   const int cores = std::max(1, node.cores);
   const int per_node = std::max(1, problem.layout.ranks_per_node);
@@ -111,11 +82,11 @@ RankRates rank_rates(const MachineProfile& node, const Rates& rates, const Distr
   const double busy = std::max(1.0, std::min<double>(cores, per_node * used_cores));
   const double efficiency = one > 0 ? std::min(one * busy, all) / (one * busy) : 1;
   r.gemm_flops = one * used_cores * efficiency;
-  // A rank with less than a core (more ranks than cores) has that share of one; with more, its
-  // threads speed the panel up as probed (that probe's own contention and the node's busy cores
-  // both count: the 16-rank and 4-rank plans of the H200 machine were fitted so).
-  r.panel_flops = one * params.distributed_panel_efficiency * efficiency *
-                  (used_cores < 1 ? used_cores : panel_thread_speedup(node, nb, used_cores));
+  // A rank's threads speed p?getf2 up as they speed a panel (panel_thread_speedup), but never past
+  // the rank's share of its node's cores (used_cores x efficiency, in one core's units: a rank with
+  // less than a core, or a node whose GEMMs do not scale, runs its panel no faster either).
+  r.panel_flops = one * params.distributed_panel_efficiency *
+                  std::min(panel_thread_speedup(node, "gepp", panel_rows, nb, used_cores), used_cores * efficiency);
   r.threads_back_off = problem.idle_threads_sleep || (problem.cpus_per_rank > 0 && threads > problem.cpus_per_rank);
   if (threads > 1 && per_node * threads > cores)
     r.slowdown = r.threads_back_off ? params.oversubscribed_passive_slowdown : params.oversubscribed_slowdown;
@@ -151,7 +122,8 @@ DistributedPrediction predict_distributed_seconds(const MachineProfile& node, co
     throw InvalidArgument("distributed model: the network profile has no bandwidth");
   const Rates rates = rates_of(node, problem.precision, params);
   if (rates.cpu_one.gflops <= 0) throw Error("the machine profile has no CPU rate to predict from");
-  const RankRates rank = rank_rates(node, rates, problem, plan.threads_per_rank, plan.nb, params);
+  const RankRates rank =
+      rank_rates(node, rates, problem, plan.threads_per_rank, plan.nb, most_loaded(n, nb, P), params);
   const double word = entry_bytes(problem.precision);
   const double gemm_rate = rank.gemm_flops * nb / (nb + params.gemm_half_rate_k);
   const int levels_p = distributed::broadcast_tree_levels(P);
@@ -223,8 +195,8 @@ DistributedPrediction predict_resident_seconds(const MachineProfile& node, const
   const Rates rates = rates_of(node_with_device, problem.precision, params, 1, problem.tf32);
   if (rates.device.gflops <= 0 || rates.link.gbs <= 0)
     throw Error("the machine profile has no device rate or link to price the device-resident LU with");
-  const RankRates rank =
-      rank_rates(node, rates_of(node, problem.precision, params), problem, plan.threads_per_rank, plan.nb, params);
+  const RankRates rank = rank_rates(node, rates_of(node, problem.precision, params), problem, plan.threads_per_rank,
+                                    plan.nb, most_loaded(problem.n, plan.nb, plan.grid_rows), params);
   const int P = plan.grid_rows, Q = plan.grid_cols, nb = plan.nb, n = problem.n;
   const double word = entry_bytes(problem.precision);
   const double cpu_rate = rank.gemm_flops * nb / (nb + params.gemm_half_rate_k);

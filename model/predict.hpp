@@ -60,7 +60,7 @@ struct Rates {
   BandwidthUsed staged_upload, staged_download;
   double device_memory_bytes = 0;         // its capacity (GpuInfo::memory_bytes); 0 when unknown
   double device_memory_usable_bytes = 0;  // what a plan may fill of it (ModelParams::usable_device_memory_share)
-  double memory_gbs = 0;  // STREAM triad, else ModelParams::default_host_memory_gbs(_per_core)
+  double memory_gbs = 0;                  // STREAM triad, else ModelParams::default_host_memory_gbs(_per_core)
   int cores = 1;
 
   // Every device driven, in order, each priced on its own (#16): its GEMM, link and latency.
@@ -128,9 +128,19 @@ std::optional<std::vector<double>> best_fitting_deal(const MachineProfile& profi
 MachineProfile with_host_backend(const MachineProfile& profile, int team_threads);
 
 // GFlop/s of one rows x width panel factorization on the CPU: the measured rate of the nearest
-// probed shape (in log rows + log width) for this kind and thread count, or modelled.
+// probed shape (in log rows + log width) for this kind and thread count; else one thread's (probed,
+// or modelled) times panel_thread_speedup.
 double cpu_panel_gflops(const MachineProfile& profile, const Rates& rates, Solver solver, double rows, int width,
                         int threads, const ModelParams& params);
+
+// How much `threads` (> 1; fewer: 1) speed a rows x width panel of `kind` ("gepp", "tslu") up
+// against one thread: as the probes of the nearest shape say (its rate on the most threads probed
+// against one thread's, linear in the threads up to those, flat past them); unprobed, sqrt(threads)
+// for GEPP's column-by-column updates and linear for TSLU's independent leaves. A team probed more
+// than 4x below one thread was disturbed: taken as no speedup. One rule for the single-node panels
+// and ScaLAPACK's p?getf2 in the distributed model.
+double panel_thread_speedup(const MachineProfile& profile, const std::string& kind, double rows, int width,
+                            double threads);
 
 // Seconds of one CPU panel of rows x width on `threads` threads: at the probed panel rate, and for
 // widths beyond the widest probe, recursively (two halves and a GEMM of inner dimension width/2).

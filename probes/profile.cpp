@@ -3,8 +3,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 #include <string>
+#include <vector>
 
+#include "hetlu/detail/openmp_wait.hpp"
 #include "probes/probes.hpp"
 #include "solvers/backend.hpp"
 
@@ -19,9 +22,21 @@ MachineProfile probe_machine(const ProbeOptions& options) {
   // All cores: at least the machine's, also where OMP_NUM_THREADS gives the BLAS fewer (a probe under
   // OMP_NUM_THREADS=1 had stored one thread's rate as all cores', and the distributed model priced
   // 16 one-thread ranks 7x slow from it: a review); never past OMP_THREAD_LIMIT, under which
-  // OpenBLAS's OpenMP build waits for threads that never come (a hostile test: a hang).
-  const int all =
-      std::min(std::max({1, openblas_get_num_threads(), profile.cores}), std::max(1, omp_get_thread_limit()));
+  // OpenBLAS's OpenMP build waits for threads that never come (a hostile test: a hang), nor past the
+  // CPUs this process may run on. Timed on fewer threads than cores (taskset, the limit), the
+  // all-cores GEMM rates are those threads' scaled to the cores: under taskset -c 0, two threads on
+  // one CPU had stored one CPU's rate as both cores', and every later plan was priced so.
+  const int runnable = detail::cpus_in_affinity_mask();
+  const int all = std::min({std::max({1, openblas_get_num_threads(), profile.cores}),
+                            std::max(1, omp_get_thread_limit()), runnable > 0 ? runnable : INT_MAX});
+  const double to_all_cores = all < profile.cores ? double(profile.cores) / all : 1.0;
+  const std::string all_scaled =
+      to_all_cores > 1 ? " scaled to the machine's cores=" + std::to_string(profile.cores) : "";
+  // An all-cores GEMM rate as stored (the database reloads the rows): scaled where timed on fewer.
+  auto as_all_cores = [&](Rate r) {
+    r.median *= to_all_cores;
+    return r;
+  };
   auto record = [&](const std::string& name, const Rate& r, const char* unit, const std::string& detail) {
     profile.measurements.push_back({name, r.median, r.spread, unit, detail});
     stop_if_requested(options.stop_requested);
@@ -30,12 +45,15 @@ MachineProfile probe_machine(const ProbeOptions& options) {
 
   // GEMM at two sizes: the larger rate is the plateau the model works from.
   const int sizes[] = {std::max(16, options.gemm_size / 2), options.gemm_size};
-  auto plateau = [&](auto type_tag, const std::string& name, int threads) {
+  auto plateau = [&](auto type_tag, const std::string& name, bool all_cores) {
     using T = decltype(type_tag);
+    const int threads = all_cores ? all : 1;
     double best = 0;
     for (int n : sizes) {
-      const double rate = record(name, measure_gemm<T>(n, threads, options.repetitions), "GFlop/s",
-                                 "n=" + std::to_string(n) + " threads=" + std::to_string(threads));
+      const Rate timed = measure_gemm<T>(n, threads, options.repetitions);
+      const double rate =
+          record(name, all_cores ? as_all_cores(timed) : timed, "GFlop/s",
+                 "n=" + std::to_string(n) + " threads=" + std::to_string(threads) + (all_cores ? all_scaled : ""));
       if (rate > best) {
         best = rate;
         if constexpr (std::is_same_v<T, double>) profile.dgemm_probe_size = n;
@@ -43,10 +61,10 @@ MachineProfile probe_machine(const ProbeOptions& options) {
     }
     return best;
   };
-  profile.dgemm_gflops_one_core = plateau(double{}, "dgemm_one_core", 1);
-  profile.dgemm_gflops_all_cores = plateau(double{}, "dgemm_all_cores", all);
-  profile.sgemm_gflops_one_core = plateau(float{}, "sgemm_one_core", 1);
-  profile.sgemm_gflops_all_cores = plateau(float{}, "sgemm_all_cores", all);
+  profile.dgemm_gflops_one_core = plateau(double{}, "dgemm_one_core", false);
+  profile.dgemm_gflops_all_cores = plateau(double{}, "dgemm_all_cores", true);
+  profile.sgemm_gflops_one_core = plateau(float{}, "sgemm_one_core", false);
+  profile.sgemm_gflops_all_cores = plateau(float{}, "sgemm_all_cores", true);
 
   long long cache = 0;
   for (const auto& c : profile.caches) cache = std::max(cache, c.bytes * std::max(1, c.count));
@@ -55,11 +73,14 @@ MachineProfile probe_machine(const ProbeOptions& options) {
   profile.memory_bandwidth_gbs = record("triad_bandwidth", measure_triad(doubles, options.repetitions, all), "GB/s",
                                         "doubles=" + std::to_string(doubles) + " threads=" + std::to_string(all));
 
+  // Panels on one thread and on all (one count where all is one: both had been skipped there, and a
+  // probe bound to one CPU stored no panel rate at all).
+  const std::vector<int> panel_teams = all > 1 ? std::vector<int>{1, all} : std::vector<int>{1};
   for (int rows : options.panel_rows)
     for (int width : options.panel_widths) {
       if (width > rows) continue;
-      for (const auto& [kind, threads] : {std::pair<std::string, int>{"gepp", 1}, {"gepp", all}}) {
-        if (threads == all && all == 1) continue;  // the same as one thread
+      for (int threads : panel_teams) {
+        const std::string kind = "gepp";
         const std::string detail =
             "rows=" + std::to_string(rows) + " width=" + std::to_string(width) + " threads=" + std::to_string(threads);
         const double rate =
@@ -70,8 +91,7 @@ MachineProfile probe_machine(const ProbeOptions& options) {
   for (int rows : options.panel_rows)
     for (int width : options.tslu_leaf_widths) {
       if (width > rows) continue;
-      for (int threads : {1, all}) {
-        if (threads == all && all == 1) continue;
+      for (int threads : panel_teams) {
         const std::string detail =
             "rows=" + std::to_string(rows) + " width=" + std::to_string(width) + " threads=" + std::to_string(threads);
         const double rate =
@@ -88,13 +108,14 @@ MachineProfile probe_machine(const ProbeOptions& options) {
     }
   // The double GEMM rates again, last: a neighbour's burst on a shared machine slows a probe, never
   // speeds it up, so the larger of the two is the machine's (the database keeps the larger too).
-  for (int threads : {1, all}) {
-    double& rate = threads == 1 ? profile.dgemm_gflops_one_core : profile.dgemm_gflops_all_cores;
-    rate = std::max(
-        rate,
-        record(threads == 1 ? "dgemm_one_core" : "dgemm_all_cores",
-               measure_gemm<double>(profile.dgemm_probe_size, threads, options.repetitions), "GFlop/s",
-               "n=" + std::to_string(profile.dgemm_probe_size) + " threads=" + std::to_string(threads) + " again"));
+  for (bool all_cores : {false, true}) {
+    const int threads = all_cores ? all : 1;
+    double& rate = all_cores ? profile.dgemm_gflops_all_cores : profile.dgemm_gflops_one_core;
+    const Rate timed = measure_gemm<double>(profile.dgemm_probe_size, threads, options.repetitions);
+    rate = std::max(rate, record(all_cores ? "dgemm_all_cores" : "dgemm_one_core",
+                                 all_cores ? as_all_cores(timed) : timed, "GFlop/s",
+                                 "n=" + std::to_string(profile.dgemm_probe_size) +
+                                     " threads=" + std::to_string(threads) + " again" + (all_cores ? all_scaled : "")));
   }
   // The solvers' staged copies on the first GPU (the cuda backend's device, CUDA's ordinal 0), with
   // every core packing as an upload beside the steps does: 512 MiB each way.

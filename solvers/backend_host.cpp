@@ -72,8 +72,8 @@ class Worker {
 
  private:
   void serve(int omp_threads) {
-    omp_set_num_threads(std::max(1, omp_threads));  // this thread's OpenMP team: the device's cores
-    kernels::work_under_callers_hold();             // every task's caller holds the BLAS (blas_threads.hpp)
+    omp_set_num_threads(kernels::within_openmp_thread_limit(omp_threads));  // this thread's team: the device's cores
+    kernels::work_under_callers_hold();  // every task's caller holds the BLAS (blas_threads.hpp)
     std::unique_lock lock(mutex_);
     for (;;) {
       wake_.wait(lock, [&] { return stopping_ || !tasks_.empty(); });

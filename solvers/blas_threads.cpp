@@ -4,6 +4,7 @@
 #include <omp.h>
 #include <pthread.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -72,11 +73,21 @@ const bool reset_in_children = [] {
 
 }  // namespace
 
+int within_openmp_thread_limit(int threads) {
+  return std::clamp(threads, 1, std::max(1, omp_get_thread_limit()));
+}
+
+void keep_openmp_count_within_thread_limit() {
+  const int count = omp_get_max_threads();
+  if (count > within_openmp_thread_limit(count)) omp_set_num_threads(within_openmp_thread_limit(count));
+}
+
 void work_under_callers_hold() {
   ++scopes;  // for the thread's life: never below 1 again
 }
 
 SharedBlas::SharedBlas() : held_(scopes == 0 && !omp_in_parallel()) {
+  if (!omp_in_parallel()) keep_openmp_count_within_thread_limit();
   if (held_) lock_shared();
   ++scopes;
 }
@@ -91,7 +102,11 @@ BlasThreadCount::BlasThreadCount(int threads) : held_(scopes == 0) {
   saved_blas_ = openblas_get_num_threads();  // once alone: not another change's passing count
   saved_openmp_ = omp_get_max_threads();
   ++scopes;
-  if (threads <= 0) return;
+  if (threads <= 0) {
+    keep_openmp_count_within_thread_limit();
+    return;
+  }
+  threads = within_openmp_thread_limit(threads);
   openblas_set_num_threads(threads);
   omp_set_num_threads(threads);
 }

@@ -16,6 +16,16 @@
 
 namespace hetlu::kernels {
 
+// `threads`, at least 1 and at most OMP_THREAD_LIMIT. OpenBLAS's OpenMP build starts a team of its
+// thread count (the calling thread's OpenMP count) and its threads wait for one another: given fewer
+// by the limit, they wait for ever (OMP_THREAD_LIMIT=1 hetlu bench -n 600 hung in dgemm_thread_nn,
+// OpenBLAS's count being the cores'). Every OpenMP count hetlu sets goes through this.
+int within_openmp_thread_limit(int threads);
+
+// This thread's OpenMP count brought within OMP_THREAD_LIMIT, for good: its teams get no more
+// anyway, and OpenBLAS's calls from it are then sized to what they get.
+void keep_openmp_count_within_thread_limit();
+
 // hetlu's BLAS work on this thread, at the count the process has: waits while a change is under
 // way (a probe's timing: seconds at most).
 class SharedBlas {

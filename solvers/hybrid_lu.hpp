@@ -73,6 +73,7 @@
 #include "hetlu/detail/statistics.hpp"
 #include "hetlu/detail/stopwatch.hpp"
 #include "solvers/backend.hpp"
+#include "solvers/blas_threads.hpp"
 #include "solvers/blocked_lu.hpp"
 #include "solvers/checks.hpp"
 #include "solvers/gepp_kernels.hpp"
@@ -87,7 +88,9 @@ namespace hetlu::variants {
 // OpenBLAS's OpenMP build sizes each call made outside a parallel region by omp_get_max_threads().
 class CpuThreads {
  public:
-  explicit CpuThreads(int threads) : saved_(omp_get_max_threads()) { omp_set_num_threads(std::max(1, threads)); }
+  explicit CpuThreads(int threads) : saved_(omp_get_max_threads()) {
+    omp_set_num_threads(kernels::within_openmp_thread_limit(threads));
+  }
   ~CpuThreads() { omp_set_num_threads(saved_); }
   CpuThreads(const CpuThreads&) = delete;
   CpuThreads& operator=(const CpuThreads&) = delete;

@@ -1833,6 +1833,29 @@ TEST_F(Cli, AnAbsurdOpenMpThreadCountIsCappedNotACrash) {
             std::string::npos);
 }
 
+// OMP_THREAD_LIMIT below OpenBLAS's thread count: its OpenMP build's threaded calls waited for ever
+// for the threads the limit never gave (hetlu bench -n 600 hung in dgemm_thread_nn). Both hetlu's
+// solves and bench's own OpenBLAS calls finish, right. timeout: a hang fails here, not CI.
+TEST_F(Cli, AnOpenMpThreadLimitBelowTheCoresIsNoHang) {
+  const std::string command = "OMP_THREAD_LIMIT=1 timeout 120 '" + std::string(HETLU_COMMAND) +
+                              "' bench -n 600 --reps 1 --solver all --json " + db() + " >'" + dir.file("out.json") +
+                              "' 2>'" + dir.file("err.txt") + "'";
+  const int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  std::ifstream out(dir.file("out.json")), err(dir.file("err.txt"));
+  const std::string text(std::istreambuf_iterator<char>(out), {});
+  ASSERT_EQ(WEXITSTATUS(status), 0) << std::string(std::istreambuf_iterator<char>(err), {});
+  const auto rows = nlohmann::json::parse(text)["rows"];
+  ASSERT_EQ(rows.size(), 3u) << text;  // gepp, calu, prbt
+  for (const auto& row : rows)
+    if (row.contains("residual")) {  // ||PA - LU|| / (n ||A|| eps)
+      EXPECT_LT(row["residual"].get<double>(), 30) << row;
+      EXPECT_LT(row["reference_residual"].get<double>(), 30) << row;
+    } else {  // PRBT's solve: omega, at most (n + 1) eps
+      EXPECT_LT(row["backward_error"].get<double>(), 601 * 2.3e-16) << row;
+    }
+}
+
 // A writable database in a folder this user cannot write: SQLite keeps its journal beside it, and
 // "attempt to write a readonly database" named neither. Run as an unprivileged user.
 TEST_F(Cli, ADatabaseInAFolderThisUserCannotWriteSaysSo) {

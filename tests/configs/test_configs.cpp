@@ -204,6 +204,9 @@ TEST(ModelConfig, EveryValueIsCheckedAndTheErrorNamesTheFileAndKey) {
       {"panel: {device_lu_column_latency_us: -1}\n", "panel.device_lu_column_latency_us: -1"},
       // The key before 2026-11-27, whose meaning changed: named, not only "unknown".
       {"panel: {device_lu_efficiency: 0.3}\n", "panel.device_lu_efficiency: renamed device_lu_gemm_efficiency"},
+      // Threads that back off never cost more than spinning ones.
+      {"distributed: {oversubscribed_passive_slowdown: 200}\n",
+       "distributed.oversubscribed_passive_slowdown: 200 is above distributed.oversubscribed_slowdown (100)"},
   };
   for (const auto& [text, expected] : bad) {
     const std::string message = model_error(dir, text);
@@ -235,7 +238,9 @@ TEST(ModelConfig, ThePrintedFileReadsBackToTheSameConstantsKeyByKey) {
     if (line.empty() || line[0] == '#' || colon == std::string::npos) continue;
     std::string changed = built_in;
     const std::string value = line.substr(colon + 2);
-    const std::string bumped = value[0] == '[' ? "[7, 9]" : value == "1" ? "0.5" : "1";
+    // The spinning slowdown stays above the passive one (1.5), as the reader requires.
+    const bool spinning = line.find(" oversubscribed_slowdown:") != std::string::npos;
+    const std::string bumped = value[0] == '[' ? "[7, 9]" : value == "1" ? "0.5" : spinning ? "2" : "1";
     changed.replace(changed.find(line + "\n"), line.size(), line.substr(0, colon + 2) + bumped);
     std::ofstream(dir.file("changed.yaml")) << changed;
     const std::string read_back = configs::model_params_yaml(configs::model_params(dir.file("changed.yaml")));

@@ -10,6 +10,7 @@
 #include "h200_machine.hpp"
 #include "hetlu/detail/openmp_wait.hpp"
 #include "model/distributed.hpp"
+#include "model/predict.hpp"
 
 using namespace hetlu;
 
@@ -233,8 +234,9 @@ struct TimedOnH200 {
   double seconds;
 };
 
-// A rank's threads speed up p?getf2 as the probed panels say; as many times as there are threads where
-// no panel was probed (a machine file's node).
+// A rank's threads speed up p?getf2 as they speed a probed panel up (model::panel_thread_speedup, the
+// single-node panels' rule: sqrt(threads) where no panel was probed, a machine file's node), and never
+// past the rank's share of its node's cores.
 TEST(DistributedModel, PanelThreadsSpeedUpAsTheProbedPanelsSay) {
   const model::ModelParams params;
   const auto p = problem(16000, 4, 4);
@@ -248,8 +250,15 @@ TEST(DistributedModel, PanelThreadsSpeedUpAsTheProbedPanelsSay) {
   MachineProfile unprobed_panels = probed;
   unprobed_panels.panel_rates.clear();
   ASSERT_EQ(panel(probed, 1).name, "panel factorization (p?getf2)");
-  // 4 threads: 1 + (30.0 / 37.9 - 1) x 3 / 15 of one thread's rate, at the same all-cores efficiency.
-  EXPECT_NEAR(panel(probed, 4).seconds / panel(unprobed_panels, 4).seconds, 4 / (1 + (30.0 / 37.9 - 1) * 3 / 15), 1e-9);
+  // 4 threads: 1 + (30.0 / 37.9 - 1) x 3 / 15 of one thread's rate (4096 x 128 on 1 and 16 threads).
+  const double probed_speedup = 1 + (30.0 / 37.9 - 1) * 3 / 15;
+  EXPECT_NEAR(model::panel_thread_speedup(probed, "gepp", 8000, 128, 4), probed_speedup, 1e-12);
+  EXPECT_DOUBLE_EQ(model::panel_thread_speedup(unprobed_panels, "gepp", 8000, 128, 4), 2.0);
+  EXPECT_DOUBLE_EQ(model::panel_thread_speedup(unprobed_panels, "tslu", 8000, 128, 4), 4.0);
+  // The 16 cores of 4 ranks x 4 threads run GEMMs at 535.4 / (16 x 75.4) of one core's rate each: a
+  // rank's share is 1.78 cores, below the unprobed rule's 2.
+  const double share = 4 * 535.4 / (16 * 75.4);
+  EXPECT_NEAR(panel(probed, 4).seconds / panel(unprobed_panels, 4).seconds, share / probed_speedup, 1e-9);
   EXPECT_GT(panel(probed, 4).seconds, panel(unprobed_panels, 4).seconds);
 }
 

@@ -163,6 +163,21 @@ TEST(Predict, MeasuredPanelRateIsUsed) {
       model::cpu_panel_gflops(p, model::rates_of(p, Precision::double_, {}), Solver::gepp, 600, 128, 1, {}), 1.0);
 }
 
+// A thread count the probes did not time is priced from the probed panels: one thread's rate times
+// panel_thread_speedup (the probed team's ratio, linear in the threads up to that team's), not the
+// generic rate (which had ignored a probed one-thread rate); sqrt(threads) where only one thread was probed.
+TEST(Predict, AnUnprobedTeamIsPricedFromTheProbedPanels) {
+  auto p = machine(16, 50);
+  const auto rates = model::rates_of(p, Precision::double_, {});
+  p.panel_rates.push_back({"gepp", 4096, 128, 1, 3.0});
+  EXPECT_DOUBLE_EQ(model::cpu_panel_gflops(p, rates, Solver::gepp, 4096, 128, 4, {}), 3.0 * 2);
+  p.panel_rates.push_back({"gepp", 4096, 128, 16, 9.0});  // 3x on 16 threads
+  EXPECT_DOUBLE_EQ(model::cpu_panel_gflops(p, rates, Solver::gepp, 4096, 128, 16, {}), 9.0);
+  EXPECT_DOUBLE_EQ(model::cpu_panel_gflops(p, rates, Solver::gepp, 4096, 128, 6, {}), 3.0 * (1 + 2.0 * 5 / 15));
+  EXPECT_DOUBLE_EQ(model::panel_thread_speedup(p, "gepp", 4096, 128, 32), 3.0);  // flat past the team probed
+  EXPECT_DOUBLE_EQ(model::panel_thread_speedup(p, "gepp", 4096, 128, 1), 1.0);
+}
+
 // Rates a probe took while other work held the cores: all cores below one, two threads' panels
 // 700x below one thread's. A team is priced no slower than one thread of it (CALU had been priced
 // 66x its measured time, and calibrate skipped plans untimed on that price).

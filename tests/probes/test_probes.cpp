@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <cmath>
@@ -98,6 +99,54 @@ TEST(ProbeMachine, MeasuredProfileIsPlausible) {
     triad |= m.name == "triad_bandwidth";
   }
   EXPECT_TRUE(triad);
+}
+
+// Bound to one CPU (taskset -c 0), the all-cores GEMM rates are that CPU's scaled to the machine's
+// cores, and say so: two threads on one CPU had stored one CPU's rate as both cores'. The rows the
+// database reloads hold the stored rates.
+TEST(ProbeMachine, BoundToOneCpuTheAllCoresRatesAreScaledToTheCores) {
+  const auto machine = probes::topology();
+  cpu_set_t saved, one;
+  ASSERT_EQ(sched_getaffinity(0, sizeof saved, &saved), 0);
+  if (machine.cores < 2 || CPU_COUNT(&saved) < 2) GTEST_SKIP() << "one CPU: nothing to bind away";
+  CPU_ZERO(&one);
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &saved)) {
+      CPU_SET(cpu, &one);
+      break;
+    }
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+  probes::ProbeOptions options;
+  options.gemm_size = 128;
+  options.repetitions = 2;
+  options.panel_rows = {256};
+  options.panel_widths = {32};
+  options.tslu_leaf_widths = {16};
+  options.pass_orders = {128};
+  MachineProfile p;
+  try {
+    p = probes::probe_machine(options);
+  } catch (...) {
+    sched_setaffinity(0, sizeof saved, &saved);
+    throw;
+  }
+  ASSERT_EQ(sched_setaffinity(0, sizeof saved, &saved), 0);
+  double dgemm_rows = 0, sgemm_rows = 0;
+  for (const auto& m : p.measurements) {
+    if (m.name != "dgemm_all_cores" && m.name != "sgemm_all_cores") continue;
+    EXPECT_NE(m.detail.find("threads=1 "), std::string::npos) << m.detail;
+    EXPECT_NE(m.detail.find("scaled to the machine's cores=" + std::to_string(p.cores)), std::string::npos) << m.detail;
+    (m.name == "dgemm_all_cores" ? dgemm_rows : sgemm_rows) =
+        std::max(m.name == "dgemm_all_cores" ? dgemm_rows : sgemm_rows, m.median);
+  }
+  EXPECT_DOUBLE_EQ(p.dgemm_gflops_all_cores, dgemm_rows);
+  EXPECT_DOUBLE_EQ(p.sgemm_gflops_all_cores, sgemm_rows);
+  // One thread's panels, and no team's: a team on one CPU is not the machine's.
+  EXPECT_TRUE(
+      std::any_of(p.panel_rates.begin(), p.panel_rates.end(), [](const PanelRate& r) { return r.kind == "gepp"; }));
+  EXPECT_TRUE(std::any_of(p.panel_rates.begin(), p.panel_rates.end(),
+                          [](const PanelRate& r) { return r.kind == "tslu_leaf"; }));
+  for (const auto& r : p.panel_rates) EXPECT_EQ(r.threads, 1) << r.kind;
 }
 
 TEST(ProbeMachine, IsaAndClockGiveThePeak) {
