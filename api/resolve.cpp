@@ -21,6 +21,7 @@
 #include "probes/probes.hpp"
 #include "solvers/backend.hpp"
 #include "solvers/blas.hpp"
+#include "solvers/blas_threads.hpp"
 
 namespace hetlu {
 namespace {
@@ -279,8 +280,18 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
       r.warnings.push_back(std::string("the model cannot price these devices: ") + e.what());
     }
   }
+  // A CPU solve runs on the calling thread's OpenMP threads: the model prices those, not every core
+  // (under OMP_NUM_THREADS=1 or taskset -c 0 a 2-core machine's plans were priced on both cores).
+  const int machine_cores = profile.cores, threads = kernels::openmp_threads_here();
+  if (target == Target::cpu) profile = model::with_threads(profile, threads);
   // The model is consulted either way: its reasoning explains a tuned plan too.
   std::optional<Plan> predicted = model_plan(solver, precision, target, m, n, driven, profile, why_not_model, r);
+  if (target == Target::cpu && threads < machine_cores)
+    r.explanation.push_back("this thread's CPU solves run on " + std::to_string(threads) + " of the machine's " +
+                            std::to_string(machine_cores) +
+                            " cores (OMP_NUM_THREADS, OMP_THREAD_LIMIT, OMP_MAX_ACTIVE_LEVELS, the caller's "
+                            "parallel region or the affinity mask): priced on those (a tuned plan's measured time is "
+                            "the calibration's, on its threads)");
   // The tuned plan keeps nb and d; with several devices the deal follows their measured rates, as
   // the model deals them (at d = 0 each device alone too), within their memory. Where the devices'
   // memory holds no deal of the tuned nb and d at this size (or no longer holds it: another cap of
@@ -463,7 +474,8 @@ Resolution resolve_plan(Solver solver, Precision precision, int m, int n, const 
   }
   const std::string key = to_string(solver) + "|" + to_string(precision) + "|" + to_string(target) + "|" +
                           std::to_string(m) + "|" + std::to_string(n) + "|" + to_string(options.min_level) + "|" +
-                          db_key + "|" + to_string(devices_for(options)) + "|" + host_memory_cap_text(target);
+                          db_key + "|" + to_string(devices_for(options)) + "|" + host_memory_cap_text(target) +
+                          (target == Target::cpu ? "|" + std::to_string(kernels::openmp_threads_here()) : "");
   std::optional<Resolved> entry;
   {
     std::lock_guard lock(cache_mutex);

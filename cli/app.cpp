@@ -272,7 +272,7 @@ int report_failure(const std::string& said, int code, bool json) {
 // said once. Up to 4x the hardware threads stays as asked (oversubscription is the user's call).
 // Within OMP_THREAD_LIMIT too, before bench's and the probes' own OpenBLAS calls (blas_threads.hpp).
 void cap_openmp_threads() {
-  kernels::keep_openmp_count_within_thread_limit();
+  kernels::keep_openmp_team_within_limits();
   const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int asked = omp_get_max_threads();
   if (asked <= 4 * hardware) return;

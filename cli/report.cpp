@@ -101,6 +101,13 @@ std::string describe(const MachineProfile& p) {
                         p.dgemm_gflops_one_core, p.dgemm_gflops_all_cores, p.dgemm_probe_size);
     text += fmt::format("SGEMM      {:.1f} GFlop/s on one core, {:.1f} on all cores\n", p.sgemm_gflops_one_core,
                         p.sgemm_gflops_all_cores);
+    // Timed on fewer threads than cores (taskset, OMP_THREAD_LIMIT): scaled, and said (the probe's detail).
+    for (const auto& m : p.measurements)
+      if (m.name == "dgemm_all_cores" && m.detail.find(probes::scaled_to_cores_detail) != std::string::npos) {
+        text += "note       the all-cores GEMM rates were timed on fewer threads than cores (" + m.detail +
+                "): this process may not run on every core\n";
+        break;
+      }
     text += fmt::format("memory     {:.1f} GB/s (STREAM triad, all cores)\n", p.memory_bandwidth_gbs);
     for (const auto& r : p.panel_rates)
       text += fmt::format("panel      {} {} x {} on {} thread(s): {:.1f} GFlop/s\n", r.kind, r.rows, r.width, r.threads,

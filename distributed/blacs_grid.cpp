@@ -257,9 +257,11 @@ std::vector<int> with_global_fields(std::vector<int> values, std::initializer_li
   return values;
 }
 
+// ScaLAPACK calls OpenBLAS directly: its teams made safe here, whatever the plan's threads (the
+// default 0 too: under OMP_THREAD_LIMIT=1 p?getrf's dgemm waited for ever, a review).
 BlasThreads::BlasThreads(int threads) : saved_(omp_get_max_threads()), changed_(threads > 0) {
   if (!changed_) return;
-  threads = kernels::within_openmp_thread_limit(threads);
+  threads = kernels::within_openmp_team_limits(threads);
   omp_set_num_threads(threads);
   openblas_set_num_threads(threads);
 }

@@ -14,6 +14,7 @@
 
 #include "hetlu/distributed_plan.hpp"
 #include "hetlu/types.hpp"
+#include "solvers/blas_threads.hpp"
 
 namespace hetlu::distributed {
 
@@ -175,6 +176,7 @@ class BlasThreads {
   BlasThreads& operator=(const BlasThreads&) = delete;
 
  private:
+  kernels::SafeOpenMpTeam team_;  // first: the caller's settings saved before any change, put back last
   int saved_ = 0;
   bool changed_ = false;
 };

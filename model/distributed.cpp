@@ -82,11 +82,15 @@ RankRates rank_rates(const MachineProfile& node, const Rates& rates, const Distr
   const double busy = std::max(1.0, std::min<double>(cores, per_node * used_cores));
   const double efficiency = one > 0 ? std::min(one * busy, all) / (one * busy) : 1;
   r.gemm_flops = one * used_cores * efficiency;
-  // A rank's threads speed p?getf2 up as they speed a panel (panel_thread_speedup), but never past
-  // the rank's share of its node's cores (used_cores x efficiency, in one core's units: a rank with
-  // less than a core, or a node whose GEMMs do not scale, runs its panel no faster either).
-  r.panel_flops = one * params.distributed_panel_efficiency *
-                  std::min(panel_thread_speedup(node, "gepp", panel_rows, nb, used_cores), used_cores * efficiency);
+  // A rank's threads speed p?getf2 up as they speed a panel up alone (panel_thread_speedup: the
+  // probe's own contention is in it), and the node's other busy cores slow it as they slow a GEMM:
+  // the efficiency beyond the rank's own threads'. A rank with less than a core has that share of one.
+  // (The 16-rank and 4-rank plans of the H200 machine were fitted so; with the rank's own threads
+  // counted twice, more threads priced an unprobed rank's panel slower.)
+  const double own = std::max(1.0, used_cores);
+  const double own_efficiency = one > 0 ? std::min(one * own, all) / (one * own) : 1;
+  r.panel_flops = one * params.distributed_panel_efficiency * efficiency / own_efficiency *
+                  (used_cores < 1 ? used_cores : panel_thread_speedup(node, "gepp", panel_rows, nb, used_cores));
   r.threads_back_off = problem.idle_threads_sleep || (problem.cpus_per_rank > 0 && threads > problem.cpus_per_rank);
   if (threads > 1 && per_node * threads > cores)
     r.slowdown = r.threads_back_off ? params.oversubscribed_passive_slowdown : params.oversubscribed_slowdown;

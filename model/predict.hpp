@@ -127,6 +127,13 @@ std::optional<std::vector<double>> best_fitting_deal(const MachineProfile& profi
 // link; the CPUs keep the remaining cores.
 MachineProfile with_host_backend(const MachineProfile& profile, int team_threads);
 
+// The machine as a CPU solve on `threads` threads sees it (the OpenMP threads of the calling thread,
+// OMP_NUM_THREADS, OMP_THREAD_LIMIT or an affinity mask fewer than the cores): that many cores, the
+// all-cores GEMM rates one core's times the threads, never above the probed all-cores rates. The
+// profile as it is for threads <= 0 or at least its cores. The callers read the threads
+// (kernels::openmp_threads_here()): the model reads no environment.
+MachineProfile with_threads(const MachineProfile& profile, int threads);
+
 // GFlop/s of one rows x width panel factorization on the CPU: the measured rate of the nearest
 // probed shape (in log rows + log width) for this kind and thread count; else one thread's (probed,
 // or modelled) times panel_thread_speedup.

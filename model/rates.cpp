@@ -355,6 +355,19 @@ std::vector<double> balanced_device_shares(const Rates& rates, int m, int n, int
   return as_fractions(shares);
 }
 
+MachineProfile with_threads(const MachineProfile& profile, int threads) {
+  const int cores = std::max(1, profile.cores);
+  if (threads <= 0 || threads >= cores) return profile;
+  MachineProfile p = profile;
+  auto busy = [&](double& all, double one) {
+    if (all > 0) all = one > 0 ? std::min(all, one * threads) : all * threads / cores;
+  };
+  busy(p.dgemm_gflops_all_cores, p.dgemm_gflops_one_core);
+  busy(p.sgemm_gflops_all_cores, p.sgemm_gflops_one_core);
+  p.cores = threads;
+  return p;
+}
+
 MachineProfile with_host_backend(const MachineProfile& profile, int team_threads) {
   MachineProfile p = profile;
   const int cores = std::max(1, p.cores);

@@ -119,4 +119,8 @@ struct ProbeOptions {
 
 MachineProfile probe_machine(const ProbeOptions& options);
 
+// In the detail of an all-cores GEMM rate timed on fewer threads than cores (taskset,
+// OMP_THREAD_LIMIT) and stored scaled to the cores, followed by their count.
+constexpr const char* scaled_to_cores_detail = " scaled to the machine's cores=";
+
 }  // namespace hetlu::probes

@@ -30,8 +30,7 @@ MachineProfile probe_machine(const ProbeOptions& options) {
   const int all = std::min({std::max({1, openblas_get_num_threads(), profile.cores}),
                             std::max(1, omp_get_thread_limit()), runnable > 0 ? runnable : INT_MAX});
   const double to_all_cores = all < profile.cores ? double(profile.cores) / all : 1.0;
-  const std::string all_scaled =
-      to_all_cores > 1 ? " scaled to the machine's cores=" + std::to_string(profile.cores) : "";
+  const std::string all_scaled = to_all_cores > 1 ? scaled_to_cores_detail + std::to_string(profile.cores) : "";
   // An all-cores GEMM rate as stored (the database reloads the rows): scaled where timed on fewer.
   auto as_all_cores = [&](Rate r) {
     r.median *= to_all_cores;

@@ -72,7 +72,8 @@ class Worker {
 
  private:
   void serve(int omp_threads) {
-    omp_set_num_threads(kernels::within_openmp_thread_limit(omp_threads));  // this thread's team: the device's cores
+    omp_set_num_threads(kernels::within_openmp_team_limits(omp_threads));  // this thread's team: the device's cores
+    kernels::keep_openmp_team_within_limits();
     kernels::work_under_callers_hold();  // every task's caller holds the BLAS (blas_threads.hpp)
     std::unique_lock lock(mutex_);
     for (;;) {

@@ -1,8 +1,11 @@
 #include "solvers/blas.hpp"
 
 #include <cblas.h>
+#include <omp.h>
 
 #include <algorithm>
+
+#include "solvers/blas_threads.hpp"
 
 namespace hetlu::blas {
 namespace {
@@ -40,11 +43,17 @@ struct GemvShape {
 GemvShape gemv_shape(Op ta, int m, int k) {
   return ta == Op::no_trans ? GemvShape{m, k} : GemvShape{k, m};
 }
+// OpenBLAS's threaded calls made safe from here (kernels::keep_openmp_team_within_limits): outside
+// an active region, where they may thread.
+void safe_openblas_team() {
+  if (!omp_in_parallel()) kernels::keep_openmp_team_within_limits();
+}
 }  // namespace
 
 void gemm(Op ta, Op tb, int m, int n, int k, double alpha, const double* A, int lda, const double* B, int ldb,
           double beta, double* C, int ldc) {
   if (m == 0 || n == 0) return;
+  safe_openblas_team();
   int incx = 1;
   if (const double* x = column_of(real(tb), n, k, B, ldb, incx)) {
     const GemvShape shape = gemv_shape(real(ta), m, k);
@@ -55,11 +64,13 @@ void gemm(Op ta, Op tb, int m, int n, int k, double alpha, const double* A, int 
 void gemm_only(Op ta, Op tb, int m, int n, int k, double alpha, const double* A, int lda, const double* B, int ldb,
                double beta, double* C, int ldc) {
   if (m == 0 || n == 0) return;
+  safe_openblas_team();
   cblas_dgemm(CblasColMajor, cblas(real(ta)), cblas(real(tb)), m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 void gemm(Op ta, Op tb, int m, int n, int k, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
           float* C, int ldc) {
   if (m == 0 || n == 0) return;
+  safe_openblas_team();
   int incx = 1;
   if (const float* x = column_of(real(tb), n, k, B, ldb, incx)) {
     const GemvShape shape = gemv_shape(real(ta), m, k);
@@ -70,11 +81,13 @@ void gemm(Op ta, Op tb, int m, int n, int k, float alpha, const float* A, int ld
 void gemm_only(Op ta, Op tb, int m, int n, int k, float alpha, const float* A, int lda, const float* B, int ldb,
                float beta, float* C, int ldc) {
   if (m == 0 || n == 0) return;
+  safe_openblas_team();
   cblas_sgemm(CblasColMajor, cblas(real(ta)), cblas(real(tb)), m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 void gemm(Op ta, Op tb, int m, int n, int k, complex_double alpha, const complex_double* A, int lda,
           const complex_double* B, int ldb, complex_double beta, complex_double* C, int ldc) {
   if (m == 0 || n == 0) return;
+  safe_openblas_team();
   int incx = 1;
   if (const complex_double* x = column_of(tb, n, k, B, ldb, incx)) {
     const GemvShape shape = gemv_shape(ta, m, k);
@@ -85,11 +98,13 @@ void gemm(Op ta, Op tb, int m, int n, int k, complex_double alpha, const complex
 void gemm_only(Op ta, Op tb, int m, int n, int k, complex_double alpha, const complex_double* A, int lda,
                const complex_double* B, int ldb, complex_double beta, complex_double* C, int ldc) {
   if (m == 0 || n == 0) return;
+  safe_openblas_team();
   cblas_zgemm(CblasColMajor, cblas(ta), cblas(tb), m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
 }
 void gemm(Op ta, Op tb, int m, int n, int k, complex_float alpha, const complex_float* A, int lda,
           const complex_float* B, int ldb, complex_float beta, complex_float* C, int ldc) {
   if (m == 0 || n == 0) return;
+  safe_openblas_team();
   int incx = 1;
   if (const complex_float* x = column_of(tb, n, k, B, ldb, incx)) {
     const GemvShape shape = gemv_shape(ta, m, k);
@@ -100,6 +115,7 @@ void gemm(Op ta, Op tb, int m, int n, int k, complex_float alpha, const complex_
 void gemm_only(Op ta, Op tb, int m, int n, int k, complex_float alpha, const complex_float* A, int lda,
                const complex_float* B, int ldb, complex_float beta, complex_float* C, int ldc) {
   if (m == 0 || n == 0) return;
+  safe_openblas_team();
   cblas_cgemm(CblasColMajor, cblas(ta), cblas(tb), m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
 }
 
@@ -158,6 +174,7 @@ bool one_column(Side side, Uplo uplo, Op op, Diag diag, int m, int n, T alpha, c
 void trsm(Side side, Uplo uplo, Op op, Diag diag, int m, int n, double alpha, const double* A, int lda, double* B,
           int ldb) {
   if (m == 0 || n == 0) return;
+  safe_openblas_team();
   if (one_column(side, uplo, op, diag, m, n, alpha, A, lda, B,
                  [&] { cblas_dtrsv(CblasColMajor, cblas(uplo), cblas(real(op)), cblas(diag), m, A, lda, B, 1); }))
     return;
@@ -166,6 +183,7 @@ void trsm(Side side, Uplo uplo, Op op, Diag diag, int m, int n, double alpha, co
 void trsm(Side side, Uplo uplo, Op op, Diag diag, int m, int n, float alpha, const float* A, int lda, float* B,
           int ldb) {
   if (m == 0 || n == 0) return;
+  safe_openblas_team();
   if (one_column(side, uplo, op, diag, m, n, alpha, A, lda, B,
                  [&] { cblas_strsv(CblasColMajor, cblas(uplo), cblas(real(op)), cblas(diag), m, A, lda, B, 1); }))
     return;
@@ -174,6 +192,7 @@ void trsm(Side side, Uplo uplo, Op op, Diag diag, int m, int n, float alpha, con
 void trsm(Side side, Uplo uplo, Op op, Diag diag, int m, int n, complex_double alpha, const complex_double* A, int lda,
           complex_double* B, int ldb) {
   if (m == 0 || n == 0) return;
+  safe_openblas_team();
   if (one_column(side, uplo, op, diag, m, n, alpha, A, lda, B,
                  [&] { cblas_ztrsv(CblasColMajor, cblas(uplo), cblas(op), cblas(diag), m, A, lda, B, 1); }))
     return;
@@ -182,6 +201,7 @@ void trsm(Side side, Uplo uplo, Op op, Diag diag, int m, int n, complex_double a
 void trsm(Side side, Uplo uplo, Op op, Diag diag, int m, int n, complex_float alpha, const complex_float* A, int lda,
           complex_float* B, int ldb) {
   if (m == 0 || n == 0) return;
+  safe_openblas_team();
   if (one_column(side, uplo, op, diag, m, n, alpha, A, lda, B,
                  [&] { cblas_ctrsv(CblasColMajor, cblas(uplo), cblas(op), cblas(diag), m, A, lda, B, 1); }))
     return;

@@ -7,7 +7,10 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <climits>
 #include <thread>
+
+#include "hetlu/detail/openmp_wait.hpp"
 
 namespace hetlu::kernels {
 namespace {
@@ -73,21 +76,40 @@ const bool reset_in_children = [] {
 
 }  // namespace
 
-int within_openmp_thread_limit(int threads) {
+int within_openmp_team_limits(int threads) {
+  if (omp_get_active_level() >= omp_get_max_active_levels()) return 1;  // every region here inactive
   return std::clamp(threads, 1, std::max(1, omp_get_thread_limit()));
 }
 
-void keep_openmp_count_within_thread_limit() {
-  const int count = omp_get_max_threads();
-  if (count > within_openmp_thread_limit(count)) omp_set_num_threads(within_openmp_thread_limit(count));
+int openmp_threads_here() {
+  const int mask = detail::cpus_in_affinity_mask();
+  return std::min(within_openmp_team_limits(omp_get_max_threads()), mask > 0 ? mask : INT_MAX);
+}
+
+void keep_openmp_team_within_limits() {
+  const int count = omp_get_max_threads(), allowed = within_openmp_team_limits(count);
+  if (count > allowed) omp_set_num_threads(allowed);
+  if (omp_get_dynamic()) omp_set_dynamic(0);
 }
 
 void work_under_callers_hold() {
   ++scopes;  // for the thread's life: never below 1 again
 }
 
+SafeOpenMpTeam::SafeOpenMpTeam() : active_(!omp_in_parallel()) {
+  if (!active_) return;
+  saved_count_ = omp_get_max_threads(), saved_dynamic_ = omp_get_dynamic();
+  keep_openmp_team_within_limits();
+}
+
+SafeOpenMpTeam::~SafeOpenMpTeam() {
+  if (!active_) return;
+  if (omp_get_max_threads() != saved_count_) omp_set_num_threads(saved_count_);
+  if (bool(omp_get_dynamic()) != saved_dynamic_) omp_set_dynamic(saved_dynamic_);
+}
+
 SharedBlas::SharedBlas() : held_(scopes == 0 && !omp_in_parallel()) {
-  if (!omp_in_parallel()) keep_openmp_count_within_thread_limit();
+  if (scopes == 0) team_.emplace();
   if (held_) lock_shared();
   ++scopes;
 }
@@ -102,11 +124,8 @@ BlasThreadCount::BlasThreadCount(int threads) : held_(scopes == 0) {
   saved_blas_ = openblas_get_num_threads();  // once alone: not another change's passing count
   saved_openmp_ = omp_get_max_threads();
   ++scopes;
-  if (threads <= 0) {
-    keep_openmp_count_within_thread_limit();
-    return;
-  }
-  threads = within_openmp_thread_limit(threads);
+  if (threads <= 0) return;
+  threads = within_openmp_team_limits(threads);
   openblas_set_num_threads(threads);
   omp_set_num_threads(threads);
 }

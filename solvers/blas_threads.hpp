@@ -16,15 +16,40 @@
 
 namespace hetlu::kernels {
 
-// `threads`, at least 1 and at most OMP_THREAD_LIMIT. OpenBLAS's OpenMP build starts a team of its
-// thread count (the calling thread's OpenMP count) and its threads wait for one another: given fewer
-// by the limit, they wait for ever (OMP_THREAD_LIMIT=1 hetlu bench -n 600 hung in dgemm_thread_nn,
-// OpenBLAS's count being the cores'). Every OpenMP count hetlu sets goes through this.
-int within_openmp_thread_limit(int threads);
+// `threads`, at least 1 and at most what an OpenMP team started from here gets: OMP_THREAD_LIMIT's
+// threads, and one where no further region can be active (OMP_MAX_ACTIVE_LEVELS reached: 0, or
+// nested past it). OpenBLAS's OpenMP build starts a team of its thread count (the calling thread's
+// OpenMP count) whose threads wait for one another: given fewer, they wait for ever
+// (OMP_THREAD_LIMIT=1 hetlu bench -n 600 hung in dgemm_thread_nn, OpenBLAS's count being the
+// cores'). Every count hetlu raises a thread's to goes through this.
+int within_openmp_team_limits(int threads);
 
-// This thread's OpenMP count brought within OMP_THREAD_LIMIT, for good: its teams get no more
-// anyway, and OpenBLAS's calls from it are then sized to what they get.
-void keep_openmp_count_within_thread_limit();
+// The threads a CPU solve called from this thread runs on: its OpenMP count, within
+// within_openmp_team_limits and the CPUs of the process's affinity mask (threads past those share CPUs).
+int openmp_threads_here();
+
+// This thread's (or task's) OpenMP settings made safe for OpenBLAS's OpenMP build: its count
+// brought within_openmp_team_limits, and dynamic team sizes off (OMP_DYNAMIC=true let libgomp give
+// its team fewer threads than asked, by the load: a hang under taskset -c 0). A few reads where
+// nothing changes. Every hetlu BLAS call outside an active region makes it (blas.cpp: a region of one
+// thread, or one whose `if` is false, hands its nested count on; OMP_NUM_THREADS=2,4
+// OMP_THREAD_LIMIT=3 hung hetlu probe), inside the holds, which put the caller's settings back.
+void keep_openmp_team_within_limits();
+
+// keep_openmp_team_within_limits while this lives (outside an active region), and the thread's
+// count and dynamic setting put back after: the caller's program keeps its own (a review).
+class SafeOpenMpTeam {
+ public:
+  SafeOpenMpTeam();
+  ~SafeOpenMpTeam();
+  SafeOpenMpTeam(const SafeOpenMpTeam&) = delete;
+  SafeOpenMpTeam& operator=(const SafeOpenMpTeam&) = delete;
+
+ private:
+  bool active_;
+  int saved_count_ = 0;
+  bool saved_dynamic_ = false;
+};
 
 // hetlu's BLAS work on this thread, at the count the process has: waits while a change is under
 // way (a probe's timing: seconds at most).
@@ -36,6 +61,7 @@ class SharedBlas {
   SharedBlas& operator=(const SharedBlas&) = delete;
 
  private:
+  std::optional<SafeOpenMpTeam> team_;  // the outermost hold's
   bool held_;
 };
 
@@ -51,6 +77,7 @@ class BlasThreadCount {
   BlasThreadCount& operator=(const BlasThreadCount&) = delete;
 
  private:
+  SafeOpenMpTeam team_;  // first: the caller's settings saved before any change, put back last
   int saved_blas_, saved_openmp_;
   bool held_;
 };

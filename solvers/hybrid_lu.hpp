@@ -89,7 +89,7 @@ namespace hetlu::variants {
 class CpuThreads {
  public:
   explicit CpuThreads(int threads) : saved_(omp_get_max_threads()) {
-    omp_set_num_threads(kernels::within_openmp_thread_limit(threads));
+    omp_set_num_threads(kernels::within_openmp_team_limits(threads));
   }
   ~CpuThreads() { omp_set_num_threads(saved_); }
   CpuThreads(const CpuThreads&) = delete;

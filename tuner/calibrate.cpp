@@ -18,6 +18,7 @@
 #include "model/predict.hpp"
 #include "probes/memory.hpp"
 #include "solvers/backend.hpp"
+#include "solvers/blas_threads.hpp"
 #include "solvers/lu.hpp"
 
 namespace hetlu::tuner {
@@ -271,7 +272,7 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
       target == Target::hybrid
           ? model::with_devices(probed, backends::with_team_sizes(settings.devices),
                                 settings.devices.has(BackendKind::host) ? backends::host_backend_memory_limit() : 0)
-          : probed;
+          : model::with_threads(probed, kernels::openmp_threads_here());  // the threads its solves run
   const int devices = target == Target::hybrid ? static_cast<int>(settings.devices.size()) : 1;
   // The model's plan, snapped into the space, for this target and backend.
   auto model_plan_for = [&](const model::Problem& problem) {

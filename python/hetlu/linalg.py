@@ -315,6 +315,8 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
         check_finite = False
     if lu.ndim != 2 or lu.shape[0] != lu.shape[1] or lu.shape[0] != b1.shape[0]:
         raise ValueError("Shapes of lu {} and b {} are incompatible".format(lu.shape, b1.shape))
+    if trans is None:  # SciPy's lu_solve takes it as 0
+        trans = 0
     if trans not in (0, 1, 2):
         raise ValueError("trans = {} must be 0, 1 or 2".format(trans))
     trans = int(trans)  # 1.0 and numpy's integers too, as SciPy takes them

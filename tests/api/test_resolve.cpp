@@ -1,5 +1,6 @@
 // The resolution chain: override > tuned (database) > model > default, each reported.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <chrono>
 #include <cmath>
@@ -80,6 +81,31 @@ TEST(Resolve, WithoutADatabaseTheModelAnswers) {
   EXPECT_EQ(r.plan.source, PlanSource::model);
   EXPECT_TRUE(r.warnings.empty());  // no database yet is normal, not a warning
   EXPECT_NE(r.plan.source_detail.find("no database"), std::string::npos) << r.plan.source_detail;
+}
+
+// A CPU solve runs on the calling thread's OpenMP threads: the model prices those and says so, and
+// a thread on one of them gets its own plan, not one cached for another count (OMP_NUM_THREADS=1
+// had been priced on every core).
+TEST(Resolve, TheModelPricesTheThreadsACpuSolveRunsOn) {
+  if (this_machine().cores < 2 || omp_get_max_threads() < 2) GTEST_SKIP() << "one thread: nothing fewer to price";
+  test_support::TempDir dir;
+  const Options options = with_db(dir.file("none.db"));
+  const auto all = resolve_plan(Solver::gepp, Precision::double_, 3000, 3000, options);
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const auto one = resolve_plan(Solver::gepp, Precision::double_, 3000, 3000, options);
+  omp_set_num_threads(saved);
+  ASSERT_TRUE(all.plan.predicted_seconds && one.plan.predicted_seconds);
+  EXPECT_GT(*one.plan.predicted_seconds, 1.3 * *all.plan.predicted_seconds);
+  auto says = [](const Resolution& r) {
+    for (const auto& line : r.explanation)
+      if (line.find("CPU solves run on 1 of the machine's") != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_TRUE(says(one));
+  EXPECT_FALSE(says(all));
+  EXPECT_EQ(*resolve_plan(Solver::gepp, Precision::double_, 3000, 3000, options).plan.predicted_seconds,
+            *all.plan.predicted_seconds);
 }
 
 TEST(Resolve, TunedEntryForThisMachineWins) {

@@ -1833,27 +1833,40 @@ TEST_F(Cli, AnAbsurdOpenMpThreadCountIsCappedNotACrash) {
             std::string::npos);
 }
 
-// OMP_THREAD_LIMIT below OpenBLAS's thread count: its OpenMP build's threaded calls waited for ever
-// for the threads the limit never gave (hetlu bench -n 600 hung in dgemm_thread_nn). Both hetlu's
-// solves and bench's own OpenBLAS calls finish, right. timeout: a hang fails here, not CI.
-TEST_F(Cli, AnOpenMpThreadLimitBelowTheCoresIsNoHang) {
-  const std::string command = "OMP_THREAD_LIMIT=1 timeout 120 '" + std::string(HETLU_COMMAND) +
-                              "' bench -n 600 --reps 1 --solver all --json " + db() + " >'" + dir.file("out.json") +
-                              "' 2>'" + dir.file("err.txt") + "'";
-  const int status = std::system(command.c_str());
-  ASSERT_TRUE(WIFEXITED(status)) << status;
-  std::ifstream out(dir.file("out.json")), err(dir.file("err.txt"));
-  const std::string text(std::istreambuf_iterator<char>(out), {});
-  ASSERT_EQ(WEXITSTATUS(status), 0) << std::string(std::istreambuf_iterator<char>(err), {});
-  const auto rows = nlohmann::json::parse(text)["rows"];
-  ASSERT_EQ(rows.size(), 3u) << text;  // gepp, calu, prbt
-  for (const auto& row : rows)
-    if (row.contains("residual")) {  // ||PA - LU|| / (n ||A|| eps)
-      EXPECT_LT(row["residual"].get<double>(), 30) << row;
-      EXPECT_LT(row["reference_residual"].get<double>(), 30) << row;
-    } else {  // PRBT's solve: omega, at most (n + 1) eps
-      EXPECT_LT(row["backward_error"].get<double>(), 601 * 2.3e-16) << row;
-    }
+// OpenMP settings that give a team fewer threads than OpenBLAS's count: its OpenMP build's threaded
+// calls waited for ever for the threads they never got (hetlu bench -n 600 hung in dgemm_thread_nn
+// under OMP_THREAD_LIMIT=1; hetlu solve under OMP_MAX_ACTIVE_LEVELS=0 and under OMP_DYNAMIC=true on
+// one CPU; hetlu probe under a nested OMP_NUM_THREADS list beyond the limit, in a region of one
+// thread: a hostile helper). Both hetlu's solves and bench's own OpenBLAS calls finish, right.
+// timeout: a hang fails here, not CI.
+TEST_F(Cli, OpenMpSettingsThatShrinkATeamAreNoHang) {
+  for (const std::string environment :
+       {"OMP_THREAD_LIMIT=1", "OMP_MAX_ACTIVE_LEVELS=0", "OMP_DYNAMIC=true OMP_NUM_THREADS=2 taskset -c 0",
+        "OMP_NUM_THREADS=2,4 OMP_THREAD_LIMIT=3"}) {
+    const std::string command = environment + " timeout 120 '" + std::string(HETLU_COMMAND) +
+                                "' bench -n 600 --reps 1 --solver all --json " + db() + " >'" + dir.file("out.json") +
+                                "' 2>'" + dir.file("err.txt") + "'";
+    const int status = std::system(command.c_str());
+    ASSERT_TRUE(WIFEXITED(status)) << environment;
+    std::ifstream out(dir.file("out.json")), err(dir.file("err.txt"));
+    const std::string text(std::istreambuf_iterator<char>(out), {});
+    ASSERT_EQ(WEXITSTATUS(status), 0) << environment << ": " << std::string(std::istreambuf_iterator<char>(err), {});
+    const auto rows = nlohmann::json::parse(text)["rows"];
+    ASSERT_EQ(rows.size(), 3u) << text;  // gepp, calu, prbt
+    for (const auto& row : rows)
+      if (row.contains("residual")) {  // ||PA - LU|| / (n ||A|| eps)
+        EXPECT_LT(row["residual"].get<double>(), 30) << environment << row;
+        EXPECT_LT(row["reference_residual"].get<double>(), 30) << environment << row;
+      } else {  // PRBT's solve: omega, at most (n + 1) eps
+        EXPECT_LT(row["backward_error"].get<double>(), 601 * 2.3e-16) << environment << row;
+      }
+  }
+  // The probe's panels in a region of one thread, under a nested list beyond the limit.
+  const std::string probe = "OMP_NUM_THREADS=2,4 OMP_THREAD_LIMIT=3 timeout 120 '" + std::string(HETLU_COMMAND) +
+                            "' probe --gemm-size 128 >/dev/null 2>'" + dir.file("err.txt") + "'";
+  const int status = std::system(probe.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 // A writable database in a folder this user cannot write: SQLite keeps its journal beside it, and

@@ -163,6 +163,28 @@ TEST(Predict, MeasuredPanelRateIsUsed) {
       model::cpu_panel_gflops(p, model::rates_of(p, Precision::double_, {}), Solver::gepp, 600, 128, 1, {}), 1.0);
 }
 
+// Fewer threads than cores (OMP_NUM_THREADS, OMP_THREAD_LIMIT, an affinity mask): that many cores,
+// each at one core's rate, never above the probed all-cores rate.
+TEST(Predict, FewerThreadsThanCoresArePricedAsThoseCores) {
+  auto p = machine(8, 50);
+  p.dgemm_gflops_one_core = 40, p.dgemm_gflops_all_cores = 200;  // 8 cores at 25 each
+  p.sgemm_gflops_one_core = 80, p.sgemm_gflops_all_cores = 400;
+  const auto two = model::with_threads(p, 2);
+  EXPECT_EQ(two.cores, 2);
+  EXPECT_DOUBLE_EQ(two.dgemm_gflops_all_cores, 80);
+  EXPECT_DOUBLE_EQ(two.sgemm_gflops_all_cores, 160);
+  EXPECT_DOUBLE_EQ(model::with_threads(p, 6).dgemm_gflops_all_cores, 200);  // the probed all-cores rate caps
+  EXPECT_EQ(model::with_threads(p, 8).dgemm_gflops_all_cores, 200);
+  EXPECT_EQ(model::with_threads(p, 0).cores, 8);
+  // Datasheet rates: the cores alone.
+  const auto datasheet = model::with_threads(machine(8, 50), 2);
+  EXPECT_DOUBLE_EQ(model::rates_of(datasheet, Precision::double_, {}).cpu_all.gflops,
+                   model::rates_of(machine(8, 50), Precision::double_, {}).cpu_all.gflops / 4);
+  const model::Problem problem{Solver::gepp, Precision::double_, Target::cpu, 4000, 4000};
+  EXPECT_GT(model::predict(two, problem).plan.predicted_seconds.value(),
+            1.5 * model::predict(p, problem).plan.predicted_seconds.value());
+}
+
 // A thread count the probes did not time is priced from the probed panels: one thread's rate times
 // panel_thread_speedup (the probed team's ratio, linear in the threads up to that team's), not the
 // generic rate (which had ignored a probed one-thread rate); sqrt(threads) where only one thread was probed.

@@ -20,6 +20,9 @@ def test_factors_are_interchangeable_with_scipys_both_ways():
         expected = scipy_linalg.lu_solve(scipy_linalg.lu_factor(A), b, trans=trans)
         np.testing.assert_allclose(scipy_linalg.lu_solve(linalg.lu_factor(A), b, trans=trans), expected, rtol=1e-10)
         np.testing.assert_allclose(linalg.lu_solve(scipy_linalg.lu_factor(A), b, trans=trans), expected, rtol=1e-10)
+    # trans=None, as SciPy takes it: 0.
+    np.testing.assert_allclose(linalg.lu_solve(linalg.lu_factor(A), b, trans=None),
+                               scipy_linalg.lu_solve(scipy_linalg.lu_factor(A), b, trans=None), rtol=1e-10)
     lu, piv = linalg.lu_factor(A)
     assert piv.dtype == np.int32 and lu.flags.f_contiguous
     # Pivots as a list, as SciPy takes them.
