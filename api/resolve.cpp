@@ -21,7 +21,6 @@
 #include "probes/probes.hpp"
 #include "solvers/backend.hpp"
 #include "solvers/blas.hpp"
-#include "solvers/blas_threads.hpp"
 
 namespace hetlu {
 namespace {
@@ -259,9 +258,7 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
   // The machine as the plan's devices see it (a host backend: a team of its cores). A GPU the
   // probes did not find leaves the profile as it is: the model then says the device has no rate.
   if (target == Target::hybrid) {
-    int threads = 1;  // the CPUs' side keeps at least one
-    for (const auto& d : backends::with_team_sizes(devices).list)
-      if (d.kind == BackendKind::host) threads += d.number;
+    const int threads = 1 + backends::host_team_threads(devices);  // the CPUs' side keeps at least one
     if (devices.has(BackendKind::host) && threads > std::max(1, profile.cores))
       r.warnings.push_back("devices " + to_string(devices) + ": " + std::to_string(threads) + " threads on " +
                            std::to_string(profile.cores) +
@@ -280,15 +277,16 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
       r.warnings.push_back(std::string("the model cannot price these devices: ") + e.what());
     }
   }
-  // A CPU solve runs on the calling thread's OpenMP threads: the model prices those, not every core
-  // (under OMP_NUM_THREADS=1 or taskset -c 0 a 2-core machine's plans were priced on both cores).
-  const int machine_cores = profile.cores, threads = kernels::openmp_threads_here();
-  if (target == Target::cpu) profile = model::with_threads(profile, threads);
+  // A solve's CPUs run on the calling thread's OpenMP threads (less the host teams'): the model
+  // prices those, not every core (under OMP_NUM_THREADS=1 or taskset -c 0 a 2-core machine's plans
+  // were priced on both cores).
+  const int cpu_cores = profile.cores, threads = backends::cpu_threads_here(target, devices);
+  profile = model::with_threads(profile, threads);
   // The model is consulted either way: its reasoning explains a tuned plan too.
   std::optional<Plan> predicted = model_plan(solver, precision, target, m, n, driven, profile, why_not_model, r);
-  if (target == Target::cpu && threads < machine_cores)
-    r.explanation.push_back("this thread's CPU solves run on " + std::to_string(threads) + " of the machine's " +
-                            std::to_string(machine_cores) +
+  if (threads < cpu_cores)
+    r.explanation.push_back("this thread's solves run their CPUs' work on " + std::to_string(threads) + " of the " +
+                            std::to_string(cpu_cores) +
                             " cores (OMP_NUM_THREADS, OMP_THREAD_LIMIT, OMP_MAX_ACTIVE_LEVELS, the caller's "
                             "parallel region or the affinity mask): priced on those (a tuned plan's measured time is "
                             "the calibration's, on its threads)");
@@ -474,8 +472,8 @@ Resolution resolve_plan(Solver solver, Precision precision, int m, int n, const 
   }
   const std::string key = to_string(solver) + "|" + to_string(precision) + "|" + to_string(target) + "|" +
                           std::to_string(m) + "|" + std::to_string(n) + "|" + to_string(options.min_level) + "|" +
-                          db_key + "|" + to_string(devices_for(options)) + "|" + host_memory_cap_text(target) +
-                          (target == Target::cpu ? "|" + std::to_string(kernels::openmp_threads_here()) : "");
+                          db_key + "|" + to_string(devices_for(options)) + "|" + host_memory_cap_text(target) + "|" +
+                          std::to_string(backends::cpu_threads_here(target, devices_for(options)));
   std::optional<Resolved> entry;
   {
     std::lock_guard lock(cache_mutex);

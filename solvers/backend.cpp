@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "solvers/backend_host.hpp"
+#include "solvers/blas_threads.hpp"
 #include "solvers/cuda_plugin.hpp"
 
 namespace hetlu::backends {
@@ -151,6 +152,18 @@ DeviceSet with_team_sizes(DeviceSet devices) {
   for (auto& d : devices.list)
     if (d.kind == BackendKind::host && d.number < 0) d.number = host_backend_threads();
   return devices;
+}
+
+int host_team_threads(const DeviceSet& devices) {
+  int threads = 0;
+  for (const auto& d : with_team_sizes(devices).list)
+    if (d.kind == BackendKind::host) threads += d.number;
+  return threads;
+}
+
+int cpu_threads_here(Target target, const DeviceSet& devices) {
+  const int here = kernels::openmp_threads_here();
+  return target == Target::hybrid ? std::max(1, here - host_team_threads(devices)) : here;
 }
 
 std::vector<int> device_copies(const DeviceSet& devices) {

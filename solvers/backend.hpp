@@ -166,6 +166,12 @@ Backend<T>& backend(BackendKind kind);  // the default device of that kind
 // The set with each host backend's team size written out (host -> host:K, K from
 // host_backend_threads()): what the model prices. Keys and names keep the set as given.
 DeviceSet with_team_sizes(DeviceSet devices);
+// The threads of the set's host backend teams (with_team_sizes'), which run on this machine's cores.
+int host_team_threads(const DeviceSet& devices);
+// The threads a solve called from this thread runs its CPUs' work on: its OpenMP threads
+// (kernels::openmp_threads_here), on the hybrid target less the host teams' (as hybrid_lu.hpp deals
+// them), at least one. What the model prices a plan's CPUs on.
+int cpu_threads_here(Target target, const DeviceSet& devices);
 // Each device's copy number in the set (0 for the first of its kind and number, 1 for the next...).
 std::vector<int> device_copies(const DeviceSet& devices);
 // The locks of every device in the set, taken in one global order (no two solves deadlock).

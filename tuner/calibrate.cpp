@@ -18,7 +18,6 @@
 #include "model/predict.hpp"
 #include "probes/memory.hpp"
 #include "solvers/backend.hpp"
-#include "solvers/blas_threads.hpp"
 #include "solvers/lu.hpp"
 
 namespace hetlu::tuner {
@@ -268,11 +267,13 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
                              const LevelSettings& settings, const model::ModelParams& params, const Progress& progress,
                              const Count& count) {
   const Target target = settings.target;
-  const MachineProfile profile =
+  // The machine as the solves' devices and CPUs' threads see it (api/resolve.cpp prices it so too).
+  const MachineProfile profile = model::with_threads(
       target == Target::hybrid
           ? model::with_devices(probed, backends::with_team_sizes(settings.devices),
                                 settings.devices.has(BackendKind::host) ? backends::host_backend_memory_limit() : 0)
-          : model::with_threads(probed, kernels::openmp_threads_here());  // the threads its solves run
+          : probed,
+      backends::cpu_threads_here(target, settings.devices));
   const int devices = target == Target::hybrid ? static_cast<int>(settings.devices.size()) : 1;
   // The model's plan, snapped into the space, for this target and backend.
   auto model_plan_for = [&](const model::Problem& problem) {

@@ -99,7 +99,7 @@ TEST(Resolve, TheModelPricesTheThreadsACpuSolveRunsOn) {
   EXPECT_GT(*one.plan.predicted_seconds, 1.3 * *all.plan.predicted_seconds);
   auto says = [](const Resolution& r) {
     for (const auto& line : r.explanation)
-      if (line.find("CPU solves run on 1 of the machine's") != std::string::npos) return true;
+      if (line.find("solves run their CPUs' work on 1 of the") != std::string::npos) return true;
     return false;
   };
   EXPECT_TRUE(says(one));
