@@ -108,7 +108,12 @@ std::string describe(const MachineProfile& p) {
                 "): this process may not run on every core\n";
         break;
       }
-    text += fmt::format("memory     {:.1f} GB/s (STREAM triad, all cores)\n", p.memory_bandwidth_gbs);
+    // The triad's threads as timed (fewer than the cores under taskset or the OpenMP limits: not scaled).
+    std::string triad_threads = "all cores";
+    for (const auto& m : p.measurements)
+      if (const auto at = m.detail.find("threads="); m.name == "triad_bandwidth" && at != std::string::npos)
+        triad_threads = m.detail.substr(at);
+    text += fmt::format("memory     {:.1f} GB/s (STREAM triad, {})\n", p.memory_bandwidth_gbs, triad_threads);
     for (const auto& r : p.panel_rates)
       text += fmt::format("panel      {} {} x {} on {} thread(s): {:.1f} GFlop/s\n", r.kind, r.rows, r.width, r.threads,
                           r.gflops);

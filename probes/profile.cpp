@@ -10,6 +10,7 @@
 #include "hetlu/detail/openmp_wait.hpp"
 #include "probes/probes.hpp"
 #include "solvers/backend.hpp"
+#include "solvers/blas_threads.hpp"
 
 namespace hetlu::probes {
 
@@ -23,12 +24,14 @@ MachineProfile probe_machine(const ProbeOptions& options) {
   // OMP_NUM_THREADS=1 had stored one thread's rate as all cores', and the distributed model priced
   // 16 one-thread ranks 7x slow from it: a review); never past OMP_THREAD_LIMIT, under which
   // OpenBLAS's OpenMP build waits for threads that never come (a hostile test: a hang), nor past the
-  // CPUs this process may run on. Timed on fewer threads than cores (taskset, the limit), the
+  // CPUs this process may run on. Timed on fewer threads than cores (taskset, the limits), the
   // all-cores GEMM rates are those threads' scaled to the cores: under taskset -c 0, two threads on
   // one CPU had stored one CPU's rate as both cores', and every later plan was priced so.
   const int runnable = detail::cpus_in_affinity_mask();
-  const int all = std::min({std::max({1, openblas_get_num_threads(), profile.cores}),
-                            std::max(1, omp_get_thread_limit()), runnable > 0 ? runnable : INT_MAX});
+  // Within what a team gets here (OMP_THREAD_LIMIT, OMP_MAX_ACTIVE_LEVELS: under
+  // OMP_MAX_ACTIVE_LEVELS=0 one thread's rate had been stored as both cores', unscaled: a hostile helper).
+  const int all = std::min(kernels::within_openmp_team_limits(std::max({1, openblas_get_num_threads(), profile.cores})),
+                           runnable > 0 ? runnable : INT_MAX);
   const double to_all_cores = all < profile.cores ? double(profile.cores) / all : 1.0;
   const std::string all_scaled = to_all_cores > 1 ? scaled_to_cores_detail + std::to_string(profile.cores) : "";
   // An all-cores GEMM rate as stored (the database reloads the rows): scaled where timed on fewer.

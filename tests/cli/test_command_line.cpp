@@ -528,6 +528,19 @@ TEST_F(Cli, CalibrateThenRecommendIsTuned) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const auto parsed = nlohmann::json::parse(r.out); const auto& row : parsed["results"])
     EXPECT_EQ(row["trials_measured"], 0);
+  // On fewer threads than cores the trials' plans serve every later solve (the rows keep no thread
+  // count): said (a hostile helper found a calibration under taskset -c 0 served unsaid).
+  const auto probed = run_hetlu("probe --no-timing --json", dir);
+  ASSERT_EQ(probed.exit_code, 0) << probed.err;
+  if (nlohmann::json::parse(probed.out)["cores"].get<int>() >= 2) {
+    const std::string command = "OMP_NUM_THREADS=1 '" + std::string(HETLU_COMMAND) +
+                                "' calibrate --level quick --sizes 48,96 " + db() + " >/dev/null 2>'" +
+                                dir.file("err.txt") + "'";
+    ASSERT_EQ(std::system(command.c_str()), 0);
+    std::ifstream err(dir.file("err.txt"));
+    EXPECT_NE(std::string(std::istreambuf_iterator<char>(err), {}).find("the trials run on 1 of this machine's"),
+              std::string::npos);
+  }
   r = run_hetlu("db show --json " + db(), dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto shown = nlohmann::json::parse(r.out);

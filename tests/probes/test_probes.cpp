@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <omp.h>
 #include <sched.h>
 
 #include <algorithm>
@@ -101,9 +102,41 @@ TEST(ProbeMachine, MeasuredProfileIsPlausible) {
   EXPECT_TRUE(triad);
 }
 
-// Bound to one CPU (taskset -c 0), the all-cores GEMM rates are that CPU's scaled to the machine's
-// cores, and say so: two threads on one CPU had stored one CPU's rate as both cores'. The rows the
-// database reloads hold the stored rates.
+namespace {
+// A short probe: GEMMs of order 128, one panel shape.
+MachineProfile short_probe() {
+  probes::ProbeOptions options;
+  options.gemm_size = 128;
+  options.repetitions = 2;
+  options.panel_rows = {256};
+  options.panel_widths = {32};
+  options.tslu_leaf_widths = {16};
+  options.pass_orders = {128};
+  return probes::probe_machine(options);
+}
+
+// The all-cores GEMM rates timed on one thread and scaled to the cores, saying so; the rows the
+// database reloads hold the stored rates; one thread's panels, and no team's.
+void expect_one_threads_rates_scaled_to_the_cores(const MachineProfile& p) {
+  double dgemm_rows = 0, sgemm_rows = 0;
+  for (const auto& m : p.measurements) {
+    if (m.name != "dgemm_all_cores" && m.name != "sgemm_all_cores") continue;
+    EXPECT_NE(m.detail.find("threads=1 "), std::string::npos) << m.detail;
+    EXPECT_NE(m.detail.find(probes::scaled_to_cores_detail + std::to_string(p.cores)), std::string::npos) << m.detail;
+    double& rows = m.name == "dgemm_all_cores" ? dgemm_rows : sgemm_rows;
+    rows = std::max(rows, m.median);
+  }
+  EXPECT_DOUBLE_EQ(p.dgemm_gflops_all_cores, dgemm_rows);
+  EXPECT_DOUBLE_EQ(p.sgemm_gflops_all_cores, sgemm_rows);
+  EXPECT_TRUE(
+      std::any_of(p.panel_rates.begin(), p.panel_rates.end(), [](const PanelRate& r) { return r.kind == "gepp"; }));
+  EXPECT_TRUE(std::any_of(p.panel_rates.begin(), p.panel_rates.end(),
+                          [](const PanelRate& r) { return r.kind == "tslu_leaf"; }));
+  for (const auto& r : p.panel_rates) EXPECT_EQ(r.threads, 1) << r.kind;
+}
+}  // namespace
+
+// Bound to one CPU (taskset -c 0): two threads on one CPU had stored one CPU's rate as both cores'.
 TEST(ProbeMachine, BoundToOneCpuTheAllCoresRatesAreScaledToTheCores) {
   const auto machine = probes::topology();
   cpu_set_t saved, one;
@@ -116,37 +149,32 @@ TEST(ProbeMachine, BoundToOneCpuTheAllCoresRatesAreScaledToTheCores) {
       break;
     }
   ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
-  probes::ProbeOptions options;
-  options.gemm_size = 128;
-  options.repetitions = 2;
-  options.panel_rows = {256};
-  options.panel_widths = {32};
-  options.tslu_leaf_widths = {16};
-  options.pass_orders = {128};
   MachineProfile p;
   try {
-    p = probes::probe_machine(options);
+    p = short_probe();
   } catch (...) {
     sched_setaffinity(0, sizeof saved, &saved);
     throw;
   }
   ASSERT_EQ(sched_setaffinity(0, sizeof saved, &saved), 0);
-  double dgemm_rows = 0, sgemm_rows = 0;
-  for (const auto& m : p.measurements) {
-    if (m.name != "dgemm_all_cores" && m.name != "sgemm_all_cores") continue;
-    EXPECT_NE(m.detail.find("threads=1 "), std::string::npos) << m.detail;
-    EXPECT_NE(m.detail.find(probes::scaled_to_cores_detail + std::to_string(p.cores)), std::string::npos) << m.detail;
-    (m.name == "dgemm_all_cores" ? dgemm_rows : sgemm_rows) =
-        std::max(m.name == "dgemm_all_cores" ? dgemm_rows : sgemm_rows, m.median);
+  expect_one_threads_rates_scaled_to_the_cores(p);
+}
+
+// With no active OpenMP level left (OMP_MAX_ACTIVE_LEVELS=0) every team has one thread: one thread's
+// rate had been stored as both cores', unscaled (a hostile helper).
+TEST(ProbeMachine, WithNoActiveLevelTheAllCoresRatesAreScaledToTheCores) {
+  if (probes::topology().cores < 2) GTEST_SKIP() << "one core: nothing to scale";
+  const int saved = omp_get_max_active_levels();
+  omp_set_max_active_levels(0);
+  MachineProfile p;
+  try {
+    p = short_probe();
+  } catch (...) {
+    omp_set_max_active_levels(saved);
+    throw;
   }
-  EXPECT_DOUBLE_EQ(p.dgemm_gflops_all_cores, dgemm_rows);
-  EXPECT_DOUBLE_EQ(p.sgemm_gflops_all_cores, sgemm_rows);
-  // One thread's panels, and no team's: a team on one CPU is not the machine's.
-  EXPECT_TRUE(
-      std::any_of(p.panel_rates.begin(), p.panel_rates.end(), [](const PanelRate& r) { return r.kind == "gepp"; }));
-  EXPECT_TRUE(std::any_of(p.panel_rates.begin(), p.panel_rates.end(),
-                          [](const PanelRate& r) { return r.kind == "tslu_leaf"; }));
-  for (const auto& r : p.panel_rates) EXPECT_EQ(r.threads, 1) << r.kind;
+  omp_set_max_active_levels(saved);
+  expect_one_threads_rates_scaled_to_the_cores(p);
 }
 
 TEST(ProbeMachine, IsaAndClockGiveThePeak) {
