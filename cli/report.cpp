@@ -101,18 +101,19 @@ std::string describe(const MachineProfile& p) {
                         p.dgemm_gflops_one_core, p.dgemm_gflops_all_cores, p.dgemm_probe_size);
     text += fmt::format("SGEMM      {:.1f} GFlop/s on one core, {:.1f} on all cores\n", p.sgemm_gflops_one_core,
                         p.sgemm_gflops_all_cores);
-    // Timed on fewer threads than cores (taskset, OMP_THREAD_LIMIT): scaled, and said (the probe's detail).
-    for (const auto& m : p.measurements)
-      if (m.name == "dgemm_all_cores" && m.detail.find(probes::scaled_to_cores_detail) != std::string::npos) {
-        text += "note       the all-cores GEMM rates were timed on fewer threads than cores (" + m.detail +
-                "): this process may not run on every core\n";
-        break;
-      }
-    // The triad's threads as timed (fewer than the cores under taskset or the OpenMP limits: not scaled).
-    std::string triad_threads = "all cores";
-    for (const auto& m : p.measurements)
+    // From the probe's details: all-cores GEMM rates timed on fewer threads than cores (taskset, the
+    // OpenMP limits), scaled, and said; the triad's threads as timed (not scaled).
+    std::string scaled_gemm, triad_threads = "all cores";
+    for (const auto& m : p.measurements) {
+      if (m.name == "dgemm_all_cores" && scaled_gemm.empty() &&
+          m.detail.find(probes::scaled_to_cores_detail) != std::string::npos)
+        scaled_gemm = m.detail;
       if (const auto at = m.detail.find("threads="); m.name == "triad_bandwidth" && at != std::string::npos)
         triad_threads = m.detail.substr(at);
+    }
+    if (!scaled_gemm.empty())
+      text += "note       the all-cores GEMM rates were timed on fewer threads than cores (" + scaled_gemm +
+              "): this process may not run on every core\n";
     text += fmt::format("memory     {:.1f} GB/s (STREAM triad, {})\n", p.memory_bandwidth_gbs, triad_threads);
     for (const auto& r : p.panel_rates)
       text += fmt::format("panel      {} {} x {} on {} thread(s): {:.1f} GFlop/s\n", r.kind, r.rows, r.width, r.threads,

@@ -79,17 +79,16 @@ RankRates rank_rates(const MachineProfile& node, const Rates& rates, const Distr
   // 2026-11-29), where one core's rate alone had priced them 2x fast.
   const double one = rates.cpu_one.gflops * 1e9;
   const double all = rates.cpu_all.gflops > 0 ? rates.cpu_all.gflops * 1e9 : one * cores;
-  const double busy = std::max(1.0, std::min<double>(cores, per_node * used_cores));
-  const double efficiency = one > 0 ? std::min(one * busy, all) / (one * busy) : 1;
+  // Of `busy` cores' rate, the share each keeps.
+  auto efficiency_of = [&](double busy) { return one > 0 ? busy_cores_rate(one, all, busy) / (one * busy) : 1; };
+  const double efficiency = efficiency_of(std::max(1.0, std::min<double>(cores, per_node * used_cores)));
   r.gemm_flops = one * used_cores * efficiency;
   // A rank's threads speed p?getf2 up as they speed a panel up alone (panel_thread_speedup: the
   // probe's own contention is in it), and the node's other busy cores slow it as they slow a GEMM:
   // the efficiency beyond the rank's own threads'. A rank with less than a core has that share of one.
   // (The 16-rank and 4-rank plans of the H200 machine were fitted so; with the rank's own threads
   // counted twice, more threads priced an unprobed rank's panel slower.)
-  const double own = std::max(1.0, used_cores);
-  const double own_efficiency = one > 0 ? std::min(one * own, all) / (one * own) : 1;
-  r.panel_flops = one * params.distributed_panel_efficiency * efficiency / own_efficiency *
+  r.panel_flops = one * params.distributed_panel_efficiency * efficiency / efficiency_of(std::max(1.0, used_cores)) *
                   (used_cores < 1 ? used_cores : panel_thread_speedup(node, "gepp", panel_rows, nb, used_cores));
   r.threads_back_off = problem.idle_threads_sleep || (problem.cpus_per_rank > 0 && threads > problem.cpus_per_rank);
   if (threads > 1 && per_node * threads > cores)

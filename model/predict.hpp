@@ -127,11 +127,15 @@ std::optional<std::vector<double>> best_fitting_deal(const MachineProfile& profi
 // link; the CPUs keep the remaining cores.
 MachineProfile with_host_backend(const MachineProfile& profile, int team_threads);
 
+// The GEMM rate of `busy` cores, each at one core's rate, up to the probed all-cores rate and never
+// above it (all_cores <= 0: none probed, no cap); in the units given. The rule for threads and
+// ranks sharing a node's cores (with_threads, the distributed model's ranks).
+double busy_cores_rate(double one_core, double all_cores, double busy);
+
 // The machine as a CPU solve on `threads` threads sees it (the OpenMP threads of the calling thread,
 // OMP_NUM_THREADS, OMP_THREAD_LIMIT or an affinity mask fewer than the cores): that many cores, the
-// all-cores GEMM rates one core's times the threads, never above the probed all-cores rates. The
-// profile as it is for threads <= 0 or at least its cores. The callers read the threads
-// (kernels::openmp_threads_here()): the model reads no environment.
+// all-cores GEMM rates busy_cores_rate's. The profile as it is for threads <= 0 or at least its
+// cores. The callers read the threads (backends::cpu_threads_here()): the model reads no environment.
 MachineProfile with_threads(const MachineProfile& profile, int threads);
 
 // GFlop/s of one rows x width panel factorization on the CPU: the measured rate of the nearest

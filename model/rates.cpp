@@ -355,12 +355,16 @@ std::vector<double> balanced_device_shares(const Rates& rates, int m, int n, int
   return as_fractions(shares);
 }
 
+double busy_cores_rate(double one_core, double all_cores, double busy) {
+  return all_cores > 0 ? std::min(one_core * busy, all_cores) : one_core * busy;
+}
+
 MachineProfile with_threads(const MachineProfile& profile, int threads) {
   const int cores = std::max(1, profile.cores);
   if (threads <= 0 || threads >= cores) return profile;
   MachineProfile p = profile;
   auto busy = [&](double& all, double one) {
-    if (all > 0) all = one > 0 ? std::min(all, one * threads) : all * threads / cores;
+    if (all > 0) all = one > 0 ? busy_cores_rate(one, all, threads) : all * threads / cores;
   };
   busy(p.dgemm_gflops_all_cores, p.dgemm_gflops_one_core);
   busy(p.sgemm_gflops_all_cores, p.sgemm_gflops_one_core);

@@ -3,11 +3,9 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <climits>
 #include <string>
 #include <vector>
 
-#include "hetlu/detail/openmp_wait.hpp"
 #include "probes/probes.hpp"
 #include "solvers/backend.hpp"
 #include "solvers/blas_threads.hpp"
@@ -27,11 +25,9 @@ MachineProfile probe_machine(const ProbeOptions& options) {
   // CPUs this process may run on. Timed on fewer threads than cores (taskset, the limits), the
   // all-cores GEMM rates are those threads' scaled to the cores: under taskset -c 0, two threads on
   // one CPU had stored one CPU's rate as both cores', and every later plan was priced so.
-  const int runnable = detail::cpus_in_affinity_mask();
-  // Within what a team gets here (OMP_THREAD_LIMIT, OMP_MAX_ACTIVE_LEVELS: under
-  // OMP_MAX_ACTIVE_LEVELS=0 one thread's rate had been stored as both cores', unscaled: a hostile helper).
-  const int all = std::min(kernels::within_openmp_team_limits(std::max({1, openblas_get_num_threads(), profile.cores})),
-                           runnable > 0 ? runnable : INT_MAX);
+  // (OMP_MAX_ACTIVE_LEVELS counts too: under OMP_MAX_ACTIVE_LEVELS=0 one thread's rate had been stored
+  // as both cores', unscaled: a hostile helper.)
+  const int all = kernels::threads_runnable_here(std::max({1, openblas_get_num_threads(), profile.cores}));
   const double to_all_cores = all < profile.cores ? double(profile.cores) / all : 1.0;
   const std::string all_scaled = to_all_cores > 1 ? scaled_to_cores_detail + std::to_string(profile.cores) : "";
   // An all-cores GEMM rate as stored (the database reloads the rows): scaled where timed on fewer.
@@ -45,17 +41,22 @@ MachineProfile probe_machine(const ProbeOptions& options) {
     return r.median;
   };
 
+  // One GEMM of order n on one thread or all, timed and recorded as stored (scaled where all is fewer
+  // than the cores).
+  auto gemm_rate = [&](auto type_tag, const std::string& name, int n, bool all_cores, const std::string& note) {
+    const int threads = all_cores ? all : 1;
+    const Rate timed = measure_gemm<decltype(type_tag)>(n, threads, options.repetitions);
+    return record(
+        name, all_cores ? as_all_cores(timed) : timed, "GFlop/s",
+        "n=" + std::to_string(n) + " threads=" + std::to_string(threads) + note + (all_cores ? all_scaled : ""));
+  };
   // GEMM at two sizes: the larger rate is the plateau the model works from.
   const int sizes[] = {std::max(16, options.gemm_size / 2), options.gemm_size};
   auto plateau = [&](auto type_tag, const std::string& name, bool all_cores) {
     using T = decltype(type_tag);
-    const int threads = all_cores ? all : 1;
     double best = 0;
     for (int n : sizes) {
-      const Rate timed = measure_gemm<T>(n, threads, options.repetitions);
-      const double rate =
-          record(name, all_cores ? as_all_cores(timed) : timed, "GFlop/s",
-                 "n=" + std::to_string(n) + " threads=" + std::to_string(threads) + (all_cores ? all_scaled : ""));
+      const double rate = gemm_rate(type_tag, name, n, all_cores, "");
       if (rate > best) {
         best = rate;
         if constexpr (std::is_same_v<T, double>) profile.dgemm_probe_size = n;
@@ -82,12 +83,11 @@ MachineProfile probe_machine(const ProbeOptions& options) {
     for (int width : options.panel_widths) {
       if (width > rows) continue;
       for (int threads : panel_teams) {
-        const std::string kind = "gepp";
         const std::string detail =
             "rows=" + std::to_string(rows) + " width=" + std::to_string(width) + " threads=" + std::to_string(threads);
         const double rate =
-            record("panel_" + kind, measure_panel(kind, rows, width, threads, options.repetitions), "GFlop/s", detail);
-        profile.panel_rates.push_back({kind, rows, width, threads, rate});
+            record("panel_gepp", measure_panel("gepp", rows, width, threads, options.repetitions), "GFlop/s", detail);
+        profile.panel_rates.push_back({"gepp", rows, width, threads, rate});
       }
     }
   for (int rows : options.panel_rows)
@@ -111,13 +111,9 @@ MachineProfile probe_machine(const ProbeOptions& options) {
   // The double GEMM rates again, last: a neighbour's burst on a shared machine slows a probe, never
   // speeds it up, so the larger of the two is the machine's (the database keeps the larger too).
   for (bool all_cores : {false, true}) {
-    const int threads = all_cores ? all : 1;
     double& rate = all_cores ? profile.dgemm_gflops_all_cores : profile.dgemm_gflops_one_core;
-    const Rate timed = measure_gemm<double>(profile.dgemm_probe_size, threads, options.repetitions);
-    rate = std::max(rate, record(all_cores ? "dgemm_all_cores" : "dgemm_one_core",
-                                 all_cores ? as_all_cores(timed) : timed, "GFlop/s",
-                                 "n=" + std::to_string(profile.dgemm_probe_size) +
-                                     " threads=" + std::to_string(threads) + " again" + (all_cores ? all_scaled : "")));
+    rate = std::max(rate, gemm_rate(double{}, all_cores ? "dgemm_all_cores" : "dgemm_one_core",
+                                    profile.dgemm_probe_size, all_cores, " again"));
   }
   // The solvers' staged copies on the first GPU (the cuda backend's device, CUDA's ordinal 0), with
   // every core packing as an upload beside the steps does: 512 MiB each way.

@@ -81,9 +81,13 @@ int within_openmp_team_limits(int threads) {
   return std::clamp(threads, 1, std::max(1, omp_get_thread_limit()));
 }
 
-int openmp_threads_here() {
+int threads_runnable_here(int asked) {
   const int mask = detail::cpus_in_affinity_mask();
-  return std::min(within_openmp_team_limits(omp_get_max_threads()), mask > 0 ? mask : INT_MAX);
+  return std::min(within_openmp_team_limits(asked), mask > 0 ? mask : INT_MAX);
+}
+
+int openmp_threads_here() {
+  return threads_runnable_here(omp_get_max_threads());
 }
 
 void keep_openmp_team_within_limits() {

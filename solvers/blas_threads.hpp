@@ -24,8 +24,11 @@ namespace hetlu::kernels {
 // cores'). Every count hetlu raises a thread's to goes through this.
 int within_openmp_team_limits(int threads);
 
-// The threads a CPU solve called from this thread runs on: its OpenMP count, within
-// within_openmp_team_limits and the CPUs of the process's affinity mask (threads past those share CPUs).
+// The threads `asked` threads started from this thread run on: within within_openmp_team_limits
+// and the CPUs of the process's affinity mask (threads past those share CPUs).
+int threads_runnable_here(int asked);
+
+// The threads a CPU solve called from this thread runs on: threads_runnable_here of its OpenMP count.
 int openmp_threads_here();
 
 // This thread's (or task's) OpenMP settings made safe for OpenBLAS's OpenMP build: its count
