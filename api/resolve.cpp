@@ -45,9 +45,10 @@ void pause_database(const std::string& path) {
                                              std::chrono::duration<double>(busy_database_pause_seconds));
 }
 
-// The tuned plan for this machine, or nothing; explains a miss in `why`.
-std::optional<Plan> tuned_plan(const Plan& kind, int m, int n, const Options& options, MachineProfile& profile,
-                               std::string& why, std::vector<std::string>& warnings,
+// The tuned plan for this machine and the CPU threads its solve runs on, or nothing; explains a
+// miss in `why`.
+std::optional<Plan> tuned_plan(const Plan& kind, int m, int n, int cpu_threads, const Options& options,
+                               MachineProfile& profile, std::string& why, std::vector<std::string>& warnings,
                                std::optional<double>* measured_seconds = nullptr) {
   if (!options.use_database) {
     why = "database not used";
@@ -70,7 +71,7 @@ std::optional<Plan> tuned_plan(const Plan& kind, int m, int n, const Options& op
       return std::nullopt;
     }
     db::load_probe_rates(database, machine->id, profile);  // measured rates feed the model on a miss
-    const auto found = db::lookup_best_plan(database, machine->id, kind, m, n, options.min_level);
+    const auto found = db::lookup_best_plan(database, machine->id, kind, m, n, options.min_level, cpu_threads);
     for (const auto& bad : found.invalid_rows) warnings.push_back("'" + path + "': skipped an invalid " + bad);
     if (!found.best) {
       why = found.detail;
@@ -246,21 +247,27 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
   kind.precision = precision;
   kind.target = target;
   kind.devices = devices;
-  std::optional<Plan> plan = tuned_plan(kind, m, n, options, profile, why_not_tuned, r.warnings, &r.measured_seconds);
+  // A solve's CPUs run on the calling thread's OpenMP threads (less the host teams'): tuned rows
+  // answer for the threads they were timed on, and the model prices those, not every core (under
+  // OMP_NUM_THREADS=1 or taskset -c 0 a 2-core machine's plans were priced on both cores).
+  const int threads = backends::cpu_threads_here(target, devices);
+  r.cpu_threads = threads;
+  std::optional<Plan> plan =
+      tuned_plan(kind, m, n, threads, options, profile, why_not_tuned, r.warnings, &r.measured_seconds);
   if (!plan && precision == Precision::mixed) {
     // Mixed precision runs the single factorization: its tuned parameters serve until mixed ones are stored.
     Plan single = kind;
     single.precision = Precision::single;
     std::string why_not_single;
-    plan = tuned_plan(single, m, n, options, profile, why_not_single, r.warnings);
+    plan = tuned_plan(single, m, n, threads, options, profile, why_not_single, r.warnings);
     if (plan) plan->source_detail = "the single-precision factorization's: " + plan->source_detail;
   }
   // The machine as the plan's devices see it (a host backend: a team of its cores). A GPU the
   // probes did not find leaves the profile as it is: the model then says the device has no rate.
   if (target == Target::hybrid) {
-    const int threads = 1 + backends::host_team_threads(devices);  // the CPUs' side keeps at least one
-    if (devices.has(BackendKind::host) && threads > std::max(1, profile.cores))
-      r.warnings.push_back("devices " + to_string(devices) + ": " + std::to_string(threads) + " threads on " +
+    const int all_teams = 1 + backends::host_team_threads(devices);  // the CPUs' side keeps at least one
+    if (devices.has(BackendKind::host) && all_teams > std::max(1, profile.cores))
+      r.warnings.push_back("devices " + to_string(devices) + ": " + std::to_string(all_teams) + " threads on " +
                            std::to_string(profile.cores) +
                            " cores; oversubscribed teams run below the rate the model gives them");
     // A host team's "device memory" where $HETLU_HOST_BACKEND_MEMORY_MIB caps it: the model then
@@ -277,10 +284,7 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
       r.warnings.push_back(std::string("the model cannot price these devices: ") + e.what());
     }
   }
-  // A solve's CPUs run on the calling thread's OpenMP threads (less the host teams'): the model
-  // prices those, not every core (under OMP_NUM_THREADS=1 or taskset -c 0 a 2-core machine's plans
-  // were priced on both cores).
-  const int cpu_cores = profile.cores, threads = backends::cpu_threads_here(target, devices);
+  const int cpu_cores = profile.cores;
   profile = model::with_threads(profile, threads);
   // The model is consulted either way: its reasoning explains a tuned plan too.
   std::optional<Plan> predicted = model_plan(solver, precision, target, m, n, driven, profile, why_not_model, r);
@@ -288,8 +292,7 @@ Resolution resolve_uncached(Solver solver, Precision precision, Target target, i
     r.explanation.push_back("this thread's solves run their CPUs' work on " + std::to_string(threads) + " of the " +
                             std::to_string(cpu_cores) +
                             " cores (OMP_NUM_THREADS, OMP_THREAD_LIMIT, OMP_MAX_ACTIVE_LEVELS, the caller's "
-                            "parallel region or the affinity mask): priced on those (a tuned plan's measured time is "
-                            "the calibration's, on its threads)");
+                            "parallel region or the affinity mask): priced on those, and tuned plans read for them");
   // The tuned plan keeps nb and d; with several devices the deal follows their measured rates, as
   // the model deals them (at d = 0 each device alone too), within their memory. Where the devices'
   // memory holds no deal of the tuned nb and d at this size (or no longer holds it: another cap of

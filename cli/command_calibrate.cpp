@@ -121,15 +121,15 @@ void register_calibrate(CLI::App& app, CommandState& state) {
     } else {
       options.progress = [](const std::string& line) { std::cerr << "  " << line << "\n"; };
     }
-    // The trials run on this process's threads, and the rows stored (which keep no thread count)
-    // serve every later solve on this machine: said where they are fewer than its cores (a hostile
-    // helper: a calibration under taskset -c 0 was served to 2-thread solves as tuned, unsaid).
+    // The trials run on this process's threads, and the rows stored answer solves on as many: said
+    // where they are fewer than its cores, since a calibration under taskset -c 0 then tunes nothing
+    // for a solve on all the cores.
     if (options.level != CalibrationLevel::estimate)
       if (const int threads = kernels::openmp_threads_here(); threads < this_machine().cores)
         std::cerr << fmt::format(
-            "hetlu: warning: the trials run on {} of this machine's {} cores (OMP_NUM_THREADS, OMP_THREAD_LIMIT, "
-            "OMP_MAX_ACTIVE_LEVELS or the affinity mask); the plans stored serve later solves on any number\n",
-            threads, this_machine().cores);
+            "hetlu: note: the trials run on {} of this machine's {} cores (OMP_NUM_THREADS, OMP_THREAD_LIMIT, "
+            "OMP_MAX_ACTIVE_LEVELS or the affinity mask); the plans stored answer solves on {} thread{} only\n",
+            threads, this_machine().cores, threads, threads == 1 ? "" : "s");
     const CalibrationReport report = calibrate(options);
     if (terminal) std::cerr << "\n";
     const auto& results = report.entries;

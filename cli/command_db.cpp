@@ -39,6 +39,7 @@ void show_accuracy(const std::vector<db::BestPlan>& plans, bool json, const std:
                     {"precision", to_string(b.plan.precision)},
                     {"target", to_string(b.plan.target)},
                     {"devices", b.plan.target == Target::hybrid ? to_string(b.plan.devices) : ""},
+                    {"cpu_threads", b.cpu_threads},
                     {"m", b.m},
                     {"n", b.n},
                     {"nb", b.plan.nb},
@@ -306,6 +307,7 @@ void register_db(CLI::App& app, CommandState& state) {
         jp.push_back({{"machine_id", b.machine_id},
                       {"m", b.m},
                       {"n", b.n},
+                      {"cpu_threads", b.cpu_threads},  // 0: not recorded (before schema 6)
                       {"level", to_string(b.level)},
                       {"plan", plan},
                       {"median_seconds", b.median_s},
@@ -326,12 +328,14 @@ void register_db(CLI::App& app, CommandState& state) {
                                detail::printable(m.fingerprint.hash), detail::printable(m.first_seen),
                                detail::printable(m.last_seen), detail::printable(m.fingerprint.hard_key));
     if (plans.empty()) return;
-    std::cout << fmt::format("\n{:>7} {:>6} {:>7} {:>4} {:>6} {:>6} {:>5} {:>8} {:>10} {:>8}\n", "machine", "solver",
-                             "prec", "tgt", "m", "n", "nb", "level", "seconds", "GFlop/s");
+    // threads: the CPU threads the plan was tuned on ("-": not recorded, before schema 6).
+    std::cout << fmt::format("\n{:>7} {:>6} {:>7} {:>4} {:>7} {:>6} {:>6} {:>5} {:>8} {:>10} {:>8}\n", "machine",
+                             "solver", "prec", "tgt", "threads", "m", "n", "nb", "level", "seconds", "GFlop/s");
     for (const auto& b : plans)
-      std::cout << fmt::format("{:>7} {:>6} {:>7} {:>4} {:>6} {:>6} {:>5} {:>8} {:>10.4f} {:>8.1f}\n", b.machine_id,
-                               to_string(b.plan.solver), to_string(b.plan.precision), to_string(b.plan.target), b.m,
-                               b.n, b.plan.nb, to_string(b.level), b.median_s, b.gflops);
+      std::cout << fmt::format("{:>7} {:>6} {:>7} {:>4} {:>7} {:>6} {:>6} {:>5} {:>8} {:>10.4f} {:>8.1f}\n",
+                               b.machine_id, to_string(b.plan.solver), to_string(b.plan.precision),
+                               to_string(b.plan.target), b.cpu_threads ? std::to_string(b.cpu_threads) : "-", b.m, b.n,
+                               b.plan.nb, to_string(b.level), b.median_s, b.gflops);
   });
 }
 

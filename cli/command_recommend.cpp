@@ -262,6 +262,7 @@ void register_recommend(CLI::App& app, CommandState&) {
       r.plan.source_detail = "model for the machine in " + args->machine;
       r.explanation = prediction.reasoning;
       r.cpu_fraction = prediction.d_fraction;
+      r.cpu_threads = std::max(1, profile.cores);  // a described machine's solves: on all its cores
       r.predicted_gflops = prediction.gflops;
       if (prediction.faster_alone) r.warnings.push_back(model::faster_alone_note(prediction));
       if (target == Target::hybrid && prediction.rates.device.gflops > 0)
@@ -285,6 +286,7 @@ void register_recommend(CLI::App& app, CommandState&) {
       j["n"] = args->n;
       j["d"] = p.cpu_block_columns;
       j["d_fraction"] = r.cpu_fraction;
+      j["cpu_threads"] = r.cpu_threads;
       if (closed_form) j["closed_form_d_fraction"] = *closed_form;
       j["predicted_gflops"] = r.predicted_gflops ? nlohmann::ordered_json(*r.predicted_gflops) : nullptr;
       if (!machine_name.empty()) j["machine"] = machine_name;

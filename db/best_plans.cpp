@@ -14,7 +14,8 @@ namespace {
 
 constexpr const char* best_columns =
     "SELECT machine_id, solver, precision, target, m, n, level, nb, ib, cpu_block_columns, "
-    "panel_threads, lookahead, median_s, gflops, predicted_s, trial_id, updated_at, backend, rowid FROM best_plans";
+    "panel_threads, lookahead, median_s, gflops, predicted_s, trial_id, updated_at, backend, rowid, cpu_threads "
+    "FROM best_plans";
 
 // A time or rate as a best plan needs it: a finite real > 0 (a NULL, text, -1 or Inf was shown as
 // a tuned plan's time and passed on to recommend).
@@ -60,6 +61,7 @@ BestPlan read_best_unchecked(Statement& s) {
   b.trial_id = s.column_int(15);
   b.updated_at = s.column_text(16);
   read_backend_column(s.column_text(17), b.plan);
+  b.cpu_threads = static_cast<int>(s.column_int_within(19, "cpu_threads", 0, most_threads));
   b.plan.source = PlanSource::tuned;
   check_fields_together(b);
   return b;
@@ -72,10 +74,12 @@ BestPlan read_best(Statement& s) {
     return read_best_unchecked(s);
   } catch (const Error& e) {  // a bad value (DatabaseError included), named with its row
     // Named by its key as invalid_rows names it (db check says a row both find once).
-    const std::string backend = s.column_text(17);
+    const std::string backend = s.column_text(17), threads = s.column_text(19);
     throw DatabaseError("best_plans row (" + s.column_text(1) + " " + s.column_text(2) + " " + s.column_text(3) +
-                        (backend.empty() ? "" : " " + backend) + ", m = " + std::to_string(s.column_int(4)) +
-                        ", n = " + std::to_string(s.column_int(5)) + "): " + e.what());
+                        (backend.empty() ? "" : " " + backend) +
+                        (threads == "0" || threads.empty() ? "" : " on " + threads + " threads") +
+                        ", m = " + std::to_string(s.column_int(4)) + ", n = " + std::to_string(s.column_int(5)) +
+                        "): " + e.what());
   }
 }
 
@@ -103,14 +107,15 @@ void upsert_best_plan(Database& db, const BestPlan& b) {
     // the row is damaged (it had kept every later calibration's result out, with exit 0).
     auto existing = db.prepare(std::string(best_columns) +
                                " WHERE machine_id = ?1 AND solver = ?2 AND precision = ?3 AND target = ?4 "
-                               "AND m = ?5 AND n = ?6 AND backend = ?7");
+                               "AND m = ?5 AND n = ?6 AND backend = ?7 AND cpu_threads = ?8");
     existing.bind(1, b.machine_id)
         .bind(2, to_string(b.plan.solver))
         .bind(3, to_string(b.plan.precision))
         .bind(4, to_string(b.plan.target))
         .bind(5, b.m)
         .bind(6, b.n)
-        .bind(7, backend_column(b.plan));
+        .bind(7, backend_column(b.plan))
+        .bind(8, b.cpu_threads);
     if (existing.step()) {
       std::optional<BestPlan> stored;
       try {
@@ -121,9 +126,9 @@ void upsert_best_plan(Database& db, const BestPlan& b) {
     }
     db.prepare(
           "INSERT INTO best_plans (machine_id, solver, precision, target, m, n, level, nb, ib, "
-          "cpu_block_columns, panel_threads, lookahead, median_s, gflops, predicted_s, trial_id, backend) "
-          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17) "
-          "ON CONFLICT (machine_id, solver, precision, target, backend, m, n) DO UPDATE SET "
+          "cpu_block_columns, panel_threads, lookahead, median_s, gflops, predicted_s, trial_id, backend, "
+          "cpu_threads) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18) "
+          "ON CONFLICT (machine_id, solver, precision, target, backend, cpu_threads, m, n) DO UPDATE SET "
           "level = excluded.level, nb = excluded.nb, ib = excluded.ib, "
           "cpu_block_columns = excluded.cpu_block_columns, panel_threads = excluded.panel_threads, "
           "lookahead = excluded.lookahead, median_s = excluded.median_s, gflops = excluded.gflops, "
@@ -145,6 +150,7 @@ void upsert_best_plan(Database& db, const BestPlan& b) {
         .bind(15, b.predicted_s)
         .bind(16, b.trial_id > 0 ? std::optional<std::int64_t>(b.trial_id) : std::nullopt)
         .bind(17, backend_column(b.plan))
+        .bind(18, b.cpu_threads)
         .run();
   });
 }
@@ -186,15 +192,46 @@ std::vector<BestPlan> list_best_plans(Database& db) {
   return rows;
 }
 
-Lookup lookup_best_plan(Database& db, std::int64_t machine_id, const Plan& kind, int m, int n,
-                        CalibrationLevel min_level) {
-  auto s = db.prepare(std::string(best_columns) +
-                      " WHERE machine_id = ?1 AND solver = ?2 AND precision = ?3 AND target = ?4 AND backend = ?5");
+namespace {
+// The thread counts (but 0, not recorded) of the rows of one kind, for a miss's explanation.
+std::string tuned_thread_counts(Database& db, std::int64_t machine_id, const Plan& kind) {
+  auto s = db.prepare(
+      "SELECT DISTINCT cpu_threads FROM best_plans WHERE machine_id = ?1 AND solver = ?2 AND precision = ?3 "
+      "AND target = ?4 AND backend = ?5 AND typeof(cpu_threads) = 'integer' AND cpu_threads > 0 ORDER BY cpu_threads");
   s.bind(1, machine_id)
       .bind(2, to_string(kind.solver))
       .bind(3, to_string(kind.precision))
       .bind(4, to_string(kind.target))
       .bind(5, backend_column(kind));
+  std::string counts;
+  while (s.step()) counts += (counts.empty() ? "" : ", ") + s.column_text(0);
+  return counts;
+}
+}  // namespace
+
+Lookup lookup_best_plan(Database& db, std::int64_t machine_id, const Plan& kind, int m, int n,
+                        CalibrationLevel min_level, int cpu_threads) {
+  // The rows tuned on these threads; where there are none of this kind, those that recorded no count.
+  auto has_rows = db.prepare(
+      "SELECT 1 FROM best_plans WHERE machine_id = ?1 AND solver = ?2 AND precision = ?3 AND target = ?4 "
+      "AND backend = ?5 AND cpu_threads = ?6");
+  has_rows.bind(1, machine_id)
+      .bind(2, to_string(kind.solver))
+      .bind(3, to_string(kind.precision))
+      .bind(4, to_string(kind.target))
+      .bind(5, backend_column(kind))
+      .bind(6, cpu_threads);
+  const int threads_read = has_rows.step() ? cpu_threads : 0;
+  const std::string on_threads = " on " + std::to_string(cpu_threads) + " CPU thread" + (cpu_threads == 1 ? "" : "s");
+  auto s = db.prepare(std::string(best_columns) +
+                      " WHERE machine_id = ?1 AND solver = ?2 AND precision = ?3 AND target = ?4 AND backend = ?5 "
+                      "AND cpu_threads = ?6");
+  s.bind(1, machine_id)
+      .bind(2, to_string(kind.solver))
+      .bind(3, to_string(kind.precision))
+      .bind(4, to_string(kind.target))
+      .bind(5, backend_column(kind))
+      .bind(6, threads_read);
 
   // Distance in log-size: a plan tuned at twice the size is as far as one tuned at half.
   auto distance = [&](const BestPlan& b) {
@@ -244,24 +281,31 @@ Lookup lookup_best_plan(Database& db, std::int64_t machine_id, const Plan& kind,
       result.best = interpolated;
       result.detail = "tuned, interpolated between n=" + std::to_string(below->n) + " (nb " +
                       std::to_string(below->plan.nb) + ") and n=" + std::to_string(above->n) + " (nb " +
-                      std::to_string(above->plan.nb) + "), level " + to_string(interpolated.level);
+                      std::to_string(above->plan.nb) + "), level " + to_string(interpolated.level) +
+                      (threads_read == 0 ? ", on a thread count not recorded" : "," + on_threads);
       return result;
     }
   }
   const std::string what = to_string(kind.solver) + " " + to_string(kind.precision) + " " + to_string(kind.target) +
                            (kind.target == Target::hybrid ? " (" + to_string(kind.devices) + " backend)" : "");
   if (!result.best) {
+    const std::string elsewhere = tuned_thread_counts(db, machine_id, kind);
     result.detail =
-        rows == 0
-            ? "no tuned " + what + " plan for this machine at level " + to_string(min_level) + " or higher"
-            : "no tuned " + what + " plan within a factor of 2 of m=" + std::to_string(m) + ", n=" + std::to_string(n);
+        rows == 0 ? "no tuned " + what + " plan" + on_threads + " for this machine at level " + to_string(min_level) +
+                        " or higher" +
+                        (elsewhere.empty()
+                             ? std::string()
+                             : " (tuned on " + elsewhere + " only: a calibration under this thread count tunes for it)")
+                  : "no tuned " + what + " plan" + on_threads + " within a factor of 2 of m=" + std::to_string(m) +
+                        ", n=" + std::to_string(n);
     return result;
   }
   result.exact = result.best->m == m && result.best->n == n;
   result.tuned_block_columns = block_columns(result.best->n, result.best->plan.nb);
   result.detail = "tuned at m=" + std::to_string(result.best->m) + ", n=" + std::to_string(result.best->n) + " (" +
-                  (result.exact ? "exact" : "nearest tuned size") + ", level " + to_string(result.best->level) + ")" +
-                  noisy_note(db, result.best->trial_id);
+                  (result.exact ? "exact" : "nearest tuned size") + ", level " + to_string(result.best->level) +
+                  (threads_read == 0 ? ", on a thread count not recorded (stored before hetlu kept it)" : on_threads) +
+                  ")" + noisy_note(db, result.best->trial_id);
   return result;
 }
 

@@ -199,6 +199,79 @@ CREATE TABLE IF NOT EXISTS distributed_trials (
   UNIQUE (machine_id, precision, ranks, ranks_per_node, n, nb, grid_rows, grid_cols, threads_per_rank)
 );
 )sql",
+    // 6: trials and best plans say on how many CPU threads their solves ran (the calling thread's
+    // OpenMP threads, less the host teams'), and it is part of their keys: a plan tuned under
+    // OMP_NUM_THREADS=1 had served every later solve on all the cores, and a calibration on all the
+    // cores had replaced it. Rows from before keep 0, "not recorded". Both tables are rebuilt, as
+    // in 3.
+    R"sql(
+CREATE TABLE trials_v6 (
+  id                INTEGER PRIMARY KEY,
+  machine_id        INTEGER NOT NULL REFERENCES machines(id),
+  level             TEXT NOT NULL,
+  solver            TEXT NOT NULL,
+  precision         TEXT NOT NULL,
+  target            TEXT NOT NULL,
+  backend           TEXT NOT NULL DEFAULT '',
+  cpu_threads       INTEGER NOT NULL DEFAULT 0,
+  m                 INTEGER NOT NULL,
+  n                 INTEGER NOT NULL,
+  nb                INTEGER NOT NULL,
+  ib                INTEGER NOT NULL,
+  cpu_block_columns INTEGER NOT NULL,
+  panel_threads     INTEGER NOT NULL,
+  lookahead         INTEGER NOT NULL,
+  status            TEXT NOT NULL CHECK (status IN ('ok', 'noisy', 'failed')),
+  error             TEXT NOT NULL DEFAULT '',
+  repetitions       INTEGER NOT NULL DEFAULT 0,
+  median_s          REAL,
+  min_s             REAL,
+  spread            REAL,
+  gflops            REAL,
+  predicted_s       REAL,
+  samples           TEXT NOT NULL DEFAULT '[]',
+  measured_at       TEXT NOT NULL DEFAULT (datetime('now')),
+  environment       TEXT NOT NULL DEFAULT '',
+  UNIQUE (machine_id, level, solver, precision, target, backend, cpu_threads, m, n, nb, ib, cpu_block_columns,
+          panel_threads, lookahead)
+);
+INSERT INTO trials_v6 (id, machine_id, level, solver, precision, target, backend, cpu_threads, m, n, nb, ib,
+  cpu_block_columns, panel_threads, lookahead, status, error, repetitions, median_s, min_s, spread,
+  gflops, predicted_s, samples, measured_at, environment)
+SELECT id, machine_id, level, solver, precision, target, backend, 0, m, n, nb, ib, cpu_block_columns,
+  panel_threads, lookahead, status, error, repetitions, median_s, min_s, spread, gflops, predicted_s, samples,
+  measured_at, environment FROM trials;
+CREATE TABLE best_plans_v6 (
+  machine_id        INTEGER NOT NULL REFERENCES machines(id),
+  solver            TEXT NOT NULL,
+  precision         TEXT NOT NULL,
+  target            TEXT NOT NULL,
+  backend           TEXT NOT NULL DEFAULT '',
+  cpu_threads       INTEGER NOT NULL DEFAULT 0,
+  m                 INTEGER NOT NULL,
+  n                 INTEGER NOT NULL,
+  level             TEXT NOT NULL,
+  nb                INTEGER NOT NULL,
+  ib                INTEGER NOT NULL,
+  cpu_block_columns INTEGER NOT NULL,
+  panel_threads     INTEGER NOT NULL,
+  lookahead         INTEGER NOT NULL,
+  median_s          REAL NOT NULL,
+  gflops            REAL NOT NULL,
+  predicted_s       REAL,
+  trial_id          INTEGER REFERENCES trials_v6(id),
+  updated_at        TEXT NOT NULL DEFAULT (datetime('now')),
+  PRIMARY KEY (machine_id, solver, precision, target, backend, cpu_threads, m, n)
+);
+INSERT INTO best_plans_v6 (machine_id, solver, precision, target, backend, cpu_threads, m, n, level, nb, ib,
+  cpu_block_columns, panel_threads, lookahead, median_s, gflops, predicted_s, trial_id, updated_at)
+SELECT machine_id, solver, precision, target, backend, 0, m, n, level, nb, ib, cpu_block_columns, panel_threads,
+  lookahead, median_s, gflops, predicted_s, trial_id, updated_at FROM best_plans;
+DROP TABLE best_plans;
+DROP TABLE trials;
+ALTER TABLE trials_v6 RENAME TO trials;
+ALTER TABLE best_plans_v6 RENAME TO best_plans;
+)sql",
 };
 constexpr int migration_count = sizeof migrations / sizeof migrations[0];
 static_assert(migration_count == schema_version);

@@ -31,7 +31,7 @@ struct DatabaseDamaged : DatabaseError {
 };
 
 // The schema version this build writes (PRAGMA user_version).
-inline constexpr int schema_version = 5;
+inline constexpr int schema_version = 6;
 
 // $HETLU_DB, else $XDG_DATA_HOME/hetlu/tuning.db, else ~/.local/share/hetlu/tuning.db.
 std::string default_path();

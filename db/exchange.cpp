@@ -211,7 +211,8 @@ void link_best_plans_to_trials(Database& db, std::int64_t machine_id) {
         "AND t.target = best_plans.target AND t.backend = best_plans.backend AND t.m = best_plans.m "
         "AND t.n = best_plans.n AND t.nb = best_plans.nb AND t.ib = best_plans.ib "
         "AND t.cpu_block_columns = best_plans.cpu_block_columns AND t.panel_threads = best_plans.panel_threads "
-        "AND t.lookahead = best_plans.lookahead) WHERE machine_id = ?1 AND trial_id IS NULL")
+        "AND t.lookahead = best_plans.lookahead AND t.cpu_threads = best_plans.cpu_threads) "
+        "WHERE machine_id = ?1 AND trial_id IS NULL")
       .bind(1, machine_id)
       .run();
 }

@@ -71,6 +71,9 @@ struct Trial {
   CalibrationLevel level = CalibrationLevel::quick;
   Plan plan;  // solver, precision, target and the tuned parameters
   int m = 0, n = 0;
+  // The CPU threads its solve ran on (backends::cpu_threads_here at the calibration), part of the
+  // key: 0 for a trial stored before schema 6, which kept none.
+  int cpu_threads = 0;
   TrialStatus status = TrialStatus::ok;
   std::string error;  // why a failed trial failed
   // For a failure the environment caused (out of memory, say): the environment it ran under, as
@@ -91,9 +94,10 @@ std::int64_t insert_trial(Database& db, const Trial& trial);
 Trial store_trial(Database& db, const Trial& trial);
 // The stored trial with the same machine, level, problem and parameters, if any.
 std::optional<Trial> find_trial(Database& db, const Trial& key);
-// Trials of one problem (kind's solver, precision, target and backend) at one level, oldest first.
+// Trials of one problem (kind's solver, precision, target and backend) at one level, timed on
+// cpu_threads, oldest first.
 std::vector<Trial> list_trials(Database& db, std::int64_t machine_id, const Plan& kind, int m, int n,
-                               CalibrationLevel level);
+                               CalibrationLevel level, int cpu_threads);
 std::int64_t count_trials(Database& db);
 
 // ---- best plans ----------------------------------------------------------------------------------
@@ -102,6 +106,7 @@ struct BestPlan {
   std::int64_t machine_id = 0;
   Plan plan;
   int m = 0, n = 0;
+  int cpu_threads = 0;  // as its trial's: part of the key; 0 before schema 6 (not recorded)
   CalibrationLevel level = CalibrationLevel::quick;
   double median_s = 0, gflops = 0;
   std::optional<double> predicted_s;
@@ -166,9 +171,11 @@ const std::string& valid_probe_condition();
 // The best plan for this machine and problem from rows at min_level or higher: the exact size;
 // else, for a square problem between two tuned square sizes, nb interpolated geometrically between
 // them; else the nearest tuned size within a factor of 2 in m and in n.
-// kind: the solver, precision, target and (hybrid) backend asked for.
+// kind: the solver, precision, target and (hybrid) backend asked for. Only rows tuned on
+// cpu_threads answer (a plan's measured time and nb are its threads'); where none of this kind is,
+// the rows from before schema 6, which recorded no count, answer as they did then.
 Lookup lookup_best_plan(Database& db, std::int64_t machine_id, const Plan& kind, int m, int n,
-                        CalibrationLevel min_level);
+                        CalibrationLevel min_level, int cpu_threads);
 
 }  // namespace hetlu::db
 

@@ -41,13 +41,14 @@ namespace {
 constexpr const char* trial_columns =
     "SELECT id, machine_id, level, solver, precision, target, m, n, nb, ib, cpu_block_columns, "
     "panel_threads, lookahead, status, error, repetitions, median_s, min_s, spread, gflops, "
-    "predicted_s, samples, measured_at, backend, environment FROM trials";
+    "predicted_s, samples, measured_at, backend, environment, cpu_threads FROM trials";
 
-// The columns that identify a configuration, bound at ?1 .. ?12 and ?22 (the backend).
+// The columns that identify a configuration, bound at ?1 .. ?12, ?22 (the backend) and ?24 (the
+// CPU threads).
 constexpr const char* trial_key_where =
     " WHERE machine_id = ?1 AND level = ?2 AND solver = ?3 AND precision = ?4 AND target = ?5 "
     "AND m = ?6 AND n = ?7 AND nb = ?8 AND ib = ?9 AND cpu_block_columns = ?10 "
-    "AND panel_threads = ?11 AND lookahead = ?12 AND backend = ?22";
+    "AND panel_threads = ?11 AND lookahead = ?12 AND backend = ?22 AND cpu_threads = ?24";
 
 void bind_key(Statement& s, const Trial& t) {
   s.bind(1, t.machine_id)
@@ -62,7 +63,8 @@ void bind_key(Statement& s, const Trial& t) {
       .bind(10, t.plan.cpu_block_columns)
       .bind(11, t.plan.panel_threads)
       .bind(12, t.plan.lookahead)
-      .bind(22, backend_column(t.plan));
+      .bind(22, backend_column(t.plan))
+      .bind(24, t.cpu_threads);
 }
 
 Trial read_trial(Statement& s) {
@@ -92,6 +94,7 @@ Trial read_trial(Statement& s) {
   t.measured_at = s.column_text(22);
   read_backend_column(s.column_text(23), t.plan);
   t.environment = s.column_text(24);
+  t.cpu_threads = static_cast<int>(s.column_int(25));
   return t;
 }
 
@@ -109,8 +112,8 @@ void run_insert(Database& db, const Trial& t, const std::string& on_conflict) {
   auto s = db.prepare(
       "INSERT INTO trials (machine_id, level, solver, precision, target, m, n, nb, ib, "
       "cpu_block_columns, panel_threads, lookahead, status, error, repetitions, median_s, min_s, "
-      "spread, gflops, predicted_s, samples, backend, environment) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-      "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)" +
+      "spread, gflops, predicted_s, samples, backend, environment, cpu_threads) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+      "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)" +
       on_conflict);
   bind_key(s, t);
   s.bind(13, to_string(t.status))
@@ -160,10 +163,10 @@ std::optional<Trial> find_trial(Database& db, const Trial& key) {
 }
 
 std::vector<Trial> list_trials(Database& db, std::int64_t machine_id, const Plan& kind, int m, int n,
-                               CalibrationLevel level) {
+                               CalibrationLevel level, int cpu_threads) {
   auto s = db.prepare(std::string(trial_columns) +
                       " WHERE machine_id = ?1 AND level = ?2 AND solver = ?3 AND precision = ?4 "
-                      "AND target = ?5 AND m = ?6 AND n = ?7 AND backend = ?8 AND (" +
+                      "AND target = ?5 AND m = ?6 AND n = ?7 AND backend = ?8 AND cpu_threads = ?9 AND (" +
                       valid_trial_condition() + ") ORDER BY id");
   s.bind(1, machine_id)
       .bind(2, to_string(level))
@@ -172,7 +175,8 @@ std::vector<Trial> list_trials(Database& db, std::int64_t machine_id, const Plan
       .bind(5, to_string(kind.target))
       .bind(6, m)
       .bind(7, n)
-      .bind(8, backend_column(kind));
+      .bind(8, backend_column(kind))
+      .bind(9, cpu_threads);
   std::vector<Trial> trials;
   while (s.step()) trials.push_back(read_trial(s));
   return trials;

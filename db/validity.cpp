@@ -99,6 +99,7 @@ Checks plan_checks() {
           {"ib", whole("ib", 1)},
           {"cpu_block_columns", whole("cpu_block_columns", 0)},
           {"panel_threads", whole("panel_threads", 1, most_threads)},
+          {"cpu_threads", whole("cpu_threads", 0, most_threads)},
           {"lookahead", whole("lookahead", 0, most_lookahead)},
           // The fields together, as the tuner's search space and clamp_blocks_to_matrix keep them: a
           // hand-edited nb = 1e9 was served as tuned, and an imported trial of nb = 999999 became
@@ -196,7 +197,9 @@ std::vector<Rule> rules() {
                               {"predicted_s", real("predicted_s", true)},
                               dated("updated_at")},
        "'best_plans row (' || solver || ' ' || precision || ' ' || target || CASE backend WHEN '' THEN '' ELSE ' ' || "
-       "backend END || ', m = ' || m || ', n = ' || n || ')'"},
+       "backend END || CASE cpu_threads WHEN 0 THEN '' ELSE ' on ' || cpu_threads || ' threads' END || ', m = ' || m "
+       "|| "
+       "', n = ' || n || ')'"},
       {"network_probes",
        rank_checks() +
            Checks{{"latency_s", real_between("latency_s", 0, most_network_latency_s)},

@@ -112,11 +112,11 @@ def run():
         db = sqlite3.connect("file:" + urllib.parse.quote(os.fsencode(os.path.abspath(args.db))) + "?mode=ro",
                              uri=True)
         best = db.execute(
-            "SELECT machine_id, solver, precision, target, m, n, nb, gflops, median_s, predicted_s, level "
+            "SELECT machine_id, solver, precision, target, m, n, nb, gflops, median_s, predicted_s, level, cpu_threads "
             "FROM best_plans ORDER BY solver, n").fetchall()
         trials = db.execute(
             "SELECT solver, n, nb, median_s, predicted_s, target, cpu_block_columns, gflops, backend, precision, m, "
-            "machine_id FROM trials "
+            "machine_id, cpu_threads FROM trials "
             "WHERE status != 'failed' AND median_s IS NOT NULL").fetchall()
         failed = db.execute(
             "SELECT solver, n, count(*), min(error) FROM trials WHERE status = 'failed' "
@@ -148,16 +148,21 @@ def run():
     # set against OpenBLAS's dgetrf, nor is single precision's.
     whole_solve = lambda solver, precision: solver == "prbt" or precision == "mixed"
     comparable = lambda r: r[2] == "double" and r[3] == "cpu" and r[4] == r[5] and not whole_solve(r[1], r[2])
+    # Plans and trials are kept per CPU thread count (0: not recorded): where a database holds several,
+    # each curve and row says which, and a curve never joins two.
+    several_threads = len({r[11] for r in best} | {t[12] for t in trials}) > 1
+    on_threads = (lambda threads: f", {threads or '?'} thread{'' if threads == 1 else 's'}") if several_threads else \
+        (lambda threads: "")
 
     # GFlop/s against n, one curve per machine, solver and precision, beside OpenBLAS.
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for machine_id, solver, precision in sorted({(row[0], row[1], row[2]) for row in best}, key=str):
-        rows = sorted((r for r in best if (r[0], r[1], r[2]) == (machine_id, solver, precision) and r[4] == r[5]
-                       and r[3] == "cpu"), key=lambda r: r[5])
+    for machine_id, solver, precision, threads in sorted({(row[0], row[1], row[2], row[11]) for row in best}, key=str):
+        rows = sorted((r for r in best if (r[0], r[1], r[2], r[11]) == (machine_id, solver, precision, threads)
+                       and r[4] == r[5] and r[3] == "cpu"), key=lambda r: r[5])
         if rows:
             what = "gesv, refinement included" if whole_solve(solver, precision) else "getrf"
             ax.plot([r[5] for r in rows], [r[7] for r in rows], "o-",
-                    label=f"hetlu {solver} {precision}{whose(machine_id)} ({what}, tuned)")
+                    label=f"hetlu {solver} {precision}{whose(machine_id)}{on_threads(threads)} ({what}, tuned)")
     openblas = {}  # (machine, n): its OpenBLAS dgetrf rate
     for machine_id, detail, gflops in references:
         try:
@@ -217,27 +222,27 @@ def run():
         blocks = lambda n, nb: -(-n // nb)
         # A curve is one problem on one device of one machine: trials differing in anything but d
         # (backend, precision, m, machine) are never ranked together.
-        curve = lambda t: (t[11], t[0], t[9], t[8], t[10], t[1], t[2])
+        curve = lambda t: (t[11], t[0], t[9], t[8], t[10], t[1], t[2], t[12])
         for key in sorted({curve(t) for t in hybrid}, key=str):
-            _, solver, precision, backend, m, n, nb = key
+            _, solver, precision, backend, m, n, nb, threads = key
             group = sorted((t for t in hybrid if curve(t) == key and positive(t[7])), key=lambda t: t[6])
             if not group:
                 continue
             shape = f"n = {n}" if m == n else f"{m} x {n}"
             line, = ax.plot([t[6] / blocks(n, nb) for t in group], [t[7] for t in group], "o-", markersize=3,
-                            label=f"{solver} {shape}, nb = {nb}, {backend}")
+                            label=f"{solver} {shape}, nb = {nb}, {backend}{on_threads(threads)}")
             priced = [t for t in group if positive(t[4])]
             if len(priced) >= 3:
                 rho = spearman([-t[4] for t in priced], [t[7] for t in priced])  # least time ranks first
                 chosen = min(priced, key=lambda t: t[4])  # the d the model prices fastest
-                agreement.append((solver, backend, f"{m} x {n}", nb, len(priced), rho, chosen[6],
+                agreement.append((solver, backend + on_threads(threads), f"{m} x {n}", nb, len(priced), rho, chosen[6],
                                   chosen[7] / max(t[7] for t in group)))
             if priced:
                 ax.plot([t[6] / blocks(n, nb) for t in priced], [t[7] * t[3] / t[4] for t in priced], "--",
-                        color=line.get_color(), label=f"{solver} {shape}, nb = {nb}, {backend}, model")
+                        color=line.get_color(), label=f"{solver} {shape}, nb = {nb}, {backend}{on_threads(threads)}, model")
             tuned = db.execute("SELECT cpu_block_columns, gflops FROM best_plans WHERE machine_id = ? AND solver = ? "
-                               "AND precision = ? AND target = 'hybrid' AND backend = ? AND m = ? AND n = ? AND nb = ?",
-                               (key[0], solver, precision, backend, m, n, nb)).fetchone()
+                               "AND precision = ? AND target = 'hybrid' AND backend = ? AND m = ? AND n = ? AND nb = ? "
+                               "AND cpu_threads = ?", (key[0], solver, precision, backend, m, n, nb, threads)).fetchone()
             if tuned:
                 ax.plot([tuned[0] / blocks(n, nb)], [tuned[1]], "*", markersize=14, color=line.get_color())
         ax.set_xlabel("d / N (share of the block columns on the CPUs; 0: all on the device)")
@@ -264,15 +269,16 @@ def run():
                      f"{len(key.get('gpus', []))} GPU(s), {key.get('blas')}")
     several = len(machines) > 1
     lines += ["", ("| machine " if several else "") + "| solver | precision | target | n | nb | GFlop/s | of what "
-              "| OpenBLAS dgetrf GFlop/s (latest calibration) | ratio | level |",
-              ("|---" if several else "") + "|---|---|---|---|---|---|---|---|---|---|"]
+              "| OpenBLAS dgetrf GFlop/s (latest calibration) | ratio | level | CPU threads |",
+              ("|---" if several else "") + "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in best:
         ref = openblas.get((r[0], r[5])) if comparable(r) else None
         shape = str(r[5]) if r[4] == r[5] else f"{r[4]} x {r[5]}"
         what = "gesv" if whole_solve(r[1], r[2]) else "getrf"
         compared = f"{ref:.1f} | {r[7] / ref:.2f}" if ref else "- | -"
         lines.append((f"| {machine_number.get(r[0], '?')} " if several else "") +
-                     f"| {r[1]} | {r[2]} | {r[3]} | {shape} | {r[6]} | {r[7]:.1f} | {what} | {compared} | {r[10]} |")
+                     f"| {r[1]} | {r[2]} | {r[3]} | {shape} | {r[6]} | {r[7]:.1f} | {what} | {compared} | {r[10]} | "
+                     f"{r[11] or '-'} |")
     if failed:
         lines += ["", "Failed trials (stored with why; `hetlu calibrate --retry-failed` measures them again):", ""]
         lines += [f"- {solver} n = {n}: {count} failed, e.g. {error}" for solver, n, count, error in failed]

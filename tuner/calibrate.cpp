@@ -267,13 +267,16 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
                              const LevelSettings& settings, const model::ModelParams& params, const Progress& progress,
                              const Count& count) {
   const Target target = settings.target;
+  // The threads the trials' CPUs run on: part of every trial's and plan's key, since a plan is
+  // looked up for the threads a solve runs on (api/resolve.cpp).
+  const int cpu_threads = backends::cpu_threads_here(target, settings.devices);
   // The machine as the solves' devices and CPUs' threads see it (api/resolve.cpp prices it so too).
   const MachineProfile profile = model::with_threads(
       target == Target::hybrid
           ? model::with_devices(probed, backends::with_team_sizes(settings.devices),
                                 settings.devices.has(BackendKind::host) ? backends::host_backend_memory_limit() : 0)
           : probed,
-      backends::cpu_threads_here(target, settings.devices));
+      cpu_threads);
   const int devices = target == Target::hybrid ? static_cast<int>(settings.devices.size()) : 1;
   // The model's plan, snapped into the space, for this target and backend.
   auto model_plan_for = [&](const model::Problem& problem) {
@@ -340,7 +343,7 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
         auto stored_after_budget = [&](const Plan& plan) -> std::optional<db::Trial> {
           if (!stored_at_size) {
             stored_at_size.emplace();
-            for (auto& t : db::list_trials(db, machine_id, plan, n, n, settings.level))
+            for (auto& t : db::list_trials(db, machine_id, plan, n, n, settings.level, cpu_threads))
               stored_at_size->emplace(parameter_key(t.plan), std::move(t));
           }
           const auto found = stored_at_size->find(parameter_key(plan));
@@ -362,6 +365,7 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
           key.level = settings.level;
           key.plan = without_unused_fields(candidate);
           key.m = key.n = n;
+          key.cpu_threads = cpu_threads;
           const bool spent = over_budget();
           auto stored = spent ? stored_after_budget(key.plan) : db::find_trial(db, key);
           if (stored && (measured_now.count(stored->id) || !measure_again(*stored, settings, here))) {
@@ -406,6 +410,7 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
           }
           trial.machine_id = machine_id;
           trial.level = settings.level;
+          trial.cpu_threads = cpu_threads;
           trial.predicted_s = predicted;
           // Another calibration may have stored this configuration meanwhile: its success is kept.
           trial = db::store_trial(db, trial);
@@ -420,7 +425,7 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
         };
         strategy(settings.space, model_plan, n, n, evaluate, 2026u + static_cast<unsigned>(n));
 
-        const auto trials = db::list_trials(db, machine_id, model_plan, n, n, settings.level);
+        const auto trials = db::list_trials(db, machine_id, model_plan, n, n, settings.level, cpu_threads);
         const db::Trial* best = choose_best(trials, model_plan);
         if (!best) {
           result.no_plan = why_no_plan(trials, result.left_by_budget > 0);
@@ -446,6 +451,7 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
         row.machine_id = machine_id;
         row.plan = best->plan;
         row.m = row.n = n;
+        row.cpu_threads = cpu_threads;
         row.level = settings.level;
         row.median_s = *best->median_s;
         row.gflops = *best->gflops;

@@ -49,6 +49,9 @@ struct Resolution {
   std::vector<std::string> warnings;     // e.g. an unreadable database; the plan is still usable
   std::vector<std::string> explanation;  // the model's reasoning: rates, split, time (recommend --explain)
   double cpu_fraction = 1;               // hybrid: the CPUs' share of the block columns, d / N
+  // The CPU threads the plan was resolved for: the calling thread's OpenMP threads (less the host
+  // teams' on the hybrid target), as the solve runs on them; tuned plans answer for these only.
+  int cpu_threads = 1;
   std::optional<double> predicted_gflops;
   // Where the plan was tuned at this very size: the median the tuner measured for it (before any
   // override). Precision auto compares these where both precisions were tuned.

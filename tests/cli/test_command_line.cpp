@@ -528,24 +528,52 @@ TEST_F(Cli, CalibrateThenRecommendIsTuned) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const auto parsed = nlohmann::json::parse(r.out); const auto& row : parsed["results"])
     EXPECT_EQ(row["trials_measured"], 0);
-  // On fewer threads than cores the trials' plans serve every later solve (the rows keep no thread
-  // count): said (a hostile helper found a calibration under taskset -c 0 served unsaid).
-  const auto probed = run_hetlu("probe --no-timing --json", dir);
-  ASSERT_EQ(probed.exit_code, 0) << probed.err;
-  if (nlohmann::json::parse(probed.out)["cores"].get<int>() >= 2) {
-    const std::string command = "OMP_NUM_THREADS=1 '" + std::string(HETLU_COMMAND) +
-                                "' calibrate --level quick --sizes 48,96 " + db() + " >/dev/null 2>'" +
-                                dir.file("err.txt") + "'";
-    ASSERT_EQ(std::system(command.c_str()), 0);
-    std::ifstream err(dir.file("err.txt"));
-    EXPECT_NE(std::string(std::istreambuf_iterator<char>(err), {}).find("the trials run on 1 of this machine's"),
-              std::string::npos);
-  }
+  const std::string all_threads = j["source_detail"];
   r = run_hetlu("db show --json " + db(), dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto shown = nlohmann::json::parse(r.out);
-  EXPECT_EQ(shown["schema_version"], hetlu::db::schema_version);
-  EXPECT_EQ(shown["best_plans"].size(), 2u);
+  EXPECT_EQ(nlohmann::json::parse(r.out)["schema_version"], hetlu::db::schema_version);
+  EXPECT_EQ(nlohmann::json::parse(r.out)["best_plans"].size(), 2u);
+  // A plan answers solves on the threads its trials ran on (a calibration under taskset -c 0 had
+  // been served to every later 2-thread solve, and a later one on both cores had replaced it).
+  const auto probed = run_hetlu("probe --no-timing --json", dir);
+  ASSERT_EQ(probed.exit_code, 0) << probed.err;
+  const int cores = nlohmann::json::parse(probed.out)["cores"].get<int>();
+  if (cores < 2) GTEST_SKIP() << "one core: every solve runs on one thread";
+  const std::string one_thread = "OMP_NUM_THREADS=1 '" + std::string(HETLU_COMMAND) + "' ";
+  const auto recommended_on_one = [&] {
+    const std::string command =
+        one_thread + "recommend --solver gepp -n 96 --json " + db() + " >'" + dir.file("one.json") + "'";
+    EXPECT_EQ(std::system(command.c_str()), 0);
+    std::ifstream out(dir.file("one.json"));
+    return nlohmann::json::parse(std::string(std::istreambuf_iterator<char>(out), {}));
+  };
+  auto one = recommended_on_one();
+  EXPECT_EQ(one["source"], "model") << one.dump();
+  EXPECT_EQ(one["cpu_threads"], 1);
+  EXPECT_NE(one["source_detail"].get<std::string>().find("on 1 CPU thread"), std::string::npos) << one.dump();
+  EXPECT_NE(one["source_detail"].get<std::string>().find("tuned on " + std::to_string(cores) + " only"),
+            std::string::npos)
+      << one.dump();
+  const std::string command = one_thread + "calibrate --level quick --sizes 48,96 --json " + db() + " >'" +
+                              dir.file("out.json") + "' 2>'" + dir.file("err.txt") + "'";
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  std::ifstream err(dir.file("err.txt")), out(dir.file("out.json"));
+  EXPECT_NE(std::string(std::istreambuf_iterator<char>(err), {}).find("the trials run on 1 of this machine's"),
+            std::string::npos);
+  for (const auto parsed = nlohmann::json::parse(std::string(std::istreambuf_iterator<char>(out), {}));
+       const auto& row : parsed["results"])
+    EXPECT_GT(row["trials_measured"], 0) << "the all-cores trials were reused for one thread";
+  one = recommended_on_one();
+  EXPECT_EQ(one["source"], "tuned") << one.dump();
+  EXPECT_NE(one["source_detail"].get<std::string>().find("on 1 CPU thread)"), std::string::npos) << one.dump();
+  // Both kept: the all-cores plan still answers all-cores solves.
+  r = run_hetlu("db show --json " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["best_plans"].size(), 4u);
+  r = run_hetlu("recommend --solver gepp -n 96 --json " + db(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["source_detail"], all_threads);
+  EXPECT_EQ(nlohmann::json::parse(r.out)["cpu_threads"], cores);
 }
 
 TEST_F(Cli, CalibratesMixedPrecisionAndRecommendsTheTunedPlan) {
@@ -1185,9 +1213,10 @@ TEST_F(Cli, ReportWritesPlotsAndSummary) {
   const std::string summary((std::istreambuf_iterator<char>(damaged_md)), {});
   EXPECT_NE(summary.find("n = 64"), std::string::npos) << summary;
   EXPECT_NE(summary.find("out of memory"), std::string::npos) << summary;
-  for (const char* left_out : {"report: leaves out trials row", "median_s/gflops (needed unless status is failed)",
-                               "report: leaves out best_plans row (gepp double cpu, m = 64, n = 64): gflops",
-                               "report: leaves out machine", "hard_key of the wrong type", "host:zzz"})
+  for (const char* left_out :
+       {"report: leaves out trials row", "median_s/gflops (needed unless status is failed)",
+        "report: leaves out best_plans row (gepp double cpu on ", "threads, m = 64, n = 64): gflops",
+        "report: leaves out machine", "hard_key of the wrong type", "host:zzz"})
     EXPECT_NE(damaged.err.find(left_out), std::string::npos) << left_out << "\n" << damaged.err;
   EXPECT_EQ(summary.find("| 17 |"), std::string::npos) << summary;
 }

@@ -200,14 +200,16 @@ TEST(Database, MigratesAVersionTwoFileKeepingTrialsAndPlans) {
   auto migrated = Database::open(path, Database::Mode::read_write);
   EXPECT_EQ(migrated.user_version(), db::schema_version);
   auto s = migrated.prepare(
-      "SELECT t.id, t.backend, t.median_s, b.backend, b.nb FROM best_plans b JOIN trials t "
-      "ON b.trial_id = t.id");
+      "SELECT t.id, t.backend, t.median_s, b.backend, b.nb, t.cpu_threads, b.cpu_threads FROM best_plans b "
+      "JOIN trials t ON b.trial_id = t.id");
   ASSERT_TRUE(s.step());
   EXPECT_EQ(s.column_int(0), 7);
   EXPECT_EQ(s.column_text(1), "");  // the CPU target has no backend
   EXPECT_DOUBLE_EQ(s.column_double(2), 0.25);
   EXPECT_EQ(s.column_text(3), "");
   EXPECT_EQ(s.column_int(4), 32);
+  EXPECT_EQ(s.column_int(5), 0);  // schema 6: the threads were not recorded
+  EXPECT_EQ(s.column_int(6), 0);
   // best_plans still refers to trials (the rename carried the reference along).
   auto fk = migrated.prepare("SELECT \"table\" FROM pragma_foreign_key_list('best_plans') WHERE \"from\" = 'trial_id'");
   ASSERT_TRUE(fk.step());

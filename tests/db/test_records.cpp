@@ -36,6 +36,7 @@ db::Trial trial(std::int64_t machine, int n, int nb, double seconds, Calibration
   t.machine_id = machine;
   t.level = level;
   t.m = t.n = n;
+  t.cpu_threads = 2;
   t.plan.nb = nb;
   t.repetitions = 3;
   t.median_s = seconds;
@@ -47,10 +48,12 @@ db::Trial trial(std::int64_t machine, int n, int nb, double seconds, Calibration
   return t;
 }
 
-db::BestPlan best(std::int64_t machine, int n, int nb, CalibrationLevel level = CalibrationLevel::quick) {
+db::BestPlan best(std::int64_t machine, int n, int nb, CalibrationLevel level = CalibrationLevel::quick,
+                  int cpu_threads = 2) {
   db::BestPlan b;
   b.machine_id = machine;
   b.m = b.n = n;
+  b.cpu_threads = cpu_threads;
   b.plan.nb = nb;
   b.level = level;
   b.median_s = 0.5;
@@ -264,7 +267,7 @@ TEST(Trials, RoundTripIncludingFailures) {
 
   EXPECT_FALSE(db::find_trial(database, trial(id, 100, 128, 1)));
   EXPECT_FALSE(db::find_trial(database, trial(id, 100, 32, 1, CalibrationLevel::measure)));  // other level
-  EXPECT_EQ(db::list_trials(database, id, Plan{}, 100, 100, CalibrationLevel::quick).size(), 2u);
+  EXPECT_EQ(db::list_trials(database, id, Plan{}, 100, 100, CalibrationLevel::quick, 2).size(), 2u);
   EXPECT_EQ(db::count_trials(database), 2);
   EXPECT_THROW(db::insert_trial(database, ok), db::DatabaseError);  // the same configuration twice
 }
@@ -311,7 +314,7 @@ TEST(Trials, StoreKeepsTheFirstSuccessAndReplacesAFailure) {
     database.exec(std::string("UPDATE trials SET ") + damage + " WHERE nb = 32");
     EXPECT_EQ(db::check(database).problems.size(), 1u) << damage;
     EXPECT_FALSE(db::find_trial(database, trial(id, 100, 32, 1))) << damage;
-    EXPECT_EQ(db::list_trials(database, id, Plan{}, 100, 100, CalibrationLevel::quick).size(), 1u) << damage;
+    EXPECT_EQ(db::list_trials(database, id, Plan{}, 100, 100, CalibrationLevel::quick, 2).size(), 1u) << damage;
     const auto remeasured = db::store_trial(database, trial(id, 100, 32, 0.375));
     EXPECT_DOUBLE_EQ(remeasured.median_s.value_or(0), 0.375) << damage;
     EXPECT_EQ(remeasured.id, first.id) << damage;
@@ -327,14 +330,14 @@ TEST(BestPlans, LookupExactNearestAndMiss) {
   db::upsert_best_plan(database, best(id, 4000, 192));  // replaces the row for 4000
 
   auto exact = db::lookup_best_plan(database, id, kind(Solver::gepp, Precision::double_, Target::cpu), 1000, 1000,
-                                    CalibrationLevel::quick);
+                                    CalibrationLevel::quick, 2);
   ASSERT_TRUE(exact.best);
   EXPECT_TRUE(exact.exact);
   EXPECT_EQ(exact.best->plan.nb, 96);
   EXPECT_EQ(exact.best->plan.source, PlanSource::tuned);
 
   auto nearest = db::lookup_best_plan(database, id, kind(Solver::gepp, Precision::double_, Target::cpu), 6000, 6000,
-                                      CalibrationLevel::quick);
+                                      CalibrationLevel::quick, 2);
   ASSERT_TRUE(nearest.best);
   EXPECT_FALSE(nearest.exact);
   EXPECT_EQ(nearest.best->plan.nb, 192);
@@ -342,21 +345,84 @@ TEST(BestPlans, LookupExactNearestAndMiss) {
 
   // Between 1000 (nb 96) and 4000 (nb 192), n = 2000 is half-way in log n: nb = sqrt(96 * 192).
   auto between = db::lookup_best_plan(database, id, kind(Solver::gepp, Precision::double_, Target::cpu), 2000, 2000,
-                                      CalibrationLevel::quick);
+                                      CalibrationLevel::quick, 2);
   ASSERT_TRUE(between.best);
   EXPECT_EQ(between.best->plan.nb, 136);
   EXPECT_NE(between.detail.find("interpolated"), std::string::npos) << between.detail;
 
   auto far = db::lookup_best_plan(database, id, kind(Solver::gepp, Precision::double_, Target::cpu), 20000, 20000,
-                                  CalibrationLevel::quick);
+                                  CalibrationLevel::quick, 2);
   EXPECT_FALSE(far.best);
   auto other_solver = db::lookup_best_plan(database, id, kind(Solver::calu, Precision::double_, Target::cpu), 1000,
-                                           1000, CalibrationLevel::quick);
+                                           1000, CalibrationLevel::quick, 2);
   EXPECT_FALSE(other_solver.best);
   auto single = db::lookup_best_plan(database, id, kind(Solver::gepp, Precision::single, Target::cpu), 1000, 1000,
-                                     CalibrationLevel::quick);
+                                     CalibrationLevel::quick, 2);
   EXPECT_FALSE(single.best);
   EXPECT_EQ(db::list_best_plans(database).size(), 2u);
+}
+
+// A plan answers solves on the threads its trials ran on; rows from before schema 6 (0: not
+// recorded) answer where no row of their kind recorded these threads, as they did before.
+TEST(BestPlans, AnswerTheThreadsTheyWereTunedOn) {
+  test_support::TempDir dir;
+  auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
+  const auto id = db::ensure_machine(database, db::fingerprint(profile()));
+  const Plan gepp = kind(Solver::gepp, Precision::double_, Target::cpu);
+  db::upsert_best_plan(database, best(id, 1000, 96, CalibrationLevel::quick, 2));
+  auto on_one = db::lookup_best_plan(database, id, gepp, 1000, 1000, CalibrationLevel::quick, 1);
+  EXPECT_FALSE(on_one.best);
+  EXPECT_NE(on_one.detail.find("on 1 CPU thread for"), std::string::npos) << on_one.detail;
+  EXPECT_NE(on_one.detail.find("tuned on 2 only"), std::string::npos) << on_one.detail;
+  // A plan on one thread is kept beside the plan on two, never replacing it.
+  db::upsert_best_plan(database, best(id, 1000, 160, CalibrationLevel::quick, 1));
+  EXPECT_EQ(db::list_best_plans(database).size(), 2u);
+  on_one = db::lookup_best_plan(database, id, gepp, 1000, 1000, CalibrationLevel::quick, 1);
+  ASSERT_TRUE(on_one.best);
+  EXPECT_EQ(on_one.best->plan.nb, 160);
+  EXPECT_EQ(on_one.best->cpu_threads, 1);
+  EXPECT_NE(on_one.detail.find("on 1 CPU thread)"), std::string::npos) << on_one.detail;
+  const auto on_two = db::lookup_best_plan(database, id, gepp, 1000, 1000, CalibrationLevel::quick, 2);
+  ASSERT_TRUE(on_two.best);
+  EXPECT_EQ(on_two.best->plan.nb, 96);
+  EXPECT_NE(on_two.detail.find("on 2 CPU threads)"), std::string::npos) << on_two.detail;
+  // Interpolated between sizes on the same threads only.
+  db::upsert_best_plan(database, best(id, 4000, 192, CalibrationLevel::quick, 2));
+  const auto between = db::lookup_best_plan(database, id, gepp, 2000, 2000, CalibrationLevel::quick, 1);
+  ASSERT_TRUE(between.best);
+  EXPECT_EQ(between.best->plan.nb, 160) << between.detail;  // the one-thread row at 1000, the nearest
+  // A row that recorded no threads answers any count none of its kind recorded.
+  EXPECT_FALSE(db::lookup_best_plan(database, id, gepp, 1000, 1000, CalibrationLevel::quick, 3).best);
+  db::upsert_best_plan(database, best(id, 1000, 64, CalibrationLevel::quick, 0));
+  const auto legacy = db::lookup_best_plan(database, id, gepp, 1000, 1000, CalibrationLevel::quick, 3);
+  ASSERT_TRUE(legacy.best);
+  EXPECT_EQ(legacy.best->plan.nb, 64);
+  EXPECT_NE(legacy.detail.find("not recorded"), std::string::npos) << legacy.detail;
+  EXPECT_EQ(db::lookup_best_plan(database, id, gepp, 1000, 1000, CalibrationLevel::quick, 2).best->plan.nb, 96);
+  // A damaged count is named with its row, as the other fields are.
+  database.exec("UPDATE best_plans SET cpu_threads = -1 WHERE nb = 160");
+  const auto problems = db::invalid_best_plans(database);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].find("cpu_threads"), std::string::npos) << problems[0];
+  const auto checked = db::check(database).problems;
+  ASSERT_FALSE(checked.empty());
+  EXPECT_NE(checked[0].find("cpu_threads"), std::string::npos) << checked[0];
+}
+
+// Trials are kept per thread count: a calibration on one thread measures again what one on two
+// measured, rather than reusing its times.
+TEST(Trials, AreKeyedByTheirThreads) {
+  test_support::TempDir dir;
+  auto database = Database::open(dir.file("t.db"), Database::Mode::read_write);
+  const auto id = db::ensure_machine(database, db::fingerprint(profile()));
+  db::store_trial(database, trial(id, 100, 32, 0.25));
+  auto on_one = trial(id, 100, 32, 0.5);
+  on_one.cpu_threads = 1;
+  EXPECT_FALSE(db::find_trial(database, on_one));
+  EXPECT_DOUBLE_EQ(db::store_trial(database, on_one).median_s.value_or(0), 0.5);
+  EXPECT_EQ(db::count_trials(database), 2);
+  EXPECT_EQ(db::list_trials(database, id, Plan{}, 100, 100, CalibrationLevel::quick, 1).size(), 1u);
+  EXPECT_EQ(db::find_trial(database, trial(id, 100, 32, 9))->median_s.value_or(0), 0.25);
 }
 
 TEST(BestPlans, LowerLevelRowsDoNotAnswerHigherQueries) {
@@ -365,10 +431,10 @@ TEST(BestPlans, LowerLevelRowsDoNotAnswerHigherQueries) {
   const auto id = db::ensure_machine(database, db::fingerprint(profile()));
   db::upsert_best_plan(database, best(id, 1000, 96, CalibrationLevel::quick));
   EXPECT_FALSE(db::lookup_best_plan(database, id, kind(Solver::gepp, Precision::double_, Target::cpu), 1000, 1000,
-                                    CalibrationLevel::measure)
+                                    CalibrationLevel::measure, 2)
                    .best);
   EXPECT_TRUE(db::lookup_best_plan(database, id, kind(Solver::gepp, Precision::double_, Target::cpu), 1000, 1000,
-                                   CalibrationLevel::estimate)
+                                   CalibrationLevel::estimate, 2)
                   .best);
 }
 
@@ -438,7 +504,7 @@ TEST(BestPlans, HybridPlansAreKeptApartByBackend) {
   for (BackendKind backend : {BackendKind::host, BackendKind::cuda}) {
     const auto found =
         db::lookup_best_plan(database, id, kind(Solver::gepp, Precision::double_, Target::hybrid, backend), 1000, 1000,
-                             CalibrationLevel::quick);
+                             CalibrationLevel::quick, 2);
     ASSERT_TRUE(found.best);
     EXPECT_EQ(found.best->plan.devices, backend);
     EXPECT_EQ(found.best->plan.cpu_block_columns, backend == BackendKind::host ? 4 : 1);
@@ -447,11 +513,11 @@ TEST(BestPlans, HybridPlansAreKeptApartByBackend) {
     const auto stored = db::find_trial(database, key);
     ASSERT_TRUE(stored);
     EXPECT_EQ(stored->plan.devices, backend);
-    EXPECT_EQ(db::list_trials(database, id, key.plan, 1000, 1000, CalibrationLevel::quick).size(), 1u);
+    EXPECT_EQ(db::list_trials(database, id, key.plan, 1000, 1000, CalibrationLevel::quick, 2).size(), 1u);
   }
   // The CPU target sees neither.
   EXPECT_FALSE(db::lookup_best_plan(database, id, kind(Solver::gepp, Precision::double_, Target::cpu), 1000, 1000,
-                                    CalibrationLevel::quick)
+                                    CalibrationLevel::quick, 2)
                    .best);
 }
 
@@ -729,14 +795,15 @@ TEST(BestPlans, ADamagedRowIsSkippedWithItsValueNamedAndReplacedByTheNextCalibra
                              "nb = -5, level = 'exhaustive'", "level = 'bogus'"}) {
     db::upsert_best_plan(database, best(id, 100, 32));
     database.exec(std::string("UPDATE best_plans SET ") + damage);
-    const auto found = db::lookup_best_plan(database, id, Plan{}, 100, 100, CalibrationLevel::quick);
+    const auto found = db::lookup_best_plan(database, id, Plan{}, 100, 100, CalibrationLevel::quick, 2);
     EXPECT_FALSE(found.best) << damage;
     ASSERT_EQ(found.invalid_rows.size(), 1u) << damage;
-    EXPECT_NE(found.invalid_rows[0].find("best_plans row (gepp double cpu, m = 100, n = 100): "), std::string::npos)
+    EXPECT_NE(found.invalid_rows[0].find("best_plans row (gepp double cpu on 2 threads, m = 100, n = 100): "),
+              std::string::npos)
         << found.invalid_rows[0];
     EXPECT_EQ(db::check(database).problems.size(), 1u) << damage;  // said once
     db::upsert_best_plan(database, best(id, 100, 48));
-    const auto replaced = db::lookup_best_plan(database, id, Plan{}, 100, 100, CalibrationLevel::quick);
+    const auto replaced = db::lookup_best_plan(database, id, Plan{}, 100, 100, CalibrationLevel::quick, 2);
     ASSERT_TRUE(replaced.best) << damage;
     EXPECT_EQ(replaced.best->plan.nb, 48) << damage;
   }
@@ -760,11 +827,11 @@ TEST(BestPlans, APlanFromANoisyTrialSaysSo) {
   auto row = best(id, 100, 32);
   row.trial_id = db::insert_trial(database, noisy);
   db::upsert_best_plan(database, row);
-  const auto found = db::lookup_best_plan(database, id, Plan{}, 100, 100, CalibrationLevel::quick);
+  const auto found = db::lookup_best_plan(database, id, Plan{}, 100, 100, CalibrationLevel::quick, 2);
   ASSERT_TRUE(found.best);
   EXPECT_NE(found.detail.find("its time was measured noisy: spread 35 %"), std::string::npos) << found.detail;
   database.exec("UPDATE trials SET status = 'ok'");
-  const auto quiet = db::lookup_best_plan(database, id, Plan{}, 100, 100, CalibrationLevel::quick);
+  const auto quiet = db::lookup_best_plan(database, id, Plan{}, 100, 100, CalibrationLevel::quick, 2);
   EXPECT_EQ(quiet.detail.find("noisy"), std::string::npos) << quiet.detail;
 }
 
@@ -789,7 +856,7 @@ TEST(BestPlans, FieldsThatDoNotFitTogetherAreSkippedListedAndRefusedByAnImport) 
     database.exec(std::string("UPDATE best_plans SET ") + damage);
     Plan asked;
     if (std::string(damage).find("calu") != std::string::npos) asked.solver = Solver::calu;
-    const auto found = db::lookup_best_plan(database, id, asked, 100, 100, CalibrationLevel::quick);
+    const auto found = db::lookup_best_plan(database, id, asked, 100, 100, CalibrationLevel::quick, 2);
     EXPECT_FALSE(found.best) << damage;
     ASSERT_EQ(found.invalid_rows.size(), 1u) << damage;
     EXPECT_NE(found.invalid_rows[0].find(said), std::string::npos) << found.invalid_rows[0];

@@ -7,6 +7,7 @@
 #include "../common/temp_dir.hpp"
 #include "db/records.hpp"
 #include "probes/memory.hpp"
+#include "solvers/backend.hpp"
 #include "tuner/calibrate.hpp"
 
 using namespace hetlu;
@@ -22,6 +23,11 @@ MachineProfile measured_profile() {
   p.sgemm_gflops_one_core = 50;
   p.rates_measured = true;
   return p;
+}
+
+// The CPU threads a calibration here runs its trials of this kind on: their key.
+int threads_of(const Plan& kind) {
+  return backends::cpu_threads_here(kind.target, kind.devices);
 }
 
 tuner::LevelSettings tiny_settings() {
@@ -69,7 +75,7 @@ TEST_F(Calibrate, StoresEveryTrialAndTheBestPlan) {
   // The best plan is the fastest measured trial or, within noise of it, the model's choice.
   for (const auto& b : db::list_best_plans(database)) {
     double fastest = 1e9;
-    for (const auto& t : db::list_trials(database, id, Plan{}, b.m, b.n, CalibrationLevel::quick))
+    for (const auto& t : db::list_trials(database, id, Plan{}, b.m, b.n, CalibrationLevel::quick, threads_of(Plan{})))
       fastest = std::min(fastest, *t.median_s);
     EXPECT_LE(b.median_s, fastest * 1.5);
   }
@@ -95,7 +101,7 @@ TEST_F(Calibrate, TrialKeysHoldOnlyWhatTheTargetReads) {
   auto settings = tiny_settings();
   settings.sizes = {64};
   tuner::tune(database, id, profile, settings, {}, nullptr);
-  for (const auto& t : db::list_trials(database, id, Plan{}, 64, 64, CalibrationLevel::quick)) {
+  for (const auto& t : db::list_trials(database, id, Plan{}, 64, 64, CalibrationLevel::quick, threads_of(Plan{}))) {
     EXPECT_EQ(t.plan.cpu_block_columns, 0);
     EXPECT_EQ(t.plan.ib, Plan{}.ib);
     EXPECT_EQ(t.plan.panel_threads, Plan{}.panel_threads);
@@ -241,7 +247,7 @@ TEST_F(Calibrate, TunedPlanIsWithinFivePercentOfTheExhaustiveBest) {
   const auto results = tuner::tune(database, id, profile, settings, {}, nullptr);
   ASSERT_EQ(results.size(), 1u);
   double fastest = 1e300;
-  for (const auto& t : db::list_trials(database, id, Plan{}, 300, 300, CalibrationLevel::quick))
+  for (const auto& t : db::list_trials(database, id, Plan{}, 300, 300, CalibrationLevel::quick, threads_of(Plan{})))
     if (t.median_s) fastest = std::min(fastest, *t.median_s);
   EXPECT_LE(results[0].median_s, fastest * 1.05);
 }
@@ -260,7 +266,7 @@ TEST_F(Calibrate, TunesTheHybridTargetsCpuShareOnTheHostBackend) {
   Plan kind;
   kind.target = Target::hybrid;
   kind.devices = BackendKind::host;
-  const auto trials = db::list_trials(database, id, kind, 96, 96, CalibrationLevel::quick);
+  const auto trials = db::list_trials(database, id, kind, 96, 96, CalibrationLevel::quick, threads_of(kind));
   std::set<std::pair<int, int>> tried;  // (nb, d)
   for (const auto& t : trials) {
     EXPECT_EQ(t.plan.target, Target::hybrid);
@@ -270,14 +276,15 @@ TEST_F(Calibrate, TunesTheHybridTargetsCpuShareOnTheHostBackend) {
   // Every share at each nb: N = 6 and 3 block columns, d = 0 (all on the device), half, all.
   for (auto point : {std::pair{16, 0}, {16, 3}, {16, 6}, {32, 0}, {32, 2}, {32, 3}})
     EXPECT_TRUE(tried.count(point)) << "nb " << point.first << " d " << point.second;
-  EXPECT_TRUE(db::list_trials(database, id, Plan{}, 96, 96, CalibrationLevel::quick).empty());  // no CPU trial
+  EXPECT_TRUE(db::list_trials(database, id, Plan{}, 96, 96, CalibrationLevel::quick, threads_of(Plan{}))
+                  .empty());  // no CPU trial
 
-  const auto found = db::lookup_best_plan(database, id, kind, 96, 96, CalibrationLevel::quick);
+  const auto found = db::lookup_best_plan(database, id, kind, 96, 96, CalibrationLevel::quick, threads_of(kind));
   ASSERT_TRUE(found.best);
   EXPECT_EQ(found.best->plan.target, Target::hybrid);
   EXPECT_EQ(found.best->plan.cpu_block_columns, results[0].best.cpu_block_columns);
   kind.devices = BackendKind::cuda;  // tuned on the host backend: says nothing about a GPU
-  EXPECT_FALSE(db::lookup_best_plan(database, id, kind, 96, 96, CalibrationLevel::quick).best);
+  EXPECT_FALSE(db::lookup_best_plan(database, id, kind, 96, 96, CalibrationLevel::quick, threads_of(kind)).best);
 }
 
 TEST_F(Calibrate, TunesMixedPrecisionAndStoresTheRefinementStepsItTook) {
@@ -305,10 +312,10 @@ TEST_F(Calibrate, TunesMixedPrecisionAndStoresTheRefinementStepsItTook) {
     Plan kind;
     kind.solver = solver;
     kind.precision = Precision::mixed;
-    const auto found = db::lookup_best_plan(database, id, kind, 96, 96, CalibrationLevel::quick);
+    const auto found = db::lookup_best_plan(database, id, kind, 96, 96, CalibrationLevel::quick, threads_of(kind));
     ASSERT_TRUE(found.best) << to_string(solver);
     EXPECT_EQ(found.best->plan.precision, Precision::mixed);
-    for (const auto& t : db::list_trials(database, id, kind, 96, 96, CalibrationLevel::quick))
+    for (const auto& t : db::list_trials(database, id, kind, 96, 96, CalibrationLevel::quick, threads_of(kind)))
       EXPECT_EQ(t.plan.precision, Precision::mixed);
   }
   MachineProfile loaded = profile;
