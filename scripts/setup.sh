@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev
   gfortran python3-dev pybind11-dev python3-numpy python3-scipy python3-pytest python3-venv liblapack-test sqlite3 python3-matplotlib
   openmpi-bin libopenmpi-dev libscalapack-openmpi-dev
+  octave
 )
 
 sudo_cmd=()
