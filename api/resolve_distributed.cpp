@@ -5,6 +5,7 @@
 
 #include "configs/configs.hpp"
 #include "db/distributed.hpp"
+#include "hetlu/detail/bytes.hpp"
 #include "hetlu/distributed_plan.hpp"
 #include "hetlu/hetlu.hpp"
 #include "model/distributed.hpp"
@@ -23,6 +24,19 @@ std::string fixed(double value, int digits) {
 void explain(const model::DistributedPrediction& priced, std::vector<std::string>& explanation) {
   explanation = priced.reasoning;
   for (const auto& term : priced.terms) explanation.push_back(term.name + ": " + fixed(term.seconds, 4) + " s");
+}
+
+// The plan's bytes a node, and a warning where the node's memory cannot hold them.
+void note_memory(const model::DistributedPrediction& priced, int n, const RankLayout& layout, long long node_memory,
+                 DistributedResolution& r) {
+  r.bytes_per_node = priced.bytes_per_node;
+  r.fits_memory = priced.fits_memory;
+  if (priced.fits_memory && !*priced.fits_memory)
+    r.warnings.push_back("n = " + std::to_string(n) + " on " + std::to_string(layout.ranks) + " rank(s), " +
+                         std::to_string(layout.ranks_per_node) + " a node, puts " +
+                         detail::readable_bytes(priced.bytes_per_node) + " on a node, more than this node's " +
+                         detail::readable_bytes(double(node_memory)) +
+                         ": the solve would not fit (more nodes, or fewer ranks a node)");
 }
 
 void check_layout(const RankLayout& layout) {
@@ -153,6 +167,7 @@ DistributedResolution resolve_plan(const DistributedPlan& given, Precision preci
       const auto priced = model::predict_distributed_seconds(profile, r.network, problem, plan, params);
       plan.predicted_seconds = priced.seconds;
       explain(priced, r.explanation);
+      note_memory(priced, n, layout, profile.memory_bytes, r);
     } catch (const Error& e) {
       r.explanation.push_back(std::string("not priced: ") + e.what());
     }

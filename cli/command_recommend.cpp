@@ -5,6 +5,7 @@
 #include "cli/commands.hpp"
 #include "cli/report.hpp"
 #include "configs/configs.hpp"
+#include "hetlu/detail/bytes.hpp"
 #include "hetlu/detail/cuda_tf32.hpp"
 #include "hetlu/detail/flops.hpp"
 #include "hetlu/detail/utf8.hpp"
@@ -88,6 +89,14 @@ void recommend_distributed(Precision precision, int n, distributed::RankLayout l
     const model::DistributedProblem problem = model::problem_as_run_here(precision, n, layout);
     const auto prediction = model::predict_distributed(node, r.network, problem, params);
     r.plan = prediction.plan;
+    r.bytes_per_node = prediction.bytes_per_node;
+    r.fits_memory = prediction.fits_memory;
+    if (prediction.fits_memory && !*prediction.fits_memory)
+      r.warnings.push_back(
+          fmt::format("n = {} on {} rank(s), {} a node, puts {} on a node, more than the {} of a "
+                      "node in '{}': the solve would not fit (more nodes, or fewer ranks a node)",
+                      n, layout.ranks, layout.ranks_per_node, detail::readable_bytes(prediction.bytes_per_node),
+                      detail::readable_bytes(double(node.memory_bytes)), detail::printable(machine)));
     r.plan.source_detail = "model for the machine in " + machine;
     r.explanation = prediction.reasoning;
     for (const auto& term : prediction.terms)
@@ -97,8 +106,8 @@ void recommend_distributed(Precision precision, int n, distributed::RankLayout l
     if (!model_config.empty())
       throw UsageError("--model-config applies to --machine predictions; the local plan uses the built-in model");
     r = distributed::resolve_plan({}, precision, n, layout, db);
-    warn_all(r.warnings);
   }
+  warn_all(r.warnings);
   const auto& p = r.plan;
   const double flops = model::distributed_solve_flops({precision, n, 1, layout});
   const double gflops = detail::gflops(flops, p.predicted_seconds.value_or(0));
@@ -116,7 +125,9 @@ void recommend_distributed(Precision precision, int n, distributed::RankLayout l
         {"predicted_gflops", gflops > 0 ? nlohmann::ordered_json(gflops) : nullptr},
         {"source", to_string(p.source)},
         {"source_detail", p.source_detail},
-        {"network", r.network.source}};
+        {"network", r.network.source},
+        {"bytes_per_node", r.bytes_per_node > 0 ? nlohmann::ordered_json(r.bytes_per_node) : nullptr},
+        {"fits_memory", r.fits_memory ? nlohmann::ordered_json(*r.fits_memory) : nullptr}};
     if (!machine_name.empty()) j["machine"] = machine_name;
     if (explain) j["explanation"] = r.explanation;
     print_json(j);
@@ -134,6 +145,11 @@ void recommend_distributed(Precision precision, int n, distributed::RankLayout l
   // Shown printable: they quote the machine file's path, whose bytes (ESC) went to the terminal.
   std::cout << "  source: " << to_string(p.source) << " (" << detail::printable(p.source_detail) << ")\n";
   std::cout << "  network: " << detail::printable(r.network.source) << "\n";
+  if (r.bytes_per_node > 0)
+    std::cout << fmt::format("  memory: {} a node{}\n", detail::readable_bytes(r.bytes_per_node),
+                             !r.fits_memory   ? ""
+                             : *r.fits_memory ? ", fits"
+                                              : ", DOES NOT FIT");
   if (explain)
     for (const auto& line : r.explanation) std::cout << "  - " << detail::printable(line) << "\n";
 }

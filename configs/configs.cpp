@@ -541,7 +541,7 @@ MachineProfile machine_from_yaml(const std::string& yaml_path) {
   refuse_unknown_keys(
       cpu,
       {"model", "packages", "cores", "hardware_threads", "numa_nodes", "frequency_ghz", "flops_per_cycle",
-       "peak_gflops", "dgemm_gflops_all_cores", "dgemm_gflops_one_core", "memory_bandwidth_gbs"},
+       "peak_gflops", "dgemm_gflops_all_cores", "dgemm_gflops_one_core", "memory_bandwidth_gbs", "memory_gb"},
       where);
   MachineProfile p;
   p.cpu_model = name_text(cpu, "model", name_text(root, "name", "what-if machine", top), where);
@@ -560,6 +560,9 @@ MachineProfile machine_from_yaml(const std::string& yaml_path) {
   p.dgemm_gflops_all_cores = number(cpu, "dgemm_gflops_all_cores", 0.0, where, tiny, huge);
   p.dgemm_gflops_one_core = number(cpu, "dgemm_gflops_one_core", 0.0, where, tiny, huge);
   p.memory_bandwidth_gbs = number(cpu, "memory_bandwidth_gbs", 0.0, where, tiny, huge);
+  // The node's memory, for the distributed model's check (absent: not known). At least a megabyte,
+  // as a device's: less truncated to 0 bytes, which reads as "not known".
+  p.memory_bytes = static_cast<long long>(number(cpu, "memory_gb", 0.0, where, 1e-3, 1e9) * 1e9);
   p.rates_measured = p.dgemm_gflops_all_cores > 0;
   if (p.peak_gflops_per_core <= 0 && p.dgemm_gflops_all_cores <= 0)
     throw InvalidArgument(top + "cpu: give frequency_ghz and flops_per_cycle, peak_gflops, or dgemm_gflops_all_cores");

@@ -7,6 +7,7 @@
 #include <limits>
 #include <tuple>
 
+#include "hetlu/detail/bytes.hpp"
 #include "hetlu/detail/flops.hpp"
 
 namespace hetlu::model {
@@ -96,6 +97,23 @@ RankRates rank_rates(const MachineProfile& node, const Rates& rates, const Distr
   return r;
 }
 
+// The plan's bytes on a node, and whether the node's memory holds them (said either way, where the
+// profile gives its memory: a prediction for an order no node can hold had read as any other).
+void note_memory(const MachineProfile& node, const DistributedProblem& problem, DistributedPrediction& out) {
+  out.bytes_per_node = distributed_bytes_per_node(problem, out.plan);
+  const int on_node = std::clamp(problem.layout.ranks_per_node, 1, std::max(1, problem.layout.ranks));
+  std::string said = "memory: " + detail::readable_bytes(out.bytes_per_node) + " on a node (" +
+                     std::to_string(on_node) + " rank" + (on_node == 1 ? "" : "s") + " x the most loaded rank's " +
+                     "blocks of A and B and its pivots)";
+  if (node.memory_bytes > 0) {
+    out.fits_memory = out.bytes_per_node <= double(node.memory_bytes);
+    said += *out.fits_memory ? ", of the node's " + detail::readable_bytes(double(node.memory_bytes))
+                             : ", more than the node's " + detail::readable_bytes(double(node.memory_bytes)) +
+                                   ": it would not fit (more nodes, or fewer ranks a node)";
+  }
+  out.reasoning.push_back(said);
+}
+
 }  // namespace
 
 NetworkProfile default_network(const distributed::RankLayout& layout, const ModelParams& params) {
@@ -109,6 +127,15 @@ NetworkProfile default_network(const distributed::RankLayout& layout, const Mode
   net.source =
       one_node ? "the model's default for ranks on one node" : "the model's default for ranks on several nodes";
   return net;
+}
+
+double distributed_bytes_per_node(const DistributedProblem& problem, const DistributedPlan& plan) {
+  const double rows = most_loaded(problem.n, plan.nb, plan.grid_rows);
+  const double per_rank =
+      entry_bytes(problem.precision) * rows *
+          (most_loaded(problem.n, plan.nb, plan.grid_cols) + most_loaded(problem.nrhs, plan.nb, plan.grid_cols)) +
+      sizeof(int) * (rows + plan.nb);  // p?getrf's pivots: LOCr(n) + nb
+  return per_rank * std::clamp(problem.layout.ranks_per_node, 1, std::max(1, problem.layout.ranks));
 }
 
 double distributed_solve_flops(const DistributedProblem& problem) {
@@ -188,6 +215,7 @@ DistributedPrediction predict_distributed_seconds(const MachineProfile& node, co
         format("only %.0f of the %.0f ranks hold part of the matrix (%.0f blocks of nb a side): "
                "fewer ranks would do",
                holding, double(P) * Q, blocks));
+  note_memory(node, problem, out);
   return out;
 }
 

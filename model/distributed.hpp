@@ -14,6 +14,7 @@
 // Pure functions: no MPI, no I/O.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,10 @@ inline DistributedProblem problem_as_run_here(Precision precision, int n, const 
 struct DistributedPrediction {
   distributed::DistributedPlan plan;  // predicted_seconds set; source model
   double seconds = 0;
+  // What the most loaded rank holds (its blocks of A and B, the pivots) times the ranks on a node;
+  // fits_memory: whether the node's memory holds it (empty where the profile gives no memory).
+  double bytes_per_node = 0;
+  std::optional<bool> fits_memory;
   std::vector<Term> terms;
   std::vector<std::string> reasoning;
 };
@@ -93,6 +98,10 @@ std::vector<DistributedPrediction> distributed_candidates(const MachineProfile& 
 // the squarer grid, then nb nearest 64, then fewer threads.
 DistributedPrediction predict_distributed(const MachineProfile& node, const distributed::NetworkProfile& net,
                                           const DistributedProblem& problem, const ModelParams& params);
+
+// The bytes a node's ranks hold for the plan: the most loaded rank's blocks of A (n x n) and B
+// (n x nrhs, in the process column that holds it) and its pivots, times the ranks on the node.
+double distributed_bytes_per_node(const DistributedProblem& problem, const distributed::DistributedPlan& plan);
 
 // The flops of a solve: 2/3 n^3 + 2 n^2 nrhs, as every GFlop/s hetlu reports counts them.
 double distributed_solve_flops(const DistributedProblem& problem);

@@ -76,6 +76,7 @@ MachineProfile topology() {
   profile.cores = count(raw, HWLOC_OBJ_CORE);
   profile.hardware_threads = count(raw, HWLOC_OBJ_PU);
   profile.numa_nodes = std::max(1, count(raw, HWLOC_OBJ_NUMANODE));
+  profile.memory_bytes = static_cast<long long>(hwloc_get_root_obj(raw)->total_memory);
 
   const std::pair<int, hwloc_obj_type_t> cache_types[] = {
       {1, HWLOC_OBJ_L1CACHE}, {2, HWLOC_OBJ_L2CACHE}, {3, HWLOC_OBJ_L3CACHE}};

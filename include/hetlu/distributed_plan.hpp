@@ -80,6 +80,11 @@ struct DistributedResolution {
   NetworkProfile network;                // what the model priced it with
   std::vector<std::string> explanation;  // the model's terms and reasoning, when it priced the plan
   std::vector<std::string> warnings;     // a damaged or stale database, say
+  // The bytes the plan puts on a node (the most loaded rank's blocks of A and B and its pivots, times
+  // the ranks a node), and whether this machine's memory holds them (empty: not priced, or memory
+  // not known); a plan that does not fit is said in the warnings too.
+  double bytes_per_node = 0;
+  std::optional<bool> fits_memory;
 };
 
 // The plan for an n x n system of `precision` (single or double) on `layout`: the fields of `given`

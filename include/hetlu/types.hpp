@@ -568,6 +568,9 @@ struct MachineProfile {
   int cores = 0;
   int hardware_threads = 0;
   int numa_nodes = 0;
+  // The node's installed memory (hwloc's total; a machine file's cpu memory_gb); 0: not known. The
+  // distributed model says where a plan's blocks would not fit in it.
+  long long memory_bytes = 0;
   std::vector<CacheInfo> caches;
   std::string blas_library;  // e.g. "OpenBLAS 0.3.21"
   std::vector<GpuInfo> gpus;

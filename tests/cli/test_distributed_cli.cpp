@@ -429,6 +429,22 @@ TEST_F(DistributedCli, CalibratesStoresAndRecommends) {
   EXPECT_EQ(k["source"], "model");
   EXPECT_EQ(k["ranks_per_node"], 1);
   EXPECT_EQ(k["grid_rows"].get<int>() * k["grid_cols"].get<int>(), 16);
+  EXPECT_EQ(k["fits_memory"], true);  // 4.7 GB a node of its 512
+  EXPECT_NEAR(k["bytes_per_node"].get<double>(), 8.0 * 1e10 / 16, 0.01 * 8e10 / 16);
+  // An order no node of it holds (8 TB over 4 nodes of 512 GB): said, and still priced.
+  const auto huge = run(0,
+                        "recommend --ranks 4 -n 1000000 --json --machine '" HETLU_SOURCE_DIR
+                        "/configs/machines/epyc-7763x2-hdr-node.yaml'",
+                        dir);
+  ASSERT_EQ(huge.exit_code, 0) << huge.err;
+  EXPECT_EQ(nlohmann::json::parse(huge.out)["fits_memory"], false);
+  EXPECT_NE(huge.err.find("would not fit"), std::string::npos) << huge.err;
+  EXPECT_NE(huge.err.find("more than the 476.8 GiB of a node"), std::string::npos) << huge.err;
+  // This machine as the node (hwloc's installed memory): 16 TB on 2 ranks of it is said too.
+  const auto here = run(0, "recommend --ranks 2 -n 2000000 --json", dir);
+  ASSERT_EQ(here.exit_code, 0) << here.err;
+  EXPECT_EQ(nlohmann::json::parse(here.out)["fits_memory"], false);
+  EXPECT_NE(here.err.find("more than this node's"), std::string::npos) << here.err;
   EXPECT_EQ(run(0, "recommend --ranks 2 --ranks-per-node 3 -n 10", dir).exit_code, 2);
 }
 

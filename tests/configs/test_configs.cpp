@@ -114,6 +114,10 @@ TEST(MachineConfig, EveryValueIsCheckedAndTheErrorNamesTheFileAndKey) {
   EXPECT_EQ(
       std::vector<double>({g.sgemm_peak_gflops, g.sgemm_gflops, g.dgetrf_gflops, g.sgetrf_gflops, g.tf32_gemm_gflops}),
       std::vector<double>({300, 200, 20, 30, 800}));
+  // The node's memory (the distributed model's check), in GB as the devices' is.
+  std::ofstream(dir.file("memory.yaml")) << good_cpu + "  memory_gb: 512\n";
+  EXPECT_EQ(configs::machine_from_yaml(dir.file("memory.yaml")).memory_bytes, 512000000000LL);
+  EXPECT_EQ(configs::machine_from_yaml(dir.file("rates.yaml")).memory_bytes, 0);  // not given: not known
   const std::pair<std::string, std::string> bad[] = {
       {"cpu:\n  cores: 8\n  frequency_ghz: .nan\n  flops_per_cycle: 16\n", "cpu.frequency_ghz: nan"},
       {"cpu:\n  cores: 8\n  frequency_ghz: -2\n  flops_per_cycle: -16\n", "cpu.frequency_ghz: -2"},
@@ -142,6 +146,8 @@ TEST(MachineConfig, EveryValueIsCheckedAndTheErrorNamesTheFileAndKey) {
       {good_cpu + "devices:\n  - {name: G, dgemm_gflops: 100, link_gbs: 1e-9}\n", "devices[0].link_gbs: 1e-09"},
       // Below a byte the capacity truncated to 0, read as "not known": a 537 MB matrix went to it.
       {good_cpu + "devices:\n  - {name: G, dgemm_gflops: 100, memory_gb: 1e-10}\n", "devices[0].memory_gb: 1e-10"},
+      {good_cpu + "  memory_gb: 1e-10\n", "cpu.memory_gb: 1e-10"},  // the node's, for the distributed model
+      {good_cpu + "  memory_gb: -512\n", "cpu.memory_gb: -512"},
       // Rates no machine has: one core's DGEMM at 1000 and all cores' at 1 was predicted an LU at
       // 1963 GFlop/s (exit 0); a measured rate 1000 times the peak given beside it.
       {"cpu:\n  cores: 4\n  dgemm_gflops_one_core: 1000\n  dgemm_gflops_all_cores: 1\n",

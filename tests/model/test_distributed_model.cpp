@@ -46,6 +46,35 @@ TEST(DistributedModel, TermsAddUpAndOneRankPaysNoNetwork) {
   EXPECT_EQ(prediction.plan.predicted_seconds, prediction.seconds);
 }
 
+// The bytes a node holds: the most loaded rank's blocks of A and B and its pivots, times the ranks
+// on the node; said against the node's memory where the profile gives it.
+TEST(DistributedModel, SaysWhetherANodeHoldsThePlansBlocks) {
+  const model::ModelParams params;
+  auto p = problem(1000, 4, 4);
+  distributed::DistributedPlan plan;
+  plan.grid_rows = plan.grid_cols = 2, plan.nb = 100, plan.threads_per_rank = 1;
+  // 500 x 500 of A, 500 x 1 of B, 500 + 100 pivots, on each of 4 ranks.
+  const double expected = 4 * (8.0 * 500 * 501 + 4 * 600);
+  EXPECT_DOUBLE_EQ(model::distributed_bytes_per_node(p, plan), expected);
+  plan.nb = 300;  // 4 blocks of 300, 300, 300, 100: the most loaded rank has 600 rows and columns
+  EXPECT_DOUBLE_EQ(model::distributed_bytes_per_node(p, plan), 4 * (8.0 * 600 * 601 + 4 * 900));
+  plan.nb = 100;
+  auto unknown = model::predict_distributed_seconds(node(8), model::default_network(p.layout, params), p, plan, params);
+  EXPECT_DOUBLE_EQ(unknown.bytes_per_node, expected);
+  EXPECT_FALSE(unknown.fits_memory);  // the profile gives no memory
+  MachineProfile small = node(8);
+  small.memory_bytes = 4000000;
+  auto tight = model::predict_distributed_seconds(small, model::default_network(p.layout, params), p, plan, params);
+  ASSERT_TRUE(tight.fits_memory);
+  EXPECT_FALSE(*tight.fits_memory);
+  EXPECT_NE(tight.reasoning.back().find("would not fit"), std::string::npos) << tight.reasoning.back();
+  p.layout.ranks_per_node = 1;  // one rank a node: a quarter
+  auto spread = model::predict_distributed_seconds(small, model::default_network(p.layout, params), p, plan, params);
+  EXPECT_TRUE(spread.fits_memory.value_or(false)) << spread.reasoning.back();
+  p.precision = Precision::single;
+  EXPECT_DOUBLE_EQ(model::distributed_bytes_per_node(p, plan), 4.0 * 500 * 501 + 4 * 600);
+}
+
 // Beyond 2048 block steps the steps are priced in groups: a billion-order question answers at once
 // (recommend --ranks 1048576 -n 1e8 ran past a minute), within 0.1 % of every step priced alone.
 TEST(DistributedModel, ManyStepsArePricedInGroupsNearTheExactSum) {
