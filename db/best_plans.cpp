@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <limits>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -193,76 +194,31 @@ std::vector<BestPlan> list_best_plans(Database& db) {
 }
 
 namespace {
-// The thread counts (but 0, not recorded) of the rows of one kind, for a miss's explanation.
-std::string tuned_thread_counts(Database& db, std::int64_t machine_id, const Plan& kind) {
-  auto s = db.prepare(
-      "SELECT DISTINCT cpu_threads FROM best_plans WHERE machine_id = ?1 AND solver = ?2 AND precision = ?3 "
-      "AND target = ?4 AND backend = ?5 AND typeof(cpu_threads) = 'integer' AND cpu_threads > 0 ORDER BY cpu_threads");
-  s.bind(1, machine_id)
-      .bind(2, to_string(kind.solver))
-      .bind(3, to_string(kind.precision))
-      .bind(4, to_string(kind.target))
-      .bind(5, backend_column(kind));
-  std::string counts;
-  while (s.step()) counts += (counts.empty() ? "" : ", ") + s.column_text(0);
-  return counts;
-}
-}  // namespace
 
-Lookup lookup_best_plan(Database& db, std::int64_t machine_id, const Plan& kind, int m, int n,
-                        CalibrationLevel min_level, int cpu_threads) {
-  // The rows tuned on these threads; where there are none of this kind, those that recorded no count.
-  auto has_rows = db.prepare(
-      "SELECT 1 FROM best_plans WHERE machine_id = ?1 AND solver = ?2 AND precision = ?3 AND target = ?4 "
-      "AND backend = ?5 AND cpu_threads = ?6");
-  has_rows.bind(1, machine_id)
-      .bind(2, to_string(kind.solver))
-      .bind(3, to_string(kind.precision))
-      .bind(4, to_string(kind.target))
-      .bind(5, backend_column(kind))
-      .bind(6, cpu_threads);
-  const int threads_read = has_rows.step() ? cpu_threads : 0;
-  const std::string on_threads = " on " + std::to_string(cpu_threads) + " CPU thread" + (cpu_threads == 1 ? "" : "s");
-  auto s = db.prepare(std::string(best_columns) +
-                      " WHERE machine_id = ?1 AND solver = ?2 AND precision = ?3 AND target = ?4 AND backend = ?5 "
-                      "AND cpu_threads = ?6");
-  s.bind(1, machine_id)
-      .bind(2, to_string(kind.solver))
-      .bind(3, to_string(kind.precision))
-      .bind(4, to_string(kind.target))
-      .bind(5, backend_column(kind))
-      .bind(6, threads_read);
-
+// The best of `rows` (valid, at the level asked, of one thread count) for m x n: the exact size;
+// else, for a square problem between two tuned square sizes, nb interpolated geometrically in
+// log n; else the nearest within a factor of 2 in m and in n. `on` ends the detail ("on 2 CPU
+// threads").
+Lookup choose_best(Database& db, const std::vector<BestPlan>& rows, int m, int n, const std::string& on) {
   // Distance in log-size: a plan tuned at twice the size is as far as one tuned at half.
   auto distance = [&](const BestPlan& b) {
     return std::abs(std::log2(double(b.m) / std::max(1, m))) + std::abs(std::log2(double(b.n) / std::max(1, n)));
   };
   Lookup result;
   double best_distance = std::numeric_limits<double>::infinity();
-  int rows = 0;
   std::vector<BestPlan> square;  // tuned square sizes, for interpolation
-  while (s.step()) {
-    BestPlan b;
-    try {
-      b = read_best(s);
-    } catch (const DatabaseError& e) {  // a bad row is skipped, and said so
-      result.invalid_rows.emplace_back(e.what());
-      continue;
-    }
-    if (b.level < min_level) continue;
-    ++rows;
+  for (const BestPlan& b : rows) {
     if (b.m == b.n) square.push_back(b);
     const bool within = std::abs(std::log2(double(b.m) / std::max(1, m))) <= 1 &&
                         std::abs(std::log2(double(b.n) / std::max(1, n))) <= 1;
-    if (!within) continue;
-    const double dist = distance(b);
-    if (dist < best_distance) {
-      best_distance = dist;
+    if (within && distance(b) < best_distance) {
+      best_distance = distance(b);
       result.best = b;
     }
   }
+  if (!result.best) return result;
   // A square problem between two tuned square sizes: nb interpolated geometrically in log n.
-  if (m == n && result.best && !(result.best->m == m && result.best->n == n)) {
+  if (m == n && !(result.best->m == m && result.best->n == n)) {
     const BestPlan* below = nullptr;
     const BestPlan* above = nullptr;
     for (const auto& b : square) {
@@ -281,31 +237,69 @@ Lookup lookup_best_plan(Database& db, std::int64_t machine_id, const Plan& kind,
       result.best = interpolated;
       result.detail = "tuned, interpolated between n=" + std::to_string(below->n) + " (nb " +
                       std::to_string(below->plan.nb) + ") and n=" + std::to_string(above->n) + " (nb " +
-                      std::to_string(above->plan.nb) + "), level " + to_string(interpolated.level) +
-                      (threads_read == 0 ? ", on a thread count not recorded" : "," + on_threads);
+                      std::to_string(above->plan.nb) + "), level " + to_string(interpolated.level) + ", " + on;
       return result;
     }
-  }
-  const std::string what = to_string(kind.solver) + " " + to_string(kind.precision) + " " + to_string(kind.target) +
-                           (kind.target == Target::hybrid ? " (" + to_string(kind.devices) + " backend)" : "");
-  if (!result.best) {
-    const std::string elsewhere = tuned_thread_counts(db, machine_id, kind);
-    result.detail =
-        rows == 0 ? "no tuned " + what + " plan" + on_threads + " for this machine at level " + to_string(min_level) +
-                        " or higher" +
-                        (elsewhere.empty()
-                             ? std::string()
-                             : " (tuned on " + elsewhere + " only: a calibration under this thread count tunes for it)")
-                  : "no tuned " + what + " plan" + on_threads + " within a factor of 2 of m=" + std::to_string(m) +
-                        ", n=" + std::to_string(n);
-    return result;
   }
   result.exact = result.best->m == m && result.best->n == n;
   result.tuned_block_columns = block_columns(result.best->n, result.best->plan.nb);
   result.detail = "tuned at m=" + std::to_string(result.best->m) + ", n=" + std::to_string(result.best->n) + " (" +
-                  (result.exact ? "exact" : "nearest tuned size") + ", level " + to_string(result.best->level) +
-                  (threads_read == 0 ? ", on a thread count not recorded (stored before hetlu kept it)" : on_threads) +
-                  ")" + noisy_note(db, result.best->trial_id);
+                  (result.exact ? "exact" : "nearest tuned size") + ", level " + to_string(result.best->level) + ", " +
+                  on + ")" + noisy_note(db, result.best->trial_id);
+  return result;
+}
+
+}  // namespace
+
+Lookup lookup_best_plan(Database& db, std::int64_t machine_id, const Plan& kind, int m, int n,
+                        CalibrationLevel min_level, int cpu_threads) {
+  auto s = db.prepare(std::string(best_columns) +
+                      " WHERE machine_id = ?1 AND solver = ?2 AND precision = ?3 AND target = ?4 AND backend = ?5");
+  s.bind(1, machine_id)
+      .bind(2, to_string(kind.solver))
+      .bind(3, to_string(kind.precision))
+      .bind(4, to_string(kind.target))
+      .bind(5, backend_column(kind));
+  // The valid rows at the level asked: those tuned on these threads, those that recorded none
+  // (before schema 6), and the counts of the others, for a miss's explanation.
+  std::vector<BestPlan> on_these, not_recorded;
+  std::set<int> elsewhere;
+  std::vector<std::string> invalid;
+  while (s.step()) {
+    BestPlan b;
+    try {
+      b = read_best(s);
+    } catch (const DatabaseError& e) {  // a bad row is skipped, and said so
+      invalid.emplace_back(e.what());
+      continue;
+    }
+    if (b.level < min_level) continue;
+    if (b.cpu_threads == cpu_threads)
+      on_these.push_back(b);
+    else if (b.cpu_threads == 0)
+      not_recorded.push_back(b);
+    else
+      elsewhere.insert(b.cpu_threads);
+  }
+  const std::string on = "on " + std::to_string(cpu_threads) + " CPU thread" + (cpu_threads == 1 ? "" : "s");
+  // Rows of these threads answer where one is near enough; else those that recorded no count, as
+  // they answered before hetlu kept it (a calibration on these threads at one other size had
+  // turned every older plan of the kind off).
+  Lookup result = choose_best(db, on_these, m, n, on);
+  if (!result.best) result = choose_best(db, not_recorded, m, n, "on a thread count not recorded");
+  result.invalid_rows = std::move(invalid);
+  if (result.best) return result;
+  const std::string what = to_string(kind.solver) + " " + to_string(kind.precision) + " " + to_string(kind.target) +
+                           (kind.target == Target::hybrid ? " (" + to_string(kind.devices) + " backend)" : "");
+  std::string counts;
+  for (int t : elsewhere) counts += (counts.empty() ? "" : ", ") + std::to_string(t);
+  result.detail =
+      on_these.empty() && not_recorded.empty()
+          ? "no tuned " + what + " plan " + on + " for this machine at level " + to_string(min_level) + " or higher" +
+                (counts.empty() ? std::string()
+                                : " (tuned on " + counts + " only: a calibration under this thread count tunes for it)")
+          : "no tuned " + what + " plan " + on + " within a factor of 2 of m=" + std::to_string(m) +
+                ", n=" + std::to_string(n);
   return result;
 }
 

@@ -88,7 +88,7 @@ void store_probe_results(Database& db, std::int64_t machine_id, const MachinePro
 }
 
 void store_reference(Database& db, std::int64_t machine_id, const std::string& name, int n, double seconds,
-                     double gflops) {
+                     double gflops, int cpu_threads) {
   db.transaction([&] {
     db.prepare(
           "INSERT INTO probe_results (machine_id, name, value, unit, detail, spread, run) VALUES (?1, ?2, ?3, "
@@ -96,7 +96,8 @@ void store_reference(Database& db, std::int64_t machine_id, const std::string& n
         .bind(1, machine_id)
         .bind(2, name)
         .bind(3, gflops)
-        .bind(4, "n=" + std::to_string(n) + " seconds=" + std::to_string(seconds))
+        .bind(4, "n=" + std::to_string(n) + " seconds=" + std::to_string(seconds) +
+                     " threads=" + std::to_string(cpu_threads))
         .run();
   });
 }

@@ -43,9 +43,10 @@ std::vector<MachineRow> list_machines(Database& db);
 // probe rows of all but the newest kept_probe_runs runs (reference timings excepted).
 inline constexpr int kept_probe_runs = 5;
 void store_probe_results(Database& db, std::int64_t machine_id, const MachineProfile& profile);
-// A reference timing (e.g. "openblas_dgetrf" at n), stored with the newest probe run.
+// A reference timing (e.g. "openblas_dgetrf" at n, on cpu_threads: the report sets a tuned plan
+// against the reference of its own threads), stored with the newest probe run.
 void store_reference(Database& db, std::int64_t machine_id, const std::string& name, int n, double seconds,
-                     double gflops);
+                     double gflops, int cpu_threads);
 // The refinement steps a mixed-precision plan took (MachineProfile::mixed_refinement_steps), stored
 // with the newest probe run as a measurement "mixed_refinement_steps", detail "solver=S n=N".
 void store_refinement_steps(Database& db, std::int64_t machine_id, Solver solver, int n, double steps);

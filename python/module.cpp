@@ -870,6 +870,7 @@ py::dict recommend(long long m_in, long long n_in, const std::string& solver, co
   py::dict plan = plan_dict(r.plan);
   plan["m"] = m;
   plan["n"] = n;
+  plan["cpu_threads"] = r.cpu_threads;  // as recommend --json: the threads tuned plans answer for
   plan["warnings"] = r.warnings;
   return plan;
 }

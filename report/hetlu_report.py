@@ -163,20 +163,21 @@ def run():
             what = "gesv, refinement included" if whole_solve(solver, precision) else "getrf"
             ax.plot([r[5] for r in rows], [r[7] for r in rows], "o-",
                     label=f"hetlu {solver} {precision}{whose(machine_id)}{on_threads(threads)} ({what}, tuned)")
-    openblas = {}  # (machine, n): its OpenBLAS dgetrf rate
+    openblas = {}  # (machine, n, threads): its OpenBLAS dgetrf rate on the threads a plan was tuned on
     for machine_id, detail, gflops in references:
+        fields = dict(field.split("=", 1) for field in str(detail).split() if "=" in field)
         try:
-            n = int(detail.split()[0].split("=")[1])
-        except (IndexError, ValueError):
+            n, threads = int(fields["n"]), int(fields.get("threads", 0))  # before schema 6: not recorded
+        except (KeyError, ValueError):
             continue  # not "n=... ": not a reference row this report can place
         if positive(gflops):
             # The latest measurement of each size: of the last calibration at that size, which may not be
             # the one that measured the best plan beside it (said in the label and the table's header).
-            openblas[(machine_id, n)] = gflops
-    for machine_id in sorted({key[0] for key in openblas}, key=str):
-        ns = sorted(n for m, n in openblas if m == machine_id)
-        ax.plot(ns, [openblas[(machine_id, n)] for n in ns], "k--s",
-                label=f"OpenBLAS dgetrf{whose(machine_id)} (its latest calibration)")
+            openblas[(machine_id, n, threads)] = gflops
+    for machine_id, threads in sorted({(key[0], key[2]) for key in openblas}, key=str):
+        ns = sorted(n for m, n, t in openblas if (m, t) == (machine_id, threads))
+        ax.plot(ns, [openblas[(machine_id, n, threads)] for n in ns], "k--s",
+                label=f"OpenBLAS dgetrf{whose(machine_id)}{on_threads(threads)} (its latest calibration)")
     ax.set_xscale("log")
     ax.set_xlabel("n")
     ax.set_ylabel("GFlop/s")
@@ -272,7 +273,7 @@ def run():
               "| OpenBLAS dgetrf GFlop/s (latest calibration) | ratio | level | CPU threads |",
               ("|---" if several else "") + "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in best:
-        ref = openblas.get((r[0], r[5])) if comparable(r) else None
+        ref = openblas.get((r[0], r[5], r[11])) if comparable(r) else None
         shape = str(r[5]) if r[4] == r[5] else f"{r[4]} x {r[5]}"
         what = "gesv" if whole_solve(r[1], r[2]) else "getrf"
         compared = f"{ref:.1f} | {r[7] / ref:.2f}" if ref else "- | -"

@@ -445,7 +445,7 @@ std::vector<TuneResult> tune(db::Database& db, std::int64_t machine_id, const Ma
               measure([&] { std::copy(system->A.begin(), system->A.end(), work.begin()); },
                       [&] { solvers::reference_getrf(n, n, work.data(), n, ipiv.data()); }, settings.timing);
           db::store_reference(db, machine_id, "openblas_dgetrf", n, reference.median,
-                              detail::getrf_flops(n, n) / reference.median / 1e9);
+                              detail::getrf_flops(n, n) / reference.median / 1e9, cpu_threads);
         }
         db::BestPlan row;
         row.machine_id = machine_id;

@@ -195,6 +195,13 @@ TEST(Database, MigratesAVersionTwoFileKeepingTrialsAndPlans) {
         "INSERT INTO best_plans (machine_id, solver, precision, target, m, n, level, nb, ib, cpu_block_columns, "
         "panel_threads, lookahead, median_s, gflops, trial_id) VALUES (1, 'gepp', 'double', 'cpu', 100, 100, "
         "'quick', 32, 32, 1, 1, 1, 0.25, 2.7, 7)");
+    // A plan whose trial was deleted by hand (SQLite checks the reference only on writes): the
+    // migration failed on it, and no hetlu could open the file.
+    v2.exec("PRAGMA foreign_keys = OFF");
+    v2.exec(
+        "INSERT INTO best_plans (machine_id, solver, precision, target, m, n, level, nb, ib, cpu_block_columns, "
+        "panel_threads, lookahead, median_s, gflops, trial_id) VALUES (1, 'gepp', 'double', 'cpu', 200, 200, "
+        "'quick', 32, 32, 1, 1, 1, 0.25, 2.7, 99)");
     v2.exec("PRAGMA user_version = 2");
   }
   auto migrated = Database::open(path, Database::Mode::read_write);
@@ -216,6 +223,9 @@ TEST(Database, MigratesAVersionTwoFileKeepingTrialsAndPlans) {
   EXPECT_EQ(fk.column_text(0), "trials");
   auto check = migrated.prepare("PRAGMA foreign_key_check");
   EXPECT_FALSE(check.step());
+  auto orphan = migrated.prepare("SELECT trial_id IS NULL FROM best_plans WHERE n = 200");
+  ASSERT_TRUE(orphan.step());
+  EXPECT_EQ(orphan.column_int(0), 1);  // kept, without its trial
 }
 
 TEST(Database, NewerSchemaIsRefused) {

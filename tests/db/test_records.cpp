@@ -399,6 +399,18 @@ TEST(BestPlans, AnswerTheThreadsTheyWereTunedOn) {
   EXPECT_EQ(legacy.best->plan.nb, 64);
   EXPECT_NE(legacy.detail.find("not recorded"), std::string::npos) << legacy.detail;
   EXPECT_EQ(db::lookup_best_plan(database, id, gepp, 1000, 1000, CalibrationLevel::quick, 2).best->plan.nb, 96);
+  // ... and where the rows of these threads are of other sizes only (a calibration on them at one
+  // size had turned every older plan of the kind off), or invalid.
+  db::upsert_best_plan(database, best(id, 16000, 384, CalibrationLevel::quick, 3));
+  EXPECT_EQ(db::lookup_best_plan(database, id, gepp, 1000, 1000, CalibrationLevel::quick, 3).best->plan.nb, 64);
+  EXPECT_EQ(db::lookup_best_plan(database, id, gepp, 16000, 16000, CalibrationLevel::quick, 3).best->plan.nb, 384);
+  db::upsert_best_plan(database, best(id, 1000, 512, CalibrationLevel::quick, 4));
+  database.exec("UPDATE best_plans SET median_s = -1 WHERE cpu_threads = 4");
+  const auto past_invalid = db::lookup_best_plan(database, id, gepp, 1000, 1000, CalibrationLevel::quick, 4);
+  ASSERT_TRUE(past_invalid.best);
+  EXPECT_EQ(past_invalid.best->plan.nb, 64);
+  EXPECT_EQ(past_invalid.invalid_rows.size(), 1u);
+  database.exec("DELETE FROM best_plans WHERE cpu_threads IN (3, 4)");
   // A damaged count is named with its row, as the other fields are.
   database.exec("UPDATE best_plans SET cpu_threads = -1 WHERE nb = 160");
   const auto problems = db::invalid_best_plans(database);
@@ -769,7 +781,7 @@ TEST(ProbeResults, OnlyTheNewestRunsAreKept) {
   for (int run = 1; run <= db::kept_probe_runs + 3; ++run) {
     machine.store_run({{"dgemm_all_cores", 10.0 * run, 0.01, "GFlop/s", "n=1024"},
                        {"triad_bandwidth", 5.0, 0.01, "GB/s", "doubles=8388608"}});
-    if (run == 1) db::store_reference(database, id, "openblas_dgetrf", 500, 0.01, 8.3);
+    if (run == 1) db::store_reference(database, id, "openblas_dgetrf", 500, 0.01, 8.3, 2);
   }
   auto runs =
       database.prepare("SELECT count(DISTINCT run), count(*) FROM probe_results WHERE name != 'openblas_dgetrf'");

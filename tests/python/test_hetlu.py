@@ -228,6 +228,8 @@ def test_calibrate_then_recommend_is_tuned(db):
     assert len(rows) == 1 and rows[0]["n"] == 48 and rows[0]["gflops"] > 0
     plan = hetlu.recommend(48, 48, db=db)
     assert plan["source"] == "tuned" and plan["nb"] == rows[0]["plan"]["nb"]
+    # Tuned for the threads this process's solves run on, and said so.
+    assert plan["cpu_threads"] >= 1 and f"on {plan['cpu_threads']} CPU thread" in plan["source_detail"]
     r = hetlu.solve(*random_system(48), db=db)
     assert r.plan["source"] == "tuned"
 
