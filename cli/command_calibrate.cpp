@@ -11,7 +11,7 @@
 #include "hetlu/detail/utf8.hpp"
 #include "hetlu/hetlu.hpp"
 #include "probes/memory.hpp"
-#include "solvers/blas_threads.hpp"
+#include "solvers/backend.hpp"
 #include "tuner/calibrate.hpp"
 
 namespace hetlu::cli {
@@ -124,11 +124,14 @@ void register_calibrate(CLI::App& app, CommandState& state) {
     // The trials run on this process's threads, and the rows stored answer solves on as many: said
     // where they are fewer than its cores, since a calibration under taskset -c 0 then tunes nothing
     // for a solve on all the cores.
+    // On the hybrid target, less the host teams' threads, as the trials' key counts them.
     if (options.level != CalibrationLevel::estimate)
-      if (const int threads = kernels::openmp_threads_here(); threads < this_machine().cores)
+      if (const int threads = backends::cpu_threads_here(options.target, options.devices.value_or(default_devices()));
+          threads < this_machine().cores)
         std::cerr << fmt::format(
             "hetlu: note: the trials run on {} of this machine's {} cores (OMP_NUM_THREADS, OMP_THREAD_LIMIT, "
-            "OMP_MAX_ACTIVE_LEVELS or the affinity mask); the plans stored answer solves on {} thread{} only\n",
+            "OMP_MAX_ACTIVE_LEVELS, the affinity mask or the host teams); the plans stored answer solves on {} "
+            "thread{} only\n",
             threads, this_machine().cores, threads, threads == 1 ? "" : "s");
     const CalibrationReport report = calibrate(options);
     if (terminal) std::cerr << "\n";

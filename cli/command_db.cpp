@@ -73,13 +73,14 @@ void show_accuracy(const std::vector<db::BestPlan>& plans, bool json, const std:
     std::cout << "no tuned entry with a prediction in " << path << " (run 'hetlu calibrate')\n";
     return;
   }
-  std::cout << fmt::format("{:>6} {:>6} {:>6} {:>6} {:>5} {:>12} {:>12} {:>8}\n", "solver", "target", "m", "n", "nb",
-                           "predicted s", "measured s", "error");
+  std::cout << fmt::format("{:>6} {:>6} {:>7} {:>6} {:>6} {:>5} {:>12} {:>12} {:>8}\n", "solver", "target", "threads",
+                           "m", "n", "nb", "predicted s", "measured s", "error");
   for (const auto& r : rows)
-    std::cout << fmt::format("{:>6} {:>6} {:>6} {:>6} {:>5} {:>12.4f} {:>12.4f} {:>7.1f}%\n",
-                             r["solver"].get<std::string>(), r["target"].get<std::string>(), r["m"].get<int>(),
-                             r["n"].get<int>(), r["nb"].get<int>(), r["predicted_seconds"].get<double>(),
-                             r["measured_seconds"].get<double>(), 100 * r["relative_error"].get<double>());
+    std::cout << fmt::format(
+        "{:>6} {:>6} {:>7} {:>6} {:>6} {:>5} {:>12.4f} {:>12.4f} {:>7.1f}%\n", r["solver"].get<std::string>(),
+        r["target"].get<std::string>(), r["cpu_threads"].get<int>() ? std::to_string(r["cpu_threads"].get<int>()) : "-",
+        r["m"].get<int>(), r["n"].get<int>(), r["nb"].get<int>(), r["predicted_seconds"].get<double>(),
+        r["measured_seconds"].get<double>(), 100 * r["relative_error"].get<double>());
   for (const auto& g : by_solver)
     std::cout << fmt::format("median relative error of {} on the {} target: {:.1f} % over {} entries\n",
                              g["solver"].get<std::string>(), g["target"].get<std::string>(),

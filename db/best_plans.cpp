@@ -78,7 +78,7 @@ BestPlan read_best(Statement& s) {
     const std::string backend = s.column_text(17), threads = s.column_text(19);
     throw DatabaseError("best_plans row (" + s.column_text(1) + " " + s.column_text(2) + " " + s.column_text(3) +
                         (backend.empty() ? "" : " " + backend) +
-                        (threads == "0" || threads.empty() ? "" : " on " + threads + " threads") +
+                        (threads == "0" || threads.empty() ? "" : " on " + threads + " CPU threads") +
                         ", m = " + std::to_string(s.column_int(4)) + ", n = " + std::to_string(s.column_int(5)) +
                         "): " + e.what());
   }
@@ -182,7 +182,8 @@ std::vector<std::string> invalid_best_plans(Database& db) {
 }
 
 std::vector<BestPlan> list_best_plans(Database& db) {
-  auto s = db.prepare(std::string(best_columns) + " ORDER BY machine_id, solver, precision, target, m, n");
+  auto s = db.prepare(std::string(best_columns) +
+                      " ORDER BY machine_id, solver, precision, target, backend, cpu_threads, m, n");
   std::vector<BestPlan> rows;
   while (s.step()) {
     try {

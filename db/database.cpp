@@ -91,8 +91,7 @@ ALTER TABLE probe_results ADD COLUMN run INTEGER NOT NULL DEFAULT 0;
     // 3: hybrid trials and plans say which backend ran the device's part (host or cuda; '' for the
     // CPU target), and it is part of their keys: the tuned d of a GPU is not the host backend's.
     // SQLite cannot change a key in place: both tables are rebuilt, best_plans' reference to
-    // trials following the rename. (Edited since its release only where it failed: a plan whose
-    // trial is gone keeps no trial, as in 6, rather than failing the migration.)
+    // trials following the rename.
     R"sql(
 CREATE TABLE trials_v3 (
   id                INTEGER PRIMARY KEY,
@@ -152,8 +151,8 @@ CREATE TABLE best_plans_v3 (
 INSERT INTO best_plans_v3 (machine_id, solver, precision, target, backend, m, n, level, nb, ib,
   cpu_block_columns, panel_threads, lookahead, median_s, gflops, predicted_s, trial_id, updated_at)
 SELECT machine_id, solver, precision, target, CASE target WHEN 'hybrid' THEN 'host' ELSE '' END, m, n,
-  level, nb, ib, cpu_block_columns, panel_threads, lookahead, median_s, gflops, predicted_s,
-  (SELECT id FROM trials_v3 WHERE id = best_plans.trial_id), updated_at FROM best_plans;
+  level, nb, ib, cpu_block_columns, panel_threads, lookahead, median_s, gflops, predicted_s, trial_id,
+  updated_at FROM best_plans;
 DROP TABLE best_plans;
 DROP TABLE trials;
 ALTER TABLE trials_v3 RENAME TO trials;
@@ -204,8 +203,9 @@ CREATE TABLE IF NOT EXISTS distributed_trials (
     // OpenMP threads, less the host teams'), and it is part of their keys: a plan tuned under
     // OMP_NUM_THREADS=1 had served every later solve on all the cores, and a calibration on all the
     // cores had replaced it. Rows from before keep 0, "not recorded". Both tables are rebuilt, as
-    // in 3. A plan whose trial is gone (a hand edit; SQLite checks the reference only on writes)
-    // keeps no trial rather than failing the migration, which had left the file unreadable.
+    // in 3. Rows whose machine is gone, and plans whose trial is gone (hand edits: SQLite checks a
+    // reference only on writes), go as a cascade would take them: they failed the migration, which
+    // left the file unreadable to every command, and no look-up or export reaches them.
     R"sql(
 CREATE TABLE trials_v6 (
   id                INTEGER PRIMARY KEY,
@@ -242,7 +242,7 @@ INSERT INTO trials_v6 (id, machine_id, level, solver, precision, target, backend
   gflops, predicted_s, samples, measured_at, environment)
 SELECT id, machine_id, level, solver, precision, target, backend, 0, m, n, nb, ib, cpu_block_columns,
   panel_threads, lookahead, status, error, repetitions, median_s, min_s, spread, gflops, predicted_s, samples,
-  measured_at, environment FROM trials;
+  measured_at, environment FROM trials WHERE machine_id IN (SELECT id FROM machines);
 CREATE TABLE best_plans_v6 (
   machine_id        INTEGER NOT NULL REFERENCES machines(id),
   solver            TEXT NOT NULL,
@@ -268,8 +268,8 @@ CREATE TABLE best_plans_v6 (
 INSERT INTO best_plans_v6 (machine_id, solver, precision, target, backend, cpu_threads, m, n, level, nb, ib,
   cpu_block_columns, panel_threads, lookahead, median_s, gflops, predicted_s, trial_id, updated_at)
 SELECT machine_id, solver, precision, target, backend, 0, m, n, level, nb, ib, cpu_block_columns, panel_threads,
-  lookahead, median_s, gflops, predicted_s, (SELECT id FROM trials_v6 WHERE id = best_plans.trial_id), updated_at
-  FROM best_plans;
+  lookahead, median_s, gflops, predicted_s, trial_id, updated_at FROM best_plans
+  WHERE machine_id IN (SELECT id FROM machines) AND (trial_id IS NULL OR trial_id IN (SELECT id FROM trials_v6));
 DROP TABLE best_plans;
 DROP TABLE trials;
 ALTER TABLE trials_v6 RENAME TO trials;

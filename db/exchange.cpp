@@ -369,6 +369,11 @@ ImportReport import_json(Database& db, const nlohmann::json& document, const std
       std::int64_t next_run = last.column_int(0) + 1;
       std::map<std::int64_t, std::int64_t> runs;  // exported run -> local run: each run stays one run
       StoredProbeRows stored_probes(db, id);
+      // The file's plans come after it: a plan stored before without a trial (through the API) is
+      // not the file's to answer for.
+      auto plans_before = db.prepare("SELECT coalesce(max(rowid), 0) FROM best_plans");
+      plans_before.step();
+      const std::int64_t first_new_plan = plans_before.column_int(0) + 1;
       for (int t = 0; t < table_count; ++t) {
         // A row of the file named by its place in the table's list and its wrong fields.
         auto bad_entry = [&](int place, const std::string& fields) {
@@ -419,8 +424,9 @@ ImportReport import_json(Database& db, const nlohmann::json& document, const std
           throw bad_entry(positions[bad->rowid], bad->fields);
       }
       link_best_plans_to_trials(db, id);
-      auto orphan = db.prepare("SELECT solver, n FROM best_plans WHERE machine_id = ?1 AND trial_id IS NULL");
-      orphan.bind(1, id);
+      auto orphan =
+          db.prepare("SELECT solver, n FROM best_plans WHERE machine_id = ?1 AND trial_id IS NULL AND rowid >= ?2");
+      orphan.bind(1, id).bind(2, first_new_plan);
       if (orphan.step())
         throw DatabaseError("import: the best plan of " + orphan.column_text(0) + " at n = " + orphan.column_text(1) +
                             " has no trial with its parameters in the export");

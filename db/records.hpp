@@ -173,8 +173,9 @@ const std::string& valid_probe_condition();
 // else, for a square problem between two tuned square sizes, nb interpolated geometrically between
 // them; else the nearest tuned size within a factor of 2 in m and in n.
 // kind: the solver, precision, target and (hybrid) backend asked for. Only rows tuned on
-// cpu_threads answer (a plan's measured time and nb are its threads'); where none of this kind is,
-// the rows from before schema 6, which recorded no count, answer as they did then.
+// cpu_threads answer (a plan's measured time and nb are its threads'); where none of them answers
+// (none valid at the level, or none near the size), the rows from before schema 6, which recorded
+// no count, answer as they did then.
 Lookup lookup_best_plan(Database& db, std::int64_t machine_id, const Plan& kind, int m, int n,
                         CalibrationLevel min_level, int cpu_threads);
 

@@ -197,7 +197,8 @@ std::vector<Rule> rules() {
                               {"predicted_s", real("predicted_s", true)},
                               dated("updated_at")},
        "'best_plans row (' || solver || ' ' || precision || ' ' || target || CASE backend WHEN '' THEN '' ELSE ' ' || "
-       "backend END || CASE cpu_threads WHEN 0 THEN '' ELSE ' on ' || cpu_threads || ' threads' END || ', m = ' || m "
+       "backend END || CASE cpu_threads WHEN 0 THEN '' ELSE ' on ' || cpu_threads || ' CPU threads' END || ', m = ' || "
+       "m "
        "|| "
        "', n = ' || n || ')'"},
       {"network_probes",

@@ -130,10 +130,17 @@ NetworkProfile default_network(const distributed::RankLayout& layout, const Mode
 }
 
 double distributed_bytes_per_node(const DistributedProblem& problem, const DistributedPlan& plan) {
-  const double rows = most_loaded(problem.n, plan.nb, plan.grid_rows);
+  // What the first process of a row or column holds, as ScaLAPACK's NUMROC counts it: the most of
+  // any (most_loaded, the time terms' count, is a block high where it holds the short last one).
+  auto first_holds = [](double count, int nb, int procs) {
+    const double blocks = std::ceil(count / nb);
+    const bool holds_last = std::fmod(blocks - 1, procs) == 0;
+    return std::max(0.0, std::ceil(blocks / procs) * nb - (holds_last ? blocks * nb - count : 0));
+  };
+  const double rows = first_holds(problem.n, plan.nb, plan.grid_rows);
   const double per_rank =
       entry_bytes(problem.precision) * rows *
-          (most_loaded(problem.n, plan.nb, plan.grid_cols) + most_loaded(problem.nrhs, plan.nb, plan.grid_cols)) +
+          (first_holds(problem.n, plan.nb, plan.grid_cols) + first_holds(problem.nrhs, plan.nb, plan.grid_cols)) +
       sizeof(int) * (rows + plan.nb);  // p?getrf's pivots: LOCr(n) + nb
   return per_rank * std::clamp(problem.layout.ranks_per_node, 1, std::max(1, problem.layout.ranks));
 }

@@ -195,13 +195,6 @@ TEST(Database, MigratesAVersionTwoFileKeepingTrialsAndPlans) {
         "INSERT INTO best_plans (machine_id, solver, precision, target, m, n, level, nb, ib, cpu_block_columns, "
         "panel_threads, lookahead, median_s, gflops, trial_id) VALUES (1, 'gepp', 'double', 'cpu', 100, 100, "
         "'quick', 32, 32, 1, 1, 1, 0.25, 2.7, 7)");
-    // A plan whose trial was deleted by hand (SQLite checks the reference only on writes): the
-    // migration failed on it, and no hetlu could open the file.
-    v2.exec("PRAGMA foreign_keys = OFF");
-    v2.exec(
-        "INSERT INTO best_plans (machine_id, solver, precision, target, m, n, level, nb, ib, cpu_block_columns, "
-        "panel_threads, lookahead, median_s, gflops, trial_id) VALUES (1, 'gepp', 'double', 'cpu', 200, 200, "
-        "'quick', 32, 32, 1, 1, 1, 0.25, 2.7, 99)");
     v2.exec("PRAGMA user_version = 2");
   }
   auto migrated = Database::open(path, Database::Mode::read_write);
@@ -223,9 +216,65 @@ TEST(Database, MigratesAVersionTwoFileKeepingTrialsAndPlans) {
   EXPECT_EQ(fk.column_text(0), "trials");
   auto check = migrated.prepare("PRAGMA foreign_key_check");
   EXPECT_FALSE(check.step());
-  auto orphan = migrated.prepare("SELECT trial_id IS NULL FROM best_plans WHERE n = 200");
-  ASSERT_TRUE(orphan.step());
-  EXPECT_EQ(orphan.column_int(0), 1);  // kept, without its trial
+}
+
+// Schema 5 to 6 (the CPU threads in the keys) with rows a hand edit left behind: a plan whose trial
+// is gone, a trial and a plan whose machine is gone (SQLite checks a reference only on writes). The
+// migration failed on them, and every command with it; they go, as a cascade would take them, and
+// the rest is kept.
+TEST(Database, MigratesAVersionFiveFileLeavingRowsWhoseReferenceIsGone) {
+  test_support::TempDir dir;
+  const auto path = dir.file("v5.db");
+  {
+    auto v5 = Database::open(path, Database::Mode::read_write);
+    v5.exec("PRAGMA foreign_keys = OFF");
+    v5.exec("DROP TABLE best_plans");
+    v5.exec("DROP TABLE trials");
+    v5.exec(
+        "CREATE TABLE trials (id INTEGER PRIMARY KEY, machine_id INTEGER NOT NULL REFERENCES machines(id), "
+        "level TEXT NOT NULL, solver TEXT NOT NULL, precision TEXT NOT NULL, target TEXT NOT NULL, backend TEXT NOT "
+        "NULL DEFAULT '', m INTEGER NOT NULL, n INTEGER NOT NULL, nb INTEGER NOT NULL, ib INTEGER NOT NULL, "
+        "cpu_block_columns INTEGER NOT NULL, panel_threads INTEGER NOT NULL, lookahead INTEGER NOT NULL, status TEXT "
+        "NOT NULL, error TEXT NOT NULL DEFAULT '', repetitions INTEGER NOT NULL DEFAULT 0, median_s REAL, min_s REAL, "
+        "spread REAL, gflops REAL, predicted_s REAL, samples TEXT NOT NULL DEFAULT '[]', measured_at TEXT NOT NULL "
+        "DEFAULT (datetime('now')), environment TEXT NOT NULL DEFAULT '', UNIQUE (machine_id, level, solver, "
+        "precision, target, backend, m, n, nb, ib, cpu_block_columns, panel_threads, lookahead))");
+    v5.exec(
+        "CREATE TABLE best_plans (machine_id INTEGER NOT NULL REFERENCES machines(id), solver TEXT NOT NULL, "
+        "precision TEXT NOT NULL, target TEXT NOT NULL, backend TEXT NOT NULL DEFAULT '', m INTEGER NOT NULL, n "
+        "INTEGER NOT NULL, level TEXT NOT NULL, nb INTEGER NOT NULL, ib INTEGER NOT NULL, cpu_block_columns INTEGER "
+        "NOT NULL, panel_threads INTEGER NOT NULL, lookahead INTEGER NOT NULL, median_s REAL NOT NULL, gflops REAL "
+        "NOT NULL, predicted_s REAL, trial_id INTEGER REFERENCES trials(id), updated_at TEXT NOT NULL DEFAULT "
+        "(datetime('now')), PRIMARY KEY (machine_id, solver, precision, target, backend, m, n))");
+    v5.exec("INSERT INTO machines (id, fingerprint, hard_key, soft_attributes) VALUES (1, 'f', '{}', '{}')");
+    for (const char* row : {"(7, 1, 100)", "(8, 1, 300)", "(9, 2, 100)"})  // (id, machine, n); machine 2 is gone
+      v5.exec(std::string("INSERT INTO trials (id, machine_id, n, level, solver, precision, target, m, nb, ib, "
+                          "cpu_block_columns, panel_threads, lookahead, status, median_s) SELECT column1, column2, "
+                          "column3, 'quick', 'gepp', 'double', 'cpu', column3, 32, 32, 1, 1, 1, 'ok', 0.25 FROM "
+                          "(VALUES ") +
+              row + ")");
+    // (machine, n, trial): a plan of a kept trial, one without a trial, one whose trial is gone, one
+    // of the machine that is gone.
+    for (const char* row : {"(1, 100, 7)", "(1, 200, NULL)", "(1, 400, 99)", "(2, 100, 9)"})
+      v5.exec(std::string("INSERT INTO best_plans (machine_id, n, trial_id, solver, precision, target, m, level, nb, "
+                          "ib, cpu_block_columns, panel_threads, lookahead, median_s, gflops) SELECT column1, "
+                          "column2, column3, 'gepp', 'double', 'cpu', column2, 'quick', 32, 32, 1, 1, 1, 0.25, 2.7 "
+                          "FROM (VALUES ") +
+              row + ")");
+    v5.exec("PRAGMA user_version = 5");
+  }
+  auto migrated = Database::open(path, Database::Mode::read_write);
+  EXPECT_EQ(migrated.user_version(), db::schema_version);
+  auto trials = migrated.prepare("SELECT group_concat(id) FROM (SELECT id FROM trials ORDER BY id)");
+  ASSERT_TRUE(trials.step());
+  EXPECT_EQ(trials.column_text(0), "7,8");
+  auto plans = migrated.prepare(
+      "SELECT group_concat(n || ':' || coalesce(trial_id, '-') || ':' || cpu_threads) FROM (SELECT * FROM "
+      "best_plans ORDER BY n)");
+  ASSERT_TRUE(plans.step());
+  EXPECT_EQ(plans.column_text(0), "100:7:0,200:-:0");
+  auto check = migrated.prepare("PRAGMA foreign_key_check");
+  EXPECT_FALSE(check.step());
 }
 
 TEST(Database, NewerSchemaIsRefused) {

@@ -810,7 +810,7 @@ TEST(BestPlans, ADamagedRowIsSkippedWithItsValueNamedAndReplacedByTheNextCalibra
     const auto found = db::lookup_best_plan(database, id, Plan{}, 100, 100, CalibrationLevel::quick, 2);
     EXPECT_FALSE(found.best) << damage;
     ASSERT_EQ(found.invalid_rows.size(), 1u) << damage;
-    EXPECT_NE(found.invalid_rows[0].find("best_plans row (gepp double cpu on 2 threads, m = 100, n = 100): "),
+    EXPECT_NE(found.invalid_rows[0].find("best_plans row (gepp double cpu on 2 CPU threads, m = 100, n = 100): "),
               std::string::npos)
         << found.invalid_rows[0];
     EXPECT_EQ(db::check(database).problems.size(), 1u) << damage;  // said once

@@ -58,6 +58,11 @@ TEST(DistributedModel, SaysWhetherANodeHoldsThePlansBlocks) {
   EXPECT_DOUBLE_EQ(model::distributed_bytes_per_node(p, plan), expected);
   plan.nb = 300;  // 4 blocks of 300, 300, 300, 100: the most loaded rank has 600 rows and columns
   EXPECT_DOUBLE_EQ(model::distributed_bytes_per_node(p, plan), 4 * (8.0 * 600 * 601 + 4 * 900));
+  plan.nb = 400;  // 3 blocks of 400, 400, 200: the first process holds the short last one, 600 (NUMROC)
+  EXPECT_DOUBLE_EQ(model::distributed_bytes_per_node(p, plan), 4 * (8.0 * 600 * 601 + 4 * 1000));
+  p.n = 200, plan.nb = 32;  // 7 blocks, the last of 8: the first of 2 holds 4 of them, 3 x 32 + 8 = 104
+  EXPECT_DOUBLE_EQ(model::distributed_bytes_per_node(p, plan), 4 * (8.0 * 104 * 105 + 4 * 136));
+  p.n = 1000;
   plan.nb = 100;
   auto unknown = model::predict_distributed_seconds(node(8), model::default_network(p.layout, params), p, plan, params);
   EXPECT_DOUBLE_EQ(unknown.bytes_per_node, expected);

@@ -74,9 +74,11 @@ TEST_F(Calibrate, StoresEveryTrialAndTheBestPlan) {
 
   // The best plan is the fastest measured trial or, within noise of it, the model's choice.
   for (const auto& b : db::list_best_plans(database)) {
+    EXPECT_EQ(b.cpu_threads, threads_of(Plan{}));  // keyed by the threads the trials ran on
+    const auto measured = db::list_trials(database, id, Plan{}, b.m, b.n, CalibrationLevel::quick, b.cpu_threads);
+    ASSERT_FALSE(measured.empty());
     double fastest = 1e9;
-    for (const auto& t : db::list_trials(database, id, Plan{}, b.m, b.n, CalibrationLevel::quick, threads_of(Plan{})))
-      fastest = std::min(fastest, *t.median_s);
+    for (const auto& t : measured) fastest = std::min(fastest, *t.median_s);
     EXPECT_LE(b.median_s, fastest * 1.5);
   }
 }
@@ -101,7 +103,9 @@ TEST_F(Calibrate, TrialKeysHoldOnlyWhatTheTargetReads) {
   auto settings = tiny_settings();
   settings.sizes = {64};
   tuner::tune(database, id, profile, settings, {}, nullptr);
-  for (const auto& t : db::list_trials(database, id, Plan{}, 64, 64, CalibrationLevel::quick, threads_of(Plan{}))) {
+  const auto trials = db::list_trials(database, id, Plan{}, 64, 64, CalibrationLevel::quick, threads_of(Plan{}));
+  ASSERT_FALSE(trials.empty());
+  for (const auto& t : trials) {
     EXPECT_EQ(t.plan.cpu_block_columns, 0);
     EXPECT_EQ(t.plan.ib, Plan{}.ib);
     EXPECT_EQ(t.plan.panel_threads, Plan{}.panel_threads);
