@@ -606,6 +606,30 @@ TEST(Exchange, ExportImportIsAFaithfulRoundTrip) {
 // An import replaced the local machine's soft attributes with the file's (its hostname then made
 // this host's own rows look stale), and a 200 KB file nested 100000 deep under soft_attributes
 // crashed the import (nlohmann's dump recursing).
+// A plan the database held before without a trial (stored through the API) is not the file's to
+// answer for: an import of a whole export had been refused, "no trial with its parameters", for it.
+TEST(Exchange, AnImportAnswersOnlyForThePlansItAdds) {
+  test_support::TempDir dir;
+  auto source = Database::open(dir.file("a.db"), Database::Mode::read_write);
+  const auto fp = db::fingerprint(profile());
+  const auto id = db::ensure_machine(source, fp);
+  db::BestPlan b = best(id, 100, 32);
+  b.trial_id = db::insert_trial(source, trial(id, 100, 32, 0.5));
+  db::upsert_best_plan(source, b);
+  const auto exported = db::export_json(source);
+  auto target = Database::open(dir.file("b.db"), Database::Mode::read_write);
+  const auto here = db::ensure_machine(target, fp);
+  db::upsert_best_plan(target, best(here, 700, 64));  // no trial
+  const auto report = db::import_json(target, exported, fp.hash, false);
+  EXPECT_EQ(report.best_plans, 1);
+  EXPECT_EQ(db::list_best_plans(target).size(), 2u);
+  // A plan of the file's without its trial is still refused.
+  auto lonely = exported;
+  lonely["machines"][0]["trials"] = nlohmann::json::array();
+  auto fresh = Database::open(dir.file("c.db"), Database::Mode::read_write);
+  EXPECT_THROW(db::import_json(fresh, lonely, fp.hash, false), db::DatabaseError);
+}
+
 TEST(Exchange, AnImportKeepsTheLocalMachinesAttributesAndRefusesDeepNesting) {
   test_support::TempDir dir;
   auto local = Database::open(dir.file("a.db"), Database::Mode::read_write);
