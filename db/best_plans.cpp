@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -68,19 +69,22 @@ BestPlan read_best_unchecked(Statement& s) {
   return b;
 }
 
+// The row at s named by its key, as invalid_rows names it (db check says a row both find once).
+std::string row_name(Statement& s) {
+  const std::string backend = s.column_text(17), threads = s.column_text(19);
+  return "best_plans row (" + s.column_text(1) + " " + s.column_text(2) + " " + s.column_text(3) +
+         (backend.empty() ? "" : " " + backend) +
+         (threads == "0" || threads.empty() ? "" : " on " + threads + " CPU threads") +
+         ", m = " + std::to_string(s.column_int(4)) + ", n = " + std::to_string(s.column_int(5)) + ")";
+}
+
 // A row as stored, checked: hand edits, damaged files and imports must not reach a solver. Throws
 // DatabaseError naming the row and the first bad value.
 BestPlan read_best(Statement& s) {
   try {
     return read_best_unchecked(s);
   } catch (const Error& e) {  // a bad value (DatabaseError included), named with its row
-    // Named by its key as invalid_rows names it (db check says a row both find once).
-    const std::string backend = s.column_text(17), threads = s.column_text(19);
-    throw DatabaseError("best_plans row (" + s.column_text(1) + " " + s.column_text(2) + " " + s.column_text(3) +
-                        (backend.empty() ? "" : " " + backend) +
-                        (threads == "0" || threads.empty() ? "" : " on " + threads + " CPU threads") +
-                        ", m = " + std::to_string(s.column_int(4)) + ", n = " + std::to_string(s.column_int(5)) +
-                        "): " + e.what());
+    throw DatabaseError(row_name(s) + ": " + e.what());
   }
 }
 
@@ -157,11 +161,32 @@ void upsert_best_plan(Database& db, const BestPlan& b) {
 }
 
 namespace {
-// Every best_plans row a look-up would skip, with its row id and why.
+// The plans whose trial (by trial_id) was measured with another key: a hand edit of the plan's
+// threads, level, size or parameters, which db check had called ok, an export had written, and its
+// import refused ("no trial with its parameters").
+std::map<std::int64_t, std::int64_t> plans_unlike_their_trial(Database& db) {
+  std::string differs;
+  for (const char* column : {"machine_id", "level", "solver", "precision", "target", "backend", "cpu_threads", "m", "n",
+                             "nb", "ib", "cpu_block_columns", "panel_threads", "lookahead"})
+    differs += std::string(differs.empty() ? "" : " OR ") + "t." + column + " IS NOT b." + column;
+  std::map<std::int64_t, std::int64_t> unlike;  // plan's rowid -> its trial's id
+  for (auto s =
+           db.prepare("SELECT b.rowid, t.id FROM best_plans b JOIN trials t ON t.id = b.trial_id WHERE " + differs);
+       s.step();)
+    unlike[s.column_int(0)] = s.column_int(1);
+  return unlike;
+}
+
+// Every best_plans row a look-up would skip, or whose trial has another key, with its row id and why.
 std::vector<std::pair<std::int64_t, std::string>> invalid_best_plan_rows(Database& db) {
   std::vector<std::pair<std::int64_t, std::string>> invalid;
+  const auto unlike = plans_unlike_their_trial(db);
   for (auto s = db.prepare(std::string(best_columns)); s.step();) try {
       read_best(s);
+      if (const auto trial = unlike.find(s.column_int(18)); trial != unlike.end())
+        invalid.emplace_back(s.column_int(18), row_name(s) + ": its trial (trials row " +
+                                                   std::to_string(trial->second) +
+                                                   ") was measured with other parameters (an edited row)");
     } catch (const DatabaseError& e) {
       invalid.emplace_back(s.column_int(18), e.what());
     }

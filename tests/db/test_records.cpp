@@ -606,6 +606,28 @@ TEST(Exchange, ExportImportIsAFaithfulRoundTrip) {
 // An import replaced the local machine's soft attributes with the file's (its hostname then made
 // this host's own rows look stale), and a 200 KB file nested 100000 deep under soft_attributes
 // crashed the import (nlohmann's dump recursing).
+// A plan whose key no longer matches its trial's (a hand edit of its threads, level or nb) is said
+// by db check and refused by export: it had passed both, and the export's import refused it.
+TEST(Exchange, APlanUnlikeItsTrialIsSaidAndNotExported) {
+  test_support::TempDir dir;
+  auto database = Database::open(dir.file("a.db"), Database::Mode::read_write);
+  const auto id = db::ensure_machine(database, db::fingerprint(profile()));
+  db::BestPlan b = best(id, 100, 32);
+  b.trial_id = db::insert_trial(database, trial(id, 100, 32, 0.5));
+  db::upsert_best_plan(database, b);
+  EXPECT_TRUE(db::check(database).problems.empty());
+  EXPECT_NO_THROW(db::export_json(database));
+  for (const char* edit : {"cpu_threads = 3", "nb = 16", "level = 'measure'"}) {
+    database.exec(std::string("UPDATE best_plans SET ") + edit);
+    const auto problems = db::check(database).problems;
+    ASSERT_EQ(problems.size(), 1u) << edit;
+    EXPECT_NE(problems[0].find("was measured with other parameters"), std::string::npos) << problems[0];
+    EXPECT_THROW(db::export_json(database), db::DatabaseError) << edit;
+    database.exec("UPDATE best_plans SET cpu_threads = 2, nb = 32, level = 'quick'");
+  }
+  EXPECT_TRUE(db::check(database).problems.empty());
+}
+
 // A plan the database held before without a trial (stored through the API) is not the file's to
 // answer for: an import of a whole export had been refused, "no trial with its parameters", for it.
 TEST(Exchange, AnImportAnswersOnlyForThePlansItAdds) {
