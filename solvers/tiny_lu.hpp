@@ -18,9 +18,12 @@
 
 namespace hetlu::kernels {
 
-// The largest order (rows and columns) these kernels take: 0.74x OpenBLAS's call at 32 in double on
-// the dev machine, 1.08x at 48 and 1.16x at 64 (their rank-1 updates read the matrix once a column).
-constexpr int tiny_lu_max_order = 32;
+// The largest order (rows and columns) these kernels take. Up to 16 they cost 0.60-0.65x OpenBLAS's
+// call. From 17 to 32 (0.74-0.95x there) the library's own getrf and getrs answer instead, bit for
+// bit as without the drop-in: getf2's rank-1 updates had left a pivot of 9e-29 where OpenBLAS's
+// getrf (and reference LAPACK's) leave an exact 0 on magic(20), and Octave then solved magic(20)\b
+// to an x 586 from its own answer, under another warning (a hostile helper).
+constexpr int tiny_lu_max_order = 16;
 
 // Whether an m x n matrix is one these kernels take.
 constexpr bool fits_tiny_lu(int m, int n) {
