@@ -166,8 +166,7 @@ namespace {
 // import refused ("no trial with its parameters").
 std::map<std::int64_t, std::int64_t> plans_unlike_their_trial(Database& db) {
   std::string differs;
-  for (const char* column : {"machine_id", "level", "solver", "precision", "target", "backend", "cpu_threads", "m", "n",
-                             "nb", "ib", "cpu_block_columns", "panel_threads", "lookahead"})
+  for (const char* column : plan_trial_key_columns)
     differs += std::string(differs.empty() ? "" : " OR ") + "t." + column + " IS NOT b." + column;
   std::map<std::int64_t, std::int64_t> unlike;  // plan's rowid -> its trial's id
   for (auto s =

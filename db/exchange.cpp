@@ -205,14 +205,11 @@ std::vector<std::string> compared_columns(const nlohmann::json& row) {
 
 // Best plans point at the trial they came from; the imported ones find it again by its key.
 void link_best_plans_to_trials(Database& db, std::int64_t machine_id) {
-  db.prepare(
-        "UPDATE best_plans SET trial_id = (SELECT t.id FROM trials t WHERE t.machine_id = best_plans.machine_id "
-        "AND t.level = best_plans.level AND t.solver = best_plans.solver AND t.precision = best_plans.precision "
-        "AND t.target = best_plans.target AND t.backend = best_plans.backend AND t.m = best_plans.m "
-        "AND t.n = best_plans.n AND t.nb = best_plans.nb AND t.ib = best_plans.ib "
-        "AND t.cpu_block_columns = best_plans.cpu_block_columns AND t.panel_threads = best_plans.panel_threads "
-        "AND t.lookahead = best_plans.lookahead AND t.cpu_threads = best_plans.cpu_threads) "
-        "WHERE machine_id = ?1 AND trial_id IS NULL")
+  std::string same;
+  for (const char* column : plan_trial_key_columns)
+    same += std::string(same.empty() ? "" : " AND ") + "t." + column + " = best_plans." + column;
+  db.prepare("UPDATE best_plans SET trial_id = (SELECT t.id FROM trials t WHERE " + same +
+             ") WHERE machine_id = ?1 AND trial_id IS NULL")
       .bind(1, machine_id)
       .run();
 }

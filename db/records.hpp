@@ -160,6 +160,12 @@ std::optional<InvalidRow> first_invalid_after(Database& db, const std::string& t
 // row and column: up to 20 per column (db check).
 std::vector<std::string> texts_not_printable(Database& db);
 
+// The columns a best plan shares with the trial it came from, which together name that trial: an
+// import finds a plan's trial by them, and db check names a plan that no longer matches its own.
+inline constexpr const char* plan_trial_key_columns[] = {
+    "machine_id", "level", "solver", "precision",         "target",        "backend",  "cpu_threads", "m",
+    "n",          "nb",    "ib",     "cpu_block_columns", "panel_threads", "lookahead"};
+
 // The SQL condition a trials row meets when its values are of the right types and ranges (what
 // invalid_rows checks): find_trial and list_trials see only such rows, and store_trial replaces
 // a row that does not, so a damaged trial is measured again rather than read.

@@ -197,10 +197,8 @@ std::vector<Rule> rules() {
                               {"predicted_s", real("predicted_s", true)},
                               dated("updated_at")},
        "'best_plans row (' || solver || ' ' || precision || ' ' || target || CASE backend WHEN '' THEN '' ELSE ' ' || "
-       "backend END || CASE cpu_threads WHEN 0 THEN '' ELSE ' on ' || cpu_threads || ' CPU threads' END || ', m = ' || "
-       "m "
-       "|| "
-       "', n = ' || n || ')'"},
+       "backend END || CASE cpu_threads WHEN 0 THEN '' ELSE ' on ' || cpu_threads || ' CPU threads' END || "
+       "', m = ' || m || ', n = ' || n || ')'"},
       {"network_probes",
        rank_checks() +
            Checks{{"latency_s", real_between("latency_s", 0, most_network_latency_s)},
