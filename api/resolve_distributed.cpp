@@ -27,16 +27,13 @@ void explain(const model::DistributedPrediction& priced, std::vector<std::string
 }
 
 // The plan's bytes a node, and a warning where the node's memory cannot hold them.
-void note_memory(const model::DistributedPrediction& priced, int n, const RankLayout& layout, long long node_memory,
-                 DistributedResolution& r) {
+void note_memory(const model::DistributedProblem& problem, const model::DistributedPrediction& priced,
+                 long long node_memory, DistributedResolution& r) {
   r.bytes_per_node = priced.bytes_per_node;
   r.fits_memory = priced.fits_memory;
   if (priced.fits_memory && !*priced.fits_memory)
-    r.warnings.push_back("n = " + std::to_string(n) + " on " + std::to_string(layout.ranks) + " rank(s), " +
-                         std::to_string(layout.ranks_per_node) + " a node, puts " +
-                         detail::readable_bytes(priced.bytes_per_node) + " on a node, more than this node's " +
-                         detail::readable_bytes(double(node_memory)) +
-                         ": the solve would not fit (more nodes, or fewer ranks a node)");
+    r.warnings.push_back(
+        model::memory_warning(problem, priced, "this node's " + detail::readable_bytes(double(node_memory))));
 }
 
 void check_layout(const RankLayout& layout) {
@@ -167,7 +164,7 @@ DistributedResolution resolve_plan(const DistributedPlan& given, Precision preci
       const auto priced = model::predict_distributed_seconds(profile, r.network, problem, plan, params);
       plan.predicted_seconds = priced.seconds;
       explain(priced, r.explanation);
-      note_memory(priced, n, layout, profile.memory_bytes, r);
+      note_memory(problem, priced, profile.memory_bytes, r);
     } catch (const Error& e) {
       r.explanation.push_back(std::string("not priced: ") + e.what());
     }

@@ -92,11 +92,9 @@ void recommend_distributed(Precision precision, int n, distributed::RankLayout l
     r.bytes_per_node = prediction.bytes_per_node;
     r.fits_memory = prediction.fits_memory;
     if (prediction.fits_memory && !*prediction.fits_memory)
-      r.warnings.push_back(
-          fmt::format("n = {} on {} rank(s), {} a node, puts {} on a node, more than the {} of a "
-                      "node in '{}': the solve would not fit (more nodes, or fewer ranks a node)",
-                      n, layout.ranks, layout.ranks_per_node, detail::readable_bytes(prediction.bytes_per_node),
-                      detail::readable_bytes(double(node.memory_bytes)), detail::printable(machine)));
+      r.warnings.push_back(model::memory_warning(problem, prediction,
+                                                 "the " + detail::readable_bytes(double(node.memory_bytes)) +
+                                                     " of a node in '" + detail::printable(machine) + "'"));
     r.plan.source_detail = "model for the machine in " + machine;
     r.explanation = prediction.reasoning;
     for (const auto& term : prediction.terms)

@@ -145,6 +145,14 @@ double distributed_bytes_per_node(const DistributedProblem& problem, const Distr
   return per_rank * std::clamp(problem.layout.ranks_per_node, 1, std::max(1, problem.layout.ranks));
 }
 
+std::string memory_warning(const DistributedProblem& problem, const DistributedPrediction& prediction,
+                           const std::string& memory) {
+  return "n = " + std::to_string(problem.n) + " on " + std::to_string(problem.layout.ranks) + " rank(s), " +
+         std::to_string(problem.layout.ranks_per_node) + " a node, puts " +
+         detail::readable_bytes(prediction.bytes_per_node) + " on a node, more than " + memory +
+         ": the solve would not fit (more nodes, or fewer ranks a node)";
+}
+
 double distributed_solve_flops(const DistributedProblem& problem) {
   return detail::gesv_flops(problem.n, problem.nrhs);
 }

@@ -103,6 +103,11 @@ DistributedPrediction predict_distributed(const MachineProfile& node, const dist
 // (n x nrhs, in the process column that holds it) and its pivots, times the ranks on the node.
 double distributed_bytes_per_node(const DistributedProblem& problem, const distributed::DistributedPlan& plan);
 
+// The warning of a prediction whose bytes a node cannot hold; `memory` names the memory it exceeds
+// ("this node's 23.4 GiB", "the 476.8 GiB of a node in 'FILE'").
+std::string memory_warning(const DistributedProblem& problem, const DistributedPrediction& prediction,
+                           const std::string& memory);
+
 // The flops of a solve: 2/3 n^3 + 2 n^2 nrhs, as every GFlop/s hetlu reports counts them.
 double distributed_solve_flops(const DistributedProblem& problem);
 
