@@ -33,6 +33,11 @@ double message_seconds(const NetworkProfile& net, double bytes) {
   return net.latency_seconds + bytes / net.bandwidth_bytes_per_second;
 }
 
+// The ranks on one node, within the layout's ranks.
+int ranks_on_a_node(const distributed::RankLayout& layout) {
+  return std::clamp(layout.ranks_per_node, 1, std::max(1, layout.ranks));
+}
+
 // Whole nb-blocks of `count` rows or columns dealt cyclically to `procs` processes: what the most
 // loaded one holds.
 double most_loaded(double count, int nb, int procs) {
@@ -101,7 +106,7 @@ RankRates rank_rates(const MachineProfile& node, const Rates& rates, const Distr
 // profile gives its memory: a prediction for an order no node can hold had read as any other).
 void note_memory(const MachineProfile& node, const DistributedProblem& problem, DistributedPrediction& out) {
   out.bytes_per_node = distributed_bytes_per_node(problem, out.plan);
-  const int on_node = std::clamp(problem.layout.ranks_per_node, 1, std::max(1, problem.layout.ranks));
+  const int on_node = ranks_on_a_node(problem.layout);
   std::string said = "memory: " + detail::readable_bytes(out.bytes_per_node) + " on a node (" +
                      std::to_string(on_node) + " rank" + (on_node == 1 ? "" : "s") + " x the most loaded rank's " +
                      "blocks of A and B and its pivots)";
@@ -142,7 +147,7 @@ double distributed_bytes_per_node(const DistributedProblem& problem, const Distr
       entry_bytes(problem.precision) * rows *
           (first_holds(problem.n, plan.nb, plan.grid_cols) + first_holds(problem.nrhs, plan.nb, plan.grid_cols)) +
       sizeof(int) * (rows + plan.nb);  // p?getrf's pivots: LOCr(n) + nb
-  return per_rank * std::clamp(problem.layout.ranks_per_node, 1, std::max(1, problem.layout.ranks));
+  return per_rank * ranks_on_a_node(problem.layout);
 }
 
 std::string memory_warning(const DistributedProblem& problem, const DistributedPrediction& prediction,
