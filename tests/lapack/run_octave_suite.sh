@@ -49,9 +49,9 @@ fi
 # The checks with every call through hetlu's solvers, then as a user preloads it (small orders
 # through hetlu's own loops and the library's own getrf).
 for crossover in 0 default; do
-  setting=HETLU_SMALL_MATRIX_CROSSOVER=0
-  [ $crossover = default ] && setting=HETLU_UNSET=1
-  timeout 240 env $setting HETLU_LAPACK_VERBOSE=1 LD_PRELOAD="$library" octave-cli -q "$checks" >checks.out 2>&1
+  setting=(HETLU_SMALL_MATRIX_CROSSOVER=0)
+  [ $crossover = default ] && setting=(-u HETLU_SMALL_MATRIX_CROSSOVER)
+  timeout 240 env "${setting[@]}" HETLU_LAPACK_VERBOSE=1 LD_PRELOAD="$library" octave-cli -q "$checks" >checks.out 2>&1
   status=$?
   cat checks.out >>all_checks.out
   grep -E '^(ok|FAILED)' checks.out | tail -2 | sed "s/^/crossover $crossover: /"
